@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/* Target options shared by every command. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int need_value(int argc, char **argv, int i)
+{
+	if (i + 1 >= argc) {
+		cli_fail(0, "%s needs a value", argv[i]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	uint64_t v;
+
+	if (strcmp(a, "--pid") && strcmp(a, "--ns") && strcmp(a, "--ns-id"))
+		return 0;
+	if (need_value(argc, argv, *i))
+		return -EINVAL;
+	if (t->set) {
+		cli_fail(0, "give one of --pid, --ns, --ns-id");
+		return -EINVAL;
+	}
+	t->set = true;
+	(*i)++;
+	if (!strcmp(a, "--ns")) {
+		t->ns_path = argv[*i];
+		return 1;
+	}
+	if (cli_parse_u64(argv[*i], &v) || !v || (!strcmp(a, "--pid") && v > 0x7fffffff)) {
+		cli_fail(0, "%s: not a valid %s: '%s'", a, a + 2, argv[*i]);
+		return -EINVAL;
+	}
+	if (!strcmp(a, "--pid"))
+		t->pid = (long)v;
+	else
+		t->ns_id = v;
+	return 1;
+}
+
+int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
+{
+	int r;
+
+	*ret_ns = NULL;
+	if (!t->set)
+		return 0;
+	if (t->pid) {
+		r = mntsnap_ns_open_pid((int)t->pid, ret_ns);
+		if (r)
+			cli_fail(r, "--pid %ld", t->pid);
+	} else if (t->ns_path) {
+		r = mntsnap_ns_open_path(t->ns_path, ret_ns);
+		if (r)
+			cli_fail(r, "--ns %s%s", t->ns_path,
+				 r == -EINVAL ? " (not a mount namespace file)" : "");
+	} else {
+		r = mntsnap_ns_open_id(t->ns_id, ret_ns);
+		if (r)
+			cli_fail(r, "--ns-id %llu", (unsigned long long)t->ns_id);
+	}
+	return r;
+}
+
+void cli_target_close(struct mntsnap_ns *ns)
+{
+	mntsnap_ns_free(ns);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared pieces of the mntsnap CLI: command table, target options, errors. */
+#ifndef MNTSNAP_CLI_H
+#define MNTSNAP_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mntsnap.h"
+
+/* Exit codes: 0 ok (diff: equal), 1 diff found differences, 2 error. */
+#define CLI_EXIT_ERR 2
+
+struct cli_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+/* Print "mntsnap: <what>: <strerror(-err)>" to stderr and return CLI_EXIT_ERR. */
+int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace). */
+struct cli_target {
+	long pid;
+	const char *ns_path;
+	uint64_t ns_id;
+	bool set;
+};
+
+/*
+ * If argv[*i] is a target option, consume it (and its value) and return 1;
+ * 0 if it is not one; CLI_EXIT_ERR-style negative on a bad value.
+ */
+int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i);
+
+/*
+ * Open the target as a namespace handle (NULL for "own namespace").
+ * Returns 0 or -errno (message printed).
+ */
+int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns);
+void cli_target_close(struct mntsnap_ns *ns);
+
+/* Parse an unsigned 64-bit number (decimal or 0x hex); -EINVAL if not one. */
+int cli_parse_u64(const char *s, uint64_t *ret);
+
+/* The commands. */
+int cmd_list(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+
+#endif

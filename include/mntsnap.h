@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mntsnap: enumerate, snapshot and compare Linux mount tables with
+ * listmount(2)/statmount(2), falling back to /proc/PID/mountinfo.
+ *
+ * Conventions (every function below):
+ *  - int returns are 0 (or a count) on success and a negative errno value on
+ *    failure; errno is never the channel.
+ *  - ret_* out parameters come last and are left untouched on failure.
+ *  - option structs start with "size_t sz"; declare them with
+ *    MNTSNAP_OPTS(type, name, .field = ...) so that new fields can be
+ *    appended without breaking old callers. The library reads only the
+ *    first sz bytes and rejects non-zero bytes it does not know (-E2BIG).
+ *  - objects are opaque, created by *_new/capture/load and released by
+ *    *_free, which accept NULL. No global mutable state: everything is
+ *    thread-safe as long as one object is not mutated from two threads.
+ *  - every fd the library opens is O_CLOEXEC; the library never prints.
+ */
+#ifndef MNTSNAP_H
+#define MNTSNAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MNTSNAP_VERSION_MAJOR 0
+#define MNTSNAP_VERSION_MINOR 1
+
+/* Declare and zero an option struct, setting its sz. */
+#define MNTSNAP_OPTS(TYPE, NAME, ...)                                          \
+	struct TYPE NAME = ({                                                  \
+		memset(&NAME, 0, sizeof(struct TYPE));                         \
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };       \
+	})
+
+/* ------------------------------------------------------------------------ */
+/* Field mask: which fields of a record are valid.                          */
+/* ------------------------------------------------------------------------ */
+/*
+ * A bit is set when the source gave the field. As with statmount(2), string
+ * fields that the kernel returned empty are absent (e.g. no MNTSNAP_F_OPTS
+ * for a filesystem without options, no MNTSNAP_F_FS_SUBTYPE except FUSE).
+ */
+enum {
+	MNTSNAP_F_ID = 1U << 0,             /* id, parent_id (64-bit, unique) */
+	MNTSNAP_F_ID_OLD = 1U << 1,         /* id_old, parent_id_old (/proc ids) */
+	MNTSNAP_F_DEV = 1U << 2,            /* dev_major, dev_minor */
+	MNTSNAP_F_SB_MAGIC = 1U << 3,       /* sb_magic */
+	MNTSNAP_F_SB_FLAGS = 1U << 4,       /* sb_flags */
+	MNTSNAP_F_ATTR = 1U << 5,           /* attr */
+	MNTSNAP_F_PROPAGATION = 1U << 6,    /* propagation, peer_group, master */
+	MNTSNAP_F_PROPAGATE_FROM = 1U << 7, /* propagate_from */
+	MNTSNAP_F_ROOT = 1U << 8,           /* root */
+	MNTSNAP_F_MOUNT_POINT = 1U << 9,    /* mount_point */
+	MNTSNAP_F_FS_TYPE = 1U << 10,       /* fs_type */
+	MNTSNAP_F_FS_SUBTYPE = 1U << 11,    /* fs_subtype */
+	MNTSNAP_F_SOURCE = 1U << 12,        /* source */
+	MNTSNAP_F_OPTS = 1U << 13,          /* options (escaped, as in mountinfo) */
+	MNTSNAP_F_OPT_ARRAY = 1U << 14,     /* opt_array/opt_num (unescaped) */
+	MNTSNAP_F_OPT_SEC_ARRAY = 1U << 15, /* opt_sec_array/opt_sec_num */
+	MNTSNAP_F_NS_ID = 1U << 16,         /* ns_id */
+	MNTSNAP_F_UIDMAP = 1U << 17,        /* uidmap/uidmap_num */
+	MNTSNAP_F_GIDMAP = 1U << 18,        /* gidmap/gidmap_num */
+	MNTSNAP_F_ALL = (1U << 19) - 1,
+};
+
+/*
+ * What a capture asks for by default: every field a mountinfo line needs,
+ * so that MNTSNAP_FORMAT_MOUNTINFO is exact. propagate_from is the costly
+ * one (the kernel walks peer groups for each slave mount).
+ */
+#define MNTSNAP_MASK_DEFAULT                                                    \
+	(MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC |  \
+	 MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION |            \
+	 MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT | MNTSNAP_F_MOUNT_POINT |      \
+	 MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE |            \
+	 MNTSNAP_F_OPTS | MNTSNAP_F_NS_ID)
+#define MNTSNAP_MASK_FULL MNTSNAP_F_ALL
+
+/* ------------------------------------------------------------------------ */
+/* One mount.                                                               */
+/* ------------------------------------------------------------------------ */
+/*
+ * A read-only view of one record of a snapshot. Strings point into the
+ * snapshot and live as long as it does; absent strings are "" (check mask).
+ * Array fields (opt_array, opt_sec_array, uidmap, gidmap) are *_num strings
+ * laid end to end, each NUL-terminated.
+ */
+struct mntsnap_mount {
+	uint32_t mask;          /* MNTSNAP_F_* valid in this record */
+	uint32_t index;         /* position in the snapshot (storage order) */
+	uint32_t parent_index;  /* == index for a root of the snapshot */
+	uint32_t depth;         /* 0 for roots */
+	uint64_t id;            /* unique 64-bit mount id (Linux 6.8+) */
+	uint64_t parent_id;     /* == id for a namespace root */
+	uint32_t id_old;        /* the id /proc/PID/mountinfo shows */
+	uint32_t parent_id_old;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint64_t sb_magic;
+	uint32_t sb_flags;      /* MS_RDONLY|MS_SYNCHRONOUS|MS_DIRSYNC|MS_LAZYTIME */
+	uint32_t attr;          /* MOUNT_ATTR_* */
+	uint32_t propagation;   /* MS_SHARED|MS_SLAVE|MS_UNBINDABLE|MS_PRIVATE */
+	uint32_t peer_group;    /* shared:N, 0 if not shared */
+	uint32_t master;        /* master:N, 0 if not a slave */
+	uint32_t propagate_from; /* propagate_from:N, 0 if none */
+	uint64_t ns_id;         /* mount namespace id */
+	const char *root;       /* raw path inside the filesystem */
+	const char *mount_point; /* raw path, relative to the reader's root */
+	const char *fs_type;
+	const char *fs_subtype;
+	const char *source;
+	const char *options;    /* fs + LSM options, escaped like mountinfo */
+	const char *opt_array;
+	const char *opt_sec_array;
+	const char *uidmap;     /* "first lower count" strings */
+	const char *gidmap;
+	uint32_t opt_num;
+	uint32_t opt_sec_num;
+	uint32_t uidmap_num;
+	uint32_t gidmap_num;
+};
+
+/* mount attribute / propagation bits, same values as the kernel's */
+#define MNTSNAP_ATTR_RDONLY 0x00000001U
+#define MNTSNAP_ATTR_NOSUID 0x00000002U
+#define MNTSNAP_ATTR_NODEV 0x00000004U
+#define MNTSNAP_ATTR_NOEXEC 0x00000008U
+#define MNTSNAP_ATTR__ATIME 0x00000070U
+#define MNTSNAP_ATTR_RELATIME 0x00000000U
+#define MNTSNAP_ATTR_NOATIME 0x00000010U
+#define MNTSNAP_ATTR_STRICTATIME 0x00000020U
+#define MNTSNAP_ATTR_NODIRATIME 0x00000080U
+#define MNTSNAP_ATTR_IDMAP 0x00100000U
+#define MNTSNAP_ATTR_NOSYMFOLLOW 0x00200000U
+#define MNTSNAP_PROP_UNBINDABLE (1U << 17)
+#define MNTSNAP_PROP_PRIVATE (1U << 18)
+#define MNTSNAP_PROP_SLAVE (1U << 19)
+#define MNTSNAP_PROP_SHARED (1U << 20)
+#define MNTSNAP_SB_RDONLY 0x1U
+#define MNTSNAP_SB_SYNCHRONOUS 0x10U
+#define MNTSNAP_SB_DIRSYNC 0x80U
+#define MNTSNAP_SB_LAZYTIME (1U << 25)
+
+/* ------------------------------------------------------------------------ */
+/* Errors with detail.                                                      */
+/* ------------------------------------------------------------------------ */
+/*
+ * Optional detail for a failed call (parser line and field, loader
+ * section, missing capability). Pass one through an opts struct; it is
+ * written only when the call fails.
+ */
+struct mntsnap_error {
+	int err;          /* the negative errno the call returned */
+	unsigned line;    /* 1-based input line, 0 if not applicable */
+	char msg[240];    /* NUL-terminated, human readable */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Target mount namespaces (lib/ns.c).                                      */
+/* ------------------------------------------------------------------------ */
+struct mntsnap_ns;
+
+/*
+ * Open a handle on a mount namespace. The handle keeps an nsfs fd, so it
+ * stays valid (and names the same namespace) after the process exits.
+ *  _self:  the caller's namespace.
+ *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
+ *  _pidfd: a pidfd the caller owns (not consumed).
+ *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file.
+ *  _fd:    an nsfs fd the caller owns (duplicated, not consumed).
+ *  _id:    a 64-bit mount namespace id (statmount/listmount work by id;
+ *          entering needs an fd, found via NS_MNT_GET_NEXT when allowed).
+ * Errors: -ESRCH (process gone), -EINVAL (not a mount-namespace file),
+ * -ENOENT (no such path or namespace id), -EPERM/-EACCES, -ENOMEM.
+ */
+int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns);
+void mntsnap_ns_free(struct mntsnap_ns *ns);
+
+/* The namespace's 64-bit id (0 if the kernel cannot tell, < 6.11). */
+uint64_t mntsnap_ns_id(const struct mntsnap_ns *ns);
+
+/* ------------------------------------------------------------------------ */
+/* Snapshots.                                                               */
+/* ------------------------------------------------------------------------ */
+struct mntsnap_snapshot;
+struct mntsnap_sysops; /* test seam, see lib/sys.h; NULL = real syscalls */
+
+enum mntsnap_backend {
+	MNTSNAP_BACKEND_AUTO = 0,      /* statmount, else mountinfo */
+	MNTSNAP_BACKEND_STATMOUNT = 1,
+	MNTSNAP_BACKEND_MOUNTINFO = 2,
+	MNTSNAP_BACKEND_FILE = 3,      /* loaded from a saved snapshot */
+};
+
+enum {
+	/* list newest mounts first (LISTMOUNT_REVERSE) */
+	MNTSNAP_CAPTURE_REVERSE = 1U << 0,
+	/* always ask the kernel for propagate_from instead of deriving it */
+	MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM = 1U << 1,
+	/* consistency: compare two successive captures instead of trusting
+	 * the change detector (see mntsnap_snapshot_consistent()) */
+	MNTSNAP_CAPTURE_STRICT = 1U << 2,
+};
+
+struct mntsnap_capture_opts {
+	size_t sz;
+	uint32_t mask;            /* MNTSNAP_F_*; 0 = MNTSNAP_MASK_DEFAULT */
+	uint32_t flags;           /* MNTSNAP_CAPTURE_* */
+	int backend;              /* enum mntsnap_backend */
+	unsigned threads;         /* statmount workers; 0/1 = calling thread */
+	unsigned max_retries;     /* consistency retries; 0 = default (3) */
+	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace */
+	uint64_t under_id;        /* only this mount and below; 0 = all */
+	const char *mountinfo_path;   /* mountinfo backend: file to parse */
+	const struct mntsnap_sysops *sysops; /* tests only */
+	struct mntsnap_error *error;  /* optional detail on failure */
+	size_t : 0;
+};
+
+/*
+ * mntsnap_capture - capture the mount table of a namespace.
+ * Returns 0 and *ret_snap, or:
+ *  -ENOSYS/-EPERM/-EACCES  the forced backend is unavailable or blocked;
+ *  -ENOENT   mountinfo_path or the target namespace does not exist;
+ *  -EBADMSG  malformed mountinfo text (error->line says where);
+ *  -EAGAIN   the table kept changing for max_retries attempts;
+ *  -ENOMEM, -E2BIG (unknown opts bytes), -EINVAL (bad opts).
+ */
+int mntsnap_capture(const struct mntsnap_capture_opts *opts,
+		    struct mntsnap_snapshot **ret_snap);
+
+/*
+ * mntsnap_stat_id / mntsnap_stat_path - one mount, no table walk.
+ * By 64-bit id (statmount) or by path (statx STATX_MNT_ID_UNIQUE, then
+ * statmount). The result is a one-record snapshot. mask 0 = default.
+ * Errors: -ENOENT (no such mount), -EINVAL (id is not a unique id),
+ * -ENOSYS (kernel without statmount), -EPERM, -ENOMEM.
+ */
+int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
+		    struct mntsnap_snapshot **ret_snap);
+int mntsnap_stat_path(const char *path, uint32_t mask,
+		      struct mntsnap_snapshot **ret_snap);
+
+void mntsnap_snapshot_free(struct mntsnap_snapshot *snap);
+
+/* Number of records. */
+size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *snap);
+
+/*
+ * Fill *ret with record i (storage order, which is the kernel's order:
+ * ascending unique id, like /proc/PID/mountinfo). -ERANGE if i >= count.
+ */
+int mntsnap_snapshot_get(const struct mntsnap_snapshot *snap, size_t i,
+			 struct mntsnap_mount *ret);
+
+/*
+ * Record i in tree order: every parent before its children, siblings in
+ * storage order. Returns the storage index, or -ERANGE.
+ */
+long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *snap, size_t i);
+
+/* Storage index of the record with this unique / old id, or -ENOENT. */
+long mntsnap_snapshot_find(const struct mntsnap_snapshot *snap, uint64_t id);
+long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *snap, uint32_t id_old);
+
+/* First child / next sibling (storage indices) or -ENOENT. */
+long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *snap, size_t i);
+long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *snap, size_t i);
+
+/*
+ * A new snapshot holding the records for which keep() returns true (tree
+ * links recomputed: a kept mount whose parent was dropped becomes a root).
+ * Returns 0 or -ENOMEM/-EINVAL.
+ */
+typedef bool (*mntsnap_filter_fn)(const struct mntsnap_mount *m, void *data);
+int mntsnap_snapshot_filter(const struct mntsnap_snapshot *snap, mntsnap_filter_fn keep,
+			    void *data, struct mntsnap_snapshot **ret_snap);
+
+/* What produced the snapshot (enum mntsnap_backend) */
+int mntsnap_snapshot_backend(const struct mntsnap_snapshot *snap);
+/* Mask the capture asked for (what a record *could* have). */
+uint32_t mntsnap_snapshot_mask(const struct mntsnap_snapshot *snap);
+/* Mount namespace id, 0 if unknown. */
+uint64_t mntsnap_snapshot_ns_id(const struct mntsnap_snapshot *snap);
+/* Capture time (CLOCK_REALTIME ns) */
+uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *snap);
+/* Heap bytes the snapshot holds (records, strings, indexes). */
+size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *snap);
+
+/* Backend names for messages and JSON: "statmount", "mountinfo", ... */
+const char *mntsnap_backend_name(int backend);
+
+/* ------------------------------------------------------------------------ */
+/* Rendering (lib/render-*.c).                                              */
+/* ------------------------------------------------------------------------ */
+enum mntsnap_format {
+	MNTSNAP_FORMAT_MOUNTINFO = 0, /* byte-identical to /proc/PID/mountinfo */
+	MNTSNAP_FORMAT_JSON = 1,      /* findmnt --json names + the rest */
+	MNTSNAP_FORMAT_TABLE = 2,
+	MNTSNAP_FORMAT_TREE = 3,
+};
+
+/*
+ * Write the whole snapshot to f. Returns 0, -EIO on a write error, -EINVAL
+ * for an unknown format. Records lacking fields a format needs are
+ * rendered with what is there (mountinfo needs MNTSNAP_MASK_DEFAULT plus
+ * propagate_from for slaves to be exact).
+ */
+int mntsnap_render(const struct mntsnap_snapshot *snap, int format, FILE *f);
+
+/*
+ * One mountinfo line (with the trailing newline) into buf. Returns the
+ * line's length; if that is >= len the line was truncated (snprintf-like).
+ */
+long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf,
+				   size_t len);
+
+/* Parse "table", "tree", "json", "mountinfo"; -EINVAL otherwise. */
+int mntsnap_format_from_name(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Library probing.                                                         */
+/* ------------------------------------------------------------------------ */
+/*
+ * Does this process get statmount/listmount? 1 yes, 0 no (ENOSYS, or
+ * blocked by seccomp with EPERM/EACCES). Cached per process after the
+ * first call (the answer cannot change for a process; a seccomp filter
+ * added later only ever makes it "no", which capture handles anyway).
+ */
+int mntsnap_have_statmount(void);
+
+/* Kernel's supported statmount mask (6.15+), 0 if it cannot tell. */
+uint64_t mntsnap_kernel_supported_mask(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MNTSNAP_H */

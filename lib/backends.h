@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal interfaces between capture.c and the backends. */
+#ifndef MNTSNAP_BACKENDS_H
+#define MNTSNAP_BACKENDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mntsnap.h"
+#include "sys.h"
+
+struct mntsnap_snapshot;
+
+/* ---- options ---------------------------------------------------------- */
+/*
+ * libbpf-style check of a caller's option struct: sz must cover at least
+ * the first field, and bytes past what this library knows must be zero.
+ */
+int mntsnap_opts_valid(const void *opts, size_t user_sz, size_t known_sz);
+
+/* Fill a struct mntsnap_error (if any) and return err. */
+int mntsnap_set_error(struct mntsnap_error *e, int err, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- statmount backend (backend-statmount.c) ----------------------------- */
+struct mntsnap_sm_buf {
+	struct statmount *sm;
+	size_t size;
+};
+
+uint64_t mntsnap_sm_mask_from_fields(uint32_t fields);
+uint32_t mntsnap_fields_from_sm_mask(uint64_t sm_mask);
+void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsnap_mount *m);
+int mntsnap_sm_buf_init(struct mntsnap_sm_buf *b);
+void mntsnap_sm_buf_free(struct mntsnap_sm_buf *b);
+/* statmount(id) into b, growing it on EOVERFLOW. 0 or -errno. */
+long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+		     uint64_t id, uint64_t sm_mask, struct mntsnap_sm_buf *b);
+/* Every id below under (0 = the whole namespace), paginated. */
+int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n);
+/* statx STATX_MNT_ID_UNIQUE on path. -ENOSYS where the kernel has none. */
+int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id);
+/* One capture attempt; *ret_vanished counts mounts gone before statmount. */
+int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
+			      const struct mntsnap_sysops *sys, uint32_t want,
+			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished);
+int mntsnap_stat_id_sys(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+/* Set capture time and kernel release. */
+void mntsnap_snap_stamp(struct mntsnap_snapshot *s);
+
+#endif

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Render records as /proc/PID/mountinfo text, byte for byte what the
+ * kernel's show_mountinfo() (fs/proc_namespace.c) prints:
+ *
+ *   id parent major:minor root mount_point mnt_opts [optional...] - type source sb_opts
+ *
+ * statmount returns root, mount point and source unescaped; the kernel's
+ * text escapes " \t\n\\" as \ooo in paths and additionally "#" in the fs
+ * type and a plain source (mangle()). mnt_opts comes back already escaped
+ * by the filesystem and is used verbatim.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mntsnap.h"
+#include "render.h"
+
+struct out {
+	char *buf;
+	size_t len, pos;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->pos < o->len) {
+		size_t room = o->len - o->pos;
+
+		memcpy(o->buf + o->pos, s, n < room ? n : room);
+	}
+	o->pos += n;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(o, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+/* Escape exactly like seq_escape(ESCAPE_OCTAL, only=esc). */
+static void put_escaped(struct out *o, const char *s, const char *esc)
+{
+	const char *run = s;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char oct[4];
+
+		if (!strchr(esc, c))
+			continue;
+		put(o, run, (size_t)(s - run));
+		oct[0] = '\\';
+		oct[1] = (char)('0' + ((c >> 6) & 7));
+		oct[2] = (char)('0' + ((c >> 3) & 7));
+		oct[3] = (char)('0' + (c & 7));
+		put(o, oct, 4);
+		run = s + 1;
+	}
+	put(o, run, (size_t)(s - run));
+}
+
+#define ESC_PATH " \t\n\\"
+#define ESC_MANGLE " \t\n\\#"
+
+static void put_mnt_opts(struct out *o, const struct mntsnap_mount *m)
+{
+	/* __mnt_is_readonly(): the mount flag or a read-only superblock */
+	bool ro = (m->attr & MNTSNAP_ATTR_RDONLY) || (m->sb_flags & MNTSNAP_SB_RDONLY);
+	uint32_t atime = m->attr & MNTSNAP_ATTR__ATIME;
+
+	puts_(o, ro ? "ro" : "rw");
+	if (m->attr & MNTSNAP_ATTR_NOSUID)
+		puts_(o, ",nosuid");
+	if (m->attr & MNTSNAP_ATTR_NODEV)
+		puts_(o, ",nodev");
+	if (m->attr & MNTSNAP_ATTR_NOEXEC)
+		puts_(o, ",noexec");
+	if (atime == MNTSNAP_ATTR_NOATIME)
+		puts_(o, ",noatime");
+	if (m->attr & MNTSNAP_ATTR_NODIRATIME)
+		puts_(o, ",nodiratime");
+	if (atime == MNTSNAP_ATTR_RELATIME)
+		puts_(o, ",relatime");
+	if (m->attr & MNTSNAP_ATTR_NOSYMFOLLOW)
+		puts_(o, ",nosymfollow");
+	if (m->attr & MNTSNAP_ATTR_IDMAP)
+		puts_(o, ",idmapped");
+}
+
+void mntsnap_vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	struct out o = { .buf = buf, .len = len };
+
+	put_mnt_opts(&o, m);
+	if (len)
+		buf[o.pos < len ? o.pos : len - 1] = '\0';
+}
+
+static void put_optional(struct out *o, const struct mntsnap_mount *m)
+{
+	if (m->propagation & MNTSNAP_PROP_SHARED) {
+		puts_(o, " shared:");
+		put_u64(o, m->peer_group);
+	}
+	if (m->propagation & MNTSNAP_PROP_SLAVE) {
+		puts_(o, " master:");
+		put_u64(o, m->master);
+		if (m->propagate_from && m->propagate_from != m->master) {
+			puts_(o, " propagate_from:");
+			put_u64(o, m->propagate_from);
+		}
+	}
+	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
+		puts_(o, " unbindable");
+}
+
+static void put_sb_opts(struct out *o, const struct mntsnap_mount *m)
+{
+	puts_(o, m->sb_flags & MNTSNAP_SB_RDONLY ? " ro" : " rw");
+	if (m->sb_flags & MNTSNAP_SB_SYNCHRONOUS)
+		puts_(o, ",sync");
+	if (m->sb_flags & MNTSNAP_SB_DIRSYNC)
+		puts_(o, ",dirsync");
+	if (m->sb_flags & MNTSNAP_SB_LAZYTIME)
+		puts_(o, ",lazytime");
+	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {
+		puts_(o, ",");
+		puts_(o, m->options);
+	}
+}
+
+long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	struct out o = { .buf = buf, .len = len };
+
+	if (!m || (!buf && len))
+		return -EINVAL;
+	put_u64(&o, m->id_old);
+	puts_(&o, " ");
+	put_u64(&o, m->parent_id_old);
+	puts_(&o, " ");
+	put_u64(&o, m->dev_major);
+	puts_(&o, ":");
+	put_u64(&o, m->dev_minor);
+	puts_(&o, " ");
+	put_escaped(&o, m->root, ESC_PATH);
+	puts_(&o, " ");
+	put_escaped(&o, m->mount_point, ESC_PATH);
+	puts_(&o, " ");
+	put_mnt_opts(&o, m);
+	put_optional(&o, m);
+	puts_(&o, " - ");
+	put_escaped(&o, m->fs_type, ESC_MANGLE);
+	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0]) {
+		puts_(&o, ".");
+		put_escaped(&o, m->fs_subtype, ESC_MANGLE);
+	}
+	puts_(&o, " ");
+	/* no source at all: the kernel prints mangle(mnt_devname ?: "none") */
+	if (m->mask & MNTSNAP_F_SOURCE)
+		put_escaped(&o, m->source, ESC_MANGLE);
+	else
+		puts_(&o, "none");
+	put_sb_opts(&o, m);
+	puts_(&o, "\n");
+	if (len)
+		buf[o.pos < len ? o.pos : len - 1] = '\0';
+	return (long)o.pos;
+}
+
+int mntsnap_render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f)
+{
+	size_t n = mntsnap_snapshot_count(snap);
+	char stack[1024], *line = stack, *big = NULL;
+	size_t cap = sizeof(stack);
+	struct mntsnap_mount m;
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		long len;
+
+		mntsnap_snapshot_get(snap, i, &m);
+		len = mntsnap_render_mountinfo_line(&m, line, cap);
+		if ((size_t)len >= cap) {
+			char *nb = realloc(big, (size_t)len + 1);
+
+			if (!nb) {
+				r = -ENOMEM;
+				break;
+			}
+			big = line = nb;
+			cap = (size_t)len + 1;
+			len = mntsnap_render_mountinfo_line(&m, line, cap);
+		}
+		if (fwrite(line, 1, (size_t)len, f) != (size_t)len) {
+			r = -EIO;
+			break;
+		}
+	}
+	free(big);
+	return r;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* One renderer per file; render.c dispatches. */
+#ifndef MNTSNAP_RENDER_H
+#define MNTSNAP_RENDER_H
+
+#include <stdio.h>
+
+#include "mntsnap.h"
+
+int mntsnap_render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f);
+int mntsnap_render_json(const struct mntsnap_snapshot *snap, FILE *f);
+int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f);
+int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f);
+
+/* Column 6 of mountinfo ("rw,nosuid,relatime") into buf. */
+void mntsnap_vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
+
+/* JSON helpers shared with the snapshot export (render-json.c). */
+void mntsnap_json_str(FILE *f, const char *str);
+int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m);
+
+#endif

@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Snapshot storage: compact records, one string table, interned superblock
+ * data, the parent/child tree and the id indexes. See snapshot.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+
+#define SB_FIELDS                                                              \
+	(MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS |              \
+	 MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE |          \
+	 MNTSNAP_F_OPTS | MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY)
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint64_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? (uint64_t)*cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > UINT32_MAX - 1)
+		ncap = UINT32_MAX - 1;
+	if (ncap < need)
+		return -EOVERFLOW;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = (uint32_t)ncap;
+	return 0;
+}
+
+struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask)
+{
+	struct mntsnap_snapshot *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (grow((void **)&s->strtab, &s->strtab_cap, 4096, 1)) {
+		free(s);
+		return NULL;
+	}
+	s->strtab[0] = '\0';
+	s->strtab_len = 1;
+	s->backend = backend;
+	s->mask = mask;
+	s->consistent = -1;
+	return s;
+}
+
+void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
+{
+	int saved = errno;
+
+	if (!s)
+		return;
+	free(s->recs);
+	free(s->sbs);
+	free(s->sb_hash);
+	free(s->idmaps);
+	free(s->strtab);
+	free(s->tree);
+	free(s->by_id);
+	free(s->by_old);
+	free(s);
+	errno = saved;
+}
+
+long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
+{
+	uint32_t off;
+	int r;
+
+	if (!len)
+		return 0;
+	if (len > UINT32_MAX - 1 - s->strtab_len)
+		return -EOVERFLOW;
+	r = grow((void **)&s->strtab, &s->strtab_cap, s->strtab_len + (uint32_t)len + 1, 1);
+	if (r)
+		return r;
+	off = s->strtab_len;
+	memcpy(s->strtab + off, str, len);
+	s->strtab[off + len] = '\0';
+	s->strtab_len += (uint32_t)len + 1;
+	return off;
+}
+
+size_t mntsnap_strlist_len(const char *list, uint32_t n)
+{
+	size_t len = 0;
+
+	while (n--) {
+		size_t l = strlen(list + len);
+
+		len += l + 1;
+	}
+	return len;
+}
+
+/* FNV-1a, good enough for a handful of distinct superblocks. */
+static uint32_t hash_bytes(uint32_t h, const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		h = (h ^ *c++) * 16777619U;
+	return h;
+}
+
+static const char *str_or_empty(const char *s, uint32_t mask, uint32_t bit)
+{
+	return (mask & bit) && s ? s : "";
+}
+
+/* Lists hash and compare including their inner NULs. */
+static size_t list_len(const char *s, uint32_t n, uint32_t mask, uint32_t bit)
+{
+	return (mask & bit) && s ? mntsnap_strlist_len(s, n) : 0;
+}
+
+static uint32_t hash_sb(const struct mntsnap_mount *m, uint32_t mask)
+{
+	uint32_t h = 2166136261U;
+	const char *strs[4] = {
+		str_or_empty(m->fs_type, mask, MNTSNAP_F_FS_TYPE),
+		str_or_empty(m->fs_subtype, mask, MNTSNAP_F_FS_SUBTYPE),
+		str_or_empty(m->source, mask, MNTSNAP_F_SOURCE),
+		str_or_empty(m->options, mask, MNTSNAP_F_OPTS),
+	};
+
+	h = hash_bytes(h, &mask, sizeof(mask));
+	h = hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
+	h = hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
+	h = hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
+	h = hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
+	for (int i = 0; i < 4; i++)
+		h = hash_bytes(h, strs[i], strlen(strs[i]) + 1);
+	h = hash_bytes(h, m->opt_array ? m->opt_array : "",
+		       list_len(m->opt_array, m->opt_num, mask, MNTSNAP_F_OPT_ARRAY));
+	h = hash_bytes(h, m->opt_sec_array ? m->opt_sec_array : "",
+		       list_len(m->opt_sec_array, m->opt_sec_num, mask,
+				MNTSNAP_F_OPT_SEC_ARRAY));
+	return h;
+}
+
+static bool str_eq(const struct mntsnap_snapshot *s, uint32_t off, const char *str)
+{
+	return !strcmp(s->strtab + off, str);
+}
+
+static bool list_eq(const struct mntsnap_snapshot *s, uint32_t off, uint32_t n,
+		    const char *list, uint32_t ln, size_t len)
+{
+	return n == ln && (!len || !memcmp(s->strtab + off, list, len));
+}
+
+static bool sb_matches(const struct mntsnap_snapshot *s, const struct mntsnap_sb *sb,
+		       const struct mntsnap_mount *m, uint32_t mask, uint32_t hash)
+{
+	uint32_t on = mask & MNTSNAP_F_OPT_ARRAY ? m->opt_num : 0;
+	uint32_t sn = mask & MNTSNAP_F_OPT_SEC_ARRAY ? m->opt_sec_num : 0;
+
+	return sb->hash == hash && sb->mask == mask && sb->dev_major == m->dev_major &&
+	       sb->dev_minor == m->dev_minor && sb->sb_magic == m->sb_magic &&
+	       sb->sb_flags == m->sb_flags &&
+	       str_eq(s, sb->fs_type, str_or_empty(m->fs_type, mask, MNTSNAP_F_FS_TYPE)) &&
+	       str_eq(s, sb->fs_subtype,
+		      str_or_empty(m->fs_subtype, mask, MNTSNAP_F_FS_SUBTYPE)) &&
+	       str_eq(s, sb->source, str_or_empty(m->source, mask, MNTSNAP_F_SOURCE)) &&
+	       str_eq(s, sb->options, str_or_empty(m->options, mask, MNTSNAP_F_OPTS)) &&
+	       list_eq(s, sb->opt_array, sb->opt_num, m->opt_array, on,
+		       list_len(m->opt_array, on, mask, MNTSNAP_F_OPT_ARRAY)) &&
+	       list_eq(s, sb->opt_sec_array, sb->opt_sec_num, m->opt_sec_array, sn,
+		       list_len(m->opt_sec_array, sn, mask, MNTSNAP_F_OPT_SEC_ARRAY));
+}
+
+static long add_str(struct mntsnap_snapshot *s, const char *str, uint32_t mask, uint32_t bit)
+{
+	if (!(mask & bit) || !str)
+		return 0;
+	return mntsnap_snap_str(s, str, strlen(str));
+}
+
+static long add_list(struct mntsnap_snapshot *s, const char *list, uint32_t n,
+		     uint32_t mask, uint32_t bit)
+{
+	size_t len;
+	long off;
+
+	if (!(mask & bit) || !list || !n)
+		return 0;
+	/* the list's own final NUL is part of it; snap_str adds one more */
+	len = mntsnap_strlist_len(list, n);
+	off = mntsnap_snap_str(s, list, len - 1);
+	return off;
+}
+
+static int rehash_sbs(struct mntsnap_snapshot *s, uint32_t cap)
+{
+	uint32_t *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nsbs; i++) {
+		uint32_t h = s->sbs[i].hash & (cap - 1);
+
+		while (t[h])
+			h = (h + 1) & (cap - 1);
+		t[h] = i + 1;
+	}
+	free(s->sb_hash);
+	s->sb_hash = t;
+	s->sb_hash_cap = cap;
+	return 0;
+}
+
+/* Find or create the interned superblock part of m. */
+static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
+{
+	uint32_t mask = m->mask & SB_FIELDS;
+	uint32_t hash = hash_sb(m, mask);
+	struct mntsnap_sb sb = {0};
+	long offs[6];
+	uint32_t slot;
+	int r;
+
+	if (s->nsbs + 1 > s->sb_hash_cap / 2) {
+		r = rehash_sbs(s, s->sb_hash_cap ? s->sb_hash_cap * 2 : 64);
+		if (r)
+			return r;
+	}
+	slot = hash & (s->sb_hash_cap - 1);
+	for (; s->sb_hash[slot]; slot = (slot + 1) & (s->sb_hash_cap - 1)) {
+		uint32_t i = s->sb_hash[slot] - 1;
+
+		if (sb_matches(s, &s->sbs[i], m, mask, hash))
+			return i;
+	}
+
+	offs[0] = add_str(s, m->fs_type, mask, MNTSNAP_F_FS_TYPE);
+	offs[1] = add_str(s, m->fs_subtype, mask, MNTSNAP_F_FS_SUBTYPE);
+	offs[2] = add_str(s, m->source, mask, MNTSNAP_F_SOURCE);
+	offs[3] = add_str(s, m->options, mask, MNTSNAP_F_OPTS);
+	offs[4] = add_list(s, m->opt_array, m->opt_num, mask, MNTSNAP_F_OPT_ARRAY);
+	offs[5] = add_list(s, m->opt_sec_array, m->opt_sec_num, mask, MNTSNAP_F_OPT_SEC_ARRAY);
+	for (int i = 0; i < 6; i++)
+		if (offs[i] < 0)
+			return offs[i];
+	r = grow((void **)&s->sbs, &s->sbs_cap, s->nsbs + 1, sizeof(*s->sbs));
+	if (r)
+		return r;
+	sb.sb_magic = m->sb_magic;
+	sb.dev_major = m->dev_major;
+	sb.dev_minor = m->dev_minor;
+	sb.sb_flags = m->sb_flags;
+	sb.fs_type = (uint32_t)offs[0];
+	sb.fs_subtype = (uint32_t)offs[1];
+	sb.source = (uint32_t)offs[2];
+	sb.options = (uint32_t)offs[3];
+	sb.opt_array = (uint32_t)offs[4];
+	sb.opt_sec_array = (uint32_t)offs[5];
+	sb.opt_num = mask & MNTSNAP_F_OPT_ARRAY ? m->opt_num : 0;
+	sb.opt_sec_num = mask & MNTSNAP_F_OPT_SEC_ARRAY ? m->opt_sec_num : 0;
+	sb.hash = hash;
+	sb.mask = mask;
+	s->sbs[s->nsbs] = sb;
+	s->sb_hash[slot] = s->nsbs + 1;
+	return s->nsbs++;
+}
+
+static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
+{
+	struct mntsnap_idmap im = {0};
+	long u, g;
+	int r;
+
+	if (!(m->mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP)))
+		return MNTSNAP_NONE;
+	u = add_list(s, m->uidmap, m->uidmap_num, m->mask, MNTSNAP_F_UIDMAP);
+	g = add_list(s, m->gidmap, m->gidmap_num, m->mask, MNTSNAP_F_GIDMAP);
+	if (u < 0)
+		return u;
+	if (g < 0)
+		return g;
+	r = grow((void **)&s->idmaps, &s->idmaps_cap, s->nidmaps + 1, sizeof(*s->idmaps));
+	if (r)
+		return r;
+	im.uidmap = (uint32_t)u;
+	im.gidmap = (uint32_t)g;
+	im.uidmap_num = m->mask & MNTSNAP_F_UIDMAP ? m->uidmap_num : 0;
+	im.gidmap_num = m->mask & MNTSNAP_F_GIDMAP ? m->gidmap_num : 0;
+	s->idmaps[s->nidmaps] = im;
+	return s->nidmaps++;
+}
+
+long mntsnap_snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
+{
+	struct mntsnap_rec *r;
+	long sb, root, mp, im;
+	int err;
+
+	if (s->nrecs >= UINT32_MAX - 1)
+		return -EOVERFLOW;
+	err = grow((void **)&s->recs, &s->recs_cap, s->nrecs + 1, sizeof(*s->recs));
+	if (err)
+		return err;
+	sb = intern_sb(s, m);
+	if (sb < 0)
+		return sb;
+	root = add_str(s, m->root, m->mask, MNTSNAP_F_ROOT);
+	if (root < 0)
+		return root;
+	mp = add_str(s, m->mount_point, m->mask, MNTSNAP_F_MOUNT_POINT);
+	if (mp < 0)
+		return mp;
+	im = add_idmap(s, m);
+	if (im < 0)
+		return im;
+
+	r = &s->recs[s->nrecs];
+	memset(r, 0, sizeof(*r));
+	r->mask = m->mask & MNTSNAP_F_ALL;
+	r->id = m->id;
+	r->parent_id = m->parent_id;
+	r->id_old = m->id_old;
+	r->parent_id_old = m->parent_id_old;
+	r->attr = m->attr;
+	r->propagation = m->propagation;
+	r->peer_group = m->peer_group;
+	r->master = m->master;
+	r->propagate_from = m->propagate_from;
+	r->sb = (uint32_t)sb;
+	r->root = (uint32_t)root;
+	r->mount_point = (uint32_t)mp;
+	r->idmap = (uint32_t)im;
+	r->parent = s->nrecs;
+	r->first_child = r->next_sibling = MNTSNAP_NONE;
+	if (m->mask & MNTSNAP_F_NS_ID && !s->ns_id)
+		s->ns_id = m->ns_id;
+	return s->nrecs++;
+}
+
+/* ---- indexes ---------------------------------------------------------- */
+
+/*
+ * Sort storage indices by a 64-bit key with a bottom-up merge sort: stable
+ * and O(n log n) without qsort's missing context argument.
+ */
+static int sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool old)
+{
+	uint32_t n = s->nrecs, *tmp, *a = idx, *b;
+
+	tmp = malloc((size_t)n * sizeof(*tmp) + 1);
+	if (!tmp)
+		return -ENOMEM;
+	b = tmp;
+	for (uint32_t i = 0; i < n; i++)
+		a[i] = i;
+	for (uint32_t w = 1; w < n; w *= 2) {
+		for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+			uint32_t mid = lo + w < n ? lo + w : n;
+			uint32_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			uint32_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi) {
+				uint64_t ki = old ? s->recs[a[i]].id_old : s->recs[a[i]].id;
+				uint64_t kj = old ? s->recs[a[j]].id_old : s->recs[a[j]].id;
+
+				b[k++] = kj < ki ? a[j++] : a[i++];
+			}
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+		}
+		uint32_t *t = a;
+		a = b;
+		b = t;
+		if (w > n / 2)
+			break;
+	}
+	if (a != idx)
+		memcpy(idx, a, (size_t)n * sizeof(*idx));
+	free(tmp);
+	return 0;
+}
+
+static bool sorted_by_id(const struct mntsnap_snapshot *s)
+{
+	for (uint32_t i = 1; i < s->nrecs; i++)
+		if (s->recs[i - 1].id >= s->recs[i].id)
+			return false;
+	return true;
+}
+
+static long bsearch_key(const struct mntsnap_snapshot *s, const uint32_t *idx,
+			uint64_t key, bool old)
+{
+	uint32_t lo = 0, hi = s->nrecs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t i = idx ? idx[mid] : mid;
+		uint64_t k = old ? s->recs[i].id_old : s->recs[i].id;
+
+		if (k == key)
+			return i;
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
+long mntsnap_snapshot_find(const struct mntsnap_snapshot *s, uint64_t id)
+{
+	if (!s || !s->nrecs || !(s->recs[0].mask & MNTSNAP_F_ID))
+		return -ENOENT;
+	return bsearch_key(s, s->by_id, id, false);
+}
+
+long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old)
+{
+	if (!s || !s->by_old)
+		return -ENOENT;
+	return bsearch_key(s, s->by_old, id_old, true);
+}
+
+static long find_parent(const struct mntsnap_snapshot *s, const struct mntsnap_rec *r,
+			uint32_t self)
+{
+	long p = -ENOENT;
+
+	if (r->mask & MNTSNAP_F_ID) {
+		if (r->parent_id == r->id)
+			return self;
+		p = bsearch_key(s, s->by_id, r->parent_id, false);
+	} else if (r->mask & MNTSNAP_F_ID_OLD) {
+		if (r->parent_id_old == r->id_old)
+			return self;
+		p = bsearch_key(s, s->by_old, r->parent_id_old, true);
+	}
+	return p < 0 ? self : p;
+}
+
+/* Preorder walk with an explicit stack: mount trees can be deep. */
+static int build_tree_order(struct mntsnap_snapshot *s)
+{
+	uint32_t n = s->nrecs, k = 0, sp = 0, *stack;
+
+	stack = malloc((size_t)n * sizeof(*stack) + 1);
+	if (!stack)
+		return -ENOMEM;
+	for (uint32_t root = 0; root < n; root++) {
+		if (s->recs[root].parent != root)
+			continue;
+		s->recs[root].depth = 0;
+		stack[sp++] = root;
+		while (sp) {
+			uint32_t i = stack[--sp], c, nc = 0;
+
+			s->tree[k++] = i;
+			/* push children reversed so the first child pops first */
+			for (c = s->recs[i].first_child; c != MNTSNAP_NONE; c = s->recs[c].next_sibling)
+				nc++;
+			sp += nc;
+			for (c = s->recs[i].first_child, nc = 1; c != MNTSNAP_NONE;
+			     c = s->recs[c].next_sibling, nc++) {
+				s->recs[c].depth = s->recs[i].depth + 1;
+				stack[sp - nc] = c;
+			}
+		}
+	}
+	free(stack);
+	/* records not reached hang off a parent cycle */
+	return k == n ? 0 : -EBADMSG;
+}
+
+static void *shrink(void *p, size_t bytes)
+{
+	void *np = bytes ? realloc(p, bytes) : p;
+
+	return np ? np : p;
+}
+
+int mntsnap_snap_finish(struct mntsnap_snapshot *s)
+{
+	uint32_t n = s->nrecs;
+	int r;
+
+	free(s->by_id);
+	free(s->by_old);
+	free(s->tree);
+	s->by_id = s->by_old = s->tree = NULL;
+
+	s->recs = shrink(s->recs, (size_t)n * sizeof(*s->recs));
+	s->recs_cap = n ? n : s->recs_cap;
+	s->strtab = shrink(s->strtab, s->strtab_len);
+	s->strtab_cap = s->strtab_len;
+
+	if (n && (s->recs[0].mask & MNTSNAP_F_ID) && !sorted_by_id(s)) {
+		s->by_id = malloc((size_t)n * sizeof(*s->by_id));
+		if (!s->by_id)
+			return -ENOMEM;
+		r = sort_by_key(s, s->by_id, false);
+		if (r)
+			return r;
+	}
+	s->by_old = malloc((size_t)n * sizeof(*s->by_old) + 1);
+	s->tree = malloc((size_t)n * sizeof(*s->tree) + 1);
+	if (!s->by_old || !s->tree)
+		return -ENOMEM;
+	r = sort_by_key(s, s->by_old, true);
+	if (r)
+		return r;
+
+	for (uint32_t i = 0; i < n; i++) {
+		s->recs[i].first_child = s->recs[i].next_sibling = MNTSNAP_NONE;
+		s->recs[i].depth = 0;
+	}
+	/* reverse walk + push-front keeps siblings in storage order */
+	for (uint32_t i = n; i-- > 0;) {
+		struct mntsnap_rec *rec = &s->recs[i];
+		uint32_t p = (uint32_t)find_parent(s, rec, i);
+
+		rec->parent = p;
+		if (p == i)
+			continue;
+		rec->next_sibling = s->recs[p].first_child;
+		s->recs[p].first_child = i;
+	}
+	return build_tree_order(s);
+}
+
+/* ---- public accessors ------------------------------------------------- */
+
+size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *s)
+{
+	return s ? s->nrecs : 0;
+}
+
+int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
+			 struct mntsnap_mount *ret)
+{
+	const struct mntsnap_rec *r;
+	const struct mntsnap_sb *sb;
+	const char *t;
+
+	if (!s || !ret)
+		return -EINVAL;
+	if (i >= s->nrecs)
+		return -ERANGE;
+	r = &s->recs[i];
+	sb = &s->sbs[r->sb];
+	t = s->strtab;
+	memset(ret, 0, sizeof(*ret));
+	ret->mask = r->mask;
+	ret->index = (uint32_t)i;
+	ret->parent_index = r->parent;
+	ret->depth = r->depth;
+	ret->id = r->id;
+	ret->parent_id = r->parent_id;
+	ret->id_old = r->id_old;
+	ret->parent_id_old = r->parent_id_old;
+	ret->dev_major = sb->dev_major;
+	ret->dev_minor = sb->dev_minor;
+	ret->sb_magic = sb->sb_magic;
+	ret->sb_flags = sb->sb_flags;
+	ret->attr = r->attr;
+	ret->propagation = r->propagation;
+	ret->peer_group = r->peer_group;
+	ret->master = r->master;
+	ret->propagate_from = r->propagate_from;
+	ret->ns_id = r->mask & MNTSNAP_F_NS_ID ? s->ns_id : 0;
+	ret->root = t + r->root;
+	ret->mount_point = t + r->mount_point;
+	ret->fs_type = t + sb->fs_type;
+	ret->fs_subtype = t + sb->fs_subtype;
+	ret->source = t + sb->source;
+	ret->options = t + sb->options;
+	ret->opt_array = t + sb->opt_array;
+	ret->opt_num = sb->opt_num;
+	ret->opt_sec_array = t + sb->opt_sec_array;
+	ret->opt_sec_num = sb->opt_sec_num;
+	ret->uidmap = ret->gidmap = t;
+	if (r->idmap != MNTSNAP_NONE) {
+		const struct mntsnap_idmap *im = &s->idmaps[r->idmap];
+
+		ret->uidmap = t + im->uidmap;
+		ret->uidmap_num = im->uidmap_num;
+		ret->gidmap = t + im->gidmap;
+		ret->gidmap_num = im->gidmap_num;
+	}
+	return 0;
+}
+
+long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i)
+{
+	if (!s || i >= s->nrecs || !s->tree)
+		return -ERANGE;
+	return s->tree[i];
+}
+
+long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *s, size_t i)
+{
+	if (!s || i >= s->nrecs || s->recs[i].first_child == MNTSNAP_NONE)
+		return -ENOENT;
+	return s->recs[i].first_child;
+}
+
+long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i)
+{
+	if (!s || i >= s->nrecs || s->recs[i].next_sibling == MNTSNAP_NONE)
+		return -ENOENT;
+	return s->recs[i].next_sibling;
+}
+
+int mntsnap_snapshot_backend(const struct mntsnap_snapshot *s)
+{
+	return s ? s->backend : -EINVAL;
+}
+
+uint32_t mntsnap_snapshot_mask(const struct mntsnap_snapshot *s)
+{
+	return s ? s->mask : 0;
+}
+
+uint64_t mntsnap_snapshot_ns_id(const struct mntsnap_snapshot *s)
+{
+	return s ? s->ns_id : 0;
+}
+
+uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *s)
+{
+	return s ? s->time_ns : 0;
+}
+
+size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
+{
+	size_t n;
+
+	if (!s)
+		return 0;
+	n = sizeof(*s) + (size_t)s->recs_cap * sizeof(*s->recs) +
+	    (size_t)s->sbs_cap * sizeof(*s->sbs) +
+	    (size_t)s->sb_hash_cap * sizeof(*s->sb_hash) +
+	    (size_t)s->idmaps_cap * sizeof(*s->idmaps) + s->strtab_cap;
+	if (s->tree)
+		n += (size_t)s->nrecs * sizeof(*s->tree);
+	if (s->by_id)
+		n += (size_t)s->nrecs * sizeof(*s->by_id);
+	if (s->by_old)
+		n += (size_t)s->nrecs * sizeof(*s->by_old);
+	return n;
+}
+
+const char *mntsnap_backend_name(int backend)
+{
+	switch (backend) {
+	case MNTSNAP_BACKEND_AUTO:
+		return "auto";
+	case MNTSNAP_BACKEND_STATMOUNT:
+		return "statmount";
+	case MNTSNAP_BACKEND_MOUNTINFO:
+		return "mountinfo";
+	case MNTSNAP_BACKEND_FILE:
+		return "file";
+	default:
+		return "unknown";
+	}
+}
+
+int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn keep,
+			    void *data, struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_snapshot *n;
+	struct mntsnap_mount m;
+	long r = 0;
+
+	if (!s || !keep || !ret_snap)
+		return -EINVAL;
+	n = mntsnap_snap_new(s->backend, s->mask);
+	if (!n)
+		return -ENOMEM;
+	n->ns_id = s->ns_id;
+	n->time_ns = s->time_ns;
+	n->kernel_supported_mask = s->kernel_supported_mask;
+	n->consistent = s->consistent;
+	n->attempts = s->attempts;
+	memcpy(n->kernel_release, s->kernel_release, sizeof(n->kernel_release));
+	for (uint32_t i = 0; i < s->nrecs && r >= 0; i++) {
+		mntsnap_snapshot_get(s, i, &m);
+		if (keep(&m, data))
+			r = mntsnap_snap_add(n, &m);
+	}
+	if (r >= 0)
+		r = mntsnap_snap_finish(n);
+	if (r < 0) {
+		mntsnap_snapshot_free(n);
+		return (int)r;
+	}
+	*ret_snap = n;
+	return 0;
+}

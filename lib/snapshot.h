@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Snapshot internals shared by the backends, the wire format, diff and
+ * refresh. Records are kept compact (memory target: at most 1.5x the bytes
+ * of the same table's mountinfo text): strings live in one string table
+ * and are referenced by 32-bit offsets, and everything describing the
+ * superblock (device, magic, flags, fs type, source, options) is interned
+ * once per distinct value, so 10,000 bind mounts of one tmpfs share it.
+ */
+#ifndef MNTSNAP_SNAPSHOT_H
+#define MNTSNAP_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "mntsnap.h"
+
+#define MNTSNAP_NONE UINT32_MAX
+
+/* Interned per-superblock part of a record. */
+struct mntsnap_sb {
+	uint64_t sb_magic;
+	uint32_t dev_major, dev_minor, sb_flags;
+	uint32_t fs_type, fs_subtype, source, options; /* strtab offsets */
+	uint32_t opt_array, opt_sec_array;             /* strtab offsets */
+	uint32_t opt_num, opt_sec_num;
+	uint32_t hash;
+	uint32_t mask; /* which of the sb-level MNTSNAP_F_* bits are set */
+};
+
+/* Per-mount id maps: rare, kept out of the common record. */
+struct mntsnap_idmap {
+	uint32_t uidmap, uidmap_num, gidmap, gidmap_num;
+};
+
+struct mntsnap_rec {
+	uint64_t id, parent_id;
+	uint32_t mask;
+	uint32_t id_old, parent_id_old;
+	uint32_t attr, propagation, peer_group, master, propagate_from;
+	uint32_t sb;                  /* index into sbs */
+	uint32_t root, mount_point;   /* strtab offsets */
+	uint32_t idmap;               /* index into idmaps or MNTSNAP_NONE */
+	uint32_t parent;              /* storage index; == own index for roots */
+	uint32_t first_child, next_sibling; /* MNTSNAP_NONE terminated */
+	uint32_t depth;
+};
+
+struct mntsnap_snapshot {
+	struct mntsnap_rec *recs;
+	uint32_t nrecs, recs_cap;
+	struct mntsnap_sb *sbs;
+	uint32_t nsbs, sbs_cap;
+	uint32_t *sb_hash;            /* open addressing, sb index + 1, 0 = empty */
+	uint32_t sb_hash_cap;
+	struct mntsnap_idmap *idmaps;
+	uint32_t nidmaps, idmaps_cap;
+	char *strtab;                 /* strtab[0] == '\0' is the empty string */
+	uint32_t strtab_len, strtab_cap;
+	uint32_t *tree;               /* tree order -> storage index */
+	uint32_t *by_id;              /* storage indices sorted by id, NULL if storage is sorted */
+	uint32_t *by_old;             /* storage indices sorted by id_old */
+	int backend;
+	uint32_t mask;                /* what the capture asked for */
+	uint64_t ns_id;
+	uint64_t time_ns;             /* CLOCK_REALTIME at capture */
+	uint64_t kernel_supported_mask;
+	int consistent;               /* 1 yes, 0 no, -1 not checked */
+	unsigned attempts;            /* captures it took */
+	char kernel_release[65];
+};
+
+/* Create an empty snapshot to fill. */
+struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask);
+
+/*
+ * Append one record, copying every string m's mask marks valid (lists
+ * are *_num NUL-terminated strings end to end). Ignores index/parent_index/
+ * depth. Returns the new storage index or -ENOMEM/-EOVERFLOW.
+ */
+long mntsnap_snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m);
+
+/*
+ * Link parents and children, compute tree order and the lookup indexes,
+ * and trim allocations. Must be called after the last add (and again after
+ * further adds). -EBADMSG if parent links form a cycle.
+ */
+int mntsnap_snap_finish(struct mntsnap_snapshot *s);
+
+/* Copy a string into strtab; returns its offset or -ENOMEM/-EOVERFLOW. */
+long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
+
+/* Byte length of a list of n NUL-terminated strings laid end to end. */
+size_t mntsnap_strlist_len(const char *list, uint32_t n);
+
+#endif

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/* Raw syscalls behind the test seam (see sys.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+#ifndef SYS_statx
+#error "SYS_statx missing from <sys/syscall.h>"
+#endif
+
+static long ret_errno(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+long mntsnap_sys_statmount(void *ctx, const struct mnt_id_req *req,
+			   struct statmount *buf, size_t bufsize, unsigned flags)
+{
+	(void)ctx;
+	return ret_errno(syscall(MNTSNAP_NR_statmount, req, buf, bufsize, flags));
+}
+
+long mntsnap_sys_listmount(void *ctx, const struct mnt_id_req *req,
+			   uint64_t *ids, size_t nr, unsigned flags)
+{
+	(void)ctx;
+	return ret_errno(syscall(MNTSNAP_NR_listmount, req, ids, nr, flags));
+}
+
+long mntsnap_sys_statx(void *ctx, int dirfd, const char *path, int flags,
+		       unsigned mask, struct mntsnap_statx *buf)
+{
+	(void)ctx;
+	/* raw syscall: musl 1.2.3 has no statx() wrapper */
+	return ret_errno(syscall(SYS_statx, dirfd, path, flags, mask, buf));
+}
+
+long mntsnap_sys_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	(void)ctx;
+	return ret_errno(ioctl(fd, req, arg));
+}
+
+const struct mntsnap_sysops mntsnap_sys_real = {
+	.statmount = mntsnap_sys_statmount,
+	.listmount = mntsnap_sys_listmount,
+	.statx = mntsnap_sys_statx,
+	.ioctl = mntsnap_sys_ioctl,
+	.ctx = NULL,
+};
+
+void mntsnap_sys_resolve(const struct mntsnap_sysops *in,
+			 struct mntsnap_sysops *out)
+{
+	*out = mntsnap_sys_real;
+	if (!in)
+		return;
+	if (in->statmount)
+		out->statmount = in->statmount;
+	if (in->listmount)
+		out->listmount = in->listmount;
+	if (in->statx)
+		out->statx = in->statx;
+	if (in->ioctl)
+		out->ioctl = in->ioctl;
+	out->ctx = in->ctx;
+}
+
+int mntsnap_fd_move_above_stdio(int fd)
+{
+	int nfd;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (nfd < 0)
+		nfd = -errno;
+	close(fd);
+	return nfd;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The syscall seam. Every raw kernel call the capture paths make goes through
+ * one of these pointers, each returning a value >= 0 or -errno. Tests pass
+ * their own table (mntsnap_capture_opts.sysops) to inject ENOSYS, EPERM,
+ * EOVERFLOW, vanishing mounts or short masks without a special kernel.
+ * A NULL pointer in a caller's table means "the real syscall".
+ */
+#ifndef MNTSNAP_SYS_H
+#define MNTSNAP_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "uapi.h"
+
+struct mntsnap_sysops {
+	long (*statmount)(void *ctx, const struct mnt_id_req *req,
+			  struct statmount *buf, size_t bufsize, unsigned flags);
+	long (*listmount)(void *ctx, const struct mnt_id_req *req,
+			  uint64_t *ids, size_t nr, unsigned flags);
+	long (*statx)(void *ctx, int dirfd, const char *path, int flags,
+		      unsigned mask, struct mntsnap_statx *buf);
+	long (*ioctl)(void *ctx, int fd, unsigned long req, void *arg);
+	void *ctx; /* passed as first argument */
+};
+
+/* The real syscalls, returning -errno. */
+long mntsnap_sys_statmount(void *ctx, const struct mnt_id_req *req,
+			   struct statmount *buf, size_t bufsize, unsigned flags);
+long mntsnap_sys_listmount(void *ctx, const struct mnt_id_req *req,
+			   uint64_t *ids, size_t nr, unsigned flags);
+long mntsnap_sys_statx(void *ctx, int dirfd, const char *path, int flags,
+		       unsigned mask, struct mntsnap_statx *buf);
+long mntsnap_sys_ioctl(void *ctx, int fd, unsigned long req, void *arg);
+
+/* The table of real syscalls. */
+extern const struct mntsnap_sysops mntsnap_sys_real;
+
+/* Resolve a possibly partial table: fill NULL entries from the real one. */
+void mntsnap_sys_resolve(const struct mntsnap_sysops *in,
+			 struct mntsnap_sysops *out);
+
+/* Move an fd off 0..2 (a caller may have closed stdio) and keep CLOEXEC. */
+int mntsnap_fd_move_above_stdio(int fd);
+
+#endif

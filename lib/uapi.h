@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel ABI copies for mntsnap.
+ *
+ * Debian 12's and musl's headers predate statmount/listmount, so every
+ * structure, constant and syscall number the library needs is defined here
+ * (from include/uapi/linux/{mount,nsfs,pidfd,stat}.h) and checked with
+ * static asserts against the kernel's published layout. Never include
+ * <linux/mount.h>: on new systems it would clash, on old ones it lacks this.
+ */
+#ifndef MNTSNAP_UAPI_H
+#define MNTSNAP_UAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+/* ---- syscall numbers (arch/<arch>/.../syscall*.tbl) ---------------------- */
+/*
+ * From 424 on every architecture shares one number, except alpha (+110) and
+ * the three MIPS ABIs (+4000 o32, +5000 n64, +6000 n32); x32 ORs in
+ * __X32_SYSCALL_BIT.
+ */
+#if defined(__alpha__)
+#define MNTSNAP_NR_BASE 110
+#elif defined(__mips__) && defined(_MIPS_SIM) && _MIPS_SIM == _MIPS_SIM_ABI32
+#define MNTSNAP_NR_BASE 4000
+#elif defined(__mips__) && defined(_MIPS_SIM) && _MIPS_SIM == _MIPS_SIM_ABI64
+#define MNTSNAP_NR_BASE 5000
+#elif defined(__mips__) && defined(_MIPS_SIM) && _MIPS_SIM == _MIPS_SIM_NABI32
+#define MNTSNAP_NR_BASE 6000
+#elif defined(__x86_64__) && defined(__ILP32__)
+#define MNTSNAP_NR_BASE 0x40000000
+#else
+#define MNTSNAP_NR_BASE 0
+#endif
+
+#define MNTSNAP_NR_open_tree (MNTSNAP_NR_BASE + 428)
+#define MNTSNAP_NR_move_mount (MNTSNAP_NR_BASE + 429)
+#define MNTSNAP_NR_fsopen (MNTSNAP_NR_BASE + 430)
+#define MNTSNAP_NR_fsconfig (MNTSNAP_NR_BASE + 431)
+#define MNTSNAP_NR_fsmount (MNTSNAP_NR_BASE + 432)
+#define MNTSNAP_NR_fspick (MNTSNAP_NR_BASE + 433)
+#define MNTSNAP_NR_pidfd_open (MNTSNAP_NR_BASE + 434)
+#define MNTSNAP_NR_clone3 (MNTSNAP_NR_BASE + 435)
+#define MNTSNAP_NR_openat2 (MNTSNAP_NR_BASE + 437)
+#define MNTSNAP_NR_mount_setattr (MNTSNAP_NR_BASE + 442)
+#define MNTSNAP_NR_statmount (MNTSNAP_NR_BASE + 457)
+#define MNTSNAP_NR_listmount (MNTSNAP_NR_BASE + 458)
+#define MNTSNAP_NR_open_tree_attr (MNTSNAP_NR_BASE + 467)
+
+/* ---- struct mnt_id_req ----------------------------------------------------- */
+struct mnt_id_req {
+	uint32_t size;
+	union {
+		uint32_t mnt_ns_fd; /* 6.18: namespace fd (was "spare") */
+		uint32_t mnt_fd;    /* 7.0: with STATMOUNT_BY_FD */
+	};
+	uint64_t mnt_id;    /* statmount: mount; listmount: parent or LSMT_ROOT */
+	uint64_t param;     /* statmount: mask; listmount: last id returned */
+	uint64_t mnt_ns_id; /* 6.11 (VER1) */
+};
+
+#define MNT_ID_REQ_SIZE_VER0 24 /* 6.8 */
+#define MNT_ID_REQ_SIZE_VER1 32 /* 6.11 */
+
+/* ---- struct statmount ------------------------------------------------------ */
+struct statmount {
+	uint32_t size;
+	uint32_t mnt_opts; /* [str] 6.11 */
+	uint64_t mask;
+	uint32_t sb_dev_major;
+	uint32_t sb_dev_minor;
+	uint64_t sb_magic;
+	uint32_t sb_flags;
+	uint32_t fs_type; /* [str] */
+	uint64_t mnt_id;
+	uint64_t mnt_parent_id;
+	uint32_t mnt_id_old;
+	uint32_t mnt_parent_id_old;
+	uint64_t mnt_attr;
+	uint64_t mnt_propagation;
+	uint64_t mnt_peer_group;
+	uint64_t mnt_master;
+	uint64_t propagate_from;
+	uint32_t mnt_root;  /* [str] */
+	uint32_t mnt_point; /* [str] */
+	uint64_t mnt_ns_id; /* 6.11 */
+	uint32_t fs_subtype;    /* [str] 6.13 */
+	uint32_t sb_source;     /* [str] 6.13 */
+	uint32_t opt_num;       /* 6.13 */
+	uint32_t opt_array;     /* [str] 6.13 */
+	uint32_t opt_sec_num;   /* 6.13 */
+	uint32_t opt_sec_array; /* [str] 6.13 */
+	uint64_t supported_mask; /* 6.15 */
+	uint32_t mnt_uidmap_num; /* 6.15 */
+	uint32_t mnt_uidmap;     /* [str] 6.15 */
+	uint32_t mnt_gidmap_num; /* 6.15 */
+	uint32_t mnt_gidmap;     /* [str] 6.15 */
+	uint64_t __spare2[43];
+	char str[]; /* NUL-terminated strings; str[0] is always "" */
+};
+
+#define STATMOUNT_SB_BASIC 0x00000001U
+#define STATMOUNT_MNT_BASIC 0x00000002U
+#define STATMOUNT_PROPAGATE_FROM 0x00000004U
+#define STATMOUNT_MNT_ROOT 0x00000008U
+#define STATMOUNT_MNT_POINT 0x00000010U
+#define STATMOUNT_FS_TYPE 0x00000020U
+#define STATMOUNT_MNT_NS_ID 0x00000040U     /* 6.11 */
+#define STATMOUNT_MNT_OPTS 0x00000080U      /* 6.11 */
+#define STATMOUNT_FS_SUBTYPE 0x00000100U    /* 6.13 */
+#define STATMOUNT_SB_SOURCE 0x00000200U     /* 6.13 */
+#define STATMOUNT_OPT_ARRAY 0x00000400U     /* 6.13 */
+#define STATMOUNT_OPT_SEC_ARRAY 0x00000800U /* 6.13 */
+#define STATMOUNT_SUPPORTED_MASK 0x00001000U /* 6.15 */
+#define STATMOUNT_MNT_UIDMAP 0x00002000U    /* 6.15 */
+#define STATMOUNT_MNT_GIDMAP 0x00004000U    /* 6.15 */
+
+/* statmount() flags */
+#define STATMOUNT_BY_FD 0x00000001U /* 7.0 */
+
+/* listmount() */
+#define LSMT_ROOT 0xffffffffffffffffULL
+#define LISTMOUNT_REVERSE (1U << 0) /* 6.11 */
+
+/* Unique mount ids are all above this value (6.8). */
+#define MNT_UNIQUE_ID_OFFSET 0x80000000ULL
+
+/* ---- mount attributes and propagation -------------------------------------- */
+#define MOUNT_ATTR_RDONLY 0x00000001U
+#define MOUNT_ATTR_NOSUID 0x00000002U
+#define MOUNT_ATTR_NODEV 0x00000004U
+#define MOUNT_ATTR_NOEXEC 0x00000008U
+#define MOUNT_ATTR__ATIME 0x00000070U
+#define MOUNT_ATTR_RELATIME 0x00000000U
+#define MOUNT_ATTR_NOATIME 0x00000010U
+#define MOUNT_ATTR_STRICTATIME 0x00000020U
+#define MOUNT_ATTR_NODIRATIME 0x00000080U
+#define MOUNT_ATTR_IDMAP 0x00100000U
+#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000U
+
+/* MS_* as reported in mnt_propagation and SB_* in sb_flags (same values). */
+#define MNTSNAP_MS_RDONLY 0x1U
+#define MNTSNAP_MS_SYNCHRONOUS 0x10U
+#define MNTSNAP_MS_DIRSYNC 0x80U
+#define MNTSNAP_MS_UNBINDABLE (1U << 17)
+#define MNTSNAP_MS_PRIVATE (1U << 18)
+#define MNTSNAP_MS_SLAVE (1U << 19)
+#define MNTSNAP_MS_SHARED (1U << 20)
+#define MNTSNAP_MS_LAZYTIME (1U << 25)
+
+/* ---- statx ---------------------------------------------------------------- */
+#define MNTSNAP_STATX_MNT_ID 0x00001000U
+#define MNTSNAP_STATX_MNT_ID_UNIQUE 0x00004000U /* 6.8 */
+
+/* Kernel struct statx, own copy: musl 1.2.3 has neither it nor statx(). */
+struct mntsnap_statx_ts {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t __reserved;
+};
+struct mntsnap_statx {
+	uint32_t stx_mask;
+	uint32_t stx_blksize;
+	uint64_t stx_attributes;
+	uint32_t stx_nlink;
+	uint32_t stx_uid;
+	uint32_t stx_gid;
+	uint16_t stx_mode;
+	uint16_t __spare0;
+	uint64_t stx_ino;
+	uint64_t stx_size;
+	uint64_t stx_blocks;
+	uint64_t stx_attributes_mask;
+	struct mntsnap_statx_ts stx_atime, stx_btime, stx_ctime, stx_mtime;
+	uint32_t stx_rdev_major;
+	uint32_t stx_rdev_minor;
+	uint32_t stx_dev_major;
+	uint32_t stx_dev_minor;
+	uint64_t stx_mnt_id;
+	uint64_t __spare2[13];
+};
+
+/* ---- open_tree / openat2 --------------------------------------------------- */
+#define MNTSNAP_OPEN_TREE_CLONE 1U
+#define MNTSNAP_OPEN_TREE_CLOEXEC 02000000U /* == O_CLOEXEC */
+#define MNTSNAP_AT_RECURSIVE 0x8000
+
+struct mntsnap_open_how {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+#define MNTSNAP_RESOLVE_NO_XDEV 0x01
+#define MNTSNAP_RESOLVE_NO_MAGICLINKS 0x02
+#define MNTSNAP_RESOLVE_NO_SYMLINKS 0x04
+#define MNTSNAP_RESOLVE_BENEATH 0x08
+#define MNTSNAP_RESOLVE_IN_ROOT 0x10
+
+/* ---- nsfs ioctls (include/uapi/linux/nsfs.h) -------------------------------- */
+struct mnt_ns_info {
+	uint32_t size;
+	uint32_t nr_mounts; /* excludes the namespace's rootfs */
+	uint64_t mnt_ns_id;
+};
+#define MNT_NS_INFO_SIZE_VER0 16
+
+#define MNTSNAP_NSIO 0xb7
+#define MNTSNAP_NS_GET_USERNS _IO(MNTSNAP_NSIO, 0x1)
+#define MNTSNAP_NS_GET_NSTYPE _IO(MNTSNAP_NSIO, 0x3)
+#define MNTSNAP_NS_GET_MNTNS_ID _IOR(MNTSNAP_NSIO, 0x5, uint64_t)            /* 6.11 */
+#define MNTSNAP_NS_MNT_GET_INFO _IOR(MNTSNAP_NSIO, 10, struct mnt_ns_info)  /* 6.12 */
+#define MNTSNAP_NS_MNT_GET_NEXT _IOR(MNTSNAP_NSIO, 11, struct mnt_ns_info)  /* 6.12 */
+#define MNTSNAP_NS_MNT_GET_PREV _IOR(MNTSNAP_NSIO, 12, struct mnt_ns_info)  /* 6.12 */
+#define MNTSNAP_NS_GET_ID _IOR(MNTSNAP_NSIO, 13, uint64_t)                  /* 6.18 */
+
+/* ---- pidfd ioctls (include/uapi/linux/pidfd.h) ------------------------------ */
+#define MNTSNAP_PIDFS_IOCTL_MAGIC 0xFF
+#define MNTSNAP_PIDFD_GET_MNT_NAMESPACE _IO(MNTSNAP_PIDFS_IOCTL_MAGIC, 3)   /* 6.11 */
+#define MNTSNAP_PIDFD_GET_USER_NAMESPACE _IO(MNTSNAP_PIDFS_IOCTL_MAGIC, 9)  /* 6.11 */
+
+/* ---- layout checks ----------------------------------------------------------- */
+#define MNTSNAP_CHECK_OFF(type, field, off) \
+	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " offset")
+
+_Static_assert(sizeof(struct mnt_id_req) == MNT_ID_REQ_SIZE_VER1, "mnt_id_req size");
+MNTSNAP_CHECK_OFF(mnt_id_req, size, 0);
+MNTSNAP_CHECK_OFF(mnt_id_req, mnt_ns_fd, 4);
+MNTSNAP_CHECK_OFF(mnt_id_req, mnt_fd, 4);
+MNTSNAP_CHECK_OFF(mnt_id_req, mnt_id, 8);
+MNTSNAP_CHECK_OFF(mnt_id_req, param, 16);
+MNTSNAP_CHECK_OFF(mnt_id_req, mnt_ns_id, 24);
+
+_Static_assert(sizeof(struct statmount) == 512, "statmount fixed part is 512 bytes");
+MNTSNAP_CHECK_OFF(statmount, size, 0);
+MNTSNAP_CHECK_OFF(statmount, mnt_opts, 4);
+MNTSNAP_CHECK_OFF(statmount, mask, 8);
+MNTSNAP_CHECK_OFF(statmount, sb_dev_major, 16);
+MNTSNAP_CHECK_OFF(statmount, sb_dev_minor, 20);
+MNTSNAP_CHECK_OFF(statmount, sb_magic, 24);
+MNTSNAP_CHECK_OFF(statmount, sb_flags, 32);
+MNTSNAP_CHECK_OFF(statmount, fs_type, 36);
+MNTSNAP_CHECK_OFF(statmount, mnt_id, 40);
+MNTSNAP_CHECK_OFF(statmount, mnt_parent_id, 48);
+MNTSNAP_CHECK_OFF(statmount, mnt_id_old, 56);
+MNTSNAP_CHECK_OFF(statmount, mnt_parent_id_old, 60);
+MNTSNAP_CHECK_OFF(statmount, mnt_attr, 64);
+MNTSNAP_CHECK_OFF(statmount, mnt_propagation, 72);
+MNTSNAP_CHECK_OFF(statmount, mnt_peer_group, 80);
+MNTSNAP_CHECK_OFF(statmount, mnt_master, 88);
+MNTSNAP_CHECK_OFF(statmount, propagate_from, 96);
+MNTSNAP_CHECK_OFF(statmount, mnt_root, 104);
+MNTSNAP_CHECK_OFF(statmount, mnt_point, 108);
+MNTSNAP_CHECK_OFF(statmount, mnt_ns_id, 112);
+MNTSNAP_CHECK_OFF(statmount, fs_subtype, 120);
+MNTSNAP_CHECK_OFF(statmount, sb_source, 124);
+MNTSNAP_CHECK_OFF(statmount, opt_num, 128);
+MNTSNAP_CHECK_OFF(statmount, opt_array, 132);
+MNTSNAP_CHECK_OFF(statmount, opt_sec_num, 136);
+MNTSNAP_CHECK_OFF(statmount, opt_sec_array, 140);
+MNTSNAP_CHECK_OFF(statmount, supported_mask, 144);
+MNTSNAP_CHECK_OFF(statmount, mnt_uidmap_num, 152);
+MNTSNAP_CHECK_OFF(statmount, mnt_uidmap, 156);
+MNTSNAP_CHECK_OFF(statmount, mnt_gidmap_num, 160);
+MNTSNAP_CHECK_OFF(statmount, mnt_gidmap, 164);
+MNTSNAP_CHECK_OFF(statmount, __spare2, 168);
+MNTSNAP_CHECK_OFF(statmount, str, 512);
+
+_Static_assert(sizeof(struct mntsnap_statx) == 256, "statx size");
+MNTSNAP_CHECK_OFF(mntsnap_statx, stx_dev_major, 136);
+MNTSNAP_CHECK_OFF(mntsnap_statx, stx_mnt_id, 144);
+_Static_assert(sizeof(struct mnt_ns_info) == MNT_NS_INFO_SIZE_VER0, "mnt_ns_info size");
+_Static_assert(sizeof(struct mntsnap_open_how) == 24, "open_how size");
+
+#endif /* MNTSNAP_UAPI_H */

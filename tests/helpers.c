@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap.h"
+
+void ms_require_root(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root");
+}
+
+void ms_mkdir_p(const char *path)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+}
+
+void ms_private_ns(const char *base)
+{
+	ms_require_root();
+	if (unshare(CLONE_NEWNS))
+		cr_skip_test("unshare(CLONE_NEWNS): %s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0,
+		     "make / private: %s", strerror(errno));
+	if (base) {
+		ms_mkdir_p(base);
+		cr_assert_eq(mount("mstest", base, "tmpfs", 0, "mode=755"), 0,
+			     "tmpfs on %s: %s", base, strerror(errno));
+	}
+}
+
+char *ms_read_file(const char *path, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	cr_assert(fd >= 0, "open %s: %s", path, strerror(errno));
+	for (;;) {
+		if (cap - n < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		cr_assert(r >= 0, "read %s: %s", path, strerror(errno));
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int ms_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the DIR's own fd */
+}
+
+char *ms_render(const struct mntsnap_snapshot *snap, int format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert(f);
+	cr_assert_eq(mntsnap_render(snap, format, f), 0);
+	fclose(f);
+	return buf;
+}
+
+void ms_assert_text_eq(const char *got, const char *want, const char *what)
+{
+	const char *g = got, *w = want;
+	unsigned line = 1;
+
+	while (*g && *w && *g == *w) {
+		if (*g == '\n')
+			line++;
+		g++, w++;
+	}
+	if (!*g && !*w)
+		return;
+	while (g > got && g[-1] != '\n')
+		g--;
+	while (w > want && w[-1] != '\n')
+		w--;
+	cr_assert_fail("%s: first difference at line %u\n got: %.*s\nwant: %.*s", what, line,
+		       (int)strcspn(g, "\n"), g, (int)strcspn(w, "\n"), w);
+}

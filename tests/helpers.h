@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared test helpers. Every test that mounts calls ms_private_ns() first:
+ * it unshares the mount namespace and makes / private recursively, so no
+ * mount can ever reach the host. Criterion runs each test in its own
+ * process, so the namespace dies with the test.
+ */
+#ifndef MNTSNAP_TEST_HELPERS_H
+#define MNTSNAP_TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* unshare(CLONE_NEWNS) + MS_REC|MS_PRIVATE on /; skips the test without
+ * privileges. Also mounts a fresh tmpfs on base (created if needed) when
+ * base is non-NULL, so tests have a private scratch directory. */
+void ms_private_ns(const char *base);
+
+/* Skip the test unless running as root with CAP_SYS_ADMIN. */
+void ms_require_root(void);
+
+/* Whole file into a malloc'd NUL-terminated buffer; *len gets its size. */
+char *ms_read_file(const char *path, size_t *len);
+
+/* Number of open fds of this process. */
+int ms_count_fds(void);
+
+/* mkdir -p */
+void ms_mkdir_p(const char *path);
+
+/* Render snap as mountinfo text into a malloc'd buffer. */
+struct mntsnap_snapshot;
+char *ms_render(const struct mntsnap_snapshot *snap, int format);
+
+/* Assert two texts are equal, printing the first differing line. */
+void ms_assert_text_eq(const char *got, const char *want, const char *what);
+
+#endif
