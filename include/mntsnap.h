@@ -253,6 +253,23 @@ int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
 int mntsnap_stat_path(const char *path, uint32_t mask,
 		      struct mntsnap_snapshot **ret_snap);
 
+/*
+ * mntsnap_parse_mountinfo - parse mountinfo text (e.g. a saved
+ * /proc/PID/mountinfo) of len bytes into a snapshot whose backend is
+ * MNTSNAP_BACKEND_MOUNTINFO. Of opts (may be NULL) only mask, flags
+ * (MNTSNAP_CAPTURE_REVERSE) and error are used. Records carry what the text
+ * can give: ID_OLD, DEV, SB_FLAGS, ATTR, PROPAGATION, PROPAGATE_FROM (0
+ * unless it differs from master, as for statmount records), ROOT,
+ * MOUNT_POINT, FS_TYPE, FS_SUBTYPE, SOURCE, OPTS; never the 64-bit ids.
+ * Every line must end in '\n'; empty text gives an empty snapshot.
+ * Errors: -EBADMSG (malformed text: error->line and error->msg name the
+ * line and field; no partial table is returned), -ENOMEM, -E2BIG (unknown
+ * opts bytes, or text over 2 GiB), -EINVAL.
+ */
+int mntsnap_parse_mountinfo(const char *buf, size_t len,
+			    const struct mntsnap_capture_opts *opts,
+			    struct mntsnap_snapshot **ret_snap);
+
 void mntsnap_snapshot_free(struct mntsnap_snapshot *snap);
 
 /* Number of records. */

@@ -157,7 +157,14 @@ void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsn
 	m->propagation = (uint32_t)sm->mnt_propagation;
 	m->peer_group = (uint32_t)sm->mnt_peer_group;
 	m->master = (uint32_t)sm->mnt_master;
-	m->propagate_from = (uint32_t)sm->propagate_from;
+	/*
+	 * Normalised like the mountinfo text shows it (and backend-mountinfo.c
+	 * stores it): 0 unless it differs from master. The kernel's value
+	 * also is master or 0 depending on whether a peer of the master is
+	 * visible, which the text cannot tell; records of both backends must
+	 * compare equal.
+	 */
+	m->propagate_from = sm->propagate_from != sm->mnt_master ? (uint32_t)sm->propagate_from : 0;
 	m->ns_id = sm->mnt_ns_id;
 	m->fs_type = sm_str(sm, STATMOUNT_FS_TYPE, sm->fs_type, &f, MNTSNAP_F_FS_TYPE);
 	m->root = sm_str(sm, STATMOUNT_MNT_ROOT, sm->mnt_root, &f, MNTSNAP_F_ROOT);

@@ -51,4 +51,18 @@ int mntsnap_stat_id_sys(const struct mntsnap_sysops *sys, const struct mntsnap_n
 /* Set capture time and kernel release. */
 void mntsnap_snap_stamp(struct mntsnap_snapshot *s);
 
+/* ---- mountinfo backend (backend-mountinfo.c) ----------------------------- */
+/*
+ * Parse mountinfo text; records get want & what mountinfo can give, plus
+ * ns_id when non-zero. flags: MNTSNAP_CAPTURE_REVERSE. -EBADMSG (err says
+ * line and field), -ENOMEM, -E2BIG (text over 2 GiB).
+ */
+int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t flags,
+			    uint64_t ns_id, struct mntsnap_error *err,
+			    struct mntsnap_snapshot **ret_snap);
+/* Read and parse o->mountinfo_path, or the mountinfo of o->ns. */
+int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
+			      const struct mntsnap_sysops *sys, uint32_t want,
+			      struct mntsnap_snapshot **ret_snap);
+
 #endif

@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /proc/PID/mountinfo text -> snapshot records.
+ *
+ * The parser makes one pass over the whole text, which it reads into one
+ * buffer first (stdio and per-line reads cost more than the parsing). Each
+ * line is split in place with memchr; the strings of one line are unescaped
+ * into one reusable scratch buffer and then copied into the snapshot's
+ * string table by mntsnap_snap_add(), which also interns the superblock
+ * part. Nothing is allocated per field. Any malformed line fails the whole
+ * parse with -EBADMSG and the line number: a silently partial mount table
+ * is worse than none.
+ *
+ * Normalisations, so that records compare equal with the statmount backend
+ * on every field both can give:
+ *  - propagate_from: the text shows it only when the dominating peer group
+ *    differs from master (and is not 0). The record holds that number, or
+ *    0 when the text shows none; backend-statmount.c stores the kernel's
+ *    value the same way (0 when it equals master).
+ *  - no optional field at all -> MNTSNAP_PROP_PRIVATE, as statmount says.
+ *  - the "ro" of the per-mount options is also printed for a read-only
+ *    superblock; the parser sets MNTSNAP_ATTR_RDONLY whenever it is there
+ *    (a rw mount of a ro superblock cannot be told apart in the text).
+ *  - no atime word means strictatime (MNTSNAP_ATTR_STRICTATIME).
+ *  - super options: leading ro/rw,sync,dirsync,mand,lazytime become
+ *    sb_flags (mand is dropped, statmount never reports it); the rest is
+ *    kept escaped, verbatim, like statmount's mnt_opts, and is absent
+ *    (no MNTSNAP_F_OPTS) when empty.
+ *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "ns.h"
+#include "snapshot.h"
+
+/* Everything a mountinfo line can give (NS_ID only for a live namespace). */
+#define MI_FIELDS                                                              \
+	(MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR | \
+	 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |     \
+	 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE |      \
+	 MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS | MNTSNAP_F_NS_ID)
+
+#define READ_CHUNK (64 * 1024)
+/* A mount table larger than this is not a mount table. */
+#define MAX_TEXT (1UL << 31)
+
+struct mi_parser {
+	struct mntsnap_snapshot *s;
+	struct mntsnap_error *err;
+	uint32_t want;
+	uint64_t ns_id;
+	char *scratch;
+	size_t scratch_cap;
+	unsigned line;
+};
+
+/* A token of the current line: [p, p + len). */
+struct tok {
+	const char *p;
+	size_t len;
+};
+
+/* -EBADMSG, with "line N: field: what" as the message. */
+static int bad(struct mi_parser *P, const char *field, const char *what)
+{
+	return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: %s: %s", P->line, field,
+				 what);
+}
+
+static bool tok_is(const struct tok *t, const char *lit, size_t n)
+{
+	return t->len == n && !memcmp(t->p, lit, n);
+}
+
+#define TOK_IS(t, lit) tok_is(t, lit, sizeof(lit) - 1)
+
+/* Next space-separated token; false if the line ends first. */
+static bool next_tok(const char **pos, const char *end, struct tok *t)
+{
+	const char *sp = memchr(*pos, ' ', (size_t)(end - *pos));
+
+	if (!sp)
+		return false;
+	t->p = *pos;
+	t->len = (size_t)(sp - *pos);
+	*pos = sp + 1;
+	return true;
+}
+
+/*
+ * Decimal u32, own digit loop: strtoul would accept signs, spaces and
+ * hex and costs a locale lookup per call.
+ */
+static bool parse_u32(const char *p, size_t len, uint32_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!len || len > 10)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned)(unsigned char)p[i] - '0';
+
+		if (d > 9)
+			return false;
+		v = v * 10 + d;
+	}
+	if (v > UINT32_MAX)
+		return false;
+	*ret = (uint32_t)v;
+	return true;
+}
+
+static bool is_oct(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/*
+ * Copy src to dst decoding \ooo (exactly three octal digits, first 0-3 so
+ * the value fits a byte); any other backslash stays literal, like
+ * libmount's unmangle. Returns the length written, or -1 for an escape
+ * that decodes to NUL (the kernel never emits one; it would cut the
+ * string short).
+ */
+static long unescape(char *dst, const char *src, size_t n)
+{
+	char *d = dst;
+	const char *end = src + n;
+
+	while (src < end) {
+		const char *bs = memchr(src, '\\', (size_t)(end - src));
+		size_t run = bs ? (size_t)(bs - src) : (size_t)(end - src);
+
+		memcpy(d, src, run);
+		d += run;
+		src += run;
+		if (!bs)
+			break;
+		if (end - bs >= 4 && bs[1] >= '0' && bs[1] <= '3' && is_oct(bs[2]) &&
+		    is_oct(bs[3])) {
+			char c = (char)(((bs[1] - '0') << 6) | ((bs[2] - '0') << 3) | (bs[3] - '0'));
+
+			if (!c)
+				return -1;
+			*d++ = c;
+			src += 4;
+		} else {
+			*d++ = '\\';
+			src++;
+		}
+	}
+	*d = '\0';
+	return d - dst;
+}
+
+/* Unescape a token into the scratch buffer at *off; returns its start. */
+static const char *put_unescaped(struct mi_parser *P, size_t *off, const char *p, size_t len,
+				 const char *field, int *rerr)
+{
+	char *dst = P->scratch + *off;
+	long n = unescape(dst, p, len);
+
+	if (n < 0) {
+		*rerr = bad(P, field, "escape \\000 decodes to NUL");
+		return NULL;
+	}
+	*off += (size_t)n + 1;
+	return dst;
+}
+
+static const char *put_verbatim(struct mi_parser *P, size_t *off, const char *p, size_t len)
+{
+	char *dst = P->scratch + *off;
+
+	memcpy(dst, p, len);
+	dst[len] = '\0';
+	*off += len + 1;
+	return dst;
+}
+
+/* Column 6: per-mount options, "ro"/"rw" then known flags. */
+static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
+{
+	const char *p = t->p, *end = t->p + t->len;
+	uint32_t attr = MNTSNAP_ATTR_STRICTATIME;
+	bool first = true;
+
+	while (p <= end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		struct tok w = { p, (size_t)((c ? c : end) - p) };
+
+		if (first) {
+			if (TOK_IS(&w, "ro"))
+				attr |= MNTSNAP_ATTR_RDONLY;
+			else if (!TOK_IS(&w, "rw"))
+				return bad(P, "mount options", "must start with ro or rw");
+			first = false;
+		} else if (TOK_IS(&w, "nosuid")) {
+			attr |= MNTSNAP_ATTR_NOSUID;
+		} else if (TOK_IS(&w, "nodev")) {
+			attr |= MNTSNAP_ATTR_NODEV;
+		} else if (TOK_IS(&w, "noexec")) {
+			attr |= MNTSNAP_ATTR_NOEXEC;
+		} else if (TOK_IS(&w, "noatime")) {
+			attr = (attr & ~MNTSNAP_ATTR__ATIME) | MNTSNAP_ATTR_NOATIME;
+		} else if (TOK_IS(&w, "relatime")) {
+			attr = (attr & ~MNTSNAP_ATTR__ATIME) | MNTSNAP_ATTR_RELATIME;
+		} else if (TOK_IS(&w, "nodiratime")) {
+			attr |= MNTSNAP_ATTR_NODIRATIME;
+		} else if (TOK_IS(&w, "nosymfollow")) {
+			attr |= MNTSNAP_ATTR_NOSYMFOLLOW;
+		} else if (TOK_IS(&w, "idmapped")) {
+			attr |= MNTSNAP_ATTR_IDMAP;
+		} else {
+			return bad(P, "mount options", "unknown per-mount option");
+		}
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	m->attr = attr;
+	return 0;
+}
+
+/* "tag:N" with a decimal N. */
+static bool opt_num(const struct tok *t, const char *tag, size_t tl, uint32_t *ret)
+{
+	return t->len > tl && !memcmp(t->p, tag, tl) && parse_u32(t->p + tl, t->len - tl, ret);
+}
+
+/* Column 7: optional fields up to the "-" separator. */
+static int parse_optional(struct mi_parser *P, const char **pos, const char *end,
+			  struct mntsnap_mount *m)
+{
+	struct tok t;
+	uint32_t v;
+
+	m->propagation = 0;
+	for (;;) {
+		if (!next_tok(pos, end, &t))
+			return bad(P, "optional fields", "missing ' - ' separator");
+		if (TOK_IS(&t, "-"))
+			break;
+		if (opt_num(&t, "shared:", 7, &v)) {
+			m->propagation |= MNTSNAP_PROP_SHARED;
+			m->peer_group = v;
+		} else if (opt_num(&t, "master:", 7, &v)) {
+			m->propagation |= MNTSNAP_PROP_SLAVE;
+			m->master = v;
+		} else if (opt_num(&t, "propagate_from:", 15, &v)) {
+			m->propagate_from = v;
+		} else if (TOK_IS(&t, "unbindable")) {
+			m->propagation |= MNTSNAP_PROP_UNBINDABLE;
+		} else if (!t.len || t.p[0] == ':' ||
+			   (t.len >= 7 && (!memcmp(t.p, "shared:", 7) || !memcmp(t.p, "master:", 7))) ||
+			   (t.len >= 15 && !memcmp(t.p, "propagate_from:", 15))) {
+			return bad(P, "optional fields", "bad shared/master/propagate_from value");
+		}
+		/* other tag[:value] fields: proc(5) says readers ignore them */
+	}
+	if (!m->propagation)
+		m->propagation = MNTSNAP_PROP_PRIVATE;
+	return 0;
+}
+
+/* Column 11: super options -> sb_flags and the escaped rest. */
+static int parse_sb_opts(struct mi_parser *P, const char *p, const char *end, size_t *off,
+			 struct mntsnap_mount *m)
+{
+	static const struct {
+		const char *w;
+		size_t len;
+		uint32_t flag;
+	} words[] = {
+		{ "sync", 4, MNTSNAP_SB_SYNCHRONOUS },
+		{ "dirsync", 7, MNTSNAP_SB_DIRSYNC },
+		{ "mand", 4, 0 },
+		{ "lazytime", 8, MNTSNAP_SB_LAZYTIME },
+	};
+	size_t len = (size_t)(end - p);
+
+	if (len >= 2 && !memcmp(p, "ro", 2))
+		m->sb_flags = MNTSNAP_SB_RDONLY;
+	else if (len >= 2 && !memcmp(p, "rw", 2))
+		m->sb_flags = 0;
+	else
+		return bad(P, "super options", "must start with ro or rw");
+	p += 2;
+	if (p < end && *p != ',')
+		return bad(P, "super options", "must start with ro or rw");
+	/* the kernel prints these flags in this order before any fs option */
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && p < end; i++) {
+		size_t wl = words[i].len;
+
+		if ((size_t)(end - p) >= wl + 1 && !memcmp(p + 1, words[i].w, wl) &&
+		    (p + 1 + wl == end || p[1 + wl] == ',')) {
+			m->sb_flags |= words[i].flag;
+			p += 1 + wl;
+		}
+	}
+	if (p < end) {
+		p++; /* the comma */
+		if (p == end)
+			return bad(P, "super options", "empty option after ','");
+		m->options = put_verbatim(P, off, p, (size_t)(end - p));
+		m->mask |= MNTSNAP_F_OPTS;
+	}
+	return 0;
+}
+
+static int parse_dev(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
+{
+	const char *colon = memchr(t->p, ':', t->len);
+
+	if (!colon || !parse_u32(t->p, (size_t)(colon - t->p), &m->dev_major) ||
+	    !parse_u32(colon + 1, t->len - (size_t)(colon - t->p) - 1, &m->dev_minor))
+		return bad(P, "major:minor", "not MAJOR:MINOR");
+	return 0;
+}
+
+/* fs type, split at the first '.' into type and subtype. */
+static int parse_fstype(struct mi_parser *P, const struct tok *t, size_t *off,
+			struct mntsnap_mount *m)
+{
+	const char *dot = memchr(t->p, '.', t->len);
+	size_t tl = dot ? (size_t)(dot - t->p) : t->len;
+	int r = 0;
+
+	if (!tl)
+		return bad(P, "fs type", "empty");
+	m->fs_type = put_unescaped(P, off, t->p, tl, "fs type", &r);
+	if (!m->fs_type)
+		return r;
+	m->mask |= MNTSNAP_F_FS_TYPE;
+	if (dot && tl + 1 < t->len) {
+		m->fs_subtype = put_unescaped(P, off, dot + 1, t->len - tl - 1, "fs subtype", &r);
+		if (!m->fs_subtype)
+			return r;
+		m->mask |= MNTSNAP_F_FS_SUBTYPE;
+	}
+	return 0;
+}
+
+static int ensure_scratch(struct mi_parser *P, size_t need)
+{
+	char *n;
+
+	if (need <= P->scratch_cap)
+		return 0;
+	n = realloc(P->scratch, need + 256);
+	if (!n)
+		return mntsnap_set_error(P->err, -ENOMEM, P->line, "out of memory");
+	P->scratch = n;
+	P->scratch_cap = need + 256;
+	return 0;
+}
+
+/* The fields of one line, up to the separator. */
+static int parse_head(struct mi_parser *P, const char **pos, const char *end, size_t *off,
+		      struct mntsnap_mount *m)
+{
+	struct tok t;
+	int r = 0;
+
+	if (!next_tok(pos, end, &t) || !parse_u32(t.p, t.len, &m->id_old))
+		return bad(P, "mount id", "missing or not a number");
+	if (!next_tok(pos, end, &t) || !parse_u32(t.p, t.len, &m->parent_id_old))
+		return bad(P, "parent id", "missing or not a number");
+	if (!next_tok(pos, end, &t))
+		return bad(P, "major:minor", "missing");
+	r = parse_dev(P, &t, m);
+	if (r)
+		return r;
+	if (!next_tok(pos, end, &t) || !t.len)
+		return bad(P, "root", "missing");
+	m->root = put_unescaped(P, off, t.p, t.len, "root", &r);
+	if (!m->root)
+		return r;
+	if (!next_tok(pos, end, &t) || !t.len)
+		return bad(P, "mount point", "missing");
+	m->mount_point = put_unescaped(P, off, t.p, t.len, "mount point", &r);
+	if (!m->mount_point)
+		return r;
+	/* the options may end the line only in broken text: need a separator */
+	if (!next_tok(pos, end, &t) || !t.len)
+		return bad(P, "mount options", "missing");
+	r = parse_mnt_opts(P, &t, m);
+	if (r)
+		return r;
+	return parse_optional(P, pos, end, m);
+}
+
+static int parse_line(struct mi_parser *P, const char *p, const char *end)
+{
+	struct mntsnap_mount m;
+	size_t off = 0;
+	struct tok t;
+	long added;
+	int r;
+
+	/* every string of the line fits in its length plus six NULs */
+	r = ensure_scratch(P, (size_t)(end - p) + 8);
+	if (r)
+		return r;
+	memset(&m, 0, sizeof(m));
+	m.mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR |
+		 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |
+		 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_SOURCE;
+	r = parse_head(P, &p, end, &off, &m);
+	if (r)
+		return r;
+	if (!next_tok(&p, end, &t))
+		return bad(P, "fs type", "missing");
+	r = parse_fstype(P, &t, &off, &m);
+	if (r)
+		return r;
+	/* the source may be empty ("tmpfs  rw"): an empty token is fine */
+	if (!next_tok(&p, end, &t))
+		return bad(P, "source", "missing");
+	m.source = put_unescaped(P, &off, t.p, t.len, "source", &r);
+	if (!m.source)
+		return r;
+	if (p == end)
+		return bad(P, "super options", "missing");
+	r = parse_sb_opts(P, p, end, &off, &m);
+	if (r)
+		return r;
+	/* statmount sets a propagate_from only for slaves: so do we */
+	if (!(m.propagation & MNTSNAP_PROP_SLAVE))
+		m.propagate_from = 0;
+	if (P->ns_id) {
+		m.ns_id = P->ns_id;
+		m.mask |= MNTSNAP_F_NS_ID;
+	}
+	m.mask &= P->want;
+	added = mntsnap_snap_add(P->s, &m);
+	if (added < 0)
+		return mntsnap_set_error(P->err, (int)added, P->line, "line %u: storing the record: %s",
+					 P->line, strerror((int)-added));
+	return 0;
+}
+
+/* 1-based line number of byte pos. */
+static unsigned line_of(const char *buf, const char *pos)
+{
+	unsigned n = 1;
+
+	for (const char *p = buf; p < pos; p++) {
+		p = memchr(p, '\n', (size_t)(pos - p));
+		if (!p)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* Storage order is line order: record i came from line i + 1. */
+static int check_ids(struct mi_parser *P)
+{
+	const struct mntsnap_snapshot *s = P->s;
+
+	if (!s->by_old)
+		return 0;
+	for (uint32_t i = 1; i < s->nrecs; i++) {
+		uint32_t a = s->by_old[i - 1], b = s->by_old[i];
+
+		if (s->recs[a].id_old == s->recs[b].id_old) {
+			P->line = (a > b ? a : b) + 1;
+			return mntsnap_set_error(P->err, -EBADMSG, P->line,
+						 "line %u: mount id: %u appears twice (also line %u)",
+						 P->line, s->recs[a].id_old, (a < b ? a : b) + 1);
+		}
+	}
+	return 0;
+}
+
+static void reverse_records(struct mntsnap_snapshot *s)
+{
+	for (uint32_t i = 0, j = s->nrecs; i + 1 < j; i++, j--) {
+		struct mntsnap_rec t = s->recs[i];
+
+		s->recs[i] = s->recs[j - 1];
+		s->recs[j - 1] = t;
+	}
+}
+
+static int parse_all(struct mi_parser *P, const char *buf, size_t len, bool reverse)
+{
+	const char *p = buf, *end = buf + len, *nul;
+	int r;
+
+	nul = memchr(buf, '\0', len);
+	if (nul) {
+		P->line = line_of(buf, nul);
+		return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: NUL byte in the text",
+					 P->line);
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		P->line++;
+		if (!nl)
+			return mntsnap_set_error(P->err, -EBADMSG, P->line,
+						 "line %u: truncated line (no newline at the end)",
+						 P->line);
+		if (nl == p)
+			return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: empty line",
+						 P->line);
+		r = parse_line(P, p, nl);
+		if (r)
+			return r;
+		p = nl + 1;
+	}
+	if (reverse)
+		reverse_records(P->s);
+	r = mntsnap_snap_finish(P->s);
+	if (r == -ENOMEM)
+		return mntsnap_set_error(P->err, r, 0, "out of memory");
+	if (check_ids(P))
+		return -EBADMSG;
+	if (r)
+		return mntsnap_set_error(P->err, r, 0, "parent ids form a cycle");
+	return 0;
+}
+
+int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t flags,
+			    uint64_t ns_id, struct mntsnap_error *err,
+			    struct mntsnap_snapshot **ret_snap)
+{
+	struct mi_parser P = { .err = err, .want = want & MI_FIELDS, .ns_id = ns_id };
+	int r;
+
+	if (!buf && len)
+		return mntsnap_set_error(err, -EINVAL, 0, "no buffer");
+	if (len > MAX_TEXT)
+		return mntsnap_set_error(err, -E2BIG, 0, "mountinfo text over 2 GiB");
+	if (!ns_id)
+		P.want &= ~MNTSNAP_F_NS_ID;
+	P.s = mntsnap_snap_new(MNTSNAP_BACKEND_MOUNTINFO, P.want);
+	if (!P.s)
+		return mntsnap_set_error(err, -ENOMEM, 0, "out of memory");
+	mntsnap_snap_stamp(P.s);
+	P.s->ns_id = ns_id;
+	r = len ? parse_all(&P, buf, len, flags & MNTSNAP_CAPTURE_REVERSE)
+		: mntsnap_snap_finish(P.s);
+	free(P.scratch);
+	if (r) {
+		mntsnap_snapshot_free(P.s);
+		return r;
+	}
+	*ret_snap = P.s;
+	return 0;
+}
+
+int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_capture_opts *opts,
+			    struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_capture_opts o = { .sz = sizeof(o) };
+	int r;
+
+	if (!ret_snap)
+		return -EINVAL;
+	if (opts) {
+		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		if (r)
+			return r;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	return mntsnap_mountinfo_parse(buf, len, o.mask ? o.mask : MNTSNAP_MASK_DEFAULT, o.flags,
+				       0, o.error, ret_snap);
+}
+
+/* ---- reading the text -------------------------------------------------- */
+
+/* The whole file into one malloc'd buffer (st_size is 0 for /proc files). */
+static int read_all(int fd, char **ret_buf, size_t *ret_len)
+{
+	struct stat st;
+	size_t cap = READ_CHUNK, n = 0;
+	char *buf;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < MAX_TEXT)
+		cap = (size_t)st.st_size + 1;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 4096) {
+			char *nb;
+
+			if (cap >= MAX_TEXT) {
+				free(buf);
+				return -E2BIG;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			free(buf);
+			return (int)r;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	*ret_buf = buf;
+	*ret_len = n;
+	return 0;
+}
+
+static int open_ro(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The pid a pidfd refers to, from /proc/self/fdinfo; -ESRCH once it died. */
+static int pidfd_pid(int pidfd)
+{
+	char path[64], buf[1024];
+	const char *p;
+	uint32_t pid;
+	ssize_t n;
+	size_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open_ro(path);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:\t");
+	if (!p)
+		return -EOPNOTSUPP; /* kernel without pidfd fdinfo */
+	p += 6;
+	if (*p == '-')
+		return -ESRCH; /* "Pid: -1": the process is gone */
+	len = strcspn(p, "\n");
+	if (!parse_u32(p, len, &pid) || !pid || pid > INT32_MAX)
+		return -EIO;
+	return (int)pid;
+}
+
+/* Is /proc/PID/ns/mnt the namespace nsfd names? */
+static int same_ns(int pid, int nsfd)
+{
+	struct stat a, b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	if (stat(path, &a))
+		return -errno;
+	if (fstat(nsfd, &b))
+		return -errno;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * Open the mountinfo of the process behind a namespace handle's pidfd.
+ * The pid is read from the pidfd and checked again after the open: if the
+ * process still lives then, the /proc entry we opened was that process,
+ * not a reuse of its pid. The namespace must still be the handle's.
+ */
+static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, struct mntsnap_error *err)
+{
+	char path[64];
+	int pid, fd, r;
+
+	pid = pidfd_pid(ns->pidfd);
+	if (pid < 0)
+		return mntsnap_set_error(err, pid, 0, "mountinfo: the target process: %s",
+					 strerror(-pid));
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	fd = open_ro(path);
+	if (fd < 0)
+		return mntsnap_set_error(err, fd, 0, "mountinfo: open %s: %s", path,
+					 strerror(-fd));
+	r = pidfd_pid(ns->pidfd);
+	if (r == pid && ns->nsfd >= 0)
+		r = same_ns(pid, ns->nsfd) == 1 ? pid : -ESRCH;
+	if (r != pid) {
+		close(fd);
+		return mntsnap_set_error(err, -ESRCH, 0,
+					 "mountinfo: process %d exited or left the namespace", pid);
+	}
+	return fd;
+}
+
+/* Namespace id of /proc/.../ns/mnt, 0 when the kernel cannot tell (< 6.11). */
+static uint64_t ns_id_of(const struct mntsnap_sysops *sys, const char *path)
+{
+	uint64_t id = 0;
+	int fd = open_ro(path);
+
+	if (fd < 0)
+		return 0;
+	if (sys->ioctl(sys->ctx, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
+		id = 0;
+	close(fd);
+	return id;
+}
+
+/* Pick and open the text for o; *ret_ns_id gets the namespace id if known. */
+static int open_source(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+		       uint64_t *ret_ns_id)
+{
+	const struct mntsnap_ns *ns = o->ns;
+	int fd;
+
+	*ret_ns_id = 0;
+	if (o->mountinfo_path) {
+		if (ns)
+			return mntsnap_set_error(o->error, -EINVAL, 0,
+						 "mountinfo_path and a target namespace exclude each other");
+		fd = open_ro(o->mountinfo_path);
+		if (fd < 0)
+			return mntsnap_set_error(o->error, fd, 0, "open %s: %s",
+						 o->mountinfo_path, strerror(-fd));
+		return fd;
+	}
+	if (!ns || ns->self) {
+		/* thread-self: a thread that setns()'d reads its own namespace */
+		fd = open_ro("/proc/thread-self/mountinfo");
+		if (fd >= 0) {
+			*ret_ns_id = ns && ns->ns_id ? ns->ns_id
+				   : ns_id_of(sys, "/proc/thread-self/ns/mnt");
+			return fd;
+		}
+		fd = open_ro("/proc/self/mountinfo");
+		if (fd < 0)
+			return mntsnap_set_error(o->error, fd, 0, "open /proc/self/mountinfo: %s",
+						 strerror(-fd));
+		*ret_ns_id = ns && ns->ns_id ? ns->ns_id : ns_id_of(sys, "/proc/self/ns/mnt");
+		return fd;
+	}
+	if (ns->pidfd < 0)
+		return mntsnap_set_error(o->error, -EOPNOTSUPP, 0,
+					 "mountinfo backend needs a process in the target namespace; "
+					 "this handle has only a namespace %s",
+					 ns->nsfd >= 0 ? "fd" : "id");
+	fd = open_pidfd_mountinfo(ns, o->error);
+	if (fd >= 0)
+		*ret_ns_id = ns->ns_id;
+	return fd;
+}
+
+int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
+			      const struct mntsnap_sysops *sys, uint32_t want,
+			      struct mntsnap_snapshot **ret_snap)
+{
+	uint64_t ns_id;
+	size_t len = 0;
+	char *buf = NULL;
+	int fd, r;
+
+	if (o->under_id)
+		return mntsnap_set_error(o->error, -EOPNOTSUPP, 0,
+					 "mountinfo has no unique mount ids: under_id needs statmount");
+	fd = open_source(o, sys, &ns_id);
+	if (fd < 0)
+		return fd;
+	r = read_all(fd, &buf, &len);
+	close(fd);
+	if (r)
+		return mntsnap_set_error(o->error, r, 0, "reading mountinfo: %s", strerror(-r));
+	r = mntsnap_mountinfo_parse(buf, len, want, o->flags, ns_id, o->error, ret_snap);
+	free(buf);
+	return r;
+}
