@@ -79,8 +79,12 @@ static void put_escaped(struct out *o, const char *s, const char *esc)
 
 static void put_mnt_opts(struct out *o, const struct mntsnap_mount *m)
 {
-	/* __mnt_is_readonly(): the mount flag or a read-only superblock */
-	bool ro = (m->attr & MNTSNAP_ATTR_RDONLY) || (m->sb_flags & MNTSNAP_SB_RDONLY);
+	/*
+	 * show_mountinfo() prints the mount's own MNT_READONLY here; a read-only
+	 * superblock shows only in the super options (checked on 6.18: a rw
+	 * bind of a tmpfs remounted ro reads "rw ... - tmpfs src ro").
+	 */
+	bool ro = m->attr & MNTSNAP_ATTR_RDONLY;
 	uint32_t atime = m->attr & MNTSNAP_ATTR__ATIME;
 
 	puts_(o, ro ? "ro" : "rw");

@@ -128,6 +128,11 @@ struct statmount {
 #define MNT_UNIQUE_ID_OFFSET 0x80000000ULL
 
 /* ---- mount attributes and propagation -------------------------------------- */
+/*
+ * glibc >= 2.36 <sys/mount.h> defines these too (without the U suffix):
+ * keep its copy when it came first, so users of both headers build cleanly.
+ */
+#ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY 0x00000001U
 #define MOUNT_ATTR_NOSUID 0x00000002U
 #define MOUNT_ATTR_NODEV 0x00000004U
@@ -139,6 +144,7 @@ struct statmount {
 #define MOUNT_ATTR_NODIRATIME 0x00000080U
 #define MOUNT_ATTR_IDMAP 0x00100000U
 #define MOUNT_ATTR_NOSYMFOLLOW 0x00200000U
+#endif
 
 /* MS_* as reported in mnt_propagation and SB_* in sb_flags (same values). */
 #define MNTSNAP_MS_RDONLY 0x1U

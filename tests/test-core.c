@@ -2,20 +2,66 @@
 /*
  * Core: statmount capture rendered as mountinfo must equal the kernel's
  * /proc/self/mountinfo byte for byte, for every mount setup below (each
- * built inside a private mount namespace).
+ * built inside a private mount namespace). Then the snapshot's own
+ * invariants (tree, indexes, single-mount queries) and resource hygiene.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
 #include "mntsnap.h"
+#include "uapi.h"
 
 #define BASE "/tmp/mntsnap-test"
+
+#ifndef MS_NOSYMFOLLOW
+#define MS_NOSYMFOLLOW 256
+#endif
+
+/* mount_setattr(2) argument (include/uapi/linux/mount.h, MOUNT_ATTR_SIZE_VER0) */
+struct t_mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
+
+#define T_AT_EMPTY_PATH 0x1000
+#define T_AT_RECURSIVE 0x8000
+#define T_OPEN_TREE_CLONE 1
+#define T_MOVE_MOUNT_F_EMPTY_PATH 0x4
+
+static int t_mount_setattr(const char *path, unsigned flags, uint64_t set, uint64_t clr,
+			   uint64_t prop, int userns_fd)
+{
+	struct t_mount_attr a = { .attr_set = set, .attr_clr = clr, .propagation = prop,
+				  .userns_fd = userns_fd < 0 ? 0 : (uint64_t)userns_fd };
+
+	return (int)syscall(MNTSNAP_NR_mount_setattr, AT_FDCWD, path, flags, &a, sizeof(a));
+}
+
+static struct mntsnap_snapshot *capture_opts(uint32_t mask, uint32_t flags, unsigned threads)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = {0};
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT, .mask = mask,
+		     .flags = flags, .threads = threads, .error = &err);
+	int r = mntsnap_capture(&o, &s);
+
+	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
+	return s;
+}
 
 static struct mntsnap_snapshot *capture(int backend)
 {
@@ -28,46 +74,950 @@ static struct mntsnap_snapshot *capture(int backend)
 	return s;
 }
 
-/* The oracle: our rendering vs the kernel's text, read right after. */
-static void assert_oracle(void)
+static size_t count_lines(const char *s)
 {
-	struct mntsnap_snapshot *s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* The oracle: our rendering vs the kernel's text, read right after. */
+static void assert_oracle_snap(struct mntsnap_snapshot *s, char **ret_want)
+{
 	char *want = ms_read_file("/proc/self/mountinfo", NULL);
 	char *got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
 
 	ms_assert_text_eq(got, want, "statmount rendering vs /proc/self/mountinfo");
+	cr_assert_eq(count_lines(want), mntsnap_snapshot_count(s));
 	free(got);
-	free(want);
-	mntsnap_snapshot_free(s);
+	if (ret_want)
+		*ret_want = want;
+	else
+		free(want);
 }
+
+/* Returns the kernel's text for extra checks by the caller (free it). */
+static char *assert_oracle(void)
+{
+	struct mntsnap_snapshot *s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	char *want;
+
+	assert_oracle_snap(s, &want);
+	mntsnap_snapshot_free(s);
+	/* the full mask (opt arrays, id maps) must not change the text */
+	s = capture_opts(MNTSNAP_MASK_FULL, 0, 0);
+	assert_oracle_snap(s, NULL);
+	mntsnap_snapshot_free(s);
+	return want;
+}
+
+static void mnt_ok(const char *src, const char *dst, const char *type, unsigned long flags,
+		   const char *data)
+{
+	cr_assert_eq(mount(src, dst, type, flags, data), 0, "mount %s on %s: %s",
+		     src ? src : "(null)", dst, strerror(errno));
+}
+
+static void bind_ok(const char *src, const char *dst)
+{
+	mnt_ok(src, dst, NULL, MS_BIND, NULL);
+}
+
+/* Index of the record whose mount point is mp (last one: the top of a stack). */
+static long find_mp(const struct mntsnap_snapshot *s, const char *mp, struct mntsnap_mount *ret)
+{
+	struct mntsnap_mount m;
+	long found = -ENOENT;
+
+	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
+		cr_assert_eq(mntsnap_snapshot_get(s, i, &m), 0);
+		if (!strcmp(m.mount_point, mp)) {
+			found = (long)i;
+			if (ret)
+				*ret = m;
+		}
+	}
+	return found;
+}
+
+static bool has_line_with(const char *text, const char *a, const char *b)
+{
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		char *line = strndup(l, n);
+		bool ok = strstr(line, a) && (!b || strstr(line, b));
+
+		free(line);
+		if (ok)
+			return true;
+		l += n + (e ? 1 : 0);
+	}
+	return false;
+}
+
+/* ---- oracle tests --------------------------------------------------------- */
 
 Test(core, plain_table)
 {
 	ms_private_ns(BASE);
-	assert_oracle();
+	free(assert_oracle());
 }
 
 Test(core, tmpfs_options_and_flags)
 {
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/a");
-	cr_assert_eq(mount("src", BASE "/a", "tmpfs",
-			   MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |
-				   MS_NODIRATIME | MS_SYNCHRONOUS | MS_DIRSYNC | MS_LAZYTIME,
-			   "size=1m,mode=700,uid=1,gid=2"),
-		     0, "%s", strerror(errno));
-	assert_oracle();
+	ms_mkdir_p(BASE "/b");
+	mnt_ok("src", BASE "/a", "tmpfs",
+	       MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |
+		       MS_SYNCHRONOUS | MS_DIRSYNC | MS_LAZYTIME,
+	       "size=1m,mode=700,uid=1,gid=2");
+	mnt_ok("other", BASE "/b", "tmpfs", 0, "size=4k,nr_inodes=77,mode=1777,huge=never");
+	free(assert_oracle());
 }
 
-Test(core, fd_and_count)
+Test(core, bind_subdirectories)
 {
 	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/src/sub/deep dir");
+	ms_mkdir_p(BASE "/b1");
+	ms_mkdir_p(BASE "/b2");
+	ms_mkdir_p(BASE "/b3");
+	bind_ok(BASE "/src/sub", BASE "/b1");
+	bind_ok(BASE "/src/sub/deep dir", BASE "/b2");
+	/* a bind of a bind: root stays relative to the filesystem */
+	bind_ok(BASE "/b1/deep dir", BASE "/b3");
+	free(assert_oracle());
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	cr_assert_geq(find_mp(s, BASE "/b1", &m), 0);
+	cr_assert_str_eq(m.root, "/src/sub");
+	cr_assert_geq(find_mp(s, BASE "/b3", &m), 0);
+	cr_assert_str_eq(m.root, "/src/sub/deep dir");
+	mntsnap_snapshot_free(s);
+}
+
+Test(core, readonly_mount_and_superblock)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	char *want;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/rw-sb");
+	ms_mkdir_p(BASE "/ro-bind");
+	ms_mkdir_p(BASE "/ro-sb");
+	ms_mkdir_p(BASE "/rw-view");
+	/* ro mount over a rw superblock */
+	mnt_ok("rwsb", BASE "/rw-sb", "tmpfs", 0, NULL);
+	bind_ok(BASE "/rw-sb", BASE "/ro-bind");
+	mnt_ok(NULL, BASE "/ro-bind", NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL);
+	/* rw mount over a ro superblock: bind first, then make the sb ro */
+	mnt_ok("rosb", BASE "/ro-sb", "tmpfs", 0, NULL);
+	bind_ok(BASE "/ro-sb", BASE "/rw-view");
+	mnt_ok(NULL, BASE "/ro-sb", NULL, MS_REMOUNT | MS_RDONLY, NULL);
+
+	want = assert_oracle();
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	/* prove both corner cases were really built */
+	cr_assert_geq(find_mp(s, BASE "/ro-bind", &m), 0);
+	cr_assert(m.attr & MNTSNAP_ATTR_RDONLY);
+	cr_assert_not(m.sb_flags & MNTSNAP_SB_RDONLY);
+	cr_assert(has_line_with(want, " " BASE "/ro-bind ro", " rw"));
+	cr_assert_geq(find_mp(s, BASE "/rw-view", &m), 0);
+	cr_assert_not(m.attr & MNTSNAP_ATTR_RDONLY, "attr %#x", m.attr);
+	cr_assert(m.sb_flags & MNTSNAP_SB_RDONLY);
+	cr_assert(has_line_with(want, " " BASE "/rw-view ", " - tmpfs rosb ro"));
+	mntsnap_snapshot_free(s);
+	free(want);
+}
+
+Test(core, per_mount_flags)
+{
+	static const struct {
+		const char *name;
+		unsigned long ms;
+	} cases[] = {
+		{ "nosuid", MS_NOSUID },
+		{ "nodev", MS_NODEV },
+		{ "noexec", MS_NOEXEC },
+		{ "noatime", MS_NOATIME },
+		{ "nodiratime", MS_NODIRATIME },
+		{ "strictatime", MS_STRICTATIME },
+		{ "relatime", MS_RELATIME },
+		{ "nosymfollow", MS_NOSYMFOLLOW },
+		{ "all", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |
+				 MS_NOSYMFOLLOW | MS_RDONLY },
+		{ "strict-nodir", MS_STRICTATIME | MS_NODIRATIME },
+		{ "rel-nodir", MS_RELATIME | MS_NODIRATIME },
+	};
+	char path[256];
+	char *want;
+
+	ms_private_ns(BASE);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), BASE "/%s", cases[i].name);
+		ms_mkdir_p(path);
+		mnt_ok(cases[i].name, path, "tmpfs", cases[i].ms, NULL);
+	}
+	/* the same combinations reached via mount_setattr on binds */
+	ms_mkdir_p(BASE "/sa-noatime-nodir");
+	ms_mkdir_p(BASE "/sa-strict");
+	ms_mkdir_p(BASE "/sa-sym");
+	bind_ok(BASE "/relatime", BASE "/sa-noatime-nodir");
+	bind_ok(BASE "/relatime", BASE "/sa-strict");
+	bind_ok(BASE "/relatime", BASE "/sa-sym");
+	cr_assert_eq(t_mount_setattr(BASE "/sa-noatime-nodir", 0,
+				     MOUNT_ATTR_NOATIME | MOUNT_ATTR_NODIRATIME,
+				     MOUNT_ATTR__ATIME, 0, -1),
+		     0, "mount_setattr: %s", strerror(errno));
+	cr_assert_eq(t_mount_setattr(BASE "/sa-strict", 0, MOUNT_ATTR_STRICTATIME,
+				     MOUNT_ATTR__ATIME, 0, -1),
+		     0, "mount_setattr: %s", strerror(errno));
+	cr_assert_eq(t_mount_setattr(BASE "/sa-sym", 0, MOUNT_ATTR_NOSYMFOLLOW | MOUNT_ATTR_NOEXEC,
+				     0, 0, -1),
+		     0, "mount_setattr: %s", strerror(errno));
+	want = assert_oracle();
+	cr_assert(has_line_with(want, BASE "/nosymfollow rw,relatime,nosymfollow", NULL));
+	cr_assert(has_line_with(want, BASE "/sa-noatime-nodir rw,noatime,nodiratime", NULL));
+	cr_assert(has_line_with(want, BASE "/rel-nodir rw,nodiratime,relatime", NULL));
+	free(want);
+}
+
+Test(core, propagation_kinds)
+{
+	char *want;
+
+	ms_private_ns(BASE);
+	for (const char *const *d = (const char *const[]){ "sh", "peer", "sl", "shsl", "unb",
+							   "priv", NULL };
+	     *d; d++) {
+		char p[256];
+
+		snprintf(p, sizeof(p), BASE "/%s", *d);
+		ms_mkdir_p(p);
+	}
+	mnt_ok("shared-src", BASE "/sh", "tmpfs", 0, NULL);
+	mnt_ok(NULL, BASE "/sh", NULL, MS_SHARED, NULL);
+	bind_ok(BASE "/sh", BASE "/peer");        /* peer of sh */
+	bind_ok(BASE "/sh", BASE "/sl");
+	mnt_ok(NULL, BASE "/sl", NULL, MS_SLAVE, NULL);    /* slave of sh's group */
+	bind_ok(BASE "/sh", BASE "/shsl");
+	mnt_ok(NULL, BASE "/shsl", NULL, MS_SLAVE, NULL);
+	mnt_ok(NULL, BASE "/shsl", NULL, MS_SHARED, NULL); /* shared and slave */
+	mnt_ok("u", BASE "/unb", "tmpfs", 0, NULL);
+	mnt_ok(NULL, BASE "/unb", NULL, MS_UNBINDABLE, NULL);
+	mnt_ok("p", BASE "/priv", "tmpfs", 0, NULL);
+	/* a mount propagated into the slave and the peer */
+	ms_mkdir_p(BASE "/sh/inner");
+	mnt_ok("inner", BASE "/sh/inner", "tmpfs", 0, NULL);
+	want = assert_oracle();
+	cr_assert(has_line_with(want, BASE "/peer ", " shared:"));
+	cr_assert(has_line_with(want, BASE "/sl ", " master:"));
+	cr_assert(has_line_with(want, BASE "/shsl ", " master:"));
+	cr_assert(has_line_with(want, BASE "/unb ", " unbindable "));
+	cr_assert(has_line_with(want, BASE "/sl/inner ", " master:"));
+	free(want);
+}
+
+/*
+ * propagate_from:N appears only where the reader's root hides every peer
+ * of a slave's master group but not a group further up the master chain
+ * (get_dominating_id()). Shared A (group X) is visible, B (bound from A,
+ * made slave then shared again: group Y, master X) is hidden, and C (a
+ * slave of Y) is visible: read from inside the chroot, C shows master:Y
+ * propagate_from:X. The chroot runs in a child so the test runner's own
+ * process never changes root.
+ */
+Test(core, propagate_from_in_chroot)
+{
+	char *got, *want;
+	pid_t pid;
+	int st;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/r");
+	ms_mkdir_p(BASE "/hidden/b");
+	bind_ok(BASE "/r", BASE "/r"); /* the chroot is a mount root, like the selftests */
+	ms_mkdir_p(BASE "/r/a");
+	ms_mkdir_p(BASE "/r/c");
+	ms_mkdir_p(BASE "/r/proc");
+	mnt_ok("proc", BASE "/r/proc", "proc", 0, NULL);
+	mnt_ok("A", BASE "/r/a", "tmpfs", 0, NULL);
+	mnt_ok(NULL, BASE "/r/a", NULL, MS_SHARED, NULL);
+	bind_ok(BASE "/r/a", BASE "/hidden/b");
+	mnt_ok(NULL, BASE "/hidden/b", NULL, MS_SLAVE, NULL);
+	mnt_ok(NULL, BASE "/hidden/b", NULL, MS_SHARED, NULL);
+	bind_ok(BASE "/hidden/b", BASE "/r/c");
+	mnt_ok(NULL, BASE "/r/c", NULL, MS_SLAVE, NULL);
+
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct mntsnap_snapshot *s = NULL;
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT);
+		FILE *g, *w, *in;
+		char buf[4096];
+		size_t n;
+
+		if (chroot(BASE "/r") || chdir("/"))
+			_exit(10);
+		if (mntsnap_capture(&o, &s))
+			_exit(11);
+		g = fopen("/got", "we");
+		w = fopen("/want", "we");
+		in = fopen("/proc/self/mountinfo", "re");
+		if (!g || !w || !in)
+			_exit(12);
+		if (mntsnap_render(s, MNTSNAP_FORMAT_MOUNTINFO, g))
+			_exit(13);
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, w);
+		fclose(in);
+		if (fclose(g) || fclose(w))
+			_exit(14);
+		mntsnap_snapshot_free(s);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
+	got = ms_read_file(BASE "/r/got", NULL);
+	want = ms_read_file(BASE "/r/want", NULL);
+	ms_assert_text_eq(got, want, "statmount rendering vs mountinfo inside a chroot");
+	cr_assert(has_line_with(want, " /c ", " propagate_from:"),
+		  "setup did not produce propagate_from:\n%s", want);
+	free(got);
+	free(want);
+}
+
+Test(core, overmounted_mount_points)
+{
+	struct mntsnap_snapshot *s;
+	int n = 0;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/stack");
+	ms_mkdir_p(BASE "/other");
+	mnt_ok("first", BASE "/stack", "tmpfs", 0, NULL);
+	mnt_ok("second", BASE "/stack", "tmpfs", MS_NOEXEC, NULL);
+	mnt_ok("other", BASE "/other", "tmpfs", 0, NULL);
+	bind_ok(BASE "/other", BASE "/stack");
+	free(assert_oracle());
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
+		struct mntsnap_mount m;
+
+		mntsnap_snapshot_get(s, i, &m);
+		n += !strcmp(m.mount_point, BASE "/stack");
+	}
+	cr_assert_eq(n, 3, "three mounts stacked on one directory");
+	mntsnap_snapshot_free(s);
+}
+
+#define WEIRD "a b\tc\\d\ne#f\xc3\xa9g\xff"
+
+Test(core, names_needing_escapes)
+{
+	char *want;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/" WEIRD);
+	ms_mkdir_p(BASE "/src " WEIRD "/sub" WEIRD);
+	ms_mkdir_p(BASE "/bind" WEIRD);
+	mnt_ok("src with space\\back#hash\ttab\nnl\xc3\xa9\xff", BASE "/" WEIRD, "tmpfs", 0,
+	       "mode=700");
+	/* a root with escapes (bind of an oddly named subdir) */
+	bind_ok(BASE "/src " WEIRD "/sub" WEIRD, BASE "/bind" WEIRD);
+	want = assert_oracle();
+	cr_assert(strstr(want, "src\\040with\\040space\\134back\\043hash\\011tab\\012nl"));
+	cr_assert(strstr(want, "a\\040b\\011c\\134d\\012e#f"));
+	free(want);
+}
+
+/* mkdir and chdir one component at a time: the path may exceed PATH_MAX. */
+static size_t descend(int levels, size_t comp_len)
+{
+	char comp[256];
+
+	memset(comp, 'd', comp_len);
+	comp[comp_len] = '\0';
+	for (int i = 0; i < levels; i++) {
+		comp[0] = (char)('a' + i % 26);
+		if (mkdir(comp, 0755) && errno != EEXIST)
+			cr_assert_fail("mkdir: %s", strerror(errno));
+		cr_assert_eq(chdir(comp), 0, "chdir: %s", strerror(errno));
+	}
+	return (size_t)levels * (comp_len + 1);
+}
+
+Test(core, long_paths)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	size_t longest = 0;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(chdir(BASE), 0);
+	/* > 3000 bytes, still < PATH_MAX: reachable by absolute path too */
+	descend(15, 200);
+	mkdir("m1", 0755);
+	mnt_ok("long1", "m1", "tmpfs", 0, NULL);
+	/* > 16 KiB: beyond PATH_MAX and beyond the first statmount buffer */
+	descend(70, 250);
+	mkdir("m2", 0755);
+	mnt_ok("long2", "m2", "tmpfs", 0, NULL);
+	cr_assert_eq(chdir("/"), 0);
+	free(assert_oracle());
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
+		mntsnap_snapshot_get(s, i, &m);
+		if (strlen(m.mount_point) > longest)
+			longest = strlen(m.mount_point);
+	}
+	cr_assert_gt(longest, 16 * 1024, "longest mount point %zu", longest);
+	mntsnap_snapshot_free(s);
+}
+
+Test(core, overlayfs_escaped_options)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	char *want;
+	int r;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/ov/l o");
+	ms_mkdir_p(BASE "/ov/l2");
+	ms_mkdir_p(BASE "/ov/u");
+	ms_mkdir_p(BASE "/ov/w");
+	ms_mkdir_p(BASE "/ov/m");
+	r = mount("ovl", BASE "/ov/m", "overlay", 0,
+		  "lowerdir=" BASE "/ov/l o:" BASE "/ov/l2,upperdir=" BASE "/ov/u,workdir=" BASE
+		  "/ov/w");
+	if (r && (errno == ENODEV || errno == EINVAL))
+		cr_skip_test("overlayfs unavailable: %s", strerror(errno));
+	cr_assert_eq(r, 0, "overlay: %s", strerror(errno));
+	want = assert_oracle();
+	cr_assert(strstr(want, "l\\040o"), "lowerdir escaping not exercised:\n%s", want);
+	s = capture_opts(MNTSNAP_MASK_FULL, 0, 0);
+	cr_assert_geq(find_mp(s, BASE "/ov/m", &m), 0);
+	cr_assert_str_eq(m.fs_type, "overlay");
+	cr_assert(m.mask & MNTSNAP_F_OPT_ARRAY);
+	/* the array is unescaped, the option string is not */
+	cr_assert(strstr(m.options, "l\\040o"));
+	cr_assert_str_eq(m.opt_array, "lowerdir=" BASE "/ov/l o:" BASE "/ov/l2");
+	mntsnap_snapshot_free(s);
+	free(want);
+}
+
+Test(core, proc_with_hidepid)
+{
+	char *want;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/proc");
+	mnt_ok("proc", BASE "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2,gid=5");
+	want = assert_oracle();
+	cr_assert(has_line_with(want, BASE "/proc ", "hidepid="));
+	free(want);
+}
+
+/* A user namespace fd with the given maps, from a child that waits in it. */
+static int userns_fd(const char *uid_map, const char *gid_map)
+{
+	char path[64];
+	int sync[2], fd, wfd;
+	pid_t pid;
+	char c;
+
+	cr_assert_eq(pipe2(sync, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(sync[0]);
+		if (unshare(CLONE_NEWUSER))
+			_exit(1);
+		c = 1;
+		if (write(sync[1], &c, 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	close(sync[1]);
+	cr_assert_eq(read(sync[0], &c, 1), 1, "child could not unshare a user namespace");
+	close(sync[0]);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	wfd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert(wfd >= 0 && write(wfd, uid_map, strlen(uid_map)) == (ssize_t)strlen(uid_map),
+		  "uid_map: %s", strerror(errno));
+	close(wfd);
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	wfd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert(wfd >= 0 && write(wfd, gid_map, strlen(gid_map)) == (ssize_t)strlen(gid_map),
+		  "gid_map: %s", strerror(errno));
+	close(wfd);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return fd;
+}
+
+Test(core, idmapped_mount)
+{
+	struct t_mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP };
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	char *want;
+	int tfd, ufd;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/idsrc");
+	ms_mkdir_p(BASE "/idm");
+	mnt_ok("idsrc", BASE "/idsrc", "tmpfs", 0, NULL);
+	ufd = userns_fd("0 100000 65536\n", "0 200000 1000\n1000 300000 10\n");
+	tfd = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, BASE "/idsrc",
+			   T_OPEN_TREE_CLONE | O_CLOEXEC);
+	cr_assert_geq(tfd, 0, "open_tree: %s", strerror(errno));
+	a.userns_fd = (uint64_t)ufd;
+	if (syscall(MNTSNAP_NR_mount_setattr, tfd, "", T_AT_EMPTY_PATH, &a, sizeof(a)))
+		cr_skip_test("idmapped tmpfs mounts unsupported: %s", strerror(errno));
+	cr_assert_eq(syscall(MNTSNAP_NR_move_mount, tfd, "", AT_FDCWD, BASE "/idm",
+			     T_MOVE_MOUNT_F_EMPTY_PATH),
+		     0, "move_mount: %s", strerror(errno));
+	close(tfd);
+	close(ufd);
+	want = assert_oracle();
+	cr_assert(has_line_with(want, BASE "/idm rw,relatime,idmapped", NULL), "%s", want);
+	s = capture_opts(MNTSNAP_MASK_FULL, 0, 0);
+	cr_assert_geq(find_mp(s, BASE "/idm", &m), 0);
+	cr_assert(m.attr & MNTSNAP_ATTR_IDMAP);
+	cr_assert(m.mask & MNTSNAP_F_UIDMAP);
+	cr_assert(m.mask & MNTSNAP_F_GIDMAP);
+	cr_assert_eq(m.uidmap_num, 1);
+	cr_assert_str_eq(m.uidmap, "0 100000 65536");
+	cr_assert_eq(m.gidmap_num, 2);
+	cr_assert_str_eq(m.gidmap, "0 200000 1000");
+	cr_assert_str_eq(m.gidmap + strlen(m.gidmap) + 1, "1000 300000 10");
+	/* a plain mount has no maps */
+	cr_assert_geq(find_mp(s, BASE "/idsrc", &m), 0);
+	cr_assert_not(m.mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP));
+	mntsnap_snapshot_free(s);
+	free(want);
+}
+
+static size_t bind_many(const char *dir, size_t n)
+{
+	char p[256];
+
+	ms_mkdir_p(BASE "/many-src");
+	ms_mkdir_p(dir);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%zu", dir, i);
+		cr_assert(!mkdir(p, 0755) || errno == EEXIST);
+		cr_assert_eq(mount(BASE "/many-src", p, NULL, MS_BIND, NULL), 0,
+			     "bind #%zu: %s", i, strerror(errno));
+	}
+	return n;
+}
+
+Test(core, ten_thousand_binds, .timeout = 300)
+{
+	struct mntsnap_snapshot *s, *s2;
+	size_t before;
+	char *a, *b;
+
+	ms_private_ns(BASE);
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	before = mntsnap_snapshot_count(s);
+	mntsnap_snapshot_free(s);
+	bind_many(BASE "/many", 10000);
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	cr_assert_eq(mntsnap_snapshot_count(s), before + 10000);
+	assert_oracle_snap(s, NULL);
+	/* several statmount threads give the same snapshot */
+	s2 = capture_opts(0, 0, 4);
+	a = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	b = ms_render(s2, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(b, a, "4 threads vs 1");
+	free(a);
+	free(b);
+	mntsnap_snapshot_free(s2);
+	mntsnap_snapshot_free(s);
+}
+
+/* The listing loop pages by 4096 ids: make the table exactly 2 pages. */
+Test(core, exact_multiple_of_list_page, .timeout = 300)
+{
+	struct mntsnap_snapshot *s;
+	size_t before;
+
+	ms_private_ns(BASE);
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	before = mntsnap_snapshot_count(s);
+	mntsnap_snapshot_free(s);
+	cr_assert_lt(before, 8192);
+	bind_many(BASE "/many", 8192 - before);
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	cr_assert_eq(mntsnap_snapshot_count(s), 8192);
+	assert_oracle_snap(s, NULL);
+	mntsnap_snapshot_free(s);
+	s = capture_opts(0, MNTSNAP_CAPTURE_REVERSE, 0);
+	cr_assert_eq(mntsnap_snapshot_count(s), 8192);
+	mntsnap_snapshot_free(s);
+}
+
+/* ---- other renderers ------------------------------------------------------ */
+
+static int pipe_to(const char *cmd, const char *text)
+{
+	FILE *p = popen(cmd, "we");
+	int st;
+
+	cr_assert(p, "popen: %s", strerror(errno));
+	fputs(text, p);
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+Test(core, json_parses)
+{
+	struct mntsnap_snapshot *s;
+	char cmd[1024], *json;
+	int r;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/" WEIRD);
+	mnt_ok("src\"quote\\" WEIRD, BASE "/" WEIRD, "tmpfs", 0, NULL);
+	if (system("python3 -c 'import json' >/dev/null 2>&1"))
+		cr_skip_test("python3 unavailable");
+	s = capture_opts(MNTSNAP_MASK_FULL, 0, 0);
+	json = ms_render(s, MNTSNAP_FORMAT_JSON);
+	/* bytes that are not UTF-8 come back as U+00XX, the rest verbatim */
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\n"
+		 "d=json.loads(sys.stdin.buffer.read())\n"
+		 "fs=d[\"filesystems\"]\n"
+		 "assert d[\"count\"]==len(fs)==%zu, len(fs)\n"
+		 "t=[f[\"target\"] for f in fs]\n"
+		 "assert \"%s/a b\\tc\\\\d\\ne#f\\u00e9g\\u00ff\" in t, t\n"
+		 "assert all(isinstance(f[\"uniq-id\"], int) for f in fs)\n'",
+		 mntsnap_snapshot_count(s), BASE);
+	r = pipe_to(cmd, json);
+	cr_assert_eq(r, 0, "python json check failed (%d) on:\n%s", r, json);
+	free(json);
+	mntsnap_snapshot_free(s);
+}
+
+Test(core, tree_visits_every_mount_once)
+{
+	struct mntsnap_snapshot *s;
+	char *tree, *line;
+	size_t n;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/t1/t2/t3");
+	ms_mkdir_p(BASE "/u1");
+	mnt_ok("t1", BASE "/t1", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/t1/t2/t3");
+	mnt_ok("t2", BASE "/t1/t2", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/t1/t2/t3");
+	mnt_ok("t3", BASE "/t1/t2/t3", "tmpfs", 0, NULL);
+	mnt_ok("u1", BASE "/u1", "tmpfs", 0, NULL);
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	n = mntsnap_snapshot_count(s);
+	tree = ms_render(s, MNTSNAP_FORMAT_TREE);
+	cr_assert_eq(count_lines(tree), n, "%s", tree);
+	line = tree;
+	for (size_t k = 0; k < n; k++) {
+		long i = mntsnap_snapshot_tree_index(s, k);
+		struct mntsnap_mount m;
+		char *end = strchr(line, '\n');
+		char *want;
+
+		cr_assert_geq(i, 0);
+		mntsnap_snapshot_get(s, (size_t)i, &m);
+		*end = '\0';
+		cr_assert_eq(asprintf(&want, "%s ", m.mount_point) > 0, 1);
+		cr_assert(strstr(line, want), "tree line %zu '%s' is not mount %s", k, line,
+			  m.mount_point);
+		free(want);
+		line = end + 1;
+	}
+	free(tree);
+	tree = ms_render(s, MNTSNAP_FORMAT_TABLE);
+	cr_assert_eq(count_lines(tree), n + 1); /* + header */
+	free(tree);
+	mntsnap_snapshot_free(s);
+}
+
+/* ---- snapshot invariants ---------------------------------------------------- */
+
+static void check_invariants(const struct mntsnap_snapshot *s)
+{
+	size_t n = mntsnap_snapshot_count(s);
+	long *pos = calloc(n + 1, sizeof(*pos));
+	struct mntsnap_mount m, p;
+
+	cr_assert(pos);
+	for (size_t i = 0; i < n; i++)
+		pos[i] = -1;
+	/* tree order is a permutation with every parent before its children */
+	for (size_t k = 0; k < n; k++) {
+		long i = mntsnap_snapshot_tree_index(s, k);
+
+		cr_assert(i >= 0 && (size_t)i < n);
+		cr_assert_eq(pos[i], -1, "record %ld visited twice", i);
+		pos[i] = (long)k;
+	}
+	cr_assert_eq(mntsnap_snapshot_tree_index(s, n), -ERANGE);
+	for (size_t i = 0; i < n; i++) {
+		size_t nchild = 0;
+
+		cr_assert_eq(mntsnap_snapshot_get(s, i, &m), 0);
+		cr_assert_eq(m.index, i);
+		cr_assert_lt(m.parent_index, n);
+		cr_assert_eq(mntsnap_snapshot_find(s, m.id), (long)i);
+		cr_assert_eq(mntsnap_snapshot_find_old(s, m.id_old), (long)i);
+		if (m.parent_index == i) {
+			cr_assert_eq(m.depth, 0);
+			/* a root: its parent is itself or not in the snapshot */
+			cr_assert(m.parent_id == m.id ||
+				  mntsnap_snapshot_find(s, m.parent_id) == -ENOENT);
+		} else {
+			mntsnap_snapshot_get(s, m.parent_index, &p);
+			cr_assert_eq(p.id, m.parent_id);
+			cr_assert_eq(p.id_old, m.parent_id_old);
+			cr_assert_eq(m.depth, p.depth + 1);
+			cr_assert_lt(pos[m.parent_index], pos[i]);
+		}
+		/* children lists hold exactly the records naming i as parent,
+		 * in storage order */
+		long prev = -1;
+
+		for (long c = mntsnap_snapshot_first_child(s, i); c >= 0;
+		     c = mntsnap_snapshot_next_sibling(s, (size_t)c)) {
+			struct mntsnap_mount cm;
+
+			mntsnap_snapshot_get(s, (size_t)c, &cm);
+			cr_assert_eq(cm.parent_index, i);
+			cr_assert_neq((size_t)c, i);
+			cr_assert_gt(c, prev);
+			prev = c;
+			nchild++;
+		}
+		for (size_t j = 0; j < n; j++) {
+			mntsnap_snapshot_get(s, j, &p);
+			if (j != i && p.parent_index == i)
+				nchild--;
+		}
+		cr_assert_eq(nchild, 0, "children of %zu do not match parent links", i);
+	}
+	cr_assert_eq(mntsnap_snapshot_find(s, 0x7fffffffffffffffULL), -ENOENT);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 0x7fffffff), -ENOENT);
+	free(pos);
+}
+
+static void build_some_tree(void)
+{
+	ms_mkdir_p(BASE "/x/y");
+	ms_mkdir_p(BASE "/b");
+	mnt_ok("x", BASE "/x", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/x/y/z");
+	mnt_ok("y", BASE "/x/y", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/x/y/z");
+	mnt_ok("z", BASE "/x/y/z", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/x/y/z/sub");
+	bind_ok(BASE "/x/y/z/sub", BASE "/b");
+	mnt_ok("over", BASE "/x", "tmpfs", 0, NULL); /* hides x's subtree */
+}
+
+Test(core, snapshot_invariants)
+{
+	struct mntsnap_snapshot *s, *r;
+	struct mntsnap_mount a, b;
+	size_t n;
+
+	ms_private_ns(BASE);
+	build_some_tree();
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	check_invariants(s);
+	/* reverse listing: storage is descending, the id index must cope */
+	r = capture_opts(0, MNTSNAP_CAPTURE_REVERSE, 0);
+	check_invariants(r);
+	n = mntsnap_snapshot_count(s);
+	cr_assert_eq(mntsnap_snapshot_count(r), n);
+	for (size_t i = 0; i < n; i++) {
+		mntsnap_snapshot_get(s, i, &a);
+		mntsnap_snapshot_get(r, n - 1 - i, &b);
+		cr_assert_eq(a.id, b.id);
+		cr_assert_str_eq(a.mount_point, b.mount_point);
+	}
+	cr_assert_eq(mntsnap_snapshot_get(s, n, &a), -ERANGE);
+	mntsnap_snapshot_free(r);
+	mntsnap_snapshot_free(s);
+}
+
+Test(core, subtree_capture)
+{
+	struct mntsnap_snapshot *s, *sub;
+	struct mntsnap_mount m;
+	long x;
+
+	ms_private_ns(BASE);
+	build_some_tree();
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	x = find_mp(s, BASE, &m);
+	cr_assert_geq(x, 0);
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+			     .under_id = m.id);
+		cr_assert_eq(mntsnap_capture(&o, &sub), 0);
+	}
+	check_invariants(sub);
+	/* BASE, x, y, z, over, b: the subtree and nothing else */
+	cr_assert_eq(mntsnap_snapshot_count(sub), 6);
+	mntsnap_snapshot_get(sub, (size_t)mntsnap_snapshot_tree_index(sub, 0), &m);
+	cr_assert_str_eq(m.mount_point, BASE);
+	cr_assert_eq(m.depth, 0);
+	mntsnap_snapshot_free(sub);
+	mntsnap_snapshot_free(s);
+}
+
+static void assert_same_record(const struct mntsnap_snapshot *one,
+			       const struct mntsnap_snapshot *all, const char *what)
+{
+	struct mntsnap_mount a, b;
+	char la[8192], lb[8192];
+	long i;
+
+	cr_assert_eq(mntsnap_snapshot_count(one), 1, "%s", what);
+	mntsnap_snapshot_get(one, 0, &a);
+	i = mntsnap_snapshot_find(all, a.id);
+	cr_assert_geq(i, 0, "%s: id %#llx not in the capture", what, (unsigned long long)a.id);
+	mntsnap_snapshot_get(all, (size_t)i, &b);
+	cr_assert_eq(a.mask, b.mask, "%s", what);
+	cr_assert_eq(a.parent_id, b.parent_id);
+	cr_assert_eq(a.ns_id, b.ns_id);
+	cr_assert_eq(a.sb_magic, b.sb_magic);
+	mntsnap_render_mountinfo_line(&a, la, sizeof(la));
+	mntsnap_render_mountinfo_line(&b, lb, sizeof(lb));
+	cr_assert_str_eq(la, lb, "%s", what);
+}
+
+static struct mntsnap_snapshot *stat_path_ok(const char *path)
+{
+	struct mntsnap_snapshot *s = NULL;
+	int r = mntsnap_stat_path(path, 0, &s);
+
+	cr_assert_eq(r, 0, "stat_path %s: %s", path, strerror(-r));
+	return s;
+}
+
+Test(core, stat_id_and_path)
+{
+	struct mntsnap_snapshot *all, *one;
+	struct mntsnap_mount m;
+	int fd;
+
+	ms_private_ns(BASE);
+	build_some_tree();
+	ms_mkdir_p(BASE "/real");
+	mnt_ok("real", BASE "/real", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/real/dir");
+	fd = open(BASE "/real/dir/file", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(symlink(BASE "/real/dir", BASE "/link"), 0);
+	all = capture(MNTSNAP_BACKEND_STATMOUNT);
+
+	for (size_t i = 0; i < mntsnap_snapshot_count(all); i++) {
+		mntsnap_snapshot_get(all, i, &m);
+		cr_assert_eq(mntsnap_stat_id(NULL, m.id, 0, &one), 0);
+		assert_same_record(one, all, m.mount_point);
+		mntsnap_snapshot_free(one);
+	}
+	/* a path inside a bind mount, a file, a symlink (followed), a mount root */
+	one = stat_path_ok(BASE "/b");
+	find_mp(all, BASE "/b", &m);
+	assert_same_record(one, all, "bind mount root");
+	mntsnap_snapshot_free(one);
+	one = stat_path_ok(BASE "/real/dir/file");
+	mntsnap_snapshot_get(one, 0, &m);
+	cr_assert_str_eq(m.mount_point, BASE "/real");
+	assert_same_record(one, all, "file inside a mount");
+	mntsnap_snapshot_free(one);
+	one = stat_path_ok(BASE "/link");
+	mntsnap_snapshot_get(one, 0, &m);
+	cr_assert_str_eq(m.mount_point, BASE "/real", "symlink on " BASE " into real");
+	mntsnap_snapshot_free(one);
+	one = stat_path_ok(BASE "/x");
+	mntsnap_snapshot_get(one, 0, &m);
+	cr_assert_eq(m.mask & MNTSNAP_F_SOURCE, MNTSNAP_F_SOURCE);
+	cr_assert_str_eq(m.source, "over", "the top of a stack");
+	mntsnap_snapshot_free(one);
+
+	one = (void *)0x1;
+	cr_assert_eq(mntsnap_stat_path(BASE "/does/not/exist", 0, &one), -ENOENT);
+	cr_assert_eq(one, (void *)0x1, "ret_snap untouched on failure");
+	cr_assert_eq(mntsnap_stat_path("", 0, &one), -EINVAL);
+	cr_assert_eq(mntsnap_stat_path(NULL, 0, &one), -EINVAL);
+	cr_assert_eq(mntsnap_stat_id(NULL, 0x80000000ULL, 0, &one), -EINVAL);
+	cr_assert_eq(mntsnap_stat_id(NULL, 5, 0, &one), -EINVAL);
+	cr_assert_eq(mntsnap_stat_id(NULL, 0, 0, &one), -EINVAL);
+
+	/* a mount that is gone */
+	find_mp(all, BASE "/real", &m);
+	cr_assert_eq(umount2(BASE "/real", MNT_DETACH), 0);
+	cr_assert_eq(mntsnap_stat_id(NULL, m.id, 0, &one), -ENOENT);
+	cr_assert_eq(one, (void *)0x1);
+	mntsnap_snapshot_free(all);
+}
+
+/* ---- resource hygiene ------------------------------------------------------- */
+
+Test(core, no_fd_leaks)
+{
+	struct mntsnap_snapshot *s, *one;
+	struct mntsnap_ns *ns;
+	struct mntsnap_mount m;
+	FILE *devnull;
 	int before;
 
 	ms_private_ns(BASE);
+	build_some_tree();
+	devnull = fopen("/dev/null", "we");
+	cr_assert(devnull);
 	before = ms_count_fds();
-	s = capture(MNTSNAP_BACKEND_STATMOUNT);
-	cr_assert_gt(mntsnap_snapshot_count(s), 1);
-	mntsnap_snapshot_free(s);
+	for (int round = 0; round < 3; round++) {
+		s = capture(MNTSNAP_BACKEND_STATMOUNT);
+		cr_assert_gt(mntsnap_snapshot_count(s), 1);
+		for (int f = MNTSNAP_FORMAT_MOUNTINFO; f <= MNTSNAP_FORMAT_TREE; f++)
+			cr_assert_eq(mntsnap_render(s, f, devnull), 0);
+		mntsnap_snapshot_get(s, 0, &m);
+		cr_assert_eq(mntsnap_stat_id(NULL, m.id, MNTSNAP_MASK_FULL, &one), 0);
+		mntsnap_snapshot_free(one);
+		one = stat_path_ok(BASE "/b");
+		mntsnap_snapshot_free(one);
+		cr_assert_eq(mntsnap_stat_path(BASE "/nope", 0, &one), -ENOENT);
+		mntsnap_snapshot_free(s);
+		s = capture_opts(0, 0, 4);
+		mntsnap_snapshot_free(s);
+		cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+		{
+			MNTSNAP_OPTS(mntsnap_capture_opts, o,
+				     .backend = MNTSNAP_BACKEND_STATMOUNT, .ns = ns);
+			cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		}
+		mntsnap_snapshot_free(s);
+		mntsnap_ns_free(ns);
+	}
 	cr_assert_eq(ms_count_fds(), before, "fd leak");
+	fclose(devnull);
 }
