@@ -230,10 +230,30 @@ long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *
 	/* a kernel (or seam) that claims more than it was given is lying */
 	if (b->sm->size < sizeof(struct statmount) || b->sm->size > b->size)
 		return -EBADMSG;
+	/* a record under another id would corrupt the snapshot's id index */
+	if ((b->sm->mask & STATMOUNT_MNT_BASIC) && b->sm->mnt_id != id)
+		return -EBADMSG;
 	return 0;
 }
 
 /* ---- listing ------------------------------------------------------------- */
+
+/*
+ * listmount returns ids sorted (descending with LISTMOUNT_REVERSE) and
+ * strictly past the previous page's last id. Anything else is a lying
+ * kernel or seam, and trusting it could page forever.
+ */
+static bool ids_ordered(const uint64_t *ids, size_t n, uint64_t last, bool reverse)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] <= MNT_UNIQUE_ID_OFFSET)
+			return false;
+		if (last && (reverse ? ids[i] >= last : ids[i] <= last))
+			return false;
+		last = ids[i];
+	}
+	return true;
+}
 
 int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
 		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n)
@@ -262,17 +282,21 @@ int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *t
 			free(ids);
 			return (int)r;
 		}
-		if (r > LIST_PAGE) {
+		if (r > LIST_PAGE || !ids_ordered(ids + n, (size_t)r, req.param, reverse)) {
 			free(ids);
 			return -EBADMSG;
 		}
+		/*
+		 * Only 0 ends the walk: a short page is the end on today's
+		 * kernels, but nothing promises it (a seam, a tracer or a
+		 * future per-call cap may return fewer), and the extra call
+		 * costs one syscall per capture.
+		 */
 		if (r == 0)
 			break;
 		n += (size_t)r;
 		/* the next page starts after the last id; never read ids[-1] */
 		req.param = ids[n - 1];
-		if (r < LIST_PAGE)
-			break;
 	}
 	*ret_ids = ids;
 	*ret_n = n;
