@@ -18,9 +18,9 @@
  *    0 when the text shows none; backend-statmount.c stores the kernel's
  *    value the same way (0 when it equals master).
  *  - no optional field at all -> MNTSNAP_PROP_PRIVATE, as statmount says.
- *  - the "ro" of the per-mount options is also printed for a read-only
- *    superblock; the parser sets MNTSNAP_ATTR_RDONLY whenever it is there
- *    (a rw mount of a ro superblock cannot be told apart in the text).
+ *  - "ro" in the per-mount options is the mount's own MNT_READONLY (a
+ *    read-only superblock shows only in the super options), so it maps to
+ *    MNTSNAP_ATTR_RDONLY exactly.
  *  - no atime word means strictatime (MNTSNAP_ATTR_STRICTATIME).
  *  - super options: leading ro/rw,sync,dirsync,mand,lazytime become
  *    sb_flags (mand is dropped, statmount never reports it); the rest is
@@ -492,25 +492,33 @@ static void reverse_records(struct mntsnap_snapshot *s)
 	}
 }
 
-static int parse_all(struct mi_parser *P, const char *buf, size_t len, bool reverse)
+/*
+ * Reject a NUL byte in [from, from + n). base starts the first line not
+ * parsed yet (line P->line + 1), so the error can name the line.
+ */
+static int check_nul(struct mi_parser *P, const char *base, const char *from, size_t n)
 {
-	const char *p = buf, *end = buf + len, *nul;
+	const char *nul = memchr(from, '\0', n);
+
+	if (!nul)
+		return 0;
+	P->line += line_of(base, nul);
+	return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: NUL byte in the text",
+				 P->line);
+}
+
+/* Parse the complete lines of [buf, buf + len); returns the bytes used. */
+static long parse_lines(struct mi_parser *P, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
 	int r;
 
-	nul = memchr(buf, '\0', len);
-	if (nul) {
-		P->line = line_of(buf, nul);
-		return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: NUL byte in the text",
-					 P->line);
-	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 
-		P->line++;
 		if (!nl)
-			return mntsnap_set_error(P->err, -EBADMSG, P->line,
-						 "line %u: truncated line (no newline at the end)",
-						 P->line);
+			break;
+		P->line++;
 		if (nl == p)
 			return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: empty line",
 						 P->line);
@@ -519,15 +527,54 @@ static int parse_all(struct mi_parser *P, const char *buf, size_t len, bool reve
 			return r;
 		p = nl + 1;
 	}
-	if (reverse)
-		reverse_records(P->s);
-	r = mntsnap_snap_finish(P->s);
-	if (r == -ENOMEM)
-		return mntsnap_set_error(P->err, r, 0, "out of memory");
-	if (check_ids(P))
-		return -EBADMSG;
-	if (r)
-		return mntsnap_set_error(P->err, r, 0, "parent ids form a cycle");
+	return p - buf;
+}
+
+static int truncated(struct mi_parser *P)
+{
+	P->line++;
+	return mntsnap_set_error(P->err, -EBADMSG, P->line,
+				 "line %u: truncated line (no newline at the end)", P->line);
+}
+
+static int parser_init(struct mi_parser *P, uint32_t want, uint64_t ns_id,
+		       struct mntsnap_error *err)
+{
+	memset(P, 0, sizeof(*P));
+	P->err = err;
+	P->ns_id = ns_id;
+	P->want = want & MI_FIELDS;
+	if (!ns_id)
+		P->want &= ~MNTSNAP_F_NS_ID;
+	P->s = mntsnap_snap_new(MNTSNAP_BACKEND_MOUNTINFO, P->want);
+	if (!P->s)
+		return mntsnap_set_error(err, -ENOMEM, 0, "out of memory");
+	mntsnap_snap_stamp(P->s);
+	P->s->ns_id = ns_id;
+	return 0;
+}
+
+/* Link the tree and hand out the snapshot (r == 0), or drop it all. */
+static int parser_done(struct mi_parser *P, int r, bool reverse,
+		       struct mntsnap_snapshot **ret_snap)
+{
+	if (!r) {
+		if (reverse)
+			reverse_records(P->s);
+		r = mntsnap_snap_finish(P->s);
+		if (r == -ENOMEM)
+			mntsnap_set_error(P->err, r, 0, "out of memory");
+		else if (check_ids(P))
+			r = -EBADMSG;
+		else if (r)
+			mntsnap_set_error(P->err, r, 0, "parent ids form a cycle");
+	}
+	free(P->scratch);
+	if (r) {
+		mntsnap_snapshot_free(P->s);
+		return r;
+	}
+	*ret_snap = P->s;
 	return 0;
 }
 
@@ -535,29 +582,26 @@ int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t
 			    uint64_t ns_id, struct mntsnap_error *err,
 			    struct mntsnap_snapshot **ret_snap)
 {
-	struct mi_parser P = { .err = err, .want = want & MI_FIELDS, .ns_id = ns_id };
+	struct mi_parser P;
+	long used;
 	int r;
 
 	if (!buf && len)
 		return mntsnap_set_error(err, -EINVAL, 0, "no buffer");
 	if (len > MAX_TEXT)
 		return mntsnap_set_error(err, -E2BIG, 0, "mountinfo text over 2 GiB");
-	if (!ns_id)
-		P.want &= ~MNTSNAP_F_NS_ID;
-	P.s = mntsnap_snap_new(MNTSNAP_BACKEND_MOUNTINFO, P.want);
-	if (!P.s)
-		return mntsnap_set_error(err, -ENOMEM, 0, "out of memory");
-	mntsnap_snap_stamp(P.s);
-	P.s->ns_id = ns_id;
-	r = len ? parse_all(&P, buf, len, flags & MNTSNAP_CAPTURE_REVERSE)
-		: mntsnap_snap_finish(P.s);
-	free(P.scratch);
-	if (r) {
-		mntsnap_snapshot_free(P.s);
+	r = parser_init(&P, want, ns_id, err);
+	if (r)
 		return r;
+	r = len ? check_nul(&P, buf, buf, len) : 0;
+	if (!r) {
+		used = parse_lines(&P, buf, len);
+		if (used < 0)
+			r = (int)used;
+		else if ((size_t)used < len)
+			r = truncated(&P);
 	}
-	*ret_snap = P.s;
-	return 0;
+	return parser_done(&P, r, flags & MNTSNAP_CAPTURE_REVERSE, ret_snap);
 }
 
 int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_capture_opts *opts,
@@ -580,52 +624,63 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_ca
 
 /* ---- reading the text -------------------------------------------------- */
 
-/* The whole file into one malloc'd buffer (st_size is 0 for /proc files). */
-static int read_all(int fd, char **ret_buf, size_t *ret_len)
+/*
+ * Read and parse as the text arrives: /proc hands out mountinfo a page per
+ * read(), so each chunk is parsed while it is still in cache, and only the
+ * incomplete last line is carried over. The buffer grows only for a line
+ * longer than itself, so a table of any size needs READ_CHUNK bytes.
+ */
+static int parse_fd(struct mi_parser *P, int fd)
 {
-	struct stat st;
-	size_t cap = READ_CHUNK, n = 0;
-	char *buf;
+	size_t cap = READ_CHUNK, have = 0;
+	char *buf = malloc(cap);
+	int r = 0;
 
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < MAX_TEXT)
-		cap = (size_t)st.st_size + 1;
-	buf = malloc(cap);
 	if (!buf)
-		return -ENOMEM;
+		return mntsnap_set_error(P->err, -ENOMEM, 0, "out of memory");
 	for (;;) {
-		ssize_t r;
+		ssize_t n;
+		long used;
 
-		if (cap - n < 4096) {
-			char *nb;
+		if (cap - have < 4096) {
+			char *nb = cap < MAX_TEXT ? realloc(buf, cap * 2) : NULL;
 
-			if (cap >= MAX_TEXT) {
-				free(buf);
-				return -E2BIG;
-			}
-			nb = realloc(buf, cap * 2);
 			if (!nb) {
-				free(buf);
-				return -ENOMEM;
+				r = cap < MAX_TEXT ? -ENOMEM : -E2BIG;
+				mntsnap_set_error(P->err, r, P->line + 1, "line %u: line too long",
+						  P->line + 1);
+				break;
 			}
 			buf = nb;
 			cap *= 2;
 		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
+		n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
 			r = -errno;
-			free(buf);
-			return (int)r;
-		}
-		if (!r)
+			mntsnap_set_error(P->err, r, 0, "reading mountinfo: %s", strerror(-r));
 			break;
-		n += (size_t)r;
+		}
+		if (!n) {
+			if (have)
+				r = truncated(P);
+			break;
+		}
+		r = check_nul(P, buf, buf + have, (size_t)n);
+		if (r)
+			break;
+		have += (size_t)n;
+		used = parse_lines(P, buf, have);
+		if (used < 0) {
+			r = (int)used;
+			break;
+		}
+		memmove(buf, buf + used, have - (size_t)used);
+		have -= (size_t)used;
 	}
-	*ret_buf = buf;
-	*ret_len = n;
-	return 0;
+	free(buf);
+	return r;
 }
 
 static int open_ro(const char *path)
@@ -773,9 +828,8 @@ int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap)
 {
+	struct mi_parser P;
 	uint64_t ns_id;
-	size_t len = 0;
-	char *buf = NULL;
 	int fd, r;
 
 	if (o->under_id)
@@ -784,11 +838,12 @@ int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 	fd = open_source(o, sys, &ns_id);
 	if (fd < 0)
 		return fd;
-	r = read_all(fd, &buf, &len);
+	r = parser_init(&P, want, ns_id, o->error);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	r = parse_fd(&P, fd);
 	close(fd);
-	if (r)
-		return mntsnap_set_error(o->error, r, 0, "reading mountinfo: %s", strerror(-r));
-	r = mntsnap_mountinfo_parse(buf, len, want, o->flags, ns_id, o->error, ret_snap);
-	free(buf);
-	return r;
+	return parser_done(&P, r, o->flags & MNTSNAP_CAPTURE_REVERSE, ret_snap);
 }
