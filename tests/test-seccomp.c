@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * seccomp: the syscall table against the installed libseccomp, and the
+ * libseccomp adapter against the kernel (filters loaded in forked children,
+ * results reported back over a pipe).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap-seccomp.h"
+#include "sctable.h"
+#include "uapi.h"
+
+/* ---- the table vs libseccomp ---------------------------------------------- */
+
+Test(seccomp, table_matches_libseccomp)
+{
+	const struct scmp_version *v = seccomp_version();
+	int checked = 0, unknown = 0, arch_skipped = 0;
+
+	for (int a = 0; a < MNTSNAP_SC_NARCH; a++) {
+		const struct mntsnap_sc_arch *ar = &mntsnap_sc_arches[a];
+		uint32_t tok;
+
+		if (!ar->scmp_name) {
+			cr_assert_eq(ar->scmp_token, 0, "%s: token without libseccomp name", ar->name);
+			continue;
+		}
+		tok = seccomp_arch_resolve_name(ar->scmp_name);
+		if (!tok) {
+			arch_skipped++; /* e.g. loongarch64, m68k, sh on 2.5.x */
+			continue;
+		}
+		cr_assert_eq(tok, ar->scmp_token, "%s: libseccomp token 0x%x, table 0x%x",
+			     ar->name, tok, ar->scmp_token);
+		for (int s = 0; s < MNTSNAP_SC_NSYS; s++) {
+			const struct mntsnap_sc_sys *sc = &mntsnap_sc_table[s];
+			int nr = seccomp_syscall_resolve_name_arch(tok, sc->name);
+
+			if (nr == __NR_SCMP_ERROR) {
+				unknown++;
+				continue;
+			}
+			cr_assert_eq(nr, sc->nr[a], "%s on %s: libseccomp %d, table %d",
+				     sc->name, ar->name, nr, sc->nr[a]);
+			checked++;
+		}
+	}
+	cr_log_info("libseccomp %u.%u.%u: %d numbers checked, %d (arch, name) pairs unknown "
+		    "to it, %d arches it lacks",
+		    v->major, v->minor, v->micro, checked, unknown, arch_skipped);
+	/* x86_64..parisc64 all exist in 2.5.x; most of their names too. */
+	cr_assert_gt(checked, 200, "only %d numbers checked", checked);
+}
+
+Test(seccomp, table_matches_uapi_h)
+{
+	int col = -1;
+
+	for (int a = 0; a < MNTSNAP_SC_NARCH; a++)
+		if (mntsnap_sc_arches[a].scmp_token == seccomp_arch_native())
+			col = a;
+	cr_assert_geq(col, 0, "native arch not in the table");
+	for (int s = 0; s < MNTSNAP_SC_NSYS; s++) {
+		const char *n = mntsnap_sc_table[s].name;
+		long want = !strcmp(n, "statmount")	 ? MNTSNAP_NR_statmount
+			    : !strcmp(n, "listmount")	 ? MNTSNAP_NR_listmount
+			    : !strcmp(n, "open_tree")	 ? MNTSNAP_NR_open_tree
+			    : !strcmp(n, "pidfd_open")	 ? MNTSNAP_NR_pidfd_open
+			    : !strcmp(n, "mount_setattr") ? MNTSNAP_NR_mount_setattr
+			    : !strcmp(n, "open_tree_attr") ? MNTSNAP_NR_open_tree_attr
+							 : -1;
+
+		if (want >= 0)
+			cr_assert_eq(mntsnap_sc_table[s].nr[col], want, "%s: table %d, uapi.h %ld",
+				     n, mntsnap_sc_table[s].nr[col], want);
+	}
+}
+
+/* ---- adapter: argument and ordering errors ---------------------------------- */
+
+Test(seccomp, bad_arguments)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+
+	cr_assert_eq(mntsnap_seccomp_allow(NULL, MNTSNAP_SECCOMP_QUERY), -EINVAL);
+	cr_assert_eq(mntsnap_seccomp_allow(ctx, 0), -EINVAL);
+	cr_assert_eq(mntsnap_seccomp_allow(ctx, 3), -EINVAL);
+	cr_assert_eq(mntsnap_seccomp_allow_arches(ctx, MNTSNAP_SECCOMP_QUERY, NULL, 1), -EINVAL);
+	cr_assert_eq(mntsnap_seccomp_unknown_names(7), -EINVAL);
+	seccomp_release(ctx);
+}
+
+Test(seccomp, foreign_arch_first_is_edom_on_old_libseccomp)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	int unknown = mntsnap_seccomp_unknown_names(MNTSNAP_SECCOMP_QUERY);
+	int r;
+
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
+		cr_skip_test("x86_64 only");
+	cr_assert_eq(seccomp_arch_add(ctx, SCMP_ARCH_X86), 0);
+	r = mntsnap_seccomp_allow(ctx, MNTSNAP_SECCOMP_QUERY);
+	/* libseccomp that knows the names needs no raw rule: then it works. */
+	if (unknown > 0)
+		cr_assert_eq(r, -EDOM, "got %d", r);
+	else
+		cr_assert_eq(r, 0, "got %d", r);
+	seccomp_release(ctx);
+}
+
+Test(seccomp, default_allow_adds_nothing)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	uint32_t x86 = SCMP_ARCH_X86;
+
+	cr_assert_eq(mntsnap_seccomp_allow_arches(ctx, MNTSNAP_SECCOMP_FULL, &x86, 1), 0);
+	cr_assert_eq(seccomp_arch_exist(ctx, SCMP_ARCH_X86), 0, "arch still added");
+	seccomp_release(ctx);
+}
+
+/* ---- live filters ------------------------------------------------------------ */
+
+struct probe {
+	long listmount, listmount_err;
+	long statmount, statmount_err;
+	long getppid_err;
+	long open_tree_err;
+	long pidfd_open, pidfd_open_err;
+	long i386_statmount; /* raw return of int 0x80 statmount(0,0,0,0) */
+	uint64_t sb_magic;
+	int adapter_rc;
+};
+
+enum { NO_ADAPTER = 0, ADAPT_QUERY = MNTSNAP_SECCOMP_QUERY, ADAPT_FULL = MNTSNAP_SECCOMP_FULL };
+
+static long err_of(long r)
+{
+	return r < 0 ? errno : 0;
+}
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+static long int80(long nr, long a, long b, long c, long d)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d)
+			 : "memory");
+	return ret;
+}
+#define HAVE_INT80 1
+
+/* ia32 emulation may be off (or the hypervisor may refuse int 0x80, as
+ * some VMs do): probe getpid through it in a throwaway child. */
+static bool int80_works(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		_exit(int80(20, 0, 0, 0, 0) == getpid() ? 0 : 1);
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+#endif
+
+static void child_probe(int fd, int set, uint32_t def_action, bool i386)
+{
+	static union {
+		struct statmount sm;
+		char buf[4096];
+	} u;
+	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct probe p = { 0 };
+	uint64_t ids[64];
+	uint32_t compat[] = { SCMP_ARCH_X86, SCMP_ARCH_X32 };
+	bool x86 = seccomp_arch_native() == SCMP_ARCH_X86_64;
+	scmp_filter_ctx ctx = seccomp_init(def_action);
+
+	/* Adapter first (it orders raw/arch/name work), then the base rules,
+	 * which libseccomp adds to every arch in ctx by name. */
+	if (set != NO_ADAPTER)
+		p.adapter_rc = mntsnap_seccomp_allow_arches(ctx, set, compat, x86 ? 2 : 0);
+	else if (x86)
+		p.adapter_rc = seccomp_arch_add(ctx, SCMP_ARCH_X86) ?: seccomp_arch_add(ctx, SCMP_ARCH_X32);
+	if (p.adapter_rc ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 0) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(exit_group), 0) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(exit), 0) ||
+	    seccomp_load(ctx)) {
+		if (!p.adapter_rc)
+			p.adapter_rc = -1000;
+		(void)!write(fd, &p, sizeof(p));
+		_exit(1);
+	}
+	p.listmount = syscall(MNTSNAP_NR_listmount, &req, ids, 64, 0);
+	p.listmount_err = err_of(p.listmount);
+	if (p.listmount > 0) {
+		req.mnt_id = ids[0];
+		req.param = STATMOUNT_SB_BASIC;
+		p.statmount = syscall(MNTSNAP_NR_statmount, &req, &u.sm, sizeof(u), 0);
+	} else {
+		/* still probe the filter: a bogus request reaches the kernel
+		 * only if allowed (then EINVAL/ENOENT, not the filter's EPERM) */
+		req.mnt_id = 1;
+		p.statmount = syscall(MNTSNAP_NR_statmount, &req, &u.sm, sizeof(u), 0);
+	}
+	p.statmount_err = err_of(p.statmount);
+	p.sb_magic = p.statmount == 0 ? u.sm.sb_magic : 0;
+	p.getppid_err = err_of(syscall(SYS_getppid));
+	p.open_tree_err = err_of(syscall(MNTSNAP_NR_open_tree, -1, "/nonexistent", 0));
+	p.pidfd_open = syscall(MNTSNAP_NR_pidfd_open, 1, 0);
+	p.pidfd_open_err = err_of(p.pidfd_open);
+#ifdef HAVE_INT80
+	if (i386)
+		p.i386_statmount = int80(457, 0, 0, 0, 0);
+#endif
+	(void)!write(fd, &p, sizeof(p));
+	_exit(0);
+}
+
+static struct probe run_probe(int set, uint32_t def_action, bool i386)
+{
+	struct probe p;
+	int fds[2], st;
+	pid_t pid;
+
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		child_probe(fds[1], set, def_action, i386);
+	}
+	close(fds[1]);
+	cr_assert_eq(read(fds[0], &p, sizeof(p)), (ssize_t)sizeof(p), "child sent no result");
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st), "child died (signal %d)", WTERMSIG(st));
+	cr_assert_eq(p.adapter_rc, 0, "filter setup failed: %d", p.adapter_rc);
+	return p;
+}
+
+static void require_statmount(void)
+{
+	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	uint64_t id;
+
+	if (syscall(MNTSNAP_NR_listmount, &req, &id, 1, 0) < 0)
+		cr_skip_test("listmount unavailable here: %s", strerror(errno));
+}
+
+Test(seccomp, live_adapter_allows_query)
+{
+	struct probe p;
+
+	require_statmount();
+	p = run_probe(ADAPT_QUERY, SCMP_ACT_ERRNO(EPERM), false);
+	cr_assert_gt(p.listmount, 0, "listmount: %s", strerror((int)p.listmount_err));
+	cr_assert_eq(p.statmount, 0, "statmount: %s", strerror((int)p.statmount_err));
+	cr_assert_neq(p.sb_magic, 0, "statmount returned no sb_magic");
+	/* everything else stays denied */
+	cr_assert_eq(p.getppid_err, EPERM);
+	cr_assert_eq(p.open_tree_err, EPERM);
+	cr_assert_eq(p.pidfd_open_err, EPERM);
+}
+
+Test(seccomp, live_without_adapter_denied)
+{
+	struct probe p;
+
+	require_statmount();
+	p = run_probe(NO_ADAPTER, SCMP_ACT_ERRNO(EPERM), false);
+	cr_assert_lt(p.listmount, 0);
+	cr_assert_eq(p.listmount_err, EPERM);
+	cr_assert_eq(p.statmount_err, EPERM);
+	cr_assert_eq(p.getppid_err, EPERM);
+}
+
+Test(seccomp, live_adapter_full_set)
+{
+	struct probe p;
+
+	require_statmount();
+	p = run_probe(ADAPT_FULL, SCMP_ACT_ERRNO(EPERM), false);
+	cr_assert_gt(p.listmount, 0, "listmount: %s", strerror((int)p.listmount_err));
+	cr_assert_eq(p.statmount, 0, "statmount: %s", strerror((int)p.statmount_err));
+	/* open_tree reached the kernel: ENOENT for the missing path */
+	cr_assert_eq(p.open_tree_err, ENOENT, "open_tree: %s", strerror((int)p.open_tree_err));
+	cr_assert_geq(p.pidfd_open, 0, "pidfd_open: %s", strerror((int)p.pidfd_open_err));
+	cr_assert_eq(p.getppid_err, EPERM);
+}
+
+/*
+ * What compat ABIs get (documented in mntsnap-seccomp.h): with a libseccomp
+ * that does not know the names, i386 statmount falls to the default action
+ * (here ENOSYS); with one that does, it reaches the kernel (EFAULT for NULL).
+ */
+Test(seccomp, live_i386_gets_default_on_old_libseccomp)
+{
+#ifdef HAVE_INT80
+	struct probe p;
+	int unknown = mntsnap_seccomp_unknown_names(MNTSNAP_SECCOMP_QUERY);
+
+	require_statmount();
+	if (!int80_works())
+		cr_skip_test("int 0x80 does not work here (no ia32 emulation)");
+	p = run_probe(ADAPT_QUERY, SCMP_ACT_ERRNO(ENOSYS), true);
+	cr_assert_gt(p.listmount, 0, "x86_64 listmount: %s", strerror((int)p.listmount_err));
+	cr_log_info("i386 statmount under adapter: %ld (%d names unknown to libseccomp)",
+		    p.i386_statmount, unknown);
+	if (unknown > 0)
+		cr_assert_eq(p.i386_statmount, -ENOSYS, "got %ld", p.i386_statmount);
+	else
+		cr_assert_eq(p.i386_statmount, -EFAULT, "got %ld", p.i386_statmount);
+#else
+	cr_skip_test("x86_64 only");
+#endif
+}
