@@ -145,18 +145,26 @@ void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsn
 		       MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY | MNTSNAP_F_UIDMAP |
 		       MNTSNAP_F_GIDMAP);
 	memset(m, 0, sizeof(*m));
-	m->dev_major = sm->sb_dev_major;
-	m->dev_minor = sm->sb_dev_minor;
-	m->sb_magic = sm->sb_magic;
-	m->sb_flags = sm->sb_flags;
-	m->id = sm->mnt_id;
-	m->parent_id = sm->mnt_parent_id;
-	m->id_old = sm->mnt_id_old;
-	m->parent_id_old = sm->mnt_parent_id_old;
-	m->attr = (uint32_t)sm->mnt_attr;
-	m->propagation = (uint32_t)sm->mnt_propagation;
-	m->peer_group = (uint32_t)sm->mnt_peer_group;
-	m->master = (uint32_t)sm->mnt_master;
+	/*
+	 * Numbers only where their bit came back: the rest of the buffer is
+	 * whatever an earlier call (or a lying kernel) left there.
+	 */
+	if (sm->mask & STATMOUNT_SB_BASIC) {
+		m->dev_major = sm->sb_dev_major;
+		m->dev_minor = sm->sb_dev_minor;
+		m->sb_magic = sm->sb_magic;
+		m->sb_flags = sm->sb_flags;
+	}
+	if (sm->mask & STATMOUNT_MNT_BASIC) {
+		m->id = sm->mnt_id;
+		m->parent_id = sm->mnt_parent_id;
+		m->id_old = sm->mnt_id_old;
+		m->parent_id_old = sm->mnt_parent_id_old;
+		m->attr = (uint32_t)sm->mnt_attr;
+		m->propagation = (uint32_t)sm->mnt_propagation;
+		m->peer_group = (uint32_t)sm->mnt_peer_group;
+		m->master = (uint32_t)sm->mnt_master;
+	}
 	/*
 	 * Normalised like the mountinfo text shows it (and backend-mountinfo.c
 	 * stores it): 0 unless it differs from master. The kernel's value
@@ -164,8 +172,10 @@ void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsn
 	 * visible, which the text cannot tell; records of both backends must
 	 * compare equal.
 	 */
-	m->propagate_from = sm->propagate_from != sm->mnt_master ? (uint32_t)sm->propagate_from : 0;
-	m->ns_id = sm->mnt_ns_id;
+	if ((sm->mask & STATMOUNT_PROPAGATE_FROM) && sm->propagate_from != m->master)
+		m->propagate_from = (uint32_t)sm->propagate_from;
+	if (sm->mask & STATMOUNT_MNT_NS_ID)
+		m->ns_id = sm->mnt_ns_id;
 	m->fs_type = sm_str(sm, STATMOUNT_FS_TYPE, sm->fs_type, &f, MNTSNAP_F_FS_TYPE);
 	m->root = sm_str(sm, STATMOUNT_MNT_ROOT, sm->mnt_root, &f, MNTSNAP_F_ROOT);
 	m->mount_point = sm_str(sm, STATMOUNT_MNT_POINT, sm->mnt_point, &f, MNTSNAP_F_MOUNT_POINT);
