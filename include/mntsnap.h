@@ -348,6 +348,42 @@ long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf,
 int mntsnap_format_from_name(const char *name);
 
 /* ------------------------------------------------------------------------ */
+/* Saving and loading snapshots (lib/wire.c).                               */
+/* ------------------------------------------------------------------------ */
+/*
+ * The binary format is versioned, checksummed (CRC32C) and compact (about
+ * 0.4x the mountinfo text); its layout is documented in lib/wire.c.
+ *
+ * mntsnap_snapshot_save - write atomically: a temporary file (mode 0600)
+ * in the same directory, fsync, rename over path, fsync the directory; a
+ * crash leaves the old file or the new one, never half of one.
+ * Returns 0, -EINVAL, -ENOMEM, -EISDIR (path ends in '/') or the errno of
+ * the failing open/write/fsync/rename.
+ * mntsnap_snapshot_save_fd - write to an fd the caller owns (not synced).
+ */
+int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path);
+int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd);
+
+/*
+ * mntsnap_snapshot_load / _load_fd / _load_buf - read a saved snapshot.
+ * The loader trusts nothing. Returns 0 and *ret_snap, or:
+ *  -EBADMSG     corrupt: bad magic, wrong checksum, truncated, an offset,
+ *               length or count out of bounds, an unterminated string,
+ *               duplicate ids, parent links that point nowhere or loop;
+ *  -EPROTO      written by a newer format version;
+ *  -EOPNOTSUPP  needs a feature (required flag/section) this reader lacks;
+ *  -EFBIG       larger than 2 GiB; -ENOMEM; errors of open()/read().
+ * err (optional) says what was wrong and where. The loaded snapshot keeps
+ * the backend, mask, ns id, time and consistency of the saved capture.
+ */
+int mntsnap_snapshot_load(const char *path, struct mntsnap_error *err,
+			  struct mntsnap_snapshot **ret_snap);
+int mntsnap_snapshot_load_fd(int fd, struct mntsnap_error *err,
+			     struct mntsnap_snapshot **ret_snap);
+int mntsnap_snapshot_load_buf(const void *buf, size_t len, struct mntsnap_error *err,
+			      struct mntsnap_snapshot **ret_snap);
+
+/* ------------------------------------------------------------------------ */
 /* Library probing.                                                         */
 /* ------------------------------------------------------------------------ */
 /*

@@ -1,0 +1,1329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The binary snapshot format, version 1: files written by
+ * mntsnap_snapshot_save() and the transport that carries a snapshot out of
+ * a helper process that entered another namespace.
+ *
+ * Integers are little-endian. "varint" is unsigned LEB128 (at most 10
+ * bytes, must fit 64 bits), "zz" a zigzag-coded signed varint, "off" a
+ * varint offset into the STRINGS section. Fields a record or superblock
+ * does not have (per its mask) are not written at all.
+ *
+ *   header, 24 bytes
+ *      0 magic      "MNTSNAP\x1a"  (0x1a catches text-mode mangling)
+ *      8 version    u16, 1. A newer version is refused with -EPROTO.
+ *     10 hdr_len    u16, >= 24. Bytes past the ones a reader knows are skipped,
+ *                   so later versions may grow the header.
+ *     12 features   u32 REQUIRED feature bits. v1 defines none; a reader
+ *                   refuses any bit it does not know with -EOPNOTSUPP.
+ *     16 total_len  u64, length of everything including the trailer.
+ *   sections, back to back up to the trailer, each:
+ *      u16 type, u16 flags (bit 0 = REQUIRED), u32 payload length, payload.
+ *      A reader skips a type it does not know unless it is REQUIRED
+ *      (-EOPNOTSUPP). Each known type appears exactly once.
+ *   trailer
+ *      u32 CRC32C (Castagnoli) of every byte before it.
+ *
+ *   1 META     varint backend, mask, ns_id, time_ns (CLOCK_REALTIME ns),
+ *              kernel_supported_mask, consistent + 1 (0 = unknown),
+ *              attempts, then varint length + bytes of the kernel release
+ *   2 STRINGS  NUL-terminated strings end to end, each distinct string
+ *              once; starts with "" (offset 0) and ends with a NUL
+ *   3 SBS      varint count, then per interned superblock: varint mask
+ *              (sb-level MNTSNAP_F_* bits), DEV: major, minor; SB_MAGIC;
+ *              SB_FLAGS; FS_TYPE off; FS_SUBTYPE off; SOURCE off; OPTS off;
+ *              OPT_ARRAY: num, off; OPT_SEC_ARRAY: num, off (a list is num
+ *              strings end to end)
+ *   4 IDMAPS   varint count, then uidmap num, off, gidmap num, off
+ *   5 RECORDS  varint count, then per mount in storage order:
+ *              zz link: 0 = a root of the snapshot (its parent is not in
+ *                 it), else index - parent's index
+ *              varint flags: bit 0 parent ids written, bit 1 has an idmap
+ *              varint mask (MNTSNAP_F_*) XOR the previous record's mask
+ *              ID: zz id - previous id;  ID_OLD: zz id_old - previous id_old
+ *              flags bit 0: ID: zz id - parent_id; ID_OLD: zz id_old -
+ *                 parent_id_old (else they are the linked parent's ids)
+ *              ATTR: attr; PROPAGATION: propagation rotated right by 17
+ *              (MS_SHARED etc. become small), peer_group, master;
+ *              PROPAGATE_FROM: propagate_from; varint sb index;
+ *              ROOT: off; MOUNT_POINT: front-coded against the previous
+ *              record's mount point: varint length of the shared prefix,
+ *              varint length of the rest, the rest (no NUL);
+ *              flags bit 1: varint idmap index
+ *
+ * Why this shape: ids ascend, so deltas are one or two bytes; parents are
+ * nearly always a few records back; masks rarely change; superblock data
+ * is shared by every bind mount of a filesystem; other strings are stored
+ * once; mount points, the one string every record has, share long
+ * prefixes with their neighbour in id order. A 1,000-bind-mount table
+ * comes to about a quarter of its mountinfo text.
+ *
+ * The decoder trusts nothing: the checksum is checked first, then every
+ * length, count (bounded by the bytes that remain, so no count can make an
+ * allocation overflow), offset and list, then ids (no duplicates) and the
+ * parent links (they must agree with the ids; cycles are refused).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "snapshot.h"
+#include "wire.h"
+
+#define WIRE_MAGIC "MNTSNAP\x1a"
+#define WIRE_HDR_LEN 24
+#define WIRE_SEC_HDR 8
+#define WIRE_TRAILER 4
+#define WIRE_FEATURES_KNOWN 0U
+#define WIRE_SEC_REQUIRED 1U
+/* a loaded file larger than this is refused rather than read into memory */
+#define WIRE_MAX_FILE (1ULL << 31)
+
+enum {
+	SEC_META = 1,
+	SEC_STRINGS = 2,
+	SEC_SBS = 3,
+	SEC_IDMAPS = 4,
+	SEC_RECORDS = 5,
+	SEC__KNOWN = 6,
+};
+
+enum {
+	RF_PARENT_IDS = 1U << 0,
+	RF_IDMAP = 1U << 1,
+	RF__ALL = (1U << 2) - 1,
+};
+
+#define SB_FIELDS                                                              \
+	(MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS |              \
+	 MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE |          \
+	 MNTSNAP_F_OPTS | MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY)
+
+/* ---- CRC32C --------------------------------------------------------------- */
+
+uint32_t mntsnap_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint32_t t[256];
+
+	/* 256 entries on the stack: cheap next to any real input, no globals */
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78U : c >> 1;
+		t[i] = c;
+	}
+	crc = ~crc;
+	while (len--)
+		crc = t[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+static void w_reserve(struct wbuf *w, size_t n)
+{
+	size_t ncap;
+	uint8_t *np;
+
+	if (w->err || w->cap - w->len >= n)
+		return;
+	ncap = w->cap ? w->cap : 4096;
+	while (ncap - w->len < n) {
+		if (ncap > SIZE_MAX / 2) {
+			w->err = -ENOMEM;
+			return;
+		}
+		ncap *= 2;
+	}
+	np = realloc(w->p, ncap);
+	if (!np) {
+		w->err = -ENOMEM;
+		return;
+	}
+	w->p = np;
+	w->cap = ncap;
+}
+
+static void w_bytes(struct wbuf *w, const void *b, size_t n)
+{
+	w_reserve(w, n);
+	if (w->err)
+		return;
+	memcpy(w->p + w->len, b, n);
+	w->len += n;
+}
+
+static void w_le(struct wbuf *w, uint64_t v, int n)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < n; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	w_bytes(w, b, (size_t)n);
+}
+
+static void w_var(struct wbuf *w, uint64_t v)
+{
+	uint8_t b[10];
+	int n = 0;
+
+	do {
+		b[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	w_bytes(w, b, (size_t)n);
+}
+
+static void w_zz(struct wbuf *w, int64_t v)
+{
+	w_var(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static uint32_t rotr17(uint32_t v)
+{
+	return v >> 17 | v << 15;
+}
+
+static uint32_t rotl17(uint32_t v)
+{
+	return v << 17 | v >> 15;
+}
+
+/* String interning for the output string table. */
+struct strpool {
+	struct wbuf tab;
+	uint32_t *slot; /* out offset + 1, 0 = empty */
+	uint32_t *slot_len;
+	uint32_t cap, n;
+};
+
+static uint32_t fnv(const char *p, size_t len)
+{
+	uint32_t h = 2166136261U;
+
+	while (len--)
+		h = (h ^ (unsigned char)*p++) * 16777619U;
+	return h;
+}
+
+static int pool_grow(struct strpool *sp)
+{
+	uint32_t ncap = sp->cap ? sp->cap * 2 : 1024;
+	uint32_t *ns = calloc(ncap, sizeof(*ns)), *nl = calloc(ncap, sizeof(*nl));
+
+	if (!ns || !nl || ncap < sp->cap) {
+		free(ns);
+		free(nl);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < sp->cap; i++) {
+		uint32_t h;
+
+		if (!sp->slot[i])
+			continue;
+		h = fnv((char *)sp->tab.p + sp->slot[i] - 1, sp->slot_len[i]) & (ncap - 1);
+		while (ns[h])
+			h = (h + 1) & (ncap - 1);
+		ns[h] = sp->slot[i];
+		nl[h] = sp->slot_len[i];
+	}
+	free(sp->slot);
+	free(sp->slot_len);
+	sp->slot = ns;
+	sp->slot_len = nl;
+	sp->cap = ncap;
+	return 0;
+}
+
+/* Offset of bytes (len of them, a NUL is appended) in the output table. */
+static uint64_t pool_add(struct strpool *sp, const char *b, size_t len)
+{
+	uint32_t h, off;
+
+	if (!len || sp->tab.err)
+		return 0;
+	if (len > UINT32_MAX / 2 || sp->tab.len + len + 1 > UINT32_MAX) {
+		sp->tab.err = -EOVERFLOW;
+		return 0;
+	}
+	if ((sp->n + 1) * 2 > sp->cap && pool_grow(sp)) {
+		sp->tab.err = -ENOMEM;
+		return 0;
+	}
+	h = fnv(b, len) & (sp->cap - 1);
+	for (; sp->slot[h]; h = (h + 1) & (sp->cap - 1))
+		if (sp->slot_len[h] == len && !memcmp(sp->tab.p + sp->slot[h] - 1, b, len))
+			return sp->slot[h] - 1;
+	off = (uint32_t)sp->tab.len;
+	w_bytes(&sp->tab, b, len);
+	w_bytes(&sp->tab, "", 1);
+	if (sp->tab.err)
+		return 0;
+	sp->slot[h] = off + 1;
+	sp->slot_len[h] = (uint32_t)len;
+	sp->n++;
+	return off;
+}
+
+static uint64_t pool_str(struct strpool *sp, const struct mntsnap_snapshot *s, uint32_t off)
+{
+	const char *p = s->strtab + off;
+
+	return pool_add(sp, p, strlen(p));
+}
+
+static uint64_t pool_list(struct strpool *sp, const struct mntsnap_snapshot *s, uint32_t off,
+			  uint32_t n)
+{
+	const char *p = s->strtab + off;
+
+	if (!n)
+		return 0;
+	return pool_add(sp, p, mntsnap_strlist_len(p, n) - 1);
+}
+
+static void enc_meta(struct wbuf *w, const struct mntsnap_snapshot *s)
+{
+	size_t rl = strnlen(s->kernel_release, sizeof(s->kernel_release) - 1);
+
+	w_var(w, (uint64_t)(unsigned)s->backend);
+	w_var(w, s->mask);
+	w_var(w, s->ns_id);
+	w_var(w, s->time_ns);
+	w_var(w, s->kernel_supported_mask);
+	w_var(w, (uint64_t)(s->consistent < 0 ? 0 : s->consistent + 1));
+	w_var(w, s->attempts);
+	w_var(w, rl);
+	w_bytes(w, s->kernel_release, rl);
+}
+
+static void enc_sbs(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
+{
+	w_var(w, s->nsbs);
+	for (uint32_t i = 0; i < s->nsbs; i++) {
+		const struct mntsnap_sb *sb = &s->sbs[i];
+		uint32_t m = sb->mask & SB_FIELDS;
+
+		w_var(w, m);
+		if (m & MNTSNAP_F_DEV) {
+			w_var(w, sb->dev_major);
+			w_var(w, sb->dev_minor);
+		}
+		if (m & MNTSNAP_F_SB_MAGIC)
+			w_var(w, sb->sb_magic);
+		if (m & MNTSNAP_F_SB_FLAGS)
+			w_var(w, sb->sb_flags);
+		if (m & MNTSNAP_F_FS_TYPE)
+			w_var(w, pool_str(sp, s, sb->fs_type));
+		if (m & MNTSNAP_F_FS_SUBTYPE)
+			w_var(w, pool_str(sp, s, sb->fs_subtype));
+		if (m & MNTSNAP_F_SOURCE)
+			w_var(w, pool_str(sp, s, sb->source));
+		if (m & MNTSNAP_F_OPTS)
+			w_var(w, pool_str(sp, s, sb->options));
+		if (m & MNTSNAP_F_OPT_ARRAY) {
+			w_var(w, sb->opt_num);
+			w_var(w, pool_list(sp, s, sb->opt_array, sb->opt_num));
+		}
+		if (m & MNTSNAP_F_OPT_SEC_ARRAY) {
+			w_var(w, sb->opt_sec_num);
+			w_var(w, pool_list(sp, s, sb->opt_sec_array, sb->opt_sec_num));
+		}
+	}
+}
+
+static void enc_idmaps(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
+{
+	w_var(w, s->nidmaps);
+	for (uint32_t i = 0; i < s->nidmaps; i++) {
+		const struct mntsnap_idmap *im = &s->idmaps[i];
+
+		w_var(w, im->uidmap_num);
+		w_var(w, pool_list(sp, s, im->uidmap, im->uidmap_num));
+		w_var(w, im->gidmap_num);
+		w_var(w, pool_list(sp, s, im->gidmap, im->gidmap_num));
+	}
+}
+
+/* Parent ids can be left out when they are exactly the linked parent's. */
+static bool parent_implied(const struct mntsnap_rec *r, const struct mntsnap_rec *p)
+{
+	if ((r->mask & MNTSNAP_F_ID) &&
+	    (!(p->mask & MNTSNAP_F_ID) || p->id != r->parent_id))
+		return false;
+	if ((r->mask & MNTSNAP_F_ID_OLD) &&
+	    (!(p->mask & MNTSNAP_F_ID_OLD) || p->id_old != r->parent_id_old))
+		return false;
+	return true;
+}
+
+/* What the previous record left for delta and front coding. */
+struct prev {
+	uint64_t id;
+	uint32_t id_old;
+	uint32_t mask;
+	const char *mp;
+	size_t mp_len;
+};
+
+static void enc_mount_point(struct wbuf *w, struct prev *pv, const char *mp)
+{
+	size_t len = strlen(mp), k = 0;
+
+	while (k < len && k < pv->mp_len && mp[k] == pv->mp[k])
+		k++;
+	w_var(w, k);
+	w_var(w, len - k);
+	w_bytes(w, mp + k, len - k);
+	pv->mp = mp;
+	pv->mp_len = len;
+}
+
+static void enc_rec(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+		    uint32_t i, struct prev *pv)
+{
+	const struct mntsnap_rec *r = &s->recs[i];
+	bool root = r->parent == i || r->parent >= s->nrecs;
+	uint32_t m = r->mask, flags = 0;
+
+	if (root || !parent_implied(r, &s->recs[r->parent]))
+		flags |= RF_PARENT_IDS;
+	if (r->idmap != MNTSNAP_NONE)
+		flags |= RF_IDMAP;
+	w_zz(w, root ? 0 : (int64_t)i - (int64_t)r->parent);
+	w_var(w, flags);
+	w_var(w, m ^ pv->mask);
+	pv->mask = m;
+	if (m & MNTSNAP_F_ID) {
+		w_zz(w, (int64_t)(r->id - pv->id));
+		pv->id = r->id;
+	}
+	if (m & MNTSNAP_F_ID_OLD) {
+		w_zz(w, (int64_t)r->id_old - (int64_t)pv->id_old);
+		pv->id_old = r->id_old;
+	}
+	if (flags & RF_PARENT_IDS) {
+		if (m & MNTSNAP_F_ID)
+			w_zz(w, (int64_t)(r->id - r->parent_id));
+		if (m & MNTSNAP_F_ID_OLD)
+			w_zz(w, (int64_t)r->id_old - (int64_t)r->parent_id_old);
+	}
+	if (m & MNTSNAP_F_ATTR)
+		w_var(w, r->attr);
+	if (m & MNTSNAP_F_PROPAGATION) {
+		w_var(w, rotr17(r->propagation));
+		w_var(w, r->peer_group);
+		w_var(w, r->master);
+	}
+	if (m & MNTSNAP_F_PROPAGATE_FROM)
+		w_var(w, r->propagate_from);
+	w_var(w, r->sb);
+	if (m & MNTSNAP_F_ROOT)
+		w_var(w, pool_str(sp, s, r->root));
+	if (m & MNTSNAP_F_MOUNT_POINT)
+		enc_mount_point(w, pv, s->strtab + r->mount_point);
+	if (flags & RF_IDMAP)
+		w_var(w, r->idmap);
+}
+
+static void enc_section(struct wbuf *out, unsigned type, const struct wbuf *payload)
+{
+	if (payload->err) {
+		out->err = out->err ? out->err : payload->err;
+		return;
+	}
+	if (payload->len > UINT32_MAX) {
+		out->err = -EOVERFLOW;
+		return;
+	}
+	w_le(out, type, 2);
+	w_le(out, WIRE_SEC_REQUIRED, 2);
+	w_le(out, payload->len, 4);
+	w_bytes(out, payload->p, payload->len);
+}
+
+int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len)
+{
+	struct wbuf sec[SEC__KNOWN] = { { 0 } }, out = { 0 };
+	struct strpool sp = { { 0 } };
+	struct prev pv = { .mp = "" };
+	int r;
+
+	if (!s || !ret_buf || !ret_len)
+		return -EINVAL;
+	w_bytes(&sp.tab, "", 1); /* offset 0 is "" */
+	enc_meta(&sec[SEC_META], s);
+	enc_sbs(&sec[SEC_SBS], &sp, s);
+	enc_idmaps(&sec[SEC_IDMAPS], &sp, s);
+	w_var(&sec[SEC_RECORDS], s->nrecs);
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		enc_rec(&sec[SEC_RECORDS], &sp, s, i, &pv);
+	sec[SEC_STRINGS] = sp.tab;
+
+	w_bytes(&out, WIRE_MAGIC, 8);
+	w_le(&out, MNTSNAP_WIRE_VERSION, 2);
+	w_le(&out, WIRE_HDR_LEN, 2);
+	w_le(&out, WIRE_FEATURES_KNOWN, 4);
+	w_le(&out, 0, 8); /* total_len, patched below */
+	/* strings first: a streaming reader can resolve offsets as it goes */
+	enc_section(&out, SEC_META, &sec[SEC_META]);
+	enc_section(&out, SEC_STRINGS, &sec[SEC_STRINGS]);
+	enc_section(&out, SEC_SBS, &sec[SEC_SBS]);
+	enc_section(&out, SEC_IDMAPS, &sec[SEC_IDMAPS]);
+	enc_section(&out, SEC_RECORDS, &sec[SEC_RECORDS]);
+	w_reserve(&out, WIRE_TRAILER);
+	r = out.err;
+	if (!r) {
+		uint64_t total = out.len + WIRE_TRAILER;
+
+		for (int i = 0; i < 8; i++)
+			out.p[16 + i] = (uint8_t)(total >> (8 * i));
+		w_le(&out, mntsnap_crc32c(0, out.p, out.len), 4);
+	}
+	for (int i = 0; i < SEC__KNOWN; i++)
+		free(sec[i].p);
+	free(sp.slot);
+	free(sp.slot_len);
+	if (r) {
+		free(out.p);
+		return r;
+	}
+	*ret_buf = out.p;
+	*ret_len = out.len;
+	return 0;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+struct rd {
+	const uint8_t *base; /* start of the whole buffer, for messages */
+	const uint8_t *p, *end;
+	struct mntsnap_error *err;
+	int r;               /* first error, sticky */
+};
+
+__attribute__((format(printf, 2, 3))) static int bad(struct rd *d, const char *fmt, ...);
+
+static int bad_v(struct rd *d, int err, const char *what, size_t at)
+{
+	if (!d->r) {
+		d->r = err;
+		mntsnap_set_error(d->err, err, 0, "snapshot: %s (at byte %zu)", what, at);
+	}
+	return d->r;
+}
+
+static int bad(struct rd *d, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return bad_v(d, -EBADMSG, msg, (size_t)(d->p - d->base));
+}
+
+static uint64_t r_var(struct rd *d)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; !d->r; shift += 7) {
+		uint8_t b;
+
+		if (d->p >= d->end) {
+			bad(d, "truncated number");
+			return 0;
+		}
+		b = *d->p++;
+		/* the 10th byte may only carry the top bit of a u64 */
+		if (shift == 63 && b > 1) {
+			bad(d, "number does not fit 64 bits");
+			return 0;
+		}
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	return 0;
+}
+
+static int64_t r_zz(struct rd *d)
+{
+	uint64_t v = r_var(d);
+
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static uint32_t r_u32(struct rd *d, const char *what)
+{
+	uint64_t v = r_var(d);
+
+	if (v > UINT32_MAX) {
+		bad(d, "%s %" PRIu64 " out of range", what, v);
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
+/* A count of entries, each at least min_bytes long, must fit what is left. */
+static uint32_t r_count(struct rd *d, unsigned min_bytes, const char *what)
+{
+	uint64_t n = r_var(d);
+
+	if (!d->r && n > (uint64_t)(d->end - d->p) / min_bytes)
+		bad(d, "%s count %" PRIu64 " exceeds the section", what, n);
+	return d->r ? 0 : (uint32_t)n;
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+struct strtab {
+	const char *p;
+	uint32_t len;
+};
+
+/* A string offset: inside the table (which ends in a NUL, so terminated). */
+static const char *r_str(struct rd *d, const struct strtab *t, const char *what)
+{
+	uint64_t off = r_var(d);
+
+	if (d->r)
+		return "";
+	if (off >= t->len) {
+		bad(d, "%s string offset %" PRIu64 " outside the string table (%u bytes)", what,
+		    off, t->len);
+		return "";
+	}
+	return t->p + off;
+}
+
+/* A list of n strings: each must end inside the table. */
+static const char *r_list(struct rd *d, const struct strtab *t, uint32_t n, const char *what)
+{
+	const char *s = r_str(d, t, what);
+	size_t pos = (size_t)(s - t->p);
+
+	if (d->r)
+		return "";
+	if (n > t->len) {
+		bad(d, "%s list of %u strings is longer than the string table", what, n);
+		return "";
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const char *nul = pos < t->len ? memchr(t->p + pos, '\0', t->len - pos) : NULL;
+
+		if (!nul) {
+			bad(d, "%s list runs past the string table", what);
+			return "";
+		}
+		pos = (size_t)(nul - t->p) + 1;
+	}
+	return s;
+}
+
+struct sec {
+	const uint8_t *p;
+	uint32_t len;
+	size_t at;
+};
+
+/* Header, checksum and section directory. */
+static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN])
+{
+	const uint8_t *b = d->base;
+	uint64_t version, hdr_len, features, total;
+	size_t pos;
+
+	if (len < 8 || memcmp(b, WIRE_MAGIC, 8))
+		return bad_v(d, -EBADMSG, "not a mntsnap snapshot (bad magic)", 0);
+	if (len < WIRE_HDR_LEN + WIRE_TRAILER)
+		return bad_v(d, -EBADMSG, "truncated header", len);
+	version = le(b + 8, 2);
+	hdr_len = le(b + 10, 2);
+	features = le(b + 12, 4);
+	total = le(b + 16, 8);
+	if (version == 0)
+		return bad_v(d, -EBADMSG, "format version 0 is invalid", 8);
+	if (version > MNTSNAP_WIRE_VERSION) {
+		char m[120];
+
+		snprintf(m, sizeof(m), "format version %" PRIu64 " is newer than this reader (%d)",
+			 version, MNTSNAP_WIRE_VERSION);
+		return bad_v(d, -EPROTO, m, 8);
+	}
+	if (total != len) {
+		char m[120];
+
+		snprintf(m, sizeof(m), "%s: header says %" PRIu64 " bytes, got %zu",
+			 total > len ? "truncated" : "length mismatch", total, len);
+		return bad_v(d, -EBADMSG, m, len);
+	}
+	if (hdr_len < WIRE_HDR_LEN || hdr_len > len - WIRE_TRAILER)
+		return bad_v(d, -EBADMSG, "bad header length", 10);
+	if (le(b + len - WIRE_TRAILER, 4) != mntsnap_crc32c(0, b, len - WIRE_TRAILER))
+		return bad_v(d, -EBADMSG, "checksum mismatch (corrupted)", len - WIRE_TRAILER);
+	if (features & ~(uint64_t)WIRE_FEATURES_KNOWN) {
+		char m[120];
+
+		snprintf(m, sizeof(m), "requires unknown features 0x%" PRIx64 " (newer writer)",
+			 features & ~(uint64_t)WIRE_FEATURES_KNOWN);
+		return bad_v(d, -EOPNOTSUPP, m, 12);
+	}
+	for (pos = hdr_len; pos < len - WIRE_TRAILER;) {
+		unsigned type, flags;
+		uint64_t sl;
+
+		if (len - WIRE_TRAILER - pos < WIRE_SEC_HDR)
+			return bad_v(d, -EBADMSG, "truncated section header", pos);
+		type = (unsigned)le(b + pos, 2);
+		flags = (unsigned)le(b + pos + 2, 2);
+		sl = le(b + pos + 4, 4);
+		if (sl > len - WIRE_TRAILER - pos - WIRE_SEC_HDR)
+			return bad_v(d, -EBADMSG, "section runs past the end", pos);
+		if (type > 0 && type < SEC__KNOWN) {
+			if (secs[type].p)
+				return bad_v(d, -EBADMSG, "duplicate section", pos);
+			secs[type] = (struct sec){ b + pos + WIRE_SEC_HDR, (uint32_t)sl, pos };
+		} else if (flags & WIRE_SEC_REQUIRED) {
+			char m[120];
+
+			snprintf(m, sizeof(m), "unknown required section type %u (newer writer)",
+				 type);
+			return bad_v(d, -EOPNOTSUPP, m, pos);
+		}
+		pos += WIRE_SEC_HDR + sl;
+	}
+	for (int t = 1; t < SEC__KNOWN; t++)
+		if (!secs[t].p)
+			return bad_v(d, -EBADMSG, "a required section is missing", len);
+	return 0;
+}
+
+static void rd_at(struct rd *d, const struct sec *s)
+{
+	d->p = s->p;
+	d->end = s->p + s->len;
+}
+
+static void rd_done(struct rd *d, const char *what)
+{
+	if (!d->r && d->p != d->end)
+		bad(d, "%s section has %td trailing bytes", what, d->end - d->p);
+}
+
+static int dec_meta(struct rd *d, const struct sec *sec, struct mntsnap_snapshot *s)
+{
+	uint64_t backend, consistent, rl;
+
+	rd_at(d, sec);
+	backend = r_var(d);
+	s->mask = r_u32(d, "mask");
+	s->ns_id = r_var(d);
+	s->time_ns = r_var(d);
+	s->kernel_supported_mask = r_var(d);
+	consistent = r_var(d);
+	s->attempts = r_u32(d, "attempts");
+	rl = r_var(d);
+	if (d->r)
+		return d->r;
+	if (backend > MNTSNAP_BACKEND_FILE)
+		return bad(d, "unknown backend %" PRIu64, backend);
+	if (consistent > 2)
+		return bad(d, "bad consistency value %" PRIu64, consistent);
+	if (s->mask & ~(uint32_t)MNTSNAP_F_ALL)
+		return bad(d, "mask 0x%x has unknown bits", s->mask);
+	if (rl >= sizeof(s->kernel_release) || rl > (uint64_t)(d->end - d->p))
+		return bad(d, "bad kernel release length %" PRIu64, rl);
+	s->backend = (int)backend;
+	s->consistent = (int)consistent - 1;
+	memcpy(s->kernel_release, d->p, rl);
+	s->kernel_release[rl] = '\0';
+	if (memchr(s->kernel_release, '\0', rl))
+		return bad(d, "kernel release contains a NUL");
+	d->p += rl;
+	rd_done(d, "META");
+	return d->r;
+}
+
+static int dec_strings(struct rd *d, const struct sec *sec, struct strtab *t)
+{
+	d->p = sec->p;
+	if (!sec->len || sec->p[0] || sec->p[sec->len - 1])
+		return bad(d, "string table must start and end with a NUL");
+	t->p = (const char *)sec->p;
+	t->len = sec->len;
+	return 0;
+}
+
+static int dec_sbs(struct rd *d, const struct sec *sec, const struct strtab *t,
+		   struct mntsnap_mount **ret, uint32_t *ret_n)
+{
+	struct mntsnap_mount *sbs;
+	uint32_t n;
+
+	rd_at(d, sec);
+	n = r_count(d, 1, "superblock");
+	if (d->r)
+		return d->r;
+	sbs = calloc((size_t)n + 1, sizeof(*sbs));
+	if (!sbs)
+		return bad_v(d, -ENOMEM, "out of memory", 0);
+	*ret = sbs;
+	for (uint32_t i = 0; i < n && !d->r; i++) {
+		struct mntsnap_mount *m = &sbs[i];
+
+		m->mask = r_u32(d, "sb mask");
+		if (m->mask & ~(uint32_t)SB_FIELDS)
+			return bad(d, "superblock %u: mask 0x%x has non-superblock bits", i,
+				   m->mask);
+		m->fs_type = m->fs_subtype = m->source = m->options = "";
+		m->opt_array = m->opt_sec_array = "";
+		if (m->mask & MNTSNAP_F_DEV) {
+			m->dev_major = r_u32(d, "dev major");
+			m->dev_minor = r_u32(d, "dev minor");
+		}
+		if (m->mask & MNTSNAP_F_SB_MAGIC)
+			m->sb_magic = r_var(d);
+		if (m->mask & MNTSNAP_F_SB_FLAGS)
+			m->sb_flags = r_u32(d, "sb flags");
+		if (m->mask & MNTSNAP_F_FS_TYPE)
+			m->fs_type = r_str(d, t, "fs type");
+		if (m->mask & MNTSNAP_F_FS_SUBTYPE)
+			m->fs_subtype = r_str(d, t, "fs subtype");
+		if (m->mask & MNTSNAP_F_SOURCE)
+			m->source = r_str(d, t, "source");
+		if (m->mask & MNTSNAP_F_OPTS)
+			m->options = r_str(d, t, "options");
+		if (m->mask & MNTSNAP_F_OPT_ARRAY) {
+			m->opt_num = r_u32(d, "opt count");
+			m->opt_array = r_list(d, t, m->opt_num, "opt_array");
+		}
+		if (m->mask & MNTSNAP_F_OPT_SEC_ARRAY) {
+			m->opt_sec_num = r_u32(d, "sec opt count");
+			m->opt_sec_array = r_list(d, t, m->opt_sec_num, "opt_sec_array");
+		}
+	}
+	*ret_n = n;
+	rd_done(d, "SBS");
+	return d->r;
+}
+
+static int dec_idmaps(struct rd *d, const struct sec *sec, const struct strtab *t,
+		      struct mntsnap_mount **ret, uint32_t *ret_n)
+{
+	struct mntsnap_mount *ims;
+	uint32_t n;
+
+	rd_at(d, sec);
+	n = r_count(d, 4, "idmap");
+	if (d->r)
+		return d->r;
+	ims = calloc((size_t)n + 1, sizeof(*ims));
+	if (!ims)
+		return bad_v(d, -ENOMEM, "out of memory", 0);
+	*ret = ims;
+	for (uint32_t i = 0; i < n && !d->r; i++) {
+		ims[i].uidmap_num = r_u32(d, "uidmap count");
+		ims[i].uidmap = r_list(d, t, ims[i].uidmap_num, "uidmap");
+		ims[i].gidmap_num = r_u32(d, "gidmap count");
+		ims[i].gidmap = r_list(d, t, ims[i].gidmap_num, "gidmap");
+	}
+	*ret_n = n;
+	rd_done(d, "IDMAPS");
+	return d->r;
+}
+
+/* One decoded record before its parent ids are resolved. */
+struct drec {
+	struct mntsnap_mount m;
+	int64_t link;
+	uint32_t flags;
+	size_t mp; /* offset in dctx.mps, the decoded mount points */
+};
+
+struct dctx {
+	struct rd *d;
+	const struct strtab *t;
+	const struct mntsnap_mount *sbs, *ims;
+	uint32_t nsbs, nims;
+	struct wbuf mps;      /* mount points, NUL-terminated, end to end */
+	size_t prev_mp, prev_mp_len;
+	uint64_t prev_id;
+	uint32_t prev_old, prev_mask;
+};
+
+static int dec_mount_point(struct dctx *c, struct drec *x, uint32_t i)
+{
+	struct rd *d = c->d;
+	uint64_t k = r_var(d), n = r_var(d);
+	size_t at;
+
+	if (d->r)
+		return d->r;
+	if (k > c->prev_mp_len)
+		return bad(d, "record %u: mount point shares more than the previous one has", i);
+	if (n > (uint64_t)(d->end - d->p))
+		return bad(d, "record %u: mount point runs past the section", i);
+	if (memchr(d->p, '\0', n))
+		return bad(d, "record %u: mount point contains a NUL", i);
+	/* copy the prefix first: the arena may move when it grows */
+	at = c->mps.len;
+	w_reserve(&c->mps, k + n + 1);
+	if (c->mps.err)
+		return bad_v(d, c->mps.err, "out of memory", 0);
+	memcpy(c->mps.p + at, c->mps.p + c->prev_mp, k);
+	c->mps.len += k;
+	w_bytes(&c->mps, d->p, n);
+	w_bytes(&c->mps, "", 1);
+	d->p += n;
+	x->mp = at;
+	c->prev_mp = at;
+	c->prev_mp_len = k + n;
+	return 0;
+}
+
+static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
+{
+	struct rd *d = c->d;
+	struct mntsnap_mount *m = &x->m;
+	const struct mntsnap_mount *sb;
+	uint32_t sbi;
+
+	x->link = r_zz(d);
+	x->flags = r_u32(d, "record flags");
+	m->mask = r_u32(d, "record mask") ^ c->prev_mask;
+	c->prev_mask = m->mask;
+	if (d->r)
+		return d->r;
+	if (x->flags & ~(uint32_t)RF__ALL)
+		return bad(d, "record %u: unknown flags 0x%x", i, x->flags);
+	if (m->mask & ~(uint32_t)MNTSNAP_F_ALL)
+		return bad(d, "record %u: mask 0x%x has unknown bits", i, m->mask);
+	if (m->mask & MNTSNAP_F_ID) {
+		m->id = c->prev_id + (uint64_t)r_zz(d);
+		c->prev_id = m->id;
+	}
+	if (m->mask & MNTSNAP_F_ID_OLD) {
+		int64_t v = (int64_t)c->prev_old + r_zz(d);
+
+		if (v < 0 || v > UINT32_MAX)
+			return bad(d, "record %u: old id out of range", i);
+		m->id_old = (uint32_t)v;
+		c->prev_old = m->id_old;
+	}
+	if (x->flags & RF_PARENT_IDS) {
+		if (m->mask & MNTSNAP_F_ID)
+			m->parent_id = m->id - (uint64_t)r_zz(d);
+		if (m->mask & MNTSNAP_F_ID_OLD) {
+			int64_t v = (int64_t)m->id_old - r_zz(d);
+
+			if (v < 0 || v > UINT32_MAX)
+				return bad(d, "record %u: old parent id out of range", i);
+			m->parent_id_old = (uint32_t)v;
+		}
+	}
+	if (m->mask & MNTSNAP_F_ATTR)
+		m->attr = r_u32(d, "attr");
+	if (m->mask & MNTSNAP_F_PROPAGATION) {
+		m->propagation = rotl17(r_u32(d, "propagation"));
+		m->peer_group = r_u32(d, "peer group");
+		m->master = r_u32(d, "master");
+	}
+	if (m->mask & MNTSNAP_F_PROPAGATE_FROM)
+		m->propagate_from = r_u32(d, "propagate_from");
+	sbi = r_u32(d, "sb index");
+	m->root = m->mount_point = "";
+	if (m->mask & MNTSNAP_F_ROOT)
+		m->root = r_str(d, c->t, "root");
+	if ((m->mask & MNTSNAP_F_MOUNT_POINT) && dec_mount_point(c, x, i))
+		return d->r;
+	m->uidmap = m->gidmap = "";
+	if (x->flags & RF_IDMAP) {
+		uint32_t k = r_u32(d, "idmap index");
+
+		if (!d->r && k >= c->nims)
+			return bad(d, "record %u: idmap index %u out of range", i, k);
+		if (!d->r) {
+			m->uidmap = c->ims[k].uidmap;
+			m->uidmap_num = c->ims[k].uidmap_num;
+			m->gidmap = c->ims[k].gidmap;
+			m->gidmap_num = c->ims[k].gidmap_num;
+		}
+	}
+	if (d->r)
+		return d->r;
+	if (sbi >= c->nsbs)
+		return bad(d, "record %u: superblock index %u out of range", i, sbi);
+	sb = &c->sbs[sbi];
+	if (sb->mask != (m->mask & SB_FIELDS))
+		return bad(d, "record %u: mask disagrees with its superblock's", i);
+	m->dev_major = sb->dev_major;
+	m->dev_minor = sb->dev_minor;
+	m->sb_magic = sb->sb_magic;
+	m->sb_flags = sb->sb_flags;
+	m->fs_type = sb->fs_type;
+	m->fs_subtype = sb->fs_subtype;
+	m->source = sb->source;
+	m->options = sb->options;
+	m->opt_array = sb->opt_array;
+	m->opt_num = sb->opt_num;
+	m->opt_sec_array = sb->opt_sec_array;
+	m->opt_sec_num = sb->opt_sec_num;
+	return 0;
+}
+
+/* Implied parent ids come from the linked record; links must be in range. */
+static int resolve_links(struct rd *d, struct drec *x, uint32_t n)
+{
+	uint32_t id_bits = n ? x[0].m.mask & (MNTSNAP_F_ID | MNTSNAP_F_ID_OLD) : 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct mntsnap_mount *m = &x[i].m;
+		int64_t p = (int64_t)i - x[i].link;
+
+		/* lookups by id need every record to carry the same id kinds */
+		if ((m->mask & (MNTSNAP_F_ID | MNTSNAP_F_ID_OLD)) != id_bits)
+			return bad(d, "record %u: id fields differ from record 0's", i);
+		if (!x[i].link) {
+			if (!(x[i].flags & RF_PARENT_IDS) && id_bits)
+				return bad(d, "record %u: a root without parent ids", i);
+			continue;
+		}
+		if (p < 0 || p >= (int64_t)n)
+			return bad(d, "record %u: parent link points nowhere", i);
+		if (x[i].flags & RF_PARENT_IDS)
+			continue;
+		m->parent_id = x[p].m.id;
+		m->parent_id_old = x[p].m.id_old;
+	}
+	return 0;
+}
+
+/* After mntsnap_snap_finish: ids unique, and links agree with the ids. */
+static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const struct drec *x)
+{
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		const struct mntsnap_rec *r = &s->recs[i];
+		uint32_t want = x[i].link ? (uint32_t)((int64_t)i - x[i].link) : i;
+		long f;
+
+		if (r->mask & MNTSNAP_F_ID)
+			f = mntsnap_snapshot_find(s, r->id);
+		else if (r->mask & MNTSNAP_F_ID_OLD)
+			f = mntsnap_snapshot_find_old(s, r->id_old);
+		else
+			f = i;
+		if (f != (long)i)
+			return bad(d, "record %u: duplicate mount id", i);
+		if (r->parent != want)
+			return bad(d, "record %u: parent link disagrees with the ids (%s)", i,
+				   x[i].link ? "parent id not found" : "root has a parent");
+	}
+	return 0;
+}
+
+static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
+		       struct mntsnap_snapshot *s)
+{
+	struct drec *x;
+	uint32_t n;
+	int r = 0;
+
+	rd_at(d, sec);
+	n = r_count(d, 4, "record");
+	if (d->r)
+		return d->r;
+	x = calloc((size_t)n + 1, sizeof(*x));
+	if (!x)
+		return bad_v(d, -ENOMEM, "out of memory", 0);
+	for (uint32_t i = 0; i < n && !r; i++)
+		r = dec_one(c, &x[i], i);
+	/* the arena has stopped moving: point records at their mount points */
+	for (uint32_t i = 0; i < n && !r; i++)
+		if (x[i].m.mask & MNTSNAP_F_MOUNT_POINT)
+			x[i].m.mount_point = (const char *)c->mps.p + x[i].mp;
+	if (!r) {
+		rd_done(d, "RECORDS");
+		r = d->r;
+	}
+	if (!r)
+		r = resolve_links(d, x, n);
+	for (uint32_t i = 0; i < n && !r; i++) {
+		long k = mntsnap_snap_add(s, &x[i].m);
+
+		if (k < 0)
+			r = bad_v(d, (int)k, "cannot store record", 0);
+	}
+	if (!r) {
+		r = mntsnap_snap_finish(s);
+		if (r == -EBADMSG)
+			r = bad(d, "parent links form a cycle");
+		else if (r)
+			r = bad_v(d, r, "cannot index records", 0);
+	}
+	if (!r)
+		r = check_tree(d, s, x);
+	free(x);
+	return r;
+}
+
+int mntsnap_wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
+			struct mntsnap_snapshot **ret)
+{
+	struct sec secs[SEC__KNOWN] = { { 0 } };
+	struct rd d = { .base = buf, .p = buf, .end = (const uint8_t *)buf + len, .err = err };
+	struct mntsnap_mount *sbs = NULL, *ims = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct strtab t = { 0 };
+	struct dctx c = { .d = &d, .t = &t };
+	int r;
+
+	if ((!buf && len) || !ret)
+		return -EINVAL;
+	if (!buf)
+		return bad_v(&d, -EBADMSG, "empty input", 0);
+	r = parse_frame(&d, len, secs);
+	if (r)
+		return r;
+	s = mntsnap_snap_new(MNTSNAP_BACKEND_FILE, 0);
+	if (!s)
+		return bad_v(&d, -ENOMEM, "out of memory", 0);
+	r = dec_meta(&d, &secs[SEC_META], s);
+	if (!r)
+		r = dec_strings(&d, &secs[SEC_STRINGS], &t);
+	if (!r)
+		r = dec_sbs(&d, &secs[SEC_SBS], &t, &sbs, &c.nsbs);
+	if (!r)
+		r = dec_idmaps(&d, &secs[SEC_IDMAPS], &t, &ims, &c.nims);
+	c.sbs = sbs;
+	c.ims = ims;
+	if (!r)
+		r = dec_records(&d, &secs[SEC_RECORDS], &c, s);
+	free(sbs);
+	free(ims);
+	free(c.mps.p);
+	if (r) {
+		mntsnap_snapshot_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd)
+{
+	void *buf;
+	size_t len;
+	int r;
+
+	if (!snap || fd < 0)
+		return -EINVAL;
+	r = mntsnap_wire_encode(snap, &buf, &len);
+	if (r)
+		return r;
+	r = write_all(fd, buf, len);
+	free(buf);
+	return r;
+}
+
+/* "dir/.name.XXXXXX" next to path, and "dir" itself. */
+static int tmp_names(const char *path, char **ret_tmp, char **ret_dir)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	char *tmp, *dir;
+
+	if (!*base)
+		return -EISDIR;
+	tmp = malloc(strlen(path) + 16);
+	dir = malloc(dlen + 2);
+	if (!tmp || !dir) {
+		free(tmp);
+		free(dir);
+		return -ENOMEM;
+	}
+	if (!slash)
+		strcpy(dir, ".");
+	else if (!dlen)
+		strcpy(dir, "/");
+	else
+		memcpy(dir, path, dlen), dir[dlen] = '\0';
+	sprintf(tmp, "%.*s.%s.XXXXXX", (int)(slash ? dlen + 1 : 0), path, base);
+	*ret_tmp = tmp;
+	*ret_dir = dir;
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) && errno != EINVAL) /* some filesystems cannot sync dirs */
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/*
+ * A crash must never leave a half file under the final name: write a
+ * temporary file in the same directory (so rename() is atomic), fsync it,
+ * rename it over path, then fsync the directory so the rename itself is
+ * durable. The file is created 0600 (mkostemp): a mount table shows paths.
+ */
+int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path)
+{
+	char *tmp = NULL, *dir = NULL;
+	int fd, r;
+
+	if (!snap || !path || !*path)
+		return -EINVAL;
+	r = tmp_names(path, &tmp, &dir);
+	if (r)
+		return r;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = mntsnap_snapshot_save_fd(snap, fd);
+	if (!r && fsync(fd))
+		r = -errno;
+	if (close(fd) && !r)
+		r = -EIO;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	else
+		r = fsync_dir(dir);
+out:
+	free(tmp);
+	free(dir);
+	return r;
+}
+
+int mntsnap_snapshot_load_buf(const void *buf, size_t len, struct mntsnap_error *err,
+			      struct mntsnap_snapshot **ret_snap)
+{
+	return mntsnap_wire_decode(buf, len, err, ret_snap);
+}
+
+int mntsnap_snapshot_load_fd(int fd, struct mntsnap_error *err,
+			     struct mntsnap_snapshot **ret_snap)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+	int r;
+
+	if (fd < 0 || !ret_snap)
+		return -EINVAL;
+	/* a size hint only: pipes and sockets say 0 */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size < WIRE_MAX_FILE)
+		cap = (size_t)st.st_size + 1;
+	for (;;) {
+		ssize_t n;
+
+		if (!buf || cap - len < 4096) {
+			size_t ncap = !buf && cap ? cap + 4096 : cap < 65536 ? 65536 : cap * 2;
+			uint8_t *nb;
+
+			if (ncap > WIRE_MAX_FILE + 1)
+				ncap = WIRE_MAX_FILE + 1;
+			if (ncap <= len) {
+				free(buf);
+				return mntsnap_set_error(err, -EFBIG, 0,
+							 "snapshot: larger than %llu bytes",
+							 (unsigned long long)WIRE_MAX_FILE);
+			}
+			nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				return mntsnap_set_error(err, -ENOMEM, 0, "snapshot: out of memory");
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			free(buf);
+			return mntsnap_set_error(err, r, 0, "snapshot: read: %s", strerror(-r));
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	r = mntsnap_wire_decode(buf, len, err, ret_snap);
+	free(buf);
+	return r;
+}
+
+int mntsnap_snapshot_load(const char *path, struct mntsnap_error *err,
+			  struct mntsnap_snapshot **ret_snap)
+{
+	int fd, r;
+
+	if (!path || !ret_snap)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		return mntsnap_set_error(err, r, 0, "%s: %s", path, strerror(-r));
+	}
+	r = mntsnap_snapshot_load_fd(fd, err, ret_snap);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The binary snapshot format: capture -> save -> load -> render equals the
+ * capture's own rendering for several mount setups; JSON export is valid;
+ * every kind of corruption gives the documented error; saving is atomic.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap.h"
+#include "snapshot.h"
+#include "wire.h"
+
+#define BASE "/tmp/mntsnap-wire"
+
+static struct mntsnap_snapshot *capture_mask(uint32_t mask)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = { 0 };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+		     .mask = mask, .error = &err);
+	int r = mntsnap_capture(&o, &s);
+
+	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
+	return s;
+}
+
+static void do_mount(const char *src, const char *dst, const char *type, unsigned long fl,
+		     const char *data)
+{
+	ms_mkdir_p(dst);
+	cr_assert_eq(mount(src, dst, type, fl, data), 0, "mount %s on %s: %s", src ? src : "-",
+		     dst, strerror(errno));
+}
+
+/* Save to a file, load it back, compare every rendering and the bytes. */
+static void assert_round_trip(struct mntsnap_snapshot *s)
+{
+	static const int formats[] = { MNTSNAP_FORMAT_MOUNTINFO, MNTSNAP_FORMAT_JSON,
+				       MNTSNAP_FORMAT_TABLE, MNTSNAP_FORMAT_TREE };
+	struct mntsnap_snapshot *l = NULL;
+	struct mntsnap_error err = { 0 };
+	void *b1, *b2;
+	size_t n1, n2;
+	int r;
+
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/snap.bin"), 0);
+	r = mntsnap_snapshot_load(BASE "/snap.bin", &err, &l);
+	cr_assert_eq(r, 0, "load: %s (%s)", strerror(-r), err.msg);
+	cr_assert_eq(mntsnap_snapshot_count(l), mntsnap_snapshot_count(s));
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char *a = ms_render(s, formats[i]), *b = ms_render(l, formats[i]);
+
+		ms_assert_text_eq(b, a, "loaded rendering vs captured rendering");
+		free(a);
+		free(b);
+	}
+	cr_assert_eq(mntsnap_snapshot_ns_id(l), mntsnap_snapshot_ns_id(s));
+	cr_assert_eq(mntsnap_snapshot_time(l), mntsnap_snapshot_time(s));
+	cr_assert_eq(mntsnap_snapshot_mask(l), mntsnap_snapshot_mask(s));
+	cr_assert_eq(mntsnap_snapshot_backend(l), mntsnap_snapshot_backend(s));
+	/* encoding is deterministic, so a re-save is byte-identical */
+	cr_assert_eq(mntsnap_wire_encode(s, &b1, &n1), 0);
+	cr_assert_eq(mntsnap_wire_encode(l, &b2, &n2), 0);
+	cr_assert_eq(n1, n2);
+	cr_assert(!memcmp(b1, b2, n1), "re-encoded bytes differ");
+	free(b1);
+	free(b2);
+	mntsnap_snapshot_free(l);
+}
+
+static void round_trip_now(uint32_t mask)
+{
+	struct mntsnap_snapshot *s = capture_mask(mask);
+
+	assert_round_trip(s);
+	mntsnap_snapshot_free(s);
+}
+
+Test(wire, crc32c_check_value)
+{
+	cr_assert_eq(mntsnap_crc32c(0, "123456789", 9), 0xe3069283U);
+	cr_assert_eq(mntsnap_crc32c(mntsnap_crc32c(0, "1234", 4), "56789", 5), 0xe3069283U);
+}
+
+Test(wire, round_trip_plain)
+{
+	ms_private_ns(BASE);
+	round_trip_now(0);
+	round_trip_now(MNTSNAP_MASK_FULL);
+}
+
+Test(wire, round_trip_tmpfs_options)
+{
+	ms_private_ns(BASE);
+	do_mount("src", BASE "/a", "tmpfs",
+		 MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_SYNCHRONOUS |
+			 MS_DIRSYNC | MS_LAZYTIME,
+		 "size=1m,mode=700,uid=1,gid=2");
+	do_mount("src2", BASE "/b", "tmpfs", MS_STRICTATIME | MS_NODIRATIME, "nr_inodes=77");
+	round_trip_now(0);
+	round_trip_now(MNTSNAP_MASK_FULL);
+}
+
+Test(wire, round_trip_binds_and_propagation)
+{
+	ms_private_ns(BASE);
+	do_mount("t", BASE "/t", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/t/sub/deeper");
+	do_mount(BASE "/t", BASE "/shared", NULL, MS_BIND, NULL);
+	cr_assert_eq(mount(NULL, BASE "/shared", NULL, MS_SHARED, NULL), 0);
+	do_mount(BASE "/shared", BASE "/peer", NULL, MS_BIND, NULL);
+	do_mount(BASE "/shared", BASE "/slave", NULL, MS_BIND, NULL);
+	cr_assert_eq(mount(NULL, BASE "/slave", NULL, MS_SLAVE, NULL), 0);
+	do_mount(BASE "/t/sub", BASE "/unb", NULL, MS_BIND, NULL);
+	cr_assert_eq(mount(NULL, BASE "/unb", NULL, MS_UNBINDABLE, NULL), 0);
+	do_mount(BASE "/t/sub/deeper", BASE "/ro", NULL, MS_BIND, NULL);
+	cr_assert_eq(mount(NULL, BASE "/ro", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
+	/* propagates to the peer and the slave */
+	do_mount("x", BASE "/shared/sub", "tmpfs", 0, NULL);
+	/* stacked on the same mount point */
+	do_mount("s1", BASE "/stack", "tmpfs", 0, NULL);
+	do_mount("s2", BASE "/stack", "tmpfs", 0, NULL);
+	round_trip_now(0);
+	round_trip_now(MNTSNAP_MASK_FULL);
+}
+
+Test(wire, round_trip_odd_names)
+{
+	static const char *const names[] = { "sp ace", "tab\there", "new\nline",
+					     "back\\slash", "\xc3\xbcn\xc3\xaf",
+					     "bad\xff\xfeutf8", "hash#colon:" };
+	char path[512];
+
+	ms_private_ns(BASE);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), BASE "/%s", names[i]);
+		do_mount(names[i], path, "tmpfs", 0, NULL);
+	}
+	round_trip_now(0);
+	round_trip_now(MNTSNAP_MASK_FULL);
+}
+
+Test(wire, round_trip_long_path)
+{
+	char path[4000];
+	size_t n;
+
+	ms_private_ns(BASE);
+	n = (size_t)snprintf(path, sizeof(path), "%s", BASE);
+	while (n < 3000) {
+		memcpy(path + n, "/", 1);
+		memset(path + n + 1, 'x', 200);
+		n += 201;
+		path[n] = '\0';
+	}
+	do_mount("long", path, "tmpfs", 0, NULL);
+	round_trip_now(0);
+}
+
+Test(wire, json_export_is_valid_json)
+{
+	struct mntsnap_snapshot *s;
+	char *json;
+	FILE *p;
+
+	ms_private_ns(BASE);
+	do_mount("new\nline \"q\" \\ \xff", BASE "/o\tdd", "tmpfs", 0, NULL);
+	s = capture_mask(MNTSNAP_MASK_FULL);
+	json = ms_render(s, MNTSNAP_FORMAT_JSON);
+	p = popen("python3 -c 'import json,sys; d=json.load(sys.stdin); "
+		  "sys.exit(0 if d else 3)'",
+		  "w");
+	if (!p)
+		cr_skip_test("no python3");
+	fputs(json, p);
+	cr_assert_eq(pclose(p), 0, "python3 json.load rejected the export");
+	free(json);
+	mntsnap_snapshot_free(s);
+}
+
+/* ---- compactness ------------------------------------------------------- */
+
+Test(wire, compact_1000_binds)
+{
+	struct mntsnap_snapshot *s;
+	size_t text_len, bin_len;
+	char path[256], *text;
+	void *buf;
+	double ratio;
+
+	ms_private_ns(BASE);
+	do_mount("t", BASE "/t", "tmpfs", 0, "size=1m");
+	ms_mkdir_p(BASE "/t/src");
+	for (int i = 0; i < 1000; i++) {
+		snprintf(path, sizeof(path), BASE "/b/%d", i);
+		do_mount(BASE "/t/src", path, NULL, MS_BIND, NULL);
+	}
+	s = capture_mask(0);
+	text = ms_read_file("/proc/self/mountinfo", &text_len);
+	cr_assert_eq(mntsnap_wire_encode(s, &buf, &bin_len), 0);
+	ratio = (double)bin_len / (double)text_len;
+	cr_log_info("1000 binds: %zu mounts, mountinfo %zu bytes, snapshot %zu bytes, ratio %.3f",
+		    mntsnap_snapshot_count(s), text_len, bin_len, ratio);
+	fprintf(stderr, "wire: 1000 binds: mountinfo %zu bytes, snapshot %zu bytes, ratio %.3f\n",
+		text_len, bin_len, ratio);
+	cr_assert_leq(ratio, 0.6);
+	free(buf);
+	free(text);
+	mntsnap_snapshot_free(s);
+}
+
+/* ---- atomic save ------------------------------------------------------- */
+
+static int count_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+Test(wire, atomic_save_no_temp_files)
+{
+	struct mntsnap_snapshot *s, *l = NULL;
+	int fds;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	s = capture_mask(0);
+	fds = ms_count_fds();
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(mntsnap_snapshot_save(s, BASE "/out/s.bin"), 0);
+	cr_assert_eq(count_dir(BASE "/out"), 1, "temp files left behind");
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(mntsnap_snapshot_load(BASE "/out/s.bin", NULL, &l), 0);
+	mntsnap_snapshot_free(l);
+	/* relative path, in the current directory */
+	cr_assert_eq(chdir(BASE "/out"), 0);
+	cr_assert_eq(mntsnap_snapshot_save(s, "rel.bin"), 0);
+	cr_assert_eq(count_dir(BASE "/out"), 2);
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/out/"), -EISDIR);
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/nodir/x.bin"), -ENOENT);
+	mntsnap_snapshot_free(s);
+}
+
+Test(wire, failed_save_keeps_old_file)
+{
+	struct mntsnap_snapshot *s, *l = NULL;
+	size_t len1, len2;
+	char *a, *b;
+
+	ms_private_ns(BASE);
+	/* an 8 KiB filesystem: the second, larger snapshot cannot fit */
+	do_mount("small", BASE "/small", "tmpfs", 0, "size=8k");
+	for (int i = 0; i < 10; i++) {
+		char p[128];
+
+		snprintf(p, sizeof(p), BASE "/m/%d", i);
+		do_mount("m", p, "tmpfs", 0, NULL);
+	}
+	s = capture_mask(0);
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/small/s.bin"), 0);
+	a = ms_read_file(BASE "/small/s.bin", &len1);
+	mntsnap_snapshot_free(s);
+	for (int i = 0; i < 800; i++) {
+		char p[128];
+
+		snprintf(p, sizeof(p), BASE "/many/%0100d", i);
+		do_mount("m", p, "tmpfs", 0, NULL);
+	}
+	s = capture_mask(MNTSNAP_MASK_FULL);
+	{
+		void *buf;
+		size_t n;
+
+		cr_assert_eq(mntsnap_wire_encode(s, &buf, &n), 0);
+		cr_assert_gt(n, 8192, "test needs a snapshot larger than the fs");
+		free(buf);
+	}
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/small/s.bin"), -ENOSPC);
+	b = ms_read_file(BASE "/small/s.bin", &len2);
+	cr_assert(len1 == len2 && !memcmp(a, b, len1), "old file damaged");
+	cr_assert_eq(count_dir(BASE "/small"), 1, "temp file left behind");
+	cr_assert_eq(mntsnap_snapshot_load(BASE "/small/s.bin", NULL, &l), 0);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+	free(a);
+	free(b);
+}
+
+/* ---- corruption ---------------------------------------------------------- */
+
+static void *encode_now(size_t *len)
+{
+	struct mntsnap_snapshot *s = capture_mask(0);
+	void *buf;
+
+	cr_assert_eq(mntsnap_wire_encode(s, &buf, len), 0);
+	mntsnap_snapshot_free(s);
+	return buf;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void fix_crc(uint8_t *b, size_t len)
+{
+	put_le(b + len - 4, mntsnap_crc32c(0, b, len - 4), 4);
+}
+
+static void expect(const void *b, size_t len, int want, const char *msg_part)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	int r = mntsnap_snapshot_load_buf(b, len, &e, &s);
+
+	cr_assert_eq(r, want, "want %s got %d (%s)", strerror(-want), r, e.msg);
+	cr_assert_null(s);
+	cr_assert_eq(e.err, want);
+	if (msg_part)
+		cr_assert(strstr(e.msg, msg_part), "message '%s' lacks '%s'", e.msg, msg_part);
+}
+
+Test(wire, every_truncation_is_rejected)
+{
+	size_t len;
+	uint8_t *b = encode_now(&len);
+
+	for (size_t n = 0; n < len; n++) {
+		uint8_t *c = malloc(n + 1); /* exact-size copy: ASan/valgrind see over-reads */
+
+		memcpy(c, b, n);
+		expect(c, n, -EBADMSG, NULL);
+		free(c);
+	}
+	expect(b, len - 1, -EBADMSG, "truncated");
+	free(b);
+}
+
+Test(wire, every_bit_flip_is_rejected)
+{
+	size_t len;
+	uint8_t *b = encode_now(&len);
+
+	for (size_t i = 0; i < len; i++) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			struct mntsnap_snapshot *s = NULL;
+			int r;
+
+			b[i] ^= (uint8_t)(1 << bit);
+			r = mntsnap_snapshot_load_buf(b, len, NULL, &s);
+			cr_assert(r < 0, "flip at %zu bit %d accepted", i, bit);
+			b[i] ^= (uint8_t)(1 << bit);
+		}
+	}
+	free(b);
+}
+
+Test(wire, bad_magic_checksum_version_features)
+{
+	size_t len;
+	uint8_t *b = encode_now(&len);
+
+	b[0] = 'X';
+	expect(b, len, -EBADMSG, "magic");
+	b[0] = 'M';
+	b[len / 2] ^= 0x40;
+	expect(b, len, -EBADMSG, "checksum");
+	b[len / 2] ^= 0x40;
+	put_le(b + 8, 2, 2);
+	expect(b, len, -EPROTO, "newer");
+	put_le(b + 8, 0, 2);
+	expect(b, len, -EBADMSG, "version");
+	put_le(b + 8, 1, 2);
+	put_le(b + 12, 0x80, 4);
+	fix_crc(b, len);
+	expect(b, len, -EOPNOTSUPP, "features");
+	put_le(b + 12, 0, 4);
+	put_le(b + 16, len + 10, 8);
+	fix_crc(b, len);
+	expect(b, len, -EBADMSG, "truncated");
+	put_le(b + 16, len, 8);
+	fix_crc(b, len);
+	{
+		struct mntsnap_snapshot *s = NULL;
+
+		cr_assert_eq(mntsnap_snapshot_load_buf(b, len, NULL, &s), 0);
+		mntsnap_snapshot_free(s);
+	}
+	free(b);
+}
+
+/* Insert a section right after the header; fix length and checksum. */
+static uint8_t *with_section(const uint8_t *b, size_t len, unsigned type, unsigned flags,
+			     size_t *ret_len)
+{
+	static const char payload[] = "future data";
+	size_t add = 8 + sizeof(payload), n = len + add;
+	uint8_t *c = malloc(n);
+
+	memcpy(c, b, 24);
+	put_le(c + 24, type, 2);
+	put_le(c + 26, flags, 2);
+	put_le(c + 28, sizeof(payload), 4);
+	memcpy(c + 32, payload, sizeof(payload));
+	memcpy(c + 24 + add, b + 24, len - 24);
+	put_le(c + 16, n, 8);
+	fix_crc(c, n);
+	*ret_len = n;
+	return c;
+}
+
+Test(wire, unknown_sections)
+{
+	struct mntsnap_snapshot *s = NULL;
+	size_t len, n;
+	uint8_t *b = encode_now(&len), *c;
+
+	c = with_section(b, len, 77, 0, &n);
+	cr_assert_eq(mntsnap_snapshot_load_buf(c, n, NULL, &s), 0, "optional section not skipped");
+	mntsnap_snapshot_free(s);
+	free(c);
+	c = with_section(b, len, 77, 1, &n);
+	expect(c, n, -EOPNOTSUPP, "unknown required section");
+	free(c);
+	c = with_section(b, len, 2, 1, &n); /* a second STRINGS section */
+	expect(c, n, -EBADMSG, "duplicate section");
+	free(c);
+	free(b);
+}
+
+/*
+ * Hand-built files (the documented layout, independent of the encoder):
+ * two records, mask ID|ROOT|MOUNT_POINT, one empty superblock, no idmaps.
+ */
+struct hand {
+	uint8_t strings[16];
+	size_t nstrings;
+	uint8_t recs[64];
+	size_t nrecs;
+};
+
+static size_t hand_build(const struct hand *h, uint8_t *out)
+{
+	/* backend 1, mask 0x301, ns 0, time 0, supported 0, unknown, 1 attempt, "" */
+	static const uint8_t meta[] = { 1, 0x81, 0x06, 0, 0, 0, 0, 1, 0 };
+	static const uint8_t sbs[] = { 1, 0 };
+	static const uint8_t idmaps[] = { 0 };
+	const struct {
+		unsigned type;
+		const uint8_t *p;
+		size_t len;
+	} secs[] = { { 1, meta, sizeof(meta) },
+		     { 2, h->strings, h->nstrings },
+		     { 3, sbs, sizeof(sbs) },
+		     { 4, idmaps, sizeof(idmaps) },
+		     { 5, h->recs, h->nrecs } };
+	size_t n = 24;
+
+	memcpy(out, "MNTSNAP\x1a", 8);
+	put_le(out + 8, 1, 2);
+	put_le(out + 10, 24, 2);
+	put_le(out + 12, 0, 4);
+	for (size_t i = 0; i < 5; i++) {
+		put_le(out + n, secs[i].type, 2);
+		put_le(out + n + 2, 1, 2);
+		put_le(out + n + 4, secs[i].len, 4);
+		memcpy(out + n + 8, secs[i].p, secs[i].len);
+		n += 8 + secs[i].len;
+	}
+	put_le(out + 16, n + 4, 8);
+	fix_crc(out, n + 4);
+	return n + 4;
+}
+
+/*
+ * strings "", "/", "/a"; record 0: root, id 100, root "/", mount point "/";
+ * record 1: id 101, parent record 0, root "/", mount point "/a".
+ */
+static const struct hand good = {
+	.strings = { 0, '/', 0, '/', 'a', 0 },
+	.nstrings = 6,
+	.recs = { 2,
+		  /* rec 0 [1..12]: link, flags, mask, id, parent, sb, root, mp */
+		  0, 1, 0x81, 0x06, 0xc8, 0x01, 0, 0, 1, 0, 1, '/',
+		  /* rec 1 [13..21]: link, flags, mask ^ prev, id, sb, root, mp */
+		  2, 0, 0, 2, 0, 1, 1, 1, 'a' },
+	.nrecs = 22,
+};
+
+Test(wire, hand_built_valid)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_mount m;
+	struct mntsnap_error e = { 0 };
+	uint8_t buf[256];
+	size_t n = hand_build(&good, buf);
+
+	cr_assert_eq(mntsnap_snapshot_load_buf(buf, n, &e, &s), 0, "%s", e.msg);
+	cr_assert_eq(mntsnap_snapshot_count(s), 2);
+	cr_assert_eq(mntsnap_snapshot_get(s, 1, &m), 0);
+	cr_assert_eq(m.id, 101);
+	cr_assert_eq(m.parent_id, 100);
+	cr_assert_eq(m.parent_index, 0);
+	cr_assert_str_eq(m.mount_point, "/a");
+	cr_assert_str_eq(m.root, "/");
+	cr_assert_eq(m.mask, MNTSNAP_F_ID | MNTSNAP_F_ROOT | MNTSNAP_F_MOUNT_POINT);
+	mntsnap_snapshot_free(s);
+}
+
+static void expect_hand(const struct hand *h, const char *msg_part)
+{
+	uint8_t buf[256];
+	size_t n = hand_build(h, buf);
+	uint8_t *c = malloc(n);
+
+	memcpy(c, buf, n);
+	expect(c, n, -EBADMSG, msg_part);
+	free(c);
+}
+
+static void hand_recs(struct hand *h, const uint8_t *recs, size_t n)
+{
+	*h = good;
+	memcpy(h->recs, recs, n);
+	h->nrecs = n;
+}
+
+Test(wire, hand_built_corruptions)
+{
+	static const uint8_t cycle[] = { 2, 1, 0, 0x81, 0x06, 0xc8, 0x01, 0, 1, 0, 1, '/',
+					 2, 0, 0, 2, 0, 1, 1, 1, 'a' };
+	static const uint8_t root_with_parent[] = { 2, 0, 1, 0x81, 0x06, 0xc8, 0x01, 0, 0, 1,
+						    0, 1, '/', 0, 1, 0, 2, 2, 0, 1, 1, 1, 'a' };
+	struct hand h;
+
+	h = good, h.recs[18] = 9;           /* root string offset 9 > 6 */
+	expect_hand(&h, "outside the string table");
+	h = good, h.strings[5] = 'x';       /* table no longer ends in NUL */
+	expect_hand(&h, "NUL");
+	h = good, h.recs[13] = 10;          /* link +5: before record 0 */
+	expect_hand(&h, "points nowhere");
+	h = good, h.recs[13] = 3;           /* link -2 -> index 3: past the end */
+	expect_hand(&h, "points nowhere");
+	h = good, h.recs[16] = 0;           /* id delta 0: duplicate id 100 */
+	expect_hand(&h, "duplicate");
+	h = good, h.recs[0] = 0x7f;         /* 127 records in 21 bytes */
+	expect_hand(&h, "count");
+	h = good, h.recs[0] = 0xff, h.recs[1] = 0xff; /* count needing > 32 bits... */
+	expect_hand(&h, NULL);
+	hand_recs(&h, cycle, sizeof(cycle)); /* 0 -> 1 -> 0 */
+	expect_hand(&h, "cycle");
+	h = good, h.recs[17] = 5;           /* superblock 5 of 1 */
+	expect_hand(&h, "superblock index");
+	h = good, h.recs[3] = 0xff, h.recs[4] = 0xff; /* mask with unknown bits */
+	expect_hand(&h, "unknown bits");
+	h = good, h.recs[10] = 5;           /* prefix longer than the previous mount point */
+	expect_hand(&h, "shares more");
+	h = good, h.recs[21] = 0;           /* NUL inside a mount point */
+	expect_hand(&h, "contains a NUL");
+	h = good, h.recs[20] = 100;         /* mount point longer than the section */
+	expect_hand(&h, "runs past");
+	hand_recs(&h, root_with_parent, sizeof(root_with_parent));
+	expect_hand(&h, "root has a parent");
+	h = good, h.nrecs = 20;             /* record cut short */
+	expect_hand(&h, "truncated");
+	h = good, h.recs[h.nrecs++] = 0;    /* trailing byte */
+	expect_hand(&h, "trailing");
+	h = good, h.recs[7] = 2;            /* a root whose parent (id 99) is absent: fine */
+	{
+		uint8_t buf[256];
+		size_t n = hand_build(&h, buf);
+		struct mntsnap_snapshot *s = NULL;
+
+		cr_assert_eq(mntsnap_snapshot_load_buf(buf, n, NULL, &s), 0);
+		mntsnap_snapshot_free(s);
+	}
+}
