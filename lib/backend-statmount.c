@@ -466,8 +466,10 @@ void mntsnap_snap_stamp(struct mntsnap_snapshot *s)
 	struct utsname u;
 
 	s->time_ns = now_ns();
+	/* memcpy of the whole field: strncpy trips -Wstringop-truncation */
+	_Static_assert(sizeof(s->kernel_release) == sizeof(u.release), "utsname release size");
 	if (!uname(&u)) {
-		strncpy(s->kernel_release, u.release, sizeof(s->kernel_release) - 1);
+		memcpy(s->kernel_release, u.release, sizeof(s->kernel_release));
 		s->kernel_release[sizeof(s->kernel_release) - 1] = '\0';
 	}
 }
