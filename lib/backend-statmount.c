@@ -314,22 +314,35 @@ int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *t
 }
 
 /* ---- fetching (optionally parallel) -------------------------------------- */
+/*
+ * The calling thread walks the ids from the front and ingests each record
+ * straight from its statmount buffer: no copy, no arena. Helper threads,
+ * if the caller asked for more than one, take chunks from the back and
+ * keep their raw results in one arena per chunk. When the two ends meet,
+ * the caller joins the helpers and ingests their chunks in id order.
+ * Since the caller's share shrinks by the time it spends ingesting, every
+ * thread finishes fetching at about the same moment, and only the ingest
+ * of the helpers' share is serial. Storage order stays listmount's order.
+ */
+#define FETCH_CHUNK 128
 
 /* Raw statmount results, 8-byte aligned, size-prefixed by statmount.size. */
 struct raw_arena {
 	char *data;
 	size_t len, cap;
-	size_t vanished;
 };
 
-struct fetch_job {
+struct fetch_ctx {
 	const struct mntsnap_sysops *sys;
 	const struct mnt_id_req *tmpl;
 	const uint64_t *ids;
 	size_t n;
 	uint64_t sm_mask;
-	struct raw_arena arena;
-	int err;
+	pthread_mutex_t lock;
+	size_t front, back;        /* chunks [front, back) are unclaimed; lock */
+	size_t vanished;           /* lock */
+	int err;                   /* first error; lock */
+	struct raw_arena *arenas;  /* one per chunk, for the helpers */
 };
 
 static int arena_push(struct raw_arena *a, const struct statmount *sm)
@@ -337,7 +350,8 @@ static int arena_push(struct raw_arena *a, const struct statmount *sm)
 	size_t sz = (sm->size + 7) & ~(size_t)7;
 
 	if (a->cap - a->len < sz) {
-		size_t ncap = a->cap ? a->cap * 2 : 64 * 1024;
+		/* typical records are ~600 bytes: one allocation per chunk */
+		size_t ncap = a->cap ? a->cap * 2 : FETCH_CHUNK * 1024;
 
 		while (ncap - a->len < sz)
 			ncap *= 2;
@@ -353,33 +367,68 @@ static int arena_push(struct raw_arena *a, const struct statmount *sm)
 	return 0;
 }
 
-static void *fetch_run(void *arg)
+/* Take the next unclaimed chunk from one end; false when none is left. */
+static bool claim(struct fetch_ctx *c, bool front, size_t *ret_chunk)
 {
-	struct fetch_job *j = arg;
-	struct mntsnap_sm_buf b;
-	long r;
+	bool ok;
 
-	j->err = mntsnap_sm_buf_init(&b);
-	if (j->err)
-		return NULL;
-	for (size_t i = 0; i < j->n; i++) {
-		r = mntsnap_sm_call(j->sys, j->tmpl, j->ids[i], j->sm_mask, &b);
+	pthread_mutex_lock(&c->lock);
+	ok = !c->err && c->front < c->back;
+	if (ok)
+		*ret_chunk = front ? c->front++ : --c->back;
+	pthread_mutex_unlock(&c->lock);
+	return ok;
+}
+
+static void finish_worker(struct fetch_ctx *c, size_t vanished, int err)
+{
+	pthread_mutex_lock(&c->lock);
+	c->vanished += vanished;
+	if (err && !c->err)
+		c->err = err;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* sink == NULL: keep raw results in the chunk's arena (helper threads). */
+static int fetch_chunk(struct fetch_ctx *c, size_t k, struct mntsnap_sm_buf *b,
+		       struct mntsnap_snapshot *sink, uint32_t want, size_t *vanished)
+{
+	size_t lo = k * FETCH_CHUNK, hi = lo + FETCH_CHUNK < c->n ? lo + FETCH_CHUNK : c->n;
+
+	for (size_t i = lo; i < hi; i++) {
+		struct mntsnap_mount m;
+		long r = mntsnap_sm_call(c->sys, c->tmpl, c->ids[i], c->sm_mask, b);
+
 		if (r == -ENOENT) {
 			/* unmounted between listmount and statmount: not an error */
-			j->arena.vanished++;
+			(*vanished)++;
 			continue;
 		}
-		if (r < 0) {
-			j->err = (int)r;
-			break;
+		if (r < 0)
+			return (int)r;
+		if (!sink) {
+			r = arena_push(&c->arenas[k], b->sm);
+		} else {
+			mntsnap_sm_to_mount(b->sm, want, &m);
+			r = mntsnap_snap_add(sink, &m);
 		}
-		r = arena_push(&j->arena, b.sm);
-		if (r < 0) {
-			j->err = (int)r;
-			break;
-		}
+		if (r < 0)
+			return (int)r;
 	}
+	return 0;
+}
+
+static void *helper_run(void *arg)
+{
+	struct fetch_ctx *c = arg;
+	struct mntsnap_sm_buf b;
+	size_t k, vanished = 0;
+	int err = mntsnap_sm_buf_init(&b);
+
+	while (!err && claim(c, false, &k))
+		err = fetch_chunk(c, k, &b, NULL, 0, &vanished);
 	mntsnap_sm_buf_free(&b);
+	finish_worker(c, vanished, err);
 	return NULL;
 }
 
@@ -403,54 +452,195 @@ static int fetch_all(const struct mntsnap_sysops *sys, const struct mnt_id_req *
 		     const uint64_t *ids, size_t n, uint64_t sm_mask, unsigned threads,
 		     struct mntsnap_snapshot *s, uint32_t want, size_t *ret_vanished)
 {
-	struct fetch_job *jobs;
-	pthread_t *tids;
+	struct fetch_ctx c = { .sys = sys, .tmpl = tmpl, .ids = ids, .n = n,
+			       .sm_mask = sm_mask, .lock = PTHREAD_MUTEX_INITIALIZER };
+	size_t nchunks = (n + FETCH_CHUNK - 1) / FETCH_CHUNK, k, vanished = 0;
+	pthread_t tids[64];
 	unsigned started = 0;
-	int err = 0;
+	struct mntsnap_sm_buf b;
+	int err;
 
-	if (threads < 1)
-		threads = 1;
 	if (threads > 64)
 		threads = 64;
-	if (n < (size_t)threads * 64)
-		threads = 1; /* not worth a thread for tiny tables */
-	jobs = calloc(threads, sizeof(*jobs));
-	tids = calloc(threads, sizeof(*tids));
-	if (!jobs || !tids) {
-		free(jobs);
-		free(tids);
-		return -ENOMEM;
+	if (threads < 2 || nchunks < 2 * (size_t)threads)
+		threads = 1; /* a thread is not worth it for a tiny table */
+	c.back = nchunks;
+	if (threads > 1) {
+		c.arenas = calloc(nchunks, sizeof(*c.arenas));
+		if (!c.arenas)
+			return -ENOMEM;
 	}
-	for (unsigned t = 0; t < threads; t++) {
-		size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-
-		jobs[t] = (struct fetch_job){ .sys = sys, .tmpl = tmpl, .ids = ids + lo,
-					      .n = hi - lo, .sm_mask = sm_mask };
-	}
-	/* the calling thread does the first share itself */
 	for (unsigned t = 1; t < threads; t++) {
-		if (pthread_create(&tids[t], NULL, fetch_run, &jobs[t]))
-			break;
-		started = t;
+		if (pthread_create(&tids[started], NULL, helper_run, &c))
+			break; /* fewer helpers: the caller claims more itself */
+		started++;
 	}
-	for (unsigned t = started + 1; t < threads; t++)
-		fetch_run(&jobs[t]); /* could not start a thread: do it here */
-	fetch_run(&jobs[0]);
-	for (unsigned t = 1; t <= started; t++)
+	err = mntsnap_sm_buf_init(&b);
+	while (!err && claim(&c, true, &k))
+		err = fetch_chunk(&c, k, &b, s, want, &vanished);
+	mntsnap_sm_buf_free(&b);
+	finish_worker(&c, vanished, err);
+	for (unsigned t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
 
-	*ret_vanished = 0;
-	for (unsigned t = 0; t < threads; t++) {
+	/* the helpers' chunks are exactly [front, nchunks) */
+	err = c.err;
+	for (k = c.front; c.arenas && k < nchunks; k++) {
 		if (!err)
-			err = jobs[t].err;
-		if (!err)
-			err = ingest(s, &jobs[t].arena, want);
-		*ret_vanished += jobs[t].arena.vanished;
-		free(jobs[t].arena.data);
+			err = ingest(s, &c.arenas[k], want);
+		free(c.arenas[k].data);
 	}
-	free(jobs);
-	free(tids);
+	free(c.arenas);
+	pthread_mutex_destroy(&c.lock);
+	*ret_vanished = c.vanished;
 	return err;
+}
+
+/* ---- propagate_from without asking the kernel for every mount -------------- */
+/*
+ * The kernel's propagate_from is get_dominating_id(mnt, reader's root)
+ * (fs/pnode.c): walk mnt's master chain and return the first group with a
+ * member in mnt's namespace that is reachable from the reader's root. For
+ * a slave, every step of that walk visits every peer of the group, so
+ * asking statmount for it costs O(peers) per mount: a namespace whose
+ * mounts are slaves of one big peer group costs O(mounts x peers), in
+ * /proc/PID/mountinfo as much as in statmount. Two facts make it cheap:
+ *
+ *  1. listmount(LSMT_ROOT) in the caller's own namespace lists exactly the
+ *     mounts of that namespace reachable from the caller's root (the same
+ *     is_path_reachable() test), so if a listed mount is a member of the
+ *     slave's master group, the walk stops there: dom == master, which
+ *     mountinfo does not print and records store as 0.
+ *  2. Otherwise the answer depends only on the master group (peers share
+ *     their master; namespace and root are the same for every mount read),
+ *     so one kernel call per such group answers for all its slaves.
+ *
+ * A foreign namespace (the kernel answers relative to the caller's root)
+ * or a subtree capture (not everything the walk could find is listed)
+ * uses rule 2 only. MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM skips all this.
+ */
+struct pf_cache {
+	uint32_t *key, *val; /* open addressing on the master group id */
+	size_t cap;
+};
+
+static uint32_t *pf_slot(struct pf_cache *pc, uint32_t group)
+{
+	size_t h = (group * 2654435761U) & (pc->cap - 1);
+
+	while (pc->key[h] && pc->key[h] != group)
+		h = (h + 1) & (pc->cap - 1);
+	return &pc->key[h];
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted peer group ids of the shared records (rule 1). */
+static int visible_groups(const struct mntsnap_snapshot *s, uint32_t **ret, size_t *ret_n)
+{
+	uint32_t *g = malloc((size_t)s->nrecs * sizeof(*g) + 1);
+	size_t n = 0;
+
+	if (!g)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		if ((s->recs[i].propagation & MNTSNAP_PROP_SHARED) && s->recs[i].peer_group)
+			g[n++] = s->recs[i].peer_group;
+	qsort(g, n, sizeof(*g), cmp_u32);
+	*ret = g;
+	*ret_n = n;
+	return 0;
+}
+
+/*
+ * Kernel's answer for record r (one statmount with PROPAGATE_FROM).
+ * 1 and *ret_pf if it could be had, 0 if the mount is gone or the kernel
+ * did not fill it, -errno on failure. *ret_same_master: still r's master.
+ */
+static int kernel_pf(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+		     const struct mntsnap_rec *r, struct mntsnap_sm_buf *b, uint32_t *ret_pf,
+		     bool *ret_same_master)
+{
+	long e = mntsnap_sm_call(sys, tmpl, r->id, STATMOUNT_MNT_BASIC | STATMOUNT_PROPAGATE_FROM,
+				 b);
+
+	if (e == -ENOENT)
+		return 0;
+	if (e < 0)
+		return (int)e;
+	if (!(b->sm->mask & STATMOUNT_PROPAGATE_FROM) || !(b->sm->mask & STATMOUNT_MNT_BASIC))
+		return 0;
+	*ret_pf = (uint32_t)b->sm->propagate_from;
+	*ret_same_master = (uint32_t)b->sm->mnt_master == r->master;
+	return 1;
+}
+
+static int derive_one(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+		      struct mntsnap_rec *r, const uint32_t *vis, size_t nvis,
+		      struct pf_cache *pc, struct mntsnap_sm_buf *b)
+{
+	uint32_t *slot, pf = 0;
+	bool same = false;
+	int e;
+
+	if (!(r->propagation & MNTSNAP_PROP_SLAVE) || !r->master)
+		goto known; /* not a slave: the kernel says 0 */
+	if (vis && bsearch(&r->master, vis, nvis, sizeof(*vis), cmp_u32))
+		goto known; /* rule 1: dom == master */
+	slot = pf_slot(pc, r->master);
+	if (*slot) {
+		pf = pc->val[slot - pc->key];
+		goto known;
+	}
+	e = kernel_pf(sys, tmpl, r, b, &pf, &same);
+	if (e <= 0)
+		return e; /* gone or unknown: the record keeps no propagate_from */
+	if (same) {
+		*slot = r->master;
+		pc->val[slot - pc->key] = pf;
+	}
+known:
+	r->propagate_from = pf != r->master ? pf : 0;
+	r->mask |= MNTSNAP_F_PROPAGATE_FROM;
+	return 0;
+}
+
+static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+				 bool whole_own_ns, struct mntsnap_snapshot *s)
+{
+	struct pf_cache pc = { .cap = 16 };
+	uint32_t *vis = NULL;
+	size_t nvis = 0;
+	struct mntsnap_sm_buf b = {0};
+	int r = 0;
+
+	while (pc.cap < (size_t)s->nrecs * 2)
+		pc.cap *= 2;
+	pc.key = calloc(pc.cap, sizeof(*pc.key));
+	pc.val = malloc(pc.cap * sizeof(*pc.val));
+	if (!pc.key || !pc.val)
+		r = -ENOMEM;
+	if (!r && whole_own_ns)
+		r = visible_groups(s, &vis, &nvis);
+	for (uint32_t i = 0; !r && i < s->nrecs; i++) {
+		/* the buffer only when a slave needs the kernel */
+		if (!b.sm && (s->recs[i].propagation & MNTSNAP_PROP_SLAVE)) {
+			r = mntsnap_sm_buf_init(&b);
+			if (r)
+				break;
+		}
+		r = derive_one(sys, tmpl, &s->recs[i], vis, nvis, &pc, &b);
+	}
+	mntsnap_sm_buf_free(&b);
+	free(vis);
+	free(pc.key);
+	free(pc.val);
+	return r;
 }
 
 static uint64_t now_ns(void)
@@ -480,11 +670,13 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 {
 	struct mnt_id_req tmpl = {0};
 	struct mntsnap_snapshot *s;
-	uint64_t *ids = NULL;
+	uint64_t *ids = NULL, sm_mask;
+	bool own_ns, derive;
 	size_t n = 0;
 	int r;
 
 	mntsnap_ns_fill_req(o->ns, true, &tmpl);
+	own_ns = tmpl.size == MNT_ID_REQ_SIZE_VER0 && !tmpl.mnt_ns_fd;
 	r = mntsnap_sm_list(sys, &tmpl, o->under_id, o->flags & MNTSNAP_CAPTURE_REVERSE, &ids,
 			    &n);
 	if (r < 0)
@@ -508,8 +700,14 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 		ids[0] = o->under_id;
 		n++;
 	}
-	r = fetch_all(sys, &tmpl, ids, n, mntsnap_sm_mask_from_fields(want), o->threads, s,
-		      want, ret_vanished);
+	sm_mask = mntsnap_sm_mask_from_fields(want);
+	derive = (want & MNTSNAP_F_PROPAGATE_FROM) &&
+		 !(o->flags & MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM);
+	if (derive) /* from peer group and master (MNT_BASIC), see above */
+		sm_mask = (sm_mask & ~(uint64_t)STATMOUNT_PROPAGATE_FROM) | STATMOUNT_MNT_BASIC;
+	r = fetch_all(sys, &tmpl, ids, n, sm_mask, o->threads, s, want, ret_vanished);
+	if (!r && derive)
+		r = derive_propagate_from(sys, &tmpl, own_ns && !o->under_id, s);
 	if (!r)
 		r = mntsnap_snap_finish(s);
 out:
