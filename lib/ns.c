@@ -1,21 +1,38 @@
 // SPDX-License-Identifier: MIT
 /*
  * Mount namespace handles: open by self, pid (via pidfd), pidfd, nsfs
- * path/fd or 64-bit id.
+ * path/fd or 64-bit id; liveness; error explanations; listing every
+ * visible namespace; enter/leave for single-threaded callers; and the one
+ * place that decides how a foreign namespace is captured.
+ * The helper process that enters a namespace lives in ns-helper.c.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mntsnap-config.h"
+#include "backends.h"
 #include "mntsnap.h"
 #include "ns.h"
+#include "snapshot.h"
 #include "sys.h"
 
+#if MNTSNAP_HAVE_LIBCAP
+#include <sys/capability.h>
+#endif
+
 #define CLONE_NEWNS_ 0x00020000
+#define CAP_SYS_CHROOT_ 18
+#define CAP_SYS_PTRACE_ 19
+#define CAP_SYS_ADMIN_ 21
 
 static int ns_alloc(struct mntsnap_ns **ret)
 {
@@ -59,7 +76,7 @@ static int check_mnt_nsfd(int fd, uint64_t *ret_id)
 	return 0;
 }
 
-/* Take ownership of nsfd (closed on error). */
+/* Take ownership of nsfd and pidfd (both closed on error). */
 static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_ns)
 {
 	struct mntsnap_ns *ns;
@@ -67,13 +84,18 @@ static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_
 	int r;
 
 	nsfd = mntsnap_fd_move_above_stdio(nsfd);
-	if (nsfd < 0)
+	if (nsfd < 0) {
+		if (pidfd >= 0)
+			close(pidfd);
 		return nsfd;
+	}
 	r = check_mnt_nsfd(nsfd, &id);
 	if (!r)
 		r = ns_alloc(&ns);
 	if (r) {
 		close(nsfd);
+		if (pidfd >= 0)
+			close(pidfd);
 		return r;
 	}
 	ns->nsfd = nsfd;
@@ -98,7 +120,7 @@ int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
 
 int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
 {
-	int fd, r;
+	int fd;
 
 	if (!ret_ns)
 		return -EINVAL;
@@ -108,8 +130,7 @@ int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
 		fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = ns_from_nsfd(fd, -1, true, ret_ns);
-	return r;
+	return ns_from_nsfd(fd, -1, true, ret_ns);
 }
 
 int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
@@ -124,16 +145,83 @@ int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
-static int pidfd_to_ns(int pidfd, int owned_pidfd, struct mntsnap_ns **ret_ns)
+/* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
+static int pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int r = poll(&p, 1, 0);
+
+	if (r < 0)
+		return -errno;
+	if (p.revents & POLLNVAL)
+		return -EBADF;
+	return r > 0 && (p.revents & (POLLIN | POLLHUP)) ? 1 : 0;
+}
+
+/*
+ * Kernels before 6.11 have no PIDFD_GET_MNT_NAMESPACE: open /proc/PID/ns/mnt
+ * and then check that the pidfd's process still runs, which proves the
+ * /proc entry was that process and not a successor with a recycled pid.
+ */
+static int pidfd_ns_via_proc(int pidfd, int pid)
+{
+	char path[64];
+	int fd, r;
+
+	if (pid <= 0)
+		return -ENOTTY;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	r = pidfd_exited(pidfd);
+	if (r) {
+		close(fd);
+		return r > 0 ? -ESRCH : r;
+	}
+	return fd;
+}
+
+/* pid of a pidfd from its fdinfo ("Pid:\t-1" once exited), or -errno. */
+static int pidfd_pid(int pidfd)
+{
+	char path[64], buf[512];
+	ssize_t n;
+	char *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	if (!p)
+		return -EINVAL; /* not a pidfd */
+	n = strtol(p + 5, NULL, 10);
+	return n > 0 ? (int)n : -ESRCH;
+}
+
+static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 {
 	long fd = mntsnap_sys_ioctl(NULL, pidfd, MNTSNAP_PIDFD_GET_MNT_NAMESPACE, NULL);
 
+	if (fd == -ENOTTY || fd == -EINVAL) {
+		if (pid <= 0)
+			pid = pidfd_pid(pidfd);
+		fd = pidfd_ns_via_proc(pidfd, pid);
+		if (fd == -ENOTTY)
+			fd = -EINVAL;
+	}
 	if (fd < 0) {
-		if (owned_pidfd >= 0)
-			close(owned_pidfd);
+		close(pidfd);
 		return (int)fd;
 	}
-	return ns_from_nsfd((int)fd, owned_pidfd, false, ret_ns);
+	return ns_from_nsfd((int)fd, pidfd, false, ret_ns);
 }
 
 int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
@@ -145,7 +233,7 @@ int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
 	dup = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
 	if (dup < 0)
 		return -errno;
-	return pidfd_to_ns(dup, dup, ret_ns);
+	return pidfd_to_ns(dup, 0, ret_ns);
 }
 
 int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
@@ -160,7 +248,7 @@ int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
 	pidfd = mntsnap_fd_move_above_stdio((int)pidfd);
 	if (pidfd < 0)
 		return (int)pidfd;
-	return pidfd_to_ns((int)pidfd, (int)pidfd, ret_ns);
+	return pidfd_to_ns((int)pidfd, pid, ret_ns);
 }
 
 int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
@@ -181,4 +269,587 @@ int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
 uint64_t mntsnap_ns_id(const struct mntsnap_ns *ns)
 {
 	return ns ? ns->ns_id : 0;
+}
+
+int mntsnap_ns_check_alive(const struct mntsnap_ns *ns)
+{
+	int r;
+
+	if (!ns || ns->pidfd < 0)
+		return 0;
+	r = pidfd_exited(ns->pidfd);
+	return r > 0 ? -ESRCH : r;
+}
+
+int mntsnap_ns_alive(const struct mntsnap_ns *ns)
+{
+	return mntsnap_ns_check_alive(ns);
+}
+
+/* ---- capabilities and error text ------------------------------------------ */
+
+#if MNTSNAP_HAVE_LIBCAP
+bool mntsnap_cap_effective(int cap)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t c = cap_get_proc();
+
+	if (!c)
+		return false;
+	if (cap_get_flag(c, (cap_value_t)cap, CAP_EFFECTIVE, &v))
+		v = CAP_CLEAR;
+	cap_free(c);
+	return v == CAP_SET;
+}
+
+static void cap_name(int cap, char *buf, size_t len)
+{
+	char *n = cap_to_name((cap_value_t)cap);
+
+	snprintf(buf, len, "%s", n ? n : "?");
+	if (n)
+		cap_free(n);
+	/* libcap spells them lower case ("cap_sys_admin"); the man pages do not */
+	for (char *p = buf; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+}
+#else
+struct cap_hdr_ {
+	uint32_t version;
+	int pid;
+};
+struct cap_data_ {
+	uint32_t effective, permitted, inheritable;
+};
+
+bool mntsnap_cap_effective(int cap)
+{
+	struct cap_hdr_ h = { .version = 0x20080522, .pid = 0 };
+	struct cap_data_ d[2] = { { 0 } };
+
+	if (cap < 0 || cap > 63 || syscall(SYS_capget, &h, d))
+		return false;
+	return d[cap / 32].effective & (1U << (cap % 32));
+}
+
+static void cap_name(int cap, char *buf, size_t len)
+{
+	const char *n = cap == CAP_SYS_ADMIN_	 ? "CAP_SYS_ADMIN"
+			: cap == CAP_SYS_CHROOT_ ? "CAP_SYS_CHROOT"
+			: cap == CAP_SYS_PTRACE_ ? "CAP_SYS_PTRACE"
+						 : "?";
+
+	snprintf(buf, len, "%s", n);
+}
+#endif
+
+/* "CAP_SYS_ADMIN, CAP_SYS_CHROOT" of those the calling thread lacks. */
+static void missing_caps(char *buf, size_t len)
+{
+	static const int need[] = { CAP_SYS_ADMIN_, CAP_SYS_CHROOT_ };
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		char n[32];
+
+		if (mntsnap_cap_effective(need[i]))
+			continue;
+		cap_name(need[i], n, sizeof(n));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", n);
+		if (off >= len)
+			break;
+	}
+}
+
+int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
+{
+	char caps[96];
+
+	if (!op)
+		op = "namespace";
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		missing_caps(caps, sizeof(caps));
+		if (caps[0])
+			return mntsnap_set_error(ret, err, 0,
+						 "%s: %s: the caller lacks %s (entering or "
+						 "querying another mount namespace by id needs "
+						 "CAP_SYS_ADMIN over its owner user namespace and, "
+						 "to enter, CAP_SYS_CHROOT)",
+						 op, strerror(-err), caps);
+		return mntsnap_set_error(ret, err, 0,
+					 "%s: %s: the caller has CAP_SYS_ADMIN and "
+					 "CAP_SYS_CHROOT, but not over the target's owner user "
+					 "namespace, or may not ptrace the target process",
+					 op, strerror(-err));
+	case -ESRCH:
+		return mntsnap_set_error(ret, err, 0, "%s: the process has exited", op);
+	case -EINVAL:
+		return mntsnap_set_error(ret, err, 0,
+					 "%s: not a mount-namespace file, or (entering) the "
+					 "caller shares its fs_struct with other threads", op);
+	case -ENOENT:
+		return mntsnap_set_error(ret, err, 0, "%s: no such file or namespace", op);
+	case -ETIMEDOUT:
+		return mntsnap_set_error(ret, err, 0, "%s: the helper process timed out", op);
+	default:
+		return mntsnap_set_error(ret, err, 0, "%s: %s", op, strerror(-err));
+	}
+}
+
+/* ---- finding namespaces --------------------------------------------------- */
+
+struct ns_seen {
+	struct mntsnap_ns_entry *v;
+	size_t n, cap;
+};
+
+static struct mntsnap_ns_entry *seen_find(struct ns_seen *s, uint64_t ino)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].inode == ino)
+			return &s->v[i];
+	return NULL;
+}
+
+static int seen_add(struct ns_seen *s, const struct mntsnap_ns_entry *e)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		void *nv = realloc(s->v, ncap * sizeof(*s->v));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = ncap;
+	}
+	s->v[s->n++] = *e;
+	return 0;
+}
+
+/* Count what listmount lists, for kernels without NS_MNT_GET_INFO. */
+static int64_t count_mounts(int nsfd, uint64_t id)
+{
+	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	uint64_t ids[512];
+	int64_t n = 0;
+	long r;
+
+	if (nsfd >= 0) {
+		req.mnt_ns_fd = (uint32_t)nsfd;
+	} else {
+		req.size = MNT_ID_REQ_SIZE_VER1;
+		req.mnt_ns_id = id;
+	}
+	for (;;) {
+		r = mntsnap_sys_listmount(NULL, &req, ids, 512, 0);
+		if (r < 0)
+			return nsfd >= 0 && id ? count_mounts(-1, id) : -1;
+		n += r;
+		if (r < 512)
+			return n;
+		req.param = ids[r - 1];
+	}
+}
+
+/* Describe the namespace behind nsfd. */
+static int describe(int nsfd, struct mntsnap_ns_entry *e)
+{
+	struct mnt_ns_info info = { .size = MNT_NS_INFO_SIZE_VER0 };
+	struct stat st;
+
+	memset(e, 0, sizeof(*e));
+	if (fstat(nsfd, &st))
+		return -errno;
+	e->inode = st.st_ino;
+	e->nr_mounts = -1;
+	if (mntsnap_sys_ioctl(NULL, nsfd, MNTSNAP_NS_MNT_GET_INFO, &info) >= 0) {
+		e->ns_id = info.mnt_ns_id;
+		e->nr_mounts = info.nr_mounts;
+		return 0;
+	}
+	if (mntsnap_sys_ioctl(NULL, nsfd, MNTSNAP_NS_GET_MNTNS_ID, &e->ns_id) < 0)
+		e->ns_id = 0;
+	e->nr_mounts = count_mounts(nsfd, e->ns_id);
+	return 0;
+}
+
+/*
+ * Walk the kernel's namespace list from start in one direction. Each step
+ * returns a new fd; visit(fd) may keep it (returns 1) or not. Stops at the
+ * end (ENOENT) or at the first refusal (EPERM without CAP_SYS_ADMIN).
+ */
+static int ns_walk(int start, unsigned long dir, int (*visit)(int fd, void *data), void *data)
+{
+	int cur = start;
+	int r = 0;
+
+	for (;;) {
+		long fd = mntsnap_sys_ioctl(NULL, cur, dir, NULL);
+
+		if (cur != start)
+			close(cur);
+		if (fd < 0) {
+			r = fd == -ENOENT ? 0 : (int)fd;
+			break;
+		}
+		r = visit((int)fd, data);
+		if (r) {
+			r = r < 0 ? r : 0;
+			break;
+		}
+		cur = (int)fd;
+	}
+	return r;
+}
+
+static int list_visit(int fd, void *data)
+{
+	struct mntsnap_ns_entry e;
+	struct ns_seen *s = data;
+
+	if (describe(fd, &e))
+		return 0;
+	if (seen_find(s, e.inode))
+		return 0;
+	return seen_add(s, &e);
+}
+
+/* Calls fn for each /proc/[pid]/ns/mnt with its pid and stat. */
+static int proc_scan(int (*fn)(int pid, const struct stat *st, void *data), void *data)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int r = 0;
+
+	if (!d)
+		return -errno;
+	while (!r && (de = readdir(d))) {
+		char path[300];
+		struct stat st;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
+		if (stat(path, &st))
+			continue; /* gone, or not ours to look at */
+		r = fn((int)pid, &st, data);
+	}
+	closedir(d);
+	return r < 0 ? r : 0;
+}
+
+static int scan_add(int pid, const struct stat *st, void *data)
+{
+	struct ns_seen *s = data;
+	struct mntsnap_ns_entry *e = seen_find(s, st->st_ino), ne;
+	char path[64];
+	int fd, r;
+
+	if (e) {
+		if (!e->pid)
+			e->pid = pid;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = describe(fd, &ne);
+	close(fd);
+	if (r || ne.inode != st->st_ino)
+		return 0; /* the process moved on meanwhile */
+	ne.pid = pid;
+	return seen_add(s, &ne);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct mntsnap_ns_entry *x = a, *y = b;
+
+	if (x->ns_id != y->ns_id)
+		return x->ns_id < y->ns_id ? -1 : 1;
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n)
+{
+	struct ns_seen s = { 0 };
+	struct mntsnap_ns_entry own;
+	int self, r;
+
+	if (!ret_list || !ret_n)
+		return -EINVAL;
+	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	r = describe(self, &own);
+	if (!r) {
+		own.own = true;
+		r = seen_add(&s, &own);
+	}
+	/* iteration sees namespaces without processes; refusal is not an error */
+	if (!r) {
+		r = ns_walk(self, MNTSNAP_NS_MNT_GET_PREV, list_visit, &s);
+		if (r == -ENOMEM)
+			goto out;
+		r = ns_walk(self, MNTSNAP_NS_MNT_GET_NEXT, list_visit, &s);
+		if (r == -ENOMEM)
+			goto out;
+		/* the scan adds what iteration could not show, and the pids */
+		r = proc_scan(scan_add, &s);
+	}
+out:
+	close(self);
+	if (r) {
+		free(s.v);
+		return r;
+	}
+	qsort(s.v, s.n, sizeof(*s.v), entry_cmp);
+	*ret_list = s.v;
+	*ret_n = s.n;
+	return 0;
+}
+
+struct id_search {
+	uint64_t id;
+	int fd;
+};
+
+static int id_visit(int fd, void *data)
+{
+	struct id_search *q = data;
+	uint64_t id = 0;
+
+	if (mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
+		q->fd = fd;
+		return 1;
+	}
+	/* ids ascend along NEXT; keep fd only as the next starting point */
+	return 0;
+}
+
+static int id_scan(int pid, const struct stat *st, void *data)
+{
+	struct id_search *q = data;
+	char path[64];
+	uint64_t id = 0;
+	int fd;
+
+	(void)st;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
+		q->fd = fd;
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned)
+{
+	struct id_search q = { .fd = -1 };
+	int self;
+
+	if (ns->nsfd >= 0) {
+		*ret_fd = ns->nsfd;
+		*ret_owned = false;
+		return 0;
+	}
+	if (!ns->ns_id)
+		return -EINVAL;
+	q.id = ns->ns_id;
+	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	if (id_visit(self, &q) == 1) {
+		*ret_fd = mntsnap_fd_move_above_stdio(self);
+		*ret_owned = true;
+		return *ret_fd < 0 ? *ret_fd : 0;
+	}
+	/* the walk closes the fds it does not hand back */
+	ns_walk(self, MNTSNAP_NS_MNT_GET_NEXT, id_visit, &q);
+	if (q.fd < 0)
+		ns_walk(self, MNTSNAP_NS_MNT_GET_PREV, id_visit, &q);
+	close(self);
+	if (q.fd < 0)
+		proc_scan(id_scan, &q);
+	if (q.fd < 0)
+		return -ENOENT;
+	*ret_fd = mntsnap_fd_move_above_stdio(q.fd);
+	*ret_owned = true;
+	return *ret_fd < 0 ? *ret_fd : 0;
+}
+
+/* ---- enter / leave (single-threaded callers) ------------------------------ */
+
+struct mntsnap_ns_saved {
+	int nsfd, rootfd, cwdfd;
+};
+
+static void saved_free(struct mntsnap_ns_saved *s)
+{
+	if (s->nsfd >= 0)
+		close(s->nsfd);
+	if (s->rootfd >= 0)
+		close(s->rootfd);
+	if (s->cwdfd >= 0)
+		close(s->cwdfd);
+	free(s);
+}
+
+int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_saved)
+{
+	struct mntsnap_ns_saved *s;
+	bool owned = false;
+	int fd = -1, r;
+
+	if (!ns || !ret_saved)
+		return -EINVAL;
+	r = mntsnap_ns_check_alive(ns);
+	if (r)
+		return r;
+	s = malloc(sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->nsfd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	s->rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->cwdfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->nsfd < 0 || s->rootfd < 0 || s->cwdfd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (ns->self) {
+		fd = s->nsfd; /* re-entering resets root and cwd like any setns */
+	} else {
+		r = mntsnap_ns_enter_fd(ns, &fd, &owned);
+		if (r)
+			goto fail;
+	}
+	r = setns(fd, CLONE_NEWNS) ? -errno : 0;
+	if (owned)
+		close(fd);
+	if (r)
+		goto fail;
+	*ret_saved = s;
+	return 0;
+fail:
+	saved_free(s);
+	return r;
+}
+
+int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
+{
+	int r = 0;
+
+	if (!s)
+		return -EINVAL;
+	if (setns(s->nsfd, CLONE_NEWNS))
+		r = -errno;
+	/* setns reset root and cwd to the namespace root: put back both
+	 * (a caller that was chroot()ed stays so), like nsenter does */
+	if (!r && (fchdir(s->rootfd) || chroot(".")))
+		r = -errno;
+	if (!r && fchdir(s->cwdfd))
+		r = -errno;
+	saved_free(s);
+	return r;
+}
+
+/* ---- capture routing ------------------------------------------------------ */
+
+/* One listmount of one id through the route: does it work here? */
+static int probe_route(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int route)
+{
+	struct mntsnap_ns t = *ns;
+	struct mnt_id_req req = { 0 };
+	uint64_t id;
+	long r;
+
+	t.route = route;
+	mntsnap_ns_fill_req(&t, route == MNTSNAP_NS_ROUTE_FD, &req);
+	req.mnt_id = LSMT_ROOT;
+	r = sys->listmount(sys->ctx, &req, &id, 1, 0);
+	return r < 0 ? (int)r : 0;
+}
+
+static int capture_routed(const struct mntsnap_capture_opts *o, const struct mntsnap_ns *ns,
+			  int route, int backend, struct mntsnap_snapshot **ret)
+{
+	struct mntsnap_capture_opts c = *o;
+	struct mntsnap_ns t = *ns;
+
+	t.route = route;
+	c.sz = sizeof(c);
+	c.ns = &t;
+	c.backend = backend;
+	return mntsnap_capture(&c, ret);
+}
+
+/*
+ * Probe rather than trust a kernel version: mnt_ns_fd is rejected with
+ * EINVAL before 6.18 (it was a spare field), an id query without
+ * CAP_SYS_ADMIN over the owner user namespace gives ENOENT (listmount) or
+ * EPERM (statmount). Each probe is one listmount of one id (< 1 us), far
+ * less than a capture; the answer is not cached because permissions are
+ * per thread and change (a caller may drop capabilities).
+ */
+static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+		      struct mntsnap_snapshot **ret_snap)
+{
+	const struct mntsnap_ns *ns = o->ns;
+	int r, direct = -EOPNOTSUPP;
+
+	r = mntsnap_ns_check_alive(ns);
+	if (r)
+		return mntsnap_ns_explain(r, "capture", o->error);
+	if (o->backend == MNTSNAP_BACKEND_MOUNTINFO)
+		return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT, o->backend, ret_snap);
+	if (!(o->flags & MNTSNAP_CAPTURE_NS_ENTER)) {
+		if (ns->nsfd >= 0) {
+			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_FD);
+			if (!direct)
+				return capture_routed(o, ns, MNTSNAP_NS_ROUTE_FD, o->backend,
+						      ret_snap);
+		}
+		if (ns->ns_id) {
+			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID);
+			if (!direct)
+				return capture_routed(o, ns, MNTSNAP_NS_ROUTE_ID, o->backend,
+						      ret_snap);
+		}
+		if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT) {
+			/* listmount says ENOENT for "not yours"; statmount says EPERM */
+			if (direct == -ENOENT && ns->nsfd < 0 && !mntsnap_cap_effective(CAP_SYS_ADMIN_))
+				direct = -EPERM;
+			return mntsnap_ns_explain(direct, "direct query of the target namespace",
+						  o->error);
+		}
+	}
+	r = mntsnap_helper_capture(ns, o, ret_snap);
+	/* no right to enter: a pid handle may still read the process's text */
+	if ((r == -EPERM || r == -EACCES) && ns->pidfd >= 0 &&
+	    o->backend == MNTSNAP_BACKEND_AUTO && !(o->flags & MNTSNAP_CAPTURE_NS_ENTER))
+		return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
+				      ret_snap);
+	return r;
+}
+
+int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+		       struct mntsnap_snapshot **ret_snap)
+{
+	int r = ns_capture(o, sys, ret_snap);
+
+	/* the snapshot names the target even when records lack NS_ID */
+	if (!r && !(*ret_snap)->ns_id)
+		(*ret_snap)->ns_id = o->ns->ns_id;
+	return r;
 }

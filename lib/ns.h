@@ -8,18 +8,36 @@
 
 #include "uapi.h"
 
+struct mntsnap_capture_opts;
+struct mntsnap_snapshot;
+struct mntsnap_sysops;
+
+/*
+ * How a capture reaches a foreign namespace. AUTO means "not decided yet":
+ * mntsnap_capture() hands such a handle to mntsnap_ns_capture(), which
+ * probes and calls back with a copy whose route is fixed.
+ */
+enum {
+	MNTSNAP_NS_ROUTE_AUTO = 0,
+	MNTSNAP_NS_ROUTE_FD,   /* mnt_id_req.mnt_ns_fd (6.18+) */
+	MNTSNAP_NS_ROUTE_ID,   /* mnt_id_req.mnt_ns_id (6.11+, CAP_SYS_ADMIN) */
+	MNTSNAP_NS_ROUTE_TEXT, /* /proc/PID/mountinfo of the handle's process */
+};
+
 struct mntsnap_ns {
 	int nsfd;        /* nsfs fd of the mount namespace, -1 for "own" */
 	int pidfd;       /* process the handle came from, -1 if none */
 	uint64_t ns_id;  /* 64-bit mount namespace id, 0 if unknown */
 	bool self;       /* the caller's own namespace */
+	int route;       /* MNTSNAP_NS_ROUTE_*, set only on internal copies */
 };
 
 /*
- * Point a listmount/statmount request at ns. Prefers mnt_ns_fd (6.18+,
- * holding the fd is the permission) when use_fd, else mnt_ns_id (6.11+,
- * needs CAP_SYS_ADMIN over the owning user namespace). Always sends the
- * smallest request size that carries what is needed.
+ * Point a listmount/statmount request at ns. A decided route wins; else
+ * prefers mnt_ns_fd (6.18+, holding the fd is the permission) when use_fd,
+ * else mnt_ns_id (6.11+, needs CAP_SYS_ADMIN over the owning user
+ * namespace). Always sends the smallest request size that carries what is
+ * needed.
  */
 static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
 				       struct mnt_id_req *req)
@@ -27,6 +45,10 @@ static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
 	req->size = MNT_ID_REQ_SIZE_VER0;
 	if (!ns || ns->self)
 		return;
+	if (ns->route == MNTSNAP_NS_ROUTE_ID)
+		use_fd = false;
+	else if (ns->route == MNTSNAP_NS_ROUTE_FD)
+		use_fd = true;
 	if (use_fd && ns->nsfd >= 0) {
 		req->mnt_ns_fd = (uint32_t)ns->nsfd;
 	} else if (ns->ns_id) {
@@ -34,5 +56,37 @@ static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
 		req->mnt_ns_id = ns->ns_id;
 	}
 }
+
+/* A foreign namespace whose route is not decided yet? */
+static inline bool mntsnap_ns_needs_route(const struct mntsnap_ns *ns)
+{
+	return ns && !ns->self && ns->route == MNTSNAP_NS_ROUTE_AUTO;
+}
+
+/*
+ * The one place that decides how to capture a foreign namespace: direct
+ * query by fd, else by id, else a helper that enters it, else (no right to
+ * enter, a pid handle) the process's mountinfo text. Called by
+ * mntsnap_capture(); calls it back with the route fixed.
+ */
+int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+		       struct mntsnap_snapshot **ret_snap);
+
+/* -ESRCH when ns came from a process that has exited since; else 0. */
+int mntsnap_ns_check_alive(const struct mntsnap_ns *ns);
+
+/*
+ * An nsfs fd to setns() into: the handle's own (*ret_owned false) or, for
+ * an id-only handle, one found by NS_MNT_GET_NEXT/PREV or a /proc scan
+ * (*ret_owned true: close it). -ENOENT if the id is nowhere to be seen.
+ */
+int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned);
+
+/* Is capability cap (CAP_* number) in the calling thread's effective set? */
+bool mntsnap_cap_effective(int cap);
+
+/* Capture inside ns with the helper (lib/ns-helper.c). */
+int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
+			   struct mntsnap_snapshot **ret_snap);
 
 #endif

@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The helper process that enters a mount namespace, does one piece of work
+ * there and reports back over a socketpair.
+ *
+ * Why clone(CLONE_VM|CLONE_VFORK) and not fork() or a thread:
+ *  - setns(CLONE_NEWNS) needs an unshared fs_struct, so a multithreaded
+ *    caller cannot enter itself; a child without CLONE_FS can.
+ *  - fork() copies the caller's page tables: 0.2 ms small, 6 ms at 512 MiB
+ *    resident (NAMESPACES.md). A CLONE_VM child copies nothing and costs
+ *    ~45 us whatever the caller's size: the "<= 100 us, independent of
+ *    memory size" target leaves no other process-based choice.
+ *  - A CLONE_VM child runs on the caller's TLS, so the calling thread must
+ *    not run meanwhile: CLONE_VFORK suspends it until the child exits. The
+ *    child may then use libc (malloc included) exactly like that thread
+ *    would; locks are shared memory and work across both.
+ *  - A thread that unshare(CLONE_FS)s is faster still, but cannot have its
+ *    own fd table closed, its own parent-death signal or be killed on a
+ *    timeout; the hardening below needs a process.
+ * Consequences: results cannot be streamed to a suspended reader, so a
+ * reply larger than a socket message travels in a sealed memfd passed
+ * with SCM_RIGHTS; and the timeout is the child's own ITIMER_REAL (its
+ * SIGALRM kills it), since the suspended caller cannot watch a clock.
+ *
+ * Hardening, in order, before the target is touched: parent-death SIGKILL
+ * (and a getppid() check for the race), PR_SET_DUMPABLE 0 (on the shared
+ * mm, see dumpable_hold), PR_SET_NO_NEW_PRIVS, every fd closed but the
+ * socket and the namespace fd (0-2 included), capabilities cut to
+ * CAP_SYS_ADMIN + CAP_SYS_CHROOT (what setns needs), then after setns to
+ * the work's own needs (none for captures, opens and callbacks unless the
+ * caller asks; CAP_SYS_ADMIN for open_tree). Nothing is ever executed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mntsnap-config.h"
+#include "backends.h"
+#include "mntsnap.h"
+#include "ns.h"
+#include "snapshot.h"
+#include "wire.h"
+
+#if MNTSNAP_HAVE_LIBCAP
+#include <sys/capability.h>
+#endif
+
+#define CLONE_NEWNS_ 0x00020000
+#define CAP_SYS_CHROOT_ 18
+#define CAP_SYS_ADMIN_ 21
+#define NR_close_range_ (MNTSNAP_NR_BASE + 436)
+#ifndef __WALL
+#define __WALL 0x40000000
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+#define HELPER_STACK (512 * 1024)
+#define INLINE_MAX (32 * 1024)
+#define DEFAULT_TIMEOUT_MS 10000
+
+enum {
+	STEP_PREPARE = 1,
+	STEP_CAPS,
+	STEP_SETNS,
+	STEP_WORK,
+	STEP_SEND,
+};
+
+enum {
+	KIND_NONE = 0,
+	KIND_INLINE, /* payload follows as a second message */
+	KIND_MEMFD,  /* payload in a sealed memfd (SCM_RIGHTS) */
+	KIND_FD,     /* the result is the fd itself (SCM_RIGHTS) */
+};
+
+struct helper_reply {
+	int32_t status; /* 0 or -errno */
+	uint32_t step;  /* STEP_* that failed */
+	uint32_t kind;  /* KIND_* */
+	uint32_t pad;
+	uint64_t len;   /* payload bytes */
+	char msg[200];  /* detail for a failed step, NUL-terminated */
+};
+
+struct helper;
+typedef int (*helper_work_fn)(struct helper *h);
+
+struct helper {
+	int sock;            /* the child's end */
+	int nsfd;            /* what to setns() into */
+	pid_t ppid;
+	unsigned timeout_ms;
+	uint64_t keep_caps;  /* after setns */
+	helper_work_fn work;
+	void *arg;
+	int step;            /* child: where it is, for error replies */
+	char msg[200];       /* child: detail for an error reply */
+};
+
+struct helper_result {
+	void *buf;
+	size_t len;
+	int fd;
+	int step;
+	char msg[200];
+};
+
+/* ---- the child's side ------------------------------------------------------ */
+
+static int send_with_fd(int sock, const void *buf, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EMSGSIZE;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Sealed so the reader may trust size and content not to change. */
+static int make_memfd(const void *buf, size_t len)
+{
+	int fd = memfd_create("mntsnap-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, buf, len);
+	if (!r && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
+		r = -errno;
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static int child_reply_bytes(struct helper *h, const void *buf, size_t len)
+{
+	struct helper_reply rep = { .kind = len ? KIND_INLINE : KIND_NONE, .len = len };
+	int fd, r;
+
+	h->step = STEP_SEND;
+	if (len <= INLINE_MAX) {
+		r = send_with_fd(h->sock, &rep, sizeof(rep), -1);
+		if (!r && len)
+			r = send_with_fd(h->sock, buf, len, -1);
+		return r;
+	}
+	fd = make_memfd(buf, len);
+	if (fd < 0)
+		return fd;
+	rep.kind = KIND_MEMFD;
+	r = send_with_fd(h->sock, &rep, sizeof(rep), fd);
+	close(fd);
+	return r;
+}
+
+static int child_reply_fd(struct helper *h, int fd)
+{
+	struct helper_reply rep = { .kind = KIND_FD };
+
+	h->step = STEP_SEND;
+	return send_with_fd(h->sock, &rep, sizeof(rep), fd);
+}
+
+static void child_reply_error(struct helper *h, int err)
+{
+	struct helper_reply rep = { .status = err, .step = (uint32_t)h->step };
+
+	memcpy(rep.msg, h->msg, sizeof(rep.msg));
+	rep.msg[sizeof(rep.msg) - 1] = '\0';
+	send_with_fd(h->sock, &rep, sizeof(rep), -1);
+}
+
+static int close_range_(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return 0;
+	if (!syscall(NR_close_range_, lo, hi, 0))
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	/* before 5.9: the slow way, bounded by the fd limit */
+	long max = sysconf(_SC_OPEN_MAX);
+
+	for (long fd = lo; fd <= (long)hi && fd < (max > 0 ? max : 65536); fd++)
+		close((int)fd);
+	return 0;
+}
+
+/* Close every fd but a and b (0-2 included: the helper prints nothing). */
+static int close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	int r = 0;
+
+	if (lo > 0)
+		r = close_range_(0, (unsigned)lo - 1);
+	if (!r && hi - lo > 1)
+		r = close_range_((unsigned)lo + 1, (unsigned)hi - 1);
+	if (!r)
+		r = close_range_((unsigned)hi + 1, ~0U);
+	return r;
+}
+
+#if MNTSNAP_HAVE_LIBCAP
+/* Effective and permitted = their current value & keep; inheritable = 0. */
+static int caps_limit(uint64_t keep)
+{
+	cap_t c = cap_get_proc();
+	int max = (int)cap_max_bits();
+	int r = 0;
+
+	if (!c)
+		return -errno;
+	if (cap_clear_flag(c, CAP_INHERITABLE))
+		r = -errno;
+	for (int v = 0; !r && v < max && v < 64; v++) {
+		cap_value_t cv = v;
+
+		if (keep & (1ULL << v))
+			continue;
+		if (cap_set_flag(c, CAP_EFFECTIVE, 1, &cv, CAP_CLEAR) ||
+		    cap_set_flag(c, CAP_PERMITTED, 1, &cv, CAP_CLEAR))
+			r = -errno;
+	}
+	if (!r && cap_set_proc(c))
+		r = -errno;
+	cap_free(c);
+	return r;
+}
+#else
+struct cap_hdr_ {
+	uint32_t version;
+	int pid;
+};
+struct cap_data_ {
+	uint32_t effective, permitted, inheritable;
+};
+
+static int caps_limit(uint64_t keep)
+{
+	struct cap_hdr_ h = { .version = 0x20080522, .pid = 0 };
+	struct cap_data_ d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	for (int i = 0; i < 2; i++) {
+		uint32_t k = (uint32_t)(keep >> (32 * i));
+
+		d[i].effective &= k;
+		d[i].permitted &= k;
+		d[i].inheritable = 0;
+	}
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+#endif
+
+static void child_set_msg(struct helper *h, const char *what, int err)
+{
+	size_t n = strlen(what);
+
+	if (n >= sizeof(h->msg))
+		n = sizeof(h->msg) - 1;
+	memcpy(h->msg, what, n);
+	h->msg[n] = '\0';
+	(void)err;
+}
+
+static int child_prepare(struct helper *h)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	struct itimerval it = { { 0, 0 }, { 0, 0 } };
+	sigset_t mask;
+	int r;
+
+	h->step = STEP_PREPARE;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+		return child_set_msg(h, "PR_SET_PDEATHSIG", errno), -errno;
+	/* the parent may have died before the line above took effect */
+	if (getppid() != h->ppid)
+		_exit(127);
+	/* our own timer: the caller is suspended and cannot watch a clock */
+	sigaction(SIGALRM, &sa, NULL);
+	sigfillset(&mask);
+	sigdelset(&mask, SIGALRM);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	it.it_value.tv_sec = h->timeout_ms / 1000;
+	it.it_value.tv_usec = (long)(h->timeout_ms % 1000) * 1000;
+	if (setitimer(ITIMER_REAL, &it, NULL))
+		return child_set_msg(h, "setitimer", errno), -errno;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return child_set_msg(h, "PR_SET_DUMPABLE", errno), -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return child_set_msg(h, "PR_SET_NO_NEW_PRIVS", errno), -errno;
+	if (close_all_but(h->sock, h->nsfd))
+		return child_set_msg(h, "close_range", errno), -errno;
+	/* ambient caps are per task; none survive, none are needed */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	h->step = STEP_CAPS;
+	r = caps_limit(1ULL << CAP_SYS_ADMIN_ | 1ULL << CAP_SYS_CHROOT_);
+	if (r)
+		child_set_msg(h, "dropping capabilities", -r);
+	return r;
+}
+
+static int helper_child(void *arg)
+{
+	struct helper *h = arg;
+	int r = child_prepare(h);
+
+	if (!r) {
+		h->step = STEP_SETNS;
+		if (setns(h->nsfd, CLONE_NEWNS)) {
+			r = -errno;
+			child_set_msg(h, "setns", errno);
+		}
+	}
+	if (!r) {
+		close(h->nsfd);
+		h->step = STEP_CAPS;
+		r = caps_limit(h->keep_caps);
+		if (r)
+			child_set_msg(h, "dropping capabilities after setns", -r);
+	}
+	if (!r) {
+		h->step = STEP_WORK;
+		r = h->work(h);
+	}
+	if (r < 0)
+		child_reply_error(h, r);
+	_exit(0);
+}
+
+/* ---- the caller's side ----------------------------------------------------- */
+
+/*
+ * PR_SET_DUMPABLE lives on the mm, which the child shares: setting it 0 in
+ * the child makes the whole caller non-dumpable while any helper runs. The
+ * value before the first helper is put back after the last one. This
+ * count is the library's only process-wide mutable state besides the
+ * statmount probe cache; it mirrors a process-wide kernel flag, so it
+ * cannot hang off a caller's handle.
+ */
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned dump_holders;
+static int dump_saved;
+
+static void dumpable_hold(void)
+{
+	pthread_mutex_lock(&dump_lock);
+	if (dump_holders++ == 0)
+		dump_saved = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	pthread_mutex_unlock(&dump_lock);
+}
+
+static void dumpable_release(void)
+{
+	pthread_mutex_lock(&dump_lock);
+	if (--dump_holders == 0 && dump_saved == 1)
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	pthread_mutex_unlock(&dump_lock);
+}
+
+static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *ret_fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			     .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*ret_fd = -1;
+	do
+		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(ret_fd, CMSG_DATA(cm), sizeof(int));
+	if (*ret_fd >= 0)
+		*ret_fd = mntsnap_fd_move_above_stdio(*ret_fd);
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		if (*ret_fd >= 0)
+			close(*ret_fd);
+		*ret_fd = -1;
+		return -EBADMSG;
+	}
+	return n;
+}
+
+static int read_memfd(int fd, size_t len, void **ret)
+{
+	int want = F_SEAL_SHRINK | F_SEAL_WRITE;
+	struct stat st;
+	size_t off = 0;
+	char *buf;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if ((fcntl(fd, F_GET_SEALS) & want) != want || (uint64_t)st.st_size != len)
+		return -EBADMSG;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	while (off < len) {
+		ssize_t n = pread(fd, buf + off, len - off, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return n < 0 ? -errno : -EBADMSG;
+		}
+		off += (size_t)n;
+	}
+	*ret = buf;
+	return 0;
+}
+
+static int read_reply(int sock, const siginfo_t *si, struct helper_result *res)
+{
+	struct helper_reply rep;
+	ssize_t n;
+	int fd, r = 0;
+
+	n = recv_with_fd(sock, &rep, sizeof(rep), &fd);
+	if (n == -EAGAIN || n == 0) {
+		if (si->si_code == CLD_KILLED && si->si_status == SIGALRM)
+			return -ETIMEDOUT;
+		return -ECHILD;
+	}
+	if (n < 0)
+		return (int)n;
+	if (n != sizeof(rep)) {
+		r = -EBADMSG;
+		goto out;
+	}
+	if (rep.status) {
+		res->step = (int)rep.step;
+		memcpy(res->msg, rep.msg, sizeof(res->msg));
+		res->msg[sizeof(res->msg) - 1] = '\0';
+		r = rep.status < 0 ? rep.status : -EBADMSG;
+		goto out;
+	}
+	switch (rep.kind) {
+	case KIND_NONE:
+		break;
+	case KIND_INLINE: {
+		int extra;
+
+		if (rep.len > INLINE_MAX) {
+			r = -EBADMSG;
+			break;
+		}
+		res->buf = malloc(rep.len);
+		if (!res->buf) {
+			r = -ENOMEM;
+			break;
+		}
+		n = recv_with_fd(sock, res->buf, rep.len, &extra);
+		if (extra >= 0)
+			close(extra);
+		if (n != (ssize_t)rep.len)
+			r = n < 0 ? (int)n : -EBADMSG;
+		else
+			res->len = rep.len;
+		break;
+	}
+	case KIND_MEMFD:
+		r = fd < 0 ? -EBADMSG : read_memfd(fd, rep.len, &res->buf);
+		if (!r)
+			res->len = rep.len;
+		break;
+	case KIND_FD:
+		if (fd < 0) {
+			r = -EBADMSG;
+			break;
+		}
+		res->fd = fd;
+		fd = -1;
+		break;
+	default:
+		r = -EBADMSG;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (r) {
+		free(res->buf);
+		res->buf = NULL;
+		res->len = 0;
+	}
+	return r;
+}
+
+static int opts_load(const struct mntsnap_ns_opts *in, struct mntsnap_ns_opts *o)
+{
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
+	if (!in)
+		return 0;
+	r = mntsnap_opts_valid(in, in->sz, sizeof(*o));
+	if (r)
+		return r;
+	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
+	return 0;
+}
+
+static const char *step_name(int step)
+{
+	switch (step) {
+	case STEP_PREPARE:
+		return "preparing the helper";
+	case STEP_CAPS:
+		return "dropping capabilities";
+	case STEP_SETNS:
+		return "entering the namespace";
+	case STEP_WORK:
+		return "inside the namespace";
+	case STEP_SEND:
+		return "sending the result";
+	default:
+		return "helper";
+	}
+}
+
+static int result_error(const struct helper_result *res, int r, struct mntsnap_error *err)
+{
+	if (!err)
+		return r;
+	if (res->step == STEP_SETNS && (r == -EPERM || r == -EACCES))
+		return mntsnap_ns_explain(r, "helper: setns into the target", err);
+	if (res->step)
+		return mntsnap_set_error(err, r, 0, "helper: %s%s%s: %s", step_name(res->step),
+					 res->msg[0] ? ": " : "", res->msg, strerror(-r));
+	return mntsnap_ns_explain(r, "helper", err);
+}
+
+/*
+ * Run h->work inside ns. Fills res (buf malloc'd, or fd). The child is
+ * always reaped before this returns: the calling thread stays suspended
+ * until it has exited, and then waits for the zombie.
+ */
+static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
+		      const struct mntsnap_ns_opts *o, struct helper_result *res)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int sv[2], nsfd = -1;
+	bool owned = false;
+	siginfo_t si;
+	char *stack;
+	pid_t pid;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->fd = -1;
+	if (!ns)
+		return -EINVAL;
+	r = mntsnap_ns_check_alive(ns);
+	if (r)
+		return r;
+	r = mntsnap_ns_enter_fd(ns, &nsfd, &owned);
+	if (r)
+		return r;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		r = -errno;
+		goto out_ns;
+	}
+	stack = mmap(NULL, HELPER_STACK + page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
+		r = -errno;
+		goto out_sock;
+	}
+	/* a guard page: an overflow faults in the child, not in our heap */
+	mprotect(stack, page, PROT_NONE);
+	h->sock = sv[1];
+	h->nsfd = nsfd;
+	h->ppid = getpid();
+	h->timeout_ms = o->timeout_ms ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
+
+	dumpable_hold();
+	/* exit signal 0: a caller's SIGCHLD handler reaping with waitpid(-1)
+	 * never steals this child (only __WALL/__WCLONE waits see it) */
+	pid = clone(helper_child, stack + HELPER_STACK + page, CLONE_VM | CLONE_VFORK, h);
+	r = pid < 0 ? -errno : 0;
+	dumpable_release();
+	munmap(stack, HELPER_STACK + page);
+	close(sv[1]);
+	if (!r) {
+		memset(&si, 0, sizeof(si));
+		while (waitid(P_PID, (id_t)pid, &si, WEXITED | __WALL) && errno == EINTR)
+			;
+		r = read_reply(sv[0], &si, res);
+	}
+	close(sv[0]);
+	goto out_ns;
+out_sock:
+	close(sv[0]);
+	close(sv[1]);
+out_ns:
+	if (owned)
+		close(nsfd);
+	return r;
+}
+
+/* ---- the work --------------------------------------------------------------- */
+
+struct run_work {
+	mntsnap_ns_fn fn;
+	void *data;
+};
+
+static int work_run(struct helper *h)
+{
+	struct run_work *w = h->arg;
+	void *buf = NULL;
+	size_t len = 0;
+	int r = w->fn(w->data, &buf, &len);
+
+	if (r < 0) {
+		free(buf);
+		child_set_msg(h, "callback", -r);
+		return r;
+	}
+	r = child_reply_bytes(h, buf, buf ? len : 0);
+	free(buf);
+	return r;
+}
+
+int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
+		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
+{
+	struct run_work w = { .fn = fn, .data = data };
+	struct helper h = { .work = work_run, .arg = &w };
+	struct helper_result res;
+	struct mntsnap_ns_opts o;
+	int r;
+
+	if (!fn || !ret_buf || !ret_len)
+		return -EINVAL;
+	r = opts_load(opts, &o);
+	if (r)
+		return r;
+	h.keep_caps = o.keep_caps;
+	r = helper_run(ns, &h, &o, &res);
+	if (r)
+		return result_error(&res, r, o.error);
+	*ret_buf = res.buf;
+	*ret_len = res.len;
+	return 0;
+}
+
+struct open_work {
+	const char *path;
+	int flags;
+	unsigned mode;
+	bool tree;
+};
+
+static int work_open(struct helper *h)
+{
+	struct open_work *w = h->arg;
+	struct mntsnap_open_how how = { 0 };
+	int root, fd, r;
+
+	/* after setns, "/" is the target namespace's root */
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	how.flags = (uint64_t)(unsigned)(w->tree ? O_PATH : w->flags) | O_CLOEXEC;
+	if (!w->tree && (w->flags & (O_CREAT | O_TMPFILE)))
+		how.mode = w->mode;
+	/* symlinks (absolute or ..) cannot climb out of the target's root */
+	how.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
+	r = fd < 0 ? -errno : 0;
+	close(root);
+	if (r) {
+		child_set_msg(h, "openat2", -r);
+		return r;
+	}
+	if (w->tree) {
+		int t = (int)syscall(MNTSNAP_NR_open_tree, fd, "",
+				     MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
+					     MNTSNAP_AT_RECURSIVE | AT_EMPTY_PATH);
+
+		r = t < 0 ? -errno : 0;
+		close(fd);
+		if (r) {
+			child_set_msg(h, "open_tree", -r);
+			return r;
+		}
+		fd = t;
+	}
+	r = child_reply_fd(h, fd);
+	close(fd);
+	return r;
+}
+
+static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
+		       const struct mntsnap_ns_opts *opts, int *ret_fd)
+{
+	struct helper h = { .work = work_open, .arg = w };
+	struct helper_result res;
+	struct mntsnap_ns_opts o;
+	int r;
+
+	if (!w->path || !*w->path || !ret_fd)
+		return -EINVAL;
+	r = opts_load(opts, &o);
+	if (r)
+		return r;
+	h.keep_caps = o.keep_caps;
+	if (w->tree)
+		h.keep_caps |= 1ULL << CAP_SYS_ADMIN_; /* open_tree clones need it */
+	r = helper_run(ns, &h, &o, &res);
+	if (r)
+		return result_error(&res, r, o.error);
+	*ret_fd = res.fd;
+	return 0;
+}
+
+int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
+			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd)
+{
+	struct open_work w = { .path = path, .flags = flags, .mode = mode };
+
+	return open_common(ns, &w, opts, ret_fd);
+}
+
+int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
+			  const struct mntsnap_ns_opts *opts, int *ret_fd)
+{
+	struct open_work w = { .path = path, .tree = true };
+
+	return open_common(ns, &w, opts, ret_fd);
+}
+
+struct capture_work {
+	const struct mntsnap_capture_opts *o;
+};
+
+static int work_capture(struct helper *h)
+{
+	struct capture_work *w = h->arg;
+	struct mntsnap_capture_opts c = *w->o;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	void *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	/* inside, the target is our own namespace; no worker threads here */
+	c.sz = sizeof(c);
+	c.ns = NULL;
+	c.threads = 0;
+	c.error = &e;
+	c.flags &= ~(uint32_t)(MNTSNAP_CAPTURE_NS_DIRECT | MNTSNAP_CAPTURE_NS_ENTER);
+	r = mntsnap_capture(&c, &s);
+	if (r) {
+		child_set_msg(h, e.msg[0] ? e.msg : "capture", -r);
+		return r;
+	}
+	r = mntsnap_wire_encode(s, &buf, &len);
+	mntsnap_snapshot_free(s);
+	if (r) {
+		child_set_msg(h, "encoding the snapshot", -r);
+		return r;
+	}
+	r = child_reply_bytes(h, buf, len);
+	free(buf);
+	return r;
+}
+
+int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
+			   struct mntsnap_snapshot **ret_snap)
+{
+	struct capture_work w = { .o = o };
+	struct helper h = { .work = work_capture, .arg = &w };
+	struct mntsnap_ns_opts no = { .sz = sizeof(no), .error = o->error };
+	struct helper_result res;
+	int r;
+
+	r = helper_run(ns, &h, &no, &res);
+	if (r)
+		return result_error(&res, r, o->error);
+	r = mntsnap_wire_decode(res.buf, res.len, o->error, ret_snap);
+	free(res.buf);
+	return r;
+}
