@@ -191,6 +191,114 @@ void mntsnap_ns_free(struct mntsnap_ns *ns);
 /* The namespace's 64-bit id (0 if the kernel cannot tell, < 6.11). */
 uint64_t mntsnap_ns_id(const struct mntsnap_ns *ns);
 
+/*
+ * Liveness of a handle from a pid or pidfd: 0 while the process runs,
+ * -ESRCH once it has exited (its pid may already name another process; the
+ * handle never follows the pid). Handles from a path, fd or id: always 0.
+ * Every operation below that takes a handle checks this first.
+ */
+int mntsnap_ns_alive(const struct mntsnap_ns *ns);
+
+/*
+ * Explain a namespace error in words for people: which capability the
+ * calling thread lacks for EPERM/EACCES (named through libcap when built
+ * with it), "process has exited" for ESRCH, "not a mount-namespace file"
+ * for EINVAL, ... op names the failed operation ("open --pid 42").
+ * Fills *ret (err, msg) and returns err.
+ */
+int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret);
+
+/*
+ * Every mount namespace the caller can see. NS_MNT_GET_PREV/NEXT from the
+ * caller's namespace where the kernel has them and the caller may (root),
+ * plus a /proc/[pid]/ns/mnt scan (the only source otherwise), deduplicated
+ * by nsfs inode. Sorted by ns_id (then inode).
+ */
+struct mntsnap_ns_entry {
+	uint64_t ns_id;     /* 0 if the kernel cannot tell (< 6.11) */
+	uint64_t inode;     /* nsfs inode, as in /proc/PID/ns/mnt -> mnt:[inode] */
+	int64_t nr_mounts;  /* mounts listmount would list; -1 unknown */
+	int pid;            /* one process in it, 0 if none found (e.g. kept
+			     * alive by a bind-mounted nsfs file or an fd) */
+	bool own;           /* the caller's namespace */
+};
+
+/* *ret_list is malloc'd (free() it). 0 or -ENOMEM/-EIO. */
+int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
+
+/* ---- entering: a short-lived helper process ------------------------------- */
+/*
+ * The calls below run work inside ns from a helper process made with
+ * clone(CLONE_VM|CLONE_VFORK): it costs about the same whatever the
+ * caller's size and works from multithreaded callers (setns(CLONE_NEWNS)
+ * itself fails there). The calling thread is suspended until the helper
+ * exits. The helper: never executes anything; closes every fd but its
+ * socket and the namespace fd (also 0-2); sets PR_SET_DUMPABLE 0 (the
+ * memory is the caller's, so the caller is non-dumpable meanwhile and
+ * restored after), PR_SET_NO_NEW_PRIVS and a parent-death SIGKILL; keeps
+ * only CAP_SYS_ADMIN and CAP_SYS_CHROOT to setns() and then only
+ * opts->keep_caps; is killed by SIGALRM at opts->timeout_ms; is always
+ * reaped. Results come back over a socketpair (bytes, an fd by
+ * SCM_RIGHTS).
+ * Common errors: -ESRCH (process gone), -EPERM (no right to enter: see
+ * opts->error), -ETIMEDOUT, -ECHILD (helper died without an answer),
+ * -ENOENT (an id-only handle whose namespace cannot be found to enter),
+ * -ENOMEM, -E2BIG/-EINVAL (opts).
+ */
+struct mntsnap_ns_opts {
+	size_t sz;
+	unsigned timeout_ms;  /* 0 = 10000 */
+	uint64_t keep_caps;   /* 1ULL << CAP_*: kept after entering; 0 = none */
+	struct mntsnap_error *error; /* optional detail on failure */
+	size_t : 0;
+};
+
+/*
+ * Run fn(data, &buf, &len) inside ns. fn returns 0 or -errno and may
+ * malloc() a result, which comes back as a fresh malloc'd copy in
+ * *ret_buf and *ret_len (NULL/0 if none; free() it). fn runs with the caller's
+ * memory (CLONE_VM) and the caller's calling thread suspended: it may
+ * malloc, must not create threads or longjmp out, and sees no stdio.
+ * Returns fn's result, or an error above.
+ */
+typedef int (*mntsnap_ns_fn)(void *data, void **ret_buf, size_t *ret_len);
+int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
+		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len);
+
+/*
+ * Open path inside ns (openat2 from the namespace root with
+ * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS: absolute symlinks and ".." stay
+ * inside the target's root, so nothing resolves to a host file) and
+ * receive the fd (O_CLOEXEC added). flags: open(2) flags (O_CREAT and
+ * O_TMPFILE use mode). Errors: as openat2(2) (-ENOENT, -EACCES, -EXDEV,
+ * -ELOOP, -ENOSYS before 5.6) and the common ones.
+ */
+int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
+			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd);
+
+/*
+ * Clone the mount tree at path inside ns (resolved like
+ * mntsnap_ns_open_file, then open_tree(OPEN_TREE_CLONE|AT_RECURSIVE)) and
+ * receive the detached mount fd; attach it with move_mount(2). The helper
+ * keeps CAP_SYS_ADMIN for this. Errors: -EINVAL (path is not a mount tree
+ * the kernel lets clone, e.g. unbindable), -EPERM, and the common ones.
+ */
+int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
+			  const struct mntsnap_ns_opts *opts, int *ret_fd);
+
+/*
+ * Single-threaded callers only: move the calling thread into ns and back.
+ * enter saves the current namespace, root and cwd; leave returns to them
+ * (setns resets root and cwd, so both are restored from the saved fds)
+ * and frees saved. -EINVAL from enter: not a mount namespace, or the
+ * caller's fs_struct is shared (other threads): use the helper calls.
+ * -EPERM: see mntsnap_ns_explain(). Between the two calls every path
+ * resolves inside ns.
+ */
+struct mntsnap_ns_saved;
+int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_saved);
+int mntsnap_ns_leave(struct mntsnap_ns_saved *saved);
+
 /* ------------------------------------------------------------------------ */
 /* Snapshots.                                                               */
 /* ------------------------------------------------------------------------ */
@@ -212,6 +320,11 @@ enum {
 	/* consistency: compare two successive captures instead of trusting
 	 * the change detector (see mntsnap_snapshot_consistent()) */
 	MNTSNAP_CAPTURE_STRICT = 1U << 2,
+	/* foreign target: query directly (mnt_ns_fd/mnt_ns_id) or fail;
+	 * never enter it */
+	MNTSNAP_CAPTURE_NS_DIRECT = 1U << 8,
+	/* foreign target: always capture inside it with a helper process */
+	MNTSNAP_CAPTURE_NS_ENTER = 1U << 9,
 };
 
 struct mntsnap_capture_opts {

@@ -171,6 +171,10 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 	    o.backend != MNTSNAP_BACKEND_AUTO)
 		return mntsnap_set_error(o.error, -EINVAL, 0,
 					 "mountinfo_path needs the mountinfo backend");
+	/* a foreign namespace: ns.c decides direct query or entering, then
+	 * calls back with the route fixed (lib/ns.c mntsnap_ns_capture) */
+	if (mntsnap_ns_needs_route(o.ns) && !o.mountinfo_path)
+		return mntsnap_ns_capture(&o, &sys, ret_snap);
 	switch (o.backend) {
 	case MNTSNAP_BACKEND_AUTO:
 		/* a file to parse is the mountinfo backend's input, nothing else */
