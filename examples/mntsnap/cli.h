@@ -47,6 +47,7 @@ int cli_parse_u64(const char *s, uint64_t *ret);
 /* The commands. */
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_seccomp(int argc, char **argv);
 int cmd_ns(int argc, char **argv);
 
 #endif

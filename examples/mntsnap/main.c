@@ -11,6 +11,7 @@
 static const struct cli_cmd cmds[] = {
 	{ "list", "list the mounts of a namespace", cmd_list },
 	{ "stat", "one mount by id or path, without a full walk", cmd_stat },
+	{ "seccomp", "seccomp fragments for statmount/listmount; merge into a profile", cmd_seccomp },
 	{ "ns", "every mount namespace visible, with id and mount count", cmd_ns },
 };
 
