@@ -588,6 +588,8 @@ static int derive_one(const struct mntsnap_sysops *sys, const struct mnt_id_req 
 	bool same = false;
 	int e;
 
+	if (!(r->mask & MNTSNAP_F_PROPAGATION))
+		return 0; /* no MNT_BASIC from this kernel: nothing to derive from */
 	if (!(r->propagation & MNTSNAP_PROP_SLAVE) || !r->master)
 		goto known; /* not a slave: the kernel says 0 */
 	if (vis && bsearch(&r->master, vis, nvis, sizeof(*vis), cmp_u32))

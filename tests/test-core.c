@@ -21,6 +21,7 @@
 
 #include "helpers.h"
 #include "mntsnap.h"
+#include "sys.h"
 #include "uapi.h"
 
 #define BASE "/tmp/mntsnap-test"
@@ -420,6 +421,8 @@ Test(core, overmounted_mount_points)
 }
 
 #define WEIRD "a b\tc\\d\ne#f\xc3\xa9g\xff"
+/* a literal backslash before octal digits must not be read as an escape */
+#define FAKE_ESC "x\\040y\\134z"
 
 Test(core, names_needing_escapes)
 {
@@ -433,7 +436,12 @@ Test(core, names_needing_escapes)
 	       "mode=700");
 	/* a root with escapes (bind of an oddly named subdir) */
 	bind_ok(BASE "/src " WEIRD "/sub" WEIRD, BASE "/bind" WEIRD);
+	ms_mkdir_p(BASE "/" FAKE_ESC "/r" FAKE_ESC);
+	ms_mkdir_p(BASE "/m" FAKE_ESC);
+	bind_ok(BASE "/" FAKE_ESC "/r" FAKE_ESC, BASE "/m" FAKE_ESC);
+	mnt_ok("s" FAKE_ESC, BASE "/" FAKE_ESC, "tmpfs", 0, NULL);
 	want = assert_oracle();
+	cr_assert(strstr(want, "x\\134040y\\134134z"), "%s", want);
 	cr_assert(strstr(want, "src\\040with\\040space\\134back\\043hash\\011tab\\012nl"));
 	cr_assert(strstr(want, "a\\040b\\011c\\134d\\012e#f"));
 	free(want);
@@ -455,11 +463,21 @@ static size_t descend(int levels, size_t comp_len)
 	return (size_t)levels * (comp_len + 1);
 }
 
+static long count_eoverflow(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+			    size_t bufsize, unsigned flags)
+{
+	long r = mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+
+	*(unsigned *)ctx += r == -EOVERFLOW;
+	return r;
+}
+
 Test(core, long_paths)
 {
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
 	size_t longest = 0;
+	unsigned eoverflows = 0;
 
 	ms_private_ns(BASE);
 	cr_assert_eq(chdir(BASE), 0);
@@ -473,6 +491,17 @@ Test(core, long_paths)
 	mnt_ok("long2", "m2", "tmpfs", 0, NULL);
 	cr_assert_eq(chdir("/"), 0);
 	free(assert_oracle());
+	{
+		/* the kernel itself asks for a bigger buffer here */
+		struct mntsnap_sysops ops = { .statmount = count_eoverflow, .ctx = &eoverflows };
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+			     .sysops = &ops);
+
+		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		cr_assert_gt(eoverflows, 0, "no EOVERFLOW from the kernel");
+		assert_oracle_snap(s, NULL);
+		mntsnap_snapshot_free(s);
+	}
 	s = capture(MNTSNAP_BACKEND_STATMOUNT);
 	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
 		mntsnap_snapshot_get(s, i, &m);
@@ -838,6 +867,11 @@ static void build_some_tree(void)
 	mnt_ok("over", BASE "/x", "tmpfs", 0, NULL); /* hides x's subtree */
 }
 
+static bool drop_id(const struct mntsnap_mount *m, void *data)
+{
+	return m->id != *(const uint64_t *)data;
+}
+
 Test(core, snapshot_invariants)
 {
 	struct mntsnap_snapshot *s, *r;
@@ -861,6 +895,18 @@ Test(core, snapshot_invariants)
 	}
 	cr_assert_eq(mntsnap_snapshot_get(s, n, &a), -ERANGE);
 	mntsnap_snapshot_free(r);
+
+	/* drop a middle mount: its child becomes a root of the filtered tree */
+	cr_assert_geq(find_mp(s, BASE "/x/y", &a), 0);
+	cr_assert_eq(mntsnap_snapshot_filter(s, drop_id, &a.id, &r), 0);
+	check_invariants(r);
+	cr_assert_eq(mntsnap_snapshot_count(r), n - 1);
+	cr_assert_eq(mntsnap_snapshot_find(r, a.id), -ENOENT);
+	cr_assert_geq(find_mp(r, BASE "/x/y/z", &b), 0);
+	cr_assert_eq(b.parent_index, b.index);
+	cr_assert_eq(b.depth, 0);
+	cr_assert_eq(b.parent_id, a.id, "the record keeps its kernel parent id");
+	mntsnap_snapshot_free(r);
 	mntsnap_snapshot_free(s);
 }
 
@@ -879,6 +925,13 @@ Test(core, subtree_capture)
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
 			     .under_id = m.id);
 		cr_assert_eq(mntsnap_capture(&o, &sub), 0);
+	}
+	{
+		struct mntsnap_snapshot *none = (void *)0x1;
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+			     .under_id = 0x80000001ULL + 0x7ffffff0ULL);
+		cr_assert_eq(mntsnap_capture(&o, &none), -ENOENT);
+		cr_assert_eq(none, (void *)0x1);
 	}
 	check_invariants(sub);
 	/* BASE, x, y, z, over, b: the subtree and nothing else */
@@ -942,6 +995,16 @@ Test(core, stat_id_and_path)
 		cr_assert_eq(mntsnap_stat_id(NULL, m.id, 0, &one), 0);
 		assert_same_record(one, all, m.mount_point);
 		mntsnap_snapshot_free(one);
+	}
+	{
+		struct mntsnap_ns *ns;
+
+		cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+		find_mp(all, BASE "/b", &m);
+		cr_assert_eq(mntsnap_stat_id(ns, m.id, 0, &one), 0);
+		assert_same_record(one, all, "stat_id through an ns handle");
+		mntsnap_snapshot_free(one);
+		mntsnap_ns_free(ns);
 	}
 	/* a path inside a bind mount, a file, a symlink (followed), a mount root */
 	one = stat_path_ok(BASE "/b");
