@@ -653,15 +653,30 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * uname() is a syscall, as costly as the statmount of a one-mount lookup
+ * (mntsnap_stat_id), and the running kernel's release cannot change while
+ * the process lives: read it once per process. Written once under
+ * pthread_once, read-only afterwards (like mntsnap_have_statmount()'s cache).
+ */
+static struct utsname stamp_uts;
+static bool stamp_uts_ok;
+static pthread_once_t stamp_once = PTHREAD_ONCE_INIT;
+
+static void stamp_uts_init(void)
+{
+	stamp_uts_ok = !uname(&stamp_uts);
+}
+
 void mntsnap_snap_stamp(struct mntsnap_snapshot *s)
 {
-	struct utsname u;
-
 	s->time_ns = now_ns();
 	/* memcpy of the whole field: strncpy trips -Wstringop-truncation */
-	_Static_assert(sizeof(s->kernel_release) == sizeof(u.release), "utsname release size");
-	if (!uname(&u)) {
-		memcpy(s->kernel_release, u.release, sizeof(s->kernel_release));
+	_Static_assert(sizeof(s->kernel_release) == sizeof(stamp_uts.release),
+		       "utsname release size");
+	pthread_once(&stamp_once, stamp_uts_init);
+	if (stamp_uts_ok) {
+		memcpy(s->kernel_release, stamp_uts.release, sizeof(s->kernel_release));
 		s->kernel_release[sizeof(s->kernel_release) - 1] = '\0';
 	}
 }
@@ -707,7 +722,12 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 		 !(o->flags & MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM);
 	if (derive) /* from peer group and master (MNT_BASIC), see above */
 		sm_mask = (sm_mask & ~(uint64_t)STATMOUNT_PROPAGATE_FROM) | STATMOUNT_MNT_BASIC;
-	r = fetch_all(sys, &tmpl, ids, n, sm_mask, o->threads, s, want, ret_vanished);
+	/* listmount told the size: no realloc-and-copy while adding (~32 B of
+	 * root and mount point strings per mount is typical; finish trims) */
+	if (n < UINT32_MAX / 64)
+		r = mntsnap_snap_reserve(s, (uint32_t)n, (uint32_t)n * 32);
+	if (!r)
+		r = fetch_all(sys, &tmpl, ids, n, sm_mask, o->threads, s, want, ret_vanished);
 	if (!r && derive)
 		r = derive_propagate_from(sys, &tmpl, own_ns && !o->under_id, s);
 	if (!r)

@@ -72,6 +72,17 @@ void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
 	errno = saved;
 }
 
+int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes)
+{
+	int r = grow((void **)&s->recs, &s->recs_cap, nrecs, sizeof(*s->recs));
+
+	if (r)
+		return r;
+	if (str_bytes > UINT32_MAX - 1 - s->strtab_len)
+		return -EOVERFLOW;
+	return grow((void **)&s->strtab, &s->strtab_cap, s->strtab_len + str_bytes, 1);
+}
+
 long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
 {
 	uint32_t off;
@@ -160,13 +171,13 @@ static bool list_eq(const struct mntsnap_snapshot *s, uint32_t off, uint32_t n,
 	return n == ln && (!len || !memcmp(s->strtab + off, list, len));
 }
 
-static bool sb_matches(const struct mntsnap_snapshot *s, const struct mntsnap_sb *sb,
-		       const struct mntsnap_mount *m, uint32_t mask, uint32_t hash)
+static bool sb_equal(const struct mntsnap_snapshot *s, const struct mntsnap_sb *sb,
+		     const struct mntsnap_mount *m, uint32_t mask)
 {
 	uint32_t on = mask & MNTSNAP_F_OPT_ARRAY ? m->opt_num : 0;
 	uint32_t sn = mask & MNTSNAP_F_OPT_SEC_ARRAY ? m->opt_sec_num : 0;
 
-	return sb->hash == hash && sb->mask == mask && sb->dev_major == m->dev_major &&
+	return sb->mask == mask && sb->dev_major == m->dev_major &&
 	       sb->dev_minor == m->dev_minor && sb->sb_magic == m->sb_magic &&
 	       sb->sb_flags == m->sb_flags &&
 	       str_eq(s, sb->fs_type, str_or_empty(m->fs_type, mask, MNTSNAP_F_FS_TYPE)) &&
@@ -178,6 +189,12 @@ static bool sb_matches(const struct mntsnap_snapshot *s, const struct mntsnap_sb
 		       list_len(m->opt_array, on, mask, MNTSNAP_F_OPT_ARRAY)) &&
 	       list_eq(s, sb->opt_sec_array, sb->opt_sec_num, m->opt_sec_array, sn,
 		       list_len(m->opt_sec_array, sn, mask, MNTSNAP_F_OPT_SEC_ARRAY));
+}
+
+static bool sb_matches(const struct mntsnap_snapshot *s, const struct mntsnap_sb *sb,
+		       const struct mntsnap_mount *m, uint32_t mask, uint32_t hash)
+{
+	return sb->hash == hash && sb_equal(s, sb, m, mask);
 }
 
 static long add_str(struct mntsnap_snapshot *s, const char *str, uint32_t mask, uint32_t bit)
@@ -224,12 +241,20 @@ static int rehash_sbs(struct mntsnap_snapshot *s, uint32_t cap)
 static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
 	uint32_t mask = m->mask & SB_FIELDS;
-	uint32_t hash = hash_sb(m, mask);
+	uint32_t hash;
 	struct mntsnap_sb sb = {0};
 	long offs[6];
 	uint32_t slot;
 	int r;
 
+	/*
+	 * Fast path: tables list bind mounts of one filesystem side by side,
+	 * so the previous record's superblock usually matches, and comparing
+	 * costs less than hashing every string of the record.
+	 */
+	if (s->nrecs && sb_equal(s, &s->sbs[s->recs[s->nrecs - 1].sb], m, mask))
+		return s->recs[s->nrecs - 1].sb;
+	hash = hash_sb(m, mask);
 	if (s->nsbs + 1 > s->sb_hash_cap / 2) {
 		r = rehash_sbs(s, s->sb_hash_cap ? s->sb_hash_cap * 2 : 64);
 		if (r)

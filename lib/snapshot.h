@@ -86,6 +86,14 @@ long mntsnap_snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
  */
 int mntsnap_snap_finish(struct mntsnap_snapshot *s);
 
+/*
+ * Make room for nrecs records and str_bytes more of strings, so a capture
+ * that knows its size up front (listmount) never reallocates and copies
+ * while adding; mntsnap_snap_finish() trims what was not used.
+ * 0, -ENOMEM or -EOVERFLOW.
+ */
+int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes);
+
 /* Copy a string into strtab; returns its offset or -ENOMEM/-EOVERFLOW. */
 long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 
