@@ -1,0 +1,915 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Target namespaces: handles, direct query vs helper vs mountinfo text,
+ * threaded callers, dying and replaced targets, unprivileged callers,
+ * symlinks that try to leave the target, fd/zombie hygiene. Every target
+ * is a forked child in its own private mount namespace; the test process
+ * itself first enters a private namespace too (ms_private_ns).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap.h"
+#include "sys.h"
+
+#define BASE "/tmp/mntsnap-ns-test"
+#define HOST_SECRET BASE "/host/secret"
+
+struct target {
+	pid_t pid;
+	int ctl; /* write end: closing it (or exit) ends the target */
+};
+
+static void die_child(const char *what)
+{
+	fprintf(stderr, "target: %s: %s\n", what, strerror(errno));
+	_exit(1);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		die_child(path);
+	close(fd);
+}
+
+/*
+ * The container: private mounts under BASE/t; with pivot, its own root
+ * (a tmpfs) with a decoy at the host secret's path and symlinks trying to
+ * reach the host's file.
+ */
+static void target_main(int ready, int ctl, bool pivot)
+{
+	char c;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		die_child("unshare");
+	ms_mkdir_p(BASE "/t");
+	if (mount("nstarget", BASE "/t", "tmpfs", MS_NOSUID, "size=1m,mode=755"))
+		die_child("tmpfs");
+	ms_mkdir_p(BASE "/t/a");
+	ms_mkdir_p(BASE "/t/b");
+	if (mount("nsinner", BASE "/t/a", "tmpfs", MS_RDONLY | MS_NODEV, "size=64k"))
+		die_child("inner");
+	if (mount(BASE "/t/a", BASE "/t/b", NULL, MS_BIND, NULL))
+		die_child("bind");
+	write_file(BASE "/t/marker", "inside");
+	if (pivot) {
+		ms_mkdir_p(BASE "/root");
+		if (mount("nsroot", BASE "/root", "tmpfs", 0, "mode=755"))
+			die_child("root tmpfs");
+		ms_mkdir_p(BASE "/root/old");
+		ms_mkdir_p(BASE "/root" BASE "/host");
+		ms_mkdir_p(BASE "/root/x");
+		if (mount("nsx", BASE "/root/x", "tmpfs", 0, "size=64k"))
+			die_child("x tmpfs");
+		write_file(BASE "/root/x/marker", "tree");
+		write_file(BASE "/root" HOST_SECRET, "TARGET");
+		if (symlink(HOST_SECRET, BASE "/root/abs") ||
+		    symlink("../../../../../.." HOST_SECRET, BASE "/root/x/rel") ||
+		    symlink("/proc/1/root" HOST_SECRET, BASE "/root/magic") ||
+		    symlink("/nonexistent/secret", BASE "/root/dangling"))
+			die_child("symlink");
+		if (syscall(SYS_pivot_root, BASE "/root", BASE "/root/old"))
+			die_child("pivot_root");
+		if (chdir("/") || umount2("/old", MNT_DETACH))
+			die_child("detach old root");
+	}
+	if (write(ready, "k", 1) != 1)
+		_exit(1);
+	close(ready);
+	/* live until the test closes ctl or dies */
+	while (read(ctl, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+static struct target target_start(bool pivot)
+{
+	int rp[2], cp[2];
+	struct target t;
+	char c;
+
+	cr_assert_eq(pipe2(rp, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(cp, O_CLOEXEC), 0);
+	t.pid = fork();
+	cr_assert(t.pid >= 0);
+	if (t.pid == 0) {
+		close(rp[0]);
+		close(cp[1]);
+		target_main(rp[1], cp[0], pivot);
+	}
+	close(rp[1]);
+	close(cp[0]);
+	cr_assert_eq(read(rp[0], &c, 1), 1, "target did not start");
+	close(rp[0]);
+	t.ctl = cp[1];
+	return t;
+}
+
+static void target_stop(struct target *t)
+{
+	if (t->ctl >= 0)
+		close(t->ctl);
+	t->ctl = -1;
+	if (t->pid > 0) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, NULL, 0);
+	}
+	t->pid = 0;
+}
+
+static struct mntsnap_snapshot *cap(const struct mntsnap_ns *ns, int backend, uint32_t flags,
+				    int *ret)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = { 0 };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .flags = flags, .ns = ns,
+		     .error = &err);
+	int r = mntsnap_capture(&o, &s);
+
+	if (ret) {
+		*ret = r;
+		return s;
+	}
+	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
+	return s;
+}
+
+static char *mountinfo_of(const struct mntsnap_snapshot *s)
+{
+	return ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+}
+
+/* Zombie children of this process (state Z in /proc/PID/stat). */
+static int count_zombies(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert(d);
+	while ((e = readdir(d))) {
+		char path[300], buf[512], st;
+		int ppid, fd;
+		ssize_t len;
+		char *p;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %c %d", &st, &ppid) == 2 && ppid == getpid() && st == 'Z')
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The three ways agree with the kernel's text and differ from ours. */
+static void assert_three_ways(const struct target *t)
+{
+	struct mntsnap_snapshot *direct, *enter, *text, *own;
+	struct mntsnap_ns *ns;
+	char path[64], *want, *gd, *ge, *gt, *go;
+
+	cr_assert_eq(mntsnap_ns_open_pid(t->pid, &ns), 0);
+	direct = cap(ns, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_DIRECT, NULL);
+	enter = cap(ns, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_ENTER, NULL);
+	text = cap(ns, MNTSNAP_BACKEND_MOUNTINFO, 0, NULL);
+	own = cap(NULL, MNTSNAP_BACKEND_AUTO, 0, NULL);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t->pid);
+	want = ms_read_file(path, NULL);
+	gd = mountinfo_of(direct);
+	ge = mountinfo_of(enter);
+	gt = mountinfo_of(text);
+	go = mountinfo_of(own);
+	ms_assert_text_eq(gd, want, "direct query vs /proc/CHILD/mountinfo");
+	ms_assert_text_eq(ge, want, "helper vs /proc/CHILD/mountinfo");
+	ms_assert_text_eq(gt, want, "mountinfo backend vs /proc/CHILD/mountinfo");
+	cr_assert(strstr(gd, " nstarget "), "target's tmpfs missing");
+	cr_assert(strcmp(go, gd), "own table equals the target's");
+	cr_assert_neq(mntsnap_ns_id(ns), 0);
+	cr_assert_eq(mntsnap_snapshot_ns_id(direct), mntsnap_ns_id(ns));
+	cr_assert_eq(mntsnap_snapshot_ns_id(enter), mntsnap_ns_id(ns));
+	cr_assert_eq(mntsnap_snapshot_ns_id(text), mntsnap_ns_id(ns));
+	cr_assert_neq(mntsnap_snapshot_ns_id(own), mntsnap_ns_id(ns));
+	cr_assert_eq(mntsnap_snapshot_count(direct), mntsnap_snapshot_count(enter));
+	for (size_t i = 0; i < mntsnap_snapshot_count(direct); i++) {
+		struct mntsnap_mount a, b;
+
+		mntsnap_snapshot_get(direct, i, &a);
+		mntsnap_snapshot_get(enter, i, &b);
+		cr_assert_eq(a.id, b.id, "unique ids differ at %zu", i);
+		cr_assert_eq(a.ns_id, b.ns_id);
+	}
+	free(want);
+	free(gd);
+	free(ge);
+	free(gt);
+	free(go);
+	mntsnap_snapshot_free(direct);
+	mntsnap_snapshot_free(enter);
+	mntsnap_snapshot_free(text);
+	mntsnap_snapshot_free(own);
+	mntsnap_ns_free(ns);
+}
+
+Test(ns, equal_three_ways)
+{
+	struct target t;
+	int fds, z;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	fds = ms_count_fds();
+	z = count_zombies();
+	assert_three_ways(&t);
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), z, "zombie left");
+	target_stop(&t);
+}
+
+static atomic_bool stop_threads;
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_threads))
+		usleep(1000);
+	return NULL;
+}
+
+Test(ns, eight_threads)
+{
+	struct mntsnap_ns_saved *saved;
+	struct mntsnap_ns *ns;
+	pthread_t tid[8];
+	struct target t;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(pthread_create(&tid[i], NULL, spin, NULL), 0);
+	assert_three_ways(&t);
+	/* the plain setns path must refuse: the fs_struct is shared */
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_enter(ns, &saved), -EINVAL);
+	mntsnap_ns_free(ns);
+	atomic_store(&stop_threads, true);
+	for (int i = 0; i < 8; i++)
+		pthread_join(tid[i], NULL);
+	target_stop(&t);
+}
+
+/* ---- dying targets --------------------------------------------------------- */
+
+struct kill_ctx {
+	pid_t victim;
+	int calls;
+};
+
+static long kill_on_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+			      unsigned flags)
+{
+	struct kill_ctx *k = ctx;
+
+	if (k->calls++ == 1) { /* after the route probe, during the capture */
+		kill(k->victim, SIGKILL);
+		waitpid(k->victim, NULL, 0);
+	}
+	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+}
+
+static int snapshot_count_ok(struct mntsnap_snapshot *s)
+{
+	return s && mntsnap_snapshot_count(s) > 1;
+}
+
+/*
+ * The target dies between listmount pages/statmount calls. The nsfd the
+ * handle holds keeps the namespace (and its mounts) alive, so the capture
+ * in flight completes; from then on the pid handle says ESRCH, while a
+ * handle from the namespace file keeps working. Same through the helper
+ * (the seam runs inside it: CLONE_VM).
+ */
+static void exits_mid(uint32_t flags)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_ns *byp, *byf;
+	struct kill_ctx k;
+	struct target t;
+	char path[64];
+	int fds, r;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	fds = ms_count_fds();
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, &byf), 0);
+	k = (struct kill_ctx){ .victim = t.pid };
+	struct mntsnap_sysops sys = { .listmount = kill_on_listmount, .ctx = &k };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byp, .flags = flags, .sysops = &sys);
+	r = mntsnap_capture(&o, &s);
+	cr_assert(k.calls >= 2, "the seam was not reached (%d)", k.calls);
+	cr_assert(r == 0 || r == -ESRCH, "capture while dying: %s", strerror(-r));
+	if (!r)
+		cr_assert(snapshot_count_ok(s));
+	mntsnap_snapshot_free(s);
+	s = NULL;
+	/* inside the helper the seam cannot reap it (not its child): do it here */
+	waitpid(t.pid, NULL, 0);
+	t.pid = 0;
+	cr_assert_eq(mntsnap_ns_alive(byp), -ESRCH);
+	cr_assert_eq(cap(byp, MNTSNAP_BACKEND_AUTO, flags, &r), NULL);
+	cr_assert_eq(r, -ESRCH);
+	s = cap(byf, MNTSNAP_BACKEND_AUTO, flags, NULL);
+	cr_assert(snapshot_count_ok(s));
+	cr_assert_eq(mntsnap_snapshot_ns_id(s), mntsnap_ns_id(byf));
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(byp);
+	mntsnap_ns_free(byf);
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), 0, "zombie left");
+	target_stop(&t);
+}
+
+Test(ns, target_exits_mid_direct)
+{
+	exits_mid(MNTSNAP_CAPTURE_NS_DIRECT);
+}
+
+Test(ns, target_exits_mid_helper)
+{
+	exits_mid(MNTSNAP_CAPTURE_NS_ENTER);
+}
+
+static int slow_fn(void *data, void **ret_buf, size_t *ret_len)
+{
+	(void)data;
+	(void)ret_buf;
+	(void)ret_len;
+	sleep(20);
+	return 0;
+}
+
+/* A helper stuck inside the target is killed at the timeout and reaped. */
+Test(ns, helper_timeout_no_hang)
+{
+	struct mntsnap_error err = { 0 };
+	struct timespec a, b;
+	struct mntsnap_ns *ns;
+	struct target t;
+	void *buf = NULL;
+	size_t len = 0;
+	int fds;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	fds = ms_count_fds();
+	MNTSNAP_OPTS(mntsnap_ns_opts, o, .timeout_ms = 300, .error = &err);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	cr_assert_eq(mntsnap_ns_run(ns, slow_fn, NULL, &o, &buf, &len), -ETIMEDOUT, "%s",
+		     err.msg);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	cr_assert_lt(b.tv_sec - a.tv_sec, 5, "timeout not honoured");
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), 0, "zombie left");
+	/* the caller stays dumpable after the helper set it 0 on the shared mm */
+	cr_assert_eq(prctl(PR_GET_DUMPABLE), 1);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+/*
+ * A pid whose process was replaced: reuse the pid on purpose through
+ * ns_last_pid; the handle must keep naming the dead process (ESRCH), never
+ * the newcomer.
+ */
+Test(ns, pid_replaced)
+{
+	struct mntsnap_ns *ns, *again;
+	struct target t;
+	pid_t old, got = 0, nb;
+	int fd;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	old = t.pid;
+	cr_assert_eq(mntsnap_ns_open_pid(old, &ns), 0);
+	target_stop(&t);
+	for (int tries = 0; tries < 50 && got != old; tries++) {
+		char num[32];
+
+		fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			cr_skip_test("ns_last_pid: %s", strerror(errno));
+		snprintf(num, sizeof(num), "%d", old - 1);
+		cr_assert_gt(write(fd, num, strlen(num)), 0);
+		close(fd);
+		nb = fork();
+		if (nb == 0) {
+			pause();
+			_exit(0);
+		}
+		if (nb == old) {
+			got = nb;
+			break;
+		}
+		kill(nb, SIGKILL);
+		waitpid(nb, NULL, 0);
+	}
+	if (got != old)
+		cr_skip_test("could not recycle pid %d", old);
+	cr_assert_eq(mntsnap_ns_alive(ns), -ESRCH);
+	int r;
+	cr_assert_null(cap(ns, MNTSNAP_BACKEND_AUTO, 0, &r));
+	cr_assert_eq(r, -ESRCH);
+	cr_assert_null(cap(ns, MNTSNAP_BACKEND_MOUNTINFO, 0, &r));
+	cr_assert_eq(r, -ESRCH);
+	/* the newcomer lives in our namespace, the handle named another */
+	cr_assert_eq(mntsnap_ns_open_pid(got, &again), 0);
+	cr_assert_neq(mntsnap_ns_id(again), mntsnap_ns_id(ns));
+	mntsnap_ns_free(again);
+	mntsnap_ns_free(ns);
+	kill(got, SIGKILL);
+	waitpid(got, NULL, 0);
+}
+
+Test(ns, bad_handles)
+{
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	int fds = ms_count_fds(), fd, pidfd;
+
+	fd = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	cr_assert_eq(mntsnap_ns_open_fd(fd, &ns), -EINVAL);
+	close(fd);
+	cr_assert_eq(mntsnap_ns_open_path("/proc/self/stat", &ns), -EINVAL);
+	cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/net", &ns), -EINVAL);
+	cr_assert_eq(mntsnap_ns_open_path("/nonexistent/ns", &ns), -ENOENT);
+	pidfd = (int)syscall(434 /* pidfd_open */, getpid(), 0);
+	cr_assert(pidfd >= 0);
+	cr_assert_eq(mntsnap_ns_open_fd(pidfd, &ns), -EINVAL);
+	close(pidfd);
+	cr_assert_eq(mntsnap_ns_open_pid(0x7ffffff0, &ns), -ESRCH);
+	cr_assert_eq(mntsnap_ns_open_id(0, &ns), -EINVAL);
+	cr_assert_null(ns);
+	cr_assert_eq(mntsnap_ns_explain(-ESRCH, "open --pid 7", &err), -ESRCH);
+	cr_assert(strstr(err.msg, "exited"), "%s", err.msg);
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+}
+
+/* ---- unprivileged callers ---------------------------------------------------- */
+
+static void drop_all_caps(void)
+{
+	struct {
+		uint32_t version;
+		int pid;
+	} h = { 0x20080522, 0 };
+	uint32_t d[6] = { 0 };
+
+	if (syscall(SYS_capset, &h, d))
+		_exit(90);
+}
+
+#define CHILD_CHECK(cond, code)                                                                \
+	do {                                                                                   \
+		if (!(cond)) {                                                                 \
+			fprintf(stderr, "unpriv check %d failed: %s\n", code, #cond);          \
+			_exit(code);                                                           \
+		}                                                                              \
+	} while (0)
+
+Test(ns, unprivileged_caller)
+{
+	struct mntsnap_ns *byfd, *byid;
+	struct target t;
+	char path[64];
+	int status;
+	pid_t c;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, &byfd), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), &byid), 0);
+	c = fork();
+	cr_assert(c >= 0);
+	if (c == 0) {
+		struct mntsnap_error err = { 0 };
+		struct mntsnap_snapshot *s = NULL, *one = NULL;
+		struct mntsnap_ns_saved *saved;
+		int r;
+
+		drop_all_caps();
+		/* the fd is the permission: direct query works */
+		s = cap(byfd, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_DIRECT, &r);
+		CHILD_CHECK(r == 0 && snapshot_count_ok(s), 10);
+		struct mntsnap_mount m;
+		mntsnap_snapshot_get(s, mntsnap_snapshot_count(s) - 1, &m);
+		/* by id: statmount EPERM, capture EPERM with the capability named */
+		CHILD_CHECK(mntsnap_stat_id(byid, m.id, 0, &one) == -EPERM, 11);
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byid,
+			     .flags = MNTSNAP_CAPTURE_NS_DIRECT, .error = &err);
+		r = mntsnap_capture(&o, &one);
+		CHILD_CHECK(r == -EPERM, 12);
+		CHILD_CHECK(strstr(err.msg, "CAP_SYS_ADMIN") != NULL, 13);
+		/* entering: setns EPERM, helper and in-place alike */
+		memset(&err, 0, sizeof(err));
+		MNTSNAP_OPTS(mntsnap_capture_opts, e, .ns = byfd,
+			     .flags = MNTSNAP_CAPTURE_NS_ENTER, .error = &err);
+		r = mntsnap_capture(&e, &one);
+		CHILD_CHECK(r == -EPERM, 14);
+		CHILD_CHECK(strstr(err.msg, "CAP_SYS_CHROOT") != NULL, 15);
+		CHILD_CHECK(mntsnap_ns_enter(byfd, &saved) == -EPERM, 16);
+		mntsnap_snapshot_free(s);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(c, &status, 0), c);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unprivileged child: status %d",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	mntsnap_ns_free(byfd);
+	mntsnap_ns_free(byid);
+	target_stop(&t);
+}
+
+/* ---- opening inside the target ------------------------------------------------ */
+
+static char *read_fd(int fd)
+{
+	static char buf[256];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	cr_assert(n >= 0, "read: %s", strerror(errno));
+	buf[n] = '\0';
+	return buf;
+}
+
+Test(ns, symlinks_cannot_reach_host)
+{
+	struct mntsnap_ns *ns;
+	struct stat hs, st;
+	struct target t;
+	int fd, fds;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/host");
+	{
+		int h = open(HOST_SECRET, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+		cr_assert(h >= 0);
+		cr_assert_eq(write(h, "HOST", 4), 4);
+		close(h);
+	}
+	cr_assert_eq(stat(HOST_SECRET, &hs), 0);
+	t = target_start(true);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	fds = ms_count_fds();
+	/* an absolute symlink resolves against the target's root */
+	cr_assert_eq(mntsnap_ns_open_file(ns, "/abs", O_RDONLY, 0, NULL, &fd), 0);
+	cr_assert_str_eq(read_fd(fd), "TARGET");
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_assert(st.st_ino != hs.st_ino || st.st_dev != hs.st_dev);
+	close(fd);
+	/* ".." cannot climb above the target's root */
+	cr_assert_eq(mntsnap_ns_open_file(ns, "x/rel", O_RDONLY, 0, NULL, &fd), 0);
+	cr_assert_str_eq(read_fd(fd), "TARGET");
+	close(fd);
+	cr_assert_eq(mntsnap_ns_open_file(ns, "../../../../.." HOST_SECRET, O_RDONLY, 0, NULL, &fd),
+		     0);
+	cr_assert_str_eq(read_fd(fd), "TARGET");
+	close(fd);
+	/* no magic links (/proc/PID/root), nothing dangling found on the host */
+	cr_assert_lt(mntsnap_ns_open_file(ns, "/magic", O_RDONLY, 0, NULL, &fd), 0);
+	cr_assert_eq(mntsnap_ns_open_file(ns, "/dangling", O_RDONLY, 0, NULL, &fd), -ENOENT);
+	/* the file lives in the target, O_CLOEXEC is set */
+	cr_assert_eq(mntsnap_ns_open_file(ns, "/x/marker", O_RDONLY, 0, NULL, &fd), 0);
+	cr_assert_str_eq(read_fd(fd), "tree");
+	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), 0);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+Test(ns, clone_tree)
+{
+	struct mntsnap_ns *ns;
+	struct statfs sfs;
+	struct target t;
+	int fd, f;
+
+	ms_private_ns(NULL);
+	t = target_start(true);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_clone_tree(ns, "/x", NULL, &fd), 0);
+	cr_assert_eq(fstatfs(fd, &sfs), 0);
+	cr_assert_eq(sfs.f_type, 0x01021994, "not the target's tmpfs");
+	f = openat(fd, "marker", O_RDONLY | O_CLOEXEC);
+	cr_assert(f >= 0, "marker through the detached tree: %s", strerror(errno));
+	cr_assert_str_eq(read_fd(f), "tree");
+	close(f);
+	close(fd);
+	cr_assert_lt(mntsnap_ns_clone_tree(ns, "/nonexistent", NULL, &fd), 0);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+/* ---- callbacks ------------------------------------------------------------------ */
+
+/* Inside: read our own mountinfo, n copies of it (n = 1 inline, big = memfd). */
+static int read_mountinfo_fn(void *data, void **ret_buf, size_t *ret_len)
+{
+	int copies = *(int *)data;
+	size_t len = 0, cap = 0;
+	char *out = NULL, chunk[65536];
+	int fd = open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, chunk, sizeof(chunk));
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	cap = (size_t)n * (size_t)copies;
+	out = malloc(cap);
+	if (!out)
+		return -ENOMEM;
+	for (int i = 0; i < copies; i++) {
+		memcpy(out + len, chunk, (size_t)n);
+		len += (size_t)n;
+	}
+	*ret_buf = out;
+	*ret_len = len;
+	return 0;
+}
+
+static int fail_fn(void *data, void **ret_buf, size_t *ret_len)
+{
+	(void)data;
+	(void)ret_buf;
+	(void)ret_len;
+	return -EXDEV;
+}
+
+Test(ns, run_callback)
+{
+	struct mntsnap_ns *ns;
+	struct target t;
+	char path[64], *want;
+	size_t wlen, len;
+	void *buf;
+	int one = 1, many = 200, fds;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t.pid);
+	want = ms_read_file(path, &wlen);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	fds = ms_count_fds();
+	cr_assert_eq(mntsnap_ns_run(ns, read_mountinfo_fn, &one, NULL, &buf, &len), 0);
+	cr_assert_eq(len, wlen);
+	cr_assert_eq(memcmp(buf, want, len), 0, "callback did not run inside the target");
+	free(buf);
+	/* > 32 KiB: the sealed memfd path */
+	cr_assert_eq(mntsnap_ns_run(ns, read_mountinfo_fn, &many, NULL, &buf, &len), 0);
+	cr_assert_eq(len, wlen * (size_t)many);
+	cr_assert_eq(memcmp((char *)buf + wlen * (size_t)(many - 1), want, wlen), 0);
+	free(buf);
+	cr_assert_eq(mntsnap_ns_run(ns, fail_fn, NULL, NULL, &buf, &len), -EXDEV);
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), 0);
+	free(want);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+/* ---- enter / leave -------------------------------------------------------------- */
+
+Test(ns, enter_and_leave)
+{
+	struct target t;
+	int status;
+	pid_t c;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/cwd");
+	t = target_start(false);
+	c = fork();
+	cr_assert(c >= 0);
+	if (c == 0) {
+		struct mntsnap_ns_saved *saved;
+		struct mntsnap_ns *ns;
+		struct stat st;
+		char cwd[256];
+
+		CHILD_CHECK(chdir(BASE "/cwd") == 0, 20);
+		CHILD_CHECK(mntsnap_ns_open_pid(t.pid, &ns) == 0, 21);
+		CHILD_CHECK(stat(BASE "/t/marker", &st) != 0, 22);
+		CHILD_CHECK(mntsnap_ns_enter(ns, &saved) == 0, 23);
+		CHILD_CHECK(stat(BASE "/t/marker", &st) == 0, 24);
+		CHILD_CHECK(mntsnap_ns_leave(saved) == 0, 25);
+		CHILD_CHECK(stat(BASE "/t/marker", &st) != 0, 26);
+		CHILD_CHECK(getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, BASE "/cwd"), 27);
+		mntsnap_ns_free(ns);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(c, &status, 0), c);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	target_stop(&t);
+}
+
+/* ---- listing ----------------------------------------------------------------------- */
+
+Test(ns, list_namespaces)
+{
+	struct mntsnap_ns_entry *v;
+	struct mntsnap_snapshot *s;
+	struct mntsnap_ns *ns, *own;
+	struct target t;
+	bool seen = false, seen_own = false, seen_orphan = false;
+	uint64_t orphan_id;
+	size_t n;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_self(&own), 0);
+	s = cap(ns, MNTSNAP_BACKEND_AUTO, 0, NULL);
+	cr_assert_eq(mntsnap_ns_list(&v, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].ns_id == mntsnap_ns_id(ns)) {
+			seen = true;
+			cr_assert_eq(v[i].pid, t.pid);
+			cr_assert_eq(v[i].nr_mounts, (int64_t)mntsnap_snapshot_count(s));
+			cr_assert_not(v[i].own);
+		}
+		if (v[i].own) {
+			seen_own = true;
+			cr_assert_eq(v[i].ns_id, mntsnap_ns_id(own));
+		}
+	}
+	free(v);
+	cr_assert(seen && seen_own);
+	/* the target exits; our handle's nsfd keeps its namespace: no pid */
+	orphan_id = mntsnap_ns_id(ns);
+	target_stop(&t);
+	cr_assert_eq(mntsnap_ns_list(&v, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].ns_id == orphan_id) {
+			seen_orphan = true;
+			cr_assert_eq(v[i].pid, 0);
+		}
+	free(v);
+	cr_assert(seen_orphan, "a namespace held only by an fd was not listed");
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(ns);
+	mntsnap_ns_free(own);
+}
+
+/* ---- route decisions through the seam ----------------------------------------------- */
+
+struct route_ctx {
+	bool fd_einval; /* a kernel before 6.18 */
+	bool id_enoent; /* no CAP_SYS_ADMIN over the owner */
+	int by_fd, by_id, own;
+};
+
+static long route_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+			    unsigned flags)
+{
+	struct route_ctx *c = ctx;
+
+	if (req->mnt_ns_fd) {
+		c->by_fd++;
+		if (c->fd_einval)
+			return -EINVAL;
+	} else if (req->size >= 32 && req->mnt_ns_id) {
+		c->by_id++;
+		if (c->id_enoent)
+			return -ENOENT;
+	} else {
+		c->own++;
+	}
+	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+}
+
+static long route_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+			    size_t size, unsigned flags)
+{
+	struct route_ctx *c = ctx;
+
+	if (req->mnt_ns_fd && c->fd_einval)
+		return -EINVAL;
+	if (req->size >= 32 && req->mnt_ns_id && c->id_enoent)
+		return -EPERM;
+	return mntsnap_sys_statmount(NULL, req, buf, size, flags);
+}
+
+static char *capture_with_route(const struct mntsnap_ns *ns, struct route_ctx *c)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_sysops sys = { .listmount = route_listmount,
+				      .statmount = route_statmount,
+				      .ctx = c };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .sysops = &sys, .error = &err);
+	int r = mntsnap_capture(&o, &s);
+	char *text;
+
+	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
+	cr_assert_eq(mntsnap_snapshot_ns_id(s), mntsnap_ns_id(ns));
+	text = mountinfo_of(s);
+	mntsnap_snapshot_free(s);
+	return text;
+}
+
+Test(ns, route_probe_fallbacks)
+{
+	struct route_ctx fd_ok = { 0 }, old = { .fd_einval = true },
+			 none = { .fd_einval = true, .id_enoent = true };
+	struct mntsnap_ns *ns;
+	struct target t;
+	char *a, *b, *c;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	a = capture_with_route(ns, &fd_ok);
+	cr_assert(fd_ok.by_fd > 1 && fd_ok.by_id == 0 && fd_ok.own == 0);
+	b = capture_with_route(ns, &old);
+	cr_assert(old.by_fd == 1 && old.by_id > 1, "fd EINVAL must fall back to the id");
+	c = capture_with_route(ns, &none);
+	/* the helper captured inside: requests for its own namespace */
+	cr_assert(none.by_id == 1 && none.own > 0, "must fall back to entering");
+	ms_assert_text_eq(b, a, "id route vs fd route");
+	ms_assert_text_eq(c, a, "helper route vs fd route");
+	free(a);
+	free(b);
+	free(c);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+/* An id-only handle is entered through an fd found by NS_MNT_GET_NEXT/PREV. */
+Test(ns, enter_by_id)
+{
+	struct mntsnap_ns *byp, *byid;
+	struct target t;
+	char *a, *b;
+
+	ms_private_ns(NULL);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid), 0);
+	struct mntsnap_snapshot *s1 = cap(byp, MNTSNAP_BACKEND_AUTO, 0, NULL);
+	struct mntsnap_snapshot *s2 = cap(byid, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_ENTER, NULL);
+	a = mountinfo_of(s1);
+	b = mountinfo_of(s2);
+	ms_assert_text_eq(b, a, "entered by id vs direct");
+	free(a);
+	free(b);
+	mntsnap_snapshot_free(s1);
+	mntsnap_snapshot_free(s2);
+	mntsnap_ns_free(byp);
+	mntsnap_ns_free(byid);
+	target_stop(&t);
+}
