@@ -497,6 +497,99 @@ int mntsnap_snapshot_load_buf(const void *buf, size_t len, struct mntsnap_error 
 			      struct mntsnap_snapshot **ret_snap);
 
 /* ------------------------------------------------------------------------ */
+/* Comparing snapshots (lib/diff.c).                                        */
+/* ------------------------------------------------------------------------ */
+struct mntsnap_diff;
+
+/* How mounts were matched (mntsnap_diff_key()). */
+enum mntsnap_diff_key {
+	MNTSNAP_DIFF_KEY_ID = 1,   /* 64-bit unique id (never reused) */
+	MNTSNAP_DIFF_KEY_PATH = 2, /* mount point + root + device */
+};
+
+enum mntsnap_diff_kind {
+	MNTSNAP_DIFF_ADDED = 1,
+	MNTSNAP_DIFF_REMOVED = 2,
+	MNTSNAP_DIFF_CHANGED = 3,
+};
+
+/* Which fields of a matched mount changed (mntsnap_diff_entry.changed). */
+enum {
+	MNTSNAP_CHANGE_MOUNT_POINT = 1U << 0,  /* moved (MS_MOVE) */
+	MNTSNAP_CHANGE_PARENT = 1U << 1,
+	MNTSNAP_CHANGE_ROOT = 1U << 2,
+	MNTSNAP_CHANGE_ATTR = 1U << 3,         /* ro, nosuid, atime, ... */
+	MNTSNAP_CHANGE_PROPAGATION = 1U << 4,  /* shared/slave/private/unbindable */
+	MNTSNAP_CHANGE_PEER_GROUP = 1U << 5,
+	MNTSNAP_CHANGE_MASTER = 1U << 6,
+	MNTSNAP_CHANGE_PROPAGATE_FROM = 1U << 7,
+	MNTSNAP_CHANGE_OPTIONS = 1U << 8,      /* superblock options */
+	MNTSNAP_CHANGE_SOURCE = 1U << 9,
+	MNTSNAP_CHANGE_FS_TYPE = 1U << 10,     /* type, subtype or magic */
+	MNTSNAP_CHANGE_DEV = 1U << 11,
+	MNTSNAP_CHANGE_SB_FLAGS = 1U << 12,
+	MNTSNAP_CHANGE_IDMAP = 1U << 13,
+};
+
+struct mntsnap_diff_entry {
+	int kind;          /* enum mntsnap_diff_kind */
+	uint32_t changed;  /* MNTSNAP_CHANGE_* (CHANGED only) */
+	long old_index;    /* storage index in old, -1 for ADDED */
+	long new_index;    /* storage index in new, -1 for REMOVED */
+};
+
+enum {
+	/* match by mount point + root + device even when both have ids */
+	MNTSNAP_DIFF_BY_PATH = 1U << 0,
+	/* compare tables built separately (a restore vs its original): match
+	 * by mount point + root, ignore ids and device numbers, compare peer
+	 * groups by structure (one-to-one), not by number */
+	MNTSNAP_DIFF_IGNORE_IDS = 1U << 1,
+};
+
+struct mntsnap_diff_opts {
+	size_t sz;
+	uint32_t flags;          /* MNTSNAP_DIFF_* */
+	const char *old_prefix;  /* taken off old mount points (path key) */
+	const char *new_prefix;  /* taken off new mount points (path key) */
+	size_t : 0;
+};
+
+/*
+ * mntsnap_diff - compare two snapshots. Mounts are matched by unique id
+ * when both snapshots have ids, else (or with BY_PATH/IGNORE_IDS or a
+ * prefix) by mount point + root + device; mntsnap_diff_key() says which.
+ * Only fields present in both records are compared. Entries: REMOVED in
+ * old's storage order, then ADDED/CHANGED in new's. The diff refers to
+ * both snapshots: keep them alive until mntsnap_diff_free().
+ * Returns 0, -EINVAL, -E2BIG (unknown opts bytes), -ENOMEM.
+ */
+int mntsnap_diff(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+		 struct mntsnap_diff **ret);
+int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+		      const struct mntsnap_diff_opts *opts, struct mntsnap_diff **ret);
+void mntsnap_diff_free(struct mntsnap_diff *d);
+
+int mntsnap_diff_key(const struct mntsnap_diff *d);   /* enum mntsnap_diff_key */
+size_t mntsnap_diff_count(const struct mntsnap_diff *d); /* 0 = equal */
+size_t mntsnap_diff_added(const struct mntsnap_diff *d);
+size_t mntsnap_diff_removed(const struct mntsnap_diff *d);
+size_t mntsnap_diff_changed(const struct mntsnap_diff *d);
+/* Entry i; -ERANGE past the end. */
+int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff_entry *ret);
+/* "attributes", "propagation", ... for one MNTSNAP_CHANGE_* bit; NULL if unknown. */
+const char *mntsnap_diff_change_name(uint32_t bit);
+/* "id" or "mount_point+root+device" */
+const char *mntsnap_diff_key_name(int key);
+
+enum mntsnap_diff_format {
+	MNTSNAP_DIFF_FORMAT_TEXT = 0, /* "+ id path", "- id path", "~ id path" + fields */
+	MNTSNAP_DIFF_FORMAT_JSON = 1, /* {"key","equal","added",...,"entries":[...]} */
+};
+/* Write the diff; 0, -EINVAL (format), -EIO, -ENOMEM. */
+int mntsnap_diff_render(const struct mntsnap_diff *d, int format, FILE *f);
+
+/* ------------------------------------------------------------------------ */
 /* Library probing.                                                         */
 /* ------------------------------------------------------------------------ */
 /*

@@ -1321,7 +1321,7 @@ int mntsnap_snapshot_load(const char *path, struct mntsnap_error *err,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		return mntsnap_set_error(err, r, 0, "%s: %s", path, strerror(-r));
+		return mntsnap_set_error(err, r, 0, "open: %s", strerror(-r));
 	}
 	r = mntsnap_snapshot_load_fd(fd, err, ret_snap);
 	close(fd);

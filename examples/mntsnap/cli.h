@@ -49,5 +49,8 @@ int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_seccomp(int argc, char **argv);
 int cmd_ns(int argc, char **argv);
+int cmd_save(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

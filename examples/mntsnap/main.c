@@ -13,6 +13,9 @@ static const struct cli_cmd cmds[] = {
 	{ "stat", "one mount by id or path, without a full walk", cmd_stat },
 	{ "seccomp", "seccomp fragments for statmount/listmount; merge into a profile", cmd_seccomp },
 	{ "ns", "every mount namespace visible, with id and mount count", cmd_ns },
+	{ "save", "capture a mount table into a binary snapshot file", cmd_save },
+	{ "show", "render a saved snapshot", cmd_show },
+	{ "diff", "compare two snapshots (exit 0 equal, 1 different)", cmd_diff },
 };
 
 int cli_fail(int err, const char *fmt, ...)

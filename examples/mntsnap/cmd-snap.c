@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/* mntsnap save / show / diff: binary snapshots on disk. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char save_help[] =
+	"usage: mntsnap save [TARGET] [--backend auto|statmount|mountinfo] [--full]\n"
+	"                    [--strict] FILE\n"
+	"Capture a mount table and write it to FILE as a binary snapshot\n"
+	"(atomically: a crash never leaves half a file under FILE).\n"
+	"TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
+	"  --full     every field statmount has (option arrays, id maps, ...)\n"
+	"  --strict   retry until two successive captures agree field by field\n";
+
+static const char show_help[] =
+	"usage: mntsnap show FILE [-o table|tree|json|mountinfo]\n"
+	"Render a saved snapshot (default: table).\n";
+
+static const char diff_help[] =
+	"usage: mntsnap diff OLD NEW [-o text|json] [--by-path] [--ignore-ids]\n"
+	"                    [--old-prefix P] [--new-prefix P]\n"
+	"Compare two saved snapshots: mounts added (+), removed (-), changed (~).\n"
+	"Exit status: 0 equal, 1 different, 2 trouble (like diff(1)).\n"
+	"  --by-path      match by mount point + root + device, not by unique id\n"
+	"  --ignore-ids   compare separately built tables (ids, devices and peer\n"
+	"                 group numbers ignored; groups compared by structure)\n"
+	"  --old-prefix P, --new-prefix P   strip P from mount points first\n";
+
+static int parse_backend(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return MNTSNAP_BACKEND_AUTO;
+	if (!strcmp(s, "statmount"))
+		return MNTSNAP_BACKEND_STATMOUNT;
+	if (!strcmp(s, "mountinfo"))
+		return MNTSNAP_BACKEND_MOUNTINFO;
+	return -EINVAL;
+}
+
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
+int cmd_save(int argc, char **argv)
+{
+	struct cli_target t = { 0 };
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	const char *file = NULL;
+	int backend = MNTSNAP_BACKEND_AUTO, r;
+	uint32_t mask = 0, flags = 0;
+
+	for (int i = 1; i < argc; i++) {
+		r = cli_target_arg(&t, argc, argv, &i);
+		if (r < 0)
+			return CLI_EXIT_ERR;
+		if (r)
+			continue;
+		if (is_help(argv[i])) {
+			fputs(save_help, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--full")) {
+			mask = MNTSNAP_MASK_FULL;
+		} else if (!strcmp(argv[i], "--strict")) {
+			flags |= MNTSNAP_CAPTURE_STRICT;
+		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+			backend = parse_backend(argv[++i]);
+			if (backend < 0)
+				return cli_fail(0, "save: unknown backend '%s'", argv[i]);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_fail(0, "save: unknown option '%s'", argv[i]);
+		} else if (file) {
+			return cli_fail(0, "save: more than one FILE");
+		} else {
+			file = argv[i];
+		}
+	}
+	if (!file)
+		return cli_fail(0, "save: FILE is missing (see mntsnap save --help)");
+	if (cli_target_open(&t, &ns))
+		return CLI_EXIT_ERR;
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask,
+			     .flags = flags, .ns = ns, .error = &err);
+
+		r = mntsnap_capture(&o, &s);
+	}
+	cli_target_close(ns);
+	if (r)
+		return cli_fail(r, "save: capture%s%s", err.msg[0] ? ": " : "", err.msg);
+	r = mntsnap_snapshot_save(s, file);
+	mntsnap_snapshot_free(s);
+	if (r)
+		return cli_fail(r, "save: %s", file);
+	return 0;
+}
+
+static int load(const char *cmd, const char *file, struct mntsnap_snapshot **ret)
+{
+	struct mntsnap_error err = { 0 };
+	int r = mntsnap_snapshot_load(file, &err, ret);
+
+	if (r)
+		cli_fail(0, "%s: %s: %s", cmd, file, err.msg[0] ? err.msg : strerror(-r));
+	return r;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct mntsnap_snapshot *s;
+	const char *file = NULL;
+	int format = MNTSNAP_FORMAT_TABLE, r;
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			fputs(show_help, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			format = mntsnap_format_from_name(argv[++i]);
+			if (format < 0)
+				return cli_fail(0, "show: unknown format '%s'", argv[i]);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_fail(0, "show: unknown option or missing value '%s'", argv[i]);
+		} else if (file) {
+			return cli_fail(0, "show: more than one FILE");
+		} else {
+			file = argv[i];
+		}
+	}
+	if (!file)
+		return cli_fail(0, "show: FILE is missing (see mntsnap show --help)");
+	if (load("show", file, &s))
+		return CLI_EXIT_ERR;
+	r = mntsnap_render(s, format, stdout);
+	mntsnap_snapshot_free(s);
+	if (!r && fflush(stdout))
+		r = -EIO;
+	return r ? cli_fail(r, "show: writing output") : 0;
+}
+
+struct diff_args {
+	const char *files[2];
+	int nfiles;
+	int format;
+	struct mntsnap_diff_opts opts;
+};
+
+static int parse_diff(int argc, char **argv, struct diff_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (is_help(o)) {
+			fputs(diff_help, stdout);
+			return 1;
+		} else if (!strcmp(o, "--by-path")) {
+			a->opts.flags |= MNTSNAP_DIFF_BY_PATH;
+		} else if (!strcmp(o, "--ignore-ids")) {
+			a->opts.flags |= MNTSNAP_DIFF_IGNORE_IDS;
+		} else if (!strcmp(o, "-o") && i + 1 < argc) {
+			o = argv[++i];
+			if (!strcmp(o, "text"))
+				a->format = MNTSNAP_DIFF_FORMAT_TEXT;
+			else if (!strcmp(o, "json"))
+				a->format = MNTSNAP_DIFF_FORMAT_JSON;
+			else
+				return cli_fail(0, "diff: unknown format '%s' (text|json)", o), -1;
+		} else if (!strcmp(o, "--old-prefix") && i + 1 < argc) {
+			a->opts.old_prefix = argv[++i];
+		} else if (!strcmp(o, "--new-prefix") && i + 1 < argc) {
+			a->opts.new_prefix = argv[++i];
+		} else if (o[0] == '-' && o[1]) {
+			return cli_fail(0, "diff: unknown option or missing value '%s'", o), -1;
+		} else if (a->nfiles == 2) {
+			return cli_fail(0, "diff: more than two files"), -1;
+		} else {
+			a->files[a->nfiles++] = o;
+		}
+	}
+	if (a->nfiles != 2)
+		return cli_fail(0, "diff: need OLD and NEW (see mntsnap diff --help)"), -1;
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_args a = { .opts = { .sz = sizeof(a.opts) } };
+	struct mntsnap_snapshot *old = NULL, *new = NULL;
+	struct mntsnap_diff *d = NULL;
+	int r;
+
+	r = parse_diff(argc, argv, &a);
+	if (r)
+		return r > 0 ? 0 : CLI_EXIT_ERR;
+	if (load("diff", a.files[0], &old) || load("diff", a.files[1], &new)) {
+		mntsnap_snapshot_free(old);
+		return CLI_EXIT_ERR;
+	}
+	r = mntsnap_diff_with(old, new, &a.opts, &d);
+	if (!r)
+		r = mntsnap_diff_render(d, a.format, stdout);
+	if (!r && fflush(stdout))
+		r = -EIO;
+	if (r)
+		r = cli_fail(r, "diff");
+	else
+		r = mntsnap_diff_count(d) ? 1 : 0;
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(old);
+	mntsnap_snapshot_free(new);
+	return r;
+}

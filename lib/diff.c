@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mntsnap_diff(): what was added, removed and changed between two
+ * snapshots.
+ *
+ * Matching. With 64-bit unique ids on both sides (MNTSNAP_F_ID) a mount is
+ * the same mount exactly when its id is: ids are never reused, so a mount
+ * that was unmounted and mounted again is "removed + added", and a moved
+ * mount is "changed: mount point, parent". Without unique ids (mountinfo
+ * backend; 32-bit ids are recycled) mounts are matched by mount point +
+ * root + device; a repeated key (stacked binds of one directory) is paired
+ * in storage order. The key used is stated in the result.
+ *
+ * MNTSNAP_DIFF_IGNORE_IDS compares two tables that were built separately
+ * (a restore and its original): ids and device numbers are ignored (the
+ * key drops the device), and peer-group numbers are compared by structure
+ * (old group g must map to one new group everywhere, and back).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "render.h"
+#include "snapshot.h"
+
+struct mntsnap_diff {
+	const struct mntsnap_snapshot *old, *new;
+	struct mntsnap_diff_entry *e;
+	size_t n, cap;
+	size_t added, removed, changed;
+	int key;
+	uint32_t flags;
+	const char *old_prefix, *new_prefix;
+};
+
+/* u32 -> u32 map, open addressing; key 0 is never stored (0 = no group). */
+struct u32map {
+	uint32_t *k, *v;
+	uint32_t cap, n;
+};
+
+static uint32_t *map_slot(struct u32map *m, uint32_t key)
+{
+	uint32_t h = (key * 2654435761U) & (m->cap - 1);
+
+	while (m->k[h] && m->k[h] != key)
+		h = (h + 1) & (m->cap - 1);
+	return &m->k[h];
+}
+
+static int map_put(struct u32map *m, uint32_t key, uint32_t val)
+{
+	uint32_t *slot;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct u32map nm = { .cap = m->cap ? m->cap * 2 : 64 };
+
+		nm.k = calloc(nm.cap, sizeof(*nm.k));
+		nm.v = calloc(nm.cap, sizeof(*nm.v));
+		if (!nm.k || !nm.v) {
+			free(nm.k);
+			free(nm.v);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < m->cap; i++) {
+			if (!m->k[i])
+				continue;
+			slot = map_slot(&nm, m->k[i]);
+			*slot = m->k[i];
+			nm.v[slot - nm.k] = m->v[i];
+		}
+		nm.n = m->n;
+		free(m->k);
+		free(m->v);
+		*m = nm;
+	}
+	slot = map_slot(m, key);
+	if (!*slot)
+		m->n++;
+	*slot = key;
+	m->v[slot - m->k] = val;
+	return 0;
+}
+
+static uint32_t map_get(struct u32map *m, uint32_t key)
+{
+	uint32_t *slot;
+
+	if (!m->cap)
+		return 0;
+	slot = map_slot(m, key);
+	return *slot ? m->v[slot - m->k] : 0;
+}
+
+/* Old and new group numbers must correspond one to one. */
+struct groups {
+	struct u32map fwd, back;
+	int err;
+};
+
+static bool group_same(struct groups *g, uint32_t a, uint32_t b)
+{
+	uint32_t fa, bb;
+
+	if (!a || !b)
+		return a == b;
+	fa = map_get(&g->fwd, a);
+	bb = map_get(&g->back, b);
+	if (!fa && !bb) {
+		if (map_put(&g->fwd, a, b) || map_put(&g->back, b, a))
+			g->err = -ENOMEM;
+		return true;
+	}
+	return fa == b && bb == a;
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+/* The mount point with the caller's prefix taken off ("/" if nothing is left). */
+static const char *strip(const char *mp, const char *prefix)
+{
+	size_t n;
+
+	if (!prefix || !*prefix)
+		return mp;
+	n = strlen(prefix);
+	while (n > 1 && prefix[n - 1] == '/')
+		n--;
+	if (strncmp(mp, prefix, n) || (mp[n] && mp[n] != '/'))
+		return mp;
+	return mp[n] ? mp + n : "/";
+}
+
+static uint32_t fnv(uint32_t h, const char *s)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619U;
+	return (h ^ 0xff) * 16777619U;
+}
+
+struct keyed {
+	struct mntsnap_mount m;
+	const char *mp;
+	uint32_t hash;
+};
+
+static void make_key(const struct mntsnap_diff *d, struct keyed *k, const char *prefix)
+{
+	k->mp = strip(k->m.mount_point, prefix);
+	k->hash = fnv(fnv(2166136261U, k->mp), k->m.root);
+	if (!(d->flags & MNTSNAP_DIFF_IGNORE_IDS))
+		k->hash ^= (k->m.dev_major * 31U + k->m.dev_minor) * 2654435761U;
+}
+
+static bool key_eq(const struct mntsnap_diff *d, const struct keyed *a, const struct keyed *b)
+{
+	if (a->hash != b->hash || strcmp(a->mp, b->mp) || strcmp(a->m.root, b->m.root))
+		return false;
+	return (d->flags & MNTSNAP_DIFF_IGNORE_IDS) ||
+	       (a->m.dev_major == b->m.dev_major && a->m.dev_minor == b->m.dev_minor);
+}
+
+/* ---- comparing one pair ---------------------------------------------------- */
+
+static bool list_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
+{
+	size_t la, lb;
+
+	if (an != bn)
+		return true;
+	la = mntsnap_strlist_len(a, an);
+	lb = mntsnap_strlist_len(b, bn);
+	return la != lb || memcmp(a, b, la);
+}
+
+static uint32_t compare(struct mntsnap_diff *d, struct groups *g, const struct keyed *o,
+			const struct keyed *n)
+{
+	const struct mntsnap_mount *a = &o->m, *b = &n->m;
+	uint32_t both = a->mask & b->mask, c = 0;
+	bool ign = d->flags & MNTSNAP_DIFF_IGNORE_IDS;
+
+#define HAS(bit) (both & MNTSNAP_F_##bit)
+	if (HAS(MOUNT_POINT) && strcmp(o->mp, n->mp))
+		c |= MNTSNAP_CHANGE_MOUNT_POINT;
+	/* parent ids are only comparable when they name the same mounts */
+	if (d->key == MNTSNAP_DIFF_KEY_ID && a->parent_id != b->parent_id)
+		c |= MNTSNAP_CHANGE_PARENT;
+	if (HAS(ROOT) && strcmp(a->root, b->root))
+		c |= MNTSNAP_CHANGE_ROOT;
+	if (HAS(ATTR) && a->attr != b->attr)
+		c |= MNTSNAP_CHANGE_ATTR;
+	if (HAS(PROPAGATION)) {
+		if (a->propagation != b->propagation)
+			c |= MNTSNAP_CHANGE_PROPAGATION;
+		if (ign ? !group_same(g, a->peer_group, b->peer_group)
+			: a->peer_group != b->peer_group)
+			c |= MNTSNAP_CHANGE_PEER_GROUP;
+		if (ign ? !group_same(g, a->master, b->master) : a->master != b->master)
+			c |= MNTSNAP_CHANGE_MASTER;
+	}
+	if (HAS(PROPAGATE_FROM) && (ign ? !group_same(g, a->propagate_from, b->propagate_from)
+					: a->propagate_from != b->propagate_from))
+		c |= MNTSNAP_CHANGE_PROPAGATE_FROM;
+	if ((HAS(OPTS) && strcmp(a->options, b->options)) ||
+	    (HAS(OPT_ARRAY) && list_ne(a->opt_array, a->opt_num, b->opt_array, b->opt_num)) ||
+	    (HAS(OPT_SEC_ARRAY) &&
+	     list_ne(a->opt_sec_array, a->opt_sec_num, b->opt_sec_array, b->opt_sec_num)))
+		c |= MNTSNAP_CHANGE_OPTIONS;
+	if (HAS(SOURCE) && strcmp(a->source, b->source))
+		c |= MNTSNAP_CHANGE_SOURCE;
+	if ((HAS(FS_TYPE) && strcmp(a->fs_type, b->fs_type)) ||
+	    (HAS(FS_SUBTYPE) && strcmp(a->fs_subtype, b->fs_subtype)) ||
+	    (HAS(SB_MAGIC) && a->sb_magic != b->sb_magic))
+		c |= MNTSNAP_CHANGE_FS_TYPE;
+	if (!ign && HAS(DEV) && (a->dev_major != b->dev_major || a->dev_minor != b->dev_minor))
+		c |= MNTSNAP_CHANGE_DEV;
+	if (HAS(SB_FLAGS) && a->sb_flags != b->sb_flags)
+		c |= MNTSNAP_CHANGE_SB_FLAGS;
+	if ((HAS(UIDMAP) && list_ne(a->uidmap, a->uidmap_num, b->uidmap, b->uidmap_num)) ||
+	    (HAS(GIDMAP) && list_ne(a->gidmap, a->gidmap_num, b->gidmap, b->gidmap_num)))
+		c |= MNTSNAP_CHANGE_IDMAP;
+#undef HAS
+	return c;
+}
+
+static int push(struct mntsnap_diff *d, int kind, uint32_t changed, long oi, long ni)
+{
+	if (d->n == d->cap) {
+		size_t ncap = d->cap ? d->cap * 2 : 64;
+		void *p = realloc(d->e, ncap * sizeof(*d->e));
+
+		if (!p)
+			return -ENOMEM;
+		d->e = p;
+		d->cap = ncap;
+	}
+	d->e[d->n++] = (struct mntsnap_diff_entry){ .kind = kind, .changed = changed,
+						    .old_index = oi, .new_index = ni };
+	if (kind == MNTSNAP_DIFF_ADDED)
+		d->added++;
+	else if (kind == MNTSNAP_DIFF_REMOVED)
+		d->removed++;
+	else
+		d->changed++;
+	return 0;
+}
+
+/* ---- matching ---------------------------------------------------------------- */
+
+static struct keyed *load_all(const struct mntsnap_diff *d, const struct mntsnap_snapshot *s,
+			      const char *prefix)
+{
+	size_t n = mntsnap_snapshot_count(s);
+	struct keyed *k = calloc(n + 1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		mntsnap_snapshot_get(s, i, &k[i].m);
+		make_key(d, &k[i], prefix);
+	}
+	return k;
+}
+
+/* matched[i] = index in the other snapshot, or -1. */
+static int match_by_id(const struct mntsnap_diff *d, long *matched_new)
+{
+	size_t n = mntsnap_snapshot_count(d->new);
+	struct mntsnap_mount m;
+
+	for (size_t i = 0; i < n; i++) {
+		mntsnap_snapshot_get(d->new, i, &m);
+		matched_new[i] = mntsnap_snapshot_find(d->old, m.id);
+		if (matched_new[i] < 0)
+			matched_new[i] = -1;
+	}
+	return 0;
+}
+
+static int match_by_path(const struct mntsnap_diff *d, const struct keyed *ko,
+			 const struct keyed *kn, long *matched_new)
+{
+	size_t no = mntsnap_snapshot_count(d->old), nn = mntsnap_snapshot_count(d->new);
+	size_t cap = 16;
+	uint32_t *head, *next;
+	bool *used;
+
+	while (cap < no * 2)
+		cap *= 2;
+	head = malloc(cap * sizeof(*head));
+	next = malloc((no + 1) * sizeof(*next));
+	used = calloc(no + 1, sizeof(*used));
+	if (!head || !next || !used) {
+		free(head);
+		free(next);
+		free(used);
+		return -ENOMEM;
+	}
+	memset(head, 0xff, cap * sizeof(*head));
+	/* chains in storage order: insert backwards at the head */
+	for (size_t i = no; i-- > 0;) {
+		uint32_t h = ko[i].hash & (cap - 1);
+
+		next[i] = head[h];
+		head[h] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < nn; i++) {
+		uint32_t j = head[kn[i].hash & (cap - 1)];
+
+		matched_new[i] = -1;
+		for (; j != UINT32_MAX; j = next[j]) {
+			if (!used[j] && key_eq(d, &ko[j], &kn[i])) {
+				used[j] = true;
+				matched_new[i] = j;
+				break;
+			}
+		}
+	}
+	free(head);
+	free(next);
+	free(used);
+	return 0;
+}
+
+static int run(struct mntsnap_diff *d)
+{
+	size_t no = mntsnap_snapshot_count(d->old), nn = mntsnap_snapshot_count(d->new);
+	struct keyed *ko = load_all(d, d->old, d->old_prefix);
+	struct keyed *kn = load_all(d, d->new, d->new_prefix);
+	long *mn = malloc((nn + 1) * sizeof(*mn));
+	bool *seen = calloc(no + 1, sizeof(*seen));
+	struct groups g = { 0 };
+	int r = -ENOMEM;
+
+	if (!ko || !kn || !mn || !seen)
+		goto out;
+	r = d->key == MNTSNAP_DIFF_KEY_ID ? match_by_id(d, mn) : match_by_path(d, ko, kn, mn);
+	/* removed first (old storage order), then added/changed (new order) */
+	for (size_t i = 0; i < nn && !r; i++)
+		if (mn[i] >= 0)
+			seen[mn[i]] = true;
+	for (size_t i = 0; i < no && !r; i++)
+		if (!seen[i])
+			r = push(d, MNTSNAP_DIFF_REMOVED, 0, (long)i, -1);
+	for (size_t i = 0; i < nn && !r; i++) {
+		uint32_t c;
+
+		if (mn[i] < 0) {
+			r = push(d, MNTSNAP_DIFF_ADDED, 0, -1, (long)i);
+			continue;
+		}
+		c = compare(d, &g, &ko[mn[i]], &kn[i]);
+		if (c)
+			r = push(d, MNTSNAP_DIFF_CHANGED, c, mn[i], (long)i);
+	}
+	if (!r)
+		r = g.err;
+out:
+	free(ko);
+	free(kn);
+	free(mn);
+	free(seen);
+	free(g.fwd.k);
+	free(g.fwd.v);
+	free(g.back.k);
+	free(g.back.v);
+	return r;
+}
+
+static bool has_ids(const struct mntsnap_snapshot *s)
+{
+	struct mntsnap_mount m;
+
+	/* an empty table has nothing to match: ids are as good as anything */
+	if (!mntsnap_snapshot_count(s))
+		return true;
+	mntsnap_snapshot_get(s, 0, &m);
+	return m.mask & MNTSNAP_F_ID;
+}
+
+int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+		      const struct mntsnap_diff_opts *opts, struct mntsnap_diff **ret)
+{
+	struct mntsnap_diff_opts o = { .sz = sizeof(o) };
+	struct mntsnap_diff *d;
+	int r;
+
+	if (!old || !new || !ret)
+		return -EINVAL;
+	if (opts) {
+		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		if (r)
+			return r;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	if (o.flags & ~(uint32_t)(MNTSNAP_DIFF_BY_PATH | MNTSNAP_DIFF_IGNORE_IDS))
+		return -EINVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->old = old;
+	d->new = new;
+	d->flags = o.flags;
+	d->old_prefix = o.old_prefix;
+	d->new_prefix = o.new_prefix;
+	/* prefixes only make sense for path keys; ids ignore paths */
+	d->key = !(o.flags & (MNTSNAP_DIFF_BY_PATH | MNTSNAP_DIFF_IGNORE_IDS)) && !o.old_prefix &&
+				 !o.new_prefix && has_ids(old) && has_ids(new)
+			 ? MNTSNAP_DIFF_KEY_ID
+			 : MNTSNAP_DIFF_KEY_PATH;
+	r = run(d);
+	/* prefixes point into the caller's memory; drop them before returning */
+	d->old_prefix = d->new_prefix = NULL;
+	if (r) {
+		mntsnap_diff_free(d);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
+int mntsnap_diff(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+		 struct mntsnap_diff **ret)
+{
+	return mntsnap_diff_with(old, new, NULL, ret);
+}
+
+void mntsnap_diff_free(struct mntsnap_diff *d)
+{
+	if (!d)
+		return;
+	free(d->e);
+	free(d);
+}
+
+int mntsnap_diff_key(const struct mntsnap_diff *d)
+{
+	return d ? d->key : -EINVAL;
+}
+
+size_t mntsnap_diff_count(const struct mntsnap_diff *d)
+{
+	return d ? d->n : 0;
+}
+
+size_t mntsnap_diff_added(const struct mntsnap_diff *d)
+{
+	return d ? d->added : 0;
+}
+
+size_t mntsnap_diff_removed(const struct mntsnap_diff *d)
+{
+	return d ? d->removed : 0;
+}
+
+size_t mntsnap_diff_changed(const struct mntsnap_diff *d)
+{
+	return d ? d->changed : 0;
+}
+
+int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff_entry *ret)
+{
+	if (!d || !ret)
+		return -EINVAL;
+	if (i >= d->n)
+		return -ERANGE;
+	*ret = d->e[i];
+	return 0;
+}
+
+static const char *const change_names[] = {
+	"mount_point", "parent",  "root",   "attributes", "propagation",
+	"peer_group",  "master",  "propagate_from", "options", "source",
+	"fs_type",     "device",  "sb_flags", "idmap",
+};
+
+const char *mntsnap_diff_change_name(uint32_t bit)
+{
+	for (size_t i = 0; i < sizeof(change_names) / sizeof(change_names[0]); i++)
+		if (bit == 1U << i)
+			return change_names[i];
+	return NULL;
+}
+
+const char *mntsnap_diff_key_name(int key)
+{
+	return key == MNTSNAP_DIFF_KEY_ID	? "id"
+	       : key == MNTSNAP_DIFF_KEY_PATH ? "mount_point+root+device"
+					      : "unknown";
+}
+
+/* ---- rendering ------------------------------------------------------------- */
+
+/* Paths as in mountinfo: space, tab, newline and backslash as \ooo. */
+static void put_path(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')
+			fprintf(f, "\\%03o", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void prop_text(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (m->propagation & MNTSNAP_PROP_SHARED)
+		n += snprintf(buf + n, len - (size_t)n, "shared:%u ", m->peer_group);
+	if (m->propagation & MNTSNAP_PROP_SLAVE)
+		n += snprintf(buf + n, len - (size_t)n, "master:%u ", m->master);
+	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
+		n += snprintf(buf + n, len - (size_t)n, "unbindable ");
+	if (!n)
+		n = snprintf(buf, len, "private ");
+	buf[n - 1] = '\0';
+}
+
+/* "old -> new" for one changed field. */
+static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
+		       const struct mntsnap_mount *b)
+{
+	char x[128], y[128];
+
+	switch (bit) {
+	case MNTSNAP_CHANGE_MOUNT_POINT:
+		put_path(f, a->mount_point);
+		fputs(" -> ", f);
+		put_path(f, b->mount_point);
+		return;
+	case MNTSNAP_CHANGE_ROOT:
+		put_path(f, a->root);
+		fputs(" -> ", f);
+		put_path(f, b->root);
+		return;
+	case MNTSNAP_CHANGE_SOURCE:
+		put_path(f, a->source);
+		fputs(" -> ", f);
+		put_path(f, b->source);
+		return;
+	case MNTSNAP_CHANGE_OPTIONS:
+		fprintf(f, "%s -> %s", a->options, b->options);
+		return;
+	case MNTSNAP_CHANGE_ATTR:
+		mntsnap_vfs_options(a, x, sizeof(x));
+		mntsnap_vfs_options(b, y, sizeof(y));
+		fprintf(f, "%s -> %s", x, y);
+		return;
+	case MNTSNAP_CHANGE_PROPAGATION:
+	case MNTSNAP_CHANGE_PEER_GROUP:
+	case MNTSNAP_CHANGE_MASTER:
+		prop_text(a, x, sizeof(x));
+		prop_text(b, y, sizeof(y));
+		fprintf(f, "%s -> %s", x, y);
+		return;
+	case MNTSNAP_CHANGE_PROPAGATE_FROM:
+		fprintf(f, "%u -> %u", a->propagate_from, b->propagate_from);
+		return;
+	case MNTSNAP_CHANGE_PARENT:
+		fprintf(f, "%" PRIu64 " -> %" PRIu64, a->parent_id, b->parent_id);
+		return;
+	case MNTSNAP_CHANGE_FS_TYPE:
+		fprintf(f, "%s -> %s", a->fs_type, b->fs_type);
+		return;
+	case MNTSNAP_CHANGE_DEV:
+		fprintf(f, "%u:%u -> %u:%u", a->dev_major, a->dev_minor, b->dev_major,
+			b->dev_minor);
+		return;
+	case MNTSNAP_CHANGE_SB_FLAGS:
+		fprintf(f, "0x%x -> 0x%x", a->sb_flags, b->sb_flags);
+		return;
+	default:
+		fputs("differs", f);
+	}
+}
+
+static uint64_t show_id(const struct mntsnap_mount *m)
+{
+	return m->mask & MNTSNAP_F_ID ? m->id : m->id_old;
+}
+
+static void text_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_entry *e,
+		       FILE *f)
+{
+	struct mntsnap_mount a, b;
+
+	if (e->old_index >= 0)
+		mntsnap_snapshot_get(d->old, (size_t)e->old_index, &a);
+	if (e->new_index >= 0)
+		mntsnap_snapshot_get(d->new, (size_t)e->new_index, &b);
+	if (e->kind == MNTSNAP_DIFF_REMOVED || e->kind == MNTSNAP_DIFF_ADDED) {
+		const struct mntsnap_mount *m = e->kind == MNTSNAP_DIFF_ADDED ? &b : &a;
+
+		fprintf(f, "%c %" PRIu64 " ", e->kind == MNTSNAP_DIFF_ADDED ? '+' : '-',
+			show_id(m));
+		put_path(f, m->mount_point);
+		fprintf(f, " %s ", m->fs_type[0] ? m->fs_type : "-");
+		put_path(f, m->source[0] ? m->source : "none");
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "~ %" PRIu64 " ", show_id(&b));
+	put_path(f, b.mount_point);
+	fputc('\n', f);
+	for (uint32_t bit = 1; bit && bit <= MNTSNAP_CHANGE_IDMAP; bit <<= 1) {
+		if (!(e->changed & bit))
+			continue;
+		fprintf(f, "    %s: ", mntsnap_diff_change_name(bit));
+		field_text(f, bit, &a, &b);
+		fputc('\n', f);
+	}
+}
+
+static int json_side(FILE *f, const char *name, const struct mntsnap_snapshot *s, long i)
+{
+	struct mntsnap_mount m;
+
+	if (i < 0)
+		return 0;
+	mntsnap_snapshot_get(s, (size_t)i, &m);
+	fprintf(f, ",\"%s\":", name);
+	return mntsnap_json_mount(f, &m);
+}
+
+static int json_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_entry *e,
+		      FILE *f)
+{
+	static const char *const kinds[] = { "?", "added", "removed", "changed" };
+	bool first = true;
+	int r;
+
+	fprintf(f, "{\"kind\":\"%s\",\"fields\":[", kinds[e->kind]);
+	for (uint32_t bit = 1; bit && bit <= MNTSNAP_CHANGE_IDMAP; bit <<= 1) {
+		if (!(e->changed & bit))
+			continue;
+		fprintf(f, "%s\"%s\"", first ? "" : ",", mntsnap_diff_change_name(bit));
+		first = false;
+	}
+	fputc(']', f);
+	r = json_side(f, "old", d->old, e->old_index);
+	if (!r)
+		r = json_side(f, "new", d->new, e->new_index);
+	fputc('}', f);
+	return r;
+}
+
+int mntsnap_diff_render(const struct mntsnap_diff *d, int format, FILE *f)
+{
+	int r = 0;
+
+	if (!d || !f)
+		return -EINVAL;
+	if (format == MNTSNAP_DIFF_FORMAT_TEXT) {
+		for (size_t i = 0; i < d->n; i++)
+			text_entry(d, &d->e[i], f);
+	} else if (format == MNTSNAP_DIFF_FORMAT_JSON) {
+		fprintf(f,
+			"{\"key\":\"%s\",\"equal\":%s,\"added\":%zu,\"removed\":%zu,"
+			"\"changed\":%zu,\"entries\":[",
+			mntsnap_diff_key_name(d->key), d->n ? "false" : "true", d->added,
+			d->removed, d->changed);
+		for (size_t i = 0; i < d->n && !r; i++) {
+			fputs(i ? ",\n  " : "\n  ", f);
+			r = json_entry(d, &d->e[i], f);
+		}
+		fputs("\n]}\n", f);
+	} else {
+		return -EINVAL;
+	}
+	if (!r && ferror(f))
+		r = -EIO;
+	return r;
+}

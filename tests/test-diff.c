@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mntsnap_diff: each kind of change made with mount(2) between two
+ * captures shows up as the right entry and field, keyed by unique id, by
+ * mount point + root + device (mountinfo backend, BY_PATH), and for
+ * separately built trees (IGNORE_IDS + prefixes).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap.h"
+
+#define BASE "/tmp/mntsnap-diff"
+
+static struct mntsnap_snapshot *cap(int backend)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = { 0 };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .error = &err);
+	int r = mntsnap_capture(&o, &s);
+
+	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
+	return s;
+}
+
+static void mnt(const char *src, const char *dst, const char *type, unsigned long fl,
+		const char *data)
+{
+	if (!(fl & (MS_REMOUNT | MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE | MS_MOVE)))
+		ms_mkdir_p(dst);
+	cr_assert_eq(mount(src, dst, type, fl, data), 0, "mount %s: %s", dst, strerror(errno));
+}
+
+static struct mntsnap_diff *diff(const struct mntsnap_snapshot *a,
+				 const struct mntsnap_snapshot *b, uint32_t flags,
+				 const char *op, const char *np)
+{
+	MNTSNAP_OPTS(mntsnap_diff_opts, o, .flags = flags, .old_prefix = op, .new_prefix = np);
+	struct mntsnap_diff *d = NULL;
+
+	cr_assert_eq(mntsnap_diff_with(a, b, &o, &d), 0);
+	return d;
+}
+
+/* The entry whose new (or, for removals, old) mount point is mp. */
+static struct mntsnap_diff_entry find(const struct mntsnap_diff *d,
+				      const struct mntsnap_snapshot *a,
+				      const struct mntsnap_snapshot *b, const char *mp)
+{
+	struct mntsnap_diff_entry e;
+	struct mntsnap_mount m;
+
+	for (size_t i = 0; i < mntsnap_diff_count(d); i++) {
+		mntsnap_diff_get(d, i, &e);
+		if (e.new_index >= 0)
+			mntsnap_snapshot_get(b, (size_t)e.new_index, &m);
+		else
+			mntsnap_snapshot_get(a, (size_t)e.old_index, &m);
+		if (!strcmp(m.mount_point, mp))
+			return e;
+	}
+	cr_assert_fail("no diff entry for %s", mp);
+	return e;
+}
+
+static char *render(const struct mntsnap_diff *d, int format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(mntsnap_diff_render(d, format, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void assert_json(const char *json)
+{
+	FILE *p = popen("python3 -c 'import json,sys; json.load(sys.stdin)'", "w");
+
+	if (!p)
+		return;
+	fputs(json, p);
+	cr_assert_eq(pclose(p), 0, "invalid JSON:\n%s", json);
+}
+
+Test(diff, equal_snapshots)
+{
+	struct mntsnap_snapshot *a;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	a = cap(MNTSNAP_BACKEND_STATMOUNT);
+	d = diff(a, a, 0, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_count(d), 0);
+	cr_assert_eq(mntsnap_diff_key(d), MNTSNAP_DIFF_KEY_ID);
+	mntsnap_diff_free(d);
+	d = diff(a, a, MNTSNAP_DIFF_BY_PATH, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_count(d), 0);
+	cr_assert_eq(mntsnap_diff_key(d), MNTSNAP_DIFF_KEY_PATH);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+}
+
+static void setup_before(void)
+{
+	mnt("gone", BASE "/gone", "tmpfs", 0, NULL);
+	mnt("ro", BASE "/ro", "tmpfs", 0, NULL);
+	mnt("sh", BASE "/sh", "tmpfs", 0, NULL);
+	mnt("mv", BASE "/mv", "tmpfs", 0, NULL);
+	mnt("opt", BASE "/opt", "tmpfs", 0, "size=1m");
+	mnt("same", BASE "/same", "tmpfs", 0, NULL);
+}
+
+static void change_things(void)
+{
+	cr_assert_eq(umount(BASE "/gone"), 0);
+	mnt("new", BASE "/new", "tmpfs", 0, NULL);
+	mnt(NULL, BASE "/ro", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID, NULL);
+	mnt(NULL, BASE "/sh", NULL, MS_SHARED, NULL);
+	ms_mkdir_p(BASE "/moved");
+	mnt(BASE "/mv", BASE "/moved", NULL, MS_MOVE, NULL);
+	mnt(NULL, BASE "/opt", NULL, MS_REMOUNT, "size=2m");
+}
+
+Test(diff, by_id_each_kind_of_change)
+{
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+	char *text, *json;
+
+	ms_private_ns(BASE);
+	setup_before();
+	a = cap(MNTSNAP_BACKEND_STATMOUNT);
+	change_things();
+	b = cap(MNTSNAP_BACKEND_STATMOUNT);
+	d = diff(a, b, 0, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_key(d), MNTSNAP_DIFF_KEY_ID);
+	cr_assert_eq(mntsnap_diff_added(d), 1);
+	cr_assert_eq(mntsnap_diff_removed(d), 1);
+	cr_assert_eq(mntsnap_diff_changed(d), 4, "changed %zu", mntsnap_diff_changed(d));
+	cr_assert_eq(mntsnap_diff_count(d), 6);
+
+	e = find(d, a, b, BASE "/gone");
+	cr_assert_eq(e.kind, MNTSNAP_DIFF_REMOVED);
+	cr_assert_eq(e.new_index, -1);
+	e = find(d, a, b, BASE "/new");
+	cr_assert_eq(e.kind, MNTSNAP_DIFF_ADDED);
+	e = find(d, a, b, BASE "/ro");
+	cr_assert_eq(e.kind, MNTSNAP_DIFF_CHANGED);
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_ATTR, "0x%x", e.changed);
+	e = find(d, a, b, BASE "/sh");
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_PROPAGATION | MNTSNAP_CHANGE_PEER_GROUP,
+		     "0x%x", e.changed);
+	e = find(d, a, b, BASE "/moved");
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_MOUNT_POINT, "0x%x", e.changed);
+	e = find(d, a, b, BASE "/opt");
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_OPTIONS, "0x%x", e.changed);
+
+	text = render(d, MNTSNAP_DIFF_FORMAT_TEXT);
+	cr_assert(strstr(text, "- "), "%s", text);
+	cr_assert(strstr(text, "+ "), "%s", text);
+	cr_assert(strstr(text, "    attributes: rw,relatime -> ro,nosuid,relatime"), "%s", text);
+	cr_assert(strstr(text, "    propagation: private -> shared:"), "%s", text);
+	cr_assert(strstr(text, "    mount_point: " BASE "/mv -> " BASE "/moved"), "%s", text);
+	cr_assert(strstr(text, "size=1024k"), "%s", text);
+	json = render(d, MNTSNAP_DIFF_FORMAT_JSON);
+	cr_assert(strstr(json, "\"key\":\"id\""));
+	cr_assert(strstr(json, "\"fields\":[\"attributes\"]"), "%s", json);
+	assert_json(json);
+	free(text);
+	free(json);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+Test(diff, remount_is_not_add_remove_by_id)
+{
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	mnt("x", BASE "/x", "tmpfs", 0, NULL);
+	a = cap(MNTSNAP_BACKEND_STATMOUNT);
+	/*
+	 * Same place, same options, but a new mount: ids tell them apart. It
+	 * is made before the old one goes, so its device number differs too.
+	 */
+	mnt("x", BASE "/y", "tmpfs", 0, NULL);
+	cr_assert_eq(umount(BASE "/x"), 0);
+	mnt(BASE "/y", BASE "/x", NULL, MS_MOVE, NULL);
+	cr_assert_eq(rmdir(BASE "/y"), 0);
+	b = cap(MNTSNAP_BACKEND_STATMOUNT);
+	d = diff(a, b, 0, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_added(d), 1);
+	cr_assert_eq(mntsnap_diff_removed(d), 1);
+	mntsnap_diff_free(d);
+	/* by path they are the same mount, apart from the new device */
+	d = diff(a, b, MNTSNAP_DIFF_BY_PATH, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_added(d), 1);
+	cr_assert_eq(mntsnap_diff_removed(d), 1, "a new tmpfs has a new device");
+	mntsnap_diff_free(d);
+	d = diff(a, b, MNTSNAP_DIFF_IGNORE_IDS, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_count(d), 0);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+Test(diff, by_path_mountinfo_backend)
+{
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+	char *json;
+
+	ms_private_ns(BASE);
+	setup_before();
+	a = cap(MNTSNAP_BACKEND_MOUNTINFO);
+	change_things();
+	b = cap(MNTSNAP_BACKEND_MOUNTINFO);
+	d = diff(a, b, 0, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_key(d), MNTSNAP_DIFF_KEY_PATH);
+	/* a move is a removal plus an addition when paths are the key */
+	cr_assert_eq(mntsnap_diff_added(d), 2);
+	cr_assert_eq(mntsnap_diff_removed(d), 2);
+	cr_assert_eq(mntsnap_diff_changed(d), 3);
+	e = find(d, a, b, BASE "/ro");
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_ATTR, "0x%x", e.changed);
+	e = find(d, a, b, BASE "/sh");
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_PROPAGATION | MNTSNAP_CHANGE_PEER_GROUP);
+	e = find(d, a, b, BASE "/opt");
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_OPTIONS);
+	json = render(d, MNTSNAP_DIFF_FORMAT_JSON);
+	cr_assert(strstr(json, "\"key\":\"mount_point+root+device\""), "%s", json);
+	assert_json(json);
+	free(json);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+Test(diff, stacked_same_key_paired_in_order)
+{
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	mnt("t", BASE "/t", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/t/d");
+	/* three binds of one directory stacked on one mount point: one key */
+	for (int i = 0; i < 3; i++)
+		mnt(BASE "/t/d", BASE "/stack", NULL, MS_BIND, NULL);
+	a = cap(MNTSNAP_BACKEND_MOUNTINFO);
+	mnt(NULL, BASE "/stack", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL); /* the top one */
+	b = cap(MNTSNAP_BACKEND_MOUNTINFO);
+	d = diff(a, b, 0, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_count(d), 1);
+	mntsnap_diff_get(d, 0, &e);
+	cr_assert_eq(e.kind, MNTSNAP_DIFF_CHANGED);
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_ATTR);
+	cr_assert_eq(e.old_index, (long)mntsnap_snapshot_count(a) - 1, "the top of the stack");
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+/* Two copies of one shape under different prefixes. */
+static void shape(const char *root, bool split_group)
+{
+	char p[256], q[256];
+
+	snprintf(p, sizeof(p), "%s/t", root);
+	mnt("shape", p, "tmpfs", 0, "size=1m");
+	mnt(NULL, p, NULL, MS_SHARED, NULL);
+	snprintf(q, sizeof(q), "%s/t/sub", root);
+	ms_mkdir_p(q);
+	snprintf(q, sizeof(q), "%s/peer", root);
+	mnt(p, q, NULL, MS_BIND, NULL);
+	if (split_group) {
+		mnt(NULL, q, NULL, MS_PRIVATE, NULL);
+		mnt(NULL, q, NULL, MS_SHARED, NULL);
+	}
+	snprintf(q, sizeof(q), "%s/slave", root);
+	mnt(p, q, NULL, MS_BIND, NULL);
+	mnt(NULL, q, NULL, MS_SLAVE, NULL);
+}
+
+Test(diff, ignore_ids_with_prefixes)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_diff *d;
+	struct mntsnap_diff_entry e;
+
+	ms_private_ns(BASE);
+	shape(BASE "/a", false);
+	shape(BASE "/b", false);
+	shape(BASE "/c", true);
+	s = cap(MNTSNAP_BACKEND_STATMOUNT);
+	/* a vs b: the same shape, other devices and peer group numbers */
+	d = diff(s, s, MNTSNAP_DIFF_IGNORE_IDS, BASE "/a", BASE "/b");
+	/* everything outside the prefixes matches itself; inside, a <-> b */
+	for (size_t i = 0; i < mntsnap_diff_count(d); i++) {
+		struct mntsnap_mount m;
+
+		mntsnap_diff_get(d, i, &e);
+		mntsnap_snapshot_get(s, (size_t)(e.new_index >= 0 ? e.new_index : e.old_index), &m);
+		/* only the other trees' own mounts are unmatched */
+		cr_assert_neq(e.kind, MNTSNAP_DIFF_CHANGED, "%s changed 0x%x", m.mount_point,
+			      e.changed);
+	}
+	mntsnap_diff_free(d);
+	/* a vs c: the peer became its own group */
+	d = diff(s, s, MNTSNAP_DIFF_IGNORE_IDS, BASE "/a", BASE "/c");
+	cr_assert_eq(mntsnap_diff_changed(d), 1);
+	for (size_t i = 0; i < mntsnap_diff_count(d); i++) {
+		struct mntsnap_mount m;
+
+		mntsnap_diff_get(d, i, &e);
+		if (e.kind != MNTSNAP_DIFF_CHANGED)
+			continue;
+		mntsnap_snapshot_get(s, (size_t)e.new_index, &m);
+		cr_assert_str_eq(m.mount_point, BASE "/c/peer");
+		cr_assert_eq(e.changed, MNTSNAP_CHANGE_PEER_GROUP, "0x%x", e.changed);
+	}
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(s);
+}
+
+Test(diff, masks_limit_what_is_compared)
+{
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff *d;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+		     .mask = MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT);
+
+	ms_private_ns(BASE);
+	mnt("x", BASE "/x", "tmpfs", 0, NULL);
+	cr_assert_eq(mntsnap_capture(&o, &a), 0);
+	mnt(NULL, BASE "/x", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	cr_assert_eq(mntsnap_capture(&o, &b), 0);
+	d = diff(a, b, 0, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_count(d), 0, "attr was not captured, so not compared");
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+Test(diff, bad_arguments)
+{
+	struct mntsnap_snapshot *a;
+	struct mntsnap_diff *d = NULL;
+	struct mntsnap_diff_entry e;
+	MNTSNAP_OPTS(mntsnap_diff_opts, o, .flags = 1U << 7);
+
+	ms_private_ns(BASE);
+	a = cap(MNTSNAP_BACKEND_STATMOUNT);
+	cr_assert_eq(mntsnap_diff(NULL, a, &d), -EINVAL);
+	cr_assert_eq(mntsnap_diff(a, a, NULL), -EINVAL);
+	cr_assert_eq(mntsnap_diff_with(a, a, &o, &d), -EINVAL);
+	cr_assert_null(d);
+	cr_assert_eq(mntsnap_diff(a, a, &d), 0);
+	cr_assert_eq(mntsnap_diff_get(d, 0, &e), -ERANGE);
+	cr_assert_eq(mntsnap_diff_render(d, 7, stdout), -EINVAL);
+	cr_assert_str_eq(mntsnap_diff_change_name(MNTSNAP_CHANGE_ATTR), "attributes");
+	cr_assert_null(mntsnap_diff_change_name(3));
+	mntsnap_diff_free(d);
+	mntsnap_diff_free(NULL);
+	mntsnap_snapshot_free(a);
+}
