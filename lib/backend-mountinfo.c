@@ -96,6 +96,21 @@ static bool next_tok(const char **pos, const char *end, struct tok *t)
 }
 
 /*
+ * Next token of a field; when the line ends first, name the field that is
+ * missing: this one if nothing is left, else the one after it (this one is
+ * the last thing on the line).
+ */
+static int take(struct mi_parser *P, const char **pos, const char *end, struct tok *t,
+		const char *field, const char *next)
+{
+	if (next_tok(pos, end, t))
+		return 0;
+	if (*pos < end && !strcmp(next, "optional fields"))
+		return bad(P, next, "missing ' - ' separator");
+	return bad(P, *pos < end ? next : field, "missing");
+}
+
+/*
  * Decimal u32, own digit loop: strtoul would accept signs, spaces and
  * hex and costs a locale lookup per call.
  */
@@ -245,8 +260,12 @@ static int parse_optional(struct mi_parser *P, const char **pos, const char *end
 
 	m->propagation = 0;
 	for (;;) {
-		if (!next_tok(pos, end, &t))
+		if (!next_tok(pos, end, &t)) {
+			/* "... rw -" with nothing after the separator */
+			if (end - *pos == 1 && **pos == '-')
+				return bad(P, "fs type", "missing");
 			return bad(P, "optional fields", "missing ' - ' separator");
+		}
 		if (TOK_IS(&t, "-"))
 			break;
 		if (opt_num(&t, "shared:", 7, &v)) {
@@ -370,28 +389,37 @@ static int parse_head(struct mi_parser *P, const char **pos, const char *end, si
 	struct tok t;
 	int r = 0;
 
-	if (!next_tok(pos, end, &t) || !parse_u32(t.p, t.len, &m->id_old))
-		return bad(P, "mount id", "missing or not a number");
-	if (!next_tok(pos, end, &t) || !parse_u32(t.p, t.len, &m->parent_id_old))
-		return bad(P, "parent id", "missing or not a number");
-	if (!next_tok(pos, end, &t))
-		return bad(P, "major:minor", "missing");
+	if ((r = take(P, pos, end, &t, "mount id", "parent id")))
+		return r;
+	if (!parse_u32(t.p, t.len, &m->id_old))
+		return bad(P, "mount id", "not a decimal number below 2^32");
+	if ((r = take(P, pos, end, &t, "parent id", "major:minor")))
+		return r;
+	if (!parse_u32(t.p, t.len, &m->parent_id_old))
+		return bad(P, "parent id", "not a decimal number below 2^32");
+	if ((r = take(P, pos, end, &t, "major:minor", "root")))
+		return r;
 	r = parse_dev(P, &t, m);
 	if (r)
 		return r;
-	if (!next_tok(pos, end, &t) || !t.len)
-		return bad(P, "root", "missing");
+	if ((r = take(P, pos, end, &t, "root", "mount point")))
+		return r;
+	if (!t.len)
+		return bad(P, "root", "empty");
 	m->root = put_unescaped(P, off, t.p, t.len, "root", &r);
 	if (!m->root)
 		return r;
-	if (!next_tok(pos, end, &t) || !t.len)
-		return bad(P, "mount point", "missing");
+	if ((r = take(P, pos, end, &t, "mount point", "mount options")))
+		return r;
+	if (!t.len)
+		return bad(P, "mount point", "empty");
 	m->mount_point = put_unescaped(P, off, t.p, t.len, "mount point", &r);
 	if (!m->mount_point)
 		return r;
-	/* the options may end the line only in broken text: need a separator */
-	if (!next_tok(pos, end, &t) || !t.len)
-		return bad(P, "mount options", "missing");
+	if ((r = take(P, pos, end, &t, "mount options", "optional fields")))
+		return r;
+	if (!t.len)
+		return bad(P, "mount options", "empty");
 	r = parse_mnt_opts(P, &t, m);
 	if (r)
 		return r;
@@ -417,14 +445,14 @@ static int parse_line(struct mi_parser *P, const char *p, const char *end)
 	r = parse_head(P, &p, end, &off, &m);
 	if (r)
 		return r;
-	if (!next_tok(&p, end, &t))
-		return bad(P, "fs type", "missing");
+	if ((r = take(P, &p, end, &t, "fs type", "source")))
+		return r;
 	r = parse_fstype(P, &t, &off, &m);
 	if (r)
 		return r;
 	/* the source may be empty ("tmpfs  rw"): an empty token is fine */
-	if (!next_tok(&p, end, &t))
-		return bad(P, "source", "missing");
+	if ((r = take(P, &p, end, &t, "source", "super options")))
+		return r;
 	m.source = put_unescaped(P, &off, t.p, t.len, "source", &r);
 	if (!m.source)
 		return r;
