@@ -213,6 +213,18 @@ void mntsnap_sm_buf_free(struct mntsnap_sm_buf *b)
 	b->size = 0;
 }
 
+/* 0 if a statmount result in a bufsize buffer is sane for id, else -EBADMSG. */
+static long sm_check(const struct statmount *sm, size_t bufsize, uint64_t id)
+{
+	/* a kernel (or seam) that claims more than it was given is lying */
+	if (sm->size < sizeof(struct statmount) || sm->size > bufsize)
+		return -EBADMSG;
+	/* a record under another id would corrupt the snapshot's id index */
+	if ((sm->mask & STATMOUNT_MNT_BASIC) && sm->mnt_id != id)
+		return -EBADMSG;
+	return 0;
+}
+
 long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
 		     uint64_t id, uint64_t sm_mask, struct mntsnap_sm_buf *b)
 {
@@ -237,13 +249,7 @@ long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *
 	}
 	if (r < 0)
 		return r;
-	/* a kernel (or seam) that claims more than it was given is lying */
-	if (b->sm->size < sizeof(struct statmount) || b->sm->size > b->size)
-		return -EBADMSG;
-	/* a record under another id would corrupt the snapshot's id index */
-	if ((b->sm->mask & STATMOUNT_MNT_BASIC) && b->sm->mnt_id != id)
-		return -EBADMSG;
-	return 0;
+	return sm_check(b->sm, b->size, id);
 }
 
 /* ---- listing ------------------------------------------------------------- */
@@ -744,12 +750,48 @@ out:
 
 /* ---- single mounts --------------------------------------------------------- */
 
+/*
+ * One mount's statmount result is a few hundred bytes. A lookup is a
+ * single syscall, so the 16 KiB heap buffer a walk uses would be a fair
+ * share of its cost: try a buffer on the stack first, and take the
+ * growing heap buffer only when the kernel says it does not fit.
+ */
+#define SM_STACK_BUF 4096
+
+static long stat_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+		      uint64_t id, uint64_t sm_mask, struct statmount *stack,
+		      struct mntsnap_sm_buf *heap, const struct statmount **ret_sm)
+{
+	struct mnt_id_req req = *tmpl;
+	long r;
+
+	req.mnt_id = id;
+	req.param = sm_mask;
+	r = sys->statmount(sys->ctx, &req, stack, SM_STACK_BUF, 0);
+	if (r == -EOVERFLOW) {
+		r = mntsnap_sm_buf_init(heap);
+		if (!r)
+			r = mntsnap_sm_call(sys, tmpl, id, sm_mask, heap);
+		*ret_sm = heap->sm;
+		return r;
+	}
+	if (r < 0)
+		return r;
+	*ret_sm = stack;
+	return sm_check(stack, SM_STACK_BUF, id);
+}
+
 static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 		    uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
+	union {
+		struct statmount sm;
+		char bytes[SM_STACK_BUF];
+	} stack;
 	struct mnt_id_req tmpl = {0};
+	const struct statmount *sm = NULL;
 	struct mntsnap_snapshot *s;
-	struct mntsnap_sm_buf b;
+	struct mntsnap_sm_buf b = {0};
 	struct mntsnap_mount m;
 	long r;
 
@@ -758,10 +800,7 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 	if (id <= MNT_UNIQUE_ID_OFFSET)
 		return -EINVAL;
 	mntsnap_ns_fill_req(ns, true, &tmpl);
-	r = mntsnap_sm_buf_init(&b);
-	if (r)
-		return (int)r;
-	r = mntsnap_sm_call(sys, &tmpl, id, mntsnap_sm_mask_from_fields(mask), &b);
+	r = stat_call(sys, &tmpl, id, mntsnap_sm_mask_from_fields(mask), &stack.sm, &b, &sm);
 	if (r < 0)
 		goto out;
 	s = mntsnap_snap_new(MNTSNAP_BACKEND_STATMOUNT, mask);
@@ -770,8 +809,10 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 		goto out;
 	}
 	mntsnap_snap_stamp(s);
-	mntsnap_sm_to_mount(b.sm, mask, &m);
-	r = mntsnap_snap_add(s, &m);
+	mntsnap_sm_to_mount(sm, mask, &m);
+	r = mntsnap_snap_reserve(s, 1, 0);
+	if (!r)
+		r = mntsnap_snap_add(s, &m);
 	if (r >= 0)
 		r = mntsnap_snap_finish(s);
 	if (r < 0) {

@@ -42,7 +42,8 @@ struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask)
 
 	if (!s)
 		return NULL;
-	if (grow((void **)&s->strtab, &s->strtab_cap, 4096, 1)) {
+	/* small: one-mount lookups are common; captures reserve up front */
+	if (grow((void **)&s->strtab, &s->strtab_cap, 256, 1)) {
 		free(s);
 		return NULL;
 	}
@@ -72,15 +73,31 @@ void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
 	errno = saved;
 }
 
+/* Exactly need elements (grow() doubles; a reservation knows its size). */
+static int reserve_exact(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	np = realloc(*p, (size_t)need * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = need;
+	return 0;
+}
+
 int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes)
 {
-	int r = grow((void **)&s->recs, &s->recs_cap, nrecs, sizeof(*s->recs));
+	int r;
 
+	if (nrecs > UINT32_MAX - 1 - s->nrecs || str_bytes > UINT32_MAX - 1 - s->strtab_len)
+		return -EOVERFLOW;
+	r = reserve_exact((void **)&s->recs, &s->recs_cap, s->nrecs + nrecs, sizeof(*s->recs));
 	if (r)
 		return r;
-	if (str_bytes > UINT32_MAX - 1 - s->strtab_len)
-		return -EOVERFLOW;
-	return grow((void **)&s->strtab, &s->strtab_cap, s->strtab_len + str_bytes, 1);
+	return reserve_exact((void **)&s->strtab, &s->strtab_cap, s->strtab_len + str_bytes, 1);
 }
 
 long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
@@ -135,28 +152,22 @@ static size_t list_len(const char *s, uint32_t n, uint32_t mask, uint32_t bit)
 	return (mask & bit) && s ? mntsnap_strlist_len(s, n) : 0;
 }
 
+/*
+ * Only the numeric fields: the device number already tells superblocks
+ * apart (strings differ only for the same device when it was remounted
+ * between two statmount calls, and sb_matches() compares everything
+ * anyway), and hashing every option string of every record cost more than
+ * the rest of adding it.
+ */
 static uint32_t hash_sb(const struct mntsnap_mount *m, uint32_t mask)
 {
 	uint32_t h = 2166136261U;
-	const char *strs[4] = {
-		str_or_empty(m->fs_type, mask, MNTSNAP_F_FS_TYPE),
-		str_or_empty(m->fs_subtype, mask, MNTSNAP_F_FS_SUBTYPE),
-		str_or_empty(m->source, mask, MNTSNAP_F_SOURCE),
-		str_or_empty(m->options, mask, MNTSNAP_F_OPTS),
-	};
 
 	h = hash_bytes(h, &mask, sizeof(mask));
 	h = hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
 	h = hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
 	h = hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
 	h = hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
-	for (int i = 0; i < 4; i++)
-		h = hash_bytes(h, strs[i], strlen(strs[i]) + 1);
-	h = hash_bytes(h, m->opt_array ? m->opt_array : "",
-		       list_len(m->opt_array, m->opt_num, mask, MNTSNAP_F_OPT_ARRAY));
-	h = hash_bytes(h, m->opt_sec_array ? m->opt_sec_array : "",
-		       list_len(m->opt_sec_array, m->opt_sec_num, mask,
-				MNTSNAP_F_OPT_SEC_ARRAY));
 	return h;
 }
 
@@ -381,6 +392,11 @@ static int sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool old
 {
 	uint32_t n = s->nrecs, *tmp, *a = idx, *b;
 
+	if (n < 2) { /* nothing to sort: spare the one-mount lookup a malloc */
+		if (n)
+			idx[0] = 0;
+		return 0;
+	}
 	tmp = malloc((size_t)n * sizeof(*tmp) + 1);
 	if (!tmp)
 		return -ENOMEM;

@@ -87,7 +87,7 @@ long mntsnap_snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 int mntsnap_snap_finish(struct mntsnap_snapshot *s);
 
 /*
- * Make room for nrecs records and str_bytes more of strings, so a capture
+ * Make room for nrecs more records and str_bytes more of strings, so a capture
  * that knows its size up front (listmount) never reallocates and copies
  * while adding; mntsnap_snap_finish() trims what was not used.
  * 0, -ENOMEM or -EOVERFLOW.
