@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/*
+ * crun end to end: the statically linked (musl) mntsnap runs as the process
+ * of a crun container (busybox-static rootfs) under a seccomp profile made
+ * by `mntsnap seccomp --merge` from the Docker-format fixture, and its
+ * `list -o mountinfo` must equal the container's own /proc/self/mountinfo.
+ *
+ * It also records what the runtime does with the names: crun resolves them
+ * with the libseccomp it is linked against (the same .so this test loads),
+ * and drops names that library does not know. The raw-number route (BPF
+ * from mntsnap-launch --export-bpf, passed in crun's
+ * run.oci.seccomp_bpf_data annotation) must allow statmount regardless.
+ *
+ * Everything happens in a private mount namespace (ms_private_ns), where
+ * cgroup2 is mounted for crun --cgroup-manager=disabled.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define BASE "/tmp/mntsnap-crun"
+#define BUNDLE BASE "/bundle"
+#define ROOTFS BUNDLE "/rootfs"
+
+struct run {
+	int status;
+	char *out, *err;
+};
+
+static const char *env_path(const char *name)
+{
+	const char *p = getenv(name);
+
+	if (!p || access(p, X_OK))
+		cr_skip_test("%s not set or not executable (run through meson test)", name);
+	return p;
+}
+
+static const char *find_exe(const char *const *cands)
+{
+	for (; *cands; cands++)
+		if (!access(*cands, X_OK))
+			return *cands;
+	return NULL;
+}
+
+/* A static binary has no PT_INTERP program header. */
+static bool is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		ok = true;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+
+			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (off_t)i * eh.e_phentsize) !=
+				    sizeof(ph) ||
+			    ph.p_type == PT_INTERP)
+				ok = false;
+		}
+	}
+	close(fd);
+	return ok;
+}
+
+static void slurp(int fd, char **ret)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap + 1);
+	ssize_t r;
+
+	while ((r = read(fd, b + n, cap - n)) > 0) {
+		n += r;
+		if (n == cap)
+			b = realloc(b, (cap *= 2) + 1);
+	}
+	b[n] = '\0';
+	*ret = b;
+}
+
+/* Run argv in dir; stdout and stderr into files first, so neither blocks. */
+static struct run run_in(const char *dir, const char *const *argv)
+{
+	char outp[] = BASE "/out-XXXXXX", errp[] = BASE "/err-XXXXXX";
+	int o = mkstemp(outp), e = mkstemp(errp), st;
+	struct run r;
+	pid_t pid;
+
+	cr_assert(o >= 0 && e >= 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (dir && chdir(dir))
+			_exit(126);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	lseek(o, 0, SEEK_SET);
+	lseek(e, 0, SEEK_SET);
+	slurp(o, &r.out);
+	slurp(e, &r.err);
+	close(o);
+	close(e);
+	unlink(outp);
+	unlink(errp);
+	return r;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	char *data = ms_read_file(from, &n);
+	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+
+	cr_assert(fd >= 0, "%s: %s", to, strerror(errno));
+	cr_assert_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	free(data);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static char *base64(const unsigned char *p, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = p[i] << 16 | (i + 1 < n ? p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+
+		*o++ = tab[v >> 18 & 63];
+		*o++ = tab[v >> 12 & 63];
+		*o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+static const char *crun_bin;
+
+/* Private namespace, cgroup2, rootfs with busybox-static and static mntsnap. */
+static void setup(void)
+{
+	static const char *const crun_c[] = { "/usr/bin/crun", "/usr/local/bin/crun", NULL };
+	static const char *const bb_c[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
+	const char *bb, *mntsnap_static = env_path("MNTSNAP_STATIC_BIN");
+	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp" };
+	static const char *const links[] = { "sh", "cat", "echo" };
+	char p[256];
+
+	crun_bin = find_exe(crun_c);
+	bb = find_exe(bb_c);
+	if (!crun_bin)
+		cr_skip_test("crun not installed");
+	if (!bb || !is_static_elf(bb))
+		cr_skip_test("busybox-static not installed");
+	ms_private_ns(BASE);
+	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+		cr_skip_test("cannot mount cgroup2: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), ROOTFS "/%s", dirs[i]);
+		ms_mkdir_p(p);
+	}
+	copy_file(bb, ROOTFS "/bin/busybox");
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(p, sizeof(p), ROOTFS "/bin/%s", links[i]);
+		cr_assert_eq(symlink("busybox", p), 0);
+	}
+	cr_assert(is_static_elf(mntsnap_static), "%s is not a static binary", mntsnap_static);
+	copy_file(mntsnap_static, ROOTFS "/bin/mntsnap");
+}
+
+/* Bounding set of `crun spec`'s default config; the profile is resolved for it. */
+static char *spec_caps(json_object *cfg)
+{
+	json_object *proc, *caps, *bnd;
+	char *s = calloc(1, 1024);
+
+	cr_assert(json_object_object_get_ex(cfg, "process", &proc) &&
+		  json_object_object_get_ex(proc, "capabilities", &caps) &&
+		  json_object_object_get_ex(caps, "bounding", &bnd));
+	for (size_t i = 0; i < json_object_array_length(bnd); i++) {
+		if (i)
+			strcat(s, ",");
+		strncat(s, json_object_get_string(json_object_array_get_idx(bnd, i)), 64);
+	}
+	return s;
+}
+
+/* `mntsnap seccomp --merge` of the Docker fixture, resolved to OCI for caps. */
+static json_object *merged_profile(const char *caps)
+{
+	const char *bin = env_path("MNTSNAP_BIN");
+	char *fixture;
+	struct run r;
+	json_object *j;
+
+	cr_assert(asprintf(&fixture, "%s/tests/data/seccomp/docker-default.json",
+			   getenv("MNTSNAP_SRCDIR")) > 0);
+	r = run_in(NULL, (const char *const[]){ bin, "seccomp", "--merge", fixture, "--format",
+						"oci", "--caps", caps, "--errno-enosys", NULL });
+	cr_assert_eq(r.status, 0, "merge: %s", r.err);
+	j = json_tokener_parse(r.out);
+	cr_assert(j, "merge output is not JSON");
+	free(r.out);
+	free(r.err);
+	free(fixture);
+	return j;
+}
+
+static const char script[] =
+	"/bin/mntsnap list -o mountinfo; echo \"list rc=$?\"; echo ===; "
+	"cat /proc/self/mountinfo; echo ===; "
+	"/bin/mntsnap list --backend statmount -o mountinfo 2>&1 >/dev/null; "
+	"echo \"statmount rc=$?\"";
+
+struct outcome {
+	char *list, *mountinfo, *tail, *crun_err;
+};
+
+/* Write config.json (profile from the merge tool, optional BPF) and run. */
+static struct outcome run_container(const char *bpf_b64)
+{
+	struct run spec, r;
+	json_object *cfg, *proc, *lnx, *args;
+	struct outcome o;
+	char *text, *caps, *s1, *s2;
+
+	unlink(BUNDLE "/config.json");
+	spec = run_in(BUNDLE, (const char *const[]){ crun_bin, "spec", NULL });
+	cr_assert_eq(spec.status, 0, "crun spec: %s", spec.err);
+	text = ms_read_file(BUNDLE "/config.json", NULL);
+	cfg = json_tokener_parse(text);
+	free(text);
+	cr_assert(cfg);
+	caps = spec_caps(cfg);
+	cr_assert(json_object_object_get_ex(cfg, "process", &proc));
+	cr_assert(json_object_object_get_ex(cfg, "linux", &lnx));
+	json_object_object_add(proc, "terminal", json_object_new_boolean(0));
+	args = json_object_new_array();
+	json_object_array_add(args, json_object_new_string("/bin/sh"));
+	json_object_array_add(args, json_object_new_string("-c"));
+	json_object_array_add(args, json_object_new_string(script));
+	json_object_object_add(proc, "args", args);
+	json_object_object_add(lnx, "seccomp", merged_profile(caps));
+	if (bpf_b64) {
+		json_object *ann = json_object_new_object();
+
+		json_object_object_add(ann, "run.oci.seccomp_bpf_data",
+				       json_object_new_string(bpf_b64));
+		json_object_object_add(cfg, "annotations", ann);
+	}
+	write_text(BUNDLE "/config.json", json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PRETTY));
+	json_object_put(cfg);
+	free(caps);
+
+	r = run_in(BUNDLE, (const char *const[]){ crun_bin, "--debug", "--root", BASE "/state",
+						  "--cgroup-manager=disabled", "run",
+						  "mntsnap-test", NULL });
+	cr_assert_eq(r.status, 0, "crun run: exit %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out,
+		     r.err);
+	s1 = strstr(r.out, "===\n");
+	cr_assert(s1, "no separator in:\n%s", r.out);
+	s2 = strstr(s1 + 4, "===\n");
+	cr_assert(s2, "no second separator in:\n%s", r.out);
+	*s1 = *s2 = '\0';
+	o.list = strdup(r.out);
+	o.mountinfo = strdup(s1 + 4);
+	o.tail = strdup(s2 + 4);
+	o.crun_err = r.err;
+	free(r.out);
+	return o;
+}
+
+static void assert_list_matches(const struct outcome *o)
+{
+	char *rc = strstr(o->list, "list rc=");
+
+	cr_assert(rc, "no list rc in:\n%s", o->list);
+	cr_assert_str_eq(rc, "list rc=0\n", "mntsnap list failed: %s", o->list);
+	*rc = '\0';
+	ms_assert_text_eq(o->list, o->mountinfo, "mntsnap list -o mountinfo vs container mountinfo");
+}
+
+Test(crun, merged_docker_profile)
+{
+	bool known = seccomp_syscall_resolve_name("statmount") != __NR_SCMP_ERROR;
+	struct outcome o;
+
+	setup();
+	o = run_container(NULL);
+	/* Under either outcome below mntsnap's answer is the kernel's. */
+	assert_list_matches(&o);
+	cr_log_info("libseccomp %s statmount; in the container: %s", known ? "knows" : "lacks",
+		    o.tail);
+	if (known) {
+		cr_assert(strstr(o.tail, "statmount rc=0"), "%s", o.tail);
+	} else {
+		/* Measured with crun 1.8.1 + libseccomp 2.5.4: the names are
+		 * dropped, the profile's default (EPERM) answers, and mntsnap's
+		 * auto backend falls back to /proc/self/mountinfo. */
+		cr_assert(strstr(o.crun_err, "unknown seccomp syscall `statmount` ignored"),
+			  "crun did not report dropping statmount:\n%s", o.crun_err);
+		cr_assert(strstr(o.tail, "Operation not permitted"), "%s", o.tail);
+		cr_assert(strstr(o.tail, "statmount rc=2"), "%s", o.tail);
+	}
+}
+
+Test(crun, raw_number_bpf_route)
+{
+	const char *launch = env_path("MNTSNAP_LAUNCH_BIN");
+	struct outcome o;
+	struct run r;
+	size_t n;
+	char *bpf, *b64;
+
+	setup();
+	r = run_in(NULL, (const char *const[]){ launch, "--export-bpf", BASE "/filter.bpf", NULL });
+	cr_assert_eq(r.status, 0, "export: %s", r.err);
+	free(r.out);
+	free(r.err);
+	bpf = ms_read_file(BASE "/filter.bpf", &n);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(n % 8, 0, "not a sock_filter array");
+	b64 = base64((unsigned char *)bpf, n);
+	o = run_container(b64);
+	assert_list_matches(&o);
+	/* The raw-number rules reach the kernel whatever libseccomp knows. */
+	cr_assert(strstr(o.tail, "statmount rc=0"), "statmount blocked under BPF route: %s", o.tail);
+	free(bpf);
+	free(b64);
+}
