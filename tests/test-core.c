@@ -26,6 +26,39 @@
 
 #define BASE "/tmp/mntsnap-test"
 
+/*
+ * LeakSanitizer reports at exit, after Criterion has recorded the test as
+ * passed: ask it at the end of each test instead, so a leak fails the test
+ * in the -Db_sanitize=address build (a no-op elsewhere).
+ */
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+/* Stale pointers in dead stack frames would count as references. */
+__attribute__((noinline)) static void scrub_stack(void)
+{
+	volatile char junk[64 * 1024];
+
+	memset((char *)junk, 0, sizeof(junk));
+}
+
+static void leak_check(void)
+{
+	scrub_stack();
+	if (__lsan_do_recoverable_leak_check)
+		cr_assert_eq(__lsan_do_recoverable_leak_check(), 0,
+			     "LeakSanitizer found leaks (report above)");
+}
+
+/* A Criterion test whose body is followed by leak_check(). */
+#define LTest(suite, name, ...)                                                \
+	__attribute__((noinline)) static void suite##_##name##_body(void);     \
+	Test(suite, name, ##__VA_ARGS__)                                       \
+	{                                                                      \
+		suite##_##name##_body();                                       \
+		leak_check();                                                  \
+	}                                                                      \
+	__attribute__((noinline)) static void suite##_##name##_body(void)
+
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
 #endif
@@ -161,13 +194,13 @@ static bool has_line_with(const char *text, const char *a, const char *b)
 
 /* ---- oracle tests --------------------------------------------------------- */
 
-Test(core, plain_table)
+LTest(core, plain_table)
 {
 	ms_private_ns(BASE);
 	free(assert_oracle());
 }
 
-Test(core, tmpfs_options_and_flags)
+LTest(core, tmpfs_options_and_flags)
 {
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/a");
@@ -180,7 +213,7 @@ Test(core, tmpfs_options_and_flags)
 	free(assert_oracle());
 }
 
-Test(core, bind_subdirectories)
+LTest(core, bind_subdirectories)
 {
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
@@ -203,7 +236,7 @@ Test(core, bind_subdirectories)
 	mntsnap_snapshot_free(s);
 }
 
-Test(core, readonly_mount_and_superblock)
+LTest(core, readonly_mount_and_superblock)
 {
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
@@ -238,7 +271,7 @@ Test(core, readonly_mount_and_superblock)
 	free(want);
 }
 
-Test(core, per_mount_flags)
+LTest(core, per_mount_flags)
 {
 	static const struct {
 		const char *name;
@@ -290,7 +323,7 @@ Test(core, per_mount_flags)
 	free(want);
 }
 
-Test(core, propagation_kinds)
+LTest(core, propagation_kinds)
 {
 	char *want;
 
@@ -335,7 +368,7 @@ Test(core, propagation_kinds)
  * propagate_from:X. The chroot runs in a child so the test runner's own
  * process never changes root.
  */
-Test(core, propagate_from_in_chroot)
+LTest(core, propagate_from_in_chroot)
 {
 	char *got, *want;
 	pid_t pid;
@@ -396,7 +429,7 @@ Test(core, propagate_from_in_chroot)
 	free(want);
 }
 
-Test(core, overmounted_mount_points)
+LTest(core, overmounted_mount_points)
 {
 	struct mntsnap_snapshot *s;
 	int n = 0;
@@ -424,7 +457,7 @@ Test(core, overmounted_mount_points)
 /* a literal backslash before octal digits must not be read as an escape */
 #define FAKE_ESC "x\\040y\\134z"
 
-Test(core, names_needing_escapes)
+LTest(core, names_needing_escapes)
 {
 	char *want;
 
@@ -472,7 +505,7 @@ static long count_eoverflow(void *ctx, const struct mnt_id_req *req, struct stat
 	return r;
 }
 
-Test(core, long_paths)
+LTest(core, long_paths)
 {
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
@@ -512,7 +545,7 @@ Test(core, long_paths)
 	mntsnap_snapshot_free(s);
 }
 
-Test(core, overlayfs_escaped_options)
+LTest(core, overlayfs_escaped_options)
 {
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
@@ -544,7 +577,7 @@ Test(core, overlayfs_escaped_options)
 	free(want);
 }
 
-Test(core, proc_with_hidepid)
+LTest(core, proc_with_hidepid)
 {
 	char *want;
 
@@ -598,7 +631,7 @@ static int userns_fd(const char *uid_map, const char *gid_map)
 	return fd;
 }
 
-Test(core, idmapped_mount)
+LTest(core, idmapped_mount)
 {
 	struct t_mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP };
 	struct mntsnap_snapshot *s;
@@ -656,7 +689,7 @@ static size_t bind_many(const char *dir, size_t n)
 	return n;
 }
 
-Test(core, ten_thousand_binds, .timeout = 300)
+LTest(core, ten_thousand_binds, .timeout = 300)
 {
 	struct mntsnap_snapshot *s, *s2;
 	size_t before;
@@ -682,7 +715,7 @@ Test(core, ten_thousand_binds, .timeout = 300)
 }
 
 /* The listing loop pages by 4096 ids: make the table exactly 2 pages. */
-Test(core, exact_multiple_of_list_page, .timeout = 300)
+LTest(core, exact_multiple_of_list_page, .timeout = 300)
 {
 	struct mntsnap_snapshot *s;
 	size_t before;
@@ -715,7 +748,7 @@ static int pipe_to(const char *cmd, const char *text)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-Test(core, json_parses)
+LTest(core, json_parses)
 {
 	struct mntsnap_snapshot *s;
 	char cmd[1024], *json;
@@ -744,7 +777,7 @@ Test(core, json_parses)
 	mntsnap_snapshot_free(s);
 }
 
-Test(core, tree_visits_every_mount_once)
+LTest(core, tree_visits_every_mount_once)
 {
 	struct mntsnap_snapshot *s;
 	char *tree, *line;
@@ -872,7 +905,7 @@ static bool drop_id(const struct mntsnap_mount *m, void *data)
 	return m->id != *(const uint64_t *)data;
 }
 
-Test(core, snapshot_invariants)
+LTest(core, snapshot_invariants)
 {
 	struct mntsnap_snapshot *s, *r;
 	struct mntsnap_mount a, b;
@@ -910,7 +943,7 @@ Test(core, snapshot_invariants)
 	mntsnap_snapshot_free(s);
 }
 
-Test(core, subtree_capture)
+LTest(core, subtree_capture)
 {
 	struct mntsnap_snapshot *s, *sub;
 	struct mntsnap_mount m;
@@ -973,7 +1006,7 @@ static struct mntsnap_snapshot *stat_path_ok(const char *path)
 	return s;
 }
 
-Test(core, stat_id_and_path)
+LTest(core, stat_id_and_path)
 {
 	struct mntsnap_snapshot *all, *one;
 	struct mntsnap_mount m;
@@ -1045,7 +1078,7 @@ Test(core, stat_id_and_path)
 
 /* ---- resource hygiene ------------------------------------------------------- */
 
-Test(core, no_fd_leaks)
+LTest(core, no_fd_leaks)
 {
 	struct mntsnap_snapshot *s, *one;
 	struct mntsnap_ns *ns;

@@ -21,6 +21,39 @@
 
 #define BASE "/tmp/mntsnap-seam"
 
+/*
+ * LeakSanitizer reports at exit, after Criterion has recorded the test as
+ * passed: ask it at the end of each test instead, so a leak fails the test
+ * in the -Db_sanitize=address build (a no-op elsewhere).
+ */
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+/* Stale pointers in dead stack frames would count as references. */
+__attribute__((noinline)) static void scrub_stack(void)
+{
+	volatile char junk[64 * 1024];
+
+	memset((char *)junk, 0, sizeof(junk));
+}
+
+static void leak_check(void)
+{
+	scrub_stack();
+	if (__lsan_do_recoverable_leak_check)
+		cr_assert_eq(__lsan_do_recoverable_leak_check(), 0,
+			     "LeakSanitizer found leaks (report above)");
+}
+
+/* A Criterion test whose body is followed by leak_check(). */
+#define LTest(suite, name, ...)                                                \
+	__attribute__((noinline)) static void suite##_##name##_body(void);     \
+	Test(suite, name, ##__VA_ARGS__)                                       \
+	{                                                                      \
+		suite##_##name##_body();                                       \
+		leak_check();                                                  \
+	}                                                                      \
+	__attribute__((noinline)) static void suite##_##name##_body(void)
+
 enum lie {
 	LIE_NONE,
 	LIE_SIZE_BIG,    /* size > bufsize */
@@ -195,7 +228,7 @@ static void setup(void)
 
 /* ---- EOVERFLOW ------------------------------------------------------------- */
 
-Test(seam, eoverflow_growth)
+LTest(seam, eoverflow_growth)
 {
 	struct mntsnap_snapshot *real, *s;
 	struct fake f = { .min_bufsize = 256 * 1024 };
@@ -210,7 +243,7 @@ Test(seam, eoverflow_growth)
 	mntsnap_snapshot_free(real);
 }
 
-Test(seam, eoverflow_single_mount)
+LTest(seam, eoverflow_single_mount)
 {
 	struct mntsnap_snapshot *one = NULL;
 	struct fake f = { .min_bufsize = 100 * 1000 };
@@ -231,7 +264,7 @@ Test(seam, eoverflow_single_mount)
 }
 
 /* A kernel that wants more than any sane buffer: a clean error, no hang. */
-Test(seam, eoverflow_forever)
+LTest(seam, eoverflow_forever)
 {
 	struct mntsnap_snapshot *s = (void *)0x1;
 	struct fake f = { .min_bufsize = SIZE_MAX };
@@ -245,7 +278,7 @@ Test(seam, eoverflow_forever)
 
 /* ---- a mount vanishing between listmount and statmount ---------------------- */
 
-Test(seam, enoent_vanish)
+LTest(seam, enoent_vanish)
 {
 	struct mntsnap_snapshot *real, *s;
 	struct mntsnap_mount m, v;
@@ -303,20 +336,20 @@ static void assert_fails_with(int err)
 	cr_assert_eq(s, (void *)0x1);
 }
 
-Test(seam, enosys)
+LTest(seam, enosys)
 {
 	setup();
 	assert_fails_with(-ENOSYS);
 }
 
-Test(seam, eperm)
+LTest(seam, eperm)
 {
 	setup();
 	assert_fails_with(-EPERM);
 }
 
 /* AUTO falls back to /proc/self/mountinfo when statmount is unavailable. */
-Test(seam, auto_falls_back_to_mountinfo)
+LTest(seam, auto_falls_back_to_mountinfo)
 {
 	static const int errs[] = { -ENOSYS, -EPERM, -EACCES };
 
@@ -365,7 +398,7 @@ static char *sb_flags_only(const char *super)
  * arrays, id maps. Expected: masks lack them, and each line is the
  * kernel's with source "none" and super options reduced to the flags.
  */
-Test(seam, older_kernel_fewer_mask_bits)
+LTest(seam, older_kernel_fewer_mask_bits)
 {
 	struct fake f = { .clear_mask = ~(uint64_t)0x3f };
 	struct mntsnap_snapshot *s;
@@ -415,7 +448,7 @@ Test(seam, older_kernel_fewer_mask_bits)
 }
 
 /* A kernel without PROPAGATE_FROM (or a caller not asking) still renders. */
-Test(seam, no_propagate_from_no_basic)
+LTest(seam, no_propagate_from_no_basic)
 {
 	struct fake f = { .clear_mask = STATMOUNT_PROPAGATE_FROM | STATMOUNT_MNT_BASIC };
 	struct mntsnap_snapshot *s;
@@ -453,7 +486,7 @@ static void assert_paged(size_t k, uint32_t flags, const struct mntsnap_snapshot
 	mntsnap_snapshot_free(s);
 }
 
-Test(seam, listmount_pagination)
+LTest(seam, listmount_pagination)
 {
 	struct mntsnap_snapshot *real, *rev;
 	size_t n;
@@ -490,7 +523,7 @@ Test(seam, listmount_pagination)
 	mntsnap_snapshot_free(real);
 }
 
-Test(seam, listmount_zero_results)
+LTest(seam, listmount_zero_results)
 {
 	struct fake f = { .lie = LIE_LIST_ZERO };
 	struct mntsnap_snapshot *s = cap_ok(&f, 0);
@@ -519,7 +552,7 @@ static void assert_capture_err(enum lie lie, int err)
 	cr_assert_eq(s, (void *)0x1);
 }
 
-Test(seam, lying_sizes_and_lists)
+LTest(seam, lying_sizes_and_lists)
 {
 	setup();
 	assert_capture_err(LIE_SIZE_BIG, -EBADMSG);
@@ -542,7 +575,7 @@ static struct mntsnap_snapshot *lie_capture(enum lie lie, uint32_t mask)
 	return s;
 }
 
-Test(seam, lying_string_offsets_drop_fields)
+LTest(seam, lying_string_offsets_drop_fields)
 {
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
@@ -581,7 +614,7 @@ Test(seam, lying_string_offsets_drop_fields)
 	mntsnap_snapshot_free(s);
 }
 
-Test(seam, lying_parent_cycle)
+LTest(seam, lying_parent_cycle)
 {
 	struct mntsnap_snapshot *real, *s = (void *)0x1;
 	struct mntsnap_mount root, child;
@@ -603,7 +636,7 @@ Test(seam, lying_parent_cycle)
 
 /* ---- fds ------------------------------------------------------------------------ */
 
-Test(seam, no_fd_leaks_on_error_paths)
+LTest(seam, no_fd_leaks_on_error_paths)
 {
 	int before;
 
