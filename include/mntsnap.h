@@ -590,6 +590,61 @@ enum mntsnap_diff_format {
 int mntsnap_diff_render(const struct mntsnap_diff *d, int format, FILE *f);
 
 /* ------------------------------------------------------------------------ */
+/* Restore order (lib/restore.c).                                           */
+/* ------------------------------------------------------------------------ */
+struct mntsnap_order;
+
+/* Why one mount must be recreated after another. */
+enum mntsnap_order_reason {
+	MNTSNAP_ORDER_PARENT = 1,      /* it is mounted on that mount */
+	MNTSNAP_ORDER_STACKED = 2,     /* stacked on it at the same mount point */
+	MNTSNAP_ORDER_OVERMOUNT = 3,   /* that sibling covers our mount point */
+	MNTSNAP_ORDER_BIND_SOURCE = 4, /* bind-mounted from that mount (same sb) */
+	MNTSNAP_ORDER_PEER = 5,        /* joins that peer's group */
+	MNTSNAP_ORDER_MASTER = 6,      /* becomes a slave of that mount's group */
+};
+
+/* Constraint: record index after record after_index (storage indices). */
+struct mntsnap_order_dep {
+	uint32_t index;
+	uint32_t after_index;
+	int reason; /* enum mntsnap_order_reason */
+};
+
+/* One mount to recreate, in order. Indices are storage indices, -1 = none. */
+struct mntsnap_order_step {
+	uint32_t index;
+	long bind_from; /* bind from this earlier mount (its root contains ours);
+			 * -1: create fresh (the widest-root member of its sb) */
+	long peer_of;   /* shared: join this earlier peer's group (SET_GROUP);
+			 * -1: first of its group (make-shared) or not shared */
+	long master_of; /* slave: a member of the master group whose root
+			 * contains ours; -1: not a slave, or the master is
+			 * outside the snapshot */
+};
+
+/*
+ * mntsnap_restore_order - order the records of s for recreation: parents
+ * before children, stacked mounts in their original order, covered
+ * siblings before the sibling covering them, bind sources before binds,
+ * a group's first peer before the others, masters before slaves. The
+ * order, every constraint with its reason, and per step where to bind
+ * from / which peer or master to copy the group from (lib/restore.c
+ * explains the recipe). Needs root, mount point, device and propagation
+ * in every record.
+ * Returns 0, -EINVAL, -ENODATA (fields missing), -ELOOP (constraints form
+ * a loop), -ENOMEM.
+ */
+int mntsnap_restore_order(const struct mntsnap_snapshot *s, struct mntsnap_order **ret);
+void mntsnap_order_free(struct mntsnap_order *o);
+size_t mntsnap_order_count(const struct mntsnap_order *o);
+int mntsnap_order_step(const struct mntsnap_order *o, size_t i, struct mntsnap_order_step *ret);
+size_t mntsnap_order_ndeps(const struct mntsnap_order *o);
+int mntsnap_order_dep(const struct mntsnap_order *o, size_t i, struct mntsnap_order_dep *ret);
+/* "parent", "stacked", "overmount", "bind_source", "peer", "master"; NULL if unknown */
+const char *mntsnap_order_reason_name(int reason);
+
+/* ------------------------------------------------------------------------ */
 /* Library probing.                                                         */
 /* ------------------------------------------------------------------------ */
 /*
