@@ -674,6 +674,49 @@ LTest(core, idmapped_mount)
 	free(want);
 }
 
+/*
+ * FUSE is the filesystem with a subtype ("fuse.NAME" in mountinfo). The
+ * mount succeeds before any daemon answers FUSE_INIT; closing /dev/fuse
+ * then aborts the connection, so nothing can hang on it, and neither
+ * statmount nor /proc/self/mountinfo ever asks the (absent) daemon.
+ */
+static void mount_fuse(const char *src, const char *dir, const char *type)
+{
+	char opts[128];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		cr_skip_test("/dev/fuse: %s", strerror(errno));
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	ms_mkdir_p(dir);
+	if (mount(src, dir, type, MS_NOSUID | MS_NODEV, opts))
+		cr_skip_test("fuse mount: %s", strerror(errno));
+	close(fd);
+}
+
+LTest(core, fuse_subtype)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	char *want;
+
+	ms_private_ns(BASE);
+	mount_fuse("fsrc", BASE "/fuse1", "fuse.mytype");
+	mount_fuse("f src#2", BASE "/fuse2", "fuse.sub#type x");
+	mount_fuse("plain", BASE "/fuse3", "fuse");
+	want = assert_oracle();
+	cr_assert(has_line_with(want, BASE "/fuse1 ", " - fuse.mytype fsrc "), "%s", want);
+	s = capture(MNTSNAP_BACKEND_STATMOUNT);
+	cr_assert_geq(find_mp(s, BASE "/fuse1", &m), 0);
+	cr_assert(m.mask & MNTSNAP_F_FS_SUBTYPE);
+	cr_assert_str_eq(m.fs_type, "fuse");
+	cr_assert_str_eq(m.fs_subtype, "mytype");
+	cr_assert_geq(find_mp(s, BASE "/fuse3", &m), 0);
+	cr_assert_not(m.mask & MNTSNAP_F_FS_SUBTYPE);
+	mntsnap_snapshot_free(s);
+	free(want);
+}
+
 static size_t bind_many(const char *dir, size_t n)
 {
 	char p[256];
