@@ -80,7 +80,18 @@ struct fake {
 	unsigned list_flags;
 	uint64_t cycle_root, cycle_child;
 	enum lie lie;
+	const uint64_t *vanish_set; /* more vanishing ids (sorted) */
+	size_t nvanish;
+	uint64_t fail_id;           /* statmount of this id fails with fail_err */
+	int fail_err;
 };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static long f_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
 			size_t bufsize, unsigned flags)
@@ -91,12 +102,20 @@ static long f_statmount(void *ctx, const struct mnt_id_req *req, struct statmoun
 
 	if (f->stat_err)
 		return f->stat_err;
-	if (req->mnt_id == f->vanish_id)
+	if (req->mnt_id == f->vanish_id ||
+	    (f->nvanish && bsearch(&req->mnt_id, f->vanish_set, f->nvanish,
+				   sizeof(*f->vanish_set), cmp_u64)))
 		return -ENOENT;
-	if (bufsize > f->max_bufsize)
-		f->max_bufsize = bufsize;
+	if (f->fail_id && req->mnt_id == f->fail_id)
+		return f->fail_err;
+	/* several statmount threads may call in at once */
+	for (size_t seen = __atomic_load_n(&f->max_bufsize, __ATOMIC_RELAXED);
+	     bufsize > seen &&
+	     !__atomic_compare_exchange_n(&f->max_bufsize, &seen, bufsize, false,
+					  __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
+		;
 	if (bufsize < f->min_bufsize) {
-		f->eoverflows++;
+		__atomic_add_fetch(&f->eoverflows, 1, __ATOMIC_RELAXED);
 		return -EOVERFLOW;
 	}
 	r = mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
@@ -311,6 +330,67 @@ LTest(seam, enoent_vanish)
 		for (size_t k = 0; k < n - 1; k++)
 			cr_assert_geq(mntsnap_snapshot_tree_index(s, k), 0);
 		mntsnap_snapshot_free(s);
+	}
+	mntsnap_snapshot_free(real);
+}
+
+/* The same faults with several statmount threads on a bigger table. */
+LTest(seam, threads_vanish_growth_and_failure, .timeout = 120)
+{
+	struct mntsnap_snapshot *real, *s = NULL;
+	uint64_t gone[7];
+	size_t n;
+
+	setup();
+	for (int i = 0; i < 1200; i++) {
+		char p[128];
+
+		snprintf(p, sizeof(p), BASE "/b%d", i);
+		ms_mkdir_p(p);
+		cr_assert_eq(mount(BASE "/m0", p, NULL, MS_BIND, NULL), 0);
+	}
+	real = real_capture(0);
+	n = mntsnap_snapshot_count(real);
+	/* spread over the caller's chunks and the helpers' */
+	for (size_t i = 0; i < 7; i++) {
+		struct mntsnap_mount m;
+
+		mntsnap_snapshot_get(real, 30 + i * (n - 40) / 6, &m);
+		gone[i] = m.id;
+	}
+	qsort(gone, 7, sizeof(gone[0]), cmp_u64);
+	for (unsigned threads = 2; threads <= 5; threads += 3) {
+		struct fake f = { .vanish_set = gone, .nvanish = 7, .min_bufsize = 64 * 1024 };
+		struct mntsnap_sysops ops = fake_ops(&f);
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+			     .threads = threads, .sysops = &ops);
+
+		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		cr_assert_eq(mntsnap_snapshot_count(s), n - 7);
+		cr_assert_gt(f.eoverflows, 0);
+		for (size_t i = 0; i < n; i++) {
+			struct mntsnap_mount m;
+			bool vanished;
+
+			mntsnap_snapshot_get(real, i, &m);
+			vanished = bsearch(&m.id, gone, 7, sizeof(gone[0]), cmp_u64);
+			cr_assert_eq(mntsnap_snapshot_find(s, m.id) < 0, vanished);
+		}
+		mntsnap_snapshot_free(s);
+
+		/* one hard error anywhere fails the whole capture, cleanly */
+		for (size_t at = 0; at < n; at += n / 3) {
+			struct fake g = { .fail_err = -EIO };
+			struct mntsnap_sysops gops = fake_ops(&g);
+			struct mntsnap_mount m;
+
+			mntsnap_snapshot_get(real, at, &m);
+			g.fail_id = m.id;
+			o.sysops = &gops;
+			s = (void *)0x1;
+			cr_assert_eq(mntsnap_capture(&o, &s), -EIO);
+			cr_assert_eq(s, (void *)0x1);
+		}
 	}
 	mntsnap_snapshot_free(real);
 }
