@@ -323,11 +323,9 @@ LTest(core, per_mount_flags)
 	free(want);
 }
 
-LTest(core, propagation_kinds)
+/* shared, peer, slave, shared+slave, unbindable, private, and a propagated mount */
+static void build_propagation(void)
 {
-	char *want;
-
-	ms_private_ns(BASE);
 	for (const char *const *d = (const char *const[]){ "sh", "peer", "sl", "shsl", "unb",
 							   "priv", NULL };
 	     *d; d++) {
@@ -350,6 +348,14 @@ LTest(core, propagation_kinds)
 	/* a mount propagated into the slave and the peer */
 	ms_mkdir_p(BASE "/sh/inner");
 	mnt_ok("inner", BASE "/sh/inner", "tmpfs", 0, NULL);
+}
+
+LTest(core, propagation_kinds)
+{
+	char *want;
+
+	ms_private_ns(BASE);
+	build_propagation();
 	want = assert_oracle();
 	cr_assert(has_line_with(want, BASE "/peer ", " shared:"));
 	cr_assert(has_line_with(want, BASE "/sl ", " master:"));
@@ -415,6 +421,28 @@ LTest(core, propagate_from_in_chroot)
 		fclose(in);
 		if (fclose(g) || fclose(w))
 			_exit(14);
+		/* the kernel's own propagate_from, asked for every mount */
+		o.flags = MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM;
+		mntsnap_snapshot_free(s);
+		if (mntsnap_capture(&o, &s))
+			_exit(15);
+		g = fopen("/got-kernel-pf", "we");
+		if (!g || mntsnap_render(s, MNTSNAP_FORMAT_MOUNTINFO, g) || fclose(g))
+			_exit(16);
+		/* and single-mount queries, which always ask the kernel */
+		g = fopen("/got-stat", "we");
+		for (size_t i = 0; g && i < mntsnap_snapshot_count(s); i++) {
+			struct mntsnap_snapshot *one;
+			struct mntsnap_mount m;
+
+			mntsnap_snapshot_get(s, i, &m);
+			if (mntsnap_stat_id(NULL, m.id, 0, &one))
+				_exit(17);
+			mntsnap_render(one, MNTSNAP_FORMAT_MOUNTINFO, g);
+			mntsnap_snapshot_free(one);
+		}
+		if (!g || fclose(g))
+			_exit(18);
 		mntsnap_snapshot_free(s);
 		_exit(0);
 	}
@@ -425,6 +453,12 @@ LTest(core, propagate_from_in_chroot)
 	ms_assert_text_eq(got, want, "statmount rendering vs mountinfo inside a chroot");
 	cr_assert(has_line_with(want, " /c ", " propagate_from:"),
 		  "setup did not produce propagate_from:\n%s", want);
+	free(got);
+	got = ms_read_file(BASE "/r/got-kernel-pf", NULL);
+	ms_assert_text_eq(got, want, "KERNEL_PROPAGATE_FROM capture inside a chroot");
+	free(got);
+	got = ms_read_file(BASE "/r/got-stat", NULL);
+	ms_assert_text_eq(got, want, "mntsnap_stat_id of each mount inside a chroot");
 	free(got);
 	free(want);
 }
@@ -1116,6 +1150,24 @@ LTest(core, stat_id_and_path)
 	cr_assert_eq(umount2(BASE "/real", MNT_DETACH), 0);
 	cr_assert_eq(mntsnap_stat_id(NULL, m.id, 0, &one), -ENOENT);
 	cr_assert_eq(one, (void *)0x1);
+	mntsnap_snapshot_free(all);
+}
+
+/* Single-mount queries ask the kernel for propagate_from; captures derive it. */
+LTest(core, stat_id_matches_capture_with_propagation)
+{
+	struct mntsnap_snapshot *all, *one;
+	struct mntsnap_mount m;
+
+	ms_private_ns(BASE);
+	build_propagation();
+	all = capture(MNTSNAP_BACKEND_STATMOUNT);
+	for (size_t i = 0; i < mntsnap_snapshot_count(all); i++) {
+		mntsnap_snapshot_get(all, i, &m);
+		cr_assert_eq(mntsnap_stat_id(NULL, m.id, 0, &one), 0);
+		assert_same_record(one, all, m.mount_point);
+		mntsnap_snapshot_free(one);
+	}
 	mntsnap_snapshot_free(all);
 }
 
