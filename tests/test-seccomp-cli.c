@@ -409,3 +409,128 @@ Test(seccomp_cli, merge_refuses_bad_profiles)
 		free(p);
 	}
 }
+
+Test(seccomp_cli, merge_into_oci_config_json)
+{
+	json_object *orig = load_fixture("tests/data/seccomp/oci-config.json");
+	json_object *m = merged("tests/data/seccomp/oci-config.json", NULL, NULL);
+	json_object *sc = get(get(m, "linux"), "seccomp");
+
+	cr_assert_eq(count_allow(get(sc, "syscalls"), "statmount", NULL), 1);
+	cr_assert_eq(count_allow(get(sc, "syscalls"), "read", NULL), 1);
+	json_object_object_foreach(orig, k, v) {
+		if (strcmp(k, "linux"))
+			cr_assert(json_object_equal(v, get(m, k)), "%s changed", k);
+	}
+	json_object_put(orig);
+	json_object_put(m);
+	{
+		char *p = src_path("tests/data/seccomp/oci-config-no-seccomp.json");
+		struct run r = RUN("--merge", p);
+
+		cr_assert_eq(r.status, 2);
+		cr_assert_str_empty(r.out);
+		cr_assert(strstr(r.err, "linux.seccomp"), "%s", r.err);
+		run_free(&r);
+		free(p);
+	}
+}
+
+/* ---- mntsnap-launch ------------------------------------------------------------ */
+
+static struct run launch(const char *const *args)
+{
+	const char *l = getenv("MNTSNAP_LAUNCH_BIN");
+	const char *argv[24] = { l };
+	size_t n = 1;
+	int o[2], e[2], st;
+	struct run r;
+	pid_t pid;
+
+	if (!l)
+		cr_skip_test("MNTSNAP_LAUNCH_BIN not set (built only with libseccomp)");
+	ms_require_root();
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	cr_assert_eq(pipe2(o, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(e, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(o[1], 1);
+		dup2(e[1], 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(o[1]);
+	close(e[1]);
+	slurp(o[0], &r.out);
+	slurp(e[0], &r.err);
+	close(o[0]);
+	close(e[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return r;
+}
+
+#define LAUNCH(...) launch((const char *const[]){ __VA_ARGS__, NULL })
+
+Test(seccomp_cli, launcher_allows_statmount_through_adapter)
+{
+	struct run r = LAUNCH("--", bin(), "list", "--backend", "statmount", "-o", "mountinfo");
+
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_assert(strstr(r.out, " / "), "no root mount in:\n%s", r.out);
+	run_free(&r);
+	/* the same filter without the adapter: the profile's EPERM */
+	r = LAUNCH("--no-adapter", "--", bin(), "list", "--backend", "statmount");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "Operation not permitted"), "%s", r.err);
+	run_free(&r);
+	/* ENOSYS default: mntsnap's auto backend falls back and still works */
+	r = LAUNCH("--no-adapter", "--default", "enosys", "--", bin(), "list", "-o", "mountinfo");
+	cr_assert_eq(r.status, 0, "fallback failed: %s", r.err);
+	run_free(&r);
+	r = LAUNCH("--no-adapter", "--default", "enosys", "--", bin(), "list", "--backend",
+		   "statmount");
+	cr_assert(strstr(r.err, "Function not implemented"), "%s", r.err);
+	run_free(&r);
+}
+
+Test(seccomp_cli, launcher_denies_mount_api)
+{
+	struct run r;
+
+	if (access("/bin/busybox", X_OK))
+		cr_skip_test("no /bin/busybox");
+	r = LAUNCH("--set", "query", "--", "/bin/busybox", "unshare", "-u", "/bin/busybox", "true");
+	cr_assert_neq(r.status, 0);
+	cr_assert(strstr(r.err, "Operation not permitted"), "%s", r.err);
+	run_free(&r);
+	/* -u (UTS): busybox's -m also calls mount(2), which stays denied */
+	r = LAUNCH("--set", "full", "--", "/bin/busybox", "unshare", "-u", "/bin/busybox", "true");
+	cr_assert_eq(r.status, 0, "full set should allow unshare: %s", r.err);
+	run_free(&r);
+}
+
+Test(seccomp_cli, launcher_exports_bpf)
+{
+	char path[] = "/tmp/mntsnap-bpf-XXXXXX";
+	int fd = mkstemp(path);
+	struct run r;
+	size_t n;
+	char *bpf;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	r = LAUNCH("--export-bpf", path);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	bpf = ms_read_file(path, &n);
+	unlink(path);
+	/* struct sock_filter is 8 bytes; a 3-arch allow-list is well over 50 */
+	cr_assert_eq(n % 8, 0);
+	cr_assert_gt(n / 8, 50, "only %zu instructions", n / 8);
+	free(bpf);
+	run_free(&r);
+}
