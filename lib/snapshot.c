@@ -36,6 +36,21 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/* Exactly need elements (grow() doubles; a reservation knows its size). */
+static int reserve_exact(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	np = realloc(*p, (size_t)need * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = need;
+	return 0;
+}
+
 struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask)
 {
 	struct mntsnap_snapshot *s = calloc(1, sizeof(*s));
@@ -71,21 +86,6 @@ void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
 	free(s->by_old);
 	free(s);
 	errno = saved;
-}
-
-/* Exactly need elements (grow() doubles; a reservation knows its size). */
-static int reserve_exact(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	np = realloc(*p, (size_t)need * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = need;
-	return 0;
 }
 
 int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes)
@@ -266,18 +266,25 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	if (s->nrecs && sb_equal(s, &s->sbs[s->recs[s->nrecs - 1].sb], m, mask))
 		return s->recs[s->nrecs - 1].sb;
 	hash = hash_sb(m, mask);
-	if (s->nsbs + 1 > s->sb_hash_cap / 2) {
+	/*
+	 * The hash table exists from the second superblock on: with one,
+	 * every record points at it and the fast path above has compared it
+	 * already, and a one-mount lookup is spared the table's allocation.
+	 */
+	if (s->nsbs && s->nsbs + 1 > s->sb_hash_cap / 2) {
 		r = rehash_sbs(s, s->sb_hash_cap ? s->sb_hash_cap * 2 : 64);
 		if (r)
 			return r;
 	}
-	slot = hash & (s->sb_hash_cap - 1);
-	for (; s->sb_hash[slot]; slot = (slot + 1) & (s->sb_hash_cap - 1)) {
+	slot = s->sb_hash_cap ? hash & (s->sb_hash_cap - 1) : 0;
+	for (; s->sb_hash_cap && s->sb_hash[slot]; slot = (slot + 1) & (s->sb_hash_cap - 1)) {
 		uint32_t i = s->sb_hash[slot] - 1;
 
 		if (sb_matches(s, &s->sbs[i], m, mask, hash))
 			return i;
 	}
+	if (!s->sb_hash_cap && s->nsbs && sb_matches(s, &s->sbs[0], m, mask, hash))
+		return 0; /* only reachable if records were added out of band */
 
 	offs[0] = add_str(s, m->fs_type, mask, MNTSNAP_F_FS_TYPE);
 	offs[1] = add_str(s, m->fs_subtype, mask, MNTSNAP_F_FS_SUBTYPE);
@@ -288,7 +295,8 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	for (int i = 0; i < 6; i++)
 		if (offs[i] < 0)
 			return offs[i];
-	r = grow((void **)&s->sbs, &s->sbs_cap, s->nsbs + 1, sizeof(*s->sbs));
+	r = s->sbs_cap ? grow((void **)&s->sbs, &s->sbs_cap, s->nsbs + 1, sizeof(*s->sbs)) :
+			 reserve_exact((void **)&s->sbs, &s->sbs_cap, 1, sizeof(*s->sbs));
 	if (r)
 		return r;
 	sb.sb_magic = m->sb_magic;
@@ -306,7 +314,8 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	sb.hash = hash;
 	sb.mask = mask;
 	s->sbs[s->nsbs] = sb;
-	s->sb_hash[slot] = s->nsbs + 1;
+	if (s->sb_hash_cap)
+		s->sb_hash[slot] = s->nsbs + 1;
 	return s->nsbs++;
 }
 
@@ -392,17 +401,23 @@ static int sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool old
 {
 	uint32_t n = s->nrecs, *tmp, *a = idx, *b;
 
-	if (n < 2) { /* nothing to sort: spare the one-mount lookup a malloc */
-		if (n)
-			idx[0] = 0;
-		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		a[i] = i;
+	/*
+	 * Already in order (old ids mostly grow with unique ids, and n < 2 is
+	 * trivially sorted): one pass instead of the sort and its buffer.
+	 */
+	for (uint32_t i = 1;; i++) {
+		if (i >= n)
+			return 0;
+		if ((old ? s->recs[i - 1].id_old : s->recs[i - 1].id) >
+		    (old ? s->recs[i].id_old : s->recs[i].id))
+			break;
 	}
 	tmp = malloc((size_t)n * sizeof(*tmp) + 1);
 	if (!tmp)
 		return -ENOMEM;
 	b = tmp;
-	for (uint32_t i = 0; i < n; i++)
-		a[i] = i;
 	for (uint32_t w = 1; w < n; w *= 2) {
 		for (uint32_t lo = 0; lo < n; lo += 2 * w) {
 			uint32_t mid = lo + w < n ? lo + w : n;
