@@ -514,6 +514,34 @@ LTest(core, names_needing_escapes)
 	free(want);
 }
 
+/* Bind mounts of files, and of a directory and a file deleted afterwards
+ * (the kernel shows their root as "/name//deleted"). */
+LTest(core, file_binds_and_deleted_roots)
+{
+	char *want;
+	int fd;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/gone dir");
+	ms_mkdir_p(BASE "/m1");
+	for (const char *const *f = (const char *const[]){ BASE "/file", BASE "/target",
+							   BASE "/gone file", BASE "/t2", NULL };
+	     *f; f++) {
+		fd = open(*f, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		cr_assert_geq(fd, 0);
+		close(fd);
+	}
+	bind_ok(BASE "/file", BASE "/target");
+	bind_ok(BASE "/gone dir", BASE "/m1");
+	bind_ok(BASE "/gone file", BASE "/t2");
+	cr_assert_eq(rmdir(BASE "/gone dir"), 0, "%s", strerror(errno));
+	cr_assert_eq(unlink(BASE "/gone file"), 0, "%s", strerror(errno));
+	want = assert_oracle();
+	cr_assert(has_line_with(want, " /gone\\040dir//deleted ", NULL), "%s", want);
+	cr_assert(has_line_with(want, " /file " BASE "/target ", NULL), "%s", want);
+	free(want);
+}
+
 /* mkdir and chdir one component at a time: the path may exceed PATH_MAX. */
 static size_t descend(int levels, size_t comp_len)
 {
