@@ -2,12 +2,13 @@
 /*
  * /proc/PID/mountinfo text -> snapshot records.
  *
- * The parser makes one pass over the whole text, which it reads into one
- * buffer first (stdio and per-line reads cost more than the parsing). Each
- * line is split in place with memchr; the strings of one line are unescaped
- * into one reusable scratch buffer and then copied into the snapshot's
- * string table by mntsnap_snap_add(), which also interns the superblock
- * part. Nothing is allocated per field. Any malformed line fails the whole
+ * The text is read whole into one buffer (stdio and per-line reads cost
+ * more than the parsing), its lines are counted so that the snapshot
+ * reserves its arrays once, and then each line is split and unescaped in
+ * place (memchr, own digit loops, no strtoul) and its strings copied once,
+ * into the snapshot's string table, by mntsnap_snap_add(), which also
+ * interns the superblock part. Nothing is allocated per line or field; a
+ * caller's const buffer is copied a line at a time into one scratch line. Any malformed line fails the whole
  * parse with -EBADMSG and the line number: a silently partial mount table
  * is worse than none.
  *
@@ -48,6 +49,7 @@
 	 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE |      \
 	 MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS | MNTSNAP_F_NS_ID)
 
+/* first read buffer for /proc files (st_size 0); doubles as needed */
 #define READ_CHUNK (64 * 1024)
 /* A mount table larger than this is not a mount table. */
 #define MAX_TEXT (1UL << 31)
@@ -57,14 +59,15 @@ struct mi_parser {
 	struct mntsnap_error *err;
 	uint32_t want;
 	uint64_t ns_id;
-	char *scratch;
+	char *scratch;      /* a copy of the line, for const input only */
 	size_t scratch_cap;
 	unsigned line;
+	bool copy;
 };
 
-/* A token of the current line: [p, p + len). */
+/* A token of the current line: [p, p + len), followed by a space. */
 struct tok {
-	const char *p;
+	char *p;
 	size_t len;
 };
 
@@ -83,9 +86,9 @@ static bool tok_is(const struct tok *t, const char *lit, size_t n)
 #define TOK_IS(t, lit) tok_is(t, lit, sizeof(lit) - 1)
 
 /* Next space-separated token; false if the line ends first. */
-static bool next_tok(const char **pos, const char *end, struct tok *t)
+static bool next_tok(char **pos, char *end, struct tok *t)
 {
-	const char *sp = memchr(*pos, ' ', (size_t)(end - *pos));
+	char *sp = memchr(*pos, ' ', (size_t)(end - *pos));
 
 	if (!sp)
 		return false;
@@ -100,7 +103,7 @@ static bool next_tok(const char **pos, const char *end, struct tok *t)
  * missing: this one if nothing is left, else the one after it (this one is
  * the last thing on the line).
  */
-static int take(struct mi_parser *P, const char **pos, const char *end, struct tok *t,
+static int take(struct mi_parser *P, char **pos, char *end, struct tok *t,
 		const char *field, const char *next)
 {
 	if (next_tok(pos, end, t))
@@ -139,22 +142,27 @@ static bool is_oct(char c)
 }
 
 /*
- * Copy src to dst decoding \ooo (exactly three octal digits, first 0-3 so
- * the value fits a byte); any other backslash stays literal, like
- * libmount's unmangle. Returns the length written, or -1 for an escape
- * that decodes to NUL (the kernel never emits one; it would cut the
- * string short).
+ * Decode \ooo in place (exactly three octal digits, first 0-3 so the value
+ * fits a byte) and NUL-terminate at s[n]; any other backslash stays
+ * literal, like libmount's unmangle. Returns the new length, or -1 for an
+ * escape that decodes to NUL (the kernel never emits one; it would cut
+ * the string short). Decoding only shrinks, so it works in place.
  */
-static long unescape(char *dst, const char *src, size_t n)
+static long unescape(char *s, size_t n)
 {
-	char *d = dst;
-	const char *end = src + n;
+	char *d, *src, *end = s + n;
 
+	src = memchr(s, '\\', n);
+	if (!src) {
+		*end = '\0';
+		return (long)n;
+	}
+	d = src;
 	while (src < end) {
-		const char *bs = memchr(src, '\\', (size_t)(end - src));
+		char *bs = memchr(src, '\\', (size_t)(end - src));
 		size_t run = bs ? (size_t)(bs - src) : (size_t)(end - src);
 
-		memcpy(d, src, run);
+		memmove(d, src, run);
 		d += run;
 		src += run;
 		if (!bs)
@@ -173,43 +181,33 @@ static long unescape(char *dst, const char *src, size_t n)
 		}
 	}
 	*d = '\0';
-	return d - dst;
+	return d - s;
 }
 
-/* Unescape a token into the scratch buffer at *off; returns its start. */
-static const char *put_unescaped(struct mi_parser *P, size_t *off, const char *p, size_t len,
-				 const char *field, int *rerr)
+/*
+ * A string field, unescaped in place in the line (the byte after it, a
+ * space or the newline, becomes its NUL): nothing is copied until
+ * mntsnap_snap_add() puts it into the string table.
+ */
+static const char *str_field(struct mi_parser *P, char *p, size_t len, const char *field,
+			     int *rerr)
 {
-	char *dst = P->scratch + *off;
-	long n = unescape(dst, p, len);
-
-	if (n < 0) {
+	if (unescape(p, len) < 0) {
 		*rerr = bad(P, field, "escape \\000 decodes to NUL");
 		return NULL;
 	}
-	*off += (size_t)n + 1;
-	return dst;
-}
-
-static const char *put_verbatim(struct mi_parser *P, size_t *off, const char *p, size_t len)
-{
-	char *dst = P->scratch + *off;
-
-	memcpy(dst, p, len);
-	dst[len] = '\0';
-	*off += len + 1;
-	return dst;
+	return p;
 }
 
 /* Column 6: per-mount options, "ro"/"rw" then known flags. */
 static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
-	const char *p = t->p, *end = t->p + t->len;
+	char *p = t->p, *end = t->p + t->len;
 	uint32_t attr = MNTSNAP_ATTR_STRICTATIME;
 	bool first = true;
 
 	while (p <= end) {
-		const char *c = memchr(p, ',', (size_t)(end - p));
+		char *c = memchr(p, ',', (size_t)(end - p));
 		struct tok w = { p, (size_t)((c ? c : end) - p) };
 
 		if (first) {
@@ -252,7 +250,7 @@ static bool opt_num(const struct tok *t, const char *tag, size_t tl, uint32_t *r
 }
 
 /* Column 7: optional fields up to the "-" separator. */
-static int parse_optional(struct mi_parser *P, const char **pos, const char *end,
+static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			  struct mntsnap_mount *m)
 {
 	struct tok t;
@@ -291,8 +289,7 @@ static int parse_optional(struct mi_parser *P, const char **pos, const char *end
 }
 
 /* Column 11: super options -> sb_flags and the escaped rest. */
-static int parse_sb_opts(struct mi_parser *P, const char *p, const char *end, size_t *off,
-			 struct mntsnap_mount *m)
+static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap_mount *m)
 {
 	static const struct {
 		const char *w;
@@ -329,7 +326,8 @@ static int parse_sb_opts(struct mi_parser *P, const char *p, const char *end, si
 		p++; /* the comma */
 		if (p == end)
 			return bad(P, "super options", "empty option after ','");
-		m->options = put_verbatim(P, off, p, (size_t)(end - p));
+		*end = '\0'; /* kept escaped, verbatim */
+		m->options = p;
 		m->mask |= MNTSNAP_F_OPTS;
 	}
 	return 0;
@@ -346,21 +344,20 @@ static int parse_dev(struct mi_parser *P, const struct tok *t, struct mntsnap_mo
 }
 
 /* fs type, split at the first '.' into type and subtype. */
-static int parse_fstype(struct mi_parser *P, const struct tok *t, size_t *off,
-			struct mntsnap_mount *m)
+static int parse_fstype(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
-	const char *dot = memchr(t->p, '.', t->len);
+	char *dot = memchr(t->p, '.', t->len);
 	size_t tl = dot ? (size_t)(dot - t->p) : t->len;
 	int r = 0;
 
 	if (!tl)
 		return bad(P, "fs type", "empty");
-	m->fs_type = put_unescaped(P, off, t->p, tl, "fs type", &r);
+	m->fs_type = str_field(P, t->p, tl, "fs type", &r);
 	if (!m->fs_type)
 		return r;
 	m->mask |= MNTSNAP_F_FS_TYPE;
 	if (dot && tl + 1 < t->len) {
-		m->fs_subtype = put_unescaped(P, off, dot + 1, t->len - tl - 1, "fs subtype", &r);
+		m->fs_subtype = str_field(P, dot + 1, t->len - tl - 1, "fs subtype", &r);
 		if (!m->fs_subtype)
 			return r;
 		m->mask |= MNTSNAP_F_FS_SUBTYPE;
@@ -383,8 +380,7 @@ static int ensure_scratch(struct mi_parser *P, size_t need)
 }
 
 /* The fields of one line, up to the separator. */
-static int parse_head(struct mi_parser *P, const char **pos, const char *end, size_t *off,
-		      struct mntsnap_mount *m)
+static int parse_head(struct mi_parser *P, char **pos, char *end, struct mntsnap_mount *m)
 {
 	struct tok t;
 	int r = 0;
@@ -406,14 +402,14 @@ static int parse_head(struct mi_parser *P, const char **pos, const char *end, si
 		return r;
 	if (!t.len)
 		return bad(P, "root", "empty");
-	m->root = put_unescaped(P, off, t.p, t.len, "root", &r);
+	m->root = str_field(P, t.p, t.len, "root", &r);
 	if (!m->root)
 		return r;
 	if ((r = take(P, pos, end, &t, "mount point", "mount options")))
 		return r;
 	if (!t.len)
 		return bad(P, "mount point", "empty");
-	m->mount_point = put_unescaped(P, off, t.p, t.len, "mount point", &r);
+	m->mount_point = str_field(P, t.p, t.len, "mount point", &r);
 	if (!m->mount_point)
 		return r;
 	if ((r = take(P, pos, end, &t, "mount options", "optional fields")))
@@ -426,39 +422,35 @@ static int parse_head(struct mi_parser *P, const char **pos, const char *end, si
 	return parse_optional(P, pos, end, m);
 }
 
-static int parse_line(struct mi_parser *P, const char *p, const char *end)
+/* One line [p, end), *end == '\n'; the line is rewritten in place. */
+static int parse_line(struct mi_parser *P, char *p, char *end)
 {
 	struct mntsnap_mount m;
-	size_t off = 0;
 	struct tok t;
 	long added;
 	int r;
 
-	/* every string of the line fits in its length plus six NULs */
-	r = ensure_scratch(P, (size_t)(end - p) + 8);
-	if (r)
-		return r;
 	memset(&m, 0, sizeof(m));
 	m.mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR |
 		 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |
 		 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_SOURCE;
-	r = parse_head(P, &p, end, &off, &m);
+	r = parse_head(P, &p, end, &m);
 	if (r)
 		return r;
 	if ((r = take(P, &p, end, &t, "fs type", "source")))
 		return r;
-	r = parse_fstype(P, &t, &off, &m);
+	r = parse_fstype(P, &t, &m);
 	if (r)
 		return r;
 	/* the source may be empty ("tmpfs  rw"): an empty token is fine */
 	if ((r = take(P, &p, end, &t, "source", "super options")))
 		return r;
-	m.source = put_unescaped(P, &off, t.p, t.len, "source", &r);
+	m.source = str_field(P, t.p, t.len, "source", &r);
 	if (!m.source)
 		return r;
 	if (p == end)
 		return bad(P, "super options", "missing");
-	r = parse_sb_opts(P, p, end, &off, &m);
+	r = parse_sb_opts(P, p, end, &m);
 	if (r)
 		return r;
 	/* statmount sets a propagate_from only for slaves: so do we */
@@ -535,7 +527,11 @@ static int check_nul(struct mi_parser *P, const char *base, const char *from, si
 				 P->line);
 }
 
-/* Parse the complete lines of [buf, buf + len); returns the bytes used. */
+/*
+ * Parse the complete lines of [buf, buf + len); returns the bytes used.
+ * Lines are parsed in place, so a caller's const text is copied a line at
+ * a time into the scratch buffer first (P->copy).
+ */
 static long parse_lines(struct mi_parser *P, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
@@ -543,6 +539,7 @@ static long parse_lines(struct mi_parser *P, const char *buf, size_t len)
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *line = (char *)p;
 
 		if (!nl)
 			break;
@@ -550,7 +547,14 @@ static long parse_lines(struct mi_parser *P, const char *buf, size_t len)
 		if (nl == p)
 			return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: empty line",
 						 P->line);
-		r = parse_line(P, p, nl);
+		if (P->copy) {
+			r = ensure_scratch(P, (size_t)(nl - p) + 1);
+			if (r)
+				return r;
+			memcpy(P->scratch, p, (size_t)(nl - p) + 1);
+			line = P->scratch;
+		}
+		r = parse_line(P, line, line + (nl - p));
 		if (r)
 			return r;
 		p = nl + 1;
@@ -606,12 +610,44 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 	return 0;
 }
 
+/*
+ * The whole text: one record per line. Counting the lines first (memchr,
+ * cheap) lets the snapshot reserve its arrays once: growing them as lines
+ * come would copy every record about once more and touch twice the pages.
+ */
+static int parse_text(struct mi_parser *P, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	uint32_t lines = 0;
+	long used;
+	int r;
+
+	if (!len)
+		return 0;
+	r = check_nul(P, buf, buf, len);
+	if (r)
+		return r;
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		p++;
+		lines++;
+	}
+	/* strings of a line are never longer than the line */
+	r = mntsnap_snap_reserve(P->s, lines, (uint32_t)len);
+	if (r)
+		return mntsnap_set_error(P->err, r, 0, "out of memory");
+	used = parse_lines(P, buf, len);
+	if (used < 0)
+		return (int)used;
+	if ((size_t)used < len)
+		return truncated(P);
+	return 0;
+}
+
 int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t flags,
 			    uint64_t ns_id, struct mntsnap_error *err,
 			    struct mntsnap_snapshot **ret_snap)
 {
 	struct mi_parser P;
-	long used;
 	int r;
 
 	if (!buf && len)
@@ -621,14 +657,8 @@ int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t
 	r = parser_init(&P, want, ns_id, err);
 	if (r)
 		return r;
-	r = len ? check_nul(&P, buf, buf, len) : 0;
-	if (!r) {
-		used = parse_lines(&P, buf, len);
-		if (used < 0)
-			r = (int)used;
-		else if ((size_t)used < len)
-			r = truncated(&P);
-	}
+	P.copy = true;
+	r = parse_text(&P, buf, len);
 	return parser_done(&P, r, flags & MNTSNAP_CAPTURE_REVERSE, ret_snap);
 }
 
@@ -653,30 +683,32 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_ca
 /* ---- reading the text -------------------------------------------------- */
 
 /*
- * Read and parse as the text arrives: /proc hands out mountinfo a page per
- * read(), so each chunk is parsed while it is still in cache, and only the
- * incomplete last line is carried over. The buffer grows only for a line
- * longer than itself, so a table of any size needs READ_CHUNK bytes.
+ * Read the whole text, then parse it in place (the buffer is ours, so no
+ * line is copied). /proc hands out mountinfo about a page per read();
+ * st_size sizes the buffer of a regular file exactly.
  */
 static int parse_fd(struct mi_parser *P, int fd)
 {
 	size_t cap = READ_CHUNK, have = 0;
-	char *buf = malloc(cap);
+	struct stat st;
+	char *buf;
 	int r = 0;
 
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < MAX_TEXT - 4096)
+		cap = (size_t)st.st_size + 4096;
+	buf = malloc(cap);
 	if (!buf)
 		return mntsnap_set_error(P->err, -ENOMEM, 0, "out of memory");
 	for (;;) {
 		ssize_t n;
-		long used;
 
 		if (cap - have < 4096) {
 			char *nb = cap < MAX_TEXT ? realloc(buf, cap * 2) : NULL;
 
 			if (!nb) {
 				r = cap < MAX_TEXT ? -ENOMEM : -E2BIG;
-				mntsnap_set_error(P->err, r, P->line + 1, "line %u: line too long",
-						  P->line + 1);
+				mntsnap_set_error(P->err, r, 0, "mountinfo text: %s", strerror(-r));
 				break;
 			}
 			buf = nb;
@@ -690,23 +722,12 @@ static int parse_fd(struct mi_parser *P, int fd)
 			mntsnap_set_error(P->err, r, 0, "reading mountinfo: %s", strerror(-r));
 			break;
 		}
-		if (!n) {
-			if (have)
-				r = truncated(P);
-			break;
-		}
-		r = check_nul(P, buf, buf + have, (size_t)n);
-		if (r)
+		if (!n)
 			break;
 		have += (size_t)n;
-		used = parse_lines(P, buf, have);
-		if (used < 0) {
-			r = (int)used;
-			break;
-		}
-		memmove(buf, buf + used, have - (size_t)used);
-		have -= (size_t)used;
 	}
+	if (!r)
+		r = parse_text(P, buf, have);
 	free(buf);
 	return r;
 }
