@@ -347,9 +347,16 @@ struct mntsnap_capture_opts {
  * Returns 0 and *ret_snap, or:
  *  -ENOSYS/-EPERM/-EACCES  the forced backend is unavailable or blocked;
  *  -ENOENT   mountinfo_path or the target namespace does not exist;
- *  -EBADMSG  malformed mountinfo text (error->line says where);
+ *  -EBADMSG  malformed mountinfo text (error->line says where), or a
+ *            listmount/statmount answer that cannot be true (a record
+ *            larger than the buffer or for another id, ids out of order,
+ *            parent links forming a cycle);
  *  -EAGAIN   the table kept changing for max_retries attempts;
- *  -ENOMEM, -E2BIG (unknown opts bytes), -EINVAL (bad opts).
+ *  -ENOMEM, -E2BIG (unknown opts bytes, or a statmount record that
+ *            would need more than 64 MiB), -EINVAL (bad opts).
+ * A mount unmounted between listmount and statmount is left out, not an
+ * error; string fields the kernel returns malformed are dropped from that
+ * record's mask.
  */
 int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		    struct mntsnap_snapshot **ret_snap);
@@ -358,8 +365,9 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
  * mntsnap_stat_id / mntsnap_stat_path - one mount, no table walk.
  * By 64-bit id (statmount) or by path (statx STATX_MNT_ID_UNIQUE, then
  * statmount). The result is a one-record snapshot. mask 0 = default.
- * Errors: -ENOENT (no such mount), -EINVAL (id is not a unique id),
- * -ENOSYS (kernel without statmount), -EPERM, -ENOMEM.
+ * Errors: -ENOENT (no such mount, or path does not exist), -EINVAL (id is
+ * not a unique id, empty path), -ENOSYS (kernel without statmount), -EPERM,
+ * -ENOMEM, -EBADMSG (an impossible statmount answer).
  */
 int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
 		    struct mntsnap_snapshot **ret_snap);
