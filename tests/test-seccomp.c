@@ -6,11 +6,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -326,4 +329,128 @@ Test(seccomp, live_i386_gets_default_on_old_libseccomp)
 #else
 	cr_skip_test("x86_64 only");
 #endif
+}
+
+/* ---- the exported filter, simulated ------------------------------------------ */
+/*
+ * A tiny classic-BPF interpreter for what libseccomp emits (loads from
+ * seccomp_data, scratch memory, AND, conditional jumps, returns). It lets
+ * the test check what each ABI gets without executing that ABI: int 0x80
+ * is not available everywhere (some VMs refuse it), and x32 needs a
+ * kernel built with it. An opcode it does not know fails the test.
+ */
+static uint32_t bpf_run(const struct sock_filter *f, size_t n, const struct seccomp_data *d)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+
+	for (size_t pc = 0; pc < n; pc++) {
+		const struct sock_filter *i = &f[pc];
+
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			cr_assert_lt(i->k + 4, sizeof(*d) + 1, "load past seccomp_data");
+			memcpy(&a, (const char *)d + i->k, 4);
+			break;
+		case BPF_LD | BPF_MEM:
+			a = mem[i->k % BPF_MEMWORDS];
+			break;
+		case BPF_LDX | BPF_MEM:
+			x = mem[i->k % BPF_MEMWORDS];
+			break;
+		case BPF_ST:
+			mem[i->k % BPF_MEMWORDS] = a;
+			break;
+		case BPF_STX:
+			mem[i->k % BPF_MEMWORDS] = x;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= i->k;
+			break;
+		case BPF_MISC | BPF_TAX:
+			x = a;
+			break;
+		case BPF_MISC | BPF_TXA:
+			a = x;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += i->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & i->k) ? i->jt : i->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k;
+		default:
+			cr_assert_fail("BPF opcode 0x%x not simulated", i->code);
+		}
+	}
+	cr_assert_fail("filter fell off its end");
+	return 0;
+}
+
+static struct sock_filter *export(scmp_filter_ctx ctx, size_t *ret_n)
+{
+	int fd = memfd_create("bpf", MFD_CLOEXEC);
+	struct sock_filter *f;
+	off_t len;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
+	len = lseek(fd, 0, SEEK_END);
+	cr_assert_gt(len, 0);
+	f = malloc(len);
+	cr_assert_eq(pread(fd, f, len, 0), len);
+	close(fd);
+	*ret_n = len / sizeof(*f);
+	return f;
+}
+
+static uint32_t verdict(const struct sock_filter *f, size_t n, uint32_t audit_arch, int nr)
+{
+	struct seccomp_data d = { .nr = nr, .arch = audit_arch };
+
+	return bpf_run(f, n, &d) & SECCOMP_RET_ACTION_FULL;
+}
+
+#define AUDIT_X86_64 0xc000003eU
+#define AUDIT_I386 0x40000003U
+#define X32_BIT 0x40000000
+
+Test(seccomp, simulated_abis_after_adapter)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(ENOSYS));
+	uint32_t compat[] = { SCMP_ARCH_X86, SCMP_ARCH_X32 };
+	uint32_t allow = SECCOMP_RET_ALLOW, deny = SECCOMP_RET_ERRNO;
+	bool old = mntsnap_seccomp_unknown_names(MNTSNAP_SECCOMP_QUERY) > 0;
+	struct sock_filter *f;
+	size_t n;
+
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
+		cr_skip_test("x86_64 only");
+	cr_assert_eq(mntsnap_seccomp_allow_arches(ctx, MNTSNAP_SECCOMP_QUERY, compat, 2), 0);
+	cr_assert_eq(seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getpid), 0), 0);
+	f = export(ctx, &n);
+	/* native: allowed whatever libseccomp knows */
+	cr_assert_eq(verdict(f, n, AUDIT_X86_64, 457), allow);
+	cr_assert_eq(verdict(f, n, AUDIT_X86_64, 458), allow);
+	cr_assert_eq(verdict(f, n, AUDIT_X86_64, 428), deny, "open_tree not in query set");
+	/* base rules added after the adapter cover every arch */
+	cr_assert_eq(verdict(f, n, AUDIT_I386, 20), allow, "i386 getpid");
+	cr_assert_eq(verdict(f, n, AUDIT_X86_64, X32_BIT | 39), allow, "x32 getpid");
+	/* compat ABIs: allowed by name with a new libseccomp, default on 2.5.x */
+	cr_assert_eq(verdict(f, n, AUDIT_I386, 457), old ? deny : allow);
+	cr_assert_eq(verdict(f, n, AUDIT_X86_64, X32_BIT | 457), old ? deny : allow);
+	cr_log_info("%zu BPF instructions; i386/x32 statmount: %s", n,
+		    old ? "default action (libseccomp lacks the names)" : "allowed");
+	free(f);
+	seccomp_release(ctx);
 }
