@@ -320,6 +320,9 @@ enum {
 	/* consistency: compare two successive captures instead of trusting
 	 * the change detector (see mntsnap_snapshot_consistent()) */
 	MNTSNAP_CAPTURE_STRICT = 1U << 2,
+	/* when every retry raced, fail with -EAGAIN instead of returning the
+	 * last capture marked inconsistent (mntsnap_snapshot_consistent() 0) */
+	MNTSNAP_CAPTURE_CONSISTENT = 1U << 3,
 	/* foreign target: query directly (mnt_ns_fd/mnt_ns_id) or fail;
 	 * never enter it */
 	MNTSNAP_CAPTURE_NS_DIRECT = 1U << 8,
@@ -351,7 +354,9 @@ struct mntsnap_capture_opts {
  *            listmount/statmount answer that cannot be true (a record
  *            larger than the buffer or for another id, ids out of order,
  *            parent links forming a cycle);
- *  -EAGAIN   the table kept changing for max_retries attempts;
+ *  -EAGAIN   the table kept changing for max_retries attempts and
+ *            MNTSNAP_CAPTURE_CONSISTENT was given (else the last capture
+ *            comes back with mntsnap_snapshot_consistent() == 0);
  *  -ENOMEM, -E2BIG (unknown opts bytes, or a statmount record that
  *            would need more than 64 MiB), -EINVAL (bad opts).
  * A mount unmounted between listmount and statmount is left out, not an
@@ -651,6 +656,40 @@ size_t mntsnap_order_ndeps(const struct mntsnap_order *o);
 int mntsnap_order_dep(const struct mntsnap_order *o, size_t i, struct mntsnap_order_dep *ret);
 /* "parent", "stacked", "overmount", "bind_source", "peer", "master"; NULL if unknown */
 const char *mntsnap_order_reason_name(int reason);
+
+/* ------------------------------------------------------------------------ */
+/* Consistency and refresh (lib/refresh.c).                                 */
+/* ------------------------------------------------------------------------ */
+/*
+ * A statmount capture is checked for races with concurrent mount changes
+ * (POLLPRI on the namespace's mountinfo, mounts vanishing mid-walk, a
+ * listmount afterwards that disagrees, a missing parent) and retried up
+ * to max_retries times. The detectors cannot see a change of propagation
+ * type alone, nor a superblock remount made from another namespace:
+ * MNTSNAP_CAPTURE_STRICT additionally requires two successive captures to
+ * agree field by field. lib/refresh.c has the details.
+ *
+ * 1 consistent, 0 raced on every try (or a refresh during which the
+ * table changed), -1 not checked (mountinfo backend, hand-built
+ * snapshots, or NULL).
+ */
+int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *snap);
+/* Captures it took (1 = first try), 0 if unknown. */
+unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
+
+/*
+ * mntsnap_refresh - bring a statmount snapshot of the caller's namespace
+ * up to date in place: list ids, statmount new mounts in full and check
+ * the others cheaply (MNT_BASIC|SB_BASIC, no strings; superblock options
+ * once per superblock), refetching only what changed. Blind to a move
+ * that keeps the parent mount and to a changed propagate_from alone.
+ * _with takes sysops and error from opts (a foreign ns: -EOPNOTSUPP).
+ * Returns the number of mounts added + removed + changed (0 = unchanged),
+ * or -EINVAL (no unique ids in the snapshot), -ENOMEM, or a syscall error;
+ * on error the snapshot is unchanged.
+ */
+int mntsnap_refresh(struct mntsnap_snapshot *snap);
+int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Library probing.                                                         */

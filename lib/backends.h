@@ -48,6 +48,14 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished);
 int mntsnap_stat_id_sys(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+/*
+ * mntsnap_statmount_capture until no change detector fires (lib/refresh.c):
+ * sets the snapshot's consistent/attempts; after max_retries the last
+ * capture (consistent 0), or -EAGAIN with MNTSNAP_CAPTURE_CONSISTENT.
+ */
+int mntsnap_capture_consistent(const struct mntsnap_capture_opts *o,
+			       const struct mntsnap_sysops *sys, uint32_t want,
+			       struct mntsnap_snapshot **ret_snap);
 /* Set capture time and kernel release. */
 void mntsnap_snap_stamp(struct mntsnap_snapshot *s);
 

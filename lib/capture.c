@@ -88,9 +88,8 @@ static int capture_statmount(const struct mntsnap_capture_opts *o,
 			     const struct mntsnap_sysops *sys, uint32_t want,
 			     struct mntsnap_snapshot **ret)
 {
-	size_t vanished = 0;
-
-	return mntsnap_statmount_capture(o, sys, want, ret, &vanished);
+	/* retried until no change detector fires (lib/refresh.c) */
+	return mntsnap_capture_consistent(o, sys, want, ret);
 }
 
 /*
@@ -129,7 +128,8 @@ static int capture_mountinfo(const struct mntsnap_capture_opts *o,
 
 static int sm_error(const struct mntsnap_capture_opts *o, int r)
 {
-	if (r < 0)
+	/* -EAGAIN comes with its own message (lib/refresh.c) */
+	if (r < 0 && r != -EAGAIN)
 		mntsnap_set_error(o->error, r, 0, "statmount capture failed: %s", strerror(-r));
 	return r;
 }

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Consistency of a capture, and mntsnap_refresh().
+ *
+ * The kernel does not make a walk of the mount table atomic: each
+ * listmount/statmount call is consistent on its own, a sequence is not
+ * (NAMESPACES.md section 5). A statmount capture is therefore checked by
+ * four detectors and retried (opts->max_retries, default 3) until none
+ * fires:
+ *  1. POLLPRI on an fd of the namespace's mountinfo opened before the
+ *     capture and latched right before it: the kernel bumps the
+ *     namespace's event counter on every mount, umount, move, remount
+ *     and attribute change made in that namespace (or propagated into it);
+ *  2. a mount vanished between listmount and statmount (ENOENT);
+ *  3. a listmount after the capture disagrees with the ids captured (only
+ *     where there is no mountinfo fd to poll: with one, every mount and
+ *     umount already fires 1, and the extra walk would cost a listing);
+ *  4. a record's parent is missing (more than the one top mount whose
+ *     parent lies outside the table).
+ * When every try raced, the last capture is returned marked inconsistent,
+ * or with MNTSNAP_CAPTURE_CONSISTENT the call fails with -EAGAIN.
+ * What they cannot see (probed on 6.18, NAMESPACES.md 5.2): a change of
+ * propagation type alone (MS_SHARED/MS_PRIVATE/MS_SLAVE bumps no counter,
+ * adds or removes no mount), and a superblock remount (e.g. size=) done
+ * from another namespace that shares the superblock. For those,
+ * MNTSNAP_CAPTURE_STRICT takes captures until two successive ones agree
+ * field by field (mntsnap_diff): a change that lands between the two is
+ * caught, one that lands and is undone within a capture is not. Only
+ * freezing every writer (and every mount that propagates in) closes that.
+ * For a foreign namespace reached by id or nsfs fd without a process,
+ * there is no mountinfo file to poll: detectors 2-4 (and STRICT) remain.
+ *
+ * mntsnap_refresh() brings a statmount snapshot up to date without a full
+ * capture: one paginated listmount gives the ids (new mounts have new ids,
+ * never reused ones); new mounts get a full statmount; each existing
+ * mount gets a statmount of STATMOUNT_MNT_BASIC | STATMOUNT_SB_BASIC only
+ * - fixed-size fields, no strings, so the kernel formats no paths - which
+ * shows a move to another parent, attribute, propagation type, peer group
+ * and master changes and superblock flags; only when one of them differs
+ * is the mount fetched in full. Superblock options (size=, ...) are
+ * checked once per distinct superblock with one full statmount, and
+ * every mount of a superblock that changed is refetched. Not seen by the
+ * cheap check: a move that keeps the same parent mount (MS_MOVE from /a/x
+ * to /a/y) and a changed propagate_from of an otherwise unchanged slave;
+ * use a full capture where those matter.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "ns.h"
+#include "snapshot.h"
+
+#define DEFAULT_RETRIES 3
+
+/* ---- change detector ------------------------------------------------------- */
+
+/* The pid behind a pidfd, from /proc/self/fdinfo; -1 if unknown. */
+static int pidfd_pid(int pidfd)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	return p ? atoi(p + 5) : -1;
+}
+
+/*
+ * An fd of the target namespace's mountinfo, or -1 when there is none to
+ * poll (a namespace known only by id or nsfs fd).
+ */
+static int open_detector(const struct mntsnap_ns *ns)
+{
+	char path[64];
+	int pid, fd;
+
+	if (!ns || ns->self)
+		return open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (ns->pidfd < 0)
+		return -1;
+	pid = pidfd_pid(ns->pidfd);
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the pid may have been reused between fdinfo and open */
+	if (fd >= 0 && mntsnap_ns_check_alive(ns)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Did the namespace change since the last call? Also latches. */
+static bool detector_fired(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLPRI };
+
+	if (fd < 0)
+		return false;
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
+}
+
+/* ---- structural checks ------------------------------------------------------- */
+
+static bool parents_ok(const struct mntsnap_snapshot *s)
+{
+	unsigned orphans = 0;
+
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		const struct mntsnap_rec *r = &s->recs[i];
+
+		if (!(r->mask & MNTSNAP_F_ID))
+			return true; /* nothing to check by */
+		if (r->parent == i && r->parent_id != r->id)
+			orphans++;
+	}
+	return orphans <= 1;
+}
+
+/* Does a fresh listmount name exactly the mounts captured? */
+static int ids_still_match(const struct mntsnap_capture_opts *o,
+			   const struct mntsnap_sysops *sys, const struct mntsnap_snapshot *s,
+			   bool *ret_match)
+{
+	struct mnt_id_req tmpl = { 0 };
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	int r;
+
+	*ret_match = true;
+	if (!s->nrecs || !(s->recs[0].mask & MNTSNAP_F_ID))
+		return 0;
+	mntsnap_ns_fill_req(o->ns, true, &tmpl);
+	r = mntsnap_sm_list(sys, &tmpl, o->under_id, false, &ids, &n);
+	if (r)
+		return r;
+	/* the subtree root is captured but not listed */
+	if (n + (o->under_id ? 1 : 0) != s->nrecs)
+		*ret_match = false;
+	for (size_t i = 0; i < n && *ret_match; i++)
+		if (mntsnap_snapshot_find(s, ids[i]) < 0)
+			*ret_match = false;
+	free(ids);
+	return 0;
+}
+
+static bool same_tables(const struct mntsnap_snapshot *a, const struct mntsnap_snapshot *b,
+			int *err)
+{
+	struct mntsnap_diff *d = NULL;
+	bool same;
+
+	*err = mntsnap_diff(a, b, &d);
+	same = !*err && !mntsnap_diff_count(d);
+	mntsnap_diff_free(d);
+	return same;
+}
+
+/* One capture and every detector: 1 consistent, 0 raced, < 0 error. */
+static int attempt(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+		   uint32_t want, int det, struct mntsnap_snapshot **ret)
+{
+	size_t vanished = 0;
+	bool match;
+	int r;
+
+	detector_fired(det); /* latch: only changes from here on count */
+	r = mntsnap_statmount_capture(o, sys, want, ret, &vanished);
+	if (r)
+		return r;
+	match = true;
+	if (det < 0)
+		r = ids_still_match(o, sys, *ret, &match);
+	if (r) {
+		mntsnap_snapshot_free(*ret);
+		*ret = NULL;
+		return r;
+	}
+	/* evaluate every detector: each also latches or checks state */
+	r = !detector_fired(det);
+	return r && !vanished && match && parents_ok(*ret);
+}
+
+int mntsnap_capture_consistent(const struct mntsnap_capture_opts *o,
+			       const struct mntsnap_sysops *sys, uint32_t want,
+			       struct mntsnap_snapshot **ret_snap)
+{
+	unsigned max = (o->max_retries ? o->max_retries : DEFAULT_RETRIES) + 1;
+	bool strict = o->flags & MNTSNAP_CAPTURE_STRICT;
+	struct mntsnap_snapshot *s = NULL, *prev = NULL;
+	int det = open_detector(o->ns), r = 0, err;
+	unsigned n;
+
+	/* strict needs two agreeing captures: one more try than retries */
+	if (strict)
+		max++;
+	for (n = 1; n <= max; n++) {
+		mntsnap_snapshot_free(s);
+		s = NULL;
+		r = attempt(o, sys, want, det, &s);
+		if (r < 0)
+			break;
+		if (!r) { /* raced: a strict pair must start over */
+			mntsnap_snapshot_free(prev);
+			prev = NULL;
+			continue;
+		}
+		if (!strict)
+			break;
+		if (prev && same_tables(prev, s, &err))
+			break;
+		if (err) {
+			r = err;
+			break;
+		}
+		mntsnap_snapshot_free(prev);
+		prev = s;
+		s = NULL;
+		r = 0;
+	}
+	if (det >= 0)
+		close(det);
+	mntsnap_snapshot_free(prev);
+	if (r < 0) {
+		mntsnap_snapshot_free(s);
+		return r;
+	}
+	if (!s) /* strict, ended on an unpaired capture */
+		r = 0;
+	if (!r && (o->flags & MNTSNAP_CAPTURE_CONSISTENT)) {
+		mntsnap_snapshot_free(s);
+		return mntsnap_set_error(o->error, -EAGAIN, 0,
+					 "the mount table kept changing during %u captures",
+					 max);
+	}
+	if (!s)
+		return mntsnap_set_error(o->error, -EAGAIN, 0,
+					 "no two successive captures agreed in %u tries", max);
+	s->consistent = r ? 1 : 0;
+	s->attempts = n > max ? max : n;
+	*ret_snap = s;
+	return 0;
+}
+
+int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *s)
+{
+	return s ? (s->consistent < 0 ? -1 : s->consistent > 0) : -1;
+}
+
+unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *s)
+{
+	return s ? s->attempts : 0;
+}
+
+/* ---- refresh ------------------------------------------------------------------ */
+
+struct refresh {
+	const struct mntsnap_sysops *sys;
+	struct mnt_id_req tmpl;
+	struct mntsnap_snapshot *old, *new;
+	struct mntsnap_sm_buf buf;
+	uint64_t full_mask;
+	uint8_t *sb_state; /* per old sb: 0 unchecked, 1 same, 2 changed */
+	size_t added, kept, changed;
+};
+
+static bool sb_same(const struct mntsnap_mount *a, const struct mntsnap_mount *b)
+{
+	uint32_t m = a->mask & b->mask;
+
+	if (((a->mask ^ b->mask) & (MNTSNAP_F_FS_TYPE | MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS |
+				    MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY)))
+		return false;
+	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	       a->sb_flags == b->sb_flags && a->sb_magic == b->sb_magic &&
+	       !strcmp(a->fs_type, b->fs_type) && !strcmp(a->fs_subtype, b->fs_subtype) &&
+	       !strcmp(a->source, b->source) && !strcmp(a->options, b->options) &&
+	       (!(m & MNTSNAP_F_OPT_ARRAY) ||
+		(a->opt_num == b->opt_num &&
+		 !memcmp(a->opt_array, b->opt_array, mntsnap_strlist_len(a->opt_array, a->opt_num)))) &&
+	       (!(m & MNTSNAP_F_OPT_SEC_ARRAY) ||
+		(a->opt_sec_num == b->opt_sec_num &&
+		 !memcmp(a->opt_sec_array, b->opt_sec_array,
+			 mntsnap_strlist_len(a->opt_sec_array, a->opt_sec_num))));
+}
+
+/* Full statmount of id into the new snapshot: 1 added, 0 gone, < 0 error. */
+static int fetch_full(struct refresh *f, uint64_t id)
+{
+	struct mntsnap_mount m;
+	long r = mntsnap_sm_call(f->sys, &f->tmpl, id, f->full_mask, &f->buf);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return (int)r;
+	mntsnap_sm_to_mount(f->buf.sm, f->old->mask, &m);
+	r = mntsnap_snap_add(f->new, &m);
+	return r < 0 ? (int)r : 1;
+}
+
+/* Superblock options cannot be seen cheaply: one full look per superblock. */
+static int check_sb(struct refresh *f, uint32_t k)
+{
+	uint32_t sb = f->old->recs[k].sb;
+	struct mntsnap_mount was, now;
+	long r;
+
+	if (f->sb_state[sb])
+		return 0;
+	r = mntsnap_sm_call(f->sys, &f->tmpl, f->old->recs[k].id, f->full_mask, &f->buf);
+	if (r == -ENOENT)
+		return 0; /* decide with the next mount of this superblock */
+	if (r < 0)
+		return (int)r;
+	mntsnap_snapshot_get(f->old, k, &was);
+	mntsnap_sm_to_mount(f->buf.sm, f->old->mask, &now);
+	f->sb_state[sb] = sb_same(&was, &now) ? 1 : 2;
+	return 0;
+}
+
+/* The fixed-size fields the record has, against a MNT_BASIC|SB_BASIC answer. */
+static bool basic_same(const struct statmount *sm, const struct mntsnap_rec *r,
+		       const struct mntsnap_sb *sb)
+{
+	uint32_t m = r->mask;
+
+	return sm->mnt_parent_id == r->parent_id &&
+	       (!(m & MNTSNAP_F_ATTR) || (uint32_t)sm->mnt_attr == r->attr) &&
+	       (!(m & MNTSNAP_F_PROPAGATION) ||
+		((uint32_t)sm->mnt_propagation == r->propagation &&
+		 (uint32_t)sm->mnt_peer_group == r->peer_group &&
+		 (uint32_t)sm->mnt_master == r->master)) &&
+	       (!(m & MNTSNAP_F_DEV) ||
+		(sm->sb_dev_major == sb->dev_major && sm->sb_dev_minor == sb->dev_minor)) &&
+	       (!(m & MNTSNAP_F_SB_FLAGS) || sm->sb_flags == sb->sb_flags);
+}
+
+static int refresh_one(struct refresh *f, uint64_t id)
+{
+	long k = mntsnap_snapshot_find(f->old, id);
+	struct mntsnap_mount m;
+	long r;
+
+	if (k < 0) {
+		r = fetch_full(f, id);
+		f->added += r > 0;
+		return r < 0 ? (int)r : 0;
+	}
+	r = check_sb(f, (uint32_t)k);
+	if (r)
+		return (int)r;
+	if (f->sb_state[f->old->recs[k].sb] != 2) {
+		r = mntsnap_sm_call(f->sys, &f->tmpl, id, STATMOUNT_MNT_BASIC | STATMOUNT_SB_BASIC,
+				    &f->buf);
+		if (r == -ENOENT)
+			return 0; /* gone: counted as removed */
+		if (r < 0)
+			return (int)r;
+		if (basic_same(f->buf.sm, &f->old->recs[k], &f->old->sbs[f->old->recs[k].sb])) {
+			mntsnap_snapshot_get(f->old, (size_t)k, &m);
+			r = mntsnap_snap_add(f->new, &m);
+			f->kept += r >= 0;
+			return r < 0 ? (int)r : 0;
+		}
+	}
+	r = fetch_full(f, id);
+	f->changed += r > 0;
+	return r < 0 ? (int)r : 0;
+}
+
+static int refresh_all(struct refresh *f, const struct mntsnap_capture_opts *o)
+{
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	int r;
+
+	mntsnap_ns_fill_req(o->ns, true, &f->tmpl);
+	r = mntsnap_sm_list(f->sys, &f->tmpl, 0, false, &ids, &n);
+	if (r)
+		return r;
+	r = mntsnap_sm_buf_init(&f->buf);
+	for (size_t i = 0; i < n && !r; i++)
+		r = refresh_one(f, ids[i]);
+	free(ids);
+	mntsnap_sm_buf_free(&f->buf);
+	if (r)
+		return r;
+	return mntsnap_snap_finish(f->new);
+}
+
+int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts)
+{
+	struct mntsnap_capture_opts o = { .sz = sizeof(o) };
+	struct mntsnap_snapshot tmp;
+	struct mntsnap_sysops sys;
+	struct refresh f = { 0 };
+	int det, r;
+
+	if (!snap)
+		return -EINVAL;
+	if (opts) {
+		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		if (r)
+			return r;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	/* matching needs unique ids; a mountinfo snapshot has none */
+	if (snap->nrecs && !(snap->recs[0].mask & MNTSNAP_F_ID))
+		return mntsnap_set_error(o.error, -EINVAL, 0,
+					 "refresh needs a snapshot with unique mount ids");
+	if (mntsnap_ns_needs_route(o.ns))
+		return mntsnap_set_error(o.error, -EOPNOTSUPP, 0,
+					 "refresh of a foreign namespace: capture instead");
+	mntsnap_sys_resolve(o.sysops, &sys);
+	f.sys = &sys;
+	f.old = snap;
+	f.full_mask = mntsnap_sm_mask_from_fields(snap->mask | MNTSNAP_F_ID);
+	f.new = mntsnap_snap_new(MNTSNAP_BACKEND_STATMOUNT, snap->mask);
+	f.sb_state = calloc((size_t)snap->nsbs + 1, 1);
+	if (!f.new || !f.sb_state) {
+		r = -ENOMEM;
+		goto out;
+	}
+	mntsnap_snap_stamp(f.new);
+	det = open_detector(o.ns);
+	detector_fired(det);
+	r = refresh_all(&f, &o);
+	f.new->consistent = det < 0 ? -1 : !detector_fired(det);
+	f.new->attempts = 1;
+	if (det >= 0)
+		close(det);
+	if (r)
+		goto out;
+	f.new->ns_id = snap->ns_id ? snap->ns_id : f.new->ns_id;
+	/* swap contents: the caller's pointer now holds the new table */
+	tmp = *snap;
+	*snap = *f.new;
+	*f.new = tmp;
+	/* every old mount neither kept nor refetched is gone */
+	r = (int)(f.added + f.changed + (tmp.nrecs - f.kept - f.changed));
+out:
+	mntsnap_snapshot_free(f.new);
+	free(f.sb_state);
+	if (r < 0)
+		mntsnap_set_error(o.error, r, 0, "refresh failed: %s", strerror(-r));
+	return r;
+}
+
+int mntsnap_refresh(struct mntsnap_snapshot *snap)
+{
+	return mntsnap_refresh_with(snap, NULL);
+}
