@@ -330,7 +330,13 @@ int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *t
  * thread finishes fetching at about the same moment, and only the ingest
  * of the helpers' share is serial. Storage order stays listmount's order.
  */
-#define FETCH_CHUNK 128
+/*
+ * 64 records of ~600 bytes fit an arena under glibc's mmap threshold
+ * (128 KiB): heap memory that later captures reuse, instead of fresh
+ * mappings whose page faults cost as much as the statmount calls saved.
+ */
+#define FETCH_CHUNK 64
+#define ARENA_START (48 * 1024)
 
 /* Raw statmount results, 8-byte aligned, size-prefixed by statmount.size. */
 struct raw_arena {
@@ -356,8 +362,7 @@ static int arena_push(struct raw_arena *a, const struct statmount *sm)
 	size_t sz = (sm->size + 7) & ~(size_t)7;
 
 	if (a->cap - a->len < sz) {
-		/* typical records are ~600 bytes: one allocation per chunk */
-		size_t ncap = a->cap ? a->cap * 2 : FETCH_CHUNK * 1024;
+		size_t ncap = a->cap ? a->cap * 2 : ARENA_START;
 
 		while (ncap - a->len < sz)
 			ncap *= 2;

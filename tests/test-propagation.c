@@ -284,7 +284,7 @@ Test(propagation, subtree_capture)
 	mntsnap_snapshot_free(k);
 }
 
-/* The parallel fetch keeps id order and loses nothing (chunks of 128). */
+/* The parallel fetch keeps id order and loses nothing (chunks of 64). */
 Test(propagation, parallel_capture_is_identical)
 {
 	struct mntsnap_snapshot *one, *two, *four;

@@ -513,6 +513,43 @@ static void bench_memory(struct ctx *c, const struct textbuf *t)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * mntsnap_refresh() of a snapshot after one change (a tmpfs mounted or
+ * unmounted again), against the full capture rows of the same run. Only
+ * the refresh is timed, not the mount(2) that made the change.
+ */
+static void bench_refresh(struct ctx *c)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, o);
+	struct mntsnap_snapshot *s = NULL;
+	double best = INFINITY;
+	char path[600], note[64];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/refresh", c->base);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		die("mkdir refresh");
+	r = mntsnap_capture(&o, &s);
+	for (unsigned k = 0; r >= 0 && k < 2 * c->k; k++) {
+		double t0;
+
+		bench_toggle_mount(path, !(k & 1));
+		t0 = now_ns();
+		r = mntsnap_refresh(s);
+		if (now_ns() - t0 < best)
+			best = now_ns() - t0;
+		if (r == 0)
+			r = -ENODATA; /* it must have seen the change */
+	}
+	mntsnap_snapshot_free(s);
+	if (r < 0) {
+		snprintf(note, sizeof(note), "error: %s", strerror(-r));
+		emit(c, "refresh-1", 0, ST_ERR, note);
+		return;
+	}
+	emit(c, "refresh-1", best, ST_OK, NULL);
+}
+
 static void bench_one(struct ctx *c)
 {
 	struct textbuf t = {0};
@@ -568,6 +605,7 @@ static void bench_one(struct ctx *c)
 #endif
 	if (!have_mi)
 		emit(c, "mntsnap-mountinfo", 0, ST_NA, "n/a (not built)");
+	bench_refresh(c);
 	bench_memory(c, &t);
 	free(t.buf);
 	bare_free(&b);
@@ -660,6 +698,7 @@ static const struct target targets[] = {
 	{ NULL, "stat-path-mntsnap", "stat-path-bare", 'l', 2.0, 0 },
 	{ NULL, "stat-id-mntsnap", "stat-id-libmount", 'g', 1000, 10000 },
 	{ NULL, "stat-path-mntsnap", "stat-path-libmount", 'g', 1000, 10000 },
+	{ NULL, "refresh-1", "mntsnap-capture", 'l', 0, 0 },
 	{ NULL, "mem-snapshot", "mem-mountinfo", 'l', 1.5, 0 },
 };
 

@@ -98,3 +98,11 @@ void bench_setup_peers(const char *base, unsigned n)
 		bench_die("unshare(CLONE_NEWNS) #2");
 	xmount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
 }
+
+void bench_toggle_mount(const char *path, int on)
+{
+	if (on)
+		xmount("msbench-refresh", path, "tmpfs", 0, "size=64k");
+	else if (umount2(path, 0))
+		bench_die("umount");
+}

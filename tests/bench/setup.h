@@ -17,6 +17,9 @@ void bench_setup_plain(const char *base, unsigned n);
  */
 void bench_setup_peers(const char *base, unsigned n);
 
+/* One change to the table: mount a small tmpfs on path (on), or unmount it. */
+void bench_toggle_mount(const char *path, int on);
+
 /* Print "bench-mounts: what: strerror(errno)" and exit(2). */
 void bench_die(const char *what) __attribute__((noreturn));
 
