@@ -73,7 +73,10 @@ enum {
 /*
  * What a capture asks for by default: every field a mountinfo line needs,
  * so that MNTSNAP_FORMAT_MOUNTINFO is exact. propagate_from is the costly
- * one (the kernel walks peer groups for each slave mount).
+ * one (the kernel walks peer groups for each slave mount): the statmount
+ * backend derives it from peer group and master where that provably gives
+ * the kernel's answer, and asks the kernel once per master group where it
+ * cannot (MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM asks for every mount).
  */
 #define MNTSNAP_MASK_DEFAULT                                                    \
 	(MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC |  \
