@@ -321,16 +321,15 @@ int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *t
 
 /* ---- fetching (optionally parallel) -------------------------------------- */
 /*
- * The calling thread walks the ids from the front and ingests each record
- * straight from its statmount buffer: no copy, no arena. Helper threads,
- * if the caller asked for more than one, take chunks from the back and
- * keep their raw results in one arena per chunk. When the two ends meet,
- * the caller joins the helpers and ingests their chunks in id order.
- * Since the caller's share shrinks by the time it spends ingesting, every
- * thread finishes fetching at about the same moment, and only the ingest
- * of the helpers' share is serial. Storage order stays listmount's order.
- */
-/*
+ * Ids are cut into chunks that the threads claim in order. A thread keeps
+ * the raw statmount results of its chunk in the chunk's arena; only the
+ * calling thread adds records to the snapshot, in chunk order, whenever
+ * the next chunk is complete. When the chunk the caller claims is the next
+ * one to add, it skips the arena and adds each record straight from its
+ * statmount buffer (with one thread, that is every chunk: no copy at all).
+ * So adding overlaps the helpers' fetching, the caller claims fewer chunks
+ * by the time it spends adding, and storage order stays listmount's order.
+ *
  * 64 records of ~600 bytes fit an arena under glibc's mmap threshold
  * (128 KiB): heap memory that later captures reuse, instead of fresh
  * mappings whose page faults cost as much as the statmount calls saved.
@@ -348,13 +347,16 @@ struct fetch_ctx {
 	const struct mntsnap_sysops *sys;
 	const struct mnt_id_req *tmpl;
 	const uint64_t *ids;
-	size_t n;
+	size_t n, nchunks;
 	uint64_t sm_mask;
 	pthread_mutex_t lock;
-	size_t front, back;        /* chunks [front, back) are unclaimed; lock */
+	pthread_cond_t cond;       /* a chunk completed or a helper exited */
+	size_t next;               /* first unclaimed chunk; lock */
+	unsigned helpers;          /* helpers still running; lock */
 	size_t vanished;           /* lock */
 	int err;                   /* first error; lock */
-	struct raw_arena *arenas;  /* one per chunk, for the helpers */
+	struct raw_arena *arenas;  /* one per chunk */
+	bool *done;                /* arena complete; lock */
 };
 
 static int arena_push(struct raw_arena *a, const struct statmount *sm)
@@ -378,29 +380,16 @@ static int arena_push(struct raw_arena *a, const struct statmount *sm)
 	return 0;
 }
 
-/* Take the next unclaimed chunk from one end; false when none is left. */
-static bool claim(struct fetch_ctx *c, bool front, size_t *ret_chunk)
+/* Next unclaimed chunk; false when none is left or an error stopped all. */
+static bool claim_locked(struct fetch_ctx *c, size_t *ret_chunk)
 {
-	bool ok;
-
-	pthread_mutex_lock(&c->lock);
-	ok = !c->err && c->front < c->back;
-	if (ok)
-		*ret_chunk = front ? c->front++ : --c->back;
-	pthread_mutex_unlock(&c->lock);
-	return ok;
+	if (c->err || c->next >= c->nchunks)
+		return false;
+	*ret_chunk = c->next++;
+	return true;
 }
 
-static void finish_worker(struct fetch_ctx *c, size_t vanished, int err)
-{
-	pthread_mutex_lock(&c->lock);
-	c->vanished += vanished;
-	if (err && !c->err)
-		c->err = err;
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* sink == NULL: keep raw results in the chunk's arena (helper threads). */
+/* sink == NULL: keep raw results in the chunk's arena. */
 static int fetch_chunk(struct fetch_ctx *c, size_t k, struct mntsnap_sm_buf *b,
 		       struct mntsnap_snapshot *sink, uint32_t want, size_t *vanished)
 {
@@ -429,17 +418,42 @@ static int fetch_chunk(struct fetch_ctx *c, size_t k, struct mntsnap_sm_buf *b,
 	return 0;
 }
 
+/* Record the outcome of a chunk (or of a worker's end) and wake the caller. */
+static void chunk_done(struct fetch_ctx *c, size_t k, size_t vanished, int err)
+{
+	pthread_mutex_lock(&c->lock);
+	c->vanished += vanished;
+	if (err && !c->err)
+		c->err = err;
+	if (!err && k < c->nchunks)
+		c->done[k] = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
 static void *helper_run(void *arg)
 {
 	struct fetch_ctx *c = arg;
 	struct mntsnap_sm_buf b;
-	size_t k, vanished = 0;
 	int err = mntsnap_sm_buf_init(&b);
+	size_t k;
 
-	while (!err && claim(c, false, &k))
+	for (;;) {
+		size_t vanished = 0;
+		bool more;
+
+		pthread_mutex_lock(&c->lock);
+		more = !err && claim_locked(c, &k);
+		if (!more)
+			c->helpers--;
+		pthread_mutex_unlock(&c->lock);
+		if (!more)
+			break;
 		err = fetch_chunk(c, k, &b, NULL, 0, &vanished);
+		chunk_done(c, k, vanished, err);
+	}
+	chunk_done(c, c->nchunks, 0, err); /* wakes a caller waiting on us */
 	mntsnap_sm_buf_free(&b);
-	finish_worker(c, vanished, err);
 	return NULL;
 }
 
@@ -459,49 +473,100 @@ static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want
 	return 0;
 }
 
+/*
+ * The calling thread: add every complete chunk in order, then claim one
+ * and fetch it (straight into the snapshot when it is the next to add),
+ * and when nothing is left to claim, wait for the helpers' last chunks.
+ */
+static int caller_run(struct fetch_ctx *c, struct mntsnap_snapshot *s, uint32_t want)
+{
+	struct mntsnap_sm_buf b;
+	size_t next_add = 0, ready, k = 0;
+	int err = mntsnap_sm_buf_init(&b);
+
+	while (!err && next_add < c->nchunks) {
+		size_t vanished = 0;
+		bool have;
+
+		pthread_mutex_lock(&c->lock);
+		for (ready = next_add; ready < c->nchunks && c->done[ready]; ready++)
+			;
+		have = ready == next_add && claim_locked(c, &k);
+		/* nothing to add, nothing to claim: a helper still works */
+		while (!have && ready == next_add && !c->err && c->helpers &&
+		       !c->done[next_add])
+			pthread_cond_wait(&c->cond, &c->lock);
+		err = c->err;
+		/* every claimed chunk ends done or with an error: never spin */
+		if (!err && !have && ready == next_add && !c->helpers && !c->done[next_add])
+			err = -EIO;
+		pthread_mutex_unlock(&c->lock);
+		if (err)
+			break;
+		for (; next_add < ready && !err; next_add++) {
+			err = ingest(s, &c->arenas[next_add], want);
+			free(c->arenas[next_add].data);
+			c->arenas[next_add].data = NULL;
+		}
+		if (err || !have)
+			continue;
+		err = fetch_chunk(c, k, &b, k == next_add ? s : NULL, want, &vanished);
+		if (!err && k == next_add)
+			next_add++;
+		chunk_done(c, k, vanished, err);
+	}
+	mntsnap_sm_buf_free(&b);
+	if (err)
+		chunk_done(c, c->nchunks, 0, err); /* stop the helpers */
+	return err;
+}
+
 static int fetch_all(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
 		     const uint64_t *ids, size_t n, uint64_t sm_mask, unsigned threads,
 		     struct mntsnap_snapshot *s, uint32_t want, size_t *ret_vanished)
 {
 	struct fetch_ctx c = { .sys = sys, .tmpl = tmpl, .ids = ids, .n = n,
-			       .sm_mask = sm_mask, .lock = PTHREAD_MUTEX_INITIALIZER };
-	size_t nchunks = (n + FETCH_CHUNK - 1) / FETCH_CHUNK, k, vanished = 0;
+			       .sm_mask = sm_mask, .lock = PTHREAD_MUTEX_INITIALIZER,
+			       .cond = PTHREAD_COND_INITIALIZER };
 	pthread_t tids[64];
 	unsigned started = 0;
-	struct mntsnap_sm_buf b;
 	int err;
 
+	c.nchunks = (n + FETCH_CHUNK - 1) / FETCH_CHUNK;
 	if (threads > 64)
 		threads = 64;
-	if (threads < 2 || nchunks < 2 * (size_t)threads)
+	if (threads < 2 || c.nchunks < 2 * (size_t)threads)
 		threads = 1; /* a thread is not worth it for a tiny table */
-	c.back = nchunks;
-	if (threads > 1) {
-		c.arenas = calloc(nchunks, sizeof(*c.arenas));
-		if (!c.arenas)
-			return -ENOMEM;
+	c.arenas = calloc(c.nchunks + 1, sizeof(*c.arenas));
+	c.done = calloc(c.nchunks + 1, sizeof(*c.done));
+	if (!c.arenas || !c.done) {
+		free(c.arenas);
+		free(c.done);
+		return -ENOMEM;
 	}
 	for (unsigned t = 1; t < threads; t++) {
-		if (pthread_create(&tids[started], NULL, helper_run, &c))
+		/* counted before it runs: it may finish before we look again */
+		pthread_mutex_lock(&c.lock);
+		c.helpers++;
+		pthread_mutex_unlock(&c.lock);
+		if (pthread_create(&tids[started], NULL, helper_run, &c)) {
+			pthread_mutex_lock(&c.lock);
+			c.helpers--;
+			pthread_mutex_unlock(&c.lock);
 			break; /* fewer helpers: the caller claims more itself */
+		}
 		started++;
 	}
-	err = mntsnap_sm_buf_init(&b);
-	while (!err && claim(&c, true, &k))
-		err = fetch_chunk(&c, k, &b, s, want, &vanished);
-	mntsnap_sm_buf_free(&b);
-	finish_worker(&c, vanished, err);
+	err = caller_run(&c, s, want);
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
-
-	/* the helpers' chunks are exactly [front, nchunks) */
-	err = c.err;
-	for (k = c.front; c.arenas && k < nchunks; k++) {
-		if (!err)
-			err = ingest(s, &c.arenas[k], want);
+	if (!err)
+		err = c.err;
+	for (size_t k = 0; k < c.nchunks; k++)
 		free(c.arenas[k].data);
-	}
 	free(c.arenas);
+	free(c.done);
+	pthread_cond_destroy(&c.cond);
 	pthread_mutex_destroy(&c.lock);
 	*ret_vanished = c.vanished;
 	return err;
