@@ -485,21 +485,30 @@ static unsigned line_of(const char *buf, const char *pos)
 	return n;
 }
 
-/* Storage order is line order: record i came from line i + 1. */
-static int check_ids(struct mi_parser *P)
+/* Line of record i: storage order is line order, or its reverse. */
+static unsigned rec_line(const struct mntsnap_snapshot *s, uint32_t i, bool reverse)
+{
+	return reverse ? s->nrecs - i : i + 1;
+}
+
+/*
+ * Mount ids are unique within a table: a repeated one would make parent
+ * links ambiguous. by_old lists records by id (NULL: storage is sorted).
+ */
+static int check_ids(struct mi_parser *P, bool reverse)
 {
 	const struct mntsnap_snapshot *s = P->s;
 
-	if (!s->by_old)
-		return 0;
 	for (uint32_t i = 1; i < s->nrecs; i++) {
-		uint32_t a = s->by_old[i - 1], b = s->by_old[i];
+		uint32_t a = s->by_old ? s->by_old[i - 1] : i - 1;
+		uint32_t b = s->by_old ? s->by_old[i] : i;
+		unsigned la = rec_line(s, a, reverse), lb = rec_line(s, b, reverse);
 
 		if (s->recs[a].id_old == s->recs[b].id_old) {
-			P->line = (a > b ? a : b) + 1;
+			P->line = la > lb ? la : lb;
 			return mntsnap_set_error(P->err, -EBADMSG, P->line,
 						 "line %u: mount id: %u appears twice (also line %u)",
-						 P->line, s->recs[a].id_old, (a < b ? a : b) + 1);
+						 P->line, s->recs[a].id_old, la < lb ? la : lb);
 		}
 	}
 	return 0;
@@ -599,7 +608,7 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 		r = mntsnap_snap_finish(P->s);
 		if (r == -ENOMEM)
 			mntsnap_set_error(P->err, r, 0, "out of memory");
-		else if (check_ids(P))
+		else if (check_ids(P, reverse))
 			r = -EBADMSG;
 		else if (r)
 			mntsnap_set_error(P->err, r, 0, "parent ids form a cycle");

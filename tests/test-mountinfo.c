@@ -1193,3 +1193,16 @@ Test(mountinfo, target_nsfd_only)
 	cr_assert(strstr(e.msg, "needs a process"), "%s", e.msg);
 	mntsnap_ns_free(ns);
 }
+
+Test(mountinfo, duplicate_id_reverse_line)
+{
+	const char *t = "1 1 0:2 / / rw - t a rw\n2 1 0:3 / /x rw - t b rw\n"
+			"3 1 0:4 / /y rw - t c rw\n2 1 0:5 / /z rw - t d rw\n";
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = {0};
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = MNTSNAP_CAPTURE_REVERSE, .error = &e);
+
+	cr_assert_eq(mntsnap_parse_mountinfo(t, strlen(t), &o, &s), -EBADMSG);
+	cr_assert_eq(e.line, 4, "%s", e.msg);
+	cr_assert(strstr(e.msg, "also line 2"), "%s", e.msg);
+}
