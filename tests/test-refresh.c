@@ -401,3 +401,29 @@ Test(refresh, stress_20s_capture_while_mounting, .timeout = 100)
 		consistent, raced, eagain, refreshed);
 	cr_assert_gt(consistent, 0);
 }
+
+Test(refresh, ids_only_sees_mounts_not_attributes)
+{
+	struct mntsnap_snapshot *s, *now;
+	struct mntsnap_diff *d;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
+
+	ms_private_ns(BASE);
+	mnt("a", BASE "/a", "tmpfs", 0, NULL);
+	mnt("b", BASE "/b", "tmpfs", 0, NULL);
+	s = cap();
+	cr_assert_eq(umount(BASE "/a"), 0);
+	mnt("c", BASE "/c", "tmpfs", 0, NULL);
+	mnt(NULL, BASE "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	cr_assert_eq(mntsnap_refresh_with(s, &o), 2);
+	now = cap();
+	cr_assert_eq(mntsnap_diff(s, now, &d), 0);
+	/* the documented blind spot: only the attribute change is left */
+	cr_assert_eq(mntsnap_diff_count(d), 1);
+	cr_assert_eq(mntsnap_diff_changed(d), 1);
+	mntsnap_diff_free(d);
+	cr_assert_eq(mntsnap_refresh(s), 1, "a checked refresh catches it");
+	assert_same(s, now);
+	mntsnap_snapshot_free(now);
+	mntsnap_snapshot_free(s);
+}
