@@ -49,8 +49,13 @@
 	 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE |      \
 	 MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS | MNTSNAP_F_NS_ID)
 
-/* first read buffer for /proc files (st_size 0); doubles as needed */
-#define READ_CHUNK (64 * 1024)
+/*
+ * First read buffer for /proc files (st_size is 0); doubles as needed.
+ * Just below glibc's default mmap threshold (128 KiB): it comes from the
+ * heap and is reused from one capture to the next instead of being mapped
+ * (and page-faulted) afresh, and holds ~1,300 mountinfo lines.
+ */
+#define READ_CHUNK (124 * 1024)
 /* A mount table larger than this is not a mount table. */
 #define MAX_TEXT (1UL << 31)
 
@@ -69,6 +74,7 @@ struct mi_parser {
 struct tok {
 	char *p;
 	size_t len;
+	bool esc; /* has a backslash: needs unescaping */
 };
 
 /* -EBADMSG, with "line N: field: what" as the message. */
@@ -89,12 +95,17 @@ static bool tok_is(const struct tok *t, const char *lit, size_t n)
 static bool next_tok(char **pos, char *end, struct tok *t)
 {
 	char *sp = *pos;
+	bool esc = false;
 
-	/* fields are short: a byte loop beats a memchr() call per field */
-	while (sp < end && *sp != ' ')
-		sp++;
+	/*
+	 * Fields are short: a byte loop beats a memchr() call per field, and
+	 * it sees the backslashes on the way (most fields have none).
+	 */
+	for (; sp < end && *sp != ' '; sp++)
+		esc |= *sp == '\\';
 	if (sp == end)
 		return false;
+	t->esc = esc;
 	t->p = *pos;
 	t->len = (size_t)(sp - *pos);
 	*pos = sp + 1;
@@ -192,9 +203,13 @@ static long unescape(char *s, size_t n)
  * space or the newline, becomes its NUL): nothing is copied until
  * mntsnap_snap_add() puts it into the string table.
  */
-static const char *str_field(struct mi_parser *P, char *p, size_t len, const char *field,
-			     int *rerr)
+static const char *str_field(struct mi_parser *P, char *p, size_t len, bool esc,
+			     const char *field, int *rerr)
 {
+	if (!esc) {
+		p[len] = '\0';
+		return p;
+	}
 	if (unescape(p, len) < 0) {
 		*rerr = bad(P, field, "escape \\000 decodes to NUL");
 		return NULL;
@@ -210,8 +225,16 @@ static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsn
 	bool first = true;
 
 	while (p <= end) {
-		char *c = memchr(p, ',', (size_t)(end - p));
-		struct tok w = { p, (size_t)((c ? c : end) - p) };
+		char *c = p;
+		struct tok w;
+
+		while (c < end && *c != ',')
+			c++;
+		w.p = p;
+		w.len = (size_t)(c - p);
+		w.esc = false;
+		if (c == end)
+			c = NULL;
 
 		if (first) {
 			if (TOK_IS(&w, "ro"))
@@ -349,18 +372,24 @@ static int parse_dev(struct mi_parser *P, const struct tok *t, struct mntsnap_mo
 /* fs type, split at the first '.' into type and subtype. */
 static int parse_fstype(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
-	char *dot = memchr(t->p, '.', t->len);
-	size_t tl = dot ? (size_t)(dot - t->p) : t->len;
+	char *dot = t->p, *end = t->p + t->len;
+	size_t tl;
+
+	while (dot < end && *dot != '.')
+		dot++;
+	if (dot == end)
+		dot = NULL;
+	tl = dot ? (size_t)(dot - t->p) : t->len;
 	int r = 0;
 
 	if (!tl)
 		return bad(P, "fs type", "empty");
-	m->fs_type = str_field(P, t->p, tl, "fs type", &r);
+	m->fs_type = str_field(P, t->p, tl, t->esc, "fs type", &r);
 	if (!m->fs_type)
 		return r;
 	m->mask |= MNTSNAP_F_FS_TYPE;
 	if (dot && tl + 1 < t->len) {
-		m->fs_subtype = str_field(P, dot + 1, t->len - tl - 1, "fs subtype", &r);
+		m->fs_subtype = str_field(P, dot + 1, t->len - tl - 1, t->esc, "fs subtype", &r);
 		if (!m->fs_subtype)
 			return r;
 		m->mask |= MNTSNAP_F_FS_SUBTYPE;
@@ -405,14 +434,14 @@ static int parse_head(struct mi_parser *P, char **pos, char *end, struct mntsnap
 		return r;
 	if (!t.len)
 		return bad(P, "root", "empty");
-	m->root = str_field(P, t.p, t.len, "root", &r);
+	m->root = str_field(P, t.p, t.len, t.esc, "root", &r);
 	if (!m->root)
 		return r;
 	if ((r = take(P, pos, end, &t, "mount point", "mount options")))
 		return r;
 	if (!t.len)
 		return bad(P, "mount point", "empty");
-	m->mount_point = str_field(P, t.p, t.len, "mount point", &r);
+	m->mount_point = str_field(P, t.p, t.len, t.esc, "mount point", &r);
 	if (!m->mount_point)
 		return r;
 	if ((r = take(P, pos, end, &t, "mount options", "optional fields")))
@@ -448,7 +477,7 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 	/* the source may be empty ("tmpfs  rw"): an empty token is fine */
 	if ((r = take(P, &p, end, &t, "source", "super options")))
 		return r;
-	m.source = str_field(P, t.p, t.len, "source", &r);
+	m.source = str_field(P, t.p, t.len, t.esc, "source", &r);
 	if (!m.source)
 		return r;
 	if (p == end)
