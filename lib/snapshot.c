@@ -509,9 +509,11 @@ static long find_parent(const struct mntsnap_snapshot *s, const struct mntsnap_r
 /* Preorder walk with an explicit stack: mount trees can be deep. */
 static int build_tree_order(struct mntsnap_snapshot *s)
 {
-	uint32_t n = s->nrecs, k = 0, sp = 0, *stack;
+	uint32_t n = s->nrecs, k = 0, sp = 0, small[16], *stack = small;
 
-	stack = malloc((size_t)n * sizeof(*stack) + 1);
+	/* one-mount lookups and small tables need no heap for the walk */
+	if (n > 16)
+		stack = malloc((size_t)n * sizeof(*stack));
 	if (!stack)
 		return -ENOMEM;
 	for (uint32_t root = 0; root < n; root++) {
@@ -534,7 +536,8 @@ static int build_tree_order(struct mntsnap_snapshot *s)
 			}
 		}
 	}
-	free(stack);
+	if (stack != small)
+		free(stack);
 	/* records not reached hang off a parent cycle */
 	return k == n ? 0 : -EBADMSG;
 }
@@ -546,6 +549,10 @@ static void *shrink(void *p, size_t bytes)
 	return np ? np : p;
 }
 
+/* Slack under this stays: the realloc costs more than it gives back
+ * (a one-mount lookup is mostly allocator calls already). */
+#define SHRINK_MIN 256
+
 int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 {
 	uint32_t n = s->nrecs;
@@ -556,10 +563,14 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 	free(s->tree);
 	s->by_id = s->by_old = s->tree = NULL;
 
-	s->recs = shrink(s->recs, (size_t)n * sizeof(*s->recs));
-	s->recs_cap = n ? n : s->recs_cap;
-	s->strtab = shrink(s->strtab, s->strtab_len);
-	s->strtab_cap = s->strtab_len;
+	if (n && (size_t)(s->recs_cap - n) * sizeof(*s->recs) >= SHRINK_MIN) {
+		s->recs = shrink(s->recs, (size_t)n * sizeof(*s->recs));
+		s->recs_cap = n;
+	}
+	if (s->strtab_cap - s->strtab_len >= SHRINK_MIN) {
+		s->strtab = shrink(s->strtab, s->strtab_len);
+		s->strtab_cap = s->strtab_len;
+	}
 
 	if (n && (s->recs[0].mask & MNTSNAP_F_ID) && !sorted_by_id(s)) {
 		s->by_id = malloc((size_t)n * sizeof(*s->by_id));
