@@ -57,6 +57,25 @@
 #include <sys/capability.h>
 #endif
 
+#if defined(__SANITIZE_ADDRESS__)
+#define HELPER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HELPER_ASAN 1
+#endif
+#endif
+#ifdef HELPER_ASAN
+#include <sanitizer/asan_interface.h>
+/*
+ * The child _exit()s from deep inside its own stack, so ASan never sees
+ * those frames return and their poison stays in the shadow of the range;
+ * the next mapping at the same address would report false errors.
+ */
+#define helper_stack_unpoison(p, n) __asan_unpoison_memory_region((p), (n))
+#else
+#define helper_stack_unpoison(p, n) ((void)(p), (void)(n))
+#endif
+
 #define CLONE_NEWNS_ 0x00020000
 #define CAP_SYS_CHROOT_ 18
 #define CAP_SYS_ADMIN_ 21
@@ -645,6 +664,7 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	pid = clone(helper_child, stack + HELPER_STACK + page, CLONE_VM | CLONE_VFORK, h);
 	r = pid < 0 ? -errno : 0;
 	dumpable_release();
+	helper_stack_unpoison(stack + page, HELPER_STACK);
 	munmap(stack, HELPER_STACK + page);
 	close(sv[1]);
 	if (!r) {
