@@ -29,6 +29,7 @@
  *    (no MNTSNAP_F_OPTS) when empty.
  *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -825,6 +826,69 @@ static int same_ns(int pid, int nsfd)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* Namespace id of /proc/.../ns/mnt, 0 when the kernel cannot tell (< 6.11). */
+static uint64_t ns_id_of(const struct mntsnap_sysops *sys, const char *path)
+{
+	uint64_t id = 0;
+	int fd = open_ro(path);
+
+	if (fd < 0)
+		return 0;
+	if (sys->ioctl(sys->ctx, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
+		id = 0;
+	close(fd);
+	return id;
+}
+
+/* Is pid in ns? By nsfs inode when the handle has an fd, else by id. */
+static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int pid)
+{
+	char path[64];
+
+	if (ns->nsfd >= 0)
+		return same_ns(pid, ns->nsfd) == 1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	return ns->ns_id && ns_id_of(sys, path) == ns->ns_id;
+}
+
+/*
+ * A handle without a process (nsfs path, fd or id): read the mountinfo
+ * of any process found in that namespace by a /proc scan, checked again
+ * after the open (the text belongs to the namespace the file was opened
+ * in). The table is as that process sees it, relative to its root.
+ */
+static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			       struct mntsnap_error *err)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int fd = -ESRCH;
+
+	if (!d)
+		return mntsnap_set_error(err, -errno, 0, "mountinfo: open /proc: %s",
+					 strerror(errno));
+	while (fd < 0 && (e = readdir(d))) {
+		char path[64];
+		uint32_t pid;
+
+		if (!parse_u32(e->d_name, strlen(e->d_name), &pid) || !pid || pid > INT32_MAX ||
+		    !pid_in_ns(ns, sys, (int)pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/mountinfo", pid);
+		fd = open_ro(path);
+		if (fd >= 0 && !pid_in_ns(ns, sys, (int)pid)) {
+			close(fd); /* it moved on, or the pid was reused: look further */
+			fd = -ESRCH;
+		}
+	}
+	closedir(d);
+	if (fd < 0)
+		return mntsnap_set_error(err, -ESRCH, 0,
+					 "mountinfo backend: no process to be found in the target "
+					 "namespace (its mountinfo text needs one)");
+	return fd;
+}
+
 /*
  * Open the mountinfo of the process behind a namespace handle's pidfd.
  * The pid is read from the pidfd and checked again after the open: if the
@@ -854,20 +918,6 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, struct mntsnap_erro
 					 "mountinfo: process %d exited or left the namespace", pid);
 	}
 	return fd;
-}
-
-/* Namespace id of /proc/.../ns/mnt, 0 when the kernel cannot tell (< 6.11). */
-static uint64_t ns_id_of(const struct mntsnap_sysops *sys, const char *path)
-{
-	uint64_t id = 0;
-	int fd = open_ro(path);
-
-	if (fd < 0)
-		return 0;
-	if (sys->ioctl(sys->ctx, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
-		id = 0;
-	close(fd);
-	return id;
 }
 
 /* Pick and open the text for o; *ret_ns_id gets the namespace id if known. */
@@ -903,12 +953,8 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 		*ret_ns_id = ns && ns->ns_id ? ns->ns_id : ns_id_of(sys, "/proc/self/ns/mnt");
 		return fd;
 	}
-	if (ns->pidfd < 0)
-		return mntsnap_set_error(o->error, -EOPNOTSUPP, 0,
-					 "mountinfo backend needs a process in the target namespace; "
-					 "this handle has only a namespace %s",
-					 ns->nsfd >= 0 ? "fd" : "id");
-	fd = open_pidfd_mountinfo(ns, o->error);
+	fd = ns->pidfd >= 0 ? open_pidfd_mountinfo(ns, o->error)
+			    : open_scan_mountinfo(ns, sys, o->error);
 	if (fd >= 0)
 		*ret_ns_id = ns->ns_id;
 	return fd;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1124,6 +1125,16 @@ Test(mountinfo, no_fd_leaks)
 		mntsnap_snapshot_free(s);
 		mntsnap_ns_free(ns);
 	}
+	{
+		struct mntsnap_ns *ns;
+
+		/* no process in the handle: the /proc scan closes what it opens */
+		cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/mnt", &ns), 0);
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns);
+		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		mntsnap_snapshot_free(s);
+		mntsnap_ns_free(ns);
+	}
 	cr_assert_eq(ms_count_fds(), before, "fd leak");
 }
 
@@ -1179,18 +1190,82 @@ Test(mountinfo, target_pid)
 	mntsnap_ns_free(ns);
 }
 
-Test(mountinfo, target_nsfd_only)
+/* Handles without a process: the parser reads a process found in the ns. */
+Test(mountinfo, target_nsfd_and_id)
 {
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error e = {0};
 	struct mntsnap_ns *ns;
+	char *want, *got;
 
-	ms_require_root();
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/scan");
+	mnt_ok("scan", BASE "/scan", "tmpfs", 0, NULL);
+	want = ms_read_file("/proc/self/mountinfo", NULL);
+
 	cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/mnt", &ns), 0);
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns,
-		     .error = &e);
-	cr_assert_eq(mntsnap_capture(&o, &s), -EOPNOTSUPP);
-	cr_assert(strstr(e.msg, "needs a process"), "%s", e.msg);
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns,
+			     .error = &e);
+		cr_assert_eq(mntsnap_capture(&o, &s), 0, "%s", e.msg);
+	}
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	/* the only process in this private namespace is this one */
+	ms_assert_text_eq(got, want, "nsfs-path handle, mountinfo backend");
+	free(got);
+	mntsnap_snapshot_free(s);
+
+	if (mntsnap_ns_id(ns)) {
+		struct mntsnap_ns *byid;
+
+		cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(ns), &byid), 0);
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+			     .ns = byid, .error = &e);
+		cr_assert_eq(mntsnap_capture(&o, &s), 0, "%s", e.msg);
+		got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+		ms_assert_text_eq(got, want, "id handle, mountinfo backend");
+		cr_assert_eq(mntsnap_snapshot_ns_id(s), mntsnap_ns_id(ns));
+		free(got);
+		mntsnap_snapshot_free(s);
+		mntsnap_ns_free(byid);
+	}
+	mntsnap_ns_free(ns);
+	free(want);
+}
+
+/* A namespace kept alive only by an fd has no process: a clear error. */
+Test(mountinfo, target_without_process)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = {0};
+	struct mntsnap_ns *ns;
+	int p[2], status;
+	char path[64], c;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		if (unshare(CLONE_NEWNS))
+			_exit(1);
+		(void)!write(p[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &c, 1), 1);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, &ns), 0);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns,
+			     .error = &e);
+		cr_assert_eq(mntsnap_capture(&o, &s), -ESRCH, "%s", e.msg);
+		cr_assert(strstr(e.msg, "no process"), "%s", e.msg);
+	}
 	mntsnap_ns_free(ns);
 }
 
