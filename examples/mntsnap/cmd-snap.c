@@ -9,12 +9,13 @@
 
 static const char save_help[] =
 	"usage: mntsnap save [TARGET] [--backend auto|statmount|mountinfo] [--full]\n"
-	"                    [--strict] FILE\n"
+	"                    [--strict] [--under PATH] FILE\n"
 	"Capture a mount table and write it to FILE as a binary snapshot\n"
 	"(atomically: a crash never leaves half a file under FILE).\n"
 	"TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
 	"  --full     every field statmount has (option arrays, id maps, ...)\n"
-	"  --strict   retry until two successive captures agree field by field\n";
+	"  --strict   retry until two successive captures agree field by field\n"
+	"  --under P  only the mount at P and the mounts below it\n";
 
 static const char show_help[] =
 	"usage: mntsnap show FILE [-o table|tree|json|mountinfo]\n"
@@ -52,9 +53,10 @@ int cmd_save(int argc, char **argv)
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error err = { 0 };
 	struct mntsnap_ns *ns = NULL;
-	const char *file = NULL;
+	const char *file = NULL, *under = NULL;
 	int backend = MNTSNAP_BACKEND_AUTO, r;
 	uint32_t mask = 0, flags = 0;
+	uint64_t under_id = 0;
 
 	for (int i = 1; i < argc; i++) {
 		r = cli_target_arg(&t, argc, argv, &i);
@@ -69,6 +71,8 @@ int cmd_save(int argc, char **argv)
 			mask = MNTSNAP_MASK_FULL;
 		} else if (!strcmp(argv[i], "--strict")) {
 			flags |= MNTSNAP_CAPTURE_STRICT;
+		} else if (!strcmp(argv[i], "--under") && i + 1 < argc) {
+			under = argv[++i];
 		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
 			backend = parse_backend(argv[++i]);
 			if (backend < 0)
@@ -83,11 +87,22 @@ int cmd_save(int argc, char **argv)
 	}
 	if (!file)
 		return cli_fail(0, "save: FILE is missing (see mntsnap save --help)");
+	if (under) {
+		struct mntsnap_snapshot *one;
+		struct mntsnap_mount m;
+
+		r = mntsnap_stat_path(under, MNTSNAP_F_ID, &one);
+		if (r)
+			return cli_fail(r, "save: --under %s", under);
+		mntsnap_snapshot_get(one, 0, &m);
+		under_id = m.id;
+		mntsnap_snapshot_free(one);
+	}
 	if (cli_target_open(&t, &ns))
 		return CLI_EXIT_ERR;
 	{
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask,
-			     .flags = flags, .ns = ns, .error = &err);
+			     .flags = flags, .ns = ns, .under_id = under_id, .error = &err);
 
 		r = mntsnap_capture(&o, &s);
 	}
