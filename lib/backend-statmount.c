@@ -32,8 +32,9 @@ uint64_t mntsnap_sm_mask_from_fields(uint32_t f)
 		m |= STATMOUNT_SB_BASIC;
 	if (f & (MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION))
 		m |= STATMOUNT_MNT_BASIC;
+	/* records store propagate_from normalised against master (MNT_BASIC) */
 	if (f & MNTSNAP_F_PROPAGATE_FROM)
-		m |= STATMOUNT_PROPAGATE_FROM;
+		m |= STATMOUNT_PROPAGATE_FROM | STATMOUNT_MNT_BASIC;
 	if (f & MNTSNAP_F_ROOT)
 		m |= STATMOUNT_MNT_ROOT;
 	if (f & MNTSNAP_F_MOUNT_POINT)
@@ -802,10 +803,18 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 	 * root and mount point strings per mount is typical; finish trims) */
 	if (n < UINT32_MAX / 64)
 		r = mntsnap_snap_reserve(s, (uint32_t)n, (uint32_t)n * 32);
+	/*
+	 * Deriving reads propagation, peer group and master of every record,
+	 * so records keep MNTSNAP_F_PROPAGATION (it says MNT_BASIC came back)
+	 * until then, even when the caller's mask did not ask for it.
+	 */
 	if (!r)
-		r = fetch_all(sys, &tmpl, ids, n, sm_mask, o->threads, s, want, ret_vanished);
+		r = fetch_all(sys, &tmpl, ids, n, sm_mask, o->threads, s,
+			      derive ? want | MNTSNAP_F_PROPAGATION : want, ret_vanished);
 	if (!r && derive)
 		r = derive_propagate_from(sys, &tmpl, own_ns && !o->under_id, s);
+	for (uint32_t i = 0; !r && derive && !(want & MNTSNAP_F_PROPAGATION) && i < s->nrecs; i++)
+		s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATION;
 	if (!r)
 		r = mntsnap_snap_finish(s);
 out:

@@ -362,3 +362,43 @@ Test(propagation, foreign_namespace)
 	mntsnap_snapshot_free(k);
 	mntsnap_ns_free(ns);
 }
+
+/* Narrow masks and reverse order: derived still equals the kernel's. */
+Test(propagation, narrow_mask_and_reverse)
+{
+	uint32_t masks[] = { MNTSNAP_F_ID | MNTSNAP_F_PROPAGATE_FROM,
+			     MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_MOUNT_POINT, MNTSNAP_MASK_FULL };
+
+	build_groups();
+	enter_second_ns();
+	prop_ok(BASE "/b", MS_SLAVE);
+	prop_ok(BASE "/bpeer", MS_SLAVE);
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		for (uint32_t rev = 0; rev <= MNTSNAP_CAPTURE_REVERSE; rev += MNTSNAP_CAPTURE_REVERSE) {
+			struct mntsnap_snapshot *d = NULL, *k = NULL;
+			MNTSNAP_OPTS(mntsnap_capture_opts, od, .backend = MNTSNAP_BACKEND_STATMOUNT,
+				     .mask = masks[i], .flags = rev);
+			MNTSNAP_OPTS(mntsnap_capture_opts, ok, .backend = MNTSNAP_BACKEND_STATMOUNT,
+				     .mask = masks[i],
+				     .flags = rev | MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM);
+			struct mntsnap_mount g, w;
+			bool saw_pf = false;
+
+			cr_assert_eq(mntsnap_capture(&od, &d), 0);
+			cr_assert_eq(mntsnap_capture(&ok, &k), 0);
+			cr_assert_eq(mntsnap_snapshot_count(d), mntsnap_snapshot_count(k));
+			for (size_t j = 0; j < mntsnap_snapshot_count(d); j++) {
+				cr_assert_eq(mntsnap_snapshot_get(d, j, &g), 0);
+				cr_assert_eq(mntsnap_snapshot_get(k, j, &w), 0);
+				cr_assert_eq(g.mask, w.mask, "mask %#x: %#x vs kernel %#x", masks[i],
+					     g.mask, w.mask);
+				cr_assert_eq(g.propagate_from, w.propagate_from,
+					     "mask %#x record %zu", masks[i], j);
+				saw_pf |= g.propagate_from != 0;
+			}
+			cr_assert(saw_pf, "the setup has propagate_from lines");
+			mntsnap_snapshot_free(d);
+			mntsnap_snapshot_free(k);
+		}
+	}
+}
