@@ -369,6 +369,14 @@ struct mntsnap_capture_opts {
  * A mount unmounted between listmount and statmount is left out, not an
  * error; string fields the kernel returns malformed are dropped from that
  * record's mask.
+ * Backends: AUTO uses statmount and falls back to mountinfo text when
+ * listmount/statmount fail with ENOSYS, EPERM or EACCES (seccomp) or the
+ * first listmount rejects the request size (E2BIG/EINVAL on old kernels);
+ * the snapshot says which backend produced it. The mountinfo backend reads
+ * mountinfo_path, or /proc/thread-self/mountinfo, or for a target ns the
+ * mountinfo of its process (pid handles) or of a process found in it by a
+ * /proc scan (-ESRCH if there is none); it has no unique ids, so under_id
+ * gives -EOPNOTSUPP.
  */
 int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		    struct mntsnap_snapshot **ret_snap);
