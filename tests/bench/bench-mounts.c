@@ -733,10 +733,14 @@ static bool is_lookup(const struct row *r)
 	return !strncmp(r->method, "stat-", 5);
 }
 
-static void print_table(FILE *f, const struct row *rows, size_t n, int cores)
+static void print_table(FILE *f, const struct row *rows, size_t n, int cores,
+			const double load[2][3])
 {
 	fprintf(f, "# bench-mounts on %d cores; best-of-K; per-mount = total / mounts in table\n",
 		cores);
+	/* other work on the machine moves absolute times (ratios less so) */
+	fprintf(f, "# load average at start %.2f %.2f %.2f, at end %.2f %.2f %.2f\n", load[0][0],
+		load[0][1], load[0][2], load[1][0], load[1][1], load[1][2]);
 	fprintf(f, "%-6s %6s %6s %-20s %14s %12s  %s\n", "setup", "N", "mounts", "method",
 		"total", "per mount", "ratio vs reference [target]");
 	for (size_t i = 0; i < n; i++) {
@@ -850,6 +854,7 @@ int main(int argc, char **argv)
 	char base[] = "/tmp/mntsnap-bench.XXXXXX";
 	struct row *rows = NULL;
 	size_t nrows = 0;
+	double load[2][3];
 
 	while ((o = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (o) {
@@ -901,6 +906,8 @@ int main(int argc, char **argv)
 	}
 	if (!mkdtemp(base))
 		die("mkdtemp");
+	if (getloadavg(load[0], 3) != 3)
+		memset(load[0], 0, sizeof(load[0]));
 	for (int pass = 0; pass < 2; pass++) {
 		bool on = pass ? peers : plain;
 		int cnt = pass ? np : nn;
@@ -916,6 +923,8 @@ int main(int argc, char **argv)
 		}
 	}
 	rmdir(base);
+	if (getloadavg(load[1], 3) != 3)
+		memset(load[1], 0, sizeof(load[1]));
 	/* a method that failed fails the run: CI's smoke test relies on it */
 	for (size_t i = 0; i < nrows; i++)
 		if (rows[i].status == ST_ERR) {
@@ -923,7 +932,7 @@ int main(int argc, char **argv)
 				rows[i].method, rows[i].note);
 			fail = 1;
 		}
-	print_table(stdout, rows, nrows, cores);
+	print_table(stdout, rows, nrows, cores, (const double(*)[3])load);
 	if (csv) {
 		int r = write_csv(csv, rows, nrows, cores);
 
