@@ -5,12 +5,17 @@
  * The text is read whole into one buffer (stdio and per-line reads cost
  * more than the parsing), its lines are counted so that the snapshot
  * reserves its arrays once, and then each line is split and unescaped in
- * place (memchr, own digit loops, no strtoul) and its strings copied once,
- * into the snapshot's string table, by mntsnap_snap_add(), which also
- * interns the superblock part. Nothing is allocated per line or field; a
- * caller's const buffer is copied a line at a time into one scratch line. Any malformed line fails the whole
- * parse with -EBADMSG and the line number: a silently partial mount table
- * is worse than none.
+ * place (own loops, no strtoul) and its strings copied once, into the
+ * snapshot's string table, by mntsnap_snap_add(), which also interns the
+ * superblock part. Nothing is allocated per line or field; a caller's
+ * const buffer is copied a line at a time into one scratch line. Any
+ * malformed line fails the whole parse with -EBADMSG and the line number:
+ * a silently partial mount table is worse than none.
+ *
+ * What the text cannot say: a source printed by a filesystem's own
+ * ->show_devname (nfs, cifs, ...) is escaped without '#', so a literal '#'
+ * there parses fine but renders back as \043; kernels that print "mand"
+ * lose it (statmount never reports it either).
  *
  * Normalisations, so that records compare equal with the statmount backend
  * on every field both can give:
