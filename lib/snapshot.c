@@ -593,9 +593,17 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 		s->recs[i].depth = 0;
 	}
 	/* reverse walk + push-front keeps siblings in storage order */
-	for (uint32_t i = n; i-- > 0;) {
+	for (uint32_t i = n, prev = MNTSNAP_NONE; i-- > 0; prev = i) {
 		struct mntsnap_rec *rec = &s->recs[i];
-		uint32_t p = (uint32_t)find_parent(s, rec, i);
+		uint32_t p;
+
+		/* siblings usually sit side by side: reuse the last search */
+		if (prev != MNTSNAP_NONE && (rec->mask & MNTSNAP_F_ID) &&
+		    (s->recs[prev].mask & MNTSNAP_F_ID) && rec->parent_id != rec->id &&
+		    rec->parent_id == s->recs[prev].parent_id && s->recs[prev].parent != prev)
+			p = s->recs[prev].parent;
+		else
+			p = (uint32_t)find_parent(s, rec, i);
 
 		rec->parent = p;
 		if (p == i)
