@@ -493,7 +493,8 @@ int mntsnap_format_from_name(const char *name);
 /* ------------------------------------------------------------------------ */
 /*
  * The binary format is versioned, checksummed (CRC32C) and compact (about
- * 0.4x the mountinfo text); its layout is documented in lib/wire.c.
+ * 0.2x the mountinfo text of the same table); its layout is documented in
+ * lib/wire.c. The same bytes carry a snapshot out of a namespace helper.
  *
  * mntsnap_snapshot_save - write atomically: a temporary file (mode 0600)
  * in the same directory, fsync, rename over path, fsync the directory; a
