@@ -38,6 +38,39 @@
 
 #define BASE "/tmp/mntsnap-test-mi"
 
+/*
+ * LeakSanitizer reports at exit, after Criterion has recorded the test as
+ * passed: ask it at the end of each test instead, so a leak fails the test
+ * in the -Db_sanitize=address build (a no-op elsewhere).
+ */
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+/* Stale pointers in dead stack frames would count as references. */
+__attribute__((noinline)) static void scrub_stack(void)
+{
+	volatile char junk[64 * 1024];
+
+	memset((char *)junk, 0, sizeof(junk));
+}
+
+static void leak_check(void)
+{
+	scrub_stack();
+	if (__lsan_do_recoverable_leak_check)
+		cr_assert_eq(__lsan_do_recoverable_leak_check(), 0,
+			     "LeakSanitizer found leaks (report above)");
+}
+
+/* A Criterion test whose body is followed by leak_check(). */
+#define LTest(suite, name, ...)                                                \
+	__attribute__((noinline)) static void suite##_##name##_body(void);     \
+	Test(suite, name, ##__VA_ARGS__)                                       \
+	{                                                                      \
+		suite##_##name##_body();                                       \
+		leak_check();                                                  \
+	}                                                                      \
+	__attribute__((noinline)) static void suite##_##name##_body(void)
+
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
 #endif
@@ -180,13 +213,13 @@ static void assert_equivalent(void)
 
 /* ---- equivalence with statmount, kernel as the oracle ------------------- */
 
-Test(mountinfo, equiv_plain)
+LTest(mountinfo, equiv_plain)
 {
 	ms_private_ns(BASE);
 	assert_equivalent();
 }
 
-Test(mountinfo, equiv_tmpfs_flags)
+LTest(mountinfo, equiv_tmpfs_flags)
 {
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/a");
@@ -202,7 +235,7 @@ Test(mountinfo, equiv_tmpfs_flags)
 	assert_equivalent();
 }
 
-Test(mountinfo, equiv_binds_ro_and_flags)
+LTest(mountinfo, equiv_binds_ro_and_flags)
 {
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/src/sub/deep dir");
@@ -227,7 +260,7 @@ Test(mountinfo, equiv_binds_ro_and_flags)
 	assert_equivalent();
 }
 
-Test(mountinfo, equiv_propagation)
+LTest(mountinfo, equiv_propagation)
 {
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/shared");
@@ -255,7 +288,7 @@ Test(mountinfo, equiv_propagation)
  * but a group further up the chain has: z is a slave of G2 (members only
  * in the parent namespace), G2 a slave of G1, and x (G1) is visible.
  */
-Test(mountinfo, equiv_propagate_from)
+LTest(mountinfo, equiv_propagate_from)
 {
 	struct mntsnap_snapshot *mi;
 	struct mntsnap_mount m;
@@ -295,7 +328,7 @@ Test(mountinfo, equiv_propagate_from)
 	close(keep);
 }
 
-Test(mountinfo, equiv_overmount_and_stack)
+LTest(mountinfo, equiv_overmount_and_stack)
 {
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/stack");
@@ -307,7 +340,7 @@ Test(mountinfo, equiv_overmount_and_stack)
 	assert_equivalent();
 }
 
-Test(mountinfo, equiv_odd_names)
+LTest(mountinfo, equiv_odd_names)
 {
 	const char *dir = BASE "/a b\tc\nd\\e#f\xc3\xa9g";
 
@@ -325,7 +358,7 @@ Test(mountinfo, equiv_odd_names)
  * for it (and the renderer then prints "none"), so only the mountinfo
  * side is checked against the kernel here.
  */
-Test(mountinfo, empty_source)
+LTest(mountinfo, empty_source)
 {
 	struct mntsnap_snapshot *mi;
 	struct mntsnap_mount m;
@@ -348,7 +381,7 @@ Test(mountinfo, empty_source)
 	mntsnap_snapshot_free(mi);
 }
 
-Test(mountinfo, equiv_long_path)
+LTest(mountinfo, equiv_long_path)
 {
 	char path[4200];
 	size_t n;
@@ -366,7 +399,7 @@ Test(mountinfo, equiv_long_path)
 	assert_equivalent();
 }
 
-Test(mountinfo, equiv_overlayfs)
+LTest(mountinfo, equiv_overlayfs)
 {
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/ov/l o");
@@ -473,23 +506,23 @@ static void run_blocked(bool statmount, bool listmount, int err)
 	cr_assert_eq(WEXITSTATUS(status), 0, "child failed at step %d", WEXITSTATUS(status));
 }
 
-Test(mountinfo, seccomp_enosys)
+LTest(mountinfo, seccomp_enosys)
 {
 	run_blocked(true, true, ENOSYS);
 }
 
-Test(mountinfo, seccomp_eperm)
+LTest(mountinfo, seccomp_eperm)
 {
 	run_blocked(true, true, EPERM);
 }
 
-Test(mountinfo, seccomp_eacces_statmount_only)
+LTest(mountinfo, seccomp_eacces_statmount_only)
 {
 	/* listmount allowed, statmount denied: the probe passes, capture falls back */
 	run_blocked(true, false, EACCES);
 }
 #else
-Test(mountinfo, seccomp_enosys)
+LTest(mountinfo, seccomp_enosys)
 {
 	cr_skip_test("raw BPF filter written for x86_64 only");
 }
@@ -523,7 +556,7 @@ static int capture_with(long err, int backend, struct fake *f, struct mntsnap_sn
 	return mntsnap_capture(&o, ret);
 }
 
-Test(mountinfo, seam_fallback)
+LTest(mountinfo, seam_fallback)
 {
 	static const long fall[] = { -ENOSYS, -EPERM, -EACCES, -E2BIG, -EINVAL };
 	struct mntsnap_snapshot *s;
@@ -551,7 +584,7 @@ Test(mountinfo, seam_fallback)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, default_auto_is_statmount)
+LTest(mountinfo, default_auto_is_statmount)
 {
 	struct mntsnap_snapshot *s = NULL;
 
@@ -561,7 +594,7 @@ Test(mountinfo, default_auto_is_statmount)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, options_checked)
+LTest(mountinfo, options_checked)
 {
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error e = {0};
@@ -660,7 +693,7 @@ static void check_rec(const struct mntsnap_snapshot *s, size_t i, const struct w
 	cr_assert_eq(m.sb_flags, w->sb_flags, "record %zu: sb_flags %#x", i, m.sb_flags);
 }
 
-Test(mountinfo, fixture_overlay)
+LTest(mountinfo, fixture_overlay)
 {
 	struct mntsnap_snapshot *s = load_fixture("overlay.txt", true);
 	struct mntsnap_mount m;
@@ -693,7 +726,7 @@ Test(mountinfo, fixture_overlay)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, fixture_autofs)
+LTest(mountinfo, fixture_autofs)
 {
 	struct mntsnap_snapshot *s = load_fixture("autofs.txt", true);
 
@@ -709,7 +742,7 @@ Test(mountinfo, fixture_autofs)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, fixture_nfs_like_sources)
+LTest(mountinfo, fixture_nfs_like_sources)
 {
 	struct mntsnap_snapshot *s = load_fixture("nfs.txt", true);
 	struct mntsnap_mount m;
@@ -736,7 +769,7 @@ Test(mountinfo, fixture_nfs_like_sources)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, fixture_optional_fields)
+LTest(mountinfo, fixture_optional_fields)
 {
 	struct mntsnap_snapshot *s = load_fixture("optional.txt", true);
 	const uint32_t SH = MNTSNAP_PROP_SHARED, SL = MNTSNAP_PROP_SLAVE,
@@ -777,7 +810,7 @@ Test(mountinfo, fixture_optional_fields)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, fixture_escapes)
+LTest(mountinfo, fixture_escapes)
 {
 	struct mntsnap_snapshot *s = load_fixture("escapes.txt", true);
 
@@ -799,7 +832,7 @@ Test(mountinfo, fixture_escapes)
  * Valid but not kernel-shaped: incomplete escapes stay literal, unknown
  * optional fields are ignored (proc(5)), "mand" is dropped, leading zeros.
  */
-Test(mountinfo, fixture_lenient)
+LTest(mountinfo, fixture_lenient)
 {
 	struct mntsnap_snapshot *s = load_fixture("lenient.txt", false);
 
@@ -829,7 +862,7 @@ struct bad_case {
 	const char *what; /* in the message */
 };
 
-Test(mountinfo, fixture_malformed)
+LTest(mountinfo, fixture_malformed)
 {
 	static const struct bad_case cases[] = {
 		{ "no-separator.txt", 2, "separator" },
@@ -890,7 +923,7 @@ static void expect_bad(const char *text, size_t len, unsigned line, const char *
 
 #define EXPECT_BAD(lit, line, what) expect_bad(lit, sizeof(lit) - 1, line, what)
 
-Test(mountinfo, malformed_inline)
+LTest(mountinfo, malformed_inline)
 {
 	EXPECT_BAD("1 1 0:2 / / rw - t s rw\n2 1 0:2 / /x\0y rw - t s rw\n", 2, "NUL");
 	EXPECT_BAD("1 1 0:2 / / rw - t s rw\n\0", 2, "NUL");
@@ -931,7 +964,7 @@ Test(mountinfo, malformed_inline)
 }
 
 /* Deterministic random bytes and mutated lines: an error or a table, no crash. */
-Test(mountinfo, random_bytes)
+LTest(mountinfo, random_bytes)
 {
 	const char *good = "26 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw,discard\n"
 			   "27 26 0:24 / /a\\040b ro,nosuid master:3 - tmpfs x ro,size=4k\n";
@@ -974,7 +1007,7 @@ Test(mountinfo, random_bytes)
 }
 
 /* A 64 KiB mount point: from a buffer and through the file reader. */
-Test(mountinfo, long_line)
+LTest(mountinfo, long_line)
 {
 	const size_t n = 64 * 1024;
 	char *line = malloc(n + 200), *got;
@@ -1015,7 +1048,7 @@ Test(mountinfo, long_line)
 }
 
 /* 10,000 generated lines, read through the file reader (many buffers). */
-Test(mountinfo, ten_thousand_lines)
+LTest(mountinfo, ten_thousand_lines)
 {
 	char path[] = "/tmp/mntsnap-mi-10k-XXXXXX";
 	struct mntsnap_snapshot *s;
@@ -1060,7 +1093,7 @@ Test(mountinfo, ten_thousand_lines)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, reverse_flag)
+LTest(mountinfo, reverse_flag)
 {
 	const char *t = "1 1 0:2 / / rw - t a rw\n2 1 0:3 / /x rw - t b rw\n"
 			"3 2 0:4 / /x/y rw - t c rw\n";
@@ -1078,7 +1111,7 @@ Test(mountinfo, reverse_flag)
 	mntsnap_snapshot_free(s);
 }
 
-Test(mountinfo, mask_limits_fields)
+LTest(mountinfo, mask_limits_fields)
 {
 	const char *t = "1 1 0:2 / / rw shared:4 - t a rw,x=1\n";
 	struct mntsnap_snapshot *s = NULL;
@@ -1094,7 +1127,7 @@ Test(mountinfo, mask_limits_fields)
 
 /* ---- fd hygiene ----------------------------------------------------------- */
 
-Test(mountinfo, no_fd_leaks)
+LTest(mountinfo, no_fd_leaks)
 {
 	struct mntsnap_snapshot *s = NULL;
 	int before = ms_count_fds();
@@ -1141,7 +1174,7 @@ Test(mountinfo, no_fd_leaks)
 /* ---- target namespaces ------------------------------------------------------ */
 
 /* A child in its own namespace, read through a pid handle. */
-Test(mountinfo, target_pid)
+LTest(mountinfo, target_pid)
 {
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error e = {0};
@@ -1191,7 +1224,7 @@ Test(mountinfo, target_pid)
 }
 
 /* Handles without a process: the parser reads a process found in the ns. */
-Test(mountinfo, target_nsfd_and_id)
+LTest(mountinfo, target_nsfd_and_id)
 {
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error e = {0};
@@ -1234,7 +1267,7 @@ Test(mountinfo, target_nsfd_and_id)
 }
 
 /* A namespace kept alive only by an fd has no process: a clear error. */
-Test(mountinfo, target_without_process)
+LTest(mountinfo, target_without_process)
 {
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error e = {0};
@@ -1269,7 +1302,7 @@ Test(mountinfo, target_without_process)
 	mntsnap_ns_free(ns);
 }
 
-Test(mountinfo, duplicate_id_reverse_line)
+LTest(mountinfo, duplicate_id_reverse_line)
 {
 	const char *t = "1 1 0:2 / / rw - t a rw\n2 1 0:3 / /x rw - t b rw\n"
 			"3 1 0:4 / /y rw - t c rw\n2 1 0:5 / /z rw - t d rw\n";
