@@ -463,6 +463,80 @@ LTest(core, propagate_from_in_chroot)
 	free(want);
 }
 
+/*
+ * Oracle from inside a new user + mount namespace, as an unprivileged
+ * container sees it: the copied mounts are locked, and shared mounts of
+ * the parent namespace arrive as slaves (propagation cannot flow back
+ * across the user namespace). The child reports over a pipe: it may not
+ * write to the parent's files.
+ */
+static int child_oracle(int wfd)
+{
+	struct mntsnap_snapshot *s = NULL;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT);
+	char *got = NULL, *want;
+	size_t glen = 0;
+	FILE *f;
+	int fd;
+	ssize_t n;
+	size_t cap = 1 << 20, len = 0;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return dprintf(wfd, "unshare: %s", strerror(errno)), 1;
+	/* a mount of its own, with an option that needs escaping in the source */
+	if (mount("user ns\\src", BASE "/userns", "tmpfs", MS_NOSUID, "mode=711"))
+		return dprintf(wfd, "tmpfs: %s", strerror(errno)), 1;
+	if (mntsnap_capture(&o, &s))
+		return dprintf(wfd, "capture failed"), 1;
+	f = open_memstream(&got, &glen);
+	if (!f || mntsnap_render(s, MNTSNAP_FORMAT_MOUNTINFO, f) || fclose(f))
+		return dprintf(wfd, "render failed"), 1;
+	want = malloc(cap);
+	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (!want || fd < 0)
+		return dprintf(wfd, "mountinfo: %s", strerror(errno)), 1;
+	while ((n = read(fd, want + len, cap - len - 1)) > 0)
+		len += (size_t)n;
+	want[len] = '\0';
+	if (strcmp(got, want))
+		return dprintf(wfd, "DIFF\n got:\n%s\nwant:\n%s", got, want), 1;
+	if (!strstr(want, " master:") || !strstr(want, "user\\040ns\\134src"))
+		return dprintf(wfd, "setup not as expected:\n%s", want), 1;
+	return dprintf(wfd, "OK %zu", mntsnap_snapshot_count(s)) < 0;
+}
+
+LTest(core, oracle_in_user_namespace)
+{
+	char buf[65536];
+	int p[2], st;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/userns");
+	ms_mkdir_p(BASE "/shared");
+	mnt_ok("shared", BASE "/shared", "tmpfs", 0, NULL);
+	mnt_ok(NULL, BASE "/shared", NULL, MS_SHARED, NULL);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		_exit(child_oracle(p[1]));
+	}
+	close(p[1]);
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(p[0], buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(p[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	if (strstr(buf, "unshare: ") == buf)
+		cr_skip_test("%s", buf);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %s", buf);
+	cr_assert_eq(strncmp(buf, "OK ", 3), 0, "%s", buf);
+}
+
 LTest(core, overmounted_mount_points)
 {
 	struct mntsnap_snapshot *s;
