@@ -584,6 +584,35 @@ LTest(mountinfo, seam_fallback)
 	mntsnap_snapshot_free(s);
 }
 
+static long fake_statmount_enosys(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+				  size_t bufsize, unsigned flags)
+{
+	(void)ctx, (void)req, (void)buf, (void)bufsize, (void)flags;
+	return -ENOSYS;
+}
+
+/* listmount works, statmount is gone (a filter naming only one of them). */
+LTest(mountinfo, seam_statmount_only_missing)
+{
+	struct mntsnap_sysops ops = { .statmount = fake_statmount_enosys };
+	struct mntsnap_snapshot *s = NULL;
+
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .sysops = &ops);
+		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		cr_assert_eq(mntsnap_snapshot_backend(s), MNTSNAP_BACKEND_MOUNTINFO);
+		mntsnap_snapshot_free(s);
+	}
+	{
+		struct mntsnap_error e = {0};
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .sysops = &ops,
+			     .backend = MNTSNAP_BACKEND_STATMOUNT, .error = &e);
+		cr_assert_eq(mntsnap_capture(&o, &s), -ENOSYS);
+		cr_assert_eq(e.err, -ENOSYS);
+	}
+	cr_assert_eq(mntsnap_have_statmount(), 1);
+}
+
 LTest(mountinfo, default_auto_is_statmount)
 {
 	struct mntsnap_snapshot *s = NULL;
