@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -615,6 +616,49 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 	return mntsnap_ns_explain(r, "helper", err);
 }
 
+static size_t stack_map_size(void)
+{
+	return HELPER_STACK + (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A stack with a guard page below it: an overflow faults in the child. */
+static char *stack_get(const struct mntsnap_ns *ns)
+{
+	struct mntsnap_ns *mut = (struct mntsnap_ns *)ns; /* only the atomic cache */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *st = atomic_exchange(&mut->stack_cache, NULL);
+
+	if (st)
+		return st;
+	st = mmap(NULL, stack_map_size(), PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (st == MAP_FAILED)
+		return NULL;
+	if (mprotect(st, page, PROT_NONE)) {
+		munmap(st, stack_map_size());
+		return NULL;
+	}
+	return st;
+}
+
+static void stack_put(const struct mntsnap_ns *ns, char *st)
+{
+	struct mntsnap_ns *mut = (struct mntsnap_ns *)ns;
+	void *expect = NULL;
+
+	helper_stack_unpoison(st + stack_map_size() - HELPER_STACK, HELPER_STACK);
+	if (!atomic_compare_exchange_strong(&mut->stack_cache, &expect, st))
+		munmap(st, stack_map_size());
+}
+
+void mntsnap_helper_stack_release(struct mntsnap_ns *ns)
+{
+	void *st = atomic_exchange(&ns->stack_cache, NULL);
+
+	if (st)
+		munmap(st, stack_map_size());
+}
+
 /*
  * Run h->work inside ns. Fills res (buf malloc'd, or fd). The child is
  * always reaped before this returns: the calling thread stays suspended
@@ -623,7 +667,6 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 		      const struct mntsnap_ns_opts *o, struct helper_result *res)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int sv[2], nsfd = -1;
 	bool owned = false;
 	siginfo_t si;
@@ -645,14 +688,11 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 		r = -errno;
 		goto out_ns;
 	}
-	stack = mmap(NULL, HELPER_STACK + page, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED) {
+	stack = stack_get(ns);
+	if (!stack) {
 		r = -errno;
 		goto out_sock;
 	}
-	/* a guard page: an overflow faults in the child, not in our heap */
-	mprotect(stack, page, PROT_NONE);
 	h->sock = sv[1];
 	h->nsfd = nsfd;
 	h->ppid = getpid();
@@ -661,11 +701,10 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	dumpable_hold();
 	/* exit signal 0: a caller's SIGCHLD handler reaping with waitpid(-1)
 	 * never steals this child (only __WALL/__WCLONE waits see it) */
-	pid = clone(helper_child, stack + HELPER_STACK + page, CLONE_VM | CLONE_VFORK, h);
+	pid = clone(helper_child, stack + stack_map_size(), CLONE_VM | CLONE_VFORK, h);
 	r = pid < 0 ? -errno : 0;
 	dumpable_release();
-	helper_stack_unpoison(stack + page, HELPER_STACK);
-	munmap(stack, HELPER_STACK + page);
+	stack_put(ns, stack);
 	close(sv[1]);
 	if (!r) {
 		memset(&si, 0, sizeof(si));

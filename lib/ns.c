@@ -56,6 +56,7 @@ void mntsnap_ns_free(struct mntsnap_ns *ns)
 		close(ns->nsfd);
 	if (ns->pidfd >= 0)
 		close(ns->pidfd);
+	mntsnap_helper_stack_release(ns);
 	free(ns);
 	errno = saved;
 }
@@ -775,6 +776,7 @@ static int probe_route(const struct mntsnap_ns *ns, const struct mntsnap_sysops 
 	long r;
 
 	t.route = route;
+	t.stack_cache = NULL;
 	mntsnap_ns_fill_req(&t, route == MNTSNAP_NS_ROUTE_FD, &req);
 	req.mnt_id = LSMT_ROOT;
 	r = sys->listmount(sys->ctx, &req, &id, 1, 0);
@@ -788,6 +790,7 @@ static int capture_routed(const struct mntsnap_capture_opts *o, const struct mnt
 	struct mntsnap_ns t = *ns;
 
 	t.route = route;
+	t.stack_cache = NULL;
 	c.sz = sizeof(c);
 	c.ns = &t;
 	c.backend = backend;
