@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -375,4 +376,64 @@ Test(diff, bad_arguments)
 	mntsnap_diff_free(d);
 	mntsnap_diff_free(NULL);
 	mntsnap_snapshot_free(a);
+}
+
+/* The CLI next to this test binary in the build tree, or skip. */
+static void cli_path(char *buf, size_t len)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	cr_assert_gt(n, 0);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(buf, len, "%s/../examples/mntsnap", self);
+	if (access(buf, X_OK))
+		cr_skip_test("no mntsnap CLI at %s", buf);
+}
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	cr_assert(WIFEXITED(st), "%s", cmd);
+	return WEXITSTATUS(st);
+}
+
+Test(diff, cli_save_show_diff_exit_codes)
+{
+	char cli[4200], cmd[9000];
+
+	ms_private_ns(BASE);
+	cli_path(cli, sizeof(cli));
+	mnt("a", BASE "/a", "tmpfs", 0, NULL);
+	snprintf(cmd, sizeof(cmd), "%s save --under " BASE " " BASE "/1.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s save --under " BASE " " BASE "/2.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/1.bin " BASE "/2.bin >/dev/null", cli);
+	cr_assert_eq(run(cmd), 0, "equal snapshots: exit 0");
+	mnt("b", BASE "/b", "tmpfs", 0, NULL);
+	snprintf(cmd, sizeof(cmd), "%s save --under " BASE " " BASE "/3.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/1.bin " BASE "/3.bin | grep -q '^+ .*/b tmpfs b$'",
+		 cli);
+	cr_assert_eq(run(cmd), 0, "text names the added mount");
+	snprintf(cmd, sizeof(cmd), "%s diff -o json " BASE "/1.bin " BASE "/3.bin >/dev/null", cli);
+	cr_assert_eq(run(cmd), 1, "different: exit 1");
+	snprintf(cmd, sizeof(cmd),
+		 "%s diff -o json " BASE "/1.bin " BASE "/3.bin | "
+		 "python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"added\"] != 1)'",
+		 cli);
+	cr_assert_eq(run(cmd), 0, "JSON diff parses and counts one addition");
+	snprintf(cmd, sizeof(cmd), "%s show -o json " BASE "/3.bin | python3 -m json.tool >/dev/null",
+		 cli);
+	cr_assert_eq(run(cmd), 0, "show -o json is valid JSON");
+	snprintf(cmd, sizeof(cmd), "printf junk > " BASE "/bad.bin; %s diff " BASE "/1.bin " BASE
+		 "/bad.bin 2>/dev/null", cli);
+	cr_assert_eq(run(cmd), 2, "trouble: exit 2");
+	snprintf(cmd, sizeof(cmd), "%s show " BASE "/nope.bin 2>/dev/null", cli);
+	cr_assert_eq(run(cmd), 2);
 }
