@@ -402,3 +402,37 @@ Test(propagation, narrow_mask_and_reverse)
 		}
 	}
 }
+
+/*
+ * Lookups by old id whether or not storage is in old-id order (the old
+ * ids are recycled lowest-first, so a mount made after an umount can get
+ * a smaller old id than an older mount: the by_old index must exist then).
+ */
+Test(propagation, find_old_sorted_and_recycled)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m, prev = {0};
+	bool unsorted = false;
+
+	ms_private_ns(BASE);
+	for (int round = 0; round < 2; round++) {
+		s = capture(0, 0, 0, NULL);
+		for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
+			cr_assert_eq(mntsnap_snapshot_get(s, i, &m), 0);
+			cr_assert_eq(mntsnap_snapshot_find_old(s, m.id_old), (long)i,
+				     "old id %u", m.id_old);
+			cr_assert_eq(mntsnap_snapshot_find(s, m.id), (long)i);
+			if (i && m.id_old < prev.id_old)
+				unsorted = true;
+			prev = m;
+		}
+		cr_assert_eq(mntsnap_snapshot_find_old(s, 0x7fffffff), -ENOENT);
+		mntsnap_snapshot_free(s);
+		/* recycle an old id: the new mount gets the freed, smaller one */
+		bind_ok(BASE "/x", BASE "/x");
+		bind_ok(BASE "/y", BASE "/y");
+		cr_assert_eq(umount2(BASE "/x", 0), 0);
+		bind_ok(BASE "/z", BASE "/z");
+	}
+	cr_assert(unsorted, "the second table had a recycled old id");
+}
