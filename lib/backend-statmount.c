@@ -676,7 +676,10 @@ static int derive_one(const struct mntsnap_sysops *sys, const struct mnt_id_req 
 		pf = pc->val[slot - pc->key];
 		goto known;
 	}
-	e = kernel_pf(sys, tmpl, r, b, &pf, &same);
+	/* the buffer only once a slave needs the kernel */
+	e = b->sm ? 0 : mntsnap_sm_buf_init(b);
+	if (!e)
+		e = kernel_pf(sys, tmpl, r, b, &pf, &same);
 	if (e <= 0)
 		return e; /* gone or unknown: the record keeps no propagate_from */
 	if (same) {
@@ -706,15 +709,8 @@ static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct 
 		r = -ENOMEM;
 	if (!r && whole_own_ns)
 		r = visible_groups(s, &vis, &nvis);
-	for (uint32_t i = 0; !r && i < s->nrecs; i++) {
-		/* the buffer only when a slave needs the kernel */
-		if (!b.sm && (s->recs[i].propagation & MNTSNAP_PROP_SLAVE)) {
-			r = mntsnap_sm_buf_init(&b);
-			if (r)
-				break;
-		}
+	for (uint32_t i = 0; !r && i < s->nrecs; i++)
 		r = derive_one(sys, tmpl, &s->recs[i], vis, nvis, &pc, &b);
-	}
 	mntsnap_sm_buf_free(&b);
 	free(vis);
 	free(pc.key);
