@@ -519,7 +519,26 @@ struct rd {
 	const uint8_t *p, *end;
 	struct mntsnap_error *err;
 	int r;               /* first error, sticky */
+	/*
+	 * Bytes the decoder may expand into: list walks and front-coded
+	 * mount points. Every offset being in bounds is not enough - 100k
+	 * superblocks naming one huge list, or mount points that each grow
+	 * by a byte, would cost quadratic time and memory. Real snapshots
+	 * expand to a few times their size (long shared prefixes: ~40x).
+	 */
+	uint64_t budget;
 };
+
+#define WIRE_EXPANSION 256
+#define WIRE_EXPANSION_MIN (1U << 20)
+
+static bool spend(struct rd *d, uint64_t bytes)
+{
+	if (bytes > d->budget)
+		return false;
+	d->budget -= bytes;
+	return true;
+}
 
 __attribute__((format(printf, 2, 3))) static int bad(struct rd *d, const char *fmt, ...);
 
@@ -641,6 +660,10 @@ static const char *r_list(struct rd *d, const struct strtab *t, uint32_t n, cons
 
 		if (!nul) {
 			bad(d, "%s list runs past the string table", what);
+			return "";
+		}
+		if (!spend(d, (uint64_t)(nul - (t->p + pos)) + 1)) {
+			bad(d, "%s lists expand beyond %dx the input", what, WIRE_EXPANSION);
 			return "";
 		}
 		pos = (size_t)(nul - t->p) + 1;
@@ -891,6 +914,9 @@ static int dec_mount_point(struct dctx *c, struct drec *x, uint32_t i)
 		return bad(d, "record %u: mount point shares more than the previous one has", i);
 	if (n > (uint64_t)(d->end - d->p))
 		return bad(d, "record %u: mount point runs past the section", i);
+	if (!spend(d, k + n + 1))
+		return bad(d, "record %u: mount points expand beyond %dx the input", i,
+			   WIRE_EXPANSION);
 	if (memchr(d->p, '\0', n))
 		return bad(d, "record %u: mount point contains a NUL", i);
 	/* copy the prefix first: the arena may move when it grows */
@@ -1098,7 +1124,8 @@ int mntsnap_wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 			struct mntsnap_snapshot **ret)
 {
 	struct sec secs[SEC__KNOWN] = { { 0 } };
-	struct rd d = { .base = buf, .p = buf, .end = (const uint8_t *)buf + len, .err = err };
+	struct rd d = { .base = buf, .p = buf, .end = (const uint8_t *)buf + len, .err = err,
+			.budget = (uint64_t)len * WIRE_EXPANSION + WIRE_EXPANSION_MIN };
 	struct mntsnap_mount *sbs = NULL, *ims = NULL;
 	struct mntsnap_snapshot *s = NULL;
 	struct strtab t = { 0 };

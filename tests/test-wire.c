@@ -594,3 +594,68 @@ Test(wire, hand_built_corruptions)
 		mntsnap_snapshot_free(s);
 	}
 }
+
+/*
+ * Every offset in bounds, yet quadratic: mount points that each share
+ * the whole previous one and add a byte. The expansion budget stops it.
+ */
+Test(wire, expansion_is_bounded)
+{
+	size_t nrec = 60000, cap = 24 + 5 * 8 + 64 + nrec * 16 + 4, n = 0, sec;
+	uint8_t *b = calloc(1, cap), *p;
+	static const uint8_t meta[] = { 1, 0x81, 0x04, 0, 0, 0, 0, 1, 0 };
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	uint64_t id = 100;
+
+	memcpy(b, "MNTSNAP\x1a", 8);
+	put_le(b + 8, 1, 2);
+	put_le(b + 10, 24, 2);
+	n = 24;
+#define SEC(type, bytes, len)                                                  \
+	do {                                                                   \
+		put_le(b + n, type, 2);                                        \
+		put_le(b + n + 2, 1, 2);                                       \
+		put_le(b + n + 4, len, 4);                                     \
+		memcpy(b + n + 8, bytes, len);                                 \
+		n += 8 + (len);                                                \
+	} while (0)
+	SEC(1, meta, sizeof(meta));
+	SEC(2, "", 1);
+	SEC(3, "\x01\x00", 2);
+	SEC(4, "", 1);
+	/* records: count, then link 0, flags 1, mask ID|MOUNT_POINT, ... */
+	put_le(b + n, 5, 2);
+	put_le(b + n + 2, 1, 2);
+	sec = n;
+	p = b + n + 8;
+	*p++ = 0xe0, *p++ = 0xd4, *p++ = 0x03; /* 60000 */
+	for (size_t i = 0; i < nrec; i++) {
+		size_t k = i; /* share everything so far, add one byte */
+
+		*p++ = 0;              /* link: root */
+		*p++ = 1;              /* parent ids written */
+		if (i) {
+			*p++ = 0;      /* mask unchanged */
+		} else {
+			*p++ = 0x81;   /* mask 0x201 */
+			*p++ = 0x04;
+		}
+		*p++ = 2;              /* id + 1 */
+		*p++ = 0;              /* parent = self */
+		*p++ = 0;              /* sb 0 */
+		do {                   /* varint k */
+			*p++ = (uint8_t)((k & 0x7f) | (k > 0x7f ? 0x80 : 0));
+			k >>= 7;
+		} while (k);
+		*p++ = 1, *p++ = 'x';
+		id++;
+	}
+	put_le(b + sec + 4, (uint64_t)(p - (b + sec + 8)), 4);
+	n = (size_t)(p - b) + 4;
+	put_le(b + 16, n, 8);
+	fix_crc(b, n);
+	cr_assert_eq(mntsnap_snapshot_load_buf(b, n, &e, &s), -EBADMSG);
+	cr_assert(strstr(e.msg, "expand"), "%s", e.msg);
+	free(b);
+}
