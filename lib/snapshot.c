@@ -53,10 +53,16 @@ static int reserve_exact(void **p, uint32_t *cap, uint32_t need, size_t elem)
 
 struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask)
 {
-	struct mntsnap_snapshot *s = calloc(1, sizeof(*s));
+	/*
+	 * Not calloc (nor malloc + memset, which compilers turn into calloc):
+	 * glibc's calloc skips the thread cache, and allocating is a good
+	 * part of what a one-mount lookup costs besides its syscall.
+	 */
+	struct mntsnap_snapshot *s = malloc(sizeof(*s));
 
 	if (!s)
 		return NULL;
+	*s = (struct mntsnap_snapshot){ .backend = backend, .mask = mask, .consistent = -1 };
 	/* small: one-mount lookups are common; captures reserve up front */
 	if (grow((void **)&s->strtab, &s->strtab_cap, 256, 1)) {
 		free(s);
@@ -64,9 +70,6 @@ struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask)
 	}
 	s->strtab[0] = '\0';
 	s->strtab_len = 1;
-	s->backend = backend;
-	s->mask = mask;
-	s->consistent = -1;
 	return s;
 }
 
@@ -588,6 +591,14 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 		r = sort_by_key(s, s->by_id, false);
 		if (r)
 			return r;
+		/* unique ids are never reused: a repeat is corrupt input */
+		for (uint32_t i = 1; i < n; i++) {
+			const struct mntsnap_rec *a = &s->recs[s->by_id[i - 1]];
+			const struct mntsnap_rec *b = &s->recs[s->by_id[i]];
+
+			if (a->id == b->id && (a->mask & b->mask & MNTSNAP_F_ID))
+				return -EBADMSG;
+		}
 	}
 	/*
 	 * Like by_id, by_old only exists when storage is not in old-id order
