@@ -2,11 +2,12 @@
 /*
  * listmount(2)/statmount(2) -> snapshot records.
  *
- * A capture is two phases: list every id (paginated listmount), then fetch
- * each mount with statmount into raw per-worker arenas (optionally with
- * several threads: the calls are independent), then ingest the raw records
- * into the snapshot in id order on the calling thread. Ingesting is cheap
- * next to the syscalls, and keeping it serial keeps the snapshot simple.
+ * A capture lists every id (paginated listmount), then fetches each mount
+ * with statmount, optionally with several threads (the calls are
+ * independent; see "fetching"), adding records to the snapshot in id order
+ * on the calling thread only: adding is cheap next to the syscalls, and
+ * keeping it on one thread keeps the snapshot simple. propagate_from is
+ * then derived rather than asked for (see "propagate_from without asking").
  */
 #include <errno.h>
 #include <pthread.h>
