@@ -591,14 +591,6 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 		r = sort_by_key(s, s->by_id, false);
 		if (r)
 			return r;
-		/* unique ids are never reused: a repeat is corrupt input */
-		for (uint32_t i = 1; i < n; i++) {
-			const struct mntsnap_rec *a = &s->recs[s->by_id[i - 1]];
-			const struct mntsnap_rec *b = &s->recs[s->by_id[i]];
-
-			if (a->id == b->id && (a->mask & b->mask & MNTSNAP_F_ID))
-				return -EBADMSG;
-		}
 	}
 	/*
 	 * Like by_id, by_old only exists when storage is not in old-id order
