@@ -50,6 +50,24 @@ static void leak_check(void)
 			     "LeakSanitizer found leaks (report above)");
 }
 
+/*
+ * The oracle needs what 6.15 returns (mount options, sb source, subtype,
+ * id maps); older kernels skip rather than fail. supported_mask itself is
+ * 6.15+, so a kernel that cannot tell counts as older.
+ */
+static void need_kernel(void)
+{
+	uint64_t need = STATMOUNT_MNT_OPTS | STATMOUNT_SB_SOURCE | STATMOUNT_FS_SUBTYPE |
+			STATMOUNT_MNT_UIDMAP | STATMOUNT_MNT_GIDMAP;
+
+	if (!mntsnap_have_statmount())
+		cr_skip_test("no statmount/listmount here (Linux < 6.8 or blocked)");
+	if ((mntsnap_kernel_supported_mask() & need) != need)
+		cr_skip_test("kernel statmount lacks fields the oracle needs (Linux < 6.15)");
+}
+
+TestSuite(core, .init = need_kernel);
+
 /* A Criterion test whose body is followed by leak_check(). */
 #define LTest(suite, name, ...)                                                \
 	__attribute__((noinline)) static void suite##_##name##_body(void);     \

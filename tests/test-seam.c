@@ -44,6 +44,15 @@ static void leak_check(void)
 			     "LeakSanitizer found leaks (report above)");
 }
 
+/* The wrappers call the real syscalls underneath. */
+static void need_kernel(void)
+{
+	if (!mntsnap_have_statmount())
+		cr_skip_test("no statmount/listmount here (Linux < 6.8 or blocked)");
+}
+
+TestSuite(seam, .init = need_kernel);
+
 /* A Criterion test whose body is followed by leak_check(). */
 #define LTest(suite, name, ...)                                                \
 	__attribute__((noinline)) static void suite##_##name##_body(void);     \
