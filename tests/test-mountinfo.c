@@ -414,6 +414,58 @@ LTest(mountinfo, equiv_overlayfs)
 	assert_equivalent();
 }
 
+/*
+ * FUSE: "fuse.NAME" splits at the first '.' into type and subtype, also
+ * when the subtype itself has dots, '#' or spaces. No daemon is needed:
+ * the mount succeeds before FUSE_INIT, and closing /dev/fuse aborts the
+ * connection, so nothing waits on it.
+ */
+static void mount_fuse(const char *src, const char *dir, const char *type)
+{
+	char opts[128];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		cr_skip_test("/dev/fuse: %s", strerror(errno));
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	ms_mkdir_p(dir);
+	if (mount(src, dir, type, MS_NOSUID | MS_NODEV, opts))
+		cr_skip_test("fuse mount: %s", strerror(errno));
+	close(fd);
+}
+
+LTest(mountinfo, equiv_fuse_subtypes)
+{
+	struct mntsnap_snapshot *mi;
+	struct mntsnap_mount m;
+	int seen = 0;
+
+	ms_private_ns(BASE);
+	mount_fuse("fsrc", BASE "/fuse1", "fuse.mytype");
+	mount_fuse("f src#2", BASE "/fuse2", "fuse.sub#type x");
+	mount_fuse("dots", BASE "/fuse3", "fuse.sub.with.dots");
+	mount_fuse("plain", BASE "/fuse4", "fuse");
+	assert_equivalent();
+	mi = capture(MNTSNAP_BACKEND_MOUNTINFO);
+	for (size_t i = 0; i < mntsnap_snapshot_count(mi); i++) {
+		mntsnap_snapshot_get(mi, i, &m);
+		if (!strcmp(m.mount_point, BASE "/fuse3")) {
+			cr_assert_str_eq(m.fs_type, "fuse");
+			cr_assert_str_eq(m.fs_subtype, "sub.with.dots");
+			seen++;
+		} else if (!strcmp(m.mount_point, BASE "/fuse2")) {
+			cr_assert_str_eq(m.fs_subtype, "sub#type x");
+			cr_assert_str_eq(m.source, "f src#2");
+			seen++;
+		} else if (!strcmp(m.mount_point, BASE "/fuse4")) {
+			cr_assert_not(m.mask & MNTSNAP_F_FS_SUBTYPE);
+			seen++;
+		}
+	}
+	cr_assert_eq(seen, 3);
+	mntsnap_snapshot_free(mi);
+}
+
 /* ---- blocked syscalls for real (seccomp, raw BPF) ----------------------- */
 
 #if defined(__x86_64__)
