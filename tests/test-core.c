@@ -580,6 +580,30 @@ LTest(core, overmounted_mount_points)
 	mntsnap_snapshot_free(s);
 }
 
+/* Moves keep a mount's ids; clones attached later get new, larger ones. */
+LTest(core, moved_and_attached_mounts)
+{
+	int tfd;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/mv-from");
+	ms_mkdir_p(BASE "/late");
+	ms_mkdir_p(BASE "/z-to");
+	mnt_ok("moved", BASE "/mv-from", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/mv-from/child");
+	mnt_ok("child", BASE "/mv-from/child", "tmpfs", 0, NULL);
+	/* a detached recursive clone, attached after the move below */
+	tfd = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, BASE "/mv-from",
+			   T_OPEN_TREE_CLONE | T_AT_RECURSIVE | O_CLOEXEC);
+	cr_assert_geq(tfd, 0, "open_tree: %s", strerror(errno));
+	mnt_ok(BASE "/mv-from", BASE "/z-to", NULL, MS_MOVE, NULL);
+	cr_assert_eq(syscall(MNTSNAP_NR_move_mount, tfd, "", AT_FDCWD, BASE "/late",
+			     T_MOVE_MOUNT_F_EMPTY_PATH),
+		     0, "move_mount: %s", strerror(errno));
+	close(tfd);
+	free(assert_oracle());
+}
+
 #define WEIRD "a b\tc\\d\ne#f\xc3\xa9g\xff"
 /* a literal backslash before octal digits must not be read as an escape */
 #define FAKE_ESC "x\\040y\\134z"
