@@ -338,6 +338,11 @@ int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *t
  */
 #define FETCH_CHUNK 64
 #define ARENA_START (48 * 1024)
+/*
+ * Room offered to each statmount: records of a few hundred bytes fit, a
+ * longer one (paths up to PATH_MAX and beyond) gets more on EOVERFLOW.
+ */
+#define SM_ROOM 4096
 
 /* Raw statmount results, 8-byte aligned, size-prefixed by statmount.size. */
 struct raw_arena {
@@ -361,24 +366,56 @@ struct fetch_ctx {
 	bool *done;                /* arena complete; lock */
 };
 
-static int arena_push(struct raw_arena *a, const struct statmount *sm)
+/* At least room bytes free at the end of the arena. */
+static int arena_room(struct raw_arena *a, size_t room)
 {
-	size_t sz = (sm->size + 7) & ~(size_t)7;
+	size_t ncap = a->cap ? a->cap : ARENA_START;
+	char *nd;
 
-	if (a->cap - a->len < sz) {
-		size_t ncap = a->cap ? a->cap * 2 : ARENA_START;
+	if (a->cap - a->len >= room)
+		return 0;
+	while (ncap - a->len < room)
+		ncap *= 2;
+	nd = realloc(a->data, ncap);
+	if (!nd)
+		return -ENOMEM;
+	a->data = nd;
+	a->cap = ncap;
+	return 0;
+}
 
-		while (ncap - a->len < sz)
-			ncap *= 2;
-		char *nd = realloc(a->data, ncap);
+/*
+ * statmount(id) written by the kernel straight to the end of the arena (no
+ * copy), which then keeps it, 8-byte aligned. Growing on EOVERFLOW like
+ * mntsnap_sm_call(). 0, -ENOENT (gone) or another -errno.
+ */
+static long arena_call(struct fetch_ctx *c, struct raw_arena *a, uint64_t id)
+{
+	struct mnt_id_req req = *c->tmpl;
+	struct statmount *sm;
+	size_t room = SM_ROOM;
+	long r;
 
-		if (!nd)
-			return -ENOMEM;
-		a->data = nd;
-		a->cap = ncap;
+	req.mnt_id = id;
+	req.param = c->sm_mask;
+	for (;;) {
+		r = arena_room(a, room);
+		if (r)
+			return r;
+		sm = (struct statmount *)(a->data + a->len);
+		r = c->sys->statmount(c->sys->ctx, &req, sm, room, 0);
+		if (r != -EOVERFLOW)
+			break;
+		if (room >= SM_BUF_MAX)
+			return -E2BIG;
+		room *= 2;
 	}
-	memcpy(a->data + a->len, sm, sm->size);
-	a->len += sz;
+	if (r < 0)
+		return r;
+	r = sm_check(sm, room, id);
+	if (r)
+		return r;
+	a->len += (sm->size + 7) & ~(size_t)7;
 	return 0;
 }
 
@@ -391,28 +428,18 @@ static bool claim_locked(struct fetch_ctx *c, size_t *ret_chunk)
 	return true;
 }
 
-/* sink == NULL: keep raw results in the chunk's arena. */
-static int fetch_chunk(struct fetch_ctx *c, size_t k, struct mntsnap_sm_buf *b,
-		       struct mntsnap_snapshot *sink, uint32_t want, size_t *vanished)
+/* Every mount of chunk k into arena a. */
+static int fetch_chunk(struct fetch_ctx *c, size_t k, struct raw_arena *a, size_t *vanished)
 {
 	size_t lo = k * FETCH_CHUNK, hi = lo + FETCH_CHUNK < c->n ? lo + FETCH_CHUNK : c->n;
 
 	for (size_t i = lo; i < hi; i++) {
-		struct mntsnap_mount m;
-		long r = mntsnap_sm_call(c->sys, c->tmpl, c->ids[i], c->sm_mask, b);
+		long r = arena_call(c, a, c->ids[i]);
 
 		if (r == -ENOENT) {
 			/* unmounted between listmount and statmount: not an error */
 			(*vanished)++;
 			continue;
-		}
-		if (r < 0)
-			return (int)r;
-		if (!sink) {
-			r = arena_push(&c->arenas[k], b->sm);
-		} else {
-			mntsnap_sm_to_mount(b->sm, want, &m);
-			r = mntsnap_snap_add(sink, &m);
 		}
 		if (r < 0)
 			return (int)r;
@@ -436,8 +463,7 @@ static void chunk_done(struct fetch_ctx *c, size_t k, size_t vanished, int err)
 static void *helper_run(void *arg)
 {
 	struct fetch_ctx *c = arg;
-	struct mntsnap_sm_buf b;
-	int err = mntsnap_sm_buf_init(&b);
+	int err = 0;
 	size_t k;
 
 	for (;;) {
@@ -451,11 +477,10 @@ static void *helper_run(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		if (!more)
 			break;
-		err = fetch_chunk(c, k, &b, NULL, 0, &vanished);
+		err = fetch_chunk(c, k, &c->arenas[k], &vanished);
 		chunk_done(c, k, vanished, err);
 	}
 	chunk_done(c, c->nchunks, 0, err); /* wakes a caller waiting on us */
-	mntsnap_sm_buf_free(&b);
 	return NULL;
 }
 
@@ -482,9 +507,9 @@ static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want
  */
 static int caller_run(struct fetch_ctx *c, struct mntsnap_snapshot *s, uint32_t want)
 {
-	struct mntsnap_sm_buf b;
+	struct raw_arena mine = {0};
 	size_t next_add = 0, ready, k = 0;
-	int err = mntsnap_sm_buf_init(&b);
+	int err = 0;
 
 	while (!err && next_add < c->nchunks) {
 		size_t vanished = 0;
@@ -512,12 +537,21 @@ static int caller_run(struct fetch_ctx *c, struct mntsnap_snapshot *s, uint32_t 
 		}
 		if (err || !have)
 			continue;
-		err = fetch_chunk(c, k, &b, k == next_add ? s : NULL, want, &vanished);
-		if (!err && k == next_add)
+		if (k != next_add) { /* to add once the chunks before it are in */
+			err = fetch_chunk(c, k, &c->arenas[k], &vanished);
+			chunk_done(c, k, vanished, err);
+			continue;
+		}
+		/* next in line: fetch and add at once, reusing one warm arena */
+		mine.len = 0;
+		err = fetch_chunk(c, k, &mine, &vanished);
+		if (!err)
+			err = ingest(s, &mine, want);
+		if (!err)
 			next_add++;
 		chunk_done(c, k, vanished, err);
 	}
-	mntsnap_sm_buf_free(&b);
+	free(mine.data);
 	if (err)
 		chunk_done(c, c->nchunks, 0, err); /* stop the helpers */
 	return err;

@@ -43,7 +43,7 @@
 #endif
 
 #define MAX_NS 16
-#define SM_BUF_START (16 * 1024) /* what lib/backend-statmount.c starts with */
+#define SM_BUF_START 4096 /* what lib/backend-statmount.c offers each call first */
 #define LIST_PAGE 4096
 #define LOOKUP_WINDOW 50
 #define CHEAP_NS 100e6
