@@ -36,6 +36,7 @@ panel() { # setup title
 	printf 'set ylabel "ns per mount (best of K)"\n'
 	printf 'set key top left font ",9"\n'
 	printf 'set grid\n'
+	printf 'set offsets graph 0.05, graph 0.05, 0, 0\n'
 	printf 'set multiplot layout 1,2 title "mntsnap bench-mounts (%s cores)"\n' "$cores"
 	panel plain "plain: N bind mounts"
 	panel peers "peers: N slaves of one peer group, read from the slave namespace"
