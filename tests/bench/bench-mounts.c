@@ -13,10 +13,13 @@
  *          of that group: there the kernel's mountinfo text costs
  *          O(N x peers) because of propagate_from (get_dominating_id()).
  *
- * Timings are best-of-K (CLOCK_MONOTONIC). The parent prints a table of
- * ns per mount with ratios against the reference of each row, and writes a
- * CSV for tests/bench/plot.sh. No assertions on timing: this is a program,
- * not a test, and CI runs it with --quick as a smoke test only.
+ * Timings are best-of-K (CLOCK_MONOTONIC) over rounds that interleave all
+ * methods of a (setup, N), so load from elsewhere hits them alike. The
+ * parent prints a table of ns per mount with ratios against the reference
+ * of each row and the issue's targets, and writes a CSV for
+ * tests/bench/plot.sh. No assertions on timing: this is a program, not a
+ * test; CI runs it with --quick as a smoke test only (exit 1 if a method
+ * failed).
  */
 #include <errno.h>
 #include <fcntl.h>
