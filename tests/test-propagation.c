@@ -76,11 +76,11 @@ static long count_statmount(void *ctx, const struct mnt_id_req *req, struct stat
 static struct mntsnap_snapshot *capture(uint32_t flags, unsigned threads, uint64_t under,
 					struct counts *counts)
 {
-	struct mntsnap_sysops ops = { .statmount = count_statmount, .ctx = counts };
+	struct mntsnap_sysops ops = {.statmount = count_statmount, .ctx = counts};
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error err = {0};
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-		     .flags = flags, .threads = threads, .under_id = under, .error = &err,
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT, .flags = flags,
+		     .threads = threads, .under_id = under, .error = &err,
 		     .sysops = counts ? &ops : NULL);
 	int r = mntsnap_capture(&o, &s);
 
@@ -366,15 +366,16 @@ Test(propagation, foreign_namespace)
 /* Narrow masks and reverse order: derived still equals the kernel's. */
 Test(propagation, narrow_mask_and_reverse)
 {
-	uint32_t masks[] = { MNTSNAP_F_ID | MNTSNAP_F_PROPAGATE_FROM,
-			     MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_MOUNT_POINT, MNTSNAP_MASK_FULL };
+	uint32_t masks[] = {MNTSNAP_F_ID | MNTSNAP_F_PROPAGATE_FROM,
+			    MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_MOUNT_POINT, MNTSNAP_MASK_FULL};
 
 	build_groups();
 	enter_second_ns();
 	prop_ok(BASE "/b", MS_SLAVE);
 	prop_ok(BASE "/bpeer", MS_SLAVE);
 	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
-		for (uint32_t rev = 0; rev <= MNTSNAP_CAPTURE_REVERSE; rev += MNTSNAP_CAPTURE_REVERSE) {
+		for (uint32_t rev = 0; rev <= MNTSNAP_CAPTURE_REVERSE;
+		     rev += MNTSNAP_CAPTURE_REVERSE) {
 			struct mntsnap_snapshot *d = NULL, *k = NULL;
 			MNTSNAP_OPTS(mntsnap_capture_opts, od, .backend = MNTSNAP_BACKEND_STATMOUNT,
 				     .mask = masks[i], .flags = rev);
@@ -390,8 +391,8 @@ Test(propagation, narrow_mask_and_reverse)
 			for (size_t j = 0; j < mntsnap_snapshot_count(d); j++) {
 				cr_assert_eq(mntsnap_snapshot_get(d, j, &g), 0);
 				cr_assert_eq(mntsnap_snapshot_get(k, j, &w), 0);
-				cr_assert_eq(g.mask, w.mask, "mask %#x: %#x vs kernel %#x", masks[i],
-					     g.mask, w.mask);
+				cr_assert_eq(g.mask, w.mask, "mask %#x: %#x vs kernel %#x",
+					     masks[i], g.mask, w.mask);
 				cr_assert_eq(g.propagate_from, w.propagate_from,
 					     "mask %#x record %zu", masks[i], j);
 				saw_pf |= g.propagate_from != 0;
@@ -419,8 +420,8 @@ Test(propagation, find_old_sorted_and_recycled)
 		s = capture(0, 0, 0, NULL);
 		for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
 			cr_assert_eq(mntsnap_snapshot_get(s, i, &m), 0);
-			cr_assert_eq(mntsnap_snapshot_find_old(s, m.id_old), (long)i,
-				     "old id %u", m.id_old);
+			cr_assert_eq(mntsnap_snapshot_find_old(s, m.id_old), (long)i, "old id %u",
+				     m.id_old);
 			cr_assert_eq(mntsnap_snapshot_find(s, m.id), (long)i);
 			if (i && m.id_old < prev.id_old)
 				unsorted = true;

@@ -57,10 +57,10 @@ enum { ST_OK = 0, ST_NA = 1, ST_ERR = 2 };
 
 struct row {
 	char setup[8];
-	uint32_t n;       /* requested mounts */
-	uint32_t mounts;  /* mounts actually in the table (the per-mount divisor) */
+	uint32_t n;	 /* requested mounts */
+	uint32_t mounts; /* mounts actually in the table (the per-mount divisor) */
 	char method[40];
-	double ns;        /* best total ns per operation (or bytes for mem-*) */
+	double ns; /* best total ns per operation (or bytes for mem-*) */
 	int status;
 	char note[64];
 };
@@ -70,8 +70,8 @@ struct ctx {
 	unsigned n, k;
 	const char *base;
 	size_t mounts;
-	int out;          /* pipe to the parent */
-	uint64_t probe_id;      /* a mount in the middle of the table */
+	int out;	   /* pipe to the parent */
+	uint64_t probe_id; /* a mount in the middle of the table */
 	int probe_id_old;
 	char probe_path[256];
 	uint64_t sm_mask_floor; /* what mntsnap asks the kernel by default */
@@ -145,8 +145,8 @@ static void run_cases(struct ctx *c, struct bcase *cs, size_t n)
 			 * preemption, a short one often does not.
 			 */
 			for (unsigned done = 0; done < cs[i].reps && r >= 0;) {
-				unsigned w = cs[i].reps - done < LOOKUP_WINDOW ?
-						     cs[i].reps - done : LOOKUP_WINDOW;
+				unsigned w = cs[i].reps - done < LOOKUP_WINDOW ? cs[i].reps - done
+									       : LOOKUP_WINDOW;
 
 				t0 = now_ns();
 				for (unsigned j = 0; j < w && r >= 0; j++)
@@ -286,7 +286,7 @@ static long sys_listmount(struct mnt_id_req *req, uint64_t *ids, size_t n)
 
 static long sys_statmount(uint64_t id, uint64_t mask, struct bare *b)
 {
-	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = id, .param = mask };
+	struct mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = id, .param = mask};
 
 	for (;;) {
 		long r = syscall(MNTSNAP_NR_statmount, &req, b->sm, b->smsize, 0);
@@ -307,7 +307,7 @@ static long sys_statmount(uint64_t id, uint64_t mask, struct bare *b)
 
 static int bare_list(struct bare *b)
 {
-	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT};
 	long r;
 
 	b->nids = 0;
@@ -380,7 +380,7 @@ struct half {
 static void *bare_half(void *arg)
 {
 	struct half *h = arg;
-	struct bare mine = { .sm = h->sm, .smsize = h->smsize, .mask = h->b->mask };
+	struct bare mine = {.sm = h->sm, .smsize = h->smsize, .mask = h->b->mask};
 
 	for (size_t i = h->lo; i < h->hi && !h->err; i++) {
 		long s = sys_statmount(h->b->ids[i], mine.mask, &mine);
@@ -405,8 +405,10 @@ static int bare_walk_t2(struct ctx *c, void *arg)
 	if (r < 0)
 		return r;
 	for (int i = 0; i < 2; i++) {
-		h[i] = (struct half){ .b = b, .lo = b->nids * (size_t)i / 2,
-				      .hi = b->nids * (size_t)(i + 1) / 2, .smsize = SM_BUF_START };
+		h[i] = (struct half){.b = b,
+				     .lo = b->nids * (size_t)i / 2,
+				     .hi = b->nids * (size_t)(i + 1) / 2,
+				     .smsize = SM_BUF_START};
 		h[i].sm = malloc(SM_BUF_START);
 		if (!h[i].sm)
 			return -ENOMEM;
@@ -453,8 +455,8 @@ static int mntsnap_cap(struct ctx *c, void *arg)
 	struct mntsnap_snapshot *s = NULL;
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = a->flags, .backend = a->backend,
 		     .threads = a->threads,
-		     .mountinfo_path = a->backend == MNTSNAP_BACKEND_MOUNTINFO ?
-					       "/proc/self/mountinfo" : NULL);
+		     .mountinfo_path =
+			 a->backend == MNTSNAP_BACKEND_MOUNTINFO ? "/proc/self/mountinfo" : NULL);
 	int r = mntsnap_capture(&o, &s);
 
 	(void)c;
@@ -574,8 +576,8 @@ static void bench_one(struct ctx *c)
 {
 	struct textbuf t = {0};
 	struct bare b = {0}, bpf = {0}, bt2 = {0}, bid = {0};
-	struct cap def = { 0 }, kpf = { .flags = MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM },
-		   par = { .threads = 2 }, mi = { .backend = MNTSNAP_BACKEND_MOUNTINFO };
+	struct cap def = {0}, kpf = {.flags = MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM},
+		   par = {.threads = 2}, mi = {.backend = MNTSNAP_BACKEND_MOUNTINFO};
 	unsigned lookups = c->mounts > 20000 ? 200 : 1000;
 	bool plain = !strcmp(c->setup, "plain"), have_mi;
 	struct bcase cs[24];
@@ -595,7 +597,8 @@ static void bench_one(struct ctx *c)
 	r = mntsnap_cap(c, &mi);
 	have_mi = !(r == -EINVAL || r == -ENOSYS || r == -EOPNOTSUPP);
 
-#define CASE(M, F, A, R) (cs[n++] = (struct bcase){ .method = (M), .fn = (F), .arg = (A), .reps = (R) })
+#define CASE(M, F, A, R)                                                                           \
+	(cs[n++] = (struct bcase){.method = (M), .fn = (F), .arg = (A), .reps = (R)})
 	CASE("read-mountinfo", read_mountinfo, &t, 1);
 #ifdef BENCH_HAVE_LIBMOUNT
 	CASE("libmount-parse", libmount_parse, NULL, 1);
@@ -637,9 +640,9 @@ static void bench_one(struct ctx *c)
 /* The statmount mask the library asks for by default, minus propagate_from. */
 static uint64_t floor_mask(void)
 {
-	return STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_MNT_ROOT |
-	       STATMOUNT_MNT_POINT | STATMOUNT_FS_TYPE | STATMOUNT_FS_SUBTYPE |
-	       STATMOUNT_SB_SOURCE | STATMOUNT_MNT_OPTS | STATMOUNT_MNT_NS_ID;
+	return STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT |
+	       STATMOUNT_FS_TYPE | STATMOUNT_FS_SUBTYPE | STATMOUNT_SB_SOURCE | STATMOUNT_MNT_OPTS |
+	       STATMOUNT_MNT_NS_ID;
 }
 
 static void child(struct ctx *c)
@@ -703,23 +706,23 @@ struct target {
 };
 
 static const struct target targets[] = {
-	{ NULL, "libmount-parse", "read-mountinfo", 'l', 0, 0 },
-	{ NULL, "mntsnap-mountinfo", "read-mountinfo", 'l', 1.3, 0 },
-	{ NULL, "mntsnap-mountinfo", "libmount-parse", 'g', 2.0, 0 },
-	{ NULL, "bare-floor+pf", "bare-floor", 'l', 0, 0 },
-	{ NULL, "bare-floor-t2", "bare-floor", 'l', 0, 0 },
-	{ NULL, "mntsnap-capture", "bare-floor", 'l', 1.1, 0 },
-	{ "plain", "mntsnap-capture", "read-mountinfo", 'g', 0, 0 },
-	{ "peers", "mntsnap-capture", "read-mountinfo", 'g', 10.0, 0 },
-	{ NULL, "mntsnap-capture-kpf", "bare-floor+pf", 'l', 1.1, 0 },
-	{ NULL, "mntsnap-capture-t2", "bare-floor", 'l', 0.6, 10000 },
-	{ NULL, "mntsnap-capture-t2", "read-mountinfo", 'g', 0, 0 },
-	{ NULL, "stat-id-mntsnap", "stat-id-bare", 'l', 1.2, 0 },
-	{ NULL, "stat-path-mntsnap", "stat-path-bare", 'l', 2.0, 0 },
-	{ NULL, "stat-id-mntsnap", "stat-id-libmount", 'g', 1000, 10000 },
-	{ NULL, "stat-path-mntsnap", "stat-path-libmount", 'g', 1000, 10000 },
-	{ NULL, "refresh-1", "mntsnap-capture", 'l', 0, 0 },
-	{ NULL, "mem-snapshot", "mem-mountinfo", 'l', 1.5, 0 },
+    {NULL, "libmount-parse", "read-mountinfo", 'l', 0, 0},
+    {NULL, "mntsnap-mountinfo", "read-mountinfo", 'l', 1.3, 0},
+    {NULL, "mntsnap-mountinfo", "libmount-parse", 'g', 2.0, 0},
+    {NULL, "bare-floor+pf", "bare-floor", 'l', 0, 0},
+    {NULL, "bare-floor-t2", "bare-floor", 'l', 0, 0},
+    {NULL, "mntsnap-capture", "bare-floor", 'l', 1.1, 0},
+    {"plain", "mntsnap-capture", "read-mountinfo", 'g', 0, 0},
+    {"peers", "mntsnap-capture", "read-mountinfo", 'g', 10.0, 0},
+    {NULL, "mntsnap-capture-kpf", "bare-floor+pf", 'l', 1.1, 0},
+    {NULL, "mntsnap-capture-t2", "bare-floor", 'l', 0.6, 10000},
+    {NULL, "mntsnap-capture-t2", "read-mountinfo", 'g', 0, 0},
+    {NULL, "stat-id-mntsnap", "stat-id-bare", 'l', 1.2, 0},
+    {NULL, "stat-path-mntsnap", "stat-path-bare", 'l', 2.0, 0},
+    {NULL, "stat-id-mntsnap", "stat-id-libmount", 'g', 1000, 10000},
+    {NULL, "stat-path-mntsnap", "stat-path-libmount", 'g', 1000, 10000},
+    {NULL, "refresh-1", "mntsnap-capture", 'l', 0, 0},
+    {NULL, "mem-snapshot", "mem-mountinfo", 'l', 1.5, 0},
 };
 
 static const struct row *find_row(const struct row *rows, size_t n, const struct row *like,
@@ -750,8 +753,8 @@ static void print_table(FILE *f, const struct row *rows, size_t n, int cores,
 	/* other work on the machine moves absolute times (ratios less so) */
 	fprintf(f, "# load average at start %.2f %.2f %.2f, at end %.2f %.2f %.2f\n", load[0][0],
 		load[0][1], load[0][2], load[1][0], load[1][1], load[1][2]);
-	fprintf(f, "%-6s %6s %6s %-20s %14s %12s  %s\n", "setup", "N", "mounts", "method",
-		"total", "per mount", "ratio vs reference [target]");
+	fprintf(f, "%-6s %6s %6s %-20s %14s %12s  %s\n", "setup", "N", "mounts", "method", "total",
+		"per mount", "ratio vs reference [target]");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		char total[32], per[32];
@@ -778,7 +781,8 @@ static void print_table(FILE *f, const struct row *rows, size_t n, int cores,
 			const struct row *ref;
 			double ratio;
 
-			if (strcmp(tg->method, r->method) || (tg->setup && strcmp(tg->setup, r->setup)))
+			if (strcmp(tg->method, r->method) ||
+			    (tg->setup && strcmp(tg->setup, r->setup)))
 				continue;
 			ref = find_row(rows, n, r, tg->ref);
 			if (!ref || ref->status != ST_OK || !ref->ns || !r->ns)
@@ -786,10 +790,11 @@ static void print_table(FILE *f, const struct row *rows, size_t n, int cores,
 			ratio = tg->kind == 'l' ? r->ns / ref->ns : ref->ns / r->ns;
 			fprintf(f, " %s %.2fx%s", tg->ref, ratio, tg->kind == 'g' ? " faster" : "");
 			if (tg->target && (!tg->only_n || tg->only_n == r->n))
-				fprintf(f, " [%s%.4gx %s]", tg->kind == 'l' ? "<=" : ">=", tg->target,
-					(tg->kind == 'l' ? ratio <= tg->target : ratio >= tg->target) ?
-						"ok" :
-						"MISSED");
+				fprintf(
+				    f, " [%s%.4gx %s]", tg->kind == 'l' ? "<=" : ">=", tg->target,
+				    (tg->kind == 'l' ? ratio <= tg->target : ratio >= tg->target)
+					? "ok"
+					: "MISSED");
 			fputc(';', f);
 		}
 		if (r->note[0])
@@ -810,7 +815,10 @@ static int write_csv(const char *path, const struct row *rows, size_t n, int cor
 
 		fprintf(f, "%s,%u,%u,%s,%.0f,%.2f,%s,%d\n", r->setup, r->n, r->mounts, r->method,
 			r->ns, r->mounts ? r->ns / r->mounts : 0,
-			r->status == ST_OK ? "ok" : r->status == ST_NA ? "na" : "error", cores);
+			r->status == ST_OK   ? "ok"
+			: r->status == ST_NA ? "na"
+					     : "error",
+			cores);
 	}
 	return fclose(f) ? -errno : 0;
 }
@@ -847,16 +855,11 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "n", required_argument, NULL, 'n' },
-		{ "peers-n", required_argument, NULL, 'p' },
-		{ "k", required_argument, NULL, 'k' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "setup", required_argument, NULL, 's' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	unsigned ns[MAX_NS] = { 1000, 10000, 50000 }, pns[MAX_NS] = { 1000, 4000, 10000 };
+	    {"n", required_argument, NULL, 'n'},     {"peers-n", required_argument, NULL, 'p'},
+	    {"k", required_argument, NULL, 'k'},     {"quick", no_argument, NULL, 'q'},
+	    {"setup", required_argument, NULL, 's'}, {"csv", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},	     {}};
+	unsigned ns[MAX_NS] = {1000, 10000, 50000}, pns[MAX_NS] = {1000, 4000, 10000};
 	int nn = 3, np = 3, o, cores = (int)sysconf(_SC_NPROCESSORS_ONLN), fail = 0;
 	unsigned k = 5;
 	bool plain = true, peers = true;
@@ -923,8 +926,10 @@ int main(int argc, char **argv)
 		int cnt = pass ? np : nn;
 
 		for (int i = 0; on && i < cnt; i++) {
-			struct ctx c = { .setup = pass ? "peers" : "plain",
-					 .n = pass ? pns[i] : ns[i], .k = k, .base = base };
+			struct ctx c = {.setup = pass ? "peers" : "plain",
+					.n = pass ? pns[i] : ns[i],
+					.k = k,
+					.base = base};
 
 			if (run_child(&c, &rows, &nrows) < 0) {
 				fprintf(stderr, "bench-mounts: %s N=%u failed\n", c.setup, c.n);
