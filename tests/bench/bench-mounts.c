@@ -868,8 +868,9 @@ int main(int argc, char **argv)
 	struct row *rows = NULL;
 	size_t nrows = 0;
 	double load[2][3];
+	int li = 0;
 
-	while ((o = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "h", lopts, &li)) != -1) {
 		switch (o) {
 		case 'n':
 			nn = parse_list(optarg, ns, MAX_NS);
@@ -904,7 +905,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (nn < 0 || np < 0) {
-			fprintf(stderr, "bench-mounts: bad value for --%s\n", lopts[0].name);
+			fprintf(stderr, "bench-mounts: bad value for --%s: %s\n", lopts[li].name,
+				optarg);
 			usage(stderr);
 			return 2;
 		}
