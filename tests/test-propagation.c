@@ -437,3 +437,39 @@ Test(propagation, find_old_sorted_and_recycled)
 	}
 	cr_assert(unsorted, "the second table had a recycled old id");
 }
+
+/* A mount that vanishes before its propagate_from call keeps no value. */
+static long vanish_on_pf(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+			 size_t bufsize, unsigned flags)
+{
+	(void)ctx;
+	if (req->param & STATMOUNT_PROPAGATE_FROM)
+		return -ENOENT;
+	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+}
+
+Test(propagation, vanished_before_kernel_call)
+{
+	struct mntsnap_sysops ops = {.statmount = vanish_on_pf};
+	struct mntsnap_snapshot *s = NULL;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT, .sysops = &ops);
+	struct mntsnap_mount m;
+	unsigned without = 0;
+
+	build_groups();
+	enter_second_ns();
+	/* no member of B left here: only the kernel can tell for its slaves */
+	prop_ok(BASE "/b", MS_SLAVE);
+	prop_ok(BASE "/bpeer", MS_SLAVE);
+	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
+		cr_assert_eq(mntsnap_snapshot_get(s, i, &m), 0);
+		if (!(m.mask & MNTSNAP_F_PROPAGATE_FROM)) {
+			without++;
+			cr_assert(m.propagation & MNTSNAP_PROP_SLAVE, "%s", m.mount_point);
+		}
+	}
+	cr_assert_gt(without, 0, "the slave of the invisible group has no value");
+	cr_assert_lt(without, mntsnap_snapshot_count(s), "the others keep theirs");
+	mntsnap_snapshot_free(s);
+}
