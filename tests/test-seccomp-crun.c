@@ -260,6 +260,8 @@ static struct outcome run_container(const char *bpf_b64, bool enosys)
 	unlink(BUNDLE "/config.json");
 	spec = run_in(BUNDLE, (const char *const[]){ crun_bin, "spec", NULL });
 	cr_assert_eq(spec.status, 0, "crun spec: %s", spec.err);
+	free(spec.out);
+	free(spec.err);
 	text = ms_read_file(BUNDLE "/config.json", NULL);
 	cfg = json_tokener_parse(text);
 	free(text);
@@ -303,6 +305,14 @@ static struct outcome run_container(const char *bpf_b64, bool enosys)
 	return o;
 }
 
+static void outcome_free(struct outcome *o)
+{
+	free(o->list);
+	free(o->mountinfo);
+	free(o->tail);
+	free(o->crun_err);
+}
+
 static void assert_list_matches(const struct outcome *o)
 {
 	char *rc = strstr(o->list, "list rc=");
@@ -338,6 +348,7 @@ Test(crun, merged_docker_profile)
 	/* --errno-enosys: without CAP_SYS_ADMIN the mount/namespace syscalls
 	 * answer ENOSYS (names libseccomp 2.5.4 knows, so crun keeps them). */
 	cr_assert(strstr(o.tail, "Function not implemented"), "unshare not ENOSYS: %s", o.tail);
+	outcome_free(&o);
 }
 
 Test(crun, merged_without_enosys_gives_eperm)
@@ -349,6 +360,7 @@ Test(crun, merged_without_enosys_gives_eperm)
 	assert_list_matches(&o);
 	cr_assert(strstr(o.tail, "Operation not permitted"), "unshare not EPERM: %s", o.tail);
 	cr_assert_null(strstr(o.tail, "Function not implemented"), "%s", o.tail);
+	outcome_free(&o);
 }
 
 Test(crun, raw_number_bpf_route)
@@ -374,6 +386,7 @@ Test(crun, raw_number_bpf_route)
 	cr_assert(strstr(o.tail, "statmount rc=0"), "statmount blocked under BPF route: %s", o.tail);
 	/* the annotation's filter replaced the JSON one: its default is EPERM */
 	cr_assert(strstr(o.tail, "Operation not permitted"), "unshare: %s", o.tail);
+	outcome_free(&o);
 	free(bpf);
 	free(b64);
 }
