@@ -234,11 +234,13 @@ int mntsnap_capture_consistent(const struct mntsnap_capture_opts *o,
 		}
 		if (!strict)
 			break;
-		if (prev && same_tables(prev, s, &err))
-			break;
-		if (err) {
-			r = err;
-			break;
+		if (prev) {
+			if (same_tables(prev, s, &err))
+				break;
+			if (err) {
+				r = err;
+				break;
+			}
 		}
 		mntsnap_snapshot_free(prev);
 		prev = s;

@@ -195,7 +195,11 @@ Test(refresh, propagation_change_needs_strict)
 	/* strict: the first pair disagrees, the next one agrees */
 	cr_assert_eq(mount(NULL, BASE "/p", NULL, MS_PRIVATE, NULL), 0);
 	r = (struct race){ .act = ACT_SHARE_AFTER_FIRST, .target = r.target };
-	cr_assert_eq(race_capture(&r, MNTSNAP_CAPTURE_STRICT, &s), 0);
+	{
+		int rc = race_capture(&r, MNTSNAP_CAPTURE_STRICT, &s);
+
+		cr_assert_eq(rc, 0, "strict capture: %s", strerror(-rc));
+	}
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
 	cr_assert_eq(mntsnap_snapshot_attempts(s), 3);
 	cr_assert_eq(mntsnap_capture(&o, &now), 0);
