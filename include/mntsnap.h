@@ -269,10 +269,11 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len);
 
 /*
- * Open path inside ns (openat2 from the namespace root with
- * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS: absolute symlinks and ".." stay
- * inside the target's root, so nothing resolves to a host file) and
- * receive the fd (O_CLOEXEC added). flags: open(2) flags (O_CREAT and
+ * Open path inside ns (openat2 with RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS
+ * from the root of the handle's process for pid/pidfd handles, so a
+ * chroot()ed target counts too, else from the namespace root: absolute
+ * symlinks and ".." stay inside the target's root, so nothing resolves to
+ * a host file) and receive the fd (O_CLOEXEC added). flags: open(2) flags (O_CREAT and
  * O_TMPFILE use mode). Errors: as openat2(2) (-ENOENT, -EACCES, -EXDEV,
  * -ELOOP, -ENOSYS before 5.6) and the common ones.
  */

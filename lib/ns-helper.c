@@ -123,6 +123,7 @@ typedef int (*helper_work_fn)(struct helper *h);
 struct helper {
 	int sock;            /* the child's end */
 	int nsfd;            /* what to setns() into */
+	int rootfd;          /* the target process's root, or -1 */
 	pid_t ppid;
 	unsigned timeout_ms;
 	uint64_t keep_caps;  /* after setns */
@@ -259,18 +260,29 @@ static int close_range_(unsigned lo, unsigned hi)
 	return 0;
 }
 
-/* Close every fd but a and b (0-2 included: the helper prints nothing). */
-static int close_all_but(int a, int b)
+/* Close every fd but the n in keep (0-2 included: the helper prints nothing). */
+static int close_all_but(int *keep, int n)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	unsigned next = 0;
 	int r = 0;
 
-	if (lo > 0)
-		r = close_range_(0, (unsigned)lo - 1);
-	if (!r && hi - lo > 1)
-		r = close_range_((unsigned)lo + 1, (unsigned)hi - 1);
+	/* tiny n: insertion sort */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (int i = 0; i < n && !r; i++) {
+		if (keep[i] < 0)
+			continue;
+		if ((unsigned)keep[i] > next)
+			r = close_range_(next, (unsigned)keep[i] - 1);
+		next = (unsigned)keep[i] + 1;
+	}
 	if (!r)
-		r = close_range_((unsigned)hi + 1, ~0U);
+		r = close_range_(next, ~0U);
 	return r;
 }
 
@@ -364,7 +376,9 @@ static int child_prepare(struct helper *h)
 		return child_set_msg(h, "PR_SET_DUMPABLE", errno), -errno;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return child_set_msg(h, "PR_SET_NO_NEW_PRIVS", errno), -errno;
-	if (close_all_but(h->sock, h->nsfd))
+	int keep[3] = { h->sock, h->nsfd, h->rootfd };
+
+	if (close_all_but(keep, 3))
 		return child_set_msg(h, "close_range", errno), -errno;
 	/* ambient caps are per task; none survive, none are needed */
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
@@ -751,7 +765,7 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
 {
 	struct run_work w = { .fn = fn, .data = data };
-	struct helper h = { .work = work_run, .arg = &w };
+	struct helper h = { .work = work_run, .arg = &w, .rootfd = -1 };
 	struct helper_result res;
 	struct mntsnap_ns_opts o;
 	int r;
@@ -783,8 +797,12 @@ static int work_open(struct helper *h)
 	struct mntsnap_open_how how = { 0 };
 	int root, fd, r;
 
-	/* after setns, "/" is the target namespace's root */
-	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/*
+	 * Resolve from the target process's root when there is a process (a
+	 * chroot()ed container's root is not its namespace's root); else
+	 * from "/", which after setns is the namespace root.
+	 */
+	root = h->rootfd >= 0 ? h->rootfd : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -errno;
 	how.flags = (uint64_t)(unsigned)(w->tree ? O_PATH : w->flags) | O_CLOEXEC;
@@ -794,7 +812,8 @@ static int work_open(struct helper *h)
 	how.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS;
 	fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
 	r = fd < 0 ? -errno : 0;
-	close(root);
+	if (root != h->rootfd)
+		close(root);
 	if (r) {
 		child_set_msg(h, "openat2", -r);
 		return r;
@@ -820,7 +839,7 @@ static int work_open(struct helper *h)
 static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 		       const struct mntsnap_ns_opts *opts, int *ret_fd)
 {
-	struct helper h = { .work = work_open, .arg = w };
+	struct helper h = { .work = work_open, .arg = w, .rootfd = -1 };
 	struct helper_result res;
 	struct mntsnap_ns_opts o;
 	int r;
@@ -833,7 +852,12 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 	h.keep_caps = o.keep_caps;
 	if (w->tree)
 		h.keep_caps |= 1ULL << CAP_SYS_ADMIN_; /* open_tree clones need it */
+	h.rootfd = mntsnap_ns_root_fd(ns);
+	if (h.rootfd < 0 && h.rootfd != -ENOENT)
+		return mntsnap_ns_explain(h.rootfd, "the target process's root", o.error);
 	r = helper_run(ns, &h, &o, &res);
+	if (h.rootfd >= 0)
+		close(h.rootfd);
 	if (r)
 		return result_error(&res, r, o.error);
 	*ret_fd = res.fd;
@@ -896,7 +920,7 @@ int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_cap
 			   struct mntsnap_snapshot **ret_snap)
 {
 	struct capture_work w = { .o = o };
-	struct helper h = { .work = work_capture, .arg = &w };
+	struct helper h = { .work = work_capture, .arg = &w, .rootfd = -1 };
 	struct mntsnap_ns_opts no = { .sz = sizeof(no), .error = o->error };
 	struct helper_result res;
 	int r;

@@ -287,6 +287,29 @@ int mntsnap_ns_alive(const struct mntsnap_ns *ns)
 	return mntsnap_ns_check_alive(ns);
 }
 
+int mntsnap_ns_root_fd(const struct mntsnap_ns *ns)
+{
+	char path[64];
+	int pid, fd, r;
+
+	if (!ns || ns->pidfd < 0)
+		return -ENOENT;
+	pid = pidfd_pid(ns->pidfd);
+	if (pid < 0)
+		return pid == -EINVAL ? -ENOENT : pid;
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* still alive after the open: the /proc entry was our process */
+	r = pidfd_exited(ns->pidfd);
+	if (r) {
+		close(fd);
+		return r > 0 ? -ESRCH : r;
+	}
+	return mntsnap_fd_move_above_stdio(fd);
+}
+
 /* ---- capabilities and error text ------------------------------------------ */
 
 #if MNTSNAP_HAVE_LIBCAP
@@ -371,8 +394,19 @@ int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
 	if (!op)
 		op = "namespace";
 	switch (err) {
-	case -EPERM:
 	case -EACCES:
+		/* /proc/PID/ns/mnt and PIDFD_GET_MNT_NAMESPACE check ptrace access */
+		if (!mntsnap_cap_effective(CAP_SYS_PTRACE_)) {
+			char n[32];
+
+			cap_name(CAP_SYS_PTRACE_, n, sizeof(n));
+			return mntsnap_set_error(ret, err, 0,
+						 "%s: %s: another user's process needs ptrace "
+						 "access: the caller lacks %s",
+						 op, strerror(-err), n);
+		}
+		/* fall through */
+	case -EPERM:
 		missing_caps(caps, sizeof(caps));
 		if (caps[0])
 			return mntsnap_set_error(ret, err, 0,

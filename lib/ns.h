@@ -90,6 +90,14 @@ int mntsnap_ns_check_alive(const struct mntsnap_ns *ns);
  */
 int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned);
 
+/*
+ * O_PATH fd of the root directory of the handle's process (/proc/PID/root,
+ * checked against pid reuse), so paths resolve inside a chroot()ed target
+ * too. -ENOENT for handles without a process (use the namespace root),
+ * -ESRCH, -EACCES.
+ */
+int mntsnap_ns_root_fd(const struct mntsnap_ns *ns);
+
 /* Is capability cap (CAP_* number) in the calling thread's effective set? */
 bool mntsnap_cap_effective(int cap);
 

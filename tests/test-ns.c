@@ -57,7 +57,9 @@ static void write_file(const char *path, const char *text)
  * (a tmpfs) with a decoy at the host secret's path and symlinks trying to
  * reach the host's file.
  */
-static void target_main(int ready, int ctl, bool pivot)
+enum { PLAIN = 0, PIVOT = 1, CHROOT = 2 };
+
+static void target_main(int ready, int ctl, int mode)
 {
 	char c;
 
@@ -74,7 +76,7 @@ static void target_main(int ready, int ctl, bool pivot)
 	if (mount(BASE "/t/a", BASE "/t/b", NULL, MS_BIND, NULL))
 		die_child("bind");
 	write_file(BASE "/t/marker", "inside");
-	if (pivot) {
+	if (mode != PLAIN) {
 		ms_mkdir_p(BASE "/root");
 		if (mount("nsroot", BASE "/root", "tmpfs", 0, "mode=755"))
 			die_child("root tmpfs");
@@ -90,11 +92,16 @@ static void target_main(int ready, int ctl, bool pivot)
 		    symlink("/proc/1/root" HOST_SECRET, BASE "/root/magic") ||
 		    symlink("/nonexistent/secret", BASE "/root/dangling"))
 			die_child("symlink");
+	}
+	if (mode == PIVOT) {
 		if (syscall(SYS_pivot_root, BASE "/root", BASE "/root/old"))
 			die_child("pivot_root");
 		if (chdir("/") || umount2("/old", MNT_DETACH))
 			die_child("detach old root");
 	}
+	/* a chroot()ed target: its root is a directory of its namespace */
+	if (mode == CHROOT && (chroot(BASE "/root") || chdir("/")))
+		die_child("chroot");
 	if (write(ready, "k", 1) != 1)
 		_exit(1);
 	close(ready);
@@ -104,7 +111,7 @@ static void target_main(int ready, int ctl, bool pivot)
 	_exit(0);
 }
 
-static struct target target_start(bool pivot)
+static struct target target_start(int mode)
 {
 	int rp[2], cp[2];
 	struct target t;
@@ -117,7 +124,7 @@ static struct target target_start(bool pivot)
 	if (t.pid == 0) {
 		close(rp[0]);
 		close(cp[1]);
-		target_main(rp[1], cp[0], pivot);
+		target_main(rp[1], cp[0], mode);
 	}
 	close(rp[1]);
 	close(cp[0]);
@@ -249,7 +256,7 @@ Test(ns, equal_three_ways)
 	int fds, z;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	fds = ms_count_fds();
 	z = count_zombies();
 	assert_three_ways(&t);
@@ -276,7 +283,7 @@ Test(ns, eight_threads)
 	struct target t;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	for (int i = 0; i < 8; i++)
 		cr_assert_eq(pthread_create(&tid[i], NULL, spin, NULL), 0);
 	assert_three_ways(&t);
@@ -331,7 +338,7 @@ static void exits_mid(uint32_t flags)
 	int fds, r;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	fds = ms_count_fds();
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
@@ -394,7 +401,7 @@ Test(ns, helper_timeout_no_hang)
 	int fds;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
 	fds = ms_count_fds();
 	MNTSNAP_OPTS(mntsnap_ns_opts, o, .timeout_ms = 300, .error = &err);
@@ -424,7 +431,7 @@ Test(ns, pid_replaced)
 	int fd;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	old = t.pid;
 	cr_assert_eq(mntsnap_ns_open_pid(old, &ns), 0);
 	target_stop(&t);
@@ -439,6 +446,8 @@ Test(ns, pid_replaced)
 		close(fd);
 		nb = fork();
 		if (nb == 0) {
+			/* a failed assertion must not leave it holding our pipes */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			pause();
 			_exit(0);
 		}
@@ -524,7 +533,7 @@ Test(ns, unprivileged_caller)
 	pid_t c;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
 	cr_assert_eq(mntsnap_ns_open_path(path, &byfd), 0);
 	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), &byid), 0);
@@ -580,7 +589,7 @@ static char *read_fd(int fd)
 	return buf;
 }
 
-Test(ns, symlinks_cannot_reach_host)
+static void symlinks_stay_inside(int mode)
 {
 	struct mntsnap_ns *ns;
 	struct stat hs, st;
@@ -597,7 +606,7 @@ Test(ns, symlinks_cannot_reach_host)
 		close(h);
 	}
 	cr_assert_eq(stat(HOST_SECRET, &hs), 0);
-	t = target_start(true);
+	t = target_start(mode);
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
 	fds = ms_count_fds();
 	/* an absolute symlink resolves against the target's root */
@@ -632,6 +641,21 @@ Test(ns, symlinks_cannot_reach_host)
 	target_stop(&t);
 }
 
+/* pivot_root()ed target: the namespace root is the container's root */
+Test(ns, symlinks_cannot_reach_host)
+{
+	symlinks_stay_inside(PIVOT);
+}
+
+/*
+ * chroot()ed target: the namespace root is the host's, so only resolving
+ * from the process's root with RESOLVE_IN_ROOT keeps "/abs" inside.
+ */
+Test(ns, symlinks_cannot_reach_host_chroot)
+{
+	symlinks_stay_inside(CHROOT);
+}
+
 Test(ns, clone_tree)
 {
 	struct mntsnap_ns *ns;
@@ -640,7 +664,7 @@ Test(ns, clone_tree)
 	int fd, f;
 
 	ms_private_ns(NULL);
-	t = target_start(true);
+	t = target_start(PIVOT);
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
 	cr_assert_eq(mntsnap_ns_clone_tree(ns, "/x", NULL, &fd), 0);
 	cr_assert_eq(fstatfs(fd, &sfs), 0);
@@ -703,7 +727,7 @@ Test(ns, run_callback)
 	int one = 1, many = 200, fds;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t.pid);
 	want = ms_read_file(path, &wlen);
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
@@ -735,7 +759,7 @@ Test(ns, enter_and_leave)
 
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/cwd");
-	t = target_start(false);
+	t = target_start(PLAIN);
 	c = fork();
 	cr_assert(c >= 0);
 	if (c == 0) {
@@ -774,7 +798,7 @@ Test(ns, list_namespaces)
 	size_t n;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
 	cr_assert_eq(mntsnap_ns_open_self(&own), 0);
 	s = cap(ns, MNTSNAP_BACKEND_AUTO, 0, NULL);
@@ -875,7 +899,7 @@ Test(ns, route_probe_fallbacks)
 	char *a, *b, *c;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
 	a = capture_with_route(ns, &fd_ok);
 	cr_assert(fd_ok.by_fd > 1 && fd_ok.by_id == 0 && fd_ok.own == 0);
@@ -901,7 +925,7 @@ Test(ns, enter_by_id)
 	char *a, *b;
 
 	ms_private_ns(NULL);
-	t = target_start(false);
+	t = target_start(PLAIN);
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
 	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid), 0);
 	struct mntsnap_snapshot *s1 = cap(byp, MNTSNAP_BACKEND_AUTO, 0, NULL);
@@ -915,5 +939,170 @@ Test(ns, enter_by_id)
 	mntsnap_snapshot_free(s2);
 	mntsnap_ns_free(byp);
 	mntsnap_ns_free(byid);
+	target_stop(&t);
+}
+
+/* ---- parent death ---------------------------------------------------------------- */
+
+/* Inside the helper: leave our pid where the test can see it, then hang. */
+static int hang_fn(void *data, void **ret_buf, size_t *ret_len)
+{
+	char num[32];
+	int fd = open(BASE "/helper.pid.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	(void)data;
+	(void)ret_buf;
+	(void)ret_len;
+	if (fd < 0)
+		return -errno;
+	snprintf(num, sizeof(num), "%d", (int)getpid());
+	if (write(fd, num, strlen(num)) < 0)
+		return -errno;
+	close(fd);
+	rename(BASE "/helper.pid.tmp", BASE "/helper.pid");
+	sleep(30);
+	return 0;
+}
+
+static bool pid_dead(pid_t pid)
+{
+	char path[64], buf[512], st = '?';
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	if (strrchr(buf, ')'))
+		sscanf(strrchr(buf, ')') + 1, " %c", &st);
+	return st == 'Z' || st == 'X';
+}
+
+/* The caller is SIGKILLed while its helper works: the helper dies too. */
+Test(ns, helper_dies_with_caller)
+{
+	struct target t;
+	pid_t caller, helper = 0;
+
+	ms_private_ns(BASE);
+	t = target_start(PLAIN);
+	caller = fork();
+	cr_assert(caller >= 0);
+	if (caller == 0) {
+		struct mntsnap_ns *ns;
+		void *buf;
+		size_t len;
+
+		if (mntsnap_ns_open_pid(t.pid, &ns))
+			_exit(1);
+		MNTSNAP_OPTS(mntsnap_ns_opts, o, .timeout_ms = 60000);
+		mntsnap_ns_run(ns, hang_fn, NULL, &o, &buf, &len);
+		_exit(2);
+	}
+	for (int i = 0; i < 500 && !helper; i++) {
+		char *s;
+
+		if (access(BASE "/helper.pid", F_OK)) {
+			usleep(10000);
+			continue;
+		}
+		s = ms_read_file(BASE "/helper.pid", NULL);
+		helper = atoi(s);
+		free(s);
+	}
+	cr_assert_gt(helper, 0, "the helper never ran");
+	cr_assert_not(pid_dead(helper));
+	kill(caller, SIGKILL);
+	waitpid(caller, NULL, 0);
+	for (int i = 0; i < 300 && !pid_dead(helper); i++)
+		usleep(10000);
+	cr_assert(pid_dead(helper), "helper %d outlived its caller", helper);
+	target_stop(&t);
+}
+
+/* ---- what the helper looks like from inside ------------------------------------ */
+
+struct inside {
+	int nfds;       /* open fds, the directory scan's own excluded */
+	int dumpable;
+	int nnp;
+	int pdeathsig;
+	unsigned long long cap_eff;
+};
+
+static int inspect_fn(void *data, void **ret_buf, size_t *ret_len)
+{
+	struct inside *in = calloc(1, sizeof(*in));
+	char line[256];
+	DIR *d;
+	FILE *f;
+
+	(void)data;
+	if (!in)
+		return -ENOMEM;
+	d = opendir("/proc/self/fd");
+	if (!d) {
+		free(in);
+		return -errno;
+	}
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			in->nfds++;
+	in->nfds--; /* the DIR's own */
+	closedir(d);
+	in->dumpable = prctl(PR_GET_DUMPABLE);
+	in->nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	prctl(PR_GET_PDEATHSIG, &in->pdeathsig);
+	f = fopen("/proc/self/status", "re");
+	if (!f) {
+		free(in);
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "CapEff: %llx", &in->cap_eff);
+	fclose(f);
+	*ret_buf = in;
+	*ret_len = sizeof(*in);
+	return 0;
+}
+
+Test(ns, helper_hardening)
+{
+	struct mntsnap_ns *ns;
+	struct inside *in;
+	struct target t;
+	size_t len;
+	int extra[8];
+
+	ms_private_ns(NULL);
+	t = target_start(PLAIN);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	/* fds the caller holds must not be visible inside */
+	for (int i = 0; i < 8; i++)
+		extra[i] = open("/dev/null", O_RDONLY); /* even without O_CLOEXEC */
+	cr_assert_eq(mntsnap_ns_run(ns, inspect_fn, NULL, NULL, (void **)&in, &len), 0);
+	cr_assert_eq(len, sizeof(*in));
+	cr_assert_eq(in->nfds, 1, "helper holds %d fds (only its socket expected)", in->nfds);
+	cr_assert_eq(in->dumpable, 0);
+	cr_assert_eq(in->nnp, 1);
+	cr_assert_eq(in->pdeathsig, SIGKILL);
+	cr_assert_eq(in->cap_eff, 0, "capabilities left: %llx", in->cap_eff);
+	free(in);
+	/* keep_caps: exactly what was asked */
+	MNTSNAP_OPTS(mntsnap_ns_opts, o, .keep_caps = 1ULL << 21 /* CAP_SYS_ADMIN */);
+	cr_assert_eq(mntsnap_ns_run(ns, inspect_fn, NULL, &o, (void **)&in, &len), 0);
+	cr_assert_eq(in->cap_eff, 1ULL << 21, "capabilities: %llx", in->cap_eff);
+	free(in);
+	/* the caller is dumpable again */
+	cr_assert_eq(prctl(PR_GET_DUMPABLE), 1);
+	for (int i = 0; i < 8; i++)
+		close(extra[i]);
+	mntsnap_ns_free(ns);
 	target_stop(&t);
 }

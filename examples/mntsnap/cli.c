@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Target options shared by every command. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,8 +55,15 @@ int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
 		return 0;
 	if (t->pid) {
 		r = mntsnap_ns_open_pid((int)t->pid, ret_ns);
-		if (r)
-			cli_fail(r, "--pid %ld", t->pid);
+		if (r) {
+			struct mntsnap_error e = { 0 };
+			char what[64];
+
+			/* says which capability is missing, or that the process is gone */
+			snprintf(what, sizeof(what), "--pid %ld", t->pid);
+			mntsnap_ns_explain(r, what, &e);
+			cli_fail(0, "%s", e.msg);
+		}
 	} else if (t->ns_path) {
 		r = mntsnap_ns_open_path(t->ns_path, ret_ns);
 		if (r)
