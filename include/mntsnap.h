@@ -355,6 +355,13 @@ struct mntsnap_capture_opts {
 
 /*
  * mntsnap_capture - capture the mount table of a namespace.
+ * A foreign opts->ns is read, in this order of preference (each probed
+ * with one listmount, never assumed from the kernel version): directly by
+ * mnt_ns_fd (6.18+), directly by mnt_ns_id (CAP_SYS_ADMIN over its owner),
+ * inside it by a helper process (see mntsnap_ns_run), and for a pid
+ * handle without the right to enter, from /proc/PID/mountinfo.
+ * MNTSNAP_CAPTURE_NS_DIRECT / _NS_ENTER force one way. The snapshot's
+ * ns_id is the target's. -ESRCH when a pid handle's process has exited.
  * Returns 0 and *ret_snap, or:
  *  -ENOSYS/-EPERM/-EACCES  the forced backend is unavailable or blocked;
  *  -ENOENT   mountinfo_path or the target namespace does not exist;
