@@ -15,9 +15,11 @@
 # a header of libseccomp, libcap or json-c. Those are optional features
 # (lib/seccomp.c, `mntsnap seccomp --merge`) that the static CLI leaves out.
 set -euo pipefail
+# OUTDIR is relative to where we were called from (meson passes a path
+# relative to its build dir), not to the source tree we cd into.
+OUT=$(realpath -m "${1:-build-musl}")
 cd "$(dirname "$0")/.."
 
-OUT=${1:-build-musl}
 CC=${MUSL_CC:-musl-gcc}
 command -v "$CC" >/dev/null || { echo "musl-build: $CC not found (apt-get install musl-tools)" >&2; exit 1; }
 mkdir -p "$OUT"
