@@ -109,9 +109,8 @@ enum {
 
 /* ---- CRC32C --------------------------------------------------------------- */
 
-uint32_t mntsnap_crc32c(uint32_t crc, const void *buf, size_t len)
+static uint32_t crc32c_sw(uint32_t crc, const unsigned char *p, size_t len)
 {
-	const unsigned char *p = buf;
 	uint32_t t[256];
 
 	/* 256 entries on the stack: cheap next to any real input, no globals */
@@ -122,10 +121,51 @@ uint32_t mntsnap_crc32c(uint32_t crc, const void *buf, size_t len)
 			c = c & 1 ? (c >> 1) ^ 0x82f63b78U : c >> 1;
 		t[i] = c;
 	}
-	crc = ~crc;
 	while (len--)
 		crc = t[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+	return crc;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * SSE4.2 has a CRC32C instruction (same polynomial): 8 bytes a cycle
+ * instead of one. The checksum was a third of encode+decode time, which
+ * the namespace helper pays on every transfer.
+ */
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc,
+							      const unsigned char *p,
+							      size_t len)
+{
+	uint64_t c = crc;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	crc = (uint32_t)c;
+	for (; len; p++, len--)
+		crc = __builtin_ia32_crc32qi(crc, *p);
+	return crc;
+}
+
+static bool have_sse42(void)
+{
+	return __builtin_cpu_supports("sse4.2");
+}
+#endif
+
+uint32_t mntsnap_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	crc = ~crc;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (have_sse42())
+		return ~crc32c_hw(crc, p, len);
+#endif
+	return ~crc32c_sw(crc, p, len);
 }
 
 /* ---- writing -------------------------------------------------------------- */
