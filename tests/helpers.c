@@ -119,3 +119,21 @@ void ms_assert_text_eq(const char *got, const char *want, const char *what)
 	cr_assert_fail("%s: first difference at line %u\n got: %.*s\nwant: %.*s", what, line,
 		       (int)strcspn(g, "\n"), g, (int)strcspn(w, "\n"), w);
 }
+
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+/* Stale pointers in dead stack frames would count as references. */
+__attribute__((noinline)) static void scrub_stack(void)
+{
+	volatile char junk[64 * 1024];
+
+	memset((char *)junk, 0, sizeof(junk));
+}
+
+void ms_leak_check(void)
+{
+	scrub_stack();
+	if (__lsan_do_recoverable_leak_check)
+		cr_assert_eq(__lsan_do_recoverable_leak_check(), 0,
+			     "LeakSanitizer found leaks (report above)");
+}

@@ -36,4 +36,11 @@ char *ms_render(const struct mntsnap_snapshot *snap, int format);
 /* Assert two texts are equal, printing the first differing line. */
 void ms_assert_text_eq(const char *got, const char *want, const char *what);
 
+/*
+ * LeakSanitizer reports at exit, after Criterion has recorded the test as
+ * passed: suites call this at the end of each test instead, so a leak fails
+ * the test in the -Db_sanitize=address build (a no-op elsewhere).
+ */
+void ms_leak_check(void);
+
 #endif

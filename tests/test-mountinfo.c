@@ -38,36 +38,13 @@
 
 #define BASE "/tmp/mntsnap-test-mi"
 
-/*
- * LeakSanitizer reports at exit, after Criterion has recorded the test as
- * passed: ask it at the end of each test instead, so a leak fails the test
- * in the -Db_sanitize=address build (a no-op elsewhere).
- */
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-/* Stale pointers in dead stack frames would count as references. */
-__attribute__((noinline)) static void scrub_stack(void)
-{
-	volatile char junk[64 * 1024];
-
-	memset((char *)junk, 0, sizeof(junk));
-}
-
-static void leak_check(void)
-{
-	scrub_stack();
-	if (__lsan_do_recoverable_leak_check)
-		cr_assert_eq(__lsan_do_recoverable_leak_check(), 0,
-			     "LeakSanitizer found leaks (report above)");
-}
-
-/* A Criterion test whose body is followed by leak_check(). */
+/* A Criterion test whose body is followed by ms_leak_check(). */
 #define LTest(suite, name, ...)                                                \
 	__attribute__((noinline)) static void suite##_##name##_body(void);     \
 	Test(suite, name, ##__VA_ARGS__)                                       \
 	{                                                                      \
 		suite##_##name##_body();                                       \
-		leak_check();                                                  \
+		ms_leak_check();                                                  \
 	}                                                                      \
 	__attribute__((noinline)) static void suite##_##name##_body(void)
 
@@ -1098,6 +1075,7 @@ LTest(mountinfo, long_line)
 	size_t len;
 	int fd;
 
+	cr_assert(line);
 	len = (size_t)sprintf(line, "1 1 0:2 / /");
 	memset(line + len, 'x', n);
 	len += n;

@@ -21,29 +21,6 @@
 
 #define BASE "/tmp/mntsnap-seam"
 
-/*
- * LeakSanitizer reports at exit, after Criterion has recorded the test as
- * passed: ask it at the end of each test instead, so a leak fails the test
- * in the -Db_sanitize=address build (a no-op elsewhere).
- */
-extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
-
-/* Stale pointers in dead stack frames would count as references. */
-__attribute__((noinline)) static void scrub_stack(void)
-{
-	volatile char junk[64 * 1024];
-
-	memset((char *)junk, 0, sizeof(junk));
-}
-
-static void leak_check(void)
-{
-	scrub_stack();
-	if (__lsan_do_recoverable_leak_check)
-		cr_assert_eq(__lsan_do_recoverable_leak_check(), 0,
-			     "LeakSanitizer found leaks (report above)");
-}
-
 /* The wrappers call the real syscalls underneath. */
 static void need_kernel(void)
 {
@@ -53,13 +30,13 @@ static void need_kernel(void)
 
 TestSuite(seam, .init = need_kernel);
 
-/* A Criterion test whose body is followed by leak_check(). */
+/* A Criterion test whose body is followed by ms_leak_check(). */
 #define LTest(suite, name, ...)                                                \
 	__attribute__((noinline)) static void suite##_##name##_body(void);     \
 	Test(suite, name, ##__VA_ARGS__)                                       \
 	{                                                                      \
 		suite##_##name##_body();                                       \
-		leak_check();                                                  \
+		ms_leak_check();                                                  \
 	}                                                                      \
 	__attribute__((noinline)) static void suite##_##name##_body(void)
 
