@@ -137,3 +137,17 @@ void ms_leak_check(void)
 		cr_assert_eq(__lsan_do_recoverable_leak_check(), 0,
 			     "LeakSanitizer found leaks (report above)");
 }
+
+void ms_mount_fuse(const char *src, const char *dir, const char *type)
+{
+	char opts[128];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		cr_skip_test("/dev/fuse: %s", strerror(errno));
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	ms_mkdir_p(dir);
+	if (mount(src, dir, type, MS_NOSUID | MS_NODEV, opts))
+		cr_skip_test("fuse mount: %s", strerror(errno));
+	close(fd);
+}

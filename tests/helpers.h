@@ -43,4 +43,20 @@ void ms_assert_text_eq(const char *got, const char *want, const char *what);
  */
 void ms_leak_check(void);
 
+/* A Criterion test whose body is followed by ms_leak_check(). */
+#define LTest(suite, name, ...)                                                \
+	__attribute__((noinline)) static void suite##_##name##_body(void);     \
+	Test(suite, name, ##__VA_ARGS__)                                       \
+	{                                                                      \
+		suite##_##name##_body();                                       \
+		ms_leak_check();                                               \
+	}                                                                      \
+	__attribute__((noinline)) static void suite##_##name##_body(void)
+
+/*
+ * A FUSE mount with no daemon behind it (enough for the mount table):
+ * type "fuse.SUBTYPE" gives a subtype. Skips the test without /dev/fuse.
+ */
+void ms_mount_fuse(const char *src, const char *dir, const char *type);
+
 #endif

@@ -45,15 +45,6 @@ static void need_kernel(void)
 
 TestSuite(core, .init = need_kernel);
 
-/* A Criterion test whose body is followed by ms_leak_check(). */
-#define LTest(suite, name, ...)                                                \
-	__attribute__((noinline)) static void suite##_##name##_body(void);     \
-	Test(suite, name, ##__VA_ARGS__)                                       \
-	{                                                                      \
-		suite##_##name##_body();                                       \
-		ms_leak_check();                                                  \
-	}                                                                      \
-	__attribute__((noinline)) static void suite##_##name##_body(void)
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -836,20 +827,6 @@ LTest(core, idmapped_mount)
  * then aborts the connection, so nothing can hang on it, and neither
  * statmount nor /proc/self/mountinfo ever asks the (absent) daemon.
  */
-static void mount_fuse(const char *src, const char *dir, const char *type)
-{
-	char opts[128];
-	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		cr_skip_test("/dev/fuse: %s", strerror(errno));
-	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
-	ms_mkdir_p(dir);
-	if (mount(src, dir, type, MS_NOSUID | MS_NODEV, opts))
-		cr_skip_test("fuse mount: %s", strerror(errno));
-	close(fd);
-}
-
 LTest(core, fuse_subtype)
 {
 	struct mntsnap_snapshot *s;
@@ -857,9 +834,9 @@ LTest(core, fuse_subtype)
 	char *want;
 
 	ms_private_ns(BASE);
-	mount_fuse("fsrc", BASE "/fuse1", "fuse.mytype");
-	mount_fuse("f src#2", BASE "/fuse2", "fuse.sub#type x");
-	mount_fuse("plain", BASE "/fuse3", "fuse");
+	ms_mount_fuse("fsrc", BASE "/fuse1", "fuse.mytype");
+	ms_mount_fuse("f src#2", BASE "/fuse2", "fuse.sub#type x");
+	ms_mount_fuse("plain", BASE "/fuse3", "fuse");
 	want = assert_oracle();
 	cr_assert(has_line_with(want, BASE "/fuse1 ", " - fuse.mytype fsrc "), "%s", want);
 	s = capture(MNTSNAP_BACKEND_STATMOUNT);

@@ -38,15 +38,6 @@
 
 #define BASE "/tmp/mntsnap-test-mi"
 
-/* A Criterion test whose body is followed by ms_leak_check(). */
-#define LTest(suite, name, ...)                                                \
-	__attribute__((noinline)) static void suite##_##name##_body(void);     \
-	Test(suite, name, ##__VA_ARGS__)                                       \
-	{                                                                      \
-		suite##_##name##_body();                                       \
-		ms_leak_check();                                                  \
-	}                                                                      \
-	__attribute__((noinline)) static void suite##_##name##_body(void)
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -397,20 +388,6 @@ LTest(mountinfo, equiv_overlayfs)
  * the mount succeeds before FUSE_INIT, and closing /dev/fuse aborts the
  * connection, so nothing waits on it.
  */
-static void mount_fuse(const char *src, const char *dir, const char *type)
-{
-	char opts[128];
-	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		cr_skip_test("/dev/fuse: %s", strerror(errno));
-	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
-	ms_mkdir_p(dir);
-	if (mount(src, dir, type, MS_NOSUID | MS_NODEV, opts))
-		cr_skip_test("fuse mount: %s", strerror(errno));
-	close(fd);
-}
-
 LTest(mountinfo, equiv_fuse_subtypes)
 {
 	struct mntsnap_snapshot *mi;
@@ -418,10 +395,10 @@ LTest(mountinfo, equiv_fuse_subtypes)
 	int seen = 0;
 
 	ms_private_ns(BASE);
-	mount_fuse("fsrc", BASE "/fuse1", "fuse.mytype");
-	mount_fuse("f src#2", BASE "/fuse2", "fuse.sub#type x");
-	mount_fuse("dots", BASE "/fuse3", "fuse.sub.with.dots");
-	mount_fuse("plain", BASE "/fuse4", "fuse");
+	ms_mount_fuse("fsrc", BASE "/fuse1", "fuse.mytype");
+	ms_mount_fuse("f src#2", BASE "/fuse2", "fuse.sub#type x");
+	ms_mount_fuse("dots", BASE "/fuse3", "fuse.sub.with.dots");
+	ms_mount_fuse("plain", BASE "/fuse4", "fuse");
 	assert_equivalent();
 	mi = capture(MNTSNAP_BACKEND_MOUNTINFO);
 	for (size_t i = 0; i < mntsnap_snapshot_count(mi); i++) {

@@ -30,15 +30,6 @@ static void need_kernel(void)
 
 TestSuite(seam, .init = need_kernel);
 
-/* A Criterion test whose body is followed by ms_leak_check(). */
-#define LTest(suite, name, ...)                                                \
-	__attribute__((noinline)) static void suite##_##name##_body(void);     \
-	Test(suite, name, ##__VA_ARGS__)                                       \
-	{                                                                      \
-		suite##_##name##_body();                                       \
-		ms_leak_check();                                                  \
-	}                                                                      \
-	__attribute__((noinline)) static void suite##_##name##_body(void)
 
 enum lie {
 	LIE_NONE,

@@ -81,3 +81,14 @@ void cli_target_close(struct mntsnap_ns *ns)
 {
 	mntsnap_ns_free(ns);
 }
+
+int cli_parse_backend(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return MNTSNAP_BACKEND_AUTO;
+	if (!strcmp(s, "statmount"))
+		return MNTSNAP_BACKEND_STATMOUNT;
+	if (!strcmp(s, "mountinfo"))
+		return MNTSNAP_BACKEND_MOUNTINFO;
+	return -EINVAL;
+}

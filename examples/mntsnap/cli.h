@@ -41,6 +41,9 @@ int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i);
 int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns);
 void cli_target_close(struct mntsnap_ns *ns);
 
+/* "auto", "statmount" or "mountinfo" -> enum mntsnap_backend; -EINVAL otherwise. */
+int cli_parse_backend(const char *s);
+
 /* Parse an unsigned 64-bit number (decimal or 0x hex); -EINVAL if not one. */
 int cli_parse_u64(const char *s, uint64_t *ret);
 

@@ -31,17 +31,6 @@ struct list_args {
 	unsigned threads;
 };
 
-static int parse_backend(const char *s)
-{
-	if (!strcmp(s, "auto"))
-		return MNTSNAP_BACKEND_AUTO;
-	if (!strcmp(s, "statmount"))
-		return MNTSNAP_BACKEND_STATMOUNT;
-	if (!strcmp(s, "mountinfo"))
-		return MNTSNAP_BACKEND_MOUNTINFO;
-	return -EINVAL;
-}
-
 static int parse_list(int argc, char **argv, struct list_args *a)
 {
 	for (int i = 1; i < argc; i++) {
@@ -66,7 +55,7 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			if (a->format < 0)
 				return cli_fail(0, "list: unknown format '%s'", argv[i]), -EINVAL;
 		} else if (!strcmp(o, "--backend")) {
-			a->backend = parse_backend(argv[++i]);
+			a->backend = cli_parse_backend(argv[++i]);
 			if (a->backend < 0)
 				return cli_fail(0, "list: unknown backend '%s'", argv[i]), -EINVAL;
 		} else if (!strcmp(o, "--mountinfo-file")) {

@@ -31,17 +31,6 @@ static const char diff_help[] =
 	"                 group numbers ignored; groups compared by structure)\n"
 	"  --old-prefix P, --new-prefix P   strip P from mount points first\n";
 
-static int parse_backend(const char *s)
-{
-	if (!strcmp(s, "auto"))
-		return MNTSNAP_BACKEND_AUTO;
-	if (!strcmp(s, "statmount"))
-		return MNTSNAP_BACKEND_STATMOUNT;
-	if (!strcmp(s, "mountinfo"))
-		return MNTSNAP_BACKEND_MOUNTINFO;
-	return -EINVAL;
-}
-
 static bool is_help(const char *a)
 {
 	return !strcmp(a, "-h") || !strcmp(a, "--help");
@@ -74,7 +63,7 @@ int cmd_save(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--under") && i + 1 < argc) {
 			under = argv[++i];
 		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-			backend = parse_backend(argv[++i]);
+			backend = cli_parse_backend(argv[++i]);
 			if (backend < 0)
 				return cli_fail(0, "save: unknown backend '%s'", argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
