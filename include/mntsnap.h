@@ -149,6 +149,8 @@ struct mntsnap_mount {
 #define MNTSNAP_SB_RDONLY 0x1U
 #define MNTSNAP_SB_SYNCHRONOUS 0x10U
 #define MNTSNAP_SB_DIRSYNC 0x80U
+/* Only from mountinfo text of kernels before 5.15; statmount never sets it. */
+#define MNTSNAP_SB_MANDLOCK 0x40U
 #define MNTSNAP_SB_LAZYTIME (1U << 25)
 
 /* ------------------------------------------------------------------------ */

@@ -14,8 +14,7 @@
  *
  * What the text cannot say: a source printed by a filesystem's own
  * ->show_devname (nfs, cifs, ...) is escaped without '#', so a literal '#'
- * there parses fine but renders back as \043; kernels that print "mand"
- * lose it (statmount never reports it either).
+ * there parses fine but renders back as \043.
  *
  * Normalisations, so that records compare equal with the statmount backend
  * on every field both can give:
@@ -28,9 +27,10 @@
  *    read-only superblock shows only in the super options), so it maps to
  *    MNTSNAP_ATTR_RDONLY exactly.
  *  - no atime word means strictatime (MNTSNAP_ATTR_STRICTATIME).
- *  - super options: leading ro/rw,sync,dirsync,mand,lazytime become
- *    sb_flags (mand is dropped, statmount never reports it); the rest is
- *    kept escaped, verbatim, like statmount's mnt_opts, and is absent
+ *  - super options: leading ro/rw,sync,dirsync,mand,lazytime (in the
+ *    kernel's order) become sb_flags (mand, printed by kernels before
+ *    5.15 only, as MNTSNAP_SB_MANDLOCK, which statmount never reports);
+ *    the rest is kept escaped, verbatim, like statmount's mnt_opts, and is absent
  *    (no MNTSNAP_F_OPTS) when empty.
  *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype.
  */
@@ -369,7 +369,9 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 	} words[] = {
 		{ "sync", 4, MNTSNAP_SB_SYNCHRONOUS },
 		{ "dirsync", 7, MNTSNAP_SB_DIRSYNC },
-		{ "mand", 4, 0 },
+		/* kept (not dropped) so that rendering gives the same text back:
+		 * "ro,mand,dirsync" has fs option "dirsync", not the flag */
+		{ "mand", 4, MNTSNAP_SB_MANDLOCK },
 		{ "lazytime", 8, MNTSNAP_SB_LAZYTIME },
 	};
 	size_t len = (size_t)(end - p);

@@ -102,9 +102,10 @@ static void propagation_str(const struct mntsnap_mount *m, char *buf, size_t len
 
 static void fs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s%s%s", m->sb_flags & MNTSNAP_SB_RDONLY ? "ro" : "rw",
+	snprintf(buf, len, "%s%s%s%s%s%s%s", m->sb_flags & MNTSNAP_SB_RDONLY ? "ro" : "rw",
 		 m->sb_flags & MNTSNAP_SB_SYNCHRONOUS ? ",sync" : "",
 		 m->sb_flags & MNTSNAP_SB_DIRSYNC ? ",dirsync" : "",
+		 m->sb_flags & MNTSNAP_SB_MANDLOCK ? ",mand" : "",
 		 m->sb_flags & MNTSNAP_SB_LAZYTIME ? ",lazytime" : "",
 		 m->options[0] ? "," : "", m->options);
 }

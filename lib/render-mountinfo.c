@@ -140,6 +140,8 @@ static void put_sb_opts(struct out *o, const struct mntsnap_mount *m)
 		puts_(o, ",sync");
 	if (m->sb_flags & MNTSNAP_SB_DIRSYNC)
 		puts_(o, ",dirsync");
+	if (m->sb_flags & MNTSNAP_SB_MANDLOCK)
+		puts_(o, ",mand");
 	if (m->sb_flags & MNTSNAP_SB_LAZYTIME)
 		puts_(o, ",lazytime");
 	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {

@@ -865,7 +865,7 @@ LTest(mountinfo, fixture_escapes)
 
 /*
  * Valid but not kernel-shaped: incomplete escapes stay literal, unknown
- * optional fields are ignored (proc(5)), "mand" is dropped, leading zeros.
+ * optional fields are ignored (proc(5)), "mand" is kept, leading zeros.
  */
 LTest(mountinfo, fixture_lenient)
 {
@@ -873,7 +873,14 @@ LTest(mountinfo, fixture_lenient)
 
 	check_rec(s, 0,
 		  &(struct want){ 7, 1, 0, 30, "/", "/a\\12x\\8\\\\", RELATIME, PRIV, 0, 0, 0,
-				  "tmpfs", NULL, "t", "opt", 0 });
+				  "tmpfs", NULL, "t", "opt", MNTSNAP_SB_MANDLOCK });
+	{
+		char *got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+
+		/* kept so the text comes back: "mand,dirsync" is flag + fs option */
+		cr_assert(strstr(got, " - tmpfs t rw,mand,opt\n"), "%s", got);
+		free(got);
+	}
 	/*
 	 * A filesystem with ->show_devname (nfs, cifs, ...) escapes its source
 	 * itself, without '#': the parser takes the '#' as is, but the text
