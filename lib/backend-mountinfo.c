@@ -434,6 +434,13 @@ static int parse_fstype(struct mi_parser *P, const struct tok *t, struct mntsnap
 	m->fs_type = str_field(P, t->p, tl, t->esc, "fs type", &r);
 	if (!m->fs_type)
 		return r;
+	/*
+	 * A '.' in the type can only have come from "\056": the kernel never
+	 * escapes '.', and a raw one separates the subtype. Accepting it would
+	 * render as a raw '.' that reads back as a subtype (found by fuzzing).
+	 */
+	if (strchr(m->fs_type, '.'))
+		return bad(P, "fs type", "escaped '.' (the kernel never escapes it)");
 	m->mask |= MNTSNAP_F_FS_TYPE;
 	if (dot && tl + 1 < t->len) {
 		m->fs_subtype = str_field(P, dot + 1, t->len - tl - 1, t->esc, "fs subtype", &r);

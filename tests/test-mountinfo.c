@@ -994,6 +994,9 @@ LTest(mountinfo, malformed_inline)
 	EXPECT_BAD("1 0x1 0:2 / / rw - t s rw\n", 1, "parent id");
 	EXPECT_BAD("1 1 0:2 / / rw master: - t s rw\n", 1, "optional fields");
 	EXPECT_BAD("1 1 0:2 / / rw propagate_from:x - t s rw\n", 1, "optional fields");
+	/* '.' only separates the subtype; an escaped one is not kernel text */
+	EXPECT_BAD("1 1 0:2 / / rw - b\\056 s rw\n", 1, "fs type: escaped '.'");
+	EXPECT_BAD("1 1 0:2 / / rw - \\056.x s rw\n", 1, "fs type: escaped '.'");
 	EXPECT_BAD("\n", 1, "empty line");
 	EXPECT_BAD(" ", 1, "truncated");
 	/* a whole number of lines is fine even without any mounts */
