@@ -74,6 +74,24 @@ char *ms_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+void ms_read_fd(int fd, char **ret)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap + 1);
+	ssize_t r;
+
+	cr_assert(b);
+	while ((r = read(fd, b + n, cap - n)) > 0) {
+		n += (size_t)r;
+		if (n == cap) {
+			b = realloc(b, (cap *= 2) + 1);
+			cr_assert(b);
+		}
+	}
+	b[n] = '\0';
+	*ret = b;
+}
+
 int ms_count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");

@@ -23,6 +23,9 @@ void ms_require_root(void);
 /* Whole file into a malloc'd NUL-terminated buffer; *len gets its size. */
 char *ms_read_file(const char *path, size_t *len);
 
+/* Everything until EOF from fd into a malloc'd NUL-terminated buffer. */
+void ms_read_fd(int fd, char **ret);
+
 /* Number of open fds of this process. */
 int ms_count_fds(void);
 

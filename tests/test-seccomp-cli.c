@@ -41,34 +41,16 @@ static char *src_path(const char *rel)
 	return p;
 }
 
-static void slurp(int fd, char **ret)
+/*
+ * Run argv with stdout and stderr on pipes. stderr is small, so reading
+ * stdout first cannot deadlock on it filling up.
+ */
+static struct run run_argv(const char *const *argv)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap + 1);
-	ssize_t r;
-
-	while ((r = read(fd, b + n, cap - n)) > 0) {
-		n += r;
-		if (n == cap)
-			b = realloc(b, (cap *= 2) + 1);
-	}
-	b[n] = '\0';
-	*ret = b;
-}
-
-/* Run mntsnap seccomp ARGS...; stderr is small, so reading stdout first
- * cannot deadlock on it filling up. */
-static struct run run_v(const char *const *args)
-{
-	const char *argv[32] = { bin(), "seccomp" };
 	int o[2], e[2], st;
 	struct run r;
-	size_t n = 2;
 	pid_t pid;
 
-	for (; *args; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
 	cr_assert_eq(pipe2(o, O_CLOEXEC), 0);
 	cr_assert_eq(pipe2(e, O_CLOEXEC), 0);
 	pid = fork();
@@ -84,13 +66,25 @@ static struct run run_v(const char *const *args)
 	}
 	close(o[1]);
 	close(e[1]);
-	slurp(o[0], &r.out);
-	slurp(e[0], &r.err);
+	ms_read_fd(o[0], &r.out);
+	ms_read_fd(e[0], &r.err);
 	close(o[0]);
 	close(e[0]);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return r;
+}
+
+/* Run mntsnap seccomp ARGS... */
+static struct run run_v(const char *const *args)
+{
+	const char *argv[32] = { bin(), "seccomp" };
+	size_t n = 2;
+
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	return run_argv(argv);
 }
 
 #define RUN(...) run_v((const char *const[]){ __VA_ARGS__, NULL })
@@ -446,9 +440,6 @@ static struct run launch(const char *const *args)
 	const char *l = getenv("MNTSNAP_LAUNCH_BIN");
 	const char *argv[24] = { l };
 	size_t n = 1;
-	int o[2], e[2], st;
-	struct run r;
-	pid_t pid;
 
 	if (!l)
 		cr_skip_test("MNTSNAP_LAUNCH_BIN not set (built only with libseccomp)");
@@ -456,28 +447,7 @@ static struct run launch(const char *const *args)
 	for (; *args; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	cr_assert_eq(pipe2(o, O_CLOEXEC), 0);
-	cr_assert_eq(pipe2(e, O_CLOEXEC), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(o[1], 1);
-		dup2(e[1], 2);
-		/* an ASan build's LeakSanitizer needs ptrace, which the
-		 * launcher's filter denies: it would abort at exit */
-		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(o[1]);
-	close(e[1]);
-	slurp(o[0], &r.out);
-	slurp(e[0], &r.err);
-	close(o[0]);
-	close(e[0]);
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return r;
+	return run_argv(argv);
 }
 
 #define LAUNCH(...) launch((const char *const[]){ __VA_ARGS__, NULL })

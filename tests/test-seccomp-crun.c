@@ -80,21 +80,6 @@ static bool is_static_elf(const char *path)
 	return ok;
 }
 
-static void slurp(int fd, char **ret)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap + 1);
-	ssize_t r;
-
-	while ((r = read(fd, b + n, cap - n)) > 0) {
-		n += r;
-		if (n == cap)
-			b = realloc(b, (cap *= 2) + 1);
-	}
-	b[n] = '\0';
-	*ret = b;
-}
-
 /* Run argv in dir; stdout and stderr into files first, so neither blocks. */
 static struct run run_in(const char *dir, const char *const *argv)
 {
@@ -118,8 +103,8 @@ static struct run run_in(const char *dir, const char *const *argv)
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	lseek(o, 0, SEEK_SET);
 	lseek(e, 0, SEEK_SET);
-	slurp(o, &r.out);
-	slurp(e, &r.err);
+	ms_read_fd(o, &r.out);
+	ms_read_fd(e, &r.err);
 	close(o);
 	close(e);
 	unlink(outp);
