@@ -395,14 +395,38 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
  * mntsnap_stat_id / mntsnap_stat_path - one mount, no table walk.
  * By 64-bit id (statmount) or by path (statx STATX_MNT_ID_UNIQUE, then
  * statmount). The result is a one-record snapshot. mask 0 = default.
- * Errors: -ENOENT (no such mount, or path does not exist), -EINVAL (id is
- * not a unique id, empty path), -ENOSYS (kernel without statmount), -EPERM,
- * -ENOMEM, -EBADMSG (an impossible statmount answer).
+ * A foreign ns (stat_id) is asked in mntsnap_capture()'s order: by
+ * mnt_ns_fd (6.18+), by mnt_ns_id (CAP_SYS_ADMIN over its owner), else
+ * inside it by a helper process (see mntsnap_ns_run); the answer is the
+ * same on every route.
+ * Errors: -ENOENT (no such mount (in ns), path does not exist, or an id
+ * handle's namespace is gone), -EINVAL (id is not a unique id, empty
+ * path), -ENOSYS (kernel without statmount), -EPERM (no right to query or
+ * enter ns: mntsnap_ns_explain() names the missing capability), -ESRCH
+ * (a pid handle's process has exited), -ENOMEM, -EBADMSG (an impossible
+ * statmount answer), and the helper's errors (-ETIMEDOUT, -ECHILD).
  */
 int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
 		    struct mntsnap_snapshot **ret_snap);
 int mntsnap_stat_path(const char *path, uint32_t mask,
 		      struct mntsnap_snapshot **ret_snap);
+
+/*
+ * mntsnap_ns_stat_path - the mount at path as ns sees it (one-record
+ * snapshot, like mntsnap_stat_path). ns NULL or _open_self: exactly
+ * mntsnap_stat_path. Resolution follows symlinks but stays inside the
+ * target (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS): from the root of
+ * the handle's process for pid/pidfd handles (/proc/PID/root, without
+ * entering; a chroot()ed target counts), else from the namespace root by
+ * the helper (mntsnap_ns_open_file with O_PATH); then statx
+ * STATX_MNT_ID_UNIQUE of the opened path and mntsnap_stat_id in ns. An
+ * absolute symlink in the target names the target's file, never the
+ * caller's. Errors: those of mntsnap_stat_id, and -ENOENT (no such path in
+ * the target), -ELOOP (a magic link or too many symlinks), -EACCES (no
+ * ptrace access to the target process), -EXDEV.
+ */
+int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,
+			 struct mntsnap_snapshot **ret_snap);
 
 /*
  * mntsnap_parse_mountinfo - parse mountinfo text (e.g. a saved

@@ -936,34 +936,43 @@ out:
 	return (int)r;
 }
 
+int mntsnap_sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	return stat_one(sys, ns, id, mask, ret_snap);
+}
+
 int mntsnap_stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns *ns,
 			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	struct mntsnap_sysops sys;
 
+	if (!ret_snap)
+		return -EINVAL;
+	/* a bad id is the caller's mistake on every route: say so before probing */
+	if (id <= MNT_UNIQUE_ID_OFFSET)
+		return -EINVAL;
 	mntsnap_sys_resolve(in, &sys);
+	/* a foreign namespace: ns.c picks fd, id or the helper, like a capture */
+	if (mntsnap_ns_needs_route(ns))
+		return mntsnap_ns_stat_id(&sys, ns, id, mask, ret_snap);
 	return stat_one(&sys, ns, id, mask, ret_snap);
 }
 
 int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
 		    struct mntsnap_snapshot **ret_snap)
 {
-	if (!ret_snap)
-		return -EINVAL;
-	return stat_one(&mntsnap_sys_real, ns, id, mask, ret_snap);
+	return mntsnap_stat_id_sys(NULL, ns, id, mask, ret_snap);
 }
 
-int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id)
+static int statx_to_id(const struct mntsnap_sysops *sys, int dirfd, const char *path,
+		       int flags, uint64_t *ret_id)
 {
 	struct mntsnap_statx stx;
 	long r;
 
-	if (!path || !*path)
-		return -EINVAL;
 	memset(&stx, 0, sizeof(stx));
-	/* AT_FDCWD; follow symlinks like findmnt does; no automount */
-	r = sys->statx(sys->ctx, -100, path, 0x800 /* AT_NO_AUTOMOUNT */,
-		       MNTSNAP_STATX_MNT_ID_UNIQUE, &stx);
+	r = sys->statx(sys->ctx, dirfd, path, flags, MNTSNAP_STATX_MNT_ID_UNIQUE, &stx);
 	if (r < 0)
 		return (int)r;
 	/* kernels before 6.8 ignore the request bit: no unique id to use */
@@ -971,6 +980,21 @@ int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint6
 		return -ENOSYS;
 	*ret_id = stx.stx_mnt_id;
 	return 0;
+}
+
+int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id)
+{
+	if (!path || !*path)
+		return -EINVAL;
+	/* AT_FDCWD; follow symlinks like findmnt does; no automount */
+	return statx_to_id(sys, -100, path, 0x800 /* AT_NO_AUTOMOUNT */, ret_id);
+}
+
+int mntsnap_fd_to_id(const struct mntsnap_sysops *sys, int fd, uint64_t *ret_id)
+{
+	if (fd < 0)
+		return -EBADF;
+	return statx_to_id(sys, fd, "", 0x1000 /* AT_EMPTY_PATH */, ret_id);
 }
 
 int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot **ret_snap)

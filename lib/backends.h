@@ -46,7 +46,16 @@ int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint6
 int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished);
+/* statx STATX_MNT_ID_UNIQUE on an fd (O_PATH is enough). */
+int mntsnap_fd_to_id(const struct mntsnap_sysops *sys, int fd, uint64_t *ret_id);
+/*
+ * mntsnap_stat_id with a seam: a foreign ns takes the same fallback chain
+ * as a capture (mntsnap_ns_stat_id).
+ */
 int mntsnap_stat_id_sys(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+/* statmount of one id through ns's route as it stands (no fallback). */
+int mntsnap_sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
 /*
  * mntsnap_statmount_capture until no change detector fires (lib/refresh.c):

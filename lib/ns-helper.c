@@ -880,6 +880,55 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
 	return open_common(ns, &w, opts, ret_fd);
 }
 
+struct stat_work {
+	const struct mntsnap_sysops *sys;
+	uint64_t id;
+	uint32_t mask;
+};
+
+/* Inside, the target is our own namespace: a plain statmount of the id. */
+static int work_stat_id(struct helper *h)
+{
+	struct stat_work *w = h->arg;
+	struct mntsnap_snapshot *s = NULL;
+	void *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = mntsnap_sm_stat_one(w->sys, NULL, w->id, w->mask, &s);
+	if (r) {
+		child_set_msg(h, "statmount", -r);
+		return r;
+	}
+	/* the same bytes a capture sends: one record, checked on the way in */
+	r = mntsnap_wire_encode(s, &buf, &len);
+	mntsnap_snapshot_free(s);
+	if (r) {
+		child_set_msg(h, "encoding the snapshot", -r);
+		return r;
+	}
+	r = child_reply_bytes(h, buf, len);
+	free(buf);
+	return r;
+}
+
+int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			   uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	struct stat_work w = { .sys = sys, .id = id, .mask = mask };
+	struct helper h = { .work = work_stat_id, .arg = &w, .rootfd = -1 };
+	struct mntsnap_ns_opts no = { .sz = sizeof(no) };
+	struct helper_result res;
+	int r;
+
+	r = helper_run(ns, &h, &no, &res);
+	if (r)
+		return r;
+	r = mntsnap_wire_decode(res.buf, res.len, NULL, ret_snap);
+	free(res.buf);
+	return r;
+}
+
 struct capture_work {
 	const struct mntsnap_capture_opts *o;
 };

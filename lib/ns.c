@@ -890,3 +890,110 @@ int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsna
 		(*ret_snap)->ns_id = o->ns->ns_id;
 	return r;
 }
+
+/* ---- one mount of a foreign namespace ----------------------------------------- */
+
+static int stat_routed(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns, int route,
+		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_ns t = *ns;
+
+	t.route = route;
+	t.stack_cache = NULL;
+	return mntsnap_sm_stat_one(sys, &t, id, mask, ret_snap);
+}
+
+/*
+ * The lookup is its own probe where its answer is plain. By fd, EINVAL can
+ * only mean a kernel before 6.18 (mnt_ns_fd was a must-be-zero spare; the
+ * handle's fd and the id are already checked); any other answer is the
+ * target's. By id, "not yours" is EPERM on 6.18 (and stable kernels with
+ * fccbe38a5d06) but ENOENT before, which also means "no such mount": one
+ * listmount by id tells them apart, as it says ENOENT for "not yours" on
+ * every kernel. E2BIG: a kernel before 6.11 refuses the VER1 request.
+ */
+static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns, uint64_t id,
+		      uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	int r;
+
+	if (ns->nsfd >= 0) {
+		r = stat_routed(sys, ns, MNTSNAP_NS_ROUTE_FD, id, mask, ret_snap);
+		if (r != -EINVAL)
+			return r;
+	}
+	if (ns->ns_id) {
+		r = stat_routed(sys, ns, MNTSNAP_NS_ROUTE_ID, id, mask, ret_snap);
+		if (r == -ENOENT || r == -EPERM) {
+			if (!probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID))
+				return r; /* we may query by id: the answer stands */
+		} else if (r != -E2BIG && r != -EINVAL) {
+			return r;
+		}
+	}
+	return mntsnap_helper_stat_id(ns, sys, id, mask, ret_snap);
+}
+
+int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	int r = mntsnap_ns_check_alive(ns);
+
+	if (r)
+		return r;
+	r = ns_stat_id(sys, ns, id, mask, ret_snap);
+	/* the nsfd outlives the process: an empty namespace answers ENOENT */
+	if (r < 0 && mntsnap_ns_check_alive(ns) == -ESRCH)
+		return -ESRCH;
+	return r;
+}
+
+/*
+ * O_PATH fd of path as the target sees it. A process's root is reachable
+ * from here (/proc/PID/root), so resolve without entering; a namespace
+ * without a process has no root we can hold, so the helper opens it.
+ * Either way symlinks and ".." stay inside the target's root.
+ */
+static int open_in_target(const struct mntsnap_ns *ns, const char *path)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS,
+	};
+	int root = mntsnap_ns_root_fd(ns), fd;
+
+	if (root == -ENOENT) {
+		int r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
+
+		return r ? r : fd;
+	}
+	if (root < 0)
+		return root;
+	fd = (int)syscall(MNTSNAP_NR_openat2, root, path, &how, sizeof(how));
+	fd = fd < 0 ? -errno : mntsnap_fd_move_above_stdio(fd);
+	close(root);
+	return fd;
+}
+
+int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,
+			 struct mntsnap_snapshot **ret_snap)
+{
+	uint64_t id;
+	int fd, r;
+
+	if (!path || !*path || !ret_snap)
+		return -EINVAL;
+	if (!ns || ns->self)
+		return mntsnap_stat_path(path, mask, ret_snap);
+	r = mntsnap_ns_check_alive(ns);
+	if (r)
+		return r;
+	fd = open_in_target(ns, path);
+	if (fd < 0)
+		return fd;
+	r = mntsnap_fd_to_id(&mntsnap_sys_real, fd, &id);
+	close(fd);
+	if (r)
+		return r;
+	return mntsnap_stat_id(ns, id, mask, ret_snap);
+}

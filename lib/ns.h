@@ -104,6 +104,19 @@ bool mntsnap_cap_effective(int cap);
 /* Unmap a handle's cached helper stack (mntsnap_ns_free). */
 void mntsnap_helper_stack_release(struct mntsnap_ns *ns);
 
+/*
+ * statmount of one id of a foreign ns, in a capture's order: by mnt_ns_fd
+ * (6.18+), by mnt_ns_id (CAP_SYS_ADMIN over the owner), else inside it
+ * with the helper. -ENOENT (no such mount there, or no such namespace),
+ * -EPERM (no right to query or enter), -ESRCH (the process has exited).
+ */
+int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+
+/* statmount of one id inside ns with the helper (lib/ns-helper.c). */
+int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			   uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+
 /* Capture inside ns with the helper (lib/ns-helper.c). */
 int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
 			   struct mntsnap_snapshot **ret_snap);
