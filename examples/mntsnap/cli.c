@@ -82,6 +82,37 @@ void cli_target_close(struct mntsnap_ns *ns)
 	mntsnap_ns_free(ns);
 }
 
+int cli_under_id(const char *cmd, const struct mntsnap_ns *ns, const char *path,
+		 uint64_t *ret_id)
+{
+	struct mntsnap_snapshot *one;
+	struct mntsnap_mount m;
+	int r = mntsnap_ns_stat_path(ns, path, MNTSNAP_F_ID, &one);
+
+	if (r) {
+		struct mntsnap_error e = { 0 };
+		char what[64];
+
+		/* a permission or a gone process: say which capability or that */
+		if (ns && (r == -EPERM || r == -EACCES || r == -ESRCH)) {
+			snprintf(what, sizeof(what), "%s: --under", cmd);
+			mntsnap_ns_explain(r, what, &e);
+			cli_fail(0, "%s", e.msg);
+		} else {
+			cli_fail(r, "%s: --under %s%s", cmd, path,
+				 ns ? " (in the target namespace)" : "");
+		}
+		return r;
+	}
+	r = mntsnap_snapshot_get(one, 0, &m);
+	if (!r)
+		*ret_id = m.id;
+	mntsnap_snapshot_free(one);
+	if (r)
+		cli_fail(r, "%s: --under %s", cmd, path);
+	return r;
+}
+
 int cli_parse_backend(const char *s)
 {
 	if (!strcmp(s, "auto"))

@@ -41,6 +41,14 @@ int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i);
 int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns);
 void cli_target_close(struct mntsnap_ns *ns);
 
+/*
+ * --under PATH: the unique id of the mount at PATH as the target sees it
+ * (ns NULL: the caller's namespace). Returns 0 or -errno (message printed,
+ * prefixed with cmd).
+ */
+int cli_under_id(const char *cmd, const struct mntsnap_ns *ns, const char *path,
+		 uint64_t *ret_id);
+
 /* "auto", "statmount" or "mountinfo" -> enum mntsnap_backend; -EINVAL otherwise. */
 int cli_parse_backend(const char *s);
 

@@ -19,6 +19,7 @@ static const char list_help[] =
 	"  --mountinfo-file F parse a saved mountinfo file instead\n"
 	"  -t FSTYPE          only mounts of this filesystem type\n"
 	"  --under PATH       only the mount at PATH and the mounts below it\n"
+	"                     (PATH as the TARGET sees it)\n"
 	"  --threads N        statmount with N threads\n";
 
 struct list_args {
@@ -114,18 +115,10 @@ int cmd_list(int argc, char **argv)
 		a.backend = MNTSNAP_BACKEND_MOUNTINFO;
 	if (cli_target_open(&a.target, &ns))
 		return CLI_EXIT_ERR;
-	if (a.under) {
-		struct mntsnap_snapshot *one;
-
-		r = mntsnap_stat_path(a.under, MNTSNAP_F_ID, &one);
-		if (r) {
-			cli_target_close(ns);
-			return cli_fail(r, "list: --under %s", a.under);
-		}
-		struct mntsnap_mount m;
-		mntsnap_snapshot_get(one, 0, &m);
-		under = m.id;
-		mntsnap_snapshot_free(one);
+	/* PATH as the target sees it: it may not exist here at all */
+	if (a.under && cli_under_id("list", ns, a.under, &under)) {
+		cli_target_close(ns);
+		return CLI_EXIT_ERR;
 	}
 
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
@@ -153,7 +146,8 @@ static const char stat_help[] =
 	"usage: mntsnap stat [TARGET] [-o FORMAT] (ID | PATH)\n"
 	"One mount by its 64-bit unique id or by a path on it, without walking\n"
 	"the mount table (statmount, or statx STATX_MNT_ID_UNIQUE + statmount).\n"
-	"TARGET (with ID only): --pid PID | --ns PATH | --ns-id ID\n";
+	"TARGET: --pid PID | --ns PATH | --ns-id ID (a PATH resolves in the target,\n"
+	"        symlinks included, without leaving its root)\n";
 
 int cmd_stat(int argc, char **argv)
 {
@@ -192,10 +186,8 @@ int cmd_stat(int argc, char **argv)
 	/* a bare number is an id; "./123" names a path */
 	if (!cli_parse_u64(what, &id))
 		r = mntsnap_stat_id(ns, id, MNTSNAP_MASK_FULL, &snap);
-	else if (t.set)
-		r = -EINVAL, cli_fail(0, "stat: a TARGET goes with a mount id, not a path");
 	else
-		r = mntsnap_stat_path(what, MNTSNAP_MASK_FULL, &snap);
+		r = mntsnap_ns_stat_path(ns, what, MNTSNAP_MASK_FULL, &snap);
 	cli_target_close(ns);
 	if (r)
 		return cli_fail(r, "stat %s", what);

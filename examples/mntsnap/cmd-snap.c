@@ -15,7 +15,8 @@ static const char save_help[] =
 	"TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
 	"  --full     every field statmount has (option arrays, id maps, ...)\n"
 	"  --strict   retry until two successive captures agree field by field\n"
-	"  --under P  only the mount at P and the mounts below it\n";
+	"  --under P  only the mount at P and the mounts below it (P as the\n"
+	"             TARGET sees it)\n";
 
 static const char show_help[] =
 	"usage: mntsnap show FILE [-o table|tree|json|mountinfo]\n"
@@ -76,19 +77,13 @@ int cmd_save(int argc, char **argv)
 	}
 	if (!file)
 		return cli_fail(0, "save: FILE is missing (see mntsnap save --help)");
-	if (under) {
-		struct mntsnap_snapshot *one;
-		struct mntsnap_mount m;
-
-		r = mntsnap_stat_path(under, MNTSNAP_F_ID, &one);
-		if (r)
-			return cli_fail(r, "save: --under %s", under);
-		mntsnap_snapshot_get(one, 0, &m);
-		under_id = m.id;
-		mntsnap_snapshot_free(one);
-	}
 	if (cli_target_open(&t, &ns))
 		return CLI_EXIT_ERR;
+	/* PATH as the target sees it: it may not exist here at all */
+	if (under && cli_under_id("save", ns, under, &under_id)) {
+		cli_target_close(ns);
+		return CLI_EXIT_ERR;
+	}
 	{
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask,
 			     .flags = flags, .ns = ns, .under_id = under_id, .error = &err);
