@@ -78,6 +78,7 @@
 #endif
 
 #define CLONE_NEWNS_ 0x00020000
+#define CLONE_NEWUSER_ 0x10000000
 #define CAP_SYS_CHROOT_ 18
 #define CAP_SYS_ADMIN_ 21
 #define NR_close_range_ (MNTSNAP_NR_BASE + 436)
@@ -92,6 +93,8 @@
 #define HELPER_STACK (512 * 1024)
 #define INLINE_MAX (32 * 1024)
 #define DEFAULT_TIMEOUT_MS 10000
+/* the child's message for a plain setns failure; anything else is detail */
+#define SETNS_MSG "setns"
 
 enum {
 	STEP_PREPARE = 1,
@@ -389,18 +392,58 @@ static int child_prepare(struct helper *h)
 	return r;
 }
 
+/*
+ * setns(CLONE_NEWNS) needs CAP_SYS_ADMIN over the user namespace owning
+ * the target. A rootless container's owner (no capabilities out here) has
+ * it only once inside that user namespace, so on EPERM join it first, as
+ * nsenter, crun and runc do. Root in the initial user namespace already
+ * holds the capability over every descendant and never gets here. Joining
+ * cannot be undone, which is fine for a child about to exit; it grants a
+ * full capability set in that user namespace, which the cut after setns
+ * takes back to keep_caps like any other.
+ */
+static int child_join_owner(struct helper *h)
+{
+	int ufd = -1, r;
+
+	r = mntsnap_ns_owner_userns(h->nsfd, &ufd);
+	if (r == -ENOENT)
+		return -EPERM; /* our own: our capabilities decide, none to gain */
+	if (!r) {
+		r = setns(ufd, CLONE_NEWUSER_) ? -errno : 0;
+		close(ufd);
+	}
+	/* whatever stopped the join, the answer is the kernel's first EPERM */
+	if (r) {
+		mntsnap_ns_owner_why(h->nsfd, h->msg, sizeof(h->msg));
+		return -EPERM;
+	}
+	if (setns(h->nsfd, CLONE_NEWNS)) {
+		r = -errno;
+		child_set_msg(h, "setns after joining the target's owner user namespace", -r);
+	}
+	return r;
+}
+
+static int child_setns(struct helper *h)
+{
+	int r;
+
+	h->step = STEP_SETNS;
+	if (!setns(h->nsfd, CLONE_NEWNS))
+		return 0;
+	r = -errno;
+	child_set_msg(h, SETNS_MSG, -r);
+	return r == -EPERM ? child_join_owner(h) : r;
+}
+
 static int helper_child(void *arg)
 {
 	struct helper *h = arg;
 	int r = child_prepare(h);
 
-	if (!r) {
-		h->step = STEP_SETNS;
-		if (setns(h->nsfd, CLONE_NEWNS)) {
-			r = -errno;
-			child_set_msg(h, "setns", errno);
-		}
-	}
+	if (!r)
+		r = child_setns(h);
 	if (!r) {
 		close(h->nsfd);
 		h->step = STEP_CAPS;
@@ -622,8 +665,14 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 {
 	if (!err)
 		return r;
-	if (res->step == STEP_SETNS && (r == -EPERM || r == -EACCES))
+	if (res->step == STEP_SETNS && (r == -EPERM || r == -EACCES)) {
+		/* the child's finding about the owner user namespace beats a
+		 * guess from the caller's own capabilities */
+		if (res->msg[0] && strcmp(res->msg, SETNS_MSG))
+			return mntsnap_set_error(err, r, 0, "helper: setns into the target: %s: %s",
+						 strerror(-r), res->msg);
 		return mntsnap_ns_explain(r, "helper: setns into the target", err);
+	}
 	if (res->step)
 		return mntsnap_set_error(err, r, 0, "helper: %s%s%s: %s", step_name(res->step),
 					 res->msg[0] ? ": " : "", res->msg, strerror(-r));

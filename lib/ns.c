@@ -310,6 +310,63 @@ int mntsnap_ns_root_fd(const struct mntsnap_ns *ns)
 	return mntsnap_fd_move_above_stdio(fd);
 }
 
+/* ---- the owner user namespace ------------------------------------------- */
+
+/* Is the nsfs fd ufd the calling thread's own user namespace? */
+static bool is_own_userns(int ufd)
+{
+	struct stat a, b;
+
+	if (fstat(ufd, &a))
+		return false;
+	if (stat("/proc/thread-self/ns/user", &b) && stat("/proc/self/ns/user", &b))
+		return false; /* no /proc: let setns() decide (EINVAL for our own) */
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int mntsnap_ns_owner_userns(int nsfd, int *ret_fd)
+{
+	long ufd = mntsnap_sys_ioctl(NULL, nsfd, MNTSNAP_NS_GET_USERNS, NULL);
+
+	if (ufd < 0)
+		return (int)ufd;
+	if (is_own_userns((int)ufd)) {
+		close((int)ufd);
+		return -ENOENT;
+	}
+	*ret_fd = (int)ufd;
+	return 0;
+}
+
+void mntsnap_ns_owner_why(int nsfd, char *buf, size_t len)
+{
+	uid_t owner = (uid_t)-1;
+	int ufd = -1, r;
+
+	buf[0] = '\0';
+	r = mntsnap_ns_owner_userns(nsfd, &ufd);
+	if (r == -EPERM) {
+		snprintf(buf, len,
+			 "the target's owner user namespace is outside the caller's: the "
+			 "caller lacks CAP_SYS_ADMIN over it and cannot join it");
+		return;
+	}
+	if (r)
+		return;
+	if (mntsnap_sys_ioctl(NULL, ufd, MNTSNAP_NS_GET_OWNER_UID, &owner) < 0)
+		owner = (uid_t)-1;
+	close(ufd);
+	if (owner == geteuid())
+		snprintf(buf, len,
+			 "the caller (euid %u) owns the target's user namespace but could "
+			 "not join it to gain CAP_SYS_ADMIN there", (unsigned)owner);
+	else
+		snprintf(buf, len,
+			 "the target's user namespace belongs to uid %d; the caller (euid "
+			 "%u) is not its owner and lacks CAP_SYS_ADMIN over it, needed to "
+			 "enter or to join it first", (int)owner, (unsigned)geteuid());
+}
+
 /* ---- capabilities and error text ------------------------------------------ */
 
 #if MNTSNAP_HAVE_LIBCAP
@@ -831,6 +888,23 @@ static int capture_routed(const struct mntsnap_capture_opts *o, const struct mnt
 	return mntsnap_capture(&c, ret);
 }
 
+static int direct_error(const struct mntsnap_ns *ns, int err, struct mntsnap_error *ret)
+{
+	static const char op[] = "direct query of the target namespace";
+	char why[200];
+
+	/* listmount says ENOENT for "not yours"; statmount says EPERM */
+	if (err == -ENOENT && ns->nsfd < 0 && !mntsnap_cap_effective(CAP_SYS_ADMIN_))
+		err = -EPERM;
+	if ((err == -EPERM || err == -ENOENT) && ns->nsfd >= 0) {
+		mntsnap_ns_owner_why(ns->nsfd, why, sizeof(why));
+		if (why[0])
+			return mntsnap_set_error(ret, err, 0, "%s: %s: %s", op, strerror(-err),
+						 why);
+	}
+	return mntsnap_ns_explain(err, op, ret);
+}
+
 /*
  * Probe rather than trust a kernel version: mnt_ns_fd is rejected with
  * EINVAL before 6.18 (it was a spare field), an id query without
@@ -863,13 +937,8 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 				return capture_routed(o, ns, MNTSNAP_NS_ROUTE_ID, o->backend,
 						      ret_snap);
 		}
-		if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT) {
-			/* listmount says ENOENT for "not yours"; statmount says EPERM */
-			if (direct == -ENOENT && ns->nsfd < 0 && !mntsnap_cap_effective(CAP_SYS_ADMIN_))
-				direct = -EPERM;
-			return mntsnap_ns_explain(direct, "direct query of the target namespace",
-						  o->error);
-		}
+		if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT)
+			return direct_error(ns, direct, o->error);
 	}
 	r = mntsnap_helper_capture(ns, o, ret_snap);
 	/* no right to enter: a pid handle may still read the process's text */

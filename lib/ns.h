@@ -98,6 +98,24 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
  */
 int mntsnap_ns_root_fd(const struct mntsnap_ns *ns);
 
+/*
+ * The user namespace owning the mount namespace behind nsfd, when it is
+ * not the caller's: an nsfs fd on it in *ret_fd (close it). -ENOENT when
+ * it is the caller's own (nothing to join); -EPERM when it is neither the
+ * caller's nor below it (NS_GET_USERNS refuses; nothing the caller could
+ * join either).
+ */
+int mntsnap_ns_owner_userns(int nsfd, int *ret_fd);
+
+/*
+ * Why entering nsfd was refused, in words, when the namespace's owner user
+ * namespace is not the caller's: who owns it and that the caller lacks
+ * CAP_SYS_ADMIN over it. "" when the owner is the caller's own user
+ * namespace: then the caller's own capabilities decide, and
+ * mntsnap_ns_explain() names the missing ones. Fits in len >= 180.
+ */
+void mntsnap_ns_owner_why(int nsfd, char *buf, size_t len);
+
 /* Is capability cap (CAP_* number) in the calling thread's effective set? */
 bool mntsnap_cap_effective(int cap);
 

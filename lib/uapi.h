@@ -215,6 +215,7 @@ struct mnt_ns_info {
 #define MNTSNAP_NSIO 0xb7
 #define MNTSNAP_NS_GET_USERNS _IO(MNTSNAP_NSIO, 0x1)
 #define MNTSNAP_NS_GET_NSTYPE _IO(MNTSNAP_NSIO, 0x3)
+#define MNTSNAP_NS_GET_OWNER_UID _IO(MNTSNAP_NSIO, 0x4) /* on a user namespace fd */
 #define MNTSNAP_NS_GET_MNTNS_ID _IOR(MNTSNAP_NSIO, 0x5, uint64_t)            /* 6.11 */
 #define MNTSNAP_NS_MNT_GET_INFO _IOR(MNTSNAP_NSIO, 10, struct mnt_ns_info)  /* 6.12 */
 #define MNTSNAP_NS_MNT_GET_NEXT _IOR(MNTSNAP_NSIO, 11, struct mnt_ns_info)  /* 6.12 */
