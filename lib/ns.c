@@ -984,7 +984,7 @@ static int stat_routed(const struct mntsnap_sysops *sys, const struct mntsnap_ns
 static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns, uint64_t id,
 		      uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
-	int r;
+	int r, by_id = 0;
 
 	if (ns->nsfd >= 0) {
 		r = stat_routed(sys, ns, MNTSNAP_NS_ROUTE_FD, id, mask, ret_snap);
@@ -996,11 +996,20 @@ static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns 
 		if (r == -ENOENT || r == -EPERM) {
 			if (!probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID))
 				return r; /* we may query by id: the answer stands */
+			by_id = r;
 		} else if (r != -E2BIG && r != -EINVAL) {
 			return r;
 		}
 	}
-	return mntsnap_helper_stat_id(ns, sys, id, mask, ret_snap);
+	r = mntsnap_helper_stat_id(ns, sys, id, mask, ret_snap);
+	/*
+	 * An id-only handle the caller may not query cannot be found to enter
+	 * either (the nsfs walk and /proc need the same privilege): the
+	 * kernel's "not permitted" is the truer answer than our "not found".
+	 */
+	if (r == -ENOENT && by_id == -EPERM && ns->nsfd < 0)
+		return by_id;
+	return r;
 }
 
 int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
