@@ -237,14 +237,15 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
  * clone(CLONE_VM|CLONE_VFORK): it costs about the same whatever the
  * caller's size and works from multithreaded callers (setns(CLONE_NEWNS)
  * itself fails there). The calling thread is suspended until the helper
- * exits. The helper: never executes anything; closes every fd but its
- * socket and the namespace fd (also 0-2); sets PR_SET_DUMPABLE 0 (the
+ * exits. The helper: never executes anything; closes every fd but the
+ * namespace fd (also 0-2; for opens, one socket); sets PR_SET_DUMPABLE 0 (the
  * memory is the caller's, so the caller is non-dumpable meanwhile and
  * restored after), PR_SET_NO_NEW_PRIVS and a parent-death SIGKILL; keeps
  * only CAP_SYS_ADMIN and CAP_SYS_CHROOT to setns() and then only
  * opts->keep_caps; is killed by SIGALRM at opts->timeout_ms; is always
- * reaped. Results come back over a socketpair (bytes, an fd by
- * SCM_RIGHTS).
+ * reaped. Results stay in the memory the helper shares with the caller
+ * and are handed over, not copied (a callback's buffer, a snapshot); an
+ * opened fd comes back over a socketpair by SCM_RIGHTS.
  * Common errors: -ESRCH (process gone), -EPERM (no right to enter: see
  * opts->error), -ETIMEDOUT, -ECHILD (helper died without an answer),
  * -ENOENT (an id-only handle whose namespace cannot be found to enter),
@@ -260,8 +261,8 @@ struct mntsnap_ns_opts {
 
 /*
  * Run fn(data, &buf, &len) inside ns. fn returns 0 or -errno and may
- * malloc() a result, which comes back as a fresh malloc'd copy in
- * *ret_buf and *ret_len (NULL/0 if none; free() it). fn runs with the caller's
+ * malloc() a result, which the caller receives as is in *ret_buf and
+ * *ret_len (NULL/0 if none; free() it). fn runs with the caller's
  * memory (CLONE_VM) and the caller's calling thread suspended: it may
  * malloc, must not create threads or longjmp out, and sees no stdio.
  * Returns fn's result, or an error above.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The helper process that enters a mount namespace, does one piece of work
- * there and reports back over a socketpair.
+ * there and reports back: in the memory it shares with the caller, plus a
+ * socketpair when the result is an fd.
  *
  * Why clone(CLONE_VM|CLONE_VFORK) and not fork() or a thread:
  *  - setns(CLONE_NEWNS) needs an unshared fs_struct, so a multithreaded
@@ -17,12 +18,10 @@
  *  - A thread that unshare(CLONE_FS)s is faster still, but cannot have its
  *    own fd table closed, its own parent-death signal or be killed on a
  *    timeout; the hardening below needs a process.
- * Consequences: results cannot be streamed to a suspended reader, so a
- * callback's reply larger than a socket message travels in a sealed memfd
- * passed with SCM_RIGHTS; snapshots need no trip at all, they are built
- * in the shared heap and handed over by pointer (snap_handover); and the
- * timeout is the child's own ITIMER_REAL (its SIGALRM kills it), since the
- * suspended caller cannot watch a clock. Known limit of any CLONE_VM
+ * Consequences: results are left in the shared heap for the caller to
+ * take over once the child has exited (child_replied), never streamed;
+ * and the timeout is the child's own ITIMER_REAL (its SIGALRM kills it),
+ * since the suspended caller cannot watch a clock. Known limit of any CLONE_VM
  * helper: a child killed by that timeout while it holds a libc lock
  * (inside malloc, say) leaves the lock held in the caller; the default
  * timeout is 10 s for work that takes milliseconds.
@@ -88,7 +87,6 @@
 #endif
 
 #define HELPER_STACK (512 * 1024)
-#define INLINE_MAX (32 * 1024)
 #define DEFAULT_TIMEOUT_MS 10000
 /* the child's message for a plain setns failure; anything else is detail */
 #define SETNS_MSG "setns"
@@ -99,22 +97,6 @@ enum {
 	STEP_SETNS,
 	STEP_WORK,
 	STEP_SEND,
-};
-
-enum {
-	KIND_NONE = 0,
-	KIND_INLINE, /* payload follows as a second message */
-	KIND_MEMFD,  /* payload in a sealed memfd (SCM_RIGHTS) */
-	KIND_FD,     /* the result is the fd itself (SCM_RIGHTS) */
-};
-
-struct helper_reply {
-	int32_t status; /* 0 or -errno */
-	uint32_t step;  /* STEP_* that failed */
-	uint32_t kind;  /* KIND_* */
-	uint32_t pad;
-	uint64_t len;   /* payload bytes */
-	char msg[200];  /* detail for a failed step, NUL-terminated */
 };
 
 struct helper;
@@ -141,7 +123,14 @@ struct helper {
 	void *arg;
 	int step;            /* child: where it is, for error replies */
 	bool joined;         /* child: entered the owner user namespace */
-	char msg[200];       /* child: detail for an error reply */
+	bool want_fd;        /* the work's result is an fd: needs the socket */
+	/* the reply: written by the child, read once it has exited */
+	bool replied;        /* written last, see child_replied() */
+	int status;          /* 0 or -errno */
+	int failed_step;     /* STEP_* that failed */
+	void *out_buf;       /* result bytes, malloc'd in the (shared) heap */
+	size_t out_len;
+	char msg[200];       /* detail for an error reply */
 };
 
 struct helper_result {
@@ -154,105 +143,67 @@ struct helper_result {
 
 /* ---- the child's side ------------------------------------------------------ */
 
-static int send_with_fd(int sock, const void *buf, size_t len, int fd)
+/*
+ * How the child answers. It shares the caller's memory (CLONE_VM), so it
+ * writes the answer straight into the caller's struct helper, and results
+ * that are memory (a callback's bytes, a snapshot) stay where the child
+ * malloc'd them, in the caller's own heap: handed over, never copied or
+ * re-encoded. A socket or the wire format would protect nothing here, as
+ * the producer is this process's code in this address space, not the
+ * target, and at 1,000 mounts encoding, decoding and the fresh pages they
+ * touch cost ~1 ms against the ~100 us budget for entering. Only an fd
+ * needs the kernel (the child's fd table is its own): it travels over a
+ * socketpair with SCM_RIGHTS, made only for work that opens something.
+ */
+static void child_replied(struct helper *h)
+{
+	/* last store: the caller trusts the other fields only after it */
+	__atomic_store_n(&h->replied, true, __ATOMIC_RELEASE);
+}
+
+/* Ownership of buf (malloc'd, may be NULL) passes to the caller. */
+static int child_reply_bytes(struct helper *h, void *buf, size_t len)
+{
+	h->out_buf = buf;
+	h->out_len = buf ? len : 0;
+	child_replied(h);
+	return 0;
+}
+
+static int child_reply_fd(struct helper *h, int fd)
 {
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			     .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *cm;
 	ssize_t n;
 
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
+	h->step = STEP_SEND;
+	memset(&u, 0, sizeof(u));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	do
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+		n = sendmsg(h->sock, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EMSGSIZE;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
+	if (n != 1)
+		return n < 0 ? -errno : -EIO;
+	child_replied(h);
 	return 0;
-}
-
-/* Sealed so the reader may trust size and content not to change. */
-static int make_memfd(const void *buf, size_t len)
-{
-	int fd = memfd_create("mntsnap-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	int r;
-
-	if (fd < 0)
-		return -errno;
-	r = write_all(fd, buf, len);
-	if (!r && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
-		r = -errno;
-	if (r) {
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
-static int child_reply_bytes(struct helper *h, const void *buf, size_t len)
-{
-	struct helper_reply rep = { .kind = len ? KIND_INLINE : KIND_NONE, .len = len };
-	int fd, r;
-
-	h->step = STEP_SEND;
-	if (len <= INLINE_MAX) {
-		r = send_with_fd(h->sock, &rep, sizeof(rep), -1);
-		if (!r && len)
-			r = send_with_fd(h->sock, buf, len, -1);
-		return r;
-	}
-	fd = make_memfd(buf, len);
-	if (fd < 0)
-		return fd;
-	rep.kind = KIND_MEMFD;
-	r = send_with_fd(h->sock, &rep, sizeof(rep), fd);
-	close(fd);
-	return r;
-}
-
-static int child_reply_fd(struct helper *h, int fd)
-{
-	struct helper_reply rep = { .kind = KIND_FD };
-
-	h->step = STEP_SEND;
-	return send_with_fd(h->sock, &rep, sizeof(rep), fd);
 }
 
 static void child_reply_error(struct helper *h, int err)
 {
-	struct helper_reply rep = { .status = err, .step = (uint32_t)h->step };
-
-	memcpy(rep.msg, h->msg, sizeof(rep.msg));
-	rep.msg[sizeof(rep.msg) - 1] = '\0';
-	send_with_fd(h->sock, &rep, sizeof(rep), -1);
+	h->status = err;
+	h->failed_step = h->step;
+	child_replied(h);
 }
 
 static int close_range_(unsigned lo, unsigned hi)
@@ -474,19 +425,21 @@ static void dumpable_release(void)
 	pthread_mutex_unlock(&dump_lock);
 }
 
-static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *ret_fd)
+/* The fd the child sent; the child has exited, so it is there or never. */
+static int recv_fd(int sock, int *ret_fd)
 {
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
 			     .msg_controllen = sizeof(u.b) };
 	struct cmsghdr *cm;
+	int fd = -1;
 	ssize_t n;
 
-	*ret_fd = -1;
 	do
 		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
@@ -495,121 +448,37 @@ static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *ret_fd)
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
 		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(ret_fd, CMSG_DATA(cm), sizeof(int));
-	if (*ret_fd >= 0)
-		*ret_fd = mntsnap_fd_move_above_stdio(*ret_fd);
-	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-		if (*ret_fd >= 0)
-			close(*ret_fd);
-		*ret_fd = -1;
-		return -EBADMSG;
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (fd >= 0 && (n != 1 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))) {
+		close(fd);
+		fd = -1;
 	}
-	return n;
-}
-
-static int read_memfd(int fd, size_t len, void **ret)
-{
-	int want = F_SEAL_SHRINK | F_SEAL_WRITE;
-	struct stat st;
-	size_t off = 0;
-	char *buf;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if ((fcntl(fd, F_GET_SEALS) & want) != want || (uint64_t)st.st_size != len)
+	if (fd < 0)
 		return -EBADMSG;
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	while (off < len) {
-		ssize_t n = pread(fd, buf + off, len - off, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return n < 0 ? -errno : -EBADMSG;
-		}
-		off += (size_t)n;
-	}
-	*ret = buf;
+	fd = mntsnap_fd_move_above_stdio(fd);
+	if (fd < 0)
+		return fd;
+	*ret_fd = fd;
 	return 0;
 }
 
-static int read_reply(int sock, const siginfo_t *si, struct helper_result *res)
+static int collect_reply(struct helper *h, int sock, const siginfo_t *si,
+			 struct helper_result *res)
 {
-	struct helper_reply rep;
-	ssize_t n;
-	int fd, r = 0;
-
-	n = recv_with_fd(sock, &rep, sizeof(rep), &fd);
-	if (n == -EAGAIN || n == 0) {
+	if (!__atomic_load_n(&h->replied, __ATOMIC_ACQUIRE)) {
 		if (si->si_code == CLD_KILLED && si->si_status == SIGALRM)
 			return -ETIMEDOUT;
 		return -ECHILD;
 	}
-	if (n < 0)
-		return (int)n;
-	if (n != sizeof(rep)) {
-		r = -EBADMSG;
-		goto out;
-	}
-	if (rep.status) {
-		res->step = (int)rep.step;
-		memcpy(res->msg, rep.msg, sizeof(res->msg));
+	if (h->status) {
+		res->step = h->failed_step;
+		memcpy(res->msg, h->msg, sizeof(res->msg));
 		res->msg[sizeof(res->msg) - 1] = '\0';
-		r = rep.status < 0 ? rep.status : -EBADMSG;
-		goto out;
+		return h->status < 0 ? h->status : -EBADMSG;
 	}
-	switch (rep.kind) {
-	case KIND_NONE:
-		break;
-	case KIND_INLINE: {
-		int extra;
-
-		if (rep.len > INLINE_MAX) {
-			r = -EBADMSG;
-			break;
-		}
-		res->buf = malloc(rep.len);
-		if (!res->buf) {
-			r = -ENOMEM;
-			break;
-		}
-		n = recv_with_fd(sock, res->buf, rep.len, &extra);
-		if (extra >= 0)
-			close(extra);
-		if (n != (ssize_t)rep.len)
-			r = n < 0 ? (int)n : -EBADMSG;
-		else
-			res->len = rep.len;
-		break;
-	}
-	case KIND_MEMFD:
-		r = fd < 0 ? -EBADMSG : read_memfd(fd, rep.len, &res->buf);
-		if (!r)
-			res->len = rep.len;
-		break;
-	case KIND_FD:
-		if (fd < 0) {
-			r = -EBADMSG;
-			break;
-		}
-		res->fd = fd;
-		fd = -1;
-		break;
-	default:
-		r = -EBADMSG;
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	if (r) {
-		free(res->buf);
-		res->buf = NULL;
-		res->len = 0;
-	}
-	return r;
+	res->buf = h->out_buf;
+	res->len = h->out_len;
+	return h->want_fd ? recv_fd(sock, &res->fd) : 0;
 }
 
 static int opts_load(const struct mntsnap_ns_opts *in, struct mntsnap_ns_opts *o)
@@ -711,10 +580,17 @@ void mntsnap_helper_stack_release(struct mntsnap_ns *ns)
  * always reaped before this returns: the calling thread stays suspended
  * until it has exited, and then waits for the zombie.
  */
+static void close_pair(int *sv)
+{
+	for (int i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			close(sv[i]);
+}
+
 static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 		      const struct mntsnap_ns_opts *o, struct helper_result *res)
 {
-	int sv[2], nsfd = -1;
+	int sv[2] = { -1, -1 }, nsfd = -1;
 	bool owned = false;
 	siginfo_t si;
 	char *stack;
@@ -731,14 +607,14 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	r = mntsnap_ns_enter_fd(ns, &nsfd, &owned);
 	if (r)
 		return r;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+	if (h->want_fd && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		r = -errno;
-		goto out_ns;
+		goto out;
 	}
 	stack = stack_get(ns);
 	if (!stack) {
 		r = -errno;
-		goto out_sock;
+		goto out;
 	}
 	h->sock = sv[1];
 	h->nsfd = nsfd;
@@ -752,19 +628,14 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	r = pid < 0 ? -errno : 0;
 	dumpable_release();
 	stack_put(ns, stack);
-	close(sv[1]);
 	if (!r) {
 		memset(&si, 0, sizeof(si));
 		while (waitid(P_PID, (id_t)pid, &si, WEXITED | __WALL) && errno == EINTR)
 			;
-		r = read_reply(sv[0], &si, res);
+		r = collect_reply(h, sv[0], &si, res);
 	}
-	close(sv[0]);
-	goto out_ns;
-out_sock:
-	close(sv[0]);
-	close(sv[1]);
-out_ns:
+out:
+	close_pair(sv);
 	if (owned)
 		close(nsfd);
 	return r;
@@ -789,9 +660,7 @@ static int work_run(struct helper *h)
 		child_set_msg(h, "callback", -r);
 		return r;
 	}
-	r = child_reply_bytes(h, buf, buf ? len : 0);
-	free(buf);
-	return r;
+	return child_reply_bytes(h, buf, len);
 }
 
 int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
@@ -872,7 +741,7 @@ static int work_open(struct helper *h)
 static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 		       const struct mntsnap_ns_opts *opts, int *ret_fd)
 {
-	struct helper h = { .work = work_open, .arg = w, .rootfd = -1 };
+	struct helper h = { .work = work_open, .arg = w, .rootfd = -1, .want_fd = true };
 	struct helper_result res;
 	struct mntsnap_ns_opts o;
 	int r;
@@ -914,16 +783,8 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
 }
 
 /*
- * Snapshots come back by pointer, not as wire-format bytes. The child is a
- * CLONE_VM clone: the snapshot it builds already lives in the caller's
- * heap, allocated by the caller's own malloc on the suspended caller
- * thread's behalf. Serializing it into the socket would protect nothing
- * (the producer is this file's code in the same address space, not the
- * target) and cost ~1 ms at 1,000 mounts: encode, decode and the fresh
- * pages both touch, against a ~100 us budget for entering. The socket
- * still carries the status and the error text; the pointer is handed over
- * only once the child has reported success, and the caller frees it if
- * the reply goes missing after it was set.
+ * A snapshot comes back by pointer like any reply (see child_replied): the
+ * child builds it in the shared heap and the caller takes it over.
  */
 struct snap_handover {
 	struct mntsnap_snapshot *snap; /* set by the child, last thing before replying */
