@@ -7,10 +7,11 @@
  *   direct fd       the target by mnt_ns_fd, no entering (target <= 1.1x own)
  *   direct id       the target by mnt_ns_id
  *   enter           the helper: clone(CLONE_VM|CLONE_VFORK), setns, capture
- *                   inside, wire encode, reply, decode (overhead over "own"
- *                   is the entering cost: target <= 100 us)
+ *                   inside, hand the snapshot over
+ *   inside          the same capture, timed by a clock read inside the
+ *                   helper: the capture itself, run where entering runs it
+ *                   (enter - inside = the entering cost: target <= 100 us)
  *   helper no-op    mntsnap_ns_run() with an empty callback: the mechanism
- *   wire enc+dec    the snapshot's trip through the binary format
  *   fork() no-op    what a fork()-based helper would pay, for contrast
  * each again with 512 MiB resident in the caller, and from a caller with 8
  * threads. Medians (and minimum) of K runs, interleaved. A program, not a
@@ -35,7 +36,6 @@
 #include "mntsnap.h"
 #include "setup.h"
 #include "snapshot.h"
-#include "wire.h"
 
 #define BASE "/tmp/mntsnap-bench-ns"
 
@@ -60,6 +60,7 @@ struct row {
 	const char *name;
 	int (*fn)(void *ctx);
 	void *ctx;
+	double *inner; /* if set, fn stores the time to record here */
 	double *t;
 	double med, min;
 };
@@ -80,7 +81,7 @@ static void run_rows(struct row *rows, size_t nrows)
 
 			if (rows[i].fn(rows[i].ctx))
 				bench_die(rows[i].name);
-			rows[i].t[k] = now_us() - a;
+			rows[i].t[k] = rows[i].inner ? *rows[i].inner : now_us() - a;
 		}
 	for (size_t i = 0; i < nrows; i++) {
 		qsort(rows[i].t, rounds, sizeof(double), dcmp);
@@ -138,17 +139,52 @@ static int do_noop_helper(void *p)
 	return r;
 }
 
-static int do_wire(void *p)
-{
-	struct mntsnap_snapshot *s = p, *d = NULL;
-	void *buf = NULL;
-	size_t len = 0;
-	int r = mntsnap_wire_encode(s, &buf, &len);
+/* Inside the helper: the capture, timed there; the snapshot comes out. */
+struct inside {
+	double us;
+	struct mntsnap_snapshot *snap;
+};
 
-	if (!r)
-		r = mntsnap_wire_decode(buf, len, NULL, &d);
-	free(buf);
-	mntsnap_snapshot_free(d);
+static int inside_fn(void *data, void **ret_buf, size_t *ret_len)
+{
+	struct inside *in = malloc(sizeof(*in));
+	double a;
+	int r;
+
+	(void)data;
+	if (!in)
+		return -ENOMEM;
+	a = now_us();
+	r = mntsnap_capture(NULL, &in->snap);
+	in->us = now_us() - a;
+	if (r) {
+		free(in);
+		return r;
+	}
+	*ret_buf = in;
+	*ret_len = sizeof(*in);
+	return 0;
+}
+
+struct insidectx {
+	const struct mntsnap_ns *ns;
+	size_t expect;
+	double us;
+};
+
+static int do_inside(void *p)
+{
+	struct insidectx *c = p;
+	struct inside *in = NULL;
+	size_t len = 0;
+	int r = mntsnap_ns_run(c->ns, inside_fn, NULL, NULL, (void **)&in, &len);
+
+	if (r)
+		return r;
+	c->us = in->us;
+	r = mntsnap_snapshot_count(in->snap) == c->expect ? 0 : -EBADMSG;
+	mntsnap_snapshot_free(in->snap);
+	free(in);
 	return r;
 }
 
@@ -265,13 +301,14 @@ int main(int argc, char **argv)
 							  .expect = expect },
 		      did = { .ns = byid, .flags = MNTSNAP_CAPTURE_NS_DIRECT, .expect = expect },
 		      ent = { .ns = byp, .flags = MNTSNAP_CAPTURE_NS_ENTER, .expect = expect };
+	struct insidectx ins = { .ns = byp, .expect = expect };
 	struct row small[] = {
 		{ "own namespace snapshot", do_capture, &own },
 		{ "foreign, direct (mnt_ns_fd)", do_capture, &dfd },
 		{ "foreign, direct (mnt_ns_id)", do_capture, &did },
 		{ "foreign, entering (helper)", do_capture, &ent },
+		{ "  the capture itself, inside", do_inside, &ins, &ins.us },
 		{ "helper round trip, no-op callback", do_noop_helper, byp },
-		{ "wire encode+decode of the snapshot", do_wire, own_snap },
 		{ "fork()+_exit+waitpid, for contrast", do_fork, NULL },
 	};
 	run_rows(small, sizeof(small) / sizeof(small[0]));
@@ -287,6 +324,7 @@ int main(int argc, char **argv)
 		{ "own namespace snapshot", do_capture, &own },
 		{ "foreign, direct (mnt_ns_fd)", do_capture, &dfd },
 		{ "foreign, entering (helper)", do_capture, &ent },
+		{ "  the capture itself, inside", do_inside, &ins, &ins.us },
 		{ "helper round trip, no-op callback", do_noop_helper, byp },
 		{ "fork()+_exit+waitpid, for contrast", do_fork, NULL },
 	};
@@ -301,6 +339,7 @@ int main(int argc, char **argv)
 		{ "own namespace snapshot", do_capture, &own },
 		{ "foreign, direct (mnt_ns_fd)", do_capture, &dfd },
 		{ "foreign, entering (helper)", do_capture, &ent },
+		{ "  the capture itself, inside", do_inside, &ins, &ins.us },
 		{ "helper round trip, no-op callback", do_noop_helper, byp },
 	};
 	run_rows(thr, sizeof(thr) / sizeof(thr[0]));
@@ -310,10 +349,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 8; i++)
 		pthread_join(tids[i], NULL);
 
-	printf("\ntargets: direct fd %.2fx own (<= 1.10x); entering overhead %.1f us small RSS, "
-	       "%.1f us at 512 MiB, %.1f us threaded (<= 100 us); no-op helper %.1f / %.1f us\n",
-	       small[1].med / small[0].med, small[3].med - small[0].med, rss[2].med - rss[0].med,
-	       thr[2].med - thr[0].med, small[4].med, rss[3].med);
+	printf("\ntargets: direct fd %.2fx own (<= 1.10x); entering overhead over the capture "
+	       "itself %.1f us small RSS, %.1f us at 512 MiB, %.1f us threaded (<= 100 us); "
+	       "entering %.2fx own; no-op helper %.1f / %.1f / %.1f us\n",
+	       small[1].med / small[0].med, small[3].med - small[4].med, rss[2].med - rss[3].med,
+	       thr[2].med - thr[3].med, small[3].med / small[0].med, small[5].med, rss[4].med,
+	       thr[4].med);
 
 	munmap(big, 512UL << 20);
 	mntsnap_snapshot_free(own_snap);
