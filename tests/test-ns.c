@@ -1107,3 +1107,167 @@ Test(ns, helper_hardening)
 	mntsnap_ns_free(ns);
 	target_stop(&t);
 }
+
+/* ---- a path as the target sees it --------------------------------------------- */
+
+/* The mount holding path in ns: its source, and its id in *ret_id. */
+static int source_at(const struct mntsnap_ns *ns, const char *path, char *src, size_t len,
+		     uint64_t *ret_id)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_mount m;
+	int r = mntsnap_ns_stat_path(ns, path, 0, &s);
+
+	if (r)
+		return r;
+	cr_assert_eq(mntsnap_snapshot_count(s), 1);
+	mntsnap_snapshot_get(s, 0, &m);
+	snprintf(src, len, "%s", m.source ? m.source : "");
+	*ret_id = m.id;
+	mntsnap_snapshot_free(s);
+	return 0;
+}
+
+static void write_host_secret(void)
+{
+	int h;
+
+	ms_mkdir_p(BASE "/host");
+	h = open(HOST_SECRET, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert(h >= 0);
+	cr_assert_eq(write(h, "HOST", 4), 4);
+	close(h);
+}
+
+/*
+ * "/x" exists only in the (pivoted) target; every kind of handle resolves
+ * it there: a pid handle from the process's root without entering, an ns
+ * file and an id handle through the helper. "/abs" is a symlink to the
+ * host secret's path: it must land on the target's root tmpfs.
+ */
+Test(ns, stat_path_in_target)
+{
+	struct mntsnap_ns *byp, *byf, *byid;
+	uint64_t idp, idf, idi, host_id, abs_id, root_id;
+	char src[64], path[64];
+	struct stat st;
+	struct target t;
+	int fds;
+
+	ms_private_ns(BASE);
+	write_host_secret();
+	t = target_start(PIVOT);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_path(path, &byf), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid), 0);
+	cr_assert_neq(stat("/x", &st), 0, "/x must not exist in the caller's namespace");
+	fds = ms_count_fds();
+
+	cr_assert_eq(source_at(byp, "/x", src, sizeof(src), &idp), 0);
+	cr_assert_str_eq(src, "nsx");
+	cr_assert_eq(source_at(byf, "/x/marker", src, sizeof(src), &idf), 0);
+	cr_assert_str_eq(src, "nsx");
+	cr_assert_eq(source_at(byid, "x", src, sizeof(src), &idi), 0);
+	cr_assert_str_eq(src, "nsx");
+	cr_assert(idp == idf && idf == idi, "%llx %llx %llx", (unsigned long long)idp,
+		  (unsigned long long)idf, (unsigned long long)idi);
+
+	/* the symlink resolves inside: the target's root, not our BASE tmpfs */
+	cr_assert_eq(source_at(NULL, HOST_SECRET, src, sizeof(src), &host_id), 0);
+	cr_assert_eq(source_at(byp, "/", src, sizeof(src), &root_id), 0);
+	cr_assert_str_eq(src, "nsroot");
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(source_at(i ? byf : byp, "/abs", src, sizeof(src), &abs_id), 0);
+		cr_assert_str_eq(src, "nsroot");
+		cr_assert_eq(abs_id, root_id);
+		cr_assert_neq(abs_id, host_id);
+	}
+	/* ".." stays in the root; magic links are refused; missing is ENOENT */
+	cr_assert_eq(source_at(byp, "x/rel", src, sizeof(src), &abs_id), 0);
+	cr_assert_eq(abs_id, root_id);
+	cr_assert_lt(source_at(byp, "/magic", src, sizeof(src), &abs_id), 0);
+	cr_assert_eq(source_at(byp, "/nope", src, sizeof(src), &abs_id), -ENOENT);
+	cr_assert_eq(source_at(byf, "/nope", src, sizeof(src), &abs_id), -ENOENT);
+	cr_assert_eq(source_at(byp, "", src, sizeof(src), &abs_id), -EINVAL);
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), 0, "zombie left");
+
+	/* the process is gone: a pid handle says so */
+	target_stop(&t);
+	cr_assert_eq(source_at(byp, "/x", src, sizeof(src), &abs_id), -ESRCH);
+	mntsnap_ns_free(byp);
+	mntsnap_ns_free(byf);
+	mntsnap_ns_free(byid);
+}
+
+/* stat_id in a foreign namespace: by fd, by id and through the helper agree */
+Test(ns, stat_id_routes_agree)
+{
+	struct mntsnap_ns *byp, *byid;
+	uint64_t id;
+	char src[64];
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_mount m;
+	struct target t;
+
+	ms_private_ns(BASE);
+	t = target_start(PLAIN);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid), 0);
+	cr_assert_eq(source_at(byp, BASE "/t/a", src, sizeof(src), &id), 0);
+	cr_assert_str_eq(src, "nsinner");
+	/* the mount is not in our namespace: a plain stat_id cannot see it */
+	cr_assert_eq(mntsnap_stat_id(NULL, id, 0, &s), -ENOENT);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(mntsnap_stat_id(i ? byid : byp, id, MNTSNAP_MASK_FULL, &s), 0);
+		mntsnap_snapshot_get(s, 0, &m);
+		cr_assert_eq(m.id, id);
+		cr_assert_str_eq(m.source, "nsinner");
+		mntsnap_snapshot_free(s);
+	}
+	/* through the helper, as on kernels that cannot query directly */
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byp, .flags = MNTSNAP_CAPTURE_NS_ENTER);
+	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_not_null(mntsnap_snapshot_find(s, id));
+	mntsnap_snapshot_free(s);
+	cr_assert_eq(mntsnap_stat_id(byp, id ^ 0x7fff0000ULL, 0, &s), -ENOENT);
+	target_stop(&t);
+	mntsnap_ns_free(byp);
+	mntsnap_ns_free(byid);
+}
+
+/* The CLI: --under PATH with --pid resolves PATH in the target. */
+Test(ns, cli_under_resolves_in_target)
+{
+	char self[4096], cli[4200], cmd[9000];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct target t;
+	int st;
+
+	cr_assert_gt(n, 0);
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(cli, sizeof(cli), "%s/../examples/mntsnap", self);
+	if (access(cli, X_OK))
+		cr_skip_test("no mntsnap CLI at %s", cli);
+	ms_private_ns(BASE);
+	write_host_secret();
+	t = target_start(PIVOT);
+	snprintf(cmd, sizeof(cmd),
+		 "out=`%s list --pid %d --under /x` && echo \"$out\" | grep -q nsx && "
+		 "! echo \"$out\" | grep -q nsroot", cli, t.pid);
+	st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "list --under /x in the target: %d", st);
+	snprintf(cmd, sizeof(cmd), "%s list --pid %d --under /nope >/dev/null 2>" BASE "/err",
+		 cli, t.pid);
+	st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "missing path: exit %d", st);
+	{
+		char *err = ms_read_file(BASE "/err", NULL);
+
+		cr_assert(strstr(err, "/nope"), "error names the path: %s", err);
+		free(err);
+	}
+	target_stop(&t);
+}
