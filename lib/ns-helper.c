@@ -580,6 +580,44 @@ void mntsnap_helper_stack_release(struct mntsnap_ns *ns)
  * always reaped before this returns: the calling thread stays suspended
  * until it has exited, and then waits for the zombie.
  */
+/*
+ * Run the child on the CPU the caller is on. The caller is suspended for
+ * the child's whole life, so that CPU is free; left to itself the
+ * scheduler starts a new task on the idlest CPU, and on a VM waking an
+ * idle vCPU costs tens of us twice: once to start the child, once to wake
+ * the caller when it exits (measured here: 30-40 us each; the no-op round
+ * trip drops from ~80 to ~50 us, entering around a 1,000-mount capture
+ * from ~120 to ~60 us over the capture). The child inherits the calling
+ * thread's affinity at clone(), so it is narrowed just around clone() and
+ * put back. Best effort: a mask that cannot be read or set (more than
+ * CPU_SETSIZE CPUs, a seccomp policy) just means no pinning.
+ */
+struct cpu_pin {
+	cpu_set_t saved;
+	bool pinned;
+};
+
+static void pin_to_this_cpu(struct cpu_pin *p)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	p->pinned = false;
+	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(p->saved), &p->saved))
+		return;
+	if (CPU_COUNT(&p->saved) <= 1)
+		return; /* already pinned by the caller */
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	p->pinned = !sched_setaffinity(0, sizeof(one), &one);
+}
+
+static void unpin(struct cpu_pin *p)
+{
+	if (p->pinned)
+		sched_setaffinity(0, sizeof(p->saved), &p->saved);
+}
+
 static void close_pair(int *sv)
 {
 	for (int i = 0; i < 2; i++)
@@ -591,6 +629,7 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 		      const struct mntsnap_ns_opts *o, struct helper_result *res)
 {
 	int sv[2] = { -1, -1 }, nsfd = -1;
+	struct cpu_pin pin;
 	bool owned = false;
 	siginfo_t si;
 	char *stack;
@@ -622,10 +661,12 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	h->timeout_ms = o->timeout_ms ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
 
 	dumpable_hold();
+	pin_to_this_cpu(&pin);
 	/* exit signal 0: a caller's SIGCHLD handler reaping with waitpid(-1)
 	 * never steals this child (only __WALL/__WCLONE waits see it) */
 	pid = clone(helper_child, stack + stack_map_size(), CLONE_VM | CLONE_VFORK, h);
 	r = pid < 0 ? -errno : 0;
+	unpin(&pin);
 	dumpable_release();
 	stack_put(ns, stack);
 	if (!r) {
