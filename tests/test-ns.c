@@ -1271,3 +1271,40 @@ Test(ns, cli_under_resolves_in_target)
 	}
 	target_stop(&t);
 }
+
+static int noop_fn(void *data, void **ret_buf, size_t *ret_len)
+{
+	(void)data;
+	(void)ret_buf;
+	(void)ret_len;
+	return 0;
+}
+
+/* The helper starts on the caller's CPU; the caller's own mask comes back. */
+Test(ns, helper_keeps_caller_affinity)
+{
+	cpu_set_t before, after, one;
+	struct mntsnap_ns *ns;
+	struct target t;
+	void *buf = NULL;
+	size_t len = 0;
+
+	ms_private_ns(NULL);
+	t = target_start(PLAIN);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
+	cr_assert_eq(mntsnap_ns_run(ns, noop_fn, NULL, NULL, &buf, &len), 0);
+	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
+	cr_assert(CPU_EQUAL(&before, &after), "affinity changed: %d -> %d CPUs",
+		  CPU_COUNT(&before), CPU_COUNT(&after));
+	/* a caller pinned by itself stays exactly as it was */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	cr_assert_eq(mntsnap_ns_run(ns, noop_fn, NULL, NULL, &buf, &len), 0);
+	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
+	cr_assert(CPU_EQUAL(&one, &after));
+	cr_assert_eq(sched_setaffinity(0, sizeof(before), &before), 0);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
