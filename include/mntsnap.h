@@ -243,9 +243,20 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
  * restored after), PR_SET_NO_NEW_PRIVS and a parent-death SIGKILL; keeps
  * only CAP_SYS_ADMIN and CAP_SYS_CHROOT to setns() and then only
  * opts->keep_caps; is killed by SIGALRM at opts->timeout_ms; is always
- * reaped. Results stay in the memory the helper shares with the caller
- * and are handed over, not copied (a callback's buffer, a snapshot); an
- * opened fd comes back over a socketpair by SCM_RIGHTS.
+ * reaped. It starts on the caller's CPU (the calling thread's affinity is
+ * narrowed around clone() and restored). Results stay in the memory the
+ * helper shares with the caller and are handed over, not copied (a
+ * callback's buffer, a snapshot); an opened fd comes back over a
+ * socketpair by SCM_RIGHTS.
+ * Rootless containers: when setns() says EPERM, the helper joins the
+ * user namespace owning the target (NS_GET_USERNS) and retries, as
+ * nsenter and crun do, so that namespace's owner (the same uid, no
+ * capabilities needed out here) can enter; the full capability set this
+ * grants inside is then cut to opts->keep_caps like any other. Root in
+ * the initial user namespace never joins. When neither works, opts->error
+ * names the owner uid and the missing capability.
+ * Known limit of any CLONE_VM helper: one killed by the timeout while
+ * inside malloc() leaves that lock held in the caller.
  * Common errors: -ESRCH (process gone), -EPERM (no right to enter: see
  * opts->error), -ETIMEDOUT, -ECHILD (helper died without an answer),
  * -ENOENT (an id-only handle whose namespace cannot be found to enter),
