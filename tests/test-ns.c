@@ -27,6 +27,7 @@
 
 #include "helpers.h"
 #include "mntsnap.h"
+#include "backends.h"
 #include "sys.h"
 
 #define BASE "/tmp/mntsnap-ns-test"
@@ -1306,5 +1307,77 @@ Test(ns, helper_keeps_caller_affinity)
 	cr_assert(CPU_EQUAL(&one, &after));
 	cr_assert_eq(sched_setaffinity(0, sizeof(before), &before), 0);
 	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+/*
+ * A kernel that reads no foreign namespace directly (before 6.18 mnt_ns_fd
+ * was a must-be-zero spare: EINVAL; take the id away too): stat_id falls
+ * back to the helper, whose own-namespace statmount passes, and its answer
+ * equals the direct one. The fake counts the refusals it gave.
+ */
+struct no_foreign {
+	int refused;
+};
+
+static long nf_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+			 size_t bufsize, unsigned flags)
+{
+	struct no_foreign *nf = ctx;
+
+	if (req->mnt_ns_fd || req->mnt_ns_id) {
+		__atomic_add_fetch(&nf->refused, 1, __ATOMIC_RELAXED);
+		return -EINVAL;
+	}
+	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+}
+
+static long nf_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+			 unsigned flags)
+{
+	struct no_foreign *nf = ctx;
+
+	if (req->mnt_ns_fd || req->mnt_ns_id) {
+		__atomic_add_fetch(&nf->refused, 1, __ATOMIC_RELAXED);
+		return -EINVAL;
+	}
+	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+}
+
+Test(ns, stat_id_falls_back_to_helper)
+{
+	struct no_foreign nf = { 0 };
+	struct mntsnap_sysops sys = { .statmount = nf_statmount, .listmount = nf_listmount,
+				      .ctx = &nf };
+	struct mntsnap_snapshot *direct = NULL, *via = NULL;
+	struct mntsnap_mount a, b;
+	struct mntsnap_ns *byp;
+	struct target t;
+	char src[64];
+	uint64_t id;
+	int fds;
+
+	ms_private_ns(BASE);
+	t = target_start(PLAIN);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
+	cr_assert_eq(source_at(byp, BASE "/t/a", src, sizeof(src), &id), 0);
+	fds = ms_count_fds();
+	cr_assert_eq(mntsnap_stat_id(byp, id, MNTSNAP_MASK_FULL, &direct), 0);
+	cr_assert_eq(mntsnap_stat_id_sys(&sys, byp, id, MNTSNAP_MASK_FULL, &via), 0);
+	cr_assert_geq(nf.refused, 2, "fd and id routes were not tried first (%d)", nf.refused);
+	mntsnap_snapshot_get(direct, 0, &a);
+	mntsnap_snapshot_get(via, 0, &b);
+	cr_assert_eq(a.id, b.id);
+	cr_assert_eq(a.parent_id, b.parent_id);
+	cr_assert_str_eq(b.source, "nsinner");
+	cr_assert_str_eq(a.mount_point, b.mount_point);
+	cr_assert_str_eq(a.options, b.options);
+	mntsnap_snapshot_free(via);
+	/* no such mount, found out inside */
+	cr_assert_eq(mntsnap_stat_id_sys(&sys, byp, id ^ 0x7fff0000ULL, 0, &via), -ENOENT);
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), 0, "zombie left");
+	mntsnap_snapshot_free(direct);
+	mntsnap_ns_free(byp);
 	target_stop(&t);
 }
