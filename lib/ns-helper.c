@@ -590,7 +590,9 @@ void mntsnap_helper_stack_release(struct mntsnap_ns *ns)
  * from ~120 to ~60 us over the capture). The child inherits the calling
  * thread's affinity at clone(), so it is narrowed just around clone() and
  * put back. Best effort: a mask that cannot be read or set (more than
- * CPU_SETSIZE CPUs, a seccomp policy) just means no pinning.
+ * CPU_SETSIZE CPUs, a seccomp policy) just means no pinning. Another
+ * thread setting this thread's affinity during those microseconds would
+ * see its change undone by the restore; we accept that rare race.
  */
 struct cpu_pin {
 	cpu_set_t saved;
