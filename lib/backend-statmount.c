@@ -30,34 +30,34 @@ uint64_t mntsnap_sm_mask_from_fields(uint32_t f)
 	uint64_t m = 0;
 
 	if (f & (MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS))
-		m |= STATMOUNT_SB_BASIC;
+		m |= MNTSNAP_K_STATMOUNT_SB_BASIC;
 	if (f & (MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION))
-		m |= STATMOUNT_MNT_BASIC;
+		m |= MNTSNAP_K_STATMOUNT_MNT_BASIC;
 	/* records store propagate_from normalised against master (MNT_BASIC) */
 	if (f & MNTSNAP_F_PROPAGATE_FROM)
-		m |= STATMOUNT_PROPAGATE_FROM | STATMOUNT_MNT_BASIC;
+		m |= MNTSNAP_K_STATMOUNT_PROPAGATE_FROM | MNTSNAP_K_STATMOUNT_MNT_BASIC;
 	if (f & MNTSNAP_F_ROOT)
-		m |= STATMOUNT_MNT_ROOT;
+		m |= MNTSNAP_K_STATMOUNT_MNT_ROOT;
 	if (f & MNTSNAP_F_MOUNT_POINT)
-		m |= STATMOUNT_MNT_POINT;
+		m |= MNTSNAP_K_STATMOUNT_MNT_POINT;
 	if (f & MNTSNAP_F_FS_TYPE)
-		m |= STATMOUNT_FS_TYPE;
+		m |= MNTSNAP_K_STATMOUNT_FS_TYPE;
 	if (f & MNTSNAP_F_FS_SUBTYPE)
-		m |= STATMOUNT_FS_SUBTYPE;
+		m |= MNTSNAP_K_STATMOUNT_FS_SUBTYPE;
 	if (f & MNTSNAP_F_SOURCE)
-		m |= STATMOUNT_SB_SOURCE;
+		m |= MNTSNAP_K_STATMOUNT_SB_SOURCE;
 	if (f & MNTSNAP_F_OPTS)
-		m |= STATMOUNT_MNT_OPTS;
+		m |= MNTSNAP_K_STATMOUNT_MNT_OPTS;
 	if (f & MNTSNAP_F_OPT_ARRAY)
-		m |= STATMOUNT_OPT_ARRAY;
+		m |= MNTSNAP_K_STATMOUNT_OPT_ARRAY;
 	if (f & MNTSNAP_F_OPT_SEC_ARRAY)
-		m |= STATMOUNT_OPT_SEC_ARRAY;
+		m |= MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY;
 	if (f & MNTSNAP_F_NS_ID)
-		m |= STATMOUNT_MNT_NS_ID;
+		m |= MNTSNAP_K_STATMOUNT_MNT_NS_ID;
 	if (f & MNTSNAP_F_UIDMAP)
-		m |= STATMOUNT_MNT_UIDMAP;
+		m |= MNTSNAP_K_STATMOUNT_MNT_UIDMAP;
 	if (f & MNTSNAP_F_GIDMAP)
-		m |= STATMOUNT_MNT_GIDMAP;
+		m |= MNTSNAP_K_STATMOUNT_MNT_GIDMAP;
 	return m;
 }
 
@@ -65,39 +65,39 @@ uint32_t mntsnap_fields_from_sm_mask(uint64_t m)
 {
 	uint32_t f = 0;
 
-	if (m & STATMOUNT_SB_BASIC)
+	if (m & MNTSNAP_K_STATMOUNT_SB_BASIC)
 		f |= MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS;
-	if (m & STATMOUNT_MNT_BASIC)
+	if (m & MNTSNAP_K_STATMOUNT_MNT_BASIC)
 		f |= MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION;
-	if (m & STATMOUNT_PROPAGATE_FROM)
+	if (m & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM)
 		f |= MNTSNAP_F_PROPAGATE_FROM;
-	if (m & STATMOUNT_MNT_ROOT)
+	if (m & MNTSNAP_K_STATMOUNT_MNT_ROOT)
 		f |= MNTSNAP_F_ROOT;
-	if (m & STATMOUNT_MNT_POINT)
+	if (m & MNTSNAP_K_STATMOUNT_MNT_POINT)
 		f |= MNTSNAP_F_MOUNT_POINT;
-	if (m & STATMOUNT_FS_TYPE)
+	if (m & MNTSNAP_K_STATMOUNT_FS_TYPE)
 		f |= MNTSNAP_F_FS_TYPE;
-	if (m & STATMOUNT_FS_SUBTYPE)
+	if (m & MNTSNAP_K_STATMOUNT_FS_SUBTYPE)
 		f |= MNTSNAP_F_FS_SUBTYPE;
-	if (m & STATMOUNT_SB_SOURCE)
+	if (m & MNTSNAP_K_STATMOUNT_SB_SOURCE)
 		f |= MNTSNAP_F_SOURCE;
-	if (m & STATMOUNT_MNT_OPTS)
+	if (m & MNTSNAP_K_STATMOUNT_MNT_OPTS)
 		f |= MNTSNAP_F_OPTS;
-	if (m & STATMOUNT_OPT_ARRAY)
+	if (m & MNTSNAP_K_STATMOUNT_OPT_ARRAY)
 		f |= MNTSNAP_F_OPT_ARRAY;
-	if (m & STATMOUNT_OPT_SEC_ARRAY)
+	if (m & MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY)
 		f |= MNTSNAP_F_OPT_SEC_ARRAY;
-	if (m & STATMOUNT_MNT_NS_ID)
+	if (m & MNTSNAP_K_STATMOUNT_MNT_NS_ID)
 		f |= MNTSNAP_F_NS_ID;
-	if (m & STATMOUNT_MNT_UIDMAP)
+	if (m & MNTSNAP_K_STATMOUNT_MNT_UIDMAP)
 		f |= MNTSNAP_F_UIDMAP;
-	if (m & STATMOUNT_MNT_GIDMAP)
+	if (m & MNTSNAP_K_STATMOUNT_MNT_GIDMAP)
 		f |= MNTSNAP_F_GIDMAP;
 	return f;
 }
 
 /* A string field: valid only if its bit came back and its offset is sane. */
-static const char *sm_str(const struct statmount *sm, uint64_t bit, uint32_t off,
+static const char *sm_str(const struct mntsnap_k_statmount *sm, uint64_t bit, uint32_t off,
 			  uint32_t *fmask, uint32_t fbit)
 {
 	size_t strsize = sm->size > sizeof(*sm) ? sm->size - sizeof(*sm) : 0;
@@ -112,7 +112,7 @@ static const char *sm_str(const struct statmount *sm, uint64_t bit, uint32_t off
 }
 
 /* A NUL-separated list: every element must end inside the buffer. */
-static const char *sm_list(const struct statmount *sm, uint64_t bit, uint32_t off,
+static const char *sm_list(const struct mntsnap_k_statmount *sm, uint64_t bit, uint32_t off,
 			   uint32_t n, uint32_t *fmask, uint32_t fbit)
 {
 	size_t strsize = sm->size > sizeof(*sm) ? sm->size - sizeof(*sm) : 0;
@@ -136,7 +136,7 @@ bad:
 	return "";
 }
 
-void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsnap_mount *m)
+void mntsnap_sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m)
 {
 	uint32_t f = mntsnap_fields_from_sm_mask(sm->mask) & want;
 
@@ -151,13 +151,13 @@ void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsn
 	 * Numbers only where their bit came back: the rest of the buffer is
 	 * whatever an earlier call (or a lying kernel) left there.
 	 */
-	if (sm->mask & STATMOUNT_SB_BASIC) {
+	if (sm->mask & MNTSNAP_K_STATMOUNT_SB_BASIC) {
 		m->dev_major = sm->sb_dev_major;
 		m->dev_minor = sm->sb_dev_minor;
 		m->sb_magic = sm->sb_magic;
 		m->sb_flags = sm->sb_flags;
 	}
-	if (sm->mask & STATMOUNT_MNT_BASIC) {
+	if (sm->mask & MNTSNAP_K_STATMOUNT_MNT_BASIC) {
 		m->id = sm->mnt_id;
 		m->parent_id = sm->mnt_parent_id;
 		m->id_old = sm->mnt_id_old;
@@ -174,27 +174,27 @@ void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsn
 	 * visible, which the text cannot tell; records of both backends must
 	 * compare equal.
 	 */
-	if ((sm->mask & STATMOUNT_PROPAGATE_FROM) && sm->propagate_from != m->master)
+	if ((sm->mask & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM) && sm->propagate_from != m->master)
 		m->propagate_from = (uint32_t)sm->propagate_from;
-	if (sm->mask & STATMOUNT_MNT_NS_ID)
+	if (sm->mask & MNTSNAP_K_STATMOUNT_MNT_NS_ID)
 		m->ns_id = sm->mnt_ns_id;
-	m->fs_type = sm_str(sm, STATMOUNT_FS_TYPE, sm->fs_type, &f, MNTSNAP_F_FS_TYPE);
-	m->root = sm_str(sm, STATMOUNT_MNT_ROOT, sm->mnt_root, &f, MNTSNAP_F_ROOT);
-	m->mount_point = sm_str(sm, STATMOUNT_MNT_POINT, sm->mnt_point, &f, MNTSNAP_F_MOUNT_POINT);
-	m->options = sm_str(sm, STATMOUNT_MNT_OPTS, sm->mnt_opts, &f, MNTSNAP_F_OPTS);
-	m->fs_subtype = sm_str(sm, STATMOUNT_FS_SUBTYPE, sm->fs_subtype, &f, MNTSNAP_F_FS_SUBTYPE);
-	m->source = sm_str(sm, STATMOUNT_SB_SOURCE, sm->sb_source, &f, MNTSNAP_F_SOURCE);
+	m->fs_type = sm_str(sm, MNTSNAP_K_STATMOUNT_FS_TYPE, sm->fs_type, &f, MNTSNAP_F_FS_TYPE);
+	m->root = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_ROOT, sm->mnt_root, &f, MNTSNAP_F_ROOT);
+	m->mount_point = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_POINT, sm->mnt_point, &f, MNTSNAP_F_MOUNT_POINT);
+	m->options = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_OPTS, sm->mnt_opts, &f, MNTSNAP_F_OPTS);
+	m->fs_subtype = sm_str(sm, MNTSNAP_K_STATMOUNT_FS_SUBTYPE, sm->fs_subtype, &f, MNTSNAP_F_FS_SUBTYPE);
+	m->source = sm_str(sm, MNTSNAP_K_STATMOUNT_SB_SOURCE, sm->sb_source, &f, MNTSNAP_F_SOURCE);
 	m->opt_num = sm->opt_num;
-	m->opt_array = sm_list(sm, STATMOUNT_OPT_ARRAY, sm->opt_array, sm->opt_num, &f,
+	m->opt_array = sm_list(sm, MNTSNAP_K_STATMOUNT_OPT_ARRAY, sm->opt_array, sm->opt_num, &f,
 			       MNTSNAP_F_OPT_ARRAY);
 	m->opt_sec_num = sm->opt_sec_num;
-	m->opt_sec_array = sm_list(sm, STATMOUNT_OPT_SEC_ARRAY, sm->opt_sec_array,
+	m->opt_sec_array = sm_list(sm, MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY, sm->opt_sec_array,
 				   sm->opt_sec_num, &f, MNTSNAP_F_OPT_SEC_ARRAY);
 	m->uidmap_num = sm->mnt_uidmap_num;
-	m->uidmap = sm_list(sm, STATMOUNT_MNT_UIDMAP, sm->mnt_uidmap, sm->mnt_uidmap_num, &f,
+	m->uidmap = sm_list(sm, MNTSNAP_K_STATMOUNT_MNT_UIDMAP, sm->mnt_uidmap, sm->mnt_uidmap_num, &f,
 			    MNTSNAP_F_UIDMAP);
 	m->gidmap_num = sm->mnt_gidmap_num;
-	m->gidmap = sm_list(sm, STATMOUNT_MNT_GIDMAP, sm->mnt_gidmap, sm->mnt_gidmap_num, &f,
+	m->gidmap = sm_list(sm, MNTSNAP_K_STATMOUNT_MNT_GIDMAP, sm->mnt_gidmap, sm->mnt_gidmap_num, &f,
 			    MNTSNAP_F_GIDMAP);
 	m->mask = f;
 }
@@ -216,21 +216,21 @@ void mntsnap_sm_buf_free(struct mntsnap_sm_buf *b)
 }
 
 /* 0 if a statmount result in a bufsize buffer is sane for id, else -EBADMSG. */
-static long sm_check(const struct statmount *sm, size_t bufsize, uint64_t id)
+static long sm_check(const struct mntsnap_k_statmount *sm, size_t bufsize, uint64_t id)
 {
 	/* a kernel (or seam) that claims more than it was given is lying */
-	if (sm->size < sizeof(struct statmount) || sm->size > bufsize)
+	if (sm->size < sizeof(struct mntsnap_k_statmount) || sm->size > bufsize)
 		return -EBADMSG;
 	/* a record under another id would corrupt the snapshot's id index */
-	if ((sm->mask & STATMOUNT_MNT_BASIC) && sm->mnt_id != id)
+	if ((sm->mask & MNTSNAP_K_STATMOUNT_MNT_BASIC) && sm->mnt_id != id)
 		return -EBADMSG;
 	return 0;
 }
 
-long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		     uint64_t id, uint64_t sm_mask, struct mntsnap_sm_buf *b)
 {
-	struct mnt_id_req req = *tmpl;
+	struct mntsnap_k_mnt_id_req req = *tmpl;
 	long r;
 
 	req.mnt_id = id;
@@ -257,14 +257,14 @@ long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *
 /* ---- listing ------------------------------------------------------------- */
 
 /*
- * listmount returns ids sorted (descending with LISTMOUNT_REVERSE) and
+ * listmount returns ids sorted (descending with MNTSNAP_K_LISTMOUNT_REVERSE) and
  * strictly past the previous page's last id. Anything else is a lying
  * kernel or seam, and trusting it could page forever.
  */
 static bool ids_ordered(const uint64_t *ids, size_t n, uint64_t last, bool reverse)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (ids[i] <= MNT_UNIQUE_ID_OFFSET)
+		if (ids[i] <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
 			return false;
 		if (last && (reverse ? ids[i] >= last : ids[i] <= last))
 			return false;
@@ -273,15 +273,15 @@ static bool ids_ordered(const uint64_t *ids, size_t n, uint64_t last, bool rever
 	return true;
 }
 
-int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n)
 {
-	struct mnt_id_req req = *tmpl;
+	struct mntsnap_k_mnt_id_req req = *tmpl;
 	uint64_t *ids = NULL;
 	size_t n = 0, cap = 0;
 	long r;
 
-	req.mnt_id = under ? under : LSMT_ROOT;
+	req.mnt_id = under ? under : MNTSNAP_K_LSMT_ROOT;
 	req.param = 0;
 	for (;;) {
 		if (cap - n < LIST_PAGE) {
@@ -295,7 +295,7 @@ int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *t
 			cap += LIST_PAGE * 2;
 		}
 		r = sys->listmount(sys->ctx, &req, ids + n, LIST_PAGE,
-				   reverse ? LISTMOUNT_REVERSE : 0);
+				   reverse ? MNTSNAP_K_LISTMOUNT_REVERSE : 0);
 		if (r < 0) {
 			free(ids);
 			return (int)r;
@@ -352,7 +352,7 @@ struct raw_arena {
 
 struct fetch_ctx {
 	const struct mntsnap_sysops *sys;
-	const struct mnt_id_req *tmpl;
+	const struct mntsnap_k_mnt_id_req *tmpl;
 	const uint64_t *ids;
 	size_t n, nchunks;
 	uint64_t sm_mask;
@@ -391,8 +391,8 @@ static int arena_room(struct raw_arena *a, size_t room)
  */
 static long arena_call(struct fetch_ctx *c, struct raw_arena *a, uint64_t id)
 {
-	struct mnt_id_req req = *c->tmpl;
-	struct statmount *sm;
+	struct mntsnap_k_mnt_id_req req = *c->tmpl;
+	struct mntsnap_k_statmount *sm;
 	size_t room = SM_ROOM;
 	long r;
 
@@ -402,7 +402,7 @@ static long arena_call(struct fetch_ctx *c, struct raw_arena *a, uint64_t id)
 		r = arena_room(a, room);
 		if (r)
 			return r;
-		sm = (struct statmount *)(a->data + a->len);
+		sm = (struct mntsnap_k_statmount *)(a->data + a->len);
 		r = c->sys->statmount(c->sys->ctx, &req, sm, room, 0);
 		if (r != -EOVERFLOW)
 			break;
@@ -487,7 +487,7 @@ static void *helper_run(void *arg)
 static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want)
 {
 	for (size_t off = 0; off < a->len;) {
-		const struct statmount *sm = (const void *)(a->data + off);
+		const struct mntsnap_k_statmount *sm = (const void *)(a->data + off);
 		struct mntsnap_mount m;
 		long r;
 
@@ -557,7 +557,7 @@ static int caller_run(struct fetch_ctx *c, struct mntsnap_snapshot *s, uint32_t 
 	return err;
 }
 
-static int fetch_all(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+static int fetch_all(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		     const uint64_t *ids, size_t n, uint64_t sm_mask, unsigned threads,
 		     struct mntsnap_snapshot *s, uint32_t want, size_t *ret_vanished)
 {
@@ -618,7 +618,7 @@ static int fetch_all(const struct mntsnap_sysops *sys, const struct mnt_id_req *
  * mounts are slaves of one big peer group costs O(mounts x peers), in
  * /proc/PID/mountinfo as much as in statmount. Two facts make it cheap:
  *
- *  1. listmount(LSMT_ROOT) in the caller's own namespace lists exactly the
+ *  1. listmount(MNTSNAP_K_LSMT_ROOT) in the caller's own namespace lists exactly the
  *     mounts of that namespace reachable from the caller's root (the same
  *     is_path_reachable() test), so if a listed mount is a member of the
  *     slave's master group, the walk stops there: dom == master, which
@@ -674,25 +674,25 @@ static int visible_groups(const struct mntsnap_snapshot *s, uint32_t **ret, size
  * 1 and *ret_pf if it could be had, 0 if the mount is gone or the kernel
  * did not fill it, -errno on failure. *ret_same_master: still r's master.
  */
-static int kernel_pf(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+static int kernel_pf(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		     const struct mntsnap_rec *r, struct mntsnap_sm_buf *b, uint32_t *ret_pf,
 		     bool *ret_same_master)
 {
-	long e = mntsnap_sm_call(sys, tmpl, r->id, STATMOUNT_MNT_BASIC | STATMOUNT_PROPAGATE_FROM,
+	long e = mntsnap_sm_call(sys, tmpl, r->id, MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_PROPAGATE_FROM,
 				 b);
 
 	if (e == -ENOENT)
 		return 0;
 	if (e < 0)
 		return (int)e;
-	if (!(b->sm->mask & STATMOUNT_PROPAGATE_FROM) || !(b->sm->mask & STATMOUNT_MNT_BASIC))
+	if (!(b->sm->mask & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM) || !(b->sm->mask & MNTSNAP_K_STATMOUNT_MNT_BASIC))
 		return 0;
 	*ret_pf = (uint32_t)b->sm->propagate_from;
 	*ret_same_master = (uint32_t)b->sm->mnt_master == r->master;
 	return 1;
 }
 
-static int derive_one(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+static int derive_one(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		      struct mntsnap_rec *r, const uint32_t *vis, size_t nvis,
 		      struct pf_cache *pc, struct mntsnap_sm_buf *b)
 {
@@ -727,7 +727,7 @@ known:
 	return 0;
 }
 
-static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 				 bool whole_own_ns, struct mntsnap_snapshot *s)
 {
 	struct pf_cache pc = { .cap = 16 };
@@ -793,7 +793,7 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished)
 {
-	struct mnt_id_req tmpl = {0};
+	struct mntsnap_k_mnt_id_req tmpl = {0};
 	struct mntsnap_snapshot *s;
 	uint64_t *ids = NULL, sm_mask;
 	bool own_ns, derive;
@@ -801,7 +801,7 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 	int r;
 
 	mntsnap_ns_fill_req(o->ns, true, &tmpl);
-	own_ns = tmpl.size == MNT_ID_REQ_SIZE_VER0 && !tmpl.mnt_ns_fd;
+	own_ns = tmpl.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && !tmpl.mnt_ns_fd;
 	r = mntsnap_sm_list(sys, &tmpl, o->under_id, o->flags & MNTSNAP_CAPTURE_REVERSE, &ids,
 			    &n);
 	if (r < 0)
@@ -829,7 +829,7 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 	derive = (want & MNTSNAP_F_PROPAGATE_FROM) &&
 		 !(o->flags & MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM);
 	if (derive) /* from peer group and master (MNT_BASIC), see above */
-		sm_mask = (sm_mask & ~(uint64_t)STATMOUNT_PROPAGATE_FROM) | STATMOUNT_MNT_BASIC;
+		sm_mask = (sm_mask & ~(uint64_t)MNTSNAP_K_STATMOUNT_PROPAGATE_FROM) | MNTSNAP_K_STATMOUNT_MNT_BASIC;
 	/* listmount told the size: no realloc-and-copy while adding (~32 B of
 	 * root and mount point strings per mount is typical; finish trims) */
 	if (n < UINT32_MAX / 64)
@@ -868,11 +868,11 @@ out:
  */
 #define SM_STACK_BUF 4096
 
-static long stat_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
-		      uint64_t id, uint64_t sm_mask, struct statmount *stack,
-		      struct mntsnap_sm_buf *heap, const struct statmount **ret_sm)
+static long stat_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
+		      uint64_t id, uint64_t sm_mask, struct mntsnap_k_statmount *stack,
+		      struct mntsnap_sm_buf *heap, const struct mntsnap_k_statmount **ret_sm)
 {
-	struct mnt_id_req req = *tmpl;
+	struct mntsnap_k_mnt_id_req req = *tmpl;
 	long r;
 
 	req.mnt_id = id;
@@ -895,11 +895,11 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 		    uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	union {
-		struct statmount sm;
+		struct mntsnap_k_statmount sm;
 		char bytes[SM_STACK_BUF];
 	} stack;
-	struct mnt_id_req tmpl = {0};
-	const struct statmount *sm = NULL;
+	struct mntsnap_k_mnt_id_req tmpl = {0};
+	const struct mntsnap_k_statmount *sm = NULL;
 	struct mntsnap_snapshot *s;
 	struct mntsnap_sm_buf b = {0};
 	struct mntsnap_mount m;
@@ -907,7 +907,7 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 
 	if (!mask)
 		mask = MNTSNAP_MASK_DEFAULT;
-	if (id <= MNT_UNIQUE_ID_OFFSET)
+	if (id <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
 		return -EINVAL;
 	mntsnap_ns_fill_req(ns, true, &tmpl);
 	r = stat_call(sys, &tmpl, id, mntsnap_sm_mask_from_fields(mask), &stack.sm, &b, &sm);
@@ -950,7 +950,7 @@ int mntsnap_stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns
 	if (!ret_snap)
 		return -EINVAL;
 	/* a bad id is the caller's mistake on every route: say so before probing */
-	if (id <= MNT_UNIQUE_ID_OFFSET)
+	if (id <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
 		return -EINVAL;
 	mntsnap_sys_resolve(in, &sys);
 	/* a foreign namespace: ns.c picks fd, id or the helper, like a capture */

@@ -25,20 +25,20 @@ int mntsnap_set_error(struct mntsnap_error *e, int err, unsigned line, const cha
 
 /* ---- statmount backend (backend-statmount.c) ----------------------------- */
 struct mntsnap_sm_buf {
-	struct statmount *sm;
+	struct mntsnap_k_statmount *sm;
 	size_t size;
 };
 
 uint64_t mntsnap_sm_mask_from_fields(uint32_t fields);
 uint32_t mntsnap_fields_from_sm_mask(uint64_t sm_mask);
-void mntsnap_sm_to_mount(const struct statmount *sm, uint32_t want, struct mntsnap_mount *m);
+void mntsnap_sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m);
 int mntsnap_sm_buf_init(struct mntsnap_sm_buf *b);
 void mntsnap_sm_buf_free(struct mntsnap_sm_buf *b);
 /* statmount(id) into b, growing it on EOVERFLOW. 0 or -errno. */
-long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		     uint64_t id, uint64_t sm_mask, struct mntsnap_sm_buf *b);
 /* Every id below under (0 = the whole namespace), paginated. */
-int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mnt_id_req *tmpl,
+int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n);
 /* statx STATX_MNT_ID_UNIQUE on path. -ENOSYS where the kernel has none. */
 int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id);

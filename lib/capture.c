@@ -54,7 +54,7 @@ int mntsnap_have_statmount(void)
 	 * can only be added, never removed. 0 = unknown, 1 = yes, 2 = no.
 	 */
 	static atomic_int cached;
-	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT };
 	uint64_t id;
 	int c = atomic_load_explicit(&cached, memory_order_relaxed);
 	long r;
@@ -69,7 +69,7 @@ int mntsnap_have_statmount(void)
 
 uint64_t mntsnap_kernel_supported_mask(void)
 {
-	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT };
 	struct mntsnap_sm_buf b;
 	uint64_t id, mask = 0;
 
@@ -77,8 +77,8 @@ uint64_t mntsnap_kernel_supported_mask(void)
 		return 0;
 	if (mntsnap_sm_buf_init(&b))
 		return 0;
-	if (!mntsnap_sm_call(&mntsnap_sys_real, &req, id, STATMOUNT_SUPPORTED_MASK, &b) &&
-	    (b.sm->mask & STATMOUNT_SUPPORTED_MASK))
+	if (!mntsnap_sm_call(&mntsnap_sys_real, &req, id, MNTSNAP_K_STATMOUNT_SUPPORTED_MASK, &b) &&
+	    (b.sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK))
 		mask = b.sm->supported_mask;
 	mntsnap_sm_buf_free(&b);
 	return mask;
@@ -105,16 +105,16 @@ static int capture_statmount(const struct mntsnap_capture_opts *o,
 static bool auto_use_statmount(const struct mntsnap_capture_opts *o,
 			       const struct mntsnap_sysops *sys)
 {
-	struct mnt_id_req req = {0};
+	struct mntsnap_k_mnt_id_req req = {0};
 	uint64_t id;
 	long r;
 
 	if (!o->sysops && !mntsnap_have_statmount())
 		return false;
 	mntsnap_ns_fill_req(o->ns, true, &req);
-	if (!o->sysops && req.size == MNT_ID_REQ_SIZE_VER0 && !req.mnt_ns_fd)
+	if (!o->sysops && req.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && !req.mnt_ns_fd)
 		return true; /* the cached probe sent exactly this request */
-	req.mnt_id = LSMT_ROOT;
+	req.mnt_id = MNTSNAP_K_LSMT_ROOT;
 	r = sys->listmount(sys->ctx, &req, &id, 1, 0);
 	return !(sm_unavailable((int)r) || r == -E2BIG || r == -EINVAL);
 }

@@ -525,7 +525,7 @@ static int seen_add(struct ns_seen *s, const struct mntsnap_ns_entry *e)
 /* Count what listmount lists, for kernels without NS_MNT_GET_INFO. */
 static int64_t count_mounts(int nsfd, uint64_t id)
 {
-	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT };
 	uint64_t ids[512];
 	int64_t n = 0;
 	long r;
@@ -533,7 +533,7 @@ static int64_t count_mounts(int nsfd, uint64_t id)
 	if (nsfd >= 0) {
 		req.mnt_ns_fd = (uint32_t)nsfd;
 	} else {
-		req.size = MNT_ID_REQ_SIZE_VER1;
+		req.size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1;
 		req.mnt_ns_id = id;
 	}
 	for (;;) {
@@ -550,7 +550,7 @@ static int64_t count_mounts(int nsfd, uint64_t id)
 /* Describe the namespace behind nsfd. */
 static int describe(int nsfd, struct mntsnap_ns_entry *e)
 {
-	struct mnt_ns_info info = { .size = MNT_NS_INFO_SIZE_VER0 };
+	struct mntsnap_k_mnt_ns_info info = { .size = MNTSNAP_K_MNT_NS_INFO_SIZE_VER0 };
 	struct stat st;
 
 	memset(e, 0, sizeof(*e));
@@ -862,14 +862,14 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 static int probe_route(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int route)
 {
 	struct mntsnap_ns t = *ns;
-	struct mnt_id_req req = { 0 };
+	struct mntsnap_k_mnt_id_req req = { 0 };
 	uint64_t id;
 	long r;
 
 	t.route = route;
 	t.stack_cache = NULL;
 	mntsnap_ns_fill_req(&t, route == MNTSNAP_NS_ROUTE_FD, &req);
-	req.mnt_id = LSMT_ROOT;
+	req.mnt_id = MNTSNAP_K_LSMT_ROOT;
 	r = sys->listmount(sys->ctx, &req, &id, 1, 0);
 	return r < 0 ? (int)r : 0;
 }

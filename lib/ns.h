@@ -48,9 +48,9 @@ struct mntsnap_ns {
  * needed.
  */
 static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
-				       struct mnt_id_req *req)
+				       struct mntsnap_k_mnt_id_req *req)
 {
-	req->size = MNT_ID_REQ_SIZE_VER0;
+	req->size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0;
 	if (!ns || ns->self)
 		return;
 	if (ns->route == MNTSNAP_NS_ROUTE_ID)
@@ -60,7 +60,7 @@ static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
 	if (use_fd && ns->nsfd >= 0) {
 		req->mnt_ns_fd = (uint32_t)ns->nsfd;
 	} else if (ns->ns_id) {
-		req->size = MNT_ID_REQ_SIZE_VER1;
+		req->size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1;
 		req->mnt_ns_id = ns->ns_id;
 	}
 }

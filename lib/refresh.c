@@ -33,7 +33,7 @@
  * mntsnap_refresh() brings a statmount snapshot up to date without a full
  * capture: one paginated listmount gives the ids (new mounts have new ids,
  * never reused ones); new mounts get a full statmount; each existing
- * mount gets a statmount of STATMOUNT_MNT_BASIC | STATMOUNT_SB_BASIC only
+ * mount gets a statmount of MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_SB_BASIC only
  * - fixed-size fields, no strings, so the kernel formats no paths - which
  * shows a move to another parent, attribute, propagation type, peer group
  * and master changes and superblock flags; only when one of them differs
@@ -149,7 +149,7 @@ static int ids_still_match(const struct mntsnap_capture_opts *o,
 			   const struct mntsnap_sysops *sys, const struct mntsnap_snapshot *s,
 			   bool *ret_match)
 {
-	struct mnt_id_req tmpl = { 0 };
+	struct mntsnap_k_mnt_id_req tmpl = { 0 };
 	uint64_t *ids = NULL;
 	size_t n = 0;
 	int r;
@@ -285,7 +285,7 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *s)
 
 struct refresh {
 	const struct mntsnap_sysops *sys;
-	struct mnt_id_req tmpl;
+	struct mntsnap_k_mnt_id_req tmpl;
 	struct mntsnap_snapshot *s;
 	struct mntsnap_sm_buf buf;
 	uint64_t full_mask;
@@ -341,7 +341,7 @@ static int check_sb(struct refresh *f, uint32_t k)
 }
 
 /* The fixed-size fields the record has, against a MNT_BASIC|SB_BASIC answer. */
-static bool basic_same(const struct statmount *sm, const struct mntsnap_rec *r,
+static bool basic_same(const struct mntsnap_k_statmount *sm, const struct mntsnap_rec *r,
 		       const struct mntsnap_sb *sb)
 {
 	uint32_t m = r->mask;
@@ -369,7 +369,7 @@ static int check_one(struct refresh *f, uint32_t k)
 	if (e)
 		return (int)e;
 	if (f->sb_state[r->sb] != 2) {
-		e = mntsnap_sm_call(f->sys, &f->tmpl, r->id, STATMOUNT_MNT_BASIC | STATMOUNT_SB_BASIC,
+		e = mntsnap_sm_call(f->sys, &f->tmpl, r->id, MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_SB_BASIC,
 				    &f->buf);
 		if (e == -ENOENT) {
 			f->drop[k] = 1; /* gone since the listing */

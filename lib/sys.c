@@ -18,14 +18,14 @@ static long ret_errno(long r)
 	return r < 0 ? -errno : r;
 }
 
-long mntsnap_sys_statmount(void *ctx, const struct mnt_id_req *req,
-			   struct statmount *buf, size_t bufsize, unsigned flags)
+long mntsnap_sys_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+			   struct mntsnap_k_statmount *buf, size_t bufsize, unsigned flags)
 {
 	(void)ctx;
 	return ret_errno(syscall(MNTSNAP_NR_statmount, req, buf, bufsize, flags));
 }
 
-long mntsnap_sys_listmount(void *ctx, const struct mnt_id_req *req,
+long mntsnap_sys_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 			   uint64_t *ids, size_t nr, unsigned flags)
 {
 	(void)ctx;

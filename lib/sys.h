@@ -16,9 +16,9 @@
 #include "uapi.h"
 
 struct mntsnap_sysops {
-	long (*statmount)(void *ctx, const struct mnt_id_req *req,
-			  struct statmount *buf, size_t bufsize, unsigned flags);
-	long (*listmount)(void *ctx, const struct mnt_id_req *req,
+	long (*statmount)(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+			  struct mntsnap_k_statmount *buf, size_t bufsize, unsigned flags);
+	long (*listmount)(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 			  uint64_t *ids, size_t nr, unsigned flags);
 	long (*statx)(void *ctx, int dirfd, const char *path, int flags,
 		      unsigned mask, struct mntsnap_statx *buf);
@@ -27,9 +27,9 @@ struct mntsnap_sysops {
 };
 
 /* The real syscalls, returning -errno. */
-long mntsnap_sys_statmount(void *ctx, const struct mnt_id_req *req,
-			   struct statmount *buf, size_t bufsize, unsigned flags);
-long mntsnap_sys_listmount(void *ctx, const struct mnt_id_req *req,
+long mntsnap_sys_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+			   struct mntsnap_k_statmount *buf, size_t bufsize, unsigned flags);
+long mntsnap_sys_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 			   uint64_t *ids, size_t nr, unsigned flags);
 long mntsnap_sys_statx(void *ctx, int dirfd, const char *path, int flags,
 		       unsigned mask, struct mntsnap_statx *buf);

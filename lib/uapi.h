@@ -5,8 +5,11 @@
  * Debian 12's and musl's headers predate statmount/listmount, so every
  * structure, constant and syscall number the library needs is defined here
  * (from include/uapi/linux/{mount,nsfs,pidfd,stat}.h) and checked with
- * static asserts against the kernel's published layout. Never include
- * <linux/mount.h>: on new systems it would clash, on old ones it lacks this.
+ * static asserts against the kernel's published layout. Every name carries
+ * a mntsnap_k_ / MNTSNAP_K_ prefix (as util-linux does with ul_statmount):
+ * <sys/mount.h> pulls in <linux/mount.h> on systems with Linux >= 6.8
+ * headers, and the kernel's own names would then be defined twice. Never
+ * include <linux/mount.h> here: old systems lack what is defined below.
  */
 #ifndef MNTSNAP_UAPI_H
 #define MNTSNAP_UAPI_H
@@ -49,23 +52,23 @@
 #define MNTSNAP_NR_listmount (MNTSNAP_NR_BASE + 458)
 #define MNTSNAP_NR_open_tree_attr (MNTSNAP_NR_BASE + 467)
 
-/* ---- struct mnt_id_req ----------------------------------------------------- */
-struct mnt_id_req {
+/* ---- struct mntsnap_k_mnt_id_req ----------------------------------------------------- */
+struct mntsnap_k_mnt_id_req {
 	uint32_t size;
 	union {
 		uint32_t mnt_ns_fd; /* 6.18: namespace fd (was "spare") */
-		uint32_t mnt_fd;    /* 7.0: with STATMOUNT_BY_FD */
+		uint32_t mnt_fd;    /* 7.0: with MNTSNAP_K_STATMOUNT_BY_FD */
 	};
-	uint64_t mnt_id;    /* statmount: mount; listmount: parent or LSMT_ROOT */
+	uint64_t mnt_id;    /* statmount: mount; listmount: parent or MNTSNAP_K_LSMT_ROOT */
 	uint64_t param;     /* statmount: mask; listmount: last id returned */
 	uint64_t mnt_ns_id; /* 6.11 (VER1) */
 };
 
-#define MNT_ID_REQ_SIZE_VER0 24 /* 6.8 */
-#define MNT_ID_REQ_SIZE_VER1 32 /* 6.11 */
+#define MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 24 /* 6.8 */
+#define MNTSNAP_K_MNT_ID_REQ_SIZE_VER1 32 /* 6.11 */
 
-/* ---- struct statmount ------------------------------------------------------ */
-struct statmount {
+/* ---- struct mntsnap_k_statmount ------------------------------------------------------ */
+struct mntsnap_k_statmount {
 	uint32_t size;
 	uint32_t mnt_opts; /* [str] 6.11 */
 	uint64_t mask;
@@ -101,50 +104,45 @@ struct statmount {
 	char str[]; /* NUL-terminated strings; str[0] is always "" */
 };
 
-#define STATMOUNT_SB_BASIC 0x00000001U
-#define STATMOUNT_MNT_BASIC 0x00000002U
-#define STATMOUNT_PROPAGATE_FROM 0x00000004U
-#define STATMOUNT_MNT_ROOT 0x00000008U
-#define STATMOUNT_MNT_POINT 0x00000010U
-#define STATMOUNT_FS_TYPE 0x00000020U
-#define STATMOUNT_MNT_NS_ID 0x00000040U     /* 6.11 */
-#define STATMOUNT_MNT_OPTS 0x00000080U      /* 6.11 */
-#define STATMOUNT_FS_SUBTYPE 0x00000100U    /* 6.13 */
-#define STATMOUNT_SB_SOURCE 0x00000200U     /* 6.13 */
-#define STATMOUNT_OPT_ARRAY 0x00000400U     /* 6.13 */
-#define STATMOUNT_OPT_SEC_ARRAY 0x00000800U /* 6.13 */
-#define STATMOUNT_SUPPORTED_MASK 0x00001000U /* 6.15 */
-#define STATMOUNT_MNT_UIDMAP 0x00002000U    /* 6.15 */
-#define STATMOUNT_MNT_GIDMAP 0x00004000U    /* 6.15 */
+#define MNTSNAP_K_STATMOUNT_SB_BASIC 0x00000001U
+#define MNTSNAP_K_STATMOUNT_MNT_BASIC 0x00000002U
+#define MNTSNAP_K_STATMOUNT_PROPAGATE_FROM 0x00000004U
+#define MNTSNAP_K_STATMOUNT_MNT_ROOT 0x00000008U
+#define MNTSNAP_K_STATMOUNT_MNT_POINT 0x00000010U
+#define MNTSNAP_K_STATMOUNT_FS_TYPE 0x00000020U
+#define MNTSNAP_K_STATMOUNT_MNT_NS_ID 0x00000040U     /* 6.11 */
+#define MNTSNAP_K_STATMOUNT_MNT_OPTS 0x00000080U      /* 6.11 */
+#define MNTSNAP_K_STATMOUNT_FS_SUBTYPE 0x00000100U    /* 6.13 */
+#define MNTSNAP_K_STATMOUNT_SB_SOURCE 0x00000200U     /* 6.13 */
+#define MNTSNAP_K_STATMOUNT_OPT_ARRAY 0x00000400U     /* 6.13 */
+#define MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY 0x00000800U /* 6.13 */
+#define MNTSNAP_K_STATMOUNT_SUPPORTED_MASK 0x00001000U /* 6.15 */
+#define MNTSNAP_K_STATMOUNT_MNT_UIDMAP 0x00002000U    /* 6.15 */
+#define MNTSNAP_K_STATMOUNT_MNT_GIDMAP 0x00004000U    /* 6.15 */
 
 /* statmount() flags */
-#define STATMOUNT_BY_FD 0x00000001U /* 7.0 */
+#define MNTSNAP_K_STATMOUNT_BY_FD 0x00000001U /* 7.0 */
 
 /* listmount() */
-#define LSMT_ROOT 0xffffffffffffffffULL
-#define LISTMOUNT_REVERSE (1U << 0) /* 6.11 */
+#define MNTSNAP_K_LSMT_ROOT 0xffffffffffffffffULL
+#define MNTSNAP_K_LISTMOUNT_REVERSE (1U << 0) /* 6.11 */
 
 /* Unique mount ids are all above this value (6.8). */
-#define MNT_UNIQUE_ID_OFFSET 0x80000000ULL
+#define MNTSNAP_K_MNT_UNIQUE_ID_OFFSET 0x80000000ULL
 
 /* ---- mount attributes and propagation -------------------------------------- */
-/*
- * glibc >= 2.36 <sys/mount.h> defines these too (without the U suffix):
- * keep its copy when it came first, so users of both headers build cleanly.
- */
-#ifndef MOUNT_ATTR_RDONLY
-#define MOUNT_ATTR_RDONLY 0x00000001U
-#define MOUNT_ATTR_NOSUID 0x00000002U
-#define MOUNT_ATTR_NODEV 0x00000004U
-#define MOUNT_ATTR_NOEXEC 0x00000008U
-#define MOUNT_ATTR__ATIME 0x00000070U
-#define MOUNT_ATTR_RELATIME 0x00000000U
-#define MOUNT_ATTR_NOATIME 0x00000010U
-#define MOUNT_ATTR_STRICTATIME 0x00000020U
-#define MOUNT_ATTR_NODIRATIME 0x00000080U
-#define MOUNT_ATTR_IDMAP 0x00100000U
-#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000U
-#endif
+/* Prefixed like everything here, so no <sys/mount.h> copy can clash. */
+#define MNTSNAP_K_MOUNT_ATTR_RDONLY 0x00000001U
+#define MNTSNAP_K_MOUNT_ATTR_NOSUID 0x00000002U
+#define MNTSNAP_K_MOUNT_ATTR_NODEV 0x00000004U
+#define MNTSNAP_K_MOUNT_ATTR_NOEXEC 0x00000008U
+#define MNTSNAP_K_MOUNT_ATTR__ATIME 0x00000070U
+#define MNTSNAP_K_MOUNT_ATTR_RELATIME 0x00000000U
+#define MNTSNAP_K_MOUNT_ATTR_NOATIME 0x00000010U
+#define MNTSNAP_K_MOUNT_ATTR_STRICTATIME 0x00000020U
+#define MNTSNAP_K_MOUNT_ATTR_NODIRATIME 0x00000080U
+#define MNTSNAP_K_MOUNT_ATTR_IDMAP 0x00100000U
+#define MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW 0x00200000U
 
 /* MS_* as reported in mnt_propagation and SB_* in sb_flags (same values). */
 #define MNTSNAP_MS_RDONLY 0x1U
@@ -205,21 +203,21 @@ struct mntsnap_open_how {
 #define MNTSNAP_RESOLVE_IN_ROOT 0x10
 
 /* ---- nsfs ioctls (include/uapi/linux/nsfs.h) -------------------------------- */
-struct mnt_ns_info {
+struct mntsnap_k_mnt_ns_info {
 	uint32_t size;
 	uint32_t nr_mounts; /* excludes the namespace's rootfs */
 	uint64_t mnt_ns_id;
 };
-#define MNT_NS_INFO_SIZE_VER0 16
+#define MNTSNAP_K_MNT_NS_INFO_SIZE_VER0 16
 
 #define MNTSNAP_NSIO 0xb7
 #define MNTSNAP_NS_GET_USERNS _IO(MNTSNAP_NSIO, 0x1)
 #define MNTSNAP_NS_GET_NSTYPE _IO(MNTSNAP_NSIO, 0x3)
 #define MNTSNAP_NS_GET_OWNER_UID _IO(MNTSNAP_NSIO, 0x4) /* on a user namespace fd */
 #define MNTSNAP_NS_GET_MNTNS_ID _IOR(MNTSNAP_NSIO, 0x5, uint64_t)            /* 6.11 */
-#define MNTSNAP_NS_MNT_GET_INFO _IOR(MNTSNAP_NSIO, 10, struct mnt_ns_info)  /* 6.12 */
-#define MNTSNAP_NS_MNT_GET_NEXT _IOR(MNTSNAP_NSIO, 11, struct mnt_ns_info)  /* 6.12 */
-#define MNTSNAP_NS_MNT_GET_PREV _IOR(MNTSNAP_NSIO, 12, struct mnt_ns_info)  /* 6.12 */
+#define MNTSNAP_NS_MNT_GET_INFO _IOR(MNTSNAP_NSIO, 10, struct mntsnap_k_mnt_ns_info)  /* 6.12 */
+#define MNTSNAP_NS_MNT_GET_NEXT _IOR(MNTSNAP_NSIO, 11, struct mntsnap_k_mnt_ns_info)  /* 6.12 */
+#define MNTSNAP_NS_MNT_GET_PREV _IOR(MNTSNAP_NSIO, 12, struct mntsnap_k_mnt_ns_info)  /* 6.12 */
 #define MNTSNAP_NS_GET_ID _IOR(MNTSNAP_NSIO, 13, uint64_t)                  /* 6.18 */
 
 /* ---- pidfd ioctls (include/uapi/linux/pidfd.h) ------------------------------ */
@@ -231,53 +229,53 @@ struct mnt_ns_info {
 #define MNTSNAP_CHECK_OFF(type, field, off) \
 	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " offset")
 
-_Static_assert(sizeof(struct mnt_id_req) == MNT_ID_REQ_SIZE_VER1, "mnt_id_req size");
-MNTSNAP_CHECK_OFF(mnt_id_req, size, 0);
-MNTSNAP_CHECK_OFF(mnt_id_req, mnt_ns_fd, 4);
-MNTSNAP_CHECK_OFF(mnt_id_req, mnt_fd, 4);
-MNTSNAP_CHECK_OFF(mnt_id_req, mnt_id, 8);
-MNTSNAP_CHECK_OFF(mnt_id_req, param, 16);
-MNTSNAP_CHECK_OFF(mnt_id_req, mnt_ns_id, 24);
+_Static_assert(sizeof(struct mntsnap_k_mnt_id_req) == MNTSNAP_K_MNT_ID_REQ_SIZE_VER1, "mnt_id_req size");
+MNTSNAP_CHECK_OFF(mntsnap_k_mnt_id_req, size, 0);
+MNTSNAP_CHECK_OFF(mntsnap_k_mnt_id_req, mnt_ns_fd, 4);
+MNTSNAP_CHECK_OFF(mntsnap_k_mnt_id_req, mnt_fd, 4);
+MNTSNAP_CHECK_OFF(mntsnap_k_mnt_id_req, mnt_id, 8);
+MNTSNAP_CHECK_OFF(mntsnap_k_mnt_id_req, param, 16);
+MNTSNAP_CHECK_OFF(mntsnap_k_mnt_id_req, mnt_ns_id, 24);
 
-_Static_assert(sizeof(struct statmount) == 512, "statmount fixed part is 512 bytes");
-MNTSNAP_CHECK_OFF(statmount, size, 0);
-MNTSNAP_CHECK_OFF(statmount, mnt_opts, 4);
-MNTSNAP_CHECK_OFF(statmount, mask, 8);
-MNTSNAP_CHECK_OFF(statmount, sb_dev_major, 16);
-MNTSNAP_CHECK_OFF(statmount, sb_dev_minor, 20);
-MNTSNAP_CHECK_OFF(statmount, sb_magic, 24);
-MNTSNAP_CHECK_OFF(statmount, sb_flags, 32);
-MNTSNAP_CHECK_OFF(statmount, fs_type, 36);
-MNTSNAP_CHECK_OFF(statmount, mnt_id, 40);
-MNTSNAP_CHECK_OFF(statmount, mnt_parent_id, 48);
-MNTSNAP_CHECK_OFF(statmount, mnt_id_old, 56);
-MNTSNAP_CHECK_OFF(statmount, mnt_parent_id_old, 60);
-MNTSNAP_CHECK_OFF(statmount, mnt_attr, 64);
-MNTSNAP_CHECK_OFF(statmount, mnt_propagation, 72);
-MNTSNAP_CHECK_OFF(statmount, mnt_peer_group, 80);
-MNTSNAP_CHECK_OFF(statmount, mnt_master, 88);
-MNTSNAP_CHECK_OFF(statmount, propagate_from, 96);
-MNTSNAP_CHECK_OFF(statmount, mnt_root, 104);
-MNTSNAP_CHECK_OFF(statmount, mnt_point, 108);
-MNTSNAP_CHECK_OFF(statmount, mnt_ns_id, 112);
-MNTSNAP_CHECK_OFF(statmount, fs_subtype, 120);
-MNTSNAP_CHECK_OFF(statmount, sb_source, 124);
-MNTSNAP_CHECK_OFF(statmount, opt_num, 128);
-MNTSNAP_CHECK_OFF(statmount, opt_array, 132);
-MNTSNAP_CHECK_OFF(statmount, opt_sec_num, 136);
-MNTSNAP_CHECK_OFF(statmount, opt_sec_array, 140);
-MNTSNAP_CHECK_OFF(statmount, supported_mask, 144);
-MNTSNAP_CHECK_OFF(statmount, mnt_uidmap_num, 152);
-MNTSNAP_CHECK_OFF(statmount, mnt_uidmap, 156);
-MNTSNAP_CHECK_OFF(statmount, mnt_gidmap_num, 160);
-MNTSNAP_CHECK_OFF(statmount, mnt_gidmap, 164);
-MNTSNAP_CHECK_OFF(statmount, __spare2, 168);
-MNTSNAP_CHECK_OFF(statmount, str, 512);
+_Static_assert(sizeof(struct mntsnap_k_statmount) == 512, "statmount fixed part is 512 bytes");
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, size, 0);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_opts, 4);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mask, 8);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, sb_dev_major, 16);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, sb_dev_minor, 20);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, sb_magic, 24);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, sb_flags, 32);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, fs_type, 36);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_id, 40);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_parent_id, 48);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_id_old, 56);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_parent_id_old, 60);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_attr, 64);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_propagation, 72);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_peer_group, 80);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_master, 88);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, propagate_from, 96);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_root, 104);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_point, 108);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_ns_id, 112);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, fs_subtype, 120);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, sb_source, 124);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, opt_num, 128);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, opt_array, 132);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, opt_sec_num, 136);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, opt_sec_array, 140);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, supported_mask, 144);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_uidmap_num, 152);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_uidmap, 156);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_gidmap_num, 160);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_gidmap, 164);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, __spare2, 168);
+MNTSNAP_CHECK_OFF(mntsnap_k_statmount, str, 512);
 
 _Static_assert(sizeof(struct mntsnap_statx) == 256, "statx size");
 MNTSNAP_CHECK_OFF(mntsnap_statx, stx_dev_major, 136);
 MNTSNAP_CHECK_OFF(mntsnap_statx, stx_mnt_id, 144);
-_Static_assert(sizeof(struct mnt_ns_info) == MNT_NS_INFO_SIZE_VER0, "mnt_ns_info size");
+_Static_assert(sizeof(struct mntsnap_k_mnt_ns_info) == MNTSNAP_K_MNT_NS_INFO_SIZE_VER0, "mnt_ns_info size");
 _Static_assert(sizeof(struct mntsnap_open_how) == 24, "open_how size");
 
 #endif /* MNTSNAP_UAPI_H */

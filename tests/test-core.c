@@ -34,8 +34,8 @@
  */
 static void need_kernel(void)
 {
-	uint64_t need = STATMOUNT_MNT_OPTS | STATMOUNT_SB_SOURCE | STATMOUNT_FS_SUBTYPE |
-			STATMOUNT_MNT_UIDMAP | STATMOUNT_MNT_GIDMAP;
+	uint64_t need = MNTSNAP_K_STATMOUNT_MNT_OPTS | MNTSNAP_K_STATMOUNT_SB_SOURCE | MNTSNAP_K_STATMOUNT_FS_SUBTYPE |
+			MNTSNAP_K_STATMOUNT_MNT_UIDMAP | MNTSNAP_K_STATMOUNT_MNT_GIDMAP;
 
 	if (!mntsnap_have_statmount())
 		cr_skip_test("no statmount/listmount here (Linux < 6.8 or blocked)");
@@ -294,13 +294,13 @@ LTest(core, per_mount_flags)
 	bind_ok(BASE "/relatime", BASE "/sa-strict");
 	bind_ok(BASE "/relatime", BASE "/sa-sym");
 	cr_assert_eq(t_mount_setattr(BASE "/sa-noatime-nodir", 0,
-				     MOUNT_ATTR_NOATIME | MOUNT_ATTR_NODIRATIME,
-				     MOUNT_ATTR__ATIME, 0, -1),
+				     MNTSNAP_K_MOUNT_ATTR_NOATIME | MNTSNAP_K_MOUNT_ATTR_NODIRATIME,
+				     MNTSNAP_K_MOUNT_ATTR__ATIME, 0, -1),
 		     0, "mount_setattr: %s", strerror(errno));
-	cr_assert_eq(t_mount_setattr(BASE "/sa-strict", 0, MOUNT_ATTR_STRICTATIME,
-				     MOUNT_ATTR__ATIME, 0, -1),
+	cr_assert_eq(t_mount_setattr(BASE "/sa-strict", 0, MNTSNAP_K_MOUNT_ATTR_STRICTATIME,
+				     MNTSNAP_K_MOUNT_ATTR__ATIME, 0, -1),
 		     0, "mount_setattr: %s", strerror(errno));
-	cr_assert_eq(t_mount_setattr(BASE "/sa-sym", 0, MOUNT_ATTR_NOSYMFOLLOW | MOUNT_ATTR_NOEXEC,
+	cr_assert_eq(t_mount_setattr(BASE "/sa-sym", 0, MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW | MNTSNAP_K_MOUNT_ATTR_NOEXEC,
 				     0, 0, -1),
 		     0, "mount_setattr: %s", strerror(errno));
 	want = assert_oracle();
@@ -643,7 +643,7 @@ static size_t descend(int levels, size_t comp_len)
 	return (size_t)levels * (comp_len + 1);
 }
 
-static long count_eoverflow(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long count_eoverflow(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			    size_t bufsize, unsigned flags)
 {
 	long r = mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
@@ -780,7 +780,7 @@ static int userns_fd(const char *uid_map, const char *gid_map)
 
 LTest(core, idmapped_mount)
 {
-	struct t_mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP };
+	struct t_mount_attr a = { .attr_set = MNTSNAP_K_MOUNT_ATTR_IDMAP };
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
 	char *want;

@@ -541,7 +541,7 @@ struct fake {
 	unsigned calls;
 };
 
-static long fake_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+static long fake_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
 			   unsigned flags)
 {
 	struct fake *f = ctx;
@@ -590,7 +590,7 @@ LTest(mountinfo, seam_fallback)
 	mntsnap_snapshot_free(s);
 }
 
-static long fake_statmount_enosys(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long fake_statmount_enosys(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 				  size_t bufsize, unsigned flags)
 {
 	(void)ctx, (void)req, (void)buf, (void)bufsize, (void)flags;

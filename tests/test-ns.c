@@ -305,7 +305,7 @@ struct kill_ctx {
 	int calls;
 };
 
-static long kill_on_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+static long kill_on_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
 			      unsigned flags)
 {
 	struct kill_ctx *k = ctx;
@@ -842,7 +842,7 @@ struct route_ctx {
 	int by_fd, by_id, own;
 };
 
-static long route_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+static long route_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
 			    unsigned flags)
 {
 	struct route_ctx *c = ctx;
@@ -861,7 +861,7 @@ static long route_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *i
 	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
 }
 
-static long route_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long route_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			    size_t size, unsigned flags)
 {
 	struct route_ctx *c = ctx;
@@ -1320,7 +1320,7 @@ struct no_foreign {
 	int refused;
 };
 
-static long nf_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long nf_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			 size_t bufsize, unsigned flags)
 {
 	struct no_foreign *nf = ctx;
@@ -1332,7 +1332,7 @@ static long nf_statmount(void *ctx, const struct mnt_id_req *req, struct statmou
 	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
 }
 
-static long nf_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+static long nf_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
 			 unsigned flags)
 {
 	struct no_foreign *nf = ctx;

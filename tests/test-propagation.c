@@ -62,13 +62,13 @@ struct counts {
 	unsigned statmount, with_pf;
 };
 
-static long count_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long count_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			    size_t bufsize, unsigned flags)
 {
 	struct counts *c = ctx;
 
 	c->statmount++;
-	if (req->param & STATMOUNT_PROPAGATE_FROM)
+	if (req->param & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM)
 		c->with_pf++;
 	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
 }
@@ -439,11 +439,11 @@ Test(propagation, find_old_sorted_and_recycled)
 }
 
 /* A mount that vanishes before its propagate_from call keeps no value. */
-static long vanish_on_pf(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long vanish_on_pf(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			 size_t bufsize, unsigned flags)
 {
 	(void)ctx;
-	if (req->param & STATMOUNT_PROPAGATE_FROM)
+	if (req->param & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM)
 		return -ENOENT;
 	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
 }

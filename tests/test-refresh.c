@@ -50,7 +50,7 @@ static void race_mount(struct race *r)
 	mount("race", p, "tmpfs", 0, NULL);
 }
 
-static long race_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+static long race_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
 			   unsigned flags)
 {
 	struct race *r = ctx;
@@ -67,7 +67,7 @@ static long race_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *id
 	return n;
 }
 
-static long race_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long race_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			   size_t size, unsigned flags)
 {
 	struct race *r = ctx;

@@ -34,7 +34,7 @@ TestSuite(seam, .init = need_kernel);
 enum lie {
 	LIE_NONE,
 	LIE_SIZE_BIG,    /* size > bufsize */
-	LIE_SIZE_SMALL,  /* size < sizeof(struct statmount) */
+	LIE_SIZE_SMALL,  /* size < sizeof(struct mntsnap_k_statmount) */
 	LIE_STR_OFF,     /* string offsets past the end */
 	LIE_NO_NUL,      /* string area not NUL-terminated */
 	LIE_LIST_COUNTS, /* opt_num / uidmap_num far beyond the strings */
@@ -70,7 +70,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static long f_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long f_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			size_t bufsize, unsigned flags)
 {
 	struct fake *f = ctx;
@@ -117,7 +117,7 @@ static long f_statmount(void *ctx, const struct mnt_id_req *req, struct statmoun
 			((char *)buf)[buf->size - 1] = 'x';
 		break;
 	case LIE_LIST_COUNTS:
-		buf->mask |= STATMOUNT_OPT_ARRAY | STATMOUNT_MNT_UIDMAP | STATMOUNT_OPT_SEC_ARRAY;
+		buf->mask |= MNTSNAP_K_STATMOUNT_OPT_ARRAY | MNTSNAP_K_STATMOUNT_MNT_UIDMAP | MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY;
 		buf->opt_num = 0xffffffffU;
 		buf->opt_array = 0;
 		buf->mnt_uidmap_num = 1000;
@@ -138,11 +138,11 @@ static long f_statmount(void *ctx, const struct mnt_id_req *req, struct statmoun
 	return r;
 }
 
-static long f_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+static long f_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
 			unsigned flags)
 {
 	struct fake *f = ctx;
-	struct mnt_id_req r2 = *req;
+	struct mntsnap_k_mnt_id_req r2 = *req;
 	long r;
 
 	f->list_calls++;
@@ -507,7 +507,7 @@ LTest(seam, older_kernel_fewer_mask_bits)
 /* A kernel without PROPAGATE_FROM (or a caller not asking) still renders. */
 LTest(seam, no_propagate_from_no_basic)
 {
-	struct fake f = { .clear_mask = STATMOUNT_PROPAGATE_FROM | STATMOUNT_MNT_BASIC };
+	struct fake f = { .clear_mask = MNTSNAP_K_STATMOUNT_PROPAGATE_FROM | MNTSNAP_K_STATMOUNT_MNT_BASIC };
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
 	char *text;
@@ -538,7 +538,7 @@ static void assert_paged(size_t k, uint32_t flags, const struct mntsnap_snapshot
 	cr_assert_eq(mntsnap_snapshot_count(s), n, "%s", what);
 	/* one call per full page plus the final empty one */
 	cr_assert_eq(f.list_calls, (n + k - 1) / k + 1, "%s: %u calls", what, f.list_calls);
-	cr_assert_eq(f.list_flags, flags & MNTSNAP_CAPTURE_REVERSE ? LISTMOUNT_REVERSE : 0);
+	cr_assert_eq(f.list_flags, flags & MNTSNAP_CAPTURE_REVERSE ? MNTSNAP_K_LISTMOUNT_REVERSE : 0);
 	assert_same(s, real, what);
 	mntsnap_snapshot_free(s);
 }

@@ -184,10 +184,10 @@ static bool int80_works(void)
 static void child_probe(int fd, int set, uint32_t def_action, bool i386)
 {
 	static union {
-		struct statmount sm;
+		struct mntsnap_k_statmount sm;
 		char buf[4096];
 	} u;
-	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT };
 	struct probe p = { 0 };
 	uint64_t ids[64];
 	uint32_t compat[] = { SCMP_ARCH_X86, SCMP_ARCH_X32 };
@@ -214,7 +214,7 @@ static void child_probe(int fd, int set, uint32_t def_action, bool i386)
 	p.listmount_err = err_of(p.listmount);
 	if (p.listmount > 0) {
 		req.mnt_id = ids[0];
-		req.param = STATMOUNT_SB_BASIC;
+		req.param = MNTSNAP_K_STATMOUNT_SB_BASIC;
 		p.statmount = syscall(MNTSNAP_NR_statmount, &req, &u.sm, sizeof(u), 0);
 	} else {
 		/* still probe the filter: a bogus request reaches the kernel
@@ -260,7 +260,7 @@ static struct probe run_probe(int set, uint32_t def_action, bool i386)
 
 static void require_statmount(void)
 {
-	struct mnt_id_req req = { .size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT };
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT };
 	uint64_t id;
 
 	if (syscall(MNTSNAP_NR_listmount, &req, &id, 1, 0) < 0)

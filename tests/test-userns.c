@@ -196,7 +196,7 @@ struct route_count {
 	int by_fd, by_id, own;
 };
 
-static long count_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *ids, size_t nr,
+static long count_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
 			    unsigned flags)
 {
 	struct route_count *c = ctx;
@@ -210,7 +210,7 @@ static long count_listmount(void *ctx, const struct mnt_id_req *req, uint64_t *i
 	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
 }
 
-static long count_statmount(void *ctx, const struct mnt_id_req *req, struct statmount *buf,
+static long count_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			    size_t size, unsigned flags)
 {
 	(void)ctx;

@@ -272,12 +272,12 @@ static int libmount_find_path(struct ctx *c, void *arg)
 struct bare {
 	uint64_t *ids;
 	size_t nids, cap;
-	struct statmount *sm;
+	struct mntsnap_k_statmount *sm;
 	size_t smsize;
 	uint64_t mask;
 };
 
-static long sys_listmount(struct mnt_id_req *req, uint64_t *ids, size_t n)
+static long sys_listmount(struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t n)
 {
 	long r = syscall(MNTSNAP_NR_listmount, req, ids, n, 0);
 
@@ -286,7 +286,7 @@ static long sys_listmount(struct mnt_id_req *req, uint64_t *ids, size_t n)
 
 static long sys_statmount(uint64_t id, uint64_t mask, struct bare *b)
 {
-	struct mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = id, .param = mask};
+	struct mntsnap_k_mnt_id_req req = {.size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = id, .param = mask};
 
 	for (;;) {
 		long r = syscall(MNTSNAP_NR_statmount, &req, b->sm, b->smsize, 0);
@@ -307,7 +307,7 @@ static long sys_statmount(uint64_t id, uint64_t mask, struct bare *b)
 
 static int bare_list(struct bare *b)
 {
-	struct mnt_id_req req = {.size = MNT_ID_REQ_SIZE_VER0, .mnt_id = LSMT_ROOT};
+	struct mntsnap_k_mnt_id_req req = {.size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT};
 	long r;
 
 	b->nids = 0;
@@ -372,7 +372,7 @@ static void bare_free(struct bare *b)
 struct half {
 	struct bare *b;
 	size_t lo, hi;
-	struct statmount *sm;
+	struct mntsnap_k_statmount *sm;
 	size_t smsize;
 	int err;
 };
@@ -585,10 +585,10 @@ static void bench_one(struct ctx *c)
 	int r;
 
 	bare_init(&b, c->sm_mask_floor);
-	bare_init(&bpf, c->sm_mask_floor | STATMOUNT_PROPAGATE_FROM);
+	bare_init(&bpf, c->sm_mask_floor | MNTSNAP_K_STATMOUNT_PROPAGATE_FROM);
 	bare_init(&bt2, c->sm_mask_floor);
 	/* one mount: the default mask (propagate_from included, as the library) */
-	bare_init(&bid, c->sm_mask_floor | STATMOUNT_PROPAGATE_FROM);
+	bare_init(&bid, c->sm_mask_floor | MNTSNAP_K_STATMOUNT_PROPAGATE_FROM);
 	if (read_mountinfo(c, &t) < 0 || bare_list(&b) < 0)
 		die("first read");
 	c->mounts = b.nids;
@@ -640,9 +640,9 @@ static void bench_one(struct ctx *c)
 /* The statmount mask the library asks for by default, minus propagate_from. */
 static uint64_t floor_mask(void)
 {
-	return STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT |
-	       STATMOUNT_FS_TYPE | STATMOUNT_FS_SUBTYPE | STATMOUNT_SB_SOURCE | STATMOUNT_MNT_OPTS |
-	       STATMOUNT_MNT_NS_ID;
+	return MNTSNAP_K_STATMOUNT_SB_BASIC | MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_MNT_ROOT | MNTSNAP_K_STATMOUNT_MNT_POINT |
+	       MNTSNAP_K_STATMOUNT_FS_TYPE | MNTSNAP_K_STATMOUNT_FS_SUBTYPE | MNTSNAP_K_STATMOUNT_SB_SOURCE | MNTSNAP_K_STATMOUNT_MNT_OPTS |
+	       MNTSNAP_K_STATMOUNT_MNT_NS_ID;
 }
 
 static void child(struct ctx *c)
