@@ -411,6 +411,10 @@ Test(ns, helper_timeout_no_hang)
 		     err.msg);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	cr_assert_lt(b.tv_sec - a.tv_sec, 5, "timeout not honoured");
+	/* says it was the helper, where it was and what killed it */
+	cr_assert(strstr(err.msg, "helper process, inside the target namespace: killed by its "
+				  "300 ms timeout"),
+		  "%s", err.msg);
 	cr_assert_eq(ms_count_fds(), fds, "fd leak");
 	cr_assert_eq(count_zombies(), 0, "zombie left");
 	/* the caller stays dumpable after the helper set it 0 on the shared mm */
