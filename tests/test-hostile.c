@@ -40,6 +40,7 @@
 
 #include "helpers.h"
 #include "mntsnap.h"
+#include "sys.h"
 
 #define BASE "/tmp/mntsnap-test-hostile"
 #define FAKE_TEXT "1 0 0:1 / / rw shared:1 - fakefs FAKE rw\n"
@@ -220,6 +221,7 @@ static void in_child(void (*fn)(void *), void *arg, struct verdict *ret)
 struct target {
 	enum kind kind;
 	pid_t pid;
+	volatile int *late;  /* shared: 1 once SIGUSR1 made the target mount */
 	int ready[2];
 	char *want;        /* host-side /proc/T/mountinfo, read by the test */
 	char nspath[64];
@@ -262,12 +264,26 @@ static int fake_proc(enum kind kind)
 	return 0;
 }
 
+static volatile int *late_flag;
+
+/* SIGUSR1: change the target's table now (mount, then say so) */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	if (!mount("late", BASE "/late", "tmpfs", 0, "size=64k"))
+		*late_flag = 1;
+}
+
 static int target_main(void *arg)
 {
 	struct target *t = arg;
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	char one = 1;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	late_flag = t->late;
+	if (mkdir(BASE "/late", 0755) || sigaction(SIGUSR1, &sa, NULL))
+		_exit(7);
 	close(t->ready[0]);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		_exit(2);
@@ -296,6 +312,9 @@ static void target_start(struct target *t, enum kind kind)
 
 	memset(t, 0, sizeof(*t));
 	t->kind = kind;
+	t->late = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	cr_assert(t->late != MAP_FAILED);
 	cr_assert_eq(pipe2(t->ready, O_CLOEXEC), 0);
 	stack = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
 		     -1, 0);
@@ -328,6 +347,7 @@ static void target_stop(struct target *t)
 		waitpid(t->pid, &st, 0);
 	}
 	free(t->want);
+	munmap((void *)t->late, sizeof(int));
 	t->pid = 0;
 }
 
@@ -630,4 +650,84 @@ LTest(hostile, no_host_proc_is_an_error_not_the_targets_text)
 	target_start(&t, K_FAKE);
 	in_child(no_host_proc_caller, &t, NULL);
 	target_stop(&t);
+}
+
+/* ---- the change detector inside the target ------------------------------------- */
+
+/*
+ * A listmount hook that makes the target mount something right before
+ * the helper's first listing of a capture (its second own-namespace
+ * listmount: the first is the probe for statmount, made before the
+ * detector is opened). The new mount is in that listing, so the table is
+ * whole and only POLLPRI on a live mountinfo fd can tell the capture
+ * raced: attempts == 2 proves the detector the helper polls is real.
+ * The hook runs in the helper (it shares this memory).
+ */
+struct change_hook {
+	struct target *t;
+	int own_calls;
+};
+
+static long change_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids,
+			     size_t nr, unsigned flags)
+{
+	struct change_hook *c = ctx;
+
+	if (!req->mnt_ns_fd && !req->mnt_ns_id && ++c->own_calls == 2) {
+		long long end = now_ns() + LIMIT_NS;
+
+		kill(c->t->pid, SIGUSR1);
+		while (!*c->t->late && now_ns() < end)
+			;
+	}
+	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+}
+
+static void detector_case(enum kind kind)
+{
+	struct change_hook hook = { 0 };
+	struct mntsnap_sysops sys = { .listmount = change_listmount, .ctx = &hook };
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	struct target t;
+	char path[64], *want, *got;
+	long long t0, dt;
+	int r;
+
+	ms_private_ns(BASE);
+	target_start(&t, kind);
+	hook.t = &t;
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, .sysops = &sys,
+		     .flags = MNTSNAP_CAPTURE_NS_ENTER);
+	t0 = now_ns();
+	r = mntsnap_capture(&o, &s);
+	dt = now_ns() - t0;
+	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), e.msg);
+	cr_assert_lt(dt, LIMIT_NS, "took %lld ms", dt / 1000000);
+	cr_assert_eq(*t.late, 1, "the target did not mount (hook calls %d)", hook.own_calls);
+	cr_assert_eq(mntsnap_snapshot_attempts(s), 2, "the change went unseen");
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
+	/* and the retry's table is the kernel's, with the late mount */
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t.pid);
+	want = ms_read_file(path, NULL);
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	cr_assert(strstr(want, BASE "/late"));
+	ms_assert_text_eq(got, want, "after the retry");
+	free(want);
+	free(got);
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+LTest(hostile, detector_inside_fifo_proc)
+{
+	detector_case(K_FIFO);
+}
+
+LTest(hostile, detector_inside_own_pidns)
+{
+	detector_case(K_PIDNS);
 }
