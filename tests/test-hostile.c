@@ -14,14 +14,19 @@
  * /proc/T/mountinfo this test reads itself, byte for byte, within 1 s,
  * through the library (pid, nsfs path and id handles) and the CLI
  * (list --pid, --ns, and --backend mountinfo).
- * Also: --ns of things that are no namespace file (a FIFO, device nodes,
- * a directory, a regular file) fails at once with exit 2, and the
- * messages for a pid that names no process and for helper-side failures.
+ * The same for a rootless container read by its owner uid with no
+ * capabilities (the helper joins its user namespace first); and the
+ * POLLPRI detector the helper polls inside such targets must see a change
+ * made mid-capture. Also: --ns of things that are no namespace file (a
+ * FIFO, device nodes, a directory, a regular file) fails at once with
+ * exit 2, and the messages for a pid that names no process and for
+ * helper-side failures.
  * Every mount happens inside private mount namespaces; every process
  * started is killed and reaped before the test ends.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -220,6 +225,7 @@ static void in_child(void (*fn)(void *), void *arg, struct verdict *ret)
 
 struct target {
 	enum kind kind;
+	uid_t uid;           /* 0, or a rootless container of this uid */
 	pid_t pid;
 	volatile int *late;  /* shared: 1 once SIGUSR1 made the target mount */
 	int ready[2];
@@ -250,8 +256,7 @@ static int fake_proc(enum kind kind)
 	    mkdir("/proc/self", 0755) || mkdir("/proc/thread-self", 0755))
 		return -1;
 	/* for the symlink case: a procfs of the host's pid namespace, pid 1 */
-	if (kind == K_LINK && (mkdir(BASE "/hostproc", 0755) ||
-			       mount("proc", BASE "/hostproc", "proc", MS_NOSUID, NULL)))
+	if (kind == K_LINK && mount("proc", BASE "/hostproc", "proc", MS_NOSUID, NULL))
 		return -1;
 	for (int i = 0; i < 2; i++) {
 		int r = kind == K_FAKE ? put_file(files[i], FAKE_TEXT)
@@ -265,6 +270,40 @@ static int fake_proc(enum kind kind)
 }
 
 static volatile int *late_flag;
+
+/* Become uid for good: no way back to root, no capabilities out here. */
+static int become(uid_t uid)
+{
+	struct {
+		uint32_t version;
+		int pid;
+	} h = { 0x20080522, 0 };
+	uint32_t d[6] = { 0 };
+
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -errno;
+	/* a uid change clears both: keep /proc/PID/ files ours, die with the test */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+		return -errno;
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/*
+ * A rootless container as uid makes it (unshare -U -m, as podman and crun
+ * do): root inside maps to uid, the mount namespace is owned by it.
+ */
+static int become_rootless(uid_t uid)
+{
+	char map[64];
+
+	if (become(uid) || unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+	if (put_file("/proc/self/setgroups", "deny") || put_file("/proc/self/uid_map", map) ||
+	    put_file("/proc/self/gid_map", map))
+		return -1;
+	return 0;
+}
 
 /* SIGUSR1: change the target's table now (mount, then say so) */
 static void on_usr1(int sig)
@@ -282,13 +321,15 @@ static int target_main(void *arg)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	late_flag = t->late;
-	if (mkdir(BASE "/late", 0755) || sigaction(SIGUSR1, &sa, NULL))
+	if (sigaction(SIGUSR1, &sa, NULL))
 		_exit(7);
+	if (t->uid && become_rootless(t->uid))
+		_exit(8);
 	close(t->ready[0]);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		_exit(2);
 	/* a mount of its own, so its table is not the test's */
-	if (mkdir(BASE "/mine", 0755) || mount("mine", BASE "/mine", "tmpfs", 0, "size=64k"))
+	if (mount("mine", BASE "/mine", "tmpfs", 0, "size=64k"))
 		_exit(3);
 	if (t->kind == K_PIDNS) {
 		/* benign: its own pid namespace and a procfs of it */
@@ -303,7 +344,7 @@ static int target_main(void *arg)
 		pause();
 }
 
-static void target_start(struct target *t, enum kind kind)
+static void target_start_as(struct target *t, enum kind kind, uid_t uid)
 {
 	size_t sz = 256 * 1024;
 	char *stack, path[64], one;
@@ -312,6 +353,11 @@ static void target_start(struct target *t, enum kind kind)
 
 	memset(t, 0, sizeof(*t));
 	t->kind = kind;
+	t->uid = uid;
+	/* made here: a rootless target may not create them in BASE */
+	cr_assert_eq(mkdir(BASE "/mine", 0755), 0);
+	cr_assert_eq(mkdir(BASE "/late", 0755), 0);
+	cr_assert_eq(mkdir(BASE "/hostproc", 0755), 0);
 	t->late = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		       -1, 0);
 	cr_assert(t->late != MAP_FAILED);
@@ -319,13 +365,22 @@ static void target_start(struct target *t, enum kind kind)
 	stack = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
 		     -1, 0);
 	cr_assert(stack != MAP_FAILED);
+	/* a rootless target unshares its own user and mount namespaces */
 	t->pid = clone(target_main, stack + sz,
-		       CLONE_NEWNS | (kind == K_PIDNS ? CLONE_NEWPID : 0) | SIGCHLD, t);
+		       (uid ? 0 : CLONE_NEWNS) | (kind == K_PIDNS ? CLONE_NEWPID : 0) | SIGCHLD,
+		       t);
 	cr_assert_gt(t->pid, 0, "clone: %s", strerror(errno));
 	close(t->ready[1]);
 	p = (struct pollfd){ .fd = t->ready[0], .events = POLLIN };
 	cr_assert_eq(poll(&p, 1, HANG_MS), 1, "target did not get ready");
-	cr_assert_eq(read(t->ready[0], &one, 1), 1, "target failed to set up");
+	if (read(t->ready[0], &one, 1) != 1) {
+		int st = 0;
+
+		waitpid(t->pid, &st, 0);
+		if (uid && WIFEXITED(st) && WEXITSTATUS(st) == 8)
+			cr_skip_test("unprivileged user namespaces are not allowed here");
+		cr_assert_fail("target failed to set up (status %#x)", st);
+	}
 	close(t->ready[0]);
 	munmap(stack, sz); /* the child has its own copy of the mapping */
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t->pid);
@@ -336,6 +391,11 @@ static void target_start(struct target *t, enum kind kind)
 	cr_assert(fd >= 0);
 	cr_assert_eq(ioctl(fd, _IOR(0xb7, 0x5, uint64_t), &t->ns_id), 0, "NS_GET_MNTNS_ID");
 	close(fd);
+}
+
+static void target_start(struct target *t, enum kind kind)
+{
+	target_start_as(t, kind, 0);
 }
 
 static void target_stop(struct target *t)
@@ -356,6 +416,7 @@ static void target_stop(struct target *t)
 struct hctx {
 	struct target *t;
 	enum filt filt;
+	uid_t uid;  /* the caller runs as this uid, without capabilities */
 };
 
 static void apply_filter(enum filt f)
@@ -442,6 +503,8 @@ static void hostile_caller(void *arg)
 	struct hctx *c = arg;
 	char pid[16];
 
+	if (c->uid)
+		CHECK(!become(c->uid), "become uid %u: %s", (unsigned)c->uid, strerror(errno));
 	apply_filter(c->filt);
 	lib_case(c, "library, pid handle", 0);
 	lib_case(c, "library, nsfs path handle", 1);
@@ -730,4 +793,32 @@ LTest(hostile, detector_inside_fifo_proc)
 LTest(hostile, detector_inside_own_pidns)
 {
 	detector_case(K_PIDNS);
+}
+
+/* ---- rootless: the container's owner, no capabilities, the helper joins --------- */
+
+#define NOBODY 65534
+
+static void run_rootless(enum kind kind, enum filt filt)
+{
+	struct target t;
+	struct hctx c = { .t = &t, .filt = filt, .uid = NOBODY };
+
+#ifndef MS_HAVE_SECCOMP_HELPER
+	cr_skip_test("raw BPF filter written for x86_64 only");
+#endif
+	ms_private_ns(BASE);
+	target_start_as(&t, kind, NOBODY);
+	in_child(hostile_caller, &c, NULL);
+	target_stop(&t);
+}
+
+LTest(hostile, rootless_fake_proc_files_enosys)
+{
+	run_rootless(K_FAKE, F_ENOSYS);
+}
+
+LTest(hostile, rootless_proc_fifo_eperm)
+{
+	run_rootless(K_FIFO, F_EPERM);
 }
