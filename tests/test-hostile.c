@@ -13,7 +13,7 @@
  * The oracle is the kernel: the answer must equal the host-side
  * /proc/T/mountinfo this test reads itself, byte for byte, within 1 s,
  * through the library (pid, nsfs path and id handles) and the CLI
- * (list --pid, --ns, and --backend mountinfo).
+ * (list --pid, --ns, --ns-id, and --ns with --backend mountinfo).
  * The same for a rootless container read by its owner uid with no
  * capabilities (the helper joins its user namespace first); and the
  * POLLPRI detector the helper polls inside such targets must see a change
@@ -501,7 +501,7 @@ static void cli_case(struct hctx *c, const char *what, const char *const *args)
 static void hostile_caller(void *arg)
 {
 	struct hctx *c = arg;
-	char pid[16];
+	char pid[16], id[24];
 
 	if (c->uid)
 		CHECK(!become(c->uid), "become uid %u: %s", (unsigned)c->uid, strerror(errno));
@@ -513,6 +513,8 @@ static void hostile_caller(void *arg)
 	cli_case(c, "list --pid", (const char *[]){ "list", "--pid", pid, "-o", "mountinfo", NULL });
 	cli_case(c, "list --ns",
 		 (const char *[]){ "list", "--ns", c->t->nspath, "-o", "mountinfo", NULL });
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)c->t->ns_id);
+	cli_case(c, "list --ns-id", (const char *[]){ "list", "--ns-id", id, "-o", "mountinfo", NULL });
 	cli_case(c, "list --ns --backend mountinfo",
 		 (const char *[]){ "list", "--ns", c->t->nspath, "--backend", "mountinfo", "-o",
 				   "mountinfo", NULL });
