@@ -180,7 +180,7 @@ struct mntsnap_ns;
  *  _pidfd: a pidfd the caller owns (not consumed).
  *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened
  *          O_PATH and checked to be on nsfs (fstatfs) before it is opened
- *          for real (through /proc/self/fd, the same inode): a FIFO, a
+ *          for real (through /proc/thread-self/fd, the same inode): a FIFO, a
  *          device node, a directory or a plain file gives -EINVAL at once,
  *          never blocks and never runs a driver's open.
  *  _fd:    an nsfs fd the caller owns (duplicated, not consumed); checked
@@ -191,7 +191,7 @@ struct mntsnap_ns;
  * namespace: a wrong pid, a pid as a container numbers it, or a process
  * already gone; the kernel does not tell which), -EINVAL (not a
  * mount-namespace file), -ENOENT (no such path or namespace id),
- * -EOPNOTSUPP (_path: no /proc/self/fd to reopen through),
+ * -EOPNOTSUPP (_path: no /proc to reopen through),
  * -EPERM/-EACCES, -ENOMEM.
  */
 int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns);

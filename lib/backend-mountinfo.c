@@ -912,7 +912,8 @@ static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *
  * A pidfd taken first pins the process: still running after the open,
  * it was the process the /proc entry named, not a successor reusing the
  * pid; still in ns after the open, the text is of ns (the kernel fixes
- * the namespace at open).
+ * the namespace at open). Without pidfd_open (before 5.3, or filtered)
+ * the namespace checks before and after the open remain.
  */
 static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			  int pid)
@@ -922,17 +923,18 @@ static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_syso
 	int fd = -ESRCH;
 
 	p.fd = (int)syscall(MNTSNAP_NR_pidfd_open, pid, 0);
-	if (p.fd < 0)
+	if (p.fd < 0 && errno == ESRCH)
 		return -ESRCH;
 	if (pid_in_ns(ns, sys, pid)) {
 		snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
 		fd = open_ro(path);
-		if (fd >= 0 && (poll(&p, 1, 0) != 0 || !pid_in_ns(ns, sys, pid))) {
+		if (fd >= 0 && ((p.fd >= 0 && poll(&p, 1, 0) != 0) || !pid_in_ns(ns, sys, pid))) {
 			close(fd); /* gone or moved on: look further */
 			fd = -ESRCH;
 		}
 	}
-	close(p.fd);
+	if (p.fd >= 0)
+		close(p.fd);
 	return fd;
 }
 

@@ -127,20 +127,22 @@ static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_
 
 /*
  * Turn an O_PATH fd of an nsfs file into one ioctl() accepts. Opening an
- * nsfs file has no side effects, and reopening through /proc/self/fd
+ * nsfs file has no side effects, and reopening through /proc/.../fd/N
  * names the very inode already checked, so nothing can be swapped in
  * between. Consumes pfd.
  */
 static int reopen_nsfs(int pfd)
 {
 	char path[64];
-	int fd;
+	int fd, err;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
+	/* thread-self: a thread with an fd table of its own sees its own fds */
+	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", pfd);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	err = errno;
 	close(pfd);
 	if (fd < 0)
-		return errno == ENOENT ? -EOPNOTSUPP : -errno; /* no /proc here */
+		return err == ENOENT ? -EOPNOTSUPP : -err; /* no /proc here */
 	return fd;
 }
 
