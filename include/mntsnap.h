@@ -177,7 +177,8 @@ struct mntsnap_ns;
  * stays valid (and names the same namespace) after the process exits.
  *  _self:  the caller's namespace.
  *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
- *  _pidfd: a pidfd the caller owns (not consumed).
+ *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
+ *          pidfs (an anonymous inode before 6.9) before any ioctl.
  *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened
  *          O_PATH and checked to be on nsfs (fstatfs) before it is opened
  *          for real (through /proc/thread-self/fd, the same inode): a FIFO, a

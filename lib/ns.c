@@ -278,12 +278,31 @@ static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd((int)fd, pidfd, false, ret_ns);
 }
 
+/*
+ * Could fd be a pidfd? pidfs since 6.9, an anonymous inode before. Asked
+ * before any ioctl, for the reason check_nsfs() gives: a device node is
+ * on neither.
+ */
+static int check_pidfd_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return -errno;
+	return sf.f_type == MNTSNAP_PIDFS_MAGIC || sf.f_type == MNTSNAP_ANON_INODE_FS_MAGIC
+		       ? 0
+		       : -EINVAL;
+}
+
 int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
 {
-	int dup;
+	int dup, r;
 
 	if (pidfd < 0 || !ret_ns)
 		return -EBADF;
+	r = check_pidfd_fs(pidfd);
+	if (r)
+		return r;
 	dup = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
 	if (dup < 0)
 		return -errno;

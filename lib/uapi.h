@@ -223,6 +223,8 @@ struct mntsnap_k_mnt_ns_info {
 /* ---- filesystem magics (include/uapi/linux/magic.h), for fstatfs() ---------- */
 #define MNTSNAP_NSFS_MAGIC 0x6e736673
 #define MNTSNAP_PROC_SUPER_MAGIC 0x9fa0
+#define MNTSNAP_PIDFS_MAGIC 0x50494446         /* 6.9: pidfds live on pidfs */
+#define MNTSNAP_ANON_INODE_FS_MAGIC 0x09041934 /* before: anonymous inodes */
 
 /* ---- pidfd ioctls (include/uapi/linux/pidfd.h) ------------------------------ */
 #define MNTSNAP_PIDFS_IOCTL_MAGIC 0xFF

@@ -12,7 +12,7 @@
  * without a filter, is forced to capture inside the target.
  * The oracle is the kernel: the answer must equal the host-side
  * /proc/T/mountinfo this test reads itself, byte for byte, within 1 s,
- * through the library (pid, nsfs path and id handles) and the CLI
+ * through the library (pid, pidfd, nsfs path and id handles) and the CLI
  * (list --pid, --ns, --ns-id, and --ns with --backend mountinfo).
  * The same for a rootless container read by its owner uid with no
  * capabilities (the helper joins its user namespace first); and the
@@ -457,9 +457,17 @@ static void lib_case(struct hctx *c, const char *what, int hk)
 	int r;
 
 	V->tried++;
-	r = hk == 0   ? mntsnap_ns_open_pid(c->t->pid, &ns)
-	    : hk == 1 ? mntsnap_ns_open_path(c->t->nspath, &ns)
-		      : mntsnap_ns_open_id(c->t->ns_id, &ns);
+	if (hk == 3) { /* a pidfd the caller holds */
+		int pidfd = (int)syscall(434 /* pidfd_open */, c->t->pid, 0);
+
+		CHECK(pidfd >= 0, "%s: pidfd_open: %s", what, strerror(errno));
+		r = mntsnap_ns_open_pidfd(pidfd, &ns);
+		close(pidfd);
+	} else {
+		r = hk == 0   ? mntsnap_ns_open_pid(c->t->pid, &ns)
+		    : hk == 1 ? mntsnap_ns_open_path(c->t->nspath, &ns)
+			      : mntsnap_ns_open_id(c->t->ns_id, &ns);
+	}
 	CHECK(!r, "%s: open handle: %s", what, strerror(-r));
 	/* without a filter the direct query works and no helper would run */
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e,
@@ -509,6 +517,7 @@ static void hostile_caller(void *arg)
 	lib_case(c, "library, pid handle", 0);
 	lib_case(c, "library, nsfs path handle", 1);
 	lib_case(c, "library, id handle", 2);
+	lib_case(c, "library, pidfd handle", 3);
 	snprintf(pid, sizeof(pid), "%d", c->t->pid);
 	cli_case(c, "list --pid", (const char *[]){ "list", "--pid", pid, "-o", "mountinfo", NULL });
 	cli_case(c, "list --ns",
@@ -584,8 +593,10 @@ static void not_ns_caller(void *arg)
 			fd = open(not_ns[i], O_RDONLY | O_CLOEXEC);
 		CHECK(fd >= 0, "open %s: %s", not_ns[i], strerror(errno));
 		r = mntsnap_ns_open_fd(fd, &ns);
-		close(fd);
 		CHECK(r == -EINVAL && !ns, "open_fd %s: %d", not_ns[i], r);
+		r = mntsnap_ns_open_pidfd(fd, &ns);
+		close(fd);
+		CHECK(r == -EINVAL && !ns, "open_pidfd %s: %d", not_ns[i], r);
 		V->held++;
 
 		if (!getenv("MNTSNAP_BIN"))
