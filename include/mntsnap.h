@@ -177,13 +177,23 @@ struct mntsnap_ns;
  * stays valid (and names the same namespace) after the process exits.
  *  _self:  the caller's namespace.
  *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
- *  _pidfd: a pidfd the caller owns (not consumed).
- *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file.
- *  _fd:    an nsfs fd the caller owns (duplicated, not consumed).
+ *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
+ *          pidfs (an anonymous inode before 6.9) before any ioctl.
+ *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened
+ *          O_PATH and checked to be on nsfs (fstatfs) before it is opened
+ *          for real (through /proc/thread-self/fd, the same inode): a FIFO, a
+ *          device node, a directory or a plain file gives -EINVAL at once,
+ *          never blocks and never runs a driver's open.
+ *  _fd:    an nsfs fd the caller owns (duplicated, not consumed); checked
+ *          to be on nsfs before any ioctl is sent to it.
  *  _id:    a 64-bit mount namespace id (statmount/listmount work by id;
  *          entering needs an fd, found via NS_MNT_GET_NEXT when allowed).
- * Errors: -ESRCH (process gone), -EINVAL (not a mount-namespace file),
- * -ENOENT (no such path or namespace id), -EPERM/-EACCES, -ENOMEM.
+ * Errors: -ESRCH (_pid/_pidfd: no such process in the caller's pid
+ * namespace: a wrong pid, a pid as a container numbers it, or a process
+ * already gone; the kernel does not tell which), -EINVAL (not a
+ * mount-namespace file), -ENOENT (no such path or namespace id),
+ * -EOPNOTSUPP (_path: no /proc to reopen through),
+ * -EPERM/-EACCES, -ENOMEM.
  */
 int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns);
@@ -207,7 +217,9 @@ int mntsnap_ns_alive(const struct mntsnap_ns *ns);
 /*
  * Explain a namespace error in words for people: which capability the
  * calling thread lacks for EPERM/EACCES (named through libcap when built
- * with it), "process has exited" for ESRCH, "not a mount-namespace file"
+ * with it), "no such process in the caller's pid namespace" for ESRCH
+ * (it cannot know whether the pid ever named one; a capture on a handle
+ * whose process has gone says "has exited since"), "not a mount-namespace file"
  * for EINVAL, ... op names the failed operation ("open --pid 42").
  * Fills *ret (err, msg) and returns err.
  */
@@ -238,7 +250,8 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
  * caller's size and works from multithreaded callers (setns(CLONE_NEWNS)
  * itself fails there). The calling thread is suspended until the helper
  * exits. The helper: never executes anything; closes every fd but the
- * namespace fd (also 0-2; for opens, one socket); sets PR_SET_DUMPABLE 0 (the
+ * namespace fd (also 0-2; for opens, one socket; for captures, an O_PATH
+ * fd of the caller's procfs, see mntsnap_capture); sets PR_SET_DUMPABLE 0 (the
  * memory is the caller's, so the caller is non-dumpable meanwhile and
  * restored after), PR_SET_NO_NEW_PRIVS and a parent-death SIGKILL; keeps
  * only CAP_SYS_ADMIN and CAP_SYS_CHROOT to setns() and then only
@@ -256,7 +269,11 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
  * the initial user namespace never joins. When neither works, opts->error
  * names the owner uid and the missing capability.
  * Known limit of any CLONE_VM helper: one killed by the timeout while
- * inside malloc() leaves that lock held in the caller.
+ * inside malloc() leaves that lock held in the caller. A target cannot
+ * stall a capture into that timeout: inside it the helper opens nothing
+ * of the target's but what it was asked to (open_file, clone_tree,
+ * stat_path). Errors the helper reports name it and what failed
+ * ("helper process, inside the target namespace: openat2: ...").
  * Common errors: -ESRCH (process gone), -EPERM (no right to enter: see
  * opts->error), -ETIMEDOUT, -ECHILD (helper died without an answer),
  * -ENOENT (an id-only handle whose namespace cannot be found to enter),
@@ -373,7 +390,7 @@ struct mntsnap_capture_opts {
  * with one listmount, never assumed from the kernel version): directly by
  * mnt_ns_fd (6.18+), directly by mnt_ns_id (CAP_SYS_ADMIN over its owner),
  * inside it by a helper process (see mntsnap_ns_run), and for a pid
- * handle without the right to enter, from /proc/PID/mountinfo.
+ * handle without the right to enter, from the caller's /proc/PID/mountinfo.
  * MNTSNAP_CAPTURE_NS_DIRECT / _NS_ENTER force one way. The snapshot's
  * ns_id is the target's. -ESRCH when a pid handle's process has exited.
  * Returns 0 and *ret_snap, or:
@@ -394,11 +411,26 @@ struct mntsnap_capture_opts {
  * Backends: AUTO uses statmount and falls back to mountinfo text when
  * listmount/statmount fail with ENOSYS, EPERM or EACCES (seccomp) or the
  * first listmount rejects the request size (E2BIG/EINVAL on old kernels);
- * the snapshot says which backend produced it. The mountinfo backend reads
- * mountinfo_path, or /proc/thread-self/mountinfo, or for a target ns the
- * mountinfo of its process (pid handles) or of a process found in it by a
- * /proc scan (-ESRCH if there is none); it has no unique ids, so under_id
- * gives -EOPNOTSUPP.
+ * the snapshot says which backend produced it. The mountinfo backend has
+ * no unique ids, so under_id gives -EOPNOTSUPP.
+ * Text and change detector (POLLPRI) by route; a target's own /proc is
+ * the target's to fake, so it is never read:
+ *  - own namespace: mountinfo_path, else /proc/thread-self/mountinfo;
+ *  - a target, from the caller's side (direct query, or the text route):
+ *    pid handles read the caller's /proc/PID/mountinfo, checked to be the
+ *    handle's process (its pidfd still running after the open) in the
+ *    handle's namespace; ns-file and id handles read the mountinfo of a
+ *    process found in that namespace by a scan of the caller's /proc,
+ *    pinned by a pidfd and checked in the namespace before and after the
+ *    open (-ESRCH if there is none), and poll nothing;
+ *  - inside the target (the helper): the helper's own
+ *    /proc/<pid>/mountinfo of the caller's procfs, reached through an fd
+ *    opened before entering: the kernel's text of the namespace the
+ *    helper has just entered, for every kind of handle, also when the
+ *    target has its own pid namespace and procfs. Without a procfs in
+ *    the caller the fallback fails (-ENOENT, "helper process, inside the
+ *    target namespace: capture: mountinfo: ...") rather than read the
+ *    target's.
  */
 int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		    struct mntsnap_snapshot **ret_snap);

@@ -37,11 +37,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "backends.h"
@@ -906,10 +908,40 @@ static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *
 }
 
 /*
+ * /proc/PID/mountinfo of the caller's /proc if PID is in ns, else < 0.
+ * A pidfd taken first pins the process: still running after the open,
+ * it was the process the /proc entry named, not a successor reusing the
+ * pid; still in ns after the open, the text is of ns (the kernel fixes
+ * the namespace at open). Without pidfd_open (before 5.3, or filtered)
+ * the namespace checks before and after the open remain.
+ */
+static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			  int pid)
+{
+	struct pollfd p = { .events = POLLIN };
+	char path[64];
+	int fd = -ESRCH;
+
+	p.fd = (int)syscall(MNTSNAP_NR_pidfd_open, pid, 0);
+	if (p.fd < 0 && errno == ESRCH)
+		return -ESRCH;
+	if (pid_in_ns(ns, sys, pid)) {
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+		fd = open_ro(path);
+		if (fd >= 0 && ((p.fd >= 0 && poll(&p, 1, 0) != 0) || !pid_in_ns(ns, sys, pid))) {
+			close(fd); /* gone or moved on: look further */
+			fd = -ESRCH;
+		}
+	}
+	if (p.fd >= 0)
+		close(p.fd);
+	return fd;
+}
+
+/*
  * A handle without a process (nsfs path, fd or id): read the mountinfo
- * of any process found in that namespace by a /proc scan, checked again
- * after the open (the text belongs to the namespace the file was opened
- * in). The table is as that process sees it, relative to its root.
+ * of any process found in that namespace by a scan of the caller's
+ * /proc. The table is as that process sees it, relative to its root.
  */
 static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			       struct mntsnap_error *err)
@@ -922,18 +954,12 @@ static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap
 		return mntsnap_set_error(err, -errno, 0, "mountinfo: open /proc: %s",
 					 strerror(errno));
 	while (fd < 0 && (e = readdir(d))) {
-		char path[64];
 		uint32_t pid;
 
 		if (!parse_u32(e->d_name, strlen(e->d_name), &pid) || !pid || pid > INT32_MAX ||
 		    !pid_in_ns(ns, sys, (int)pid))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u/mountinfo", pid);
-		fd = open_ro(path);
-		if (fd >= 0 && !pid_in_ns(ns, sys, (int)pid)) {
-			close(fd); /* it moved on, or the pid was reused: look further */
-			fd = -ESRCH;
-		}
+		fd = open_pid_in_ns(ns, sys, (int)pid);
 	}
 	closedir(d);
 	if (fd < 0)
@@ -974,6 +1000,23 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, struct mntsnap_erro
 	return fd;
 }
 
+int mntsnap_mountinfo_open_inside(const struct mntsnap_ns *ns)
+{
+	int fd;
+
+	if (ns->host_proc < 0)
+		return -ENOENT;
+	/*
+	 * The helper is a process of the caller's pid namespace, so the
+	 * caller's procfs knows it as thread-self (its own pid would not
+	 * do: a caller that unshared CLONE_NEWPID has children numbered in
+	 * the new namespace). O_NONBLOCK costs nothing on a procfs file.
+	 */
+	fd = openat(ns->host_proc, "thread-self/mountinfo",
+		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
 /* Pick and open the text for o; *ret_ns_id gets the namespace id if known. */
 static int open_source(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 		       uint64_t *ret_ns_id)
@@ -990,6 +1033,20 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 		if (fd < 0)
 			return mntsnap_set_error(o->error, fd, 0, "open %s: %s",
 						 o->mountinfo_path, strerror(-fd));
+		return fd;
+	}
+	if (ns && ns->inside) {
+		fd = mntsnap_mountinfo_open_inside(ns);
+		if (fd < 0 && ns->host_proc < 0)
+			return mntsnap_set_error(o->error, fd, 0,
+						 "mountinfo: the caller has no procfs at /proc to "
+						 "read the target's text from (the target's own "
+						 "/proc is never read)");
+		if (fd < 0)
+			return mntsnap_set_error(o->error, fd, 0,
+						 "mountinfo: thread-self/mountinfo in the caller's "
+						 "procfs: %s", strerror(-fd));
+		*ret_ns_id = ns->ns_id;
 		return fd;
 	}
 	if (!ns || ns->self) {

@@ -81,5 +81,10 @@ int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t
 int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap);
+/*
+ * Inside a helper (ns->inside): its own mountinfo through the caller's
+ * procfs, never the target's /proc. -ENOENT when there is no such procfs.
+ */
+int mntsnap_mountinfo_open_inside(const struct mntsnap_ns *ns);
 
 #endif

@@ -24,12 +24,16 @@
  * since the suspended caller cannot watch a clock. Known limit of any CLONE_VM
  * helper: a child killed by that timeout while it holds a libc lock
  * (inside malloc, say) leaves the lock held in the caller; the default
- * timeout is 10 s for work that takes milliseconds.
+ * timeout is 10 s for work that takes milliseconds, and a target cannot
+ * stall a capture or a stat into it: inside, the helper opens nothing
+ * of the target's but what it was asked to (its /proc included: a
+ * capture's text and change detector come through the caller's procfs).
  *
  * Hardening, in order, before the target is touched: parent-death SIGKILL
  * (and a getppid() check for the race), PR_SET_DUMPABLE 0 (on the shared
  * mm, see dumpable_hold), PR_SET_NO_NEW_PRIVS, every fd closed but the
- * socket and the namespace fd (0-2 included), capabilities cut to
+ * socket, the namespace fd, the target process's root and, for captures,
+ * the caller's procfs (0-2 included), capabilities cut to
  * CAP_SYS_ADMIN + CAP_SYS_CHROOT (what setns needs), then after setns to
  * the work's own needs (none for captures, opens and callbacks unless the
  * caller asks; CAP_SYS_ADMIN for open_tree). Nothing is ever executed.
@@ -40,12 +44,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -115,6 +121,7 @@ struct helper {
 	int sock;            /* the child's end */
 	int nsfd;            /* what to setns() into */
 	int rootfd;          /* the target process's root, or -1 */
+	int procfd;          /* the caller's procfs (captures), or -1 */
 	pid_t ppid;
 	unsigned timeout_ms;
 	uint64_t keep_caps;  /* after setns */
@@ -315,9 +322,9 @@ static int child_prepare(struct helper *h)
 		return child_set_msg(h, "PR_SET_DUMPABLE", errno), -errno;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return child_set_msg(h, "PR_SET_NO_NEW_PRIVS", errno), -errno;
-	int keep[3] = { h->sock, h->nsfd, h->rootfd };
+	int keep[4] = { h->sock, h->nsfd, h->rootfd, h->procfd };
 
-	if (close_all_but(keep, 3))
+	if (close_all_but(keep, 4))
 		return child_set_msg(h, "close_range", errno), -errno;
 	h->step = STEP_CAPS;
 	r = caps_limit(h, 1ULL << CAP_SYS_ADMIN_ | 1ULL << CAP_SYS_CHROOT_, true);
@@ -466,8 +473,15 @@ static int collect_reply(struct helper *h, int sock, const siginfo_t *si,
 			 struct helper_result *res)
 {
 	if (!__atomic_load_n(&h->replied, __ATOMIC_ACQUIRE)) {
-		if (si->si_code == CLD_KILLED && si->si_status == SIGALRM)
+		/* the child's last step is in shared memory: say where it died */
+		res->step = h->step;
+		if (si->si_code == CLD_KILLED && si->si_status == SIGALRM) {
+			snprintf(res->msg, sizeof(res->msg), "killed by its %u ms timeout",
+				 h->timeout_ms);
 			return -ETIMEDOUT;
+		}
+		snprintf(res->msg, sizeof(res->msg), "died without an answer (%s %d)",
+			 si->si_code == CLD_EXITED ? "exit status" : "signal", si->si_status);
 		return -ECHILD;
 	}
 	if (h->status) {
@@ -500,17 +514,17 @@ static const char *step_name(int step)
 {
 	switch (step) {
 	case STEP_PREPARE:
-		return "preparing the helper";
+		return "helper process, before entering the target namespace";
 	case STEP_CAPS:
-		return "dropping capabilities";
+		return "helper process, dropping capabilities";
 	case STEP_SETNS:
-		return "entering the namespace";
+		return "helper process, entering the target namespace";
 	case STEP_WORK:
-		return "inside the namespace";
+		return "helper process, inside the target namespace";
 	case STEP_SEND:
-		return "sending the result";
+		return "helper process, inside the target namespace, sending the result";
 	default:
-		return "helper";
+		return "helper process";
 	}
 }
 
@@ -522,14 +536,15 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 		/* the child's finding about the owner user namespace beats a
 		 * guess from the caller's own capabilities */
 		if (res->msg[0] && strcmp(res->msg, SETNS_MSG))
-			return mntsnap_set_error(err, r, 0, "helper: setns into the target: %s: %s",
+			return mntsnap_set_error(err, r, 0,
+						 "helper process, setns into the target: %s: %s",
 						 strerror(-r), res->msg);
-		return mntsnap_ns_explain(r, "helper: setns into the target", err);
+		return mntsnap_ns_explain(r, "helper process, setns into the target", err);
 	}
 	if (res->step)
-		return mntsnap_set_error(err, r, 0, "helper: %s%s%s: %s", step_name(res->step),
+		return mntsnap_set_error(err, r, 0, "%s%s%s: %s", step_name(res->step),
 					 res->msg[0] ? ": " : "", res->msg, strerror(-r));
-	return mntsnap_ns_explain(r, "helper", err);
+	return mntsnap_ns_explain(r, "helper process (caller's side)", err);
 }
 
 static size_t stack_map_size(void)
@@ -710,7 +725,7 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
 {
 	struct run_work w = { .fn = fn, .data = data };
-	struct helper h = { .work = work_run, .arg = &w, .rootfd = -1 };
+	struct helper h = { .work = work_run, .arg = &w, .rootfd = -1, .procfd = -1 };
 	struct helper_result res;
 	struct mntsnap_ns_opts o;
 	int r;
@@ -784,7 +799,7 @@ static int work_open(struct helper *h)
 static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 		       const struct mntsnap_ns_opts *opts, int *ret_fd)
 {
-	struct helper h = { .work = work_open, .arg = w, .rootfd = -1, .want_fd = true };
+	struct helper h = { .work = work_open, .arg = w, .rootfd = -1, .procfd = -1, .want_fd = true };
 	struct helper_result res;
 	struct mntsnap_ns_opts o;
 	int r;
@@ -879,7 +894,7 @@ int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sys
 			   uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	struct stat_work w = { .sys = sys, .id = id, .mask = mask };
-	struct helper h = { .work = work_stat_id, .arg = &w, .rootfd = -1 };
+	struct helper h = { .work = work_stat_id, .arg = &w, .rootfd = -1, .procfd = -1 };
 	struct mntsnap_ns_opts no = { .sz = sizeof(no) };
 	struct helper_result res;
 
@@ -888,6 +903,7 @@ int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sys
 
 struct capture_work {
 	const struct mntsnap_capture_opts *o;
+	uint64_t ns_id;
 	struct snap_handover out;
 };
 
@@ -897,32 +913,59 @@ static int work_capture(struct helper *h)
 	struct mntsnap_capture_opts c = *w->o;
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error e = { 0 };
+	/* inside, the target is our own namespace, but its /proc is not ours
+	 * to trust: text and change detector come from h->procfd */
+	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .ns_id = w->ns_id, .self = true,
+				 .inside = true, .host_proc = h->procfd };
 	int r;
 
-	/* inside, the target is our own namespace; no worker threads here */
+	/* no worker threads here */
 	c.sz = sizeof(c);
-	c.ns = NULL;
+	c.ns = &in;
 	c.threads = 0;
 	c.error = &e;
 	c.flags &= ~(uint32_t)(MNTSNAP_CAPTURE_NS_DIRECT | MNTSNAP_CAPTURE_NS_ENTER);
 	r = mntsnap_capture(&c, &s);
 	if (r) {
-		child_set_msg(h, e.msg[0] ? e.msg : "capture", -r);
+		snprintf(h->msg, sizeof(h->msg), "capture: %.*s", (int)sizeof(h->msg) - 10,
+			 e.msg[0] ? e.msg : "failed");
 		return r;
 	}
 	return child_hand_over(h, &w->out, s);
 }
 
+/*
+ * The caller's procfs, for the helper to read its own mountinfo by after
+ * entering. Checked to be a procfs: a caller's /proc that is something
+ * else gives no text rather than wrong text. -1 when there is none.
+ */
+static int open_host_proc(void)
+{
+	struct statfs sf;
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
 			   struct mntsnap_snapshot **ret_snap)
 {
-	struct capture_work w = { .o = o };
-	struct helper h = { .work = work_capture, .arg = &w, .rootfd = -1 };
+	struct capture_work w = { .o = o, .ns_id = ns ? ns->ns_id : 0 };
+	struct helper h = { .work = work_capture, .arg = &w, .rootfd = -1, .procfd = -1 };
 	struct mntsnap_ns_opts no = { .sz = sizeof(no), .error = o->error };
 	struct helper_result res;
 	int r;
 
+	h.procfd = open_host_proc();
 	r = helper_run(ns, &h, &no, &res);
+	if (h.procfd >= 0)
+		close(h.procfd);
 	if (r)
 		r = result_error(&res, r, o->error);
 	return take_snapshot(&w.out, r, ret_snap);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ static int ns_alloc(struct mntsnap_ns **ret)
 		return -ENOMEM;
 	ns->nsfd = -1;
 	ns->pidfd = -1;
+	ns->host_proc = -1;
 	*ret = ns;
 	return 0;
 }
@@ -61,12 +63,28 @@ void mntsnap_ns_free(struct mntsnap_ns *ns)
 	errno = saved;
 }
 
+/*
+ * Is fd on nsfs? Asked of the filesystem, not with an ioctl: a device
+ * driver may give any ioctl number a meaning of its own, so none is sent
+ * before this says yes. Works on O_PATH fds.
+ */
+static int check_nsfs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return -errno;
+	return sf.f_type == MNTSNAP_NSFS_MAGIC ? 0 : -EINVAL;
+}
+
 /* Is fd an nsfs file of a mount namespace? Fill ns_id if the kernel can. */
 static int check_mnt_nsfd(int fd, uint64_t *ret_id)
 {
-	long t = mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_NSTYPE, NULL);
 	uint64_t id = 0;
+	long t = check_nsfs(fd);
 
+	if (!t)
+		t = mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_NSTYPE, NULL);
 	if (t < 0)
 		return t == -ENOTTY ? -EINVAL : (int)t; /* not an nsfs file */
 	if (t != CLONE_NEWNS_)
@@ -107,15 +125,50 @@ static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_
 	return 0;
 }
 
+/*
+ * Turn an O_PATH fd of an nsfs file into one ioctl() accepts. Opening an
+ * nsfs file has no side effects, and reopening through /proc/.../fd/N
+ * names the very inode already checked, so nothing can be swapped in
+ * between. Consumes pfd.
+ */
+static int reopen_nsfs(int pfd)
+{
+	char path[64];
+	int fd, err;
+
+	/* thread-self: a thread with an fd table of its own sees its own fds */
+	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", pfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	err = errno;
+	close(pfd);
+	if (fd < 0)
+		return err == ENOENT ? -EOPNOTSUPP : -err; /* no /proc here */
+	return fd;
+}
+
 int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
 {
-	int fd;
+	int fd, r;
 
 	if (!path || !ret_ns)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * The path is the user's word, and anything may sit there: a plain
+	 * open() of a FIFO blocks until a writer comes, one of a device runs
+	 * its driver's open. O_PATH does neither; only an nsfs file is ever
+	 * opened for real.
+	 */
+	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	r = check_nsfs(fd);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	fd = reopen_nsfs(fd);
+	if (fd < 0)
+		return fd;
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
@@ -225,12 +278,31 @@ static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd((int)fd, pidfd, false, ret_ns);
 }
 
+/*
+ * Could fd be a pidfd? pidfs since 6.9, an anonymous inode before. Asked
+ * before any ioctl, for the reason check_nsfs() gives: a device node is
+ * on neither.
+ */
+static int check_pidfd_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return -errno;
+	return sf.f_type == MNTSNAP_PIDFS_MAGIC || sf.f_type == MNTSNAP_ANON_INODE_FS_MAGIC
+		       ? 0
+		       : -EINVAL;
+}
+
 int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
 {
-	int dup;
+	int dup, r;
 
 	if (pidfd < 0 || !ret_ns)
 		return -EBADF;
+	r = check_pidfd_fs(pidfd);
+	if (r)
+		return r;
 	dup = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
 	if (dup < 0)
 		return -errno;
@@ -478,7 +550,16 @@ int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
 					 "namespace, or may not ptrace the target process",
 					 op, strerror(-err));
 	case -ESRCH:
-		return mntsnap_set_error(ret, err, 0, "%s: the process has exited", op);
+		/*
+		 * pidfd_open() says ESRCH alike for a pid that never existed,
+		 * one that exists only inside another pid namespace and one
+		 * whose process has gone: only a handle knows it once had a
+		 * process (see handle_gone()).
+		 */
+		return mntsnap_set_error(ret, err, 0,
+					 "%s: no such process in the caller's pid namespace "
+					 "(wrong pid, a pid as seen inside a container, or the "
+					 "process is gone)", op);
 	case -EINVAL:
 		return mntsnap_set_error(ret, err, 0,
 					 "%s: not a mount-namespace file, or (entering) the "
@@ -858,6 +939,14 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 
 /* ---- capture routing ------------------------------------------------------ */
 
+/* A pid handle's process has exited since the handle was opened. */
+static int handle_gone(struct mntsnap_error *ret)
+{
+	return mntsnap_set_error(ret, -ESRCH, 0,
+				 "capture: the target process has exited since its handle "
+				 "was opened");
+}
+
 /* One listmount of one id through the route: does it work here? */
 static int probe_route(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int route)
 {
@@ -920,6 +1009,8 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	int r, direct = -EOPNOTSUPP;
 
 	r = mntsnap_ns_check_alive(ns);
+	if (r == -ESRCH)
+		return handle_gone(o->error);
 	if (r)
 		return mntsnap_ns_explain(r, "capture", o->error);
 	if (o->backend == MNTSNAP_BACKEND_MOUNTINFO)

@@ -31,6 +31,18 @@ struct mntsnap_ns {
 	bool self;       /* the caller's own namespace */
 	int route;       /* MNTSNAP_NS_ROUTE_*, set only on internal copies */
 	/*
+	 * Only on the handle a helper builds for its own capture inside the
+	 * target (self is true there too): the target's /proc is the
+	 * target's to fake (a tmpfs, a symlink to another process's file, a
+	 * FIFO that blocks an open), and in its own pid namespace it does
+	 * not know the helper at all. So text and change detector come from
+	 * host_proc, the caller's procfs opened before entering: the
+	 * helper's own <pid>/mountinfo there is the kernel's text of the
+	 * namespace it has just entered. -1: neither is available.
+	 */
+	bool inside;
+	int host_proc;
+	/*
 	 * The helper's stack, kept for the next call on this handle: mapping
 	 * and unmapping one per call costs ~18 us (the unmap shoots down TLBs
 	 * on every CPU the caller ran on). Taken and put back with atomic

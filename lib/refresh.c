@@ -92,7 +92,7 @@ static int pidfd_pid(int pidfd)
 }
 
 /*
- * An fd of the target namespace's mountinfo, or -1 when there is none to
+ * An fd of the target namespace's mountinfo, or < 0 when there is none to
  * poll (a namespace known only by id or nsfs fd).
  */
 static int open_detector(const struct mntsnap_ns *ns)
@@ -100,6 +100,8 @@ static int open_detector(const struct mntsnap_ns *ns)
 	char path[64];
 	int pid, fd;
 
+	if (ns && ns->inside) /* a helper: never the target's /proc */
+		return mntsnap_mountinfo_open_inside(ns);
 	if (!ns || ns->self)
 		return open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (ns->pidfd < 0)

@@ -220,6 +220,12 @@ struct mntsnap_k_mnt_ns_info {
 #define MNTSNAP_NS_MNT_GET_PREV _IOR(MNTSNAP_NSIO, 12, struct mntsnap_k_mnt_ns_info)  /* 6.12 */
 #define MNTSNAP_NS_GET_ID _IOR(MNTSNAP_NSIO, 13, uint64_t)                  /* 6.18 */
 
+/* ---- filesystem magics (include/uapi/linux/magic.h), for fstatfs() ---------- */
+#define MNTSNAP_NSFS_MAGIC 0x6e736673
+#define MNTSNAP_PROC_SUPER_MAGIC 0x9fa0
+#define MNTSNAP_PIDFS_MAGIC 0x50494446         /* 6.9: pidfds live on pidfs */
+#define MNTSNAP_ANON_INODE_FS_MAGIC 0x09041934 /* before: anonymous inodes */
+
 /* ---- pidfd ioctls (include/uapi/linux/pidfd.h) ------------------------------ */
 #define MNTSNAP_PIDFS_IOCTL_MAGIC 0xFF
 #define MNTSNAP_PIDFD_GET_MNT_NAMESPACE _IO(MNTSNAP_PIDFS_IOCTL_MAGIC, 3)   /* 6.11 */

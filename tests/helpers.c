@@ -6,9 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "helpers.h"
 #include "mntsnap.h"
@@ -169,3 +176,33 @@ void ms_mount_fuse(const char *src, const char *dir, const char *type)
 		cr_skip_test("fuse mount: %s", strerror(errno));
 	close(fd);
 }
+
+#ifdef MS_HAVE_SECCOMP_HELPER
+/*
+ * Checks the arch first: a foreign-arch syscall number must not be
+ * matched against the x86_64 table (457 statmount, 458 listmount).
+ */
+int ms_block_mount_syscalls(bool statmount, bool listmount, int err)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 457, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, statmount ? SECCOMP_RET_ERRNO | (unsigned)err
+						   : SECCOMP_RET_ALLOW),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 458, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, listmount ? SECCOMP_RET_ERRNO | (unsigned)err
+						   : SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return -errno;
+	return 0;
+}
+#endif

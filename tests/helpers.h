@@ -62,4 +62,16 @@ void ms_leak_check(void);
  */
 void ms_mount_fuse(const char *src, const char *dir, const char *type);
 
+/*
+ * A real seccomp filter (raw BPF, no libseccomp) that fails statmount
+ * and/or listmount with errno err and allows everything else; sets
+ * PR_SET_NO_NEW_PRIVS. For a forked child: it cannot be undone. 0 or
+ * -errno. Defined only where MS_HAVE_SECCOMP_HELPER is (the syscall
+ * numbers are written for x86_64).
+ */
+#if defined(__x86_64__)
+#define MS_HAVE_SECCOMP_HELPER 1
+int ms_block_mount_syscalls(bool statmount, bool listmount, int err);
+#endif
+
 #endif

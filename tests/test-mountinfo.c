@@ -28,10 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
@@ -422,40 +418,7 @@ LTest(mountinfo, equiv_fuse_subtypes)
 
 /* ---- blocked syscalls for real (seccomp, raw BPF) ----------------------- */
 
-#if defined(__x86_64__)
-#define MI_AUDIT_ARCH AUDIT_ARCH_X86_64
-#endif
-
-#ifdef MI_AUDIT_ARCH
-/*
- * Deny statmount (457) and/or listmount (458) with errno; everything else
- * is allowed. Checks the arch first: a foreign-arch syscall number must
- * not be matched against the x86_64 table.
- */
-static int block_syscalls(bool statmount, bool listmount, int err)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MI_AUDIT_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 457, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, statmount ? SECCOMP_RET_ERRNO | (unsigned)err
-						   : SECCOMP_RET_ALLOW),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 458, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, listmount ? SECCOMP_RET_ERRNO | (unsigned)err
-						   : SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		return -errno;
-	return 0;
-}
-
+#ifdef MS_HAVE_SECCOMP_HELPER
 /* Child: exit 0 on success, else a code naming the failed step. */
 static int blocked_child(bool statmount, bool listmount, int err)
 {
@@ -464,7 +427,7 @@ static int blocked_child(bool statmount, bool listmount, int err)
 	char *want, *got;
 	int r;
 
-	if (block_syscalls(statmount, listmount, err))
+	if (ms_block_mount_syscalls(statmount, listmount, err))
 		return 10;
 	/* the filter is real: the raw syscall now fails as told */
 	if (listmount && (syscall(458, NULL, NULL, 0, 0) != -1 || errno != err))
