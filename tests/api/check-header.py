@@ -62,11 +62,11 @@ int main()
 '''
 
 
-def run(compiler, std, src, suffix, inc, tmp):
-    path = os.path.join(tmp, 'h-%s%s' % (std.replace('+', 'x'), suffix))
+def run(compiler, std, src, suffix, inc, tmp, extra=()):
+    path = os.path.join(tmp, 'h-%s-%d%s' % (std.replace('+', 'x'), len(extra), suffix))
     open(path, 'w').write(src)
     exe = path + '.out'
-    cmd = [compiler, '-std=' + std] + WARN + ['-I', inc, path, '-o', exe]
+    cmd = [compiler, '-std=' + std] + WARN + list(extra) + ['-I', inc, path, '-o', exe]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         print('FAIL %s -std=%s:\n%s' % (compiler, std, r.stderr))
@@ -75,7 +75,7 @@ def run(compiler, std, src, suffix, inc, tmp):
     if rc:
         print('FAIL %s -std=%s: MNTSNAP_OPTS check %d' % (compiler, std, rc))
         return False
-    print('ok   %s -std=%s' % (compiler, std))
+    print('ok   %s -std=%s %s' % (compiler, std, ' '.join(extra)))
     return True
 
 
@@ -91,6 +91,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for std in ('c99', 'c11'):
             ok &= run(a.cc, std, C_SRC % {'seccomp': sec}, '.c', a.include, tmp)
+        # MNTSNAP_OPTS without GNU C (no statement expression): musl's
+        # headers, unlike glibc's, still work with __GNUC__ undefined
+        if shutil.which('musl-gcc'):
+            ok &= run('musl-gcc', 'c99', C_SRC % {'seccomp': ''}, '.c', a.include, tmp,
+                      ('-U__GNUC__',))
         if not shutil.which(a.cxx):
             print('FAIL: no C++ compiler %s' % a.cxx)
             return 1
