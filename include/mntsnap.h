@@ -221,6 +221,9 @@ struct mntsnap_ns;
  *  _fd:    an nsfs fd the caller owns (duplicated, not consumed).
  *  _id:    a 64-bit mount namespace id (statmount/listmount work by id;
  *          entering needs an fd, found via NS_MNT_GET_NEXT when allowed).
+ *          The id must name a namespace that exists: one listmount by id,
+ *          and where that says ENOENT (also its answer for "not yours"),
+ *          the namespaces mntsnap_ns_list() finds decide.
  * Errors: -ESRCH (process gone), -EINVAL (not a mount-namespace file),
  * -ENOENT (no such path or namespace id), -EPERM/-EACCES, -ENOMEM.
  */
@@ -230,7 +233,7 @@ int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns);
-void mntsnap_ns_free(struct mntsnap_ns *ns);
+void mntsnap_ns_free(struct mntsnap_ns *ns); /* close the handle; NULL is fine */
 
 /* The namespace's 64-bit id (0 if the kernel cannot tell, < 6.11). */
 uint64_t mntsnap_ns_id(const struct mntsnap_ns *ns);

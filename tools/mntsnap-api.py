@@ -155,7 +155,8 @@ def parse(path):
             # a framed section title is "----\nTitle.\n----" in three comments
             if '\n' not in txt and line_of(a) > 0 and \
                     text[text.rfind('\n', 0, a - 1) + 1:a].strip().startswith('/* ---'):
-                section = txt.rstrip('.')
+                # "Rendering (lib/render-*.c)." -> "Rendering"
+                section = re.sub(r'\s*\(lib/[^)]*\)', '', txt).rstrip('.')
                 doc = None
                 continue
             doc = txt
@@ -205,7 +206,8 @@ def _handle(stmt, off, text, decls, path, section, get_doc, line_of):
         elif re.sub(r'(typedef[^;]*;|struct\s+\w+\s*;|[^;]*\bmntsnap_\w+\s*\([^;]*;|\s)', '',
                     re.sub(r'/\*.*?\*/', '', between, flags=re.S)):
             doc = None
-    decls.append(Decl(name, s, doc, os.path.basename(path), section))
+    decls.append(Decl(name, s, doc, os.path.basename(path),
+                      section or os.path.basename(path)))
 
 
 def parse_all(headers):
