@@ -10,8 +10,9 @@ checked and documented without touching this file.
 
   mntsnap-api.py functions HEADER...            one name a line
   mntsnap-api.py version-script --node N -o OUT HEADER...
-  mntsnap-api.py check-exports LIB HEADER...    .so: dynamic symbols;
-                                                 .a: global default-visibility
+  mntsnap-api.py check-exports [--prefix P] LIB HEADER...
+                                                .so: dynamic symbols;
+                                                .a: global default-visibility
   mntsnap-api.py man3 --version V -o DIR HEADER...
   mntsnap-api.py check-docs HEADER...           every function has a doc block
 """
@@ -265,6 +266,9 @@ def exported(lib):
 def cmd_check_exports(a):
     want = {d.name for d in parse_all(a.headers)}
     have = exported(a.lib)
+    if a.prefix:
+        # a consumer's library: only what it re-exports of ours matters
+        have = {n for n in have if n.startswith(a.prefix)}
     extra = sorted(have - want)
     missing = sorted(want - have)
     for n in extra:
@@ -278,7 +282,8 @@ def cmd_check_exports(a):
 # ---- man pages ---------------------------------------------------------------
 
 def roff(text):
-    text = text.replace('\\', '\\e')
+    # \- is a minus/ASCII hyphen: -EINVAL and --flags copy-paste as typed
+    text = text.replace('\\', '\\e').replace('-', '\\-')
     out = []
     for ln in text.split('\n'):
         if ln.startswith('.') or ln.startswith("'"):
@@ -434,6 +439,7 @@ def main():
     p.add_argument('-o', '--output', required=True)
     p.add_argument('headers', nargs='+')
     p = sub.add_parser('check-exports')
+    p.add_argument('--prefix', help='only exports starting with this')
     p.add_argument('lib')
     p.add_argument('headers', nargs='+')
     p = sub.add_parser('man3')
