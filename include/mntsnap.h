@@ -201,7 +201,7 @@ struct mntsnap_error {
  * give it (a forgotten sz for -EINVAL, a newer header for -E2BIG, a
  * corrupt file for -EBADMSG, ...). err may be negative or positive.
  * Returns a static string, never NULL; a code the API does not document
- * gets a pointer to strerror(3). For a namespace error with the failed
+ * gets one generic text that refers to strerror(3). For a namespace error with the failed
  * operation and the missing capability, see mntsnap_ns_explain().
  */
 const char *mntsnap_strerror(int err);
