@@ -34,6 +34,11 @@
 extern "C" {
 #endif
 
+/* Exported from a library built with -fvisibility=hidden (see mntsnap.h). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
 enum {
 	/* statmount, listmount: what enumerating mounts needs */
 	MNTSNAP_SECCOMP_QUERY = 1,
@@ -81,6 +86,10 @@ int mntsnap_seccomp_allow(scmp_filter_ctx ctx, int set);
  * that read names from JSON silently drop them). -EINVAL for an unknown set.
  */
 int mntsnap_seccomp_unknown_names(int set);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

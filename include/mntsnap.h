@@ -32,12 +32,40 @@ extern "C" {
 #define MNTSNAP_VERSION_MAJOR 0
 #define MNTSNAP_VERSION_MINOR 1
 
-/* Declare and zero an option struct, setting its sz. */
-#define MNTSNAP_OPTS(TYPE, NAME, ...)                                          \
-	struct TYPE NAME = ({                                                  \
-		memset(&NAME, 0, sizeof(struct TYPE));                         \
-		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };       \
+/*
+ * Declare an option struct with its sz set and every other byte zero:
+ *   MNTSNAP_OPTS(mntsnap_capture_opts, opts, .mask = MNTSNAP_F_ALL);
+ * Standard C99 and later. GNU C zeroes the padding too (memset), so that
+ * bytes this library version does not know are zero when a newer
+ * header's struct is passed. C++ (any version): MNTSNAP_OPTS(type, name)
+ * without fields, which zeroes every byte and sets sz, then assign the
+ * fields (name.mask = ...).
+ */
+#define MNTSNAP__FIRST(A, ...) A
+#define MNTSNAP__REST(A, ...) __VA_ARGS__
+#if defined(__cplusplus)
+#define MNTSNAP_OPTS(TYPE, NAME) struct TYPE NAME = mntsnap__opts_init<struct TYPE>()
+#elif defined(__GNUC__) && !defined(__cplusplus)
+#define MNTSNAP_OPTS(TYPE, ...)                                                \
+	struct TYPE MNTSNAP__FIRST(__VA_ARGS__, ~) = __extension__({           \
+		memset(&MNTSNAP__FIRST(__VA_ARGS__, ~), 0, sizeof(struct TYPE)); \
+		(struct TYPE){ .sz = sizeof(struct TYPE),                      \
+			       MNTSNAP__REST(__VA_ARGS__, ) };                 \
 	})
+#else
+#define MNTSNAP_OPTS(TYPE, ...)                                                \
+	struct TYPE MNTSNAP__FIRST(__VA_ARGS__, ~) = {                         \
+		.sz = sizeof(struct TYPE), MNTSNAP__REST(__VA_ARGS__, )        \
+	}
+#endif
+
+/*
+ * The library is built with -fvisibility=hidden: what this header
+ * declares, and nothing else, is exported.
+ */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Field mask: which fields of a record are valid.                          */
@@ -167,6 +195,17 @@ struct mntsnap_error {
 	char msg[240];    /* NUL-terminated, human readable */
 };
 
+/*
+ * mntsnap_strerror - what an error returned by this library means, in
+ * words for people: for each code the API documents, which situations
+ * give it (a forgotten sz for -EINVAL, a newer header for -E2BIG, a
+ * corrupt file for -EBADMSG, ...). err may be negative or positive.
+ * Returns a static string, never NULL; a code the API does not document
+ * gets one generic text that refers to strerror(3). For a namespace error with the failed
+ * operation and the missing capability, see mntsnap_ns_explain().
+ */
+const char *mntsnap_strerror(int err);
+
 /* ------------------------------------------------------------------------ */
 /* Target mount namespaces (lib/ns.c).                                      */
 /* ------------------------------------------------------------------------ */
@@ -188,6 +227,9 @@ struct mntsnap_ns;
  *          to be on nsfs before any ioctl is sent to it.
  *  _id:    a 64-bit mount namespace id (statmount/listmount work by id;
  *          entering needs an fd, found via NS_MNT_GET_NEXT when allowed).
+ *          The id must name a namespace that exists: one listmount by id,
+ *          and where that says ENOENT (also its answer for "not yours"),
+ *          the namespaces mntsnap_ns_list() finds decide.
  * Errors: -ESRCH (_pid/_pidfd: no such process in the caller's pid
  * namespace: a wrong pid, a pid as a container numbers it, or a process
  * already gone; the kernel does not tell which), -EINVAL (not a
@@ -201,7 +243,7 @@ int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns);
-void mntsnap_ns_free(struct mntsnap_ns *ns);
+void mntsnap_ns_free(struct mntsnap_ns *ns); /* close the handle; NULL is fine */
 
 /* The namespace's 64-bit id (0 if the kernel cannot tell, < 6.11). */
 uint64_t mntsnap_ns_id(const struct mntsnap_ns *ns);
@@ -290,7 +332,9 @@ struct mntsnap_ns_opts {
 /*
  * Run fn(data, &buf, &len) inside ns. fn returns 0 or -errno and may
  * malloc() a result, which the caller receives as is in *ret_buf and
- * *ret_len (NULL/0 if none; free() it). fn runs with the caller's
+ * *ret_len (NULL/0 if none; free() it). ret_buf and ret_len may be NULL
+ * when no result is wanted (fn still gets valid pointers; a buffer it
+ * returns anyway is freed). fn runs with the caller's
  * memory (CLONE_VM) and the caller's calling thread suspended: it may
  * malloc, must not create threads or longjmp out, and sees no stdio.
  * Returns fn's result, or an error above.
@@ -489,6 +533,7 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len,
 			    const struct mntsnap_capture_opts *opts,
 			    struct mntsnap_snapshot **ret_snap);
 
+/* Release a snapshot and every string it holds; NULL is fine. */
 void mntsnap_snapshot_free(struct mntsnap_snapshot *snap);
 
 /* Number of records. */
@@ -671,14 +716,15 @@ struct mntsnap_diff_opts {
  * both snapshots: keep them alive until mntsnap_diff_free().
  * Returns 0, -EINVAL, -E2BIG (unknown opts bytes), -ENOMEM.
  */
-int mntsnap_diff(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+int mntsnap_diff(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new_snap,
 		 struct mntsnap_diff **ret);
-int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new_snap,
 		      const struct mntsnap_diff_opts *opts, struct mntsnap_diff **ret);
 void mntsnap_diff_free(struct mntsnap_diff *d);
 
 int mntsnap_diff_key(const struct mntsnap_diff *d);   /* enum mntsnap_diff_key */
 size_t mntsnap_diff_count(const struct mntsnap_diff *d); /* 0 = equal */
+/* Entries of one kind: ADDED, REMOVED, CHANGED. */
 size_t mntsnap_diff_added(const struct mntsnap_diff *d);
 size_t mntsnap_diff_removed(const struct mntsnap_diff *d);
 size_t mntsnap_diff_changed(const struct mntsnap_diff *d);
@@ -801,7 +847,21 @@ int mntsnap_have_statmount(void);
 /* Kernel's supported statmount mask (6.15+), 0 if it cannot tell. */
 uint64_t mntsnap_kernel_supported_mask(void);
 
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
+
 #ifdef __cplusplus
+}
+
+/* MNTSNAP_OPTS for C++: every byte zero, then sz. */
+template <typename T> static inline T mntsnap__opts_init(void)
+{
+	T o;
+
+	memset(static_cast<void *>(&o), 0, sizeof(o));
+	o.sz = sizeof(o);
+	return o;
 }
 #endif
 #endif /* MNTSNAP_H */

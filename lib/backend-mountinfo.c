@@ -769,7 +769,8 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_ca
 	if (!ret_snap)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		r = mntsnap_opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
+				       opts->error);
 		if (r)
 			return r;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));

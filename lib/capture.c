@@ -26,6 +26,24 @@ int mntsnap_opts_valid(const void *opts, size_t user_sz, size_t known_sz)
 	return 0;
 }
 
+int mntsnap_opts_check(const void *opts, size_t user_sz, size_t known_sz, const char *type,
+		       struct mntsnap_error *e)
+{
+	int r = mntsnap_opts_valid(opts, user_sz, known_sz);
+
+	if (r == -EINVAL)
+		return mntsnap_set_error(e, r, 0,
+					 "struct %s: sz is %zu; declare it with MNTSNAP_OPTS(%s, "
+					 "name, ...) or set .sz = sizeof(struct %s)",
+					 type, user_sz, type, type);
+	if (r == -E2BIG)
+		return mntsnap_set_error(e, r, 0,
+					 "struct %s: non-zero bytes past the %zu this library "
+					 "knows (sz %zu): built against a newer mntsnap.h?",
+					 type, known_sz, user_sz);
+	return r;
+}
+
 int mntsnap_set_error(struct mntsnap_error *e, int err, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
@@ -159,7 +177,8 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 	if (!ret_snap)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		r = mntsnap_opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
+				       opts->error);
 		if (r)
 			return r;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));

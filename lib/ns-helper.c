@@ -503,7 +503,7 @@ static int opts_load(const struct mntsnap_ns_opts *in, struct mntsnap_ns_opts *o
 	o->sz = sizeof(*o);
 	if (!in)
 		return 0;
-	r = mntsnap_opts_valid(in, in->sz, sizeof(*o));
+	r = mntsnap_opts_check(in, in->sz, sizeof(*o), "mntsnap_ns_opts", in->error);
 	if (r)
 		return r;
 	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
@@ -730,7 +730,7 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 	struct mntsnap_ns_opts o;
 	int r;
 
-	if (!fn || !ret_buf || !ret_len)
+	if (!fn)
 		return -EINVAL;
 	r = opts_load(opts, &o);
 	if (r)
@@ -739,8 +739,13 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 	r = helper_run(ns, &h, &o, &res);
 	if (r)
 		return result_error(&res, r, o.error);
-	*ret_buf = res.buf;
-	*ret_len = res.len;
+	/* NULL outs: the caller wants no result; one fn made anyway is freed */
+	if (ret_buf)
+		*ret_buf = res.buf;
+	else
+		free(res.buf);
+	if (ret_len)
+		*ret_len = res.len;
 	return 0;
 }
 

@@ -324,6 +324,36 @@ int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
 	return pidfd_to_ns((int)pidfd, pid, ret_ns);
 }
 
+/*
+ * Does a mount namespace with this id exist? One listmount by id answers
+ * yes; its ENOENT also means "not yours" (no CAP_SYS_ADMIN over the
+ * owner), so then the namespaces the caller can see decide. Kernels that
+ * cannot answer by id (ENOSYS, or before 6.11 E2BIG/EINVAL for the VER1
+ * request) are given the benefit of the doubt, as before.
+ */
+static int ns_id_exists(uint64_t ns_id)
+{
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1,
+					    .mnt_id = MNTSNAP_K_LSMT_ROOT,
+					    .mnt_ns_id = ns_id };
+	struct mntsnap_ns_entry *list;
+	uint64_t id;
+	size_t n;
+	long r;
+
+	r = mntsnap_sys_listmount(NULL, &req, &id, 1, 0);
+	if (r != -ENOENT)
+		return 1;
+	r = mntsnap_ns_list(&list, &n);
+	if (r)
+		return (int)r;
+	r = 0;
+	for (size_t i = 0; i < n && !r; i++)
+		r = list[i].ns_id == ns_id;
+	free(list);
+	return (int)r;
+}
+
 int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
 {
 	struct mntsnap_ns *ns;
@@ -331,6 +361,9 @@ int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
 
 	if (!ns_id || !ret_ns)
 		return -EINVAL;
+	r = ns_id_exists(ns_id);
+	if (r <= 0)
+		return r ? r : -ENOENT;
 	r = ns_alloc(&ns);
 	if (r)
 		return r;

@@ -501,7 +501,8 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	if (!snap)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		r = mntsnap_opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
+				       opts->error);
 		if (r)
 			return r;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));

@@ -43,7 +43,7 @@ static const char *env_path(const char *name)
 	const char *p = getenv(name);
 
 	if (!p || access(p, X_OK))
-		cr_skip_test("%s not set or not executable (run through meson test)", name);
+		cr_skip_test("%s not set or not executable (meson test sets the others; bash .ci/test sets MNTSNAP_STATIC_BIN)", name);
 	return p;
 }
 

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tools/mntsnap-api.py keeps no list of its own: a function added to a
+public header is in the version script and gets a man3 page whose text is
+its doc comment, and one added without a doc comment fails check-docs.
+
+  check-api-tool.py TOOL HEADER
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+ADDED = '''
+/*
+ * mntsnap_added_later - a function someone adds after this test.
+ * Returns 0, or -EINVAL when x is negative.
+ */
+int mntsnap_added_later(int x);
+'''
+
+
+def tool(*args):
+    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+
+
+def main():
+    global TOOL
+    TOOL, header = sys.argv[1], sys.argv[2]
+    text = open(header, encoding='utf-8').read()
+    end = text.rindex('#if defined(__GNUC__) && __GNUC__ >= 4\n#pragma GCC visibility pop')
+    fails = []
+    with tempfile.TemporaryDirectory() as tmp:
+        h = os.path.join(tmp, 'mntsnap.h')
+        open(h, 'w').write(text[:end] + ADDED + text[end:])
+        before = tool('functions', header).stdout.split()
+        after = tool('functions', h).stdout.split()
+        if sorted(after) != sorted(before + ['mntsnap_added_later']):
+            fails.append('functions: %s' % (set(after) ^ set(before)))
+        vs = os.path.join(tmp, 'map')
+        tool('version-script', '--node', 'X', '-o', vs, h)
+        if '\tmntsnap_added_later;' not in open(vs).read():
+            fails.append('version script lacks the new function')
+        tool('man3', '--version', '0', '-o', tmp, h)
+        page = os.path.join(tmp, 'mntsnap_added_later.3')
+        if not os.path.exists(page):
+            fails.append('no man page for the new function')
+        else:
+            p = open(page).read()
+            for want in ('a function someone adds after this test',
+                         'int mntsnap_added_later(int x);', '.SH RETURN VALUE', '\\-EINVAL'):
+                if want not in p:
+                    fails.append('page lacks %r' % want)
+        if tool('check-docs', h).returncode != 0:
+            fails.append('check-docs rejects a documented function')
+        bare = text[:end] + '\nint mntsnap_added_later(int x);\n' + text[end:]
+        open(h, 'w').write(bare.replace('\n\nint mntsnap_added_later', '\n\n\nint mntsnap_added_later'))
+        r = tool('check-docs', h)
+        if r.returncode == 0 or 'mntsnap_added_later' not in r.stdout:
+            fails.append('check-docs accepts an undocumented function')
+    for f in fails:
+        print('FAIL', f)
+    print('%d functions in %s' % (len(before), os.path.basename(header)))
+    return 1 if fails else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The public headers compile, warning-free, as every language consumers use.
+
+C99 and C11 with -std= (not gnu) -pedantic -Werror, C++11/17/20 likewise,
+with the MNTSNAP_OPTS forms each language has. Each program also
+runs: MNTSNAP_OPTS must set sz, the given fields, and zero the rest.
+
+  check-header.py INCLUDE_DIR [--seccomp] [--cc CC] [--cxx CXX]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+WARN = ['-Wall', '-Wextra', '-pedantic', '-Werror']
+
+C_SRC = r'''
+#include <mntsnap.h>
+#include <mntsnap.h> /* include guard */
+%(seccomp)s
+int main(void)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, a);
+	MNTSNAP_OPTS(mntsnap_capture_opts, b, .mask = MNTSNAP_F_ALL, .threads = 3);
+	MNTSNAP_OPTS(mntsnap_diff_opts, d, .flags = MNTSNAP_DIFF_BY_PATH);
+
+	if (a.sz != sizeof(a) || a.mask || a.ns || a.error)
+		return 1;
+	if (b.sz != sizeof(b) || b.mask != MNTSNAP_F_ALL || b.threads != 3 || b.flags)
+		return 2;
+	if (d.sz != sizeof(d) || d.flags != MNTSNAP_DIFF_BY_PATH || d.old_prefix)
+		return 3;
+	return 0;
+}
+'''
+
+CXX_SRC = r'''
+#include <mntsnap.h>
+%(seccomp)s
+#include <type_traits>
+
+/* C linkage: the names are not mangled. */
+extern "C" int mntsnap_capture(const struct mntsnap_capture_opts *, struct mntsnap_snapshot **);
+
+int main()
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, a);
+	a.mask = MNTSNAP_F_ALL;
+	MNTSNAP_OPTS(mntsnap_diff_opts, d);
+	if (d.sz != sizeof(d) || d.flags || d.old_prefix)
+		return 3;
+	static_assert(std::is_same<decltype(&mntsnap_diff),
+		      int (*)(const struct mntsnap_snapshot *, const struct mntsnap_snapshot *,
+			      struct mntsnap_diff **)>::value, "mntsnap_diff");
+	if (a.sz != sizeof(a) || a.mask != MNTSNAP_F_ALL || a.threads || a.ns)
+		return 1;
+	return 0;
+}
+'''
+
+
+def run(compiler, std, src, suffix, inc, tmp, extra=()):
+    path = os.path.join(tmp, 'h-%s-%d%s' % (std.replace('+', 'x'), len(extra), suffix))
+    open(path, 'w').write(src)
+    exe = path + '.out'
+    cmd = [compiler, '-std=' + std] + WARN + list(extra) + ['-I', inc, path, '-o', exe]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        print('FAIL %s -std=%s:\n%s' % (compiler, std, r.stderr))
+        return False
+    rc = subprocess.run([exe]).returncode
+    if rc:
+        print('FAIL %s -std=%s: MNTSNAP_OPTS check %d' % (compiler, std, rc))
+        return False
+    print('ok   %s -std=%s %s' % (compiler, std, ' '.join(extra)))
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('include')
+    ap.add_argument('--seccomp', action='store_true')
+    ap.add_argument('--cc', default=os.environ.get('CC', 'cc'))
+    ap.add_argument('--cxx', default=os.environ.get('CXX', 'c++'))
+    a = ap.parse_args()
+    sec = '#include <mntsnap-seccomp.h>' if a.seccomp else ''
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for std in ('c99', 'c11'):
+            ok &= run(a.cc, std, C_SRC % {'seccomp': sec}, '.c', a.include, tmp)
+        # MNTSNAP_OPTS without GNU C (no statement expression): musl's
+        # headers, unlike glibc's, still work with __GNUC__ undefined
+        if shutil.which('musl-gcc'):
+            ok &= run('musl-gcc', 'c99', C_SRC % {'seccomp': ''}, '.c', a.include, tmp,
+                      ('-U__GNUC__',))
+        if not shutil.which(a.cxx):
+            print('FAIL: no C++ compiler %s' % a.cxx)
+            return 1
+        for std in ('c++11', 'c++17', 'c++20'):
+            ok &= run(a.cxx, std, CXX_SRC % {'seccomp': sec}, '.cc', a.include, tmp)
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Errors for people: mntsnap_strerror() has its own words for every error
+ * code the public headers document (the headers are the oracle: a code
+ * named there without a text here fails); an options struct with sz 0 or
+ * with unknown bytes gets a message naming the cause; mntsnap_ns_open_id()
+ * of a namespace that is gone (the kernel's listmount and the namespace
+ * scan agree it is) is -ENOENT, for root and for an unprivileged caller;
+ * mntsnap_ns_run() takes NULL out-pointers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap.h"
+
+#define E(x) { #x, x }
+/* Linux errno names, to read the headers' "-EXXX" words with. */
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG), E(ENOEXEC),
+	E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(EEXIST),
+	E(EXDEV), E(ENODEV), E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(EFBIG),
+	E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK), E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK),
+	E(ENAMETOOLONG), E(ENOLCK), E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(ENODATA),
+	E(ETIME), E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(EILSEQ), E(EOPNOTSUPP), E(ETIMEDOUT),
+	E(ECANCELED), E(EOWNERDEAD), E(ESTALE), E(ENOTSUP), E(ENOTCONN),
+};
+
+static int errno_of(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (strlen(errnos[i].name) == len && !strncmp(errnos[i].name, name, len))
+			return errnos[i].err;
+	return 0;
+}
+
+/* Every -EXXX word of a header has a text of its own. */
+static unsigned check_header(const char *path, const char *fallback)
+{
+	char *text = ms_read_file(path, NULL);
+	unsigned n = 0;
+
+	cr_assert(text, "%s", path);
+	for (const char *p = text; (p = strstr(p, "-E")); p += 2) {
+		size_t len = 1;
+
+		while ((p[1 + len] >= 'A' && p[1 + len] <= 'Z') ||
+		       (p[1 + len] >= '0' && p[1 + len] <= '9'))
+			len++;
+		if (len < 3)
+			continue;
+		int err = errno_of(p + 1, len);
+
+		cr_assert(err, "%s names %.*s, which this test does not know", path, (int)len,
+			  p + 1);
+		cr_expect_str_neq(mntsnap_strerror(-err), fallback, "%s: no text for %.*s", path,
+				  (int)len, p + 1);
+		cr_expect_str_eq(mntsnap_strerror(err), mntsnap_strerror(-err));
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+Test(errors, every_documented_code_has_words)
+{
+	const char *fallback = mntsnap_strerror(-EHWPOISON);
+
+	cr_assert(fallback && *fallback);
+	cr_assert(check_header(MNTSNAP_INCLUDE_DIR "/mntsnap.h", fallback) > 30);
+	check_header(MNTSNAP_INCLUDE_DIR "/mntsnap-seccomp.h", fallback);
+	cr_expect(strstr(mntsnap_strerror(-EINVAL), "MNTSNAP_OPTS"));
+	cr_expect_str_eq(mntsnap_strerror(0), "success");
+}
+
+Test(errors, forgotten_sz_is_named)
+{
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_capture_opts o = { .error = &e }; /* sz forgotten */
+	struct mntsnap_snapshot *snap = NULL;
+
+	cr_assert_eq(mntsnap_capture(&o, &snap), -EINVAL);
+	cr_assert_null(snap);
+	cr_assert_eq(e.err, -EINVAL);
+	cr_expect(strstr(e.msg, "struct mntsnap_capture_opts: sz is 0"), "%s", e.msg);
+	cr_expect(strstr(e.msg, "MNTSNAP_OPTS"), "%s", e.msg);
+
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(mntsnap_parse_mountinfo("", 0, &o, &snap), -EINVAL);
+	cr_expect(strstr(e.msg, "sz is 0"), "%s", e.msg);
+}
+
+Test(errors, unknown_bytes_are_named)
+{
+	struct mntsnap_error e = { 0 };
+	struct {
+		struct mntsnap_capture_opts o;
+		uint64_t newer_field;
+	} big = { .o = { .sz = sizeof(big), .error = &e }, .newer_field = 1 };
+	struct mntsnap_snapshot *snap = NULL;
+
+	cr_assert_eq(mntsnap_capture(&big.o, &snap), -E2BIG);
+	cr_expect(strstr(e.msg, "newer mntsnap.h"), "%s", e.msg);
+	big.newer_field = 0; /* zero tail: accepted */
+	cr_assert_eq(mntsnap_capture(&big.o, &snap), 0, "%s", e.msg);
+	mntsnap_snapshot_free(snap);
+}
+
+static int run_nothing(void *data, void **ret_buf, size_t *ret_len)
+{
+	(void)data;
+	(void)ret_buf;
+	(void)ret_len;
+	return 0;
+}
+
+static int run_something(void *data, void **ret_buf, size_t *ret_len)
+{
+	(void)data;
+	*ret_buf = strdup("unwanted");
+	*ret_len = 9;
+	return *ret_buf ? 0 : -ENOMEM;
+}
+
+static int run_fail(void *data, void **ret_buf, size_t *ret_len)
+{
+	(void)data;
+	(void)ret_buf;
+	(void)ret_len;
+	return -ENOTDIR;
+}
+
+Test(errors, ns_run_null_outs)
+{
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns_opts bad = { .error = &e }; /* sz forgotten */
+	struct mntsnap_ns *ns;
+	void *buf = (void *)1;
+	size_t len = 1;
+
+	ms_require_root();
+	cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+	cr_assert_eq(mntsnap_ns_run(ns, run_nothing, NULL, NULL, NULL, NULL), 0);
+	/* a result nobody asked for is freed (the ASan run sees a leak otherwise) */
+	cr_assert_eq(mntsnap_ns_run(ns, run_something, NULL, NULL, NULL, NULL), 0);
+	cr_assert_eq(mntsnap_ns_run(ns, run_fail, NULL, NULL, NULL, NULL), -ENOTDIR);
+	cr_assert_eq(mntsnap_ns_run(ns, run_nothing, NULL, NULL, &buf, &len), 0);
+	cr_expect_null(buf);
+	cr_expect_eq(len, 0);
+	cr_assert_eq(mntsnap_ns_run(ns, run_nothing, NULL, &bad, NULL, NULL), -EINVAL);
+	cr_expect(strstr(e.msg, "struct mntsnap_ns_opts: sz is 0"), "%s", e.msg);
+	mntsnap_ns_free(ns);
+}
+
+/* The id of a mount namespace that existed and is gone now. */
+static uint64_t gone_ns_id(void)
+{
+	struct mntsnap_ns *ns;
+	int pipefd[2], status;
+	uint64_t id;
+	pid_t pid;
+	char c;
+
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(pipefd[1]);
+		if (unshare(CLONE_NEWNS))
+			_exit(1);
+		if (read(pipefd[0], &c, 1) < 0) /* parent closes: exit */
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	/* its namespace is a new one as soon as /proc shows it differs */
+	for (int i = 0; i < 1000; i++) {
+		char a[64] = "", b[64] = "", p[64];
+
+		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", pid);
+		if (readlink(p, a, sizeof(a) - 1) > 0 &&
+		    readlink("/proc/self/ns/mnt", b, sizeof(b) - 1) > 0 && strcmp(a, b))
+			break;
+		usleep(1000);
+	}
+	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	id = mntsnap_ns_id(ns);
+	mntsnap_ns_free(ns); /* the handle's nsfd kept it alive */
+	close(pipefd[1]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return id;
+}
+
+/* ENOENT may come a little after the last reference is dropped (RCU). */
+static int open_id_settled(uint64_t id)
+{
+	struct mntsnap_ns *ns = NULL;
+	int r = 0;
+
+	for (int i = 0; i < 100; i++) {
+		r = mntsnap_ns_open_id(id, &ns);
+		mntsnap_ns_free(ns);
+		ns = NULL;
+		if (r == -ENOENT)
+			break;
+		usleep(10000); /* within 1 s */
+	}
+	return r;
+}
+
+Test(errors, ns_open_id_of_a_gone_namespace_is_enoent)
+{
+	struct mntsnap_ns *self, *ns;
+	uint64_t gone;
+	int status;
+	pid_t pid;
+
+	ms_require_root();
+	cr_assert_eq(mntsnap_ns_open_self(&self), 0);
+	if (!mntsnap_ns_id(self))
+		cr_skip_test("kernel without mount namespace ids (< 6.11)");
+	/* a namespace that exists opens */
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(self), &ns), 0);
+	cr_assert_eq(mntsnap_ns_id(ns), mntsnap_ns_id(self));
+	mntsnap_ns_free(ns);
+
+	gone = gone_ns_id();
+	cr_assert(gone && gone != mntsnap_ns_id(self));
+	cr_assert_eq(open_id_settled(gone), -ENOENT);
+
+	/* unprivileged: listmount says ENOENT for "not yours" as well, so the
+	 * namespaces it can see decide: its own opens, the gone one does not */
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct mntsnap_ns *n = NULL;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (mntsnap_ns_open_id(mntsnap_ns_id(self), &n))
+			_exit(11);
+		mntsnap_ns_free(n);
+		_exit(open_id_settled(gone) == -ENOENT ? 0 : 12);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status));
+	cr_assert_eq(WEXITSTATUS(status), 0, "child step %d", WEXITSTATUS(status));
+	mntsnap_ns_free(self);
+}
