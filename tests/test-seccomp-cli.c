@@ -95,6 +95,8 @@ static void run_free(struct run *r)
 	free(r->err);
 }
 
+static json_object *get(json_object *o, const char *key);
+
 static json_object *parse(const char *text, const char *what)
 {
 	json_object *j = json_tokener_parse(text);
@@ -120,34 +122,76 @@ static void assert_fragment(const char *file, const char *const *args)
 
 Test(seccomp_cli, fragments_equal_generated_files)
 {
-	static const char *const fmts[] = { "oci", "docker" };
 	static const char *const sets[] = { "query", "full" };
 	int n = 0;
 
-	for (int f = 0; f < 2; f++)
-		for (int s = 0; s < 2; s++)
-			for (int e = 0; e < 2; e++) {
-				char file[128];
-				const char *args[] = { "--format", fmts[f], "--set", sets[s],
-						       e ? "--errno-enosys" : NULL, NULL };
-
-				snprintf(file, sizeof(file), "seccomp/generated/%s-%s%s.json", fmts[f],
-					 sets[s], e ? "-enosys" : "");
-				assert_fragment(file, args);
-				n++;
-			}
 	for (int s = 0; s < 2; s++) {
 		char file[128];
+		const char *dk[] = { "--format", "docker", "--set", sets[s], NULL };
 		const char *sd[] = { "--format", "systemd", "--set", sets[s], NULL };
 		const char *c[] = { "--format", "c", "--set", sets[s], NULL };
 
+		snprintf(file, sizeof(file), "seccomp/generated/docker-%s.json", sets[s]);
+		assert_fragment(file, dk);
 		snprintf(file, sizeof(file), "seccomp/generated/systemd-%s.conf", sets[s]);
 		assert_fragment(file, sd);
 		snprintf(file, sizeof(file), "seccomp/generated/mntsnap-nr-%s.h", sets[s]);
 		assert_fragment(file, c);
-		n += 2;
+		n += 3;
 	}
-	cr_assert_eq(n, 12);
+	assert_fragment("seccomp/generated/oci-query.json",
+			(const char *const[]){ "--format", "oci", "--set", "query", NULL });
+	cr_assert_eq(n + 1, 7);
+}
+
+/* OCI has no capability gate: the full set needs the container's caps */
+Test(seccomp_cli, oci_full_needs_caps)
+{
+	struct run r = RUN("--format", "oci", "--set", "full");
+
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "--caps"), "%s", r.err);
+	run_free(&r);
+	/* without CAP_SYS_ADMIN: statmount/listmount only */
+	r = RUN("--format", "oci", "--set", "full", "--caps", "CAP_KILL,CAP_CHOWN");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_null(strstr(r.out, "setns"), "%s", r.out);
+	cr_assert(strstr(r.out, "statmount"));
+	run_free(&r);
+	r = RUN("--format", "oci", "--set", "full", "--caps", "CAP_KILL,CAP_SYS_ADMIN");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"setns\"") && strstr(r.out, "\"unshare\""), "%s", r.out);
+	run_free(&r);
+}
+
+/* Docker format: everything but statmount/listmount is gated on CAP_SYS_ADMIN */
+Test(seccomp_cli, docker_full_is_gated)
+{
+	struct run r = RUN("--format", "docker", "--set", "full");
+	json_object *j, *e;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	j = parse(r.out, "docker full");
+	for (size_t i = 0; i < json_object_array_length(j); i++) {
+		json_object *names, *inc;
+		bool query;
+
+		e = json_object_array_get_idx(j, i);
+		names = get(e, "names");
+		query = !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)),
+				"statmount");
+		if (query) {
+			cr_assert_not(json_object_object_get_ex(e, "includes", NULL));
+			continue;
+		}
+		cr_assert(json_object_object_get_ex(e, "includes", &inc), "entry %zu ungated", i);
+		cr_assert_str_eq(json_object_get_string(
+					 json_object_array_get_idx(get(inc, "caps"), 0)),
+				 "CAP_SYS_ADMIN");
+	}
+	json_object_put(j);
+	run_free(&r);
 }
 
 Test(seccomp_cli, default_is_oci_query)
@@ -182,7 +226,10 @@ Test(seccomp_cli, bad_options)
 		{ "--arch", "vax", "--format", "c", NULL },
 		{ "--arch", "x86_64", NULL },			/* oci has no numbers */
 		{ "--format", "systemd", "--errno-enosys", NULL },
-		{ "--caps", "CAP_SYS_ADMIN", NULL },		/* only with --merge */
+		{ "--errno-enosys", NULL },			/* only with --merge */
+		{ "--caps", "CAP_SYS_ADMIN", NULL },		/* only with --merge / oci full */
+		{ "--kernel", "6.8", NULL },			/* only with --merge */
+		{ "--format", "oci", "--set", "full", NULL },	/* needs --caps */
 		{ "--bogus", "x", NULL },
 		{ "--set", NULL },
 	};
@@ -281,7 +328,7 @@ Test(seccomp_cli, merge_docker_keeps_profile_and_adds_fragment)
 	}
 	cr_assert_eq(count_allow(os, "statmount", NULL), 0, "fixture should lack statmount");
 	cr_assert_eq(count_allow(ms, "statmount", &comment), 1);
-	cr_assert_str_eq(comment, "mntsnap: allow query");
+	cr_assert_str_eq(comment, "mntsnap: allow statmount, listmount");
 	cr_assert_eq(count_allow(ms, "listmount", NULL), 1);
 	json_object_put(orig);
 	json_object_put(m);
@@ -315,9 +362,9 @@ static void assert_idempotent(const char *fixture, const char *const *extra)
 
 Test(seccomp_cli, merge_is_idempotent)
 {
-	static const char *const opts[][4] = {
-		{ NULL }, { "--errno-enosys", NULL }, { "--set", "full", NULL },
-		{ "--set", "full", "--errno-enosys", NULL },
+	static const char *const opts[][6] = {
+		{ NULL }, { "--errno-enosys", NULL }, { "--set", "full", "--caps", "CAP_SYS_ADMIN", NULL },
+		{ "--set", "full", "--errno-enosys", "--caps", "CAP_SYS_ADMIN", NULL },
 	};
 
 	for (size_t i = 0; i < 4; i++) {
