@@ -557,3 +557,221 @@ Test(seccomp_cli, launcher_exports_bpf)
 	free(bpf);
 	run_free(&r);
 }
+
+/* ---- --merge: validation like dockerd, and what it never changes -------------- */
+
+/* Run `mntsnap seccomp --merge TMPFILE ARGS...` on text. */
+static struct run merge_text(const char *text, const char *const *extra)
+{
+	char path[] = "/tmp/mntsnap-merge-in-XXXXXX";
+	const char *args[16] = { "--merge", path };
+	int fd = mkstemp(path);
+	size_t n = 2;
+	struct run r;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	for (; extra && *extra; extra++)
+		args[n++] = *extra;
+	args[n] = NULL;
+	r = run_v(args);
+	unlink(path);
+	return r;
+}
+
+#define P(body) "{\"defaultAction\": \"SCMP_ACT_ERRNO\", " body "}"
+#define S(entry) P("\"syscalls\": [" entry "]")
+
+Test(seccomp_cli, merge_rejects_like_dockerd_with_json_path)
+{
+	static const struct {
+		const char *text, *path, *why;
+	} cases[] = {
+		/* dockerd's own refusals */
+		{ S("{\"name\": \"read\", \"names\": [\"write\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0]", "both \"name\" and \"names\"" },
+		{ P("\"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": "
+		    "\"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]"),
+		  "$", "both \"architectures\" and \"archMap\"" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"minKernel\": \"abc\"}}"), "$.syscalls[0].includes.minKernel", "abc" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"excludes\": "
+		    "{\"minKernel\": \"0.0\"}}"), "$.syscalls[0].excludes.minKernel", "0.0" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"minKernel\": \"6.8.1\"}}"), "$.syscalls[0].includes.minKernel", "6.8.1" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"minKernel\": \"256.1\"}}"), "$.syscalls[0].includes.minKernel", "256.1" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_PERMIT\"}"),
+		  "$.syscalls[0].action", "unknown action" },
+		{ P("\"defaultErrnoRet\": \"1\""), "$.defaultErrnoRet", "unsigned integer" },
+		/* null where a string or array belongs (this crashed) */
+		{ S("{\"name\": null, \"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0]", "both" },
+		{ S("{\"name\": null, \"action\": \"SCMP_ACT_ALLOW\"}"), "$.syscalls[0].name",
+		  "not null" },
+		{ S("{\"names\": [\"read\", null], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0].names[1]", "not null" },
+		{ P("\"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": "
+		    "[null, 5, {}]}]"), "$.archMap[0].subArchitectures[0]", "not null" },
+		/* numbers out of range */
+		{ P("\"defaultErrnoRet\": 99999999999999999999"), "$.defaultErrnoRet",
+		  "beyond 64 bits" },
+		{ P("\"defaultErrnoRet\": 4294967296"), "$.defaultErrnoRet", "out of range" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": -1}"),
+		  "$.syscalls[0].errnoRet", "negative" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		    "6, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}"), "$.syscalls[0].args[0].index",
+		  "out of range" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		    "0, \"value\": 18446744073709551616, \"op\": \"SCMP_CMP_EQ\"}]}"),
+		  "$.syscalls[0].args[0].value", "beyond 64 bits" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"errnoRet\": 1}"),
+		  "$.syscalls[0]", "takes none" },
+		/* trailing data, and text that only starts like JSON */
+		{ P("") " {}", "$", "JSON" },
+		{ "22 33 0:21 / /proc rw\n", "$", "JSON" },
+		/* a config takes OCI only */
+		{ "{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": " S(
+			  "{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"comment\": \"x\"}")
+		  "}}", "$.linux.seccomp", "Docker-only keys" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = merge_text(cases[i].text, NULL);
+		char want[128];
+
+		snprintf(want, sizeof(want), ": %s: ", cases[i].path);
+		cr_assert_eq(r.status, 2, "case %zu: exit %d\n%s", i, r.status, r.out);
+		cr_assert_str_empty(r.out, "case %zu printed", i);
+		cr_assert(strstr(r.err, want), "case %zu: no path %s in: %s", i, cases[i].path, r.err);
+		cr_assert(strstr(r.err, cases[i].why), "case %zu: no '%s' in: %s", i, cases[i].why,
+			  r.err);
+		run_free(&r);
+	}
+}
+
+/* What dockerd and containers/common accept must go through. */
+Test(seccomp_cli, merge_accepts_what_runtimes_write)
+{
+	static const char *const ok[] = {
+		/* Go writes empty slices as null; "" minKernel means no gate */
+		S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": null, "
+		  "\"includes\": {\"minKernel\": \"\"}}"),
+		P("\"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": null}], "
+		  "\"syscalls\": null"),
+		P("\"defaultErrnoRet\": 38, \"defaultErrno\": \"ENOSYS\""),
+		S("{\"name\": \"read\", \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EPERM\"}"),
+		S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": 5, "
+		  "\"value\": 18446744073709551615, \"valueTwo\": 0, \"op\": \"SCMP_CMP_MASKED_EQ\"}]}"),
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct run r = merge_text(ok[i], NULL);
+
+		cr_assert_eq(r.status, 0, "case %zu: exit %d: %s", i, r.status, r.err);
+		json_object_put(parse(r.out, "merged"));
+		run_free(&r);
+	}
+}
+
+/* A user's entry whose comment starts with "mntsnap:" is the user's. */
+Test(seccomp_cli, merge_keeps_user_entry_with_our_comment_prefix)
+{
+	static const char text[] = S("{\"comment\": \"mntsnap: my own rule\", \"names\": [\"chmod\"], "
+				     "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {}}");
+	struct run r = merge_text(text, NULL);
+	json_object *m;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	cr_assert_eq(count_allow(get(m, "syscalls"), "chmod", NULL), 1, "%s", r.out);
+	cr_assert_eq(count_allow(get(m, "syscalls"), "statmount", NULL), 1);
+	json_object_put(m);
+	run_free(&r);
+}
+
+/* --errno-enosys: only statmount/listmount rules change errno. */
+Test(seccomp_cli, errno_enosys_only_touches_statmount_rules)
+{
+	static const char text[] = S("{\"names\": [\"setns\", \"statmount\", \"unshare\"], "
+				     "\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}, "
+				     "{\"names\": [\"listmount\"], \"action\": \"SCMP_ACT_ERRNO\"}");
+	struct run r = merge_text(text, (const char *const[]){ "--errno-enosys", NULL });
+	json_object *m, *sys, *e;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	sys = get(m, "syscalls");
+	/* setns/unshare keep EPERM; statmount split off with ENOSYS; listmount
+	 * rule gets ENOSYS; no allow is added for names the profile decides */
+	cr_assert_eq(json_object_array_length(sys), 3, "%s", r.out);
+	e = json_object_array_get_idx(sys, 0);
+	cr_assert_eq(json_object_array_length(get(e, "names")), 2);
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 1);
+	e = json_object_array_get_idx(sys, 1);
+	cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(get(e, "names"), 0)),
+			 "statmount");
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 38);
+	e = json_object_array_get_idx(sys, 2);
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 38);
+	cr_assert_eq(count_allow(sys, "statmount", NULL), 0);
+	json_object_put(m);
+	/* and again: nothing more changes */
+	{
+		struct run r2 = merge_text(r.out, (const char *const[]){ "--errno-enosys", NULL });
+
+		cr_assert_eq(r2.status, 0);
+		ms_assert_text_eq(r2.out, r.out, "second --errno-enosys merge");
+		run_free(&r2);
+	}
+	run_free(&r);
+}
+
+Test(seccomp_cli, merge_refuses_docker_output_for_oci_config)
+{
+	char *p = src_path("tests/data/seccomp/oci-config.json");
+	struct run r = RUN("--merge", p, "--format", "docker");
+
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "$.linux.seccomp: --format docker"), "%s", r.err);
+	run_free(&r);
+	free(p);
+}
+
+/* Every output write is checked: a full disk is exit 2. */
+Test(seccomp_cli, write_errors_fail)
+{
+	static const char *const cmds[][8] = {
+		{ "seccomp", "--format", "docker", "--set", "full", NULL },
+		{ "seccomp", "--merge", "@moby", NULL },
+	};
+	char *moby = src_path("tests/data/seccomp/real/moby-default.json");
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[12] = { bin() };
+		size_t n = 1;
+		int st;
+		pid_t pid;
+
+		for (const char *const *a = cmds[i]; *a; a++)
+			argv[n++] = strcmp(*a, "@moby") ? *a : moby;
+		argv[n] = NULL;
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			int fd = open("/dev/full", O_WRONLY | O_CLOEXEC), dn = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (fd < 0 || dn < 0)
+				_exit(126);
+			dup2(fd, 1);
+			dup2(dn, 2);
+			execv(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "case %zu: status %#x", i, st);
+	}
+	free(moby);
+}

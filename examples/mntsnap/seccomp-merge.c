@@ -49,6 +49,7 @@ struct mctx {
 	char *err;
 	bool docker;	/* Docker-only keys seen (archMap, name, comment, includes, excludes) */
 	bool podman;	/* containers/common-only keys seen (defaultErrno, errno) */
+	bool overflow;	/* the text holds an integer beyond 64 bits */
 };
 
 static int fail(struct mctx *m, const char *path, const char *fmt, ...)
@@ -177,6 +178,10 @@ static int v_uint(struct mctx *m, const char *path, json_object *v, uint64_t max
 
 	if (!json_object_is_type(v, json_type_int))
 		return fail(m, path, "must be an unsigned integer, not %s", type_name(v));
+	/* what json-c makes of a literal beyond 64 bits (see overflowing_integer) */
+	if (m->overflow && (json_object_get_int64(v) == INT64_MIN ||
+			    json_object_get_uint64(v) == UINT64_MAX))
+		return fail(m, path, "an integer beyond 64 bits");
 	if (json_object_get_int64(v) < 0)
 		return fail(m, path, "must not be negative");
 	u = json_object_get_uint64(v);
@@ -997,11 +1002,13 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (len > INT32_MAX)
 		return fail(&m, "$", "too large"), *ret_err = m.err, -EFBIG;
 	r = parse(&m, text, len, &root);
+	off = r ? -1 : overflowing_integer(text, len);
+	m.overflow = off >= 0;
 	if (!r)
 		r = find_profile(&m, root, &p, &path, &is_config);
 	if (!r)
 		r = v_profile(&m, path, p);
-	if (!r && (off = overflowing_integer(text, len)) >= 0)
+	if (!r && off >= 0)	/* not in a field we check: still no valid profile */
 		r = fail(&m, "$", "an integer beyond 64 bits at offset %lld", off);
 	if (!r && is_config && (m.docker || m.podman))
 		r = fail(&m, path, "Docker-only keys (archMap, name, comment, includes, excludes, "
