@@ -26,7 +26,8 @@
  *   statmount/listmount (and of no other rule) into ENOSYS.
  * - Docker -> OCI keeps every gate: includes/excludes are evaluated for
  *   the stated capabilities, this kernel and this arch (dockerd's
- *   setupSeccomp), never dropped.
+ *   setupSeccomp), never dropped; the OCI fragment is then merged into
+ *   the result as into any OCI profile.
  *
  * json-c keeps the key order of the input, so everything not touched is
  * printed back as it was read.
@@ -585,7 +586,7 @@ static json_object *entry_obj(const struct mntsnap__sc_entry *f)
  * the profile already names). A user's entry with a "mntsnap:" comment but
  * any other content is the user's.
  */
-static bool entry_is_ours(json_object *e)
+bool mntsnap__sc_entry_is_ours(json_object *e)
 {
 	static const char *const keys[] = { "comment", "names", "action", "includes", NULL };
 	struct mntsnap__sc_frag f;
@@ -917,8 +918,17 @@ static int find_profile(struct mctx *m, json_object *root, json_object **ret, co
 	return 0;
 }
 
-static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, bool docker_in,
-			  bool docker_out)
+/* Entries an earlier merge wrote go; the merge writes them again. */
+static void drop_ours(json_object *p)
+{
+	json_object *sys = get(p, "syscalls");
+
+	for (size_t i = sys ? json_object_array_length(sys) : 0; i-- > 0;)
+		if (mntsnap__sc_entry_is_ours(json_object_array_get_idx(sys, i)))
+			json_object_array_del_idx(sys, i, 1);
+}
+
+static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, bool docker_out)
 {
 	json_object *sys, *v;
 	struct mntsnap__sc_frag f;
@@ -936,17 +946,12 @@ static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, b
 		sys = json_object_new_array();
 		json_object_object_add(p, "syscalls", sys);
 	}
-	if (docker_in)
-		for (size_t i = json_object_array_length(sys); i-- > 0;)
-			if (entry_is_ours(json_object_array_get_idx(sys, i)))
-				json_object_array_del_idx(sys, i, 1);
 	if (o->enosys) {
 		sys = enosys_rules(sys, dflt_errno);
 		json_object_object_add(p, "syscalls", sys);	/* drops the old array */
 	}
-	/* a Docker profile gets gated entries even when it is then resolved */
-	mntsnap__sc_build(&f, docker_in || docker_out ? MNTSNAP__SC_DOCKER : MNTSNAP__SC_OCI,
-			  o->set, admin, named_by_profile, sys);
+	mntsnap__sc_build(&f, docker_out ? MNTSNAP__SC_DOCKER : MNTSNAP__SC_OCI, o->set, admin,
+			  named_by_profile, sys);
 	for (int i = 0; i < f.n; i++)
 		json_object_array_add(sys, entry_obj(&f.e[i]));
 }
@@ -1023,10 +1028,17 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 				   "mount API for every container (OCI has no capability gate): "
 				   "state the container's bounding set with --caps; the rest of "
 				   "the full set is added only if it holds CAP_SYS_ADMIN");
-	if (!r)
-		merge_profile(p, o, m.docker || m.podman, docker_out);
+	if (!r && (m.docker || m.podman))
+		drop_ours(p);
+	/*
+	 * Docker -> OCI resolves first and merges into the result: what the
+	 * profile names in rules that do not apply to this container must not
+	 * keep mntsnap's fragment out (merging the result again would add it).
+	 */
 	if (!r && !docker_out && (m.docker || m.podman))
 		r = docker_to_oci(p, o, &m);
+	if (!r)
+		merge_profile(p, o, docker_out);
 	if (!r) {
 		s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_SPACED |

@@ -52,6 +52,15 @@ void mntsnap__sc_build(struct mntsnap__sc_frag *f, int format, int set, bool adm
 /* Is name statmount or listmount (the 'query' set)? */
 bool mntsnap__sc_is_query(const char *name);
 
+struct json_object;
+
+/*
+ * Is this syscalls[] entry one mntsnap's Docker fragment wrote (key for key
+ * as the fragment has it, names a subset)? A user's entry never is, what
+ * ever its comment says.
+ */
+bool mntsnap__sc_entry_is_ours(struct json_object *e);
+
 struct mntsnap__merge_opts {
 	int format;		/* MNTSNAP__SC_OCI, _DOCKER or _AUTO (as the input) */
 	int set;		/* MNTSNAP__SC_QUERY or _FULL */
