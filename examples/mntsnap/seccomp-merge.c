@@ -823,8 +823,12 @@ static int host_get(struct host *h, const struct mntsnap__merge_opts *o, struct 
 	struct utsname u;
 
 	if (!machine || !o->kmaj) {
-		if (uname(&u))
-			return -errno;
+		if (uname(&u)) {
+			int e = errno;
+
+			fail(m, "$", "uname: %s", strerror(e));
+			return -e;
+		}
 		if (!machine)
 			machine = u.machine;
 	}

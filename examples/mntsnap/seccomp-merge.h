@@ -75,7 +75,8 @@ struct mntsnap__merge_opts {
  * On success *ret_json is the merged document (malloc'ed, ends in '\n').
  * On failure returns -EINVAL (malformed or refused input: *ret_err says why,
  * with the JSON path), -EOPNOTSUPP (host arch unknown for a Docker -> OCI
- * resolution) or -ENOMEM; *ret_err (malloc'ed) may be NULL only for -ENOMEM.
+ * resolution), -EFBIG, uname(2)'s -errno, or -ENOMEM; *ret_err (malloc'ed)
+ * says why and may be NULL only for -ENOMEM.
  */
 int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_opts *o,
 		      char **ret_json, char **ret_err);
