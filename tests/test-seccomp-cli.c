@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "seccomp-merge.h"
 
 struct run {
 	int status; /* exit code, or -1 */
@@ -774,4 +775,35 @@ Test(seccomp_cli, write_errors_fail)
 		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "case %zu: status %#x", i, st);
 	}
 	free(moby);
+}
+
+/* ---- the merger called directly: what the CLI cannot vary (host arch) ------- */
+
+/* Is "read" kept when a Docker profile gates it on arches, resolved on machine? */
+static bool kept_on(const char *machine, const char *arches)
+{
+	struct mntsnap__merge_opts o = { .format = MNTSNAP__SC_OCI, .machine = machine,
+					 .kmaj = 6, .kmin = 18, .caps = "CAP_KILL" };
+	char text[512], *out = NULL, *err = NULL;
+	bool kept;
+
+	snprintf(text, sizeof(text),
+		 "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], "
+		 "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {\"arches\": [%s]}}]}", arches);
+	cr_assert_eq(mntsnap__sc_merge(text, strlen(text), &o, &out, &err), 0, "%s", err);
+	kept = strstr(out, "\"read\"");
+	free(out);
+	return kept;
+}
+
+/* includes/excludes.arches hold moby's names (goToNative), not GOARCH's */
+Test(seccomp_cli, resolution_uses_moby_arch_names)
+{
+	cr_assert(kept_on("x86_64", "\"amd64\""));
+	cr_assert(kept_on("i686", "\"x86\""));
+	cr_assert_not(kept_on("i686", "\"386\""));
+	cr_assert(kept_on("loongarch64", "\"loongarch64\""));
+	cr_assert_not(kept_on("loongarch64", "\"loong64\""));
+	cr_assert(kept_on("aarch64", "\"arm64\""));
+	cr_assert_not(kept_on("x86_64", "\"x86\""));
 }
