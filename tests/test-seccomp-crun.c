@@ -440,6 +440,8 @@ Test(crun, real_profiles_every_mode)
 		{ "real/containers-common.json", false,
 		  { "--format", "oci", "--caps", "@CAPS", "--set", "full", "--errno-enosys",
 		    NULL } },
+		{ "real/container-libs.json", false,
+		  { "--format", "oci", "--caps", "@CAPS", "--errno-enosys", NULL } },
 		{ "real/containerd-default.json", true, { NULL } },
 		{ "real/containerd-default.json", true, { "--errno-enosys", NULL } },
 		{ "real/containerd-default.json", true, { "--set", "full", "--caps", "@CAPS", NULL } },
