@@ -729,6 +729,23 @@ Test(seccomp_cli, errno_enosys_only_touches_statmount_rules)
 	run_free(&r);
 }
 
+/* Gated Docker entries in a file an OCI runtime reads would be unconditional. */
+Test(seccomp_cli, merge_refuses_gated_docker_entries_in_oci_profile)
+{
+	char *p = src_path("tests/data/seccomp/real/containerd-default.json");
+	struct run r = RUN("--merge", p, "--format", "docker", "--set", "full");
+
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "$: --format docker --set full on an OCI profile"), "%s", r.err);
+	run_free(&r);
+	/* the query set has no gate to lose */
+	r = RUN("--merge", p, "--format", "docker");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_free(&r);
+	free(p);
+}
+
 Test(seccomp_cli, merge_refuses_docker_output_for_oci_config)
 {
 	char *p = src_path("tests/data/seccomp/oci-config.json");

@@ -22,6 +22,10 @@
  * - A syscall any rule of the profile names (allow or deny, gated or not)
  *   is left to the profile: adding a second rule would make the outcome
  *   depend on rule order inside libseccomp.
+ * - Gates go only where the reader evaluates them: Docker-format output
+ *   for an OCI config, or gated entries (--set full) for a plain OCI
+ *   profile, are refused; OCI output gets the full set only for a stated
+ *   bounding set with CAP_SYS_ADMIN.
  * - --errno-enosys turns the errno of the profile's ERRNO rules about
  *   statmount/listmount (and of no other rule) into ENOSYS.
  * - Docker -> OCI keeps every gate: includes/excludes are evaluated for
@@ -1025,6 +1029,15 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (!r && is_config && o->format == MNTSNAP__SC_DOCKER)
 		r = fail(&m, path, "--format docker would write Docker-only keys into an OCI "
 				   "config, which runtimes do not read: use --format oci");
+	/*
+	 * An OCI profile goes to an OCI runtime, which reads no includes: gated
+	 * Docker entries in it would be unconditional there.
+	 */
+	if (!r && o->format == MNTSNAP__SC_DOCKER && o->set == MNTSNAP__SC_FULL &&
+	    !m.docker && !m.podman)
+		r = fail(&m, path, "--format docker --set full on an OCI profile: an OCI runtime "
+				   "would ignore the CAP_SYS_ADMIN gate of the entries; use "
+				   "--format oci with --caps, or merge into a Docker profile");
 	docker_out = o->format == MNTSNAP__SC_DOCKER ||
 		     (o->format == MNTSNAP__SC_AUTO && (m.docker || m.podman));
 	if (!r && !docker_out && o->set == MNTSNAP__SC_FULL && !o->caps)
