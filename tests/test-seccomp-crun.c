@@ -5,6 +5,10 @@
  * by `mntsnap seccomp --merge` from the Docker-format fixture, and its
  * `list -o mountinfo` must equal the container's own /proc/self/mountinfo.
  *
+ * Every real profile (tests/data/seccomp/real) in every merge mode runs
+ * too: a container without CAP_SYS_ADMIN must still be refused a user
+ * namespace and setns wherever the profile refused them.
+ *
  * It also records what the runtime does with the names: crun resolves them
  * with the libseccomp it is linked against (the same .so this test loads),
  * and drops names that library does not know. The raw-number route (BPF
