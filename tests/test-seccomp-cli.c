@@ -824,3 +824,25 @@ Test(seccomp_cli, resolution_uses_moby_arch_names)
 	cr_assert(kept_on("aarch64", "\"arm64\""));
 	cr_assert_not(kept_on("x86_64", "\"x86\""));
 }
+
+/*
+ * A profile merged by a version that did not keep the gates (ungated
+ * ioctl/statx/pidfd_open, ENOSYS for setns/unshare) comes out of a merge
+ * exactly as the pristine profile does.
+ */
+Test(seccomp_cli, merge_repairs_what_older_versions_wrote)
+{
+	static const char *const opts[][3] = { { NULL }, { "--set", "full", NULL },
+					       { "--errno-enosys", NULL } };
+
+	for (size_t i = 0; i < 3; i++) {
+		char *old, *fresh;
+
+		json_object_put(merged("tests/data/seccomp/old-merge-moby.json", opts[i], &old));
+		json_object_put(merged("tests/data/seccomp/real/moby-default.json", opts[i], &fresh));
+		ms_assert_text_eq(old, fresh, "re-merged old output vs pristine merge");
+		cr_assert_null(strstr(old, "ENOSYS without"), "%s", old);
+		free(old);
+		free(fresh);
+	}
+}

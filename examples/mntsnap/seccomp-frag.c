@@ -49,6 +49,14 @@ bool mntsnap__sc_is_query(const char *name)
 	return false;
 }
 
+const char *mntsnap__sc_since(const char *name)
+{
+	for (int i = 0; i < MNTSNAP_SC_NSYS; i++)
+		if (!strcmp(name, mntsnap_sc_table[i].name))
+			return mntsnap_sc_table[i].since;
+	return NULL;
+}
+
 static struct mntsnap__sc_entry *frag_add(struct mntsnap__sc_frag *f)
 {
 	struct mntsnap__sc_entry *e = &f->e[f->n++];

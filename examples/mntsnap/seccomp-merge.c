@@ -590,12 +590,86 @@ static json_object *entry_obj(const struct mntsnap__sc_entry *f)
  * the profile already names). A user's entry with a "mntsnap:" comment but
  * any other content is the user's.
  */
+/* Only keys from list, and names all from mntsnap's table. */
+static bool shaped(json_object *e, const char *const *keys)
+{
+	json_object *names = get(e, "names");
+
+	if (!names)
+		return false;
+	json_object_object_foreach(e, k, v) {
+		(void)v;
+		if (!in_list(k, keys))
+			return false;
+	}
+	for (size_t i = 0; i < json_object_array_length(names); i++)
+		if (!mntsnap__sc_since(json_object_get_string(json_object_array_get_idx(names, i))))
+			return false;
+	return true;
+}
+
+/* The filter is exactly {"caps": ["CAP_SYS_ADMIN"]}, {"minKernel": mk} or both. */
+static bool filter_is(json_object *f, bool caps, const char *mk)
+{
+	json_object *c = get(f, "caps"), *k = get(f, "minKernel");
+
+	if (!json_object_is_type(f, json_type_object) ||
+	    (size_t)json_object_object_length(f) != (size_t)(!!caps + !!mk))
+		return false;
+	if (caps && !(c && json_object_array_length(c) == 1 &&
+		      !strcmp(json_object_get_string(json_object_array_get_idx(c, 0)),
+			      MNTSNAP__SC_ADMIN)))
+		return false;
+	return !mk || (k && !strcmp(json_object_get_string(k), mk));
+}
+
+/*
+ * What mntsnap wrote before its entries kept their gates: "allow query" /
+ * "allow full" entries (minKernel 6.8 on statmount/listmount, ungated
+ * ioctl/statx/pidfd_open) and ENOSYS entries for everything it did not
+ * allow ("ENOSYS without CAP_SYS_ADMIN", "ENOSYS before Linux X"). They
+ * are dropped so a merge by this version repairs such a profile: every one
+ * either allowed more than the profile or changed an errno.
+ */
+static bool entry_is_legacy(json_object *e)
+{
+	static const char *const allow_keys[] = { "comment", "names", "action", "includes", NULL };
+	static const char *const deny_keys[] = { "comment", "names", "action", "errnoRet",
+						 "excludes", NULL };
+	static const char before[] = "mntsnap: ENOSYS before Linux ";
+	const char *c = json_object_get_string(get(e, "comment"));
+	const char *act = json_object_get_string(get(e, "action"));
+	json_object *f, *k;
+
+	if (!c || !act)
+		return false;
+	if (!strcmp(c, "mntsnap: allow query") || !strcmp(c, "mntsnap: allow full")) {
+		if (strcmp(act, "SCMP_ACT_ALLOW") || !shaped(e, allow_keys))
+			return false;
+		if (!(f = get(e, "includes")))
+			return true;
+		k = get(f, "minKernel");
+		return filter_is(f, has(f, "caps"), k ? json_object_get_string(k) : NULL);
+	}
+	if (strcmp(act, "SCMP_ACT_ERRNO") || !shaped(e, deny_keys) ||
+	    !json_object_is_type(get(e, "errnoRet"), json_type_int) ||
+	    json_object_get_int64(get(e, "errnoRet")) != MNTSNAP__SC_ENOSYS)
+		return false;
+	if (!strcmp(c, "mntsnap: ENOSYS without CAP_SYS_ADMIN"))
+		return filter_is(get(e, "excludes"), true, NULL);
+	if (!strncmp(c, before, strlen(before)))
+		return filter_is(get(e, "excludes"), false, c + strlen(before));
+	return false;
+}
+
 bool mntsnap__sc_entry_is_ours(json_object *e)
 {
 	static const char *const keys[] = { "comment", "names", "action", "includes", NULL };
 	struct mntsnap__sc_frag f;
 	json_object *c = get(e, "comment"), *names = get(e, "names");
 
+	if (entry_is_legacy(e))
+		return true;
 	if (!c || !names || strcmp(json_object_get_string(get(e, "action")), "SCMP_ACT_ALLOW"))
 		return false;
 	json_object_object_foreach(e, k, v) {

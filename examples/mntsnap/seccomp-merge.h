@@ -52,12 +52,16 @@ void mntsnap__sc_build(struct mntsnap__sc_frag *f, int format, int set, bool adm
 /* Is name statmount or listmount (the 'query' set)? */
 bool mntsnap__sc_is_query(const char *name);
 
+/* The kernel that first had name, if it is in mntsnap's table; else NULL. */
+const char *mntsnap__sc_since(const char *name);
+
 struct json_object;
 
 /*
  * Is this syscalls[] entry one mntsnap's Docker fragment wrote (key for key
- * as the fragment has it, names a subset)? A user's entry never is, what
- * ever its comment says.
+ * as the fragment has it, names a subset), now or in the shapes versions
+ * before the gates were fixed wrote? A user's entry never is, whatever its
+ * comment says.
  */
 bool mntsnap__sc_entry_is_ours(struct json_object *e);
 
