@@ -56,7 +56,7 @@ _mntsnap()
 	save) opts="$target --backend --full --strict --under --help" ;;
 	show) opts="-o --help" ;;
 	diff) opts="-o --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
-	seccomp) opts="--format --set --arch --errno-enosys --merge --caps --help" ;;
+	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --help" ;;
 	ns) opts="-o --help" ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -11,8 +11,9 @@ dir and fails on any difference, and checks that `mntsnap seccomp` prints
 the same fragments):
   sctable.h                      the table as C data (lib/seccomp.c, the CLI)
   mntsnap-nr-{query,full}.h      syscall numbers per architecture
-  oci-{query,full}[-enosys].json OCI runtime-spec linux.seccomp.syscalls[] entries
-  docker-{query,full}[-enosys].json  moby-profile syscalls[] entries (includes/minKernel)
+  oci-query.json                 OCI runtime-spec linux.seccomp.syscalls[] entries
+  docker-{query,full}.json       moby-profile syscalls[] entries (full: gated on
+                                 CAP_SYS_ADMIN and minKernel)
   systemd-{query,full}.conf      SystemCallFilter= line
 
 The rules for each format live here and in examples/mntsnap/cmd-seccomp.c;
@@ -23,7 +24,6 @@ import json
 import os
 import sys
 
-ENOSYS = 38
 TAG = "mntsnap:"
 
 
@@ -70,56 +70,42 @@ def min_kernel(s):
     return "%d.%d" % kver(s["since"]) if kver(s["since"]) >= (5, 0) else None
 
 
-def oci_entries(sysc, st, enosys):
-    out = [{"names": [s["name"] for s in sysc if in_set(s, st)], "action": "SCMP_ACT_ALLOW"}]
-    comp = [s["name"] for s in sysc if not in_set(s, st) and s["cap"]]
-    if enosys and comp:
-        out.append({"names": comp, "action": "SCMP_ACT_ERRNO", "errnoRet": ENOSYS})
-    return out
+# Only statmount/listmount are allowed for everyone, with no minKernel gate
+# (before 6.8 the kernel's own ENOSYS for an allowed syscall it lacks is what
+# callers need; containers/common ignores minKernel anyway). The rest of the
+# full set is gated on CAP_SYS_ADMIN in Docker format; OCI has no gate, so
+# the OCI fragment is the query set only (the CLI adds the rest for
+# --caps with CAP_SYS_ADMIN).
+QUERY_COMMENT = "%s allow statmount, listmount" % TAG
+ADMIN_COMMENT = "%s allow with CAP_SYS_ADMIN" % TAG
 
 
-def docker_groups(sysc, st):
+def oci_entries(sysc):
+    return [{"names": [s["name"] for s in sysc if s["set"] == "query"], "action": "SCMP_ACT_ALLOW"}]
+
+
+def docker_entries(sysc, st):
+    out = [{"comment": QUERY_COMMENT, "names": [s["name"] for s in sysc if s["set"] == "query"],
+            "action": "SCMP_ACT_ALLOW"}]
+    if st != "full":
+        return out
     groups = []
     for s in sysc:
-        if not in_set(s, st):
+        if s["set"] == "query":
             continue
-        key = (s["cap"], min_kernel(s))
+        mk = min_kernel(s)
         for g in groups:
-            if g[0] == key:
+            if g[0] == mk:
                 g[1].append(s["name"])
                 break
         else:
-            groups.append((key, [s["name"]]))
-    return groups
-
-
-def docker_entries(sysc, st, enosys):
-    out = []
-    groups = docker_groups(sysc, st)
-    for (cap, mk), names in groups:
-        inc = {}
-        if cap:
-            inc["caps"] = [cap]
+            groups.append((mk, [s["name"]]))
+    for mk, names in groups:
+        inc = {"caps": ["CAP_SYS_ADMIN"]}
         if mk:
             inc["minKernel"] = mk
-        out.append({"comment": "%s allow %s" % (TAG, st), "names": names,
-                    "action": "SCMP_ACT_ALLOW", "includes": inc})
-    if not enosys:
-        return out
-    for (cap, mk), names in groups:
-        if cap:
-            out.append({"comment": "%s ENOSYS without %s" % (TAG, cap), "names": names,
-                        "action": "SCMP_ACT_ERRNO", "errnoRet": ENOSYS,
-                        "excludes": {"caps": [cap]}})
-        if mk:
-            out.append({"comment": "%s ENOSYS before Linux %s" % (TAG, mk), "names": names,
-                        "action": "SCMP_ACT_ERRNO", "errnoRet": ENOSYS,
-                        "excludes": {"minKernel": mk}})
-    comp = [s["name"] for s in sysc if not in_set(s, st) and s["cap"]]
-    if comp:
-        out.append({"comment": "%s ENOSYS without CAP_SYS_ADMIN" % TAG, "names": comp,
-                    "action": "SCMP_ACT_ERRNO", "errnoRet": ENOSYS,
-                    "excludes": {"caps": ["CAP_SYS_ADMIN"]}})
+        out.append({"comment": ADMIN_COMMENT, "names": names, "action": "SCMP_ACT_ALLOW",
+                    "includes": inc})
     return out
 
 
@@ -208,9 +194,8 @@ def main():
     for st in ("query", "full"):
         files["mntsnap-nr-%s.h" % st] = nr_header(arch, sysc, st)
         files["systemd-%s.conf" % st] = systemd_line(sysc, st)
-        for e, suf in ((False, ""), (True, "-enosys")):
-            files["oci-%s%s.json" % (st, suf)] = json.dumps(oci_entries(sysc, st, e), indent=2) + "\n"
-            files["docker-%s%s.json" % (st, suf)] = json.dumps(docker_entries(sysc, st, e), indent=2) + "\n"
+        files["docker-%s.json" % st] = json.dumps(docker_entries(sysc, st), indent=2) + "\n"
+    files["oci-query.json"] = json.dumps(oci_entries(sysc), indent=2) + "\n"
     if check:
         # --check: compare with the committed files instead of writing them.
         bad = 0

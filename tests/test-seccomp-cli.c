@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "seccomp-merge.h"
 
 struct run {
 	int status; /* exit code, or -1 */
@@ -95,6 +96,8 @@ static void run_free(struct run *r)
 	free(r->err);
 }
 
+static json_object *get(json_object *o, const char *key);
+
 static json_object *parse(const char *text, const char *what)
 {
 	json_object *j = json_tokener_parse(text);
@@ -120,34 +123,76 @@ static void assert_fragment(const char *file, const char *const *args)
 
 Test(seccomp_cli, fragments_equal_generated_files)
 {
-	static const char *const fmts[] = { "oci", "docker" };
 	static const char *const sets[] = { "query", "full" };
 	int n = 0;
 
-	for (int f = 0; f < 2; f++)
-		for (int s = 0; s < 2; s++)
-			for (int e = 0; e < 2; e++) {
-				char file[128];
-				const char *args[] = { "--format", fmts[f], "--set", sets[s],
-						       e ? "--errno-enosys" : NULL, NULL };
-
-				snprintf(file, sizeof(file), "seccomp/generated/%s-%s%s.json", fmts[f],
-					 sets[s], e ? "-enosys" : "");
-				assert_fragment(file, args);
-				n++;
-			}
 	for (int s = 0; s < 2; s++) {
 		char file[128];
+		const char *dk[] = { "--format", "docker", "--set", sets[s], NULL };
 		const char *sd[] = { "--format", "systemd", "--set", sets[s], NULL };
 		const char *c[] = { "--format", "c", "--set", sets[s], NULL };
 
+		snprintf(file, sizeof(file), "seccomp/generated/docker-%s.json", sets[s]);
+		assert_fragment(file, dk);
 		snprintf(file, sizeof(file), "seccomp/generated/systemd-%s.conf", sets[s]);
 		assert_fragment(file, sd);
 		snprintf(file, sizeof(file), "seccomp/generated/mntsnap-nr-%s.h", sets[s]);
 		assert_fragment(file, c);
-		n += 2;
+		n += 3;
 	}
-	cr_assert_eq(n, 12);
+	assert_fragment("seccomp/generated/oci-query.json",
+			(const char *const[]){ "--format", "oci", "--set", "query", NULL });
+	cr_assert_eq(n + 1, 7);
+}
+
+/* OCI has no capability gate: the full set needs the container's caps */
+Test(seccomp_cli, oci_full_needs_caps)
+{
+	struct run r = RUN("--format", "oci", "--set", "full");
+
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "--caps"), "%s", r.err);
+	run_free(&r);
+	/* without CAP_SYS_ADMIN: statmount/listmount only */
+	r = RUN("--format", "oci", "--set", "full", "--caps", "CAP_KILL,CAP_CHOWN");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_null(strstr(r.out, "setns"), "%s", r.out);
+	cr_assert(strstr(r.out, "statmount"));
+	run_free(&r);
+	r = RUN("--format", "oci", "--set", "full", "--caps", "CAP_KILL,CAP_SYS_ADMIN");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"setns\"") && strstr(r.out, "\"unshare\""), "%s", r.out);
+	run_free(&r);
+}
+
+/* Docker format: everything but statmount/listmount is gated on CAP_SYS_ADMIN */
+Test(seccomp_cli, docker_full_is_gated)
+{
+	struct run r = RUN("--format", "docker", "--set", "full");
+	json_object *j, *e;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	j = parse(r.out, "docker full");
+	for (size_t i = 0; i < json_object_array_length(j); i++) {
+		json_object *names, *inc;
+		bool query;
+
+		e = json_object_array_get_idx(j, i);
+		names = get(e, "names");
+		query = !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)),
+				"statmount");
+		if (query) {
+			cr_assert_not(json_object_object_get_ex(e, "includes", NULL));
+			continue;
+		}
+		cr_assert(json_object_object_get_ex(e, "includes", &inc), "entry %zu ungated", i);
+		cr_assert_str_eq(json_object_get_string(
+					 json_object_array_get_idx(get(inc, "caps"), 0)),
+				 "CAP_SYS_ADMIN");
+	}
+	json_object_put(j);
+	run_free(&r);
 }
 
 Test(seccomp_cli, default_is_oci_query)
@@ -182,7 +227,10 @@ Test(seccomp_cli, bad_options)
 		{ "--arch", "vax", "--format", "c", NULL },
 		{ "--arch", "x86_64", NULL },			/* oci has no numbers */
 		{ "--format", "systemd", "--errno-enosys", NULL },
-		{ "--caps", "CAP_SYS_ADMIN", NULL },		/* only with --merge */
+		{ "--errno-enosys", NULL },			/* only with --merge */
+		{ "--caps", "CAP_SYS_ADMIN", NULL },		/* only with --merge / oci full */
+		{ "--kernel", "6.8", NULL },			/* only with --merge */
+		{ "--format", "oci", "--set", "full", NULL },	/* needs --caps */
 		{ "--bogus", "x", NULL },
 		{ "--set", NULL },
 	};
@@ -281,7 +329,7 @@ Test(seccomp_cli, merge_docker_keeps_profile_and_adds_fragment)
 	}
 	cr_assert_eq(count_allow(os, "statmount", NULL), 0, "fixture should lack statmount");
 	cr_assert_eq(count_allow(ms, "statmount", &comment), 1);
-	cr_assert_str_eq(comment, "mntsnap: allow query");
+	cr_assert_str_eq(comment, "mntsnap: allow statmount, listmount");
 	cr_assert_eq(count_allow(ms, "listmount", NULL), 1);
 	json_object_put(orig);
 	json_object_put(m);
@@ -315,9 +363,9 @@ static void assert_idempotent(const char *fixture, const char *const *extra)
 
 Test(seccomp_cli, merge_is_idempotent)
 {
-	static const char *const opts[][4] = {
-		{ NULL }, { "--errno-enosys", NULL }, { "--set", "full", NULL },
-		{ "--set", "full", "--errno-enosys", NULL },
+	static const char *const opts[][6] = {
+		{ NULL }, { "--errno-enosys", NULL }, { "--set", "full", "--caps", "CAP_SYS_ADMIN", NULL },
+		{ "--set", "full", "--errno-enosys", "--caps", "CAP_SYS_ADMIN", NULL },
 	};
 
 	for (size_t i = 0; i < 4; i++) {
@@ -509,4 +557,292 @@ Test(seccomp_cli, launcher_exports_bpf)
 	cr_assert_gt(n / 8, 50, "only %zu instructions", n / 8);
 	free(bpf);
 	run_free(&r);
+}
+
+/* ---- --merge: validation like dockerd, and what it never changes -------------- */
+
+/* Run `mntsnap seccomp --merge TMPFILE ARGS...` on text. */
+static struct run merge_text(const char *text, const char *const *extra)
+{
+	char path[] = "/tmp/mntsnap-merge-in-XXXXXX";
+	const char *args[16] = { "--merge", path };
+	int fd = mkstemp(path);
+	size_t n = 2;
+	struct run r;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	for (; extra && *extra; extra++)
+		args[n++] = *extra;
+	args[n] = NULL;
+	r = run_v(args);
+	unlink(path);
+	return r;
+}
+
+#define P(body) "{\"defaultAction\": \"SCMP_ACT_ERRNO\", " body "}"
+#define S(entry) P("\"syscalls\": [" entry "]")
+
+Test(seccomp_cli, merge_rejects_like_dockerd_with_json_path)
+{
+	static const struct {
+		const char *text, *path, *why;
+	} cases[] = {
+		/* dockerd's own refusals */
+		{ S("{\"name\": \"read\", \"names\": [\"write\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0]", "both \"name\" and \"names\"" },
+		{ P("\"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": "
+		    "\"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]"),
+		  "$", "both \"architectures\" and \"archMap\"" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"minKernel\": \"abc\"}}"), "$.syscalls[0].includes.minKernel", "abc" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"excludes\": "
+		    "{\"minKernel\": \"0.0\"}}"), "$.syscalls[0].excludes.minKernel", "0.0" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"minKernel\": \"6.8.1\"}}"), "$.syscalls[0].includes.minKernel", "6.8.1" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"minKernel\": \"256.1\"}}"), "$.syscalls[0].includes.minKernel", "256.1" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_PERMIT\"}"),
+		  "$.syscalls[0].action", "unknown action" },
+		{ P("\"defaultErrnoRet\": \"1\""), "$.defaultErrnoRet", "unsigned integer" },
+		/* null where a string or array belongs (this crashed) */
+		{ S("{\"name\": null, \"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0]", "both" },
+		{ S("{\"name\": null, \"action\": \"SCMP_ACT_ALLOW\"}"), "$.syscalls[0].name",
+		  "not null" },
+		{ S("{\"names\": [\"read\", null], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0].names[1]", "not null" },
+		{ P("\"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": "
+		    "[null, 5, {}]}]"), "$.archMap[0].subArchitectures[0]", "not null" },
+		/* numbers out of range */
+		{ P("\"defaultErrnoRet\": 99999999999999999999"), "$.defaultErrnoRet",
+		  "beyond 64 bits" },
+		{ P("\"defaultErrnoRet\": 4294967296"), "$.defaultErrnoRet", "out of range" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": -1}"),
+		  "$.syscalls[0].errnoRet", "negative" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		    "6, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}"), "$.syscalls[0].args[0].index",
+		  "out of range" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		    "0, \"value\": 18446744073709551616, \"op\": \"SCMP_CMP_EQ\"}]}"),
+		  "$.syscalls[0].args[0].value", "beyond 64 bits" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"errnoRet\": 1}"),
+		  "$.syscalls[0]", "takes none" },
+		/* trailing data, and text that only starts like JSON */
+		{ P("") " {}", "$", "JSON" },
+		{ "22 33 0:21 / /proc rw\n", "$", "JSON" },
+		/* a config takes OCI only */
+		{ "{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": " S(
+			  "{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"comment\": \"x\"}")
+		  "}}", "$.linux.seccomp", "Docker-only keys" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = merge_text(cases[i].text, NULL);
+		char want[128];
+
+		snprintf(want, sizeof(want), ": %s: ", cases[i].path);
+		cr_assert_eq(r.status, 2, "case %zu: exit %d\n%s", i, r.status, r.out);
+		cr_assert_str_empty(r.out, "case %zu printed", i);
+		cr_assert(strstr(r.err, want), "case %zu: no path %s in: %s", i, cases[i].path, r.err);
+		cr_assert(strstr(r.err, cases[i].why), "case %zu: no '%s' in: %s", i, cases[i].why,
+			  r.err);
+		run_free(&r);
+	}
+}
+
+/* What dockerd and containers/common accept must go through. */
+Test(seccomp_cli, merge_accepts_what_runtimes_write)
+{
+	static const char *const ok[] = {
+		/* Go writes empty slices as null; "" minKernel means no gate */
+		S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": null, "
+		  "\"includes\": {\"minKernel\": \"\"}}"),
+		P("\"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": null}], "
+		  "\"syscalls\": null"),
+		P("\"defaultErrnoRet\": 38, \"defaultErrno\": \"ENOSYS\""),
+		S("{\"name\": \"read\", \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EPERM\"}"),
+		S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": 5, "
+		  "\"value\": 18446744073709551615, \"valueTwo\": 0, \"op\": \"SCMP_CMP_MASKED_EQ\"}]}"),
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct run r = merge_text(ok[i], NULL);
+
+		cr_assert_eq(r.status, 0, "case %zu: exit %d: %s", i, r.status, r.err);
+		json_object_put(parse(r.out, "merged"));
+		run_free(&r);
+	}
+}
+
+/* A user's entry whose comment starts with "mntsnap:" is the user's. */
+Test(seccomp_cli, merge_keeps_user_entry_with_our_comment_prefix)
+{
+	static const char text[] = S("{\"comment\": \"mntsnap: my own rule\", \"names\": [\"chmod\"], "
+				     "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {}}");
+	struct run r = merge_text(text, NULL);
+	json_object *m;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	cr_assert_eq(count_allow(get(m, "syscalls"), "chmod", NULL), 1, "%s", r.out);
+	cr_assert_eq(count_allow(get(m, "syscalls"), "statmount", NULL), 1);
+	json_object_put(m);
+	run_free(&r);
+}
+
+/* --errno-enosys: only statmount/listmount rules change errno. */
+Test(seccomp_cli, errno_enosys_only_touches_statmount_rules)
+{
+	static const char text[] = S("{\"names\": [\"setns\", \"statmount\", \"unshare\"], "
+				     "\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}, "
+				     "{\"names\": [\"listmount\"], \"action\": \"SCMP_ACT_ERRNO\"}");
+	struct run r = merge_text(text, (const char *const[]){ "--errno-enosys", NULL });
+	json_object *m, *sys, *e;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	sys = get(m, "syscalls");
+	/* setns/unshare keep EPERM; statmount split off with ENOSYS; listmount
+	 * rule gets ENOSYS; no allow is added for names the profile decides */
+	cr_assert_eq(json_object_array_length(sys), 3, "%s", r.out);
+	e = json_object_array_get_idx(sys, 0);
+	cr_assert_eq(json_object_array_length(get(e, "names")), 2);
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 1);
+	e = json_object_array_get_idx(sys, 1);
+	cr_assert_str_eq(json_object_get_string(json_object_array_get_idx(get(e, "names"), 0)),
+			 "statmount");
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 38);
+	e = json_object_array_get_idx(sys, 2);
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 38);
+	cr_assert_eq(count_allow(sys, "statmount", NULL), 0);
+	json_object_put(m);
+	/* and again: nothing more changes */
+	{
+		struct run r2 = merge_text(r.out, (const char *const[]){ "--errno-enosys", NULL });
+
+		cr_assert_eq(r2.status, 0);
+		ms_assert_text_eq(r2.out, r.out, "second --errno-enosys merge");
+		run_free(&r2);
+	}
+	run_free(&r);
+}
+
+/* Gated Docker entries in a file an OCI runtime reads would be unconditional. */
+Test(seccomp_cli, merge_refuses_gated_docker_entries_in_oci_profile)
+{
+	char *p = src_path("tests/data/seccomp/real/containerd-default.json");
+	struct run r = RUN("--merge", p, "--format", "docker", "--set", "full");
+
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "$: --format docker --set full on an OCI profile"), "%s", r.err);
+	run_free(&r);
+	/* the query set has no gate to lose */
+	r = RUN("--merge", p, "--format", "docker");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_free(&r);
+	free(p);
+}
+
+Test(seccomp_cli, merge_refuses_docker_output_for_oci_config)
+{
+	char *p = src_path("tests/data/seccomp/oci-config.json");
+	struct run r = RUN("--merge", p, "--format", "docker");
+
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "$.linux.seccomp: --format docker"), "%s", r.err);
+	run_free(&r);
+	free(p);
+}
+
+/* Every output write is checked: a full disk is exit 2. */
+Test(seccomp_cli, write_errors_fail)
+{
+	static const char *const cmds[][8] = {
+		{ "seccomp", "--format", "docker", "--set", "full", NULL },
+		{ "seccomp", "--merge", "@moby", NULL },
+	};
+	char *moby = src_path("tests/data/seccomp/real/moby-default.json");
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[12] = { bin() };
+		size_t n = 1;
+		int st;
+		pid_t pid;
+
+		for (const char *const *a = cmds[i]; *a; a++)
+			argv[n++] = strcmp(*a, "@moby") ? *a : moby;
+		argv[n] = NULL;
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			int fd = open("/dev/full", O_WRONLY | O_CLOEXEC), dn = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (fd < 0 || dn < 0)
+				_exit(126);
+			dup2(fd, 1);
+			dup2(dn, 2);
+			execv(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "case %zu: status %#x", i, st);
+	}
+	free(moby);
+}
+
+/* ---- the merger called directly: what the CLI cannot vary (host arch) ------- */
+
+/* Is "read" kept when a Docker profile gates it on arches, resolved on machine? */
+static bool kept_on(const char *machine, const char *arches)
+{
+	struct mntsnap__merge_opts o = { .format = MNTSNAP__SC_OCI, .machine = machine,
+					 .kmaj = 6, .kmin = 18, .caps = "CAP_KILL" };
+	char text[512], *out = NULL, *err = NULL;
+	bool kept;
+
+	snprintf(text, sizeof(text),
+		 "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], "
+		 "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {\"arches\": [%s]}}]}", arches);
+	cr_assert_eq(mntsnap__sc_merge(text, strlen(text), &o, &out, &err), 0, "%s", err);
+	kept = strstr(out, "\"read\"");
+	free(out);
+	return kept;
+}
+
+/* includes/excludes.arches hold moby's names (goToNative), not GOARCH's */
+Test(seccomp_cli, resolution_uses_moby_arch_names)
+{
+	cr_assert(kept_on("x86_64", "\"amd64\""));
+	cr_assert(kept_on("i686", "\"x86\""));
+	cr_assert_not(kept_on("i686", "\"386\""));
+	cr_assert(kept_on("loongarch64", "\"loongarch64\""));
+	cr_assert_not(kept_on("loongarch64", "\"loong64\""));
+	cr_assert(kept_on("aarch64", "\"arm64\""));
+	cr_assert_not(kept_on("x86_64", "\"x86\""));
+}
+
+/*
+ * A profile merged by a version that did not keep the gates (ungated
+ * ioctl/statx/pidfd_open, ENOSYS for setns/unshare) comes out of a merge
+ * exactly as the pristine profile does.
+ */
+Test(seccomp_cli, merge_repairs_what_older_versions_wrote)
+{
+	static const char *const opts[][3] = { { NULL }, { "--set", "full", NULL },
+					       { "--errno-enosys", NULL } };
+
+	for (size_t i = 0; i < 3; i++) {
+		char *old, *fresh;
+
+		json_object_put(merged("tests/data/seccomp/old-merge-moby.json", opts[i], &old));
+		json_object_put(merged("tests/data/seccomp/real/moby-default.json", opts[i], &fresh));
+		ms_assert_text_eq(old, fresh, "re-merged old output vs pristine merge");
+		cr_assert_null(strstr(old, "ENOSYS without"), "%s", old);
+		free(old);
+		free(fresh);
+	}
 }

@@ -5,6 +5,10 @@
  * by `mntsnap seccomp --merge` from the Docker-format fixture, and its
  * `list -o mountinfo` must equal the container's own /proc/self/mountinfo.
  *
+ * Every real profile (tests/data/seccomp/real) in every merge mode runs
+ * too: a container without CAP_SYS_ADMIN must still be refused a user
+ * namespace and setns wherever the profile refused them.
+ *
  * It also records what the runtime does with the names: crun resolves them
  * with the libseccomp it is linked against (the same .so this test loads),
  * and drops names that library does not know. The raw-number route (BPF
@@ -201,25 +205,32 @@ static char *spec_caps(json_object *cfg)
 	return s;
 }
 
-/* `mntsnap seccomp --merge` of the Docker fixture, resolved to OCI for caps. */
-static json_object *merged_profile(const char *caps, bool enosys)
+/*
+ * `mntsnap seccomp --merge FIXTURE ARGS...`, where "@CAPS" in ARGS stands
+ * for the container's bounding set.
+ */
+static json_object *merged_profile_args(const char *fixture, const char *caps,
+					const char *const *args)
 {
 	const char *bin = env_path("MNTSNAP_BIN");
-	char *fixture;
+	const char *argv[24] = { bin, "seccomp", "--merge" };
+	size_t n = 3;
+	char *path;
 	struct run r;
 	json_object *j;
 
-	cr_assert(asprintf(&fixture, "%s/tests/data/seccomp/docker-default.json",
-			   getenv("MNTSNAP_SRCDIR")) > 0);
-	r = run_in(NULL, (const char *const[]){ bin, "seccomp", "--merge", fixture, "--format",
-						"oci", "--caps", caps,
-						enosys ? "--errno-enosys" : NULL, NULL });
-	cr_assert_eq(r.status, 0, "merge: %s", r.err);
+	cr_assert(asprintf(&path, "%s/tests/data/seccomp/%s", getenv("MNTSNAP_SRCDIR"), fixture) > 0);
+	argv[n++] = path;
+	for (; *args; args++)
+		argv[n++] = strcmp(*args, "@CAPS") ? *args : caps;
+	argv[n] = NULL;
+	r = run_in(NULL, argv);
+	cr_assert_eq(r.status, 0, "merge %s: %s", fixture, r.err);
 	j = json_tokener_parse(r.out);
 	cr_assert(j, "merge output is not JSON");
 	free(r.out);
 	free(r.err);
-	free(fixture);
+	free(path);
 	return j;
 }
 
@@ -228,14 +239,20 @@ static const char script[] =
 	"cat /proc/self/mountinfo; echo ===; "
 	"/bin/mntsnap list --backend statmount -o mountinfo 2>&1 >/dev/null; "
 	"echo \"statmount rc=$?\"; "
-	"/bin/busybox unshare -m /bin/true 2>&1; echo \"unshare rc=$?\"";
+	"/bin/busybox unshare -m /bin/true 2>&1; echo \"unshare rc=$?\"; "
+	/* CLONE_NEWUSER needs no capability: only seccomp can refuse it */
+	"/bin/busybox unshare -U /bin/echo ok 2>&1; echo \"userns rc=$?\"; "
+	/* joining its own user namespace is EINVAL from the kernel, EPERM only
+	 * from seccomp */
+	"/bin/busybox nsenter -t 1 -U /bin/echo ok 2>&1; echo \"setns rc=$?\"";
 
 struct outcome {
 	char *list, *mountinfo, *tail, *crun_err;
 };
 
-/* Write config.json (profile from the merge tool, optional BPF) and run. */
-static struct outcome run_container(const char *bpf_b64, bool enosys)
+/* Write config.json (the profile, optional BPF) and run. */
+static struct outcome run_container_with(const char *bpf_b64, const char *fixture,
+					 const char *const *merge_args)
 {
 	struct run spec, r;
 	json_object *cfg, *proc, *lnx, *args;
@@ -260,7 +277,7 @@ static struct outcome run_container(const char *bpf_b64, bool enosys)
 	json_object_array_add(args, json_object_new_string("-c"));
 	json_object_array_add(args, json_object_new_string(script));
 	json_object_object_add(proc, "args", args);
-	json_object_object_add(lnx, "seccomp", merged_profile(caps, enosys));
+	json_object_object_add(lnx, "seccomp", merged_profile_args(fixture, caps, merge_args));
 	if (bpf_b64) {
 		json_object *ann = json_object_new_object();
 
@@ -290,6 +307,14 @@ static struct outcome run_container(const char *bpf_b64, bool enosys)
 	return o;
 }
 
+static struct outcome run_container(const char *bpf_b64, bool enosys)
+{
+	return run_container_with(bpf_b64, "docker-default.json",
+				  (const char *const[]){ "--format", "oci", "--caps", "@CAPS",
+							 enosys ? "--errno-enosys" : NULL,
+							 NULL });
+}
+
 static void outcome_free(struct outcome *o)
 {
 	free(o->list);
@@ -306,6 +331,24 @@ static void assert_list_matches(const struct outcome *o)
 	cr_assert_str_eq(rc, "list rc=0\n", "mntsnap list failed: %s", o->list);
 	*rc = '\0';
 	ms_assert_text_eq(o->list, o->mountinfo, "mntsnap list -o mountinfo vs container mountinfo");
+}
+
+/* unshare(CLONE_NEWUSER) and setns answer the profile's EPERM. */
+static void assert_namespaces_denied(const struct outcome *o)
+{
+	const char *u = strstr(o->tail, "userns rc="), *n = strstr(o->tail, "setns rc=");
+
+	cr_assert(u && n, "no userns/setns result in:\n%s", o->tail);
+	cr_assert_str_neq(u, "userns rc=0", "unshare -U succeeded:\n%s", o->tail);
+	cr_assert(strncmp(u, "userns rc=0\n", 12), "unshare -U succeeded:\n%s", o->tail);
+	cr_assert(strncmp(n, "setns rc=0\n", 11), "setns succeeded:\n%s", o->tail);
+	cr_assert(strstr(o->tail, "unshare(0x10000000): Operation not permitted") ||
+		  strstr(o->tail, "unshare(CLONE_NEWUSER): Operation not permitted") ||
+		  strstr(o->tail, "unshare: Operation not permitted") ||
+		  strstr(o->tail, "Operation not permitted"), "%s", o->tail);
+	cr_assert_null(strstr(o->tail, "Function not implemented"), "%s", o->tail);
+	cr_assert_null(strstr(o->tail, "Invalid argument"), "setns reached the kernel:\n%s",
+		       o->tail);
 }
 
 Test(crun, merged_docker_profile)
@@ -330,9 +373,9 @@ Test(crun, merged_docker_profile)
 		cr_assert(strstr(o.tail, "Operation not permitted"), "%s", o.tail);
 		cr_assert(strstr(o.tail, "statmount rc=2"), "%s", o.tail);
 	}
-	/* --errno-enosys: without CAP_SYS_ADMIN the mount/namespace syscalls
-	 * answer ENOSYS (names libseccomp 2.5.4 knows, so crun keeps them). */
-	cr_assert(strstr(o.tail, "Function not implemented"), "unshare not ENOSYS: %s", o.tail);
+	/* --errno-enosys touches statmount/listmount rules only: without
+	 * CAP_SYS_ADMIN the namespace syscalls keep the profile's EPERM. */
+	assert_namespaces_denied(&o);
 	outcome_free(&o);
 }
 
@@ -374,4 +417,55 @@ Test(crun, raw_number_bpf_route)
 	outcome_free(&o);
 	free(bpf);
 	free(b64);
+}
+
+/*
+ * Every real profile in every merge mode, in a container without
+ * CAP_SYS_ADMIN (crun spec's bounding set): mntsnap's answer is the
+ * container's own table, and user namespaces and setns stay as the
+ * profile had them. moby's and containerd's profiles refuse both with
+ * EPERM; containers/common allows unshare and setns for everyone (the
+ * kernel decides), so there the merge must leave them allowed.
+ */
+Test(crun, real_profiles_every_mode)
+{
+	static const struct {
+		const char *fixture;
+		bool denies_ns;
+		const char *args[8];
+	} cases[] = {
+		{ "real/moby-default.json", true, { "--format", "oci", "--caps", "@CAPS", NULL } },
+		{ "real/moby-default.json", true,
+		  { "--format", "oci", "--caps", "@CAPS", "--errno-enosys", NULL } },
+		{ "real/moby-default.json", true,
+		  { "--format", "oci", "--caps", "@CAPS", "--set", "full", NULL } },
+		{ "real/containers-common.json", false,
+		  { "--format", "oci", "--caps", "@CAPS", NULL } },
+		{ "real/containers-common.json", false,
+		  { "--format", "oci", "--caps", "@CAPS", "--set", "full", "--errno-enosys",
+		    NULL } },
+		{ "real/container-libs.json", false,
+		  { "--format", "oci", "--caps", "@CAPS", "--errno-enosys", NULL } },
+		{ "real/containerd-default.json", true, { NULL } },
+		{ "real/containerd-default.json", true, { "--errno-enosys", NULL } },
+		{ "real/containerd-default.json", true, { "--set", "full", "--caps", "@CAPS", NULL } },
+		/* control: containerd's profile for a CAP_SYS_ADMIN container
+		 * allows both, and the probes see it */
+		{ "real/containerd-sys-admin.json", false, { NULL } },
+	};
+
+	setup();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct outcome o = run_container_with(NULL, cases[i].fixture, cases[i].args);
+
+		cr_log_info("%s %s: %s", cases[i].fixture, cases[i].args[0] ?: "", o.tail);
+		assert_list_matches(&o);
+		if (cases[i].denies_ns) {
+			assert_namespaces_denied(&o);
+		} else {
+			cr_assert(strstr(o.tail, "userns rc=0\n"), "case %zu: %s", i, o.tail);
+			cr_assert(strstr(o.tail, "Invalid argument"), "case %zu: %s", i, o.tail);
+		}
+		outcome_free(&o);
+	}
 }
