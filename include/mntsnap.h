@@ -335,8 +335,9 @@ enum {
 	MNTSNAP_CAPTURE_REVERSE = 1U << 0,
 	/* always ask the kernel for propagate_from instead of deriving it */
 	MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM = 1U << 1,
-	/* consistency: compare two successive captures instead of trusting
-	 * the change detector (see mntsnap_snapshot_consistent()) */
+	/* consistency: also require two successive captures to agree (see
+	 * mntsnap_snapshot_consistent()); when none agree, the last capture
+	 * comes back marked inconsistent (never -EAGAIN without _CONSISTENT) */
 	MNTSNAP_CAPTURE_STRICT = 1U << 2,
 	/* when every retry raced, fail with -EAGAIN instead of returning the
 	 * last capture marked inconsistent (mntsnap_snapshot_consistent() 0) */
@@ -383,9 +384,10 @@ struct mntsnap_capture_opts {
  *            listmount/statmount answer that cannot be true (a record
  *            larger than the buffer or for another id, ids out of order,
  *            parent links forming a cycle);
- *  -EAGAIN   the table kept changing for max_retries attempts and
- *            MNTSNAP_CAPTURE_CONSISTENT was given (else the last capture
- *            comes back with mntsnap_snapshot_consistent() == 0);
+ *  -EAGAIN   only with MNTSNAP_CAPTURE_CONSISTENT: the table kept
+ *            changing for max_retries attempts (with STRICT: no two
+ *            successive captures agreed). Without it the last capture
+ *            comes back with mntsnap_snapshot_consistent() == 0;
  *  -ENOMEM, -E2BIG (unknown opts bytes, or a statmount record that
  *            would need more than 64 MiB), -EINVAL (bad opts).
  * A mount unmounted between listmount and statmount is left out, not an
@@ -398,7 +400,13 @@ struct mntsnap_capture_opts {
  * mountinfo_path, or /proc/thread-self/mountinfo, or for a target ns the
  * mountinfo of its process (pid handles) or of a process found in it by a
  * /proc scan (-ESRCH if there is none); it has no unique ids, so under_id
- * gives -EOPNOTSUPP.
+ * gives -EOPNOTSUPP. A live text is read again while a read was torn by
+ * a change (POLLPRI on the open file, or an id listed twice), with the
+ * same max_retries and CONSISTENT rule as statmount; -EBADMSG only for
+ * text that is malformed when read quietly. mountinfo_path is parsed once,
+ * as it is, and is refused as soon as it shows a NUL byte or does not start
+ * with a digit (-EBADMSG) or passes 2 GiB (-E2BIG).
+ * No call here or below returns -EINTR: interrupted waits are retried.
  */
 int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		    struct mntsnap_snapshot **ret_snap);
@@ -517,7 +525,8 @@ enum mntsnap_format {
 };
 
 /*
- * Write the whole snapshot to f. Returns 0, -EIO on a write error, -EINVAL
+ * Write the whole snapshot to f and fflush() it. Returns 0, the write's
+ * error (-ENOSPC, -EPIPE, ...; -EIO when it is no longer known), -EINVAL
  * for an unknown format. Records lacking fields a format needs are
  * rendered with what is there (mountinfo needs MNTSNAP_MASK_DEFAULT plus
  * propagate_from for slaves to be exact).
@@ -661,7 +670,8 @@ enum mntsnap_diff_format {
 	MNTSNAP_DIFF_FORMAT_TEXT = 0, /* "+ id path", "- id path", "~ id path" + fields */
 	MNTSNAP_DIFF_FORMAT_JSON = 1, /* {"key","equal","added",...,"entries":[...]} */
 };
-/* Write the diff; 0, -EINVAL (format), -EIO, -ENOMEM. */
+/* Write the diff and fflush() f; 0, -EINVAL (format), the write's error
+ * (-ENOSPC, -EPIPE, ...; -EIO when unknown), -ENOMEM. */
 int mntsnap_diff_render(const struct mntsnap_diff *d, int format, FILE *f);
 
 /* ------------------------------------------------------------------------ */
@@ -732,7 +742,7 @@ const char *mntsnap_order_reason_name(int reason);
  * agree field by field. lib/refresh.c has the details.
  *
  * 1 consistent, 0 raced on every try (or a refresh during which the
- * table changed), -1 not checked (mountinfo backend, hand-built
+ * table changed), -1 not checked (parsed mountinfo files, hand-built
  * snapshots, or NULL).
  */
 int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *snap);

@@ -150,7 +150,12 @@ int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 static int pidfd_exited(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	int r = poll(&p, 1, 0);
+	int r;
+
+	/* even a zero-timeout poll fails with EINTR when a signal is pending */
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
 
 	if (r < 0)
 		return -errno;

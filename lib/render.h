@@ -12,6 +12,13 @@ int mntsnap_render_json(const struct mntsnap_snapshot *snap, FILE *f);
 int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f);
 int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f);
 
+/*
+ * 0, or why writing to f failed: f is flushed, so a full disk or a closed
+ * pipe shows now and with its own errno (-ENOSPC, -EPIPE, ...); -EIO when
+ * an earlier write failed and its errno is gone.
+ */
+int mntsnap__stream_status(FILE *f);
+
 /* Column 6 of mountinfo ("rw,nosuid,relatime") into buf. */
 void mntsnap_vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
 
