@@ -551,11 +551,17 @@ int mntsnap_format_from_name(const char *name);
  * 0.2x the mountinfo text of the same table); its layout is documented in
  * lib/wire.c. The same bytes carry a snapshot out of a namespace helper.
  *
- * mntsnap_snapshot_save - write atomically: a temporary file (mode 0600)
- * in the same directory, fsync, rename over path, fsync the directory; a
- * crash leaves the old file or the new one, never half of one.
- * Returns 0, -EINVAL, -ENOMEM, -EISDIR (path ends in '/') or the errno of
- * the failing open/write/fsync/rename.
+ * mntsnap_snapshot_save - write atomically: an unnamed O_TMPFILE in the
+ * same directory (a named ".NAME.mntsnap-XXXXXX" where the filesystem has
+ * none), fsync, then linked to path or renamed over it, fsync of the
+ * directory; a crash or kill leaves the old file or the new one, never
+ * half of one, and a temp name left by a killed save is removed by the
+ * next save of the same path. A symlink path replaces the file it resolves
+ * to (the link stays); the replaced file's mode (and owner, where allowed)
+ * is kept; a new file is 0600.
+ * Returns 0, -EINVAL, -ENOMEM, -EISDIR (path ends in '/' or names a
+ * directory), -ENOENT (a dangling symlink, or no such directory) or the
+ * errno of the failing open/write/fsync/link/rename.
  * mntsnap_snapshot_save_fd - write to an fd the caller owns (not synced).
  */
 int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path);
@@ -570,6 +576,9 @@ int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd);
  *  -EPROTO      written by a newer format version;
  *  -EOPNOTSUPP  needs a feature (required flag/section) this reader lacks;
  *  -EFBIG       larger than 2 GiB; -ENOMEM; errors of open()/read().
+ * The 24-byte header is read and checked first: input that is no snapshot
+ * (bad magic) costs one small read, and the header's length bounds the
+ * rest.
  * err (optional) says what was wrong and where. The loaded snapshot keeps
  * the backend, mask, ns id, time and consistency of the saved capture.
  */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -11,7 +12,9 @@ static const char save_help[] =
 	"usage: mntsnap save [TARGET] [--backend auto|statmount|mountinfo] [--full]\n"
 	"                    [--strict] [--under PATH] [--allow-inconsistent] FILE\n"
 	"Capture a mount table and write it to FILE as a binary snapshot\n"
-	"(atomically: a crash never leaves half a file under FILE).\n"
+	"(atomically: a crash never leaves half a file under FILE). A FILE that\n"
+	"is a symbolic link: the file it points to is replaced, the link stays.\n"
+	"A replaced file keeps its mode; a new one is created 0600.\n"
 	"TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
 	"  --full     every field statmount has (option arrays, id maps, ...)\n"
 	"  --strict   retry until two successive captures agree field by field\n"
@@ -49,6 +52,7 @@ int cmd_save(int argc, char **argv)
 	int backend = MNTSNAP_BACKEND_AUTO, r;
 	uint32_t mask = 0, flags = 0;
 	uint64_t under_id = 0;
+	struct stat st;
 
 	for (int i = 1; i < argc; i++) {
 		r = cli_target_arg(&t, argc, argv, &i);
@@ -99,6 +103,9 @@ int cmd_save(int argc, char **argv)
 		return CLI_EXIT_ERR;
 	r = mntsnap_snapshot_save(s, file);
 	mntsnap_snapshot_free(s);
+	if (r == -ENOENT && !lstat(file, &st) && S_ISLNK(st.st_mode))
+		return cli_fail(0, "save: %s: a symbolic link to nothing (the file it names is "
+				   "not created)", file);
 	if (r)
 		return cli_fail(r, "save: %s", file);
 	return 0;

@@ -119,6 +119,14 @@ static int finish(int rc)
 
 int main(int argc, char **argv)
 {
+	/*
+	 * Output is written when stdout's buffer fills, and stdio forgets
+	 * that write's errno: a buffer larger than most outputs keeps the
+	 * write for finish(), which reports why it failed (ENOSPC, ...).
+	 */
+	static char outbuf[256 * 1024];
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_ERR;
