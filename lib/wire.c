@@ -1428,7 +1428,8 @@ static int save_unnamed(const struct mntsnap_snapshot *snap, const struct save_t
 	if (fd < 0)
 		return errno == EISDIR || errno == EINVAL || errno == EOPNOTSUPP ? -EOPNOTSUPP
 										   : -errno;
-	flock(fd, LOCK_EX);
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
 	r = fill(snap, t, fd);
 	if (!r && !t->exists) {
 		r = link_tmpfile(t, fd, t->base);
@@ -1469,7 +1470,8 @@ static int save_named(const struct mntsnap_snapshot *snap, const struct save_tar
 	}
 	if (fd < 0)
 		return -EEXIST;
-	flock(fd, LOCK_EX);
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
 	r = fill(snap, t, fd);
 	if (!r && renameat(t->dirfd, tmp, t->dirfd, t->base))
 		r = -errno;

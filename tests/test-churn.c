@@ -452,6 +452,7 @@ static pid_t target_start(void)
 
 struct tally {
 	unsigned long calls, hit, eintr, seen;
+	uint64_t root_id; /* a mount of the target, for stat_id */
 };
 
 /* Count the call, and whether a signal arrived while it ran. */
@@ -491,6 +492,14 @@ static void call_everything(struct mntsnap_ns *ns, struct tally *t)
 	note(t, "stat_path", r);
 	mntsnap_snapshot_free(s);
 	s = NULL;
+	r = mntsnap_stat_id(ns, t->root_id, 0, &s);
+	note(t, "stat_id .ns", r);
+	mntsnap_snapshot_free(s);
+	s = NULL;
+	r = mntsnap_ns_clone_tree(ns, BASE, NULL, &fd);
+	note(t, "ns_clone_tree", r);
+	if (!r)
+		close(fd);
 	{
 		static const uint32_t flags[] = { 0, MNTSNAP_CAPTURE_NS_ENTER };
 		static const int backends[] = { MNTSNAP_BACKEND_AUTO, MNTSNAP_BACKEND_MOUNTINFO };
@@ -543,6 +552,15 @@ LTest(churn, signal_storm_no_eintr, .timeout = 200)
 	ms_private_ns(BASE);
 	target = target_start();
 	cr_assert_eq(mntsnap_ns_open_pid(target, &ns), 0);
+	{
+		struct mntsnap_snapshot *s = NULL;
+		struct mntsnap_mount m;
+
+		cr_assert_eq(mntsnap_ns_stat_path(ns, BASE, 0, &s), 0);
+		cr_assert_eq(mntsnap_snapshot_get(s, 0, &m), 0);
+		t.root_id = m.id;
+		mntsnap_snapshot_free(s);
+	}
 	cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
 	cr_assert_eq(pthread_create(&th, NULL, send_signals, &snd), 0);
 	end = time(NULL) + (storm_seconds() + 1) / 2;
