@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -890,9 +891,14 @@ static bool text_changed(int fd)
 	return r > 0 && (p.revents & (POLLPRI | POLLERR));
 }
 
-/* One read of the live text: 1 quiet, 0 torn (*ret_snap may be NULL), < 0. */
+/*
+ * One read of the live text: 1 quiet, 0 torn (*ret_snap may be NULL), < 0.
+ * *ret_quiet_dup: an id listed twice although nothing changed (retried all
+ * the same; the error if no read ever yields a table).
+ */
 static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
-		     uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_snapshot **ret_snap)
+		     uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_snapshot **ret_snap,
+		     bool *ret_quiet_dup)
 {
 	struct mntsnap_snapshot *snap = NULL;
 	struct mi_parser P;
@@ -913,6 +919,7 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 		r = parse_text(&P, buf, have);
 	free(buf);
 	r = parser_done(&P, r, o->flags & MNTSNAP_CAPTURE_REVERSE, &snap);
+	*ret_quiet_dup = r == -EBADMSG && P.dup_id && !changed;
 	if (r == -EBADMSG && (changed || P.dup_id))
 		return 0; /* torn: no table from this read, and no error */
 	if (r)
@@ -930,14 +937,17 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
 			uint64_t ns_id, struct mntsnap_snapshot **ret_snap)
 {
-	unsigned max = (o->max_retries ? o->max_retries : 3) + 1, n;
+	unsigned max = o->max_retries ? o->max_retries : 3, limit, n;
 	struct mntsnap_snapshot *last = NULL, *snap;
 	struct mntsnap_error err = { 0 };
+	bool quiet_dup = false;
 	int r = 0;
 
+	max = max < UINT_MAX / LIVE_READ_CAP ? max + 1 : UINT_MAX / LIVE_READ_CAP;
+	limit = max * LIVE_READ_CAP;
 	text_changed(fd); /* latch: only changes from the first read on count */
-	for (n = 1; n <= max * LIVE_READ_CAP; n++) {
-		r = live_once(fd, o, want, ns_id, &err, &snap);
+	for (n = 1; n <= limit; n++) {
+		r = live_once(fd, o, want, ns_id, &err, &snap, &quiet_dup);
 		if (r < 0)
 			break;
 		if (snap) {
@@ -948,11 +958,13 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 			break;
 	}
 	if (r < 0 || !last || (r == 0 && (o->flags & MNTSNAP_CAPTURE_CONSISTENT))) {
-		mntsnap_snapshot_free(last);
-		if (r >= 0)
+		if (r >= 0 && !last && quiet_dup)
+			r = -EBADMSG; /* the same repeated id, read after read: err says */
+		else if (r >= 0)
 			r = mntsnap_set_error(&err, -EAGAIN, 0,
 					      "the mount table kept changing during %u reads of "
-					      "its mountinfo", n > max * LIVE_READ_CAP ? n - 1 : n);
+					      "its mountinfo", n > limit ? limit : n);
+		mntsnap_snapshot_free(last);
 		if (o->error)
 			*o->error = err;
 		return r;
