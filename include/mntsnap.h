@@ -5,7 +5,9 @@
  *
  * Conventions (every function below):
  *  - int returns are 0 (or a count) on success and a negative errno value on
- *    failure; errno is never the channel.
+ *    failure; errno is never the channel. -EINTR is never one: a wait or
+ *    read a signal interrupts (also with handlers without SA_RESTART) is
+ *    retried inside.
  *  - ret_* out parameters come last and are left untouched on failure.
  *  - option structs start with "size_t sz"; declare them with
  *    MNTSNAP_OPTS(type, name, .field = ...) so that new fields can be
@@ -406,7 +408,6 @@ struct mntsnap_capture_opts {
  * text that is malformed when read quietly. mountinfo_path is parsed once,
  * as it is, and is refused as soon as it shows a NUL byte or does not start
  * with a digit (-EBADMSG) or passes 2 GiB (-E2BIG).
- * No call here or below returns -EINTR: interrupted waits are retried.
  */
 int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		    struct mntsnap_snapshot **ret_snap);

@@ -28,6 +28,7 @@
 
 #include "helpers.h"
 #include "mntsnap.h"
+#include "sys.h"
 
 #define BASE "/tmp/mntsnap-cli-io"
 
@@ -438,4 +439,54 @@ Test(cli_io, messages_say_errno_once)
 		}
 		run_free(&r);
 	}
+}
+
+/* ---- an inconsistent snapshot on disk ------------------------------------------ */
+
+/* A listmount that mounts one more tmpfs after each listing: always racing. */
+static long racing_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids,
+			     size_t nr, unsigned flags)
+{
+	long n = mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	int *k = ctx;
+	char p[64];
+
+	if (req->param == 0) {
+		snprintf(p, sizeof(p), BASE "/race/%d", (*k)++);
+		ms_mkdir_p(p);
+		mount("race", p, "tmpfs", 0, NULL);
+	}
+	return n;
+}
+
+Test(cli_io, show_warns_about_an_inconsistent_snapshot)
+{
+	const char *b = bin();
+	const char *show[] = { b, "show", BASE "/racy.snap", NULL };
+	const char *quiet[] = { b, "show", BASE "/quiet.snap", NULL };
+	struct mntsnap_snapshot *s = NULL;
+	int k = 0;
+	struct mntsnap_sysops ops = { .listmount = racing_listmount, .ctx = &k };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+		     .sysops = &ops, .max_retries = 1);
+	struct run r;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 0);
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/racy.snap"), 0);
+	mntsnap_snapshot_free(s);
+	cr_assert_eq(mntsnap_capture(NULL, &s), 0);
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/quiet.snap"), 0);
+	mntsnap_snapshot_free(s);
+	r = run_cli(show, NULL, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(r.out[0]);
+	cr_assert(strstr(r.err, "warning:") && strstr(r.err, "never existed together"), "%s",
+		  r.err);
+	run_free(&r);
+	r = run_cli(quiet, NULL, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_empty(r.err);
+	run_free(&r);
 }

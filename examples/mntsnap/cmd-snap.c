@@ -25,7 +25,8 @@ static const char save_help[] =
 
 static const char show_help[] =
 	"usage: mntsnap show FILE [-o table|tree|json|mountinfo]\n"
-	"Render a saved snapshot (default: table).\n";
+	"Render a saved snapshot (default: table); warns on stderr when it was\n"
+	"saved with --allow-inconsistent from a table that kept changing.\n";
 
 static const char diff_help[] =
 	"usage: mntsnap diff OLD NEW [-o text|json] [--by-path] [--ignore-ids]\n"
@@ -147,6 +148,11 @@ int cmd_show(int argc, char **argv)
 		return cli_fail(0, "show: FILE is missing (see mntsnap show --help)");
 	if (load("show", file, &s))
 		return CLI_EXIT_ERR;
+	if (!mntsnap_snapshot_consistent(s))
+		fprintf(stderr,
+			"mntsnap: warning: show: %s was saved from a table that changed during "
+			"each of %u captures: it may list mounts that never existed together\n",
+			file, mntsnap_snapshot_attempts(s));
 	r = mntsnap_render(s, format, stdout);
 	mntsnap_snapshot_free(s);
 	return r ? cli_fail(r, "show: writing output") : 0;
