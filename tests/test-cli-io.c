@@ -490,3 +490,36 @@ Test(cli_io, show_warns_about_an_inconsistent_snapshot)
 	cr_assert_str_empty(r.err);
 	run_free(&r);
 }
+
+/* A full filesystem: ENOSPC in words, the old file intact, nothing left. */
+Test(cli_io, save_on_full_filesystem)
+{
+	const char *b = bin();
+	const char *save[] = { b, "save", BASE "/small/s.snap", NULL };
+	struct mntsnap_snapshot *s = NULL, *got = NULL;
+	char block[4096] = { 0 };
+	struct run r;
+	int fd;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/small");
+	cr_assert_eq(mount("small", BASE "/small", "tmpfs", 0, "size=64k"), 0);
+	cr_assert_eq(mntsnap_capture(NULL, &s), 0);
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/small/s.snap"), 0);
+	fd = open(BASE "/small/fill", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	cr_assert_eq(errno, ENOSPC);
+	close(fd);
+	r = run_cli(save, NULL, 0);
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, strerror(ENOSPC)), "%s", r.err);
+	cr_assert(!strstr(r.err, strerror(EIO)), "%s", r.err);
+	run_free(&r);
+	cr_assert_eq(mntsnap_snapshot_load(BASE "/small/s.snap", NULL, &got), 0);
+	cr_assert(same_table(got, s));
+	cr_assert_eq(temp_files(BASE "/small", "s.snap"), 0);
+	mntsnap_snapshot_free(got);
+	mntsnap_snapshot_free(s);
+}
