@@ -3,6 +3,7 @@
 #ifndef MNTSNAP_RENDER_H
 #define MNTSNAP_RENDER_H
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "mntsnap.h"
@@ -18,6 +19,15 @@ int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f);
  * an earlier write failed and its errno is gone.
  */
 int mntsnap__stream_status(FILE *f);
+
+/*
+ * Checked after each record: a stream in error stops the render at once,
+ * while errno still holds the failed write's reason (stdio forgets it).
+ */
+static inline int mntsnap__record_written(FILE *f)
+{
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
+}
 
 /* Column 6 of mountinfo ("rw,nosuid,relatime") into buf. */
 void mntsnap_vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
