@@ -291,7 +291,8 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
  * symlinks and ".." stay inside the target's root, so nothing resolves to
  * a host file) and receive the fd (O_CLOEXEC added). flags: open(2) flags (O_CREAT and
  * O_TMPFILE use mode). Errors: as openat2(2) (-ENOENT, -EACCES, -EXDEV,
- * -ELOOP, -ENOSYS before 5.6) and the common ones.
+ * -ELOOP, -ENOSYS before 5.6) and the common ones; its EAGAIN (a ".."
+ * resolved while any mount or rename happened) is retried, up to 256 times.
  */
 int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
 			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd);

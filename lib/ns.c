@@ -1052,7 +1052,13 @@ static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 	}
 	if (root < 0)
 		return root;
-	fd = (int)syscall(MNTSNAP_NR_openat2, root, path, &how, sizeof(how));
+	/* ".." in RESOLVE_IN_ROOT fails with EAGAIN when any mount or rename
+	 * happened meanwhile, anywhere on the system: the kernel says retry */
+	for (int tries = 0; tries < 256; tries++) {
+		fd = (int)syscall(MNTSNAP_NR_openat2, root, path, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	fd = fd < 0 ? -errno : mntsnap_fd_move_above_stdio(fd);
 	close(root);
 	return fd;
