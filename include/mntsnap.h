@@ -405,7 +405,8 @@ struct mntsnap_capture_opts {
  * /proc scan (-ESRCH if there is none); it has no unique ids, so under_id
  * gives -EOPNOTSUPP. A live text is read again while a read was torn by
  * a change (POLLPRI on the open file, or an id listed twice), with the
- * same max_retries and CONSISTENT rule as statmount; -EBADMSG only for
+ * same max_retries, STRICT (two successive quiet reads give the same
+ * text) and CONSISTENT rules as statmount; -EBADMSG only for
  * text that is malformed when read quietly. mountinfo_path is parsed once,
  * as it is, and is refused as soon as it shows a NUL byte or does not start
  * with a digit (-EBADMSG) or passes 2 GiB (-E2BIG).

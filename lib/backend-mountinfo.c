@@ -892,13 +892,50 @@ static bool text_changed(int fd)
 }
 
 /*
+ * MNTSNAP_CAPTURE_STRICT: a change of propagation type alone moves no
+ * event counter, so POLLPRI cannot see it; two successive quiet reads
+ * must then give the same text, byte for byte.
+ */
+struct strict_text {
+	char *prev, *cur; /* the last quiet read's text, and this read's */
+	size_t prev_len, cur_len;
+};
+
+static int strict_keep(struct strict_text *t, const char *buf, size_t len,
+		       struct mntsnap_error *err)
+{
+	free(t->cur);
+	t->cur = malloc(len + 1);
+	if (!t->cur)
+		return mntsnap_set_error(err, -ENOMEM, 0, "out of memory");
+	memcpy(t->cur, buf, len);
+	t->cur_len = len;
+	return 0;
+}
+
+/* A quiet read (r 1) counts only when its text equals the previous one's. */
+static int strict_pair(struct strict_text *t, int r)
+{
+	bool same = r == 1 && t->prev && t->cur && t->prev_len == t->cur_len &&
+		    !memcmp(t->prev, t->cur, t->cur_len);
+
+	free(t->prev);
+	t->prev = r == 1 ? t->cur : NULL; /* a torn read restarts the pair */
+	t->prev_len = t->cur_len;
+	if (r != 1)
+		free(t->cur);
+	t->cur = NULL;
+	return same ? 1 : 0;
+}
+
+/*
  * One read of the live text: 1 quiet, 0 torn (*ret_snap may be NULL), < 0.
  * *ret_quiet_dup: an id listed twice although nothing changed (retried all
  * the same; the error if no read ever yields a table).
  */
 static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
 		     uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_snapshot **ret_snap,
-		     bool *ret_quiet_dup)
+		     bool *ret_quiet_dup, struct strict_text *t)
 {
 	struct mntsnap_snapshot *snap = NULL;
 	struct mi_parser P;
@@ -915,6 +952,8 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 		return r;
 	r = read_text(&P, fd, &buf, &have);
 	changed = text_changed(fd);
+	if (!r && t && !changed)
+		r = strict_keep(t, buf, have, err); /* parsing rewrites buf */
 	if (!r)
 		r = parse_text(&P, buf, have);
 	free(buf);
@@ -929,7 +968,8 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 }
 
 /*
- * Reads until one is quiet, at most max_retries + 1 (default 4); then the
+ * Reads until one is quiet (STRICT: two successive quiet reads with the
+ * same text), at most max_retries + 1 (default 4; + 1 for STRICT); then the
  * last table that could be built, marked inconsistent, or -EAGAIN with
  * MNTSNAP_CAPTURE_CONSISTENT. Torn reads that yield no table at all do
  * not end the loop before LIVE_READ_CAP times that.
@@ -938,18 +978,24 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 			uint64_t ns_id, struct mntsnap_snapshot **ret_snap)
 {
 	unsigned max = o->max_retries ? o->max_retries : 3, limit, n;
+	bool strict = o->flags & MNTSNAP_CAPTURE_STRICT, quiet_dup = false;
 	struct mntsnap_snapshot *last = NULL, *snap;
+	struct strict_text t = { 0 };
 	struct mntsnap_error err = { 0 };
-	bool quiet_dup = false;
 	int r = 0;
 
-	max = max < UINT_MAX / LIVE_READ_CAP ? max + 1 : UINT_MAX / LIVE_READ_CAP;
+	/* strict needs two agreeing reads: one more try than retries */
+	if (max > UINT_MAX / LIVE_READ_CAP - 2)
+		max = UINT_MAX / LIVE_READ_CAP - 2;
+	max += strict ? 2 : 1;
 	limit = max * LIVE_READ_CAP;
 	text_changed(fd); /* latch: only changes from the first read on count */
 	for (n = 1; n <= limit; n++) {
-		r = live_once(fd, o, want, ns_id, &err, &snap, &quiet_dup);
+		r = live_once(fd, o, want, ns_id, &err, &snap, &quiet_dup, strict ? &t : NULL);
 		if (r < 0)
 			break;
+		if (strict)
+			r = strict_pair(&t, r);
 		if (snap) {
 			mntsnap_snapshot_free(last);
 			last = snap;
@@ -957,13 +1003,18 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 		if (r == 1 || (n >= max && last))
 			break;
 	}
+	free(t.prev);
+	free(t.cur);
 	if (r < 0 || !last || (r == 0 && (o->flags & MNTSNAP_CAPTURE_CONSISTENT))) {
 		if (r >= 0 && !last && quiet_dup)
 			r = -EBADMSG; /* the same repeated id, read after read: err says */
 		else if (r >= 0)
 			r = mntsnap_set_error(&err, -EAGAIN, 0,
-					      "the mount table kept changing during %u reads of "
-					      "its mountinfo", n > limit ? limit : n);
+					      strict ? "no two successive reads of its mountinfo "
+						       "agreed in %u tries"
+						     : "the mount table kept changing during %u reads "
+						       "of its mountinfo",
+					      n > limit ? limit : n);
 		mntsnap_snapshot_free(last);
 		if (o->error)
 			*o->error = err;
