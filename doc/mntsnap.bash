@@ -51,9 +51,9 @@ _mntsnap()
 
 	local opts
 	case $cmd in
-	list) opts="$target -o --backend --mountinfo-file -t --under --threads --help" ;;
+	list) opts="$target -o --backend --mountinfo-file -t --under --threads --allow-inconsistent --help" ;;
 	stat) opts="$target -o --help" ;;
-	save) opts="$target --backend --full --strict --under --help" ;;
+	save) opts="$target --backend --full --strict --under --allow-inconsistent --help" ;;
 	show) opts="-o --help" ;;
 	diff) opts="-o --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
 	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --help" ;;

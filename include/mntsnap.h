@@ -5,7 +5,9 @@
  *
  * Conventions (every function below):
  *  - int returns are 0 (or a count) on success and a negative errno value on
- *    failure; errno is never the channel.
+ *    failure; errno is never the channel. -EINTR is never one: a wait or
+ *    read a signal interrupts (also with handlers without SA_RESTART) is
+ *    retried inside.
  *  - ret_* out parameters come last and are left untouched on failure.
  *  - option structs start with "size_t sz"; declare them with
  *    MNTSNAP_OPTS(type, name, .field = ...) so that new fields can be
@@ -350,7 +352,8 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
  * symlinks and ".." stay inside the target's root, so nothing resolves to
  * a host file) and receive the fd (O_CLOEXEC added). flags: open(2) flags (O_CREAT and
  * O_TMPFILE use mode). Errors: as openat2(2) (-ENOENT, -EACCES, -EXDEV,
- * -ELOOP, -ENOSYS before 5.6) and the common ones.
+ * -ELOOP, -ENOSYS before 5.6) and the common ones; its EAGAIN (a ".."
+ * resolved while any mount or rename happened) is retried, up to 256 times.
  */
 int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
 			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd);
@@ -396,8 +399,9 @@ enum {
 	MNTSNAP_CAPTURE_REVERSE = 1U << 0,
 	/* always ask the kernel for propagate_from instead of deriving it */
 	MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM = 1U << 1,
-	/* consistency: compare two successive captures instead of trusting
-	 * the change detector (see mntsnap_snapshot_consistent()) */
+	/* consistency: also require two successive captures to agree (see
+	 * mntsnap_snapshot_consistent()); when none agree, the last capture
+	 * comes back marked inconsistent (never -EAGAIN without _CONSISTENT) */
 	MNTSNAP_CAPTURE_STRICT = 1U << 2,
 	/* when every retry raced, fail with -EAGAIN instead of returning the
 	 * last capture marked inconsistent (mntsnap_snapshot_consistent() 0) */
@@ -444,9 +448,10 @@ struct mntsnap_capture_opts {
  *            listmount/statmount answer that cannot be true (a record
  *            larger than the buffer or for another id, ids out of order,
  *            parent links forming a cycle);
- *  -EAGAIN   the table kept changing for max_retries attempts and
- *            MNTSNAP_CAPTURE_CONSISTENT was given (else the last capture
- *            comes back with mntsnap_snapshot_consistent() == 0);
+ *  -EAGAIN   only with MNTSNAP_CAPTURE_CONSISTENT: the table kept
+ *            changing for max_retries attempts (with STRICT: no two
+ *            successive captures agreed). Without it the last capture
+ *            comes back with mntsnap_snapshot_consistent() == 0;
  *  -ENOMEM, -E2BIG (unknown opts bytes, or a statmount record that
  *            would need more than 64 MiB), -EINVAL (bad opts).
  * A mount unmounted between listmount and statmount is left out, not an
@@ -475,6 +480,13 @@ struct mntsnap_capture_opts {
  *    the caller the fallback fails (-ENOENT, "helper process, inside the
  *    target namespace: capture: mountinfo: ...") rather than read the
  *    target's.
+ * A live text is read again while a read was torn by a change (POLLPRI on
+ * the open file, or an id listed twice), with the same max_retries, STRICT
+ * (two successive quiet reads give the same text) and CONSISTENT rules as
+ * statmount; -EBADMSG only for text that is malformed when read quietly.
+ * mountinfo_path is parsed once, as it is, and is refused as soon as it
+ * shows a NUL byte or does not start with a digit (-EBADMSG) or passes
+ * 2 GiB (-E2BIG).
  */
 int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		    struct mntsnap_snapshot **ret_snap);
@@ -594,7 +606,8 @@ enum mntsnap_format {
 };
 
 /*
- * Write the whole snapshot to f. Returns 0, -EIO on a write error, -EINVAL
+ * Write the whole snapshot to f and fflush() it. Returns 0, the write's
+ * error (-ENOSPC, -EPIPE, ...; -EIO when it is no longer known), -EINVAL
  * for an unknown format. Records lacking fields a format needs are
  * rendered with what is there (mountinfo needs MNTSNAP_MASK_DEFAULT plus
  * propagate_from for slaves to be exact).
@@ -619,11 +632,17 @@ int mntsnap_format_from_name(const char *name);
  * 0.2x the mountinfo text of the same table); its layout is documented in
  * lib/wire.c. The same bytes carry a snapshot out of a namespace helper.
  *
- * mntsnap_snapshot_save - write atomically: a temporary file (mode 0600)
- * in the same directory, fsync, rename over path, fsync the directory; a
- * crash leaves the old file or the new one, never half of one.
- * Returns 0, -EINVAL, -ENOMEM, -EISDIR (path ends in '/') or the errno of
- * the failing open/write/fsync/rename.
+ * mntsnap_snapshot_save - write atomically: an unnamed O_TMPFILE in the
+ * same directory (a named ".NAME.mntsnap-XXXXXX" where the filesystem has
+ * none), fsync, then linked to path or renamed over it, fsync of the
+ * directory; a crash or kill leaves the old file or the new one, never
+ * half of one, and a temp name left by a killed save is removed by the
+ * next save of the same path. A symlink path replaces the file it resolves
+ * to (the link stays); the replaced file's mode (and owner, where allowed)
+ * is kept; a new file is 0600.
+ * Returns 0, -EINVAL, -ENOMEM, -EISDIR (path ends in '/' or names a
+ * directory), -ENOENT (a dangling symlink, or no such directory) or the
+ * errno of the failing open/write/fsync/link/rename.
  * mntsnap_snapshot_save_fd - write to an fd the caller owns (not synced).
  */
 int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path);
@@ -638,6 +657,9 @@ int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd);
  *  -EPROTO      written by a newer format version;
  *  -EOPNOTSUPP  needs a feature (required flag/section) this reader lacks;
  *  -EFBIG       larger than 2 GiB; -ENOMEM; errors of open()/read().
+ * The 24-byte header is read and checked first: input that is no snapshot
+ * (bad magic) costs one small read, and the header's length bounds the
+ * rest.
  * err (optional) says what was wrong and where. The loaded snapshot keeps
  * the backend, mask, ns id, time and consistency of the saved capture.
  */
@@ -739,7 +761,8 @@ enum mntsnap_diff_format {
 	MNTSNAP_DIFF_FORMAT_TEXT = 0, /* "+ id path", "- id path", "~ id path" + fields */
 	MNTSNAP_DIFF_FORMAT_JSON = 1, /* {"key","equal","added",...,"entries":[...]} */
 };
-/* Write the diff; 0, -EINVAL (format), -EIO, -ENOMEM. */
+/* Write the diff and fflush() f; 0, -EINVAL (format), the write's error
+ * (-ENOSPC, -EPIPE, ...; -EIO when unknown), -ENOMEM. */
 int mntsnap_diff_render(const struct mntsnap_diff *d, int format, FILE *f);
 
 /* ------------------------------------------------------------------------ */
@@ -810,7 +833,7 @@ const char *mntsnap_order_reason_name(int reason);
  * agree field by field. lib/refresh.c has the details.
  *
  * 1 consistent, 0 raced on every try (or a refresh during which the
- * table changed), -1 not checked (mountinfo backend, hand-built
+ * table changed), -1 not checked (parsed mountinfo files, hand-built
  * snapshots, or NULL).
  */
 int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *snap);

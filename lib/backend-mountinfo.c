@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,6 +77,7 @@ struct mi_parser {
 	size_t scratch_cap;
 	unsigned line;
 	bool copy;
+	bool dup_id;        /* check_ids() found a mount id twice */
 	/*
 	 * The record being filled, zeroed once: a memset of the whole struct
 	 * per line showed up as a fifth of the parsing time (rep stos).
@@ -591,6 +593,7 @@ static int check_ids(struct mi_parser *P, bool reverse)
 		unsigned la = rec_line(s, a, reverse), lb = rec_line(s, b, reverse);
 
 		if (s->recs[a].id_old == s->recs[b].id_old) {
+			P->dup_id = true;
 			P->line = la > lb ? la : lb;
 			return mntsnap_set_error(P->err, -EBADMSG, P->line,
 						 "line %u: mount id: %u appears twice (also line %u)",
@@ -782,11 +785,14 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_ca
 /* ---- reading the text -------------------------------------------------- */
 
 /*
- * Read the whole text, then parse it in place (the buffer is ours, so no
- * line is copied). /proc hands out mountinfo about a page per read();
- * st_size sizes the buffer of a regular file exactly.
+ * Read the whole text into *ret_buf (parsed in place later, so no line is
+ * copied). st_size sizes the buffer of a regular file exactly; /proc files
+ * say 0 and hand out mountinfo about a page per read(). Memory is bounded
+ * by what can be mountinfo: a NUL byte (never in the kernel's text; all of
+ * /dev/zero) or a first byte that cannot start a mount id is refused as
+ * soon as it is read, and the buffer never grows past MAX_TEXT + 1.
  */
-static int parse_fd(struct mi_parser *P, int fd)
+static int read_text(struct mi_parser *P, int fd, char **ret_buf, size_t *ret_len)
 {
 	size_t cap = READ_CHUNK, have = 0;
 	struct stat st;
@@ -803,15 +809,21 @@ static int parse_fd(struct mi_parser *P, int fd)
 		ssize_t n;
 
 		if (cap - have < 4096) {
-			char *nb = cap < MAX_TEXT ? realloc(buf, cap * 2) : NULL;
+			size_t ncap = cap > MAX_TEXT / 2 ? MAX_TEXT + 1 : cap * 2;
+			char *nb;
 
+			if (have > MAX_TEXT) {
+				r = mntsnap_set_error(P->err, -E2BIG, 0,
+						      "mountinfo text: more than 2 GiB, not a mount table");
+				break;
+			}
+			nb = realloc(buf, ncap);
 			if (!nb) {
-				r = cap < MAX_TEXT ? -ENOMEM : -E2BIG;
-				mntsnap_set_error(P->err, r, 0, "mountinfo text: %s", strerror(-r));
+				r = mntsnap_set_error(P->err, -ENOMEM, 0, "mountinfo text: out of memory");
 				break;
 			}
 			buf = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		n = read(fd, buf + have, cap - have);
 		if (n < 0 && errno == EINTR)
@@ -823,12 +835,197 @@ static int parse_fd(struct mi_parser *P, int fd)
 		}
 		if (!n)
 			break;
+		if (!have && (unsigned)(buf[0] - '0') > 9) {
+			P->line = 1;
+			r = bad(P, "mount id", "not a decimal number (is this mountinfo text?)");
+			break;
+		}
+		r = check_nul(P, buf, buf + have, (size_t)n);
+		if (r)
+			break;
 		have += (size_t)n;
 	}
+	if (r) {
+		free(buf);
+		return r;
+	}
+	*ret_buf = buf;
+	*ret_len = have;
+	return 0;
+}
+
+/* Read and parse a text that does not change (a file): one pass. */
+static int parse_fd(struct mi_parser *P, int fd)
+{
+	size_t have = 0;
+	char *buf = NULL;
+	int r = read_text(P, fd, &buf, &have);
+
 	if (!r)
 		r = parse_text(P, buf, have);
 	free(buf);
 	return r;
+}
+
+/*
+ * A live /proc/PID/mountinfo is produced a page or so per read(): each
+ * read is consistent on its own, the sequence is not. A mount or umount
+ * between two reads tears the text: a mount missing, or listed twice when
+ * a new mount got the 32-bit id of one that left (the kernel recycles
+ * them). The kernel bumps the namespace's event counter on every mount,
+ * umount, move and remount in it (or propagated into it), and the open
+ * file reports POLLPRI once the counter moved since the open or the last
+ * poll. So: read, poll, and read again from offset 0 while it fired, like
+ * the statmount backend's retries (same max_retries and flags). A
+ * duplicate id is taken as a tear even if the poll missed it; any other
+ * malformed text is an error only when it was read quietly.
+ */
+#define LIVE_READ_CAP 8 /* x tries: reads allowed while no table could be built */
+
+static bool text_changed(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLPRI };
+	int r;
+
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r > 0 && (p.revents & (POLLPRI | POLLERR));
+}
+
+/*
+ * MNTSNAP_CAPTURE_STRICT: a change of propagation type alone moves no
+ * event counter, so POLLPRI cannot see it; two successive quiet reads
+ * must then give the same text, byte for byte.
+ */
+struct strict_text {
+	char *prev, *cur; /* the last quiet read's text, and this read's */
+	size_t prev_len, cur_len;
+};
+
+static int strict_keep(struct strict_text *t, const char *buf, size_t len,
+		       struct mntsnap_error *err)
+{
+	free(t->cur);
+	t->cur = malloc(len + 1);
+	if (!t->cur)
+		return mntsnap_set_error(err, -ENOMEM, 0, "out of memory");
+	memcpy(t->cur, buf, len);
+	t->cur_len = len;
+	return 0;
+}
+
+/* A quiet read (r 1) counts only when its text equals the previous one's. */
+static int strict_pair(struct strict_text *t, int r)
+{
+	bool same = r == 1 && t->prev && t->cur && t->prev_len == t->cur_len &&
+		    !memcmp(t->prev, t->cur, t->cur_len);
+
+	free(t->prev);
+	t->prev = r == 1 ? t->cur : NULL; /* a torn read restarts the pair */
+	t->prev_len = t->cur_len;
+	if (r != 1)
+		free(t->cur);
+	t->cur = NULL;
+	return same ? 1 : 0;
+}
+
+/*
+ * One read of the live text: 1 quiet, 0 torn (*ret_snap may be NULL), < 0.
+ * *ret_quiet_dup: an id listed twice although nothing changed (retried all
+ * the same; the error if no read ever yields a table).
+ */
+static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
+		     uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_snapshot **ret_snap,
+		     bool *ret_quiet_dup, struct strict_text *t)
+{
+	struct mntsnap_snapshot *snap = NULL;
+	struct mi_parser P;
+	size_t have = 0;
+	char *buf = NULL;
+	bool changed;
+	int r;
+
+	*ret_snap = NULL;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return mntsnap_set_error(err, -errno, 0, "mountinfo: seek: %s", strerror(errno));
+	r = parser_init(&P, want, ns_id, err);
+	if (r)
+		return r;
+	r = read_text(&P, fd, &buf, &have);
+	changed = text_changed(fd);
+	if (!r && t && !changed)
+		r = strict_keep(t, buf, have, err); /* parsing rewrites buf */
+	if (!r)
+		r = parse_text(&P, buf, have);
+	free(buf);
+	r = parser_done(&P, r, o->flags & MNTSNAP_CAPTURE_REVERSE, &snap);
+	*ret_quiet_dup = r == -EBADMSG && P.dup_id && !changed;
+	if (r == -EBADMSG && (changed || P.dup_id))
+		return 0; /* torn: no table from this read, and no error */
+	if (r)
+		return r;
+	*ret_snap = snap;
+	return changed ? 0 : 1;
+}
+
+/*
+ * Reads until one is quiet (STRICT: two successive quiet reads with the
+ * same text), at most max_retries + 1 (default 4; + 1 for STRICT); then the
+ * last table that could be built, marked inconsistent, or -EAGAIN with
+ * MNTSNAP_CAPTURE_CONSISTENT. Torn reads that yield no table at all do
+ * not end the loop before LIVE_READ_CAP times that.
+ */
+static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
+			uint64_t ns_id, struct mntsnap_snapshot **ret_snap)
+{
+	unsigned max = o->max_retries ? o->max_retries : 3, limit, n;
+	bool strict = o->flags & MNTSNAP_CAPTURE_STRICT, quiet_dup = false;
+	struct mntsnap_snapshot *last = NULL, *snap;
+	struct strict_text t = { 0 };
+	struct mntsnap_error err = { 0 };
+	int r = 0;
+
+	/* strict needs two agreeing reads: one more try than retries */
+	if (max > UINT_MAX / LIVE_READ_CAP - 2)
+		max = UINT_MAX / LIVE_READ_CAP - 2;
+	max += strict ? 2 : 1;
+	limit = max * LIVE_READ_CAP;
+	text_changed(fd); /* latch: only changes from the first read on count */
+	for (n = 1; n <= limit; n++) {
+		r = live_once(fd, o, want, ns_id, &err, &snap, &quiet_dup, strict ? &t : NULL);
+		if (r < 0)
+			break;
+		if (strict)
+			r = strict_pair(&t, r);
+		if (snap) {
+			mntsnap_snapshot_free(last);
+			last = snap;
+		}
+		if (r == 1 || (n >= max && last))
+			break;
+	}
+	free(t.prev);
+	free(t.cur);
+	if (r < 0 || !last || (r == 0 && (o->flags & MNTSNAP_CAPTURE_CONSISTENT))) {
+		if (r >= 0 && !last && quiet_dup)
+			r = -EBADMSG; /* the same repeated id, read after read: err says */
+		else if (r >= 0)
+			r = mntsnap_set_error(&err, -EAGAIN, 0,
+					      strict ? "no two successive reads of its mountinfo "
+						       "agreed in %u tries"
+						     : "the mount table kept changing during %u reads "
+						       "of its mountinfo",
+					      n > limit ? limit : n);
+		mntsnap_snapshot_free(last);
+		if (o->error)
+			*o->error = err;
+		return r;
+	}
+	last->consistent = r;
+	last->attempts = n;
+	*ret_snap = last;
+	return 0;
 }
 
 static int open_ro(const char *path)
@@ -1086,6 +1283,12 @@ int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 	fd = open_source(o, sys, &ns_id);
 	if (fd < 0)
 		return fd;
+	/* a file names text that does not change: parsed once, as it is */
+	if (!o->mountinfo_path) {
+		r = capture_live(fd, o, want, ns_id, ret_snap);
+		close(fd);
+		return r;
+	}
 	r = parser_init(&P, want, ns_id, o->error);
 	if (r) {
 		close(fd);

@@ -672,7 +672,5 @@ int mntsnap_diff_render(const struct mntsnap_diff *d, int format, FILE *f)
 	} else {
 		return -EINVAL;
 	}
-	if (!r && ferror(f))
-		r = -EIO;
-	return r;
+	return r ? r : mntsnap__stream_status(f);
 }

@@ -29,8 +29,10 @@ static const struct err_text texts[] = {
 	{ ENOENT, "not found: no such file, path, mount id or mount namespace (a "
 		  "namespace whose last process exited and that nothing keeps alive is "
 		  "gone)" },
-	{ ESRCH, "the target process has exited (a pid or pidfd handle never follows "
-		 "a reused pid), or no process was found in the target namespace" },
+	{ ESRCH, "no such process in the caller's pid namespace (a wrong pid, a pid "
+		 "as a container numbers it, or a process already gone), the handle's "
+		 "process has exited since (a pid or pidfd handle never follows a "
+		 "reused pid), or no process was found in the target namespace" },
 	{ EPERM, "not permitted: reading or entering another mount namespace needs "
 		 "CAP_SYS_ADMIN over its owner user namespace (and CAP_SYS_CHROOT to "
 		 "enter); or a seccomp filter blocks statmount/listmount "
@@ -62,7 +64,13 @@ static const struct err_text texts[] = {
 		 "magic link or too many symlinks" },
 	{ EXDEV, "the path resolves outside the target's root" },
 	{ EISDIR, "the path names a directory (a file name was expected)" },
-	{ EIO, "an I/O error while writing the output" },
+	{ EIO, "an I/O error while writing the output (or the write's own error is "
+	       "no longer known)" },
+	{ ENOSPC, "no space left on the device the output or snapshot is written to "
+		  "(a snapshot file being replaced stays as it was)" },
+	{ EPIPE, "the output is a pipe whose reader has gone" },
+	{ EINTR, "interrupted by a signal; no mntsnap call returns this: every wait "
+		 "and read is retried inside the library" },
 	{ EDOM, "libseccomp: a raw syscall number rule is needed but the filter "
 		"already holds a non-native architecture; pass the architectures to "
 		"mntsnap_seccomp_allow_arches() instead" },

@@ -775,7 +775,12 @@ static int work_open(struct helper *h)
 		how.mode = w->mode;
 	/* symlinks (absolute or ..) cannot climb out of the target's root */
 	how.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
+	/* ".." fails with EAGAIN after any mount or rename meanwhile: retry */
+	for (int tries = 0; tries < 256; tries++) {
+		fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	r = fd < 0 ? -errno : 0;
 	if (root != h->rootfd)
 		close(root);

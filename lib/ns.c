@@ -203,7 +203,12 @@ int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 static int pidfd_exited(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	int r = poll(&p, 1, 0);
+	int r;
+
+	/* even a zero-timeout poll fails with EINTR when a signal is pending */
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
 
 	if (r < 0)
 		return -errno;
@@ -1171,7 +1176,13 @@ static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 	}
 	if (root < 0)
 		return root;
-	fd = (int)syscall(MNTSNAP_NR_openat2, root, path, &how, sizeof(how));
+	/* ".." in RESOLVE_IN_ROOT fails with EAGAIN when any mount or rename
+	 * happened meanwhile, anywhere on the system: the kernel says retry */
+	for (int tries = 0; tries < 256; tries++) {
+		fd = (int)syscall(MNTSNAP_NR_openat2, root, path, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	fd = fd < 0 ? -errno : mntsnap_fd_move_above_stdio(fd);
 	close(root);
 	return fd;

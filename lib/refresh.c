@@ -123,10 +123,15 @@ static int open_detector(const struct mntsnap_ns *ns)
 static bool detector_fired(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLPRI };
+	int r;
 
 	if (fd < 0)
 		return false;
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
+	/* a pending signal fails even a zero-timeout poll: that is no answer */
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r > 0 && (p.revents & (POLLPRI | POLLERR));
 }
 
 /* ---- structural checks ------------------------------------------------------- */
@@ -251,22 +256,29 @@ int mntsnap_capture_consistent(const struct mntsnap_capture_opts *o,
 	}
 	if (det >= 0)
 		close(det);
-	mntsnap_snapshot_free(prev);
 	if (r < 0) {
+		mntsnap_snapshot_free(prev);
 		mntsnap_snapshot_free(s);
 		return r;
 	}
-	if (!s) /* strict, ended on an unpaired capture */
+	if (!s) { /* strict, ended on a capture no later one agreed with */
+		s = prev;
 		r = 0;
+	} else {
+		mntsnap_snapshot_free(prev);
+	}
+	/*
+	 * Only MNTSNAP_CAPTURE_CONSISTENT turns "still changing" into an
+	 * error; STRICT alone returns the last capture marked inconsistent,
+	 * like the detectors do.
+	 */
 	if (!r && (o->flags & MNTSNAP_CAPTURE_CONSISTENT)) {
 		mntsnap_snapshot_free(s);
 		return mntsnap_set_error(o->error, -EAGAIN, 0,
-					 "the mount table kept changing during %u captures",
+					 strict ? "no two successive captures agreed in %u tries"
+						: "the mount table kept changing during %u captures",
 					 max);
 	}
-	if (!s)
-		return mntsnap_set_error(o->error, -EAGAIN, 0,
-					 "no two successive captures agreed in %u tries", max);
 	s->consistent = r ? 1 : 0;
 	s->attempts = n > max ? max : n;
 	*ret_snap = s;

@@ -203,6 +203,8 @@ int mntsnap_render_json(const struct mntsnap_snapshot *snap, FILE *f)
 		mntsnap_snapshot_get(snap, i, &m);
 		fputs(i ? ",\n  " : "\n  ", f);
 		r = mntsnap_json_mount(f, &m);
+		if (!r)
+			r = mntsnap__record_written(f);
 	}
 	fputs("\n]}\n", f);
 	return r;

@@ -214,7 +214,7 @@ int mntsnap_render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f)
 			len = mntsnap_render_mountinfo_line(&m, line, cap);
 		}
 		if (fwrite(line, 1, (size_t)len, f) != (size_t)len) {
-			r = -EIO;
+			r = errno ? -errno : -EIO; /* a full disk is not an I/O error */
 			break;
 		}
 	}

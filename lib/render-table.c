@@ -69,6 +69,7 @@ int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	struct mntsnap_mount m;
+	int r;
 
 	fprintf(f, "%-11s %-11s %-6s %s SOURCE FSTYPE OPTIONS PROPAGATION [FSROOT]\n", "UNIQ-ID",
 		"PARENT", "ID", "TARGET");
@@ -78,6 +79,9 @@ int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f)
 			m.id_old);
 		put_safe(f, m.mount_point);
 		put_details(f, &m);
+		r = mntsnap__record_written(f);
+		if (r)
+			return r;
 	}
 	return 0;
 }
@@ -88,6 +92,7 @@ int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f)
 	/* last[d]: is the ancestor at depth d the last of its siblings? */
 	unsigned char last[256] = {0};
 	struct mntsnap_mount m;
+	int r;
 
 	for (size_t k = 0; k < n; k++) {
 		long i = mntsnap_snapshot_tree_index(snap, k);
@@ -106,6 +111,9 @@ int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f)
 			      f);
 		put_safe(f, m.mount_point);
 		put_details(f, &m);
+		r = mntsnap__record_written(f);
+		if (r)
+			return r;
 	}
 	return 0;
 }

@@ -27,9 +27,15 @@ int mntsnap_render(const struct mntsnap_snapshot *snap, int format, FILE *f)
 	default:
 		return -EINVAL;
 	}
-	if (!r && ferror(f))
-		r = -EIO;
-	return r;
+	return r ? r : mntsnap__stream_status(f);
+}
+
+int mntsnap__stream_status(FILE *f)
+{
+	errno = 0;
+	if (!fflush(f) && !ferror(f))
+		return 0;
+	return errno ? -errno : -EIO;
 }
 
 int mntsnap_format_from_name(const char *name)

@@ -63,15 +63,20 @@
  * allocation overflow), offset and list, then ids (no duplicates) and the
  * parent links (they must agree with the ids; cycles are refused).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backends.h"
@@ -1239,35 +1244,6 @@ int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd)
 	return r;
 }
 
-/* "dir/.name.XXXXXX" next to path, and "dir" itself. */
-static int tmp_names(const char *path, char **ret_tmp, char **ret_dir)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dlen = slash ? (size_t)(slash - path) : 0;
-	char *tmp, *dir;
-
-	if (!*base)
-		return -EISDIR;
-	tmp = malloc(strlen(path) + 16);
-	dir = malloc(dlen + 2);
-	if (!tmp || !dir) {
-		free(tmp);
-		free(dir);
-		return -ENOMEM;
-	}
-	if (!slash)
-		strcpy(dir, ".");
-	else if (!dlen)
-		strcpy(dir, "/");
-	else
-		memcpy(dir, path, dlen), dir[dlen] = '\0';
-	sprintf(tmp, "%.*s.%s.XXXXXX", (int)(slash ? dlen + 1 : 0), path, base);
-	*ret_tmp = tmp;
-	*ret_dir = dir;
-	return 0;
-}
-
 static int fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1282,40 +1258,246 @@ static int fsync_dir(const char *dir)
 }
 
 /*
- * A crash must never leave a half file under the final name: write a
- * temporary file in the same directory (so rename() is atomic), fsync it,
- * rename it over path, then fsync the directory so the rename itself is
- * durable. The file is created 0600 (mkostemp): a mount table shows paths.
+ * Saving a file. A crash or a kill must never leave half a file under the
+ * final name, nor litter the directory:
+ *  - path may be a symlink: the file it resolves to is replaced and the
+ *    link stays (a dangling link is refused with -ENOENT rather than
+ *    guessing where to create the file);
+ *  - the file replaced keeps its mode, and its owner where the caller may
+ *    set it; a new file is 0600 (a mount table shows paths);
+ *  - the data goes to an unnamed O_TMPFILE in the target's directory (so
+ *    the rename is atomic), is fsync'd, and only then gets a name: linkat()
+ *    straight to the final name when there is none yet, else to
+ *    ".NAME.mntsnap-XXXXXX" and rename() over it; the directory is fsync'd
+ *    last. A kill before the name leaves nothing; one between linkat and
+ *    rename leaves a temp name. Every temp file is flock()ed by its writer
+ *    for its whole life, so a later save of the same name removes the temp
+ *    files nobody holds. Where the filesystem has no O_TMPFILE, a named
+ *    temp file from the start.
  */
+#define TMP_TAG ".mntsnap-"
+#define TMP_RAND 6
+
+struct save_target {
+	char *path; /* the file to replace */
+	char *dir;  /* its directory */
+	const char *base;
+	int dirfd;
+	bool exists;
+	struct stat st;
+};
+
+static void save_target_free(struct save_target *t)
+{
+	free(t->path);
+	free(t->dir);
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+}
+
+static int save_resolve(const char *path, struct save_target *t)
+{
+	const char *slash;
+	struct stat lst;
+
+	if (!lstat(path, &lst) && S_ISLNK(lst.st_mode)) {
+		t->path = realpath(path, NULL);
+		if (!t->path)
+			return errno == ENOMEM ? -ENOMEM : -ENOENT;
+	} else {
+		t->path = strdup(path);
+		if (!t->path)
+			return -ENOMEM;
+	}
+	slash = strrchr(t->path, '/');
+	t->base = slash ? slash + 1 : t->path;
+	if (!*t->base || !strcmp(t->base, ".") || !strcmp(t->base, ".."))
+		return -EISDIR;
+	t->dir = slash ? strndup(t->path, slash == t->path ? 1 : (size_t)(slash - t->path))
+		       : strdup(".");
+	if (!t->dir)
+		return -ENOMEM;
+	t->dirfd = open(t->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->dirfd < 0)
+		return -errno;
+	t->exists = !fstatat(t->dirfd, t->base, &t->st, 0);
+	if (t->exists && S_ISDIR(t->st.st_mode))
+		return -EISDIR;
+	return 0;
+}
+
+/* ".BASE.mntsnap-XXXXXX" with random letters; buf holds len bytes. */
+static int tmp_name(const struct save_target *t, char *buf, size_t len)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[TMP_RAND];
+	struct timespec ts;
+	int n;
+
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			rnd[i] = (unsigned char)((uint64_t)ts.tv_nsec * 2654435761u >> (i * 5)) ^
+				 (unsigned char)getpid();
+	}
+	n = snprintf(buf, len, ".%s" TMP_TAG, t->base);
+	if (n < 0 || (size_t)n + TMP_RAND >= len)
+		return -ENAMETOOLONG;
+	for (int i = 0; i < TMP_RAND; i++)
+		buf[n + i] = abc[rnd[i] % (sizeof(abc) - 1)];
+	buf[n + TMP_RAND] = '\0';
+	return 0;
+}
+
+/* Is name one of our temp names for t (".BASE.mntsnap-" + 6 chars)? */
+static bool is_tmp_name(const struct save_target *t, const char *name)
+{
+	size_t bl = strlen(t->base), tl = sizeof(TMP_TAG) - 1;
+
+	return name[0] == '.' && !strncmp(name + 1, t->base, bl) &&
+	       !strncmp(name + 1 + bl, TMP_TAG, tl) && strlen(name + 1 + bl + tl) == TMP_RAND;
+}
+
+/* Remove temp files of t that no writer holds any more (killed saves). */
+static void remove_stale(const struct save_target *t)
+{
+	int dfd = openat(t->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (dfd < 0)
+		return;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (!is_tmp_name(t, e->d_name))
+			continue;
+		fd = openat(t->dirfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* a live writer holds its lock until its rename is done */
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			unlinkat(t->dirfd, e->d_name, 0);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Give the unnamed file fd the name name in t's directory (no replace). */
+static int link_tmpfile(const struct save_target *t, int fd, const char *name)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, t->dirfd, name, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno != ENOENT) /* ENOENT: no /proc; AT_EMPTY_PATH needs a capability */
+		return -errno;
+	return linkat(fd, "", t->dirfd, name, AT_EMPTY_PATH) ? -errno : 0;
+}
+
+/* Data, then mode/owner of the file replaced, then fsync. */
+static int fill(const struct mntsnap_snapshot *snap, const struct save_target *t, int fd)
+{
+	int r = mntsnap_snapshot_save_fd(snap, fd);
+
+	if (!r && t->exists) {
+		if (fchmod(fd, t->st.st_mode & 07777))
+			r = -errno;
+		else if ((t->st.st_uid != geteuid() || t->st.st_gid != getegid()) &&
+			 fchown(fd, t->st.st_uid, t->st.st_gid) && errno != EPERM)
+			r = -errno;
+	}
+	if (!r && fsync(fd))
+		r = -errno;
+	return r;
+}
+
+/* O_TMPFILE: write, then name it. -EOPNOTSUPP: no O_TMPFILE here. */
+static int save_unnamed(const struct mntsnap_snapshot *snap, const struct save_target *t)
+{
+	char tmp[NAME_MAX + 1];
+	int fd, r;
+
+	fd = openat(t->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == EISDIR || errno == EINVAL || errno == EOPNOTSUPP ? -EOPNOTSUPP
+										   : -errno;
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
+	r = fill(snap, t, fd);
+	if (!r && !t->exists) {
+		r = link_tmpfile(t, fd, t->base);
+		if (r != -EEXIST)
+			goto out; /* named at once, or failed */
+		r = 0; /* created meanwhile: replace it like any other */
+	}
+	for (int tries = 0; !r; tries++) {
+		r = tmp_name(t, tmp, sizeof(tmp));
+		if (!r)
+			r = link_tmpfile(t, fd, tmp);
+		if (r != -EEXIST || tries == 100)
+			break;
+		r = 0;
+	}
+	if (!r && renameat(t->dirfd, tmp, t->dirfd, t->base)) {
+		r = -errno;
+		unlinkat(t->dirfd, tmp, 0);
+	}
+out:
+	close(fd);
+	return r;
+}
+
+/* No O_TMPFILE: a named temp file from the start. */
+static int save_named(const struct mntsnap_snapshot *snap, const struct save_target *t)
+{
+	char tmp[NAME_MAX + 1];
+	int fd = -1, r = 0;
+
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		r = tmp_name(t, tmp, sizeof(tmp));
+		if (r)
+			return r;
+		fd = openat(t->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
+	r = fill(snap, t, fd);
+	if (!r && renameat(t->dirfd, tmp, t->dirfd, t->base))
+		r = -errno;
+	if (r)
+		unlinkat(t->dirfd, tmp, 0);
+	close(fd);
+	return r;
+}
+
 int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path)
 {
-	char *tmp = NULL, *dir = NULL;
-	int fd, r;
+	struct save_target t = { .dirfd = -1 };
+	int r;
 
 	if (!snap || !path || !*path)
 		return -EINVAL;
-	r = tmp_names(path, &tmp, &dir);
-	if (r)
-		return r;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
+	r = save_resolve(path, &t);
+	if (!r) {
+		remove_stale(&t);
+		r = save_unnamed(snap, &t);
+		if (r == -EOPNOTSUPP)
+			r = save_named(snap, &t);
 	}
-	r = mntsnap_snapshot_save_fd(snap, fd);
-	if (!r && fsync(fd))
-		r = -errno;
-	if (close(fd) && !r)
-		r = -EIO;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	else
-		r = fsync_dir(dir);
-out:
-	free(tmp);
-	free(dir);
+	if (!r)
+		r = fsync_dir(t.dir);
+	save_target_free(&t);
 	return r;
 }
 
@@ -1325,55 +1507,62 @@ int mntsnap_snapshot_load_buf(const void *buf, size_t len, struct mntsnap_error 
 	return mntsnap_wire_decode(buf, len, err, ret_snap);
 }
 
+/* Up to len bytes (fewer only at EOF); the count or -errno. */
+static ssize_t read_full(int fd, uint8_t *p, size_t len)
+{
+	size_t have = 0;
+
+	while (have < len) {
+		ssize_t n = read(fd, p + have, len - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		have += (size_t)n;
+	}
+	return (ssize_t)have;
+}
+
+/*
+ * The header first: a file that is not a snapshot (/dev/zero, a text
+ * file) is refused after 24 bytes, and the header's total length bounds
+ * what is read and allocated (one byte more, to see a file that goes on).
+ */
 int mntsnap_snapshot_load_fd(int fd, struct mntsnap_error *err,
 			     struct mntsnap_snapshot **ret_snap)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
+	uint8_t hdr[WIRE_HDR_LEN], *buf;
+	uint64_t total;
+	ssize_t n, m;
 	int r;
 
 	if (fd < 0 || !ret_snap)
 		return -EINVAL;
-	/* a size hint only: pipes and sockets say 0 */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size < WIRE_MAX_FILE)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		ssize_t n;
-
-		if (!buf || cap - len < 4096) {
-			size_t ncap = !buf && cap ? cap + 4096 : cap < 65536 ? 65536 : cap * 2;
-			uint8_t *nb;
-
-			if (ncap > WIRE_MAX_FILE + 1)
-				ncap = WIRE_MAX_FILE + 1;
-			if (ncap <= len) {
-				free(buf);
-				return mntsnap_set_error(err, -EFBIG, 0,
-							 "snapshot: larger than %llu bytes",
-							 (unsigned long long)WIRE_MAX_FILE);
-			}
-			nb = realloc(buf, ncap);
-			if (!nb) {
-				free(buf);
-				return mntsnap_set_error(err, -ENOMEM, 0, "snapshot: out of memory");
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			free(buf);
-			return mntsnap_set_error(err, r, 0, "snapshot: read: %s", strerror(-r));
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+	n = read_full(fd, hdr, sizeof(hdr));
+	if (n < 0)
+		return mntsnap_set_error(err, (int)n, 0, "snapshot: read: %s", strerror((int)-n));
+	if (n < 8 || memcmp(hdr, WIRE_MAGIC, 8) || n < WIRE_HDR_LEN)
+		return mntsnap_wire_decode(hdr, (size_t)n, err, ret_snap);
+	total = le(hdr + 16, 8);
+	if (total > WIRE_MAX_FILE)
+		return mntsnap_set_error(err, -EFBIG, 16,
+					 "snapshot: header says %" PRIu64 " bytes, more than %llu",
+					 total, (unsigned long long)WIRE_MAX_FILE);
+	if (total < WIRE_HDR_LEN)
+		total = WIRE_HDR_LEN; /* decode says what is wrong */
+	buf = malloc((size_t)total + 1);
+	if (!buf)
+		return mntsnap_set_error(err, -ENOMEM, 0, "snapshot: out of memory");
+	memcpy(buf, hdr, WIRE_HDR_LEN);
+	m = read_full(fd, buf + WIRE_HDR_LEN, (size_t)total + 1 - WIRE_HDR_LEN);
+	if (m < 0) {
+		free(buf);
+		return mntsnap_set_error(err, (int)m, 0, "snapshot: read: %s", strerror((int)-m));
 	}
-	r = mntsnap_wire_decode(buf, len, err, ret_snap);
+	r = mntsnap_wire_decode(buf, WIRE_HDR_LEN + (size_t)m, err, ret_snap);
 	free(buf);
 	return r;
 }

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -1322,4 +1323,97 @@ LTest(mountinfo, duplicate_id_reverse_line)
 	cr_assert_eq(mntsnap_parse_mountinfo(t, strlen(t), &o, &s), -EBADMSG);
 	cr_assert_eq(e.line, 4, "%s", e.msg);
 	cr_assert(strstr(e.msg, "also line 2"), "%s", e.msg);
+}
+
+/*
+ * A live read is checked (consistent 1 when quiet); STRICT needs a second
+ * read with the same text, so a quiet table takes two.
+ */
+Test(mi_live, quiet_read_is_consistent_and_strict_reads_twice)
+{
+	struct mntsnap_snapshot *s = NULL;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO);
+
+	ms_private_ns(BASE);
+	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
+	cr_assert_eq(mntsnap_snapshot_attempts(s), 1);
+	mntsnap_snapshot_free(s);
+	o.flags = MNTSNAP_CAPTURE_STRICT | MNTSNAP_CAPTURE_CONSISTENT;
+	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
+	cr_assert_eq(mntsnap_snapshot_attempts(s), 2);
+	mntsnap_snapshot_free(s);
+	/* a file is parsed once and not checked */
+	o.flags = 0;
+	o.mountinfo_path = "/proc/self/mountinfo";
+	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), -1);
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * A change of propagation type moves no event counter (POLLPRI stays
+ * quiet): only STRICT's second read sees it. A child flips one mount
+ * between shared and private while we capture.
+ */
+Test(mi_live, strict_sees_propagation_flips, .timeout = 60)
+{
+	unsigned long plain = 0, plain_flagged = 0, strict = 0, flagged = 0, eagain = 0;
+	int st;
+	pid_t kid;
+	time_t end;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/p");
+	cr_assert_eq(mount("p", BASE "/p", "tmpfs", 0, NULL), 0);
+	/* a text of several pages: a flip lands between two reads more often */
+	for (int i = 0; i < 300; i++) {
+		char d[64];
+
+		snprintf(d, sizeof(d), BASE "/b/%03d", i);
+		ms_mkdir_p(d);
+		cr_assert_eq(mount(BASE "/p", d, NULL, MS_BIND, NULL), 0);
+	}
+	kid = fork();
+	cr_assert_geq(kid, 0);
+	if (!kid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (unsigned long i = 0;; i++)
+			mount(NULL, BASE "/p", NULL, i % 2 ? MS_PRIVATE : MS_SHARED, NULL);
+	}
+	/* 3 s, or until STRICT saw a flip (at most 20 s) */
+	end = time(NULL) + 3;
+	while (time(NULL) < end || (!flagged && time(NULL) < end + 17)) {
+		struct mntsnap_snapshot *s = NULL;
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+			     .max_retries = 1);
+		int r = mntsnap_capture(&o, &s);
+
+		cr_assert_eq(r, 0, "%s", strerror(-r));
+		plain++;
+		plain_flagged += mntsnap_snapshot_consistent(s) != 1;
+		mntsnap_snapshot_free(s);
+		o.flags = MNTSNAP_CAPTURE_STRICT;
+		r = mntsnap_capture(&o, &s);
+		cr_assert_eq(r, 0, "STRICT alone: %s", strerror(-r));
+		strict++;
+		flagged += mntsnap_snapshot_consistent(s) == 0;
+		mntsnap_snapshot_free(s);
+		o.flags |= MNTSNAP_CAPTURE_CONSISTENT;
+		r = mntsnap_capture(&o, &s);
+		cr_assert(r == 0 || r == -EAGAIN, "%s", strerror(-r));
+		eagain += r == -EAGAIN;
+		if (!r) {
+			cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
+			mntsnap_snapshot_free(s);
+		}
+	}
+	kill(kid, SIGKILL);
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	fprintf(stderr,
+		"mountinfo strict: %lu plain captures, %lu flagged; %lu STRICT, %lu flagged; "
+		"%lu EAGAIN with CONSISTENT\n",
+		plain, plain_flagged, strict, flagged, eagain);
+	cr_assert_gt(flagged, 0, "STRICT never saw a flip");
 }

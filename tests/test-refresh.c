@@ -32,7 +32,7 @@ static void mnt(const char *src, const char *dst, const char *type, unsigned lon
 /* ---- a seam that changes the table at chosen moments ---------------------- */
 
 enum act { ACT_NONE, ACT_MOUNT_EVERY_LIST, ACT_MOUNT_ONCE, ACT_SHARE_AFTER_FIRST,
-	   ACT_VANISH_ONCE };
+	   ACT_VANISH_ONCE, ACT_TOGGLE_SHARED };
 
 struct race {
 	enum act act;
@@ -85,6 +85,11 @@ static long race_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, st
 	if (r->act == ACT_SHARE_AFTER_FIRST && req->mnt_id == r->target && !r->done) {
 		mount(NULL, BASE "/p", NULL, MS_SHARED, NULL);
 		r->done = true;
+	}
+	/* every capture sees another propagation: no two ever agree */
+	if (r->act == ACT_TOGGLE_SHARED && req->mnt_id == r->target) {
+		mount(NULL, BASE "/p", NULL, r->done ? MS_PRIVATE : MS_SHARED, NULL);
+		r->done = !r->done;
 	}
 	return n;
 }
@@ -208,6 +213,39 @@ Test(refresh, propagation_change_needs_strict)
 	mntsnap_diff_free(d);
 	mntsnap_snapshot_free(s);
 	mntsnap_snapshot_free(now);
+}
+
+/* STRICT alone returns the last capture flagged; only CONSISTENT fails. */
+Test(refresh, strict_never_agreeing_is_flagged_not_eagain)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = { 0 };
+	struct race r = { ACT_TOGGLE_SHARED };
+	struct mntsnap_sysops ops = { .statmount = race_statmount, .ctx = &r };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+		     .max_retries = 2, .sysops = &ops, .error = &err,
+		     .flags = MNTSNAP_CAPTURE_STRICT);
+
+	ms_private_ns(BASE);
+	mnt("p", BASE "/p", "tmpfs", 0, NULL);
+	cr_assert_eq(mntsnap_stat_path(BASE "/p", 0, &s), 0);
+	{
+		struct mntsnap_mount m;
+
+		mntsnap_snapshot_get(s, 0, &m);
+		r.target = m.id;
+	}
+	mntsnap_snapshot_free(s);
+	s = NULL;
+	cr_assert_eq(mntsnap_capture(&o, &s), 0, "STRICT alone: %s", err.msg);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 0);
+	cr_assert_eq(mntsnap_snapshot_attempts(s), 4, "max_retries + 1, + 1 for the pair");
+	mntsnap_snapshot_free(s);
+	s = NULL;
+	o.flags |= MNTSNAP_CAPTURE_CONSISTENT;
+	cr_assert_eq(mntsnap_capture(&o, &s), -EAGAIN);
+	cr_assert_null(s);
+	cr_assert(strstr(err.msg, "no two successive captures agreed"), "%s", err.msg);
 }
 
 /* ---- refresh ----------------------------------------------------------------- */

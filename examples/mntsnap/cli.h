@@ -49,6 +49,21 @@ void cli_target_close(struct mntsnap_ns *ns);
 int cli_under_id(const char *cmd, const struct mntsnap_ns *ns, const char *path,
 		 uint64_t *ret_id);
 
+/*
+ * mntsnap_capture for a command: a table that changed during every try
+ * (mntsnap_snapshot_consistent() 0) is refused with a message, exit 2,
+ * unless allow_inconsistent, which returns it with a warning on stderr.
+ * o->error is set here. Returns 0 or -errno (message printed).
+ */
+int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
+		struct mntsnap_snapshot **ret_snap);
+
+/*
+ * Why stdout failed, once everything is written: flushed, so the error is
+ * the write's own (ENOSPC, EPIPE, ...); 0 if all went out.
+ */
+int cli_stdout_status(void);
+
 /* "auto", "statmount" or "mountinfo" -> enum mntsnap_backend; -EINVAL otherwise. */
 int cli_parse_backend(const char *s);
 

@@ -10,7 +10,7 @@
 static const char list_help[] =
 	"usage: mntsnap list [TARGET] [-o table|tree|json|mountinfo]\n"
 	"                    [--backend auto|statmount|mountinfo] [--mountinfo-file FILE]\n"
-	"                    [-t FSTYPE] [--under PATH] [--threads N]\n"
+	"                    [-t FSTYPE] [--under PATH] [--threads N] [--allow-inconsistent]\n"
 	"List the mounts of a mount namespace (default: the caller's).\n"
 	"TARGET: --pid PID | --ns PATH | --ns-id ID\n"
 	"  -o FORMAT          output format (default: table)\n"
@@ -20,7 +20,9 @@ static const char list_help[] =
 	"  -t FSTYPE          only mounts of this filesystem type\n"
 	"  --under PATH       only the mount at PATH and the mounts below it\n"
 	"                     (PATH as the TARGET sees it)\n"
-	"  --threads N        statmount with N threads\n";
+	"  --threads N        statmount with N threads\n"
+	"  --allow-inconsistent  print a table that changed during every capture\n"
+	"                     (with a warning) instead of failing with exit 2\n";
 
 struct list_args {
 	struct cli_target target;
@@ -30,6 +32,7 @@ struct list_args {
 	const char *fstype;
 	const char *under;
 	unsigned threads;
+	bool allow_inconsistent;
 };
 
 static int parse_list(int argc, char **argv, struct list_args *a)
@@ -46,6 +49,10 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
 			fputs(list_help, stdout);
 			return 1;
+		}
+		if (!strcmp(o, "--allow-inconsistent")) {
+			a->allow_inconsistent = true;
+			continue;
 		}
 		if (i + 1 >= argc) {
 			cli_fail(0, "list: unknown option or missing value: '%s'", o);
@@ -100,7 +107,6 @@ static int filter_snapshot(struct mntsnap_snapshot *snap, const char *fstype,
 int cmd_list(int argc, char **argv)
 {
 	struct list_args a = { .format = MNTSNAP_FORMAT_TABLE };
-	struct mntsnap_error err = {0};
 	struct mntsnap_snapshot *snap = NULL, *out = NULL;
 	struct mntsnap_ns *ns = NULL;
 	uint64_t under = 0;
@@ -123,23 +129,22 @@ int cmd_list(int argc, char **argv)
 
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
 		     .mountinfo_path = a.mountinfo_file, .under_id = under,
-		     .threads = a.threads, .error = &err);
-	r = mntsnap_capture(&opts, &snap);
-	if (r) {
-		cli_target_close(ns);
-		if (err.msg[0])
-			return cli_fail(0, "list: %s", err.msg);
-		return cli_fail(r, "list");
-	}
+		     .threads = a.threads);
+	r = cli_capture("list", &opts, a.allow_inconsistent, &snap);
+	cli_target_close(ns);
+	if (r)
+		return CLI_EXIT_ERR;
 	r = filter_snapshot(snap, a.fstype, &out);
-	if (!r)
+	if (r) {
+		cli_fail(r, "list: -t %s", a.fstype);
+	} else {
 		r = mntsnap_render(out ? out : snap, a.format, stdout);
-	if (!r && fflush(stdout))
-		r = -EIO;
+		if (r)
+			cli_fail(r, "list: writing output");
+	}
 	mntsnap_snapshot_free(out);
 	mntsnap_snapshot_free(snap);
-	cli_target_close(ns);
-	return r ? cli_fail(r, "list: output") : 0;
+	return r ? CLI_EXIT_ERR : 0;
 }
 
 static const char stat_help[] =
@@ -193,5 +198,5 @@ int cmd_stat(int argc, char **argv)
 		return cli_fail(r, "stat %s", what);
 	r = mntsnap_render(snap, format, stdout);
 	mntsnap_snapshot_free(snap);
-	return r ? cli_fail(r, "stat: output") : 0;
+	return r ? cli_fail(r, "stat: writing output") : 0;
 }

@@ -71,5 +71,6 @@ int cmd_ns(int argc, char **argv)
 	else
 		print_table(v, n);
 	free(v);
-	return fflush(stdout) ? cli_fail(0, "ns: output error") : 0;
+	r = cli_stdout_status();
+	return r ? cli_fail(r, "ns: writing output") : 0;
 }

@@ -4,23 +4,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
 static const char save_help[] =
 	"usage: mntsnap save [TARGET] [--backend auto|statmount|mountinfo] [--full]\n"
-	"                    [--strict] [--under PATH] FILE\n"
+	"                    [--strict] [--under PATH] [--allow-inconsistent] FILE\n"
 	"Capture a mount table and write it to FILE as a binary snapshot\n"
-	"(atomically: a crash never leaves half a file under FILE).\n"
+	"(atomically: a crash never leaves half a file under FILE). A FILE that\n"
+	"is a symbolic link: the file it points to is replaced, the link stays.\n"
+	"A replaced file keeps its mode; a new one is created 0600.\n"
 	"TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
 	"  --full     every field statmount has (option arrays, id maps, ...)\n"
 	"  --strict   retry until two successive captures agree field by field\n"
 	"  --under P  only the mount at P and the mounts below it (P as the\n"
-	"             TARGET sees it)\n";
+	"             TARGET sees it)\n"
+	"  --allow-inconsistent  save a table that changed during every capture\n"
+	"             (with a warning) instead of failing with exit 2\n";
 
 static const char show_help[] =
 	"usage: mntsnap show FILE [-o table|tree|json|mountinfo]\n"
-	"Render a saved snapshot (default: table).\n";
+	"Render a saved snapshot (default: table); warns on stderr when it was\n"
+	"saved from a table that kept changing (by save, when told to allow it).\n";
 
 static const char diff_help[] =
 	"usage: mntsnap diff OLD NEW [-o text|json] [--by-path] [--ignore-ids]\n"
@@ -41,12 +47,13 @@ int cmd_save(int argc, char **argv)
 {
 	struct cli_target t = { 0 };
 	struct mntsnap_snapshot *s = NULL;
-	struct mntsnap_error err = { 0 };
 	struct mntsnap_ns *ns = NULL;
 	const char *file = NULL, *under = NULL;
+	bool allow = false;
 	int backend = MNTSNAP_BACKEND_AUTO, r;
 	uint32_t mask = 0, flags = 0;
 	uint64_t under_id = 0;
+	struct stat st;
 
 	for (int i = 1; i < argc; i++) {
 		r = cli_target_arg(&t, argc, argv, &i);
@@ -59,6 +66,8 @@ int cmd_save(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--full")) {
 			mask = MNTSNAP_MASK_FULL;
+		} else if (!strcmp(argv[i], "--allow-inconsistent")) {
+			allow = true;
 		} else if (!strcmp(argv[i], "--strict")) {
 			flags |= MNTSNAP_CAPTURE_STRICT;
 		} else if (!strcmp(argv[i], "--under") && i + 1 < argc) {
@@ -86,15 +95,18 @@ int cmd_save(int argc, char **argv)
 	}
 	{
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask,
-			     .flags = flags, .ns = ns, .under_id = under_id, .error = &err);
+			     .flags = flags, .ns = ns, .under_id = under_id);
 
-		r = mntsnap_capture(&o, &s);
+		r = cli_capture("save", &o, allow, &s);
 	}
 	cli_target_close(ns);
 	if (r)
-		return cli_fail(r, "save: capture%s%s", err.msg[0] ? ": " : "", err.msg);
+		return CLI_EXIT_ERR;
 	r = mntsnap_snapshot_save(s, file);
 	mntsnap_snapshot_free(s);
+	if (r == -ENOENT && !lstat(file, &st) && S_ISLNK(st.st_mode))
+		return cli_fail(0, "save: %s: a symbolic link to nothing (the file it names is "
+				   "not created)", file);
 	if (r)
 		return cli_fail(r, "save: %s", file);
 	return 0;
@@ -136,10 +148,13 @@ int cmd_show(int argc, char **argv)
 		return cli_fail(0, "show: FILE is missing (see mntsnap show --help)");
 	if (load("show", file, &s))
 		return CLI_EXIT_ERR;
+	if (!mntsnap_snapshot_consistent(s))
+		fprintf(stderr,
+			"mntsnap: warning: show: %s was saved from a table that changed during "
+			"each of %u captures: it may list mounts that never existed together\n",
+			file, mntsnap_snapshot_attempts(s));
 	r = mntsnap_render(s, format, stdout);
 	mntsnap_snapshot_free(s);
-	if (!r && fflush(stdout))
-		r = -EIO;
 	return r ? cli_fail(r, "show: writing output") : 0;
 }
 
@@ -202,12 +217,10 @@ int cmd_diff(int argc, char **argv)
 		return CLI_EXIT_ERR;
 	}
 	r = mntsnap_diff_with(old, new, &a.opts, &d);
-	if (!r)
-		r = mntsnap_diff_render(d, a.format, stdout);
-	if (!r && fflush(stdout))
-		r = -EIO;
 	if (r)
 		r = cli_fail(r, "diff");
+	else if ((r = mntsnap_diff_render(d, a.format, stdout)))
+		r = cli_fail(r, "diff: writing output");
 	else
 		r = mntsnap_diff_count(d) ? 1 : 0;
 	mntsnap_diff_free(d);

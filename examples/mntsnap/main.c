@@ -32,6 +32,47 @@ int cli_fail(int err, const char *fmt, ...)
 	return CLI_EXIT_ERR;
 }
 
+int cli_stdout_status(void)
+{
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
+		struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_error err = { 0 };
+	int r;
+
+	o->error = &err;
+	if (!allow_inconsistent)
+		o->flags |= MNTSNAP_CAPTURE_CONSISTENT;
+	r = mntsnap_capture(o, ret_snap);
+	o->error = NULL;
+	if (r == -EAGAIN) {
+		cli_fail(0, "%s: the mount table kept changing (%s); not using a table that "
+			    "may never have existed (--allow-inconsistent: use it anyway)",
+			 cmd, err.msg);
+		return r;
+	}
+	if (r) {
+		/* the library's message already names the errno */
+		if (err.msg[0])
+			cli_fail(0, "%s: %s", cmd, err.msg);
+		else
+			cli_fail(r, "%s: capture", cmd);
+		return r;
+	}
+	if (!mntsnap_snapshot_consistent(*ret_snap))
+		fprintf(stderr,
+			"mntsnap: warning: %s: the mount table changed during each of %u "
+			"captures: this table may list mounts that never existed together\n",
+			cmd, mntsnap_snapshot_attempts(*ret_snap));
+	return 0;
+}
+
 int cli_parse_u64(const char *s, uint64_t *ret)
 {
 	char *end;
@@ -57,23 +98,50 @@ static void usage(FILE *f)
 	      f);
 }
 
+/*
+ * Every command's output goes through here: what sits in stdout's buffer
+ * is written and the descriptor closed, and a failure of either (a full
+ * disk, /dev/full, a closed pipe) fails the command. A command that
+ * already failed has said why; only its exit status is kept.
+ */
+static int finish(int rc)
+{
+	int r = cli_stdout_status();
+
+	if (fclose(stdout) && !r)
+		r = -errno;
+	if (!r)
+		return rc;
+	if (rc != CLI_EXIT_ERR)
+		cli_fail(r, "writing output");
+	return CLI_EXIT_ERR;
+}
+
 int main(int argc, char **argv)
 {
+	/*
+	 * Output is written when stdout's buffer fills, and stdio forgets
+	 * that write's errno: a buffer larger than most outputs keeps the
+	 * write for finish(), which reports why it failed (ENOSPC, ...).
+	 */
+	static char outbuf[256 * 1024];
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_ERR;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return finish(0);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("mntsnap %d.%d\n", MNTSNAP_VERSION_MAJOR, MNTSNAP_VERSION_MINOR);
-		return 0;
+		return finish(0);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].run(argc - 1, argv + 1);
+			return finish(cmds[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "mntsnap: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return CLI_EXIT_ERR;
