@@ -465,9 +465,13 @@ int mntsnap_stat_path(const char *path, uint32_t mask,
  * the helper (mntsnap_ns_open_file with O_PATH); then statx
  * STATX_MNT_ID_UNIQUE of the opened path and mntsnap_stat_id in ns. An
  * absolute symlink in the target names the target's file, never the
- * caller's. Errors: those of mntsnap_stat_id, and -ENOENT (no such path in
- * the target), -ELOOP (a magic link or too many symlinks), -EACCES (no
- * ptrace access to the target process), -EXDEV.
+ * caller's. The lookup itself runs in a helper process either way (for
+ * pid handles one that enters nothing and keeps the caller's rights), so
+ * a target's FUSE mount that never answers cannot hang the caller: the
+ * helper's 10 s timeout ends it. Errors: those of mntsnap_stat_id, and
+ * -ENOENT (no such path in the target), -ELOOP (a magic link or too many
+ * symlinks), -EACCES (no ptrace access to the target process), -EXDEV,
+ * -ETIMEDOUT (the lookup stalled).
  */
 int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,
 			 struct mntsnap_snapshot **ret_snap);

@@ -131,6 +131,8 @@ struct helper {
 	int step;            /* child: where it is, for error replies */
 	bool joined;         /* child: entered the owner user namespace */
 	bool want_fd;        /* the work's result is an fd: needs the socket */
+	bool stay;           /* no setns, capabilities untouched: the helper only
+			      * bounds a lookup by its timeout */
 	/* the reply: written by the child, read once it has exited */
 	bool replied;        /* written last, see child_replied() */
 	int status;          /* 0 or -errno */
@@ -326,6 +328,8 @@ static int child_prepare(struct helper *h)
 
 	if (close_all_but(keep, 4))
 		return child_set_msg(h, "close_range", errno), -errno;
+	if (h->stay)
+		return 0; /* resolves as the caller would, with its rights */
 	h->step = STEP_CAPS;
 	r = caps_limit(h, 1ULL << CAP_SYS_ADMIN_ | 1ULL << CAP_SYS_CHROOT_, true);
 	if (r)
@@ -384,9 +388,9 @@ static int helper_child(void *arg)
 	struct helper *h = arg;
 	int r = child_prepare(h);
 
-	if (!r)
+	if (!r && !h->stay)
 		r = child_setns(h);
-	if (!r) {
+	if (!r && !h->stay) {
 		close(h->nsfd);
 		h->step = STEP_CAPS;
 		r = caps_limit(h, h->keep_caps, h->joined);
@@ -660,9 +664,11 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	r = mntsnap_ns_check_alive(ns);
 	if (r)
 		return r;
-	r = mntsnap_ns_enter_fd(ns, &nsfd, &owned);
-	if (r)
-		return r;
+	if (!h->stay) {
+		r = mntsnap_ns_enter_fd(ns, &nsfd, &owned);
+		if (r)
+			return r;
+	}
 	if (h->want_fd && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		r = -errno;
 		goto out;
@@ -838,6 +844,33 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
 	struct open_work w = { .path = path, .tree = true };
 
 	return open_common(ns, &w, opts, ret_fd);
+}
+
+/*
+ * A lookup in a target's tree can wait for good: a FUSE filesystem whose
+ * daemon never answers holds every lookup below its mount point, and only
+ * a fatal signal ends that wait. In the calling thread nothing could
+ * bound it; in a helper its timeout does (SIGALRM kills it in the
+ * syscall, where it holds no lock of the caller's). It needs to enter
+ * nothing: rootfd is the target's root, reached through /proc/PID/root.
+ */
+int mntsnap_helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
+			   int *ret_fd)
+{
+	struct open_work w = { .path = path, .flags = O_PATH };
+	struct helper h = { .work = work_open, .arg = &w, .rootfd = rootfd, .procfd = -1,
+			    .want_fd = true, .stay = true };
+	struct mntsnap_ns_opts o = { .sz = sizeof(o) };
+	struct helper_result res;
+	int r;
+
+	if (rootfd < 0 || !path || !ret_fd)
+		return -EINVAL;
+	r = helper_run(ns, &h, &o, &res);
+	if (r)
+		return r;
+	*ret_fd = res.fd;
+	return 0;
 }
 
 /*

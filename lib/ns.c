@@ -1121,27 +1121,23 @@ int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns
  * O_PATH fd of path as the target sees it. A process's root is reachable
  * from here (/proc/PID/root), so resolve without entering; a namespace
  * without a process has no root we can hold, so the helper opens it.
- * Either way symlinks and ".." stay inside the target's root.
+ * Either way symlinks and ".." stay inside the target's root, and a
+ * helper does the lookup: the target's tree may hold a FUSE mount that
+ * never answers, and only the helper's timeout bounds that wait.
  */
 static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 {
-	struct mntsnap_open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS,
-	};
-	int root = mntsnap_ns_root_fd(ns), fd;
+	int root = mntsnap_ns_root_fd(ns), fd, r;
 
 	if (root == -ENOENT) {
-		int r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
-
+		r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
 		return r ? r : fd;
 	}
 	if (root < 0)
 		return root;
-	fd = (int)syscall(MNTSNAP_NR_openat2, root, path, &how, sizeof(how));
-	fd = fd < 0 ? -errno : mntsnap_fd_move_above_stdio(fd);
+	r = mntsnap_helper_open_at(ns, root, path, &fd);
 	close(root);
-	return fd;
+	return r ? r : fd;
 }
 
 int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,

@@ -52,7 +52,7 @@
 #define LIMIT_NS 1000000000LL /* "within 1 s" */
 #define HANG_MS 8000          /* past this a child counts as hung and is killed */
 
-enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS };
+enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS, K_FUSE };
 enum filt { F_NONE, F_ENOSYS, F_EPERM };
 
 /* ---- small tools usable in forked children (no Criterion asserts) ------- */
@@ -269,6 +269,27 @@ static int fake_proc(enum kind kind)
 	return 0;
 }
 
+/*
+ * A FUSE mount whose daemon never answers, and an innocent-looking
+ * symlink into it: every lookup below the mount waits for the FUSE_INIT
+ * reply for good, and only a fatal signal ends that wait. The /dev/fuse
+ * fd stays open in the target (closing it would abort the connection and
+ * fail the lookups at once).
+ */
+static int stall_fuse(void)
+{
+	char opts[96];
+	int fd = open("/dev/fuse", O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	if (mkdir(BASE "/mine/stall", 0755) ||
+	    mount("stall", BASE "/mine/stall", "fuse.stall", MS_NOSUID | MS_NODEV, opts))
+		return -1;
+	return symlink("stall/deep", BASE "/mine/innocent");
+}
+
 static volatile int *late_flag;
 
 /* Become uid for good: no way back to root, no capabilities out here. */
@@ -335,6 +356,9 @@ static int target_main(void *arg)
 		/* benign: its own pid namespace and a procfs of it */
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 			_exit(4);
+	} else if (t->kind == K_FUSE) {
+		if (stall_fuse())
+			_exit(9);
 	} else if (fake_proc(t->kind)) {
 		_exit(5);
 	}
@@ -379,6 +403,8 @@ static void target_start_as(struct target *t, enum kind kind, uid_t uid)
 		waitpid(t->pid, &st, 0);
 		if (uid && WIFEXITED(st) && WEXITSTATUS(st) == 8)
 			cr_skip_test("unprivileged user namespaces are not allowed here");
+		if (kind == K_FUSE && WIFEXITED(st) && WEXITSTATUS(st) == 9)
+			cr_skip_test("no FUSE here (/dev/fuse or the mount failed)");
 		cr_assert_fail("target failed to set up (status %#x)", st);
 	}
 	close(t->ready[0]);
@@ -834,4 +860,47 @@ LTest(hostile, rootless_fake_proc_files_enosys)
 LTest(hostile, rootless_proc_fifo_eperm)
 {
 	run_rootless(K_FIFO, F_EPERM);
+}
+
+/* ---- a FUSE mount that never answers ------------------------------------------ */
+
+/*
+ * A pid handle resolves a path from /proc/PID/root without entering; a
+ * lookup that crosses the target's stalled FUSE mount must not hang the
+ * caller: it ends in -ETIMEDOUT after the helper timeout (the default
+ * 10 s; the in_child bound, 32 s, fails a hang). The mount point itself
+ * (no lookup inside the FUSE filesystem) still resolves, to that mount.
+ */
+static void fuse_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_mount m;
+	struct mntsnap_ns *ns = NULL;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, BASE "/mine/innocent", 0, &s);
+	CHECK(r == -ETIMEDOUT, "stat_path through the stalled FUSE mount: %d", r);
+	V->held++;
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, BASE "/mine/stall", 0, &s);
+	CHECK(!r, "stat_path of the FUSE mount point: %s", strerror(-r));
+	CHECK(mntsnap_snapshot_count(s) == 1 && !mntsnap_snapshot_get(s, 0, &m), "one record");
+	CHECK(m.mount_point && !strcmp(m.mount_point, BASE "/mine/stall"), "mount point %s",
+	      m.mount_point ? m.mount_point : "(none)");
+	mntsnap_snapshot_free(s);
+	V->held++;
+	mntsnap_ns_free(ns);
+}
+
+LTest(hostile, stat_path_through_stalled_fuse_times_out)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_FUSE);
+	in_child(fuse_caller, &t, NULL);
+	target_stop(&t);
 }
