@@ -261,6 +261,18 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
  * helper shares with the caller and are handed over, not copied (a
  * callback's buffer, a snapshot); an opened fd comes back over a
  * socketpair by SCM_RIGHTS.
+ * After setns the helper's root is the target's, so a path libc opens on
+ * its own (glibc's malloc reads /proc/sys/vm/overcommit_memory when a
+ * thread's arena first shrinks; strerror() opens message catalogs in a
+ * non-C locale) would be the target's file, and a FIFO or a stalled FUSE
+ * mount there would stall the helper inside malloc until its timeout
+ * killed it with the arena locked: the caller's next malloc would hang.
+ * So for the library's own work (captures, stat, open_file, clone_tree)
+ * a seccomp filter on the helper alone fails every open relative to its
+ * root or cwd with ENOENT (libc then takes its defaults); the work opens
+ * only relative to fds held from before. Callbacks of mntsnap_ns_run run
+ * without it, to open the target's files if they mean to: the same libc
+ * caveat applies to them.
  * Rootless containers: when setns() says EPERM, the helper joins the
  * user namespace owning the target (NS_GET_USERNS) and retries, as
  * nsenter and crun do, so that namespace's owner (the same uid, no

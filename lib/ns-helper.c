@@ -36,7 +36,9 @@
  * the caller's procfs (0-2 included), capabilities cut to
  * CAP_SYS_ADMIN + CAP_SYS_CHROOT (what setns needs), then after setns to
  * the work's own needs (none for captures, opens and callbacks unless the
- * caller asks; CAP_SYS_ADMIN for open_tree). Nothing is ever executed.
+ * caller asks; CAP_SYS_ADMIN for open_tree), and for the library's own
+ * work a seccomp filter against opens relative to the target's root or
+ * cwd (child_confine). Nothing is ever executed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -296,6 +298,59 @@ static void child_set_msg(struct helper *h, const char *what, int err)
 	memcpy(h->msg, what, n);
 	h->msg[n] = '\0';
 	(void)err;
+}
+
+/*
+ * After setns the helper's root and cwd are the target's, so any path
+ * libc resolves on its own lands in the target's tree: glibc's malloc
+ * opens /proc/sys/vm/overcommit_memory the first time a thread's arena
+ * shrinks, its strerror() opens message catalogs under /usr/share/locale
+ * in a non-C locale. A FIFO or a FUSE mount that never answers there
+ * stalls the helper inside malloc or gettext until the timeout kills it,
+ * the lock still held, and the caller's next malloc in that arena hangs
+ * for good; a file there is the target's word about the host's settings.
+ * So before library work inside, a seccomp filter on the helper alone
+ * (a filter belongs to the task, not the shared memory) fails every open
+ * relative to the root or the cwd with ENOENT, which libc takes as "no
+ * such file" and its defaults: the work opens only relative to fds held
+ * from before (the caller's procfs, the target process's root) or with
+ * openat2 from one. The filter is not there for mntsnap_ns_run: its
+ * callbacks may open the target's files on purpose. No arch check: the
+ * helper makes native syscalls only, and a foreign one this filter
+ * happened to match would fail, not pass.
+ */
+static int child_confine(struct helper *h)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint32_t arg0_lo = MNTSNAP_SECCOMP_DATA_ARG0;
+#else
+	const uint32_t arg0_lo = MNTSNAP_SECCOMP_DATA_ARG0 + 4;
+#endif
+	const uint32_t enoent = MNTSNAP_SECCOMP_RET_ERRNO | ENOENT;
+	struct mntsnap_sock_filter f[] = {
+		{ MNTSNAP_BPF_LD_W_ABS, 0, 0, MNTSNAP_SECCOMP_DATA_NR },
+#ifdef SYS_open
+		{ MNTSNAP_BPF_JEQ_K, 0, 1, SYS_open },
+		{ MNTSNAP_BPF_RET_K, 0, 0, enoent },
+#endif
+#ifdef SYS_creat
+		{ MNTSNAP_BPF_JEQ_K, 0, 1, SYS_creat },
+		{ MNTSNAP_BPF_RET_K, 0, 0, enoent },
+#endif
+		{ MNTSNAP_BPF_JEQ_K, 0, 3, SYS_openat },
+		{ MNTSNAP_BPF_LD_W_ABS, 0, 0, arg0_lo },
+		{ MNTSNAP_BPF_JEQ_K, 0, 1, (uint32_t)AT_FDCWD },
+		{ MNTSNAP_BPF_RET_K, 0, 0, enoent },
+		{ MNTSNAP_BPF_RET_K, 0, 0, MNTSNAP_SECCOMP_RET_ALLOW },
+	};
+	struct mntsnap_sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	/* no_new_privs is set (child_prepare), so no capability is needed */
+	if (syscall(SYS_seccomp, MNTSNAP_SECCOMP_SET_MODE_FILTER, 0, &prog)) {
+		child_set_msg(h, "seccomp filter against path lookups in the target", errno);
+		return -errno;
+	}
+	return 0;
 }
 
 static int child_prepare(struct helper *h)
@@ -771,6 +826,13 @@ static int work_open(struct helper *h)
 	root = h->rootfd >= 0 ? h->rootfd : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -errno;
+	/* from here on only openat2 from root and open_tree of its result */
+	r = h->stay ? 0 : child_confine(h);
+	if (r) {
+		if (root != h->rootfd)
+			close(root);
+		return r;
+	}
 	how.flags = (uint64_t)(unsigned)(w->tree ? O_PATH : w->flags) | O_CLOEXEC;
 	if (!w->tree && (w->flags & (O_CREAT | O_TMPFILE)))
 		how.mode = w->mode;
@@ -913,8 +975,10 @@ static int work_stat_id(struct helper *h)
 {
 	struct stat_work *w = h->arg;
 	struct mntsnap_snapshot *s = NULL;
-	int r;
+	int r = child_confine(h);
 
+	if (r)
+		return r;
 	r = mntsnap_sm_stat_one(w->sys, NULL, w->id, w->mask, &s);
 	if (r) {
 		child_set_msg(h, "statmount", -r);
@@ -952,6 +1016,9 @@ static int work_capture(struct helper *h)
 				 .inside = true, .host_proc = h->procfd };
 	int r;
 
+	r = child_confine(h);
+	if (r)
+		return r;
 	/* no worker threads here */
 	c.sz = sizeof(c);
 	c.ns = &in;

@@ -27,7 +27,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <locale.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,7 +54,7 @@
 #define LIMIT_NS 1000000000LL /* "within 1 s" */
 #define HANG_MS 8000          /* past this a child counts as hung and is killed */
 
-enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS, K_FUSE };
+enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS, K_FUSE, K_LIBC };
 enum filt { F_NONE, F_ENOSYS, F_EPERM };
 
 /* ---- small tools usable in forked children (no Criterion asserts) ------- */
@@ -290,6 +292,35 @@ static int stall_fuse(void)
 	return symlink("stall/deep", BASE "/mine/innocent");
 }
 
+/*
+ * FIFOs where libc looks on its own: glibc's malloc opens
+ * /proc/sys/vm/overcommit_memory the first time a thread's arena
+ * shrinks, its strerror() opens message catalogs in a non-C locale. A
+ * helper that opened either after entering would block there, inside
+ * malloc or gettext, until its timeout kills it with the lock held.
+ */
+static int libc_traps(void)
+{
+	static const char *const dirs[] = { "/usr/share/locale/C.utf8/LC_MESSAGES",
+					    "/usr/share/locale/C.UTF-8/LC_MESSAGES",
+					    "/usr/share/locale/C/LC_MESSAGES" };
+	char path[128];
+
+	if (mount("hostile", "/proc", "tmpfs", MS_NOSUID, "mode=755") ||
+	    mount("hostile", "/usr/share/locale", "tmpfs", MS_NOSUID, "mode=755"))
+		return -1;
+	ms_mkdir_p("/proc/sys/vm");
+	if (mkfifo("/proc/sys/vm/overcommit_memory", 0644))
+		return -1;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		ms_mkdir_p(dirs[i]);
+		snprintf(path, sizeof(path), "%s/libc.mo", dirs[i]);
+		if (mkfifo(path, 0644))
+			return -1;
+	}
+	return 0;
+}
+
 static volatile int *late_flag;
 
 /* Become uid for good: no way back to root, no capabilities out here. */
@@ -356,6 +387,9 @@ static int target_main(void *arg)
 		/* benign: its own pid namespace and a procfs of it */
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 			_exit(4);
+	} else if (t->kind == K_LIBC) {
+		if (libc_traps())
+			_exit(10);
 	} else if (t->kind == K_FUSE) {
 		if (stall_fuse())
 			_exit(9);
@@ -902,5 +936,91 @@ LTest(hostile, stat_path_through_stalled_fuse_times_out)
 	ms_private_ns(BASE);
 	target_start(&t, K_FUSE);
 	in_child(fuse_caller, &t, NULL);
+	target_stop(&t);
+}
+
+/* ---- what libc opens on its own inside the helper --------------------------- */
+
+/*
+ * Runs inside the helper (the seam is called there): frees enough of a
+ * thread arena to make glibc shrink its heap (its first shrink reads the
+ * overcommit setting from a file), then fails so that the error message
+ * calls strerror() (a non-C locale looks for a catalog).
+ */
+static long trap_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+			   struct mntsnap_k_statmount *buf, size_t size, unsigned flags)
+{
+	void *p[48];
+
+	(void)ctx, (void)req, (void)buf, (void)size, (void)flags;
+	for (int i = 0; i < 48; i++)
+		p[i] = malloc(60 * 1024); /* below the mmap threshold: arena memory */
+	for (int i = 47; i >= 0; i--)
+		free(p[i]);
+	return -EIO;
+}
+
+struct libc_run {
+	struct target *t;
+	int r;
+	long long ns;
+	char msg[256];
+};
+
+static void *libc_thread(void *arg)
+{
+	struct libc_run *l = arg;
+	struct mntsnap_sysops sys = { .statmount = trap_statmount };
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	long long t0;
+	char *after;
+
+	l->r = mntsnap_ns_open_pid(l->t->pid, &ns);
+	if (l->r)
+		return NULL;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, .sysops = &sys,
+		     .backend = MNTSNAP_BACKEND_STATMOUNT, .flags = MNTSNAP_CAPTURE_NS_ENTER);
+	t0 = now_ns();
+	l->r = mntsnap_capture(&o, &s);
+	/* this thread's arena must still be usable */
+	after = strdup(e.msg);
+	l->ns = now_ns() - t0;
+	snprintf(l->msg, sizeof(l->msg), "%s", after ? after : "");
+	free(after);
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(ns);
+	return NULL;
+}
+
+/*
+ * From a thread (its own malloc arena) in a non-C locale: the capture's
+ * error comes back at once, untranslated, and the thread can still
+ * malloc. A helper that let libc open the target's FIFOs would stall for
+ * its whole 10 s timeout and leave the arena locked (a hang here).
+ */
+static void libc_caller(void *arg)
+{
+	struct libc_run l = { .t = arg };
+	pthread_t th;
+
+	CHECK(setlocale(LC_ALL, "C.UTF-8"), "no C.UTF-8 locale");
+	V->tried++;
+	CHECK(!pthread_create(&th, NULL, libc_thread, &l), "pthread_create");
+	pthread_join(th, NULL);
+	CHECK(l.r == -EIO, "capture: %d (%s)", l.r, l.msg);
+	CHECK(l.ns < LIMIT_NS, "took %lld ms", l.ns / 1000000);
+	CHECK(strstr(l.msg, "Input/output error"), "message: %s", l.msg);
+	V->held++;
+}
+
+LTest(hostile, libc_inside_the_helper_opens_nothing_of_the_target)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LIBC);
+	in_child(libc_caller, &t, NULL);
 	target_stop(&t);
 }
