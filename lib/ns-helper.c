@@ -95,6 +95,7 @@
 #endif
 
 #define HELPER_STACK (512 * 1024)
+#define OPENAT2_TRIES 64
 #define DEFAULT_TIMEOUT_MS 10000
 /* the child's message for a plain setns failure; anything else is detail */
 #define SETNS_MSG "setns"
@@ -838,8 +839,19 @@ static int work_open(struct helper *h)
 		how.mode = w->mode;
 	/* symlinks (absolute or ..) cannot climb out of the target's root */
 	how.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
-	r = fd < 0 ? -errno : 0;
+	/*
+	 * Under RESOLVE_IN_ROOT a ".." fails with EAGAIN when any mount or
+	 * rename happened anywhere meanwhile, and openat2(2) says to retry:
+	 * a target that mounts in a loop (or just a busy host) hits it
+	 * often, but one lookup takes microseconds, so a few tries get
+	 * through; the bound keeps a pathological case finite.
+	 */
+	for (int tries = 0;; tries++) {
+		fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
+		r = fd < 0 ? -errno : 0;
+		if (r != -EAGAIN || tries == OPENAT2_TRIES)
+			break;
+	}
 	if (root != h->rootfd)
 		close(root);
 	if (r) {

@@ -54,7 +54,7 @@
 #define LIMIT_NS 1000000000LL /* "within 1 s" */
 #define HANG_MS 8000          /* past this a child counts as hung and is killed */
 
-enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS, K_FUSE, K_LIBC };
+enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS, K_FUSE, K_LIBC, K_CHURN };
 enum filt { F_NONE, F_ENOSYS, F_EPERM };
 
 /* ---- small tools usable in forked children (no Criterion asserts) ------- */
@@ -321,6 +321,30 @@ static int libc_traps(void)
 	return 0;
 }
 
+/*
+ * Mounts and unmounts without pause in the target's namespace, from a
+ * child that dies with the target: every mount anywhere bumps the
+ * kernel's global mount sequence, which a ".." under RESOLVE_IN_ROOT
+ * checks (EAGAIN: "retry").
+ */
+static int churn_mounts(void)
+{
+	pid_t pid;
+
+	if (mkdir(BASE "/mine/churn", 0755))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid)
+		return 0;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (;;) {
+		mount("churn", BASE "/mine/churn", "tmpfs", 0, "size=4k");
+		umount2(BASE "/mine/churn", MNT_DETACH);
+	}
+}
+
 static volatile int *late_flag;
 
 /* Become uid for good: no way back to root, no capabilities out here. */
@@ -387,6 +411,9 @@ static int target_main(void *arg)
 		/* benign: its own pid namespace and a procfs of it */
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 			_exit(4);
+	} else if (t->kind == K_CHURN) {
+		if (churn_mounts())
+			_exit(11);
 	} else if (t->kind == K_LIBC) {
 		if (libc_traps())
 			_exit(10);
@@ -1023,4 +1050,52 @@ LTest(hostile, libc_inside_the_helper_opens_nothing_of_the_target)
 	target_start(&t, K_LIBC);
 	in_child(libc_caller, &t, NULL);
 	target_stop(&t);
+}
+
+/* ---- ".." while the target mounts without pause ------------------------------ */
+
+/*
+ * A target that mounts and unmounts in a loop makes openat2 with
+ * RESOLVE_IN_ROOT fail a ".." with EAGAIN whenever a mount happened
+ * meanwhile; openat2(2) says to retry. A path with ".." must still
+ * resolve, every time, and to the mount it names.
+ */
+static void churn_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns *ns = NULL;
+	uint64_t want = 0;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	for (int i = 0; i < 300; i++) {
+		struct mntsnap_snapshot *s = NULL;
+		struct mntsnap_mount m;
+		int r;
+
+		V->tried++;
+		r = mntsnap_ns_stat_path(ns, BASE "/mine/churn/../../mine/.", 0, &s);
+		CHECK(!r, "try %d: stat_path with '..': %s", i, strerror(-r));
+		CHECK(!mntsnap_snapshot_get(s, 0, &m), "record");
+		CHECK(m.mount_point && !strcmp(m.mount_point, BASE "/mine"), "try %d: %s", i,
+		      m.mount_point ? m.mount_point : "(none)");
+		CHECK(!want || m.id == want, "try %d: another mount", i);
+		want = m.id;
+		mntsnap_snapshot_free(s);
+		V->held++;
+	}
+	mntsnap_ns_free(ns);
+}
+
+LTest(hostile, stat_path_dotdot_while_the_target_mounts)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	/* the churning grandchild, orphaned when the target dies, is ours to reap */
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	target_start(&t, K_CHURN);
+	in_child(churn_caller, &t, NULL);
+	target_stop(&t);
+	while (waitpid(-1, NULL, __WALL) > 0)
+		;
 }
