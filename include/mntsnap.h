@@ -340,7 +340,8 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
  * and frees saved. -EINVAL from enter: not a mount namespace, or the
  * caller's fs_struct is shared (other threads): use the helper calls.
  * -EPERM: see mntsnap_ns_explain(). Between the two calls every path
- * resolves inside ns.
+ * resolves inside ns, /proc included: a capture of the own namespace then
+ * reads text only from a real procfs there (see mntsnap_capture).
  */
 struct mntsnap_ns_saved;
 int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_saved);
@@ -427,7 +428,12 @@ struct mntsnap_capture_opts {
  * no unique ids, so under_id gives -EOPNOTSUPP.
  * Text and change detector (POLLPRI) by route; a target's own /proc is
  * the target's to fake, so it is never read:
- *  - own namespace: mountinfo_path, else /proc/thread-self/mountinfo;
+ *  - own namespace: mountinfo_path, else /proc/thread-self/mountinfo,
+ *    only from a procfs mounted at /proc (its root; the lookup may not
+ *    cross a mount; O_NONBLOCK): after mntsnap_ns_enter the /proc seen
+ *    is the target's, and a tmpfs, a FIFO or another process's file
+ *    there gives -ENOENT ("... of a procfs mounted at /proc"), never its
+ *    text; the change detector is opened the same way or not at all;
  *  - a target, from the caller's side (direct query, or the text route):
  *    pid handles read the caller's /proc/PID/mountinfo, checked to be the
  *    handle's process (its pidfd still running after the open) in the

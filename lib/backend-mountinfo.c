@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -882,15 +883,21 @@ static int same_ns(int pid, int nsfd)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* Namespace id of /proc/.../ns/mnt, 0 when the kernel cannot tell (< 6.11). */
+/*
+ * Namespace id of /proc/.../ns/mnt, 0 when the kernel cannot tell (< 6.11)
+ * or the path is no nsfs file (a /proc that is not procfs): opened
+ * O_NONBLOCK and asked no ioctl before fstatfs says nsfs.
+ */
 static uint64_t ns_id_of(const struct mntsnap_sysops *sys, const char *path)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct statfs sf;
 	uint64_t id = 0;
-	int fd = open_ro(path);
 
 	if (fd < 0)
 		return 0;
-	if (sys->ioctl(sys->ctx, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_NSFS_MAGIC ||
+	    sys->ioctl(sys->ctx, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
 		id = 0;
 	close(fd);
 	return id;
@@ -1000,6 +1007,49 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, struct mntsnap_erro
 	return fd;
 }
 
+/* /proc, O_PATH, if it is the root of a procfs; else -ENOENT. */
+static int open_procfs_root(void)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO */) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int mntsnap_mountinfo_open_own(void)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
+	};
+	int dfd = open_procfs_root(), fd, err;
+	struct statfs sf;
+
+	if (dfd < 0)
+		return dfd;
+	/* thread-self: a thread that setns()'d reads its own namespace */
+	fd = (int)syscall(MNTSNAP_NR_openat2, dfd, "thread-self/mountinfo", &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS) /* before 5.6: the check after the open must do */
+		fd = openat(dfd, "thread-self/mountinfo", (int)how.flags);
+	err = errno;
+	close(dfd);
+	if (fd < 0)
+		return err == EXDEV ? -ENOENT : -err;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
 int mntsnap_mountinfo_open_inside(const struct mntsnap_ns *ns)
 {
 	int fd;
@@ -1050,18 +1100,15 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 		return fd;
 	}
 	if (!ns || ns->self) {
-		/* thread-self: a thread that setns()'d reads its own namespace */
-		fd = open_ro("/proc/thread-self/mountinfo");
-		if (fd >= 0) {
-			*ret_ns_id = ns && ns->ns_id ? ns->ns_id
-				   : ns_id_of(sys, "/proc/thread-self/ns/mnt");
-			return fd;
-		}
-		fd = open_ro("/proc/self/mountinfo");
+		fd = mntsnap_mountinfo_open_own();
 		if (fd < 0)
-			return mntsnap_set_error(o->error, fd, 0, "open /proc/self/mountinfo: %s",
+			return mntsnap_set_error(o->error, fd, 0,
+						 "mountinfo: /proc/thread-self/mountinfo of a procfs "
+						 "mounted at /proc: %s (a /proc that is no procfs, or "
+						 "one of another pid namespace, is not read)",
 						 strerror(-fd));
-		*ret_ns_id = ns && ns->ns_id ? ns->ns_id : ns_id_of(sys, "/proc/self/ns/mnt");
+		*ret_ns_id = ns && ns->ns_id ? ns->ns_id
+			   : ns_id_of(sys, "/proc/thread-self/ns/mnt");
 		return fd;
 	}
 	fd = ns->pidfd >= 0 ? open_pidfd_mountinfo(ns, o->error)

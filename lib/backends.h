@@ -82,6 +82,16 @@ int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap);
 /*
+ * The calling thread's own mountinfo, read only from a procfs at /proc
+ * (its root, the lookup not leaving it, O_NONBLOCK): /proc belongs to the
+ * mount namespace, and a caller that entered a target sees the target's,
+ * which may be a tmpfs with made-up files, a FIFO or a bind mount of
+ * another process's file. -ENOENT when /proc is no such procfs, or one
+ * of a pid namespace that does not know the caller.
+ */
+int mntsnap_mountinfo_open_own(void);
+
+/*
  * Inside a helper (ns->inside): its own mountinfo through the caller's
  * procfs, never the target's /proc. -ENOENT when there is no such procfs.
  */

@@ -102,8 +102,8 @@ static int open_detector(const struct mntsnap_ns *ns)
 
 	if (ns && ns->inside) /* a helper: never the target's /proc */
 		return mntsnap_mountinfo_open_inside(ns);
-	if (!ns || ns->self)
-		return open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (!ns || ns->self) /* from a procfs only: see mntsnap_mountinfo_open_own */
+		return mntsnap_mountinfo_open_own();
 	if (ns->pidfd < 0)
 		return -1;
 	pid = pidfd_pid(ns->pidfd);

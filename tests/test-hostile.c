@@ -1099,3 +1099,91 @@ LTest(hostile, stat_path_dotdot_while_the_target_mounts)
 	while (waitpid(-1, NULL, __WALL) > 0)
 		;
 }
+
+/* ---- the caller entered the target: "own namespace" is the target's --------- */
+
+/*
+ * A single-threaded caller that entered the target (mntsnap_ns_enter)
+ * and captures its own namespace: /proc is now the target's. With
+ * statmount denied the text must be the kernel's or an error, never the
+ * target's fake; with statmount the table is the kernel's (the change
+ * detector must not open the target's FIFO); a FIFO never blocks.
+ */
+static void entered_caller(void *arg)
+{
+	struct hctx *c = arg;
+	struct target *t = c->t;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	long long t0, dt;
+	char *got = NULL;
+	int r;
+
+	apply_filter(c->filt);
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .error = &e);
+	t0 = now_ns();
+	r = mntsnap_capture(&o, &s);
+	dt = now_ns() - t0;
+	if (!r)
+		got = render(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(dt < LIMIT_NS, "took %lld ms", dt / 1000000);
+	CHECK(r || (got && !strcmp(got, t->want)), "not the kernel's table: %.200s",
+	      got ? got : "(render failed)");
+	CHECK(r || t->kind == K_PIDNS || c->filt == F_NONE, "a table from a /proc that is no procfs");
+	CHECK(!r || c->filt != F_NONE, "capture with statmount: %s (%s)", strerror(-r), e.msg);
+	CHECK(!r || strstr(e.msg, "procfs"), "message: %s", e.msg);
+	free(got);
+	V->held++;
+}
+
+static void run_entered(enum kind kind, enum filt filt)
+{
+	struct target t;
+	struct hctx c = { .t = &t, .filt = filt };
+
+#ifndef MS_HAVE_SECCOMP_HELPER
+	cr_skip_test("raw BPF filter written for x86_64 only");
+#endif
+	ms_private_ns(BASE);
+	target_start(&t, kind);
+	in_child(entered_caller, &c, NULL);
+	target_stop(&t);
+}
+
+LTest(hostile, entered_fake_proc_files)
+{
+	run_entered(K_FAKE, F_ENOSYS);
+}
+
+LTest(hostile, entered_proc_symlink_to_pid1)
+{
+	run_entered(K_LINK, F_ENOSYS);
+}
+
+LTest(hostile, entered_proc_fifo)
+{
+	run_entered(K_FIFO, F_ENOSYS);
+}
+
+LTest(hostile, entered_own_pidns)
+{
+	run_entered(K_PIDNS, F_ENOSYS);
+}
+
+LTest(hostile, entered_proc_fifo_statmount)
+{
+	run_entered(K_FIFO, F_NONE);
+}
+
+LTest(hostile, entered_fake_proc_files_statmount)
+{
+	run_entered(K_FAKE, F_NONE);
+}
