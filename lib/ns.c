@@ -125,24 +125,57 @@ static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_
 	return 0;
 }
 
+/* /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. */
+static int open_procfs_root(void)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO */) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	return fd;
+}
+
 /*
  * Turn an O_PATH fd of an nsfs file into one ioctl() accepts. Opening an
  * nsfs file has no side effects, and reopening through /proc/.../fd/N
  * names the very inode already checked, so nothing can be swapped in
- * between. Consumes pfd.
+ * between: if /proc is a procfs. It is the mount namespace's /proc, so a
+ * caller inside a target (mntsnap_ns_enter) sees the target's, where
+ * fd/N may be a symlink to any other file: /proc must be a procfs root,
+ * and the reopened file the inode of pfd. Consumes pfd.
  */
 static int reopen_nsfs(int pfd)
 {
+	struct stat a, b;
 	char path[64];
-	int fd, err;
+	int proc, fd, err;
 
+	proc = open_procfs_root();
+	if (proc < 0) {
+		close(pfd);
+		return proc;
+	}
 	/* thread-self: a thread with an fd table of its own sees its own fds */
-	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", pfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	snprintf(path, sizeof(path), "thread-self/fd/%d", pfd);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	err = errno;
+	close(proc);
+	if (fd >= 0 && (fstat(pfd, &a) || fstat(fd, &b) || a.st_dev != b.st_dev ||
+			a.st_ino != b.st_ino)) {
+		close(fd);
+		fd = -1;
+		err = ENOENT;
+	}
 	close(pfd);
 	if (fd < 0)
-		return err == ENOENT ? -EOPNOTSUPP : -err; /* no /proc here */
+		return err == ENOENT ? -EOPNOTSUPP : -err; /* no usable /proc here */
 	return fd;
 }
 

@@ -1187,3 +1187,54 @@ LTest(hostile, entered_fake_proc_files_statmount)
 {
 	run_entered(K_FAKE, F_NONE);
 }
+
+/* ---- --ns PATH while the caller is inside the target ------------------------- */
+
+/*
+ * An nsfs path is reopened through /proc/thread-self/fd/N. A caller that
+ * entered the target resolves /proc in the target's tree, where N can be
+ * a symlink to another namespace's file: the handle must name the
+ * namespace of PATH, or fail, never the decoy's.
+ */
+static void reopen_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_ns *ns = NULL, *in = NULL;
+	char path[96], decoy[64];
+	uint64_t id = 0;
+	int next, r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	/* the fd number the library's O_PATH open will get */
+	next = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(next >= 0, "open /dev/null");
+	close(next);
+	snprintf(decoy, sizeof(decoy), "/proc/thread-self/fd/%d", next);
+	CHECK(!mkdir("/proc/thread-self/fd", 0755), "mkdir: %s", strerror(errno));
+	/* the decoy: the test's own namespace, where the caller came from */
+	snprintf(path, sizeof(path), BASE "/hostproc/%d/ns/mnt", (int)getppid());
+	CHECK(!symlink(path, decoy), "symlink: %s", strerror(errno));
+	snprintf(path, sizeof(path), BASE "/hostproc/%d/ns/mnt", t->pid);
+	V->tried++;
+	r = mntsnap_ns_open_path(path, &in);
+	if (!r)
+		id = mntsnap_ns_id(in);
+	mntsnap_ns_free(in);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(r || id == t->ns_id, "the handle names namespace %llu, not %s's %llu",
+	      (unsigned long long)id, path, (unsigned long long)t->ns_id);
+	V->held++;
+}
+
+LTest(hostile, ns_path_reopen_not_through_the_targets_proc)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(reopen_caller, &t, NULL);
+	target_stop(&t);
+}
