@@ -601,6 +601,9 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 						 strerror(-r), res->msg);
 		return mntsnap_ns_explain(r, "helper process, setns into the target", err);
 	}
+	/* a capture's message already ends in the reason: say it once */
+	if (res->step && strstr(res->msg, strerror(-r)))
+		return mntsnap_set_error(err, r, 0, "%s: %s", step_name(res->step), res->msg);
 	if (res->step)
 		return mntsnap_set_error(err, r, 0, "%s%s%s: %s", step_name(res->step),
 					 res->msg[0] ? ": " : "", res->msg, strerror(-r));

@@ -1238,3 +1238,59 @@ LTest(hostile, ns_path_reopen_not_through_the_targets_proc)
 	in_child(reopen_caller, &t, NULL);
 	target_stop(&t);
 }
+
+/* ---- the caller's procfs is of a pid namespace that does not know it ------- */
+
+static int mount_proc_child(void *arg)
+{
+	(void)arg;
+	/* shares the caller's mount namespace, lives in a new pid namespace */
+	_exit(mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) ? 1 : 0);
+}
+
+/*
+ * /proc is a procfs of another pid namespace, where neither the caller
+ * nor its helper has a pid: no text is found (thread-self is missing
+ * there), and the error says so once, naming the helper, never a table.
+ */
+static void foreign_proc_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	static char stack[64 * 1024];
+	const char *why, *first;
+	int st = 0, r;
+	pid_t pid;
+
+	CHECK(!unshare(CLONE_NEWNS), "unshare: %s", strerror(errno));
+	pid = clone(mount_proc_child, stack + sizeof(stack), CLONE_NEWPID | SIGCHLD, NULL);
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "mount a procfs of a new pid namespace");
+	apply_filter(F_ENOSYS);
+	V->tried++;
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e);
+	r = mntsnap_capture(&o, &s);
+	mntsnap_ns_free(ns);
+	CHECK(r < 0, "a table from a procfs that does not know the helper");
+	why = strerror(-r);
+	first = strstr(e.msg, why);
+	CHECK(strstr(e.msg, "helper process") && first && !strstr(first + strlen(why), why),
+	      "message: %s", e.msg);
+	V->held++;
+}
+
+LTest(hostile, caller_procfs_of_another_pidns)
+{
+	struct target t;
+
+#ifndef MS_HAVE_SECCOMP_HELPER
+	cr_skip_test("raw BPF filter written for x86_64 only");
+#endif
+	ms_private_ns(BASE);
+	target_start(&t, K_FAKE);
+	in_child(foreign_proc_caller, &t, NULL);
+	target_stop(&t);
+}
