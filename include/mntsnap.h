@@ -436,7 +436,9 @@ struct mntsnap_capture_opts {
  *    is the target's, and a tmpfs, a FIFO or another process's file
  *    there gives -ENOENT ("... of a procfs mounted at /proc"), never its
  *    text; the change detector is opened the same way or not at all;
- *  - a target, from the caller's side (direct query, or the text route):
+ *  - a target, from the caller's side (direct query, or the text route),
+ *    every file through a procfs at /proc (its root; else -ENOENT, as a
+ *    caller inside a target would see the target's /proc):
  *    pid handles read the caller's /proc/PID/mountinfo, checked to be the
  *    handle's process (its pidfd still running after the open) in the
  *    handle's namespace; ns-file and id handles read the mountinfo of a

@@ -92,6 +92,13 @@ int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 int mntsnap_mountinfo_open_own(void);
 
 /*
+ * The mountinfo of a pid handle's process from the caller's procfs (the
+ * same checks), checked to be that process in the handle's namespace
+ * after the open. -ESRCH (gone, pid reused, namespace left), -ENOENT.
+ */
+int mntsnap_mountinfo_open_pid(const struct mntsnap_ns *ns);
+
+/*
  * Inside a helper (ns->inside): its own mountinfo through the caller's
  * procfs, never the target's /proc. -ENOENT when there is no such procfs.
  */

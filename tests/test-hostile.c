@@ -1294,3 +1294,70 @@ LTest(hostile, caller_procfs_of_another_pidns)
 	in_child(foreign_proc_caller, &t, NULL);
 	target_stop(&t);
 }
+
+/* ---- the text route of a pid handle, from inside the target ------------------ */
+
+/*
+ * A pid handle's text comes from /proc/PID/mountinfo, PID read from the
+ * pidfd's fdinfo. A caller inside the target (mntsnap_ns_enter) that
+ * asks for the mountinfo backend sees the target's /proc, which here
+ * answers all of it: an fdinfo naming the target's pid, that pid's
+ * mountinfo made up, and its ns/mnt a symlink to the real file (so a
+ * namespace check passes). The answer must be the kernel's or an error.
+ */
+static void text_entered_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	char path[96], real[96], text[64];
+	char *got = NULL;
+	int pidfd, r;
+
+	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
+	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	CHECK(!mntsnap_ns_open_pidfd(pidfd, &ns), "open pidfd");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	/* the handle's own pidfd is a dup above pidfd: plant fdinfo for both */
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
+	      strerror(errno));
+	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nPid:\t%d\n", t->pid);
+	for (int fd = pidfd; fd < pidfd + 8; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		CHECK(!put_file(path, text), "fdinfo");
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t->pid);
+	CHECK(!put_file(path, FAKE_TEXT), "fake mountinfo");
+	snprintf(path, sizeof(path), "/proc/%d/ns", t->pid);
+	CHECK(!mkdir(path, 0755), "mkdir ns");
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t->pid);
+	snprintf(real, sizeof(real), BASE "/hostproc/%d/ns/mnt", t->pid);
+	CHECK(!symlink(real, path), "symlink");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e,
+		     .backend = MNTSNAP_BACKEND_MOUNTINFO);
+	r = mntsnap_capture(&o, &s);
+	if (!r)
+		got = render(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	close(pidfd);
+	CHECK(r || (got && !strcmp(got, t->want)), "not the kernel's table: %.200s",
+	      got ? got : "(render failed)");
+	free(got);
+	V->held++;
+}
+
+LTest(hostile, text_route_of_a_pid_handle_from_inside)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(text_entered_caller, &t, NULL);
+	target_stop(&t);
+}
