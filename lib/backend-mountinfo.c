@@ -1056,29 +1056,41 @@ int mntsnap_mountinfo_open_pid(const struct mntsnap_ns *ns)
 	return fd;
 }
 
-int mntsnap_mountinfo_open_own(void)
+/*
+ * rel below the procfs root dfd, read-only: the lookup may not cross a
+ * mount (a bind mount over a /proc file) and the result must be procfs.
+ */
+static int openat2_procfs(int dfd, const char *rel)
 {
 	struct mntsnap_open_how how = {
 		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
 		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
 	};
-	int dfd = open_procfs_root(), fd, err;
 	struct statfs sf;
+	int fd, err;
 
-	if (dfd < 0)
-		return dfd;
-	/* thread-self: a thread that setns()'d reads its own namespace */
-	fd = (int)syscall(MNTSNAP_NR_openat2, dfd, "thread-self/mountinfo", &how, sizeof(how));
+	fd = (int)syscall(MNTSNAP_NR_openat2, dfd, rel, &how, sizeof(how));
 	if (fd < 0 && errno == ENOSYS) /* before 5.6: the check after the open must do */
-		fd = openat(dfd, "thread-self/mountinfo", (int)how.flags);
+		fd = openat(dfd, rel, (int)how.flags);
 	err = errno;
-	close(dfd);
 	if (fd < 0)
 		return err == EXDEV ? -ENOENT : -err;
 	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
 		close(fd);
 		return -ENOENT;
 	}
+	return fd;
+}
+
+int mntsnap_mountinfo_open_own(void)
+{
+	int dfd = open_procfs_root(), fd;
+
+	if (dfd < 0)
+		return dfd;
+	/* thread-self: a thread that setns()'d reads its own namespace */
+	fd = openat2_procfs(dfd, "thread-self/mountinfo");
+	close(dfd);
 	return fd;
 }
 
@@ -1094,9 +1106,8 @@ int mntsnap_mountinfo_open_inside(const struct mntsnap_ns *ns)
 	 * do: a caller that unshared CLONE_NEWPID has children numbered in
 	 * the new namespace). O_NONBLOCK costs nothing on a procfs file.
 	 */
-	fd = openat(ns->host_proc, "thread-self/mountinfo",
-		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	fd = openat2_procfs(ns->host_proc, "thread-self/mountinfo");
+	return fd;
 }
 
 /* Pick and open the text for o; *ret_ns_id gets the namespace id if known. */

@@ -1056,12 +1056,14 @@ static int work_capture(struct helper *h)
  */
 static int open_host_proc(void)
 {
-	struct statfs sf;
 	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
 
 	if (fd < 0)
 		return -1;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO: its root, not a directory in it */) {
 		close(fd);
 		return -1;
 	}
