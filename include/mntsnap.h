@@ -482,8 +482,10 @@ int mntsnap_stat_path(const char *path, uint32_t mask,
  * snapshot, like mntsnap_stat_path). ns NULL or _open_self: exactly
  * mntsnap_stat_path. Resolution follows symlinks but stays inside the
  * target (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS): from the root of
- * the handle's process for pid/pidfd handles (/proc/PID/root, without
- * entering; a chroot()ed target counts), else from the namespace root by
+ * the handle's process for pid/pidfd handles (/proc/PID/root of a procfs
+ * at /proc, without entering; a chroot()ed target counts; no procfs, as
+ * inside a target whose /proc is none: from the namespace root), else
+ * from the namespace root by
  * the helper (mntsnap_ns_open_file with O_PATH); then statx
  * STATX_MNT_ID_UNIQUE of the opened path and mntsnap_stat_id in ns. An
  * absolute symlink in the target names the target's file, never the

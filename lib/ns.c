@@ -48,6 +48,23 @@ static int ns_alloc(struct mntsnap_ns **ret)
 	return 0;
 }
 
+/* /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. */
+static int open_procfs_root(void)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO */) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	return fd;
+}
+
 void mntsnap_ns_free(struct mntsnap_ns *ns)
 {
 	int saved = errno;
@@ -123,23 +140,6 @@ static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_
 	ns->self = self;
 	*ret_ns = ns;
 	return 0;
-}
-
-/* /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. */
-static int open_procfs_root(void)
-{
-	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct statfs sf;
-	struct stat st;
-
-	if (fd < 0)
-		return -EOPNOTSUPP;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
-	    st.st_ino != 1 /* PROC_ROOT_INO */) {
-		close(fd);
-		return -EOPNOTSUPP;
-	}
-	return fd;
 }
 
 /*
@@ -253,12 +253,16 @@ static int pidfd_exited(int pidfd)
 static int pidfd_ns_via_proc(int pidfd, int pid)
 {
 	char path[64];
-	int fd, r;
+	int proc, fd, r;
 
 	if (pid <= 0)
 		return -ENOTTY;
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	proc = open_procfs_root();
+	if (proc < 0)
+		return proc;
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	close(proc);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	r = pidfd_exited(pidfd);
@@ -269,16 +273,24 @@ static int pidfd_ns_via_proc(int pidfd, int pid)
 	return fd;
 }
 
-/* pid of a pidfd from its fdinfo ("Pid:\t-1" once exited), or -errno. */
+/*
+ * pid of a pidfd from its fdinfo ("Pid:\t-1" once exited), or -errno.
+ * Read from a procfs root only: a caller inside a target sees the
+ * target's /proc, where an fdinfo may name any pid.
+ */
 static int pidfd_pid(int pidfd)
 {
 	char path[64], buf[512];
+	int proc, fd;
 	ssize_t n;
 	char *p;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	proc = open_procfs_root();
+	if (proc < 0)
+		return proc;
+	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	close(proc);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -395,17 +407,27 @@ int mntsnap_ns_alive(const struct mntsnap_ns *ns)
 int mntsnap_ns_root_fd(const struct mntsnap_ns *ns)
 {
 	char path[64];
-	int pid, fd, r;
+	int pid, fd, r, proc, err;
 
 	if (!ns || ns->pidfd < 0)
 		return -ENOENT;
+	/*
+	 * No procfs to reach the root through (or not a pidfd): -ENOENT, the
+	 * helper then resolves from the namespace root. PID/root of a procfs
+	 * root only, for the reason pidfd_pid() gives.
+	 */
 	pid = pidfd_pid(ns->pidfd);
 	if (pid < 0)
-		return pid == -EINVAL ? -ENOENT : pid;
-	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return pid == -EINVAL || pid == -EOPNOTSUPP ? -ENOENT : pid;
+	proc = open_procfs_root();
+	if (proc < 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%d/root", pid);
+	fd = openat(proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	close(proc);
 	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return err == ENOENT ? -ESRCH : -err;
 	/* still alive after the open: the /proc entry was our process */
 	r = pidfd_exited(ns->pidfd);
 	if (r) {

@@ -1361,3 +1361,58 @@ LTest(hostile, text_route_of_a_pid_handle_from_inside)
 	in_child(text_entered_caller, &t, NULL);
 	target_stop(&t);
 }
+
+/* ---- a pid handle's root, from inside the target ------------------------------ */
+
+/*
+ * A pid handle resolves paths from /proc/PID/root, PID from the pidfd's
+ * fdinfo. From inside the target both come from the target's /proc,
+ * which here names the target's pid and makes PID/root a symlink to a
+ * directory of its choosing: "/" must still be the target's root mount,
+ * or an error.
+ */
+static void root_entered_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_ns *ns = NULL;
+	struct mntsnap_mount m;
+	char path[96], text[64], mp[256] = "";
+	int pidfd, r;
+
+	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
+	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	CHECK(!mntsnap_ns_open_pidfd(pidfd, &ns), "open pidfd");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
+	      strerror(errno));
+	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nPid:\t%d\n", t->pid);
+	for (int fd = pidfd; fd < pidfd + 8; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		CHECK(!put_file(path, text), "fdinfo");
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root", t->pid);
+	CHECK(!symlink(BASE "/mine", path), "symlink");
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, "/", 0, &s);
+	if (!r && !mntsnap_snapshot_get(s, 0, &m) && m.mount_point)
+		snprintf(mp, sizeof(mp), "%s", m.mount_point);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	close(pidfd);
+	CHECK(r || !strcmp(mp, "/"), "\"/\" resolved to the mount at %s", mp);
+	V->held++;
+}
+
+LTest(hostile, pid_handle_root_from_inside)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(root_entered_caller, &t, NULL);
+	target_stop(&t);
+}
