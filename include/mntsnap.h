@@ -192,9 +192,11 @@ struct mntsnap_ns;
  * namespace: a wrong pid, a pid as a container numbers it, or a process
  * already gone; the kernel does not tell which), -EINVAL (not a
  * mount-namespace file), -ENOENT (no such path or namespace id),
- * -EOPNOTSUPP (_path: no procfs at /proc to reopen through, e.g. after
- * mntsnap_ns_enter into a target whose /proc is none; the reopened file
- * must be the inode checked, so a symlink planted there is refused),
+ * -EOPNOTSUPP (_self, _path: no procfs mounted at /proc, e.g. after
+ * mntsnap_ns_enter into a target whose /proc is none: _self reads
+ * thread-self/ns/mnt of a procfs root only; _path reopens through it, and
+ * the reopened file must be the inode checked, so a symlink planted
+ * there is refused),
  * -EPERM/-EACCES, -ENOMEM.
  */
 int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns);

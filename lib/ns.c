@@ -65,6 +65,46 @@ static int open_procfs_root(void)
 	return fd;
 }
 
+/*
+ * An ns file below the procfs root proc (rel: "thread-self/ns/mnt",
+ * "PID/ns/mnt"), opened O_NONBLOCK and checked to be on nsfs before any
+ * ioctl can reach it; -errno. See open_procfs_root() for why /proc is
+ * checked at all.
+ */
+static int proc_ns_open(int proc, const char *rel)
+{
+	int fd = openat(proc, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct statfs sf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_NSFS_MAGIC) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/*
+ * The calling thread's own mount namespace file. thread-self: a worker
+ * thread that setns()'d sees its own namespace. Only through a procfs
+ * root: a caller inside a target (mntsnap_ns_enter) sees the target's
+ * /proc, where thread-self/ns/mnt may be a symlink to any namespace's
+ * file. -EOPNOTSUPP without a procfs.
+ */
+static int open_own_nsfd(void)
+{
+	int proc = open_procfs_root(), fd;
+
+	if (proc < 0)
+		return proc;
+	fd = proc_ns_open(proc, "thread-self/ns/mnt");
+	if (fd == -ENOENT)
+		fd = proc_ns_open(proc, "self/ns/mnt");
+	close(proc);
+	return fd;
+}
+
 void mntsnap_ns_free(struct mntsnap_ns *ns)
 {
 	int saved = errno;
@@ -211,12 +251,9 @@ int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
 
 	if (!ret_ns)
 		return -EINVAL;
-	/* thread-self: a worker thread that setns()'d sees its own namespace */
-	fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	fd = open_own_nsfd();
 	if (fd < 0)
-		fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+		return fd;
 	return ns_from_nsfd(fd, -1, true, ret_ns);
 }
 
@@ -746,15 +783,25 @@ static int list_visit(int fd, void *data)
 	return seen_add(s, &e);
 }
 
-/* Calls fn for each /proc/[pid]/ns/mnt with its pid and stat. */
-static int proc_scan(int (*fn)(int pid, const struct stat *st, void *data), void *data)
+/* Calls fn for each PID/ns/mnt of the procfs at /proc with its pid and stat. */
+static int proc_scan(int (*fn)(int proc, int pid, const struct stat *st, void *data), void *data)
 {
-	DIR *d = opendir("/proc");
+	int proc = open_procfs_root(), dfd;
 	struct dirent *de;
 	int r = 0;
+	DIR *d;
 
-	if (!d)
-		return -errno;
+	if (proc < 0)
+		return proc;
+	dfd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		r = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		close(proc);
+		return r;
+	}
 	while (!r && (de = readdir(d))) {
 		char path[300];
 		struct stat st;
@@ -763,16 +810,17 @@ static int proc_scan(int (*fn)(int pid, const struct stat *st, void *data), void
 
 		if (*end || pid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
-		if (stat(path, &st))
+		snprintf(path, sizeof(path), "%ld/ns/mnt", pid);
+		if (fstatat(proc, path, &st, 0))
 			continue; /* gone, or not ours to look at */
-		r = fn((int)pid, &st, data);
+		r = fn(proc, (int)pid, &st, data);
 	}
 	closedir(d);
+	close(proc);
 	return r < 0 ? r : 0;
 }
 
-static int scan_add(int pid, const struct stat *st, void *data)
+static int scan_add(int proc, int pid, const struct stat *st, void *data)
 {
 	struct ns_seen *s = data;
 	struct mntsnap_ns_entry *e = seen_find(s, st->st_ino), ne;
@@ -784,8 +832,8 @@ static int scan_add(int pid, const struct stat *st, void *data)
 			e->pid = pid;
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	fd = proc_ns_open(proc, path);
 	if (fd < 0)
 		return 0;
 	r = describe(fd, &ne);
@@ -813,9 +861,9 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n)
 
 	if (!ret_list || !ret_n)
 		return -EINVAL;
-	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	self = open_own_nsfd();
 	if (self < 0)
-		return -errno;
+		return self;
 	r = describe(self, &own);
 	if (!r) {
 		own.own = true;
@@ -862,7 +910,7 @@ static int id_visit(int fd, void *data)
 	return 0;
 }
 
-static int id_scan(int pid, const struct stat *st, void *data)
+static int id_scan(int proc, int pid, const struct stat *st, void *data)
 {
 	struct id_search *q = data;
 	char path[64];
@@ -870,8 +918,8 @@ static int id_scan(int pid, const struct stat *st, void *data)
 	int fd;
 
 	(void)st;
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	fd = proc_ns_open(proc, path);
 	if (fd < 0)
 		return 0;
 	if (mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
@@ -895,9 +943,9 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
 	if (!ns->ns_id)
 		return -EINVAL;
 	q.id = ns->ns_id;
-	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	self = open_own_nsfd();
 	if (self < 0)
-		return -errno;
+		return self;
 	if (id_visit(self, &q) == 1) {
 		*ret_fd = mntsnap_fd_move_above_stdio(self);
 		*ret_owned = true;
@@ -948,11 +996,12 @@ int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_
 	s = malloc(sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->nsfd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	/* where leave returns to: never a decoy a /proc may plant */
+	s->nsfd = open_own_nsfd();
 	s->rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	s->cwdfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->nsfd < 0 || s->rootfd < 0 || s->cwdfd < 0) {
-		r = -errno;
+		r = s->nsfd < 0 ? s->nsfd : -errno;
 		goto fail;
 	}
 	if (ns->self) {

@@ -1416,3 +1416,52 @@ LTest(hostile, pid_handle_root_from_inside)
 	in_child(root_entered_caller, &t, NULL);
 	target_stop(&t);
 }
+
+/* ---- "self" from inside the target ------------------------------------------- */
+
+/*
+ * mntsnap_ns_open_self names the calling thread's namespace through
+ * /proc/thread-self/ns/mnt. From inside the target that is the target's
+ * /proc, here a symlink to a decoy namespace's file (the test's own) and,
+ * for the list, a FIFO: the handle must name the namespace the caller is
+ * in, or fail, and nothing may block.
+ */
+static void self_entered_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_ns *ns = NULL, *self = NULL;
+	char decoy[96];
+	uint64_t id = 0;
+	long long t0, dt;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mkdir("/proc/thread-self/ns", 0755), "mkdir: %s", strerror(errno));
+	snprintf(decoy, sizeof(decoy), BASE "/hostproc/%d/ns/mnt", (int)getppid());
+	CHECK(!symlink(decoy, "/proc/thread-self/ns/mnt"), "symlink");
+	V->tried++;
+	t0 = now_ns();
+	r = mntsnap_ns_open_self(&self);
+	dt = now_ns() - t0;
+	if (!r)
+		id = mntsnap_ns_id(self);
+	mntsnap_ns_free(self);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(dt < LIMIT_NS, "took %lld ms", dt / 1000000);
+	CHECK(r || id == t->ns_id, "self names namespace %llu, the caller is in %llu",
+	      (unsigned long long)id, (unsigned long long)t->ns_id);
+	V->held++;
+}
+
+LTest(hostile, open_self_from_inside)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(self_entered_caller, &t, NULL);
+	target_stop(&t);
+}
