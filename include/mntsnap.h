@@ -236,7 +236,11 @@ struct mntsnap_ns;
  * namespace: a wrong pid, a pid as a container numbers it, or a process
  * already gone; the kernel does not tell which), -EINVAL (not a
  * mount-namespace file), -ENOENT (no such path or namespace id),
- * -EOPNOTSUPP (_path: no /proc to reopen through),
+ * -EOPNOTSUPP (_self, _path: no procfs mounted at /proc, e.g. after
+ * mntsnap_ns_enter into a target whose /proc is none: _self reads
+ * thread-self/ns/mnt of a procfs root only; _path reopens through it, and
+ * the reopened file must be the inode checked, so a symlink planted
+ * there is refused),
  * -EPERM/-EACCES, -ENOMEM.
  */
 int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns);
@@ -305,6 +309,18 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
  * helper shares with the caller and are handed over, not copied (a
  * callback's buffer, a snapshot); an opened fd comes back over a
  * socketpair by SCM_RIGHTS.
+ * After setns the helper's root is the target's, so a path libc opens on
+ * its own (glibc's malloc reads /proc/sys/vm/overcommit_memory when a
+ * thread's arena first shrinks; strerror() opens message catalogs in a
+ * non-C locale) would be the target's file, and a FIFO or a stalled FUSE
+ * mount there would stall the helper inside malloc until its timeout
+ * killed it with the arena locked: the caller's next malloc would hang.
+ * So for the library's own work (captures, stat, open_file, clone_tree)
+ * a seccomp filter on the helper alone fails every open relative to its
+ * root or cwd with ENOENT (libc then takes its defaults); the work opens
+ * only relative to fds held from before. Callbacks of mntsnap_ns_run run
+ * without it, to open the target's files if they mean to: the same libc
+ * caveat applies to them.
  * Rootless containers: when setns() says EPERM, the helper joins the
  * user namespace owning the target (NS_GET_USERNS) and retries, as
  * nsenter and crun do, so that namespace's owner (the same uid, no
@@ -375,7 +391,8 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
  * and frees saved. -EINVAL from enter: not a mount namespace, or the
  * caller's fs_struct is shared (other threads): use the helper calls.
  * -EPERM: see mntsnap_ns_explain(). Between the two calls every path
- * resolves inside ns.
+ * resolves inside ns, /proc included: a capture of the own namespace then
+ * reads text only from a real procfs there (see mntsnap_capture).
  */
 struct mntsnap_ns_saved;
 int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_saved);
@@ -464,8 +481,15 @@ struct mntsnap_capture_opts {
  * no unique ids, so under_id gives -EOPNOTSUPP.
  * Text and change detector (POLLPRI) by route; a target's own /proc is
  * the target's to fake, so it is never read:
- *  - own namespace: mountinfo_path, else /proc/thread-self/mountinfo;
- *  - a target, from the caller's side (direct query, or the text route):
+ *  - own namespace: mountinfo_path, else /proc/thread-self/mountinfo,
+ *    only from a procfs mounted at /proc (its root; the lookup may not
+ *    cross a mount; O_NONBLOCK): after mntsnap_ns_enter the /proc seen
+ *    is the target's, and a tmpfs, a FIFO or another process's file
+ *    there gives -ENOENT ("... of a procfs mounted at /proc"), never its
+ *    text; the change detector is opened the same way or not at all;
+ *  - a target, from the caller's side (direct query, or the text route),
+ *    every file through a procfs at /proc (its root; else -ENOENT, as a
+ *    caller inside a target would see the target's /proc):
  *    pid handles read the caller's /proc/PID/mountinfo, checked to be the
  *    handle's process (its pidfd still running after the open) in the
  *    handle's namespace; ns-file and id handles read the mountinfo of a
@@ -516,14 +540,20 @@ int mntsnap_stat_path(const char *path, uint32_t mask,
  * snapshot, like mntsnap_stat_path). ns NULL or _open_self: exactly
  * mntsnap_stat_path. Resolution follows symlinks but stays inside the
  * target (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS): from the root of
- * the handle's process for pid/pidfd handles (/proc/PID/root, without
- * entering; a chroot()ed target counts), else from the namespace root by
+ * the handle's process for pid/pidfd handles (/proc/PID/root of a procfs
+ * at /proc, without entering; a chroot()ed target counts; no procfs, as
+ * inside a target whose /proc is none: from the namespace root), else
+ * from the namespace root by
  * the helper (mntsnap_ns_open_file with O_PATH); then statx
  * STATX_MNT_ID_UNIQUE of the opened path and mntsnap_stat_id in ns. An
  * absolute symlink in the target names the target's file, never the
- * caller's. Errors: those of mntsnap_stat_id, and -ENOENT (no such path in
- * the target), -ELOOP (a magic link or too many symlinks), -EACCES (no
- * ptrace access to the target process), -EXDEV.
+ * caller's. The lookup itself runs in a helper process either way (for
+ * pid handles one that enters nothing and keeps the caller's rights), so
+ * a target's FUSE mount that never answers cannot hang the caller: the
+ * helper's 10 s timeout ends it. Errors: those of mntsnap_stat_id, and
+ * -ENOENT (no such path in the target), -ELOOP (a magic link or too many
+ * symlinks), -EACCES (no ptrace access to the target process), -EXDEV,
+ * -ETIMEDOUT (the lookup stalled).
  */
 int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,
 			 struct mntsnap_snapshot **ret_snap);

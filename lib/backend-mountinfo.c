@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1035,8 +1036,21 @@ static int open_ro(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The pid a pidfd refers to, from /proc/self/fdinfo; -ESRCH once it died. */
-static int pidfd_pid(int pidfd)
+/*
+ * Every /proc file below is read relative to proc, an O_PATH fd of a
+ * procfs root (open_procfs_root): /proc belongs to the mount namespace,
+ * and a caller inside a target (mntsnap_ns_enter) would otherwise read
+ * the target's, where fdinfo, mountinfo and ns/mnt can all be made up.
+ */
+static int proc_open(int proc, const char *rel, int flags)
+{
+	int fd = openat(proc, rel, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The pid a pidfd refers to, from self/fdinfo; -ESRCH once it died. */
+static int pidfd_pid(int proc, int pidfd)
 {
 	char path[64], buf[1024];
 	const char *p;
@@ -1045,8 +1059,8 @@ static int pidfd_pid(int pidfd)
 	size_t len;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open_ro(path);
+	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
+	fd = proc_open(proc, path, O_RDONLY);
 	if (fd < 0)
 		return fd;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -1066,47 +1080,54 @@ static int pidfd_pid(int pidfd)
 	return (int)pid;
 }
 
-/* Is /proc/PID/ns/mnt the namespace nsfd names? */
-static int same_ns(int pid, int nsfd)
+/* Is PID/ns/mnt the namespace nsfd names? */
+static int same_ns(int proc, int pid, int nsfd)
 {
 	struct stat a, b;
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	if (stat(path, &a))
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	if (fstatat(proc, path, &a, 0))
 		return -errno;
 	if (fstat(nsfd, &b))
 		return -errno;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* Namespace id of /proc/.../ns/mnt, 0 when the kernel cannot tell (< 6.11). */
-static uint64_t ns_id_of(const struct mntsnap_sysops *sys, const char *path)
+/*
+ * Namespace id of an ns/mnt file below proc, 0 when the kernel cannot
+ * tell (< 6.11) or it is no nsfs file: asked no ioctl before fstatfs
+ * says nsfs.
+ */
+static uint64_t ns_id_of(const struct mntsnap_sysops *sys, int proc, const char *rel)
 {
+	int fd = proc_open(proc, rel, O_RDONLY);
+	struct statfs sf;
 	uint64_t id = 0;
-	int fd = open_ro(path);
 
 	if (fd < 0)
 		return 0;
-	if (sys->ioctl(sys->ctx, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_NSFS_MAGIC ||
+	    sys->ioctl(sys->ctx, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
 		id = 0;
 	close(fd);
 	return id;
 }
 
 /* Is pid in ns? By nsfs inode when the handle has an fd, else by id. */
-static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int pid)
+static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int proc,
+		      int pid)
 {
 	char path[64];
 
 	if (ns->nsfd >= 0)
-		return same_ns(pid, ns->nsfd) == 1;
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	return ns->ns_id && ns_id_of(sys, path) == ns->ns_id;
+		return same_ns(proc, pid, ns->nsfd) == 1;
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	return ns->ns_id && ns_id_of(sys, proc, path) == ns->ns_id;
 }
 
 /*
- * /proc/PID/mountinfo of the caller's /proc if PID is in ns, else < 0.
+ * PID/mountinfo of the caller's procfs if PID is in ns, else < 0.
  * A pidfd taken first pins the process: still running after the open,
  * it was the process the /proc entry named, not a successor reusing the
  * pid; still in ns after the open, the text is of ns (the kernel fixes
@@ -1114,7 +1135,7 @@ static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *
  * the namespace checks before and after the open remain.
  */
 static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-			  int pid)
+			  int proc, int pid)
 {
 	struct pollfd p = { .events = POLLIN };
 	char path[64];
@@ -1123,10 +1144,11 @@ static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_syso
 	p.fd = (int)syscall(MNTSNAP_NR_pidfd_open, pid, 0);
 	if (p.fd < 0 && errno == ESRCH)
 		return -ESRCH;
-	if (pid_in_ns(ns, sys, pid)) {
-		snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-		fd = open_ro(path);
-		if (fd >= 0 && ((p.fd >= 0 && poll(&p, 1, 0) != 0) || !pid_in_ns(ns, sys, pid))) {
+	if (pid_in_ns(ns, sys, proc, pid)) {
+		snprintf(path, sizeof(path), "%d/mountinfo", pid);
+		fd = proc_open(proc, path, O_RDONLY);
+		if (fd >= 0 &&
+		    ((p.fd >= 0 && poll(&p, 1, 0) != 0) || !pid_in_ns(ns, sys, proc, pid))) {
 			close(fd); /* gone or moved on: look further */
 			fd = -ESRCH;
 		}
@@ -1139,25 +1161,30 @@ static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_syso
 /*
  * A handle without a process (nsfs path, fd or id): read the mountinfo
  * of any process found in that namespace by a scan of the caller's
- * /proc. The table is as that process sees it, relative to its root.
+ * procfs. The table is as that process sees it, relative to its root.
  */
 static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-			       struct mntsnap_error *err)
+			       int proc, struct mntsnap_error *err)
 {
-	DIR *d = opendir("/proc");
+	int dfd = proc_open(proc, ".", O_RDONLY | O_DIRECTORY);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
 	struct dirent *e;
 	int fd = -ESRCH;
 
-	if (!d)
-		return mntsnap_set_error(err, -errno, 0, "mountinfo: open /proc: %s",
-					 strerror(errno));
+	if (!d) {
+		int r = dfd < 0 ? dfd : -errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		return mntsnap_set_error(err, r, 0, "mountinfo: open /proc: %s", strerror(-r));
+	}
 	while (fd < 0 && (e = readdir(d))) {
 		uint32_t pid;
 
 		if (!parse_u32(e->d_name, strlen(e->d_name), &pid) || !pid || pid > INT32_MAX ||
-		    !pid_in_ns(ns, sys, (int)pid))
+		    !pid_in_ns(ns, sys, proc, (int)pid))
 			continue;
-		fd = open_pid_in_ns(ns, sys, (int)pid);
+		fd = open_pid_in_ns(ns, sys, proc, (int)pid);
 	}
 	closedir(d);
 	if (fd < 0)
@@ -1173,28 +1200,95 @@ static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap
  * process still lives then, the /proc entry we opened was that process,
  * not a reuse of its pid. The namespace must still be the handle's.
  */
-static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, struct mntsnap_error *err)
+static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
+				struct mntsnap_error *err)
 {
 	char path[64];
 	int pid, fd, r;
 
-	pid = pidfd_pid(ns->pidfd);
+	pid = pidfd_pid(proc, ns->pidfd);
 	if (pid < 0)
 		return mntsnap_set_error(err, pid, 0, "mountinfo: the target process: %s",
 					 strerror(-pid));
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	fd = open_ro(path);
+	snprintf(path, sizeof(path), "%d/mountinfo", pid);
+	fd = proc_open(proc, path, O_RDONLY);
 	if (fd < 0)
-		return mntsnap_set_error(err, fd, 0, "mountinfo: open %s: %s", path,
+		return mntsnap_set_error(err, fd, 0, "mountinfo: open /proc/%s: %s", path,
 					 strerror(-fd));
-	r = pidfd_pid(ns->pidfd);
+	r = pidfd_pid(proc, ns->pidfd);
 	if (r == pid && ns->nsfd >= 0)
-		r = same_ns(pid, ns->nsfd) == 1 ? pid : -ESRCH;
+		r = same_ns(proc, pid, ns->nsfd) == 1 ? pid : -ESRCH;
 	if (r != pid) {
 		close(fd);
 		return mntsnap_set_error(err, -ESRCH, 0,
 					 "mountinfo: process %d exited or left the namespace", pid);
 	}
+	return fd;
+}
+
+/* /proc, O_PATH, if it is the root of a procfs; else -ENOENT. */
+static int open_procfs_root(void)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO */) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int mntsnap_mountinfo_open_pid(const struct mntsnap_ns *ns)
+{
+	int proc = open_procfs_root(), fd;
+
+	if (proc < 0)
+		return proc;
+	fd = open_pidfd_mountinfo(ns, proc, NULL);
+	close(proc);
+	return fd;
+}
+
+/*
+ * rel below the procfs root dfd, read-only: the lookup may not cross a
+ * mount (a bind mount over a /proc file) and the result must be procfs.
+ */
+static int openat2_procfs(int dfd, const char *rel)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
+	};
+	struct statfs sf;
+	int fd, err;
+
+	fd = (int)syscall(MNTSNAP_NR_openat2, dfd, rel, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS) /* before 5.6: the check after the open must do */
+		fd = openat(dfd, rel, (int)how.flags);
+	err = errno;
+	if (fd < 0)
+		return err == EXDEV ? -ENOENT : -err;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int mntsnap_mountinfo_open_own(void)
+{
+	int dfd = open_procfs_root(), fd;
+
+	if (dfd < 0)
+		return dfd;
+	/* thread-self: a thread that setns()'d reads its own namespace */
+	fd = openat2_procfs(dfd, "thread-self/mountinfo");
+	close(dfd);
 	return fd;
 }
 
@@ -1210,9 +1304,8 @@ int mntsnap_mountinfo_open_inside(const struct mntsnap_ns *ns)
 	 * do: a caller that unshared CLONE_NEWPID has children numbered in
 	 * the new namespace). O_NONBLOCK costs nothing on a procfs file.
 	 */
-	fd = openat(ns->host_proc, "thread-self/mountinfo",
-		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	fd = openat2_procfs(ns->host_proc, "thread-self/mountinfo");
+	return fd;
 }
 
 /* Pick and open the text for o; *ret_ns_id gets the namespace id if known. */
@@ -1220,7 +1313,7 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 		       uint64_t *ret_ns_id)
 {
 	const struct mntsnap_ns *ns = o->ns;
-	int fd;
+	int fd, proc;
 
 	*ret_ns_id = 0;
 	if (o->mountinfo_path) {
@@ -1248,22 +1341,28 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 		return fd;
 	}
 	if (!ns || ns->self) {
-		/* thread-self: a thread that setns()'d reads its own namespace */
-		fd = open_ro("/proc/thread-self/mountinfo");
-		if (fd >= 0) {
-			*ret_ns_id = ns && ns->ns_id ? ns->ns_id
-				   : ns_id_of(sys, "/proc/thread-self/ns/mnt");
-			return fd;
-		}
-		fd = open_ro("/proc/self/mountinfo");
+		fd = mntsnap_mountinfo_open_own();
 		if (fd < 0)
-			return mntsnap_set_error(o->error, fd, 0, "open /proc/self/mountinfo: %s",
+			return mntsnap_set_error(o->error, fd, 0,
+						 "mountinfo: /proc/thread-self/mountinfo of a procfs "
+						 "mounted at /proc: %s (a /proc that is no procfs, or "
+						 "one of another pid namespace, is not read)",
 						 strerror(-fd));
-		*ret_ns_id = ns && ns->ns_id ? ns->ns_id : ns_id_of(sys, "/proc/self/ns/mnt");
+		proc = open_procfs_root();
+		*ret_ns_id = ns && ns->ns_id ? ns->ns_id
+			   : proc < 0 ? 0 : ns_id_of(sys, proc, "thread-self/ns/mnt");
+		if (proc >= 0)
+			close(proc);
 		return fd;
 	}
-	fd = ns->pidfd >= 0 ? open_pidfd_mountinfo(ns, o->error)
-			    : open_scan_mountinfo(ns, sys, o->error);
+	proc = open_procfs_root();
+	if (proc < 0)
+		return mntsnap_set_error(o->error, proc, 0,
+					 "mountinfo: no procfs mounted at /proc to read the "
+					 "target's text from (a /proc that is none is not read)");
+	fd = ns->pidfd >= 0 ? open_pidfd_mountinfo(ns, proc, o->error)
+			    : open_scan_mountinfo(ns, sys, proc, o->error);
+	close(proc);
 	if (fd >= 0)
 		*ret_ns_id = ns->ns_id;
 	return fd;

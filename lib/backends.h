@@ -91,6 +91,23 @@ int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap);
 /*
+ * The calling thread's own mountinfo, read only from a procfs at /proc
+ * (its root, the lookup not leaving it, O_NONBLOCK): /proc belongs to the
+ * mount namespace, and a caller that entered a target sees the target's,
+ * which may be a tmpfs with made-up files, a FIFO or a bind mount of
+ * another process's file. -ENOENT when /proc is no such procfs, or one
+ * of a pid namespace that does not know the caller.
+ */
+int mntsnap_mountinfo_open_own(void);
+
+/*
+ * The mountinfo of a pid handle's process from the caller's procfs (the
+ * same checks), checked to be that process in the handle's namespace
+ * after the open. -ESRCH (gone, pid reused, namespace left), -ENOENT.
+ */
+int mntsnap_mountinfo_open_pid(const struct mntsnap_ns *ns);
+
+/*
  * Inside a helper (ns->inside): its own mountinfo through the caller's
  * procfs, never the target's /proc. -ENOENT when there is no such procfs.
  */

@@ -36,7 +36,9 @@
  * the caller's procfs (0-2 included), capabilities cut to
  * CAP_SYS_ADMIN + CAP_SYS_CHROOT (what setns needs), then after setns to
  * the work's own needs (none for captures, opens and callbacks unless the
- * caller asks; CAP_SYS_ADMIN for open_tree). Nothing is ever executed.
+ * caller asks; CAP_SYS_ADMIN for open_tree), and for the library's own
+ * work a seccomp filter against opens relative to the target's root or
+ * cwd (child_confine). Nothing is ever executed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,6 +95,7 @@
 #endif
 
 #define HELPER_STACK (512 * 1024)
+#define OPENAT2_TRIES 64
 #define DEFAULT_TIMEOUT_MS 10000
 /* the child's message for a plain setns failure; anything else is detail */
 #define SETNS_MSG "setns"
@@ -131,6 +134,8 @@ struct helper {
 	int step;            /* child: where it is, for error replies */
 	bool joined;         /* child: entered the owner user namespace */
 	bool want_fd;        /* the work's result is an fd: needs the socket */
+	bool stay;           /* no setns, capabilities untouched: the helper only
+			      * bounds a lookup by its timeout */
 	/* the reply: written by the child, read once it has exited */
 	bool replied;        /* written last, see child_replied() */
 	int status;          /* 0 or -errno */
@@ -296,6 +301,59 @@ static void child_set_msg(struct helper *h, const char *what, int err)
 	(void)err;
 }
 
+/*
+ * After setns the helper's root and cwd are the target's, so any path
+ * libc resolves on its own lands in the target's tree: glibc's malloc
+ * opens /proc/sys/vm/overcommit_memory the first time a thread's arena
+ * shrinks, its strerror() opens message catalogs under /usr/share/locale
+ * in a non-C locale. A FIFO or a FUSE mount that never answers there
+ * stalls the helper inside malloc or gettext until the timeout kills it,
+ * the lock still held, and the caller's next malloc in that arena hangs
+ * for good; a file there is the target's word about the host's settings.
+ * So before library work inside, a seccomp filter on the helper alone
+ * (a filter belongs to the task, not the shared memory) fails every open
+ * relative to the root or the cwd with ENOENT, which libc takes as "no
+ * such file" and its defaults: the work opens only relative to fds held
+ * from before (the caller's procfs, the target process's root) or with
+ * openat2 from one. The filter is not there for mntsnap_ns_run: its
+ * callbacks may open the target's files on purpose. No arch check: the
+ * helper makes native syscalls only, and a foreign one this filter
+ * happened to match would fail, not pass.
+ */
+static int child_confine(struct helper *h)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint32_t arg0_lo = MNTSNAP_SECCOMP_DATA_ARG0;
+#else
+	const uint32_t arg0_lo = MNTSNAP_SECCOMP_DATA_ARG0 + 4;
+#endif
+	const uint32_t enoent = MNTSNAP_SECCOMP_RET_ERRNO | ENOENT;
+	struct mntsnap_sock_filter f[] = {
+		{ MNTSNAP_BPF_LD_W_ABS, 0, 0, MNTSNAP_SECCOMP_DATA_NR },
+#ifdef SYS_open
+		{ MNTSNAP_BPF_JEQ_K, 0, 1, SYS_open },
+		{ MNTSNAP_BPF_RET_K, 0, 0, enoent },
+#endif
+#ifdef SYS_creat
+		{ MNTSNAP_BPF_JEQ_K, 0, 1, SYS_creat },
+		{ MNTSNAP_BPF_RET_K, 0, 0, enoent },
+#endif
+		{ MNTSNAP_BPF_JEQ_K, 0, 3, SYS_openat },
+		{ MNTSNAP_BPF_LD_W_ABS, 0, 0, arg0_lo },
+		{ MNTSNAP_BPF_JEQ_K, 0, 1, (uint32_t)AT_FDCWD },
+		{ MNTSNAP_BPF_RET_K, 0, 0, enoent },
+		{ MNTSNAP_BPF_RET_K, 0, 0, MNTSNAP_SECCOMP_RET_ALLOW },
+	};
+	struct mntsnap_sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	/* no_new_privs is set (child_prepare), so no capability is needed */
+	if (syscall(SYS_seccomp, MNTSNAP_SECCOMP_SET_MODE_FILTER, 0, &prog)) {
+		child_set_msg(h, "seccomp filter against path lookups in the target", errno);
+		return -errno;
+	}
+	return 0;
+}
+
 static int child_prepare(struct helper *h)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
@@ -326,6 +384,8 @@ static int child_prepare(struct helper *h)
 
 	if (close_all_but(keep, 4))
 		return child_set_msg(h, "close_range", errno), -errno;
+	if (h->stay)
+		return 0; /* resolves as the caller would, with its rights */
 	h->step = STEP_CAPS;
 	r = caps_limit(h, 1ULL << CAP_SYS_ADMIN_ | 1ULL << CAP_SYS_CHROOT_, true);
 	if (r)
@@ -384,9 +444,9 @@ static int helper_child(void *arg)
 	struct helper *h = arg;
 	int r = child_prepare(h);
 
-	if (!r)
+	if (!r && !h->stay)
 		r = child_setns(h);
-	if (!r) {
+	if (!r && !h->stay) {
 		close(h->nsfd);
 		h->step = STEP_CAPS;
 		r = caps_limit(h, h->keep_caps, h->joined);
@@ -541,6 +601,9 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 						 strerror(-r), res->msg);
 		return mntsnap_ns_explain(r, "helper process, setns into the target", err);
 	}
+	/* a capture's message already ends in the reason: say it once */
+	if (res->step && strstr(res->msg, strerror(-r)))
+		return mntsnap_set_error(err, r, 0, "%s: %s", step_name(res->step), res->msg);
 	if (res->step)
 		return mntsnap_set_error(err, r, 0, "%s%s%s: %s", step_name(res->step),
 					 res->msg[0] ? ": " : "", res->msg, strerror(-r));
@@ -660,9 +723,11 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	r = mntsnap_ns_check_alive(ns);
 	if (r)
 		return r;
-	r = mntsnap_ns_enter_fd(ns, &nsfd, &owned);
-	if (r)
-		return r;
+	if (!h->stay) {
+		r = mntsnap_ns_enter_fd(ns, &nsfd, &owned);
+		if (r)
+			return r;
+	}
 	if (h->want_fd && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		r = -errno;
 		goto out;
@@ -770,18 +835,31 @@ static int work_open(struct helper *h)
 	root = h->rootfd >= 0 ? h->rootfd : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -errno;
+	/* from here on only openat2 from root and open_tree of its result */
+	r = h->stay ? 0 : child_confine(h);
+	if (r) {
+		if (root != h->rootfd)
+			close(root);
+		return r;
+	}
 	how.flags = (uint64_t)(unsigned)(w->tree ? O_PATH : w->flags) | O_CLOEXEC;
 	if (!w->tree && (w->flags & (O_CREAT | O_TMPFILE)))
 		how.mode = w->mode;
 	/* symlinks (absolute or ..) cannot climb out of the target's root */
 	how.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS;
-	/* ".." fails with EAGAIN after any mount or rename meanwhile: retry */
-	for (int tries = 0; tries < 256; tries++) {
+	/*
+	 * Under RESOLVE_IN_ROOT a ".." fails with EAGAIN when any mount or
+	 * rename happened anywhere meanwhile, and openat2(2) says to retry:
+	 * a target that mounts in a loop (or just a busy host) hits it
+	 * often, but one lookup takes microseconds, so a few tries get
+	 * through; the bound keeps a pathological case finite.
+	 */
+	for (int tries = 0;; tries++) {
 		fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
-		if (fd >= 0 || errno != EAGAIN)
+		r = fd < 0 ? -errno : 0;
+		if (r != -EAGAIN || tries == OPENAT2_TRIES)
 			break;
 	}
-	r = fd < 0 ? -errno : 0;
 	if (root != h->rootfd)
 		close(root);
 	if (r) {
@@ -851,6 +929,33 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
 }
 
 /*
+ * A lookup in a target's tree can wait for good: a FUSE filesystem whose
+ * daemon never answers holds every lookup below its mount point, and only
+ * a fatal signal ends that wait. In the calling thread nothing could
+ * bound it; in a helper its timeout does (SIGALRM kills it in the
+ * syscall, where it holds no lock of the caller's). It needs to enter
+ * nothing: rootfd is the target's root, reached through /proc/PID/root.
+ */
+int mntsnap_helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
+			   int *ret_fd)
+{
+	struct open_work w = { .path = path, .flags = O_PATH };
+	struct helper h = { .work = work_open, .arg = &w, .rootfd = rootfd, .procfd = -1,
+			    .want_fd = true, .stay = true };
+	struct mntsnap_ns_opts o = { .sz = sizeof(o) };
+	struct helper_result res;
+	int r;
+
+	if (rootfd < 0 || !path || !ret_fd)
+		return -EINVAL;
+	r = helper_run(ns, &h, &o, &res);
+	if (r)
+		return r;
+	*ret_fd = res.fd;
+	return 0;
+}
+
+/*
  * A snapshot comes back by pointer like any reply (see child_replied): the
  * child builds it in the shared heap and the caller takes it over.
  */
@@ -890,8 +995,10 @@ static int work_stat_id(struct helper *h)
 {
 	struct stat_work *w = h->arg;
 	struct mntsnap_snapshot *s = NULL;
-	int r;
+	int r = child_confine(h);
 
+	if (r)
+		return r;
 	r = mntsnap_sm_stat_one(w->sys, NULL, w->id, w->mask, &s);
 	if (r) {
 		child_set_msg(h, "statmount", -r);
@@ -929,6 +1036,9 @@ static int work_capture(struct helper *h)
 				 .inside = true, .host_proc = h->procfd };
 	int r;
 
+	r = child_confine(h);
+	if (r)
+		return r;
 	/* no worker threads here */
 	c.sz = sizeof(c);
 	c.ns = &in;
@@ -951,12 +1061,14 @@ static int work_capture(struct helper *h)
  */
 static int open_host_proc(void)
 {
-	struct statfs sf;
 	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
 
 	if (fd < 0)
 		return -1;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO: its root, not a directory in it */) {
 		close(fd);
 		return -1;
 	}

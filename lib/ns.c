@@ -48,6 +48,63 @@ static int ns_alloc(struct mntsnap_ns **ret)
 	return 0;
 }
 
+/* /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. */
+static int open_procfs_root(void)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO */) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	return fd;
+}
+
+/*
+ * An ns file below the procfs root proc (rel: "thread-self/ns/mnt",
+ * "PID/ns/mnt"), opened O_NONBLOCK and checked to be on nsfs before any
+ * ioctl can reach it; -errno. See open_procfs_root() for why /proc is
+ * checked at all.
+ */
+static int proc_ns_open(int proc, const char *rel)
+{
+	int fd = openat(proc, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct statfs sf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_NSFS_MAGIC) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/*
+ * The calling thread's own mount namespace file. thread-self: a worker
+ * thread that setns()'d sees its own namespace. Only through a procfs
+ * root: a caller inside a target (mntsnap_ns_enter) sees the target's
+ * /proc, where thread-self/ns/mnt may be a symlink to any namespace's
+ * file. -EOPNOTSUPP without a procfs.
+ */
+static int open_own_nsfd(void)
+{
+	int proc = open_procfs_root(), fd;
+
+	if (proc < 0)
+		return proc;
+	fd = proc_ns_open(proc, "thread-self/ns/mnt");
+	if (fd == -ENOENT)
+		fd = proc_ns_open(proc, "self/ns/mnt");
+	close(proc);
+	return fd;
+}
+
 void mntsnap_ns_free(struct mntsnap_ns *ns)
 {
 	int saved = errno;
@@ -129,20 +186,36 @@ static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_
  * Turn an O_PATH fd of an nsfs file into one ioctl() accepts. Opening an
  * nsfs file has no side effects, and reopening through /proc/.../fd/N
  * names the very inode already checked, so nothing can be swapped in
- * between. Consumes pfd.
+ * between: if /proc is a procfs. It is the mount namespace's /proc, so a
+ * caller inside a target (mntsnap_ns_enter) sees the target's, where
+ * fd/N may be a symlink to any other file: /proc must be a procfs root,
+ * and the reopened file the inode of pfd. Consumes pfd.
  */
 static int reopen_nsfs(int pfd)
 {
+	struct stat a, b;
 	char path[64];
-	int fd, err;
+	int proc, fd, err;
 
+	proc = open_procfs_root();
+	if (proc < 0) {
+		close(pfd);
+		return proc;
+	}
 	/* thread-self: a thread with an fd table of its own sees its own fds */
-	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", pfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	snprintf(path, sizeof(path), "thread-self/fd/%d", pfd);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	err = errno;
+	close(proc);
+	if (fd >= 0 && (fstat(pfd, &a) || fstat(fd, &b) || a.st_dev != b.st_dev ||
+			a.st_ino != b.st_ino)) {
+		close(fd);
+		fd = -1;
+		err = ENOENT;
+	}
 	close(pfd);
 	if (fd < 0)
-		return err == ENOENT ? -EOPNOTSUPP : -err; /* no /proc here */
+		return err == ENOENT ? -EOPNOTSUPP : -err; /* no usable /proc here */
 	return fd;
 }
 
@@ -178,12 +251,9 @@ int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
 
 	if (!ret_ns)
 		return -EINVAL;
-	/* thread-self: a worker thread that setns()'d sees its own namespace */
-	fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	fd = open_own_nsfd();
 	if (fd < 0)
-		fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+		return fd;
 	return ns_from_nsfd(fd, -1, true, ret_ns);
 }
 
@@ -225,12 +295,16 @@ static int pidfd_exited(int pidfd)
 static int pidfd_ns_via_proc(int pidfd, int pid)
 {
 	char path[64];
-	int fd, r;
+	int proc, fd, r;
 
 	if (pid <= 0)
 		return -ENOTTY;
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	proc = open_procfs_root();
+	if (proc < 0)
+		return proc;
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	close(proc);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	r = pidfd_exited(pidfd);
@@ -241,16 +315,24 @@ static int pidfd_ns_via_proc(int pidfd, int pid)
 	return fd;
 }
 
-/* pid of a pidfd from its fdinfo ("Pid:\t-1" once exited), or -errno. */
+/*
+ * pid of a pidfd from its fdinfo ("Pid:\t-1" once exited), or -errno.
+ * Read from a procfs root only: a caller inside a target sees the
+ * target's /proc, where an fdinfo may name any pid.
+ */
 static int pidfd_pid(int pidfd)
 {
 	char path[64], buf[512];
+	int proc, fd;
 	ssize_t n;
 	char *p;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	proc = open_procfs_root();
+	if (proc < 0)
+		return proc;
+	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	close(proc);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -400,17 +482,27 @@ int mntsnap_ns_alive(const struct mntsnap_ns *ns)
 int mntsnap_ns_root_fd(const struct mntsnap_ns *ns)
 {
 	char path[64];
-	int pid, fd, r;
+	int pid, fd, r, proc, err;
 
 	if (!ns || ns->pidfd < 0)
 		return -ENOENT;
+	/*
+	 * No procfs to reach the root through (or not a pidfd): -ENOENT, the
+	 * helper then resolves from the namespace root. PID/root of a procfs
+	 * root only, for the reason pidfd_pid() gives.
+	 */
 	pid = pidfd_pid(ns->pidfd);
 	if (pid < 0)
-		return pid == -EINVAL ? -ENOENT : pid;
-	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return pid == -EINVAL || pid == -EOPNOTSUPP ? -ENOENT : pid;
+	proc = open_procfs_root();
+	if (proc < 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%d/root", pid);
+	fd = openat(proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	close(proc);
 	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return err == ENOENT ? -ESRCH : -err;
 	/* still alive after the open: the /proc entry was our process */
 	r = pidfd_exited(ns->pidfd);
 	if (r) {
@@ -729,15 +821,25 @@ static int list_visit(int fd, void *data)
 	return seen_add(s, &e);
 }
 
-/* Calls fn for each /proc/[pid]/ns/mnt with its pid and stat. */
-static int proc_scan(int (*fn)(int pid, const struct stat *st, void *data), void *data)
+/* Calls fn for each PID/ns/mnt of the procfs at /proc with its pid and stat. */
+static int proc_scan(int (*fn)(int proc, int pid, const struct stat *st, void *data), void *data)
 {
-	DIR *d = opendir("/proc");
+	int proc = open_procfs_root(), dfd;
 	struct dirent *de;
 	int r = 0;
+	DIR *d;
 
-	if (!d)
-		return -errno;
+	if (proc < 0)
+		return proc;
+	dfd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		r = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		close(proc);
+		return r;
+	}
 	while (!r && (de = readdir(d))) {
 		char path[300];
 		struct stat st;
@@ -746,16 +848,17 @@ static int proc_scan(int (*fn)(int pid, const struct stat *st, void *data), void
 
 		if (*end || pid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
-		if (stat(path, &st))
+		snprintf(path, sizeof(path), "%ld/ns/mnt", pid);
+		if (fstatat(proc, path, &st, 0))
 			continue; /* gone, or not ours to look at */
-		r = fn((int)pid, &st, data);
+		r = fn(proc, (int)pid, &st, data);
 	}
 	closedir(d);
+	close(proc);
 	return r < 0 ? r : 0;
 }
 
-static int scan_add(int pid, const struct stat *st, void *data)
+static int scan_add(int proc, int pid, const struct stat *st, void *data)
 {
 	struct ns_seen *s = data;
 	struct mntsnap_ns_entry *e = seen_find(s, st->st_ino), ne;
@@ -767,8 +870,8 @@ static int scan_add(int pid, const struct stat *st, void *data)
 			e->pid = pid;
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	fd = proc_ns_open(proc, path);
 	if (fd < 0)
 		return 0;
 	r = describe(fd, &ne);
@@ -796,9 +899,9 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n)
 
 	if (!ret_list || !ret_n)
 		return -EINVAL;
-	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	self = open_own_nsfd();
 	if (self < 0)
-		return -errno;
+		return self;
 	r = describe(self, &own);
 	if (!r) {
 		own.own = true;
@@ -845,7 +948,7 @@ static int id_visit(int fd, void *data)
 	return 0;
 }
 
-static int id_scan(int pid, const struct stat *st, void *data)
+static int id_scan(int proc, int pid, const struct stat *st, void *data)
 {
 	struct id_search *q = data;
 	char path[64];
@@ -853,8 +956,8 @@ static int id_scan(int pid, const struct stat *st, void *data)
 	int fd;
 
 	(void)st;
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
+	fd = proc_ns_open(proc, path);
 	if (fd < 0)
 		return 0;
 	if (mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
@@ -878,9 +981,9 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
 	if (!ns->ns_id)
 		return -EINVAL;
 	q.id = ns->ns_id;
-	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	self = open_own_nsfd();
 	if (self < 0)
-		return -errno;
+		return self;
 	if (id_visit(self, &q) == 1) {
 		*ret_fd = mntsnap_fd_move_above_stdio(self);
 		*ret_owned = true;
@@ -931,11 +1034,12 @@ int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_
 	s = malloc(sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->nsfd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	/* where leave returns to: never a decoy a /proc may plant */
+	s->nsfd = open_own_nsfd();
 	s->rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	s->cwdfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->nsfd < 0 || s->rootfd < 0 || s->cwdfd < 0) {
-		r = -errno;
+		r = s->nsfd < 0 ? s->nsfd : -errno;
 		goto fail;
 	}
 	if (ns->self) {
@@ -1159,33 +1263,23 @@ int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns
  * O_PATH fd of path as the target sees it. A process's root is reachable
  * from here (/proc/PID/root), so resolve without entering; a namespace
  * without a process has no root we can hold, so the helper opens it.
- * Either way symlinks and ".." stay inside the target's root.
+ * Either way symlinks and ".." stay inside the target's root, and a
+ * helper does the lookup: the target's tree may hold a FUSE mount that
+ * never answers, and only the helper's timeout bounds that wait.
  */
 static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 {
-	struct mntsnap_open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS,
-	};
-	int root = mntsnap_ns_root_fd(ns), fd;
+	int root = mntsnap_ns_root_fd(ns), fd, r;
 
 	if (root == -ENOENT) {
-		int r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
-
+		r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
 		return r ? r : fd;
 	}
 	if (root < 0)
 		return root;
-	/* ".." in RESOLVE_IN_ROOT fails with EAGAIN when any mount or rename
-	 * happened meanwhile, anywhere on the system: the kernel says retry */
-	for (int tries = 0; tries < 256; tries++) {
-		fd = (int)syscall(MNTSNAP_NR_openat2, root, path, &how, sizeof(how));
-		if (fd >= 0 || errno != EAGAIN)
-			break;
-	}
-	fd = fd < 0 ? -errno : mntsnap_fd_move_above_stdio(fd);
+	r = mntsnap_helper_open_at(ns, root, path, &fd);
 	close(root);
-	return fd;
+	return r ? r : fd;
 }
 
 int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,

@@ -147,6 +147,15 @@ int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns
 int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			   uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
 
+/*
+ * O_PATH fd of path resolved from rootfd (RESOLVE_IN_ROOT), by a helper
+ * that stays in the caller's namespaces with the caller's capabilities:
+ * only to bound the lookup by the helper timeout (a target's FUSE mount
+ * can stall it for good). -ETIMEDOUT, or openat2's errors.
+ */
+int mntsnap_helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
+			   int *ret_fd);
+
 /* Capture inside ns with the helper (lib/ns-helper.c). */
 int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
 			   struct mntsnap_snapshot **ret_snap);

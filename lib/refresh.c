@@ -70,53 +70,20 @@
 
 /* ---- change detector ------------------------------------------------------- */
 
-/* The pid behind a pidfd, from /proc/self/fdinfo; -1 if unknown. */
-static int pidfd_pid(int pidfd)
-{
-	char path[64], buf[1024];
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	return p ? atoi(p + 5) : -1;
-}
-
 /*
  * An fd of the target namespace's mountinfo, or < 0 when there is none to
  * poll (a namespace known only by id or nsfs fd).
  */
 static int open_detector(const struct mntsnap_ns *ns)
 {
-	char path[64];
-	int pid, fd;
-
 	if (ns && ns->inside) /* a helper: never the target's /proc */
 		return mntsnap_mountinfo_open_inside(ns);
-	if (!ns || ns->self)
-		return open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (!ns || ns->self) /* from a procfs only: see mntsnap_mountinfo_open_own */
+		return mntsnap_mountinfo_open_own();
 	if (ns->pidfd < 0)
 		return -1;
-	pid = pidfd_pid(ns->pidfd);
-	if (pid <= 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	/* the pid may have been reused between fdinfo and open */
-	if (fd >= 0 && mntsnap_ns_check_alive(ns)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	/* the handle's process, its pid reused or the namespace left: none */
+	return mntsnap_mountinfo_open_pid(ns);
 }
 
 /* Did the namespace change since the last call? Also latches. */

@@ -231,6 +231,26 @@ struct mntsnap_k_mnt_ns_info {
 #define MNTSNAP_PIDFD_GET_MNT_NAMESPACE _IO(MNTSNAP_PIDFS_IOCTL_MAGIC, 3)   /* 6.11 */
 #define MNTSNAP_PIDFD_GET_USER_NAMESPACE _IO(MNTSNAP_PIDFS_IOCTL_MAGIC, 9)  /* 6.11 */
 
+/* ---- classic BPF for seccomp (linux/filter.h, linux/seccomp.h) -------------- */
+struct mntsnap_sock_filter {
+	uint16_t code;
+	uint8_t jt, jf;
+	uint32_t k;
+};
+struct mntsnap_sock_fprog {
+	unsigned short len;
+	struct mntsnap_sock_filter *filter;
+};
+#define MNTSNAP_BPF_LD_W_ABS 0x20   /* BPF_LD | BPF_W | BPF_ABS */
+#define MNTSNAP_BPF_JEQ_K 0x15      /* BPF_JMP | BPF_JEQ | BPF_K */
+#define MNTSNAP_BPF_RET_K 0x06      /* BPF_RET | BPF_K */
+#define MNTSNAP_SECCOMP_SET_MODE_FILTER 1
+#define MNTSNAP_SECCOMP_RET_ALLOW 0x7fff0000U
+#define MNTSNAP_SECCOMP_RET_ERRNO 0x00050000U
+/* struct seccomp_data: int nr; u32 arch; u64 ip; u64 args[6] */
+#define MNTSNAP_SECCOMP_DATA_NR 0
+#define MNTSNAP_SECCOMP_DATA_ARG0 16
+
 /* ---- layout checks ----------------------------------------------------------- */
 #define MNTSNAP_CHECK_OFF(type, field, off) \
 	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " offset")

@@ -27,7 +27,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <locale.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,7 +54,7 @@
 #define LIMIT_NS 1000000000LL /* "within 1 s" */
 #define HANG_MS 8000          /* past this a child counts as hung and is killed */
 
-enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS };
+enum kind { K_FAKE, K_LINK, K_FIFO, K_PIDNS, K_FUSE, K_LIBC, K_CHURN };
 enum filt { F_NONE, F_ENOSYS, F_EPERM };
 
 /* ---- small tools usable in forked children (no Criterion asserts) ------- */
@@ -269,6 +271,80 @@ static int fake_proc(enum kind kind)
 	return 0;
 }
 
+/*
+ * A FUSE mount whose daemon never answers, and an innocent-looking
+ * symlink into it: every lookup below the mount waits for the FUSE_INIT
+ * reply for good, and only a fatal signal ends that wait. The /dev/fuse
+ * fd stays open in the target (closing it would abort the connection and
+ * fail the lookups at once).
+ */
+static int stall_fuse(void)
+{
+	char opts[96];
+	int fd = open("/dev/fuse", O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	if (mkdir(BASE "/mine/stall", 0755) ||
+	    mount("stall", BASE "/mine/stall", "fuse.stall", MS_NOSUID | MS_NODEV, opts))
+		return -1;
+	return symlink("stall/deep", BASE "/mine/innocent");
+}
+
+/*
+ * FIFOs where libc looks on its own: glibc's malloc opens
+ * /proc/sys/vm/overcommit_memory the first time a thread's arena
+ * shrinks, its strerror() opens message catalogs in a non-C locale. A
+ * helper that opened either after entering would block there, inside
+ * malloc or gettext, until its timeout kills it with the lock held.
+ */
+static int libc_traps(void)
+{
+	static const char *const dirs[] = { "/usr/share/locale/C.utf8/LC_MESSAGES",
+					    "/usr/share/locale/C.UTF-8/LC_MESSAGES",
+					    "/usr/share/locale/C/LC_MESSAGES" };
+	char path[128];
+
+	if (mount("hostile", "/proc", "tmpfs", MS_NOSUID, "mode=755") ||
+	    mount("hostile", "/usr/share/locale", "tmpfs", MS_NOSUID, "mode=755"))
+		return -1;
+	ms_mkdir_p("/proc/sys/vm");
+	if (mkfifo("/proc/sys/vm/overcommit_memory", 0644))
+		return -1;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		ms_mkdir_p(dirs[i]);
+		snprintf(path, sizeof(path), "%s/libc.mo", dirs[i]);
+		if (mkfifo(path, 0644))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Mounts and unmounts without pause in the target's namespace, from a
+ * child that dies with the target: every mount anywhere bumps the
+ * kernel's global mount sequence, which a ".." under RESOLVE_IN_ROOT
+ * checks (EAGAIN: "retry").
+ */
+static int churn_mounts(void)
+{
+	pid_t pid;
+
+	if (mkdir(BASE "/mine/churn", 0755))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid)
+		return 0;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (;;) {
+		mount("churn", BASE "/mine/churn", "tmpfs", 0, "size=4k");
+		umount2(BASE "/mine/churn", MNT_DETACH);
+	}
+}
+
 static volatile int *late_flag;
 
 /* Become uid for good: no way back to root, no capabilities out here. */
@@ -335,6 +411,15 @@ static int target_main(void *arg)
 		/* benign: its own pid namespace and a procfs of it */
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 			_exit(4);
+	} else if (t->kind == K_CHURN) {
+		if (churn_mounts())
+			_exit(11);
+	} else if (t->kind == K_LIBC) {
+		if (libc_traps())
+			_exit(10);
+	} else if (t->kind == K_FUSE) {
+		if (stall_fuse())
+			_exit(9);
 	} else if (fake_proc(t->kind)) {
 		_exit(5);
 	}
@@ -379,6 +464,8 @@ static void target_start_as(struct target *t, enum kind kind, uid_t uid)
 		waitpid(t->pid, &st, 0);
 		if (uid && WIFEXITED(st) && WEXITSTATUS(st) == 8)
 			cr_skip_test("unprivileged user namespaces are not allowed here");
+		if (kind == K_FUSE && WIFEXITED(st) && WEXITSTATUS(st) == 9)
+			cr_skip_test("no FUSE here (/dev/fuse or the mount failed)");
 		cr_assert_fail("target failed to set up (status %#x)", st);
 	}
 	close(t->ready[0]);
@@ -834,4 +921,547 @@ LTest(hostile, rootless_fake_proc_files_enosys)
 LTest(hostile, rootless_proc_fifo_eperm)
 {
 	run_rootless(K_FIFO, F_EPERM);
+}
+
+/* ---- a FUSE mount that never answers ------------------------------------------ */
+
+/*
+ * A pid handle resolves a path from /proc/PID/root without entering; a
+ * lookup that crosses the target's stalled FUSE mount must not hang the
+ * caller: it ends in -ETIMEDOUT after the helper timeout (the default
+ * 10 s; the in_child bound, 32 s, fails a hang). The mount point itself
+ * (no lookup inside the FUSE filesystem) still resolves, to that mount.
+ */
+static void fuse_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_mount m;
+	struct mntsnap_ns *ns = NULL;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, BASE "/mine/innocent", 0, &s);
+	CHECK(r == -ETIMEDOUT, "stat_path through the stalled FUSE mount: %d", r);
+	V->held++;
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, BASE "/mine/stall", 0, &s);
+	CHECK(!r, "stat_path of the FUSE mount point: %s", strerror(-r));
+	CHECK(mntsnap_snapshot_count(s) == 1 && !mntsnap_snapshot_get(s, 0, &m), "one record");
+	CHECK(m.mount_point && !strcmp(m.mount_point, BASE "/mine/stall"), "mount point %s",
+	      m.mount_point ? m.mount_point : "(none)");
+	mntsnap_snapshot_free(s);
+	V->held++;
+	mntsnap_ns_free(ns);
+}
+
+LTest(hostile, stat_path_through_stalled_fuse_times_out)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_FUSE);
+	in_child(fuse_caller, &t, NULL);
+	target_stop(&t);
+}
+
+/* ---- what libc opens on its own inside the helper --------------------------- */
+
+/*
+ * Runs inside the helper (the seam is called there): frees enough of a
+ * thread arena to make glibc shrink its heap (its first shrink reads the
+ * overcommit setting from a file), then fails so that the error message
+ * calls strerror() (a non-C locale looks for a catalog).
+ */
+static long trap_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+			   struct mntsnap_k_statmount *buf, size_t size, unsigned flags)
+{
+	void *p[48];
+
+	(void)ctx, (void)req, (void)buf, (void)size, (void)flags;
+	for (int i = 0; i < 48; i++)
+		p[i] = malloc(60 * 1024); /* below the mmap threshold: arena memory */
+	for (int i = 47; i >= 0; i--)
+		free(p[i]);
+	return -EIO;
+}
+
+struct libc_run {
+	struct target *t;
+	int r;
+	long long ns;
+	char msg[256];
+};
+
+static void *libc_thread(void *arg)
+{
+	struct libc_run *l = arg;
+	struct mntsnap_sysops sys = { .statmount = trap_statmount };
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	long long t0;
+	char *after;
+
+	l->r = mntsnap_ns_open_pid(l->t->pid, &ns);
+	if (l->r)
+		return NULL;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, .sysops = &sys,
+		     .backend = MNTSNAP_BACKEND_STATMOUNT, .flags = MNTSNAP_CAPTURE_NS_ENTER);
+	t0 = now_ns();
+	l->r = mntsnap_capture(&o, &s);
+	/* this thread's arena must still be usable */
+	after = strdup(e.msg);
+	l->ns = now_ns() - t0;
+	snprintf(l->msg, sizeof(l->msg), "%s", after ? after : "");
+	free(after);
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(ns);
+	return NULL;
+}
+
+/*
+ * From a thread (its own malloc arena) in a non-C locale: the capture's
+ * error comes back at once, untranslated, and the thread can still
+ * malloc. A helper that let libc open the target's FIFOs would stall for
+ * its whole 10 s timeout and leave the arena locked (a hang here).
+ */
+static void libc_caller(void *arg)
+{
+	struct libc_run l = { .t = arg };
+	pthread_t th;
+
+	CHECK(setlocale(LC_ALL, "C.UTF-8"), "no C.UTF-8 locale");
+	V->tried++;
+	CHECK(!pthread_create(&th, NULL, libc_thread, &l), "pthread_create");
+	pthread_join(th, NULL);
+	CHECK(l.r == -EIO, "capture: %d (%s)", l.r, l.msg);
+	CHECK(l.ns < LIMIT_NS, "took %lld ms", l.ns / 1000000);
+	CHECK(strstr(l.msg, "Input/output error"), "message: %s", l.msg);
+	V->held++;
+}
+
+LTest(hostile, libc_inside_the_helper_opens_nothing_of_the_target)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LIBC);
+	in_child(libc_caller, &t, NULL);
+	target_stop(&t);
+}
+
+/* ---- ".." while the target mounts without pause ------------------------------ */
+
+/*
+ * A target that mounts and unmounts in a loop makes openat2 with
+ * RESOLVE_IN_ROOT fail a ".." with EAGAIN whenever a mount happened
+ * meanwhile; openat2(2) says to retry. A path with ".." must still
+ * resolve, every time, and to the mount it names.
+ */
+static void churn_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns *ns = NULL;
+	uint64_t want = 0;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	for (int i = 0; i < 300; i++) {
+		struct mntsnap_snapshot *s = NULL;
+		struct mntsnap_mount m;
+		int r;
+
+		V->tried++;
+		r = mntsnap_ns_stat_path(ns, BASE "/mine/churn/../../mine/.", 0, &s);
+		CHECK(!r, "try %d: stat_path with '..': %s", i, strerror(-r));
+		CHECK(!mntsnap_snapshot_get(s, 0, &m), "record");
+		CHECK(m.mount_point && !strcmp(m.mount_point, BASE "/mine"), "try %d: %s", i,
+		      m.mount_point ? m.mount_point : "(none)");
+		CHECK(!want || m.id == want, "try %d: another mount", i);
+		want = m.id;
+		mntsnap_snapshot_free(s);
+		V->held++;
+	}
+	mntsnap_ns_free(ns);
+}
+
+LTest(hostile, stat_path_dotdot_while_the_target_mounts)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	/* the churning grandchild, orphaned when the target dies, is ours to reap */
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	target_start(&t, K_CHURN);
+	in_child(churn_caller, &t, NULL);
+	target_stop(&t);
+	while (waitpid(-1, NULL, __WALL) > 0)
+		;
+}
+
+/* ---- the caller entered the target: "own namespace" is the target's --------- */
+
+/*
+ * A single-threaded caller that entered the target (mntsnap_ns_enter)
+ * and captures its own namespace: /proc is now the target's. With
+ * statmount denied the text must be the kernel's or an error, never the
+ * target's fake; with statmount the table is the kernel's (the change
+ * detector must not open the target's FIFO); a FIFO never blocks.
+ */
+static void entered_caller(void *arg)
+{
+	struct hctx *c = arg;
+	struct target *t = c->t;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	long long t0, dt;
+	char *got = NULL;
+	int r;
+
+	apply_filter(c->filt);
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .error = &e);
+	t0 = now_ns();
+	r = mntsnap_capture(&o, &s);
+	dt = now_ns() - t0;
+	if (!r)
+		got = render(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(dt < LIMIT_NS, "took %lld ms", dt / 1000000);
+	CHECK(r || (got && !strcmp(got, t->want)), "not the kernel's table: %.200s",
+	      got ? got : "(render failed)");
+	CHECK(r || t->kind == K_PIDNS || c->filt == F_NONE, "a table from a /proc that is no procfs");
+	CHECK(!r || c->filt != F_NONE, "capture with statmount: %s (%s)", strerror(-r), e.msg);
+	CHECK(!r || strstr(e.msg, "procfs"), "message: %s", e.msg);
+	free(got);
+	V->held++;
+}
+
+static void run_entered(enum kind kind, enum filt filt)
+{
+	struct target t;
+	struct hctx c = { .t = &t, .filt = filt };
+
+#ifndef MS_HAVE_SECCOMP_HELPER
+	cr_skip_test("raw BPF filter written for x86_64 only");
+#endif
+	ms_private_ns(BASE);
+	target_start(&t, kind);
+	in_child(entered_caller, &c, NULL);
+	target_stop(&t);
+}
+
+LTest(hostile, entered_fake_proc_files)
+{
+	run_entered(K_FAKE, F_ENOSYS);
+}
+
+LTest(hostile, entered_proc_symlink_to_pid1)
+{
+	run_entered(K_LINK, F_ENOSYS);
+}
+
+LTest(hostile, entered_proc_fifo)
+{
+	run_entered(K_FIFO, F_ENOSYS);
+}
+
+LTest(hostile, entered_own_pidns)
+{
+	run_entered(K_PIDNS, F_ENOSYS);
+}
+
+LTest(hostile, entered_proc_fifo_statmount)
+{
+	run_entered(K_FIFO, F_NONE);
+}
+
+LTest(hostile, entered_fake_proc_files_statmount)
+{
+	run_entered(K_FAKE, F_NONE);
+}
+
+/* ---- --ns PATH while the caller is inside the target ------------------------- */
+
+/*
+ * An nsfs path is reopened through /proc/thread-self/fd/N. A caller that
+ * entered the target resolves /proc in the target's tree, where N can be
+ * a symlink to another namespace's file: the handle must name the
+ * namespace of PATH, or fail, never the decoy's.
+ */
+static void reopen_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_ns *ns = NULL, *in = NULL;
+	char path[96], decoy[64];
+	uint64_t id = 0;
+	int next, r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	/* the fd number the library's O_PATH open will get */
+	next = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(next >= 0, "open /dev/null");
+	close(next);
+	snprintf(decoy, sizeof(decoy), "/proc/thread-self/fd/%d", next);
+	CHECK(!mkdir("/proc/thread-self/fd", 0755), "mkdir: %s", strerror(errno));
+	/* the decoy: the test's own namespace, where the caller came from */
+	snprintf(path, sizeof(path), BASE "/hostproc/%d/ns/mnt", (int)getppid());
+	CHECK(!symlink(path, decoy), "symlink: %s", strerror(errno));
+	snprintf(path, sizeof(path), BASE "/hostproc/%d/ns/mnt", t->pid);
+	V->tried++;
+	r = mntsnap_ns_open_path(path, &in);
+	if (!r)
+		id = mntsnap_ns_id(in);
+	mntsnap_ns_free(in);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(r || id == t->ns_id, "the handle names namespace %llu, not %s's %llu",
+	      (unsigned long long)id, path, (unsigned long long)t->ns_id);
+	V->held++;
+}
+
+LTest(hostile, ns_path_reopen_not_through_the_targets_proc)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(reopen_caller, &t, NULL);
+	target_stop(&t);
+}
+
+/* ---- the caller's procfs is of a pid namespace that does not know it ------- */
+
+static int mount_proc_child(void *arg)
+{
+	(void)arg;
+	/* shares the caller's mount namespace, lives in a new pid namespace */
+	_exit(mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) ? 1 : 0);
+}
+
+/*
+ * /proc is a procfs of another pid namespace, where neither the caller
+ * nor its helper has a pid: no text is found (thread-self is missing
+ * there), and the error says so once, naming the helper, never a table.
+ */
+static void foreign_proc_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	static char stack[64 * 1024];
+	const char *why, *first;
+	int st = 0, r;
+	pid_t pid;
+
+	CHECK(!unshare(CLONE_NEWNS), "unshare: %s", strerror(errno));
+	pid = clone(mount_proc_child, stack + sizeof(stack), CLONE_NEWPID | SIGCHLD, NULL);
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "mount a procfs of a new pid namespace");
+	apply_filter(F_ENOSYS);
+	V->tried++;
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e);
+	r = mntsnap_capture(&o, &s);
+	mntsnap_ns_free(ns);
+	CHECK(r < 0, "a table from a procfs that does not know the helper");
+	why = strerror(-r);
+	first = strstr(e.msg, why);
+	CHECK(strstr(e.msg, "helper process") && first && !strstr(first + strlen(why), why),
+	      "message: %s", e.msg);
+	V->held++;
+}
+
+LTest(hostile, caller_procfs_of_another_pidns)
+{
+	struct target t;
+
+#ifndef MS_HAVE_SECCOMP_HELPER
+	cr_skip_test("raw BPF filter written for x86_64 only");
+#endif
+	ms_private_ns(BASE);
+	target_start(&t, K_FAKE);
+	in_child(foreign_proc_caller, &t, NULL);
+	target_stop(&t);
+}
+
+/* ---- the text route of a pid handle, from inside the target ------------------ */
+
+/*
+ * A pid handle's text comes from /proc/PID/mountinfo, PID read from the
+ * pidfd's fdinfo. A caller inside the target (mntsnap_ns_enter) that
+ * asks for the mountinfo backend sees the target's /proc, which here
+ * answers all of it: an fdinfo naming the target's pid, that pid's
+ * mountinfo made up, and its ns/mnt a symlink to the real file (so a
+ * namespace check passes). The answer must be the kernel's or an error.
+ */
+static void text_entered_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	char path[96], real[96], text[64];
+	char *got = NULL;
+	int pidfd, r;
+
+	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
+	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	CHECK(!mntsnap_ns_open_pidfd(pidfd, &ns), "open pidfd");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	/* the handle's own pidfd is a dup above pidfd: plant fdinfo for both */
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
+	      strerror(errno));
+	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nPid:\t%d\n", t->pid);
+	for (int fd = pidfd; fd < pidfd + 8; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		CHECK(!put_file(path, text), "fdinfo");
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t->pid);
+	CHECK(!put_file(path, FAKE_TEXT), "fake mountinfo");
+	snprintf(path, sizeof(path), "/proc/%d/ns", t->pid);
+	CHECK(!mkdir(path, 0755), "mkdir ns");
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t->pid);
+	snprintf(real, sizeof(real), BASE "/hostproc/%d/ns/mnt", t->pid);
+	CHECK(!symlink(real, path), "symlink");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e,
+		     .backend = MNTSNAP_BACKEND_MOUNTINFO);
+	r = mntsnap_capture(&o, &s);
+	if (!r)
+		got = render(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	close(pidfd);
+	CHECK(r || (got && !strcmp(got, t->want)), "not the kernel's table: %.200s",
+	      got ? got : "(render failed)");
+	free(got);
+	V->held++;
+}
+
+LTest(hostile, text_route_of_a_pid_handle_from_inside)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(text_entered_caller, &t, NULL);
+	target_stop(&t);
+}
+
+/* ---- a pid handle's root, from inside the target ------------------------------ */
+
+/*
+ * A pid handle resolves paths from /proc/PID/root, PID from the pidfd's
+ * fdinfo. From inside the target both come from the target's /proc,
+ * which here names the target's pid and makes PID/root a symlink to a
+ * directory of its choosing: "/" must still be the target's root mount,
+ * or an error.
+ */
+static void root_entered_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_ns *ns = NULL;
+	struct mntsnap_mount m;
+	char path[96], text[64], mp[256] = "";
+	int pidfd, r;
+
+	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
+	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	CHECK(!mntsnap_ns_open_pidfd(pidfd, &ns), "open pidfd");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
+	      strerror(errno));
+	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nPid:\t%d\n", t->pid);
+	for (int fd = pidfd; fd < pidfd + 8; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		CHECK(!put_file(path, text), "fdinfo");
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root", t->pid);
+	CHECK(!symlink(BASE "/mine", path), "symlink");
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, "/", 0, &s);
+	if (!r && !mntsnap_snapshot_get(s, 0, &m) && m.mount_point)
+		snprintf(mp, sizeof(mp), "%s", m.mount_point);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	close(pidfd);
+	CHECK(r || !strcmp(mp, "/"), "\"/\" resolved to the mount at %s", mp);
+	V->held++;
+}
+
+LTest(hostile, pid_handle_root_from_inside)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(root_entered_caller, &t, NULL);
+	target_stop(&t);
+}
+
+/* ---- "self" from inside the target ------------------------------------------- */
+
+/*
+ * mntsnap_ns_open_self names the calling thread's namespace through
+ * /proc/thread-self/ns/mnt. From inside the target that is the target's
+ * /proc, here a symlink to a decoy namespace's file (the test's own) and,
+ * for the list, a FIFO: the handle must name the namespace the caller is
+ * in, or fail, and nothing may block.
+ */
+static void self_entered_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_ns *ns = NULL, *self = NULL;
+	char decoy[96];
+	uint64_t id = 0;
+	long long t0, dt;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mkdir("/proc/thread-self/ns", 0755), "mkdir: %s", strerror(errno));
+	snprintf(decoy, sizeof(decoy), BASE "/hostproc/%d/ns/mnt", (int)getppid());
+	CHECK(!symlink(decoy, "/proc/thread-self/ns/mnt"), "symlink");
+	V->tried++;
+	t0 = now_ns();
+	r = mntsnap_ns_open_self(&self);
+	dt = now_ns() - t0;
+	if (!r)
+		id = mntsnap_ns_id(self);
+	mntsnap_ns_free(self);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(dt < LIMIT_NS, "took %lld ms", dt / 1000000);
+	CHECK(r || id == t->ns_id, "self names namespace %llu, the caller is in %llu",
+	      (unsigned long long)id, (unsigned long long)t->ns_id);
+	V->held++;
+}
+
+LTest(hostile, open_self_from_inside)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, K_LINK);
+	in_child(self_entered_caller, &t, NULL);
+	target_stop(&t);
 }
