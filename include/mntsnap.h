@@ -774,10 +774,12 @@ enum {
 	/* never use fanotify mount events: POLLPRI on the namespace's
 	 * mountinfo + a listing and strings-free statmount sweep */
 	MNTSNAP_WATCH_POLLPRI_ONLY = 1U << 0,
-	/* also sweep when POLLPRI fired in a drain that had fanotify events
-	 * (see mntsnap_watch_new: the one case the fanotify route alone
-	 * cannot tell apart), settle_ms after the first such drain */
-	MNTSNAP_WATCH_EXACT = 1U << 1,
+	/* trust fanotify alone when a drain also had POLLPRI: no delayed
+	 * sweep (see mntsnap_watch_new), so an attribute change landing
+	 * together with a mount or umount is missed until the next change
+	 * that only POLLPRI reports; per-event cost then never depends on
+	 * the table's size */
+	MNTSNAP_WATCH_NO_SETTLE = 1U << 1,
 };
 
 /* How a watcher learns of changes (mntsnap_watch_route()). */
@@ -791,7 +793,7 @@ struct mntsnap_watch_opts {
 	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace */
 	uint32_t mask;                /* MNTSNAP_F_*; 0 = MNTSNAP_MASK_DEFAULT */
 	uint32_t flags;               /* MNTSNAP_WATCH_* */
-	unsigned settle_ms;           /* MNTSNAP_WATCH_EXACT delay; 0 = 100 */
+	unsigned settle_ms;           /* delay of the settle sweep; 0 = 100 */
 	const struct mntsnap_sysops *sysops; /* tests only */
 	struct mntsnap_error *error;  /* optional detail on failure */
 	size_t : 0;
@@ -814,10 +816,12 @@ struct mntsnap_watch_opts {
  *    against the live snapshot, reported as events and then RESYNC.
  * The one thing the fanotify route cannot tell: an attribute change that
  * lands in the same drain as a mount or umount (POLLPRI fired, but so did
- * fanotify). MNTSNAP_WATCH_EXACT sweeps settle_ms after such a drain (the
- * watcher's fd wakes for it); without it such a change is seen at the next
- * POLLPRI-only drain. Nothing sees a propagation type change alone
- * (MS_SHARED/MS_PRIVATE bump no counter).
+ * fanotify, and POLLPRI never says how many changes it stands for). So
+ * settle_ms after such a drain the watcher sweeps (its fd wakes for it),
+ * at most once per settle_ms however busy the table is: the snapshot is a
+ * fresh capture's equal after every drain but within settle_ms of such a
+ * coincidence. MNTSNAP_WATCH_NO_SETTLE skips that sweep. Nothing sees a
+ * propagation type change alone (MS_SHARED/MS_PRIVATE bump no counter).
  * Without fanotify mount events (before 6.15, ENOSYS/EINVAL, or blocked by
  * seccomp: EPERM/EACCES) or with MNTSNAP_WATCH_POLLPRI_ONLY, every POLLPRI
  * triggers the sweep (mount points included, so same-parent moves are
@@ -856,6 +860,14 @@ int mntsnap_watch_route(const struct mntsnap_watch *w);
  * drain).
  */
 int mntsnap_watch_drain(struct mntsnap_watch *w);
+
+/*
+ * mntsnap_watch_sync - mntsnap_watch_drain(), then the settle sweep at
+ * once if one is pending, so the snapshot is a fresh capture's equal now
+ * (call it before saving the snapshot at the end of a watch). Returns and
+ * queues like mntsnap_watch_drain().
+ */
+int mntsnap_watch_sync(struct mntsnap_watch *w);
 
 /* One change. The records are valid until the next drain. */
 struct mntsnap_watch_event {

@@ -12,7 +12,7 @@
  *    changes (not for a propagation type change). It only says "changed
  *    since you last polled", never what or how often;
  *  - the target's pidfd, so a pid handle's exit wakes the caller;
- *  - a timerfd for MNTSNAP_WATCH_EXACT's delayed sweep.
+ *  - a timerfd for the settle sweep (below).
  * Two mountinfo fds are opened: poll() latches a per-file flag, and the
  * epoll machinery polls the fd in its set whenever the caller polls the
  * epoll fd, so that one cannot also be the one drain asks.
@@ -28,7 +28,10 @@
  * records when read, after the drain is done appending (the string table
  * may move while records are appended).
  *
- * Sweep (POLLPRI without an explanation, EXACT's timer, the POLLPRI route):
+ * Sweep (POLLPRI without a fanotify event in the same drain; settle_ms
+ * after a drain that had both, since POLLPRI cannot say whether it stood
+ * for more than the attaches and detaches read; every POLLPRI on the
+ * POLLPRI route):
  * one listing of the ids (mounts fanotify did not report, or that no
  * event source covers), then per known mount a statmount of the
  * fixed-size fields only (no strings formatted), compared through the
@@ -728,7 +731,7 @@ static int drain_sources(struct mntsnap_watch *w)
 		timer_set(w, 0);
 		return sweep(w);
 	}
-	if (pri && (w->flags & MNTSNAP_WATCH_EXACT) && !w->timer_armed)
+	if (pri && !(w->flags & MNTSNAP_WATCH_NO_SETTLE) && !w->timer_armed)
 		timer_set(w, w->settle_ms);
 	return 0;
 }
@@ -759,6 +762,21 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 			return -ESRCH;
 	}
 	return r ? r : (int)w->nev;
+}
+
+int mntsnap_watch_sync(struct mntsnap_watch *w)
+{
+	int r = mntsnap_watch_drain(w);
+
+	if (r < 0 || !w->timer_armed)
+		return r;
+	timer_set(w, 0);
+	r = sweep(w);
+	if (r) {
+		w->need_resync = r != -ENOMEM;
+		return r;
+	}
+	return (int)w->nev;
 }
 
 /* ---- reading events ---------------------------------------------------------------------- */
@@ -972,10 +990,9 @@ static int ep_add(struct mntsnap_watch *w, int fd, uint32_t events)
 	return epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/* The event sources, before the first capture: nothing after it is lost. */
 static int sources_setup(struct mntsnap_watch *w)
 {
-	int r;
-
 	w->route = MNTSNAP_WATCH_ROUTE_POLLPRI;
 	if (!(w->flags & MNTSNAP_WATCH_POLLPRI_ONLY) && fan_setup(w))
 		w->route = MNTSNAP_WATCH_ROUTE_FANOTIFY;
@@ -983,11 +1000,24 @@ static int sources_setup(struct mntsnap_watch *w)
 	w->mi_check = open_mountinfo(w);
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI && w->mi_check < 0)
 		return -EOPNOTSUPP;
-	if (w->flags & MNTSNAP_WATCH_EXACT) {
+	if (!(w->flags & MNTSNAP_WATCH_NO_SETTLE) && w->route == MNTSNAP_WATCH_ROUTE_FANOTIFY) {
 		w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (w->timerfd < 0)
 			return -errno;
 	}
+	pri_fired(w->mi_check); /* latch: changes from here on count */
+	return 0;
+}
+
+/*
+ * The fd callers poll, made last: once it exists the first capture is
+ * done, so whoever watches this process for it knows that every later
+ * change becomes an event.
+ */
+static int epoll_setup(struct mntsnap_watch *w)
+{
+	int r;
+
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epfd < 0)
 		return -errno;
@@ -998,7 +1028,6 @@ static int sources_setup(struct mntsnap_watch *w)
 		r = ep_add(w, w->timerfd, EPOLLIN);
 	if (!r && w->tns)
 		r = ep_add(w, w->tns->pidfd, EPOLLIN);
-	pri_fired(w->mi_check); /* latch: changes from here on count */
 	return r;
 }
 
@@ -1021,7 +1050,6 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	r = mntsnap_sm_buf_init(&w->buf);
 	if (r)
 		return r;
-	/* sources first: nothing that happens during the capture is lost */
 	r = sources_setup(w);
 	if (r == -EOPNOTSUPP)
 		return mntsnap_set_error(o->error, r, 0,
@@ -1032,7 +1060,12 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	r = capture_now(w, o->error, &s);
 	if (r)
 		return r;
-	return live_set(w, s);
+	r = live_set(w, s);
+	if (!r)
+		r = epoll_setup(w);
+	if (r)
+		return mntsnap_set_error(o->error, r, 0, "watch setup failed: %s", strerror(-r));
+	return 0;
 }
 
 int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -331,4 +332,296 @@ LTest(watch, fsmount_move_mount)
 	close(fs);
 	mntsnap_watch_free(w);
 	free(l.e);
+}
+
+/* ---- the CLI: mntsnap watch ------------------------------------------------------ */
+
+static const char *bin(void)
+{
+	const char *b = getenv("MNTSNAP_BIN");
+
+	if (!b)
+		cr_skip_test("MNTSNAP_BIN not set (run through meson test)");
+	return b;
+}
+
+/* Run argv with stdout into the file out (stderr too, into out.err). */
+static pid_t spawn(const char *out, char *const argv[])
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		char err[256];
+
+		/* a failed assertion ends the test: never leave the child behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), efd;
+
+		snprintf(err, sizeof(err), "%s.err", out);
+		efd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || efd < 0 || dup2(fd, 1) < 0 || dup2(efd, 2) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Wait (5 s at most) until pid runs comm (exec done: the forked test
+ * process may have had fds of its own) and holds an fd whose link names
+ * what: mntsnap's watcher makes its epoll fd after the first capture, so
+ * every later change is an event; findmnt opens mountinfo, then reads the
+ * table once before it polls.
+ */
+static void wait_ready(pid_t pid, const char *comm, const char *what)
+{
+	for (int tries = 0; tries < 500; tries++) {
+		char path[320], link[64], c[32] = "";
+		ssize_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		f = fopen(path, "re");
+		if (f) {
+			if (!fgets(c, sizeof(c), f))
+				c[0] = '\0';
+			fclose(f);
+		}
+		c[strcspn(c, "\n")] = '\0';
+		for (int fd = 3; fd < 16 && !strcmp(c, comm); fd++) {
+			snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = '\0';
+				if (strstr(link, what))
+					return;
+			}
+		}
+		usleep(10000);
+	}
+	cr_assert_fail("process %d never set up its event sources", (int)pid);
+}
+
+static size_t count_lines(const char *path)
+{
+	size_t len, n = 0;
+	char *t;
+
+	if (access(path, F_OK))
+		return 0; /* not created yet */
+	t = ms_read_file(path, &len);
+
+	for (size_t i = 0; t && i < len; i++)
+		n += t[i] == '\n';
+	free(t);
+	return n;
+}
+
+/* Wait (5 s at most) until path has at least n lines. */
+static void wait_lines(const char *path, size_t n)
+{
+	for (int tries = 0; tries < 500 && count_lines(path) < n; tries++)
+		usleep(10000);
+	cr_assert_geq(count_lines(path), n, "%s: fewer than %zu lines", path, n);
+}
+
+/* Reap pid (10 s at most, else kill it and fail); its exit status. */
+static int reap(pid_t pid)
+{
+	int st;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	cr_assert_fail("process %d did not stop", (int)pid);
+	return -1;
+}
+
+static int run_cli(char *const argv[])
+{
+	return reap(spawn(BASE "/run.out", argv));
+}
+
+#define COLS "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS"
+
+/* The same changes, one at a time: mntsnap watch prints findmnt --poll -r's lines. */
+Test(watch_cli, table_equals_findmnt_poll)
+{
+	char *fm[] = { "findmnt", "--poll", "-r", "-o", COLS, NULL };
+	char *ms[] = { (char *)bin(), "watch", "-o", COLS, NULL };
+	char *a, *b;
+	pid_t pf, pm;
+	size_t len;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1); /* header: the first capture is done */
+
+	struct {
+		const char *src, *dst, *type, *data;
+		unsigned long fl;
+	} steps[] = {
+		{ "a", BASE "/a", "tmpfs", "size=1m", 0 },
+		{ BASE "/a", BASE "/c", NULL, NULL, MS_BIND },
+		{ BASE "/a", BASE "/b", NULL, NULL, MS_MOVE },
+		{ NULL, BASE "/b", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY },
+		{ NULL, BASE "/c", NULL, "size=2m", MS_REMOUNT },
+	};
+	size_t n = 1;
+
+	ms_mkdir_p(BASE "/b");
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		mnt(steps[i].src, steps[i].dst, steps[i].type, steps[i].fl, steps[i].data);
+		n += i == 4 ? 2 : 1; /* a superblock remount changes both mounts */
+		wait_lines(BASE "/out/findmnt", n);
+		wait_lines(BASE "/out/mntsnap", n);
+	}
+	cr_assert_eq(umount(BASE "/b"), 0);
+	wait_lines(BASE "/out/findmnt", n + 1);
+	wait_lines(BASE "/out/mntsnap", n + 1);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0, "SIGTERM is a clean end");
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	free(a);
+	free(b);
+}
+
+static char *line_of(char *text, const char *action, int nth)
+{
+	char key[64];
+	char *p = text;
+
+	snprintf(key, sizeof(key), "{\"action\":\"%s\"", action);
+	while ((p = strstr(p, key)) && nth--)
+		p++;
+	cr_assert(p, "no %s line in:\n%s", action, text);
+	return strndup(p, strcspn(p, "\n"));
+}
+
+Test(watch_cli, json_count_stops_and_names_changes)
+{
+	char *argv[] = { (char *)bin(), "watch", "--json", "--count", "3", NULL };
+	char want[512], *t, *l;
+	uint64_t id;
+	size_t len;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	pid = spawn(BASE "/json", argv);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	/* one change at a time: changes that land in one drain are reported
+	 * as the state the drain found (a mount and its move: one mount) */
+	mnt("j", BASE "/a", "tmpfs", 0, "size=1m");
+	id = kernel_id(BASE "/a");
+	wait_lines(BASE "/json", 1);
+	ms_mkdir_p(BASE "/b");
+	mnt(BASE "/a", BASE "/b", NULL, MS_MOVE, NULL);
+	wait_lines(BASE "/json", 2);
+	mnt(NULL, BASE "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	cr_assert_eq(reap(pid), 0, "--count 3 ends the watch with status 0");
+	t = ms_read_file(BASE "/json", &len);
+	cr_assert_eq(count_lines(BASE "/json"), 3, "%s", t);
+
+	l = line_of(t, "mount", 0);
+	snprintf(want, sizeof(want),
+		 "{\"action\":\"mount\",\"target\":\"%s\",\"uniq-id\":%llu,\"source\":\"j\","
+		 "\"fstype\":\"tmpfs\",\"options\":\"rw,relatime,size=1024k\"}",
+		 BASE "/a", (unsigned long long)id);
+	cr_assert_str_eq(l, want);
+	free(l);
+	l = line_of(t, "move", 0);
+	cr_assert(strstr(l, "\"old-target\":\"" BASE "/a\""), "%s", l);
+	cr_assert(strstr(l, "\"changed\":{\"mount_point\":{\"old\":\"" BASE "/a\",\"new\":\"" BASE
+			    "/b\"}}"),
+		  "%s", l);
+	free(l);
+	l = line_of(t, "remount", 0);
+	cr_assert(strstr(l, "\"changed\":{\"attributes\":{\"old\":\"rw,relatime\",\"new\":"
+			    "\"ro,relatime\"}}"),
+		  "%s", l);
+	free(l);
+	free(t);
+}
+
+/* --save at SIGTERM: mntsnap diff against a fresh save says equal. */
+Test(watch_cli, save_equals_fresh_capture)
+{
+	char *w[] = { (char *)bin(), "watch", "--json", "--save", BASE "/live.snap", NULL };
+	char *save[] = { (char *)bin(), "save", BASE "/fresh.snap", NULL };
+	char *diff[] = { (char *)bin(), "diff", BASE "/live.snap", BASE "/fresh.snap", NULL };
+	char p[128];
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	pid = spawn(BASE "/w.out", w);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	for (int i = 0; i < 20; i++) {
+		snprintf(p, sizeof(p), BASE "/m/%d", i);
+		mnt("s", p, "tmpfs", 0, NULL);
+		if (i % 3 == 0)
+			cr_assert_eq(umount(p), 0);
+		else if (i % 3 == 1)
+			mnt(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	}
+	/* changes within one drain fold into one line each: wait for the last */
+	mnt("marker", BASE "/marker", "tmpfs", 0, NULL);
+	for (int tries = 0; tries < 500; tries++) {
+		size_t len;
+		char *t = ms_read_file(BASE "/w.out", &len);
+		bool seen = strstr(t, "\"target\":\"" BASE "/marker\"") != NULL;
+
+		free(t);
+		if (seen)
+			break;
+		usleep(10000);
+	}
+	kill(pid, SIGTERM);
+	cr_assert_eq(reap(pid), 0);
+	cr_assert_eq(run_cli(save), 0);
+	cr_assert_eq(run_cli(diff), 0, "the saved live snapshot differs from a fresh one");
+}
+
+Test(watch_cli, timeout_ends_cleanly)
+{
+	char *argv[] = { (char *)bin(), "watch", "-n", "--timeout", "0.2", NULL };
+	size_t len;
+	char *t;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(run_cli(argv), 0);
+	t = ms_read_file(BASE "/run.out", &len);
+	cr_assert_eq(len, 0, "-n and no change: no output, got '%s'", t);
+	free(t);
+}
+
+Test(watch_cli, bad_arguments)
+{
+	char *a[] = { (char *)bin(), "watch", "--count", "0", NULL };
+	char *b[] = { (char *)bin(), "watch", "-o", "ACTION,BOGUS", NULL };
+	char *c[] = { (char *)bin(), "watch", "--timeout", "-1", NULL };
+	char *d[] = { (char *)bin(), "watch", "--frobnicate", NULL };
+
+	ms_private_ns(BASE);
+	cr_assert_eq(run_cli(a), 2);
+	cr_assert_eq(run_cli(b), 2);
+	cr_assert_eq(run_cli(c), 2);
+	cr_assert_eq(run_cli(d), 2);
 }
