@@ -8,6 +8,7 @@
  * Everything happens in private mount namespaces.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -331,6 +332,516 @@ LTest(watch, fsmount_move_mount)
 	close(m);
 	close(fs);
 	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+/* ---- the fallback route: fanotify refused the way kernels and filters do ---------- */
+
+static long refuse_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
+			const char *path)
+{
+	(void)fd, (void)flags, (void)mask, (void)dirfd, (void)path;
+	return -(long)(intptr_t)ctx;
+}
+
+/* EINVAL (a kernel before 6.15 knows no FAN_REPORT_MNT/FAN_MARK_MNTNS),
+ * EPERM (seccomp): the POLLPRI route, with the same events. */
+Test(watch, fanotify_refused_falls_back_to_pollpri)
+{
+	static const int errs[] = { EINVAL, EPERM, EACCES };
+
+	ms_private_ns(BASE);
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		struct mntsnap_sysops ops = { .fanotify_mark = refuse_mark,
+					      .ctx = (void *)(intptr_t)errs[i] };
+		MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = &ops);
+		struct evlist l = { 0 };
+		struct mntsnap_watch *w;
+		char p[64];
+		uint64_t id;
+		int fds = ms_count_fds();
+
+		cr_assert_eq(mntsnap_watch_new(&o, &w), 0);
+		cr_assert_eq(mntsnap_watch_route(w), MNTSNAP_WATCH_ROUTE_POLLPRI);
+		cr_assert_eq(ms_count_fds(), fds + 3, "epoll + two mountinfo fds, no fanotify fd");
+		snprintf(p, sizeof(p), BASE "/f%zu", i);
+		mnt("f", p, "tmpfs", 0, NULL);
+		id = kernel_id(p);
+		cr_assert_geq(wait_events(w, &l, 1), 0);
+		cr_assert_eq(l.n, 1);
+		cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, id));
+		assert_current(w, NULL);
+		mntsnap_watch_free(w);
+		cr_assert_eq(ms_count_fds(), fds);
+		free(l.e);
+	}
+}
+
+/* A remount that lands in the same drain as a mount: POLLPRI cannot say it
+ * stood for two changes. The settle sweep finds it; NO_SETTLE does not. */
+static void coincide(bool settle)
+{
+	struct evlist l = { 0 };
+	struct mntsnap_watch *w;
+	uint64_t a, b;
+
+	ms_private_ns(BASE);
+	mnt("c", BASE "/a", "tmpfs", 0, NULL);
+	a = kernel_id(BASE "/a");
+	w = watch_route(NULL, false, settle ? 0 : MNTSNAP_WATCH_NO_SETTLE);
+	mnt(NULL, BASE "/a", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	mnt("c", BASE "/b", "tmpfs", 0, NULL);
+	b = kernel_id(BASE "/b");
+	cr_assert_geq(wait_events(w, &l, settle ? 2 : 1), 0);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, b));
+	if (!settle) {
+		const struct mntsnap_snapshot *s;
+		struct mntsnap_mount m;
+
+		cr_assert_eq(l.n, 1, "no settle sweep: the remount goes unseen");
+		cr_assert_eq(mntsnap_watch_snapshot(w, &s), 0);
+		mntsnap_snapshot_get(s, (size_t)mntsnap_snapshot_find(s, a), &m);
+		cr_assert_not(m.attr & MNTSNAP_ATTR_RDONLY);
+	} else {
+		cr_assert_eq(l.n, 2);
+		cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, a));
+		assert_current(w, NULL);
+	}
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, remount_with_mount_in_one_drain_settle_sweep) { coincide(true); }
+LTest(watch, remount_with_mount_in_one_drain_no_settle) { coincide(false); }
+
+/* ---- foreign namespaces -------------------------------------------------------------- */
+
+/* A process in its own mount namespace that mounts what it is told to. */
+struct target {
+	pid_t pid;
+	int cmd, ack;
+};
+
+static void target_loop(int cmd, int ack, bool slave)
+{
+	char line[256];
+	FILE *in = fdopen(cmd, "r");
+
+	if (unshare(CLONE_NEWNS) ||
+	    (slave && mount(NULL, BASE "/shared", NULL, MS_SLAVE, NULL)))
+		_exit(1);
+	if (write(ack, "k", 1) != 1)
+		_exit(1);
+	while (fgets(line, sizeof(line), in)) {
+		char *path = line + 2;
+		int r = 0;
+
+		path[strcspn(path, "\n")] = '\0';
+		if (line[0] == 'm') {
+			mkdir(path, 0755);
+			r = mount("t", path, "tmpfs", 0, NULL);
+		} else if (line[0] == 'u') {
+			r = umount(path);
+		} else if (line[0] == 'q') {
+			_exit(0);
+		}
+		if (write(ack, r ? "e" : "k", 1) != 1)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static struct target target_start(bool slave)
+{
+	int c[2], a[2];
+	struct target t;
+	char k;
+
+	cr_assert_eq(pipe2(c, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(a, O_CLOEXEC), 0);
+	t.pid = fork();
+	cr_assert_geq(t.pid, 0);
+	if (!t.pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(c[1]);
+		close(a[0]);
+		target_loop(c[0], a[1], slave);
+	}
+	close(c[0]);
+	close(a[1]);
+	t.cmd = c[1];
+	t.ack = a[0];
+	cr_assert_eq(read(t.ack, &k, 1), 1);
+	cr_assert_eq(k, 'k', "target could not set up its namespace");
+	return t;
+}
+
+static void target_do(struct target *t, char op, const char *path)
+{
+	char line[256], k;
+	int n = snprintf(line, sizeof(line), "%c %s\n", op, path);
+
+	cr_assert_eq(write(t->cmd, line, (size_t)n), n);
+	cr_assert_eq(read(t->ack, &k, 1), 1);
+	cr_assert_eq(k, 'k', "target failed: %c %s", op, path);
+}
+
+static void target_end(struct target *t)
+{
+	int st;
+
+	close(t->cmd);
+	close(t->ack);
+	kill(t->pid, SIGKILL);
+	waitpid(t->pid, &st, 0);
+}
+
+static void watch_foreign(struct mntsnap_ns *ns, struct target *t)
+{
+	struct evlist l = { 0 };
+	struct mntsnap_watch *w = watch_route(ns, false, 0);
+
+	target_do(t, 'm', BASE "/in-target");
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_MOUNT);
+	cr_assert_str_eq(l.e[0].mp, BASE "/in-target");
+	/* the mount is the target's: here the path is a plain directory */
+	cr_assert_neq(kernel_id(BASE "/in-target"), l.e[0].id);
+	cr_assert_eq(kernel_id(BASE "/in-target"), kernel_id(BASE));
+	assert_current(w, ns);
+	l.n = 0;
+	target_do(t, 'u', BASE "/in-target");
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_UMOUNT);
+	assert_current(w, ns);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, foreign_by_pid)
+{
+	struct mntsnap_ns *ns;
+	struct target t;
+
+	ms_private_ns(BASE);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	watch_foreign(ns, &t);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+}
+
+LTest(watch, foreign_by_ns_file)
+{
+	struct mntsnap_ns *ns;
+	struct target t;
+	char p[64];
+
+	ms_private_ns(BASE);
+	t = target_start(false);
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)t.pid);
+	close(open(BASE "/nsfile", O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	mnt(p, BASE "/nsfile", NULL, MS_BIND, NULL);
+	cr_assert_eq(mntsnap_ns_open_path(BASE "/nsfile", &ns), 0);
+	watch_foreign(ns, &t);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+}
+
+/* The target exits while watched: drain ends with -ESRCH, no hang. */
+LTest(watch, target_exit_ends_watch)
+{
+	struct pollfd p;
+	struct mntsnap_watch *w;
+	struct mntsnap_ns *ns;
+	struct target t;
+	int r = 0;
+
+	ms_private_ns(BASE);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	w = watch_route(ns, false, 0);
+	cr_assert_eq(write(t.cmd, "q\n", 2), 2);
+	p = (struct pollfd){ .fd = mntsnap_watch_fd(w), .events = POLLIN };
+	for (int i = 0; i < 10 && r != -ESRCH; i++) {
+		cr_assert_eq(poll(&p, 1, 5000), 1, "the watcher's fd must wake when the target exits");
+		r = mntsnap_watch_drain(w);
+		cr_assert(r >= 0 || r == -ESRCH, "drain: %s", strerror(-r));
+	}
+	cr_assert_eq(r, -ESRCH);
+	cr_assert_eq(mntsnap_watch_drain(w), -ESRCH, "the end is final");
+	mntsnap_watch_free(w);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+}
+
+/* A mount made in the master namespace propagates into a slave namespace. */
+LTest(watch, propagated_into_slave_namespace)
+{
+	struct evlist l = { 0 };
+	struct mntsnap_watch *w;
+	struct mntsnap_ns *ns;
+	struct target t;
+
+	ms_private_ns(BASE);
+	mnt("sh", BASE "/shared", "tmpfs", 0, NULL);
+	mnt(NULL, BASE "/shared", NULL, MS_SHARED, NULL);
+	t = target_start(true);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	w = watch_route(ns, false, 0);
+	mnt("p", BASE "/shared/p", "tmpfs", 0, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_MOUNT);
+	cr_assert_str_eq(l.e[0].mp, BASE "/shared/p");
+	cr_assert_neq(l.e[0].id, kernel_id(BASE "/shared/p"), "the slave's copy is its own mount");
+	assert_current(w, ns);
+	l.n = 0;
+	cr_assert_eq(umount(BASE "/shared/p"), 0);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_UMOUNT);
+	assert_current(w, ns);
+	mntsnap_watch_free(w);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+	free(l.e);
+}
+
+/* ---- overflow, storm, leaks ------------------------------------------------------------ */
+
+/* More than 16,384 events queued: the kernel drops the rest and says so. */
+LTest(watch, overflow_resyncs, .timeout = 120)
+{
+	struct evlist l = { 0 };
+	struct mntsnap_watch *w;
+	const int n = 16500;
+
+	ms_private_ns(BASE);
+	mnt("o", BASE "/o", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/o/s");
+	w = watch_route(NULL, false, 0);
+	for (int i = 0; i < n; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), BASE "/o/%d", i);
+		mnt(BASE "/o/s", p, NULL, MS_BIND, NULL);
+	}
+	cr_assert_geq(mntsnap_watch_drain(w), 0);
+	collect(w, &l);
+	cr_assert_eq(l.resyncs, 1, "an overflow must be reported as a resync");
+	cr_assert_eq(l.n, (size_t)n, "every new mount reported once by the resync's diff");
+	assert_current(w, NULL);
+	l.n = 0;
+	l.resyncs = 0;
+	cr_assert_eq(umount2(BASE "/o", MNT_DETACH), 0);
+	cr_assert_geq(wait_events(w, &l, (size_t)n + 1), 0);
+	cr_assert_eq(l.resyncs, 1);
+	cr_assert_eq(l.n, (size_t)n + 1);
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+#define SLOTS 48
+
+/* Random mounts, binds, moves, remounts and umounts for secs seconds;
+ * writes "M id" / "U id" for every mount made / removed to fd (ids from
+ * statx, the kernel's word). */
+static void storm_worker(int fd, unsigned secs)
+{
+	bool used[SLOTS] = { false };
+	time_t end = time(NULL) + secs;
+	char p[64], q[64];
+	unsigned seed = 17;
+
+	for (int i = 0; i < SLOTS; i++) {
+		snprintf(p, sizeof(p), BASE "/s/%d", i);
+		mkdir(p, 0755);
+	}
+	while (time(NULL) < end) {
+		int a = rand_r(&seed) % SLOTS, b = rand_r(&seed) % SLOTS, op = rand_r(&seed) % 7;
+		struct statx st;
+
+		snprintf(p, sizeof(p), BASE "/s/%d", a);
+		snprintf(q, sizeof(q), BASE "/s/%d", b);
+		if (!used[a] || op == 0) {
+			if (used[a] || mount("storm", p, "tmpfs", 0, "size=1m"))
+				continue;
+			used[a] = true;
+		} else if (op == 1 && !used[b]) {
+			if (mount(p, q, NULL, MS_BIND, NULL))
+				_exit(2);
+			used[b] = true;
+			strcpy(p, q);
+		} else if (op == 2 && !used[b]) {
+			if (mount(p, q, NULL, MS_MOVE, NULL))
+				_exit(3);
+			used[a] = false;
+			used[b] = true;
+			continue;
+		} else if (op == 3) {
+			mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | (b & 1 ? MS_RDONLY : 0), NULL);
+			continue;
+		} else if (op == 4) {
+			mount(NULL, p, NULL, MS_REMOUNT, b & 1 ? "size=2m" : "size=1m");
+			continue;
+		} else {
+			if (statx(AT_FDCWD, p, 0, 0x4000, &st) || umount(p))
+				_exit(4);
+			used[a] = false;
+			dprintf(fd, "U %llu\n", (unsigned long long)st.stx_mnt_id);
+			continue;
+		}
+		if (statx(AT_FDCWD, p, 0, 0x4000, &st))
+			_exit(5);
+		dprintf(fd, "M %llu\n", (unsigned long long)st.stx_mnt_id);
+	}
+	_exit(0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ids of the events of one kind, sorted: counts by binary search */
+static uint64_t *ids_of(const struct evlist *l, int kind, size_t *ret_n)
+{
+	uint64_t *v = malloc((l->n + 1) * sizeof(*v));
+	size_t n = 0;
+
+	cr_assert(v);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].kind == kind)
+			v[n++] = l->e[i].id;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	*ret_n = n;
+	return v;
+}
+
+static size_t count_id(const uint64_t *v, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n, c = 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + c < n && v[lo + c] == id)
+		c++;
+	return c;
+}
+
+/*
+ * A storm of changes while watching: afterwards the snapshot equals a fresh
+ * capture, and no mount or umount was reported twice; each mount still
+ * there was reported once, and each removed one either with its umount or,
+ * when both landed in one drain, not at all (nothing left to describe).
+ */
+Test(watch, storm, .timeout = 120)
+{
+	struct evlist l = { 0 };
+	struct mntsnap_watch *w;
+	struct pollfd p;
+	int st;
+	size_t folded = 0, nm = 0, nu = 0, nevm, nevu, len;
+	uint64_t *mounted, *removed, *evm, *evu;
+	char *log, *line, *save;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/s");
+	w = watch_route(NULL, false, 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		storm_worker(open(BASE "/storm.log", O_WRONLY | O_CREAT | O_CLOEXEC, 0600), 10);
+	}
+	p = (struct pollfd){ .fd = mntsnap_watch_fd(w), .events = POLLIN };
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		poll(&p, 1, 100);
+		cr_assert_geq(mntsnap_watch_drain(w), 0);
+		collect(w, &l);
+	}
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "storm worker failed: %d", st);
+	cr_assert_geq(mntsnap_watch_sync(w), 0);
+	collect(w, &l);
+	assert_current(w, NULL);
+
+	log = ms_read_file(BASE "/storm.log", &len);
+	mounted = malloc((len / 4 + 1) * sizeof(*mounted));
+	removed = malloc((len / 4 + 1) * sizeof(*removed));
+	cr_assert(mounted && removed);
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == 'M')
+			mounted[nm++] = strtoull(line + 2, NULL, 10);
+		else
+			removed[nu++] = strtoull(line + 2, NULL, 10);
+	}
+	qsort(removed, nu, sizeof(*removed), cmp_u64);
+	evm = ids_of(&l, MNTSNAP_WATCH_MOUNT, &nevm);
+	evu = ids_of(&l, MNTSNAP_WATCH_UMOUNT, &nevu);
+	for (size_t i = 0; i < nm; i++) {
+		uint64_t id = mounted[i];
+		size_t m = count_id(evm, nevm, id), u = count_id(evu, nevu, id);
+		bool gone = count_id(removed, nu, id) > 0;
+
+		cr_assert_leq(m, 1, "mount %llu reported %zu times", (unsigned long long)id, m);
+		cr_assert_leq(u, 1, "umount %llu reported %zu times", (unsigned long long)id, u);
+		if (!gone)
+			cr_assert_eq(m, 1, "mount %llu never reported", (unsigned long long)id);
+		else
+			cr_assert_eq(m, u, "mount %llu: %zu mount and %zu umount events",
+				     (unsigned long long)id, m, u);
+		folded += gone && !m;
+	}
+	/* and nothing reported that the storm did not do */
+	cr_assert_eq(nevm + folded, nm, "mount events for mounts never made");
+	cr_assert_eq(nevu + folded, nu, "umount events for mounts never removed");
+	cr_assert_gt(nm, 100, "the storm made too few mounts (%zu)", nm);
+	cr_log_info("storm: %zu mounts, %zu events, %zu mount+umount pairs within one drain",
+		    nm, l.n, folded);
+	free(log);
+	free(mounted);
+	free(removed);
+	free(evm);
+	free(evu);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+/* 10,000 events: no fd and (under LeakSanitizer) no byte left behind. */
+LTest(watch, ten_thousand_events_leak_nothing, .timeout = 120)
+{
+	struct evlist l = { 0 };
+	struct mntsnap_watch *w;
+	int fds;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/l");
+	fds = ms_count_fds();
+	w = watch_route(NULL, false, 0);
+	/* each change drained on its own: a pair in one drain folds away */
+	for (int i = 0; i < 5000; i++) {
+		mnt("l", BASE "/l", "tmpfs", 0, NULL);
+		cr_assert_geq(wait_events(w, &l, l.n + 1), 0);
+		cr_assert_eq(umount(BASE "/l"), 0);
+		cr_assert_geq(wait_events(w, &l, l.n + 1), 0);
+	}
+	cr_assert_eq(l.n, 10000, "events: %zu", l.n);
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	cr_assert_eq(ms_count_fds(), fds, "fds left open");
 	free(l.e);
 }
 
