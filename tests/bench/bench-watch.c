@@ -159,7 +159,7 @@ static pid_t findmnt_start(int *ret_fd)
 	return pid;
 }
 
-/* Wait (10 s at most) until findmnt printed a line about EXTRA. */
+/* Wait (10 min at most) until findmnt printed its line for the change. */
 static void findmnt_wait(int fd)
 {
 	static char buf[65536];
@@ -177,8 +177,8 @@ static void findmnt_wait(int fd)
 			have -= len;
 			return;
 		}
-		if (poll(&p, 1, 10000) != 1)
-			bench_die("findmnt: no line within 10 s");
+		if (poll(&p, 1, 600000) != 1)
+			bench_die("findmnt: no line within 10 min");
 		r = read(fd, buf + have, sizeof(buf) - have);
 		if (r <= 0)
 			bench_die("findmnt: read");
@@ -286,19 +286,29 @@ static double ids_only_ratio(unsigned rounds, double *ret_refresh, double *ret_l
 static void run_one(unsigned n, bool quick)
 {
 	unsigned ev = quick ? 40 : 1000;
-	unsigned fev = quick ? 6 : (n >= 50000 ? 40 : n >= 10000 ? 100 : 400);
+	/* findmnt's table diff grows faster than the table (seconds per change
+	 * at 10k): few events there, none at 50k unless asked for
+	 * (BENCH_FINDMNT_EVENTS=n sets the count for every size, 0 skips) */
+	unsigned fev = quick ? 6 : (n >= 50000 ? 0 : n >= 10000 ? 2 : 100);
 	double w, sweep, f, r, l, ratio;
 
 	bench_setup_plain(BASE, n);
 	if (mkdir(EXTRA, 0755))
 		bench_die("mkdir extra");
+	if (getenv("BENCH_FINDMNT_EVENTS"))
+		fev = (unsigned)atoi(getenv("BENCH_FINDMNT_EVENTS"));
 	w = watcher_cost(ev, &sweep);
-	f = findmnt_cost(fev);
+	f = fev ? findmnt_cost(fev) : 0;
 	ratio = ids_only_ratio(quick ? 5 : 31, &r, &l);
-	printf("%6u mounts | watcher %6.2f us/event (%u events) | settle sweep %8.2f ms | "
-	       "findmnt --poll %9.1f us/event (%u events) | watcher/findmnt %.5f | "
-	       "ids-only refresh %7.3f ms / bare listmount %7.3f ms = %.2f\n",
-	       n, w * 1e6, ev, sweep * 1e3, f * 1e6, fev, w / f, r * 1e3, l * 1e3, ratio);
+	printf("%6u mounts | watcher %6.2f us/event (%u events) | settle sweep %8.2f ms | ", n,
+	       w * 1e6, ev, sweep * 1e3);
+	if (fev)
+		printf("findmnt --poll %11.1f us/event (%u events) | watcher/findmnt %.6f | ",
+		       f * 1e6, fev, w / f);
+	else
+		printf("findmnt --poll not run (BENCH_FINDMNT_EVENTS=n) | ");
+	printf("ids-only refresh %7.3f ms / bare listmount %7.3f ms = %.2f\n", r * 1e3, l * 1e3,
+	       ratio);
 	fflush(stdout);
 }
 
