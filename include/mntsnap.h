@@ -826,14 +826,18 @@ struct mntsnap_watch_opts {
  * seccomp: EPERM/EACCES) or with MNTSNAP_WATCH_POLLPRI_ONLY, every POLLPRI
  * triggers the sweep (mount points included, so same-parent moves are
  * seen): the same events, at a cost that grows with the table.
- * A foreign opts->ns is queried directly (by its nsfs fd, 6.18+, or by id
- * with CAP_SYS_ADMIN over its owner); fanotify marks need CAP_SYS_ADMIN
- * over its owner too (else the POLLPRI route). An ns-file handle has no
- * mountinfo to poll: only fanotify events are seen. A pid handle whose
- * process exits ends the watch (mntsnap_watch_drain() says -ESRCH).
+ * A foreign opts->ns (which must outlive the watcher) is queried directly
+ * (by its nsfs fd, 6.18+, or by id with CAP_SYS_ADMIN over its owner);
+ * fanotify marks need CAP_SYS_ADMIN over its owner too (else the POLLPRI
+ * route) and an nsfs fd (an id handle's is looked up by id). Only a pid
+ * handle has a mountinfo to poll: with an ns-file or id handle only
+ * fanotify events are seen (no remounts), and without fanotify there is
+ * nothing to watch with (-EOPNOTSUPP). A pid handle whose process exits
+ * ends the watch (mntsnap_watch_drain() says -ESRCH).
  * Errors: -EPERM (no right to query the target: opts->error says why),
- * -ENOSYS (no statmount/listmount: nothing to keep current with), -ESRCH,
- * -ENOENT, -E2BIG/-EINVAL (opts), -ENOMEM, and a capture's errors.
+ * -ENOSYS (no statmount/listmount: nothing to keep current with),
+ * -EOPNOTSUPP (no event source, see above), -ESRCH, -ENOENT,
+ * -E2BIG/-EINVAL (opts), -ENOMEM, and a capture's errors.
  */
 int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch);
 

@@ -949,10 +949,14 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 static bool fan_setup(struct mntsnap_watch *w)
 {
 	int nsfd = w->tns ? w->tns->nsfd : -1, own = -1;
+	bool owned = false;
 	long fd, r;
 
 	if (!w->tns)
 		nsfd = own = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	/* an id-only handle: the mark needs an nsfs fd, found by id if we may */
+	else if (nsfd < 0 && !mntsnap_ns_enter_fd(w->tns, &nsfd, &owned) && owned)
+		own = nsfd;
 	if (nsfd < 0)
 		return false;
 	fd = w->sys.fanotify_init(w->sys.ctx,

@@ -550,6 +550,22 @@ LTest(watch, foreign_by_ns_file)
 	target_end(&t);
 }
 
+/* By namespace id alone: queried by id, the fanotify mark's fd found by id. */
+LTest(watch, foreign_by_ns_id)
+{
+	struct mntsnap_ns *byfd, *ns;
+	struct target t;
+
+	ms_private_ns(BASE);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byfd), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), &ns), 0);
+	watch_foreign(ns, &t);
+	mntsnap_ns_free(ns);
+	mntsnap_ns_free(byfd);
+	target_end(&t);
+}
+
 /* The target exits while watched: drain ends with -ESRCH, no hang. */
 LTest(watch, target_exit_ends_watch)
 {
@@ -1122,6 +1138,30 @@ Test(watch_cli, timeout_ends_cleanly)
 	t = ms_read_file(BASE "/run.out", &len);
 	cr_assert_eq(len, 0, "-n and no change: no output, got '%s'", t);
 	free(t);
+}
+
+/* mntsnap watch --pid: the target's exit is a clean end (status 0). */
+Test(watch_cli, target_exit_is_clean_end)
+{
+	char pid_s[16], *argv[] = { (char *)bin(), "watch", "--pid", pid_s, "--json", NULL };
+	struct target t;
+	size_t len;
+	char *err;
+	pid_t w;
+
+	ms_private_ns(BASE);
+	t = target_start(false);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)t.pid);
+	w = spawn(BASE "/exit.out", argv);
+	wait_ready(w, "mntsnap", "eventpoll");
+	target_do(&t, 'm', BASE "/x");
+	wait_lines(BASE "/exit.out", 1);
+	cr_assert_eq(write(t.cmd, "q\n", 2), 2);
+	cr_assert_eq(reap(w), 0);
+	err = ms_read_file(BASE "/exit.out.err", &len);
+	cr_assert(strstr(err, "exited"), "stderr: %s", err);
+	free(err);
+	target_end(&t);
 }
 
 Test(watch_cli, bad_arguments)
