@@ -6,7 +6,9 @@
  *  - a fanotify group with FAN_REPORT_MNT and a FAN_MARK_MNTNS mark on the
  *    namespace (6.15): one event per attach or detach, carrying the
  *    unique mount id; a move is one event with both bits. It says nothing
- *    about remounts, mount_setattr or propagation changes;
+ *    about remounts, mount_setattr or propagation changes, nor (6.18) about
+ *    the top mount a MOVE_MOUNT_BENEATH slides a new one under, though its
+ *    parent changes;
  *  - POLLPRI on the namespace's mountinfo: the kernel bumps a per
  *    namespace counter for mounts, umounts, moves, remounts and attribute
  *    changes (not for a propagation type change). It only says "changed

@@ -335,6 +335,47 @@ LTest(watch, fsmount_move_mount)
 	free(l.e);
 }
 
+/* move_mount(MOVE_MOUNT_BENEATH): a mount slid under the top of a stack. */
+static void beneath(bool pollpri)
+{
+	struct evlist l = { 0 };
+	struct mntsnap_watch *w;
+	struct statx st;
+	uint64_t top;
+	int fd, r;
+
+	ms_private_ns(BASE);
+	mnt("top", BASE "/t", "tmpfs", 0, NULL);
+	top = kernel_id(BASE "/t");
+	mnt("under", BASE "/src", "tmpfs", 0, NULL);
+	fd = (int)syscall(428 /* open_tree */, AT_FDCWD, BASE "/src",
+			  1 /* OPEN_TREE_CLONE */ | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "open_tree: %s", strerror(errno));
+	cr_assert_eq(statx(fd, "", AT_EMPTY_PATH, 0x4000, &st), 0);
+	w = watch_route(NULL, pollpri, 0);
+	r = (int)syscall(429 /* move_mount */, fd, "", AT_FDCWD, BASE "/t",
+			 4 /* MOVE_MOUNT_F_EMPTY_PATH */ | 0x200 /* MOVE_MOUNT_BENEATH */);
+	if (r && errno == EINVAL)
+		cr_skip_test("no MOVE_MOUNT_BENEATH (Linux < 6.5)");
+	cr_assert_eq(r, 0, "move_mount beneath: %s", strerror(errno));
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	/* the top mount now sits on the new one, and fanotify (6.18) says
+	 * nothing about it: the settle sweep does, sync runs it now */
+	cr_assert_geq(mntsnap_watch_sync(w), 0);
+	collect(w, &l);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, st.stx_mnt_id), "mount beneath not reported");
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOVE, top), "the top mount's new parent not reported");
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOVE, top)->changed & MNTSNAP_CHANGE_PARENT);
+	cr_assert_eq(l.n, 2);
+	assert_current(w, NULL);
+	close(fd);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, mount_beneath) { beneath(false); }
+LTest(watch, mount_beneath_pollpri) { beneath(true); }
+
 /* ---- the fallback route: fanotify refused the way kernels and filters do ---------- */
 
 static long refuse_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
