@@ -1019,11 +1019,14 @@ static int run_cli(char *const argv[])
 
 #define COLS "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS"
 
-/* The same changes, one at a time: mntsnap watch prints findmnt --poll -r's lines. */
-Test(watch_cli, table_equals_findmnt_poll)
+/*
+ * The same changes, one at a time: mntsnap watch prints findmnt --poll -r's
+ * lines, on both routes; a mount point with a space shows findmnt's \x20.
+ */
+static void vs_findmnt(bool pollpri)
 {
 	char *fm[] = { "findmnt", "--poll", "-r", "-o", COLS, NULL };
-	char *ms[] = { (char *)bin(), "watch", "-o", COLS, NULL };
+	char *ms[] = { (char *)bin(), "watch", "-o", COLS, pollpri ? "--pollpri" : NULL, NULL };
 	char *a, *b;
 	pid_t pf, pm;
 	size_t len;
@@ -1049,6 +1052,7 @@ Test(watch_cli, table_equals_findmnt_poll)
 		{ BASE "/a", BASE "/b", NULL, NULL, MS_MOVE },
 		{ NULL, BASE "/b", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY },
 		{ NULL, BASE "/c", NULL, "size=2m", MS_REMOUNT },
+		{ "sp", BASE "/with space", "tmpfs", "mode=700", 0 },
 	};
 	size_t n = 1;
 
@@ -1062,6 +1066,9 @@ Test(watch_cli, table_equals_findmnt_poll)
 	cr_assert_eq(umount(BASE "/b"), 0);
 	wait_lines(BASE "/out/findmnt", n + 1);
 	wait_lines(BASE "/out/mntsnap", n + 1);
+	cr_assert_eq(umount(BASE "/with space"), 0);
+	wait_lines(BASE "/out/findmnt", n + 2);
+	wait_lines(BASE "/out/mntsnap", n + 2);
 	kill(pf, SIGTERM);
 	kill(pm, SIGTERM);
 	reap(pf);
@@ -1071,6 +1078,29 @@ Test(watch_cli, table_equals_findmnt_poll)
 	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
 	free(a);
 	free(b);
+}
+
+Test(watch_cli, table_equals_findmnt_poll) { vs_findmnt(false); }
+Test(watch_cli, table_equals_findmnt_poll_pollpri) { vs_findmnt(true); }
+
+/* JSON strings: quotes and backslashes escaped, the rest as is. */
+Test(watch_cli, json_escapes)
+{
+	char *argv[] = { (char *)bin(), "watch", "--json", "--count", "1", NULL };
+	size_t len;
+	char *t;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	pid = spawn(BASE "/esc", argv);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	mnt("q\"s\\", BASE "/a \"b\\c", "tmpfs", 0, NULL);
+	cr_assert_eq(reap(pid), 0);
+	t = ms_read_file(BASE "/esc", &len);
+	cr_assert(strstr(t, "\"target\":\"" BASE "/a \\\"b\\\\c\",") &&
+			  strstr(t, "\"source\":\"q\\\"s\\\\\","),
+		  "%s", t);
+	free(t);
 }
 
 static char *line_of(char *text, const char *action, int nth)
