@@ -582,10 +582,12 @@ LTest(watch, foreign_by_ns_file)
 
 	ms_private_ns(BASE);
 	t = target_start(false);
+	/* an nsfs file by path: a handle with no process behind it. (Bind
+	 * mounting it elsewhere first gives the same kind of handle, but that
+	 * bind failed with EINVAL now and then with tests running in parallel
+	 * under ASan; the cause was not pinned down.) */
 	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)t.pid);
-	close(open(BASE "/nsfile", O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
-	mnt(p, BASE "/nsfile", NULL, MS_BIND, NULL);
-	cr_assert_eq(mntsnap_ns_open_path(BASE "/nsfile", &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_path(p, &ns), 0);
 	watch_foreign(ns, &t);
 	mntsnap_ns_free(ns);
 	target_end(&t);
