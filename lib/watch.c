@@ -81,7 +81,7 @@ struct wev {
 };
 
 struct mntsnap_watch {
-	struct mntsnap_ns nsr; /* route-fixed copy of the target (fds not owned) */
+	struct mntsnap_ns nsr;	      /* route-fixed copy of the target (fds not owned) */
 	const struct mntsnap_ns *tns; /* &nsr, or NULL for the caller's namespace */
 	struct mntsnap_sysops sys;
 	struct mntsnap_k_mnt_id_req tmpl;
@@ -115,7 +115,7 @@ static uint32_t idx_hash(uint64_t id, uint32_t cap)
 
 static int idx_grow(struct idx *x, uint32_t need)
 {
-	struct idx n = { 0 };
+	struct idx n = {0};
 
 	if (need * 2 < x->cap)
 		return 0;
@@ -316,7 +316,7 @@ static struct id_at *live_order(const struct mntsnap_watch *w, uint32_t *ret_n)
 	for (uint32_t i = 0; i < s->nrecs; i++) {
 		if (w->dead[i])
 			continue;
-		o[n] = (struct id_at){ .id = s->recs[i].id, .i = i };
+		o[n] = (struct id_at){.id = s->recs[i].id, .i = i};
 		sorted = sorted && (!n || o[n - 1].id < o[n].id);
 		n++;
 	}
@@ -381,16 +381,21 @@ static int push(struct mntsnap_watch *w, int kind, uint32_t changed, uint64_t id
 		w->ev = p;
 		w->evcap = cap;
 	}
-	w->ev[w->nev++] = (struct wev){ .kind = kind, .changed = changed, .id = id,
-					.ns = ni >= 0 ? w->live : NULL, .ni = ni,
-					.os = os, .oi = oi };
+	w->ev[w->nev++] = (struct wev){.kind = kind,
+				       .changed = changed,
+				       .id = id,
+				       .ns = ni >= 0 ? w->live : NULL,
+				       .ni = ni,
+				       .os = os,
+				       .oi = oi};
 	return 0;
 }
 
 static int kind_of(uint32_t changed)
 {
-	return changed & (MNTSNAP_CHANGE_MOUNT_POINT | MNTSNAP_CHANGE_PARENT) ? MNTSNAP_WATCH_MOVE
-									       : MNTSNAP_WATCH_CHANGE;
+	return changed & (MNTSNAP_CHANGE_MOUNT_POINT | MNTSNAP_CHANGE_PARENT)
+		   ? MNTSNAP_WATCH_MOVE
+		   : MNTSNAP_WATCH_CHANGE;
 }
 
 /* statmount(id) in full into w->buf, as a record in *m (strings in w->buf). */
@@ -461,15 +466,15 @@ static int on_detach(struct mntsnap_watch *w, uint64_t id)
 
 /* ---- sweep ----------------------------------------------------------------------------- */
 
-#define SB_LEVEL                                                                               \
-	(MNTSNAP_CHANGE_OPTIONS | MNTSNAP_CHANGE_SOURCE | MNTSNAP_CHANGE_FS_TYPE |             \
+#define SB_LEVEL                                                                                   \
+	(MNTSNAP_CHANGE_OPTIONS | MNTSNAP_CHANGE_SOURCE | MNTSNAP_CHANGE_FS_TYPE |                 \
 	 MNTSNAP_CHANGE_DEV | MNTSNAP_CHANGE_SB_FLAGS)
 
 struct sweep {
-	uint8_t *seen;    /* per record that existed when the sweep began */
-	uint8_t *sb;      /* per superblock: 0 unchecked, 1 same, 2 changed */
+	uint8_t *seen; /* per record that existed when the sweep began */
+	uint8_t *sb;   /* per superblock: 0 unchecked, 1 same, 2 changed */
 	uint32_t nrecs;
-	uint64_t cheap;   /* statmount mask of the per-mount check */
+	uint64_t cheap; /* statmount mask of the per-mount check */
 };
 
 static int sweep_full(struct mntsnap_watch *w, struct sweep *sw, long k, uint32_t sb)
@@ -532,7 +537,7 @@ static int sweep_run(struct mntsnap_watch *w, struct sweep *sw, const uint64_t *
 
 static int sweep(struct mntsnap_watch *w)
 {
-	struct sweep sw = { .nrecs = w->live->nrecs };
+	struct sweep sw = {.nrecs = w->live->nrecs};
 	uint64_t *ids = NULL;
 	size_t n = 0;
 	int r;
@@ -557,8 +562,8 @@ static int sweep(struct mntsnap_watch *w)
 static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 		       struct mntsnap_snapshot **ret)
 {
-	struct mntsnap_capture_opts o = { .sz = sizeof(o), .mask = w->want, .ns = w->tns,
-					  .error = err };
+	struct mntsnap_capture_opts o = {
+	    .sz = sizeof(o), .mask = w->want, .ns = w->tns, .error = err};
 	int r = mntsnap_capture_consistent(&o, &w->sys, w->want, ret);
 
 	if (!r && !(*ret)->ns_id && w->tns)
@@ -624,7 +629,7 @@ fail:
 /* Is a latched POLLPRI pending on fd? Also latches. */
 static bool pri_fired(int fd)
 {
-	struct pollfd p = { .fd = fd, .events = POLLPRI };
+	struct pollfd p = {.fd = fd, .events = POLLPRI};
 
 	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
 }
@@ -687,8 +692,8 @@ static int fan_drain(struct mntsnap_watch *w, size_t *ret_n)
 
 static void timer_set(struct mntsnap_watch *w, unsigned ms)
 {
-	struct itimerspec t = { .it_value = { .tv_sec = ms / 1000,
-					      .tv_nsec = (long)(ms % 1000) * 1000000 } };
+	struct itimerspec t = {
+	    .it_value = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000}};
 
 	if (w->timerfd < 0)
 		return;
@@ -834,9 +839,9 @@ int mntsnap_watch_route(const struct mntsnap_watch *w)
 const char *mntsnap_watch_kind_name(int kind)
 {
 	static const char *const names[] = {
-		[MNTSNAP_WATCH_MOUNT] = "mount",   [MNTSNAP_WATCH_UMOUNT] = "umount",
-		[MNTSNAP_WATCH_MOVE] = "move",     [MNTSNAP_WATCH_CHANGE] = "remount",
-		[MNTSNAP_WATCH_RESYNC] = "resync",
+	    [MNTSNAP_WATCH_MOUNT] = "mount",   [MNTSNAP_WATCH_UMOUNT] = "umount",
+	    [MNTSNAP_WATCH_MOVE] = "move",     [MNTSNAP_WATCH_CHANGE] = "remount",
+	    [MNTSNAP_WATCH_RESYNC] = "resync",
 	};
 
 	return kind > 0 && kind < (int)(sizeof(names) / sizeof(names[0])) ? names[kind] : NULL;
@@ -920,7 +925,7 @@ static int open_mountinfo(const struct mntsnap_watch *w)
 static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 			struct mntsnap_error *err)
 {
-	static const int routes[] = { MNTSNAP_NS_ROUTE_FD, MNTSNAP_NS_ROUTE_ID };
+	static const int routes[] = {MNTSNAP_NS_ROUTE_FD, MNTSNAP_NS_ROUTE_ID};
 	int r = mntsnap_ns_check_alive(ns), e = -EOPNOTSUPP;
 
 	if (r)
@@ -929,7 +934,7 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 	w->nsr.stack_cache = NULL;
 	w->tns = &w->nsr;
 	for (size_t i = 0; i < 2; i++) {
-		struct mntsnap_k_mnt_id_req req = { 0 };
+		struct mntsnap_k_mnt_id_req req = {0};
 		uint64_t id;
 
 		if (routes[i] == MNTSNAP_NS_ROUTE_FD ? ns->nsfd < 0 : !ns->ns_id)
@@ -961,19 +966,18 @@ static bool fan_setup(struct mntsnap_watch *w)
 		own = nsfd;
 	if (nsfd < 0)
 		return false;
-	fd = w->sys.fanotify_init(w->sys.ctx,
-				  MNTSNAP_K_FAN_REPORT_MNT | MNTSNAP_K_FAN_CLOEXEC |
-					  MNTSNAP_K_FAN_NONBLOCK,
-				  0);
+	fd = w->sys.fanotify_init(
+	    w->sys.ctx, MNTSNAP_K_FAN_REPORT_MNT | MNTSNAP_K_FAN_CLOEXEC | MNTSNAP_K_FAN_NONBLOCK,
+	    0);
 	r = fd;
 	if (fd >= 0) {
 		fd = mntsnap_fd_move_above_stdio((int)fd);
-		r = fd < 0 ? fd
-			   : w->sys.fanotify_mark(w->sys.ctx, (int)fd,
-						  MNTSNAP_K_FAN_MARK_ADD | MNTSNAP_K_FAN_MARK_MNTNS,
-						  MNTSNAP_K_FAN_MNT_ATTACH |
-							  MNTSNAP_K_FAN_MNT_DETACH,
-						  nsfd, NULL);
+		r = fd < 0
+			? fd
+			: w->sys.fanotify_mark(w->sys.ctx, (int)fd,
+					       MNTSNAP_K_FAN_MARK_ADD | MNTSNAP_K_FAN_MARK_MNTNS,
+					       MNTSNAP_K_FAN_MNT_ATTACH | MNTSNAP_K_FAN_MNT_DETACH,
+					       nsfd, NULL);
 	}
 	if (own >= 0)
 		close(own);
@@ -989,7 +993,7 @@ static bool fan_setup(struct mntsnap_watch *w)
 
 static int ep_add(struct mntsnap_watch *w, int fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.fd = fd };
+	struct epoll_event ev = {.events = events, .data.fd = fd};
 
 	if (fd < 0)
 		return 0;
@@ -1076,7 +1080,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 
 int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch)
 {
-	struct mntsnap_watch_opts o = { .sz = sizeof(o) };
+	struct mntsnap_watch_opts o = {.sz = sizeof(o)};
 	struct mntsnap_watch *w;
 	int r;
 

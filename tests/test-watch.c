@@ -57,8 +57,8 @@ static uint64_t kernel_id(const char *path)
 {
 	struct statx st;
 
-	cr_assert_eq(statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 0x4000 /* MNT_ID_UNIQUE */, &st),
-		     0, "statx %s: %s", path, strerror(errno));
+	cr_assert_eq(statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 0x4000 /* MNT_ID_UNIQUE */, &st), 0,
+		     "statx %s: %s", path, strerror(errno));
 	cr_assert(st.stx_mask & 0x4000, "kernel without STATX_MNT_ID_UNIQUE");
 	return st.stx_mnt_id;
 }
@@ -86,10 +86,13 @@ static void collect(struct mntsnap_watch *w, struct evlist *l)
 		x->id = e.id;
 		x->attr = e.mount.attr;
 		x->old_attr = e.old.attr;
-		snprintf(x->mp, sizeof(x->mp), "%s", e.mount.mount_point ? e.mount.mount_point : "");
-		snprintf(x->old_mp, sizeof(x->old_mp), "%s", e.old.mount_point ? e.old.mount_point : "");
+		snprintf(x->mp, sizeof(x->mp), "%s",
+			 e.mount.mount_point ? e.mount.mount_point : "");
+		snprintf(x->old_mp, sizeof(x->old_mp), "%s",
+			 e.old.mount_point ? e.old.mount_point : "");
 		snprintf(x->opts, sizeof(x->opts), "%s", e.mount.options ? e.mount.options : "");
-		snprintf(x->old_opts, sizeof(x->old_opts), "%s", e.old.options ? e.old.options : "");
+		snprintf(x->old_opts, sizeof(x->old_opts), "%s",
+			 e.old.options ? e.old.options : "");
 	}
 }
 
@@ -100,7 +103,7 @@ static void collect(struct mntsnap_watch *w, struct evlist *l)
  */
 static int wait_events(struct mntsnap_watch *w, struct evlist *l, size_t want)
 {
-	struct pollfd p = { .fd = mntsnap_watch_fd(w), .events = POLLIN };
+	struct pollfd p = {.fd = mntsnap_watch_fd(w), .events = POLLIN};
 	int r = 0, idle = 0;
 
 	while (l->n < want && idle < 2) {
@@ -145,8 +148,8 @@ static long no_fanotify(void *ctx, unsigned flags, unsigned event_f_flags)
 	return -(long)(intptr_t)ctx; /* the errno a kernel or a filter would give */
 }
 
-static const struct mntsnap_sysops enosys_ops = { .fanotify_init = no_fanotify,
-						  .ctx = (void *)(intptr_t)ENOSYS };
+static const struct mntsnap_sysops enosys_ops = {.fanotify_init = no_fanotify,
+						 .ctx = (void *)(intptr_t)ENOSYS};
 
 static struct mntsnap_watch *watch_route(const struct mntsnap_ns *ns, bool pollpri, uint32_t flags)
 {
@@ -158,8 +161,8 @@ static struct mntsnap_watch *watch_route(const struct mntsnap_ns *ns, bool pollp
 	cr_assert_eq(r, 0, "watch_new: %s", strerror(-r));
 	if (!pollpri && mntsnap_watch_route(w) != MNTSNAP_WATCH_ROUTE_FANOTIFY)
 		cr_skip_test("no fanotify mount events on this kernel");
-	cr_assert_eq(mntsnap_watch_route(w), pollpri ? MNTSNAP_WATCH_ROUTE_POLLPRI
-						     : MNTSNAP_WATCH_ROUTE_FANOTIFY);
+	cr_assert_eq(mntsnap_watch_route(w),
+		     pollpri ? MNTSNAP_WATCH_ROUTE_POLLPRI : MNTSNAP_WATCH_ROUTE_FANOTIFY);
 	return w;
 }
 
@@ -171,12 +174,11 @@ static const struct ev *find_ev(const struct evlist *l, int kind, uint64_t id)
 	return NULL;
 }
 
-
 /* ---- one test per event kind, on both routes ------------------------------------ */
 
 static void mount_umount(bool pollpri)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	uint64_t t, b;
 
@@ -204,12 +206,18 @@ static void mount_umount(bool pollpri)
 	free(l.e);
 }
 
-LTest(watch, mount_bind_umount) { mount_umount(false); }
-LTest(watch, mount_bind_umount_pollpri) { mount_umount(true); }
+LTest(watch, mount_bind_umount)
+{
+	mount_umount(false);
+}
+LTest(watch, mount_bind_umount_pollpri)
+{
+	mount_umount(true);
+}
 
 static void move(bool pollpri)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	uint64_t id;
 
@@ -233,12 +241,18 @@ static void move(bool pollpri)
 	free(l.e);
 }
 
-LTest(watch, move) { move(false); }
-LTest(watch, move_pollpri) { move(true); }
+LTest(watch, move)
+{
+	move(false);
+}
+LTest(watch, move_pollpri)
+{
+	move(true);
+}
 
 static void remount(bool pollpri)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	uint64_t t, b;
 
@@ -275,12 +289,18 @@ static void remount(bool pollpri)
 	free(l.e);
 }
 
-LTest(watch, remount_only_pollpri_sees) { remount(false); }
-LTest(watch, remount_pollpri_route) { remount(true); }
+LTest(watch, remount_only_pollpri_sees)
+{
+	remount(false);
+}
+LTest(watch, remount_pollpri_route)
+{
+	remount(true);
+}
 
 static void lazy_subtree(bool pollpri)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	uint64_t ids[100];
 	char p[128];
@@ -304,13 +324,19 @@ static void lazy_subtree(bool pollpri)
 	free(l.e);
 }
 
-LTest(watch, lazy_umount_100_subtree) { lazy_subtree(false); }
-LTest(watch, lazy_umount_100_subtree_pollpri) { lazy_subtree(true); }
+LTest(watch, lazy_umount_100_subtree)
+{
+	lazy_subtree(false);
+}
+LTest(watch, lazy_umount_100_subtree_pollpri)
+{
+	lazy_subtree(true);
+}
 
 /* fsopen/fsmount/move_mount: a mount made detached, then attached. */
 LTest(watch, fsmount_move_mount)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	int fs, m;
 
@@ -319,7 +345,8 @@ LTest(watch, fsmount_move_mount)
 	w = watch_route(NULL, false, 0);
 	fs = (int)syscall(430 /* fsopen */, "tmpfs", 1 /* FSOPEN_CLOEXEC */);
 	cr_assert_geq(fs, 0, "fsopen: %s", strerror(errno));
-	cr_assert_eq(syscall(431 /* fsconfig */, fs, 6 /* FSCONFIG_CMD_CREATE */, NULL, NULL, 0), 0);
+	cr_assert_eq(syscall(431 /* fsconfig */, fs, 6 /* FSCONFIG_CMD_CREATE */, NULL, NULL, 0),
+		     0);
 	m = (int)syscall(432 /* fsmount */, fs, 1 /* FSMOUNT_CLOEXEC */, 0);
 	cr_assert_geq(m, 0);
 	cr_assert_eq(syscall(429 /* move_mount */, m, "", AT_FDCWD, BASE "/new",
@@ -338,7 +365,7 @@ LTest(watch, fsmount_move_mount)
 /* move_mount(MOVE_MOUNT_BENEATH): a mount slid under the top of a stack. */
 static void beneath(bool pollpri)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	struct statx st;
 	uint64_t top;
@@ -373,8 +400,14 @@ static void beneath(bool pollpri)
 	free(l.e);
 }
 
-LTest(watch, mount_beneath) { beneath(false); }
-LTest(watch, mount_beneath_pollpri) { beneath(true); }
+LTest(watch, mount_beneath)
+{
+	beneath(false);
+}
+LTest(watch, mount_beneath_pollpri)
+{
+	beneath(true);
+}
 
 /* ---- the fallback route: fanotify refused the way kernels and filters do ---------- */
 
@@ -389,14 +422,14 @@ static long refuse_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int di
  * EPERM (seccomp): the POLLPRI route, with the same events. */
 Test(watch, fanotify_refused_falls_back_to_pollpri)
 {
-	static const int errs[] = { EINVAL, EPERM, EACCES };
+	static const int errs[] = {EINVAL, EPERM, EACCES};
 
 	ms_private_ns(BASE);
 	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
-		struct mntsnap_sysops ops = { .fanotify_mark = refuse_mark,
-					      .ctx = (void *)(intptr_t)errs[i] };
+		struct mntsnap_sysops ops = {.fanotify_mark = refuse_mark,
+					     .ctx = (void *)(intptr_t)errs[i]};
 		MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = &ops);
-		struct evlist l = { 0 };
+		struct evlist l = {0};
 		struct mntsnap_watch *w;
 		char p[64];
 		uint64_t id;
@@ -422,7 +455,7 @@ Test(watch, fanotify_refused_falls_back_to_pollpri)
  * stood for two changes. The settle sweep finds it; NO_SETTLE does not. */
 static void coincide(bool settle)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	uint64_t a, b;
 
@@ -452,8 +485,14 @@ static void coincide(bool settle)
 	free(l.e);
 }
 
-LTest(watch, remount_with_mount_in_one_drain_settle_sweep) { coincide(true); }
-LTest(watch, remount_with_mount_in_one_drain_no_settle) { coincide(false); }
+LTest(watch, remount_with_mount_in_one_drain_settle_sweep)
+{
+	coincide(true);
+}
+LTest(watch, remount_with_mount_in_one_drain_no_settle)
+{
+	coincide(false);
+}
 
 /* ---- foreign namespaces -------------------------------------------------------------- */
 
@@ -468,8 +507,7 @@ static void target_loop(int cmd, int ack, bool slave)
 	char line[256];
 	FILE *in = fdopen(cmd, "r");
 
-	if (unshare(CLONE_NEWNS) ||
-	    (slave && mount(NULL, BASE "/shared", NULL, MS_SLAVE, NULL)))
+	if (unshare(CLONE_NEWNS) || (slave && mount(NULL, BASE "/shared", NULL, MS_SLAVE, NULL)))
 		_exit(1);
 	if (write(ack, "k", 1) != 1)
 		_exit(1);
@@ -539,7 +577,7 @@ static void target_end(struct target *t)
 
 static void watch_foreign(struct mntsnap_ns *ns, struct target *t)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w = watch_route(ns, false, 0);
 
 	target_do(t, 'm', BASE "/in-target");
@@ -623,9 +661,10 @@ LTest(watch, target_exit_ends_watch)
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
 	w = watch_route(ns, false, 0);
 	cr_assert_eq(write(t.cmd, "q\n", 2), 2);
-	p = (struct pollfd){ .fd = mntsnap_watch_fd(w), .events = POLLIN };
+	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
 	for (int i = 0; i < 10 && r != -ESRCH; i++) {
-		cr_assert_eq(poll(&p, 1, 5000), 1, "the watcher's fd must wake when the target exits");
+		cr_assert_eq(poll(&p, 1, 5000), 1,
+			     "the watcher's fd must wake when the target exits");
 		r = mntsnap_watch_drain(w);
 		cr_assert(r >= 0 || r == -ESRCH, "drain: %s", strerror(-r));
 	}
@@ -639,7 +678,7 @@ LTest(watch, target_exit_ends_watch)
 /* A mount made in the master namespace propagates into a slave namespace. */
 LTest(watch, propagated_into_slave_namespace)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	struct mntsnap_ns *ns;
 	struct target t;
@@ -674,7 +713,7 @@ LTest(watch, propagated_into_slave_namespace)
 /* More than 16,384 events queued: the kernel drops the rest and says so. */
 LTest(watch, overflow_resyncs, .timeout = 120)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	const int n = 16500;
 
@@ -712,7 +751,7 @@ LTest(watch, overflow_resyncs, .timeout = 120)
  * statx, the kernel's word). */
 static void storm_worker(int fd, unsigned secs)
 {
-	bool used[SLOTS] = { false };
+	bool used[SLOTS] = {false};
 	time_t end = time(NULL) + secs;
 	char p[64], q[64];
 	unsigned seed = 17;
@@ -809,7 +848,7 @@ static size_t count_id(const uint64_t *v, size_t n, uint64_t id)
  */
 Test(watch, storm, .timeout = 120)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	struct pollfd p;
 	int st;
@@ -827,7 +866,7 @@ Test(watch, storm, .timeout = 120)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		storm_worker(open(BASE "/storm.log", O_WRONLY | O_CREAT | O_CLOEXEC, 0600), 25);
 	}
-	p = (struct pollfd){ .fd = mntsnap_watch_fd(w), .events = POLLIN };
+	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		poll(&p, 1, 100);
 		cr_assert_geq(mntsnap_watch_drain(w), 0);
@@ -869,8 +908,8 @@ Test(watch, storm, .timeout = 120)
 	cr_assert_eq(nevm + folded, nm, "mount events for mounts never made");
 	cr_assert_eq(nevu + folded, nu, "umount events for mounts never removed");
 	cr_assert_gt(nm, 100, "the storm made too few mounts (%zu)", nm);
-	cr_log_info("storm: %zu mounts, %zu events, %zu mount+umount pairs within one drain",
-		    nm, l.n, folded);
+	cr_log_info("storm: %zu mounts, %zu events, %zu mount+umount pairs within one drain", nm,
+		    l.n, folded);
 	free(log);
 	free(mounted);
 	free(removed);
@@ -883,7 +922,7 @@ Test(watch, storm, .timeout = 120)
 /* 10,000 events: no fd and (under LeakSanitizer) no byte left behind. */
 LTest(watch, ten_thousand_events_leak_nothing, .timeout = 120)
 {
-	struct evlist l = { 0 };
+	struct evlist l = {0};
 	struct mntsnap_watch *w;
 	int fds;
 
@@ -1027,8 +1066,8 @@ static int run_cli(char *const argv[])
  */
 static void vs_findmnt(bool pollpri)
 {
-	char *fm[] = { "findmnt", "--poll", "-r", "-o", COLS, NULL };
-	char *ms[] = { (char *)bin(), "watch", "-o", COLS, pollpri ? "--pollpri" : NULL, NULL };
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", COLS, NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", COLS, pollpri ? "--pollpri" : NULL, NULL};
 	char *a, *b;
 	pid_t pf, pm;
 	size_t len;
@@ -1049,12 +1088,12 @@ static void vs_findmnt(bool pollpri)
 		const char *src, *dst, *type, *data;
 		unsigned long fl;
 	} steps[] = {
-		{ "a", BASE "/a", "tmpfs", "size=1m", 0 },
-		{ BASE "/a", BASE "/c", NULL, NULL, MS_BIND },
-		{ BASE "/a", BASE "/b", NULL, NULL, MS_MOVE },
-		{ NULL, BASE "/b", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY },
-		{ NULL, BASE "/c", NULL, "size=2m", MS_REMOUNT },
-		{ "sp", BASE "/with space", "tmpfs", "mode=700", 0 },
+	    {"a", BASE "/a", "tmpfs", "size=1m", 0},
+	    {BASE "/a", BASE "/c", NULL, NULL, MS_BIND},
+	    {BASE "/a", BASE "/b", NULL, NULL, MS_MOVE},
+	    {NULL, BASE "/b", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY},
+	    {NULL, BASE "/c", NULL, "size=2m", MS_REMOUNT},
+	    {"sp", BASE "/with space", "tmpfs", "mode=700", 0},
 	};
 	size_t n = 1;
 
@@ -1082,13 +1121,19 @@ static void vs_findmnt(bool pollpri)
 	free(b);
 }
 
-Test(watch_cli, table_equals_findmnt_poll) { vs_findmnt(false); }
-Test(watch_cli, table_equals_findmnt_poll_pollpri) { vs_findmnt(true); }
+Test(watch_cli, table_equals_findmnt_poll)
+{
+	vs_findmnt(false);
+}
+Test(watch_cli, table_equals_findmnt_poll_pollpri)
+{
+	vs_findmnt(true);
+}
 
 /* JSON strings: quotes and backslashes escaped, the rest as is. */
 Test(watch_cli, json_escapes)
 {
-	char *argv[] = { (char *)bin(), "watch", "--json", "--count", "1", NULL };
+	char *argv[] = {(char *)bin(), "watch", "--json", "--count", "1", NULL};
 	size_t len;
 	char *t;
 	pid_t pid;
@@ -1100,7 +1145,7 @@ Test(watch_cli, json_escapes)
 	cr_assert_eq(reap(pid), 0);
 	t = ms_read_file(BASE "/esc", &len);
 	cr_assert(strstr(t, "\"target\":\"" BASE "/a \\\"b\\\\c\",") &&
-			  strstr(t, "\"source\":\"q\\\"s\\\\\","),
+		      strstr(t, "\"source\":\"q\\\"s\\\\\","),
 		  "%s", t);
 	free(t);
 }
@@ -1119,7 +1164,7 @@ static char *line_of(char *text, const char *action, int nth)
 
 Test(watch_cli, json_count_stops_and_names_changes)
 {
-	char *argv[] = { (char *)bin(), "watch", "--json", "--count", "3", NULL };
+	char *argv[] = {(char *)bin(), "watch", "--json", "--count", "3", NULL};
 	char want[512], *t, *l;
 	uint64_t id;
 	size_t len;
@@ -1165,9 +1210,9 @@ Test(watch_cli, json_count_stops_and_names_changes)
 /* --save at SIGTERM: mntsnap diff against a fresh save says equal. */
 Test(watch_cli, save_equals_fresh_capture)
 {
-	char *w[] = { (char *)bin(), "watch", "--json", "--save", BASE "/live.snap", NULL };
-	char *save[] = { (char *)bin(), "save", BASE "/fresh.snap", NULL };
-	char *diff[] = { (char *)bin(), "diff", BASE "/live.snap", BASE "/fresh.snap", NULL };
+	char *w[] = {(char *)bin(), "watch", "--json", "--save", BASE "/live.snap", NULL};
+	char *save[] = {(char *)bin(), "save", BASE "/fresh.snap", NULL};
+	char *diff[] = {(char *)bin(), "diff", BASE "/live.snap", BASE "/fresh.snap", NULL};
 	char p[128];
 	pid_t pid;
 
@@ -1202,7 +1247,7 @@ Test(watch_cli, save_equals_fresh_capture)
 
 Test(watch_cli, timeout_ends_cleanly)
 {
-	char *argv[] = { (char *)bin(), "watch", "-n", "--timeout", "0.2", NULL };
+	char *argv[] = {(char *)bin(), "watch", "-n", "--timeout", "0.2", NULL};
 	size_t len;
 	char *t;
 
@@ -1216,7 +1261,7 @@ Test(watch_cli, timeout_ends_cleanly)
 /* mntsnap watch --pid: the target's exit is a clean end (status 0). */
 Test(watch_cli, target_exit_is_clean_end)
 {
-	char pid_s[16], *argv[] = { (char *)bin(), "watch", "--pid", pid_s, "--json", NULL };
+	char pid_s[16], *argv[] = {(char *)bin(), "watch", "--pid", pid_s, "--json", NULL};
 	struct target t;
 	size_t len;
 	char *err;
@@ -1239,10 +1284,10 @@ Test(watch_cli, target_exit_is_clean_end)
 
 Test(watch_cli, bad_arguments)
 {
-	char *a[] = { (char *)bin(), "watch", "--count", "0", NULL };
-	char *b[] = { (char *)bin(), "watch", "-o", "ACTION,BOGUS", NULL };
-	char *c[] = { (char *)bin(), "watch", "--timeout", "-1", NULL };
-	char *d[] = { (char *)bin(), "watch", "--frobnicate", NULL };
+	char *a[] = {(char *)bin(), "watch", "--count", "0", NULL};
+	char *b[] = {(char *)bin(), "watch", "-o", "ACTION,BOGUS", NULL};
+	char *c[] = {(char *)bin(), "watch", "--timeout", "-1", NULL};
+	char *d[] = {(char *)bin(), "watch", "--frobnicate", NULL};
 
 	ms_private_ns(BASE);
 	cr_assert_eq(run_cli(a), 2);

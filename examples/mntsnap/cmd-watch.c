@@ -18,36 +18,46 @@
 #include "cli.h"
 
 static const char watch_help[] =
-	"usage: mntsnap watch [TARGET] [--json] [-o COLUMNS] [-n] [--count N]\n"
-	"                     [--timeout SECONDS] [--save FILE] [--no-settle] [--pollpri]\n"
-	"Print one line per change of the mount table as it happens (like\n"
-	"findmnt --poll), from fanotify mount events (Linux 6.15+) and POLLPRI on\n"
-	"the namespace's mountinfo; stops after N events, SECONDS, SIGINT/SIGTERM,\n"
-	"or when a --pid target exits (exit status 0 in all these cases).\n"
-	"TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
-	"  --json       one JSON object per line: action, target, uniq-id, source,\n"
-	"               fstype, options; move/remount add old-target, old-options\n"
-	"               and \"changed\": {field: {\"old\": ..., \"new\": ...}}\n"
-	"  -o COLUMNS   ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS,\n"
-	"               UNIQ-ID,CHANGED (default: ACTION,TARGET,SOURCE,FSTYPE,OPTIONS);\n"
-	"               lines are findmnt --poll -r's for the same columns\n"
-	"  -n           no header line\n"
-	"  --count N    stop after N events\n"
-	"  --timeout S  stop after S seconds (fractions allowed)\n"
-	"  --save FILE  write the live snapshot to FILE when stopping\n"
-	"  --no-settle  skip the check of every mount made 0.1 s after a remount\n"
-	"               coincides with a mount or umount (that remount is then\n"
-	"               missed until the next remount alone)\n"
-	"  --pollpri    do not use fanotify: POLLPRI and a sweep per change\n"
-	"ACTION is mount, umount, move, remount or resync (events were lost and\n"
-	"the table was read again; the lines before it are what changed).\n";
+    "usage: mntsnap watch [TARGET] [--json] [-o COLUMNS] [-n] [--count N]\n"
+    "                     [--timeout SECONDS] [--save FILE] [--no-settle] [--pollpri]\n"
+    "Print one line per change of the mount table as it happens (like\n"
+    "findmnt --poll), from fanotify mount events (Linux 6.15+) and POLLPRI on\n"
+    "the namespace's mountinfo; stops after N events, SECONDS, SIGINT/SIGTERM,\n"
+    "or when a --pid target exits (exit status 0 in all these cases).\n"
+    "TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
+    "  --json       one JSON object per line: action, target, uniq-id, source,\n"
+    "               fstype, options; move/remount add old-target, old-options\n"
+    "               and \"changed\": {field: {\"old\": ..., \"new\": ...}}\n"
+    "  -o COLUMNS   ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS,\n"
+    "               UNIQ-ID,CHANGED (default: ACTION,TARGET,SOURCE,FSTYPE,OPTIONS);\n"
+    "               lines are findmnt --poll -r's for the same columns\n"
+    "  -n           no header line\n"
+    "  --count N    stop after N events\n"
+    "  --timeout S  stop after S seconds (fractions allowed)\n"
+    "  --save FILE  write the live snapshot to FILE when stopping\n"
+    "  --no-settle  skip the check of every mount made 0.1 s after a remount\n"
+    "               coincides with a mount or umount (that remount is then\n"
+    "               missed until the next remount alone)\n"
+    "  --pollpri    do not use fanotify: POLLPRI and a sweep per change\n"
+    "ACTION is mount, umount, move, remount or resync (events were lost and\n"
+    "the table was read again; the lines before it are what changed).\n";
 
-enum col { C_ACTION, C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS, C_OLD_TARGET, C_OLD_OPTIONS,
-	   C_UNIQ_ID, C_CHANGED, C_N };
+enum col {
+	C_ACTION,
+	C_TARGET,
+	C_SOURCE,
+	C_FSTYPE,
+	C_OPTIONS,
+	C_OLD_TARGET,
+	C_OLD_OPTIONS,
+	C_UNIQ_ID,
+	C_CHANGED,
+	C_N
+};
 
 static const char *const col_names[C_N] = {
-	"ACTION", "TARGET", "SOURCE", "FSTYPE", "OPTIONS", "OLD-TARGET", "OLD-OPTIONS",
-	"UNIQ-ID", "CHANGED",
+    "ACTION",	  "TARGET",	 "SOURCE",  "FSTYPE",  "OPTIONS",
+    "OLD-TARGET", "OLD-OPTIONS", "UNIQ-ID", "CHANGED",
 };
 
 struct wargs {
@@ -67,8 +77,8 @@ static void vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 	uint32_t a = m->attr;
 	int n = snprintf(buf, len, "%s", a & MNTSNAP_ATTR_RDONLY ? "ro" : "rw");
 
-#define ADD(cond, s)                                                                   \
-	if ((cond) && n >= 0 && (size_t)n < len)                                       \
+#define ADD(cond, s)                                                                               \
+	if ((cond) && n >= 0 && (size_t)n < len)                                                   \
 		n += snprintf(buf + n, len - (size_t)n, ",%s", s);
 	ADD(a & MNTSNAP_ATTR_NOSUID, "nosuid");
 	ADD(a & MNTSNAP_ATTR_NODEV, "nodev");
@@ -394,7 +404,8 @@ static int parse_args(struct wargs *a, int argc, char **argv)
 		} else if (!strcmp(o, "--pollpri")) {
 			a->pollpri = true;
 		} else if (i + 1 >= argc) {
-			return cli_fail(0, "watch: unknown option or missing value: '%s'", o), -EINVAL;
+			return cli_fail(0, "watch: unknown option or missing value: '%s'", o),
+			       -EINVAL;
 		} else if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
 			r = parse_columns(a, argv[++i]);
 			if (r)
@@ -443,8 +454,8 @@ static bool print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_
 /* Wait for events until a stop condition; 0 or -errno (message printed). */
 static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 {
-	struct pollfd p[2] = { { .fd = mntsnap_watch_fd(w), .events = POLLIN },
-			       { .fd = sigfd, .events = POLLIN } };
+	struct pollfd p[2] = {{.fd = mntsnap_watch_fd(w), .events = POLLIN},
+			      {.fd = sigfd, .events = POLLIN}};
 	double end = a->timeout ? now_s() + a->timeout : 0;
 	uint64_t seen = 0;
 
@@ -496,7 +507,7 @@ static int save_live(const struct wargs *a, struct mntsnap_watch *w)
 
 static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sigfd)
 {
-	struct mntsnap_error err = { 0 };
+	struct mntsnap_error err = {0};
 	MNTSNAP_OPTS(mntsnap_watch_opts, o, .ns = ns, .error = &err,
 		     .flags = (a->no_settle ? MNTSNAP_WATCH_NO_SETTLE : 0) |
 			      (a->pollpri ? MNTSNAP_WATCH_POLLPRI_ONLY : 0));
@@ -518,8 +529,7 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 
 int cmd_watch(int argc, char **argv)
 {
-	struct wargs a = { .cols = { C_ACTION, C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS },
-			   .ncols = 5 };
+	struct wargs a = {.cols = {C_ACTION, C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS}, .ncols = 5};
 	struct mntsnap_ns *ns = NULL;
 	sigset_t set;
 	int r, sigfd;

@@ -81,7 +81,7 @@ static void toggle(int on)
 
 static int drain_one(struct mntsnap_watch *w, double *cpu)
 {
-	struct pollfd p = { .fd = mntsnap_watch_fd(w), .events = POLLIN };
+	struct pollfd p = {.fd = mntsnap_watch_fd(w), .events = POLLIN};
 	struct mntsnap_watch_event e;
 	int n = 0, r;
 	double t0;
@@ -164,7 +164,7 @@ static void findmnt_wait(int fd)
 {
 	static char buf[65536];
 	static size_t have;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	for (;;) {
 		char *nl = memchr(buf, '\n', have);
@@ -203,7 +203,7 @@ static double findmnt_stop(pid_t pid, int fd)
 /* findmnt's startup: its first parse of the table, then idle polling. */
 static void findmnt_settle(void)
 {
-	struct timespec ts = { 1, 0 };
+	struct timespec ts = {1, 0};
 
 	nanosleep(&ts, NULL);
 }
@@ -230,8 +230,8 @@ static double findmnt_cost(unsigned events)
 
 static size_t bare_list(uint64_t *ids, size_t cap)
 {
-	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0,
-					    .mnt_id = MNTSNAP_K_LSMT_ROOT };
+	struct mntsnap_k_mnt_id_req req = {.size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0,
+					   .mnt_id = MNTSNAP_K_LSMT_ROOT};
 	size_t n = 0;
 	long r;
 
@@ -314,7 +314,7 @@ static void run_one(unsigned n, bool quick)
 
 int main(int argc, char **argv)
 {
-	static const unsigned def[] = { 1000, 10000, 50000 };
+	static const unsigned def[] = {1000, 10000, 50000};
 	unsigned sizes[16], nsizes = 0;
 	bool quick = false;
 
