@@ -362,6 +362,45 @@ LTest(watch, fsmount_move_mount)
 	free(l.e);
 }
 
+/* mount_setattr(2) on a subtree: one change per mount, no fanotify event. */
+static void setattr(bool pollpri)
+{
+	struct mount_attr_ {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} a = {.attr_set = MNTSNAP_ATTR_NOEXEC | MNTSNAP_ATTR_NOSUID};
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	uint64_t top, sub;
+
+	ms_private_ns(BASE);
+	mnt("sa", BASE "/t", "tmpfs", 0, NULL);
+	mnt("sb", BASE "/t/sub", "tmpfs", 0, NULL);
+	top = kernel_id(BASE "/t");
+	sub = kernel_id(BASE "/t/sub");
+	w = watch_route(NULL, pollpri, 0);
+	cr_assert_eq(syscall(442 /* mount_setattr */, AT_FDCWD, BASE "/t",
+			     0x8000 /* AT_RECURSIVE */, &a, sizeof(a)),
+		     0, "mount_setattr: %s", strerror(errno));
+	cr_assert_geq(wait_events(w, &l, 2), 0);
+	cr_assert_eq(l.n, 2);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, top));
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, sub));
+	cr_assert_eq(find_ev(&l, MNTSNAP_WATCH_CHANGE, sub)->changed, MNTSNAP_CHANGE_ATTR);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, sub)->attr & MNTSNAP_ATTR_NOEXEC);
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, mount_setattr_recursive)
+{
+	setattr(false);
+}
+LTest(watch, mount_setattr_recursive_pollpri)
+{
+	setattr(true);
+}
+
 /* move_mount(MOVE_MOUNT_BENEATH): a mount slid under the top of a stack. */
 static void beneath(bool pollpri)
 {
