@@ -859,8 +859,9 @@ int mntsnap_watch_route(const struct mntsnap_watch *w);
  * change; read them with mntsnap_watch_next(). Events of an earlier drain
  * that were not read are dropped. Returns the number of events queued (0:
  * nothing changed), or -ESRCH (a pid handle's process has exited: the
- * watch is over, the snapshot keeps its last state), -ENOMEM, or a
- * statmount/listmount error (the snapshot is then resynced at the next
+ * watch is over, the snapshot keeps its last state), -ENOMEM, -EBADMSG
+ * (a fanotify record that cannot be true), or the error of a read(),
+ * statmount or listmount (the snapshot is then resynced at the next
  * drain).
  */
 int mntsnap_watch_drain(struct mntsnap_watch *w);
