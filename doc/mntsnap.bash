@@ -10,11 +10,11 @@ _mntsnap()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		list | stat | save | show | diff | seccomp | ns) cmd=${COMP_WORDS[i]}; break ;;
+		list | stat | save | show | diff | seccomp | ns | watch) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'list stat save show diff seccomp ns --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'list stat save show diff seccomp ns watch --help --version' -- "$cur"))
 		return
 	fi
 
@@ -23,13 +23,13 @@ _mntsnap()
 	--pid)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
 		return ;;
-	--ns | --mountinfo-file | --merge)
+	--ns | --mountinfo-file | --merge | --save)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--under)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
-	--ns-id | --threads | -t | --arch | --caps | --old-prefix | --new-prefix)
+	--ns-id | --threads | -t | --arch | --caps | --old-prefix | --new-prefix | --count | --timeout | --kernel)
 		return ;;
 	--backend)
 		COMPREPLY=($(compgen -W 'auto statmount mountinfo' -- "$cur"))
@@ -44,6 +44,7 @@ _mntsnap()
 		case $cmd in
 		diff) COMPREPLY=($(compgen -W 'text json' -- "$cur")) ;;
 		ns) COMPREPLY=($(compgen -W 'table json' -- "$cur")) ;;
+		watch) COMPREPLY=($(compgen -W 'ACTION TARGET SOURCE FSTYPE OPTIONS OLD-TARGET OLD-OPTIONS UNIQ-ID CHANGED' -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W 'table tree json mountinfo' -- "$cur")) ;;
 		esac
 		return ;;
@@ -58,6 +59,7 @@ _mntsnap()
 	diff) opts="-o --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
 	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --help" ;;
 	ns) opts="-o --help" ;;
+	watch) opts="$target --json -o -n --count --timeout --save --no-settle --pollpri --help" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -887,6 +887,153 @@ int mntsnap_refresh(struct mntsnap_snapshot *snap);
 int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts);
 
 /* ------------------------------------------------------------------------ */
+/* Watching a mount table live (lib/watch.c).                               */
+/* ------------------------------------------------------------------------ */
+struct mntsnap_watch;
+
+enum mntsnap_watch_kind {
+	MNTSNAP_WATCH_MOUNT = 1,  /* a mount appeared (mount, bind, propagation) */
+	MNTSNAP_WATCH_UMOUNT = 2, /* a mount went away */
+	MNTSNAP_WATCH_MOVE = 3,   /* same mount, new place (mount point/parent) */
+	MNTSNAP_WATCH_CHANGE = 4, /* same mount, other fields (remount, setattr) */
+	MNTSNAP_WATCH_RESYNC = 5, /* events may have been lost (queue overflow):
+				   * the table was captured again, the events
+				   * before this one are the differences found */
+};
+
+enum {
+	/* never use fanotify mount events: POLLPRI on the namespace's
+	 * mountinfo + a listing and strings-free statmount sweep */
+	MNTSNAP_WATCH_POLLPRI_ONLY = 1U << 0,
+	/* trust fanotify alone when a drain also had POLLPRI: no delayed
+	 * sweep (see mntsnap_watch_new), so an attribute change landing
+	 * together with a mount or umount is missed until the next change
+	 * that only POLLPRI reports; per-event cost then never depends on
+	 * the table's size */
+	MNTSNAP_WATCH_NO_SETTLE = 1U << 1,
+};
+
+/* How a watcher learns of changes (mntsnap_watch_route()). */
+enum mntsnap_watch_route {
+	MNTSNAP_WATCH_ROUTE_FANOTIFY = 1, /* fanotify mount events + POLLPRI */
+	MNTSNAP_WATCH_ROUTE_POLLPRI = 2,  /* POLLPRI + sweep only */
+};
+
+struct mntsnap_watch_opts {
+	size_t sz;
+	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace */
+	uint32_t mask;                /* MNTSNAP_F_*; 0 = MNTSNAP_MASK_DEFAULT */
+	uint32_t flags;               /* MNTSNAP_WATCH_* */
+	unsigned settle_ms;           /* delay of the settle sweep; 0 = 100 */
+	const struct mntsnap_sysops *sysops; /* tests only */
+	struct mntsnap_error *error;  /* optional detail on failure */
+	size_t : 0;
+};
+
+/*
+ * mntsnap_watch_new - watch a mount namespace and keep a live snapshot of
+ * it. Captures the table once, then learns of changes from:
+ *  - fanotify mount events (Linux 6.15+: fanotify_init(FAN_REPORT_MNT) and
+ *    a FAN_MARK_MNTNS mark on the namespace): attach -> one statmount,
+ *    detach -> the record is dropped, move -> one statmount. Cost per
+ *    event does not depend on the table's size;
+ *  - POLLPRI on the namespace's mountinfo (own namespace, or a pid
+ *    handle's process), which also fires for what fanotify does not
+ *    report (bind remount ro, mount_setattr, superblock remount): a drain
+ *    where it fired without any fanotify event re-lists the ids and checks
+ *    every mount with a strings-free statmount (superblock options once per
+ *    superblock), reporting what changed;
+ *  - a queue overflow (16,384 pending events): a full capture, diffed
+ *    against the live snapshot, reported as events and then RESYNC.
+ * The one thing the fanotify route cannot tell: an attribute change that
+ * lands in the same drain as a mount or umount (POLLPRI fired, but so did
+ * fanotify, and POLLPRI never says how many changes it stands for). So
+ * settle_ms after such a drain the watcher sweeps (its fd wakes for it),
+ * at most once per settle_ms however busy the table is: the snapshot is a
+ * fresh capture's equal after every drain but within settle_ms of such a
+ * coincidence. MNTSNAP_WATCH_NO_SETTLE skips that sweep. Nothing sees a
+ * propagation type change alone (MS_SHARED/MS_PRIVATE bump no counter).
+ * Without fanotify mount events (before 6.15, ENOSYS/EINVAL, or blocked by
+ * seccomp: EPERM/EACCES) or with MNTSNAP_WATCH_POLLPRI_ONLY, every POLLPRI
+ * triggers the sweep (mount points included, so same-parent moves are
+ * seen): the same events, at a cost that grows with the table.
+ * A foreign opts->ns (which must outlive the watcher) is queried directly
+ * (by its nsfs fd, 6.18+, or by id with CAP_SYS_ADMIN over its owner);
+ * fanotify marks need CAP_SYS_ADMIN over its owner too (else the POLLPRI
+ * route) and an nsfs fd (an id handle's is looked up by id). Only a pid
+ * handle has a mountinfo to poll: with an ns-file or id handle only
+ * fanotify events are seen (no remounts), and without fanotify there is
+ * nothing to watch with (-EOPNOTSUPP). A pid handle whose process exits
+ * ends the watch (mntsnap_watch_drain() says -ESRCH).
+ * Errors: -EPERM (no right to query the target: opts->error says why),
+ * -ENOSYS (no statmount/listmount: nothing to keep current with),
+ * -EOPNOTSUPP (no event source, see above), -ESRCH, -ENOENT,
+ * -E2BIG/-EINVAL (opts), -ENOMEM, and a capture's errors.
+ */
+int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch);
+
+/* Close every fd and free the watcher (events and snapshots it lent). NULL ok. */
+void mntsnap_watch_free(struct mntsnap_watch *w);
+
+/*
+ * The fd to poll (POLLIN) or add to an epoll set: readable when a drain
+ * has something to do. Owned by the watcher (O_CLOEXEC); do not close it.
+ */
+int mntsnap_watch_fd(const struct mntsnap_watch *w);
+
+/* enum mntsnap_watch_route the watcher ended up with. */
+int mntsnap_watch_route(const struct mntsnap_watch *w);
+
+/*
+ * mntsnap_watch_drain - read what the kernel has pending (never blocks),
+ * bring the live snapshot up to date and queue one typed event per
+ * change; read them with mntsnap_watch_next(). Events of an earlier drain
+ * that were not read are dropped. Returns the number of events queued (0:
+ * nothing changed), or -ESRCH (a pid handle's process has exited: the
+ * watch is over, the snapshot keeps its last state), -ENOMEM, -EBADMSG
+ * (a fanotify record that cannot be true), or the error of a read(),
+ * statmount or listmount (the snapshot is then resynced at the next
+ * drain).
+ */
+int mntsnap_watch_drain(struct mntsnap_watch *w);
+
+/*
+ * mntsnap_watch_sync - mntsnap_watch_drain(), then the settle sweep at
+ * once if one is pending, so the snapshot is a fresh capture's equal now
+ * (call it before saving the snapshot at the end of a watch). Returns and
+ * queues like mntsnap_watch_drain().
+ */
+int mntsnap_watch_sync(struct mntsnap_watch *w);
+
+/* One change. The records are valid until the next drain. */
+struct mntsnap_watch_event {
+	int kind;                   /* enum mntsnap_watch_kind */
+	uint32_t changed;           /* MNTSNAP_CHANGE_* (MOVE and CHANGE) */
+	uint64_t id;                /* unique mount id (0 for RESYNC) */
+	struct mntsnap_mount mount; /* the record now: MOUNT, MOVE, CHANGE */
+	struct mntsnap_mount old;   /* the record before: UMOUNT, MOVE, CHANGE */
+};
+
+/*
+ * The next queued event in *ret: 0, or 1 when there is none left (the
+ * libmount iterator convention), -EINVAL. index/parent_index/depth of
+ * the records are not meaningful (the live snapshot is not in tree order
+ * between drains).
+ */
+int mntsnap_watch_next(struct mntsnap_watch *w, struct mntsnap_watch_event *ret);
+
+/*
+ * The live snapshot as it stands after the last drain, in ascending id
+ * order like a capture (mntsnap_diff against a fresh capture says equal).
+ * Owned by the watcher, valid until the next drain or free; the events of
+ * the last drain stay readable. 0, -ENOMEM, -EINVAL.
+ */
+int mntsnap_watch_snapshot(struct mntsnap_watch *w, const struct mntsnap_snapshot **ret_snap);
+
+/* "mount", "umount", "move", "remount" (CHANGE, as findmnt --poll says), "resync"; NULL if unknown. */
+const char *mntsnap_watch_kind_name(int kind);
+
+/* ------------------------------------------------------------------------ */
 /* Library probing.                                                         */
 /* ------------------------------------------------------------------------ */
 /*

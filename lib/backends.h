@@ -77,6 +77,14 @@ int mntsnap_capture_consistent(const struct mntsnap_capture_opts *o,
 /* Set capture time and kernel release. */
 void mntsnap_snap_stamp(struct mntsnap_snapshot *s);
 
+/* ---- diff (diff.c) -------------------------------------------------------- */
+/*
+ * MNTSNAP_CHANGE_* bits between two records of one mount (matched by id),
+ * comparing only the fields both masks have: what mntsnap_diff() would
+ * report for the pair.
+ */
+uint32_t mntsnap__diff_changes(const struct mntsnap_mount *a, const struct mntsnap_mount *b);
+
 /* ---- mountinfo backend (backend-mountinfo.c) ----------------------------- */
 /*
  * Parse mountinfo text; records get want & what mountinfo can give, plus

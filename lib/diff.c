@@ -226,6 +226,15 @@ static uint32_t compare(struct mntsnap_diff *d, struct groups *g, const struct k
 	return c;
 }
 
+uint32_t mntsnap__diff_changes(const struct mntsnap_mount *a, const struct mntsnap_mount *b)
+{
+	struct mntsnap_diff d = { .key = MNTSNAP_DIFF_KEY_ID };
+	struct keyed ka = { .m = *a, .mp = a->mount_point };
+	struct keyed kb = { .m = *b, .mp = b->mount_point };
+
+	return compare(&d, NULL, &ka, &kb);
+}
+
 static int push(struct mntsnap_diff *d, int kind, uint32_t changed, long oi, long ni)
 {
 	if (d->n == d->cap) {

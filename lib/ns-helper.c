@@ -95,7 +95,7 @@
 #endif
 
 #define HELPER_STACK (512 * 1024)
-#define OPENAT2_TRIES 64
+#define OPENAT2_TRIES 1024
 #define DEFAULT_TIMEOUT_MS 10000
 /* the child's message for a plain setns failure; anything else is detail */
 #define SETNS_MSG "setns"

@@ -444,6 +444,76 @@ static int compact(struct refresh *f)
 	return mntsnap_snap_finish(s);
 }
 
+/*
+ * Close the gaps of dropped records in place and put the appended new ones
+ * where their ids go: usually after every kept one (ids only grow), so
+ * nothing moves; else each is shifted down to its place.
+ */
+static int merge_appended(struct refresh *f)
+{
+	struct mntsnap_snapshot *s = f->s;
+	struct mntsnap_rec *r = s->recs;
+	uint32_t j = 0, first_new;
+
+	for (uint32_t k = 0; k < f->nold; k++)
+		if (!f->drop[k])
+			r[j++] = r[k];
+	first_new = j;
+	for (uint32_t a = f->nold; a < s->nrecs; a++)
+		r[j++] = r[a];
+	s->nrecs = j;
+	for (uint32_t i = first_new; i < j; i++) {
+		struct mntsnap_rec x = r[i];
+		uint32_t p = i;
+
+		for (; p > 0 && r[p - 1].id > x.id; p--)
+			r[p] = r[p - 1];
+		r[p] = x;
+	}
+	return mntsnap_snap_finish(s);
+}
+
+/*
+ * MNTSNAP_CAPTURE_REFRESH_IDS_ONLY as one merge walk: the listing comes in
+ * ascending id order, and so do the records of a snapshot whose storage
+ * is id-sorted (by_id is NULL exactly then). New and removed mounts fall
+ * out of a single pass, with no lookup per id; an unchanged table is left
+ * as it is (no sort, no index rebuilt); a changed one gets its few new
+ * records fetched and merged in instead of sorting everything.
+ */
+static int ids_only_merge(struct refresh *f, const uint64_t *ids, size_t n)
+{
+	const struct mntsnap_rec *recs = f->s->recs;
+	size_t i = 0, dropped = 0;
+	uint32_t k = 0;
+	int r;
+
+	while (i < n || k < f->nold) {
+		if (k >= f->nold || (i < n && ids[i] < recs[k].id)) {
+			f->fetch_changed[f->nfetch] = 0;
+			f->fetch[f->nfetch++] = ids[i++];
+		} else if (i >= n || recs[k].id < ids[i]) {
+			f->drop[k++] = 1;
+			dropped++;
+		} else {
+			i++;
+			k++;
+		}
+	}
+	if (!f->nfetch && !dropped)
+		return 0;
+	r = mntsnap_sm_buf_init(&f->buf);
+	if (!r)
+		r = fetch_queued(f);
+	mntsnap_sm_buf_free(&f->buf);
+	if (r) {
+		f->s->nrecs = f->nold; /* forget what was appended: unchanged */
+		return r;
+	}
+	f->removed += dropped;
+	return merge_appended(f);
+}
+
 static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 {
 	uint64_t *ids = NULL;
@@ -456,6 +526,11 @@ static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 		return r;
 	f->fetch = malloc((n + 1) * sizeof(*f->fetch));
 	f->fetch_changed = malloc(n + 1);
+	if (f->ids_only && !f->s->by_id && f->fetch && f->fetch_changed) {
+		r = ids_only_merge(f, ids, n);
+		free(ids);
+		return r;
+	}
 	r = f->fetch && f->fetch_changed ? mntsnap_sm_buf_init(&f->buf) : -ENOMEM;
 	if (!r)
 		r = classify(f, ids, n);

@@ -2,6 +2,7 @@
 /* Raw syscalls behind the test seam (see sys.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -46,11 +47,31 @@ long mntsnap_sys_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 	return ret_errno(ioctl(fd, req, arg));
 }
 
+/*
+ * The libc wrappers (glibc and musl both have them) split the 64-bit mask
+ * into two registers where the ABI needs it (32-bit targets), which a
+ * plain syscall() would get wrong.
+ */
+long mntsnap_sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags)
+{
+	(void)ctx;
+	return ret_errno(fanotify_init(flags, event_f_flags));
+}
+
+long mntsnap_sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
+			       const char *path)
+{
+	(void)ctx;
+	return ret_errno(fanotify_mark(fd, flags, mask, dirfd, path));
+}
+
 const struct mntsnap_sysops mntsnap_sys_real = {
 	.statmount = mntsnap_sys_statmount,
 	.listmount = mntsnap_sys_listmount,
 	.statx = mntsnap_sys_statx,
 	.ioctl = mntsnap_sys_ioctl,
+	.fanotify_init = mntsnap_sys_fanotify_init,
+	.fanotify_mark = mntsnap_sys_fanotify_mark,
 	.ctx = NULL,
 };
 
@@ -68,6 +89,10 @@ void mntsnap_sys_resolve(const struct mntsnap_sysops *in,
 		out->statx = in->statx;
 	if (in->ioctl)
 		out->ioctl = in->ioctl;
+	if (in->fanotify_init)
+		out->fanotify_init = in->fanotify_init;
+	if (in->fanotify_mark)
+		out->fanotify_mark = in->fanotify_mark;
 	out->ctx = in->ctx;
 }
 

@@ -23,6 +23,11 @@ struct mntsnap_sysops {
 	long (*statx)(void *ctx, int dirfd, const char *path, int flags,
 		      unsigned mask, struct mntsnap_statx *buf);
 	long (*ioctl)(void *ctx, int fd, unsigned long req, void *arg);
+	/* the watcher's event source: tests fake ENOSYS/EINVAL (kernels
+	 * before 6.15) or EPERM (seccomp) to drive the POLLPRI route */
+	long (*fanotify_init)(void *ctx, unsigned flags, unsigned event_f_flags);
+	long (*fanotify_mark)(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
+			      const char *path);
 	void *ctx; /* passed as first argument */
 };
 
@@ -34,6 +39,9 @@ long mntsnap_sys_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 long mntsnap_sys_statx(void *ctx, int dirfd, const char *path, int flags,
 		       unsigned mask, struct mntsnap_statx *buf);
 long mntsnap_sys_ioctl(void *ctx, int fd, unsigned long req, void *arg);
+long mntsnap_sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags);
+long mntsnap_sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
+			       const char *path);
 
 /* The table of real syscalls. */
 extern const struct mntsnap_sysops mntsnap_sys_real;

@@ -4,7 +4,7 @@
  *
  * Debian 12's and musl's headers predate statmount/listmount, so every
  * structure, constant and syscall number the library needs is defined here
- * (from include/uapi/linux/{mount,nsfs,pidfd,stat}.h) and checked with
+ * (from include/uapi/linux/{mount,nsfs,pidfd,stat,fanotify}.h) and checked with
  * static asserts against the kernel's published layout. Every name carries
  * a mntsnap_k_ / MNTSNAP_K_ prefix (as util-linux does with ul_statmount):
  * <sys/mount.h> pulls in <linux/mount.h> on systems with Linux >= 6.8
@@ -251,6 +251,45 @@ struct mntsnap_sock_fprog {
 #define MNTSNAP_SECCOMP_DATA_NR 0
 #define MNTSNAP_SECCOMP_DATA_ARG0 16
 
+/* ---- fanotify mount events (include/uapi/linux/fanotify.h, 6.15) ------------- */
+/*
+ * A group made with MNTSNAP_K_FAN_REPORT_MNT reports attach/detach of the
+ * mounts of a namespace marked with MNTSNAP_K_FAN_MARK_MNTNS (the nsfs fd as
+ * dirfd, no path); a move is one event with both bits. Each event carries
+ * one MNTSNAP_K_FAN_EVENT_INFO_TYPE_MNT record with the unique mount id.
+ */
+#define MNTSNAP_K_FAN_CLOEXEC 0x00000001U
+#define MNTSNAP_K_FAN_NONBLOCK 0x00000002U
+#define MNTSNAP_K_FAN_REPORT_MNT 0x00004000U    /* fanotify_init flag, 6.15 */
+#define MNTSNAP_K_FAN_MARK_ADD 0x00000001U
+#define MNTSNAP_K_FAN_MARK_MNTNS 0x00000110U    /* fanotify_mark type, 6.15 */
+#define MNTSNAP_K_FAN_Q_OVERFLOW 0x00004000ULL  /* event mask: queue overflowed */
+#define MNTSNAP_K_FAN_MNT_ATTACH 0x01000000ULL  /* event mask, 6.15 */
+#define MNTSNAP_K_FAN_MNT_DETACH 0x02000000ULL  /* event mask, 6.15 */
+#define MNTSNAP_K_FANOTIFY_METADATA_VERSION 3
+#define MNTSNAP_K_FAN_EVENT_INFO_TYPE_MNT 7
+
+struct mntsnap_k_fanotify_event_metadata {
+	uint32_t event_len;
+	uint8_t vers;
+	uint8_t reserved;
+	uint16_t metadata_len;
+	uint64_t mask __attribute__((aligned(8)));
+	int32_t fd;
+	int32_t pid;
+};
+
+struct mntsnap_k_fanotify_event_info_header {
+	uint8_t info_type;
+	uint8_t pad;
+	uint16_t len;
+};
+
+struct mntsnap_k_fanotify_event_info_mnt {
+	struct mntsnap_k_fanotify_event_info_header hdr;
+	uint64_t mnt_id;
+};
+
 /* ---- layout checks ----------------------------------------------------------- */
 #define MNTSNAP_CHECK_OFF(type, field, off) \
 	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " offset")
@@ -303,5 +342,13 @@ MNTSNAP_CHECK_OFF(mntsnap_statx, stx_dev_major, 136);
 MNTSNAP_CHECK_OFF(mntsnap_statx, stx_mnt_id, 144);
 _Static_assert(sizeof(struct mntsnap_k_mnt_ns_info) == MNTSNAP_K_MNT_NS_INFO_SIZE_VER0, "mnt_ns_info size");
 _Static_assert(sizeof(struct mntsnap_open_how) == 24, "open_how size");
+_Static_assert(sizeof(struct mntsnap_k_fanotify_event_metadata) == 24, "fanotify metadata size");
+MNTSNAP_CHECK_OFF(mntsnap_k_fanotify_event_metadata, metadata_len, 6);
+MNTSNAP_CHECK_OFF(mntsnap_k_fanotify_event_metadata, mask, 8);
+MNTSNAP_CHECK_OFF(mntsnap_k_fanotify_event_metadata, fd, 16);
+MNTSNAP_CHECK_OFF(mntsnap_k_fanotify_event_metadata, pid, 20);
+_Static_assert(sizeof(struct mntsnap_k_fanotify_event_info_header) == 4, "fanotify info header size");
+_Static_assert(sizeof(struct mntsnap_k_fanotify_event_info_mnt) == 16, "fanotify mnt info size");
+MNTSNAP_CHECK_OFF(mntsnap_k_fanotify_event_info_mnt, mnt_id, 8);
 
 #endif /* MNTSNAP_UAPI_H */

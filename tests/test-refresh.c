@@ -469,3 +469,37 @@ Test(refresh, ids_only_sees_mounts_not_attributes)
 	mntsnap_snapshot_free(now);
 	mntsnap_snapshot_free(s);
 }
+
+/* The ids-only merge walk: removals between kept mounts, additions after
+ * them, and an unchanged table, each equal to a fresh capture. */
+Test(refresh, ids_only_merge_walk_equals_capture)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
+	struct mntsnap_snapshot *s, *now;
+	char p[128];
+
+	ms_private_ns(BASE);
+	for (int i = 0; i < 30; i++) {
+		snprintf(p, sizeof(p), BASE "/w/%d", i);
+		mnt("w", p, "tmpfs", 0, NULL);
+	}
+	s = cap();
+	cr_assert_eq(mntsnap_refresh_with(s, &o), 0, "unchanged table");
+	now = cap();
+	assert_same(s, now);
+	mntsnap_snapshot_free(now);
+	for (int i = 0; i < 30; i += 3) {
+		snprintf(p, sizeof(p), BASE "/w/%d", i);
+		cr_assert_eq(umount(p), 0);
+	}
+	for (int i = 30; i < 35; i++) {
+		snprintf(p, sizeof(p), BASE "/w/%d", i);
+		mnt("w", p, "tmpfs", 0, NULL);
+	}
+	cr_assert_eq(mntsnap_refresh_with(s, &o), 10 + 5);
+	now = cap();
+	assert_same(s, now);
+	cr_assert_eq(mntsnap_snapshot_count(s), mntsnap_snapshot_count(now));
+	mntsnap_snapshot_free(now);
+	mntsnap_snapshot_free(s);
+}

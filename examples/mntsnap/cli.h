@@ -78,5 +78,6 @@ int cmd_ns(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 #endif

@@ -1,0 +1,1106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mntsnap_watch_*(): a mount table kept current from kernel events.
+ *
+ * Sources (all behind one epoll fd the caller polls):
+ *  - a fanotify group with FAN_REPORT_MNT and a FAN_MARK_MNTNS mark on the
+ *    namespace (6.15): one event per attach or detach, carrying the
+ *    unique mount id; a move is one event with both bits. It says nothing
+ *    about remounts, mount_setattr or propagation changes, nor (6.18) about
+ *    the top mount a MOVE_MOUNT_BENEATH slides a new one under, though its
+ *    parent changes;
+ *  - POLLPRI on the namespace's mountinfo: the kernel bumps a per
+ *    namespace counter for mounts, umounts, moves, remounts and attribute
+ *    changes (not for a propagation type change). It only says "changed
+ *    since you last polled", never what or how often;
+ *  - the target's pidfd, so a pid handle's exit wakes the caller;
+ *  - a timerfd for the settle sweep (below).
+ * Two mountinfo fds are opened: poll() latches a per-file flag, and the
+ * epoll machinery polls the fd in its set whenever the caller polls the
+ * epoll fd, so that one cannot also be the one drain asks.
+ *
+ * The live table is a snapshot built append-only: a new or refetched
+ * mount is appended, a removed or replaced one is marked dead, and an
+ * id -> storage index hash finds records in O(1). So an event costs one
+ * statmount and a few hash operations whatever the table's size. The
+ * snapshot handed to callers is rebuilt (dead records dropped, id order,
+ * tree links) only when asked for and changed since; snapshots replaced
+ * that way are kept until the next drain, since queued events point
+ * into them. Events hold (snapshot, index) pairs and are turned into
+ * records when read, after the drain is done appending (the string table
+ * may move while records are appended).
+ *
+ * Sweep (POLLPRI without a fanotify event in the same drain; settle_ms
+ * after a drain that had both, since POLLPRI cannot say whether it stood
+ * for more than the attaches and detaches read; every POLLPRI on the
+ * POLLPRI route):
+ * one listing of the ids (mounts fanotify did not report, or that no
+ * event source covers), then per known mount a statmount of the
+ * fixed-size fields only (no strings formatted), compared through the
+ * diff machinery; a differing mount, and the first mount of every
+ * superblock (options are strings: once per superblock), is fetched in
+ * full. On the POLLPRI route the mount point is asked for too: a move
+ * within one parent changes nothing else.
+ *
+ * Overflow (FAN_Q_OVERFLOW, or an error mid-drain that left the table in
+ * doubt): a consistent capture, mntsnap_diff against the live table, the
+ * differences as events, then RESYNC.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "ns.h"
+#include "snapshot.h"
+
+#define DEFAULT_SETTLE_MS 100
+#define CAP_SYS_ADMIN_ 21 /* <linux/capability.h>, which musl lacks */
+#define FAN_BUF_SIZE 65536
+#define REBUILD_MIN_DEAD 4096
+
+/* u64 id -> u32 storage index, linear probing, backward-shift delete. */
+struct idx {
+	uint64_t *k; /* 0 = empty: mount ids are never 0 */
+	uint32_t *v;
+	uint32_t cap, n;
+};
+
+struct wev {
+	int kind;
+	uint32_t changed;
+	uint64_t id;
+	const struct mntsnap_snapshot *ns, *os;
+	long ni, oi;
+};
+
+struct mntsnap_watch {
+	struct mntsnap_ns nsr;	      /* route-fixed copy of the target (fds not owned) */
+	const struct mntsnap_ns *tns; /* &nsr, or NULL for the caller's namespace */
+	struct mntsnap_sysops sys;
+	struct mntsnap_k_mnt_id_req tmpl;
+	struct mntsnap_sm_buf buf;
+	uint32_t want, flags;
+	uint64_t full_mask;
+	unsigned settle_ms;
+	int route;
+	int epfd, fanfd, mi_wake, mi_check, timerfd;
+	bool timer_armed, need_resync, ended;
+
+	struct mntsnap_snapshot *live;
+	uint8_t *dead;
+	uint32_t dead_cap, ndead;
+	bool clean; /* live is a finished snapshot with no dead records */
+	struct idx idx;
+	struct mntsnap_snapshot **retired;
+	size_t nretired, retired_cap;
+
+	struct wev *ev;
+	size_t nev, evcap, evpos;
+	void *fanbuf;
+};
+
+/* ---- id index ------------------------------------------------------------------- */
+
+static uint32_t idx_hash(uint64_t id, uint32_t cap)
+{
+	return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
+}
+
+static int idx_grow(struct idx *x, uint32_t need)
+{
+	struct idx n = {0};
+
+	if (need * 2 < x->cap)
+		return 0;
+	n.cap = x->cap ? x->cap : 64;
+	while (need * 2 >= n.cap)
+		n.cap *= 2;
+	n.k = calloc(n.cap, sizeof(*n.k));
+	n.v = malloc((size_t)n.cap * sizeof(*n.v));
+	if (!n.k || !n.v) {
+		free(n.k);
+		free(n.v);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < x->cap; i++) {
+		uint32_t h;
+
+		if (!x->k[i])
+			continue;
+		for (h = idx_hash(x->k[i], n.cap); n.k[h]; h = (h + 1) & (n.cap - 1))
+			;
+		n.k[h] = x->k[i];
+		n.v[h] = x->v[i];
+	}
+	n.n = x->n;
+	free(x->k);
+	free(x->v);
+	*x = n;
+	return 0;
+}
+
+static long idx_get(const struct idx *x, uint64_t id)
+{
+	if (!x->cap)
+		return -1;
+	for (uint32_t h = idx_hash(id, x->cap); x->k[h]; h = (h + 1) & (x->cap - 1))
+		if (x->k[h] == id)
+			return x->v[h];
+	return -1;
+}
+
+static int idx_put(struct idx *x, uint64_t id, uint32_t v)
+{
+	uint32_t h;
+	int r = idx_grow(x, x->n + 1);
+
+	if (r)
+		return r;
+	for (h = idx_hash(id, x->cap); x->k[h] && x->k[h] != id; h = (h + 1) & (x->cap - 1))
+		;
+	if (!x->k[h])
+		x->n++;
+	x->k[h] = id;
+	x->v[h] = v;
+	return 0;
+}
+
+static void idx_del(struct idx *x, uint64_t id)
+{
+	uint32_t h, j, m = x->cap - 1;
+
+	if (!x->cap)
+		return;
+	for (h = idx_hash(id, x->cap); x->k[h] && x->k[h] != id; h = (h + 1) & m)
+		;
+	if (!x->k[h])
+		return;
+	/* shift later members of the run back so lookups never stop early */
+	for (j = (h + 1) & m; x->k[j]; j = (j + 1) & m) {
+		uint32_t home = idx_hash(x->k[j], x->cap);
+
+		if (((j - home) & m) >= ((j - h) & m)) {
+			x->k[h] = x->k[j];
+			x->v[h] = x->v[j];
+			h = j;
+		}
+	}
+	x->k[h] = 0;
+	x->n--;
+}
+
+/* ---- the live table ----------------------------------------------------------------- */
+
+static int dead_fit(struct mntsnap_watch *w, uint32_t n)
+{
+	uint8_t *p;
+	uint32_t cap;
+
+	if (n <= w->dead_cap)
+		return 0;
+	cap = w->dead_cap ? w->dead_cap : 64;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(w->dead, cap);
+	if (!p)
+		return -ENOMEM;
+	memset(p + w->dead_cap, 0, cap - w->dead_cap);
+	w->dead = p;
+	w->dead_cap = cap;
+	return 0;
+}
+
+/* Take s as the live table (owned from now on) and index it. */
+static int live_set(struct mntsnap_watch *w, struct mntsnap_snapshot *s)
+{
+	int r;
+
+	free(w->idx.k);
+	free(w->idx.v);
+	memset(&w->idx, 0, sizeof(w->idx));
+	w->live = s;
+	w->ndead = 0;
+	w->clean = true;
+	r = dead_fit(w, s->nrecs + 1);
+	if (r)
+		return r;
+	memset(w->dead, 0, w->dead_cap);
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		r = idx_put(&w->idx, s->recs[i].id, i);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static long live_add(struct mntsnap_watch *w, const struct mntsnap_mount *m)
+{
+	long i;
+	int r;
+
+	r = dead_fit(w, w->live->nrecs + 1);
+	if (r)
+		return r;
+	i = mntsnap_snap_add(w->live, m);
+	if (i < 0)
+		return i;
+	r = idx_put(&w->idx, m->id, (uint32_t)i);
+	if (r) {
+		w->live->nrecs--; /* forget the record: the table stays as it was */
+		return r;
+	}
+	w->dead[i] = 0;
+	w->clean = false;
+	return i;
+}
+
+static void live_kill(struct mntsnap_watch *w, long i)
+{
+	w->dead[i] = 1;
+	w->ndead++;
+	idx_del(&w->idx, w->live->recs[i].id);
+	w->clean = false;
+}
+
+static int retire(struct mntsnap_watch *w, struct mntsnap_snapshot *s)
+{
+	if (w->nretired == w->retired_cap) {
+		size_t cap = w->retired_cap ? w->retired_cap * 2 : 4;
+		void *p = realloc(w->retired, cap * sizeof(*w->retired));
+
+		if (!p)
+			return -ENOMEM;
+		w->retired = p;
+		w->retired_cap = cap;
+	}
+	w->retired[w->nretired++] = s;
+	return 0;
+}
+
+static void free_retired(struct mntsnap_watch *w)
+{
+	for (size_t i = 0; i < w->nretired; i++)
+		mntsnap_snapshot_free(w->retired[i]);
+	w->nretired = 0;
+}
+
+struct id_at {
+	uint64_t id;
+	uint32_t i;
+};
+
+static int cmp_id_at(const void *a, const void *b)
+{
+	uint64_t x = ((const struct id_at *)a)->id, y = ((const struct id_at *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Live records in id order (what a capture gives). */
+static struct id_at *live_order(const struct mntsnap_watch *w, uint32_t *ret_n)
+{
+	const struct mntsnap_snapshot *s = w->live;
+	struct id_at *o = malloc(((size_t)s->nrecs + 1) * sizeof(*o));
+	uint32_t n = 0;
+	bool sorted = true;
+
+	if (!o)
+		return NULL;
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		if (w->dead[i])
+			continue;
+		o[n] = (struct id_at){.id = s->recs[i].id, .i = i};
+		sorted = sorted && (!n || o[n - 1].id < o[n].id);
+		n++;
+	}
+	if (!sorted)
+		qsort(o, n, sizeof(*o), cmp_id_at);
+	*ret_n = n;
+	return o;
+}
+
+/* Rebuild live as a finished snapshot: no dead records, id order, tree links. */
+static int live_rebuild(struct mntsnap_watch *w)
+{
+	struct mntsnap_snapshot *s = w->live, *n;
+	struct id_at *order;
+	uint32_t cnt;
+	int r = 0;
+
+	if (w->clean)
+		return 0;
+	order = live_order(w, &cnt);
+	n = mntsnap_snap_new(s->backend, s->mask);
+	if (!order || !n) {
+		free(order);
+		mntsnap_snapshot_free(n);
+		return -ENOMEM;
+	}
+	r = mntsnap_snap_reserve(n, cnt, 0);
+	for (uint32_t i = 0; i < cnt && r >= 0; i++) {
+		struct mntsnap_mount m;
+
+		mntsnap_snapshot_get(s, order[i].i, &m);
+		r = (int)mntsnap_snap_add(n, &m);
+	}
+	free(order);
+	if (r >= 0)
+		r = mntsnap_snap_finish(n);
+	if (r >= 0)
+		r = retire(w, s);
+	if (r < 0) {
+		mntsnap_snapshot_free(n);
+		return r;
+	}
+	n->ns_id = s->ns_id;
+	n->consistent = s->consistent;
+	n->attempts = s->attempts;
+	n->kernel_supported_mask = s->kernel_supported_mask;
+	mntsnap_snap_stamp(n);
+	return live_set(w, n);
+}
+
+/* ---- events --------------------------------------------------------------------------- */
+
+static int push(struct mntsnap_watch *w, int kind, uint32_t changed, uint64_t id, long ni,
+		const struct mntsnap_snapshot *os, long oi)
+{
+	if (w->nev == w->evcap) {
+		size_t cap = w->evcap ? w->evcap * 2 : 64;
+		void *p = realloc(w->ev, cap * sizeof(*w->ev));
+
+		if (!p)
+			return -ENOMEM;
+		w->ev = p;
+		w->evcap = cap;
+	}
+	w->ev[w->nev++] = (struct wev){.kind = kind,
+				       .changed = changed,
+				       .id = id,
+				       .ns = ni >= 0 ? w->live : NULL,
+				       .ni = ni,
+				       .os = os,
+				       .oi = oi};
+	return 0;
+}
+
+static int kind_of(uint32_t changed)
+{
+	return changed & (MNTSNAP_CHANGE_MOUNT_POINT | MNTSNAP_CHANGE_PARENT)
+		   ? MNTSNAP_WATCH_MOVE
+		   : MNTSNAP_WATCH_CHANGE;
+}
+
+/* statmount(id) in full into w->buf, as a record in *m (strings in w->buf). */
+static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
+{
+	long r = mntsnap_sm_call(&w->sys, &w->tmpl, id, w->full_mask, &w->buf);
+
+	if (r < 0)
+		return (int)r;
+	mntsnap_sm_to_mount(w->buf.sm, w->want, m);
+	if (!(m->mask & MNTSNAP_F_NS_ID) && (w->want & MNTSNAP_F_NS_ID) && w->live->ns_id) {
+		m->mask |= MNTSNAP_F_NS_ID;
+		m->ns_id = w->live->ns_id;
+	}
+	return 0;
+}
+
+/* Record the fetched m for a known mount k: a MOVE/CHANGE event if it differs. */
+static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *m,
+		   uint32_t *ret_changed)
+{
+	struct mntsnap_mount old;
+	uint32_t changed;
+	long ni;
+
+	mntsnap_snapshot_get(w->live, (size_t)k, &old);
+	changed = mntsnap__diff_changes(&old, m);
+	if (ret_changed)
+		*ret_changed = changed;
+	if (!changed)
+		return 0;
+	live_kill(w, k);
+	ni = live_add(w, m);
+	if (ni < 0)
+		return (int)ni;
+	return push(w, kind_of(changed), changed, m->id, ni, w->live, k);
+}
+
+/* A mount attached (or moved: ATTACH|DETACH, or already known). */
+static int on_attach(struct mntsnap_watch *w, uint64_t id)
+{
+	struct mntsnap_mount m;
+	long k = idx_get(&w->idx, id), ni;
+	int r = fetch(w, id, &m);
+
+	/* gone again before we looked: its detach event follows */
+	if (r == -ENOENT)
+		return 0;
+	if (r)
+		return r;
+	if (k >= 0)
+		return replace(w, k, &m, NULL);
+	ni = live_add(w, &m);
+	if (ni < 0)
+		return (int)ni;
+	return push(w, MNTSNAP_WATCH_MOUNT, 0, id, ni, NULL, -1);
+}
+
+static int on_detach(struct mntsnap_watch *w, uint64_t id)
+{
+	long k = idx_get(&w->idx, id);
+
+	if (k < 0)
+		return 0; /* never seen: attached and detached between looks */
+	live_kill(w, k);
+	return push(w, MNTSNAP_WATCH_UMOUNT, 0, id, -1, w->live, k);
+}
+
+/* ---- sweep ----------------------------------------------------------------------------- */
+
+#define SB_LEVEL                                                                                   \
+	(MNTSNAP_CHANGE_OPTIONS | MNTSNAP_CHANGE_SOURCE | MNTSNAP_CHANGE_FS_TYPE |                 \
+	 MNTSNAP_CHANGE_DEV | MNTSNAP_CHANGE_SB_FLAGS)
+
+struct sweep {
+	uint8_t *seen; /* per record that existed when the sweep began */
+	uint8_t *sb;   /* per superblock: 0 unchecked, 1 same, 2 changed */
+	uint32_t nrecs;
+	uint64_t cheap; /* statmount mask of the per-mount check */
+};
+
+static int sweep_full(struct mntsnap_watch *w, struct sweep *sw, long k, uint32_t sb)
+{
+	struct mntsnap_mount m;
+	uint32_t changed = 0;
+	int r = fetch(w, w->live->recs[k].id, &m);
+
+	if (r == -ENOENT)
+		return 0; /* gone since the listing: not seen, reported below */
+	if (r)
+		return r;
+	sw->seen[k] = 1;
+	r = replace(w, k, &m, &changed);
+	if (!sw->sb[sb])
+		sw->sb[sb] = changed & SB_LEVEL ? 2 : 1;
+	return r;
+}
+
+/* A known mount: still the same, or fetched in full and reported. */
+static int sweep_one(struct mntsnap_watch *w, struct sweep *sw, long k)
+{
+	uint32_t sb = w->live->recs[k].sb;
+	struct mntsnap_mount old, now;
+	long r;
+
+	if (sw->sb[sb] != 1)
+		return sweep_full(w, sw, k, sb);
+	r = mntsnap_sm_call(&w->sys, &w->tmpl, w->live->recs[k].id, sw->cheap, &w->buf);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return (int)r;
+	sw->seen[k] = 1;
+	mntsnap_snapshot_get(w->live, (size_t)k, &old);
+	/* only the fields the cheap answer carries are compared */
+	mntsnap_sm_to_mount(w->buf.sm, w->want, &now);
+	if (!mntsnap__diff_changes(&old, &now))
+		return 0;
+	return sweep_full(w, sw, k, sb);
+}
+
+static int sweep_run(struct mntsnap_watch *w, struct sweep *sw, const uint64_t *ids, size_t n)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n && !r; i++) {
+		long k = idx_get(&w->idx, ids[i]);
+
+		if (k < 0)
+			r = on_attach(w, ids[i]);
+		else if ((uint32_t)k < sw->nrecs)
+			r = sweep_one(w, sw, k);
+	}
+	for (uint32_t k = 0; k < sw->nrecs && !r; k++)
+		if (!w->dead[k] && !sw->seen[k])
+			r = on_detach(w, w->live->recs[k].id);
+	return r;
+}
+
+static int sweep(struct mntsnap_watch *w)
+{
+	struct sweep sw = {.nrecs = w->live->nrecs};
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	int r;
+
+	sw.cheap = MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_SB_BASIC;
+	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
+		sw.cheap |= MNTSNAP_K_STATMOUNT_MNT_POINT;
+	r = mntsnap_sm_list(&w->sys, &w->tmpl, 0, false, &ids, &n);
+	if (r)
+		return r;
+	sw.seen = calloc((size_t)sw.nrecs + 1, 1);
+	sw.sb = calloc((size_t)w->live->nsbs + 1, 1);
+	r = sw.seen && sw.sb ? sweep_run(w, &sw, ids, n) : -ENOMEM;
+	free(ids);
+	free(sw.seen);
+	free(sw.sb);
+	return r;
+}
+
+/* ---- resync ---------------------------------------------------------------------------- */
+
+static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
+		       struct mntsnap_snapshot **ret)
+{
+	struct mntsnap_capture_opts o = {
+	    .sz = sizeof(o), .mask = w->want, .ns = w->tns, .error = err};
+	int r = mntsnap_capture_consistent(&o, &w->sys, w->want, ret);
+
+	if (!r && !(*ret)->ns_id && w->tns)
+		(*ret)->ns_id = w->tns->ns_id;
+	return r;
+}
+
+static int diff_events(struct mntsnap_watch *w, const struct mntsnap_diff *d,
+		       const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *fresh)
+{
+	size_t n = mntsnap_diff_count(d);
+	int r = 0;
+
+	for (size_t i = 0; i < n && !r; i++) {
+		struct mntsnap_diff_entry e;
+		uint64_t id;
+
+		mntsnap_diff_get(d, i, &e);
+		id = e.new_index >= 0 ? fresh->recs[e.new_index].id : old->recs[e.old_index].id;
+		if (e.kind == MNTSNAP_DIFF_ADDED)
+			r = push(w, MNTSNAP_WATCH_MOUNT, 0, id, e.new_index, NULL, -1);
+		else if (e.kind == MNTSNAP_DIFF_REMOVED)
+			r = push(w, MNTSNAP_WATCH_UMOUNT, 0, id, -1, old, e.old_index);
+		else
+			r = push(w, kind_of(e.changed), e.changed, id, e.new_index, old,
+				 e.old_index);
+	}
+	return r;
+}
+
+static int resync(struct mntsnap_watch *w)
+{
+	struct mntsnap_snapshot *fresh = NULL, *old;
+	struct mntsnap_diff *d = NULL;
+	int r;
+
+	r = live_rebuild(w);
+	if (!r)
+		r = capture_now(w, NULL, &fresh);
+	if (!r)
+		r = mntsnap_diff(w->live, fresh, &d);
+	if (r)
+		goto fail;
+	old = w->live;
+	r = retire(w, old);
+	if (r)
+		goto fail;
+	r = live_set(w, fresh);
+	fresh = NULL;
+	if (!r)
+		r = diff_events(w, d, old, w->live);
+	if (!r)
+		r = push(w, MNTSNAP_WATCH_RESYNC, 0, 0, -1, NULL, -1);
+fail:
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(fresh);
+	w->need_resync = r != 0;
+	return r;
+}
+
+/* ---- kernel event sources --------------------------------------------------------------- */
+
+/* Is a latched POLLPRI pending on fd? Also latches. */
+static bool pri_fired(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLPRI};
+
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
+}
+
+static int fan_one(struct mntsnap_watch *w, const struct mntsnap_k_fanotify_event_metadata *e)
+{
+	const char *p = (const char *)e + e->metadata_len, *end = (const char *)e + e->event_len;
+
+	if (e->mask & MNTSNAP_K_FAN_Q_OVERFLOW) {
+		w->need_resync = true;
+		return 0;
+	}
+	while (p + sizeof(struct mntsnap_k_fanotify_event_info_header) <= end) {
+		const struct mntsnap_k_fanotify_event_info_mnt *mi = (const void *)p;
+
+		if (mi->hdr.len < sizeof(mi->hdr) || p + mi->hdr.len > end)
+			break;
+		if (mi->hdr.info_type == MNTSNAP_K_FAN_EVENT_INFO_TYPE_MNT &&
+		    mi->hdr.len >= sizeof(*mi)) {
+			if (e->mask & MNTSNAP_K_FAN_MNT_ATTACH)
+				return on_attach(w, mi->mnt_id);
+			return on_detach(w, mi->mnt_id);
+		}
+		p += mi->hdr.len;
+	}
+	return 0;
+}
+
+/* Read and apply every queued fanotify event; *ret_n counts them. */
+static int fan_drain(struct mntsnap_watch *w, size_t *ret_n)
+{
+	const size_t meta = sizeof(struct mntsnap_k_fanotify_event_metadata);
+
+	*ret_n = 0;
+	for (;;) {
+		ssize_t len = read(w->fanfd, w->fanbuf, FAN_BUF_SIZE);
+		const char *p = w->fanbuf;
+
+		if (len < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (!len)
+			return 0;
+		while ((size_t)len >= meta) {
+			const struct mntsnap_k_fanotify_event_metadata *e = (const void *)p;
+			int r;
+
+			if (e->event_len < meta || e->event_len > (size_t)len ||
+			    e->vers != MNTSNAP_K_FANOTIFY_METADATA_VERSION)
+				return -EBADMSG;
+			/* after an overflow the rest is moot: a capture follows */
+			r = w->need_resync ? 0 : fan_one(w, e);
+			if (r)
+				return r;
+			(*ret_n)++;
+			p += e->event_len;
+			len -= e->event_len;
+		}
+	}
+}
+
+static void timer_set(struct mntsnap_watch *w, unsigned ms)
+{
+	struct itimerspec t = {
+	    .it_value = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000}};
+
+	if (w->timerfd < 0)
+		return;
+	timerfd_settime(w->timerfd, 0, &t, NULL);
+	w->timer_armed = ms != 0;
+}
+
+static bool timer_fired(struct mntsnap_watch *w)
+{
+	uint64_t n;
+
+	return w->timerfd >= 0 && read(w->timerfd, &n, sizeof(n)) == sizeof(n);
+}
+
+/* Empty the epoll readiness the caller saw: level-triggered, it repolls. */
+static void ep_reset(struct mntsnap_watch *w)
+{
+	struct epoll_event ev[8];
+
+	while (epoll_wait(w->epfd, ev, 8, 0) == 8)
+		;
+}
+
+static int drain_sources(struct mntsnap_watch *w)
+{
+	size_t nfan = 0;
+	bool pri, tick;
+	int r = 0;
+
+	if (w->fanfd >= 0)
+		r = fan_drain(w, &nfan);
+	if (r)
+		return r;
+	/* after the fanotify read: a POLLPRI now covers everything read */
+	pri = pri_fired(w->mi_check);
+	tick = timer_fired(w);
+	if (w->need_resync)
+		return resync(w);
+	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
+		return pri ? sweep(w) : 0;
+	if ((pri && !nfan) || tick) {
+		timer_set(w, 0);
+		return sweep(w);
+	}
+	if (pri && !(w->flags & MNTSNAP_WATCH_NO_SETTLE) && !w->timer_armed)
+		timer_set(w, w->settle_ms);
+	return 0;
+}
+
+int mntsnap_watch_drain(struct mntsnap_watch *w)
+{
+	int r;
+
+	if (!w)
+		return -EINVAL;
+	free_retired(w);
+	w->nev = w->evpos = 0;
+	if (w->ended)
+		return -ESRCH;
+	ep_reset(w);
+	/* bound the garbage: dead records and their strings */
+	if (w->ndead > REBUILD_MIN_DEAD && w->ndead > w->live->nrecs / 2) {
+		r = live_rebuild(w);
+		if (r)
+			return r;
+	}
+	r = drain_sources(w);
+	if (r && r != -ENOMEM)
+		w->need_resync = true; /* the table is in doubt: capture next time */
+	if (!r && mntsnap_ns_check_alive(w->tns) == -ESRCH) {
+		w->ended = true;
+		if (!w->nev)
+			return -ESRCH;
+	}
+	return r ? r : (int)w->nev;
+}
+
+int mntsnap_watch_sync(struct mntsnap_watch *w)
+{
+	int r = mntsnap_watch_drain(w);
+
+	if (r < 0 || !w->timer_armed)
+		return r;
+	timer_set(w, 0);
+	r = sweep(w);
+	if (r) {
+		w->need_resync = r != -ENOMEM;
+		return r;
+	}
+	return (int)w->nev;
+}
+
+/* ---- reading events ---------------------------------------------------------------------- */
+
+static void get_rec(const struct mntsnap_snapshot *s, long i, struct mntsnap_mount *m)
+{
+	if (!s || i < 0 || mntsnap_snapshot_get(s, (size_t)i, m))
+		memset(m, 0, sizeof(*m));
+	else
+		m->index = m->parent_index = m->depth = 0;
+}
+
+int mntsnap_watch_next(struct mntsnap_watch *w, struct mntsnap_watch_event *ret)
+{
+	const struct wev *e;
+
+	if (!w || !ret)
+		return -EINVAL;
+	if (w->evpos >= w->nev)
+		return 1;
+	e = &w->ev[w->evpos++];
+	ret->kind = e->kind;
+	ret->changed = e->changed;
+	ret->id = e->id;
+	get_rec(e->ns, e->ni, &ret->mount);
+	get_rec(e->os, e->oi, &ret->old);
+	return 0;
+}
+
+int mntsnap_watch_snapshot(struct mntsnap_watch *w, const struct mntsnap_snapshot **ret_snap)
+{
+	int r;
+
+	if (!w || !ret_snap)
+		return -EINVAL;
+	r = live_rebuild(w);
+	if (r)
+		return r;
+	*ret_snap = w->live;
+	return 0;
+}
+
+int mntsnap_watch_fd(const struct mntsnap_watch *w)
+{
+	return w ? w->epfd : -EINVAL;
+}
+
+int mntsnap_watch_route(const struct mntsnap_watch *w)
+{
+	return w ? w->route : -EINVAL;
+}
+
+const char *mntsnap_watch_kind_name(int kind)
+{
+	static const char *const names[] = {
+	    [MNTSNAP_WATCH_MOUNT] = "mount",   [MNTSNAP_WATCH_UMOUNT] = "umount",
+	    [MNTSNAP_WATCH_MOVE] = "move",     [MNTSNAP_WATCH_CHANGE] = "remount",
+	    [MNTSNAP_WATCH_RESYNC] = "resync",
+	};
+
+	return kind > 0 && kind < (int)(sizeof(names) / sizeof(names[0])) ? names[kind] : NULL;
+}
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void mntsnap_watch_free(struct mntsnap_watch *w)
+{
+	if (!w)
+		return;
+	close_fd(&w->epfd);
+	close_fd(&w->fanfd);
+	close_fd(&w->mi_wake);
+	close_fd(&w->mi_check);
+	close_fd(&w->timerfd);
+	free_retired(w);
+	free(w->retired);
+	mntsnap_snapshot_free(w->live);
+	free(w->dead);
+	free(w->idx.k);
+	free(w->idx.v);
+	free(w->ev);
+	free(w->fanbuf);
+	mntsnap_sm_buf_free(&w->buf);
+	free(w);
+}
+
+/* The pid behind a pidfd, from its fdinfo; -1 if unknown or exited. */
+static int pidfd_pid(int pidfd)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	return p ? atoi(p + 5) : -1;
+}
+
+/* The namespace's mountinfo, or -1 when there is none (no process to read). */
+static int open_mountinfo(const struct mntsnap_watch *w)
+{
+	char path[64];
+	int pid, fd;
+
+	if (!w->tns)
+		return open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (w->tns->pidfd < 0)
+		return -1;
+	pid = pidfd_pid(w->tns->pidfd);
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the pid may have been reused between fdinfo and open */
+	if (fd >= 0 && mntsnap_ns_check_alive(w->tns)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Decide how to query a foreign namespace: by its fd (6.18+), else by id. */
+static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
+			struct mntsnap_error *err)
+{
+	static const int routes[] = {MNTSNAP_NS_ROUTE_FD, MNTSNAP_NS_ROUTE_ID};
+	int r = mntsnap_ns_check_alive(ns), e = -EOPNOTSUPP;
+
+	if (r)
+		return mntsnap_ns_explain(r, "watch", err);
+	w->nsr = *ns;
+	w->nsr.stack_cache = NULL;
+	w->tns = &w->nsr;
+	for (size_t i = 0; i < 2; i++) {
+		struct mntsnap_k_mnt_id_req req = {0};
+		uint64_t id;
+
+		if (routes[i] == MNTSNAP_NS_ROUTE_FD ? ns->nsfd < 0 : !ns->ns_id)
+			continue;
+		w->nsr.route = routes[i];
+		mntsnap_ns_fill_req(&w->nsr, true, &req);
+		req.mnt_id = MNTSNAP_K_LSMT_ROOT;
+		e = (int)w->sys.listmount(w->sys.ctx, &req, &id, 1, 0);
+		if (e >= 0)
+			return 0;
+	}
+	/* listmount says ENOENT for "not yours" */
+	if (e == -ENOENT && !mntsnap_cap_effective(CAP_SYS_ADMIN_))
+		e = -EPERM;
+	return mntsnap_ns_explain(e, "watch (direct query of the target namespace)", err);
+}
+
+/* fanotify mount events on the namespace; false: not available here. */
+static bool fan_setup(struct mntsnap_watch *w)
+{
+	int nsfd = w->tns ? w->tns->nsfd : -1, own = -1;
+	bool owned = false;
+	long fd, r;
+
+	if (!w->tns)
+		nsfd = own = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	/* an id-only handle: the mark needs an nsfs fd, found by id if we may */
+	else if (nsfd < 0 && !mntsnap_ns_enter_fd(w->tns, &nsfd, &owned) && owned)
+		own = nsfd;
+	if (nsfd < 0)
+		return false;
+	fd = w->sys.fanotify_init(
+	    w->sys.ctx, MNTSNAP_K_FAN_REPORT_MNT | MNTSNAP_K_FAN_CLOEXEC | MNTSNAP_K_FAN_NONBLOCK,
+	    0);
+	r = fd;
+	if (fd >= 0) {
+		fd = mntsnap_fd_move_above_stdio((int)fd);
+		r = fd < 0
+			? fd
+			: w->sys.fanotify_mark(w->sys.ctx, (int)fd,
+					       MNTSNAP_K_FAN_MARK_ADD | MNTSNAP_K_FAN_MARK_MNTNS,
+					       MNTSNAP_K_FAN_MNT_ATTACH | MNTSNAP_K_FAN_MNT_DETACH,
+					       nsfd, NULL);
+	}
+	if (own >= 0)
+		close(own);
+	if (r < 0) {
+		if (fd >= 0)
+			close((int)fd);
+		return false;
+	}
+	w->fanfd = (int)fd;
+	w->fanbuf = malloc(FAN_BUF_SIZE);
+	return w->fanbuf != NULL;
+}
+
+static int ep_add(struct mntsnap_watch *w, int fd, uint32_t events)
+{
+	struct epoll_event ev = {.events = events, .data.fd = fd};
+
+	if (fd < 0)
+		return 0;
+	return epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/* The event sources, before the first capture: nothing after it is lost. */
+static int sources_setup(struct mntsnap_watch *w)
+{
+	w->route = MNTSNAP_WATCH_ROUTE_POLLPRI;
+	if (!(w->flags & MNTSNAP_WATCH_POLLPRI_ONLY) && fan_setup(w))
+		w->route = MNTSNAP_WATCH_ROUTE_FANOTIFY;
+	w->mi_wake = open_mountinfo(w);
+	w->mi_check = open_mountinfo(w);
+	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI && w->mi_check < 0)
+		return -EOPNOTSUPP;
+	if (!(w->flags & MNTSNAP_WATCH_NO_SETTLE) && w->route == MNTSNAP_WATCH_ROUTE_FANOTIFY) {
+		w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (w->timerfd < 0)
+			return -errno;
+	}
+	pri_fired(w->mi_check); /* latch: changes from here on count */
+	return 0;
+}
+
+/*
+ * The fd callers poll, made last: once it exists the first capture is
+ * done, so whoever watches this process for it knows that every later
+ * change becomes an event.
+ */
+static int epoll_setup(struct mntsnap_watch *w)
+{
+	int r;
+
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd < 0)
+		return -errno;
+	r = ep_add(w, w->fanfd, EPOLLIN);
+	if (!r)
+		r = ep_add(w, w->mi_wake, EPOLLPRI);
+	if (!r)
+		r = ep_add(w, w->timerfd, EPOLLIN);
+	if (!r && w->tns)
+		r = ep_add(w, w->tns->pidfd, EPOLLIN);
+	return r;
+}
+
+static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts *o)
+{
+	struct mntsnap_snapshot *s = NULL;
+	int r;
+
+	mntsnap_sys_resolve(o->sysops, &w->sys);
+	w->flags = o->flags;
+	w->settle_ms = o->settle_ms ? o->settle_ms : DEFAULT_SETTLE_MS;
+	w->want = (o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT) | MNTSNAP_F_ID;
+	w->full_mask = mntsnap_sm_mask_from_fields(w->want);
+	if (o->ns && !o->ns->self) {
+		r = route_target(w, o->ns, o->error);
+		if (r)
+			return r;
+	}
+	mntsnap_ns_fill_req(w->tns, true, &w->tmpl);
+	r = mntsnap_sm_buf_init(&w->buf);
+	if (r)
+		return r;
+	r = sources_setup(w);
+	if (r == -EOPNOTSUPP)
+		return mntsnap_set_error(o->error, r, 0,
+					 "no way to watch this namespace: no fanotify mount "
+					 "events and no process whose mountinfo could be polled");
+	if (r)
+		return mntsnap_set_error(o->error, r, 0, "watch setup failed: %s", strerror(-r));
+	r = capture_now(w, o->error, &s);
+	if (r)
+		return r;
+	r = live_set(w, s);
+	if (!r)
+		r = epoll_setup(w);
+	if (r)
+		return mntsnap_set_error(o->error, r, 0, "watch setup failed: %s", strerror(-r));
+	return 0;
+}
+
+int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch)
+{
+	struct mntsnap_watch_opts o = {.sz = sizeof(o)};
+	struct mntsnap_watch *w;
+	int r;
+
+	if (!ret_watch)
+		return -EINVAL;
+	if (opts) {
+		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		if (r)
+			return r;
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->epfd = w->fanfd = w->mi_wake = w->mi_check = w->timerfd = -1;
+	r = watch_setup(w, &o);
+	if (r) {
+		mntsnap_watch_free(w);
+		return r;
+	}
+	*ret_watch = w;
+	return 0;
+}
