@@ -846,3 +846,84 @@ Test(seccomp_cli, merge_repairs_what_older_versions_wrote)
 		free(fresh);
 	}
 }
+
+/* ---- readers that could disagree with the merger about the input ------------- */
+
+/*
+ * json-c and Go's encoding/json (dockerd, containers/common) must read one
+ * value for every key: json-c cuts a key at \u0000 (so "action\u0000" is
+ * "action" to json-c and an unknown key to Go) and keeps the last of two
+ * equal keys, and a string with \u0000 compares differently in C and Go.
+ * Each case below was merged into a profile dockerd reads with more allowed
+ * than the input, or a gate the merger saw differently; all must be refused.
+ */
+Test(seccomp_cli, merge_refuses_what_readers_could_read_differently)
+{
+	static const struct {
+		const char *text, *path, *why;
+		const char *const args[8];
+	} cases[] = {
+		/* Go: action ERRNO ("action\u0000" is an unknown key); json-c: ALLOW */
+		{ S("{\"names\": [\"setns\", \"unshare\"], \"action\": \"SCMP_ACT_ERRNO\", "
+		    "\"action\\u0000\": \"SCMP_ACT_ALLOW\"}"), "$.syscalls[0]", "escape in a key",
+		  { NULL } },
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\", "
+		    "\"action\": \"SCMP_ACT_ERRNO\"}"), "$.syscalls[0]", "duplicate key \"action\"",
+		  { NULL } },
+		{ P("\"defaultAction\": \"SCMP_ACT_ALLOW\""), "$", "duplicate key \"defaultAction\"",
+		  { NULL } },
+		{ S("{\"n\\u0061mes\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\"}"), "$.syscalls[0]",
+		  "escape in a key", { NULL } },
+		/* dockerd: "CAP_SYS_ADMIN\x00" is no capability, the rule never applies */
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"caps\": [\"CAP_SYS_ADMIN\\u0000\"]}}"), "$.syscalls[0].includes.caps[0]",
+		  "NUL", { "--format", "oci", "--caps", "CAP_SYS_ADMIN", "--kernel", "6.18", NULL } },
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ERRNO\", \"excludes\": "
+		    "{\"arches\": [\"amd64\\u0000\"]}}"), "$.syscalls[0].excludes.arches[0]", "NUL",
+		  { NULL } },
+		{ S("{\"names\": [\"statmount\\u0000\"], \"action\": \"SCMP_ACT_ERRNO\"}"),
+		  "$.syscalls[0].names[0]", "NUL", { NULL } },
+		/* Go's decoder refuses -0 for an unsigned integer */
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": -0}"),
+		  "$.syscalls[0].errnoRet", "-0", { NULL } },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = merge_text(cases[i].text, cases[i].args);
+		char want[128];
+
+		snprintf(want, sizeof(want), ": %s: ", cases[i].path);
+		cr_assert_eq(r.status, 2, "case %zu: exit %d\n%s", i, r.status, r.out);
+		cr_assert_str_empty(r.out, "case %zu printed", i);
+		cr_assert(strstr(r.err, want), "case %zu: no path %s in: %s", i, cases[i].path, r.err);
+		cr_assert(strstr(r.err, cases[i].why), "case %zu: no '%s' in: %s", i, cases[i].why,
+			  r.err);
+		run_free(&r);
+	}
+}
+
+/* An explicit denial of statmount (any action, any gate, args) stays the profile's. */
+Test(seccomp_cli, merge_leaves_explicit_statmount_rules_alone)
+{
+	static const char *const texts[] = {
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_KILL\"}"),
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		  "3, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}"),
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_ERRNO\", \"excludes\": "
+		  "{\"arches\": [\"arm64\"]}}"),
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_NOTIFY\"}"),
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct run r = merge_text(texts[i], NULL);
+		json_object *m;
+
+		cr_assert_eq(r.status, 0, "case %zu: %s", i, r.err);
+		m = parse(r.out, "merged");
+		cr_assert_eq(count_allow(get(m, "syscalls"), "statmount", NULL),
+			     strstr(texts[i], "SCMP_ACT_ALLOW") ? 1 : 0, "case %zu:\n%s", i, r.out);
+		cr_assert_eq(count_allow(get(m, "syscalls"), "listmount", NULL), 1);
+		json_object_put(m);
+		run_free(&r);
+	}
+}

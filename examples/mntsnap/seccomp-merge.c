@@ -7,6 +7,8 @@
  *
  * The rules, in the order they are applied:
  *
+ * - Nothing json-c and Go's encoding/json would read differently passes:
+ *   a key twice in an object, an escape in a key, \u0000 in a string, -0.
  * - Validation rejects what dockerd's loader rejects (name with names,
  *   architectures with archMap, a minKernel that is not "<u8>.<u8>" or is
  *   "0.0", wrong types) and more: unknown keys and action/op/arch/flag
@@ -174,6 +176,10 @@ static int v_string(struct mctx *m, const char *path, json_object *v, bool nonem
 		return fail(m, path, "must be a string, not %s", type_name(v));
 	if (nonempty && !json_object_get_string_len(v))
 		return fail(m, path, "must not be empty");
+	/* C (runc via libseccomp, crun, this merger) stops at NUL, Go does not */
+	if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
+		return fail(m, path, "a NUL character (\\u0000): C and Go read different "
+				     "strings");
 	return 0;
 }
 
@@ -485,6 +491,167 @@ static int v_profile(struct mctx *m, const char *path, json_object *p)
 	    (v = get(p, "archMap")) && json_object_array_length(v))
 		return fail(m, path, "both \"architectures\" and \"archMap\": use either");
 	return 0;
+}
+
+/*
+ * The text must mean the same to every reader. json-c keeps the last of
+ * two equal keys and cuts a key at \u0000, where Go's encoding/json
+ * (dockerd, containers/common) sees another, unknown key that it skips: a
+ * profile could then say ERRNO to the runtime and ALLOW to the merger,
+ * which prints what it read. So: no key twice in an object, and no escape
+ * in a key (every key a profile has is a plain ASCII name, so keys compare
+ * as written). And no -0, which json-c reads as 0 and Go refuses for the
+ * unsigned integers a profile holds. The text is valid JSON (json-c parsed
+ * it), so only its structure is followed here.
+ */
+struct kframe {
+	bool obj, want_key;
+	size_t idx;		/* array: the element being read */
+	const char *key;	/* object: the key being read */
+	size_t klen;
+	size_t first;		/* object: its first key in the key list */
+};
+
+struct kspan {
+	const char *s;
+	size_t n;
+};
+
+static int kspan_cmp(const void *a, const void *b)
+{
+	const struct kspan *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return memcmp(x->s, y->s, x->n);
+}
+
+/* "$" and the keys and indexes of the first n frames */
+static void kpath(char *dst, const struct kframe *fr, size_t n)
+{
+	size_t len = 1;
+
+	strcpy(dst, "$");
+	for (size_t i = 0; i < n && len < PATH_MAX_LEN; i++) {
+		int w = fr[i].obj ? snprintf(dst + len, PATH_MAX_LEN - len, ".%.*s",
+					     (int)fr[i].klen, fr[i].key)
+				  : snprintf(dst + len, PATH_MAX_LEN - len, "[%zu]", fr[i].idx);
+
+		len = w < 0 ? PATH_MAX_LEN : len + (size_t)w;
+	}
+}
+
+/* Keys of one object (sorted here): the first one present twice, or NULL. */
+static const struct kspan *kdup(struct kspan *k, size_t n)
+{
+	qsort(k, n, sizeof(*k), kspan_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (!kspan_cmp(&k[i - 1], &k[i]))
+			return &k[i];
+	return NULL;
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n < *cap)
+		return p;
+	q = realloc(p, (*cap = *cap ? *cap * 2 : 16) * size);
+	if (!q)
+		free(p);
+	return q;
+}
+
+static size_t number_end(const char *t, size_t i, size_t len)
+{
+	while (i < len && strchr("+-.eE0123456789", t[i]))
+		i++;
+	return i;
+}
+
+static int same_to_every_reader(struct mctx *m, const char *t, size_t len)
+{
+	struct kframe *fr = NULL;
+	struct kspan *keys = NULL;
+	size_t depth = 0, fcap = 0, nkeys = 0, kcap = 0;
+	char path[PATH_MAX_LEN];
+	int r = 0;
+
+	for (size_t i = 0; !r && i < len; i++) {
+		struct kframe *top = depth ? &fr[depth - 1] : NULL;
+		const struct kspan *d;
+		size_t start, end;
+		bool esc = false;
+
+		switch (t[i]) {
+		case '{':
+		case '[':
+			if (!(fr = grow(fr, &fcap, depth, sizeof(*fr)))) {
+				r = -ENOMEM;
+				break;
+			}
+			fr[depth++] = (struct kframe){ .obj = t[i] == '{', .want_key = t[i] == '{',
+						       .first = nkeys };
+			break;
+		case '}':
+		case ']':
+			if (!depth)	/* not after json-c took the text */
+				break;
+			top = &fr[--depth];
+			if (top->obj && (d = kdup(keys + top->first, nkeys - top->first))) {
+				kpath(path, fr, depth);
+				r = fail(m, path, "duplicate key \"%.*s\": json-c keeps the last, "
+						  "other readers may keep the first", (int)d->n, d->s);
+			}
+			nkeys = top->first;
+			break;
+		case ',':
+			if (top && top->obj)
+				top->want_key = true;
+			else if (top)
+				top->idx++;
+			break;
+		case ':':
+			if (top)
+				top->want_key = false;
+			break;
+		case '"':
+			for (start = ++i; i < len && t[i] != '"'; i++)
+				if (t[i] == '\\')
+					esc = true, i++;
+			if (!top || !top->obj || !top->want_key)
+				break;
+			top->key = t + start;
+			top->klen = i - start;
+			if (esc) {
+				kpath(path, fr, depth - 1);
+				r = fail(m, path, "an escape in a key (\"%.*s\"): json-c cuts a key "
+						  "at \\u0000, Go does not", (int)top->klen, top->key);
+				break;
+			}
+			if (!(keys = grow(keys, &kcap, nkeys, sizeof(*keys))))
+				r = -ENOMEM;
+			else
+				keys[nkeys++] = (struct kspan){ t + start, i - start };
+			break;
+		case '-':
+			end = number_end(t, i + 1, len);
+			if (end - i == 2 && t[i + 1] == '0') {
+				kpath(path, fr, depth);
+				r = fail(m, path, "-0: Go's decoder (dockerd) refuses it for an "
+						  "unsigned integer, json-c reads 0");
+			}
+			i = end - 1;
+			break;
+		default:
+			if (t[i] >= '0' && t[i] <= '9')
+				i = number_end(t, i, len) - 1;
+		}
+	}
+	free(fr);
+	free(keys);
+	return r;
 }
 
 /*
@@ -1089,6 +1256,8 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (len > INT32_MAX)
 		return fail(&m, "$", "too large"), *ret_err = m.err, -EFBIG;
 	r = parse(&m, text, len, &root);
+	if (!r)
+		r = same_to_every_reader(&m, text, len);
 	off = r ? -1 : overflowing_integer(text, len);
 	m.overflow = off >= 0;
 	if (!r)
