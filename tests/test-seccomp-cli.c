@@ -902,6 +902,78 @@ Test(seccomp_cli, merge_refuses_what_readers_could_read_differently)
 	}
 }
 
+/* Entries with comment c in the merged syscalls */
+static int count_comment(json_object *sys, const char *c)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(sys); i++) {
+		json_object *v;
+
+		if (json_object_object_get_ex(json_object_array_get_idx(sys, i), "comment", &v) &&
+		    !strcmp(json_object_get_string(v), c))
+			n++;
+	}
+	return n;
+}
+
+#define LEGACY_NOADMIN(names)                                                          \
+	"{\"comment\": \"mntsnap: ENOSYS without CAP_SYS_ADMIN\", \"names\": [" names "], " \
+	"\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 38, \"excludes\": {\"caps\": "       \
+	"[\"CAP_SYS_ADMIN\"]}}"
+#define LEGACY_BEFORE(ver, names)                                                      \
+	"{\"comment\": \"mntsnap: ENOSYS before Linux " ver "\", \"names\": [" names "], "  \
+	"\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 38, \"excludes\": {\"minKernel\": "  \
+	"\"" ver "\"}}"
+
+/*
+ * An entry shaped like the ENOSYS denials older versions wrote is removed
+ * only where that cannot allow more: never when the default allows, or a
+ * rule it shadows (later, or with args; for the CAP_SYS_ADMIN one: not
+ * itself gated on CAP_SYS_ADMIN) would allow the syscall without it.
+ */
+Test(seccomp_cli, merge_keeps_legacy_denials_that_still_deny)
+{
+	static const struct {
+		const char *text, *comment, *name;	/* name: a syscall it denies */
+		int allows;				/* the input's own for name */
+	} keep[] = {
+		{ "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": ["
+		  LEGACY_NOADMIN("\"setns\", \"unshare\"") "]}",
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 0 },
+		{ "{\"defaultAction\": \"SCMP_ACT_LOG\", \"syscalls\": ["
+		  LEGACY_BEFORE("5.2", "\"open_tree\"") "]}",
+		  "mntsnap: ENOSYS before Linux 5.2", "open_tree", 0 },
+		{ S(LEGACY_NOADMIN("\"setns\"") ", {\"names\": [\"setns\"], "
+		    "\"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 1 },
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		    "1, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}, " LEGACY_NOADMIN("\"setns\"")),
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 1 },
+		/* containers/common ignores minKernel: this denial holds on every kernel */
+		{ S(LEGACY_BEFORE("5.2", "\"fsopen\"") ", {\"names\": [\"fsopen\"], "
+		    "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {\"caps\": [\"CAP_SYS_ADMIN\"]}}"),
+		  "mntsnap: ENOSYS before Linux 5.2", "fsopen", 1 },
+	};
+	static const char *const opts[][4] = { { NULL }, { "--set", "full", NULL } };
+
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		for (size_t o = 0; o < 2; o++) {
+			struct run r = merge_text(keep[i].text, opts[o]);
+			json_object *m;
+
+			cr_assert_eq(r.status, 0, "case %zu: %s", i, r.err);
+			m = parse(r.out, "merged");
+			cr_assert_eq(count_comment(get(m, "syscalls"), keep[i].comment), 1,
+				     "case %zu/%zu: denial dropped:\n%s", i, o, r.out);
+			cr_assert_eq(count_allow(get(m, "syscalls"), keep[i].name, NULL),
+				     keep[i].allows, "case %zu/%zu: an allow for %s was added:\n%s",
+				     i, o, keep[i].name, r.out);
+			json_object_put(m);
+			run_free(&r);
+		}
+}
+
 /* An explicit denial of statmount (any action, any gate, args) stays the profile's. */
 Test(seccomp_cli, merge_leaves_explicit_statmount_rules_alone)
 {

@@ -20,7 +20,8 @@
  * - Entries mntsnap added earlier are recognised by content (comment,
  *   action, gate and names all exactly as a fragment has them), never by
  *   a comment prefix a user could share; they are replaced, so merging
- *   twice equals merging once.
+ *   twice equals merging once. A denial an older version wrote goes only
+ *   where that allows nothing more.
  * - A syscall any rule of the profile names (allow or deny, gated or not)
  *   is left to the profile: adding a second rule would make the outcome
  *   depend on rule order inside libseccomp.
@@ -601,8 +602,9 @@ static int same_to_every_reader(struct mctx *m, const char *t, size_t len)
 			top = &fr[--depth];
 			if (top->obj && (d = kdup(keys + top->first, nkeys - top->first))) {
 				kpath(path, fr, depth);
-				r = fail(m, path, "duplicate key \"%.*s\": json-c keeps the last, "
-						  "other readers may keep the first", (int)d->n, d->s);
+				r = fail(m, path, "duplicate key \"%.*s\": json-c keeps the "
+						  "last, other readers may keep the first",
+					 (int)d->n, d->s);
 			}
 			nkeys = top->first;
 			break;
@@ -626,8 +628,9 @@ static int same_to_every_reader(struct mctx *m, const char *t, size_t len)
 			top->klen = i - start;
 			if (esc) {
 				kpath(path, fr, depth - 1);
-				r = fail(m, path, "an escape in a key (\"%.*s\"): json-c cuts a key "
-						  "at \\u0000, Go does not", (int)top->klen, top->key);
+				r = fail(m, path, "an escape in a key (\"%.*s\"): json-c cuts "
+						  "a key at \\u0000, Go does not",
+					 (int)top->klen, top->key);
 				break;
 			}
 			if (!(keys = grow(keys, &kcap, nkeys, sizeof(*keys))))
@@ -1167,14 +1170,84 @@ static int find_profile(struct mctx *m, json_object *root, json_object **ret, co
 	return 0;
 }
 
-/* Entries an earlier merge wrote go; the merge writes them again. */
-static void drop_ours(json_object *p)
+/* ERRNO, TRAP and the KILLs deny; ALLOW, LOG, TRACE and NOTIFY may let it run. */
+static bool denies(const char *a)
+{
+	return !strcmp(a, "SCMP_ACT_ERRNO") || !strcmp(a, "SCMP_ACT_TRAP") ||
+	       !strncmp(a, "SCMP_ACT_KILL", strlen("SCMP_ACT_KILL"));
+}
+
+static bool has_args(json_object *e)
+{
+	json_object *a = get(e, "args");
+
+	return a && json_object_array_length(a);
+}
+
+/*
+ * May the ENOSYS denial an older version wrote at sys[i] go? Only where
+ * that allows nothing more. For each syscall it names but statmount and
+ * listmount (which the merge allows anyway): a rule before it without args
+ * or gates decides first for every container, or the default denies and
+ * every other rule that could apply where the denial did, after it (libseccomp
+ * keeps the first of two rules) or with args, denies too. The denial
+ * "without CAP_SYS_ADMIN" never meets a rule gated on CAP_SYS_ADMIN. A
+ * denial a user wrote in that shape, or one whose rules changed since,
+ * stays with the profile's other rules.
+ */
+static bool legacy_denial_may_go(json_object *sys, size_t i, bool deny_default)
+{
+	json_object *l = json_object_array_get_idx(sys, i), *names = get(l, "names");
+	bool noadmin = has(get(l, "excludes"), "caps");
+
+	for (size_t k = 0; k < json_object_array_length(names); k++) {
+		const char *n = json_object_get_string(json_object_array_get_idx(names, k));
+		bool decided = false, widens = !deny_default;
+
+		if (mntsnap__sc_is_query(n))
+			continue;
+		for (size_t j = 0; j < json_object_array_length(sys); j++) {
+			json_object *e = json_object_array_get_idx(sys, j), *f;
+
+			if (j == i || !entry_names(e, n) || mntsnap__sc_entry_is_ours(e))
+				continue;
+			if (j < i && !has_args(e) && !has(e, "includes") && !has(e, "excludes"))
+				decided = true;
+			f = get(e, "includes");
+			if (!denies(json_object_get_string(get(e, "action"))) &&
+			    !(j < i && !has_args(e)) &&
+			    !(noadmin && f && str_in_array(get(f, "caps"), MNTSNAP__SC_ADMIN)))
+				widens = true;
+		}
+		if (!decided && widens)
+			return false;
+	}
+	return true;
+}
+
+/* Entries an earlier merge wrote go (where safe); the merge writes them again. */
+static int drop_ours(json_object *p)
 {
 	json_object *sys = get(p, "syscalls");
+	bool deny_default = denies(json_object_get_string(get(p, "defaultAction")));
+	size_t n = sys ? json_object_array_length(sys) : 0;
+	bool *go = calloc(n ? n : 1, sizeof(*go));
 
-	for (size_t i = sys ? json_object_array_length(sys) : 0; i-- > 0;)
-		if (mntsnap__sc_entry_is_ours(json_object_array_get_idx(sys, i)))
+	if (!go)
+		return -ENOMEM;
+	/* decide on the whole profile first: a dropped entry changes no decision */
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(sys, i);
+
+		go[i] = mntsnap__sc_entry_is_ours(e) &&
+			(!denies(json_object_get_string(get(e, "action"))) ||
+			 legacy_denial_may_go(sys, i, deny_default));
+	}
+	for (size_t i = n; i-- > 0;)
+		if (go[i])
 			json_object_array_del_idx(sys, i, 1);
+	free(go);
+	return 0;
 }
 
 static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, bool docker_out)
@@ -1289,7 +1362,7 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 				   "state the container's bounding set with --caps; the rest of "
 				   "the full set is added only if it holds CAP_SYS_ADMIN");
 	if (!r && (m.docker || m.podman))
-		drop_ours(p);
+		r = drop_ours(p);
 	/*
 	 * Docker -> OCI resolves first and merges into the result: what the
 	 * profile names in rules that do not apply to this container must not
