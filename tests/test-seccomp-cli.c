@@ -999,3 +999,44 @@ Test(seccomp_cli, merge_leaves_explicit_statmount_rules_alone)
 		run_free(&r);
 	}
 }
+
+/* --errno-enosys reaches statmount rules under an ALLOW default too. */
+Test(seccomp_cli, errno_enosys_with_allow_default)
+{
+	static const char text[] = "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": "
+				   "[{\"names\": [\"statmount\", \"setns\"], \"action\": "
+				   "\"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]}";
+	struct run r = merge_text(text, (const char *const[]){ "--errno-enosys", NULL });
+	json_object *m, *sys;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	sys = get(m, "syscalls");
+	cr_assert_eq(json_object_array_length(sys), 2, "%s", r.out);
+	cr_assert_eq(json_object_get_int(get(json_object_array_get_idx(sys, 0), "errnoRet")), 1);
+	cr_assert_eq(json_object_get_int(get(json_object_array_get_idx(sys, 1), "errnoRet")), 38);
+	cr_assert_eq(count_allow(sys, "listmount", NULL), 0, "ALLOW default got rules:\n%s", r.out);
+	json_object_put(m);
+	run_free(&r);
+}
+
+/*
+ * --errno-enosys: a rule without errnoRet answers EPERM whatever the
+ * default's errno (runtime-spec; runc and crun), so under an ENOSYS default
+ * it still needs the change.
+ */
+Test(seccomp_cli, errno_enosys_rule_errno_is_eperm_not_default)
+{
+	static const char text[] = "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 38, "
+				   "\"syscalls\": [{\"names\": [\"listmount\"], \"action\": "
+				   "\"SCMP_ACT_ERRNO\"}]}";
+	struct run r = merge_text(text, (const char *const[]){ "--errno-enosys", NULL });
+	json_object *m, *e;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	e = json_object_array_get_idx(get(m, "syscalls"), 0);
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 38, "%s", r.out);
+	json_object_put(m);
+	run_free(&r);
+}

@@ -713,7 +713,11 @@ static bool entry_names(json_object *e, const char *name)
 	return false;
 }
 
-static int entry_errno(json_object *e, int dflt)
+/*
+ * A rule's errno. Without errnoRet it is EPERM, not the default's errno:
+ * runtime-spec says so, and runc and crun do it.
+ */
+static int entry_errno(json_object *e)
 {
 	json_object *v;
 
@@ -721,7 +725,7 @@ static int entry_errno(json_object *e, int dflt)
 		return (int)json_object_get_uint64(v);
 	if ((v = get(e, "errno")))
 		return errno_by_name(json_object_get_string(v));
-	return dflt;
+	return 1;
 }
 
 static json_object *filter_obj(const struct mntsnap__sc_entry *f)
@@ -892,7 +896,7 @@ static bool named_by_profile(const char *name, void *data)
  * they do on a kernel without the syscalls. A rule that also names other
  * syscalls is split: those keep their errno.
  */
-static json_object *enosys_rules(json_object *sys, int dflt_errno)
+static json_object *enosys_rules(json_object *sys)
 {
 	json_object *out = json_object_new_array();
 
@@ -902,7 +906,7 @@ static json_object *enosys_rules(json_object *sys, int dflt_errno)
 
 		json_object_array_add(out, json_object_get(e));
 		if (strcmp(json_object_get_string(get(e, "action")), "SCMP_ACT_ERRNO") ||
-		    entry_errno(e, dflt_errno) == MNTSNAP__SC_ENOSYS)
+		    entry_errno(e) == MNTSNAP__SC_ENOSYS)
 			continue;
 		if (get(e, "name")) {
 			if (mntsnap__sc_is_query(json_object_get_string(get(e, "name"))))
@@ -1252,25 +1256,21 @@ static int drop_ours(json_object *p)
 
 static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, bool docker_out)
 {
-	json_object *sys, *v;
+	json_object *sys = get(p, "syscalls");
 	struct mntsnap__sc_frag f;
 	bool admin = o->caps && cap_in(o->caps, MNTSNAP__SC_ADMIN);
-	int dflt_errno = 1;
 
+	/* the profile's own ERRNO rules, whatever the default */
+	if (o->enosys && sys) {
+		sys = enosys_rules(sys);
+		json_object_object_add(p, "syscalls", sys);	/* drops the old array */
+	}
 	/* An ALLOW default needs nothing (and runtimes drop rules equal to it). */
 	if (!strcmp(json_object_get_string(get(p, "defaultAction")), "SCMP_ACT_ALLOW"))
 		return;
-	if ((v = get(p, "defaultErrnoRet")))
-		dflt_errno = (int)json_object_get_uint64(v);
-	else if ((v = get(p, "defaultErrno")))
-		dflt_errno = errno_by_name(json_object_get_string(v));
-	if (!(sys = get(p, "syscalls"))) {
+	if (!sys) {
 		sys = json_object_new_array();
 		json_object_object_add(p, "syscalls", sys);
-	}
-	if (o->enosys) {
-		sys = enosys_rules(sys, dflt_errno);
-		json_object_object_add(p, "syscalls", sys);	/* drops the old array */
 	}
 	mntsnap__sc_build(&f, docker_out ? MNTSNAP__SC_DOCKER : MNTSNAP__SC_OCI, o->set, admin,
 			  named_by_profile, sys);
