@@ -4,14 +4,16 @@
 
 usage: seccomp-oracle.py MNTSNAP DATADIR [TABLE.md]
 
-For every real profile in DATADIR (tests/data/seccomp/real) and every merge
-mode, this resolves the profile before and after the merge the way each
+For every real profile in DATADIR (tests/data/seccomp/real), the crafted
+ones next to it (../crafted: gates, defaults and actions no real profile
+has) and every merge mode, this resolves the profile before and after the merge the way each
 runtime that reads it would, and computes the effective action of every
 syscall:
 
   dockerd    moby's setupSeccomp: includes/excludes on caps (the bounding
-             set), arches (moby's arch names) and minKernel; the result is
-             plain OCI
+             set: includes needs all, excludes any), arches (moby's arch
+             names) and minKernel (present counts: "" is 0.0); the result
+             is plain OCI
   podman     containers/common: the same without minKernel (its Filter has
              no such field, so a minKernel gate is ignored), errno names
   oci        crun/runc: the profile as it is
@@ -64,7 +66,11 @@ ERRNO = {"EPERM": 1, "ENOENT": 2, "EIO": 5, "EACCES": 13, "EINVAL": 22, "ENOSYS"
 PROFILES = [("moby-default.json", "docker"), ("containers-common.json", "podman"),
             ("container-libs.json", "podman"),
             ("containerd-default.json", "oci"), ("containerd-sys-admin.json", "oci"),
-            ("k8s-fine-grained.json", "oci"), ("k8s-violation.json", "oci")]
+            ("k8s-fine-grained.json", "oci"), ("k8s-violation.json", "oci"),
+            # written for this oracle, next to DATADIR (see crafted/README)
+            ("../crafted/docker-gates.json", "docker"),
+            ("../crafted/docker-allow-default.json", "docker"),
+            ("../crafted/oci-actions.json", "oci")]
 
 failures = []
 quiet = False
@@ -102,13 +108,15 @@ def resolve(p, caps, kernel, arch="amd64", min_kernel=True):
             continue
         if any(c in caps for c in ex.get("caps") or []):
             continue
-        if min_kernel and ex.get("minKernel") and kernel >= kver(ex["minKernel"]):
+        # dockerd decodes "" into a non-nil 0.0 (KernelVersion.UnmarshalJSON):
+        # every kernel is >= it, so an empty excludes.minKernel always excludes
+        if min_kernel and "minKernel" in ex and kernel >= kver(ex["minKernel"]):
             continue
         if inc.get("arches") and arch not in inc["arches"]:
             continue
         if not all(c in caps for c in inc.get("caps") or []):
             continue
-        if min_kernel and inc.get("minKernel") and kernel < kver(inc["minKernel"]):
+        if min_kernel and "minKernel" in inc and kernel < kver(inc["minKernel"]):
             continue
         o = {"names": [e["name"]] if "name" in e else e["names"], "action": e["action"]}
         if "errnoRet" in e:
@@ -212,6 +220,16 @@ def selftest(data):
     caught, failures, quiet = failures, saved, False
     if not any("unshare changed" in c for c in caught):
         fail("selftest: an unconditional unshare allow went unnoticed")
+    # dockerd's gates, as moby's setupSeccomp evaluates them
+    e = {"names": ["x"], "action": "SCMP_ACT_ALLOW"}
+    for gate, caps, kept in ((("excludes", {"minKernel": ""}), [], False),
+                             (("includes", {"minKernel": ""}), [], True),
+                             (("includes", {"caps": [ADMIN, "CAP_KILL"]}), [ADMIN], False),
+                             (("excludes", {"caps": [ADMIN, "CAP_KILL"]}), ["CAP_KILL"], False),
+                             (("includes", {"arches": ["x86"]}), [], False)):
+        p = {"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [dict(e, **{gate[0]: gate[1]})]}
+        if bool(resolve(p, caps, (6, 18))["syscalls"]) != kept:
+            fail("selftest: %s %s with caps %s not resolved as dockerd does" % (gate + (caps,)))
 
 
 def main():
