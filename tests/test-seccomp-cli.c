@@ -1040,3 +1040,43 @@ Test(seccomp_cli, errno_enosys_rule_errno_is_eperm_not_default)
 	json_object_put(m);
 	run_free(&r);
 }
+
+/*
+ * mntsnap's own Docker-format entry in an OCI profile (--format docker with
+ * the query set is allowed there) does not make the file a Docker profile:
+ * a later --set full would otherwise put CAP_SYS_ADMIN gates into a file
+ * an OCI runtime reads without them.
+ */
+Test(seccomp_cli, own_entries_do_not_make_a_docker_profile)
+{
+	char *k8s = src_path("tests/data/seccomp/real/k8s-fine-grained.json");
+	char path[] = "/tmp/mntsnap-merge-own-XXXXXX";
+	struct run r = RUN("--merge", k8s, "--format", "docker");
+	int fd = mkstemp(path);
+	json_object *m;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"comment\": \"mntsnap: allow statmount, listmount\""), "%s",
+		  r.out);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
+	close(fd);
+	run_free(&r);
+	r = RUN("--merge", path, "--set", "full");
+	cr_assert_eq(r.status, 2, "gated entries for an OCI reader:\n%s", r.out);
+	cr_assert(strstr(r.err, "--caps"), "%s", r.err);
+	run_free(&r);
+	r = RUN("--merge", path, "--set", "full", "--format", "docker");
+	cr_assert_eq(r.status, 2, "gated entries for an OCI reader:\n%s", r.out);
+	cr_assert(strstr(r.err, "on an OCI profile"), "%s", r.err);
+	run_free(&r);
+	r = RUN("--merge", path, "--set", "full", "--caps", "CAP_KILL");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	cr_assert_eq(count_allow(get(m, "syscalls"), "setns", NULL), 0, "%s", r.out);
+	cr_assert_null(strstr(r.out, "includes"), "%s", r.out);
+	json_object_put(m);
+	run_free(&r);
+	unlink(path);
+	free(k8s);
+}

@@ -1346,6 +1346,17 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 		r = fail(&m, path, "--format docker would write Docker-only keys into an OCI "
 				   "config, which runtimes do not read: use --format oci");
 	/*
+	 * Entries an earlier merge wrote go (the merge writes them again), and
+	 * say nothing about the reader: --format docker puts a commented entry
+	 * into an OCI profile, which must stay OCI for what comes next.
+	 */
+	if (!r && !is_config)
+		r = drop_ours(p);
+	if (!r && !is_config) {
+		m.docker = m.podman = false;
+		r = v_profile(&m, path, p);
+	}
+	/*
 	 * An OCI profile goes to an OCI runtime, which reads no includes: gated
 	 * Docker entries in it would be unconditional there.
 	 */
@@ -1361,8 +1372,6 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 				   "mount API for every container (OCI has no capability gate): "
 				   "state the container's bounding set with --caps; the rest of "
 				   "the full set is added only if it holds CAP_SYS_ADMIN");
-	if (!r && (m.docker || m.podman))
-		r = drop_ours(p);
 	/*
 	 * Docker -> OCI resolves first and merges into the result: what the
 	 * profile names in rules that do not apply to this container must not
