@@ -629,6 +629,11 @@ Test(seccomp_cli, merge_rejects_like_dockerd_with_json_path)
 		  "$.syscalls[0].args[0].value", "beyond 64 bits" },
 		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"errnoRet\": 1}"),
 		  "$.syscalls[0]", "takes none" },
+		/* a raw control character in a string: Go refuses it, json-c took it
+		 * and wrote it back escaped (found by the fuzzer) */
+		{ S("{\"names\": [\"re\tad\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0].names[0]", "control character" },
+		{ P("\"listenerPath\": \"/run/a\nb\"") , "$.listenerPath", "control character" },
 		/* trailing data, and text that only starts like JSON */
 		{ P("") " {}", "$", "JSON" },
 		{ "22 33 0:21 / /proc rw\n", "$", "JSON" },

@@ -502,7 +502,8 @@ static int v_profile(struct mctx *m, const char *path, json_object *p)
  * which prints what it read. So: no key twice in an object, and no escape
  * in a key (every key a profile has is a plain ASCII name, so keys compare
  * as written). And no -0, which json-c reads as 0 and Go refuses for the
- * unsigned integers a profile holds. The text is valid JSON (json-c parsed
+ * unsigned integers a profile holds, nor a raw control character in a
+ * string, which json-c takes although JSON (and Go) do not. The text is valid JSON (json-c parsed
  * it), so only its structure is followed here.
  */
 struct kframe {
@@ -583,7 +584,7 @@ static int same_to_every_reader(struct mctx *m, const char *t, size_t len)
 		struct kframe *top = depth ? &fr[depth - 1] : NULL;
 		const struct kspan *d;
 		size_t start, end;
-		bool esc = false;
+		bool esc = false, ctl = false, is_key;
 
 		switch (t[i]) {
 		case '{':
@@ -619,10 +620,21 @@ static int same_to_every_reader(struct mctx *m, const char *t, size_t len)
 				top->want_key = false;
 			break;
 		case '"':
-			for (start = ++i; i < len && t[i] != '"'; i++)
+			for (start = ++i; i < len && t[i] != '"'; i++) {
 				if (t[i] == '\\')
 					esc = true, i++;
-			if (!top || !top->obj || !top->want_key)
+				else if ((unsigned char)t[i] < 0x20)
+					ctl = true;
+			}
+			is_key = top && top->obj && top->want_key;
+			if (ctl) {
+				/* json-c takes it (and writes it back escaped) */
+				kpath(path, fr, is_key ? depth - 1 : depth);
+				r = fail(m, path, "a raw control character in a string: not JSON, "
+						  "Go's decoder refuses it");
+				break;
+			}
+			if (!is_key)
 				break;
 			top->key = t + start;
 			top->klen = i - start;
