@@ -955,6 +955,11 @@ Test(seccomp_cli, merge_keeps_legacy_denials_that_still_deny)
 		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
 		    "1, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}, " LEGACY_NOADMIN("\"setns\"")),
 		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 1 },
+		/* an ALLOW rule under an ALLOW default is dropped by the runtimes: it
+		 * decides nothing, the denial after it does */
+		{ "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+		  "[\"setns\"], \"action\": \"SCMP_ACT_ALLOW\"}, " LEGACY_NOADMIN("\"setns\"") "]}",
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 1 },
 		/* containers/common ignores minKernel: this denial holds on every kernel */
 		{ S(LEGACY_BEFORE("5.2", "\"fsopen\"") ", {\"names\": [\"fsopen\"], "
 		    "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {\"caps\": [\"CAP_SYS_ADMIN\"]}}"),

@@ -503,8 +503,9 @@ static int v_profile(struct mctx *m, const char *path, json_object *p)
  * in a key (every key a profile has is a plain ASCII name, so keys compare
  * as written). And no -0, which json-c reads as 0 and Go refuses for the
  * unsigned integers a profile holds, nor a raw control character in a
- * string, which json-c takes although JSON (and Go) do not. The text is valid JSON (json-c parsed
- * it), so only its structure is followed here.
+ * string, which json-c takes although JSON (and Go) do not. The text is
+ * valid JSON otherwise (json-c parsed it), so only its structure is
+ * followed here.
  */
 struct kframe {
 	bool obj, want_key;
@@ -1200,21 +1201,45 @@ static bool has_args(json_object *e)
 	return a && json_object_array_length(a);
 }
 
+/* The default's errno: defaultErrnoRet, else containers/common's name, else EPERM. */
+static int default_errno(json_object *p)
+{
+	json_object *v;
+
+	if ((v = get(p, "defaultErrnoRet")))
+		return (int)json_object_get_uint64(v);
+	if ((v = get(p, "defaultErrno")))
+		return errno_by_name(json_object_get_string(v));
+	return 1;
+}
+
+/* runc and crun drop a rule whose action (and errno) is the default's. */
+static bool is_default(json_object *e, json_object *p)
+{
+	const char *a = json_object_get_string(get(e, "action"));
+
+	if (strcmp(a, json_object_get_string(get(p, "defaultAction"))))
+		return false;
+	return !takes_errno(a) || entry_errno(e) == default_errno(p);
+}
+
 /*
- * May the ENOSYS denial an older version wrote at sys[i] go? Only where
- * that allows nothing more. For each syscall it names but statmount and
- * listmount (which the merge allows anyway): a rule before it without args
- * or gates decides first for every container, or the default denies and
- * every other rule that could apply where the denial did, after it (libseccomp
+ * May the ENOSYS denial an older version wrote at sys[i] of profile p go?
+ * Only where that allows nothing more. For each syscall it names but
+ * statmount and listmount (which the merge allows anyway): a rule before
+ * it without args or gates, and not dropped as equal to the default,
+ * decides first for every container; or the default denies and every
+ * other rule that could apply where the denial did, after it (libseccomp
  * keeps the first of two rules) or with args, denies too. The denial
  * "without CAP_SYS_ADMIN" never meets a rule gated on CAP_SYS_ADMIN. A
  * denial a user wrote in that shape, or one whose rules changed since,
  * stays with the profile's other rules.
  */
-static bool legacy_denial_may_go(json_object *sys, size_t i, bool deny_default)
+static bool legacy_denial_may_go(json_object *p, json_object *sys, size_t i)
 {
 	json_object *l = json_object_array_get_idx(sys, i), *names = get(l, "names");
 	bool noadmin = has(get(l, "excludes"), "caps");
+	bool deny_default = denies(json_object_get_string(get(p, "defaultAction")));
 
 	for (size_t k = 0; k < json_object_array_length(names); k++) {
 		const char *n = json_object_get_string(json_object_array_get_idx(names, k));
@@ -1227,7 +1252,8 @@ static bool legacy_denial_may_go(json_object *sys, size_t i, bool deny_default)
 
 			if (j == i || !entry_names(e, n) || mntsnap__sc_entry_is_ours(e))
 				continue;
-			if (j < i && !has_args(e) && !has(e, "includes") && !has(e, "excludes"))
+			if (j < i && !has_args(e) && !has(e, "includes") && !has(e, "excludes") &&
+			    !is_default(e, p))
 				decided = true;
 			f = get(e, "includes");
 			if (!denies(json_object_get_string(get(e, "action"))) &&
@@ -1245,7 +1271,6 @@ static bool legacy_denial_may_go(json_object *sys, size_t i, bool deny_default)
 static int drop_ours(json_object *p)
 {
 	json_object *sys = get(p, "syscalls");
-	bool deny_default = denies(json_object_get_string(get(p, "defaultAction")));
 	size_t n = sys ? json_object_array_length(sys) : 0;
 	bool *go = calloc(n ? n : 1, sizeof(*go));
 
@@ -1257,7 +1282,7 @@ static int drop_ours(json_object *p)
 
 		go[i] = mntsnap__sc_entry_is_ours(e) &&
 			(!denies(json_object_get_string(get(e, "action"))) ||
-			 legacy_denial_may_go(sys, i, deny_default));
+			 legacy_denial_may_go(p, sys, i));
 	}
 	for (size_t i = n; i-- > 0;)
 		if (go[i])
