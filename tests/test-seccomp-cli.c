@@ -1090,3 +1090,35 @@ Test(seccomp_cli, own_entries_do_not_make_a_docker_profile)
 	unlink(path);
 	free(k8s);
 }
+
+/*
+ * An OCI config states the container's bounding set: --caps claiming
+ * CAP_SYS_ADMIN for a container that lacks it would allow unshare (a new
+ * user namespace needs no capability) and the rest of the full set to it.
+ */
+Test(seccomp_cli, config_bounding_set_decides_over_caps)
+{
+	static const char cfg[] =
+		"{\"ociVersion\": \"1.0.2\", \"process\": {\"capabilities\": {\"bounding\": "
+		"[%s]}}, \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\"}}}";
+	const char *full[] = { "--set", "full", "--caps", "CAP_KILL,CAP_SYS_ADMIN", NULL };
+	char text[512];
+	struct run r;
+	json_object *m;
+
+	snprintf(text, sizeof(text), cfg, "\"CAP_KILL\"");
+	r = merge_text(text, full);
+	cr_assert_eq(r.status, 2, "unshare for a container without CAP_SYS_ADMIN:\n%s", r.out);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "$.process.capabilities.bounding: "), "%s", r.err);
+	run_free(&r);
+	/* the same set agreed: the full set is added */
+	snprintf(text, sizeof(text), cfg, "\"CAP_KILL\", \"CAP_SYS_ADMIN\"");
+	r = merge_text(text, full);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	cr_assert_eq(count_allow(get(get(get(m, "linux"), "seccomp"), "syscalls"), "unshare", NULL),
+		     1, "%s", r.out);
+	json_object_put(m);
+	run_free(&r);
+}

@@ -1352,6 +1352,30 @@ static int parse(struct mctx *m, const char *text, size_t len, json_object **ret
 	return 0;
 }
 
+/*
+ * An OCI config states the container's bounding set: --caps may not claim
+ * CAP_SYS_ADMIN for a container it says lacks it (OCI has no gate, so the
+ * full set would be allowed to it: unshare of a user namespace needs no
+ * capability at all).
+ */
+static int caps_agree(struct mctx *m, json_object *root, const struct mntsnap__merge_opts *o)
+{
+	json_object *b = get(get(get(root, "process"), "capabilities"), "bounding");
+
+	if (o->set != MNTSNAP__SC_FULL || !o->caps || !cap_in(o->caps, MNTSNAP__SC_ADMIN) ||
+	    !json_object_is_type(b, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(b); i++) {
+		json_object *c = json_object_array_get_idx(b, i);
+
+		if (json_object_is_type(c, json_type_string) &&
+		    !strcmp(json_object_get_string(c), MNTSNAP__SC_ADMIN))
+			return 0;
+	}
+	return fail(m, "$.process.capabilities.bounding", "--caps holds CAP_SYS_ADMIN, the "
+		    "container's bounding set does not: the full set would be allowed to it");
+}
+
 int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_opts *o,
 		      char **ret_json, char **ret_err)
 {
@@ -1379,6 +1403,8 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (!r && is_config && (m.docker || m.podman))
 		r = fail(&m, path, "Docker-only keys (archMap, name, comment, includes, excludes, "
 				   "errno, ...) in an OCI config, where runtimes ignore them");
+	if (!r && is_config)
+		r = caps_agree(&m, root, o);
 	if (!r && is_config && o->format == MNTSNAP__SC_DOCKER)
 		r = fail(&m, path, "--format docker would write Docker-only keys into an OCI "
 				   "config, which runtimes do not read: use --format oci");
