@@ -4,14 +4,16 @@
 
 usage: seccomp-oracle.py MNTSNAP DATADIR [TABLE.md]
 
-For every real profile in DATADIR (tests/data/seccomp/real) and every merge
-mode, this resolves the profile before and after the merge the way each
+For every real profile in DATADIR (tests/data/seccomp/real), the crafted
+ones next to it (../crafted: gates, defaults and actions no real profile
+has) and every merge mode, this resolves the profile before and after the merge the way each
 runtime that reads it would, and computes the effective action of every
 syscall:
 
   dockerd    moby's setupSeccomp: includes/excludes on caps (the bounding
-             set), arches (moby's arch names) and minKernel; the result is
-             plain OCI
+             set: includes needs all, excludes any), arches (moby's arch
+             names) and minKernel (present counts: "" is 0.0); the result
+             is plain OCI
   podman     containers/common: the same without minKernel (its Filter has
              no such field, so a minKernel gate is ignored), errno names
   oci        crun/runc: the profile as it is
@@ -21,7 +23,9 @@ the default are dropped (runc, crun), and of several unconditional rules
 for one syscall the first one decides.
 
 Checks, for each capability set and kernel:
-  - statmount/listmount are allowed on >= 6.8;
+  - statmount/listmount are allowed on >= 6.8, unless the input names them
+    in a rule of its own (then their effective action must not change,
+    but for --errno-enosys turning an ERRNO into ENOSYS);
   - every other syscall keeps its effective action, except that with
     --set full and CAP_SYS_ADMIN in the (stated) bounding set the rest of
     mntsnap's full set may become allowed;
@@ -64,7 +68,12 @@ ERRNO = {"EPERM": 1, "ENOENT": 2, "EIO": 5, "EACCES": 13, "EINVAL": 22, "ENOSYS"
 PROFILES = [("moby-default.json", "docker"), ("containers-common.json", "podman"),
             ("container-libs.json", "podman"),
             ("containerd-default.json", "oci"), ("containerd-sys-admin.json", "oci"),
-            ("k8s-fine-grained.json", "oci"), ("k8s-violation.json", "oci")]
+            ("k8s-fine-grained.json", "oci"), ("k8s-violation.json", "oci"),
+            # written for this oracle, next to DATADIR (see crafted/README)
+            ("../crafted/docker-gates.json", "docker"),
+            ("../crafted/docker-allow-default.json", "docker"),
+            ("../crafted/docker-statmount-rules.json", "docker"),
+            ("../crafted/oci-actions.json", "oci")]
 
 failures = []
 quiet = False
@@ -102,13 +111,15 @@ def resolve(p, caps, kernel, arch="amd64", min_kernel=True):
             continue
         if any(c in caps for c in ex.get("caps") or []):
             continue
-        if min_kernel and ex.get("minKernel") and kernel >= kver(ex["minKernel"]):
+        # dockerd decodes "" into a non-nil 0.0 (KernelVersion.UnmarshalJSON):
+        # every kernel is >= it, so an empty excludes.minKernel always excludes
+        if min_kernel and "minKernel" in ex and kernel >= kver(ex["minKernel"]):
             continue
         if inc.get("arches") and arch not in inc["arches"]:
             continue
         if not all(c in caps for c in inc.get("caps") or []):
             continue
-        if min_kernel and inc.get("minKernel") and kernel < kver(inc["minKernel"]):
+        if min_kernel and "minKernel" in inc and kernel < kver(inc["minKernel"]):
             continue
         o = {"names": [e["name"]] if "name" in e else e["names"], "action": e["action"]}
         if "errnoRet" in e:
@@ -165,14 +176,36 @@ def mntsnap(binary, path, args):
     return r.returncode, r.stdout, r.stderr
 
 
-def compare(label, before, after, names, admin_ok, full):
-    """Effective actions before/after one resolution; returns changed names."""
+def named_in(p):
+    """statmount/listmount named by any rule of p (gated, with args, or equal
+    to the default): the profile decides them, the merge leaves them alone"""
+    return {n for e in p.get("syscalls") or []
+            for n in ([e["name"]] if "name" in e else e["names"]) if n in QUERY}
+
+
+def enosys_of(eff):
+    """eff with every ERRNO action answering ENOSYS (what --errno-enosys may do)"""
+    def f(a):
+        return ("SCMP_ACT_ERRNO", 38) if a and a[0] == "SCMP_ACT_ERRNO" else a
+    first, cond, d = eff
+    return (f(first), tuple(sorted((f(c[0]), c[1]) for c in cond)), d)
+
+
+def compare(label, before, after, names, admin_ok, full, decided=frozenset(), enosys=False):
+    """Effective actions before/after one resolution; returns changed names.
+    decided: statmount/listmount the input profile names itself."""
     changed = []
     for n in names:
         b, bc = effective(before, n)
         a, ac = effective(after, n)
         if ac and not bc:
             fail("%s: %s gets unconditional rules with different actions" % (label, n))
+        if n in QUERY and n in decided:
+            if a != b and not (enosys and enosys_of(b) == a):
+                fail("%s: %s is the profile's, but changed from %s to %s" % (label, n, b, a))
+            if a != b:
+                changed.append(n)
+            continue
         if n in QUERY:
             if not allowed(a):
                 fail("%s: %s not allowed: %s" % (label, n, a))
@@ -188,14 +221,30 @@ def compare(label, before, after, names, admin_ok, full):
     return changed
 
 
-def check_kept(label, orig, out, header=True):
+def enosys_split(e):
+    """What --errno-enosys makes of rule e: [e], or its statmount/listmount
+    part answering ENOSYS, plus the rest with its own errno."""
+    names = [e["name"]] if "name" in e else e["names"]
+    q = [n for n in names if n in QUERY]
+    if e["action"] != "SCMP_ACT_ERRNO" or not q:
+        return [e]
+    part = dict(e, errnoRet=38)
+    if "errno" in e:
+        part["errno"] = "ENOSYS"
+    if len(q) == len(names):
+        return [part]
+    part["names"] = q
+    return [dict(e, names=[n for n in names if n not in QUERY]), part]
+
+
+def check_kept(label, orig, out, header=True, enosys=False):
     if header:
         for k in set(orig) | set(out):
             if k != "syscalls" and orig.get(k) != out.get(k):
                 fail("%s: header key %s changed" % (label, k))
     outs = out.get("syscalls") or []
     for i, e in enumerate(orig.get("syscalls") or []):
-        if e not in outs:
+        if e not in outs and not (enosys and all(x in outs for x in enosys_split(e))):
             fail("%s: input rule %d lost" % (label, i))
 
 
@@ -212,6 +261,16 @@ def selftest(data):
     caught, failures, quiet = failures, saved, False
     if not any("unshare changed" in c for c in caught):
         fail("selftest: an unconditional unshare allow went unnoticed")
+    # dockerd's gates, as moby's setupSeccomp evaluates them
+    e = {"names": ["x"], "action": "SCMP_ACT_ALLOW"}
+    for gate, caps, kept in ((("excludes", {"minKernel": ""}), [], False),
+                             (("includes", {"minKernel": ""}), [], True),
+                             (("includes", {"caps": [ADMIN, "CAP_KILL"]}), [ADMIN], False),
+                             (("excludes", {"caps": [ADMIN, "CAP_KILL"]}), ["CAP_KILL"], False),
+                             (("includes", {"arches": ["x86"]}), [], False)):
+        p = {"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [dict(e, **{gate[0]: gate[1]})]}
+        if bool(resolve(p, caps, (6, 18))["syscalls"]) != kept:
+            fail("selftest: %s %s with caps %s not resolved as dockerd does" % (gate + (caps,)))
 
 
 def main():
@@ -251,7 +310,7 @@ def main():
             os.unlink(tmp)
             if rc2 or out2 != out:
                 fail("%s: merging twice differs from once" % label)
-            check_kept(label, orig, merged)
+            check_kept(label, orig, merged, enosys="--errno-enosys" in args)
             full = "full" in args
             changes = set()
             if docker:
@@ -264,12 +323,14 @@ def main():
                             names = names_of(b, a)
                             if k < (6, 8):
                                 names = [n for n in names if n not in QUERY]
-                            for n in compare(l2, b, a, names, ADMIN in caps, full):
+                            for n in compare(l2, b, a, names, ADMIN in caps, full,
+                                             named_in(orig), "--errno-enosys" in args):
                                 changes.add("%s(%s%s)" % (n, rt, ",admin" if ADMIN in caps and n not in QUERY else ""))
             else:
                 caps = args[args.index("--caps") + 1].split(",") if "--caps" in args else []
                 for n in compare(label + " [oci]", orig, merged, names_of(orig, merged),
-                                 ADMIN in caps, full):
+                                 ADMIN in caps, full, named_in(orig),
+                                 "--errno-enosys" in args):
                     changes.add(n)
             rows.append((fname, mname, summarize(changes)))
         if docker:
@@ -292,7 +353,8 @@ def main():
                     for e in conv["syscalls"]:
                         if set(e) - {"names", "action", "errnoRet", "args"}:
                             fail("%s: Docker-only keys left: %s" % (label, sorted(e)))
-                    ch = compare(label, ref, conv, names_of(ref, conv), ADMIN in caps, full)
+                    ch = compare(label, ref, conv, names_of(ref, conv), ADMIN in caps, full,
+                                 named_in(ref))
                     rows.append((fname, mname, summarize(set(ch))))
     print("| profile | mode | effective-action result |")
     print("|---|---|---|")

@@ -629,6 +629,11 @@ Test(seccomp_cli, merge_rejects_like_dockerd_with_json_path)
 		  "$.syscalls[0].args[0].value", "beyond 64 bits" },
 		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"errnoRet\": 1}"),
 		  "$.syscalls[0]", "takes none" },
+		/* a raw control character in a string: Go refuses it, json-c took it
+		 * and wrote it back escaped (found by the fuzzer) */
+		{ S("{\"names\": [\"re\tad\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "$.syscalls[0].names[0]", "control character" },
+		{ P("\"listenerPath\": \"/run/a\nb\"") , "$.listenerPath", "control character" },
 		/* trailing data, and text that only starts like JSON */
 		{ P("") " {}", "$", "JSON" },
 		{ "22 33 0:21 / /proc rw\n", "$", "JSON" },
@@ -845,4 +850,275 @@ Test(seccomp_cli, merge_repairs_what_older_versions_wrote)
 		free(old);
 		free(fresh);
 	}
+}
+
+/* ---- readers that could disagree with the merger about the input ------------- */
+
+/*
+ * json-c and Go's encoding/json (dockerd, containers/common) must read one
+ * value for every key: json-c cuts a key at \u0000 (so "action\u0000" is
+ * "action" to json-c and an unknown key to Go) and keeps the last of two
+ * equal keys, and a string with \u0000 compares differently in C and Go.
+ * Each case below was merged into a profile dockerd reads with more allowed
+ * than the input, or a gate the merger saw differently; all must be refused.
+ */
+Test(seccomp_cli, merge_refuses_what_readers_could_read_differently)
+{
+	static const struct {
+		const char *text, *path, *why;
+		const char *const args[8];
+	} cases[] = {
+		/* Go: action ERRNO ("action\u0000" is an unknown key); json-c: ALLOW */
+		{ S("{\"names\": [\"setns\", \"unshare\"], \"action\": \"SCMP_ACT_ERRNO\", "
+		    "\"action\\u0000\": \"SCMP_ACT_ALLOW\"}"), "$.syscalls[0]", "escape in a key",
+		  { NULL } },
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\", "
+		    "\"action\": \"SCMP_ACT_ERRNO\"}"), "$.syscalls[0]", "duplicate key \"action\"",
+		  { NULL } },
+		{ P("\"defaultAction\": \"SCMP_ACT_ALLOW\""), "$", "duplicate key \"defaultAction\"",
+		  { NULL } },
+		{ S("{\"n\\u0061mes\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\"}"), "$.syscalls[0]",
+		  "escape in a key", { NULL } },
+		/* dockerd: "CAP_SYS_ADMIN\x00" is no capability, the rule never applies */
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\", \"includes\": "
+		    "{\"caps\": [\"CAP_SYS_ADMIN\\u0000\"]}}"), "$.syscalls[0].includes.caps[0]",
+		  "NUL", { "--format", "oci", "--caps", "CAP_SYS_ADMIN", "--kernel", "6.18", NULL } },
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ERRNO\", \"excludes\": "
+		    "{\"arches\": [\"amd64\\u0000\"]}}"), "$.syscalls[0].excludes.arches[0]", "NUL",
+		  { NULL } },
+		{ S("{\"names\": [\"statmount\\u0000\"], \"action\": \"SCMP_ACT_ERRNO\"}"),
+		  "$.syscalls[0].names[0]", "NUL", { NULL } },
+		/* Go's decoder refuses -0 for an unsigned integer */
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": -0}"),
+		  "$.syscalls[0].errnoRet", "-0", { NULL } },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = merge_text(cases[i].text, cases[i].args);
+		char want[128];
+
+		snprintf(want, sizeof(want), ": %s: ", cases[i].path);
+		cr_assert_eq(r.status, 2, "case %zu: exit %d\n%s", i, r.status, r.out);
+		cr_assert_str_empty(r.out, "case %zu printed", i);
+		cr_assert(strstr(r.err, want), "case %zu: no path %s in: %s", i, cases[i].path, r.err);
+		cr_assert(strstr(r.err, cases[i].why), "case %zu: no '%s' in: %s", i, cases[i].why,
+			  r.err);
+		run_free(&r);
+	}
+}
+
+/* Entries with comment c in the merged syscalls */
+static int count_comment(json_object *sys, const char *c)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(sys); i++) {
+		json_object *v;
+
+		if (json_object_object_get_ex(json_object_array_get_idx(sys, i), "comment", &v) &&
+		    !strcmp(json_object_get_string(v), c))
+			n++;
+	}
+	return n;
+}
+
+#define LEGACY_NOADMIN(names)                                                          \
+	"{\"comment\": \"mntsnap: ENOSYS without CAP_SYS_ADMIN\", \"names\": [" names "], " \
+	"\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 38, \"excludes\": {\"caps\": "       \
+	"[\"CAP_SYS_ADMIN\"]}}"
+#define LEGACY_BEFORE(ver, names)                                                      \
+	"{\"comment\": \"mntsnap: ENOSYS before Linux " ver "\", \"names\": [" names "], "  \
+	"\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 38, \"excludes\": {\"minKernel\": "  \
+	"\"" ver "\"}}"
+
+/*
+ * An entry shaped like the ENOSYS denials older versions wrote is removed
+ * only where that cannot allow more: never when the default allows, or a
+ * rule it shadows (later, or with args; for the CAP_SYS_ADMIN one: not
+ * itself gated on CAP_SYS_ADMIN) would allow the syscall without it.
+ */
+Test(seccomp_cli, merge_keeps_legacy_denials_that_still_deny)
+{
+	static const struct {
+		const char *text, *comment, *name;	/* name: a syscall it denies */
+		int allows;				/* the input's own for name */
+	} keep[] = {
+		{ "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": ["
+		  LEGACY_NOADMIN("\"setns\", \"unshare\"") "]}",
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 0 },
+		{ "{\"defaultAction\": \"SCMP_ACT_LOG\", \"syscalls\": ["
+		  LEGACY_BEFORE("5.2", "\"open_tree\"") "]}",
+		  "mntsnap: ENOSYS before Linux 5.2", "open_tree", 0 },
+		{ S(LEGACY_NOADMIN("\"setns\"") ", {\"names\": [\"setns\"], "
+		    "\"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 1 },
+		{ S("{\"names\": [\"setns\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		    "1, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}, " LEGACY_NOADMIN("\"setns\"")),
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 1 },
+		/* an ALLOW rule under an ALLOW default is dropped by the runtimes: it
+		 * decides nothing, the denial after it does */
+		{ "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+		  "[\"setns\"], \"action\": \"SCMP_ACT_ALLOW\"}, " LEGACY_NOADMIN("\"setns\"") "]}",
+		  "mntsnap: ENOSYS without CAP_SYS_ADMIN", "setns", 1 },
+		/* containers/common ignores minKernel: this denial holds on every kernel */
+		{ S(LEGACY_BEFORE("5.2", "\"fsopen\"") ", {\"names\": [\"fsopen\"], "
+		    "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {\"caps\": [\"CAP_SYS_ADMIN\"]}}"),
+		  "mntsnap: ENOSYS before Linux 5.2", "fsopen", 1 },
+	};
+	static const char *const opts[][4] = { { NULL }, { "--set", "full", NULL } };
+
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		for (size_t o = 0; o < 2; o++) {
+			struct run r = merge_text(keep[i].text, opts[o]);
+			json_object *m;
+
+			cr_assert_eq(r.status, 0, "case %zu: %s", i, r.err);
+			m = parse(r.out, "merged");
+			cr_assert_eq(count_comment(get(m, "syscalls"), keep[i].comment), 1,
+				     "case %zu/%zu: denial dropped:\n%s", i, o, r.out);
+			cr_assert_eq(count_allow(get(m, "syscalls"), keep[i].name, NULL),
+				     keep[i].allows, "case %zu/%zu: an allow for %s was added:\n%s",
+				     i, o, keep[i].name, r.out);
+			json_object_put(m);
+			run_free(&r);
+		}
+}
+
+/* An explicit denial of statmount (any action, any gate, args) stays the profile's. */
+Test(seccomp_cli, merge_leaves_explicit_statmount_rules_alone)
+{
+	static const char *const texts[] = {
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_KILL\"}"),
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [{\"index\": "
+		  "3, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}"),
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_ERRNO\", \"excludes\": "
+		  "{\"arches\": [\"arm64\"]}}"),
+		S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_NOTIFY\"}"),
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct run r = merge_text(texts[i], NULL);
+		json_object *m;
+
+		cr_assert_eq(r.status, 0, "case %zu: %s", i, r.err);
+		m = parse(r.out, "merged");
+		cr_assert_eq(count_allow(get(m, "syscalls"), "statmount", NULL),
+			     strstr(texts[i], "SCMP_ACT_ALLOW") ? 1 : 0, "case %zu:\n%s", i, r.out);
+		cr_assert_eq(count_allow(get(m, "syscalls"), "listmount", NULL), 1);
+		json_object_put(m);
+		run_free(&r);
+	}
+}
+
+/* --errno-enosys reaches statmount rules under an ALLOW default too. */
+Test(seccomp_cli, errno_enosys_with_allow_default)
+{
+	static const char text[] = "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": "
+				   "[{\"names\": [\"statmount\", \"setns\"], \"action\": "
+				   "\"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]}";
+	struct run r = merge_text(text, (const char *const[]){ "--errno-enosys", NULL });
+	json_object *m, *sys;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	sys = get(m, "syscalls");
+	cr_assert_eq(json_object_array_length(sys), 2, "%s", r.out);
+	cr_assert_eq(json_object_get_int(get(json_object_array_get_idx(sys, 0), "errnoRet")), 1);
+	cr_assert_eq(json_object_get_int(get(json_object_array_get_idx(sys, 1), "errnoRet")), 38);
+	cr_assert_eq(count_allow(sys, "listmount", NULL), 0, "ALLOW default got rules:\n%s", r.out);
+	json_object_put(m);
+	run_free(&r);
+}
+
+/*
+ * --errno-enosys: a rule without errnoRet answers EPERM whatever the
+ * default's errno (runtime-spec; runc and crun), so under an ENOSYS default
+ * it still needs the change.
+ */
+Test(seccomp_cli, errno_enosys_rule_errno_is_eperm_not_default)
+{
+	static const char text[] = "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 38, "
+				   "\"syscalls\": [{\"names\": [\"listmount\"], \"action\": "
+				   "\"SCMP_ACT_ERRNO\"}]}";
+	struct run r = merge_text(text, (const char *const[]){ "--errno-enosys", NULL });
+	json_object *m, *e;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	e = json_object_array_get_idx(get(m, "syscalls"), 0);
+	cr_assert_eq(json_object_get_int(get(e, "errnoRet")), 38, "%s", r.out);
+	json_object_put(m);
+	run_free(&r);
+}
+
+/*
+ * mntsnap's own Docker-format entry in an OCI profile (--format docker with
+ * the query set is allowed there) does not make the file a Docker profile:
+ * a later --set full would otherwise put CAP_SYS_ADMIN gates into a file
+ * an OCI runtime reads without them.
+ */
+Test(seccomp_cli, own_entries_do_not_make_a_docker_profile)
+{
+	char *k8s = src_path("tests/data/seccomp/real/k8s-fine-grained.json");
+	char path[] = "/tmp/mntsnap-merge-own-XXXXXX";
+	struct run r = RUN("--merge", k8s, "--format", "docker");
+	int fd = mkstemp(path);
+	json_object *m;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\"comment\": \"mntsnap: allow statmount, listmount\""), "%s",
+		  r.out);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
+	close(fd);
+	run_free(&r);
+	r = RUN("--merge", path, "--set", "full");
+	cr_assert_eq(r.status, 2, "gated entries for an OCI reader:\n%s", r.out);
+	cr_assert(strstr(r.err, "--caps"), "%s", r.err);
+	run_free(&r);
+	r = RUN("--merge", path, "--set", "full", "--format", "docker");
+	cr_assert_eq(r.status, 2, "gated entries for an OCI reader:\n%s", r.out);
+	cr_assert(strstr(r.err, "on an OCI profile"), "%s", r.err);
+	run_free(&r);
+	r = RUN("--merge", path, "--set", "full", "--caps", "CAP_KILL");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	cr_assert_eq(count_allow(get(m, "syscalls"), "setns", NULL), 0, "%s", r.out);
+	cr_assert_null(strstr(r.out, "includes"), "%s", r.out);
+	json_object_put(m);
+	run_free(&r);
+	unlink(path);
+	free(k8s);
+}
+
+/*
+ * An OCI config states the container's bounding set: --caps claiming
+ * CAP_SYS_ADMIN for a container that lacks it would allow unshare (a new
+ * user namespace needs no capability) and the rest of the full set to it.
+ */
+Test(seccomp_cli, config_bounding_set_decides_over_caps)
+{
+	static const char cfg[] =
+		"{\"ociVersion\": \"1.0.2\", \"process\": {\"capabilities\": {\"bounding\": "
+		"[%s]}}, \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\"}}}";
+	const char *full[] = { "--set", "full", "--caps", "CAP_KILL,CAP_SYS_ADMIN", NULL };
+	char text[512];
+	struct run r;
+	json_object *m;
+
+	snprintf(text, sizeof(text), cfg, "\"CAP_KILL\"");
+	r = merge_text(text, full);
+	cr_assert_eq(r.status, 2, "unshare for a container without CAP_SYS_ADMIN:\n%s", r.out);
+	cr_assert_str_empty(r.out);
+	cr_assert(strstr(r.err, "$.process.capabilities.bounding: "), "%s", r.err);
+	run_free(&r);
+	/* the same set agreed: the full set is added */
+	snprintf(text, sizeof(text), cfg, "\"CAP_KILL\", \"CAP_SYS_ADMIN\"");
+	r = merge_text(text, full);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = parse(r.out, "merged");
+	cr_assert_eq(count_allow(get(get(get(m, "linux"), "seccomp"), "syscalls"), "unshare", NULL),
+		     1, "%s", r.out);
+	json_object_put(m);
+	run_free(&r);
 }

@@ -7,6 +7,8 @@
  *
  * The rules, in the order they are applied:
  *
+ * - Nothing json-c and Go's encoding/json would read differently passes:
+ *   a key twice in an object, an escape in a key, \u0000 in a string, -0.
  * - Validation rejects what dockerd's loader rejects (name with names,
  *   architectures with archMap, a minKernel that is not "<u8>.<u8>" or is
  *   "0.0", wrong types) and more: unknown keys and action/op/arch/flag
@@ -18,7 +20,8 @@
  * - Entries mntsnap added earlier are recognised by content (comment,
  *   action, gate and names all exactly as a fragment has them), never by
  *   a comment prefix a user could share; they are replaced, so merging
- *   twice equals merging once.
+ *   twice equals merging once. A denial an older version wrote goes only
+ *   where that allows nothing more.
  * - A syscall any rule of the profile names (allow or deny, gated or not)
  *   is left to the profile: adding a second rule would make the outcome
  *   depend on rule order inside libseccomp.
@@ -174,6 +177,10 @@ static int v_string(struct mctx *m, const char *path, json_object *v, bool nonem
 		return fail(m, path, "must be a string, not %s", type_name(v));
 	if (nonempty && !json_object_get_string_len(v))
 		return fail(m, path, "must not be empty");
+	/* C (runc via libseccomp, crun, this merger) stops at NUL, Go does not */
+	if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
+		return fail(m, path, "a NUL character (\\u0000): C and Go read different "
+				     "strings");
 	return 0;
 }
 
@@ -488,6 +495,182 @@ static int v_profile(struct mctx *m, const char *path, json_object *p)
 }
 
 /*
+ * The text must mean the same to every reader. json-c keeps the last of
+ * two equal keys and cuts a key at \u0000, where Go's encoding/json
+ * (dockerd, containers/common) sees another, unknown key that it skips: a
+ * profile could then say ERRNO to the runtime and ALLOW to the merger,
+ * which prints what it read. So: no key twice in an object, and no escape
+ * in a key (every key a profile has is a plain ASCII name, so keys compare
+ * as written). And no -0, which json-c reads as 0 and Go refuses for the
+ * unsigned integers a profile holds, nor a raw control character in a
+ * string, which json-c takes although JSON (and Go) do not. The text is
+ * valid JSON otherwise (json-c parsed it), so only its structure is
+ * followed here.
+ */
+struct kframe {
+	bool obj, want_key;
+	size_t idx;		/* array: the element being read */
+	const char *key;	/* object: the key being read */
+	size_t klen;
+	size_t first;		/* object: its first key in the key list */
+};
+
+struct kspan {
+	const char *s;
+	size_t n;
+};
+
+static int kspan_cmp(const void *a, const void *b)
+{
+	const struct kspan *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return memcmp(x->s, y->s, x->n);
+}
+
+/* "$" and the keys and indexes of the first n frames */
+static void kpath(char *dst, const struct kframe *fr, size_t n)
+{
+	size_t len = 1;
+
+	strcpy(dst, "$");
+	for (size_t i = 0; i < n && len < PATH_MAX_LEN; i++) {
+		int w = fr[i].obj ? snprintf(dst + len, PATH_MAX_LEN - len, ".%.*s",
+					     (int)fr[i].klen, fr[i].key)
+				  : snprintf(dst + len, PATH_MAX_LEN - len, "[%zu]", fr[i].idx);
+
+		len = w < 0 ? PATH_MAX_LEN : len + (size_t)w;
+	}
+}
+
+/* Keys of one object (sorted here): the first one present twice, or NULL. */
+static const struct kspan *kdup(struct kspan *k, size_t n)
+{
+	qsort(k, n, sizeof(*k), kspan_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (!kspan_cmp(&k[i - 1], &k[i]))
+			return &k[i];
+	return NULL;
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n < *cap)
+		return p;
+	q = realloc(p, (*cap = *cap ? *cap * 2 : 16) * size);
+	if (!q)
+		free(p);
+	return q;
+}
+
+static size_t number_end(const char *t, size_t i, size_t len)
+{
+	while (i < len && strchr("+-.eE0123456789", t[i]))
+		i++;
+	return i;
+}
+
+static int same_to_every_reader(struct mctx *m, const char *t, size_t len)
+{
+	struct kframe *fr = NULL;
+	struct kspan *keys = NULL;
+	size_t depth = 0, fcap = 0, nkeys = 0, kcap = 0;
+	char path[PATH_MAX_LEN];
+	int r = 0;
+
+	for (size_t i = 0; !r && i < len; i++) {
+		struct kframe *top = depth ? &fr[depth - 1] : NULL;
+		const struct kspan *d;
+		size_t start, end;
+		bool esc = false, ctl = false, is_key;
+
+		switch (t[i]) {
+		case '{':
+		case '[':
+			if (!(fr = grow(fr, &fcap, depth, sizeof(*fr)))) {
+				r = -ENOMEM;
+				break;
+			}
+			fr[depth++] = (struct kframe){ .obj = t[i] == '{', .want_key = t[i] == '{',
+						       .first = nkeys };
+			break;
+		case '}':
+		case ']':
+			if (!depth)	/* not after json-c took the text */
+				break;
+			top = &fr[--depth];
+			if (top->obj && (d = kdup(keys + top->first, nkeys - top->first))) {
+				kpath(path, fr, depth);
+				r = fail(m, path, "duplicate key \"%.*s\": json-c keeps the "
+						  "last, other readers may keep the first",
+					 (int)d->n, d->s);
+			}
+			nkeys = top->first;
+			break;
+		case ',':
+			if (top && top->obj)
+				top->want_key = true;
+			else if (top)
+				top->idx++;
+			break;
+		case ':':
+			if (top)
+				top->want_key = false;
+			break;
+		case '"':
+			for (start = ++i; i < len && t[i] != '"'; i++) {
+				if (t[i] == '\\')
+					esc = true, i++;
+				else if ((unsigned char)t[i] < 0x20)
+					ctl = true;
+			}
+			is_key = top && top->obj && top->want_key;
+			if (ctl) {
+				/* json-c takes it (and writes it back escaped) */
+				kpath(path, fr, is_key ? depth - 1 : depth);
+				r = fail(m, path, "a raw control character in a string: not JSON, "
+						  "Go's decoder refuses it");
+				break;
+			}
+			if (!is_key)
+				break;
+			top->key = t + start;
+			top->klen = i - start;
+			if (esc) {
+				kpath(path, fr, depth - 1);
+				r = fail(m, path, "an escape in a key (\"%.*s\"): json-c cuts "
+						  "a key at \\u0000, Go does not",
+					 (int)top->klen, top->key);
+				break;
+			}
+			if (!(keys = grow(keys, &kcap, nkeys, sizeof(*keys))))
+				r = -ENOMEM;
+			else
+				keys[nkeys++] = (struct kspan){ t + start, i - start };
+			break;
+		case '-':
+			end = number_end(t, i + 1, len);
+			if (end - i == 2 && t[i + 1] == '0') {
+				kpath(path, fr, depth);
+				r = fail(m, path, "-0: Go's decoder (dockerd) refuses it for an "
+						  "unsigned integer, json-c reads 0");
+			}
+			i = end - 1;
+			break;
+		default:
+			if (t[i] >= '0' && t[i] <= '9')
+				i = number_end(t, i, len) - 1;
+		}
+	}
+	free(fr);
+	free(keys);
+	return r;
+}
+
+/*
  * json-c saturates integers beyond 64 bits without saying so, which would
  * turn 99999999999999999999 into a valid-looking 18446744073709551615: find
  * such literals in the text itself. Returns the offset of the first, or -1.
@@ -543,7 +726,11 @@ static bool entry_names(json_object *e, const char *name)
 	return false;
 }
 
-static int entry_errno(json_object *e, int dflt)
+/*
+ * A rule's errno. Without errnoRet it is EPERM, not the default's errno:
+ * runtime-spec says so, and runc and crun do it.
+ */
+static int entry_errno(json_object *e)
 {
 	json_object *v;
 
@@ -551,7 +738,7 @@ static int entry_errno(json_object *e, int dflt)
 		return (int)json_object_get_uint64(v);
 	if ((v = get(e, "errno")))
 		return errno_by_name(json_object_get_string(v));
-	return dflt;
+	return 1;
 }
 
 static json_object *filter_obj(const struct mntsnap__sc_entry *f)
@@ -722,7 +909,7 @@ static bool named_by_profile(const char *name, void *data)
  * they do on a kernel without the syscalls. A rule that also names other
  * syscalls is split: those keep their errno.
  */
-static json_object *enosys_rules(json_object *sys, int dflt_errno)
+static json_object *enosys_rules(json_object *sys)
 {
 	json_object *out = json_object_new_array();
 
@@ -732,7 +919,7 @@ static json_object *enosys_rules(json_object *sys, int dflt_errno)
 
 		json_object_array_add(out, json_object_get(e));
 		if (strcmp(json_object_get_string(get(e, "action")), "SCMP_ACT_ERRNO") ||
-		    entry_errno(e, dflt_errno) == MNTSNAP__SC_ENOSYS)
+		    entry_errno(e) == MNTSNAP__SC_ENOSYS)
 			continue;
 		if (get(e, "name")) {
 			if (mntsnap__sc_is_query(json_object_get_string(get(e, "name"))))
@@ -1000,37 +1187,127 @@ static int find_profile(struct mctx *m, json_object *root, json_object **ret, co
 	return 0;
 }
 
-/* Entries an earlier merge wrote go; the merge writes them again. */
-static void drop_ours(json_object *p)
+/* ERRNO, TRAP and the KILLs deny; ALLOW, LOG, TRACE and NOTIFY may let it run. */
+static bool denies(const char *a)
+{
+	return !strcmp(a, "SCMP_ACT_ERRNO") || !strcmp(a, "SCMP_ACT_TRAP") ||
+	       !strncmp(a, "SCMP_ACT_KILL", strlen("SCMP_ACT_KILL"));
+}
+
+static bool has_args(json_object *e)
+{
+	json_object *a = get(e, "args");
+
+	return a && json_object_array_length(a);
+}
+
+/* The default's errno: defaultErrnoRet, else containers/common's name, else EPERM. */
+static int default_errno(json_object *p)
+{
+	json_object *v;
+
+	if ((v = get(p, "defaultErrnoRet")))
+		return (int)json_object_get_uint64(v);
+	if ((v = get(p, "defaultErrno")))
+		return errno_by_name(json_object_get_string(v));
+	return 1;
+}
+
+/* runc and crun drop a rule whose action (and errno) is the default's. */
+static bool is_default(json_object *e, json_object *p)
+{
+	const char *a = json_object_get_string(get(e, "action"));
+
+	if (strcmp(a, json_object_get_string(get(p, "defaultAction"))))
+		return false;
+	return !takes_errno(a) || entry_errno(e) == default_errno(p);
+}
+
+/*
+ * May the ENOSYS denial an older version wrote at sys[i] of profile p go?
+ * Only where that allows nothing more. For each syscall it names but
+ * statmount and listmount (which the merge allows anyway): a rule before
+ * it without args or gates, and not dropped as equal to the default,
+ * decides first for every container; or the default denies and every
+ * other rule that could apply where the denial did, after it (libseccomp
+ * keeps the first of two rules) or with args, denies too. The denial
+ * "without CAP_SYS_ADMIN" never meets a rule gated on CAP_SYS_ADMIN. A
+ * denial a user wrote in that shape, or one whose rules changed since,
+ * stays with the profile's other rules.
+ */
+static bool legacy_denial_may_go(json_object *p, json_object *sys, size_t i)
+{
+	json_object *l = json_object_array_get_idx(sys, i), *names = get(l, "names");
+	bool noadmin = has(get(l, "excludes"), "caps");
+	bool deny_default = denies(json_object_get_string(get(p, "defaultAction")));
+
+	for (size_t k = 0; k < json_object_array_length(names); k++) {
+		const char *n = json_object_get_string(json_object_array_get_idx(names, k));
+		bool decided = false, widens = !deny_default;
+
+		if (mntsnap__sc_is_query(n))
+			continue;
+		for (size_t j = 0; j < json_object_array_length(sys); j++) {
+			json_object *e = json_object_array_get_idx(sys, j), *f;
+
+			if (j == i || !entry_names(e, n) || mntsnap__sc_entry_is_ours(e))
+				continue;
+			if (j < i && !has_args(e) && !has(e, "includes") && !has(e, "excludes") &&
+			    !is_default(e, p))
+				decided = true;
+			f = get(e, "includes");
+			if (!denies(json_object_get_string(get(e, "action"))) &&
+			    !(j < i && !has_args(e)) &&
+			    !(noadmin && f && str_in_array(get(f, "caps"), MNTSNAP__SC_ADMIN)))
+				widens = true;
+		}
+		if (!decided && widens)
+			return false;
+	}
+	return true;
+}
+
+/* Entries an earlier merge wrote go (where safe); the merge writes them again. */
+static int drop_ours(json_object *p)
 {
 	json_object *sys = get(p, "syscalls");
+	size_t n = sys ? json_object_array_length(sys) : 0;
+	bool *go = calloc(n ? n : 1, sizeof(*go));
 
-	for (size_t i = sys ? json_object_array_length(sys) : 0; i-- > 0;)
-		if (mntsnap__sc_entry_is_ours(json_object_array_get_idx(sys, i)))
+	if (!go)
+		return -ENOMEM;
+	/* decide on the whole profile first: a dropped entry changes no decision */
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(sys, i);
+
+		go[i] = mntsnap__sc_entry_is_ours(e) &&
+			(!denies(json_object_get_string(get(e, "action"))) ||
+			 legacy_denial_may_go(p, sys, i));
+	}
+	for (size_t i = n; i-- > 0;)
+		if (go[i])
 			json_object_array_del_idx(sys, i, 1);
+	free(go);
+	return 0;
 }
 
 static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, bool docker_out)
 {
-	json_object *sys, *v;
+	json_object *sys = get(p, "syscalls");
 	struct mntsnap__sc_frag f;
 	bool admin = o->caps && cap_in(o->caps, MNTSNAP__SC_ADMIN);
-	int dflt_errno = 1;
 
+	/* the profile's own ERRNO rules, whatever the default */
+	if (o->enosys && sys) {
+		sys = enosys_rules(sys);
+		json_object_object_add(p, "syscalls", sys);	/* drops the old array */
+	}
 	/* An ALLOW default needs nothing (and runtimes drop rules equal to it). */
 	if (!strcmp(json_object_get_string(get(p, "defaultAction")), "SCMP_ACT_ALLOW"))
 		return;
-	if ((v = get(p, "defaultErrnoRet")))
-		dflt_errno = (int)json_object_get_uint64(v);
-	else if ((v = get(p, "defaultErrno")))
-		dflt_errno = errno_by_name(json_object_get_string(v));
-	if (!(sys = get(p, "syscalls"))) {
+	if (!sys) {
 		sys = json_object_new_array();
 		json_object_object_add(p, "syscalls", sys);
-	}
-	if (o->enosys) {
-		sys = enosys_rules(sys, dflt_errno);
-		json_object_object_add(p, "syscalls", sys);	/* drops the old array */
 	}
 	mntsnap__sc_build(&f, docker_out ? MNTSNAP__SC_DOCKER : MNTSNAP__SC_OCI, o->set, admin,
 			  named_by_profile, sys);
@@ -1075,6 +1352,30 @@ static int parse(struct mctx *m, const char *text, size_t len, json_object **ret
 	return 0;
 }
 
+/*
+ * An OCI config states the container's bounding set: --caps may not claim
+ * CAP_SYS_ADMIN for a container it says lacks it (OCI has no gate, so the
+ * full set would be allowed to it: unshare of a user namespace needs no
+ * capability at all).
+ */
+static int caps_agree(struct mctx *m, json_object *root, const struct mntsnap__merge_opts *o)
+{
+	json_object *b = get(get(get(root, "process"), "capabilities"), "bounding");
+
+	if (o->set != MNTSNAP__SC_FULL || !o->caps || !cap_in(o->caps, MNTSNAP__SC_ADMIN) ||
+	    !json_object_is_type(b, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(b); i++) {
+		json_object *c = json_object_array_get_idx(b, i);
+
+		if (json_object_is_type(c, json_type_string) &&
+		    !strcmp(json_object_get_string(c), MNTSNAP__SC_ADMIN))
+			return 0;
+	}
+	return fail(m, "$.process.capabilities.bounding", "--caps holds CAP_SYS_ADMIN, the "
+		    "container's bounding set does not: the full set would be allowed to it");
+}
+
 int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_opts *o,
 		      char **ret_json, char **ret_err)
 {
@@ -1089,6 +1390,8 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (len > INT32_MAX)
 		return fail(&m, "$", "too large"), *ret_err = m.err, -EFBIG;
 	r = parse(&m, text, len, &root);
+	if (!r)
+		r = same_to_every_reader(&m, text, len);
 	off = r ? -1 : overflowing_integer(text, len);
 	m.overflow = off >= 0;
 	if (!r)
@@ -1100,9 +1403,22 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (!r && is_config && (m.docker || m.podman))
 		r = fail(&m, path, "Docker-only keys (archMap, name, comment, includes, excludes, "
 				   "errno, ...) in an OCI config, where runtimes ignore them");
+	if (!r && is_config)
+		r = caps_agree(&m, root, o);
 	if (!r && is_config && o->format == MNTSNAP__SC_DOCKER)
 		r = fail(&m, path, "--format docker would write Docker-only keys into an OCI "
 				   "config, which runtimes do not read: use --format oci");
+	/*
+	 * Entries an earlier merge wrote go (the merge writes them again), and
+	 * say nothing about the reader: --format docker puts a commented entry
+	 * into an OCI profile, which must stay OCI for what comes next.
+	 */
+	if (!r && !is_config)
+		r = drop_ours(p);
+	if (!r && !is_config) {
+		m.docker = m.podman = false;
+		r = v_profile(&m, path, p);
+	}
 	/*
 	 * An OCI profile goes to an OCI runtime, which reads no includes: gated
 	 * Docker entries in it would be unconditional there.
@@ -1119,8 +1435,6 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 				   "mount API for every container (OCI has no capability gate): "
 				   "state the container's bounding set with --caps; the rest of "
 				   "the full set is added only if it holds CAP_SYS_ADMIN");
-	if (!r && (m.docker || m.podman))
-		drop_ours(p);
 	/*
 	 * Docker -> OCI resolves first and merges into the result: what the
 	 * profile names in rules that do not apply to this container must not
