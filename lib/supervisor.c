@@ -1,0 +1,1040 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mount supervisor: answers seccomp user notifications for mount(2)
+ * by deciding with a policy and performing the allowed mounts itself,
+ * inside the caller's mount namespace, through the namespace helper.
+ *
+ * The order for each request is fixed, for safety:
+ *  1. RECV the notification (zeroed first, as the kernel requires);
+ *  2. read every argument from the caller's memory (process_vm_readv);
+ *  3. open the caller's mount namespace through a pidfd and note the
+ *     identity of its root;
+ *  4. NOTIF_ID_VALID: the caller is still blocked in this very call, so
+ *     the pid named it throughout 2-3 (pid reuse cannot redirect us);
+ *  5. in the helper: check the root, resolve the paths inside it, decide,
+ *     mount onto the resolved fds;
+ *  6. SEND the result. CONTINUE is never sent: the caller could rewrite
+ *     its arguments after step 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "mntsnap.h"
+#include "supervisor.h"
+#include "sys.h"
+#include "uapi.h"
+
+#define CAP_SYS_ADMIN_ 21
+#define STATX_ATTR_MOUNT_ROOT_ 0x00002000ULL
+#define PATH_MAX_ 4096
+#define DATA_MAX_ 4096 /* mount(2) copies one page of data */
+#define FSTYPE_MAX_ 256
+
+/* The native seccomp audit arch: requests from another ABI are refused. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define NATIVE_ARCH 0xc000003eU /* AUDIT_ARCH_X86_64 */
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define NATIVE_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_ARCH 0xc00000f3U /* AUDIT_ARCH_RISCV64 */
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_ARCH 0xc0000015U /* AUDIT_ARCH_PPC64LE */
+#elif defined(__s390x__)
+#define NATIVE_ARCH 0x80000016U /* AUDIT_ARCH_S390X */
+#else
+#define NATIVE_ARCH 0U /* unknown: every request is refused */
+#endif
+
+struct container {
+	int fd;
+	char *id;
+};
+
+struct mntsnap_supervisor {
+	const struct mntsnap_policy *policy;
+	struct mntsnap_supervisor_opts o;
+	struct mntsnap_sysops sys;
+	int epfd;
+	struct container **c;
+	size_t n;
+};
+
+enum kind { K_NEW, K_BIND, K_REMOUNT, K_REMOUNT_BIND };
+
+/* One request, from RECV to SEND. The helper writes its half in place. */
+struct req {
+	struct mntsnap_k_seccomp_notif n;
+	enum kind kind;
+	uint32_t ms;         /* the MS_* bits the flag table knows */
+	bool rec;            /* MS_REC on a bind */
+	bool has_source, has_fstype, has_data;
+	char source[PATH_MAX_], target[PATH_MAX_], fstype[FSTYPE_MAX_], data[DATA_MAX_];
+	char *asked;         /* flags by name + data */
+	/* expected identity of the caller's root */
+	uint64_t root_mnt, root_ino, root_dev;
+	/* filled by the helper */
+	char rsource[PATH_MAX_], rtarget[PATH_MAX_], mfstype[FSTYPE_MAX_];
+	char *applied;
+	int rule;
+	uint64_t mnt_id;
+	const char *reason;
+	int result;
+	bool gone;           /* the answer found nobody */
+};
+
+/* ---- the object --------------------------------------------------------- */
+
+int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
+			   const struct mntsnap_supervisor_opts *opts,
+			   struct mntsnap_supervisor **ret_sv)
+{
+	struct mntsnap_supervisor *sv;
+	int r;
+
+	if (!policy || !ret_sv)
+		return -EINVAL;
+	sv = calloc(1, sizeof(*sv));
+	if (!sv)
+		return -ENOMEM;
+	sv->o.sz = sizeof(sv->o);
+	if (opts) {
+		r = mntsnap_opts_valid(opts, opts->sz, sizeof(sv->o));
+		if (r) {
+			free(sv);
+			return r;
+		}
+		memcpy(&sv->o, opts, opts->sz < sizeof(sv->o) ? opts->sz : sizeof(sv->o));
+	}
+	mntsnap_sys_resolve(sv->o.sysops, &sv->sys);
+	sv->policy = policy;
+	sv->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sv->epfd < 0) {
+		r = -errno;
+		free(sv);
+		return r;
+	}
+	*ret_sv = sv;
+	return 0;
+}
+
+static void container_free(struct container *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	free(c->id);
+	free(c);
+}
+
+void mntsnap_supervisor_free(struct mntsnap_supervisor *sv)
+{
+	if (!sv)
+		return;
+	for (size_t i = 0; i < sv->n; i++)
+		container_free(sv->c[i]);
+	free(sv->c);
+	close(sv->epfd);
+	free(sv);
+}
+
+int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const char *id)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct container *c, **nc;
+
+	if (!sv)
+		return -EINVAL;
+	if (notify_fd < 0 || fcntl(notify_fd, F_GETFD) < 0)
+		return -EBADF;
+	for (size_t i = 0; i < sv->n; i++)
+		if (sv->c[i]->fd == notify_fd)
+			return -EEXIST;
+	c = calloc(1, sizeof(*c));
+	nc = realloc(sv->c, (sv->n + 1) * sizeof(*nc));
+	if (nc)
+		sv->c = nc;
+	if (!c || !nc || !(c->id = strdup(id ? id : ""))) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->fd = notify_fd;
+	ev.data.ptr = c;
+	if (epoll_ctl(sv->epfd, EPOLL_CTL_ADD, notify_fd, &ev)) {
+		int r = errno == EEXIST ? -EEXIST : -errno;
+
+		free(c->id);
+		free(c);
+		return r;
+	}
+	/* the supervisor owns it now: keep it off 0-2 and close-on-exec */
+	fcntl(notify_fd, F_SETFD, FD_CLOEXEC);
+	sv->c[sv->n++] = c;
+	return 0;
+}
+
+size_t mntsnap_supervisor_count(const struct mntsnap_supervisor *sv)
+{
+	return sv ? sv->n : 0;
+}
+
+int mntsnap_supervisor_fd(const struct mntsnap_supervisor *sv)
+{
+	return sv ? sv->epfd : -EINVAL;
+}
+
+static void container_remove(struct mntsnap_supervisor *sv, struct container *c)
+{
+	for (size_t i = 0; i < sv->n; i++) {
+		if (sv->c[i] != c)
+			continue;
+		epoll_ctl(sv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		container_free(c);
+		sv->c[i] = sv->c[--sv->n];
+		return;
+	}
+}
+
+/* ---- reading the caller's memory --------------------------------------- */
+
+/*
+ * A NUL-terminated string at addr in pid, read a page at a time so that a
+ * string ending just before an unmapped page is still read whole.
+ * -EFAULT (unreadable, as the kernel would say), -ENAMETOOLONG, -ESRCH.
+ */
+static int read_str(int pid, uint64_t addr, char *buf, size_t max)
+{
+	const size_t page = 4096;
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < max) {
+		uint64_t at = addr + got;
+		size_t n = page - (size_t)(at % page);
+		struct iovec l, rm;
+		ssize_t r;
+
+		if (n > max - got)
+			n = max - got;
+		l = (struct iovec){ buf + got, n };
+		rm = (struct iovec){ (void *)(uintptr_t)at, n };
+		r = process_vm_readv(pid, &l, 1, &rm, 1, 0);
+		if (r <= 0)
+			return r < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+		if (memchr(buf + got, '\0', (size_t)r))
+			return 0;
+		got += (size_t)r;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* An optional string argument: NULL is "absent", anything else must read. */
+static int read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *ret_has)
+{
+	*ret_has = addr != 0;
+	buf[0] = '\0';
+	return addr ? read_str(pid, addr, buf, max) : 0;
+}
+
+static int read_args(struct req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	int pid = (int)q->n.pid;
+	bool has_target;
+	int r;
+
+	r = read_opt(pid, a[0], q->source, sizeof(q->source), &q->has_source);
+	if (!r)
+		r = read_opt(pid, a[1], q->target, sizeof(q->target), &has_target);
+	if (!r && !has_target)
+		r = -EFAULT;
+	if (!r)
+		r = read_opt(pid, a[2], q->fstype, sizeof(q->fstype), &q->has_fstype);
+	return r;
+}
+
+/* ---- decoding mount(2) -------------------------------------------------- */
+
+#define MS_PROPAGATION_ (MNTSNAP_MS_SHARED | MNTSNAP_MS_SLAVE | MNTSNAP_MS_PRIVATE | \
+			 MNTSNAP_MS_UNBINDABLE)
+
+/* Which kind of request; -EOPNOTSUPP for the kinds not performed. */
+static int decode_flags(struct req *q, uint64_t flags64)
+{
+	uint32_t f = (uint32_t)flags64;
+
+	if (flags64 >> 32)
+		return -EINVAL;
+	if ((f & MNTSNAP_K_MS_MGC_MSK) == MNTSNAP_K_MS_MGC_VAL)
+		f &= ~MNTSNAP_K_MS_MGC_MSK; /* the pre-2.4 magic, ignored by the kernel too */
+	f &= ~MNTSNAP_K_MS_SILENT;
+	if (f & (MNTSNAP_K_MS_MOVE | MS_PROPAGATION_))
+		return -EOPNOTSUPP;
+	if (f & MNTSNAP_K_MS_REMOUNT) {
+		q->kind = f & MNTSNAP_K_MS_BIND ? K_REMOUNT_BIND : K_REMOUNT;
+		f &= ~(MNTSNAP_K_MS_REMOUNT | MNTSNAP_K_MS_BIND);
+	} else if (f & MNTSNAP_K_MS_BIND) {
+		q->kind = K_BIND;
+		q->rec = f & MNTSNAP_K_MS_REC;
+		f &= ~(MNTSNAP_K_MS_BIND | MNTSNAP_K_MS_REC);
+	} else {
+		q->kind = K_NEW;
+	}
+	if (f & ~mntsnap__mntflag_ms_all())
+		return -EOPNOTSUPP;
+	q->ms = f;
+	return 0;
+}
+
+/* fstype as rules see it: "bind" for binds, the mount's own for remounts */
+static const char *match_fstype(const struct req *q)
+{
+	switch (q->kind) {
+	case K_BIND:
+		return "bind";
+	case K_NEW:
+		return q->fstype;
+	default:
+		return q->mfstype[0] ? q->mfstype : NULL;
+	}
+}
+
+/* ---- inside the container: resolve, decide, mount ----------------------- */
+
+static int sys_statx_(int dfd, const char *path, int flags, unsigned mask,
+		      struct mntsnap_statx *st)
+{
+	return syscall(SYS_statx, dfd, path, flags, mask, st) ? -errno : 0;
+}
+
+static int openat2_(int dfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct mntsnap_open_how how = { .flags = flags | O_CLOEXEC, .resolve = resolve };
+	int fd = (int)syscall(MNTSNAP_NR_openat2, dfd, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The canonical path of directory fd as the container sees it: the
+ * helper's root is the namespace root (checked against the caller's),
+ * and it has its own cwd, so getcwd() after fchdir() names it without
+ * reading the container's /proc.
+ */
+static int dir_path(int fd, char *buf, size_t len)
+{
+	if (fchdir(fd) || !getcwd(buf, len))
+		return -errno;
+	return buf[0] == '/' ? 0 : -ENOENT;
+}
+
+/*
+ * Open path O_PATH inside root, symlinks followed but never out of it
+ * (RESOLVE_IN_ROOT: "/.." stays at the root; no /proc magic links), and
+ * name what was reached. A non-directory is named through its parent; if
+ * its last component is itself a symlink that is refused (-ELOOP), as its
+ * name would not be the name of what gets mounted on.
+ */
+static int resolve(int root, const char *path, char *canon, size_t len, int *ret_fd)
+{
+	const uint64_t res = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS;
+	struct stat st, st2;
+	const char *slash;
+	char parent[PATH_MAX_];
+	int fd, dfd, lfd, r;
+
+	if (path[0] != '/')
+		return -EPERM; /* relative to the caller's cwd: not resolved here */
+	fd = openat2_(root, path, O_PATH, res);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
+		r = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = dir_path(fd, canon, len);
+		if (r)
+			goto fail;
+		*ret_fd = fd;
+		return 0;
+	}
+	slash = strrchr(path, '/');
+	if (!slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
+		r = -ENOTDIR;
+		goto fail;
+	}
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path) + 1, path);
+	dfd = openat2_(root, parent, O_PATH | O_DIRECTORY, res);
+	if (dfd < 0) {
+		r = dfd;
+		goto fail;
+	}
+	r = dir_path(dfd, canon, len);
+	lfd = r ? -1 : openat(dfd, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (!r && (lfd < 0 || fstat(lfd, &st2)))
+		r = -errno;
+	else if (!r && (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino))
+		r = -ELOOP;
+	if (lfd >= 0)
+		close(lfd);
+	close(dfd);
+	if (!r && strlen(canon) + strlen(slash) + 1 > len)
+		r = -ENAMETOOLONG;
+	if (r)
+		goto fail;
+	strcat(canon, strcmp(canon, "/") ? slash : slash + 1);
+	*ret_fd = fd;
+	return 0;
+fail:
+	close(fd);
+	return r;
+}
+
+struct attrs {
+	uint64_t set, clr;
+	bool atime;          /* an atime mode was named */
+	const char *sb[8];   /* superblock flags to set */
+	size_t nsb;
+	bool sb_ro;
+};
+
+/* Split the applied options: mount flags into attrs, the rest to fn. */
+static int walk_applied(const char *applied, struct attrs *a,
+			int (*fn)(const char *key, const char *val, void *d), void *d)
+{
+	char item[DATA_MAX_];
+	const char *p = applied;
+
+	memset(a, 0, sizeof(*a));
+	while (p && *p) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		const struct mntsnap__mntflag *f;
+		bool set;
+		int r = 0;
+
+		if (n && n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			f = mntsnap__mntflag_find(item, n, &set);
+			if (f && f->attr_atime) {
+				a->atime = true;
+				a->set &= ~(uint64_t)MNTSNAP_K_MOUNT_ATTR__ATIME;
+				a->set |= set ? f->attr : MNTSNAP_K_MOUNT_ATTR_RELATIME;
+			} else if (f) {
+				a->set = set ? a->set | f->attr : a->set & ~f->attr;
+				a->clr = set ? a->clr & ~f->attr : a->clr | f->attr;
+				if (f->sb && set && a->nsb < 8)
+					a->sb[a->nsb++] = f->sb;
+				if (f->attr == MNTSNAP_K_MOUNT_ATTR_RDONLY)
+					a->sb_ro = set;
+			} else if (fn) {
+				char *eq = strchr(item, '=');
+
+				if (eq)
+					*eq++ = '\0';
+				r = fn(item, eq, d);
+			}
+		} else if (n) {
+			r = -EINVAL;
+		}
+		if (r)
+			return r;
+		p = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+static int fsconfig_(int fs, unsigned cmd, const char *key, const char *val)
+{
+	return syscall(MNTSNAP_NR_fsconfig, fs, cmd, key, val, 0) ? -errno : 0;
+}
+
+static int fs_option(const char *key, const char *val, void *d)
+{
+	int fs = *(int *)d;
+
+	if (val)
+		return fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_STRING, key, val);
+	return fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, key, NULL);
+}
+
+static int move_onto(int mfd, int tfd)
+{
+	return syscall(MNTSNAP_NR_move_mount, mfd, "", tfd, "",
+		       MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH | MNTSNAP_K_MOVE_MOUNT_T_EMPTY_PATH)
+		       ? -errno
+		       : 0;
+}
+
+static uint64_t unique_id(int fd)
+{
+	struct mntsnap_statx st = { 0 };
+
+	if (sys_statx_(fd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st) ||
+	    !(st.stx_mask & MNTSNAP_STATX_MNT_ID_UNIQUE))
+		return 0;
+	return st.stx_mnt_id;
+}
+
+/* fsopen + options + fsmount + move_mount onto tfd. */
+static int do_new(struct req *q, int tfd)
+{
+	struct attrs a;
+	int fs, mfd, r;
+
+	fs = (int)syscall(MNTSNAP_NR_fsopen, q->fstype, MNTSNAP_K_FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return -errno;
+	r = 0;
+	if (q->has_source && q->source[0])
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", q->source);
+	if (!r)
+		r = walk_applied(q->applied, &a, fs_option, &fs);
+	for (size_t i = 0; !r && i < a.nsb; i++)
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb[i], NULL);
+	if (!r)
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	if (r) {
+		close(fs);
+		return r;
+	}
+	mfd = (int)syscall(MNTSNAP_NR_fsmount, fs, MNTSNAP_K_FSMOUNT_CLOEXEC, a.set);
+	r = mfd < 0 ? -errno : 0;
+	close(fs);
+	if (r)
+		return r;
+	q->mnt_id = unique_id(mfd);
+	r = move_onto(mfd, tfd);
+	close(mfd);
+	return r;
+}
+
+static int setattr_(int fd, unsigned at, const struct attrs *a)
+{
+	struct mntsnap_k_mount_attr ma = { .attr_set = a->set, .attr_clr = a->clr };
+
+	if (a->atime)
+		ma.attr_clr |= MNTSNAP_K_MOUNT_ATTR__ATIME;
+	if (!ma.attr_set && !ma.attr_clr)
+		return 0;
+	return syscall(MNTSNAP_NR_mount_setattr, fd, "", AT_EMPTY_PATH | at, &ma, sizeof(ma))
+		       ? -errno
+		       : 0;
+}
+
+/* open_tree clone of the source, the applied flags on it, onto tfd. */
+static int do_bind(struct req *q, int sfd, int tfd)
+{
+	unsigned rec = q->rec ? MNTSNAP_AT_RECURSIVE : 0;
+	struct attrs a;
+	int t, r;
+
+	r = walk_applied(q->applied, &a, NULL, NULL);
+	if (r)
+		return r;
+	t = (int)syscall(MNTSNAP_NR_open_tree, sfd, "",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | rec);
+	if (t < 0)
+		return -errno;
+	r = setattr_(t, rec, &a);
+	if (!r)
+		q->mnt_id = unique_id(t);
+	if (!r)
+		r = move_onto(t, tfd);
+	close(t);
+	return r;
+}
+
+/*
+ * Remount as mount(2) does it: the flags given replace the mount's (an
+ * atime mode is kept when none is named); without MS_BIND the
+ * superblock is reconfigured with the options first.
+ */
+static int do_remount(struct req *q, int tfd)
+{
+	const uint64_t all = MNTSNAP_K_MOUNT_ATTR_RDONLY | MNTSNAP_K_MOUNT_ATTR_NOSUID |
+			     MNTSNAP_K_MOUNT_ATTR_NODEV | MNTSNAP_K_MOUNT_ATTR_NOEXEC |
+			     MNTSNAP_K_MOUNT_ATTR_NODIRATIME | MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW;
+	struct attrs a;
+	int fs, r;
+
+	if (q->kind == K_REMOUNT) {
+		fs = (int)syscall(MNTSNAP_NR_fspick, tfd, "",
+				  MNTSNAP_K_FSPICK_EMPTY_PATH | MNTSNAP_K_FSPICK_CLOEXEC);
+		if (fs < 0)
+			return -errno;
+		r = walk_applied(q->applied, &a, fs_option, &fs);
+		if (!r)
+			r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb_ro ? "ro" : "rw", NULL);
+		for (size_t i = 0; !r && i < a.nsb; i++)
+			if (strcmp(a.sb[i], "ro"))
+				r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb[i], NULL);
+		if (!r)
+			r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_CMD_RECONFIGURE, NULL, NULL);
+		close(fs);
+		if (r)
+			return r;
+	}
+	r = walk_applied(q->applied, &a, NULL, NULL);
+	if (r)
+		return r;
+	a.clr = all & ~a.set;
+	r = setattr_(tfd, 0, &a);
+	if (!r)
+		q->mnt_id = unique_id(tfd);
+	return r;
+}
+
+/* The type of the mount whose root tfd is (remounts); -EINVAL if not one. */
+static int mount_type(int tfd, char *buf, size_t len)
+{
+	struct mntsnap_statx st = { 0 };
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0,
+					     .param = MNTSNAP_K_STATMOUNT_FS_TYPE };
+	union {
+		struct mntsnap_k_statmount sm;
+		char raw[sizeof(struct mntsnap_k_statmount) + FSTYPE_MAX_];
+	} u;
+	long r;
+
+	r = sys_statx_(tfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (r)
+		return (int)r;
+	if (!(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT_) ||
+	    !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT_))
+		return -EINVAL; /* what mount(2) says for a remount of a non-mount */
+	req.mnt_id = st.stx_mnt_id;
+	memset(&u, 0, sizeof(u));
+	r = mntsnap_sys_statmount(NULL, &req, &u.sm, sizeof(u), 0);
+	if (r < 0)
+		return (int)r;
+	if (!(u.sm.mask & MNTSNAP_K_STATMOUNT_FS_TYPE) || u.sm.fs_type >= FSTYPE_MAX_)
+		return -EIO;
+	snprintf(buf, len, "%s", u.sm.str + u.sm.fs_type);
+	return 0;
+}
+
+struct work {
+	struct req *q;
+	const struct mntsnap_policy *policy;
+};
+
+static int root_matches(const struct req *q)
+{
+	struct mntsnap_statx st = { 0 };
+
+	if (sys_statx_(AT_FDCWD, "/", 0, MNTSNAP_STATX_MNT_ID_UNIQUE, &st))
+		return -errno;
+	if (st.stx_mnt_id != q->root_mnt || st.stx_ino != q->root_ino ||
+	    makedev(st.stx_dev_major, st.stx_dev_minor) != q->root_dev)
+		return -EPERM;
+	return 0;
+}
+
+static int work_decide(struct req *q, const struct mntsnap_policy *p, int root, int *sfd,
+		       int *tfd)
+{
+	const char *src;
+	int r;
+
+	q->reason = "target";
+	r = resolve(root, q->target, q->rtarget, sizeof(q->rtarget), tfd);
+	if (r)
+		return r;
+	if (q->kind == K_BIND) {
+		q->reason = "source";
+		if (!q->has_source)
+			return -EFAULT;
+		r = resolve(root, q->source, q->rsource, sizeof(q->rsource), sfd);
+		if (r)
+			return r;
+	}
+	if (q->kind == K_REMOUNT || q->kind == K_REMOUNT_BIND) {
+		q->reason = "not a mount";
+		r = mount_type(*tfd, q->mfstype, sizeof(q->mfstype));
+		if (r)
+			return r;
+	}
+	q->reason = "policy";
+	src = q->kind == K_BIND ? q->rsource : (q->has_source ? q->source : NULL);
+	r = mntsnap_policy_check(p, match_fstype(q), src, q->rtarget, q->asked, &q->rule);
+	if (r)
+		return r;
+	q->applied = mntsnap__policy_apply(p, q->rule, q->asked);
+	return q->applied ? 0 : -ENOMEM;
+}
+
+/* Runs in the helper, inside the caller's mount namespace. */
+static int work_mount(void *data, void **ret_buf, size_t *ret_len)
+{
+	struct work *w = data;
+	struct req *q = w->q;
+	int root, sfd = -1, tfd = -1, r;
+
+	*ret_buf = NULL;
+	*ret_len = 0;
+	q->reason = "chroot";
+	r = root_matches(q);
+	if (r)
+		return r;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	r = work_decide(q, w->policy, root, &sfd, &tfd);
+	if (!r) {
+		q->reason = "mount";
+		if (q->kind == K_NEW)
+			r = do_new(q, tfd);
+		else if (q->kind == K_BIND)
+			r = do_bind(q, sfd, tfd);
+		else
+			r = do_remount(q, tfd);
+		if (!r)
+			q->reason = NULL;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	close(root);
+	return r;
+}
+
+/* ---- one request -------------------------------------------------------- */
+
+static int root_identity(struct req *q)
+{
+	struct mntsnap_statx st = { 0 };
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/root", q->n.pid);
+	if (sys_statx_(AT_FDCWD, path, 0, MNTSNAP_STATX_MNT_ID_UNIQUE, &st))
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (!(st.stx_mask & MNTSNAP_STATX_MNT_ID_UNIQUE))
+		return -EOPNOTSUPP;
+	q->root_mnt = st.stx_mnt_id;
+	q->root_ino = st.stx_ino;
+	q->root_dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+	return 0;
+}
+
+static int id_valid(struct mntsnap_supervisor *sv, struct container *c, uint64_t id)
+{
+	long r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID, &id);
+
+	return r < 0 ? (int)r : 0;
+}
+
+/* Steps 3-5 of the file comment. -ENOENT: the caller has gone. */
+static int perform(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	MNTSNAP_OPTS(mntsnap_ns_opts, o, .keep_caps = 1ULL << CAP_SYS_ADMIN_,
+		     .timeout_ms = sv->o.timeout_ms);
+	struct work w = { .q = q, .policy = sv->policy };
+	struct mntsnap_ns *ns = NULL;
+	void *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	q->reason = "caller gone";
+	r = mntsnap_ns_open_pid((int)q->n.pid, &ns);
+	if (!r)
+		r = root_identity(q);
+	if (!r && id_valid(sv, c, q->n.id))
+		r = -ENOENT;
+	if (r == -ESRCH)
+		r = -ENOENT;
+	if (!r) {
+		r = mntsnap_ns_run(ns, work_mount, &w, &o, &buf, &len);
+		free(buf);
+	}
+	mntsnap_ns_free(ns);
+	return r;
+}
+
+static void decide_mount(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	int perr = mntsnap__policy_errno(sv->policy);
+	int r;
+
+	q->reason = "arguments";
+	r = read_args(q);
+	if (r == -ESRCH)
+		r = -ENOENT;
+	if (!r) {
+		r = decode_flags(q, q->n.data.args[3]);
+		if (r == -EOPNOTSUPP) {
+			q->reason = "unsupported flags";
+			r = -perr;
+		}
+	}
+	if (!r && q->kind == K_NEW && !q->has_fstype) {
+		q->reason = "no fstype";
+		r = -EINVAL;
+	}
+	if (!r && q->kind != K_BIND && q->kind != K_REMOUNT_BIND) {
+		r = read_opt((int)q->n.pid, q->n.data.args[4], q->data, sizeof(q->data),
+			     &q->has_data);
+		if (r == -ENAMETOOLONG) {
+			q->reason = "binary data";
+			r = -perr;
+		}
+	}
+	if (!r) {
+		q->asked = mntsnap__opts_from_ms(q->ms, q->data);
+		if (!q->asked)
+			r = -ENOMEM;
+	}
+	if (!r && (q->kind == K_NEW || q->kind == K_BIND) &&
+	    !mntsnap__policy_may_allow(sv->policy, match_fstype(q))) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -perr;
+	}
+	if (!r)
+		r = perform(sv, c, q);
+	q->result = r;
+}
+
+/* ---- audit -------------------------------------------------------------- */
+
+static const char *syscall_name(const struct req *q, char *buf, size_t len)
+{
+	if (q->n.data.nr == SYS_mount)
+		return "mount";
+	snprintf(buf, len, "nr:%d", q->n.data.nr);
+	return buf;
+}
+
+static void audit(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	struct mntsnap_sv_event ev = { 0 };
+	struct timespec ts;
+	char nr[32];
+
+	if (!sv->o.audit)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ev.time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	ev.container = c->id;
+	ev.pid = (int)q->n.pid;
+	ev.syscall = syscall_name(q, nr, sizeof(nr));
+	if (q->n.data.nr == SYS_mount) {
+		ev.fstype = match_fstype(q);
+		if (!ev.fstype && q->has_fstype)
+			ev.fstype = q->fstype;
+		ev.source = q->has_source ? q->source : NULL;
+		ev.target = q->target[0] ? q->target : NULL;
+	}
+	ev.source_resolved = q->rsource[0] ? q->rsource : NULL;
+	ev.target_resolved = q->rtarget[0] ? q->rtarget : NULL;
+	ev.options_asked = q->asked;
+	ev.options_applied = q->result ? NULL : q->applied;
+	ev.rule = q->rule;
+	ev.result = q->result;
+	ev.mnt_id = q->result ? 0 : q->mnt_id;
+	ev.reason = q->result || q->gone ? q->reason : NULL;
+	sv->o.audit(&ev, sv->o.audit_data);
+}
+
+/* RECV one notification on c and answer it. 1 answered, 0 none, -errno. */
+static int handle_one(struct mntsnap_supervisor *sv, struct container *c)
+{
+	struct mntsnap_k_seccomp_notif_resp resp = { 0 };
+	struct req *q = calloc(1, sizeof(*q));
+	long r;
+
+	if (!q)
+		return -ENOMEM;
+	q->rule = -2;
+	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_RECV, &q->n);
+	if (r < 0) {
+		free(q);
+		/* ENOENT: the caller was interrupted before we got it */
+		return r == -ENOENT || r == -EINTR ? 0 : (int)r;
+	}
+	if (q->n.data.arch != NATIVE_ARCH || q->n.data.nr != SYS_mount) {
+		q->reason = "syscall not handled";
+		q->result = -mntsnap__policy_errno(sv->policy);
+	} else {
+		decide_mount(sv, c, q);
+	}
+	resp.id = q->n.id;
+	resp.error = q->result;
+	/*
+	 * Always answered, even when the caller seems gone: an unanswered
+	 * caller would block forever, and SEND to a gone one is a harmless
+	 * ENOENT.
+	 */
+	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	if (r < 0) {
+		q->gone = true; /* ENOENT: interrupted or killed meanwhile */
+		q->reason = "caller gone";
+	}
+	audit(sv, c, q);
+	free(q->asked);
+	free(q->applied);
+	free(q);
+	return 1;
+}
+
+int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms)
+{
+	struct epoll_event ev[16];
+	int n, done = 0;
+
+	if (!sv)
+		return -EINVAL;
+	n = epoll_wait(sv->epfd, ev, 16, timeout_ms);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		struct container *c = ev[i].data.ptr;
+
+		if (ev[i].events & EPOLLIN) {
+			int r = handle_one(sv, c);
+
+			if (r > 0)
+				done += r;
+		}
+		/* every process of the filter has exited: nothing more can come */
+		if ((ev[i].events & (EPOLLHUP | EPOLLERR)) && !(ev[i].events & EPOLLIN))
+			container_remove(sv, c);
+	}
+	return done;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+struct jbuf {
+	char *p;
+	size_t len, cap;
+	bool full;
+};
+
+static void jraw(struct jbuf *b, const char *s, size_t n)
+{
+	if (b->full || b->len + n + 1 > b->cap) {
+		b->full = true;
+		return;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void jstr(struct jbuf *b, const char *key, const char *s)
+{
+	char esc[8];
+
+	jraw(b, ",\"", 2);
+	jraw(b, key, strlen(key));
+	jraw(b, "\":", 2);
+	if (!s) {
+		jraw(b, "null", 4);
+		return;
+	}
+	jraw(b, "\"", 1);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)*c;
+			jraw(b, esc, 2);
+		} else if (*c < 0x20 || *c >= 0x7f) {
+			/* bytes outside ASCII as \u00XX: the line stays valid UTF-8 */
+			snprintf(esc, sizeof(esc), "\\u%04x", *c);
+			jraw(b, esc, 6);
+		} else {
+			jraw(b, (const char *)c, 1);
+		}
+	}
+	jraw(b, "\"", 1);
+}
+
+/* The symbolic name of an errno a mount can return (strerrorname_np is glibc-only). */
+static const char *errno_name(int e, char *buf, size_t len)
+{
+	static const struct {
+		int e;
+		const char *name;
+	} names[] = {
+		{ EPERM, "EPERM" },     { ENOENT, "ENOENT" },   { ESRCH, "ESRCH" },
+		{ EINTR, "EINTR" },     { EIO, "EIO" },         { EBADF, "EBADF" },
+		{ ENOMEM, "ENOMEM" },   { EACCES, "EACCES" },   { EFAULT, "EFAULT" },
+		{ EBUSY, "EBUSY" },     { EEXIST, "EEXIST" },   { EXDEV, "EXDEV" },
+		{ ENODEV, "ENODEV" },   { ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" },
+		{ EINVAL, "EINVAL" },   { ENOSPC, "ENOSPC" },   { EROFS, "EROFS" },
+		{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENOSYS, "ENOSYS" },
+		{ ELOOP, "ELOOP" },     { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ ETIMEDOUT, "ETIMEDOUT" }, { ECHILD, "ECHILD" }, { ENOTBLK, "ENOTBLK" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	snprintf(buf, len, "E%d", e);
+	return buf;
+}
+
+static void jnum(struct jbuf *b, const char *key, long long v)
+{
+	char t[64];
+	int n = snprintf(t, sizeof(t), ",\"%s\":%lld", key, v);
+
+	jraw(b, t, (size_t)n);
+}
+
+int mntsnap_sv_event_json(const struct mntsnap_sv_event *ev, char *buf, size_t len)
+{
+	struct jbuf b = { .p = buf, .cap = len };
+	char t[64];
+
+	if (!ev || !buf)
+		return -EINVAL;
+	snprintf(t, sizeof(t), "{\"time\":%llu.%09llu", (unsigned long long)(ev->time_ns / 1000000000ULL),
+		 (unsigned long long)(ev->time_ns % 1000000000ULL));
+	jraw(&b, t, strlen(t));
+	jstr(&b, "container", ev->container);
+	jnum(&b, "pid", ev->pid);
+	jstr(&b, "syscall", ev->syscall);
+	jstr(&b, "fstype", ev->fstype);
+	jstr(&b, "source", ev->source);
+	jstr(&b, "target", ev->target);
+	jstr(&b, "source_resolved", ev->source_resolved);
+	jstr(&b, "target_resolved", ev->target_resolved);
+	jstr(&b, "options_asked", ev->options_asked);
+	jstr(&b, "options_applied", ev->options_applied);
+	if (ev->rule >= -1)
+		jnum(&b, "rule", ev->rule);
+	else
+		jraw(&b, ",\"rule\":null", 12);
+	jnum(&b, "result", ev->result);
+	jstr(&b, "error", ev->result ? errno_name(-ev->result, t, sizeof(t)) : NULL);
+	if (ev->mnt_id) {
+		snprintf(t, sizeof(t), ",\"mnt_id\":%llu", (unsigned long long)ev->mnt_id);
+		jraw(&b, t, strlen(t));
+	} else {
+		jraw(&b, ",\"mnt_id\":null", 14);
+	}
+	jstr(&b, "reason", ev->reason);
+	jraw(&b, "}\n", 2);
+	if (b.full) {
+		if (len)
+			buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return (int)b.len;
+}

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mount supervisor against the real kernel: a forked child ("the
+ * container") pivots into its own root in its own mount namespace,
+ * installs a seccomp filter that turns mount(2) into a user
+ * notification, drops every capability, and asks for mounts. This
+ * process serves the notify fd with a mntsnap_supervisor. The oracles are
+ * the kernel's: the errno the child's mount(2) returns, the child's
+ * /proc/PID/mountinfo, and this process's own mountinfo (which must never
+ * change: it stands for the host). Every test runs inside ms_private_ns().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap-supervisor.h"
+#include "mntsnap.h"
+#include "sys.h"
+#include "uapi.h"
+
+#ifdef MS_HAVE_JSON
+#include <json-c/json.h>
+#endif
+
+#define BASE "/tmp/mntsnap-sv-test"
+#define ROOT BASE "/root"
+#define NRES 64
+#define NR_pidfd_getfd_ (MNTSNAP_NR_BASE + 438)
+
+#if defined(__x86_64__)
+#define ARCH_ 0xc000003eU
+#elif defined(__aarch64__)
+#define ARCH_ 0xc00000b7U
+#else
+#define ARCH_ 0U
+#endif
+
+typedef void (*script_fn)(int *res);
+
+struct box {
+	pid_t pid;
+	int done_r;  /* the child writes one byte when its script is done */
+	int go_w;    /* closing it lets the child exit */
+	int *res;    /* shared with the child: one errno (0 = success) per step */
+	struct mntsnap_policy *pol;
+	struct mntsnap_supervisor *sv;
+	char *audit; /* every audit line */
+	size_t audit_len;
+	int audit_lines;
+};
+
+/* ---- the container's side ----------------------------------------------- */
+
+static void child_die(const char *what)
+{
+	fprintf(stderr, "container setup: %s: %s\n", what, strerror(errno));
+	_exit(100);
+}
+
+static void child_enter_root(void)
+{
+	if (unshare(CLONE_NEWNS))
+		child_die("unshare");
+	if (mount(ROOT, ROOT, NULL, MS_BIND | MS_REC, NULL) || chdir(ROOT))
+		child_die("bind root");
+	if (syscall(SYS_pivot_root, ".", "old") || umount2("/old", MNT_DETACH) || chdir("/"))
+		child_die("pivot_root");
+}
+
+/* mount(2) -> user notification; everything else allowed. */
+static int child_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	int fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		child_die("no_new_privs");
+	fd = (int)syscall(SYS_seccomp, MNTSNAP_K_SECCOMP_SET_MODE_FILTER,
+			  MNTSNAP_K_SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		child_die("seccomp");
+	return fd;
+}
+
+/* No capability left: whatever gets mounted, the supervisor mounted. */
+static void child_drop_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	if (syscall(SYS_capset, &h, d))
+		child_die("capset");
+}
+
+/* One mount(2): 0 or its errno. */
+static int try_mount(const char *src, const char *tgt, const char *type, unsigned long fl,
+		     const char *data)
+{
+	return mount(src, tgt, type, fl, data) ? errno : 0;
+}
+
+/* ---- the supervisor's side ---------------------------------------------- */
+
+static void on_audit(const struct mntsnap_sv_event *ev, void *data)
+{
+	struct box *b = data;
+	char line[65536];
+	int n = mntsnap_sv_event_json(ev, line, sizeof(line));
+
+	cr_assert_gt(n, 0, "audit line: %s", strerror(-n));
+	b->audit = realloc(b->audit, b->audit_len + (size_t)n + 1);
+	memcpy(b->audit + b->audit_len, line, (size_t)n + 1);
+	b->audit_len += (size_t)n;
+	b->audit_lines++;
+}
+
+static void make_tree(void)
+{
+	static const char *dirs[] = { "/mnt/a", "/mnt/b", "/mnt/c", "/mnt/d", "/mnt/p",
+				      "/mnt/e", "/mnt/s", "/data/x", "/etc", "/tmp", "/old" };
+	char p[256];
+	int fd;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), ROOT "%s", dirs[i]);
+		ms_mkdir_p(p);
+	}
+	fd = open(ROOT "/data/x/hello", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(symlink("/../../../../tmp", ROOT "/mnt/l"), 0);
+	cr_assert_eq(symlink("/data/x", ROOT "/mnt/tox"), 0);
+}
+
+/* The issue's example policy, built through the API. */
+static struct mntsnap_policy *example_policy(void)
+{
+	static const char *const force[] = { "nosuid", "nodev", "noexec", NULL };
+	static const char *const forbid[] = { "uid", "gid", NULL };
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*",
+		     .force = force, .forbid = forbid);
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .source = "/data/*",
+		     .target = "/mnt/*");
+	struct mntsnap_policy *p;
+
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	return p;
+}
+
+static void box_start(struct box *b, struct mntsnap_policy *pol,
+		      const struct mntsnap_sysops *sys, script_fn script)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
+		     .sysops = sys);
+	int ready[2], done[2], go[2], cfd, pidfd, nfd;
+
+	memset(b, 0, sizeof(*b));
+	b->pol = pol;
+	b->res = mmap(NULL, NRES * sizeof(int), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert(b->res != MAP_FAILED);
+	for (int i = 0; i < NRES; i++)
+		b->res[i] = -1;
+	cr_assert_eq(pipe2(ready, O_CLOEXEC) | pipe2(done, O_CLOEXEC) | pipe2(go, O_CLOEXEC), 0);
+	b->pid = fork();
+	cr_assert_geq(b->pid, 0);
+	if (b->pid == 0) {
+		char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		child_enter_root();
+		cfd = child_filter();
+		if (write(ready[1], &cfd, sizeof(cfd)) != sizeof(cfd))
+			_exit(101);
+		child_drop_caps();
+		script(b->res);
+		if (write(done[1], "x", 1) != 1)
+			_exit(102);
+		close(go[1]);
+		while (read(go[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(done[1]);
+	close(go[0]);
+	b->done_r = done[0];
+	b->go_w = go[1];
+	cr_assert_eq(read(ready[0], &cfd, sizeof(cfd)), (ssize_t)sizeof(cfd),
+		     "the container failed to start");
+	close(ready[0]);
+	pidfd = (int)syscall(MNTSNAP_NR_pidfd_open, b->pid, 0);
+	cr_assert_geq(pidfd, 0);
+	nfd = (int)syscall(NR_pidfd_getfd_, pidfd, cfd, 0);
+	cr_assert_geq(nfd, 0, "pidfd_getfd: %s", strerror(errno));
+	close(pidfd);
+	cr_assert_eq(mntsnap_supervisor_new(pol, &o, &b->sv), 0);
+	cr_assert_eq(mntsnap_supervisor_add(b->sv, nfd, "box"), 0);
+}
+
+/* Serve until the script is done. */
+static void box_serve(struct box *b)
+{
+	for (;;) {
+		struct pollfd p[2] = { { mntsnap_supervisor_fd(b->sv), POLLIN, 0 },
+				       { b->done_r, POLLIN, 0 } };
+
+		cr_assert_geq(poll(p, 2, 30000), 1, "the container hangs");
+		if (p[0].revents)
+			cr_assert_geq(mntsnap_supervisor_dispatch(b->sv, 0), 0);
+		if (p[1].revents)
+			return;
+	}
+}
+
+static void box_end(struct box *b)
+{
+	int st;
+
+	close(b->go_w);
+	close(b->done_r);
+	cr_assert_eq(waitpid(b->pid, &st, 0), b->pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "container exit status %d", st);
+	mntsnap_supervisor_free(b->sv);
+	mntsnap_policy_free(b->pol);
+	munmap(b->res, NRES * sizeof(int));
+	free(b->audit);
+}
+
+/* The child's mountinfo: the topmost mount at mp, its options and type. */
+static bool mi_find(pid_t pid, const char *mp, char *opts, char *fstype)
+{
+	char path[64], *mi, *save = NULL;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	mi = ms_read_file(path, NULL);
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char m[512], o[512], t[128];
+		const char *dash = strstr(l, " - ");
+
+		if (!dash || sscanf(l, "%*s %*s %*s %*s %511s %511s", m, o) != 2 ||
+		    sscanf(dash + 3, "%127s", t) != 1 || strcmp(m, mp))
+			continue;
+		found = true;
+		if (opts)
+			strcpy(opts, o);
+		if (fstype)
+			strcpy(fstype, t);
+	}
+	free(mi);
+	return found;
+}
+
+static bool has_opt(const char *opts, const char *o)
+{
+	size_t n = strlen(o);
+
+	for (const char *p = opts; (p = strstr(p, o)); p += n)
+		if ((p == opts || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* ---- the issue's cases --------------------------------------------------- */
+
+static void script_example(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = try_mount("none", "/mnt/b", "tmpfs", 0, "uid=0");
+	res[2] = try_mount("proc", "/mnt/p", "proc", 0, NULL);
+	res[3] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	res[4] = access("/mnt/c/hello", F_OK) ? errno : 0;
+	res[5] = try_mount("/etc", "/mnt/d", NULL, MS_BIND, NULL);
+	res[6] = try_mount("none", "/etc", "tmpfs", 0, NULL);
+	res[7] = try_mount("none", "/mnt/l", "tmpfs", 0, NULL);
+	res[8] = try_mount("none", "/mnt/b", "tmpfs", MS_NOSUID, "gid=5,size=1m");
+	/* a symlink to an allowed source is matched by where it leads */
+	res[9] = try_mount("/mnt/tox", "/mnt/e", NULL, MS_BIND, NULL);
+}
+
+LTest(supervisor, example_policy_end_to_end)
+{
+	char *host_before, *host_after, opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	host_before = ms_read_file("/proc/self/mountinfo", NULL);
+	box_start(&b, example_policy(), NULL, script_example);
+	box_serve(&b);
+
+	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container");
+	cr_expect_str_eq(type, "tmpfs");
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options missing: %s", opts);
+	cr_expect_eq(b.res[1], EPERM, "uid=0: %s", strerror(b.res[1]));
+	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.res[2], EPERM, "proc: %s", strerror(b.res[2]));
+	cr_expect_not(mi_find(b.pid, "/mnt/p", NULL, NULL));
+	cr_expect_eq(b.res[3], 0, "bind /data/x: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "/mnt/c/hello after the bind: %s", strerror(b.res[4]));
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect_eq(b.res[5], EPERM, "bind /etc: %s", strerror(b.res[5]));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_eq(b.res[6], EPERM, "tmpfs on /etc: %s", strerror(b.res[6]));
+	cr_expect_not(mi_find(b.pid, "/etc", NULL, NULL));
+	cr_expect_eq(b.res[7], EPERM, "tmpfs on /mnt/l -> /tmp: %s", strerror(b.res[7]));
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/l", NULL, NULL));
+	cr_expect_eq(b.res[8], EPERM, "gid=5: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], 0, "bind via a symlink to /data/x: %s", strerror(b.res[9]));
+
+	/* the audit: one line per request, resolved paths, rule, mount id */
+	cr_expect_eq(b.audit_lines, 9, "%d audit lines:\n%s", b.audit_lines, b.audit);
+	cr_expect(strstr(b.audit, "\"target_resolved\":\"/tmp\""), "%s", b.audit);
+	cr_expect(strstr(b.audit, "\"options_applied\":\"nosuid,nodev,noexec\""), "%s",
+		  b.audit);
+	cr_expect(strstr(b.audit, "\"source_resolved\":\"/data/x\",\"target_resolved\":\"/mnt/e\""),
+		  "%s", b.audit);
+	if (getenv("MS_SV_DUMP"))
+		fputs(b.audit, stderr);
+	box_end(&b);
+
+	host_after = ms_read_file("/proc/self/mountinfo", NULL);
+	ms_assert_text_eq(host_after, host_before, "this namespace's mounts");
+	free(host_before);
+	free(host_after);
+}
