@@ -30,6 +30,7 @@
 #include "helpers.h"
 #include "mntsnap-supervisor.h"
 #include "mntsnap.h"
+#include "supervisor.h"
 #include "sys.h"
 #include "uapi.h"
 
@@ -352,4 +353,292 @@ LTest(supervisor, example_policy_end_to_end)
 	ms_assert_text_eq(host_after, host_before, "this namespace's mounts");
 	free(host_before);
 	free(host_after);
+}
+
+/* ---- arguments the supervisor must not trust ---------------------------- */
+
+static void script_garbage(int *res)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *two = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *end, longp[5000];
+
+	munmap(two + pg, (size_t)pg); /* an unmapped page right after the first */
+	res[0] = try_mount("none", (const char *)1, "tmpfs", 0, NULL);
+	res[1] = try_mount("none", "/mnt/a", (const char *)0x10, 0, NULL);
+	res[2] = try_mount((const char *)-4096L, "/mnt/c", NULL, MS_BIND, NULL);
+	res[3] = try_mount("none", "/mnt/a", "tmpfs", 0, (const char *)8);
+	/* "/mnt/a" ending exactly at the end of the mapped page: readable */
+	end = two + pg - sizeof("/mnt/a");
+	memcpy(end, "/mnt/a", sizeof("/mnt/a"));
+	res[4] = try_mount("none", end, "tmpfs", 0, NULL);
+	/* no NUL before the unmapped page */
+	memset(two, 'a', (size_t)pg);
+	res[5] = try_mount("none", two + pg - 8, "tmpfs", 0, NULL);
+	memset(longp, 'a', sizeof(longp));
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	res[6] = try_mount("none", longp, "tmpfs", 0, NULL);
+	res[7] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
+	res[8] = try_mount(NULL, "/mnt/a", NULL, MS_SHARED, NULL);
+	res[9] = try_mount("none", "/mnt/b", NULL, 0, NULL);
+	res[10] = try_mount("none", "mnt/b", "tmpfs", 0, NULL);
+	res[11] = try_mount("none", "/mnt/b", "tmpfs", 1UL << 40, NULL);
+}
+
+LTest(supervisor, garbage_arguments)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_garbage);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], EFAULT, "target (char *)1: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EFAULT, "fstype 0x10: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EFAULT, "source -4096: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], EFAULT, "data 8: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "target at a page end: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], EFAULT, "unterminated target: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], ENAMETOOLONG, "5000-byte target: %s", strerror(b.res[6]));
+	cr_expect_eq(b.res[7], EPERM, "MS_MOVE: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EPERM, "MS_SHARED: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], EINVAL, "no fstype: %s", strerror(b.res[9]));
+	cr_expect_eq(b.res[10], EPERM, "relative target: %s", strerror(b.res[10]));
+	cr_expect_eq(b.res[11], EINVAL, "flags above 32 bits: %s", strerror(b.res[11]));
+	cr_expect(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.audit_lines, 12, "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- remounts keep what the policy forces -------------------------------- */
+
+static void script_remount(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, "size=1m");
+	/* mount(2) would clear nosuid/nodev/noexec here: they come back */
+	res[1] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT | MS_BIND, NULL);
+	res[2] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	res[3] = try_mount(NULL, "/mnt/b", NULL, MS_REMOUNT | MS_BIND, NULL);
+	res[4] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT | MS_RDONLY, "size=2m");
+	res[5] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT, "uid=0");
+	res[6] = try_mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+}
+
+LTest(supervisor, remount_keeps_forced_options)
+{
+	char opts[512], type[128], *mi, path[64];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_remount);
+	box_serve(&b);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(b.res[i], 0, "step %d: %s", i, strerror(b.res[i]));
+	cr_expect_eq(b.res[3], EINVAL, "remount of a non-mount: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "size=2m: %s", strerror(b.res[4]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type));
+	cr_expect(has_opt(opts, "ro") && has_opt(opts, "nosuid") && has_opt(opts, "nodev") &&
+		  has_opt(opts, "noexec"), "after remounts: %s", opts);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", b.pid);
+	mi = ms_read_file(path, NULL);
+	cr_expect(strstr(mi, "size=2048k"), "superblock not reconfigured:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[5], EPERM, "remount with uid=0: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], EPERM, "remount of /: %s", strerror(b.res[6]));
+	box_end(&b);
+}
+
+/* ---- a caller that dies while the supervisor works on its request -------- */
+
+struct killer {
+	pid_t victim;
+	bool done;
+};
+
+/* The seam: RECV notes the caller; the first ID_VALID kills it first. */
+static long killer_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	struct killer *k = ctx;
+	long r = mntsnap_sys_ioctl(NULL, fd, req, arg);
+
+	if (req == MNTSNAP_K_SECCOMP_IOCTL_NOTIF_RECV && r >= 0)
+		k->victim = (pid_t)((struct mntsnap_k_seccomp_notif *)arg)->pid;
+	if (req == MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID && k->victim > 0 && !k->done) {
+		k->done = true;
+		kill(k->victim, SIGKILL);
+		/* generous: the kernel drops the notification when it wakes */
+		for (int i = 0; i < 1000 && !mntsnap_sys_ioctl(NULL, fd, req, arg); i++)
+			usleep(1000);
+		r = mntsnap_sys_ioctl(NULL, fd, req, arg);
+	}
+	return r;
+}
+
+static void script_victim(int *res)
+{
+	pid_t p = fork();
+	int st = 0;
+
+	if (p == 0)
+		_exit(try_mount("none", "/mnt/a", "tmpfs", 0, NULL) ? 1 : 0);
+	waitpid(p, &st, 0);
+	res[0] = WIFSIGNALED(st) ? WTERMSIG(st) : -1;
+	/* the supervisor goes on serving the others */
+	res[1] = try_mount("none", "/mnt/b", "tmpfs", 0, NULL);
+}
+
+LTest(supervisor, caller_dies_mid_request)
+{
+	struct killer k = { 0 };
+	struct mntsnap_sysops sys = { .ioctl = killer_ioctl, .ctx = &k };
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), &sys, script_victim);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], SIGKILL, "the requester was not killed");
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL),
+		      "mounted for a caller that had gone");
+	cr_expect(strstr(b.audit, "\"reason\":\"caller gone\""), "%s", b.audit);
+	cr_expect_eq(b.res[1], 0, "the next request: %s", strerror(b.res[1]));
+	cr_expect(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.audit_lines, 2, "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- 1,000 requests from 8 processes at once ----------------------------- */
+
+#define STRESS_PROCS 8
+#define STRESS_EACH 125
+#define STRESS_ALLOWED (STRESS_PROCS * ((STRESS_EACH + 1) / 2)) /* the even j */
+
+static void script_stress(int *res)
+{
+	pid_t p[STRESS_PROCS];
+
+	for (int i = 0; i < STRESS_PROCS; i++) {
+		p[i] = fork();
+		if (p[i] == 0) {
+			int bad = 0;
+
+			/* even: allowed (stacked on /mnt/s); odd: forbidden uid= */
+			for (int j = 0; j < STRESS_EACH; j++) {
+				int e = try_mount("none", "/mnt/s", "tmpfs", 0,
+						  j % 2 ? "uid=0" : NULL);
+
+				bad += j % 2 ? e != EPERM : e != 0;
+			}
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (int i = 0; i < STRESS_PROCS; i++) {
+		int st = -1;
+
+		waitpid(p[i], &st, 0);
+		res[i] = st;
+	}
+}
+
+static int count_mounts(pid_t pid, const char *mp)
+{
+	char path[64], *mi, *save = NULL, pat[256];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	snprintf(pat, sizeof(pat), " %s ", mp);
+	mi = ms_read_file(path, NULL);
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		n += strstr(l, pat) != NULL;
+	free(mi);
+	return n;
+}
+
+LTest(supervisor, thousand_requests_from_eight_processes)
+{
+	int ok = 0, lines = 0;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_stress);
+	box_serve(&b);
+	for (int i = 0; i < STRESS_PROCS; i++)
+		cr_expect_eq(b.res[i], 0, "process %d: status %d", i, b.res[i]);
+	cr_expect_eq(count_mounts(b.pid, "/mnt/s"), STRESS_ALLOWED);
+	cr_expect_eq(b.audit_lines, STRESS_PROCS * STRESS_EACH);
+	/* every line is one JSON object (parsed by json-c where built) */
+	for (char *l = b.audit, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		cr_assert(nl, "audit line without newline");
+		*nl = '\0';
+		lines++;
+		ok += strstr(l, "\"result\":0,") != NULL;
+#ifdef MS_HAVE_JSON
+		json_object *o = json_tokener_parse(l);
+
+		cr_assert(o && json_object_is_type(o, json_type_object), "not JSON: %s", l);
+		json_object_put(o);
+#endif
+	}
+	cr_expect_eq(lines, STRESS_PROCS * STRESS_EACH);
+	cr_expect_eq(ok, STRESS_ALLOWED);
+	box_end(&b);
+}
+
+/* ---- the policy alone ---------------------------------------------------- */
+
+LTest(supervisor, policy_rules_and_errors)
+{
+	static const char *const forbid[] = { "uid", NULL };
+	static const char *const force[] = { "noexec", "size=1m", "strictatime", NULL };
+	static const char *const bad_list[] = { "a,b", NULL };
+	MNTSNAP_OPTS(mntsnap_policy_rule, deny_proc, .fstype = "proc", .deny = true,
+		     .err = ENODEV);
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*",
+		     .forbid = forbid, .force = force, .err = EACCES);
+	MNTSNAP_OPTS(mntsnap_policy_rule, bad, .target = "/mnt/[ab");
+	MNTSNAP_OPTS(mntsnap_policy_rule, rel, .target = "mnt/*");
+	MNTSNAP_OPTS(mntsnap_policy_rule, comma, .forbid = bad_list);
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_policy *p;
+	int rule = 7;
+	char *applied;
+
+	cr_assert_eq(mntsnap_policy_new(true, 0, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &deny_proc, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_expect_eq(mntsnap_policy_add(p, &bad, &e), -EINVAL);
+	cr_expect(strstr(e.msg, "unclosed '['"), "%s", e.msg);
+	cr_expect_eq(mntsnap_policy_add(p, &rel, &e), -EINVAL);
+	cr_expect(strstr(e.msg, "must start with '/'"), "%s", e.msg);
+	cr_expect_eq(mntsnap_policy_add(p, &comma, &e), -EINVAL);
+	cr_expect_eq(mntsnap_policy_count(p), 2);
+
+	cr_expect_eq(mntsnap_policy_check(p, "proc", "proc", "/mnt/p", NULL, &rule), -ENODEV);
+	cr_expect_eq(rule, 0);
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a", "uid=0", &rule), -EACCES);
+	cr_expect_eq(rule, 1);
+	/* "uid" forbids uid and uid=..., not a longer key */
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a", "uidx=1,uid", &rule),
+		     -EACCES);
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a", "uidx=1", &rule), 0);
+	/* '*' never crosses '/': /mnt/a/b falls to the default (allow) */
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a/b", "uid=0", &rule), 0);
+	cr_expect_eq(rule, -1);
+
+	/* force: flags override their opposite, keys replace, atime modes exclude */
+	applied = mntsnap__policy_apply(p, 1, "exec,size=5m,noatime,mode=755,ro");
+	cr_expect_str_eq(applied, "mode=755,ro,noexec,size=1m,strictatime");
+	free(applied);
+	mntsnap_policy_free(p);
+
+	cr_assert_eq(mntsnap_policy_new(false, 0, &p), 0);
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", NULL, "/x", NULL, &rule), -EPERM);
+	cr_expect_eq(mntsnap_policy_new(false, -1, &p), -EINVAL);
+	mntsnap_policy_free(p);
 }
