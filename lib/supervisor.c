@@ -68,6 +68,8 @@ struct mntsnap_supervisor {
 	int epfd;
 	struct container **c;
 	size_t n;
+	dev_t own_dev;  /* the supervisor's own mount namespace (nsfs inode) */
+	ino_t own_ino;
 };
 
 enum kind { K_NEW, K_BIND, K_REMOUNT, K_REMOUNT_BIND };
@@ -118,6 +120,14 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
 	}
 	mntsnap_sys_resolve(sv->o.sysops, &sv->sys);
 	sv->policy = policy;
+	{
+		struct stat st;
+
+		if (!stat("/proc/self/ns/mnt", &st)) {
+			sv->own_dev = st.st_dev;
+			sv->own_ino = st.st_ino;
+		}
+	}
 	sv->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (sv->epfd < 0) {
 		r = -errno;
@@ -738,6 +748,21 @@ static int id_valid(struct mntsnap_supervisor *sv, struct container *c, uint64_t
 	return r < 0 ? (int)r : 0;
 }
 
+/*
+ * A caller in the supervisor's own mount namespace is refused: the policy
+ * speaks of containers, and a "/mnt" glob there would mean the host's /mnt.
+ */
+static int foreign_ns(const struct mntsnap_supervisor *sv, const struct req *q)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", q->n.pid);
+	if (stat(path, &st))
+		return errno == ENOENT ? -ESRCH : -errno;
+	return st.st_dev == sv->own_dev && st.st_ino == sv->own_ino ? -EPERM : 0;
+}
+
 /* Steps 3-5 of the file comment. -ENOENT: the caller has gone. */
 static int perform(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
 {
@@ -753,6 +778,11 @@ static int perform(struct mntsnap_supervisor *sv, struct container *c, struct re
 	r = mntsnap_ns_open_pid((int)q->n.pid, &ns);
 	if (!r)
 		r = root_identity(q);
+	if (!r) {
+		r = foreign_ns(sv, q);
+		if (r == -EPERM)
+			q->reason = "supervisor's own namespace";
+	}
 	if (!r && id_valid(sv, c, q->n.id))
 		r = -ENOENT;
 	if (r == -ESRCH)

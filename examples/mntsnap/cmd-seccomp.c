@@ -1009,7 +1009,11 @@ int cmd_seccomp(int argc, char **argv)
 	struct sc_args a = { .format = SC_OCI, .set = SC_QUERY, .arch = -1 };
 	bool format_given = false;
 	struct sc_frag f;
-	int r = parse_seccomp(argc, argv, &a, &format_given);
+	int r;
+
+	if (seccomp_notify_wanted(argc, argv))
+		return cmd_seccomp_notify(argc, argv);
+	r = parse_seccomp(argc, argv, &a, &format_given);
 
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;

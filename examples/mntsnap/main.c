@@ -16,6 +16,7 @@ static const struct cli_cmd cmds[] = {
 	{ "save", "capture a mount table into a binary snapshot file", cmd_save },
 	{ "show", "render a saved snapshot", cmd_show },
 	{ "diff", "compare two snapshots (exit 0 equal, 1 different)", cmd_diff },
+	{ "supervise", "perform the mounts containers ask for, as a policy allows", cmd_supervise },
 };
 
 int cli_fail(int err, const char *fmt, ...)
