@@ -31,7 +31,15 @@
  *    the fd, open_tree for binds), never onto a path looked up again;
  *  - a requester whose root is not its mount namespace's root (chroot()
  *    inside the container) is refused with EPERM: there "/" would mean
- *    something else to it than to the supervisor.
+ *    something else to it than to the supervisor; so is one in the
+ *    supervisor's own mount namespace.
+ *
+ * Handled: mount(2) new mounts, binds (MS_REC), remounts (with and without
+ * MS_BIND; the rule's force list is applied again, as the flags given
+ * replace the mount's); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
+ * of a mount the supervisor made for the same notify fd, nothing else.
+ * Refused with the policy's errno: MS_MOVE, propagation changes, unknown
+ * flags, non-string data, relative paths, other syscalls and ABIs.
  */
 #ifndef MNTSNAP_SUPERVISOR_H
 #define MNTSNAP_SUPERVISOR_H

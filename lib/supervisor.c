@@ -56,9 +56,15 @@
 #define NATIVE_ARCH 0U /* unknown: every request is refused */
 #endif
 
+/*
+ * One notify fd. mounted: the unique ids of the mounts made for it, the
+ * only ones its umount2() may remove.
+ */
 struct container {
 	int fd;
 	char *id;
+	uint64_t *mounted;
+	size_t nmounted;
 };
 
 struct mntsnap_supervisor {
@@ -72,12 +78,19 @@ struct mntsnap_supervisor {
 	ino_t own_ino;
 };
 
-enum kind { K_NEW, K_BIND, K_REMOUNT, K_REMOUNT_BIND };
+enum kind { K_NEW, K_BIND, K_REMOUNT, K_REMOUNT_BIND, K_UMOUNT };
+
+#define MNT_FORCE_ 1U
+#define MNT_DETACH_ 2U
+#define MNT_EXPIRE_ 4U
+#define UMOUNT_NOFOLLOW_ 8U
 
 /* One request, from RECV to SEND. The helper writes its half in place. */
 struct req {
 	struct mntsnap_k_seccomp_notif n;
+	const struct container *c;
 	enum kind kind;
+	unsigned umount_flags;
 	uint32_t ms;         /* the MS_* bits the flag table knows */
 	bool rec;            /* MS_REC on a bind */
 	bool has_source, has_fstype, has_data;
@@ -144,6 +157,7 @@ static void container_free(struct container *c)
 		return;
 	close(c->fd);
 	free(c->id);
+	free(c->mounted);
 	free(c);
 }
 
@@ -723,6 +737,85 @@ static int work_mount(void *data, void **ret_buf, size_t *ret_len)
 	return r;
 }
 
+static bool is_ours(const struct container *c, uint64_t id)
+{
+	for (size_t i = 0; id && i < c->nmounted; i++)
+		if (c->mounted[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * umount2 of a mount the supervisor made for this container, and of
+ * nothing else. The mount is named from its parent directory (openat
+ * "..", which for a mount root is the directory under the mountpoint) so
+ * the helper's cwd is not inside it; the name is checked to lead to the
+ * same mount id right before umount2.
+ */
+static int do_umount(struct req *q, int *tfdp)
+{
+	int tfd = *tfdp;
+	struct mntsnap_statx st = { 0 };
+	const char *base = strrchr(q->rtarget, '/');
+	int pfd, r;
+
+	r = sys_statx_(tfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (r)
+		return r;
+	if (!(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT_) ||
+	    !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT_))
+		return -EINVAL; /* what umount2(2) says for a non-mount */
+	q->mnt_id = st.stx_mnt_id;
+	q->reason = "policy";
+	if (!is_ours(q->c, st.stx_mnt_id) || !base || !base[1])
+		return -EPERM;
+	pfd = openat(tfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	r = fchdir(pfd) ? -errno : 0;
+	close(pfd);
+	/* an open fd on the mount, even O_PATH, would make it busy */
+	close(tfd);
+	*tfdp = -1;
+	if (!r)
+		r = sys_statx_(AT_FDCWD, base + 1, AT_SYMLINK_NOFOLLOW, MNTSNAP_STATX_MNT_ID_UNIQUE,
+			       &st);
+	if (!r && st.stx_mnt_id != q->mnt_id)
+		r = -EAGAIN; /* changed under us: refuse rather than guess */
+	q->reason = "umount";
+	if (!r && syscall(SYS_umount2, base + 1, (int)(q->umount_flags | UMOUNT_NOFOLLOW_)))
+		r = -errno;
+	return r;
+}
+
+/* Runs in the helper, inside the caller's mount namespace. */
+static int work_umount(void *data, void **ret_buf, size_t *ret_len)
+{
+	struct work *w = data;
+	struct req *q = w->q;
+	int root, tfd = -1, r;
+
+	*ret_buf = NULL;
+	*ret_len = 0;
+	q->reason = "chroot";
+	r = root_matches(q);
+	if (r)
+		return r;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	q->reason = "target";
+	r = resolve(root, q->target, q->rtarget, sizeof(q->rtarget), &tfd);
+	if (!r)
+		r = do_umount(q, &tfd);
+	if (!r)
+		q->reason = NULL;
+	if (tfd >= 0)
+		close(tfd);
+	close(root);
+	return r;
+}
+
 /* ---- one request -------------------------------------------------------- */
 
 static int root_identity(struct req *q)
@@ -788,7 +881,8 @@ static int perform(struct mntsnap_supervisor *sv, struct container *c, struct re
 	if (r == -ESRCH)
 		r = -ENOENT;
 	if (!r) {
-		r = mntsnap_ns_run(ns, work_mount, &w, &o, &buf, &len);
+		r = mntsnap_ns_run(ns, q->kind == K_UMOUNT ? work_umount : work_mount, &w, &o, &buf,
+				   &len);
 		free(buf);
 	}
 	mntsnap_ns_free(ns);
@@ -839,12 +933,61 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct container *c, str
 	q->result = r;
 }
 
+static void decide_umount(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	bool has;
+	int r;
+
+	q->kind = K_UMOUNT;
+	q->umount_flags = (unsigned)q->n.data.args[1];
+	q->reason = "arguments";
+	r = read_opt((int)q->n.pid, q->n.data.args[0], q->target, sizeof(q->target), &has);
+	if (!r && !has)
+		r = -EFAULT;
+	if (r == -ESRCH)
+		r = -ENOENT;
+	if (!r && (q->n.data.args[1] >> 32 ||
+		   (q->umount_flags & ~(MNT_DETACH_ | UMOUNT_NOFOLLOW_)))) {
+		/* MNT_FORCE and MNT_EXPIRE are not for containers */
+		q->reason = "unsupported flags";
+		r = q->umount_flags & (MNT_FORCE_ | MNT_EXPIRE_) ? -mntsnap__policy_errno(sv->policy)
+								  : -EINVAL;
+	}
+	if (!r)
+		r = perform(sv, c, q);
+	q->result = r;
+}
+
+/* Remember (or forget) a mount made for c. */
+static void track(struct container *c, const struct req *q)
+{
+	if (q->result || !q->mnt_id)
+		return;
+	if (q->kind == K_UMOUNT) {
+		for (size_t i = 0; i < c->nmounted; i++)
+			if (c->mounted[i] == q->mnt_id) {
+				c->mounted[i] = c->mounted[--c->nmounted];
+				return;
+			}
+	} else if (q->kind == K_NEW || q->kind == K_BIND) {
+		uint64_t *n = realloc(c->mounted, (c->nmounted + 1) * sizeof(*n));
+
+		/* without memory it is only forgotten: umount2 of it is refused */
+		if (n) {
+			c->mounted = n;
+			c->mounted[c->nmounted++] = q->mnt_id;
+		}
+	}
+}
+
 /* ---- audit -------------------------------------------------------------- */
 
 static const char *syscall_name(const struct req *q, char *buf, size_t len)
 {
 	if (q->n.data.nr == SYS_mount)
 		return "mount";
+	if (q->n.data.nr == SYS_umount2)
+		return "umount2";
 	snprintf(buf, len, "nr:%d", q->n.data.nr);
 	return buf;
 }
@@ -862,7 +1005,9 @@ static void audit(struct mntsnap_supervisor *sv, struct container *c, struct req
 	ev.container = c->id;
 	ev.pid = (int)q->n.pid;
 	ev.syscall = syscall_name(q, nr, sizeof(nr));
-	if (q->n.data.nr == SYS_mount) {
+	if (q->kind == K_UMOUNT) {
+		ev.target = q->target[0] ? q->target : NULL;
+	} else if (q->n.data.nr == SYS_mount) {
 		ev.fstype = match_fstype(q);
 		if (!ev.fstype && q->has_fstype)
 			ev.fstype = q->fstype;
@@ -875,7 +1020,7 @@ static void audit(struct mntsnap_supervisor *sv, struct container *c, struct req
 	ev.options_applied = q->result ? NULL : q->applied;
 	ev.rule = q->rule;
 	ev.result = q->result;
-	ev.mnt_id = q->result ? 0 : q->mnt_id;
+	ev.mnt_id = q->result ? 0 : q->mnt_id; /* umount2: the mount removed */
 	ev.reason = q->result || q->gone ? q->reason : NULL;
 	sv->o.audit(&ev, sv->o.audit_data);
 }
@@ -890,17 +1035,20 @@ static int handle_one(struct mntsnap_supervisor *sv, struct container *c)
 	if (!q)
 		return -ENOMEM;
 	q->rule = -2;
+	q->c = c;
 	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_RECV, &q->n);
 	if (r < 0) {
 		free(q);
 		/* ENOENT: the caller was interrupted before we got it */
 		return r == -ENOENT || r == -EINTR ? 0 : (int)r;
 	}
-	if (q->n.data.arch != NATIVE_ARCH || q->n.data.nr != SYS_mount) {
+	if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_mount) {
+		decide_mount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_umount2) {
+		decide_umount(sv, c, q);
+	} else {
 		q->reason = "syscall not handled";
 		q->result = -mntsnap__policy_errno(sv->policy);
-	} else {
-		decide_mount(sv, c, q);
 	}
 	resp.id = q->n.id;
 	resp.error = q->result;
@@ -914,6 +1062,7 @@ static int handle_one(struct mntsnap_supervisor *sv, struct container *c)
 		q->gone = true; /* ENOENT: interrupted or killed meanwhile */
 		q->reason = "caller gone";
 	}
+	track(c, q);
 	audit(sv, c, q);
 	free(q->asked);
 	free(q->applied);

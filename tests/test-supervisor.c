@@ -83,14 +83,15 @@ static void child_enter_root(void)
 		child_die("pivot_root");
 }
 
-/* mount(2) -> user notification; everything else allowed. */
+/* mount(2), umount2(2) -> user notification; everything else allowed. */
 static int child_filter(void)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_umount2, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF),
 	};
@@ -449,6 +450,51 @@ LTest(supervisor, remount_keeps_forced_options)
 	free(mi);
 	cr_expect_eq(b.res[5], EPERM, "remount with uid=0: %s", strerror(b.res[5]));
 	cr_expect_eq(b.res[6], EPERM, "remount of /: %s", strerror(b.res[6]));
+	box_end(&b);
+}
+
+/* ---- umount2: only what the supervisor mounted for this container -------- */
+
+static void script_umount(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	res[2] = umount2("/mnt/a", 0) ? errno : 0;
+	res[3] = umount2("/mnt/c", MNT_DETACH) ? errno : 0;
+	res[4] = umount2("/", MNT_DETACH) ? errno : 0;      /* not ours */
+	res[5] = umount2("/mnt/b", 0) ? errno : 0;          /* not a mount */
+	res[6] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[7] = umount2("/mnt/a", MNT_FORCE) ? errno : 0;  /* refused flag */
+	res[8] = umount2((const char *)16, 0) ? errno : 0;
+	/* busy: the kernel's own EBUSY comes back */
+	res[9] = chdir("/mnt/a") ? errno : 0;
+	res[10] = umount2("/mnt/a", 0) ? errno : 0;
+	res[11] = chdir("/") ? errno : 0;
+	res[12] = umount2("/mnt/a", 0) ? errno : 0;
+}
+
+LTest(supervisor, umount_only_own_mounts)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_umount);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0);
+	cr_expect_eq(b.res[1], 0);
+	cr_expect_eq(b.res[2], 0, "umount /mnt/a: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], 0, "umount -l /mnt/c: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], EPERM, "umount /: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], EINVAL, "umount of a non-mount: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], 0);
+	cr_expect_eq(b.res[7], EPERM, "MNT_FORCE: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EFAULT, "bad pointer: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[10], EBUSY, "busy mount: %s", strerror(b.res[10]));
+	cr_expect_eq(b.res[12], 0, "umount after chdir /: %s", strerror(b.res[12]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect(strstr(b.audit, "\"syscall\":\"umount2\""), "%s", b.audit);
 	box_end(&b);
 }
 
