@@ -50,7 +50,8 @@ static const char script[] =
 	"mount -t tmpfs none /etc; echo \"etc=$?\"; "
 	"mount -t tmpfs none /mnt/l; echo \"l=$?\"; "
 	"test -e /mnt/c/hello; echo \"hello=$?\"; "
-	"echo ===; cat /proc/self/mountinfo";
+	"echo ===; cat /proc/self/mountinfo; echo ===; "
+	"umount /mnt/c; echo \"uc=$?\"; umount /dev/shm; echo \"ushm=$?\"";
 
 struct run {
 	int status;
@@ -136,7 +137,7 @@ static void setup(void)
 	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp", "etc",
 					    "mnt/a", "mnt/b", "mnt/c", "mnt/d", "mnt/p",
 					    "data/x" };
-	static const char *const links[] = { "sh", "cat", "echo", "mount", "test" };
+	static const char *const links[] = { "sh", "cat", "echo", "mount", "umount", "test" };
 	const char *bb;
 	char p[256];
 
@@ -296,6 +297,10 @@ Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 		  strstr(r.err, "permission denied") || strstr(r.err, "Operation not permitted"),
 		  "no EPERM message:\n%s\n%s", r.out, r.err);
 
+	/* umount2: what the supervisor mounted, not what the runtime did */
+	cr_expect(strstr(r.out, "uc=0\n"), "umount /mnt/c:\n%s", r.out);
+	cr_expect(strstr(r.out, "ushm=") && !strstr(r.out, "ushm=0\n"), "umount /dev/shm:\n%s",
+		  r.out);
 	mi = strstr(r.out, "===\n");
 	cr_assert(mi, "no mountinfo in:\n%s", r.out);
 	cr_assert(mi_find(mi, "/mnt/a", opts, type), "/mnt/a not in the container:\n%s", mi);

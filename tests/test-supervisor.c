@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <poll.h>
@@ -73,8 +74,40 @@ static void child_die(const char *what)
 	_exit(100);
 }
 
-static void child_enter_root(void)
+static void write_file(const char *path, const char *text)
 {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		child_die(path);
+	close(fd);
+}
+
+/*
+ * Rootless: become uid/gid ROOTLESS_ID for good, then a user namespace of
+ * our own where that id is root, as podman/crun rootless containers do.
+ */
+#define ROOTLESS_ID 1000
+#define ROOTLESS_MAP "0 1000 1"
+
+static void child_rootless(void)
+{
+	if (setgroups(0, NULL) || setresgid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID) ||
+	    setresuid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID))
+		child_die("drop to uid 1000");
+	/* the uid change made us non-dumpable: /proc/self would stay root's */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (unshare(CLONE_NEWUSER))
+		child_die("unshare(CLONE_NEWUSER)");
+	write_file("/proc/self/setgroups", "deny");
+	write_file("/proc/self/uid_map", ROOTLESS_MAP);
+	write_file("/proc/self/gid_map", ROOTLESS_MAP);
+}
+
+static void child_enter_root(bool rootless)
+{
+	if (rootless)
+		child_rootless();
 	if (unshare(CLONE_NEWNS))
 		child_die("unshare");
 	if (mount(ROOT, ROOT, NULL, MS_BIND | MS_REC, NULL) || chdir(ROOT))
@@ -174,8 +207,8 @@ static struct mntsnap_policy *example_policy(void)
 	return p;
 }
 
-static void box_start(struct box *b, struct mntsnap_policy *pol,
-		      const struct mntsnap_sysops *sys, script_fn script)
+static void box_start_as(struct box *b, struct mntsnap_policy *pol,
+			 const struct mntsnap_sysops *sys, script_fn script, bool rootless)
 {
 	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
 		     .sysops = sys);
@@ -195,7 +228,7 @@ static void box_start(struct box *b, struct mntsnap_policy *pol,
 		char c;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		child_enter_root();
+		child_enter_root(rootless);
 		cfd = child_filter();
 		if (write(ready[1], &cfd, sizeof(cfd)) != sizeof(cfd))
 			_exit(101);
@@ -223,6 +256,12 @@ static void box_start(struct box *b, struct mntsnap_policy *pol,
 	close(pidfd);
 	cr_assert_eq(mntsnap_supervisor_new(pol, &o, &b->sv), 0);
 	cr_assert_eq(mntsnap_supervisor_add(b->sv, nfd, "box"), 0);
+}
+
+static void box_start(struct box *b, struct mntsnap_policy *pol,
+		      const struct mntsnap_sysops *sys, script_fn script)
+{
+	box_start_as(b, pol, sys, script, false);
 }
 
 /* Serve until the script is done. */
@@ -354,6 +393,33 @@ LTest(supervisor, example_policy_end_to_end)
 	ms_assert_text_eq(host_after, host_before, "this namespace's mounts");
 	free(host_before);
 	free(host_after);
+}
+
+/* The same in a rootless container: its own user namespace, uid 1000 outside. */
+LTest(supervisor, rootless_container)
+{
+	char opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start_as(&b, example_policy(), NULL, script_example, true);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container");
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options missing: %s", opts);
+	cr_expect_eq(b.res[1], EPERM);
+	cr_expect_eq(b.res[2], EPERM);
+	cr_expect_eq(b.res[3], 0, "bind /data/x: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0);
+	cr_expect_eq(b.res[5], EPERM);
+	cr_expect_eq(b.res[6], EPERM);
+	cr_expect_eq(b.res[7], EPERM);
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
+	cr_expect_eq(b.res[9], 0);
+	cr_expect_eq(b.audit_lines, 9, "%s", b.audit);
+	box_end(&b);
 }
 
 /* ---- arguments the supervisor must not trust ---------------------------- */
