@@ -65,6 +65,9 @@ struct container {
 	char *id;
 	uint64_t *mounted;
 	size_t nmounted;
+	struct mntsnap_ns *ns; /* the callers' mount namespace, see caller_ns() */
+	dev_t ns_dev;
+	ino_t ns_ino;
 };
 
 struct mntsnap_supervisor {
@@ -158,6 +161,7 @@ static void container_free(struct container *c)
 	close(c->fd);
 	free(c->id);
 	free(c->mounted);
+	mntsnap_ns_free(c->ns);
 	free(c);
 }
 
@@ -842,18 +846,43 @@ static int id_valid(struct mntsnap_supervisor *sv, struct container *c, uint64_t
 }
 
 /*
- * A caller in the supervisor's own mount namespace is refused: the policy
- * speaks of containers, and a "/mnt" glob there would mean the host's /mnt.
+ * The caller's mount namespace as a handle, kept per container while the
+ * callers stay in the same one: reopening costs a pidfd, an nsfs open and
+ * the helper's stack mapping each time. The caller is named by pid here;
+ * NOTIF_ID_VALID afterwards proves the pid was still the caller.
+ * A caller in the supervisor's own mount namespace is refused (-EPERM):
+ * the policy speaks of containers, and a "/mnt" glob there would mean the
+ * host's /mnt.
  */
-static int foreign_ns(const struct mntsnap_supervisor *sv, const struct req *q)
+static int caller_ns(const struct mntsnap_supervisor *sv, struct container *c,
+		     const struct req *q, struct mntsnap_ns **ret_ns)
 {
+	struct mntsnap_ns *ns;
 	char path[64];
 	struct stat st;
+	int fd, r = 0;
 
 	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", q->n.pid);
-	if (stat(path, &st))
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	return st.st_dev == sv->own_dev && st.st_ino == sv->own_ino ? -EPERM : 0;
+	if (fstat(fd, &st))
+		r = -errno;
+	else if (st.st_dev == sv->own_dev && st.st_ino == sv->own_ino)
+		r = -EPERM;
+	else if (!c->ns || c->ns_dev != st.st_dev || c->ns_ino != st.st_ino) {
+		r = mntsnap_ns_open_fd(fd, &ns);
+		if (!r) {
+			mntsnap_ns_free(c->ns);
+			c->ns = ns;
+			c->ns_dev = st.st_dev;
+			c->ns_ino = st.st_ino;
+		}
+	}
+	close(fd);
+	if (!r)
+		*ret_ns = c->ns;
+	return r;
 }
 
 /* Steps 3-5 of the file comment. -ENOENT: the caller has gone. */
@@ -868,14 +897,11 @@ static int perform(struct mntsnap_supervisor *sv, struct container *c, struct re
 	int r;
 
 	q->reason = "caller gone";
-	r = mntsnap_ns_open_pid((int)q->n.pid, &ns);
+	r = caller_ns(sv, c, q, &ns);
+	if (r == -EPERM)
+		q->reason = "supervisor's own namespace";
 	if (!r)
 		r = root_identity(q);
-	if (!r) {
-		r = foreign_ns(sv, q);
-		if (r == -EPERM)
-			q->reason = "supervisor's own namespace";
-	}
 	if (!r && id_valid(sv, c, q->n.id))
 		r = -ENOENT;
 	if (r == -ESRCH)
@@ -885,7 +911,6 @@ static int perform(struct mntsnap_supervisor *sv, struct container *c, struct re
 				   &len);
 		free(buf);
 	}
-	mntsnap_ns_free(ns);
 	return r;
 }
 

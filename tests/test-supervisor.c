@@ -104,9 +104,13 @@ static void child_rootless(void)
 	write_file("/proc/self/gid_map", ROOTLESS_MAP);
 }
 
-static void child_enter_root(bool rootless)
+enum box_mode { BOX_ROOTFUL, BOX_ROOTLESS, BOX_SAME_NS };
+
+static void child_enter_root(enum box_mode mode)
 {
-	if (rootless)
+	if (mode == BOX_SAME_NS)
+		return; /* stays in the supervisor's namespace and root */
+	if (mode == BOX_ROOTLESS)
 		child_rootless();
 	if (unshare(CLONE_NEWNS))
 		child_die("unshare");
@@ -208,7 +212,7 @@ static struct mntsnap_policy *example_policy(void)
 }
 
 static void box_start_as(struct box *b, struct mntsnap_policy *pol,
-			 const struct mntsnap_sysops *sys, script_fn script, bool rootless)
+			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
 {
 	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
 		     .sysops = sys);
@@ -228,7 +232,7 @@ static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 		char c;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		child_enter_root(rootless);
+		child_enter_root(mode);
 		cfd = child_filter();
 		if (write(ready[1], &cfd, sizeof(cfd)) != sizeof(cfd))
 			_exit(101);
@@ -261,7 +265,7 @@ static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 static void box_start(struct box *b, struct mntsnap_policy *pol,
 		      const struct mntsnap_sysops *sys, script_fn script)
 {
-	box_start_as(b, pol, sys, script, false);
+	box_start_as(b, pol, sys, script, BOX_ROOTFUL);
 }
 
 /* Serve until the script is done. */
@@ -403,7 +407,7 @@ LTest(supervisor, rootless_container)
 
 	ms_private_ns(BASE);
 	make_tree();
-	box_start_as(&b, example_policy(), NULL, script_example, true);
+	box_start_as(&b, example_policy(), NULL, script_example, BOX_ROOTLESS);
 	box_serve(&b);
 	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
 	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container");
@@ -420,6 +424,31 @@ LTest(supervisor, rootless_container)
 	cr_expect_eq(b.res[9], 0);
 	cr_expect_eq(b.audit_lines, 9, "%s", b.audit);
 	box_end(&b);
+}
+
+/* A caller in the supervisor's own namespace gets nothing: "/mnt/a" is ours. */
+static void script_same_ns(int *res)
+{
+	res[0] = try_mount("none", ROOT "/mnt/a", "tmpfs", 0, NULL);
+}
+
+LTest(supervisor, caller_in_supervisor_namespace_refused)
+{
+	char *before, *after;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	before = ms_read_file("/proc/self/mountinfo", NULL);
+	box_start_as(&b, example_policy(), NULL, script_same_ns, BOX_SAME_NS);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], EPERM, "%s", strerror(b.res[0]));
+	cr_expect(strstr(b.audit, "\"reason\":\"supervisor's own namespace\""), "%s", b.audit);
+	box_end(&b);
+	after = ms_read_file("/proc/self/mountinfo", NULL);
+	ms_assert_text_eq(after, before, "this namespace's mounts");
+	free(before);
+	free(after);
 }
 
 /* ---- arguments the supervisor must not trust ---------------------------- */
