@@ -57,6 +57,28 @@
 #endif
 
 /*
+ * A filesystem context or detached mount of the new mount API, as the
+ * container holds it: the fd it got from fsopen()/fsmount() is a memfd
+ * placeholder of ours (its inode names the context); the options it
+ * configures are only recorded. Nothing is created until move_mount()
+ * names the target: then the whole request is decided at once, like a
+ * mount(2), and performed the same way.
+ */
+struct fsctx {
+	int fd;           /* our end of the placeholder */
+	dev_t dev;
+	ino_t ino;
+	bool created;     /* FSCONFIG_CMD_CREATE seen */
+	bool is_mount;    /* from fsmount(): a "detached mount" */
+	uint64_t attr;    /* fsmount attr_flags */
+	char fstype[256];
+	char *source;
+	char *opts;       /* comma list of what fsconfig set */
+};
+
+#define MAX_CTX 64 /* pending contexts per container */
+
+/*
  * One notify fd. mounted: the unique ids of the mounts made for it, the
  * only ones its umount2() may remove.
  */
@@ -68,6 +90,8 @@ struct container {
 	struct mntsnap_ns *ns; /* the callers' mount namespace, see caller_ns() */
 	dev_t ns_dev;
 	ino_t ns_ino;
+	struct fsctx **ctx;    /* pending new-mount-API contexts, see fsopen */
+	size_t nctx;
 };
 
 struct mntsnap_supervisor {
@@ -109,6 +133,8 @@ struct req {
 	const char *reason;
 	int result;
 	bool gone;           /* the answer found nobody */
+	bool answered;       /* ADDFD with SEND already answered the call */
+	const char *sysname; /* for the audit; NULL: from the number */
 };
 
 /* ---- the object --------------------------------------------------------- */
@@ -154,6 +180,16 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
 	return 0;
 }
 
+static void fsctx_free(struct fsctx *x)
+{
+	if (!x)
+		return;
+	close(x->fd);
+	free(x->source);
+	free(x->opts);
+	free(x);
+}
+
 static void container_free(struct container *c)
 {
 	if (!c)
@@ -162,6 +198,9 @@ static void container_free(struct container *c)
 	free(c->id);
 	free(c->mounted);
 	mntsnap_ns_free(c->ns);
+	for (size_t i = 0; i < c->nctx; i++)
+		fsctx_free(c->ctx[i]);
+	free(c->ctx);
 	free(c);
 }
 
@@ -983,6 +1022,342 @@ static void decide_umount(struct mntsnap_supervisor *sv, struct container *c, st
 	q->result = r;
 }
 
+/* ---- the new mount API ------------------------------------------------- */
+
+#define MFD_CLOEXEC_ 1U
+#define MFD_ALLOW_SEALING_ 2U
+#define O_CLOEXEC_BIT_ 02000000U
+#define KNOWN_ATTR_ (MNTSNAP_K_MOUNT_ATTR_RDONLY | MNTSNAP_K_MOUNT_ATTR_NOSUID |            \
+		     MNTSNAP_K_MOUNT_ATTR_NODEV | MNTSNAP_K_MOUNT_ATTR_NOEXEC |              \
+		     MNTSNAP_K_MOUNT_ATTR__ATIME | MNTSNAP_K_MOUNT_ATTR_NODIRATIME |         \
+		     MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW)
+
+/* Which of c's contexts the caller's fd is: its file, fetched, compared by inode. */
+static int ctx_of_fd(struct container *c, const struct req *q, uint64_t fd64,
+		     struct fsctx **ret)
+{
+	int pidfd, fd, r = -EINVAL;
+	struct stat st;
+
+	if (fd64 > INT32_MAX)
+		return -EBADF;
+	pidfd = (int)syscall(MNTSNAP_NR_pidfd_open, q->n.pid, 0);
+	if (pidfd < 0)
+		return -ESRCH;
+	fd = (int)syscall(MNTSNAP_NR_pidfd_getfd, pidfd, (int)fd64, 0);
+	close(pidfd);
+	if (fd < 0)
+		return errno == EBADF ? -EBADF : -ESRCH;
+	if (!fstat(fd, &st))
+		for (size_t i = 0; i < c->nctx; i++)
+			if (c->ctx[i]->dev == st.st_dev && c->ctx[i]->ino == st.st_ino) {
+				*ret = c->ctx[i];
+				r = 0;
+				break;
+			}
+	close(fd);
+	return r; /* not one of ours: what the kernel says for a non-context fd */
+}
+
+static void ctx_remove(struct container *c, struct fsctx *x)
+{
+	for (size_t i = 0; i < c->nctx; i++)
+		if (c->ctx[i] == x) {
+			c->ctx[i] = c->ctx[--c->nctx];
+			fsctx_free(x);
+			return;
+		}
+}
+
+/*
+ * A new placeholder, handed to the caller with ADDFD|SEND, which also
+ * answers the call with the fd number. On success the context is c's.
+ */
+static int ctx_hand_over(struct mntsnap_supervisor *sv, struct container *c, struct req *q,
+			 struct fsctx *x, bool cloexec)
+{
+	struct mntsnap_k_seccomp_notif_addfd add = { 0 };
+	struct fsctx **n;
+	struct stat st;
+	long r;
+
+	if (c->nctx >= MAX_CTX)
+		return -EMFILE;
+	x->fd = (int)syscall(SYS_memfd_create, "mntsnap-fs-context",
+			     MFD_CLOEXEC_ | MFD_ALLOW_SEALING_);
+	if (x->fd < 0)
+		return -errno;
+	/* inert: the container can neither write nor grow what it holds */
+	if (fcntl(x->fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) ||
+	    fstat(x->fd, &st))
+		return -errno;
+	x->dev = st.st_dev;
+	x->ino = st.st_ino;
+	n = realloc(c->ctx, (c->nctx + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->ctx = n;
+	if (id_valid(sv, c, q->n.id))
+		return -ENOENT;
+	add.id = q->n.id;
+	add.flags = MNTSNAP_K_SECCOMP_ADDFD_FLAG_SEND;
+	add.srcfd = (uint32_t)x->fd;
+	add.newfd_flags = cloexec ? O_CLOEXEC_BIT_ : 0;
+	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	if (r < 0)
+		return (int)r;
+	q->answered = true;
+	c->ctx[c->nctx++] = x;
+	return 0;
+}
+
+static void do_fsopen(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct fsctx *x;
+	int r;
+
+	q->sysname = "fsopen";
+	q->reason = "arguments";
+	r = read_str((int)q->n.pid, a[0], q->fstype, sizeof(q->fstype));
+	q->has_fstype = !r;
+	if (!r && a[1] & ~(uint64_t)MNTSNAP_K_FSOPEN_CLOEXEC)
+		r = -EINVAL;
+	if (!r && !mntsnap__policy_may_allow(sv->policy, q->fstype)) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		x = calloc(1, sizeof(*x));
+		if (!x) {
+			r = -ENOMEM;
+		} else {
+			x->fd = -1;
+			snprintf(x->fstype, sizeof(x->fstype), "%s", q->fstype);
+			q->reason = "fd";
+			r = ctx_hand_over(sv, c, q, x, a[1] & MNTSNAP_K_FSOPEN_CLOEXEC);
+			if (r)
+				fsctx_free(x);
+			else
+				q->reason = NULL;
+		}
+	}
+	q->result = r;
+}
+
+/* Record one fsconfig option as "key" or "key=value". */
+static int ctx_add_opt(struct fsctx *x, const char *key, const char *val)
+{
+	size_t n = (x->opts ? strlen(x->opts) + 1 : 0) + strlen(key) + (val ? strlen(val) + 1 : 0);
+	char *o;
+
+	/* a comma would split the option when it is replayed */
+	if (strchr(key, ',') || strchr(key, '=') || (val && strchr(val, ',')) || !*key)
+		return -EINVAL;
+	o = malloc(n + 1);
+	if (!o)
+		return -ENOMEM;
+	snprintf(o, n + 1, "%s%s%s%s%s", x->opts ? x->opts : "", x->opts ? "," : "", key,
+		 val ? "=" : "", val ? val : "");
+	free(x->opts);
+	x->opts = o;
+	return 0;
+}
+
+static int fsconfig_apply(struct req *q, struct fsctx *x)
+{
+	const uint64_t *a = q->n.data.args;
+	int pid = (int)q->n.pid;
+	char key[256];
+	int r;
+
+	if (x->is_mount)
+		return -EINVAL;
+	switch (a[1]) {
+	case MNTSNAP_K_FSCONFIG_CMD_CREATE:
+		if (x->created)
+			return -EBUSY;
+		x->created = true;
+		return 0;
+	case MNTSNAP_K_FSCONFIG_SET_FLAG:
+	case MNTSNAP_K_FSCONFIG_SET_STRING:
+		break;
+	default:
+		/* binary, path and fd values, reconfiguration: not for containers */
+		q->reason = "unsupported command";
+		return -EOPNOTSUPP;
+	}
+	if (x->created)
+		return -EBUSY;
+	r = read_str(pid, a[2], key, sizeof(key));
+	if (r)
+		return r;
+	if (a[1] == MNTSNAP_K_FSCONFIG_SET_FLAG) {
+		snprintf(q->data, sizeof(q->data), "%s", key);
+		return ctx_add_opt(x, key, NULL);
+	}
+	r = read_str(pid, a[3], q->data, sizeof(q->data));
+	if (r)
+		return r;
+	if (!strcmp(key, "source")) {
+		free(x->source);
+		x->source = strdup(q->data);
+		return x->source ? 0 : -ENOMEM;
+	}
+	return ctx_add_opt(x, key, q->data);
+}
+
+static void do_fsconfig(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	struct fsctx *x = NULL;
+	int r;
+
+	q->sysname = "fsconfig";
+	q->reason = "fd";
+	r = ctx_of_fd(c, q, q->n.data.args[0], &x);
+	if (!r) {
+		snprintf(q->fstype, sizeof(q->fstype), "%s", x->fstype);
+		q->has_fstype = true;
+		q->reason = "caller gone";
+		r = id_valid(sv, c, q->n.id) ? -ENOENT : 0;
+	}
+	if (!r) {
+		q->reason = "arguments";
+		r = fsconfig_apply(q, x);
+	}
+	if (!r)
+		q->reason = NULL;
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->asked = x && x->opts ? strdup(x->opts) : NULL;
+	q->result = r;
+}
+
+static void do_fsmount(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct fsctx *x = NULL, *m;
+	int r;
+
+	q->sysname = "fsmount";
+	q->reason = "fd";
+	r = ctx_of_fd(c, q, a[0], &x);
+	if (!r && (x->is_mount || !x->created)) {
+		q->reason = "not created";
+		r = -EINVAL;
+	}
+	if (!r && ((a[1] & ~(uint64_t)MNTSNAP_K_FSMOUNT_CLOEXEC) || (a[2] & ~(uint64_t)KNOWN_ATTR_))) {
+		q->reason = "unsupported flags";
+		r = -EINVAL;
+	}
+	if (!r) {
+		snprintf(q->fstype, sizeof(q->fstype), "%s", x->fstype);
+		q->has_fstype = true;
+		m = calloc(1, sizeof(*m));
+		r = -ENOMEM;
+		if (m) {
+			*m = *x;
+			m->fd = -1;
+			m->is_mount = true;
+			m->attr = a[2];
+			m->source = x->source ? strdup(x->source) : NULL;
+			m->opts = x->opts ? strdup(x->opts) : NULL;
+			r = (x->source && !m->source) || (x->opts && !m->opts) ? -ENOMEM : 0;
+			if (!r)
+				r = ctx_hand_over(sv, c, q, m, a[1] & MNTSNAP_K_FSMOUNT_CLOEXEC);
+			if (r)
+				fsctx_free(m);
+		}
+		if (!r)
+			q->reason = NULL;
+	}
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}
+
+/* The options of a detached mount: what fsconfig set, then its attr flags by name. */
+static char *mount_opts(const struct fsctx *m)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} attrs[] = {
+		{ MNTSNAP_K_MOUNT_ATTR_RDONLY, "ro" },      { MNTSNAP_K_MOUNT_ATTR_NOSUID, "nosuid" },
+		{ MNTSNAP_K_MOUNT_ATTR_NODEV, "nodev" },    { MNTSNAP_K_MOUNT_ATTR_NOEXEC, "noexec" },
+		{ MNTSNAP_K_MOUNT_ATTR_NODIRATIME, "nodiratime" },
+		{ MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW, "nosymfollow" },
+	};
+	char buf[DATA_MAX_];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (m->opts)
+		n = (size_t)snprintf(buf, sizeof(buf), "%s", m->opts);
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]) && n < sizeof(buf); i++)
+		if (m->attr & attrs[i].bit)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "",
+					      attrs[i].name);
+	if ((m->attr & MNTSNAP_K_MOUNT_ATTR__ATIME) == MNTSNAP_K_MOUNT_ATTR_NOATIME && n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%snoatime", n ? "," : "");
+	if ((m->attr & MNTSNAP_K_MOUNT_ATTR__ATIME) == MNTSNAP_K_MOUNT_ATTR_STRICTATIME &&
+	    n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%sstrictatime", n ? "," : "");
+	return n < sizeof(buf) ? strdup(buf) : NULL;
+}
+
+/*
+ * move_mount of one of our detached mounts onto an absolute path: the
+ * whole request (type, source, every option, the target resolved inside
+ * the container) is decided here and performed like mount(2). Moving
+ * anything else (an attached mount, a path) is refused.
+ */
+static void do_move_mount(struct mntsnap_supervisor *sv, struct container *c, struct req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct fsctx *m = NULL;
+	char from[8];
+	int r;
+
+	q->sysname = "move_mount";
+	q->reason = "arguments";
+	r = read_str((int)q->n.pid, a[1], from, sizeof(from));
+	if (!r)
+		r = read_str((int)q->n.pid, a[3], q->target, sizeof(q->target));
+	if (!r && (a[4] != MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH || from[0])) {
+		q->reason = "unsupported flags";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		q->reason = "fd";
+		r = ctx_of_fd(c, q, a[0], &m);
+		if (!r && !m->is_mount)
+			r = -EINVAL;
+	}
+	if (!r) {
+		q->kind = K_NEW;
+		snprintf(q->fstype, sizeof(q->fstype), "%s", m->fstype);
+		q->has_fstype = true;
+		q->has_source = m->source != NULL;
+		snprintf(q->source, sizeof(q->source), "%s", m->source ? m->source : "");
+		q->asked = mount_opts(m);
+		r = q->asked ? 0 : -ENOMEM;
+	}
+	if (!r && !mntsnap__policy_may_allow(sv->policy, q->fstype)) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r)
+		r = perform(sv, c, q);
+	if (!r)
+		ctx_remove(c, m); /* attached: the placeholder stands for nothing now */
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}
+
 /* Remember (or forget) a mount made for c. */
 static void track(struct container *c, const struct req *q)
 {
@@ -1009,6 +1384,8 @@ static void track(struct container *c, const struct req *q)
 
 static const char *syscall_name(const struct req *q, char *buf, size_t len)
 {
+	if (q->sysname)
+		return q->sysname;
 	if (q->n.data.nr == SYS_mount)
 		return "mount";
 	if (q->n.data.nr == SYS_umount2)
@@ -1032,7 +1409,9 @@ static void audit(struct mntsnap_supervisor *sv, struct container *c, struct req
 	ev.syscall = syscall_name(q, nr, sizeof(nr));
 	if (q->kind == K_UMOUNT) {
 		ev.target = q->target[0] ? q->target : NULL;
-	} else if (q->n.data.nr == SYS_mount) {
+	} else if (q->sysname && q->n.data.nr != MNTSNAP_NR_move_mount) {
+		ev.fstype = q->has_fstype ? q->fstype : NULL;
+	} else if (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount) {
 		ev.fstype = match_fstype(q);
 		if (!ev.fstype && q->has_fstype)
 			ev.fstype = q->fstype;
@@ -1071,6 +1450,14 @@ static int handle_one(struct mntsnap_supervisor *sv, struct container *c)
 		decide_mount(sv, c, q);
 	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_umount2) {
 		decide_umount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_fsopen) {
+		do_fsopen(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_fsconfig) {
+		do_fsconfig(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_fsmount) {
+		do_fsmount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_move_mount) {
+		do_move_mount(sv, c, q);
 	} else {
 		q->reason = "syscall not handled";
 		q->result = -mntsnap__policy_errno(sv->policy);
@@ -1082,7 +1469,8 @@ static int handle_one(struct mntsnap_supervisor *sv, struct container *c)
 	 * caller would block forever, and SEND to a gone one is a harmless
 	 * ENOENT.
 	 */
-	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	r = q->answered ? 0
+			: sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	if (r < 0) {
 		q->gone = true; /* ENOENT: interrupted or killed meanwhile */
 		q->reason = "caller gone";

@@ -45,6 +45,7 @@
 #define MNTSNAP_NR_fsmount (MNTSNAP_NR_BASE + 432)
 #define MNTSNAP_NR_fspick (MNTSNAP_NR_BASE + 433)
 #define MNTSNAP_NR_pidfd_open (MNTSNAP_NR_BASE + 434)
+#define MNTSNAP_NR_pidfd_getfd (MNTSNAP_NR_BASE + 438)
 #define MNTSNAP_NR_clone3 (MNTSNAP_NR_BASE + 435)
 #define MNTSNAP_NR_openat2 (MNTSNAP_NR_BASE + 437)
 #define MNTSNAP_NR_mount_setattr (MNTSNAP_NR_BASE + 442)

@@ -120,15 +120,20 @@ static void child_enter_root(enum box_mode mode)
 		child_die("pivot_root");
 }
 
-/* mount(2), umount2(2) -> user notification; everything else allowed. */
+/* mount(2), umount2(2), fsopen/fsconfig/fsmount/move_mount -> user
+ * notification; everything else allowed. */
 static int child_filter(void)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, 8),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_umount2, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_umount2, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_fsopen, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_fsconfig, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_fsmount, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_move_mount, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF),
 	};
@@ -545,6 +550,119 @@ LTest(supervisor, remount_keeps_forced_options)
 	free(mi);
 	cr_expect_eq(b.res[5], EPERM, "remount with uid=0: %s", strerror(b.res[5]));
 	cr_expect_eq(b.res[6], EPERM, "remount of /: %s", strerror(b.res[6]));
+	box_end(&b);
+}
+
+/* ---- the new mount API: decided at move_mount with every option ---------- */
+
+static int sfsopen(const char *type)
+{
+	return (int)syscall(MNTSNAP_NR_fsopen, type, MNTSNAP_K_FSOPEN_CLOEXEC);
+}
+
+static int sfsconfig(int fd, unsigned cmd, const char *key, const char *val)
+{
+	return syscall(MNTSNAP_NR_fsconfig, fd, cmd, key, val, 0) ? errno : 0;
+}
+
+static int sfsmount(int fd, unsigned attr)
+{
+	return (int)syscall(MNTSNAP_NR_fsmount, fd, MNTSNAP_K_FSMOUNT_CLOEXEC, attr);
+}
+
+static int smove(int mfd, const char *to)
+{
+	return syscall(MNTSNAP_NR_move_mount, mfd, "", AT_FDCWD, to,
+		       MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH) ? errno : 0;
+}
+
+/* fsopen + options + create + fsmount(attr), then move_mount onto to */
+static int new_api_mount(const char *type, const char *key, const char *val, unsigned attr,
+			 const char *to)
+{
+	int fs = sfsopen(type), m, r;
+
+	if (fs < 0)
+		return errno;
+	r = key ? sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, key, val) : 0;
+	if (!r)
+		r = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = r ? -1 : sfsmount(fs, attr);
+	if (!r && m < 0)
+		r = errno;
+	if (!r)
+		r = smove(m, to);
+	close(fs);
+	if (m >= 0)
+		close(m);
+	return r;
+}
+
+static void script_new_api(int *res)
+{
+	int fs, m, dir;
+
+	fs = sfsopen("tmpfs");
+	res[0] = fs < 0 ? errno : 0;
+	res[1] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "size", "1m");
+	res[2] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", "none");
+	res[3] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, MNTSNAP_K_MOUNT_ATTR_NODEV);
+	res[4] = m < 0 ? errno : 0;
+	res[5] = smove(m, "/mnt/a");
+	close(m);
+	close(fs);
+	res[6] = new_api_mount("tmpfs", "uid", "0", 0, "/mnt/b");
+	res[7] = new_api_mount("tmpfs", NULL, NULL, 0, "/etc");
+	res[8] = sfsopen("proc") < 0 ? errno : 0;
+	res[9] = new_api_mount("tmpfs", NULL, NULL, 0, "/mnt/l");
+	/* a real fd that is no context of ours */
+	dir = open("/", O_PATH | O_CLOEXEC);
+	res[10] = sfsconfig(dir, MNTSNAP_K_FSCONFIG_SET_FLAG, "ro", NULL);
+	close(dir);
+	fs = sfsopen("tmpfs");
+	res[11] = sfsmount(fs, 0) < 0 ? errno : 0; /* not created yet */
+	res[12] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "size", (const char *)8);
+	close(fs);
+	res[13] = new_api_mount("tmpfs", "gid", "5", 0, "/mnt/d");
+}
+
+LTest(supervisor, new_mount_api)
+{
+	char opts[512], type[128], path[64], *mi;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_new_api);
+	box_serve(&b);
+	for (int i = 0; i < 6; i++)
+		cr_expect_eq(b.res[i], 0, "step %d: %s", i, strerror(b.res[i]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a");
+	cr_expect_str_eq(type, "tmpfs");
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options: %s", opts);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", b.pid);
+	mi = ms_read_file(path, NULL);
+	cr_expect(strstr(mi, "/mnt/a") && strstr(mi, "size=1024k"), "size not applied:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[6], EPERM, "uid=0 at move_mount: %s", strerror(b.res[6]));
+	cr_expect_eq(b.res[7], EPERM, "onto /etc: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EPERM, "fsopen proc: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], EPERM, "onto /mnt/l -> /tmp: %s", strerror(b.res[9]));
+	cr_expect_eq(b.res[10], EINVAL, "fsconfig on a directory fd: %s", strerror(b.res[10]));
+	cr_expect_eq(b.res[11], EINVAL, "fsmount before create: %s", strerror(b.res[11]));
+	cr_expect_eq(b.res[12], EFAULT, "bad value pointer: %s", strerror(b.res[12]));
+	cr_expect_eq(b.res[13], EPERM, "gid=5: %s", strerror(b.res[13]));
+	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/etc", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
+	cr_expect(strstr(b.audit, "\"syscall\":\"move_mount\""), "%s", b.audit);
+	cr_expect(strstr(b.audit, "\"options_applied\":\"size=1m,nosuid,nodev,noexec\""), "%s",
+		  b.audit);
+	if (getenv("MS_SV_DUMP"))
+		fputs(b.audit, stderr);
 	box_end(&b);
 }
 
