@@ -38,6 +38,12 @@
  * MS_BIND; the rule's force list is applied again, as the flags given
  * replace the mount's); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else.
+ * The new mount API: fsopen() and fsmount() give the caller a sealed
+ * memfd placeholder (SECCOMP_IOCTL_NOTIF_ADDFD), fsconfig() string and
+ * flag options on it are recorded, and move_mount() of the placeholder
+ * onto an absolute path decides the whole request (type, source, every
+ * option, mount attributes, resolved target) and performs it like
+ * mount(2); fspick, open_tree and mount_setattr are refused.
  * Refused with the policy's errno: MS_MOVE, propagation changes, unknown
  * flags, non-string data, relative paths, other syscalls and ABIs.
  */

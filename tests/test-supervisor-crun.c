@@ -6,7 +6,8 @@
  * container without CAP_SYS_ADMIN asks for the mounts of the example
  * policy. The oracles: busybox's exit codes, the container's own
  * /proc/self/mountinfo, this namespace's mountinfo (unchanged), and
- * json-c parsing every audit line.
+ * json-c parsing every audit line. A small static program
+ * (tests/progs/sv-newmount.c) does the same through the new mount API.
  *
  * Everything happens in a private mount namespace (ms_private_ns), where
  * cgroup2 is mounted for crun --cgroup-manager=disabled.
@@ -50,6 +51,11 @@ static const char script[] =
 	"mount -t tmpfs none /etc; echo \"etc=$?\"; "
 	"mount -t tmpfs none /mnt/l; echo \"l=$?\"; "
 	"test -e /mnt/c/hello; echo \"hello=$?\"; "
+	"echo \"na=$(/bin/sv-newmount tmpfs /mnt/na size=1m)\"; "
+	"echo \"nb=$(/bin/sv-newmount tmpfs /mnt/nb uid=0)\"; "
+	"echo \"netc=$(/bin/sv-newmount tmpfs /etc)\"; "
+	"echo \"nl=$(/bin/sv-newmount tmpfs /mnt/l)\"; "
+	"echo \"np=$(/bin/sv-newmount proc /mnt/p)\"; "
 	"echo ===; cat /proc/self/mountinfo; echo ===; "
 	"umount /mnt/c; echo \"uc=$?\"; umount /dev/shm; echo \"ushm=$?\"";
 
@@ -135,7 +141,8 @@ static void setup(void)
 	static const char *const crun_c[] = { "/usr/bin/crun", "/usr/local/bin/crun", NULL };
 	static const char *const bb_c[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
 	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp", "etc",
-					    "mnt/a", "mnt/b", "mnt/c", "mnt/d", "mnt/p",
+					    "mnt/a", "mnt/b", "mnt/c", "mnt/d", "mnt/p", "mnt/na",
+					    "mnt/nb",
 					    "data/x" };
 	static const char *const links[] = { "sh", "cat", "echo", "mount", "umount", "test" };
 	const char *bb;
@@ -159,6 +166,7 @@ static void setup(void)
 		snprintf(p, sizeof(p), ROOTFS "/bin/%s", links[i]);
 		cr_assert_eq(symlink("busybox", p), 0);
 	}
+	copy_file(env_path("MNTSNAP_SV_NEWMOUNT"), ROOTFS "/bin/sv-newmount");
 	write_text(ROOTFS "/data/x/hello", "hi\n");
 	cr_assert_eq(symlink("/../../../../tmp", ROOTFS "/mnt/l"), 0);
 	write_text(POLICY, policy);
@@ -297,6 +305,12 @@ Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 		  strstr(r.err, "permission denied") || strstr(r.err, "Operation not permitted"),
 		  "no EPERM message:\n%s\n%s", r.out, r.err);
 
+	/* the same through fsopen/fsconfig/fsmount/move_mount */
+	cr_expect(strstr(r.out, "na=ok\n"), "new API tmpfs on /mnt/na:\n%s", r.out);
+	cr_expect(strstr(r.out, "nb=move_mount: Operation not permitted\n"), "uid=0:\n%s", r.out);
+	cr_expect(strstr(r.out, "netc=move_mount: Operation not permitted\n"), "/etc:\n%s", r.out);
+	cr_expect(strstr(r.out, "nl=move_mount: Operation not permitted\n"), "/mnt/l:\n%s", r.out);
+	cr_expect(strstr(r.out, "np=fsopen: Operation not permitted\n"), "proc:\n%s", r.out);
 	/* umount2: what the supervisor mounted, not what the runtime did */
 	cr_expect(strstr(r.out, "uc=0\n"), "umount /mnt/c:\n%s", r.out);
 	cr_expect(strstr(r.out, "ushm=") && !strstr(r.out, "ushm=0\n"), "umount /dev/shm:\n%s",
@@ -308,6 +322,10 @@ Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
 		  "forced options: %s", opts);
 	cr_expect(mi_find(mi, "/mnt/c", NULL, NULL));
+	cr_assert(mi_find(mi, "/mnt/na", opts, type), "/mnt/na not in the container:\n%s", mi);
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options (new API): %s", opts);
+	cr_expect_not(mi_find(mi, "/mnt/nb", NULL, NULL));
 	cr_expect_not(mi_find(mi, "/mnt/b", NULL, NULL));
 	cr_expect_not(mi_find(mi, "/mnt/p", NULL, NULL));
 	cr_expect_not(mi_find(mi, "/mnt/d", NULL, NULL));
