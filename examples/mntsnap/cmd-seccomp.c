@@ -90,6 +90,9 @@ static const char seccomp_help[] =
 #else
 	"  --merge FILE     not available: this mntsnap was built without json-c\n"
 #endif
+	"  --notify-mounts --listener SOCKET [--merge PROFILE]\n"
+	"                   send the mount syscalls to a mount supervisor instead\n"
+	"                   (mntsnap supervise); see 'seccomp --notify-mounts --help'\n"
 	"Exit status: 0 ok, 2 error (bad option, unreadable or malformed profile).\n";
 
 static bool in_set(const struct mntsnap_sc_sys *s, int set)
