@@ -37,15 +37,19 @@
  * Handled: mount(2) new mounts, binds (MS_REC), remounts (with and without
  * MS_BIND; the rule's force list is applied again, as the flags given
  * replace the mount's); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
- * of a mount the supervisor made for the same notify fd, nothing else.
+ * of a mount the supervisor made for the same notify fd, nothing else;
+ * MS_MOVE of such a mount (matched with its type, its resolved location as
+ * source and the new one as target); propagation changes with MS_REC or
+ * not (matched with the mount's type and the options "shared", "slave",
+ * "private" or "unbindable", plus "rec").
  * The new mount API: fsopen() and fsmount() give the caller a sealed
  * memfd placeholder (SECCOMP_IOCTL_NOTIF_ADDFD), fsconfig() string and
  * flag options on it are recorded, and move_mount() of the placeholder
  * onto an absolute path decides the whole request (type, source, every
  * option, mount attributes, resolved target) and performs it like
  * mount(2); fspick, open_tree and mount_setattr are refused.
- * Refused with the policy's errno: MS_MOVE, propagation changes, unknown
- * flags, non-string data, relative paths, other syscalls and ABIs.
+ * Refused with the policy's errno: unknown flags, non-string data,
+ * relative paths, other syscalls and ABIs.
  */
 #ifndef MNTSNAP_SUPERVISOR_H
 #define MNTSNAP_SUPERVISOR_H
@@ -69,7 +73,8 @@ struct mntsnap_policy;
  * One rule. A request matches when every non-NULL field matches; the first
  * matching rule decides, else the policy's default.
  *  fstype: the filesystem type asked for ("tmpfs"), "bind" for bind
- *          mounts; for a remount, the type of the mount being changed.
+ *          mounts; for a remount, a move or a propagation change, the
+ *          type of the mount concerned.
  *          NULL or "*": any.
  *  source: fnmatch(3) glob with FNM_PATHNAME ('*' never crosses '/'). For
  *          bind mounts it matches the source path resolved inside the

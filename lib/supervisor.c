@@ -105,7 +105,7 @@ struct mntsnap_supervisor {
 	ino_t own_ino;
 };
 
-enum kind { K_NEW, K_BIND, K_REMOUNT, K_REMOUNT_BIND, K_UMOUNT };
+enum kind { K_NEW, K_BIND, K_REMOUNT, K_REMOUNT_BIND, K_UMOUNT, K_PROPAGATION, K_MOVE };
 
 #define MNT_FORCE_ 1U
 #define MNT_DETACH_ 2U
@@ -119,7 +119,8 @@ struct req {
 	enum kind kind;
 	unsigned umount_flags;
 	uint32_t ms;         /* the MS_* bits the flag table knows */
-	bool rec;            /* MS_REC on a bind */
+	bool rec;            /* MS_REC on a bind or a propagation change */
+	uint32_t prop;       /* MS_SHARED/SLAVE/PRIVATE/UNBINDABLE asked */
 	bool has_source, has_fstype, has_data;
 	char source[PATH_MAX_], target[PATH_MAX_], fstype[FSTYPE_MAX_], data[DATA_MAX_];
 	char *asked;         /* flags by name + data */
@@ -336,7 +337,35 @@ static int read_args(struct req *q)
 #define MS_PROPAGATION_ (MNTSNAP_MS_SHARED | MNTSNAP_MS_SLAVE | MNTSNAP_MS_PRIVATE | \
 			 MNTSNAP_MS_UNBINDABLE)
 
-/* Which kind of request; -EOPNOTSUPP for the kinds not performed. */
+static const struct {
+	uint32_t ms;
+	const char *name;
+} propagations[] = {
+	{ MNTSNAP_MS_SHARED, "shared" },
+	{ MNTSNAP_MS_SLAVE, "slave" },
+	{ MNTSNAP_MS_PRIVATE, "private" },
+	{ MNTSNAP_MS_UNBINDABLE, "unbindable" },
+};
+
+/* A propagation change: exactly one type, optionally MS_REC, as the kernel wants. */
+static int decode_propagation(struct req *q, uint32_t f)
+{
+	q->kind = K_PROPAGATION;
+	q->rec = f & MNTSNAP_K_MS_REC;
+	f &= ~MNTSNAP_K_MS_REC;
+	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
+		if (f == propagations[i].ms) {
+			q->prop = f;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/*
+ * Which kind of request, in the order mount(2) itself tests the flags
+ * (remount, bind, propagation, move, new); -EOPNOTSUPP for flags the
+ * supervisor does not know.
+ */
 static int decode_flags(struct req *q, uint64_t flags64)
 {
 	uint32_t f = (uint32_t)flags64;
@@ -346,8 +375,6 @@ static int decode_flags(struct req *q, uint64_t flags64)
 	if ((f & MNTSNAP_K_MS_MGC_MSK) == MNTSNAP_K_MS_MGC_VAL)
 		f &= ~MNTSNAP_K_MS_MGC_MSK; /* the pre-2.4 magic, ignored by the kernel too */
 	f &= ~MNTSNAP_K_MS_SILENT;
-	if (f & (MNTSNAP_K_MS_MOVE | MS_PROPAGATION_))
-		return -EOPNOTSUPP;
 	if (f & MNTSNAP_K_MS_REMOUNT) {
 		q->kind = f & MNTSNAP_K_MS_BIND ? K_REMOUNT_BIND : K_REMOUNT;
 		f &= ~(MNTSNAP_K_MS_REMOUNT | MNTSNAP_K_MS_BIND);
@@ -355,6 +382,11 @@ static int decode_flags(struct req *q, uint64_t flags64)
 		q->kind = K_BIND;
 		q->rec = f & MNTSNAP_K_MS_REC;
 		f &= ~(MNTSNAP_K_MS_BIND | MNTSNAP_K_MS_REC);
+	} else if (f & MS_PROPAGATION_) {
+		return decode_propagation(q, f);
+	} else if (f & MNTSNAP_K_MS_MOVE) {
+		q->kind = K_MOVE; /* mount(2) ignores every other flag here */
+		return 0;
 	} else {
 		q->kind = K_NEW;
 	}
@@ -364,7 +396,24 @@ static int decode_flags(struct req *q, uint64_t flags64)
 	return 0;
 }
 
-/* fstype as rules see it: "bind" for binds, the mount's own for remounts */
+/* "private" or "private,rec": how rules see a propagation change */
+static char *propagation_opts(const struct req *q)
+{
+	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
+		if (q->prop == propagations[i].ms) {
+			char *s = malloc(strlen(propagations[i].name) + 5);
+
+			if (s)
+				sprintf(s, "%s%s", propagations[i].name, q->rec ? ",rec" : "");
+			return s;
+		}
+	return NULL;
+}
+
+/*
+ * fstype as rules see it: "bind" for binds, the mount's own for remounts,
+ * propagation changes and moves
+ */
 static const char *match_fstype(const struct req *q)
 {
 	switch (q->kind) {
@@ -699,6 +748,48 @@ struct work {
 	const struct mntsnap_policy *policy;
 };
 
+static bool is_ours(const struct container *c, uint64_t id);
+
+/*
+ * MS_MOVE's source: a mount the supervisor made for this container and
+ * nothing else (moving a runtime's mount away could uncover what it
+ * masks, /proc/kcore under its /dev/null bind for one).
+ */
+static int move_source(struct req *q, int root, int *sfd)
+{
+	struct mntsnap_statx st = { 0 };
+	int r;
+
+	q->reason = "source";
+	if (!q->has_source)
+		return -EFAULT;
+	r = resolve(root, q->source, q->rsource, sizeof(q->rsource), sfd);
+	if (r)
+		return r;
+	q->reason = "not a mount";
+	r = mount_type(*sfd, q->mfstype, sizeof(q->mfstype));
+	if (!r)
+		r = sys_statx_(*sfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (r)
+		return r;
+	q->reason = "not ours";
+	if (!is_ours(q->c, st.stx_mnt_id))
+		return -EPERM;
+	q->mnt_id = st.stx_mnt_id;
+	return 0;
+}
+
+static int do_propagation(struct req *q, int tfd)
+{
+	struct mntsnap_k_mount_attr ma = { .propagation = q->prop };
+
+	if (syscall(MNTSNAP_NR_mount_setattr, tfd, "",
+		    AT_EMPTY_PATH | (q->rec ? MNTSNAP_AT_RECURSIVE : 0), &ma, sizeof(ma)))
+		return -errno;
+	q->mnt_id = unique_id(tfd);
+	return 0;
+}
+
 static int root_matches(const struct req *q)
 {
 	struct mntsnap_statx st = { 0 };
@@ -729,18 +820,28 @@ static int work_decide(struct req *q, const struct mntsnap_policy *p, int root, 
 		if (r)
 			return r;
 	}
-	if (q->kind == K_REMOUNT || q->kind == K_REMOUNT_BIND) {
+	if (q->kind == K_REMOUNT || q->kind == K_REMOUNT_BIND || q->kind == K_PROPAGATION) {
 		q->reason = "not a mount";
 		r = mount_type(*tfd, q->mfstype, sizeof(q->mfstype));
 		if (r)
 			return r;
 	}
+	if (q->kind == K_MOVE) {
+		r = move_source(q, root, sfd);
+		if (r)
+			return r;
+	}
 	q->reason = "policy";
-	src = q->kind == K_BIND ? q->rsource : (q->has_source ? q->source : NULL);
+	src = q->kind == K_BIND || q->kind == K_MOVE ? q->rsource
+						       : (q->has_source ? q->source : NULL);
 	r = mntsnap_policy_check(p, match_fstype(q), src, q->rtarget, q->asked, &q->rule);
 	if (r)
 		return r;
-	q->applied = mntsnap__policy_apply(p, q->rule, q->asked);
+	/* force is about mount options: a move or a type change keeps them */
+	if (q->kind == K_PROPAGATION || q->kind == K_MOVE)
+		q->applied = strdup(q->asked);
+	else
+		q->applied = mntsnap__policy_apply(p, q->rule, q->asked);
 	return q->applied ? 0 : -ENOMEM;
 }
 
@@ -767,6 +868,10 @@ static int work_mount(void *data, void **ret_buf, size_t *ret_len)
 			r = do_new(q, tfd);
 		else if (q->kind == K_BIND)
 			r = do_bind(q, sfd, tfd);
+		else if (q->kind == K_PROPAGATION)
+			r = do_propagation(q, tfd);
+		else if (q->kind == K_MOVE)
+			r = move_onto(sfd, tfd); /* sfd is the mount's root: it moves */
 		else
 			r = do_remount(q, tfd);
 		if (!r)
@@ -973,7 +1078,7 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct container *c, str
 		q->reason = "no fstype";
 		r = -EINVAL;
 	}
-	if (!r && q->kind != K_BIND && q->kind != K_REMOUNT_BIND) {
+	if (!r && (q->kind == K_NEW || q->kind == K_REMOUNT)) {
 		r = read_opt((int)q->n.pid, q->n.data.args[4], q->data, sizeof(q->data),
 			     &q->has_data);
 		if (r == -ENAMETOOLONG) {
@@ -982,7 +1087,8 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct container *c, str
 		}
 	}
 	if (!r) {
-		q->asked = mntsnap__opts_from_ms(q->ms, q->data);
+		q->asked = q->kind == K_PROPAGATION ? propagation_opts(q)
+						    : mntsnap__opts_from_ms(q->ms, q->data);
 		if (!q->asked)
 			r = -ENOMEM;
 	}

@@ -481,8 +481,8 @@ static void script_garbage(int *res)
 	longp[0] = '/';
 	longp[sizeof(longp) - 1] = '\0';
 	res[6] = try_mount("none", longp, "tmpfs", 0, NULL);
-	res[7] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
-	res[8] = try_mount(NULL, "/mnt/a", NULL, MS_SHARED, NULL);
+	res[7] = try_mount("/", "/mnt/b", NULL, MS_MOVE, NULL);
+	res[8] = try_mount(NULL, "/mnt/a", NULL, MS_SHARED | MS_PRIVATE, NULL);
 	res[9] = try_mount("none", "/mnt/b", NULL, 0, NULL);
 	res[10] = try_mount("none", "mnt/b", "tmpfs", 0, NULL);
 	res[11] = try_mount("none", "/mnt/b", "tmpfs", 1UL << 40, NULL);
@@ -503,14 +503,74 @@ LTest(supervisor, garbage_arguments)
 	cr_expect_eq(b.res[4], 0, "target at a page end: %s", strerror(b.res[4]));
 	cr_expect_eq(b.res[5], EFAULT, "unterminated target: %s", strerror(b.res[5]));
 	cr_expect_eq(b.res[6], ENAMETOOLONG, "5000-byte target: %s", strerror(b.res[6]));
-	cr_expect_eq(b.res[7], EPERM, "MS_MOVE: %s", strerror(b.res[7]));
-	cr_expect_eq(b.res[8], EPERM, "MS_SHARED: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[7], EPERM, "MS_MOVE of /: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EINVAL, "MS_SHARED|MS_PRIVATE: %s", strerror(b.res[8]));
 	cr_expect_eq(b.res[9], EINVAL, "no fstype: %s", strerror(b.res[9]));
 	cr_expect_eq(b.res[10], EPERM, "relative target: %s", strerror(b.res[10]));
 	cr_expect_eq(b.res[11], EINVAL, "flags above 32 bits: %s", strerror(b.res[11]));
 	cr_expect(mi_find(b.pid, "/mnt/a", NULL, NULL));
 	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
 	cr_expect_eq(b.audit_lines, 12, "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- MS_MOVE (own mounts only) and propagation changes ------------------- */
+
+static void script_move(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
+	res[2] = try_mount("/mnt/b", "/etc", NULL, MS_MOVE, NULL);
+	res[3] = try_mount("/", "/mnt/c", NULL, MS_MOVE, NULL);
+	res[4] = try_mount(NULL, "/mnt/b", NULL, MS_PRIVATE, NULL);
+	res[5] = try_mount(NULL, "/mnt/b", NULL, MS_SHARED, NULL);
+	res[6] = try_mount(NULL, "/", NULL, MS_SHARED | MS_REC, NULL);
+	res[7] = try_mount(NULL, "/mnt/b", NULL, MS_SHARED | MS_SLAVE, NULL);
+	res[8] = try_mount(NULL, "/mnt/c", NULL, MS_PRIVATE, NULL);
+}
+
+/* The mountinfo line of the topmost mount at mp, or NULL (malloc'd). */
+static char *mi_line(pid_t pid, const char *mp)
+{
+	char path[64], m[512], *mi, *save = NULL, *found = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	mi = ms_read_file(path, NULL);
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (sscanf(l, "%*s %*s %*s %*s %511s", m) == 1 && !strcmp(m, mp)) {
+			free(found);
+			found = strdup(l);
+		}
+	free(mi);
+	return found;
+}
+
+LTest(supervisor, move_and_propagation)
+{
+	struct box b;
+	char *l;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_move);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0);
+	cr_expect_eq(b.res[1], 0, "move /mnt/a -> /mnt/b: %s", strerror(b.res[1]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.res[2], EPERM, "move onto /etc: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], EPERM, "move of the root: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "make-private: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], 0, "make-shared: %s", strerror(b.res[5]));
+	l = mi_line(b.pid, "/mnt/b");
+	cr_expect(l && strstr(l, " shared:"), "not shared: %s", l ? l : "(none)");
+	free(l);
+	cr_expect_eq(b.res[6], EPERM, "rshared /: %s", strerror(b.res[6]));
+	l = mi_line(b.pid, "/");
+	cr_expect(l && !strstr(l, " shared:"), "/ became shared: %s", l ? l : "(none)");
+	free(l);
+	cr_expect_eq(b.res[7], EINVAL, "two types: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EINVAL, "not a mount: %s", strerror(b.res[8]));
 	box_end(&b);
 }
 
