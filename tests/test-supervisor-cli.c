@@ -311,7 +311,7 @@ static void send_msg(const char *text, int fd)
  * no capabilities. It sends its notify fd itself (as crun does), then
  * mounts tmpfs on BASE/ok and BASE/../x and reports both errnos.
  */
-static pid_t container(int *res_pipe, uid_t send_as)
+static pid_t container(int *res_pipe, uid_t send_as, const char *id)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
@@ -341,9 +341,9 @@ static pid_t container(int *res_pipe, uid_t send_as)
 			_exit(101);
 		snprintf(state, sizeof(state),
 			 "{\"ociVersion\": \"1.0.2\", \"fds\": [\"seccompFd\"], \"pid\": %d, "
-			 "\"state\": {\"ociVersion\": \"1.0.2\", \"id\": \"c1\", \"status\": "
+			 "\"state\": {\"ociVersion\": \"1.0.2\", \"id\": \"%s\", \"status\": "
 			 "\"creating\", \"pid\": %d, \"bundle\": \"/\"}}",
-			 getpid(), getpid());
+			 getpid(), id, getpid());
 		if (send_as && setresuid(send_as, send_as, send_as))
 			_exit(102);
 		/* no Criterion calls in here: this is not the test's process */
@@ -365,11 +365,11 @@ static pid_t container(int *res_pipe, uid_t send_as)
 	return pid;
 }
 
-Test(supervisor_cli, agent_serves_a_container_and_survives_bad_peers, .timeout = 60)
+Test(supervisor_cli, agent_serves_containers_and_survives_bad_peers, .timeout = 60)
 {
 	char path[64], *mi, *audit;
-	int res[2], rp, st;
-	pid_t agent, c;
+	int res[2], rp, rps[2], st;
+	pid_t agent, c, cs[2];
 
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/ok");
@@ -379,7 +379,7 @@ Test(supervisor_cli, agent_serves_a_container_and_survives_bad_peers, .timeout =
 	send_msg("{\"fds\": [\"seccompFd\"], \"state\": {\"id\": \"x\"}}", -1);
 	send_msg("{}", open("/dev/null", O_RDONLY | O_CLOEXEC));
 	/* a peer of another uid cannot even connect: the socket is 0600 */
-	c = container(&rp, 65534);
+	c = container(&rp, 65534, "foreign");
 	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
 	cr_expect_eq(res[0], EACCES, "uid 65534 connected: %s", strerror(res[0]));
 	kill(c, SIGKILL);
@@ -387,23 +387,29 @@ Test(supervisor_cli, agent_serves_a_container_and_survives_bad_peers, .timeout =
 	close(rp);
 	cr_expect_eq(waitpid(agent, &st, WNOHANG), 0, "the agent died");
 
-	c = container(&rp, 0);
-	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
-	cr_expect_eq(res[0], 0, "allowed mount: %s", strerror(res[0]));
-	cr_expect_eq(res[1], EPERM, "mount on /mnt: %s", strerror(res[1]));
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", c);
-	mi = ms_read_file(path, NULL);
-	cr_expect(strstr(mi, " " BASE "/ok rw,noexec"), "not mounted with noexec:\n%s", mi);
-	free(mi);
-	kill(c, SIGKILL);
-	waitpid(c, &st, 0);
-	close(rp);
+	/* two containers at once, each with its own notify fd */
+	for (int i = 0; i < 2; i++) {
+		cs[i] = container(&rps[i], 0, i ? "c2" : "c1");
+		cr_assert_eq(read(rps[i], res, sizeof(res)), (ssize_t)sizeof(res));
+		cr_expect_eq(res[0], 0, "c%d allowed mount: %s", i + 1, strerror(res[0]));
+		cr_expect_eq(res[1], EPERM, "c%d mount on /mnt: %s", i + 1, strerror(res[1]));
+	}
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", cs[i]);
+		mi = ms_read_file(path, NULL);
+		cr_expect(strstr(mi, " " BASE "/ok rw,noexec"), "not mounted with noexec:\n%s", mi);
+		free(mi);
+		kill(cs[i], SIGKILL);
+		waitpid(cs[i], &st, 0);
+		close(rps[i]);
+	}
 
 	kill(agent, SIGTERM);
 	cr_assert_eq(waitpid(agent, &st, 0), agent);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "agent status %d", st);
 	audit = ms_read_file(AUDIT, NULL);
 	cr_expect(strstr(audit, "\"container\":\"c1\""), "%s", audit);
+	cr_expect(strstr(audit, "\"container\":\"c2\""), "%s", audit);
 	cr_expect(strstr(audit, "\"result\":0,"), "%s", audit);
 	free(audit);
 }
