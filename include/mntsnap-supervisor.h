@@ -158,7 +158,8 @@ struct mntsnap_sv_event {
 	uint64_t time_ns;         /* CLOCK_REALTIME */
 	const char *container;    /* the id given to mntsnap_supervisor_add */
 	int pid;                  /* the caller, in the supervisor's pid namespace */
-	const char *syscall;      /* "mount", or "nr:N" for anything else */
+	const char *syscall;      /* "mount", "umount2", "fsopen", "fsconfig",
+				   * "fsmount", "move_mount", or "nr:N" */
 	const char *fstype;       /* as asked; "bind" for bind mounts */
 	const char *source;       /* as asked */
 	const char *target;       /* as asked */

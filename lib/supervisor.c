@@ -1132,7 +1132,6 @@ static void decide_umount(struct mntsnap_supervisor *sv, struct container *c, st
 
 #define MFD_CLOEXEC_ 1U
 #define MFD_ALLOW_SEALING_ 2U
-#define O_CLOEXEC_BIT_ 02000000U
 #define KNOWN_ATTR_ (MNTSNAP_K_MOUNT_ATTR_RDONLY | MNTSNAP_K_MOUNT_ATTR_NOSUID |            \
 		     MNTSNAP_K_MOUNT_ATTR_NODEV | MNTSNAP_K_MOUNT_ATTR_NOEXEC |              \
 		     MNTSNAP_K_MOUNT_ATTR__ATIME | MNTSNAP_K_MOUNT_ATTR_NODIRATIME |         \
@@ -1208,7 +1207,7 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct container *c, str
 	add.id = q->n.id;
 	add.flags = MNTSNAP_K_SECCOMP_ADDFD_FLAG_SEND;
 	add.srcfd = (uint32_t)x->fd;
-	add.newfd_flags = cloexec ? O_CLOEXEC_BIT_ : 0;
+	add.newfd_flags = cloexec ? O_CLOEXEC : 0;
 	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 	if (r < 0)
 		return (int)r;
