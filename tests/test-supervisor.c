@@ -104,13 +104,13 @@ static void child_rootless(void)
 	write_file("/proc/self/gid_map", ROOTLESS_MAP);
 }
 
-enum box_mode { BOX_ROOTFUL, BOX_ROOTLESS, BOX_SAME_NS };
+enum box_mode { BOX_ROOTFUL, BOX_ROOTLESS, BOX_SAME_NS, BOX_ROOTLESS_UNPRIV };
 
 static void child_enter_root(enum box_mode mode)
 {
 	if (mode == BOX_SAME_NS)
 		return; /* stays in the supervisor's namespace and root */
-	if (mode == BOX_ROOTLESS)
+	if (mode == BOX_ROOTLESS || mode == BOX_ROOTLESS_UNPRIV)
 		child_rootless();
 	if (unshare(CLONE_NEWNS))
 		child_die("unshare");
@@ -263,6 +263,13 @@ static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 	nfd = (int)syscall(NR_pidfd_getfd_, pidfd, cfd, 0);
 	cr_assert_geq(nfd, 0, "pidfd_getfd: %s", strerror(errno));
 	close(pidfd);
+	if (mode == BOX_ROOTLESS_UNPRIV) {
+		/* the supervisor itself becomes the container's owner, uid 1000 */
+		cr_assert_eq(setgroups(0, NULL), 0);
+		cr_assert_eq(setresgid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID), 0);
+		cr_assert_eq(setresuid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID), 0);
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	}
 	cr_assert_eq(mntsnap_supervisor_new(pol, &o, &b->sv), 0);
 	cr_assert_eq(mntsnap_supervisor_add(b->sv, nfd, "box"), 0);
 }
@@ -427,6 +434,35 @@ LTest(supervisor, rootless_container)
 	cr_expect_eq(b.res[7], EPERM);
 	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
 	cr_expect_eq(b.res[9], 0);
+	cr_expect_eq(b.audit_lines, 9, "%s", b.audit);
+	box_end(&b);
+}
+
+/*
+ * Rootless all the way: the supervisor runs as the container's owner (uid
+ * 1000, no capabilities); its helper joins the container's user namespace
+ * to mount there.
+ */
+LTest(supervisor, rootless_container_unprivileged_supervisor)
+{
+	char opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start_as(&b, example_policy(), NULL, script_example, BOX_ROOTLESS_UNPRIV);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container:\n%s",
+		  b.audit);
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options missing: %s", opts);
+	cr_expect_eq(b.res[1], EPERM);
+	cr_expect_eq(b.res[3], 0, "bind /data/x: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[5], EPERM);
+	cr_expect_eq(b.res[6], EPERM);
+	cr_expect_eq(b.res[7], EPERM);
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
 	cr_expect_eq(b.audit_lines, 9, "%s", b.audit);
 	box_end(&b);
 }
