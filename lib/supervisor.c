@@ -434,11 +434,22 @@ static int sys_statx_(int dfd, const char *path, int flags, unsigned mask,
 	return syscall(SYS_statx, dfd, path, flags, mask, st) ? -errno : 0;
 }
 
+/*
+ * openat2 retried on EAGAIN: with RESOLVE_IN_ROOT the kernel refuses a
+ * ".." step if any mount or rename happened meanwhile, anywhere on the
+ * system (a global sequence count), rather than risk escaping the root.
+ * On a busy host that is routine; the container should not see it.
+ */
 static int openat2_(int dfd, const char *path, uint64_t flags, uint64_t resolve)
 {
 	struct mntsnap_open_how how = { .flags = flags | O_CLOEXEC, .resolve = resolve };
-	int fd = (int)syscall(MNTSNAP_NR_openat2, dfd, path, &how, sizeof(how));
+	int fd = -1;
 
+	for (int i = 0; i < 128; i++) {
+		fd = (int)syscall(MNTSNAP_NR_openat2, dfd, path, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	return fd < 0 ? -errno : fd;
 }
 
