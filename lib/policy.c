@@ -377,6 +377,13 @@ int mntsnap_policy_check(const struct mntsnap_policy *policy, const char *fstype
 			 const char *source, const char *target, const char *options,
 			 int *ret_rule)
 {
+	return mntsnap__policy_check(policy, fstype, source, target, options, ret_rule);
+}
+
+int mntsnap__policy_check(const struct mntsnap_policy *policy, const char *fstype,
+			  const char *source, const char *target, const char *options,
+			  int *ret_rule)
+{
 	if (!policy)
 		return -EINVAL;
 	for (size_t i = 0; i < policy->n; i++) {
