@@ -50,7 +50,6 @@
 #define NATIVE_ARCH 0U /* unknown: every request is refused */
 #endif
 
-
 #define MNT_FORCE_ 1U
 #define MNT_DETACH_ 2U
 #define MNT_EXPIRE_ 4U
