@@ -118,11 +118,11 @@ int mntsnap_policy_new(bool default_allow, int err, struct mntsnap_policy **ret_
 
 /*
  * Append a rule (copied: the caller's strings may go away). Errors:
- * -EINVAL with ret_error->msg naming the field: a glob that is not
- * absolute ("/..." or "*"), has an unclosed '[' or a trailing '\', an
- * empty or comma-containing force/forbid entry, a force entry that names
- * a flag the supervisor cannot set; -E2BIG (opts); -ENOMEM. ret_error may
- * be NULL.
+ * -EINVAL with ret_error->msg naming the field: a target glob that is not
+ * absolute ("/..." or "*"), a glob with an unclosed '[' or a trailing
+ * '\', an empty source glob or fstype, an empty or comma-containing
+ * force/forbid entry, an errno out of 0-4095; -E2BIG (opts); -ENOMEM.
+ * ret_error may be NULL.
  */
 int mntsnap_policy_add(struct mntsnap_policy *policy, const struct mntsnap_policy_rule *rule,
 		       struct mntsnap_error *ret_error);
