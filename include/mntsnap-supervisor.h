@@ -47,7 +47,9 @@
  * flag options on it are recorded, and move_mount() of the placeholder
  * onto an absolute path decides the whole request (type, source, every
  * option, mount attributes, resolved target) and performs it like
- * mount(2); fspick, open_tree and mount_setattr are refused.
+ * mount(2); open_tree(OPEN_TREE_CLONE) gives a placeholder moved as a
+ * bind, mount_setattr() on a placeholder records attributes; fspick and
+ * the other forms are refused.
  * Refused with the policy's errno: unknown flags, non-string data,
  * relative paths, other syscalls and ABIs.
  */
@@ -159,7 +161,8 @@ struct mntsnap_sv_event {
 	const char *container;    /* the id given to mntsnap_supervisor_add */
 	int pid;                  /* the caller, in the supervisor's pid namespace */
 	const char *syscall;      /* "mount", "umount2", "fsopen", "fsconfig",
-				   * "fsmount", "move_mount", or "nr:N" */
+				   * "fsmount", "move_mount", "open_tree",
+				   * "mount_setattr", or "nr:N" */
 	const char *fstype;       /* as asked; "bind" for bind mounts */
 	const char *source;       /* as asked */
 	const char *target;       /* as asked */

@@ -398,6 +398,7 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 		ev.target = q->target[0] ? q->target : NULL;
 	} else if (q->sysname && q->n.data.nr != MNTSNAP_NR_move_mount) {
 		ev.fstype = q->has_fstype ? q->fstype : NULL;
+		ev.source = q->has_source ? q->source : NULL; /* open_tree */
 	} else if (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount) {
 		ev.fstype = mntsnap__sv_match_fstype(q);
 		if (!ev.fstype && q->has_fstype)
@@ -445,6 +446,10 @@ static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
 		mntsnap__sv_fsmount(sv, c, q);
 	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_move_mount) {
 		mntsnap__sv_move_mount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_open_tree) {
+		mntsnap__sv_open_tree(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_mount_setattr) {
+		mntsnap__sv_mount_setattr(sv, c, q);
 	} else {
 		q->reason = "syscall not handled";
 		q->result = -mntsnap__policy_errno(sv->policy);

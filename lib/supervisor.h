@@ -88,7 +88,9 @@ struct sv_fsctx {
 	dev_t dev;
 	ino_t ino;
 	bool created;     /* FSCONFIG_CMD_CREATE seen */
-	bool is_mount;    /* from fsmount(): a "detached mount" */
+	bool is_mount;    /* from fsmount() or open_tree(): a "detached mount" */
+	bool is_bind;     /* from open_tree(OPEN_TREE_CLONE): source is a path */
+	bool rec;         /* open_tree with AT_RECURSIVE */
 	uint64_t attr;    /* fsmount attr_flags */
 	char fstype[256];
 	char *source;
@@ -186,6 +188,9 @@ const char *mntsnap__sv_match_fstype(const struct sv_req *q);
 int mntsnap__sv_read_str(int pid, uint64_t addr, char *buf, size_t max);
 int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *ret_has);
 
+/* lib/sv-request.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
+int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);
+
 /* lib/sv-request.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);
 
@@ -195,12 +200,19 @@ int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, 
  */
 int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 
-/* lib/sv-newapi.c: fsopen, fsconfig, fsmount, move_mount requests. */
+/*
+ * lib/sv-newapi.c: fsopen, fsconfig, fsmount, move_mount, open_tree
+ * (clones) and mount_setattr (on placeholders) requests.
+ */
 void mntsnap__sv_fsopen(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 void mntsnap__sv_fsconfig(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 void mntsnap__sv_fsmount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 void mntsnap__sv_move_mount(struct mntsnap_supervisor *sv, struct sv_container *c,
 			    struct sv_req *q);
+void mntsnap__sv_open_tree(struct mntsnap_supervisor *sv, struct sv_container *c,
+			   struct sv_req *q);
+void mntsnap__sv_mount_setattr(struct mntsnap_supervisor *sv, struct sv_container *c,
+			       struct sv_req *q);
 void mntsnap__sv_fsctx_free(struct sv_fsctx *x);
 
 #endif

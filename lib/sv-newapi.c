@@ -343,15 +343,17 @@ void mntsnap__sv_move_mount(struct mntsnap_supervisor *sv, struct sv_container *
 			r = -EINVAL;
 	}
 	if (!r) {
-		q->kind = SV_NEW;
+		/* a clone from open_tree is a bind; an fsmount a new mount */
+		q->kind = m->is_bind ? SV_BIND : SV_NEW;
+		q->rec = m->rec;
 		snprintf(q->fstype, sizeof(q->fstype), "%s", m->fstype);
-		q->has_fstype = true;
+		q->has_fstype = !m->is_bind;
 		q->has_source = m->source != NULL;
 		snprintf(q->source, sizeof(q->source), "%s", m->source ? m->source : "");
 		q->asked = mount_opts(m);
 		r = q->asked ? 0 : -ENOMEM;
 	}
-	if (!r && !mntsnap__policy_may_allow(sv->policy, q->fstype)) {
+	if (!r && !mntsnap__policy_may_allow(sv->policy, mntsnap__sv_match_fstype(q))) {
 		q->reason = "policy";
 		q->rule = -1;
 		r = -mntsnap__policy_errno(sv->policy);
@@ -365,3 +367,108 @@ void mntsnap__sv_move_mount(struct mntsnap_supervisor *sv, struct sv_container *
 	q->result = r;
 }
 
+
+/*
+ * open_tree(AT_FDCWD-or-any, "/abs/path", OPEN_TREE_CLONE[|AT_RECURSIVE]):
+ * a placeholder standing for a bind of path; move_mount decides it as a
+ * bind mount (source and target resolved in the container) and performs
+ * it. Without OPEN_TREE_CLONE open_tree names an attached mount, whose
+ * move is MS_MOVE's business: refused here.
+ */
+void mntsnap__sv_open_tree(struct mntsnap_supervisor *sv, struct sv_container *c,
+			   struct sv_req *q)
+{
+	const uint64_t a1 = q->n.data.args[1], fl = q->n.data.args[2];
+	const uint64_t known = MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
+			       MNTSNAP_AT_RECURSIVE;
+	struct sv_fsctx *x;
+	int r;
+
+	q->sysname = "open_tree";
+	q->reason = "arguments";
+	r = mntsnap__sv_read_str((int)q->n.pid, a1, q->source, sizeof(q->source));
+	q->has_source = !r;
+	if (!r && ((fl & ~known) || !(fl & MNTSNAP_OPEN_TREE_CLONE) || q->source[0] != '/')) {
+		q->reason = "unsupported flags";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r && !mntsnap__policy_may_allow(sv->policy, "bind")) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		x = calloc(1, sizeof(*x));
+		r = -ENOMEM;
+		if (x) {
+			x->fd = -1;
+			x->is_mount = x->is_bind = x->created = true;
+			x->rec = fl & MNTSNAP_AT_RECURSIVE;
+			snprintf(x->fstype, sizeof(x->fstype), "bind");
+			x->source = strdup(q->source);
+			r = x->source ? 0 : -ENOMEM;
+			if (!r) {
+				q->reason = "fd";
+				r = ctx_hand_over(sv, c, q, x, fl & MNTSNAP_OPEN_TREE_CLOEXEC);
+			}
+			if (r)
+				mntsnap__sv_fsctx_free(x);
+		}
+	}
+	if (!r)
+		q->reason = NULL;
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}
+
+/*
+ * mount_setattr(placeholder, "", AT_EMPTY_PATH, attr, size) before the
+ * move: the attributes are recorded (the rule's force list still wins at
+ * move_mount). On attached mounts, or with propagation or an idmap, it is
+ * refused.
+ */
+void mntsnap__sv_mount_setattr(struct mntsnap_supervisor *sv, struct sv_container *c,
+			       struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct mntsnap_k_mount_attr ma = { 0 };
+	struct sv_fsctx *m = NULL;
+	char path[8];
+	int r;
+
+	q->sysname = "mount_setattr";
+	q->reason = "arguments";
+	r = mntsnap__sv_read_str((int)q->n.pid, a[1], path, sizeof(path));
+	if (!r && (path[0] || a[2] != AT_EMPTY_PATH || a[4] < MNTSNAP_K_MOUNT_ATTR_SIZE_VER0)) {
+		q->reason = "unsupported flags";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r)
+		r = mntsnap__sv_read_mem((int)q->n.pid, a[3], &ma, sizeof(ma));
+	if (!r && (ma.propagation || ma.userns_fd || ((ma.attr_set | ma.attr_clr) & ~KNOWN_ATTR_))) {
+		q->reason = "unsupported attributes";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		q->reason = "fd";
+		r = ctx_of_fd(c, q, a[0], &m);
+		if (!r && !m->is_mount)
+			r = -EINVAL;
+	}
+	if (!r) {
+		q->reason = "caller gone";
+		r = mntsnap__sv_id_valid(sv, c, q->n.id) ? -ENOENT : 0;
+	}
+	if (!r) {
+		if (ma.attr_clr & MNTSNAP_K_MOUNT_ATTR__ATIME)
+			m->attr &= ~(uint64_t)MNTSNAP_K_MOUNT_ATTR__ATIME;
+		m->attr = (m->attr & ~ma.attr_clr) | ma.attr_set;
+		snprintf(q->fstype, sizeof(q->fstype), "%s", m->fstype);
+		q->has_fstype = true;
+		q->reason = NULL;
+	}
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}

@@ -58,6 +58,19 @@ int mntsnap__sv_read_str(int pid, uint64_t addr, char *buf, size_t max)
 }
 
 /* An optional string argument: NULL is "absent", anything else must read. */
+int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, rm = { (void *)(uintptr_t)addr, len };
+	ssize_t r;
+
+	if (!addr)
+		return -EFAULT;
+	r = process_vm_readv(pid, &l, 1, &rm, 1, 0);
+	if (r < 0 && errno == ESRCH)
+		return -ESRCH;
+	return r == (ssize_t)len ? 0 : -EFAULT;
+}
+
 int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *ret_has)
 {
 	*ret_has = addr != 0;

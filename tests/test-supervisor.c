@@ -120,25 +120,30 @@ static void child_enter_root(enum box_mode mode)
 		child_die("pivot_root");
 }
 
-/* mount(2), umount2(2), fsopen/fsconfig/fsmount/move_mount -> user
- * notification; everything else allowed. */
+/*
+ * mount(2), umount2(2) and the new mount API -> user notification;
+ * everything else allowed.
+ */
 static int child_filter(void)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, 8),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 6, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_umount2, 5, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_fsopen, 4, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_fsconfig, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_fsmount, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_move_mount, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	static const unsigned nrs[] = { SYS_mount, SYS_umount2, MNTSNAP_NR_fsopen,
+					MNTSNAP_NR_fsconfig, MNTSNAP_NR_fsmount,
+					MNTSNAP_NR_move_mount, MNTSNAP_NR_open_tree,
+					MNTSNAP_NR_mount_setattr };
+	const unsigned n = sizeof(nrs) / sizeof(nrs[0]);
+	struct sock_filter f[4 + sizeof(nrs) / sizeof(nrs[0]) + 1];
+	struct sock_fprog prog = { .len = (unsigned short)(n + 5), .filter = f };
 	int fd;
+
+	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 1));
+	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	/* syscall i: on a match jump over the rest and the ALLOW to NOTIFY */
+	for (unsigned i = 0; i < n; i++)
+		f[3 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
+							 (uint8_t)(n - i), 0);
+	f[3 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW);
+	f[4 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF);
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		child_die("no_new_privs");
@@ -759,6 +764,64 @@ LTest(supervisor, new_mount_api)
 		  b.audit);
 	if (getenv("MS_SV_DUMP"))
 		fputs(b.audit, stderr);
+	box_end(&b);
+}
+
+/* open_tree clones are binds; mount_setattr on a placeholder before the move */
+static void script_open_tree(int *res)
+{
+	struct mntsnap_k_mount_attr ro = { .attr_set = MNTSNAP_K_MOUNT_ATTR_RDONLY };
+	int t, fs, m;
+
+	t = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+	res[0] = t < 0 ? errno : 0;
+	res[1] = smove(t, "/mnt/c");
+	close(t);
+	res[2] = access("/mnt/c/hello", F_OK) ? errno : 0;
+	t = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/etc",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+	res[3] = t < 0 ? errno : smove(t, "/mnt/d");
+	close(t);
+	/* without OPEN_TREE_CLONE: an attached mount, refused */
+	res[4] = syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/mnt/c", MNTSNAP_OPEN_TREE_CLOEXEC) < 0
+			 ? errno
+			 : 0;
+	fs = sfsopen("tmpfs");
+	sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, 0);
+	res[5] = syscall(MNTSNAP_NR_mount_setattr, m, "", AT_EMPTY_PATH, &ro, sizeof(ro)) ? errno
+											   : 0;
+	res[6] = smove(m, "/mnt/a");
+	close(m);
+	close(fs);
+	/* on an attached mount: refused */
+	res[7] = syscall(MNTSNAP_NR_mount_setattr, AT_FDCWD, "/mnt/a", 0, &ro, sizeof(ro)) ? errno
+											     : 0;
+}
+
+LTest(supervisor, open_tree_and_mount_setattr)
+{
+	char opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_open_tree);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "open_tree /data/x: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], 0, "move onto /mnt/c: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], 0, "/mnt/c/hello: %s", strerror(b.res[2]));
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect_eq(b.res[3], EPERM, "bind of /etc: %s", strerror(b.res[3]));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_eq(b.res[4], EPERM, "open_tree without clone: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], 0, "mount_setattr on the placeholder: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], 0, "move: %s", strerror(b.res[6]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type));
+	cr_expect(has_opt(opts, "ro") && has_opt(opts, "noexec"), "%s", opts);
+	cr_expect_eq(b.res[7], EPERM, "mount_setattr on /mnt/a: %s", strerror(b.res[7]));
+	cr_expect(strstr(b.audit, "\"syscall\":\"open_tree\""), "%s", b.audit);
 	box_end(&b);
 }
 

@@ -24,10 +24,10 @@
 #endif
 
 /*
- * The supervisor handles mount, umount2, fsopen, fsconfig, fsmount and
- * move_mount; fspick, open_tree and mount_setattr reach it too and are
- * refused there with the policy's errno (audited), as they would be for a
- * container without CAP_SYS_ADMIN.
+ * The supervisor handles mount, umount2, fsopen, fsconfig, fsmount,
+ * move_mount, open_tree (clones) and mount_setattr (before a move);
+ * fspick reaches it too and is refused there with the policy's errno
+ * (audited), as it would be for a container without CAP_SYS_ADMIN.
  */
 static const char *const notify_names[] = {
 	"mount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick",
