@@ -10,11 +10,11 @@ _mntsnap()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		list | stat | save | show | diff | seccomp | ns | watch) cmd=${COMP_WORDS[i]}; break ;;
+		list | stat | save | show | diff | seccomp | ns | watch | supervise) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'list stat save show diff seccomp ns watch --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'list stat save show diff seccomp ns watch supervise --help --version' -- "$cur"))
 		return
 	fi
 
@@ -23,7 +23,7 @@ _mntsnap()
 	--pid)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
 		return ;;
-	--ns | --mountinfo-file | --merge | --save)
+	--ns | --mountinfo-file | --merge | --save | --policy | --listen | --listener | --audit)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--under)
@@ -57,8 +57,9 @@ _mntsnap()
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --help" ;;
 	show) opts="-o --help" ;;
 	diff) opts="-o --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
-	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --help" ;;
+	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --notify-mounts --listener --help" ;;
 	ns) opts="-o --help" ;;
+	supervise) opts="--policy --listen --audit --check --help" ;;
 	watch) opts="$target --json -o -n --count --timeout --save --no-settle --pollpri --help" ;;
 	esac
 	if [[ $cur == -* ]]; then

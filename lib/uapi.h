@@ -45,6 +45,7 @@
 #define MNTSNAP_NR_fsmount (MNTSNAP_NR_BASE + 432)
 #define MNTSNAP_NR_fspick (MNTSNAP_NR_BASE + 433)
 #define MNTSNAP_NR_pidfd_open (MNTSNAP_NR_BASE + 434)
+#define MNTSNAP_NR_pidfd_getfd (MNTSNAP_NR_BASE + 438)
 #define MNTSNAP_NR_clone3 (MNTSNAP_NR_BASE + 435)
 #define MNTSNAP_NR_openat2 (MNTSNAP_NR_BASE + 437)
 #define MNTSNAP_NR_mount_setattr (MNTSNAP_NR_BASE + 442)
@@ -290,6 +291,91 @@ struct mntsnap_k_fanotify_event_info_mnt {
 	uint64_t mnt_id;
 };
 
+/* ---- seccomp user notification (include/uapi/linux/seccomp.h) --------------- */
+#define MNTSNAP_K_SECCOMP_SET_MODE_FILTER 1U
+#define MNTSNAP_K_SECCOMP_FILTER_FLAG_NEW_LISTENER (1U << 3) /* 5.0 */
+#define MNTSNAP_K_SECCOMP_RET_USER_NOTIF 0x7fc00000U          /* 5.0 */
+#define MNTSNAP_K_SECCOMP_RET_ALLOW 0x7fff0000U
+#define MNTSNAP_K_SECCOMP_USER_NOTIF_FLAG_CONTINUE (1U << 0)  /* 5.5: never used here */
+#define MNTSNAP_K_SECCOMP_ADDFD_FLAG_SETFD (1U << 0)          /* 5.9 */
+#define MNTSNAP_K_SECCOMP_ADDFD_FLAG_SEND (1U << 1)           /* 5.14 */
+
+struct mntsnap_k_seccomp_data {
+	int32_t nr;
+	uint32_t arch;
+	uint64_t instruction_pointer;
+	uint64_t args[6];
+};
+
+struct mntsnap_k_seccomp_notif {
+	uint64_t id;
+	uint32_t pid;
+	uint32_t flags;
+	struct mntsnap_k_seccomp_data data;
+};
+
+struct mntsnap_k_seccomp_notif_resp {
+	uint64_t id;
+	int64_t val;
+	int32_t error;
+	uint32_t flags;
+};
+
+struct mntsnap_k_seccomp_notif_addfd {
+	uint64_t id;
+	uint32_t flags;
+	uint32_t srcfd;
+	uint32_t newfd;
+	uint32_t newfd_flags;
+};
+
+/* the kernel's SECCOMP_IO* macros: magic '!' (encoding varies by arch) */
+#define MNTSNAP_K_SECCOMP_IOC_MAGIC '!'
+#define MNTSNAP_K_SECCOMP_IOCTL_NOTIF_RECV \
+	_IOWR(MNTSNAP_K_SECCOMP_IOC_MAGIC, 0, struct mntsnap_k_seccomp_notif)
+#define MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND \
+	_IOWR(MNTSNAP_K_SECCOMP_IOC_MAGIC, 1, struct mntsnap_k_seccomp_notif_resp)
+#define MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID _IOW(MNTSNAP_K_SECCOMP_IOC_MAGIC, 2, uint64_t)
+#define MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ADDFD \
+	_IOW(MNTSNAP_K_SECCOMP_IOC_MAGIC, 3, struct mntsnap_k_seccomp_notif_addfd)
+
+/* ---- the new mount API (include/uapi/linux/mount.h) ------------------------- */
+#define MNTSNAP_K_FSOPEN_CLOEXEC 0x00000001U
+#define MNTSNAP_K_FSPICK_CLOEXEC 0x00000001U
+#define MNTSNAP_K_FSPICK_EMPTY_PATH 0x00000008U
+#define MNTSNAP_K_FSMOUNT_CLOEXEC 0x00000001U
+#define MNTSNAP_K_FSCONFIG_SET_FLAG 0
+#define MNTSNAP_K_FSCONFIG_SET_STRING 1
+#define MNTSNAP_K_FSCONFIG_CMD_CREATE 6
+#define MNTSNAP_K_FSCONFIG_CMD_RECONFIGURE 7
+#define MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH 0x00000004U
+#define MNTSNAP_K_MOVE_MOUNT_T_EMPTY_PATH 0x00000040U
+
+struct mntsnap_k_mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
+#define MNTSNAP_K_MOUNT_ATTR_SIZE_VER0 32
+
+/* mount(2) flags the supervisor decodes (include/uapi/linux/mount.h) */
+#define MNTSNAP_K_MS_NOSUID 0x2U
+#define MNTSNAP_K_MS_NODEV 0x4U
+#define MNTSNAP_K_MS_NOEXEC 0x8U
+#define MNTSNAP_K_MS_REMOUNT 0x20U
+#define MNTSNAP_K_MS_MANDLOCK 0x40U
+#define MNTSNAP_K_MS_NOATIME 0x400U
+#define MNTSNAP_K_MS_NODIRATIME 0x800U
+#define MNTSNAP_K_MS_BIND 0x1000U
+#define MNTSNAP_K_MS_MOVE 0x2000U
+#define MNTSNAP_K_MS_REC 0x4000U
+#define MNTSNAP_K_MS_SILENT 0x8000U
+#define MNTSNAP_K_MS_RELATIME (1U << 21)
+#define MNTSNAP_K_MS_STRICTATIME (1U << 24)
+#define MNTSNAP_K_MS_MGC_MSK 0xffff0000U
+#define MNTSNAP_K_MS_MGC_VAL 0xc0ed0000U
+
 /* ---- layout checks ----------------------------------------------------------- */
 #define MNTSNAP_CHECK_OFF(type, field, off) \
 	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " offset")
@@ -350,5 +436,19 @@ MNTSNAP_CHECK_OFF(mntsnap_k_fanotify_event_metadata, pid, 20);
 _Static_assert(sizeof(struct mntsnap_k_fanotify_event_info_header) == 4, "fanotify info header size");
 _Static_assert(sizeof(struct mntsnap_k_fanotify_event_info_mnt) == 16, "fanotify mnt info size");
 MNTSNAP_CHECK_OFF(mntsnap_k_fanotify_event_info_mnt, mnt_id, 8);
+
+_Static_assert(sizeof(struct mntsnap_k_seccomp_data) == 64, "seccomp_data size");
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_data, arch, 4);
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_data, args, 16);
+_Static_assert(sizeof(struct mntsnap_k_seccomp_notif) == 80, "seccomp_notif size");
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif, pid, 8);
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif, data, 16);
+_Static_assert(sizeof(struct mntsnap_k_seccomp_notif_resp) == 24, "seccomp_notif_resp size");
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif_resp, val, 8);
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif_resp, error, 16);
+_Static_assert(sizeof(struct mntsnap_k_seccomp_notif_addfd) == 24, "seccomp_notif_addfd size");
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif_addfd, srcfd, 12);
+MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif_addfd, newfd_flags, 20);
+_Static_assert(sizeof(struct mntsnap_k_mount_attr) == MNTSNAP_K_MOUNT_ATTR_SIZE_VER0, "mount_attr size");
 
 #endif /* MNTSNAP_UAPI_H */

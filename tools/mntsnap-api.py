@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The public API as the headers declare it, and what is made from it.
 
-The public headers (include/mntsnap.h, include/mntsnap-seccomp.h) are the
+The public headers (include/mntsnap.h, mntsnap-supervisor.h, mntsnap-seccomp.h) are the
 one source: every function they declare is exported, listed in the
 version script and gets a man3 page made of its doc comment. Nothing here
 keeps a list of its own, so a function added to a header is exported,

@@ -79,5 +79,10 @@ int cmd_save(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_supervise(int argc, char **argv);
+
+/* seccomp --notify-mounts (seccomp-notify.c): wanted? then it runs alone. */
+bool seccomp_notify_wanted(int argc, char **argv);
+int cmd_seccomp_notify(int argc, char **argv);
 
 #endif

@@ -78,6 +78,9 @@ static const char seccomp_help[] =
 #else
 	"  --merge FILE     not available: this mntsnap was built without json-c\n"
 #endif
+	"  --notify-mounts --listener SOCKET [--merge PROFILE]\n"
+	"                   send the mount syscalls to a mount supervisor instead\n"
+	"                   (mntsnap supervise); see 'seccomp --notify-mounts --help'\n"
 	"Exit status: 0 ok, 2 error (bad option, unreadable, malformed or refused\n"
 	"profile: the reason and its JSON path on stderr, nothing on stdout).\n";
 
@@ -361,7 +364,11 @@ int cmd_seccomp(int argc, char **argv)
 	struct sc_args a = { .format = SC_OCI, .set = SC_QUERY, .arch = -1 };
 	bool format_given = false;
 	struct mntsnap__sc_frag f;
-	int r = parse_seccomp(argc, argv, &a, &format_given);
+	int r;
+
+	if (seccomp_notify_wanted(argc, argv))
+		return cmd_seccomp_notify(argc, argv);
+	r = parse_seccomp(argc, argv, &a, &format_given);
 
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;

@@ -17,6 +17,7 @@ static const struct cli_cmd cmds[] = {
 	{ "show", "render a saved snapshot", cmd_show },
 	{ "diff", "compare two snapshots (exit 0 equal, 1 different)", cmd_diff },
 	{ "watch", "one line per mount table change as it happens (findmnt --poll)", cmd_watch },
+	{ "supervise", "perform the mounts containers ask for, as a policy allows", cmd_supervise },
 };
 
 int cli_fail(int err, const char *fmt, ...)

@@ -20,6 +20,7 @@ WARN = ['-Wall', '-Wextra', '-pedantic', '-Werror']
 C_SRC = r'''
 #include <mntsnap.h>
 #include <mntsnap.h> /* include guard */
+#include <mntsnap-supervisor.h>
 %(seccomp)s
 int main(void)
 {
@@ -39,6 +40,7 @@ int main(void)
 
 CXX_SRC = r'''
 #include <mntsnap.h>
+#include <mntsnap-supervisor.h>
 %(seccomp)s
 #include <type_traits>
 

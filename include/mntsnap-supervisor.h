@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mntsnap-supervisor: a mount supervisor for containers. A seccomp filter
+ * in the container turns mount(2) into a user notification
+ * (SCMP_ACT_NOTIFY / SECCOMP_RET_USER_NOTIF); the supervisor receives it on
+ * the filter's notify fd, reads the arguments from the caller's memory,
+ * decides with a policy over the whole request (filesystem type, source,
+ * target as the container resolves them, every option), and when allowed
+ * performs the mount itself inside the container's mount namespace and
+ * returns the result as mount's return value. The container needs no
+ * CAP_SYS_ADMIN: seccomp acts at syscall entry, before capability checks.
+ *
+ * Same conventions as mntsnap.h (0 or a negative errno value, ret_* last,
+ * sz-versioned option structs declared with MNTSNAP_OPTS, opaque objects,
+ * O_CLOEXEC fds, never printing). Core library: libc only.
+ *
+ * Safety, by construction:
+ *  - arguments are read with process_vm_readv(2); then
+ *    SECCOMP_IOCTL_NOTIF_ID_VALID is checked before anything is done, so a
+ *    request whose caller died (or whose pid now names someone else) is
+ *    dropped;
+ *  - the supervisor never answers SECCOMP_USER_NOTIF_FLAG_CONTINUE (the
+ *    caller could rewrite its pointer arguments after the check): every
+ *    allowed request is performed by the supervisor and its result
+ *    returned;
+ *  - paths are resolved inside the container's root with openat2(2)
+ *    RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS by the namespace helper (see
+ *    mntsnap_ns_run), from the directory the kernel resolved: the policy
+ *    sees the canonical path ("/mnt/l" -> "/../../tmp" is "/tmp") and the
+ *    mount goes onto that same opened object (fsmount + move_mount onto
+ *    the fd, open_tree for binds), never onto a path looked up again;
+ *  - a requester whose root is not its mount namespace's root (chroot()
+ *    inside the container) is refused with EPERM: there "/" would mean
+ *    something else to it than to the supervisor; so is one in the
+ *    supervisor's own mount namespace.
+ *
+ * Handled: mount(2) new mounts, binds (MS_REC), remounts (with and without
+ * MS_BIND; the rule's force list is applied again, as the flags given
+ * replace the mount's); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
+ * of a mount the supervisor made for the same notify fd, nothing else;
+ * MS_MOVE of such a mount (matched with its type, its resolved location as
+ * source and the new one as target); propagation changes with MS_REC or
+ * not (matched with the mount's type and the options "shared", "slave",
+ * "private" or "unbindable", plus "rec").
+ * The new mount API: fsopen() and fsmount() give the caller a sealed
+ * memfd placeholder (SECCOMP_IOCTL_NOTIF_ADDFD), fsconfig() string and
+ * flag options on it are recorded, and move_mount() of the placeholder
+ * onto an absolute path decides the whole request (type, source, every
+ * option, mount attributes, resolved target) and performs it like
+ * mount(2); open_tree(OPEN_TREE_CLONE) gives a placeholder moved as a
+ * bind, mount_setattr() on a placeholder records attributes; fspick and
+ * the other forms are refused.
+ * Refused with the policy's errno: unknown flags, non-string data,
+ * relative paths, other syscalls and ABIs.
+ */
+#ifndef MNTSNAP_SUPERVISOR_H
+#define MNTSNAP_SUPERVISOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mntsnap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exported from a library built with -fvisibility=hidden (see mntsnap.h). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Policy.                                                                  */
+/* ------------------------------------------------------------------------ */
+struct mntsnap_policy;
+
+/*
+ * One rule. A request matches when every non-NULL field matches; the first
+ * matching rule decides, else the policy's default.
+ *  fstype: the filesystem type asked for ("tmpfs"), "bind" for bind
+ *          mounts; for a remount, a move or a propagation change, the
+ *          type of the mount concerned.
+ *          NULL or "*": any.
+ *  source: fnmatch(3) glob with FNM_PATHNAME ('*' never crosses '/'). For
+ *          bind mounts it matches the source path resolved inside the
+ *          container's root; for new mounts the source string as given
+ *          ("none"). NULL: any.
+ *  target: glob over the target path resolved inside the container's root
+ *          (symlinks followed inside that root, then matched). NULL: any.
+ *  force:  NULL-terminated list of options added to the mount. Mount
+ *          flags by name ("ro", "nosuid", "nodev", "noexec", "noatime",
+ *          "nodiratime", "relatime", "strictatime", "nosymfollow", "sync",
+ *          "dirsync", "lazytime") override their opposite in the request
+ *          ("rw", "suid", "dev", "exec", ...); "key=value" or "key"
+ *          filesystem options replace an asked option with the same key.
+ *  forbid: NULL-terminated list of option names; a request asking for one
+ *          ("uid" matches "uid" and "uid=anything") fails with err.
+ *  deny:   the rule refuses what it matches, with err.
+ *  err:    positive errno for deny and forbid; 0 = the policy's.
+ * mount(2) expresses exec, suid, dev and atime only by the absence of a
+ * flag: "not asked" and "asked for exec" are the same request, so forbid
+ * cannot tell them apart; force the opposite ("noexec") instead.
+ */
+struct mntsnap_policy_rule {
+	size_t sz;
+	const char *fstype;
+	const char *source;
+	const char *target;
+	const char *const *force;
+	const char *const *forbid;
+	bool deny;
+	int err;
+	size_t : 0;
+};
+
+/*
+ * A policy: default_allow says what happens to a request no rule matches;
+ * err (positive errno, 0 = EPERM) is returned to the container for a
+ * refusal that names no errno of its own. *ret_policy: free with
+ * mntsnap_policy_free(). Errors: -EINVAL (err out of range), -ENOMEM.
+ */
+int mntsnap_policy_new(bool default_allow, int err, struct mntsnap_policy **ret_policy);
+
+/*
+ * Append a rule (copied: the caller's strings may go away). Errors:
+ * -EINVAL with ret_error->msg naming the field: a target glob that is not
+ * absolute ("/..." or "*"), a glob with an unclosed '[' or a trailing
+ * '\', an empty source glob or fstype, an empty or comma-containing
+ * force/forbid entry, an errno out of 0-4095; -E2BIG (opts); -ENOMEM.
+ * ret_error may be NULL.
+ */
+int mntsnap_policy_add(struct mntsnap_policy *policy, const struct mntsnap_policy_rule *rule,
+		       struct mntsnap_error *ret_error);
+
+/* Number of rules. */
+size_t mntsnap_policy_count(const struct mntsnap_policy *policy);
+
+/*
+ * Decide one request without performing it (what the supervisor does
+ * once paths are resolved): fstype, source and target as above, options
+ * the comma-separated options asked ("nosuid,size=1m", NULL = none).
+ * Returns 0 when allowed, else the negative errno the container would
+ * get; *ret_rule (may be NULL) is the deciding rule's index, -1 for the
+ * default.
+ */
+int mntsnap_policy_check(const struct mntsnap_policy *policy, const char *fstype,
+			 const char *source, const char *target, const char *options,
+			 int *ret_rule);
+
+/* Accepts NULL. */
+void mntsnap_policy_free(struct mntsnap_policy *policy);
+
+/* ------------------------------------------------------------------------ */
+/* Supervisor.                                                              */
+/* ------------------------------------------------------------------------ */
+struct mntsnap_supervisor;
+
+/*
+ * One decision, passed to the audit callback. Strings are valid during
+ * the call only; NULL when unknown (unreadable argument, never resolved).
+ */
+struct mntsnap_sv_event {
+	uint64_t time_ns;         /* CLOCK_REALTIME */
+	const char *container;    /* the id given to mntsnap_supervisor_add */
+	int pid;                  /* the caller, in the supervisor's pid namespace */
+	const char *syscall;      /* "mount", "umount2", "fsopen", "fsconfig",
+				   * "fsmount", "move_mount", "open_tree",
+				   * "mount_setattr", or "nr:N" */
+	const char *fstype;       /* as asked; "bind" for bind mounts */
+	const char *source;       /* as asked */
+	const char *target;       /* as asked */
+	const char *source_resolved; /* inside the container's root (binds) */
+	const char *target_resolved;
+	const char *options_asked;   /* flags by name, then the data string */
+	const char *options_applied; /* with the rule's force list, if performed */
+	int rule;                 /* deciding rule, -1 default, -2 not decided */
+	int result;               /* 0 or the -errno the caller got */
+	uint64_t mnt_id;          /* unique id of the new mount (statx
+				   * STATX_MNT_ID_UNIQUE, statmount's id), 0 if none */
+	const char *reason;       /* short word on why, for refusals */
+};
+
+typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *data);
+
+/*
+ * audit: called once per request answered (also for refusals), from
+ * mntsnap_supervisor_dispatch(). timeout_ms bounds each helper run inside
+ * a container (0 = the helper's default). sysops: test seam for the
+ * notify ioctls (lib/sys.h), NULL = real.
+ */
+struct mntsnap_supervisor_opts {
+	size_t sz;
+	mntsnap_sv_audit_fn audit;
+	void *audit_data;
+	unsigned timeout_ms;
+	const struct mntsnap_sysops *sysops;
+	size_t : 0;
+};
+
+/*
+ * A supervisor deciding with policy, which it borrows: keep the policy
+ * alive and unchanged until mntsnap_supervisor_free(). Errors: -EINVAL,
+ * -E2BIG (opts), -ENOMEM, -EMFILE (epoll_create1).
+ */
+int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
+			   const struct mntsnap_supervisor_opts *opts,
+			   struct mntsnap_supervisor **ret_sv);
+
+/*
+ * Serve one more seccomp notify fd (from seccomp(2)
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER, an OCI listenerPath message or
+ * seccomp_notify_fd()). The supervisor takes the fd over on success (it
+ * closes it when every process of the filter has gone, or at free); on
+ * failure the caller keeps it. id names the container in audit events
+ * (copied, NULL = ""). Errors: -EBADF, -EEXIST (fd already served),
+ * -ENOMEM.
+ */
+int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const char *id);
+
+/* Number of notify fds served. */
+size_t mntsnap_supervisor_count(const struct mntsnap_supervisor *sv);
+
+/*
+ * An fd that polls readable when a request is waiting (an epoll fd over
+ * every notify fd): add it to the caller's event loop.
+ */
+int mntsnap_supervisor_fd(const struct mntsnap_supervisor *sv);
+
+/*
+ * Wait up to timeout_ms (-1 forever, 0 not at all) for requests, answer
+ * every one that is ready, and drop the notify fds whose processes have
+ * all exited. Returns the number of requests answered (0 on timeout) or
+ * -EINTR, -EBADF. A request that cannot be handled (unreadable
+ * arguments, a caller gone, a helper failure) is answered with an error
+ * or dropped; it never stops the supervisor.
+ */
+int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms);
+
+/* Accepts NULL. Closes every notify fd: pending callers get ENOSYS. */
+void mntsnap_supervisor_free(struct mntsnap_supervisor *sv);
+
+/*
+ * One audit event as a JSON object on one line, newline included, into
+ * buf (NUL-terminated). Returns the length without the NUL, or -ENOSPC
+ * when buf is too small (buf then holds no partial line).
+ */
+int mntsnap_sv_event_json(const struct mntsnap_sv_event *ev, char *buf, size_t len);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

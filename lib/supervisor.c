@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mount supervisor: answers seccomp user notifications for mount(2)
+ * by deciding with a policy and performing the allowed mounts itself,
+ * inside the caller's mount namespace, through the namespace helper.
+ *
+ * The order for each request is fixed, for safety:
+ *  1. RECV the notification (zeroed first, as the kernel requires);
+ *  2. read every argument from the caller's memory (process_vm_readv);
+ *  3. open the caller's mount namespace through a pidfd and note the
+ *     identity of its root;
+ *  4. NOTIF_ID_VALID: the caller is still blocked in this very call, so
+ *     the pid named it throughout 2-3 (pid reuse cannot redirect us);
+ *  5. in the helper: check the root, resolve the paths inside it, decide,
+ *     mount onto the resolved fds;
+ *  6. SEND the result. CONTINUE is never sent: the caller could rewrite
+ *     its arguments after step 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "mntsnap.h"
+#include "supervisor.h"
+#include "sys.h"
+#include "uapi.h"
+
+/* The native seccomp audit arch: requests from another ABI are refused. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define NATIVE_ARCH 0xc000003eU /* AUDIT_ARCH_X86_64 */
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define NATIVE_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_ARCH 0xc00000f3U /* AUDIT_ARCH_RISCV64 */
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_ARCH 0xc0000015U /* AUDIT_ARCH_PPC64LE */
+#elif defined(__s390x__)
+#define NATIVE_ARCH 0x80000016U /* AUDIT_ARCH_S390X */
+#else
+#define NATIVE_ARCH 0U /* unknown: every request is refused */
+#endif
+
+#define MNT_FORCE_ 1U
+#define MNT_DETACH_ 2U
+#define MNT_EXPIRE_ 4U
+#define UMOUNT_NOFOLLOW_ 8U
+
+/* ---- the object --------------------------------------------------------- */
+
+int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
+			   const struct mntsnap_supervisor_opts *opts,
+			   struct mntsnap_supervisor **ret_sv)
+{
+	struct mntsnap_supervisor *sv;
+	int r;
+
+	if (!policy || !ret_sv)
+		return -EINVAL;
+	sv = calloc(1, sizeof(*sv));
+	if (!sv)
+		return -ENOMEM;
+	sv->o.sz = sizeof(sv->o);
+	if (opts) {
+		r = mntsnap_opts_valid(opts, opts->sz, sizeof(sv->o));
+		if (r) {
+			free(sv);
+			return r;
+		}
+		memcpy(&sv->o, opts, opts->sz < sizeof(sv->o) ? opts->sz : sizeof(sv->o));
+	}
+	mntsnap_sys_resolve(sv->o.sysops, &sv->sys);
+	sv->policy = policy;
+	{
+		struct stat st;
+
+		if (!stat("/proc/self/ns/mnt", &st)) {
+			sv->own_dev = st.st_dev;
+			sv->own_ino = st.st_ino;
+		}
+	}
+	sv->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sv->epfd < 0) {
+		r = -errno;
+		free(sv);
+		return r;
+	}
+	*ret_sv = sv;
+	return 0;
+}
+
+static void container_free(struct sv_container *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	free(c->id);
+	free(c->mounted);
+	mntsnap_ns_free(c->ns);
+	for (size_t i = 0; i < c->nctx; i++)
+		mntsnap__sv_fsctx_free(c->ctx[i]);
+	free(c->ctx);
+	free(c);
+}
+
+void mntsnap_supervisor_free(struct mntsnap_supervisor *sv)
+{
+	if (!sv)
+		return;
+	for (size_t i = 0; i < sv->n; i++)
+		container_free(sv->c[i]);
+	free(sv->c);
+	close(sv->epfd);
+	free(sv);
+}
+
+int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const char *id)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sv_container *c, **nc;
+
+	if (!sv)
+		return -EINVAL;
+	if (notify_fd < 0 || fcntl(notify_fd, F_GETFD) < 0)
+		return -EBADF;
+	for (size_t i = 0; i < sv->n; i++)
+		if (sv->c[i]->fd == notify_fd)
+			return -EEXIST;
+	c = calloc(1, sizeof(*c));
+	nc = realloc(sv->c, (sv->n + 1) * sizeof(*nc));
+	if (nc)
+		sv->c = nc;
+	if (!c || !nc || !(c->id = strdup(id ? id : ""))) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->fd = notify_fd;
+	ev.data.ptr = c;
+	if (epoll_ctl(sv->epfd, EPOLL_CTL_ADD, notify_fd, &ev)) {
+		int r = errno == EEXIST ? -EEXIST : -errno;
+
+		free(c->id);
+		free(c);
+		return r;
+	}
+	/* the supervisor owns it now: keep it off 0-2 and close-on-exec */
+	fcntl(notify_fd, F_SETFD, FD_CLOEXEC);
+	sv->c[sv->n++] = c;
+	return 0;
+}
+
+size_t mntsnap_supervisor_count(const struct mntsnap_supervisor *sv)
+{
+	return sv ? sv->n : 0;
+}
+
+int mntsnap_supervisor_fd(const struct mntsnap_supervisor *sv)
+{
+	return sv ? sv->epfd : -EINVAL;
+}
+
+static void container_remove(struct mntsnap_supervisor *sv, struct sv_container *c)
+{
+	for (size_t i = 0; i < sv->n; i++) {
+		if (sv->c[i] != c)
+			continue;
+		epoll_ctl(sv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		container_free(c);
+		sv->c[i] = sv->c[--sv->n];
+		return;
+	}
+}
+
+static int read_args(struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	int pid = (int)q->n.pid;
+	bool has_target;
+	int r;
+
+	r = mntsnap__sv_read_opt(pid, a[0], q->source, sizeof(q->source), &q->has_source);
+	if (!r)
+		r = mntsnap__sv_read_opt(pid, a[1], q->target, sizeof(q->target), &has_target);
+	if (!r && !has_target)
+		r = -EFAULT;
+	if (!r)
+		r = mntsnap__sv_read_opt(pid, a[2], q->fstype, sizeof(q->fstype), &q->has_fstype);
+	return r;
+}
+
+/* ---- decoding mount(2) -------------------------------------------------- */
+
+#define MS_PROPAGATION_ (MNTSNAP_MS_SHARED | MNTSNAP_MS_SLAVE | MNTSNAP_MS_PRIVATE | \
+			 MNTSNAP_MS_UNBINDABLE)
+
+static const struct {
+	uint32_t ms;
+	const char *name;
+} propagations[] = {
+	{ MNTSNAP_MS_SHARED, "shared" },
+	{ MNTSNAP_MS_SLAVE, "slave" },
+	{ MNTSNAP_MS_PRIVATE, "private" },
+	{ MNTSNAP_MS_UNBINDABLE, "unbindable" },
+};
+
+/* A propagation change: exactly one type, optionally MS_REC, as the kernel wants. */
+static int decode_propagation(struct sv_req *q, uint32_t f)
+{
+	q->kind = SV_PROPAGATION;
+	q->rec = f & MNTSNAP_K_MS_REC;
+	f &= ~MNTSNAP_K_MS_REC;
+	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
+		if (f == propagations[i].ms) {
+			q->prop = f;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/*
+ * Which kind of request, in the order mount(2) itself tests the flags
+ * (remount, bind, propagation, move, new); -EOPNOTSUPP for flags the
+ * supervisor does not know.
+ */
+static int decode_flags(struct sv_req *q, uint64_t flags64)
+{
+	uint32_t f = (uint32_t)flags64;
+
+	if (flags64 >> 32)
+		return -EINVAL;
+	if ((f & MNTSNAP_K_MS_MGC_MSK) == MNTSNAP_K_MS_MGC_VAL)
+		f &= ~MNTSNAP_K_MS_MGC_MSK; /* the pre-2.4 magic, ignored by the kernel too */
+	f &= ~MNTSNAP_K_MS_SILENT;
+	if (f & MNTSNAP_K_MS_REMOUNT) {
+		q->kind = f & MNTSNAP_K_MS_BIND ? SV_REMOUNT_BIND : SV_REMOUNT;
+		f &= ~(MNTSNAP_K_MS_REMOUNT | MNTSNAP_K_MS_BIND);
+	} else if (f & MNTSNAP_K_MS_BIND) {
+		q->kind = SV_BIND;
+		q->rec = f & MNTSNAP_K_MS_REC;
+		f &= ~(MNTSNAP_K_MS_BIND | MNTSNAP_K_MS_REC);
+	} else if (f & MS_PROPAGATION_) {
+		return decode_propagation(q, f);
+	} else if (f & MNTSNAP_K_MS_MOVE) {
+		q->kind = SV_MOVE; /* mount(2) ignores every other flag here */
+		return 0;
+	} else {
+		q->kind = SV_NEW;
+	}
+	if (f & ~mntsnap__mntflag_ms_all())
+		return -EOPNOTSUPP;
+	q->ms = f;
+	return 0;
+}
+
+/* "private" or "private,rec": how rules see a propagation change */
+static char *propagation_opts(const struct sv_req *q)
+{
+	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
+		if (q->prop == propagations[i].ms) {
+			char *s = malloc(strlen(propagations[i].name) + 5);
+
+			if (s)
+				sprintf(s, "%s%s", propagations[i].name, q->rec ? ",rec" : "");
+			return s;
+		}
+	return NULL;
+}
+
+static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
+{
+	int perr = mntsnap__policy_errno(sv->policy);
+	int r;
+
+	q->reason = "arguments";
+	r = read_args(q);
+	if (r == -ESRCH)
+		r = -ENOENT;
+	if (!r) {
+		r = decode_flags(q, q->n.data.args[3]);
+		if (r == -EOPNOTSUPP) {
+			q->reason = "unsupported flags";
+			r = -perr;
+		}
+	}
+	if (!r && q->kind == SV_NEW && !q->has_fstype) {
+		q->reason = "no fstype";
+		r = -EINVAL;
+	}
+	if (!r && (q->kind == SV_NEW || q->kind == SV_REMOUNT)) {
+		r = mntsnap__sv_read_opt((int)q->n.pid, q->n.data.args[4], q->data, sizeof(q->data),
+			     &q->has_data);
+		if (r == -ENAMETOOLONG) {
+			q->reason = "binary data";
+			r = -perr;
+		}
+	}
+	if (!r) {
+		q->asked = q->kind == SV_PROPAGATION ? propagation_opts(q)
+						    : mntsnap__opts_from_ms(q->ms, q->data);
+		if (!q->asked)
+			r = -ENOMEM;
+	}
+	if (!r && (q->kind == SV_NEW || q->kind == SV_BIND) &&
+	    !mntsnap__policy_may_allow(sv->policy, mntsnap__sv_match_fstype(q))) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -perr;
+	}
+	if (!r)
+		r = mntsnap__sv_perform(sv, c, q);
+	q->result = r;
+}
+
+static void decide_umount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
+{
+	bool has;
+	int r;
+
+	q->kind = SV_UMOUNT;
+	q->umount_flags = (unsigned)q->n.data.args[1];
+	q->reason = "arguments";
+	r = mntsnap__sv_read_opt((int)q->n.pid, q->n.data.args[0], q->target, sizeof(q->target), &has);
+	if (!r && !has)
+		r = -EFAULT;
+	if (r == -ESRCH)
+		r = -ENOENT;
+	if (!r && (q->n.data.args[1] >> 32 ||
+		   (q->umount_flags & ~(MNT_DETACH_ | UMOUNT_NOFOLLOW_)))) {
+		/* MNT_FORCE and MNT_EXPIRE are not for containers */
+		q->reason = "unsupported flags";
+		r = q->umount_flags & (MNT_FORCE_ | MNT_EXPIRE_) ? -mntsnap__policy_errno(sv->policy)
+								  : -EINVAL;
+	}
+	if (!r)
+		r = mntsnap__sv_perform(sv, c, q);
+	q->result = r;
+}
+
+/* Remember (or forget) a mount made for c. */
+static void track(struct sv_container *c, const struct sv_req *q)
+{
+	if (q->result || !q->mnt_id)
+		return;
+	if (q->kind == SV_UMOUNT) {
+		for (size_t i = 0; i < c->nmounted; i++)
+			if (c->mounted[i] == q->mnt_id) {
+				c->mounted[i] = c->mounted[--c->nmounted];
+				return;
+			}
+	} else if (q->kind == SV_NEW || q->kind == SV_BIND) {
+		uint64_t *n = realloc(c->mounted, (c->nmounted + 1) * sizeof(*n));
+
+		/* without memory it is only forgotten: umount2 of it is refused */
+		if (n) {
+			c->mounted = n;
+			c->mounted[c->nmounted++] = q->mnt_id;
+		}
+	}
+}
+
+/* ---- audit -------------------------------------------------------------- */
+
+static const char *syscall_name(const struct sv_req *q, char *buf, size_t len)
+{
+	if (q->sysname)
+		return q->sysname;
+	if (q->n.data.nr == SYS_mount)
+		return "mount";
+	if (q->n.data.nr == SYS_umount2)
+		return "umount2";
+	snprintf(buf, len, "nr:%d", q->n.data.nr);
+	return buf;
+}
+
+static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
+{
+	struct mntsnap_sv_event ev = { 0 };
+	struct timespec ts;
+	char nr[32];
+
+	if (!sv->o.audit)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ev.time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	ev.container = c->id;
+	ev.pid = (int)q->n.pid;
+	ev.syscall = syscall_name(q, nr, sizeof(nr));
+	if (q->kind == SV_UMOUNT) {
+		ev.target = q->target[0] ? q->target : NULL;
+	} else if (q->sysname && q->n.data.nr != MNTSNAP_NR_move_mount) {
+		ev.fstype = q->has_fstype ? q->fstype : NULL;
+		ev.source = q->has_source ? q->source : NULL; /* open_tree */
+	} else if (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount) {
+		ev.fstype = mntsnap__sv_match_fstype(q);
+		if (!ev.fstype && q->has_fstype)
+			ev.fstype = q->fstype;
+		ev.source = q->has_source ? q->source : NULL;
+		ev.target = q->target[0] ? q->target : NULL;
+	}
+	ev.source_resolved = q->rsource[0] ? q->rsource : NULL;
+	ev.target_resolved = q->rtarget[0] ? q->rtarget : NULL;
+	ev.options_asked = q->asked;
+	ev.options_applied = q->result ? NULL : q->applied;
+	ev.rule = q->rule;
+	ev.result = q->result;
+	ev.mnt_id = q->result ? 0 : q->mnt_id; /* umount2: the mount removed */
+	ev.reason = q->result || q->gone ? q->reason : NULL;
+	sv->o.audit(&ev, sv->o.audit_data);
+}
+
+/* RECV one notification on c and answer it. 1 answered, 0 none, -errno. */
+static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
+{
+	struct mntsnap_k_seccomp_notif_resp resp = { 0 };
+	struct sv_req *q = calloc(1, sizeof(*q));
+	long r;
+
+	if (!q)
+		return -ENOMEM;
+	q->rule = -2;
+	q->c = c;
+	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_RECV, &q->n);
+	if (r < 0) {
+		free(q);
+		/* ENOENT: the caller was interrupted before we got it */
+		return r == -ENOENT || r == -EINTR ? 0 : (int)r;
+	}
+	if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_mount) {
+		decide_mount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_umount2) {
+		decide_umount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_fsopen) {
+		mntsnap__sv_fsopen(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_fsconfig) {
+		mntsnap__sv_fsconfig(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_fsmount) {
+		mntsnap__sv_fsmount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_move_mount) {
+		mntsnap__sv_move_mount(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_open_tree) {
+		mntsnap__sv_open_tree(sv, c, q);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == MNTSNAP_NR_mount_setattr) {
+		mntsnap__sv_mount_setattr(sv, c, q);
+	} else {
+		q->reason = "syscall not handled";
+		q->result = -mntsnap__policy_errno(sv->policy);
+	}
+	resp.id = q->n.id;
+	resp.error = q->result;
+	/*
+	 * Always answered, even when the caller seems gone: an unanswered
+	 * caller would block forever, and SEND to a gone one is a harmless
+	 * ENOENT.
+	 */
+	r = q->answered ? 0
+			: sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	if (r < 0) {
+		q->gone = true; /* ENOENT: interrupted or killed meanwhile */
+		q->reason = "caller gone";
+	}
+	track(c, q);
+	audit(sv, c, q);
+	free(q->asked);
+	free(q->applied);
+	free(q);
+	return 1;
+}
+
+int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms)
+{
+	struct epoll_event ev[16];
+	int n, done = 0;
+
+	if (!sv)
+		return -EINVAL;
+	n = epoll_wait(sv->epfd, ev, 16, timeout_ms);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		struct sv_container *c = ev[i].data.ptr;
+
+		if (ev[i].events & EPOLLIN) {
+			int r = handle_one(sv, c);
+
+			if (r > 0)
+				done += r;
+		}
+		/* every process of the filter has exited: nothing more can come */
+		if ((ev[i].events & (EPOLLHUP | EPOLLERR)) && !(ev[i].events & EPOLLIN))
+			container_remove(sv, c);
+	}
+	return done;
+}
+

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of the mount supervisor: mount options and the policy
+ * (policy.c), requests and containers. Calls run one way, no cycles:
+ * supervisor.c (object, dispatch, mount(2)/umount2 decoding, audit)
+ *   -> sv-newapi.c (fsopen/fsconfig/fsmount/move_mount)
+ *   -> sv-request.c (caller's memory, namespace, ID_VALID, the helper)
+ *   -> sv-mount.c (the work inside the container)
+ *   -> policy.c; sv-json.c (audit lines) stands alone.
+ */
+#ifndef MNTSNAP_SUPERVISOR_INTERNAL_H
+#define MNTSNAP_SUPERVISOR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sys.h"
+#include "uapi.h"
+
+#include "mntsnap-supervisor.h"
+
+/*
+ * A mount flag as mount(2) sets it (ms), as the new mount API sets it
+ * (attr: MOUNT_ATTR_* on the mount; sb: an fsconfig flag on the
+ * superblock) and by name, with the name of its absence.
+ */
+struct mntsnap__mntflag {
+	const char *name;
+	const char *opposite;
+	uint32_t ms;
+	uint64_t attr;     /* 0 with attr_atime: an atime mode */
+	bool attr_atime;   /* attr is a value of MOUNT_ATTR__ATIME */
+	const char *sb;    /* fsconfig flag, NULL if per-mount only */
+};
+
+/* The flag whose name or opposite is name (*ret_set: which), or NULL. */
+const struct mntsnap__mntflag *mntsnap__mntflag_find(const char *name, size_t len,
+						     bool *ret_set);
+
+/* Every MS_* bit mntsnap__mntflag knows. */
+uint32_t mntsnap__mntflag_ms_all(void);
+
+/*
+ * Names of the ms bits, comma-joined, then data (appended as is): the
+ * "options asked" of a mount(2) request. Malloc'd; NULL on ENOMEM.
+ */
+char *mntsnap__opts_from_ms(uint32_t ms, const char *data);
+
+/*
+ * The options to perform: asked with rule's force list applied (forced
+ * flags override their opposite, forced keys replace asked ones).
+ * rule < 0: asked unchanged. Malloc'd; NULL on ENOMEM.
+ */
+char *mntsnap__policy_apply(const struct mntsnap_policy *p, int rule, const char *asked);
+
+/* mntsnap_policy_check() for the library's own callers. */
+int mntsnap__policy_check(const struct mntsnap_policy *policy, const char *fstype,
+			  const char *source, const char *target, const char *options,
+			  int *ret_rule);
+
+/* The policy's errno for refusals that name none (positive). */
+int mntsnap__policy_errno(const struct mntsnap_policy *p);
+
+/*
+ * Could a rule match fstype (NULL = unknown), or the default allow? When
+ * not, the default refuses it whatever the paths: no need to resolve them.
+ */
+bool mntsnap__policy_may_allow(const struct mntsnap_policy *p, const char *fstype);
+
+/* ---- the supervisor's internals, shared by supervisor.c and sv-*.c ---- */
+
+#define SV_PATH_MAX 4096
+#define SV_DATA_MAX 4096 /* mount(2) copies one page of data */
+#define SV_FSTYPE_MAX 256
+
+/*
+ * A filesystem context or detached mount of the new mount API, as the
+ * container holds it: the fd it got from fsopen()/fsmount() is a memfd
+ * placeholder of ours (its inode names the context); the options it
+ * configures are only recorded. Nothing is created until move_mount()
+ * names the target: then the whole request is decided at once, like a
+ * mount(2), and performed the same way.
+ */
+struct sv_fsctx {
+	int fd;           /* our end of the placeholder */
+	dev_t dev;
+	ino_t ino;
+	bool created;     /* FSCONFIG_CMD_CREATE seen */
+	bool is_mount;    /* from fsmount() or open_tree(): a "detached mount" */
+	bool is_bind;     /* from open_tree(OPEN_TREE_CLONE): source is a path */
+	bool rec;         /* open_tree with AT_RECURSIVE */
+	uint64_t attr;    /* fsmount attr_flags */
+	char fstype[256];
+	char *source;
+	char *opts;       /* comma list of what fsconfig set */
+};
+
+#define SV_MAX_CTX 64 /* pending contexts per container */
+
+/*
+ * One notify fd. mounted: the unique ids of the mounts made for it, the
+ * only ones its umount2() may remove.
+ */
+struct sv_container {
+	int fd;
+	char *id;
+	uint64_t *mounted;
+	size_t nmounted;
+	struct mntsnap_ns *ns; /* the callers' mount namespace, see caller_ns() */
+	dev_t ns_dev;
+	ino_t ns_ino;
+	struct sv_fsctx **ctx;    /* pending new-mount-API contexts, see fsopen */
+	size_t nctx;
+};
+
+enum sv_kind { SV_NEW, SV_BIND, SV_REMOUNT, SV_REMOUNT_BIND, SV_UMOUNT, SV_PROPAGATION, SV_MOVE };
+
+/* One request, from RECV to SEND. The helper writes its half in place. */
+struct sv_req {
+	struct mntsnap_k_seccomp_notif n;
+	const struct sv_container *c;
+	enum sv_kind kind;
+	unsigned umount_flags;
+	uint32_t ms;         /* the MS_* bits the flag table knows */
+	bool rec;            /* MS_REC on a bind or a propagation change */
+	uint32_t prop;       /* MS_SHARED/SLAVE/PRIVATE/UNBINDABLE asked */
+	bool has_source, has_fstype, has_data;
+	char source[SV_PATH_MAX], target[SV_PATH_MAX], fstype[SV_FSTYPE_MAX], data[SV_DATA_MAX];
+	char *asked;         /* flags by name + data */
+	/* expected identity of the caller's root */
+	uint64_t root_mnt, root_ino, root_dev;
+	/* filled by the helper */
+	char rsource[SV_PATH_MAX], rtarget[SV_PATH_MAX], mfstype[SV_FSTYPE_MAX];
+	char *applied;
+	int rule;
+	uint64_t mnt_id;
+	const char *reason;
+	int result;
+	bool gone;           /* the answer found nobody */
+	bool answered;       /* ADDFD with SEND already answered the call */
+	const char *sysname; /* for the audit; NULL: from the number */
+};
+
+struct mntsnap_supervisor {
+	const struct mntsnap_policy *policy;
+	struct mntsnap_supervisor_opts o;
+	struct mntsnap_sysops sys;
+	int epfd;
+	struct sv_container **c;
+	size_t n;
+	dev_t own_dev;  /* the supervisor's own mount namespace (nsfs inode) */
+	ino_t own_ino;
+};
+
+/* What the helper gets: the request and the policy (lib/sv-mount.c). */
+struct sv_work {
+	struct sv_req *q;
+	const struct mntsnap_policy *policy;
+};
+
+/*
+ * Run inside the caller's mount namespace by mntsnap_ns_run(): check the
+ * root, resolve, decide and perform a mount(2) request (or the move_mount
+ * of a new-API placeholder, decoded as one), or an umount2. 0 or -errno;
+ * the request's resolved paths, rule, options and mount id are filled in.
+ */
+int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len);
+int mntsnap__sv_work_umount(void *data, void **ret_buf, size_t *ret_len);
+
+/* lib/sv-mount.c: statx(2) returning 0 or -errno (musl 1.2.3 has no wrapper). */
+int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
+		      struct mntsnap_statx *st);
+
+/* lib/sv-mount.c: did the supervisor make the mount with this unique id for c? */
+bool mntsnap__sv_is_ours(const struct sv_container *c, uint64_t id);
+
+/* lib/sv-mount.c: the fstype rules see: "bind", the asked type, or the mount's own. */
+const char *mntsnap__sv_match_fstype(const struct sv_req *q);
+
+/*
+ * lib/sv-request.c: a NUL-terminated string at addr in the caller's
+ * memory, read a page at a time: 0, -EFAULT (unreadable, NULL),
+ * -ENAMETOOLONG, -ESRCH. _opt: NULL is "absent" (*ret_has false), not an
+ * error.
+ */
+int mntsnap__sv_read_str(int pid, uint64_t addr, char *buf, size_t max);
+int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *ret_has);
+
+/* lib/sv-request.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
+int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);
+
+/* lib/sv-request.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
+int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);
+
+/*
+ * lib/sv-request.c: open the caller's namespace, check the request is
+ * still the caller's, and run the work in the helper. -ENOENT: gone.
+ */
+int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
+
+/*
+ * lib/sv-newapi.c: fsopen, fsconfig, fsmount, move_mount, open_tree
+ * (clones) and mount_setattr (on placeholders) requests.
+ */
+void mntsnap__sv_fsopen(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
+void mntsnap__sv_fsconfig(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
+void mntsnap__sv_fsmount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
+void mntsnap__sv_move_mount(struct mntsnap_supervisor *sv, struct sv_container *c,
+			    struct sv_req *q);
+void mntsnap__sv_open_tree(struct mntsnap_supervisor *sv, struct sv_container *c,
+			   struct sv_req *q);
+void mntsnap__sv_mount_setattr(struct mntsnap_supervisor *sv, struct sv_container *c,
+			       struct sv_req *q);
+void mntsnap__sv_fsctx_free(struct sv_fsctx *x);
+
+#endif

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The supervisor's work inside a container: runs in the namespace helper
+ * (mntsnap_ns_run) after setns() into the caller's mount namespace. It
+ * checks the namespace root is the caller's root, opens every path with
+ * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS, names what it reached, decides
+ * with the policy, and mounts onto the opened fds: what is checked is
+ * what is used.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "mntsnap.h"
+#include "supervisor.h"
+#include "sys.h"
+#include "uapi.h"
+
+#define STATX_ATTR_MOUNT_ROOT_ 0x00002000ULL
+#define UMOUNT_NOFOLLOW_ 8U
+
+/*
+ * fstype as rules see it: "bind" for binds, the mount's own for remounts,
+ * propagation changes and moves
+ */
+const char *mntsnap__sv_match_fstype(const struct sv_req *q)
+{
+	switch (q->kind) {
+	case SV_BIND:
+		return "bind";
+	case SV_NEW:
+		return q->fstype;
+	default:
+		return q->mfstype[0] ? q->mfstype : NULL;
+	}
+}
+
+int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
+		      struct mntsnap_statx *st)
+{
+	return syscall(SYS_statx, dfd, path, flags, mask, st) ? -errno : 0;
+}
+
+/*
+ * openat2 retried on EAGAIN: with RESOLVE_IN_ROOT the kernel refuses a
+ * ".." step if any mount or rename happened meanwhile, anywhere on the
+ * system (a global sequence count), rather than risk escaping the root.
+ * On a busy host that is routine; the container should not see it.
+ */
+static int openat2_(int dfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct mntsnap_open_how how = { .flags = flags | O_CLOEXEC, .resolve = resolve };
+	int fd = -1;
+
+	for (int i = 0; i < 128; i++) {
+		fd = (int)syscall(MNTSNAP_NR_openat2, dfd, path, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The canonical path of directory fd as the container sees it: the
+ * helper's root is the namespace root (checked against the caller's),
+ * and it has its own cwd, so getcwd() after fchdir() names it without
+ * reading the container's /proc.
+ */
+static int dir_path(int fd, char *buf, size_t len)
+{
+	if (fchdir(fd) || !getcwd(buf, len))
+		return -errno;
+	return buf[0] == '/' ? 0 : -ENOENT;
+}
+
+/*
+ * Open path O_PATH inside root, symlinks followed but never out of it
+ * (RESOLVE_IN_ROOT: "/.." stays at the root; no /proc magic links), and
+ * name what was reached. A non-directory is named through its parent; if
+ * its last component is itself a symlink that is refused (-ELOOP), as its
+ * name would not be the name of what gets mounted on.
+ */
+static int resolve(int root, const char *path, char *canon, size_t len, int *ret_fd)
+{
+	const uint64_t res = MNTSNAP_RESOLVE_IN_ROOT | MNTSNAP_RESOLVE_NO_MAGICLINKS;
+	struct stat st, st2;
+	const char *slash;
+	char parent[SV_PATH_MAX];
+	int fd, dfd, lfd, r;
+
+	if (path[0] != '/')
+		return -EPERM; /* relative to the caller's cwd: not resolved here */
+	fd = openat2_(root, path, O_PATH, res);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
+		r = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = dir_path(fd, canon, len);
+		if (r)
+			goto fail;
+		*ret_fd = fd;
+		return 0;
+	}
+	slash = strrchr(path, '/');
+	if (!slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
+		r = -ENOTDIR;
+		goto fail;
+	}
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path) + 1, path);
+	dfd = openat2_(root, parent, O_PATH | O_DIRECTORY, res);
+	if (dfd < 0) {
+		r = dfd;
+		goto fail;
+	}
+	r = dir_path(dfd, canon, len);
+	lfd = r ? -1 : openat(dfd, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (!r && (lfd < 0 || fstat(lfd, &st2)))
+		r = -errno;
+	else if (!r && (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino))
+		r = -ELOOP;
+	if (lfd >= 0)
+		close(lfd);
+	close(dfd);
+	if (!r && strlen(canon) + strlen(slash) + 1 > len)
+		r = -ENAMETOOLONG;
+	if (r)
+		goto fail;
+	strcat(canon, strcmp(canon, "/") ? slash : slash + 1);
+	*ret_fd = fd;
+	return 0;
+fail:
+	close(fd);
+	return r;
+}
+
+struct attrs {
+	uint64_t set, clr;
+	bool atime;          /* an atime mode was named */
+	const char *sb[8];   /* superblock flags to set */
+	size_t nsb;
+	bool sb_ro;
+};
+
+/* Split the applied options: mount flags into attrs, the rest to fn. */
+static int walk_applied(const char *applied, struct attrs *a,
+			int (*fn)(const char *key, const char *val, void *d), void *d)
+{
+	char item[SV_DATA_MAX];
+	const char *p = applied;
+
+	memset(a, 0, sizeof(*a));
+	while (p && *p) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		const struct mntsnap__mntflag *f;
+		bool set;
+		int r = 0;
+
+		if (n && n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			f = mntsnap__mntflag_find(item, n, &set);
+			if (f && f->attr_atime) {
+				a->atime = true;
+				a->set &= ~(uint64_t)MNTSNAP_K_MOUNT_ATTR__ATIME;
+				a->set |= set ? f->attr : MNTSNAP_K_MOUNT_ATTR_RELATIME;
+			} else if (f) {
+				a->set = set ? a->set | f->attr : a->set & ~f->attr;
+				a->clr = set ? a->clr & ~f->attr : a->clr | f->attr;
+				if (f->sb && set && a->nsb < 8)
+					a->sb[a->nsb++] = f->sb;
+				if (f->attr == MNTSNAP_K_MOUNT_ATTR_RDONLY)
+					a->sb_ro = set;
+			} else if (fn) {
+				char *eq = strchr(item, '=');
+
+				if (eq)
+					*eq++ = '\0';
+				r = fn(item, eq, d);
+			}
+		} else if (n) {
+			r = -EINVAL;
+		}
+		if (r)
+			return r;
+		p = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+static int fsconfig_(int fs, unsigned cmd, const char *key, const char *val)
+{
+	return syscall(MNTSNAP_NR_fsconfig, fs, cmd, key, val, 0) ? -errno : 0;
+}
+
+static int fs_option(const char *key, const char *val, void *d)
+{
+	int fs = *(int *)d;
+
+	if (val)
+		return fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_STRING, key, val);
+	return fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, key, NULL);
+}
+
+static int move_onto(int mfd, int tfd)
+{
+	return syscall(MNTSNAP_NR_move_mount, mfd, "", tfd, "",
+		       MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH | MNTSNAP_K_MOVE_MOUNT_T_EMPTY_PATH)
+		       ? -errno
+		       : 0;
+}
+
+static uint64_t unique_id(int fd)
+{
+	struct mntsnap_statx st = { 0 };
+
+	if (mntsnap__sv_statx(fd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st) ||
+	    !(st.stx_mask & MNTSNAP_STATX_MNT_ID_UNIQUE))
+		return 0;
+	return st.stx_mnt_id;
+}
+
+/* fsopen + options + fsmount + move_mount onto tfd. */
+static int do_new(struct sv_req *q, int tfd)
+{
+	struct attrs a;
+	int fs, mfd, r;
+
+	fs = (int)syscall(MNTSNAP_NR_fsopen, q->fstype, MNTSNAP_K_FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return -errno;
+	r = 0;
+	if (q->has_source && q->source[0])
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", q->source);
+	if (!r)
+		r = walk_applied(q->applied, &a, fs_option, &fs);
+	for (size_t i = 0; !r && i < a.nsb; i++)
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb[i], NULL);
+	if (!r)
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	if (r) {
+		close(fs);
+		return r;
+	}
+	mfd = (int)syscall(MNTSNAP_NR_fsmount, fs, MNTSNAP_K_FSMOUNT_CLOEXEC, a.set);
+	r = mfd < 0 ? -errno : 0;
+	close(fs);
+	if (r)
+		return r;
+	q->mnt_id = unique_id(mfd);
+	r = move_onto(mfd, tfd);
+	close(mfd);
+	return r;
+}
+
+static int setattr_(int fd, unsigned at, const struct attrs *a)
+{
+	struct mntsnap_k_mount_attr ma = { .attr_set = a->set, .attr_clr = a->clr };
+
+	if (a->atime)
+		ma.attr_clr |= MNTSNAP_K_MOUNT_ATTR__ATIME;
+	if (!ma.attr_set && !ma.attr_clr)
+		return 0;
+	return syscall(MNTSNAP_NR_mount_setattr, fd, "", AT_EMPTY_PATH | at, &ma, sizeof(ma))
+		       ? -errno
+		       : 0;
+}
+
+/* open_tree clone of the source, the applied flags on it, onto tfd. */
+static int do_bind(struct sv_req *q, int sfd, int tfd)
+{
+	unsigned rec = q->rec ? MNTSNAP_AT_RECURSIVE : 0;
+	struct attrs a;
+	int t, r;
+
+	r = walk_applied(q->applied, &a, NULL, NULL);
+	if (r)
+		return r;
+	t = (int)syscall(MNTSNAP_NR_open_tree, sfd, "",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | rec);
+	if (t < 0)
+		return -errno;
+	r = setattr_(t, rec, &a);
+	if (!r)
+		q->mnt_id = unique_id(t);
+	if (!r)
+		r = move_onto(t, tfd);
+	close(t);
+	return r;
+}
+
+/*
+ * Remount as mount(2) does it: the flags given replace the mount's (an
+ * atime mode is kept when none is named); without MS_BIND the
+ * superblock is reconfigured with the options first.
+ */
+static int do_remount(struct sv_req *q, int tfd)
+{
+	const uint64_t all = MNTSNAP_K_MOUNT_ATTR_RDONLY | MNTSNAP_K_MOUNT_ATTR_NOSUID |
+			     MNTSNAP_K_MOUNT_ATTR_NODEV | MNTSNAP_K_MOUNT_ATTR_NOEXEC |
+			     MNTSNAP_K_MOUNT_ATTR_NODIRATIME | MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW;
+	struct attrs a;
+	int fs, r;
+
+	if (q->kind == SV_REMOUNT) {
+		fs = (int)syscall(MNTSNAP_NR_fspick, tfd, "",
+				  MNTSNAP_K_FSPICK_EMPTY_PATH | MNTSNAP_K_FSPICK_CLOEXEC);
+		if (fs < 0)
+			return -errno;
+		r = walk_applied(q->applied, &a, fs_option, &fs);
+		if (!r)
+			r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb_ro ? "ro" : "rw", NULL);
+		for (size_t i = 0; !r && i < a.nsb; i++)
+			if (strcmp(a.sb[i], "ro"))
+				r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb[i], NULL);
+		if (!r)
+			r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_CMD_RECONFIGURE, NULL, NULL);
+		close(fs);
+		if (r)
+			return r;
+	}
+	r = walk_applied(q->applied, &a, NULL, NULL);
+	if (r)
+		return r;
+	a.clr = all & ~a.set;
+	r = setattr_(tfd, 0, &a);
+	if (!r)
+		q->mnt_id = unique_id(tfd);
+	return r;
+}
+
+/* The type of the mount whose root tfd is (remounts); -EINVAL if not one. */
+static int mount_type(int tfd, char *buf, size_t len)
+{
+	struct mntsnap_statx st = { 0 };
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0,
+					     .param = MNTSNAP_K_STATMOUNT_FS_TYPE };
+	union {
+		struct mntsnap_k_statmount sm;
+		char raw[sizeof(struct mntsnap_k_statmount) + SV_FSTYPE_MAX];
+	} u;
+	long r;
+
+	r = mntsnap__sv_statx(tfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (r)
+		return (int)r;
+	if (!(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT_) ||
+	    !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT_))
+		return -EINVAL; /* what mount(2) says for a remount of a non-mount */
+	req.mnt_id = st.stx_mnt_id;
+	memset(&u, 0, sizeof(u));
+	r = mntsnap_sys_statmount(NULL, &req, &u.sm, sizeof(u), 0);
+	if (r < 0)
+		return (int)r;
+	if (!(u.sm.mask & MNTSNAP_K_STATMOUNT_FS_TYPE) || u.sm.fs_type >= SV_FSTYPE_MAX)
+		return -EIO;
+	snprintf(buf, len, "%s", u.sm.str + u.sm.fs_type);
+	return 0;
+}
+
+/*
+ * MS_MOVE's source: a mount the supervisor made for this container and
+ * nothing else (moving a runtime's mount away could uncover what it
+ * masks, /proc/kcore under its /dev/null bind for one).
+ */
+static int move_source(struct sv_req *q, int root, int *sfd)
+{
+	struct mntsnap_statx st = { 0 };
+	int r;
+
+	q->reason = "source";
+	if (!q->has_source)
+		return -EFAULT;
+	r = resolve(root, q->source, q->rsource, sizeof(q->rsource), sfd);
+	if (r)
+		return r;
+	q->reason = "not a mount";
+	r = mount_type(*sfd, q->mfstype, sizeof(q->mfstype));
+	if (!r)
+		r = mntsnap__sv_statx(*sfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (r)
+		return r;
+	q->reason = "not ours";
+	if (!mntsnap__sv_is_ours(q->c, st.stx_mnt_id))
+		return -EPERM;
+	q->mnt_id = st.stx_mnt_id;
+	return 0;
+}
+
+static int do_propagation(struct sv_req *q, int tfd)
+{
+	struct mntsnap_k_mount_attr ma = { .propagation = q->prop };
+
+	if (syscall(MNTSNAP_NR_mount_setattr, tfd, "",
+		    AT_EMPTY_PATH | (q->rec ? MNTSNAP_AT_RECURSIVE : 0), &ma, sizeof(ma)))
+		return -errno;
+	q->mnt_id = unique_id(tfd);
+	return 0;
+}
+
+static int root_matches(const struct sv_req *q)
+{
+	struct mntsnap_statx st = { 0 };
+
+	if (mntsnap__sv_statx(AT_FDCWD, "/", 0, MNTSNAP_STATX_MNT_ID_UNIQUE, &st))
+		return -errno;
+	if (st.stx_mnt_id != q->root_mnt || st.stx_ino != q->root_ino ||
+	    makedev(st.stx_dev_major, st.stx_dev_minor) != q->root_dev)
+		return -EPERM;
+	return 0;
+}
+
+static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int root, int *sfd,
+		       int *tfd)
+{
+	const char *src;
+	int r;
+
+	q->reason = "target";
+	r = resolve(root, q->target, q->rtarget, sizeof(q->rtarget), tfd);
+	if (r)
+		return r;
+	if (q->kind == SV_BIND) {
+		q->reason = "source";
+		if (!q->has_source)
+			return -EFAULT;
+		r = resolve(root, q->source, q->rsource, sizeof(q->rsource), sfd);
+		if (r)
+			return r;
+	}
+	if (q->kind == SV_REMOUNT || q->kind == SV_REMOUNT_BIND || q->kind == SV_PROPAGATION) {
+		q->reason = "not a mount";
+		r = mount_type(*tfd, q->mfstype, sizeof(q->mfstype));
+		if (r)
+			return r;
+	}
+	if (q->kind == SV_MOVE) {
+		r = move_source(q, root, sfd);
+		if (r)
+			return r;
+	}
+	q->reason = "policy";
+	src = q->kind == SV_BIND || q->kind == SV_MOVE ? q->rsource
+						       : (q->has_source ? q->source : NULL);
+	r = mntsnap__policy_check(p, mntsnap__sv_match_fstype(q), src, q->rtarget, q->asked, &q->rule);
+	if (r)
+		return r;
+	/* force is about mount options: a move or a type change keeps them */
+	if (q->kind == SV_PROPAGATION || q->kind == SV_MOVE)
+		q->applied = strdup(q->asked);
+	else
+		q->applied = mntsnap__policy_apply(p, q->rule, q->asked);
+	return q->applied ? 0 : -ENOMEM;
+}
+
+/* Runs in the helper, inside the caller's mount namespace. */
+int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len)
+{
+	struct sv_work *w = data;
+	struct sv_req *q = w->q;
+	int root, sfd = -1, tfd = -1, r;
+
+	*ret_buf = NULL;
+	*ret_len = 0;
+	q->reason = "chroot";
+	r = root_matches(q);
+	if (r)
+		return r;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	r = work_decide(q, w->policy, root, &sfd, &tfd);
+	if (!r) {
+		q->reason = "mount";
+		if (q->kind == SV_NEW)
+			r = do_new(q, tfd);
+		else if (q->kind == SV_BIND)
+			r = do_bind(q, sfd, tfd);
+		else if (q->kind == SV_PROPAGATION)
+			r = do_propagation(q, tfd);
+		else if (q->kind == SV_MOVE)
+			r = move_onto(sfd, tfd); /* sfd is the mount's root: it moves */
+		else
+			r = do_remount(q, tfd);
+		if (!r)
+			q->reason = NULL;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	close(root);
+	return r;
+}
+
+bool mntsnap__sv_is_ours(const struct sv_container *c, uint64_t id)
+{
+	for (size_t i = 0; id && i < c->nmounted; i++)
+		if (c->mounted[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * umount2 of a mount the supervisor made for this container, and of
+ * nothing else. The mount is named from its parent directory (openat
+ * "..", which for a mount root is the directory under the mountpoint) so
+ * the helper's cwd is not inside it; the name is checked to lead to the
+ * same mount id right before umount2.
+ */
+static int do_umount(struct sv_req *q, int *tfdp)
+{
+	int tfd = *tfdp;
+	struct mntsnap_statx st = { 0 };
+	const char *base = strrchr(q->rtarget, '/');
+	int pfd, r;
+
+	r = mntsnap__sv_statx(tfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (r)
+		return r;
+	if (!(st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT_) ||
+	    !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT_))
+		return -EINVAL; /* what umount2(2) says for a non-mount */
+	q->mnt_id = st.stx_mnt_id;
+	q->reason = "policy";
+	if (!mntsnap__sv_is_ours(q->c, st.stx_mnt_id) || !base || !base[1])
+		return -EPERM;
+	pfd = openat(tfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	r = fchdir(pfd) ? -errno : 0;
+	close(pfd);
+	/* an open fd on the mount, even O_PATH, would make it busy */
+	close(tfd);
+	*tfdp = -1;
+	if (!r)
+		r = mntsnap__sv_statx(AT_FDCWD, base + 1, AT_SYMLINK_NOFOLLOW, MNTSNAP_STATX_MNT_ID_UNIQUE,
+			       &st);
+	if (!r && st.stx_mnt_id != q->mnt_id)
+		r = -EAGAIN; /* changed under us: refuse rather than guess */
+	q->reason = "umount";
+	if (!r && syscall(SYS_umount2, base + 1, (int)(q->umount_flags | UMOUNT_NOFOLLOW_)))
+		r = -errno;
+	return r;
+}
+
+/* Runs in the helper, inside the caller's mount namespace. */
+int mntsnap__sv_work_umount(void *data, void **ret_buf, size_t *ret_len)
+{
+	struct sv_work *w = data;
+	struct sv_req *q = w->q;
+	int root, tfd = -1, r;
+
+	*ret_buf = NULL;
+	*ret_len = 0;
+	q->reason = "chroot";
+	r = root_matches(q);
+	if (r)
+		return r;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	q->reason = "target";
+	r = resolve(root, q->target, q->rtarget, sizeof(q->rtarget), &tfd);
+	if (!r)
+		r = do_umount(q, &tfd);
+	if (!r)
+		q->reason = NULL;
+	if (tfd >= 0)
+		close(tfd);
+	close(root);
+	return r;
+}
+

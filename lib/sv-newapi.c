@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The new mount API under the supervisor. A filesystem context or
+ * detached mount the container holds is a placeholder of ours; its
+ * options are recorded; move_mount() onto a path decides the whole request
+ * at once and performs it like mount(2) (see sv-mount.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "mntsnap.h"
+#include "supervisor.h"
+#include "sys.h"
+#include "uapi.h"
+
+#define MFD_CLOEXEC_ 1U
+#define MFD_ALLOW_SEALING_ 2U
+#define KNOWN_ATTR_ (MNTSNAP_K_MOUNT_ATTR_RDONLY | MNTSNAP_K_MOUNT_ATTR_NOSUID |            \
+		     MNTSNAP_K_MOUNT_ATTR_NODEV | MNTSNAP_K_MOUNT_ATTR_NOEXEC |              \
+		     MNTSNAP_K_MOUNT_ATTR__ATIME | MNTSNAP_K_MOUNT_ATTR_NODIRATIME |         \
+		     MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW)
+
+/* Accepts NULL. */
+void mntsnap__sv_fsctx_free(struct sv_fsctx *x)
+{
+	if (!x)
+		return;
+	close(x->fd);
+	free(x->source);
+	free(x->opts);
+	free(x);
+}
+
+/* Which of c's contexts the caller's fd is: its file, fetched, compared by inode. */
+static int ctx_of_fd(struct sv_container *c, const struct sv_req *q, uint64_t fd64,
+		     struct sv_fsctx **ret)
+{
+	int pidfd, fd, r = -EINVAL;
+	struct stat st;
+
+	if (fd64 > INT32_MAX)
+		return -EBADF;
+	pidfd = (int)syscall(MNTSNAP_NR_pidfd_open, q->n.pid, 0);
+	if (pidfd < 0)
+		return -ESRCH;
+	fd = (int)syscall(MNTSNAP_NR_pidfd_getfd, pidfd, (int)fd64, 0);
+	close(pidfd);
+	if (fd < 0)
+		return errno == EBADF ? -EBADF : -ESRCH;
+	if (!fstat(fd, &st))
+		for (size_t i = 0; i < c->nctx; i++)
+			if (c->ctx[i]->dev == st.st_dev && c->ctx[i]->ino == st.st_ino) {
+				*ret = c->ctx[i];
+				r = 0;
+				break;
+			}
+	close(fd);
+	return r; /* not one of ours: what the kernel says for a non-context fd */
+}
+
+static void ctx_remove(struct sv_container *c, struct sv_fsctx *x)
+{
+	for (size_t i = 0; i < c->nctx; i++)
+		if (c->ctx[i] == x) {
+			c->ctx[i] = c->ctx[--c->nctx];
+			mntsnap__sv_fsctx_free(x);
+			return;
+		}
+}
+
+/*
+ * A new placeholder, handed to the caller with ADDFD|SEND, which also
+ * answers the call with the fd number. On success the context is c's.
+ */
+static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q,
+			 struct sv_fsctx *x, bool cloexec)
+{
+	struct mntsnap_k_seccomp_notif_addfd add = { 0 };
+	struct sv_fsctx **n;
+	struct stat st;
+	long r;
+
+	if (c->nctx >= SV_MAX_CTX)
+		return -EMFILE;
+	x->fd = (int)syscall(SYS_memfd_create, "mntsnap-fs-context",
+			     MFD_CLOEXEC_ | MFD_ALLOW_SEALING_);
+	if (x->fd < 0)
+		return -errno;
+	/* inert: the container can neither write nor grow what it holds */
+	if (fcntl(x->fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) ||
+	    fstat(x->fd, &st))
+		return -errno;
+	x->dev = st.st_dev;
+	x->ino = st.st_ino;
+	n = realloc(c->ctx, (c->nctx + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->ctx = n;
+	if (mntsnap__sv_id_valid(sv, c, q->n.id))
+		return -ENOENT;
+	add.id = q->n.id;
+	add.flags = MNTSNAP_K_SECCOMP_ADDFD_FLAG_SEND;
+	add.srcfd = (uint32_t)x->fd;
+	add.newfd_flags = cloexec ? O_CLOEXEC : 0;
+	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	if (r < 0)
+		return (int)r;
+	q->answered = true;
+	c->ctx[c->nctx++] = x;
+	return 0;
+}
+
+void mntsnap__sv_fsopen(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct sv_fsctx *x;
+	int r;
+
+	q->sysname = "fsopen";
+	q->reason = "arguments";
+	r = mntsnap__sv_read_str((int)q->n.pid, a[0], q->fstype, sizeof(q->fstype));
+	q->has_fstype = !r;
+	if (!r && a[1] & ~(uint64_t)MNTSNAP_K_FSOPEN_CLOEXEC)
+		r = -EINVAL;
+	if (!r && !mntsnap__policy_may_allow(sv->policy, q->fstype)) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		x = calloc(1, sizeof(*x));
+		if (!x) {
+			r = -ENOMEM;
+		} else {
+			x->fd = -1;
+			snprintf(x->fstype, sizeof(x->fstype), "%s", q->fstype);
+			q->reason = "fd";
+			r = ctx_hand_over(sv, c, q, x, a[1] & MNTSNAP_K_FSOPEN_CLOEXEC);
+			if (r)
+				mntsnap__sv_fsctx_free(x);
+			else
+				q->reason = NULL;
+		}
+	}
+	q->result = r;
+}
+
+/* Record one fsconfig option as "key" or "key=value". */
+static int ctx_add_opt(struct sv_fsctx *x, const char *key, const char *val)
+{
+	size_t n = (x->opts ? strlen(x->opts) + 1 : 0) + strlen(key) + (val ? strlen(val) + 1 : 0);
+	char *o;
+
+	/* a comma would split the option when it is replayed */
+	if (strchr(key, ',') || strchr(key, '=') || (val && strchr(val, ',')) || !*key)
+		return -EINVAL;
+	o = malloc(n + 1);
+	if (!o)
+		return -ENOMEM;
+	snprintf(o, n + 1, "%s%s%s%s%s", x->opts ? x->opts : "", x->opts ? "," : "", key,
+		 val ? "=" : "", val ? val : "");
+	free(x->opts);
+	x->opts = o;
+	return 0;
+}
+
+static int fsconfig_apply(struct sv_req *q, struct sv_fsctx *x)
+{
+	const uint64_t *a = q->n.data.args;
+	int pid = (int)q->n.pid;
+	char key[256];
+	int r;
+
+	if (x->is_mount)
+		return -EINVAL;
+	switch (a[1]) {
+	case MNTSNAP_K_FSCONFIG_CMD_CREATE:
+		if (x->created)
+			return -EBUSY;
+		x->created = true;
+		return 0;
+	case MNTSNAP_K_FSCONFIG_SET_FLAG:
+	case MNTSNAP_K_FSCONFIG_SET_STRING:
+		break;
+	default:
+		/* binary, path and fd values, reconfiguration: not for containers */
+		q->reason = "unsupported command";
+		return -EOPNOTSUPP;
+	}
+	if (x->created)
+		return -EBUSY;
+	r = mntsnap__sv_read_str(pid, a[2], key, sizeof(key));
+	if (r)
+		return r;
+	if (a[1] == MNTSNAP_K_FSCONFIG_SET_FLAG) {
+		snprintf(q->data, sizeof(q->data), "%s", key);
+		return ctx_add_opt(x, key, NULL);
+	}
+	r = mntsnap__sv_read_str(pid, a[3], q->data, sizeof(q->data));
+	if (r)
+		return r;
+	if (!strcmp(key, "source")) {
+		free(x->source);
+		x->source = strdup(q->data);
+		return x->source ? 0 : -ENOMEM;
+	}
+	return ctx_add_opt(x, key, q->data);
+}
+
+void mntsnap__sv_fsconfig(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
+{
+	struct sv_fsctx *x = NULL;
+	int r;
+
+	q->sysname = "fsconfig";
+	q->reason = "fd";
+	r = ctx_of_fd(c, q, q->n.data.args[0], &x);
+	if (!r) {
+		snprintf(q->fstype, sizeof(q->fstype), "%s", x->fstype);
+		q->has_fstype = true;
+		q->reason = "caller gone";
+		r = mntsnap__sv_id_valid(sv, c, q->n.id) ? -ENOENT : 0;
+	}
+	if (!r) {
+		q->reason = "arguments";
+		r = fsconfig_apply(q, x);
+	}
+	if (!r)
+		q->reason = NULL;
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->asked = x && x->opts ? strdup(x->opts) : NULL;
+	q->result = r;
+}
+
+void mntsnap__sv_fsmount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct sv_fsctx *x = NULL, *m;
+	int r;
+
+	q->sysname = "fsmount";
+	q->reason = "fd";
+	r = ctx_of_fd(c, q, a[0], &x);
+	if (!r && (x->is_mount || !x->created)) {
+		q->reason = "not created";
+		r = -EINVAL;
+	}
+	if (!r && ((a[1] & ~(uint64_t)MNTSNAP_K_FSMOUNT_CLOEXEC) || (a[2] & ~(uint64_t)KNOWN_ATTR_))) {
+		q->reason = "unsupported flags";
+		r = -EINVAL;
+	}
+	if (!r) {
+		snprintf(q->fstype, sizeof(q->fstype), "%s", x->fstype);
+		q->has_fstype = true;
+		m = calloc(1, sizeof(*m));
+		r = -ENOMEM;
+		if (m) {
+			*m = *x;
+			m->fd = -1;
+			m->is_mount = true;
+			m->attr = a[2];
+			m->source = x->source ? strdup(x->source) : NULL;
+			m->opts = x->opts ? strdup(x->opts) : NULL;
+			r = (x->source && !m->source) || (x->opts && !m->opts) ? -ENOMEM : 0;
+			if (!r)
+				r = ctx_hand_over(sv, c, q, m, a[1] & MNTSNAP_K_FSMOUNT_CLOEXEC);
+			if (r)
+				mntsnap__sv_fsctx_free(m);
+		}
+		if (!r)
+			q->reason = NULL;
+	}
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}
+
+/* The options of a detached mount: what fsconfig set, then its attr flags by name. */
+static char *mount_opts(const struct sv_fsctx *m)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} attrs[] = {
+		{ MNTSNAP_K_MOUNT_ATTR_RDONLY, "ro" },      { MNTSNAP_K_MOUNT_ATTR_NOSUID, "nosuid" },
+		{ MNTSNAP_K_MOUNT_ATTR_NODEV, "nodev" },    { MNTSNAP_K_MOUNT_ATTR_NOEXEC, "noexec" },
+		{ MNTSNAP_K_MOUNT_ATTR_NODIRATIME, "nodiratime" },
+		{ MNTSNAP_K_MOUNT_ATTR_NOSYMFOLLOW, "nosymfollow" },
+	};
+	char buf[SV_DATA_MAX];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (m->opts)
+		n = (size_t)snprintf(buf, sizeof(buf), "%s", m->opts);
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]) && n < sizeof(buf); i++)
+		if (m->attr & attrs[i].bit)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "",
+					      attrs[i].name);
+	if ((m->attr & MNTSNAP_K_MOUNT_ATTR__ATIME) == MNTSNAP_K_MOUNT_ATTR_NOATIME && n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%snoatime", n ? "," : "");
+	if ((m->attr & MNTSNAP_K_MOUNT_ATTR__ATIME) == MNTSNAP_K_MOUNT_ATTR_STRICTATIME &&
+	    n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%sstrictatime", n ? "," : "");
+	return n < sizeof(buf) ? strdup(buf) : NULL;
+}
+
+/*
+ * move_mount of one of our detached mounts onto an absolute path: the
+ * whole request (type, source, every option, the target resolved inside
+ * the container) is decided here and performed like mount(2). Moving
+ * anything else (an attached mount, a path) is refused.
+ */
+void mntsnap__sv_move_mount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct sv_fsctx *m = NULL;
+	char from[8];
+	int r;
+
+	q->sysname = "move_mount";
+	q->reason = "arguments";
+	r = mntsnap__sv_read_str((int)q->n.pid, a[1], from, sizeof(from));
+	if (!r)
+		r = mntsnap__sv_read_str((int)q->n.pid, a[3], q->target, sizeof(q->target));
+	if (!r && (a[4] != MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH || from[0])) {
+		q->reason = "unsupported flags";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		q->reason = "fd";
+		r = ctx_of_fd(c, q, a[0], &m);
+		if (!r && !m->is_mount)
+			r = -EINVAL;
+	}
+	if (!r) {
+		/* a clone from open_tree is a bind; an fsmount a new mount */
+		q->kind = m->is_bind ? SV_BIND : SV_NEW;
+		q->rec = m->rec;
+		snprintf(q->fstype, sizeof(q->fstype), "%s", m->fstype);
+		q->has_fstype = !m->is_bind;
+		q->has_source = m->source != NULL;
+		snprintf(q->source, sizeof(q->source), "%s", m->source ? m->source : "");
+		q->asked = mount_opts(m);
+		r = q->asked ? 0 : -ENOMEM;
+	}
+	if (!r && !mntsnap__policy_may_allow(sv->policy, mntsnap__sv_match_fstype(q))) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r)
+		r = mntsnap__sv_perform(sv, c, q);
+	if (!r)
+		ctx_remove(c, m); /* attached: the placeholder stands for nothing now */
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}
+
+
+/*
+ * open_tree(AT_FDCWD-or-any, "/abs/path", OPEN_TREE_CLONE[|AT_RECURSIVE]):
+ * a placeholder standing for a bind of path; move_mount decides it as a
+ * bind mount (source and target resolved in the container) and performs
+ * it. Without OPEN_TREE_CLONE open_tree names an attached mount, whose
+ * move is MS_MOVE's business: refused here.
+ */
+void mntsnap__sv_open_tree(struct mntsnap_supervisor *sv, struct sv_container *c,
+			   struct sv_req *q)
+{
+	const uint64_t a1 = q->n.data.args[1], fl = q->n.data.args[2];
+	const uint64_t known = MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
+			       MNTSNAP_AT_RECURSIVE;
+	struct sv_fsctx *x;
+	int r;
+
+	q->sysname = "open_tree";
+	q->reason = "arguments";
+	r = mntsnap__sv_read_str((int)q->n.pid, a1, q->source, sizeof(q->source));
+	q->has_source = !r;
+	if (!r && ((fl & ~known) || !(fl & MNTSNAP_OPEN_TREE_CLONE) || q->source[0] != '/')) {
+		q->reason = "unsupported flags";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r && !mntsnap__policy_may_allow(sv->policy, "bind")) {
+		q->reason = "policy";
+		q->rule = -1;
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		x = calloc(1, sizeof(*x));
+		r = -ENOMEM;
+		if (x) {
+			x->fd = -1;
+			x->is_mount = x->is_bind = x->created = true;
+			x->rec = fl & MNTSNAP_AT_RECURSIVE;
+			snprintf(x->fstype, sizeof(x->fstype), "bind");
+			x->source = strdup(q->source);
+			r = x->source ? 0 : -ENOMEM;
+			if (!r) {
+				q->reason = "fd";
+				r = ctx_hand_over(sv, c, q, x, fl & MNTSNAP_OPEN_TREE_CLOEXEC);
+			}
+			if (r)
+				mntsnap__sv_fsctx_free(x);
+		}
+	}
+	if (!r)
+		q->reason = NULL;
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}
+
+/*
+ * mount_setattr(placeholder, "", AT_EMPTY_PATH, attr, size) before the
+ * move: the attributes are recorded (the rule's force list still wins at
+ * move_mount). On attached mounts, or with propagation or an idmap, it is
+ * refused.
+ */
+void mntsnap__sv_mount_setattr(struct mntsnap_supervisor *sv, struct sv_container *c,
+			       struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	struct mntsnap_k_mount_attr ma = { 0 };
+	struct sv_fsctx *m = NULL;
+	char path[8];
+	int r;
+
+	q->sysname = "mount_setattr";
+	q->reason = "arguments";
+	r = mntsnap__sv_read_str((int)q->n.pid, a[1], path, sizeof(path));
+	if (!r && (path[0] || a[2] != AT_EMPTY_PATH || a[4] < MNTSNAP_K_MOUNT_ATTR_SIZE_VER0)) {
+		q->reason = "unsupported flags";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r)
+		r = mntsnap__sv_read_mem((int)q->n.pid, a[3], &ma, sizeof(ma));
+	if (!r && (ma.propagation || ma.userns_fd || ((ma.attr_set | ma.attr_clr) & ~KNOWN_ATTR_))) {
+		q->reason = "unsupported attributes";
+		r = -mntsnap__policy_errno(sv->policy);
+	}
+	if (!r) {
+		q->reason = "fd";
+		r = ctx_of_fd(c, q, a[0], &m);
+		if (!r && !m->is_mount)
+			r = -EINVAL;
+	}
+	if (!r) {
+		q->reason = "caller gone";
+		r = mntsnap__sv_id_valid(sv, c, q->n.id) ? -ENOENT : 0;
+	}
+	if (!r) {
+		if (ma.attr_clr & MNTSNAP_K_MOUNT_ATTR__ATIME)
+			m->attr &= ~(uint64_t)MNTSNAP_K_MOUNT_ATTR__ATIME;
+		m->attr = (m->attr & ~ma.attr_clr) | ma.attr_set;
+		snprintf(q->fstype, sizeof(q->fstype), "%s", m->fstype);
+		q->has_fstype = true;
+		q->reason = NULL;
+	}
+	if (r == -ESRCH)
+		r = -ENOENT;
+	q->result = r;
+}

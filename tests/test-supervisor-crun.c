@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mount supervisor end to end under crun: `mntsnap supervise` listens
+ * on the socket a container's linux.seccomp.listenerPath names, the
+ * profile comes from `mntsnap seccomp --notify-mounts`, and busybox in a
+ * container without CAP_SYS_ADMIN asks for the mounts of the example
+ * policy. The oracles: busybox's exit codes, the container's own
+ * /proc/self/mountinfo, this namespace's mountinfo (unchanged), and
+ * json-c parsing every audit line. A small static program
+ * (tests/progs/sv-newmount.c) does the same through the new mount API.
+ *
+ * Everything happens in a private mount namespace (ms_private_ns), where
+ * cgroup2 is mounted for crun --cgroup-manager=disabled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define BASE "/tmp/mntsnap-sv-crun"
+#define BUNDLE BASE "/bundle"
+#define ROOTFS BUNDLE "/rootfs"
+#define SOCK BASE "/sv.sock"
+#define AUDIT BASE "/audit.jsonl"
+#define POLICY BASE "/policy.json"
+
+static const char policy[] =
+	"{\"default\": \"deny\", \"errno\": \"EPERM\",\n"
+	" \"rules\": [\n"
+	"   {\"fstype\": \"tmpfs\", \"target\": \"/mnt/*\", \"force\": [\"nosuid\", \"nodev\", "
+	"\"noexec\"], \"forbid\": [\"uid\", \"gid\"]},\n"
+	"   {\"fstype\": \"bind\", \"source\": \"/data/*\", \"target\": \"/mnt/*\"}\n"
+	" ]}\n";
+
+static const char script[] =
+	"mount -t tmpfs none /mnt/a; echo \"a=$?\"; "
+	"mount -t tmpfs -o uid=0 none /mnt/b; echo \"b=$?\"; "
+	"mount -t proc proc /mnt/p; echo \"p=$?\"; "
+	"mount -o bind /data/x /mnt/c; echo \"c=$?\"; "
+	"mount -o bind /etc /mnt/d; echo \"d=$?\"; "
+	"mount -t tmpfs none /etc; echo \"etc=$?\"; "
+	"mount -t tmpfs none /mnt/l; echo \"l=$?\"; "
+	"test -e /mnt/c/hello; echo \"hello=$?\"; "
+	"echo \"na=$(/bin/sv-newmount tmpfs /mnt/na size=1m)\"; "
+	"echo \"nb=$(/bin/sv-newmount tmpfs /mnt/nb uid=0)\"; "
+	"echo \"netc=$(/bin/sv-newmount tmpfs /etc)\"; "
+	"echo \"nl=$(/bin/sv-newmount tmpfs /mnt/l)\"; "
+	"echo \"np=$(/bin/sv-newmount proc /mnt/p)\"; "
+	"echo ===; cat /proc/self/mountinfo; echo ===; "
+	"umount /mnt/c; echo \"uc=$?\"; umount /dev/shm; echo \"ushm=$?\"";
+
+struct run {
+	int status;
+	char *out, *err;
+};
+
+static const char *env_path(const char *name)
+{
+	const char *p = getenv(name);
+
+	if (!p || access(p, X_OK))
+		cr_skip_test("%s not set or not executable (run through meson test)", name);
+	return p;
+}
+
+static const char *find_exe(const char *const *c)
+{
+	for (; *c; c++)
+		if (!access(*c, X_OK))
+			return *c;
+	return NULL;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	char *data = ms_read_file(from, &n);
+	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+
+	cr_assert(fd >= 0, "%s: %s", to, strerror(errno));
+	cr_assert_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	free(data);
+}
+
+/* Run argv in dir; stdout and stderr into files first, so neither blocks. */
+static struct run run_in(const char *dir, const char *const *argv)
+{
+	char outp[] = BASE "/out-XXXXXX", errp[] = BASE "/err-XXXXXX";
+	int o = mkstemp(outp), e = mkstemp(errp), st;
+	struct run r;
+	pid_t pid;
+
+	cr_assert(o >= 0 && e >= 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (dir && chdir(dir))
+			_exit(126);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	lseek(o, 0, SEEK_SET);
+	lseek(e, 0, SEEK_SET);
+	ms_read_fd(o, &r.out);
+	ms_read_fd(e, &r.err);
+	close(o);
+	close(e);
+	unlink(outp);
+	unlink(errp);
+	return r;
+}
+
+static const char *crun_bin;
+
+static void setup(void)
+{
+	static const char *const crun_c[] = { "/usr/bin/crun", "/usr/local/bin/crun", NULL };
+	static const char *const bb_c[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
+	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp", "etc",
+					    "mnt/a", "mnt/b", "mnt/c", "mnt/d", "mnt/p", "mnt/na",
+					    "mnt/nb",
+					    "data/x" };
+	static const char *const links[] = { "sh", "cat", "echo", "mount", "umount", "test" };
+	const char *bb;
+	char p[256];
+
+	crun_bin = find_exe(crun_c);
+	bb = find_exe(bb_c);
+	if (!crun_bin)
+		cr_skip_test("crun not installed");
+	if (!bb)
+		cr_skip_test("busybox-static not installed");
+	ms_private_ns(BASE);
+	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+		cr_skip_test("cannot mount cgroup2: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), ROOTFS "/%s", dirs[i]);
+		ms_mkdir_p(p);
+	}
+	copy_file(bb, ROOTFS "/bin/busybox");
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(p, sizeof(p), ROOTFS "/bin/%s", links[i]);
+		cr_assert_eq(symlink("busybox", p), 0);
+	}
+	copy_file(env_path("MNTSNAP_SV_NEWMOUNT"), ROOTFS "/bin/sv-newmount");
+	write_text(ROOTFS "/data/x/hello", "hi\n");
+	cr_assert_eq(symlink("/../../../../tmp", ROOTFS "/mnt/l"), 0);
+	write_text(POLICY, policy);
+}
+
+static pid_t start_supervisor(const char *bin)
+{
+	pid_t pid = fork();
+	struct stat st;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		dup2(null, 1);
+		execl(bin, bin, "supervise", "--policy", POLICY, "--listen", SOCK, "--audit", AUDIT,
+		      (char *)NULL);
+		_exit(127);
+	}
+	/* generous: the socket appears within milliseconds */
+	for (int i = 0; i < 500 && stat(SOCK, &st); i++)
+		usleep(10000);
+	cr_assert_eq(stat(SOCK, &st), 0, "the supervisor did not listen");
+	return pid;
+}
+
+static json_object *notify_profile(const char *bin)
+{
+	struct run r = run_in(NULL, (const char *const[]){ bin, "seccomp", "--notify-mounts",
+							   "--listener", SOCK, NULL });
+	json_object *j;
+
+	cr_assert_eq(r.status, 0, "seccomp --notify-mounts: %s", r.err);
+	j = json_tokener_parse(r.out);
+	cr_assert(j, "not JSON: %s", r.out);
+	free(r.out);
+	free(r.err);
+	return j;
+}
+
+static void write_config(json_object *profile)
+{
+	struct run spec;
+	json_object *cfg, *proc, *lnx, *args;
+	char *text;
+
+	unlink(BUNDLE "/config.json");
+	spec = run_in(BUNDLE, (const char *const[]){ crun_bin, "spec", NULL });
+	cr_assert_eq(spec.status, 0, "crun spec: %s", spec.err);
+	free(spec.out);
+	free(spec.err);
+	text = ms_read_file(BUNDLE "/config.json", NULL);
+	cfg = json_tokener_parse(text);
+	free(text);
+	cr_assert(cfg);
+	/* crun spec's default capabilities have no CAP_SYS_ADMIN */
+	cr_assert_null(strstr(json_object_to_json_string(cfg), "CAP_SYS_ADMIN"));
+	cr_assert(json_object_object_get_ex(cfg, "process", &proc));
+	cr_assert(json_object_object_get_ex(cfg, "linux", &lnx));
+	json_object_object_add(proc, "terminal", json_object_new_boolean(0));
+	args = json_object_new_array();
+	json_object_array_add(args, json_object_new_string("/bin/sh"));
+	json_object_array_add(args, json_object_new_string("-c"));
+	json_object_array_add(args, json_object_new_string(script));
+	json_object_object_add(proc, "args", args);
+	json_object_object_add(lnx, "seccomp", profile);
+	write_text(BUNDLE "/config.json", json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PRETTY));
+	json_object_put(cfg);
+}
+
+/* The topmost mount at mp in mountinfo text: its options and type. */
+static bool mi_find(const char *text, const char *mp, char *opts, char *type)
+{
+	char *mi = strdup(text), *save = NULL;
+	bool found = false;
+
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char m[512], o[512], t[128];
+		const char *dash = strstr(l, " - ");
+
+		if (!dash || sscanf(l, "%*s %*s %*s %*s %511s %511s", m, o) != 2 ||
+		    sscanf(dash + 3, "%127s", t) != 1 || strcmp(m, mp))
+			continue;
+		found = true;
+		if (opts)
+			strcpy(opts, o);
+		if (type)
+			strcpy(type, t);
+	}
+	free(mi);
+	return found;
+}
+
+static bool has_opt(const char *opts, const char *o)
+{
+	size_t n = strlen(o);
+
+	for (const char *p = opts; (p = strstr(p, o)); p += n)
+		if ((p == opts || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
+{
+	const char *bin = env_path("MNTSNAP_BIN");
+	char *host_before, *host_after, *audit, *mi, opts[512], type[128];
+	struct run r;
+	int st, lines = 0;
+	pid_t sv;
+
+	setup();
+	sv = start_supervisor(bin);
+	write_config(notify_profile(bin));
+	host_before = ms_read_file("/proc/self/mountinfo", NULL);
+	r = run_in(BUNDLE, (const char *const[]){ crun_bin, "--root", BASE "/state",
+						  "--cgroup-manager=disabled", "run",
+						  "mntsnap-sv", NULL });
+	host_after = ms_read_file("/proc/self/mountinfo", NULL);
+	kill(sv, SIGTERM);
+	cr_assert_eq(waitpid(sv, &st, 0), sv);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "supervisor status %d", st);
+	cr_assert_eq(r.status, 0, "crun run: exit %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out,
+		     r.err);
+	cr_log_info("container said:\n%s", r.out);
+
+	cr_expect(strstr(r.out, "a=0\n"), "tmpfs on /mnt/a:\n%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "b=") && !strstr(r.out, "b=0\n"), "uid=0 allowed:\n%s", r.out);
+	cr_expect(strstr(r.out, "p=") && !strstr(r.out, "p=0\n"), "proc allowed:\n%s", r.out);
+	cr_expect(strstr(r.out, "c=0\n"), "bind /data/x refused:\n%s", r.out);
+	cr_expect(strstr(r.out, "hello=0\n"), "/mnt/c/hello missing:\n%s", r.out);
+	cr_expect(strstr(r.out, "d=") && !strstr(r.out, "d=0\n"), "bind /etc allowed:\n%s", r.out);
+	cr_expect(strstr(r.out, "etc=") && !strstr(r.out, "etc=0\n"), "tmpfs on /etc:\n%s", r.out);
+	cr_expect(strstr(r.out, "l=") && !strstr(r.out, "l=0\n"), "symlink to /tmp:\n%s", r.out);
+	cr_expect(strstr(r.out, "permission denied") || strstr(r.out, "Operation not permitted") ||
+		  strstr(r.err, "permission denied") || strstr(r.err, "Operation not permitted"),
+		  "no EPERM message:\n%s\n%s", r.out, r.err);
+
+	/* the same through fsopen/fsconfig/fsmount/move_mount */
+	cr_expect(strstr(r.out, "na=ok\n"), "new API tmpfs on /mnt/na:\n%s", r.out);
+	cr_expect(strstr(r.out, "nb=move_mount: Operation not permitted\n"), "uid=0:\n%s", r.out);
+	cr_expect(strstr(r.out, "netc=move_mount: Operation not permitted\n"), "/etc:\n%s", r.out);
+	cr_expect(strstr(r.out, "nl=move_mount: Operation not permitted\n"), "/mnt/l:\n%s", r.out);
+	cr_expect(strstr(r.out, "np=fsopen: Operation not permitted\n"), "proc:\n%s", r.out);
+	/* umount2: what the supervisor mounted, not what the runtime did */
+	cr_expect(strstr(r.out, "uc=0\n"), "umount /mnt/c:\n%s", r.out);
+	cr_expect(strstr(r.out, "ushm=") && !strstr(r.out, "ushm=0\n"), "umount /dev/shm:\n%s",
+		  r.out);
+	mi = strstr(r.out, "===\n");
+	cr_assert(mi, "no mountinfo in:\n%s", r.out);
+	cr_assert(mi_find(mi, "/mnt/a", opts, type), "/mnt/a not in the container:\n%s", mi);
+	cr_expect_str_eq(type, "tmpfs");
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options: %s", opts);
+	cr_expect(mi_find(mi, "/mnt/c", NULL, NULL));
+	cr_assert(mi_find(mi, "/mnt/na", opts, type), "/mnt/na not in the container:\n%s", mi);
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options (new API): %s", opts);
+	cr_expect_not(mi_find(mi, "/mnt/nb", NULL, NULL));
+	cr_expect_not(mi_find(mi, "/mnt/b", NULL, NULL));
+	cr_expect_not(mi_find(mi, "/mnt/p", NULL, NULL));
+	cr_expect_not(mi_find(mi, "/mnt/d", NULL, NULL));
+	cr_expect_not(mi_find(mi, "/tmp", NULL, NULL));
+	cr_expect_not(mi_find(mi, "/etc", NULL, NULL));
+	ms_assert_text_eq(host_after, host_before, "this namespace's mounts");
+
+	audit = ms_read_file(AUDIT, NULL);
+	for (char *l = audit, *nl; *l; l = nl + 1) {
+		json_object *o;
+
+		nl = strchr(l, '\n');
+		cr_assert(nl, "unterminated audit line");
+		*nl = '\0';
+		o = json_tokener_parse(l);
+		cr_assert(o && json_object_is_type(o, json_type_object), "not JSON: %s", l);
+		json_object_put(o);
+		lines++;
+		*nl = '\n';
+	}
+	cr_expect_geq(lines, 7, "audit:\n%s", audit);
+	cr_expect(strstr(audit, "\"container\":\"mntsnap-sv\""), "%s", audit);
+	cr_expect(strstr(audit, "\"target_resolved\":\"/tmp\""), "%s", audit);
+	free(audit);
+	free(host_before);
+	free(host_after);
+	free(r.out);
+	free(r.err);
+}

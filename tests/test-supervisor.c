@@ -1,0 +1,1062 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The mount supervisor against the real kernel: a forked child ("the
+ * container") pivots into its own root in its own mount namespace,
+ * installs a seccomp filter that turns mount(2) into a user
+ * notification, drops every capability, and asks for mounts. This
+ * process serves the notify fd with a mntsnap_supervisor. The oracles are
+ * the kernel's: the errno the child's mount(2) returns, the child's
+ * /proc/PID/mountinfo, and this process's own mountinfo (which must never
+ * change: it stands for the host). Every test runs inside ms_private_ns().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "mntsnap-supervisor.h"
+#include "mntsnap.h"
+#include "supervisor.h"
+#include "sys.h"
+#include "uapi.h"
+
+#ifdef MS_HAVE_JSON
+#include <json-c/json.h>
+#endif
+
+#define BASE "/tmp/mntsnap-sv-test"
+#define ROOT BASE "/root"
+#define NRES 64
+#define NR_pidfd_getfd_ (MNTSNAP_NR_BASE + 438)
+
+#if defined(__x86_64__)
+#define ARCH_ 0xc000003eU
+#elif defined(__aarch64__)
+#define ARCH_ 0xc00000b7U
+#else
+#define ARCH_ 0U
+#endif
+
+typedef void (*script_fn)(int *res);
+
+struct box {
+	pid_t pid;
+	int done_r;  /* the child writes one byte when its script is done */
+	int go_w;    /* closing it lets the child exit */
+	int *res;    /* shared with the child: one errno (0 = success) per step */
+	struct mntsnap_policy *pol;
+	struct mntsnap_supervisor *sv;
+	char *audit; /* every audit line */
+	size_t audit_len;
+	int audit_lines;
+};
+
+/* ---- the container's side ----------------------------------------------- */
+
+static void child_die(const char *what)
+{
+	fprintf(stderr, "container setup: %s: %s\n", what, strerror(errno));
+	_exit(100);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		child_die(path);
+	close(fd);
+}
+
+/*
+ * Rootless: become uid/gid ROOTLESS_ID for good, then a user namespace of
+ * our own where that id is root, as podman/crun rootless containers do.
+ */
+#define ROOTLESS_ID 1000
+#define ROOTLESS_MAP "0 1000 1"
+
+static void child_rootless(void)
+{
+	if (setgroups(0, NULL) || setresgid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID) ||
+	    setresuid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID))
+		child_die("drop to uid 1000");
+	/* the uid change made us non-dumpable: /proc/self would stay root's */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (unshare(CLONE_NEWUSER))
+		child_die("unshare(CLONE_NEWUSER)");
+	write_file("/proc/self/setgroups", "deny");
+	write_file("/proc/self/uid_map", ROOTLESS_MAP);
+	write_file("/proc/self/gid_map", ROOTLESS_MAP);
+}
+
+enum box_mode { BOX_ROOTFUL, BOX_ROOTLESS, BOX_SAME_NS, BOX_ROOTLESS_UNPRIV };
+
+static void child_enter_root(enum box_mode mode)
+{
+	if (mode == BOX_SAME_NS)
+		return; /* stays in the supervisor's namespace and root */
+	if (mode == BOX_ROOTLESS || mode == BOX_ROOTLESS_UNPRIV)
+		child_rootless();
+	if (unshare(CLONE_NEWNS))
+		child_die("unshare");
+	if (mount(ROOT, ROOT, NULL, MS_BIND | MS_REC, NULL) || chdir(ROOT))
+		child_die("bind root");
+	if (syscall(SYS_pivot_root, ".", "old") || umount2("/old", MNT_DETACH) || chdir("/"))
+		child_die("pivot_root");
+}
+
+/*
+ * mount(2), umount2(2) and the new mount API -> user notification;
+ * everything else allowed.
+ */
+static int child_filter(void)
+{
+	static const unsigned nrs[] = { SYS_mount, SYS_umount2, MNTSNAP_NR_fsopen,
+					MNTSNAP_NR_fsconfig, MNTSNAP_NR_fsmount,
+					MNTSNAP_NR_move_mount, MNTSNAP_NR_open_tree,
+					MNTSNAP_NR_mount_setattr };
+	const unsigned n = sizeof(nrs) / sizeof(nrs[0]);
+	struct sock_filter f[4 + sizeof(nrs) / sizeof(nrs[0]) + 1];
+	struct sock_fprog prog = { .len = (unsigned short)(n + 5), .filter = f };
+	int fd;
+
+	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 1));
+	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	/* syscall i: on a match jump over the rest and the ALLOW to NOTIFY */
+	for (unsigned i = 0; i < n; i++)
+		f[3 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
+							 (uint8_t)(n - i), 0);
+	f[3 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW);
+	f[4 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		child_die("no_new_privs");
+	fd = (int)syscall(SYS_seccomp, MNTSNAP_K_SECCOMP_SET_MODE_FILTER,
+			  MNTSNAP_K_SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		child_die("seccomp");
+	return fd;
+}
+
+/* No capability left: whatever gets mounted, the supervisor mounted. */
+static void child_drop_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	if (syscall(SYS_capset, &h, d))
+		child_die("capset");
+}
+
+/* One mount(2): 0 or its errno. */
+static int try_mount(const char *src, const char *tgt, const char *type, unsigned long fl,
+		     const char *data)
+{
+	return mount(src, tgt, type, fl, data) ? errno : 0;
+}
+
+/* ---- the supervisor's side ---------------------------------------------- */
+
+static void on_audit(const struct mntsnap_sv_event *ev, void *data)
+{
+	struct box *b = data;
+	char line[65536];
+	int n = mntsnap_sv_event_json(ev, line, sizeof(line));
+
+	cr_assert_gt(n, 0, "audit line: %s", strerror(-n));
+	b->audit = realloc(b->audit, b->audit_len + (size_t)n + 1);
+	memcpy(b->audit + b->audit_len, line, (size_t)n + 1);
+	b->audit_len += (size_t)n;
+	b->audit_lines++;
+}
+
+static void make_tree(void)
+{
+	static const char *dirs[] = { "/mnt/a", "/mnt/b", "/mnt/c", "/mnt/d", "/mnt/p",
+				      "/mnt/e", "/mnt/s", "/data/x", "/etc", "/tmp", "/old" };
+	char p[256];
+	int fd;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), ROOT "%s", dirs[i]);
+		ms_mkdir_p(p);
+	}
+	fd = open(ROOT "/data/x/hello", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(symlink("/../../../../tmp", ROOT "/mnt/l"), 0);
+	cr_assert_eq(symlink("/data/x", ROOT "/mnt/tox"), 0);
+}
+
+/* The issue's example policy, built through the API. */
+static struct mntsnap_policy *example_policy(void)
+{
+	static const char *const force[] = { "nosuid", "nodev", "noexec", NULL };
+	static const char *const forbid[] = { "uid", "gid", NULL };
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*",
+		     .force = force, .forbid = forbid);
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .source = "/data/*",
+		     .target = "/mnt/*");
+	struct mntsnap_policy *p;
+
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	return p;
+}
+
+static void box_start_as(struct box *b, struct mntsnap_policy *pol,
+			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
+		     .sysops = sys);
+	int ready[2], done[2], go[2], cfd, pidfd, nfd;
+
+	memset(b, 0, sizeof(*b));
+	b->pol = pol;
+	b->res = mmap(NULL, NRES * sizeof(int), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert(b->res != MAP_FAILED);
+	for (int i = 0; i < NRES; i++)
+		b->res[i] = -1;
+	cr_assert_eq(pipe2(ready, O_CLOEXEC) | pipe2(done, O_CLOEXEC) | pipe2(go, O_CLOEXEC), 0);
+	b->pid = fork();
+	cr_assert_geq(b->pid, 0);
+	if (b->pid == 0) {
+		char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		child_enter_root(mode);
+		cfd = child_filter();
+		if (write(ready[1], &cfd, sizeof(cfd)) != sizeof(cfd))
+			_exit(101);
+		child_drop_caps();
+		script(b->res);
+		if (write(done[1], "x", 1) != 1)
+			_exit(102);
+		close(go[1]);
+		while (read(go[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(done[1]);
+	close(go[0]);
+	b->done_r = done[0];
+	b->go_w = go[1];
+	cr_assert_eq(read(ready[0], &cfd, sizeof(cfd)), (ssize_t)sizeof(cfd),
+		     "the container failed to start");
+	close(ready[0]);
+	pidfd = (int)syscall(MNTSNAP_NR_pidfd_open, b->pid, 0);
+	cr_assert_geq(pidfd, 0);
+	nfd = (int)syscall(NR_pidfd_getfd_, pidfd, cfd, 0);
+	cr_assert_geq(nfd, 0, "pidfd_getfd: %s", strerror(errno));
+	close(pidfd);
+	if (mode == BOX_ROOTLESS_UNPRIV) {
+		/* the supervisor itself becomes the container's owner, uid 1000 */
+		cr_assert_eq(setgroups(0, NULL), 0);
+		cr_assert_eq(setresgid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID), 0);
+		cr_assert_eq(setresuid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID), 0);
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	}
+	cr_assert_eq(mntsnap_supervisor_new(pol, &o, &b->sv), 0);
+	cr_assert_eq(mntsnap_supervisor_add(b->sv, nfd, "box"), 0);
+}
+
+static void box_start(struct box *b, struct mntsnap_policy *pol,
+		      const struct mntsnap_sysops *sys, script_fn script)
+{
+	box_start_as(b, pol, sys, script, BOX_ROOTFUL);
+}
+
+/* Serve until the script is done. */
+static void box_serve(struct box *b)
+{
+	for (;;) {
+		struct pollfd p[2] = { { mntsnap_supervisor_fd(b->sv), POLLIN, 0 },
+				       { b->done_r, POLLIN, 0 } };
+
+		cr_assert_geq(poll(p, 2, 30000), 1, "the container hangs");
+		if (p[0].revents)
+			cr_assert_geq(mntsnap_supervisor_dispatch(b->sv, 0), 0);
+		if (p[1].revents)
+			return;
+	}
+}
+
+static void box_end(struct box *b)
+{
+	int st;
+
+	close(b->go_w);
+	close(b->done_r);
+	cr_assert_eq(waitpid(b->pid, &st, 0), b->pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "container exit status %d", st);
+	mntsnap_supervisor_free(b->sv);
+	mntsnap_policy_free(b->pol);
+	munmap(b->res, NRES * sizeof(int));
+	free(b->audit);
+}
+
+/* The child's mountinfo: the topmost mount at mp, its options and type. */
+static bool mi_find(pid_t pid, const char *mp, char *opts, char *fstype)
+{
+	char path[64], *mi, *save = NULL;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	mi = ms_read_file(path, NULL);
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char m[512], o[512], t[128];
+		const char *dash = strstr(l, " - ");
+
+		if (!dash || sscanf(l, "%*s %*s %*s %*s %511s %511s", m, o) != 2 ||
+		    sscanf(dash + 3, "%127s", t) != 1 || strcmp(m, mp))
+			continue;
+		found = true;
+		if (opts)
+			strcpy(opts, o);
+		if (fstype)
+			strcpy(fstype, t);
+	}
+	free(mi);
+	return found;
+}
+
+static bool has_opt(const char *opts, const char *o)
+{
+	size_t n = strlen(o);
+
+	for (const char *p = opts; (p = strstr(p, o)); p += n)
+		if ((p == opts || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* ---- the issue's cases --------------------------------------------------- */
+
+static void script_example(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = try_mount("none", "/mnt/b", "tmpfs", 0, "uid=0");
+	res[2] = try_mount("proc", "/mnt/p", "proc", 0, NULL);
+	res[3] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	res[4] = access("/mnt/c/hello", F_OK) ? errno : 0;
+	res[5] = try_mount("/etc", "/mnt/d", NULL, MS_BIND, NULL);
+	res[6] = try_mount("none", "/etc", "tmpfs", 0, NULL);
+	res[7] = try_mount("none", "/mnt/l", "tmpfs", 0, NULL);
+	res[8] = try_mount("none", "/mnt/b", "tmpfs", MS_NOSUID, "gid=5,size=1m");
+	/* a symlink to an allowed source is matched by where it leads */
+	res[9] = try_mount("/mnt/tox", "/mnt/e", NULL, MS_BIND, NULL);
+}
+
+LTest(supervisor, example_policy_end_to_end)
+{
+	char *host_before, *host_after, opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	host_before = ms_read_file("/proc/self/mountinfo", NULL);
+	box_start(&b, example_policy(), NULL, script_example);
+	box_serve(&b);
+
+	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container");
+	cr_expect_str_eq(type, "tmpfs");
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options missing: %s", opts);
+	cr_expect_eq(b.res[1], EPERM, "uid=0: %s", strerror(b.res[1]));
+	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.res[2], EPERM, "proc: %s", strerror(b.res[2]));
+	cr_expect_not(mi_find(b.pid, "/mnt/p", NULL, NULL));
+	cr_expect_eq(b.res[3], 0, "bind /data/x: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "/mnt/c/hello after the bind: %s", strerror(b.res[4]));
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect_eq(b.res[5], EPERM, "bind /etc: %s", strerror(b.res[5]));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_eq(b.res[6], EPERM, "tmpfs on /etc: %s", strerror(b.res[6]));
+	cr_expect_not(mi_find(b.pid, "/etc", NULL, NULL));
+	cr_expect_eq(b.res[7], EPERM, "tmpfs on /mnt/l -> /tmp: %s", strerror(b.res[7]));
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/l", NULL, NULL));
+	cr_expect_eq(b.res[8], EPERM, "gid=5: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], 0, "bind via a symlink to /data/x: %s", strerror(b.res[9]));
+
+	/* the audit: one line per request, resolved paths, rule, mount id */
+	cr_expect_eq(b.audit_lines, 9, "%d audit lines:\n%s", b.audit_lines, b.audit);
+	cr_expect(strstr(b.audit, "\"target_resolved\":\"/tmp\""), "%s", b.audit);
+	cr_expect(strstr(b.audit, "\"options_applied\":\"nosuid,nodev,noexec\""), "%s",
+		  b.audit);
+	cr_expect(strstr(b.audit, "\"source_resolved\":\"/data/x\",\"target_resolved\":\"/mnt/e\""),
+		  "%s", b.audit);
+	if (getenv("MS_SV_DUMP"))
+		fputs(b.audit, stderr);
+	box_end(&b);
+
+	host_after = ms_read_file("/proc/self/mountinfo", NULL);
+	ms_assert_text_eq(host_after, host_before, "this namespace's mounts");
+	free(host_before);
+	free(host_after);
+}
+
+/* The same in a rootless container: its own user namespace, uid 1000 outside. */
+LTest(supervisor, rootless_container)
+{
+	char opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start_as(&b, example_policy(), NULL, script_example, BOX_ROOTLESS);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container");
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options missing: %s", opts);
+	cr_expect_eq(b.res[1], EPERM);
+	cr_expect_eq(b.res[2], EPERM);
+	cr_expect_eq(b.res[3], 0, "bind /data/x: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0);
+	cr_expect_eq(b.res[5], EPERM);
+	cr_expect_eq(b.res[6], EPERM);
+	cr_expect_eq(b.res[7], EPERM);
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
+	cr_expect_eq(b.res[9], 0);
+	cr_expect_eq(b.audit_lines, 9, "%s", b.audit);
+	box_end(&b);
+}
+
+/*
+ * Rootless all the way: the supervisor runs as the container's owner (uid
+ * 1000, no capabilities); its helper joins the container's user namespace
+ * to mount there.
+ */
+LTest(supervisor, rootless_container_unprivileged_supervisor)
+{
+	char opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start_as(&b, example_policy(), NULL, script_example, BOX_ROOTLESS_UNPRIV);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container:\n%s",
+		  b.audit);
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options missing: %s", opts);
+	cr_expect_eq(b.res[1], EPERM);
+	cr_expect_eq(b.res[3], 0, "bind /data/x: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[5], EPERM);
+	cr_expect_eq(b.res[6], EPERM);
+	cr_expect_eq(b.res[7], EPERM);
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
+	cr_expect_eq(b.audit_lines, 9, "%s", b.audit);
+	box_end(&b);
+}
+
+/* A caller in the supervisor's own namespace gets nothing: "/mnt/a" is ours. */
+static void script_same_ns(int *res)
+{
+	res[0] = try_mount("none", ROOT "/mnt/a", "tmpfs", 0, NULL);
+}
+
+LTest(supervisor, caller_in_supervisor_namespace_refused)
+{
+	char *before, *after;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	before = ms_read_file("/proc/self/mountinfo", NULL);
+	box_start_as(&b, example_policy(), NULL, script_same_ns, BOX_SAME_NS);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], EPERM, "%s", strerror(b.res[0]));
+	cr_expect(strstr(b.audit, "\"reason\":\"supervisor's own namespace\""), "%s", b.audit);
+	box_end(&b);
+	after = ms_read_file("/proc/self/mountinfo", NULL);
+	ms_assert_text_eq(after, before, "this namespace's mounts");
+	free(before);
+	free(after);
+}
+
+/* ---- arguments the supervisor must not trust ---------------------------- */
+
+static void script_garbage(int *res)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *two = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *end, longp[5000];
+
+	munmap(two + pg, (size_t)pg); /* an unmapped page right after the first */
+	res[0] = try_mount("none", (const char *)1, "tmpfs", 0, NULL);
+	res[1] = try_mount("none", "/mnt/a", (const char *)0x10, 0, NULL);
+	res[2] = try_mount((const char *)-4096L, "/mnt/c", NULL, MS_BIND, NULL);
+	res[3] = try_mount("none", "/mnt/a", "tmpfs", 0, (const char *)8);
+	/* "/mnt/a" ending exactly at the end of the mapped page: readable */
+	end = two + pg - sizeof("/mnt/a");
+	memcpy(end, "/mnt/a", sizeof("/mnt/a"));
+	res[4] = try_mount("none", end, "tmpfs", 0, NULL);
+	/* no NUL before the unmapped page */
+	memset(two, 'a', (size_t)pg);
+	res[5] = try_mount("none", two + pg - 8, "tmpfs", 0, NULL);
+	memset(longp, 'a', sizeof(longp));
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	res[6] = try_mount("none", longp, "tmpfs", 0, NULL);
+	res[7] = try_mount("/", "/mnt/b", NULL, MS_MOVE, NULL);
+	res[8] = try_mount(NULL, "/mnt/a", NULL, MS_SHARED | MS_PRIVATE, NULL);
+	res[9] = try_mount("none", "/mnt/b", NULL, 0, NULL);
+	res[10] = try_mount("none", "mnt/b", "tmpfs", 0, NULL);
+	res[11] = try_mount("none", "/mnt/b", "tmpfs", 1UL << 40, NULL);
+}
+
+LTest(supervisor, garbage_arguments)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_garbage);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], EFAULT, "target (char *)1: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EFAULT, "fstype 0x10: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EFAULT, "source -4096: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], EFAULT, "data 8: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "target at a page end: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], EFAULT, "unterminated target: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], ENAMETOOLONG, "5000-byte target: %s", strerror(b.res[6]));
+	cr_expect_eq(b.res[7], EPERM, "MS_MOVE of /: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EINVAL, "MS_SHARED|MS_PRIVATE: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], EINVAL, "no fstype: %s", strerror(b.res[9]));
+	cr_expect_eq(b.res[10], EPERM, "relative target: %s", strerror(b.res[10]));
+	cr_expect_eq(b.res[11], EINVAL, "flags above 32 bits: %s", strerror(b.res[11]));
+	cr_expect(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.audit_lines, 12, "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- MS_MOVE (own mounts only) and propagation changes ------------------- */
+
+static void script_move(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
+	res[2] = try_mount("/mnt/b", "/etc", NULL, MS_MOVE, NULL);
+	res[3] = try_mount("/", "/mnt/c", NULL, MS_MOVE, NULL);
+	res[4] = try_mount(NULL, "/mnt/b", NULL, MS_PRIVATE, NULL);
+	res[5] = try_mount(NULL, "/mnt/b", NULL, MS_SHARED, NULL);
+	res[6] = try_mount(NULL, "/", NULL, MS_SHARED | MS_REC, NULL);
+	res[7] = try_mount(NULL, "/mnt/b", NULL, MS_SHARED | MS_SLAVE, NULL);
+	res[8] = try_mount(NULL, "/mnt/c", NULL, MS_PRIVATE, NULL);
+}
+
+/* The mountinfo line of the topmost mount at mp, or NULL (malloc'd). */
+static char *mi_line(pid_t pid, const char *mp)
+{
+	char path[64], m[512], *mi, *save = NULL, *found = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	mi = ms_read_file(path, NULL);
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (sscanf(l, "%*s %*s %*s %*s %511s", m) == 1 && !strcmp(m, mp)) {
+			free(found);
+			found = strdup(l);
+		}
+	free(mi);
+	return found;
+}
+
+LTest(supervisor, move_and_propagation)
+{
+	struct box b;
+	char *l;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_move);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0);
+	cr_expect_eq(b.res[1], 0, "move /mnt/a -> /mnt/b: %s", strerror(b.res[1]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.res[2], EPERM, "move onto /etc: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], EPERM, "move of the root: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "make-private: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], 0, "make-shared: %s", strerror(b.res[5]));
+	l = mi_line(b.pid, "/mnt/b");
+	cr_expect(l && strstr(l, " shared:"), "not shared: %s", l ? l : "(none)");
+	free(l);
+	cr_expect_eq(b.res[6], EPERM, "rshared /: %s", strerror(b.res[6]));
+	l = mi_line(b.pid, "/");
+	cr_expect(l && !strstr(l, " shared:"), "/ became shared: %s", l ? l : "(none)");
+	free(l);
+	cr_expect_eq(b.res[7], EINVAL, "two types: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EINVAL, "not a mount: %s", strerror(b.res[8]));
+	box_end(&b);
+}
+
+/* ---- remounts keep what the policy forces -------------------------------- */
+
+static void script_remount(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, "size=1m");
+	/* mount(2) would clear nosuid/nodev/noexec here: they come back */
+	res[1] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT | MS_BIND, NULL);
+	res[2] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	res[3] = try_mount(NULL, "/mnt/b", NULL, MS_REMOUNT | MS_BIND, NULL);
+	res[4] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT | MS_RDONLY, "size=2m");
+	res[5] = try_mount(NULL, "/mnt/a", NULL, MS_REMOUNT, "uid=0");
+	res[6] = try_mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+}
+
+LTest(supervisor, remount_keeps_forced_options)
+{
+	char opts[512], type[128], *mi, path[64];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_remount);
+	box_serve(&b);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(b.res[i], 0, "step %d: %s", i, strerror(b.res[i]));
+	cr_expect_eq(b.res[3], EINVAL, "remount of a non-mount: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "size=2m: %s", strerror(b.res[4]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type));
+	cr_expect(has_opt(opts, "ro") && has_opt(opts, "nosuid") && has_opt(opts, "nodev") &&
+		  has_opt(opts, "noexec"), "after remounts: %s", opts);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", b.pid);
+	mi = ms_read_file(path, NULL);
+	cr_expect(strstr(mi, "size=2048k"), "superblock not reconfigured:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[5], EPERM, "remount with uid=0: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], EPERM, "remount of /: %s", strerror(b.res[6]));
+	box_end(&b);
+}
+
+/* ---- the new mount API: decided at move_mount with every option ---------- */
+
+static int sfsopen(const char *type)
+{
+	return (int)syscall(MNTSNAP_NR_fsopen, type, MNTSNAP_K_FSOPEN_CLOEXEC);
+}
+
+static int sfsconfig(int fd, unsigned cmd, const char *key, const char *val)
+{
+	return syscall(MNTSNAP_NR_fsconfig, fd, cmd, key, val, 0) ? errno : 0;
+}
+
+static int sfsmount(int fd, unsigned attr)
+{
+	return (int)syscall(MNTSNAP_NR_fsmount, fd, MNTSNAP_K_FSMOUNT_CLOEXEC, attr);
+}
+
+static int smove(int mfd, const char *to)
+{
+	return syscall(MNTSNAP_NR_move_mount, mfd, "", AT_FDCWD, to,
+		       MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH) ? errno : 0;
+}
+
+/* fsopen + options + create + fsmount(attr), then move_mount onto to */
+static int new_api_mount(const char *type, const char *key, const char *val, unsigned attr,
+			 const char *to)
+{
+	int fs = sfsopen(type), m, r;
+
+	if (fs < 0)
+		return errno;
+	r = key ? sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, key, val) : 0;
+	if (!r)
+		r = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = r ? -1 : sfsmount(fs, attr);
+	if (!r && m < 0)
+		r = errno;
+	if (!r)
+		r = smove(m, to);
+	close(fs);
+	if (m >= 0)
+		close(m);
+	return r;
+}
+
+static void script_new_api(int *res)
+{
+	int fs, m, dir;
+
+	fs = sfsopen("tmpfs");
+	res[0] = fs < 0 ? errno : 0;
+	res[1] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "size", "1m");
+	res[2] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", "none");
+	res[3] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, MNTSNAP_K_MOUNT_ATTR_NODEV);
+	res[4] = m < 0 ? errno : 0;
+	res[5] = smove(m, "/mnt/a");
+	close(m);
+	close(fs);
+	res[6] = new_api_mount("tmpfs", "uid", "0", 0, "/mnt/b");
+	res[7] = new_api_mount("tmpfs", NULL, NULL, 0, "/etc");
+	res[8] = sfsopen("proc") < 0 ? errno : 0;
+	res[9] = new_api_mount("tmpfs", NULL, NULL, 0, "/mnt/l");
+	/* a real fd that is no context of ours */
+	dir = open("/", O_PATH | O_CLOEXEC);
+	res[10] = sfsconfig(dir, MNTSNAP_K_FSCONFIG_SET_FLAG, "ro", NULL);
+	close(dir);
+	fs = sfsopen("tmpfs");
+	res[11] = sfsmount(fs, 0) < 0 ? errno : 0; /* not created yet */
+	res[12] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "size", (const char *)8);
+	close(fs);
+	res[13] = new_api_mount("tmpfs", "gid", "5", 0, "/mnt/d");
+}
+
+LTest(supervisor, new_mount_api)
+{
+	char opts[512], type[128], path[64], *mi;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_new_api);
+	box_serve(&b);
+	for (int i = 0; i < 6; i++)
+		cr_expect_eq(b.res[i], 0, "step %d: %s", i, strerror(b.res[i]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a");
+	cr_expect_str_eq(type, "tmpfs");
+	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+		  "forced options: %s", opts);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", b.pid);
+	mi = ms_read_file(path, NULL);
+	cr_expect(strstr(mi, "/mnt/a") && strstr(mi, "size=1024k"), "size not applied:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[6], EPERM, "uid=0 at move_mount: %s", strerror(b.res[6]));
+	cr_expect_eq(b.res[7], EPERM, "onto /etc: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EPERM, "fsopen proc: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], EPERM, "onto /mnt/l -> /tmp: %s", strerror(b.res[9]));
+	cr_expect_eq(b.res[10], EINVAL, "fsconfig on a directory fd: %s", strerror(b.res[10]));
+	cr_expect_eq(b.res[11], EINVAL, "fsmount before create: %s", strerror(b.res[11]));
+	cr_expect_eq(b.res[12], EFAULT, "bad value pointer: %s", strerror(b.res[12]));
+	cr_expect_eq(b.res[13], EPERM, "gid=5: %s", strerror(b.res[13]));
+	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/etc", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/tmp", NULL, NULL));
+	cr_expect(strstr(b.audit, "\"syscall\":\"move_mount\""), "%s", b.audit);
+	cr_expect(strstr(b.audit, "\"options_applied\":\"size=1m,nosuid,nodev,noexec\""), "%s",
+		  b.audit);
+	if (getenv("MS_SV_DUMP"))
+		fputs(b.audit, stderr);
+	box_end(&b);
+}
+
+/* open_tree clones are binds; mount_setattr on a placeholder before the move */
+static void script_open_tree(int *res)
+{
+	struct mntsnap_k_mount_attr ro = { .attr_set = MNTSNAP_K_MOUNT_ATTR_RDONLY };
+	int t, fs, m;
+
+	t = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+	res[0] = t < 0 ? errno : 0;
+	res[1] = smove(t, "/mnt/c");
+	close(t);
+	res[2] = access("/mnt/c/hello", F_OK) ? errno : 0;
+	t = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/etc",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+	res[3] = t < 0 ? errno : smove(t, "/mnt/d");
+	close(t);
+	/* without OPEN_TREE_CLONE: an attached mount, refused */
+	res[4] = syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/mnt/c", MNTSNAP_OPEN_TREE_CLOEXEC) < 0
+			 ? errno
+			 : 0;
+	fs = sfsopen("tmpfs");
+	sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, 0);
+	res[5] = syscall(MNTSNAP_NR_mount_setattr, m, "", AT_EMPTY_PATH, &ro, sizeof(ro)) ? errno
+											   : 0;
+	res[6] = smove(m, "/mnt/a");
+	close(m);
+	close(fs);
+	/* on an attached mount: refused */
+	res[7] = syscall(MNTSNAP_NR_mount_setattr, AT_FDCWD, "/mnt/a", 0, &ro, sizeof(ro)) ? errno
+											     : 0;
+}
+
+LTest(supervisor, open_tree_and_mount_setattr)
+{
+	char opts[512], type[128];
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_open_tree);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "open_tree /data/x: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], 0, "move onto /mnt/c: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], 0, "/mnt/c/hello: %s", strerror(b.res[2]));
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect_eq(b.res[3], EPERM, "bind of /etc: %s", strerror(b.res[3]));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_eq(b.res[4], EPERM, "open_tree without clone: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], 0, "mount_setattr on the placeholder: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], 0, "move: %s", strerror(b.res[6]));
+	cr_assert(mi_find(b.pid, "/mnt/a", opts, type));
+	cr_expect(has_opt(opts, "ro") && has_opt(opts, "noexec"), "%s", opts);
+	cr_expect_eq(b.res[7], EPERM, "mount_setattr on /mnt/a: %s", strerror(b.res[7]));
+	cr_expect(strstr(b.audit, "\"syscall\":\"open_tree\""), "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- umount2: only what the supervisor mounted for this container -------- */
+
+static void script_umount(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	res[2] = umount2("/mnt/a", 0) ? errno : 0;
+	res[3] = umount2("/mnt/c", MNT_DETACH) ? errno : 0;
+	res[4] = umount2("/", MNT_DETACH) ? errno : 0;      /* not ours */
+	res[5] = umount2("/mnt/b", 0) ? errno : 0;          /* not a mount */
+	res[6] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[7] = umount2("/mnt/a", MNT_FORCE) ? errno : 0;  /* refused flag */
+	res[8] = umount2((const char *)16, 0) ? errno : 0;
+	/* busy: the kernel's own EBUSY comes back */
+	res[9] = chdir("/mnt/a") ? errno : 0;
+	res[10] = umount2("/mnt/a", 0) ? errno : 0;
+	res[11] = chdir("/") ? errno : 0;
+	res[12] = umount2("/mnt/a", 0) ? errno : 0;
+}
+
+LTest(supervisor, umount_only_own_mounts)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_umount);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0);
+	cr_expect_eq(b.res[1], 0);
+	cr_expect_eq(b.res[2], 0, "umount /mnt/a: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], 0, "umount -l /mnt/c: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], EPERM, "umount /: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], EINVAL, "umount of a non-mount: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], 0);
+	cr_expect_eq(b.res[7], EPERM, "MNT_FORCE: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EFAULT, "bad pointer: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[10], EBUSY, "busy mount: %s", strerror(b.res[10]));
+	cr_expect_eq(b.res[12], 0, "umount after chdir /: %s", strerror(b.res[12]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect(strstr(b.audit, "\"syscall\":\"umount2\""), "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- a caller that dies while the supervisor works on its request -------- */
+
+struct killer {
+	pid_t victim;
+	bool done;
+};
+
+/* The seam: RECV notes the caller; the first ID_VALID kills it first. */
+static long killer_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	struct killer *k = ctx;
+	long r = mntsnap_sys_ioctl(NULL, fd, req, arg);
+
+	if (req == MNTSNAP_K_SECCOMP_IOCTL_NOTIF_RECV && r >= 0)
+		k->victim = (pid_t)((struct mntsnap_k_seccomp_notif *)arg)->pid;
+	if (req == MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID && k->victim > 0 && !k->done) {
+		k->done = true;
+		kill(k->victim, SIGKILL);
+		/* generous: the kernel drops the notification when it wakes */
+		for (int i = 0; i < 1000 && !mntsnap_sys_ioctl(NULL, fd, req, arg); i++)
+			usleep(1000);
+		r = mntsnap_sys_ioctl(NULL, fd, req, arg);
+	}
+	return r;
+}
+
+static void script_victim(int *res)
+{
+	pid_t p = fork();
+	int st = 0;
+
+	if (p == 0)
+		_exit(try_mount("none", "/mnt/a", "tmpfs", 0, NULL) ? 1 : 0);
+	waitpid(p, &st, 0);
+	res[0] = WIFSIGNALED(st) ? WTERMSIG(st) : -1;
+	/* the supervisor goes on serving the others */
+	res[1] = try_mount("none", "/mnt/b", "tmpfs", 0, NULL);
+}
+
+LTest(supervisor, caller_dies_mid_request)
+{
+	struct killer k = { 0 };
+	struct mntsnap_sysops sys = { .ioctl = killer_ioctl, .ctx = &k };
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), &sys, script_victim);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], SIGKILL, "the requester was not killed");
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL),
+		      "mounted for a caller that had gone");
+	cr_expect(strstr(b.audit, "\"reason\":\"caller gone\""), "%s", b.audit);
+	cr_expect_eq(b.res[1], 0, "the next request: %s", strerror(b.res[1]));
+	cr_expect(mi_find(b.pid, "/mnt/b", NULL, NULL));
+	cr_expect_eq(b.audit_lines, 2, "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- 1,000 requests from 8 processes at once ----------------------------- */
+
+#define STRESS_PROCS 8
+#define STRESS_EACH 125
+#define STRESS_ALLOWED (STRESS_PROCS * ((STRESS_EACH + 1) / 2)) /* the even j */
+
+static void script_stress(int *res)
+{
+	pid_t p[STRESS_PROCS];
+
+	for (int i = 0; i < STRESS_PROCS; i++) {
+		p[i] = fork();
+		if (p[i] == 0) {
+			int bad = 0;
+
+			/* even: allowed (stacked on /mnt/s); odd: forbidden uid= */
+			for (int j = 0; j < STRESS_EACH; j++) {
+				int e = try_mount("none", "/mnt/s", "tmpfs", 0,
+						  j % 2 ? "uid=0" : NULL);
+
+				bad += j % 2 ? e != EPERM : e != 0;
+			}
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (int i = 0; i < STRESS_PROCS; i++) {
+		int st = -1;
+
+		waitpid(p[i], &st, 0);
+		res[i] = st;
+	}
+}
+
+static int count_mounts(pid_t pid, const char *mp)
+{
+	char path[64], *mi, *save = NULL, pat[256];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	snprintf(pat, sizeof(pat), " %s ", mp);
+	mi = ms_read_file(path, NULL);
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		n += strstr(l, pat) != NULL;
+	free(mi);
+	return n;
+}
+
+LTest(supervisor, thousand_requests_from_eight_processes)
+{
+	int ok = 0, lines = 0;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_stress);
+	box_serve(&b);
+	for (int i = 0; i < STRESS_PROCS; i++)
+		cr_expect_eq(b.res[i], 0, "process %d: status %d", i, b.res[i]);
+	cr_expect_eq(count_mounts(b.pid, "/mnt/s"), STRESS_ALLOWED);
+	cr_expect_eq(b.audit_lines, STRESS_PROCS * STRESS_EACH);
+	/* every line is one JSON object (parsed by json-c where built) */
+	for (char *l = b.audit, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		cr_assert(nl, "audit line without newline");
+		*nl = '\0';
+		lines++;
+		ok += strstr(l, "\"result\":0,") != NULL;
+#ifdef MS_HAVE_JSON
+		json_object *o = json_tokener_parse(l);
+
+		cr_assert(o && json_object_is_type(o, json_type_object), "not JSON: %s", l);
+		json_object_put(o);
+#endif
+	}
+	cr_expect_eq(lines, STRESS_PROCS * STRESS_EACH);
+	cr_expect_eq(ok, STRESS_ALLOWED);
+	box_end(&b);
+}
+
+/* ---- the policy alone ---------------------------------------------------- */
+
+LTest(supervisor, policy_rules_and_errors)
+{
+	static const char *const forbid[] = { "uid", NULL };
+	static const char *const force[] = { "noexec", "size=1m", "strictatime", NULL };
+	static const char *const bad_list[] = { "a,b", NULL };
+	MNTSNAP_OPTS(mntsnap_policy_rule, deny_proc, .fstype = "proc", .deny = true,
+		     .err = ENODEV);
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*",
+		     .forbid = forbid, .force = force, .err = EACCES);
+	MNTSNAP_OPTS(mntsnap_policy_rule, bad, .target = "/mnt/[ab");
+	MNTSNAP_OPTS(mntsnap_policy_rule, rel, .target = "mnt/*");
+	MNTSNAP_OPTS(mntsnap_policy_rule, comma, .forbid = bad_list);
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_policy *p;
+	int rule = 7;
+	char *applied;
+
+	cr_assert_eq(mntsnap_policy_new(true, 0, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &deny_proc, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_expect_eq(mntsnap_policy_add(p, &bad, &e), -EINVAL);
+	cr_expect(strstr(e.msg, "unclosed '['"), "%s", e.msg);
+	cr_expect_eq(mntsnap_policy_add(p, &rel, &e), -EINVAL);
+	cr_expect(strstr(e.msg, "must start with '/'"), "%s", e.msg);
+	cr_expect_eq(mntsnap_policy_add(p, &comma, &e), -EINVAL);
+	cr_expect_eq(mntsnap_policy_count(p), 2);
+
+	cr_expect_eq(mntsnap_policy_check(p, "proc", "proc", "/mnt/p", NULL, &rule), -ENODEV);
+	cr_expect_eq(rule, 0);
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a", "uid=0", &rule), -EACCES);
+	cr_expect_eq(rule, 1);
+	/* "uid" forbids uid and uid=..., not a longer key */
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a", "uidx=1,uid", &rule),
+		     -EACCES);
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a", "uidx=1", &rule), 0);
+	/* '*' never crosses '/': /mnt/a/b falls to the default (allow) */
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", "none", "/mnt/a/b", "uid=0", &rule), 0);
+	cr_expect_eq(rule, -1);
+
+	/* force: flags override their opposite, keys replace, atime modes exclude */
+	applied = mntsnap__policy_apply(p, 1, "exec,size=5m,noatime,mode=755,ro");
+	cr_expect_str_eq(applied, "mode=755,ro,noexec,size=1m,strictatime");
+	free(applied);
+	mntsnap_policy_free(p);
+
+	cr_assert_eq(mntsnap_policy_new(false, 0, &p), 0);
+	cr_expect_eq(mntsnap_policy_check(p, "tmpfs", NULL, "/x", NULL, &rule), -EPERM);
+	cr_expect_eq(mntsnap_policy_new(false, -1, &p), -EINVAL);
+	mntsnap_policy_free(p);
+}
