@@ -12,9 +12,9 @@
  * malformed line fails the whole parse with -EBADMSG and the line number:
  * a silently partial mount table is worse than none.
  *
- * What the text cannot say: a source printed by a filesystem's own
- * ->show_devname (nfs, cifs, ...) is escaped without '#', so a literal '#'
- * there parses fine but renders back as \043.
+ * A source printed by a filesystem's own ->show_devname (nfs, cifs, ...)
+ * is escaped without '#': a literal '#' there parses as it is, and the
+ * renderer leaves it so for those filesystems (render-mountinfo.c).
  *
  * Normalisations, so that records compare equal with the statmount backend
  * on every field both can give:
