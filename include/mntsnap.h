@@ -536,7 +536,10 @@ int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t
  * can give: ID_OLD, DEV, SB_FLAGS, ATTR, PROPAGATION, PROPAGATE_FROM (0
  * unless it differs from master, as for statmount records), ROOT,
  * MOUNT_POINT, FS_TYPE, FS_SUBTYPE, SOURCE, OPTS; never the 64-bit ids.
- * Every line must end in '\n'; empty text gives an empty snapshot.
+ * Every line must end in '\n'; empty text gives an empty snapshot. A
+ * mount id listed twice is kept (every line a record, rendered back as
+ * it was) and the snapshot marked inconsistent (mntsnap_snapshot_consistent()
+ * 0): parent links of that id are ambiguous.
  * Errors: -EBADMSG (malformed text: error->line and error->msg name the
  * line and field; no partial table is returned), -ENOMEM, -E2BIG (unknown
  * opts bytes, or text over 2 GiB), -EINVAL.
@@ -833,8 +836,9 @@ const char *mntsnap_order_reason_name(int reason);
  * agree field by field. lib/refresh.c has the details.
  *
  * 1 consistent, 0 raced on every try (or a refresh during which the
- * table changed), -1 not checked (parsed mountinfo files, hand-built
- * snapshots, or NULL).
+ * table changed, or parsed mountinfo text that lists a mount id more than
+ * once: every line is kept, attempts is 0), -1 not checked (other parsed
+ * mountinfo files, hand-built snapshots, or NULL).
  */
 int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *snap);
 /* Captures it took (1 = first try), 0 if unknown. */

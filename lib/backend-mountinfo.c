@@ -77,6 +77,7 @@ struct mi_parser {
 	size_t scratch_cap;
 	unsigned line;
 	bool copy;
+	bool live;          /* a live /proc text, not a file or a caller's buffer */
 	bool dup_id;        /* check_ids() found a mount id twice */
 	/*
 	 * The record being filled, zeroed once: a memset of the whole struct
@@ -580,10 +581,16 @@ static unsigned rec_line(const struct mntsnap_snapshot *s, uint32_t i, bool reve
 }
 
 /*
- * Mount ids are unique within a table: a repeated one would make parent
- * links ambiguous. by_old lists records by id (NULL: storage is sorted).
+ * Mount ids are unique within a table the kernel printed in one go, so a
+ * repeated one in a live text is a tear (see capture_live()). Text from a
+ * file or a buffer is taken as it is: real ones have repeated ids (moby's
+ * fedora sample, where a line was appended by hand), and libmount and
+ * moby read them; every line is kept and the snapshot is marked
+ * inconsistent (parent links of a repeated id are ambiguous). by_old lists
+ * records by id (NULL: storage is sorted). Returns true on a repeat; for
+ * a live text the error names both lines.
  */
-static int check_ids(struct mi_parser *P, bool reverse)
+static bool check_ids(struct mi_parser *P, bool reverse)
 {
 	const struct mntsnap_snapshot *s = P->s;
 
@@ -592,15 +599,18 @@ static int check_ids(struct mi_parser *P, bool reverse)
 		uint32_t b = s->by_old ? s->by_old[i] : i;
 		unsigned la = rec_line(s, a, reverse), lb = rec_line(s, b, reverse);
 
-		if (s->recs[a].id_old == s->recs[b].id_old) {
-			P->dup_id = true;
+		if (s->recs[a].id_old != s->recs[b].id_old)
+			continue;
+		P->dup_id = true;
+		if (P->live) {
 			P->line = la > lb ? la : lb;
-			return mntsnap_set_error(P->err, -EBADMSG, P->line,
-						 "line %u: mount id: %u appears twice (also line %u)",
-						 P->line, s->recs[a].id_old, la < lb ? la : lb);
+			mntsnap_set_error(P->err, -EBADMSG, P->line,
+					  "line %u: mount id: %u appears twice (also line %u)",
+					  P->line, s->recs[a].id_old, la < lb ? la : lb);
 		}
+		return true;
 	}
-	return 0;
+	return false;
 }
 
 static void reverse_records(struct mntsnap_snapshot *s)
@@ -697,10 +707,12 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 		r = mntsnap_snap_finish(P->s);
 		if (r == -ENOMEM)
 			mntsnap_set_error(P->err, r, 0, "out of memory");
-		else if (check_ids(P, reverse))
+		else if (check_ids(P, reverse) && P->live)
 			r = -EBADMSG;
 		else if (r)
 			mntsnap_set_error(P->err, r, 0, "parent ids form a cycle");
+		else if (P->dup_id)
+			P->s->consistent = 0;
 	}
 	free(P->scratch);
 	if (r) {
@@ -952,6 +964,7 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 	r = parser_init(&P, want, ns_id, err);
 	if (r)
 		return r;
+	P.live = true;
 	r = read_text(&P, fd, &buf, &have);
 	changed = text_changed(fd);
 	if (!r && t && !changed)

@@ -1097,6 +1097,13 @@ static int resolve_links(struct rd *d, struct drec *x, uint32_t n)
 	return 0;
 }
 
+static bool same_id(const struct mntsnap_snapshot *s, uint32_t a, uint32_t b)
+{
+	const struct mntsnap_rec *x = &s->recs[a], *y = &s->recs[b];
+
+	return (x->mask & MNTSNAP_F_ID) ? x->id == y->id : x->id_old == y->id_old;
+}
+
 /* After mntsnap_snap_finish: ids unique, and links agree with the ids. */
 static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const struct drec *x)
 {
@@ -1111,7 +1118,12 @@ static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const stru
 			f = mntsnap_snapshot_find_old(s, r->id_old);
 		else
 			f = i;
-		if (f != (long)i)
+		/*
+		 * Parsed text may repeat an id (lib/backend-mountinfo.c); such a
+		 * snapshot is saved marked inconsistent, and only such a one
+		 * may have it.
+		 */
+		if (f != (long)i && !(s->consistent == 0 && f >= 0 && same_id(s, (uint32_t)f, i)))
 			return bad(d, "record %u: duplicate mount id", i);
 		if (r->parent != want)
 			return bad(d, "record %u: parent link disagrees with the ids (%s)", i,
