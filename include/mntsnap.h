@@ -218,6 +218,11 @@ struct mntsnap_ns;
  * stays valid (and names the same namespace) after the process exits.
  *  _self:  the caller's namespace.
  *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
+ *          When the caller may not open the process's namespace (no
+ *          ptrace access) but can read its /proc/PID/mountinfo, as
+ *          findmnt -N can, the handle is a text handle: mntsnap_ns_id() 0,
+ *          captures read that text, entering and direct queries give
+ *          -EACCES.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
  *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened

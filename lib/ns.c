@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -265,6 +266,44 @@ static int pidfd_pid(int pidfd)
 	return n > 0 ? (int)n : -ESRCH;
 }
 
+#define TEXT_ONLY INT_MAX
+
+/*
+ * The namespace of a process needs ptrace read access to it (the pidfd
+ * ioctl and /proc/PID/ns/mnt alike), its /proc/PID/mountinfo does not:
+ * findmnt -N reads a root process's table as any user. So when only the
+ * namespace is refused and the text can be opened, the handle is a text
+ * handle: the pidfd, no namespace fd, no id (mntsnap_ns_id() 0). Its
+ * captures read that text (lib/ns.c ns_capture()); everything that
+ * needs the namespace itself (entering, direct queries) fails with the
+ * original error. Returns TEXT_ONLY with *ret_ns set, or err.
+ */
+static int text_only(int pidfd, int pid, int err, struct mntsnap_ns **ret_ns)
+{
+	struct mntsnap_ns *ns;
+	char path[64];
+	int fd;
+
+	if (pid <= 0)
+		pid = pidfd_pid(pidfd);
+	if (pid <= 0)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err;
+	close(fd);
+	/* the /proc entry was the pidfd's process only if it still runs */
+	if (pidfd_exited(pidfd))
+		return -ESRCH;
+	if (ns_alloc(&ns))
+		return -ENOMEM;
+	ns->pidfd = pidfd;
+	ns->text_only = true;
+	*ret_ns = ns;
+	return TEXT_ONLY;
+}
+
 static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 {
 	long fd = mntsnap_sys_ioctl(NULL, pidfd, MNTSNAP_PIDFD_GET_MNT_NAMESPACE, NULL);
@@ -276,10 +315,14 @@ static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 		if (fd == -ENOTTY)
 			fd = -EINVAL;
 	}
+	if (fd == -EACCES || fd == -EPERM)
+		fd = text_only(pidfd, pid, (int)fd, ret_ns);
 	if (fd < 0) {
 		close(pidfd);
 		return (int)fd;
 	}
+	if (fd == TEXT_ONLY)
+		return 0;
 	return ns_from_nsfd((int)fd, pidfd, false, ret_ns);
 }
 
@@ -875,6 +918,8 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
 		*ret_owned = false;
 		return 0;
 	}
+	if (ns->text_only)
+		return -EACCES; /* the caller may read its text, not its namespace */
 	if (!ns->ns_id)
 		return -EINVAL;
 	q.id = ns->ns_id;
@@ -1053,6 +1098,17 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 		return mntsnap_ns_explain(r, "capture", o->error);
 	if (o->backend == MNTSNAP_BACKEND_MOUNTINFO)
 		return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT, o->backend, ret_snap);
+	if (ns->text_only) {
+		if (o->backend == MNTSNAP_BACKEND_AUTO &&
+		    !(o->flags & (MNTSNAP_CAPTURE_NS_ENTER | MNTSNAP_CAPTURE_NS_DIRECT)))
+			return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT,
+					      MNTSNAP_BACKEND_MOUNTINFO, ret_snap);
+		return mntsnap_set_error(o->error, -EACCES, 0,
+					 "the caller may read the process's mountinfo text but "
+					 "not open its mount namespace (that needs ptrace "
+					 "access: the same uid, or CAP_SYS_PTRACE): only the "
+					 "mountinfo backend can read it");
+	}
 	if (!(o->flags & MNTSNAP_CAPTURE_NS_ENTER)) {
 		if (ns->nsfd >= 0) {
 			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_FD);
