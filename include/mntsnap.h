@@ -429,7 +429,10 @@ struct mntsnap_capture_opts {
 	int backend;              /* enum mntsnap_backend */
 	unsigned threads;         /* statmount workers; 0/1 = calling thread */
 	unsigned max_retries;     /* consistency retries; 0 = default (3) */
-	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace */
+	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace. A pid handle
+					 * is the process's view (mounts reachable from its
+					 * root, relative to it, as /proc/PID/mountinfo);
+					 * other handles the whole namespace */
 	uint64_t under_id;        /* only this mount and below; 0 = all */
 	const char *mountinfo_path;   /* mountinfo backend: file to parse */
 	const struct mntsnap_sysops *sysops; /* tests only */

@@ -8,8 +8,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -1134,11 +1134,90 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	return r;
 }
 
+/*
+ * The root of a pid handle's process: the unique id of the mount it is on
+ * and its path in the coordinates of the capture's mount points.
+ * readlink of /proc/PID/root gives the path from the reader's root, or
+ * from the root of the process's own namespace when that is not
+ * reachable from the reader (a foreign namespace), which is where the
+ * mount points of a direct query and of a helper inside start too.
+ */
+static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			uint64_t *ret_id, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int pid, fd, r;
+
+	pid = pidfd_pid(ns->pidfd);
+	if (pid <= 0)
+		return pid < 0 ? pid : -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = mntsnap_fd_to_id(sys, fd, ret_id);
+	close(fd);
+	if (r)
+		return r;
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= len - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	/* a deleted root cannot be found by its path */
+	if (buf[0] != '/' || strstr(buf, " (deleted)"))
+		return -ENOENT;
+	return pidfd_exited(ns->pidfd) ? -ESRCH : 0;
+}
+
+/*
+ * /proc/PID/mountinfo shows the mounts reachable from the process's root,
+ * relative to it (show_mountinfo() skips the rest); listmount and
+ * statmount of its namespace show them all, relative to the namespace's
+ * root. A pid target means that process's view: re-rooted here. Text
+ * captures of /proc/PID/mountinfo are that view already.
+ */
+static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+		    struct mntsnap_snapshot *s, uint32_t extra)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+	int r = process_root(ns, sys, &id, root, sizeof(root));
+
+	if (!r)
+		r = mntsnap_snap_reroot(s, id, root);
+	if (r == -ENOENT)
+		r = 0; /* the root's mount is not in this capture: leave it whole */
+	for (uint32_t i = 0; extra && i < s->nrecs; i++)
+		s->recs[i].mask &= ~extra;
+	s->mask &= ~extra;
+	return r;
+}
+
 int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 		       struct mntsnap_snapshot **ret_snap)
 {
-	int r = ns_capture(o, sys, ret_snap);
+	struct mntsnap_capture_opts c = *o;
+	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
+	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only;
+	int r;
 
+	/* re-rooting needs ids and mount points, asked for if the caller did not */
+	if (pid) {
+		extra = (MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT) & ~want;
+		c.mask = want | extra;
+	}
+	r = ns_capture(&c, sys, ret_snap);
+	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
+		r = pid_view(o->ns, sys, *ret_snap, extra);
+		if (r) {
+			mntsnap_snapshot_free(*ret_snap);
+			*ret_snap = NULL;
+			mntsnap_set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
+		}
+	}
 	/* the snapshot names the target even when records lack NS_ID */
 	if (!r && !(*ret_snap)->ns_id)
 		(*ret_snap)->ns_id = o->ns->ns_id;

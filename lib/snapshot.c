@@ -4,6 +4,7 @@
  * data, the parent/child tree and the id indexes. See snapshot.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -633,6 +634,83 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 		s->recs[p].first_child = i;
 	}
 	return build_tree_order(s);
+}
+
+/* Is path a equal to p or below it? */
+static bool path_under(const char *a, const char *p)
+{
+	size_t n = strlen(p);
+
+	if (!strcmp(p, "/"))
+		return a[0] == '/';
+	return !strncmp(a, p, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+/*
+ * Is record i reachable from the root directory root_path on mount R?
+ * show_mountinfo() prints a mount only if seq_path_root() of its root
+ * meets the reader's root walking up: the walk leaves a mount through its
+ * mount point, so it passes R's directory root_path exactly when the chain
+ * of parents reaches R through a child C mounted at or below root_path
+ * (or i is R and root_path is R's own root).
+ */
+static bool reachable(const struct mntsnap_snapshot *s, uint32_t i, uint32_t R,
+		      const char *root_path)
+{
+	uint32_t c = i;
+
+	if (i == R)
+		return !strcmp(s->strtab + s->recs[R].mount_point, root_path);
+	while (s->recs[c].parent != R) {
+		if (s->recs[c].parent == c)
+			return false;
+		c = s->recs[c].parent;
+	}
+	return path_under(s->strtab + s->recs[c].mount_point, root_path);
+}
+
+int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
+{
+	long R = mntsnap_snapshot_find(s, root_id);
+	size_t plen = strlen(root_path);
+	uint32_t j = 0;
+	bool *keep;
+
+	if (R < 0 || !(s->recs[R].mask & MNTSNAP_F_MOUNT_POINT) || root_path[0] != '/')
+		return -ENOENT;
+	if (!strcmp(root_path, "/") && s->recs[R].parent == (uint32_t)R)
+		return 0; /* the namespace's root: everything is reachable */
+	keep = calloc(s->nrecs ? s->nrecs : 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		keep[i] = (s->recs[i].mask & MNTSNAP_F_MOUNT_POINT) &&
+			  reachable(s, i, (uint32_t)R, root_path) &&
+			  path_under(s->strtab + s->recs[i].mount_point, root_path);
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		long off;
+
+		if (!keep[i])
+			continue;
+		if (strcmp(root_path, "/")) {
+			/* relative to the root: "/" for the root itself; copied
+			 * first, as adding may move the string table */
+			const char *mp = s->strtab + s->recs[i].mount_point;
+			char *rel = strdup(mp[plen] ? mp + plen : "/");
+
+			off = rel ? mntsnap_snap_str(s, rel, strlen(rel)) : -ENOMEM;
+			free(rel);
+			if (off < 0) {
+				free(keep);
+				return (int)off;
+			}
+			s->recs[i].mount_point = (uint32_t)off;
+		}
+		s->recs[j++] = s->recs[i];
+	}
+	free(keep);
+	s->nrecs = j;
+	return mntsnap_snap_finish(s);
 }
 
 /* ---- public accessors ------------------------------------------------- */

@@ -94,6 +94,16 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s);
  */
 int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes);
 
+/*
+ * Keep only the records reachable from a process root, the directory
+ * root_path (in the snapshot's mount point coordinates) on the mount with
+ * unique id root_id, and make their mount points relative to it: what
+ * the kernel's /proc/PID/mountinfo shows for a chrooted process. Needs
+ * ids and mount points. 0, -ENOENT (no such mount in s, or no mount
+ * point), -ENOMEM, -EBADMSG.
+ */
+int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path);
+
 /* Copy a string into strtab; returns its offset or -ENOMEM/-EOVERFLOW. */
 long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 
