@@ -158,6 +158,13 @@ struct mntsnap_mount {
 	uint32_t opt_sec_num;
 	uint32_t uidmap_num;
 	uint32_t gidmap_num;
+	/*
+	 * Parsed mountinfo text only: the optional fields (column 7) exactly
+	 * as the line had them, kept when they hold a tag this library does
+	 * not know ("foo:bar"), so that rendering gives the line back; ""
+	 * otherwise. Not a MNTSNAP_F_* field.
+	 */
+	const char *opt_fields;
 };
 
 /* mount attribute / propagation bits, same values as the kernel's */

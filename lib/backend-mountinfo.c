@@ -329,6 +329,8 @@ static bool opt_num(const struct tok *t, const char *tag, size_t tl, uint32_t *r
 static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			  struct mntsnap_mount *m)
 {
+	char *first = NULL, *last_end = NULL;
+	bool unknown = false;
 	struct tok t;
 	uint32_t v;
 
@@ -342,6 +344,9 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 		}
 		if (TOK_IS(&t, "-"))
 			break;
+		if (!first)
+			first = t.p;
+		last_end = t.p + t.len;
 		if (opt_num(&t, "shared:", 7, &v)) {
 			m->propagation |= MNTSNAP_PROP_SHARED;
 			m->peer_group = v;
@@ -356,11 +361,21 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			   (t.len >= 7 && (!memcmp(t.p, "shared:", 7) || !memcmp(t.p, "master:", 7))) ||
 			   (t.len >= 15 && !memcmp(t.p, "propagate_from:", 15))) {
 			return bad(P, "optional fields", "bad shared/master/propagate_from value");
+		} else {
+			unknown = true;
 		}
-		/* other tag[:value] fields: proc(5) says readers ignore them */
+		/*
+		 * other tag[:value] fields: proc(5) says readers ignore them; a
+		 * later kernel's (or a hand-made) tag is kept all the same, with
+		 * the fields around it as written, so the line renders back
+		 */
 	}
 	if (!m->propagation)
 		m->propagation = MNTSNAP_PROP_PRIVATE;
+	if (unknown) {
+		*last_end = '\0'; /* the space before "-": parsed already */
+		m->opt_fields = first;
+	}
 	return 0;
 }
 
@@ -522,7 +537,7 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 	int r;
 
 	m->peer_group = m->master = m->propagate_from = 0;
-	m->fs_subtype = m->options = NULL;
+	m->fs_subtype = m->options = m->opt_fields = NULL;
 	m->mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR |
 		 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |
 		 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_SOURCE;

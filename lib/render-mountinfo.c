@@ -201,7 +201,13 @@ long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf, siz
 	put_escaped(&o, m->mount_point, ESC_PATH);
 	puts_(&o, " ");
 	put_mnt_opts(&o, m);
-	put_optional(&o, m);
+	/* parsed text with a tag we do not know: its fields as they were */
+	if (m->opt_fields && m->opt_fields[0]) {
+		puts_(&o, " ");
+		puts_(&o, m->opt_fields);
+	} else {
+		put_optional(&o, m);
+	}
 	puts_(&o, " - ");
 	put_escaped(&o, m->fs_type, ESC_MANGLE);
 	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0]) {

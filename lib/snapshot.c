@@ -326,17 +326,22 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
 	struct mntsnap_idmap im = {0};
-	long u, g;
+	bool of = m->opt_fields && m->opt_fields[0];
+	long u, g, o = 0;
 	int r;
 
-	if (!(m->mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP)))
+	if (!(m->mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP)) && !of)
 		return MNTSNAP_NONE;
 	u = add_list(s, m->uidmap, m->uidmap_num, m->mask, MNTSNAP_F_UIDMAP);
 	g = add_list(s, m->gidmap, m->gidmap_num, m->mask, MNTSNAP_F_GIDMAP);
+	if (of)
+		o = mntsnap_snap_str(s, m->opt_fields, strlen(m->opt_fields));
 	if (u < 0)
 		return u;
 	if (g < 0)
 		return g;
+	if (o < 0)
+		return o;
 	r = grow((void **)&s->idmaps, &s->idmaps_cap, s->nidmaps + 1, sizeof(*s->idmaps));
 	if (r)
 		return r;
@@ -344,6 +349,7 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	im.gidmap = (uint32_t)g;
 	im.uidmap_num = m->mask & MNTSNAP_F_UIDMAP ? m->uidmap_num : 0;
 	im.gidmap_num = m->mask & MNTSNAP_F_GIDMAP ? m->gidmap_num : 0;
+	im.opt_fields = (uint32_t)o;
 	s->idmaps[s->nidmaps] = im;
 	return s->nidmaps++;
 }
@@ -763,10 +769,11 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 	ret->opt_num = sb->opt_num;
 	ret->opt_sec_array = t + sb->opt_sec_array;
 	ret->opt_sec_num = sb->opt_sec_num;
-	ret->uidmap = ret->gidmap = t;
+	ret->uidmap = ret->gidmap = ret->opt_fields = t;
 	if (r->idmap != MNTSNAP_NONE) {
 		const struct mntsnap_idmap *im = &s->idmaps[r->idmap];
 
+		ret->opt_fields = t + im->opt_fields;
 		ret->uidmap = t + im->uidmap;
 		ret->uidmap_num = im->uidmap_num;
 		ret->gidmap = t + im->gidmap;

@@ -27,9 +27,13 @@ struct mntsnap_sb {
 	uint32_t mask; /* which of the sb-level MNTSNAP_F_* bits are set */
 };
 
-/* Per-mount id maps: rare, kept out of the common record. */
+/*
+ * Per-mount id maps and unknown optional fields of parsed text (struct
+ * mntsnap_mount opt_fields): rare, kept out of the common record.
+ */
 struct mntsnap_idmap {
 	uint32_t uidmap, uidmap_num, gidmap, gidmap_num;
+	uint32_t opt_fields; /* strtab offset, 0 = none */
 };
 
 struct mntsnap_rec {

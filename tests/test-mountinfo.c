@@ -894,6 +894,66 @@ LTest(mountinfo, duplicate_ids_in_parsed_text)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * Optional fields this library does not know ("foo:bar", a later kernel's
+ * tag) are kept with the known ones as the line had them: rendered back
+ * byte for byte, carried through save and load, and findmnt reads the
+ * same entries from the text.
+ */
+LTest(mountinfo, unknown_optional_tags_kept)
+{
+	static const char text[] =
+		"1 0 0:2 / / rw shared:1 - ext4 /dev/root rw\n"
+		"2 1 0:3 / /a rw foo:bar shared:7 master:3 - tmpfs t rw\n"
+		"3 1 0:4 / /b rw master:3 propagate_from:2 baz unbindable - tmpfs u rw\n"
+		"4 1 0:5 / /c rw shared:9 - tmpfs v rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
+	char tmpl[] = "/tmp/mntsnap-tags-XXXXXX";
+	struct mntsnap_mount m;
+	char *got;
+	int fd;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "unknown tags");
+	free(got);
+	mntsnap_snapshot_get(s, 1, &m);
+	cr_assert_str_eq(m.opt_fields, "foo:bar shared:7 master:3");
+	cr_assert_eq(m.propagation, MNTSNAP_PROP_SHARED | MNTSNAP_PROP_SLAVE);
+	cr_assert_eq(m.peer_group, 7);
+	cr_assert_eq(m.master, 3);
+	mntsnap_snapshot_get(s, 3, &m);
+	cr_assert_str_eq(m.opt_fields, "", "known tags only: nothing kept");
+	fd = mkstemp(tmpl);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(mntsnap_snapshot_save_fd(s, fd), 0);
+	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+	cr_assert_eq(mntsnap_snapshot_load_fd(fd, NULL, &l), 0);
+	close(fd);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "unknown tags, saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	{
+		char cmd[512], *theirs;
+		FILE *f;
+		int wfd = open(tmpl, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+		cr_assert_geq(wfd, 0);
+		cr_assert_eq(write(wfd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+		close(wfd);
+		snprintf(cmd, sizeof(cmd), "findmnt -F %s -r -n -o TARGET,SOURCE,PROPAGATION", tmpl);
+		f = popen(cmd, "r");
+		cr_assert(f);
+		ms_read_fd(fileno(f), &theirs);
+		cr_assert_eq(pclose(f), 0);
+		cr_assert_str_eq(theirs, "/ /dev/root shared\n/a t shared,slave\n"
+					 "/b u private,slave,unbindable\n/c v shared\n");
+		free(theirs);
+	}
+	unlink(tmpl);
+	mntsnap_snapshot_free(s);
+}
+
 /* findmnt -r's escaping: \xHH for space, control bytes and backslash. */
 static void findmnt_raw(FILE *f, const char *s)
 {
