@@ -1142,9 +1142,7 @@ static int resolve_links(struct rd *d, struct drec *x, uint32_t n)
 
 static bool same_id(const struct mntsnap_snapshot *s, uint32_t a, uint32_t b)
 {
-	const struct mntsnap_rec *x = &s->recs[a], *y = &s->recs[b];
-
-	return (x->mask & MNTSNAP_F_ID) ? x->id == y->id : x->id_old == y->id_old;
+	return s->recs[a].id_old == s->recs[b].id_old;
 }
 
 /* After mntsnap_snap_finish: ids unique, and links agree with the ids. */
@@ -1162,11 +1160,12 @@ static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const stru
 		else
 			f = i;
 		/*
-		 * Parsed text may repeat an id (lib/backend-mountinfo.c); such a
-		 * snapshot is saved marked inconsistent, and only such a one
-		 * may have it.
+		 * Parsed text may repeat a /proc id (lib/backend-mountinfo.c);
+		 * such a snapshot is saved marked inconsistent, and only such a
+		 * one may have it. Unique 64-bit ids never repeat.
 		 */
-		if (f != (long)i && !(s->consistent == 0 && f >= 0 && same_id(s, (uint32_t)f, i)))
+		if (f != (long)i && !(s->consistent == 0 && !(r->mask & MNTSNAP_F_ID) && f >= 0 &&
+				      same_id(s, (uint32_t)f, i)))
 			return bad(d, "record %u: duplicate mount id", i);
 		if (r->parent != want)
 			return bad(d, "record %u: parent link disagrees with the ids (%s)", i,
