@@ -1196,6 +1196,15 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 	return r;
 }
 
+/* Is the process's root "/" of its namespace (or can that not be told)? */
+static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+
+	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
+}
+
 int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 		       struct mntsnap_snapshot **ret_snap)
 {
@@ -1210,6 +1219,18 @@ int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsna
 		c.mask = want | extra;
 	}
 	r = ns_capture(&c, sys, ret_snap);
+	/*
+	 * Text from a helper inside (statmount blocked or missing there) is
+	 * the helper's view, from the namespace's root, with no ids to
+	 * re-root by: a process whose root is elsewhere has its own text.
+	 */
+	if (!r && pid && (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO &&
+	    o->backend != MNTSNAP_BACKEND_MOUNTINFO && !root_is_ns_root(o->ns, sys)) {
+		mntsnap_snapshot_free(*ret_snap);
+		*ret_snap = NULL;
+		r = capture_routed(&c, o->ns, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
+				   ret_snap);
+	}
 	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
 		r = pid_view(o->ns, sys, *ret_snap, extra);
 		if (r) {

@@ -749,6 +749,35 @@ Test(ns, pid_target_is_the_process_view_chroot_dir)
 	chroot_view(CHROOT_DIR);
 }
 
+#ifdef MS_HAVE_SECCOMP_HELPER
+/*
+ * statmount and listmount blocked (a seccomp filter the helper inherits):
+ * the helper inside could only read its own text, from the namespace's
+ * root; the chrooted process's own text is what a pid target reads.
+ */
+Test(ns, pid_target_chroot_without_statmount)
+{
+	struct mntsnap_ns *ns;
+	struct target t;
+	char path[64], *want, *got;
+
+	t = target_start(CHROOT);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(ms_block_mount_syscalls(true, true, ENOSYS), 0);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)t.pid);
+	want = ms_read_file(path, NULL);
+	got = capture_render(ns, MNTSNAP_BACKEND_AUTO, 0);
+	ms_assert_text_eq(got, want, "pid target, no statmount");
+	free(got);
+	got = capture_render(ns, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_ENTER);
+	ms_assert_text_eq(got, want, "pid target, no statmount, entering");
+	free(got);
+	free(want);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+#endif
+
 Test(ns, clone_tree)
 {
 	struct mntsnap_ns *ns;
