@@ -1308,6 +1308,21 @@ int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns
 	/* the nsfd outlives the process: an empty namespace answers ENOENT */
 	if (r < 0 && mntsnap_ns_check_alive(ns) == -ESRCH)
 		return -ESRCH;
+	/* a pid target's mount points are relative to the process's root */
+	if (!r && ns->pidfd >= 0 && !ns->text_only) {
+		char root[PATH_MAX];
+		uint64_t rid;
+
+		r = process_root(ns, sys, &rid, root, sizeof(root));
+		if (!r)
+			r = mntsnap_snap_relative_to(*ret_snap, root);
+		else if (r == -ENOENT)
+			r = 0;
+		if (r) {
+			mntsnap_snapshot_free(*ret_snap);
+			*ret_snap = NULL;
+		}
+	}
 	return r;
 }
 

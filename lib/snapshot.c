@@ -675,12 +675,47 @@ static bool reachable(const struct mntsnap_snapshot *s, uint32_t i, uint32_t R,
 	return path_under(s->strtab + s->recs[c].mount_point, root_path);
 }
 
+/* Mount point of record i relative to root_path (under it), in strtab. */
+static int relative_mp(struct mntsnap_snapshot *s, uint32_t i, const char *root_path)
+{
+	const char *mp = s->strtab + s->recs[i].mount_point;
+	size_t plen = strlen(root_path);
+	char *rel;
+	long off;
+
+	if (!strcmp(root_path, "/"))
+		return 0;
+	/* "/" for the root itself; copied first, as adding may move strtab */
+	rel = strdup(mp[plen] ? mp + plen : "/");
+	off = rel ? mntsnap_snap_str(s, rel, strlen(rel)) : -ENOMEM;
+	free(rel);
+	if (off < 0)
+		return (int)off;
+	s->recs[i].mount_point = (uint32_t)off;
+	return 0;
+}
+
+int mntsnap_snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
+{
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		int r;
+
+		if (!(s->recs[i].mask & MNTSNAP_F_MOUNT_POINT) ||
+		    !path_under(s->strtab + s->recs[i].mount_point, root_path))
+			continue;
+		r = relative_mp(s, i, root_path);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
 {
 	long R = mntsnap_snapshot_find(s, root_id);
-	size_t plen = strlen(root_path);
 	uint32_t j = 0;
 	bool *keep;
+	int r = 0;
 
 	if (R < 0 || !(s->recs[R].mask & MNTSNAP_F_MOUNT_POINT) || root_path[0] != '/')
 		return -ENOENT;
@@ -693,28 +728,15 @@ int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char
 		keep[i] = (s->recs[i].mask & MNTSNAP_F_MOUNT_POINT) &&
 			  reachable(s, i, (uint32_t)R, root_path) &&
 			  path_under(s->strtab + s->recs[i].mount_point, root_path);
-	for (uint32_t i = 0; i < s->nrecs; i++) {
-		long off;
-
+	for (uint32_t i = 0; i < s->nrecs && !r; i++) {
 		if (!keep[i])
 			continue;
-		if (strcmp(root_path, "/")) {
-			/* relative to the root: "/" for the root itself; copied
-			 * first, as adding may move the string table */
-			const char *mp = s->strtab + s->recs[i].mount_point;
-			char *rel = strdup(mp[plen] ? mp + plen : "/");
-
-			off = rel ? mntsnap_snap_str(s, rel, strlen(rel)) : -ENOMEM;
-			free(rel);
-			if (off < 0) {
-				free(keep);
-				return (int)off;
-			}
-			s->recs[i].mount_point = (uint32_t)off;
-		}
+		r = relative_mp(s, i, root_path);
 		s->recs[j++] = s->recs[i];
 	}
 	free(keep);
+	if (r)
+		return r;
 	s->nrecs = j;
 	return mntsnap_snap_finish(s);
 }

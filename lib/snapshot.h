@@ -108,6 +108,13 @@ int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t st
  */
 int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path);
 
+/*
+ * Only the path part of the above, for a lookup of single mounts: mount
+ * points at or below root_path become relative to it, others stay. 0 or
+ * -ENOMEM.
+ */
+int mntsnap_snap_relative_to(struct mntsnap_snapshot *s, const char *root_path);
+
 /* Copy a string into strtab; returns its offset or -ENOMEM/-EOVERFLOW. */
 long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 

@@ -727,6 +727,17 @@ static void chroot_view(int mode)
 	got = capture_render(ns, MNTSNAP_BACKEND_MOUNTINFO, 0);
 	ms_assert_text_eq(got, want, "pid target, --backend mountinfo");
 	free(got);
+	/* one mount by path, as the process names it: its mount point too */
+	{
+		const char *p = mode == CHROOT ? "/x" : "/m";
+		struct mntsnap_snapshot *one = NULL;
+		struct mntsnap_mount m;
+
+		cr_assert_eq(mntsnap_ns_stat_path(ns, p, 0, &one), 0);
+		mntsnap_snapshot_get(one, 0, &m);
+		cr_assert_str_eq(m.mount_point, p);
+		mntsnap_snapshot_free(one);
+	}
 	/* the namespace: everything, relative to its root */
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)t.pid);
 	cr_assert_eq(mntsnap_ns_open_path(path, &whole), 0);
