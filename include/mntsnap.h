@@ -158,6 +158,13 @@ struct mntsnap_mount {
 	uint32_t opt_sec_num;
 	uint32_t uidmap_num;
 	uint32_t gidmap_num;
+	/*
+	 * Parsed mountinfo text only: the optional fields (column 7) exactly
+	 * as the line had them, kept when they hold a tag this library does
+	 * not know ("foo:bar"), so that rendering gives the line back; ""
+	 * otherwise. Not a MNTSNAP_F_* field.
+	 */
+	const char *opt_fields;
 };
 
 /* mount attribute / propagation bits, same values as the kernel's */
@@ -218,6 +225,11 @@ struct mntsnap_ns;
  * stays valid (and names the same namespace) after the process exits.
  *  _self:  the caller's namespace.
  *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
+ *          When the caller may not open the process's namespace (no
+ *          ptrace access) but can read its /proc/PID/mountinfo, as
+ *          findmnt -N can, the handle is a text handle: mntsnap_ns_id() 0,
+ *          captures read that text, entering and direct queries give
+ *          -EACCES.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
  *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened
@@ -441,7 +453,10 @@ struct mntsnap_capture_opts {
 	int backend;              /* enum mntsnap_backend */
 	unsigned threads;         /* statmount workers; 0/1 = calling thread */
 	unsigned max_retries;     /* consistency retries; 0 = default (3) */
-	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace */
+	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace. A pid handle
+					 * is the process's view (mounts reachable from its
+					 * root, relative to it, as /proc/PID/mountinfo);
+					 * other handles the whole namespace */
 	uint64_t under_id;        /* only this mount and below; 0 = all */
 	const char *mountinfo_path;   /* mountinfo backend: file to parse */
 	const struct mntsnap_sysops *sysops; /* tests only */
@@ -566,7 +581,10 @@ int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t
  * can give: ID_OLD, DEV, SB_FLAGS, ATTR, PROPAGATION, PROPAGATE_FROM (0
  * unless it differs from master, as for statmount records), ROOT,
  * MOUNT_POINT, FS_TYPE, FS_SUBTYPE, SOURCE, OPTS; never the 64-bit ids.
- * Every line must end in '\n'; empty text gives an empty snapshot.
+ * Every line must end in '\n'; empty text gives an empty snapshot. A
+ * mount id listed twice is kept (every line a record, rendered back as
+ * it was) and the snapshot marked inconsistent (mntsnap_snapshot_consistent()
+ * 0): parent links of that id are ambiguous.
  * Errors: -EBADMSG (malformed text: error->line and error->msg name the
  * line and field; no partial table is returned), -ENOMEM, -E2BIG (unknown
  * opts bytes, or text over 2 GiB), -EINVAL.
@@ -863,8 +881,9 @@ const char *mntsnap_order_reason_name(int reason);
  * agree field by field. lib/refresh.c has the details.
  *
  * 1 consistent, 0 raced on every try (or a refresh during which the
- * table changed), -1 not checked (parsed mountinfo files, hand-built
- * snapshots, or NULL).
+ * table changed, or parsed mountinfo text that lists a mount id more than
+ * once: every line is kept, attempts is 0), -1 not checked (other parsed
+ * mountinfo files, hand-built snapshots, or NULL).
  */
 int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *snap);
 /* Captures it took (1 = first try), 0 if unknown. */

@@ -12,9 +12,9 @@
  * malformed line fails the whole parse with -EBADMSG and the line number:
  * a silently partial mount table is worse than none.
  *
- * What the text cannot say: a source printed by a filesystem's own
- * ->show_devname (nfs, cifs, ...) is escaped without '#', so a literal '#'
- * there parses fine but renders back as \043.
+ * A source printed by a filesystem's own ->show_devname (nfs, cifs, ...)
+ * is escaped without '#': a literal '#' there parses as it is, and the
+ * renderer leaves it so for those filesystems (render-mountinfo.c).
  *
  * Normalisations, so that records compare equal with the statmount backend
  * on every field both can give:
@@ -78,6 +78,7 @@ struct mi_parser {
 	size_t scratch_cap;
 	unsigned line;
 	bool copy;
+	bool live;          /* a live /proc text, not a file or a caller's buffer */
 	bool dup_id;        /* check_ids() found a mount id twice */
 	/*
 	 * The record being filled, zeroed once: a memset of the whole struct
@@ -329,6 +330,8 @@ static bool opt_num(const struct tok *t, const char *tag, size_t tl, uint32_t *r
 static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			  struct mntsnap_mount *m)
 {
+	char *first = NULL, *last_end = NULL;
+	bool unknown = false;
 	struct tok t;
 	uint32_t v;
 
@@ -342,6 +345,9 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 		}
 		if (TOK_IS(&t, "-"))
 			break;
+		if (!first)
+			first = t.p;
+		last_end = t.p + t.len;
 		if (opt_num(&t, "shared:", 7, &v)) {
 			m->propagation |= MNTSNAP_PROP_SHARED;
 			m->peer_group = v;
@@ -356,11 +362,21 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			   (t.len >= 7 && (!memcmp(t.p, "shared:", 7) || !memcmp(t.p, "master:", 7))) ||
 			   (t.len >= 15 && !memcmp(t.p, "propagate_from:", 15))) {
 			return bad(P, "optional fields", "bad shared/master/propagate_from value");
+		} else {
+			unknown = true;
 		}
-		/* other tag[:value] fields: proc(5) says readers ignore them */
+		/*
+		 * other tag[:value] fields: proc(5) says readers ignore them; a
+		 * later kernel's (or a hand-made) tag is kept all the same, with
+		 * the fields around it as written, so the line renders back
+		 */
 	}
 	if (!m->propagation)
 		m->propagation = MNTSNAP_PROP_PRIVATE;
+	if (unknown) {
+		*last_end = '\0'; /* the space before "-": parsed already */
+		m->opt_fields = first;
+	}
 	return 0;
 }
 
@@ -522,7 +538,7 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 	int r;
 
 	m->peer_group = m->master = m->propagate_from = 0;
-	m->fs_subtype = m->options = NULL;
+	m->fs_subtype = m->options = m->opt_fields = NULL;
 	m->mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR |
 		 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |
 		 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_SOURCE;
@@ -581,10 +597,16 @@ static unsigned rec_line(const struct mntsnap_snapshot *s, uint32_t i, bool reve
 }
 
 /*
- * Mount ids are unique within a table: a repeated one would make parent
- * links ambiguous. by_old lists records by id (NULL: storage is sorted).
+ * Mount ids are unique within a table the kernel printed in one go, so a
+ * repeated one in a live text is a tear (see capture_live()). Text from a
+ * file or a buffer is taken as it is: real ones have repeated ids (moby's
+ * fedora sample, where a line was appended by hand), and libmount and
+ * moby read them; every line is kept and the snapshot is marked
+ * inconsistent (parent links of a repeated id are ambiguous). by_old lists
+ * records by id (NULL: storage is sorted). Returns true on a repeat; for
+ * a live text the error names both lines.
  */
-static int check_ids(struct mi_parser *P, bool reverse)
+static bool check_ids(struct mi_parser *P, bool reverse)
 {
 	const struct mntsnap_snapshot *s = P->s;
 
@@ -593,15 +615,18 @@ static int check_ids(struct mi_parser *P, bool reverse)
 		uint32_t b = s->by_old ? s->by_old[i] : i;
 		unsigned la = rec_line(s, a, reverse), lb = rec_line(s, b, reverse);
 
-		if (s->recs[a].id_old == s->recs[b].id_old) {
-			P->dup_id = true;
+		if (s->recs[a].id_old != s->recs[b].id_old)
+			continue;
+		P->dup_id = true;
+		if (P->live) {
 			P->line = la > lb ? la : lb;
-			return mntsnap_set_error(P->err, -EBADMSG, P->line,
-						 "line %u: mount id: %u appears twice (also line %u)",
-						 P->line, s->recs[a].id_old, la < lb ? la : lb);
+			mntsnap_set_error(P->err, -EBADMSG, P->line,
+					  "line %u: mount id: %u appears twice (also line %u)",
+					  P->line, s->recs[a].id_old, la < lb ? la : lb);
 		}
+		return true;
 	}
-	return 0;
+	return false;
 }
 
 static void reverse_records(struct mntsnap_snapshot *s)
@@ -698,10 +723,12 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 		r = mntsnap_snap_finish(P->s);
 		if (r == -ENOMEM)
 			mntsnap_set_error(P->err, r, 0, "out of memory");
-		else if (check_ids(P, reverse))
+		else if (check_ids(P, reverse) && P->live)
 			r = -EBADMSG;
 		else if (r)
 			mntsnap_set_error(P->err, r, 0, "parent ids form a cycle");
+		else if (P->dup_id)
+			P->s->consistent = 0;
 	}
 	free(P->scratch);
 	if (r) {
@@ -953,6 +980,7 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 	r = parser_init(&P, want, ns_id, err);
 	if (r)
 		return r;
+	P.live = true;
 	r = read_text(&P, fd, &buf, &have);
 	changed = text_changed(fd);
 	if (!r && t && !changed)

@@ -44,8 +44,12 @@ uint64_t mntsnap_sm_mask_from_fields(uint32_t f)
 		m |= MNTSNAP_K_STATMOUNT_FS_TYPE;
 	if (f & MNTSNAP_F_FS_SUBTYPE)
 		m |= MNTSNAP_K_STATMOUNT_FS_SUBTYPE;
+	/*
+	 * With the supported mask (one u64, 6.15+) an absent source bit can be
+	 * told apart: see source_of() below.
+	 */
 	if (f & MNTSNAP_F_SOURCE)
-		m |= MNTSNAP_K_STATMOUNT_SB_SOURCE;
+		m |= MNTSNAP_K_STATMOUNT_SB_SOURCE | MNTSNAP_K_STATMOUNT_SUPPORTED_MASK;
 	if (f & MNTSNAP_F_OPTS)
 		m |= MNTSNAP_K_STATMOUNT_MNT_OPTS;
 	if (f & MNTSNAP_F_OPT_ARRAY)
@@ -136,6 +140,32 @@ bad:
 	return "";
 }
 
+/*
+ * The kernel sets a string bit only when it produced a non-empty string.
+ * For the source that loses a distinction /proc keeps: a mount without a
+ * devname is printed "none" (and on 6.18 statmount also returns "none"),
+ * while `mount -t tmpfs "" /x` prints an empty field and statmount leaves
+ * SB_SOURCE unset. So: requested (want), supported (the kernel says so in
+ * supported_mask) and unset means the empty string. Without a supported
+ * mask (before 6.15) nothing can be told and the source stays absent,
+ * which renders "none" as /proc does for no devname.
+ *
+ * Options, subtype and option arrays need no such rule: absent and empty
+ * print the same, and the mountinfo parser leaves them absent too. Mount
+ * point and root are never empty: an unset MNT_POINT means the mount is
+ * outside the reader's root, so it must stay absent.
+ */
+static const char *source_of(const struct mntsnap_k_statmount *sm, uint32_t want, uint32_t *f)
+{
+	if ((want & MNTSNAP_F_SOURCE) && !(sm->mask & MNTSNAP_K_STATMOUNT_SB_SOURCE) &&
+	    (sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK) &&
+	    (sm->supported_mask & MNTSNAP_K_STATMOUNT_SB_SOURCE)) {
+		*f |= MNTSNAP_F_SOURCE;
+		return "";
+	}
+	return sm_str(sm, MNTSNAP_K_STATMOUNT_SB_SOURCE, sm->sb_source, f, MNTSNAP_F_SOURCE);
+}
+
 void mntsnap_sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m)
 {
 	uint32_t f = mntsnap_fields_from_sm_mask(sm->mask) & want;
@@ -183,7 +213,7 @@ void mntsnap_sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, st
 	m->mount_point = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_POINT, sm->mnt_point, &f, MNTSNAP_F_MOUNT_POINT);
 	m->options = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_OPTS, sm->mnt_opts, &f, MNTSNAP_F_OPTS);
 	m->fs_subtype = sm_str(sm, MNTSNAP_K_STATMOUNT_FS_SUBTYPE, sm->fs_subtype, &f, MNTSNAP_F_FS_SUBTYPE);
-	m->source = sm_str(sm, MNTSNAP_K_STATMOUNT_SB_SOURCE, sm->sb_source, &f, MNTSNAP_F_SOURCE);
+	m->source = source_of(sm, want, &f);
 	m->opt_num = sm->opt_num;
 	m->opt_array = sm_list(sm, MNTSNAP_K_STATMOUNT_OPT_ARRAY, sm->opt_array, sm->opt_num, &f,
 			       MNTSNAP_F_OPT_ARRAY);

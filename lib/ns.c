@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -347,6 +348,44 @@ static int pidfd_pid(int pidfd)
 	return n > 0 ? (int)n : -ESRCH;
 }
 
+#define TEXT_ONLY INT_MAX
+
+/*
+ * The namespace of a process needs ptrace read access to it (the pidfd
+ * ioctl and /proc/PID/ns/mnt alike), its /proc/PID/mountinfo does not:
+ * findmnt -N reads a root process's table as any user. So when only the
+ * namespace is refused and the text can be opened, the handle is a text
+ * handle: the pidfd, no namespace fd, no id (mntsnap_ns_id() 0). Its
+ * captures read that text (lib/ns.c ns_capture()); everything that
+ * needs the namespace itself (entering, direct queries) fails with the
+ * original error. Returns TEXT_ONLY with *ret_ns set, or err.
+ */
+static int text_only(int pidfd, int pid, int err, struct mntsnap_ns **ret_ns)
+{
+	struct mntsnap_ns *ns;
+	char path[64];
+	int fd;
+
+	if (pid <= 0)
+		pid = pidfd_pid(pidfd);
+	if (pid <= 0)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err;
+	close(fd);
+	/* the /proc entry was the pidfd's process only if it still runs */
+	if (pidfd_exited(pidfd))
+		return -ESRCH;
+	if (ns_alloc(&ns))
+		return -ENOMEM;
+	ns->pidfd = pidfd;
+	ns->text_only = true;
+	*ret_ns = ns;
+	return TEXT_ONLY;
+}
+
 static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 {
 	long fd = mntsnap_sys_ioctl(NULL, pidfd, MNTSNAP_PIDFD_GET_MNT_NAMESPACE, NULL);
@@ -358,10 +397,14 @@ static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 		if (fd == -ENOTTY)
 			fd = -EINVAL;
 	}
+	if (fd == -EACCES || fd == -EPERM)
+		fd = text_only(pidfd, pid, (int)fd, ret_ns);
 	if (fd < 0) {
 		close(pidfd);
 		return (int)fd;
 	}
+	if (fd == TEXT_ONLY)
+		return 0;
 	return ns_from_nsfd((int)fd, pidfd, false, ret_ns);
 }
 
@@ -978,6 +1021,8 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
 		*ret_owned = false;
 		return 0;
 	}
+	if (ns->text_only)
+		return -EACCES; /* the caller may read its text, not its namespace */
 	if (!ns->ns_id)
 		return -EINVAL;
 	q.id = ns->ns_id;
@@ -1157,6 +1202,17 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 		return mntsnap_ns_explain(r, "capture", o->error);
 	if (o->backend == MNTSNAP_BACKEND_MOUNTINFO)
 		return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT, o->backend, ret_snap);
+	if (ns->text_only) {
+		if (o->backend == MNTSNAP_BACKEND_AUTO &&
+		    !(o->flags & (MNTSNAP_CAPTURE_NS_ENTER | MNTSNAP_CAPTURE_NS_DIRECT)))
+			return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT,
+					      MNTSNAP_BACKEND_MOUNTINFO, ret_snap);
+		return mntsnap_set_error(o->error, -EACCES, 0,
+					 "the caller may read the process's mountinfo text but "
+					 "not open its mount namespace (that needs ptrace "
+					 "access: the same uid, or CAP_SYS_PTRACE): only the "
+					 "mountinfo backend can read it");
+	}
 	if (!(o->flags & MNTSNAP_CAPTURE_NS_ENTER)) {
 		if (ns->nsfd >= 0) {
 			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_FD);
@@ -1182,11 +1238,111 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	return r;
 }
 
+/*
+ * The root of a pid handle's process: the unique id of the mount it is on
+ * and its path in the coordinates of the capture's mount points.
+ * readlink of /proc/PID/root gives the path from the reader's root, or
+ * from the root of the process's own namespace when that is not
+ * reachable from the reader (a foreign namespace), which is where the
+ * mount points of a direct query and of a helper inside start too.
+ */
+static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			uint64_t *ret_id, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int pid, fd, r;
+
+	pid = pidfd_pid(ns->pidfd);
+	if (pid <= 0)
+		return pid < 0 ? pid : -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = mntsnap_fd_to_id(sys, fd, ret_id);
+	close(fd);
+	if (r)
+		return r;
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= len - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	/* a deleted root cannot be found by its path */
+	if (buf[0] != '/' || strstr(buf, " (deleted)"))
+		return -ENOENT;
+	return pidfd_exited(ns->pidfd) ? -ESRCH : 0;
+}
+
+/*
+ * /proc/PID/mountinfo shows the mounts reachable from the process's root,
+ * relative to it (show_mountinfo() skips the rest); listmount and
+ * statmount of its namespace show them all, relative to the namespace's
+ * root. A pid target means that process's view: re-rooted here. Text
+ * captures of /proc/PID/mountinfo are that view already.
+ */
+static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+		    struct mntsnap_snapshot *s, uint32_t extra)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+	int r = process_root(ns, sys, &id, root, sizeof(root));
+
+	if (!r)
+		r = mntsnap_snap_reroot(s, id, root);
+	if (r == -ENOENT)
+		r = 0; /* the root's mount is not in this capture: leave it whole */
+	for (uint32_t i = 0; extra && i < s->nrecs; i++)
+		s->recs[i].mask &= ~extra;
+	s->mask &= ~extra;
+	return r;
+}
+
+/* Is the process's root "/" of its namespace (or can that not be told)? */
+static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+
+	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
+}
+
 int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 		       struct mntsnap_snapshot **ret_snap)
 {
-	int r = ns_capture(o, sys, ret_snap);
+	struct mntsnap_capture_opts c = *o;
+	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
+	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only;
+	int r;
 
+	/* re-rooting needs ids and mount points, asked for if the caller did not */
+	if (pid) {
+		extra = (MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT) & ~want;
+		c.mask = want | extra;
+	}
+	r = ns_capture(&c, sys, ret_snap);
+	/*
+	 * Text from a helper inside (statmount blocked or missing there) is
+	 * the helper's view, from the namespace's root, with no ids to
+	 * re-root by: a process whose root is elsewhere has its own text.
+	 */
+	if (!r && pid && (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO &&
+	    o->backend != MNTSNAP_BACKEND_MOUNTINFO && !root_is_ns_root(o->ns, sys)) {
+		mntsnap_snapshot_free(*ret_snap);
+		*ret_snap = NULL;
+		r = capture_routed(&c, o->ns, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
+				   ret_snap);
+	}
+	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
+		r = pid_view(o->ns, sys, *ret_snap, extra);
+		if (r) {
+			mntsnap_snapshot_free(*ret_snap);
+			*ret_snap = NULL;
+			mntsnap_set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
+		}
+	}
 	/* the snapshot names the target even when records lack NS_ID */
 	if (!r && !(*ret_snap)->ns_id)
 		(*ret_snap)->ns_id = o->ns->ns_id;
@@ -1256,6 +1412,21 @@ int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns
 	/* the nsfd outlives the process: an empty namespace answers ENOENT */
 	if (r < 0 && mntsnap_ns_check_alive(ns) == -ESRCH)
 		return -ESRCH;
+	/* a pid target's mount points are relative to the process's root */
+	if (!r && ns->pidfd >= 0 && !ns->text_only) {
+		char root[PATH_MAX];
+		uint64_t rid;
+
+		r = process_root(ns, sys, &rid, root, sizeof(root));
+		if (!r)
+			r = mntsnap_snap_relative_to(*ret_snap, root);
+		else if (r == -ENOENT)
+			r = 0;
+		if (r) {
+			mntsnap_snapshot_free(*ret_snap);
+			*ret_snap = NULL;
+		}
+	}
 	return r;
 }
 

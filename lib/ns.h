@@ -29,6 +29,12 @@ struct mntsnap_ns {
 	int pidfd;       /* process the handle came from, -1 if none */
 	uint64_t ns_id;  /* 64-bit mount namespace id, 0 if unknown */
 	bool self;       /* the caller's own namespace */
+	/*
+	 * A pid handle whose namespace the caller may not open (no ptrace
+	 * access) but whose /proc/PID/mountinfo it can read: nsfd -1, ns_id
+	 * 0, and only the text route works (ns.c text_only()).
+	 */
+	bool text_only;
 	int route;       /* MNTSNAP_NS_ROUTE_*, set only on internal copies */
 	/*
 	 * Only on the handle a helper builds for its own capture inside the
@@ -65,6 +71,13 @@ static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
 	req->size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0;
 	if (!ns || ns->self)
 		return;
+	/* no namespace to name: a request that can only fail (ENOENT), never
+	 * one that silently reads the caller's own namespace */
+	if (ns->text_only) {
+		req->size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1;
+		req->mnt_ns_id = UINT64_MAX;
+		return;
+	}
 	if (ns->route == MNTSNAP_NS_ROUTE_ID)
 		use_fd = false;
 	else if (ns->route == MNTSNAP_NS_ROUTE_FD)

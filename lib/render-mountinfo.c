@@ -7,8 +7,9 @@
  *
  * statmount returns root, mount point and source unescaped; the kernel's
  * text escapes " \t\n\\" as \ooo in paths and additionally "#" in the fs
- * type and a plain source (mangle()). mnt_opts comes back already escaped
- * by the filesystem and is used verbatim.
+ * type and a plain source (mangle()). A filesystem with its own
+ * ->show_devname escapes its source itself (see devname_esc()). mnt_opts
+ * comes back already escaped by the filesystem and is used verbatim.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -76,6 +77,37 @@ static void put_escaped(struct out *o, const char *s, const char *esc)
 
 #define ESC_PATH " \t\n\\"
 #define ESC_MANGLE " \t\n\\#"
+
+/*
+ * show_mountinfo() prints the source with sb->s_op->show_devname() when the
+ * filesystem has one, else mangle(mnt_devname ?: "none"), which escapes
+ * '#' too. The filesystems in mainline (6.18) with a ->show_devname, and
+ * what each escapes:
+ *
+ *   nfs, nfs4      nfs_show_devname():   seq_escape(" \t\n\\")
+ *   btrfs          btrfs_show_devname(): seq_escape(" \t\n\\")
+ *   cifs, smb3     cifs_show_devname():  '\\' turned into '/', then
+ *                                        seq_escape(" \t")
+ *   afs            afs_show_devname():   seq_printf, nothing escaped; the
+ *                                        source starts with '%' or '#'
+ *                                        ("#cell:root.cell.")
+ *
+ * None of them escapes '#', so none gets ESC_MANGLE. For cifs and afs the
+ * kernel escapes less than ESC_PATH, but the extra bytes cannot reach
+ * their sources there (cifs has no '\\' left, cell and volume names hold
+ * no whitespace or backslash), and escaping them keeps any text that
+ * parsed renderable as text that parses again. ceph, 9p, fuse, overlay
+ * and the rest have no ->show_devname: mangle().
+ */
+static const char *devname_esc(const char *fs_type)
+{
+	static const char *const own[] = { "nfs", "nfs4", "btrfs", "cifs", "smb3", "afs" };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(fs_type, own[i]))
+			return ESC_PATH;
+	return ESC_MANGLE;
+}
 
 static void put_mnt_opts(struct out *o, const struct mntsnap_mount *m)
 {
@@ -169,7 +201,13 @@ long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf, siz
 	put_escaped(&o, m->mount_point, ESC_PATH);
 	puts_(&o, " ");
 	put_mnt_opts(&o, m);
-	put_optional(&o, m);
+	/* parsed text with a tag we do not know: its fields as they were */
+	if (m->opt_fields && m->opt_fields[0]) {
+		puts_(&o, " ");
+		puts_(&o, m->opt_fields);
+	} else {
+		put_optional(&o, m);
+	}
 	puts_(&o, " - ");
 	put_escaped(&o, m->fs_type, ESC_MANGLE);
 	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0]) {
@@ -179,7 +217,7 @@ long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf, siz
 	puts_(&o, " ");
 	/* no source at all: the kernel prints mangle(mnt_devname ?: "none") */
 	if (m->mask & MNTSNAP_F_SOURCE)
-		put_escaped(&o, m->source, ESC_MANGLE);
+		put_escaped(&o, m->source, devname_esc(m->fs_type));
 	else
 		puts_(&o, "none");
 	put_sb_opts(&o, m);

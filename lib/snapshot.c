@@ -4,6 +4,7 @@
  * data, the parent/child tree and the id indexes. See snapshot.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,17 +326,22 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
 	struct mntsnap_idmap im = {0};
-	long u, g;
+	bool of = m->opt_fields && m->opt_fields[0];
+	long u, g, o = 0;
 	int r;
 
-	if (!(m->mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP)))
+	if (!(m->mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP)) && !of)
 		return MNTSNAP_NONE;
 	u = add_list(s, m->uidmap, m->uidmap_num, m->mask, MNTSNAP_F_UIDMAP);
 	g = add_list(s, m->gidmap, m->gidmap_num, m->mask, MNTSNAP_F_GIDMAP);
+	if (of)
+		o = mntsnap_snap_str(s, m->opt_fields, strlen(m->opt_fields));
 	if (u < 0)
 		return u;
 	if (g < 0)
 		return g;
+	if (o < 0)
+		return o;
 	r = grow((void **)&s->idmaps, &s->idmaps_cap, s->nidmaps + 1, sizeof(*s->idmaps));
 	if (r)
 		return r;
@@ -343,6 +349,7 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	im.gidmap = (uint32_t)g;
 	im.uidmap_num = m->mask & MNTSNAP_F_UIDMAP ? m->uidmap_num : 0;
 	im.gidmap_num = m->mask & MNTSNAP_F_GIDMAP ? m->gidmap_num : 0;
+	im.opt_fields = (uint32_t)o;
 	s->idmaps[s->nidmaps] = im;
 	return s->nidmaps++;
 }
@@ -635,6 +642,105 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 	return build_tree_order(s);
 }
 
+/* Is path a equal to p or below it? */
+static bool path_under(const char *a, const char *p)
+{
+	size_t n = strlen(p);
+
+	if (!strcmp(p, "/"))
+		return a[0] == '/';
+	return !strncmp(a, p, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+/*
+ * Is record i reachable from the root directory root_path on mount R?
+ * show_mountinfo() prints a mount only if seq_path_root() of its root
+ * meets the reader's root walking up: the walk leaves a mount through its
+ * mount point, so it passes R's directory root_path exactly when the chain
+ * of parents reaches R through a child C mounted at or below root_path
+ * (or i is R and root_path is R's own root).
+ */
+static bool reachable(const struct mntsnap_snapshot *s, uint32_t i, uint32_t R,
+		      const char *root_path)
+{
+	uint32_t c = i;
+
+	if (i == R)
+		return !strcmp(s->strtab + s->recs[R].mount_point, root_path);
+	while (s->recs[c].parent != R) {
+		if (s->recs[c].parent == c)
+			return false;
+		c = s->recs[c].parent;
+	}
+	return path_under(s->strtab + s->recs[c].mount_point, root_path);
+}
+
+/* Mount point of record i relative to root_path (under it), in strtab. */
+static int relative_mp(struct mntsnap_snapshot *s, uint32_t i, const char *root_path)
+{
+	const char *mp = s->strtab + s->recs[i].mount_point;
+	size_t plen = strlen(root_path);
+	char *rel;
+	long off;
+
+	if (!strcmp(root_path, "/"))
+		return 0;
+	/* "/" for the root itself; copied first, as adding may move strtab */
+	rel = strdup(mp[plen] ? mp + plen : "/");
+	off = rel ? mntsnap_snap_str(s, rel, strlen(rel)) : -ENOMEM;
+	free(rel);
+	if (off < 0)
+		return (int)off;
+	s->recs[i].mount_point = (uint32_t)off;
+	return 0;
+}
+
+int mntsnap_snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
+{
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		int r;
+
+		if (!(s->recs[i].mask & MNTSNAP_F_MOUNT_POINT) ||
+		    !path_under(s->strtab + s->recs[i].mount_point, root_path))
+			continue;
+		r = relative_mp(s, i, root_path);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
+{
+	long R = mntsnap_snapshot_find(s, root_id);
+	uint32_t j = 0;
+	bool *keep;
+	int r = 0;
+
+	if (R < 0 || !(s->recs[R].mask & MNTSNAP_F_MOUNT_POINT) || root_path[0] != '/')
+		return -ENOENT;
+	if (!strcmp(root_path, "/") && s->recs[R].parent == (uint32_t)R)
+		return 0; /* the namespace's root: everything is reachable */
+	keep = calloc(s->nrecs ? s->nrecs : 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		keep[i] = (s->recs[i].mask & MNTSNAP_F_MOUNT_POINT) &&
+			  reachable(s, i, (uint32_t)R, root_path) &&
+			  path_under(s->strtab + s->recs[i].mount_point, root_path);
+	for (uint32_t i = 0; i < s->nrecs && !r; i++) {
+		if (!keep[i])
+			continue;
+		r = relative_mp(s, i, root_path);
+		s->recs[j++] = s->recs[i];
+	}
+	free(keep);
+	if (r)
+		return r;
+	s->nrecs = j;
+	return mntsnap_snap_finish(s);
+}
+
 /* ---- public accessors ------------------------------------------------- */
 
 size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *s)
@@ -685,10 +791,11 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 	ret->opt_num = sb->opt_num;
 	ret->opt_sec_array = t + sb->opt_sec_array;
 	ret->opt_sec_num = sb->opt_sec_num;
-	ret->uidmap = ret->gidmap = t;
+	ret->uidmap = ret->gidmap = ret->opt_fields = t;
 	if (r->idmap != MNTSNAP_NONE) {
 		const struct mntsnap_idmap *im = &s->idmaps[r->idmap];
 
+		ret->opt_fields = t + im->opt_fields;
 		ret->uidmap = t + im->uidmap;
 		ret->uidmap_num = im->uidmap_num;
 		ret->gidmap = t + im->gidmap;

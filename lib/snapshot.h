@@ -27,9 +27,13 @@ struct mntsnap_sb {
 	uint32_t mask; /* which of the sb-level MNTSNAP_F_* bits are set */
 };
 
-/* Per-mount id maps: rare, kept out of the common record. */
+/*
+ * Per-mount id maps and unknown optional fields of parsed text (struct
+ * mntsnap_mount opt_fields): rare, kept out of the common record.
+ */
 struct mntsnap_idmap {
 	uint32_t uidmap, uidmap_num, gidmap, gidmap_num;
+	uint32_t opt_fields; /* strtab offset, 0 = none */
 };
 
 struct mntsnap_rec {
@@ -93,6 +97,23 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s);
  * 0, -ENOMEM or -EOVERFLOW.
  */
 int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes);
+
+/*
+ * Keep only the records reachable from a process root, the directory
+ * root_path (in the snapshot's mount point coordinates) on the mount with
+ * unique id root_id, and make their mount points relative to it: what
+ * the kernel's /proc/PID/mountinfo shows for a chrooted process. Needs
+ * ids and mount points. 0, -ENOENT (no such mount in s, or no mount
+ * point), -ENOMEM, -EBADMSG.
+ */
+int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path);
+
+/*
+ * Only the path part of the above, for a lookup of single mounts: mount
+ * points at or below root_path become relative to it, others stay. 0 or
+ * -ENOMEM.
+ */
+int mntsnap_snap_relative_to(struct mntsnap_snapshot *s, const char *root_path);
 
 /* Copy a string into strtab; returns its offset or -ENOMEM/-EOVERFLOW. */
 long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);

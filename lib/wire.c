@@ -50,6 +50,12 @@
  *              record's mount point: varint length of the shared prefix,
  *              varint length of the rest, the rest (no NUL);
  *              flags bit 1: varint idmap index
+ *   6 OPTFIELDS (optional: written without the REQUIRED flag, so a reader
+ *              that does not know it skips it) varint count, then per
+ *              record that has unknown optional fields (parsed text, see
+ *              struct mntsnap_mount opt_fields), in storage order: varint
+ *              record index - previous such index (the first: the index),
+ *              off of the fields as the text had them
  *
  * Why this shape: ids ascend, so deltas are one or two bytes; parents are
  * nearly always a few records back; masks rarely change; superblock data
@@ -98,7 +104,8 @@ enum {
 	SEC_SBS = 3,
 	SEC_IDMAPS = 4,
 	SEC_RECORDS = 5,
-	SEC__KNOWN = 6,
+	SEC_OPTFIELDS = 6, /* optional */
+	SEC__KNOWN = 7,
 };
 
 enum {
@@ -490,7 +497,38 @@ static void enc_rec(struct wbuf *w, struct strpool *sp, const struct mntsnap_sna
 		w_var(w, r->idmap);
 }
 
+static void enc_section_flags(struct wbuf *out, unsigned type, unsigned flags,
+			      const struct wbuf *payload);
+
 static void enc_section(struct wbuf *out, unsigned type, const struct wbuf *payload)
+{
+	enc_section_flags(out, type, WIRE_SEC_REQUIRED, payload);
+}
+
+/* Unknown optional fields of parsed text; false if no record has any. */
+static bool enc_optfields(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
+{
+	uint32_t n = 0, prev = 0;
+
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		n += s->recs[i].idmap != MNTSNAP_NONE && s->idmaps[s->recs[i].idmap].opt_fields;
+	if (!n)
+		return false;
+	w_var(w, n);
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		const struct mntsnap_rec *r = &s->recs[i];
+
+		if (r->idmap == MNTSNAP_NONE || !s->idmaps[r->idmap].opt_fields)
+			continue;
+		w_var(w, i - prev);
+		w_var(w, pool_str(sp, s, s->idmaps[r->idmap].opt_fields));
+		prev = i;
+	}
+	return true;
+}
+
+static void enc_section_flags(struct wbuf *out, unsigned type, unsigned flags,
+			      const struct wbuf *payload)
 {
 	if (payload->err) {
 		out->err = out->err ? out->err : payload->err;
@@ -501,7 +539,7 @@ static void enc_section(struct wbuf *out, unsigned type, const struct wbuf *payl
 		return;
 	}
 	w_le(out, type, 2);
-	w_le(out, WIRE_SEC_REQUIRED, 2);
+	w_le(out, flags, 2);
 	w_le(out, payload->len, 4);
 	w_bytes(out, payload->p, payload->len);
 }
@@ -511,6 +549,7 @@ int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t
 	struct wbuf sec[SEC__KNOWN] = { { 0 } }, out = { 0 };
 	struct strpool sp = { { 0 } };
 	struct prev pv = { .mp = "" };
+	bool optf;
 	int r;
 
 	if (!s || !ret_buf || !ret_len)
@@ -522,6 +561,7 @@ int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t
 	w_var(&sec[SEC_RECORDS], s->nrecs);
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		enc_rec(&sec[SEC_RECORDS], &sp, s, i, &pv);
+	optf = enc_optfields(&sec[SEC_OPTFIELDS], &sp, s);
 	sec[SEC_STRINGS] = sp.tab;
 
 	w_bytes(&out, WIRE_MAGIC, 8);
@@ -535,6 +575,8 @@ int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t
 	enc_section(&out, SEC_SBS, &sec[SEC_SBS]);
 	enc_section(&out, SEC_IDMAPS, &sec[SEC_IDMAPS]);
 	enc_section(&out, SEC_RECORDS, &sec[SEC_RECORDS]);
+	if (optf)
+		enc_section_flags(&out, SEC_OPTFIELDS, 0, &sec[SEC_OPTFIELDS]);
 	w_reserve(&out, WIRE_TRAILER);
 	r = out.err;
 	if (!r) {
@@ -788,7 +830,7 @@ static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN])
 		}
 		pos += WIRE_SEC_HDR + sl;
 	}
-	for (int t = 1; t < SEC__KNOWN; t++)
+	for (int t = 1; t <= SEC_RECORDS; t++)
 		if (!secs[t].p)
 			return bad_v(d, -EBADMSG, "a required section is missing", len);
 	return 0;
@@ -945,6 +987,7 @@ struct dctx {
 	size_t prev_mp, prev_mp_len;
 	uint64_t prev_id;
 	uint32_t prev_old, prev_mask;
+	const struct sec *optf; /* SEC_OPTFIELDS, or one with p NULL */
 };
 
 static int dec_mount_point(struct dctx *c, struct drec *x, uint32_t i)
@@ -1097,6 +1140,11 @@ static int resolve_links(struct rd *d, struct drec *x, uint32_t n)
 	return 0;
 }
 
+static bool same_id(const struct mntsnap_snapshot *s, uint32_t a, uint32_t b)
+{
+	return s->recs[a].id_old == s->recs[b].id_old;
+}
+
 /* After mntsnap_snap_finish: ids unique, and links agree with the ids. */
 static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const struct drec *x)
 {
@@ -1111,13 +1159,49 @@ static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const stru
 			f = mntsnap_snapshot_find_old(s, r->id_old);
 		else
 			f = i;
-		if (f != (long)i)
+		/*
+		 * Parsed text may repeat a /proc id (lib/backend-mountinfo.c);
+		 * such a snapshot is saved marked inconsistent, and only such a
+		 * one may have it. Unique 64-bit ids never repeat.
+		 */
+		if (f != (long)i && !(s->consistent == 0 && !(r->mask & MNTSNAP_F_ID) && f >= 0 &&
+				      same_id(s, (uint32_t)f, i)))
 			return bad(d, "record %u: duplicate mount id", i);
 		if (r->parent != want)
 			return bad(d, "record %u: parent link disagrees with the ids (%s)", i,
 				   x[i].link ? "parent id not found" : "root has a parent");
 	}
 	return 0;
+}
+
+/* Optional fields of parsed text onto the records they belong to. */
+static int dec_optfields(struct dctx *c, struct drec *x, uint32_t nrecs)
+{
+	struct rd *d = c->d;
+	uint64_t at = 0;
+	uint32_t n;
+
+	if (!c->optf || !c->optf->p)
+		return 0;
+	rd_at(d, c->optf);
+	n = r_count(d, 2, "optional fields");
+	for (uint32_t i = 0; i < n && !d->r; i++) {
+		uint64_t delta = r_var(d);
+		const char *f;
+
+		if (d->r)
+			break;
+		if ((i && !delta) || delta >= nrecs || at + delta >= nrecs)
+			return bad(d, "optional fields: record index out of order or range");
+		at += delta;
+		f = r_str(d, c->t, "optional fields");
+		if (!d->r && (!f[0] || strchr(f, '\n')))
+			return bad(d, "optional fields of record %" PRIu64 ": empty or not one line",
+				   at);
+		x[at].m.opt_fields = f;
+	}
+	rd_done(d, "OPTFIELDS");
+	return d->r;
 }
 
 static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
@@ -1146,6 +1230,8 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 	}
 	if (!r)
 		r = resolve_links(d, x, n);
+	if (!r)
+		r = dec_optfields(c, x, n);
 	for (uint32_t i = 0; i < n && !r; i++) {
 		long k = mntsnap_snap_add(s, &x[i].m);
 
@@ -1196,6 +1282,7 @@ int mntsnap_wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 		r = dec_idmaps(&d, &secs[SEC_IDMAPS], &t, &ims, &c.nims);
 	c.sbs = sbs;
 	c.ims = ims;
+	c.optf = &secs[SEC_OPTFIELDS];
 	if (!r)
 		r = dec_records(&d, &secs[SEC_RECORDS], &c, s);
 	free(sbs);

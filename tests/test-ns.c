@@ -58,7 +58,7 @@ static void write_file(const char *path, const char *text)
  * (a tmpfs) with a decoy at the host secret's path and symlinks trying to
  * reach the host's file.
  */
-enum { PLAIN = 0, PIVOT = 1, CHROOT = 2 };
+enum { PLAIN = 0, PIVOT = 1, CHROOT = 2, CHROOT_DIR = 3 };
 
 static void target_main(int ready, int ctl, int mode)
 {
@@ -103,6 +103,14 @@ static void target_main(int ready, int ctl, int mode)
 	/* a chroot()ed target: its root is a directory of its namespace */
 	if (mode == CHROOT && (chroot(BASE "/root") || chdir("/")))
 		die_child("chroot");
+	/* ... a plain directory of a mount, with a mount below it */
+	if (mode == CHROOT_DIR) {
+		ms_mkdir_p(BASE "/root/x/d/m");
+		if (mount("dm", BASE "/root/x/d/m", "tmpfs", 0, "size=64k"))
+			die_child("d/m tmpfs");
+		if (chroot(BASE "/root/x/d") || chdir("/"))
+			die_child("chroot");
+	}
 	if (write(ready, "k", 1) != 1)
 		_exit(1);
 	close(ready);
@@ -662,6 +670,124 @@ Test(ns, symlinks_cannot_reach_host_chroot)
 {
 	symlinks_stay_inside(CHROOT);
 }
+
+/* The text of a capture of ns with backend and flags; it must work. */
+static char *capture_render(const struct mntsnap_ns *ns, int backend, uint32_t flags)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error err = { 0 };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .backend = backend, .flags = flags,
+		     .error = &err);
+	int r = mntsnap_capture(&o, &s);
+	char *text;
+
+	cr_assert_eq(r, 0, "capture (backend %d, flags %#x): %s (%s)", backend, flags,
+		     strerror(-r), err.msg);
+	text = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	mntsnap_snapshot_free(s);
+	return text;
+}
+
+/*
+ * A chroot()ed process (its root a mount point, a mount below it, others
+ * beside it): a pid target is that process's view, byte for byte its
+ * /proc/PID/mountinfo, whichever route reads it; the namespace itself
+ * (--ns) stays whole. The same for a root that is a plain directory: the
+ * mount it is on is then not shown either.
+ */
+static void chroot_view(int mode)
+{
+	struct mntsnap_ns *ns, *whole;
+	struct target t;
+	char path[64], *want, *got;
+	static const uint32_t flags[] = { 0, MNTSNAP_CAPTURE_NS_DIRECT, MNTSNAP_CAPTURE_NS_ENTER };
+
+	t = target_start(mode);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)t.pid);
+	want = ms_read_file(path, NULL);
+	if (mode == CHROOT)
+		cr_assert(strstr(want, " / / ") && strstr(want, " / /x ") &&
+				  !strstr(want, BASE "/t"),
+			  "the kernel's view of the chroot:\n%s", want);
+	else
+		cr_assert(!strstr(want, " / / ") && strstr(want, " / /m ") &&
+				  !strstr(want, " nsx "),
+			  "the kernel's view of the chroot:\n%s", want);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		got = capture_render(ns, MNTSNAP_BACKEND_AUTO, flags[i]);
+		ms_assert_text_eq(got, want, flags[i] == MNTSNAP_CAPTURE_NS_ENTER
+						     ? "pid target, entering"
+						     : "pid target, statmount");
+		free(got);
+	}
+	got = capture_render(ns, MNTSNAP_BACKEND_STATMOUNT, 0);
+	ms_assert_text_eq(got, want, "pid target, --backend statmount");
+	free(got);
+	got = capture_render(ns, MNTSNAP_BACKEND_MOUNTINFO, 0);
+	ms_assert_text_eq(got, want, "pid target, --backend mountinfo");
+	free(got);
+	/* one mount by path, as the process names it: its mount point too */
+	{
+		const char *p = mode == CHROOT ? "/x" : "/m";
+		struct mntsnap_snapshot *one = NULL;
+		struct mntsnap_mount m;
+
+		cr_assert_eq(mntsnap_ns_stat_path(ns, p, 0, &one), 0);
+		mntsnap_snapshot_get(one, 0, &m);
+		cr_assert_str_eq(m.mount_point, p);
+		mntsnap_snapshot_free(one);
+	}
+	/* the namespace: everything, relative to its root */
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, &whole), 0);
+	got = capture_render(whole, MNTSNAP_BACKEND_AUTO, 0);
+	cr_assert(strstr(got, " " BASE "/t ") && strstr(got, " " BASE "/root/x "), "%s", got);
+	free(got);
+	mntsnap_ns_free(whole);
+	free(want);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+
+Test(ns, pid_target_is_the_process_view_chroot)
+{
+	chroot_view(CHROOT);
+}
+
+Test(ns, pid_target_is_the_process_view_chroot_dir)
+{
+	chroot_view(CHROOT_DIR);
+}
+
+#ifdef MS_HAVE_SECCOMP_HELPER
+/*
+ * statmount and listmount blocked (a seccomp filter the helper inherits):
+ * the helper inside could only read its own text, from the namespace's
+ * root; the chrooted process's own text is what a pid target reads.
+ */
+Test(ns, pid_target_chroot_without_statmount)
+{
+	struct mntsnap_ns *ns;
+	struct target t;
+	char path[64], *want, *got;
+
+	t = target_start(CHROOT);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(ms_block_mount_syscalls(true, true, ENOSYS), 0);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)t.pid);
+	want = ms_read_file(path, NULL);
+	got = capture_render(ns, MNTSNAP_BACKEND_AUTO, 0);
+	ms_assert_text_eq(got, want, "pid target, no statmount");
+	free(got);
+	got = capture_render(ns, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_ENTER);
+	ms_assert_text_eq(got, want, "pid target, no statmount, entering");
+	free(got);
+	free(want);
+	mntsnap_ns_free(ns);
+	target_stop(&t);
+}
+#endif
 
 Test(ns, clone_tree)
 {

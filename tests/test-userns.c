@@ -431,11 +431,32 @@ LTest(userns, not_the_owner)
 	fds = ms_count_fds();
 	t0 = now();
 
-	/* by pid: another uid's process */
+	/*
+	 * by pid: another uid's process. Its namespace needs ptrace access,
+	 * its /proc/PID/mountinfo does not (findmnt -N reads it): a text
+	 * handle, whose capture is the kernel's text, and nothing more.
+	 */
 	r = mntsnap_ns_open_pid(t.pid, &bypid);
-	cr_assert_eq(r, -EACCES, "open_pid: %s", strerror(-r));
-	cr_assert_eq(mntsnap_ns_explain(r, "open --pid", &err), -EACCES);
-	cr_assert(strstr(err.msg, "CAP_SYS_PTRACE"), "%s", err.msg);
+	cr_assert_eq(r, 0, "open_pid: %s", strerror(-r));
+	cr_assert_eq(mntsnap_ns_id(bypid), 0, "the namespace id is not the caller's to know");
+	{
+		char *want;
+
+		ta = capture_text(bypid, 0, NULL);
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)t.pid);
+		want = ms_read_file(path, NULL);
+		ms_assert_text_eq(ta, want, "text handle vs the kernel's mountinfo");
+		free(want);
+		free(ta);
+		r = capture(bypid, MNTSNAP_CAPTURE_NS_ENTER, NULL, &err, &s);
+		cr_assert_eq(r, -EACCES, "enter: %s (%s)", strerror(-r), err.msg);
+		cr_assert(strstr(err.msg, "ptrace"), "%s", err.msg);
+		r = mntsnap_ns_run(bypid, inspect_fn, NULL, &o, &buf, &len);
+		cr_assert_eq(r, -EACCES, "ns_run: %s", strerror(-r));
+		cr_assert_null(buf);
+	}
+	mntsnap_ns_free(bypid);
+	bypid = NULL;
 	/* entering: neither the mount namespace nor its owner user namespace */
 	r = capture(byfd, MNTSNAP_CAPTURE_NS_ENTER, NULL, &err, &s);
 	assert_owner_error(r, &err, "capture NS_ENTER");
@@ -462,6 +483,128 @@ LTest(userns, not_the_owner)
 	mntsnap_ns_free(byfd);
 	mntsnap_ns_free(byid);
 	target_stop(&t);
+}
+
+/* A root process in a mount namespace of its own, with a marker tmpfs. */
+static struct target root_target_start(void)
+{
+	int rp[2], cp[2];
+	struct target t;
+	char c;
+
+	cr_assert_eq(pipe2(rp, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(cp, O_CLOEXEC), 0);
+	t.pid = fork();
+	cr_assert(t.pid >= 0);
+	if (t.pid == 0) {
+		close(rp[0]);
+		close(cp[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("rootns", BASE "/t", "tmpfs", 0, "size=64k"))
+			die_child(rp[1], "root target");
+		if (write(rp[1], "k", 1) != 1)
+			_exit(1);
+		while (read(cp[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(rp[1]);
+	close(cp[0]);
+	t.ctl = cp[1];
+	cr_assert_eq(read(rp[0], &c, 1), 1, "root target did not start");
+	cr_assert_eq(c, 'k');
+	close(rp[0]);
+	return t;
+}
+
+/*
+ * What findmnt -N PID shows, mntsnap shows: targets, sources and types of
+ * the capture of a pid handle equal findmnt's, as an unprivileged caller.
+ */
+static void assert_like_findmnt(int pid, const char *marker)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_error err;
+	struct mntsnap_ns *ns = NULL;
+	char cmd[256], *ours = NULL, *theirs;
+	size_t olen;
+	FILE *f;
+	int r;
+
+	r = mntsnap_ns_open_pid(pid, &ns);
+	cr_assert_eq(r, 0, "open_pid %d: %s", pid, strerror(-r));
+	r = capture(ns, 0, NULL, &err, &s);
+	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
+	f = open_memstream(&ours, &olen);
+	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
+		struct mntsnap_mount m;
+
+		mntsnap_snapshot_get(s, i, &m);
+		fprintf(f, "%s %s %s%s%s\n", m.mount_point, m.source, m.fs_type,
+			(m.mask & MNTSNAP_F_FS_SUBTYPE) && m.fs_subtype[0] ? "." : "",
+			(m.mask & MNTSNAP_F_FS_SUBTYPE) ? m.fs_subtype : "");
+	}
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C findmnt -N %d -l -n --nofsroot -o TARGET,SOURCE,FSTYPE",
+		 pid);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	ms_read_fd(fileno(f), &theirs);
+	cr_assert_eq(pclose(f), 0, "%s", cmd);
+	/* findmnt -l pads columns: compare word by word */
+	{
+		char *a = ours, *b = theirs;
+
+		for (;;) {
+			size_t la, lb;
+
+			a += strspn(a, " ");
+			b += strspn(b, " ");
+			la = strcspn(a, " \n");
+			lb = strcspn(b, " \n");
+			cr_assert(la == lb && !memcmp(a, b, la), "mntsnap:\n%s\nfindmnt:\n%s", ours,
+				  theirs);
+			if (!a[la])
+				break;
+			cr_assert_eq(a[la] == '\n', b[lb] == '\n', "mntsnap:\n%s\nfindmnt:\n%s", ours,
+				     theirs);
+			a += la + 1;
+			b += lb + 1;
+		}
+	}
+	cr_assert(strstr(ours, marker), "%s", ours);
+	free(ours);
+	free(theirs);
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(ns);
+}
+
+/*
+ * As an unprivileged user: root's process in another mount namespace
+ * (no ptrace access, but a readable /proc/PID/mountinfo) and a process
+ * of the same uid in a mount namespace of its own both read as findmnt
+ * -N reads them.
+ */
+LTest(userns, unprivileged_pid_targets_like_findmnt)
+{
+	struct target root_t, own_t;
+	int fds;
+
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt missing (util-linux, installed by .ci/deps)");
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/t");
+	root_t = root_target_start();
+	own_t = target_start(NOBODY);
+	become_caller(NOBODY);
+	fds = ms_count_fds();
+	assert_like_findmnt(root_t.pid, " rootns tmpfs");
+	assert_like_findmnt(own_t.pid, " rootless tmpfs");
+	cr_assert_eq(ms_count_fds(), fds, "fd leak");
+	cr_assert_eq(count_zombies(), 0, "helper left a zombie");
+	target_stop(&own_t);
+	target_stop(&root_t);
 }
 
 /* Root holds CAP_SYS_ADMIN over every descendant user namespace: no join. */

@@ -67,7 +67,11 @@ int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inco
 			cli_fail(r, "%s: capture", cmd);
 		return r;
 	}
-	if (!mntsnap_snapshot_consistent(*ret_snap))
+	if (!mntsnap_snapshot_consistent(*ret_snap) && !mntsnap_snapshot_attempts(*ret_snap))
+		fprintf(stderr,
+			"mntsnap: warning: %s: the text lists a mount id more than once: "
+			"parent links of that id are ambiguous\n", cmd);
+	else if (!mntsnap_snapshot_consistent(*ret_snap))
 		fprintf(stderr,
 			"mntsnap: warning: %s: the mount table changed during each of %u "
 			"captures: this table may list mounts that never existed together\n",
