@@ -8,7 +8,7 @@
 #include "cli.h"
 
 static const char ns_help[] =
-	"usage: mntsnap ns [-o table|json]\n"
+	"usage: mntsnap ns [--format table|json] [-J]\n"
 	"Every mount namespace visible to the caller: its 64-bit id, how many\n"
 	"mounts listmount lists in it, and one process in it (0 if none was\n"
 	"found: kept alive by a namespace file or fd). '*' marks our own.\n"
@@ -53,7 +53,11 @@ int cmd_ns(int argc, char **argv)
 			fputs(ns_help, stdout);
 			return 0;
 		}
-		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-J") || !strcmp(argv[i], "--json")) {
+			json = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--format") && i + 1 < argc) {
 			i++;
 			if (!strcmp(argv[i], "json"))
 				json = true;

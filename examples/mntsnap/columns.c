@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The column table. For every name findmnt (util-linux 2.38) also has,
+ * the value is the one findmnt prints for the same mountinfo line:
+ *  - strings are unescaped as libmount unescapes them (\ooo only);
+ *  - SOURCE carries "[FSROOT]" when the mount's root is not "/";
+ *  - FSTYPE is "type.subtype" (fuse.sshfs);
+ *  - OPTIONS is libmount's merge of VFS and FS options: the first two
+ *    "rw" dropped, then "ro" as far as no two rw went, and "ro" or "rw"
+ *    put in front;
+ *  - PROPAGATION is "shared" or "private", then ",slave", ",unbindable";
+ *  - ID and PARENT are the /proc ids.
+ * The rest are mntsnap's own and named in the same style.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "columns.h"
+
+int ob_grow(struct obuf *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	if (b->err)
+		return b->err;
+	while (cap < b->len + more)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return b->err = -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void ob_free(struct obuf *b)
+{
+	free(b->p);
+	*b = (struct obuf){ 0 };
+}
+
+void ob_puts(struct obuf *b, const char *s)
+{
+	ob_put(b, s, strlen(s));
+}
+
+void ob_u64(struct obuf *b, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ob_put(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+static void ob_hex(struct obuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[18];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	ob_put(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+static bool is_oct(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/* libmount's unmangle: \ooo becomes the byte, anything else stays. */
+static void put_unmangled(struct obuf *b, const char *s)
+{
+	const char *run = s;
+
+	for (; (s = strchr(s, '\\')); ) {
+		if (is_oct(s[1]) && is_oct(s[2]) && is_oct(s[3])) {
+			ob_put(b, run, (size_t)(s - run));
+			ob_putc(b, (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0')));
+			s += 4;
+			run = s;
+		} else {
+			s++;
+		}
+	}
+	ob_puts(b, run);
+}
+
+static void get_target(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, m->mount_point);
+}
+
+/* The kernel shows a mount without a source as "none". */
+static const char *source_of(const struct mntsnap_mount *m)
+{
+	return m->mask & MNTSNAP_F_SOURCE ? m->source : "none";
+}
+
+static void get_source(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, source_of(m));
+	if (m->root[0] && strcmp(m->root, "/")) {
+		ob_putc(b, '[');
+		ob_puts(b, m->root);
+		ob_putc(b, ']');
+	}
+}
+
+static void get_fstype(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, m->fs_type);
+	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0]) {
+		ob_putc(b, '.');
+		ob_puts(b, m->fs_subtype);
+	}
+}
+
+static void vfs_options(struct obuf *b, const struct mntsnap_mount *m)
+{
+	uint32_t atime = m->attr & MNTSNAP_ATTR__ATIME;
+
+	/* mountinfo's column 6, in the kernel's order */
+	ob_puts(b, m->attr & MNTSNAP_ATTR_RDONLY ? "ro" : "rw");
+	if (m->attr & MNTSNAP_ATTR_NOSUID)
+		ob_puts(b, ",nosuid");
+	if (m->attr & MNTSNAP_ATTR_NODEV)
+		ob_puts(b, ",nodev");
+	if (m->attr & MNTSNAP_ATTR_NOEXEC)
+		ob_puts(b, ",noexec");
+	if (atime == MNTSNAP_ATTR_NOATIME)
+		ob_puts(b, ",noatime");
+	if (m->attr & MNTSNAP_ATTR_NODIRATIME)
+		ob_puts(b, ",nodiratime");
+	if (atime == MNTSNAP_ATTR_RELATIME)
+		ob_puts(b, ",relatime");
+	if (m->attr & MNTSNAP_ATTR_NOSYMFOLLOW)
+		ob_puts(b, ",nosymfollow");
+	if (m->attr & MNTSNAP_ATTR_IDMAP)
+		ob_puts(b, ",idmapped");
+}
+
+static void fs_options(struct obuf *b, const struct mntsnap_mount *m)
+{
+	ob_puts(b, m->sb_flags & MNTSNAP_SB_RDONLY ? "ro" : "rw");
+	if (m->sb_flags & MNTSNAP_SB_SYNCHRONOUS)
+		ob_puts(b, ",sync");
+	if (m->sb_flags & MNTSNAP_SB_DIRSYNC)
+		ob_puts(b, ",dirsync");
+	if (m->sb_flags & MNTSNAP_SB_MANDLOCK)
+		ob_puts(b, ",mand");
+	if (m->sb_flags & MNTSNAP_SB_LAZYTIME)
+		ob_puts(b, ",lazytime");
+	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {
+		ob_putc(b, ',');
+		put_unmangled(b, m->options);
+	}
+}
+
+static void get_vfs_options(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	vfs_options(b, m);
+}
+
+static void get_fs_options(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	(void)cx;
+	fs_options(b, m);
+}
+
+/* Next option of a comma list (a "quoted,value" stays whole); its end. */
+static size_t opt_end(const char *s, size_t i, size_t n)
+{
+	bool q = false;
+
+	for (; i < n; i++) {
+		if (s[i] == '"')
+			q = !q;
+		else if (s[i] == ',' && !q)
+			break;
+	}
+	return i;
+}
+
+/* Remove the first option named name from s[0..*n); true if one went. */
+static bool opt_remove(char *s, size_t *n, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (size_t i = 0; i < *n;) {
+		size_t e = opt_end(s, i, *n);
+
+		if (e - i >= nl && !memcmp(s + i, name, nl) && (e - i == nl || s[i + nl] == '=')) {
+			/* drop the option and one adjacent comma */
+			size_t from = i, to = e < *n ? e + 1 : e;
+
+			if (e >= *n && from > 0)
+				from--;
+			memmove(s + from, s + to, *n - to);
+			*n -= to - from;
+			return true;
+		}
+		i = e + 1;
+	}
+	return false;
+}
+
+void col_merged_options(struct obuf *b, const struct mntsnap_mount *m)
+{
+	size_t start = b->len, vlen, n;
+	int rw = 0, ro = 0;
+	char *s;
+
+	/* "RR," then vfs "," fs, edited in place, as libmount does it */
+	ob_puts(b, "rw,");
+	vfs_options(b, m);
+	vlen = b->len - start - 3;
+	ob_putc(b, ',');
+	fs_options(b, m);
+	if (b->err)
+		return;
+	s = b->p + start + 3;
+	n = b->len - start - 3;
+	if (n == 2 * vlen + 1 && !memcmp(s, s + vlen + 1, vlen)) {
+		/* the same string twice: libmount keeps one */
+		memmove(b->p + start, s, vlen);
+		b->len = start + vlen;
+		return;
+	}
+	rw += opt_remove(s, &n, "rw");
+	rw += opt_remove(s, &n, "rw");
+	if (rw != 2) {
+		ro += opt_remove(s, &n, "ro");
+		if (ro + rw < 2)
+			ro += opt_remove(s, &n, "ro");
+	}
+	memcpy(b->p + start, ro ? "ro," : "rw,", 3);
+	b->len = start + 3 + n;
+	if (!n)
+		b->len--;
+}
+
+static void get_options(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	col_merged_options(b, m);
+}
+
+static void get_fsroot(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, m->root);
+}
+
+static void get_majmin(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	size_t start = b->len, w;
+
+	ob_u64(b, m->dev_major);
+	w = b->len - start;
+	if (cx->aligned && w < 3 && !b->err) {
+		/* right-align the major in 3 cells */
+		ob_put(b, "  ", 3 - w);
+		if (b->err)
+			return;
+		memmove(b->p + start + 3 - w, b->p + start, w);
+		memset(b->p + start, ' ', 3 - w);
+	}
+	ob_putc(b, ':');
+	start = b->len;
+	ob_u64(b, m->dev_minor);
+	w = b->len - start;
+	if (cx->aligned && w < 3)
+		ob_put(b, "  ", 3 - w);
+}
+
+static void get_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_u64(b, m->id_old);
+}
+
+static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_u64(b, m->parent_id_old);
+}
+
+static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	if (!(m->mask & MNTSNAP_F_PROPAGATION))
+		return;
+	ob_puts(b, m->propagation & MNTSNAP_PROP_SHARED ? "shared" : "private");
+	if (m->propagation & MNTSNAP_PROP_SLAVE)
+		ob_puts(b, ",slave");
+	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
+		ob_puts(b, ",unbindable");
+}
+
+/* mountinfo's optional fields, space-separated, in the kernel's order. */
+static void get_opt_fields(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	size_t start = b->len;
+
+	(void)cx;
+	if (m->propagation & MNTSNAP_PROP_SHARED) {
+		ob_puts(b, " shared:");
+		ob_u64(b, m->peer_group);
+	}
+	if (m->propagation & MNTSNAP_PROP_SLAVE) {
+		ob_puts(b, " master:");
+		ob_u64(b, m->master);
+		if (m->propagate_from && m->propagate_from != m->master) {
+			ob_puts(b, " propagate_from:");
+			ob_u64(b, m->propagate_from);
+		}
+	}
+	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
+		ob_puts(b, " unbindable");
+	if (b->len > start && !b->err) {
+		memmove(b->p + start, b->p + start + 1, b->len - start - 1);
+		b->len--;
+	}
+}
+
+static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)m;
+	if (cx->tid)
+		ob_u64(b, (uint64_t)cx->tid);
+}
+
+/* FREQ and PASSNO exist only in fstab: empty for every mount table. */
+static void get_none(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)b, (void)m, (void)cx;
+}
+
+static void get_uniq_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_ID)
+		ob_u64(b, m->id);
+}
+
+static void get_uniq_parent(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_ID)
+		ob_u64(b, m->parent_id);
+}
+
+static void get_ns_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if ((m->mask & MNTSNAP_F_NS_ID) && m->ns_id)
+		ob_u64(b, m->ns_id);
+}
+
+static void get_peer_group(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->propagation & MNTSNAP_PROP_SHARED)
+		ob_u64(b, m->peer_group);
+}
+
+static void get_master(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->propagation & MNTSNAP_PROP_SLAVE)
+		ob_u64(b, m->master);
+}
+
+static void get_propagate_from(struct obuf *b, const struct mntsnap_mount *m,
+			       const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->propagate_from)
+		ob_u64(b, m->propagate_from);
+}
+
+static void get_sb_magic(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_SB_MAGIC)
+		ob_hex(b, m->sb_magic);
+}
+
+static void get_sb_flags(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_SB_FLAGS)
+		ob_hex(b, m->sb_flags);
+}
+
+static void get_attr(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_ATTR)
+		ob_hex(b, m->attr);
+}
+
+static void get_fs_subtype(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_FS_SUBTYPE)
+		ob_puts(b, m->fs_subtype);
+}
+
+static void put_list(struct obuf *b, const char *list, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			ob_putc(b, ',');
+		ob_puts(b, list);
+		list += strlen(list) + 1;
+	}
+}
+
+static void get_sec_options(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_OPT_SEC_ARRAY)
+		put_list(b, m->opt_sec_array, m->opt_sec_num);
+}
+
+static void get_uidmap(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_UIDMAP)
+		put_list(b, m->uidmap, m->uidmap_num);
+}
+
+static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_GIDMAP)
+		put_list(b, m->gidmap, m->gidmap_num);
+}
+
+#define S COL_JSON_STRING
+#define N COL_JSON_NUMBER
+#define U COL_JSON_U64
+const struct column cols_all[] = {
+	/* findmnt's names and meanings */
+	{ "target", "TARGET", "mountpoint", S, 0, get_target },
+	{ "source", "SOURCE", "source device, [FSROOT] appended for a bind mount", S, 0, get_source },
+	{ "fstype", "FSTYPE", "filesystem type (type.subtype)", S, 0, get_fstype },
+	{ "options", "OPTIONS", "all mount options (VFS and FS, one rw/ro)", S, 0, get_options },
+	{ "vfs-options", "VFS-OPTIONS", "VFS specific mount options", S, 0, get_vfs_options },
+	{ "fs-options", "FS-OPTIONS", "FS specific mount options", S, 0, get_fs_options },
+	{ "opt-fields", "OPT-FIELDS", "optional mount fields", S, 0, get_opt_fields },
+	{ "fsroot", "FSROOT", "filesystem root", S, 0, get_fsroot },
+	{ "maj:min", "MAJ:MIN", "major:minor device number", S, 0, get_majmin },
+	{ "id", "ID", "mount ID", N, COL_RIGHT, get_id },
+	{ "parent", "PARENT", "mount parent ID", N, COL_RIGHT, get_parent },
+	{ "propagation", "PROPAGATION", "VFS propagation flags", S, 0, get_propagation },
+	{ "tid", "TID", "task ID (-N/--pid)", N, COL_RIGHT, get_tid },
+	{ "freq", "FREQ", "dump(8) period in days [fstab only]", N, COL_RIGHT, get_none },
+	{ "passno", "PASSNO", "pass number on parallel fsck(8) [fstab only]", N, COL_RIGHT,
+	  get_none },
+	/* mntsnap's own */
+	{ "uniq-id", "UNIQ-ID", "64-bit unique mount ID", U, COL_RIGHT, get_uniq_id },
+	{ "uniq-parent", "UNIQ-PARENT", "64-bit unique parent mount ID", U, COL_RIGHT,
+	  get_uniq_parent },
+	{ "ns-id", "NS-ID", "mount namespace ID", U, COL_RIGHT, get_ns_id },
+	{ "peer-group", "PEER-GROUP", "shared:N peer group", N, COL_RIGHT, get_peer_group },
+	{ "master", "MASTER", "master:N peer group of the master", N, COL_RIGHT, get_master },
+	{ "propagate-from", "PROPAGATE-FROM", "propagate_from:N", N, COL_RIGHT,
+	  get_propagate_from },
+	{ "fs-subtype", "FS-SUBTYPE", "filesystem subtype (FUSE)", S, 0, get_fs_subtype },
+	{ "sb-magic", "SB-MAGIC", "superblock magic (statfs f_type)", S, 0, get_sb_magic },
+	{ "sb-flags", "SB-FLAGS", "superblock flags (SB_RDONLY ...)", S, 0, get_sb_flags },
+	{ "attr", "ATTR", "mount attributes (MOUNT_ATTR_*)", S, 0, get_attr },
+	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, get_sec_options },
+	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, get_uidmap },
+	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, get_gidmap },
+};
+#undef S
+#undef N
+#undef U
+const size_t cols_all_count = sizeof(cols_all) / sizeof(cols_all[0]);
+
+const struct column *col_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < cols_all_count; i++)
+		if (strlen(cols_all[i].name) == len && !strncasecmp(cols_all[i].name, name, len))
+			return &cols_all[i];
+	return NULL;
+}
+
+int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad)
+{
+	const char *s = spec;
+
+	/* "+LIST" extends the columns already chosen, otherwise it replaces them */
+	if (*s == '+')
+		s++;
+	else
+		*n = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		const struct column *c = col_find(s, len);
+
+		if (!c || *n >= COLS_MAX) {
+			*bad = s;
+			return -EINVAL;
+		}
+		out[(*n)++] = c;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return *n ? 0 : (*bad = spec, -EINVAL);
+}
+
+void col_help(FILE *f)
+{
+	for (size_t i = 0; i < cols_all_count; i++)
+		fprintf(f, "  %14s  %s\n", cols_all[i].header, cols_all[i].help);
+}
