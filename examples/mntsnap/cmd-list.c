@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "view.h"
@@ -137,6 +138,9 @@ int cmd_list(int argc, char **argv)
 		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
 	if (a.mountinfo_file)
 		a.backend = MNTSNAP_BACKEND_MOUNTINFO;
+	/* findmnt's TID: the task whose table is read (our own, by default) */
+	if (!a.mountinfo_file && !a.target.set)
+		a.view.out.cx.tid = getpid();
 	if (cli_target_open(&a.target, &ns))
 		return CLI_EXIT_ERR;
 	/* PATH as the target sees it: it may not exist here at all */
