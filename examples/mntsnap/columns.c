@@ -5,9 +5,8 @@
  *  - strings are unescaped as libmount unescapes them (\ooo only);
  *  - SOURCE carries "[FSROOT]" when the mount's root is not "/";
  *  - FSTYPE is "type.subtype" (fuse.sshfs);
- *  - OPTIONS is libmount's merge of VFS and FS options: the first two
- *    "rw" dropped, then "ro" as far as no two rw went, and "ro" or "rw"
- *    put in front;
+ *  - OPTIONS, VFS-OPTIONS, FS-OPTIONS come from mntsnap_mount_options()
+ *    (libmount's merge: the FS rw/ro dropped, one rw/ro in front);
  *  - PROPAGATION is "shared" or "private", then ",slave", ",unbindable";
  *  - ID and PARENT are the /proc ids.
  * The rest are mntsnap's own and named in the same style.
@@ -75,29 +74,6 @@ static void ob_hex(struct obuf *b, uint64_t v)
 	ob_put(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
-static bool is_oct(char c)
-{
-	return c >= '0' && c <= '7';
-}
-
-/* libmount's unmangle: \ooo becomes the byte, anything else stays. */
-static void put_unmangled(struct obuf *b, const char *s)
-{
-	const char *run = s;
-
-	for (; (s = strchr(s, '\\')); ) {
-		if (is_oct(s[1]) && is_oct(s[2]) && is_oct(s[3])) {
-			ob_put(b, run, (size_t)(s - run));
-			ob_putc(b, (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0')));
-			s += 4;
-			run = s;
-		} else {
-			s++;
-		}
-	}
-	ob_puts(b, run);
-}
-
 static void get_target(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
 	(void)cx;
@@ -131,137 +107,51 @@ static void get_fstype(struct obuf *b, const struct mntsnap_mount *m, const stru
 	}
 }
 
-static void vfs_options(struct obuf *b, const struct mntsnap_mount *m)
+/* The library writes findmnt's option strings (libmount's merge included). */
+static void put_options(struct obuf *b, const struct mntsnap_mount *m, int which)
 {
-	uint32_t atime = m->attr & MNTSNAP_ATTR__ATIME;
+	size_t room;
+	long n;
 
-	/* mountinfo's column 6, in the kernel's order */
-	ob_puts(b, m->attr & MNTSNAP_ATTR_RDONLY ? "ro" : "rw");
-	if (m->attr & MNTSNAP_ATTR_NOSUID)
-		ob_puts(b, ",nosuid");
-	if (m->attr & MNTSNAP_ATTR_NODEV)
-		ob_puts(b, ",nodev");
-	if (m->attr & MNTSNAP_ATTR_NOEXEC)
-		ob_puts(b, ",noexec");
-	if (atime == MNTSNAP_ATTR_NOATIME)
-		ob_puts(b, ",noatime");
-	if (m->attr & MNTSNAP_ATTR_NODIRATIME)
-		ob_puts(b, ",nodiratime");
-	if (atime == MNTSNAP_ATTR_RELATIME)
-		ob_puts(b, ",relatime");
-	if (m->attr & MNTSNAP_ATTR_NOSYMFOLLOW)
-		ob_puts(b, ",nosymfollow");
-	if (m->attr & MNTSNAP_ATTR_IDMAP)
-		ob_puts(b, ",idmapped");
+	if (b->cap - b->len < 256 && ob_grow(b, 256))
+		return;
+	room = b->cap - b->len;
+	n = mntsnap_mount_options(m, which, b->p + b->len, room);
+	if (n >= 0 && (size_t)n >= room) {
+		if (ob_grow(b, (size_t)n + 1))
+			return;
+		n = mntsnap_mount_options(m, which, b->p + b->len, b->cap - b->len);
+	}
+	if (n < 0) {
+		b->err = (int)n;
+		return;
+	}
+	b->len += (size_t)n;
 }
 
-static void fs_options(struct obuf *b, const struct mntsnap_mount *m)
+void col_merged_options(struct obuf *b, const struct mntsnap_mount *m)
 {
-	ob_puts(b, m->sb_flags & MNTSNAP_SB_RDONLY ? "ro" : "rw");
-	if (m->sb_flags & MNTSNAP_SB_SYNCHRONOUS)
-		ob_puts(b, ",sync");
-	if (m->sb_flags & MNTSNAP_SB_DIRSYNC)
-		ob_puts(b, ",dirsync");
-	if (m->sb_flags & MNTSNAP_SB_MANDLOCK)
-		ob_puts(b, ",mand");
-	if (m->sb_flags & MNTSNAP_SB_LAZYTIME)
-		ob_puts(b, ",lazytime");
-	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {
-		ob_putc(b, ',');
-		put_unmangled(b, m->options);
-	}
+	put_options(b, m, MNTSNAP_OPTIONS_ALL);
+}
+
+static void get_options(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	put_options(b, m, MNTSNAP_OPTIONS_ALL);
 }
 
 static void get_vfs_options(struct obuf *b, const struct mntsnap_mount *m,
 			    const struct col_ctx *cx)
 {
 	(void)cx;
-	vfs_options(b, m);
+	put_options(b, m, MNTSNAP_OPTIONS_VFS);
 }
 
 static void get_fs_options(struct obuf *b, const struct mntsnap_mount *m,
 			   const struct col_ctx *cx)
 {
 	(void)cx;
-	fs_options(b, m);
-}
-
-/* Next option of a comma list (a "quoted,value" stays whole); its end. */
-static size_t opt_end(const char *s, size_t i, size_t n)
-{
-	bool q = false;
-
-	for (; i < n; i++) {
-		if (s[i] == '"')
-			q = !q;
-		else if (s[i] == ',' && !q)
-			break;
-	}
-	return i;
-}
-
-/* Remove the first option named name from s[0..*n); true if one went. */
-static bool opt_remove(char *s, size_t *n, const char *name)
-{
-	size_t nl = strlen(name);
-
-	for (size_t i = 0; i < *n;) {
-		size_t e = opt_end(s, i, *n);
-
-		if (e - i >= nl && !memcmp(s + i, name, nl) && (e - i == nl || s[i + nl] == '=')) {
-			/* drop the option and one adjacent comma */
-			size_t from = i, to = e < *n ? e + 1 : e;
-
-			if (e >= *n && from > 0)
-				from--;
-			memmove(s + from, s + to, *n - to);
-			*n -= to - from;
-			return true;
-		}
-		i = e + 1;
-	}
-	return false;
-}
-
-void col_merged_options(struct obuf *b, const struct mntsnap_mount *m)
-{
-	size_t start = b->len, vlen, n;
-	int rw = 0, ro = 0;
-	char *s;
-
-	/* "RR," then vfs "," fs, edited in place, as libmount does it */
-	ob_puts(b, "rw,");
-	vfs_options(b, m);
-	vlen = b->len - start - 3;
-	ob_putc(b, ',');
-	fs_options(b, m);
-	if (b->err)
-		return;
-	s = b->p + start + 3;
-	n = b->len - start - 3;
-	if (n == 2 * vlen + 1 && !memcmp(s, s + vlen + 1, vlen)) {
-		/* the same string twice: libmount keeps one */
-		memmove(b->p + start, s, vlen);
-		b->len = start + vlen;
-		return;
-	}
-	rw += opt_remove(s, &n, "rw");
-	rw += opt_remove(s, &n, "rw");
-	if (rw != 2) {
-		ro += opt_remove(s, &n, "ro");
-		if (ro + rw < 2)
-			ro += opt_remove(s, &n, "ro");
-	}
-	memcpy(b->p + start, ro ? "ro," : "rw,", 3);
-	b->len = start + 3 + n;
-	if (!n)
-		b->len--;
-}
-
-static void get_options(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
-{
-	(void)cx;
-	col_merged_options(b, m);
+	put_options(b, m, MNTSNAP_OPTIONS_FS);
 }
 
 static void get_fsroot(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
