@@ -605,7 +605,9 @@ enum mntsnap_format {
 	 * invalid UTF-8 bytes as \udcHH, 64-bit ids and time as digit strings
 	 */
 	MNTSNAP_FORMAT_JSON = 1,
+	/* findmnt --raw -o ID,PARENT,UNIQ-ID,TARGET,SOURCE,FSTYPE,OPTIONS,PROPAGATION */
 	MNTSNAP_FORMAT_TABLE = 2,
+	/* findmnt's default tree: TARGET SOURCE FSTYPE OPTIONS, unprintable as \xHH */
 	MNTSNAP_FORMAT_TREE = 3,
 };
 

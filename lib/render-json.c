@@ -29,15 +29,14 @@
 #include "render.h"
 #include "snapshot.h"
 
-struct jb {
-	char *p;
-	size_t len, cap;
-	int err;
-};
+#define jb mntsnap__buf
+#define put mntsnap__put
+#define put_u64 mntsnap__put_u64
+#define PUTS(b, lit) put(b, lit, sizeof(lit) - 1)
 
-static int jb_grow(struct jb *b, size_t more)
+int mntsnap__buf_grow(struct mntsnap__buf *b, size_t more)
 {
-	size_t cap = b->cap ? b->cap : 2048;
+	size_t cap = b->cap ? b->cap : 4096;
 	char *p;
 
 	if (b->err)
@@ -52,17 +51,7 @@ static int jb_grow(struct jb *b, size_t more)
 	return 0;
 }
 
-static inline void put(struct jb *b, const char *s, size_t n)
-{
-	if (b->len + n > b->cap && jb_grow(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-#define PUTS(b, lit) put(b, lit, sizeof(lit) - 1)
-
-static void put_u64(struct jb *b, uint64_t v)
+void mntsnap__put_u64(struct mntsnap__buf *b, uint64_t v)
 {
 	char tmp[24];
 	int i = sizeof(tmp);
@@ -72,6 +61,16 @@ static void put_u64(struct jb *b, uint64_t v)
 		v /= 10;
 	} while (v);
 	put(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f)
+{
+	if (b->err)
+		return b->err;
+	if (b->len && fwrite(b->p, 1, b->len, f) != b->len)
+		return errno ? -errno : -EIO; /* a full disk is not an I/O error */
+	b->len = 0;
+	return 0;
 }
 
 static const char hexd[] = "0123456789abcdef";
@@ -119,9 +118,13 @@ static int utf8_len(const unsigned char *s)
 }
 
 /* The bytes JSON takes as they are: printable ASCII but " and \. */
-static bool plain(unsigned char c)
+static const unsigned char plain_tab[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,
+};
+
+static inline bool plain(unsigned char c)
 {
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+	return plain_tab[c];
 }
 
 static void put_escape(struct jb *b, unsigned char c)
@@ -210,26 +213,55 @@ static void put_list(struct jb *b, const char *list, uint32_t n)
 	PUTS(b, "]");
 }
 
-/* One of the option strings (mntsnap_mount_options) as a JSON string. */
-static void put_options(struct jb *b, const struct mntsnap_mount *m, int which)
+/* A string from mntsnap_mount_options() into *s (stack or, if long, heap). */
+static long options_of(const struct mntsnap_mount *m, int which, char *stack, size_t len,
+		       char **s, char **heap)
 {
-	char stack[512], *heap = NULL, *s = stack;
-	long n = mntsnap_mount_options(m, which, stack, sizeof(stack));
+	long n = mntsnap_mount_options(m, which, stack, len);
 
-	if (n >= (long)sizeof(stack)) {
-		heap = malloc((size_t)n + 1);
-		if (!heap) {
-			b->err = -ENOMEM;
-			return;
-		}
-		s = heap;
-		n = mntsnap_mount_options(m, which, s, (size_t)n + 1);
+	*s = stack;
+	if (n >= (long)len) {
+		*heap = malloc((size_t)n + 1);
+		if (!*heap)
+			return -ENOMEM;
+		*s = *heap;
+		n = mntsnap_mount_options(m, which, *s, (size_t)n + 1);
 	}
-	if (n < 0)
-		b->err = (int)n;
-	else
-		put_strn(b, s, (size_t)n);
-	free(heap);
+	return n;
+}
+
+/* "options", "vfs-options", "fs-options": each string made once */
+static void put_all_options(struct jb *b, const struct mntsnap_mount *m)
+{
+	char vst[160], fst[512], mst[680], *v, *fs, *mp, *vh = NULL, *fh = NULL, *mh = NULL;
+	long vl = options_of(m, MNTSNAP_OPTIONS_VFS, vst, sizeof(vst), &v, &vh);
+	long fl = options_of(m, MNTSNAP_OPTIONS_FS, fst, sizeof(fst), &fs, &fh);
+	size_t ml;
+
+	if (vl < 0 || fl < 0) {
+		b->err = vl < 0 ? (int)vl : (int)fl;
+		goto out;
+	}
+	PUTS(b, ",\"options\":");
+	if ((size_t)vl + (size_t)fl + 4 <= sizeof(mst)) {
+		mp = mst;
+	} else {
+		mp = mh = malloc((size_t)vl + (size_t)fl + 4);
+		if (!mh) {
+			b->err = -ENOMEM;
+			goto out;
+		}
+	}
+	ml = mntsnap__merge_options(v, (size_t)vl, fs, (size_t)fl, mp);
+	put_strn(b, mp, ml);
+	PUTS(b, ",\"vfs-options\":");
+	put_strn(b, v, (size_t)vl);
+	PUTS(b, ",\"fs-options\":");
+	put_strn(b, fs, (size_t)fl);
+out:
+	free(vh);
+	free(fh);
+	free(mh);
 }
 
 static void put_source(struct jb *b, const struct mntsnap_mount *m)
@@ -353,12 +385,7 @@ static void json_record(struct jb *b, const struct mntsnap_mount *m)
 	put_source(b, m);
 	PUTS(b, ",\"fstype\":");
 	put_fstype(b, m);
-	PUTS(b, ",\"options\":");
-	put_options(b, m, MNTSNAP_OPTIONS_ALL);
-	PUTS(b, ",\"vfs-options\":");
-	put_options(b, m, MNTSNAP_OPTIONS_VFS);
-	PUTS(b, ",\"fs-options\":");
-	put_options(b, m, MNTSNAP_OPTIONS_FS);
+	put_all_options(b, m);
 	PUTS(b, ",\"opt-fields\":");
 	put_opt_fields(b, m);
 	PUTS(b, ",\"fsroot\":");
@@ -409,15 +436,7 @@ static void json_record(struct jb *b, const struct mntsnap_mount *m)
 	PUTS(b, "}");
 }
 
-static int flush(struct jb *b, FILE *f)
-{
-	if (b->err)
-		return b->err;
-	if (b->len && fwrite(b->p, 1, b->len, f) != b->len)
-		return errno ? -errno : -EIO; /* a full disk is not an I/O error */
-	b->len = 0;
-	return 0;
-}
+#define flush mntsnap__buf_flush
 
 /* One record as a JSON object (shared with the diff's JSON). */
 int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m)

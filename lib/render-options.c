@@ -111,18 +111,23 @@ static bool opt_remove(char *s, size_t *n, const char *name)
 	return false;
 }
 
-/* The merge, in place on "rw," + vfs + "," + fs in b (see the top). */
-static void merge(struct sbuf *b, size_t vlen)
+size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
+			      char *out)
 {
-	char *s = b->p + 3;
-	size_t n = b->len - 3;
+	char *s = out + 3;
+	size_t n = vlen + 1 + flen;
 	int rw = 0, ro = 0;
 
-	if (n == 2 * vlen + 1 && !memcmp(s, s + vlen + 1, vlen)) {
-		memmove(b->p, s, vlen);
-		b->len = vlen;
-		return;
+	/* two equal strings: libmount keeps one */
+	if (vlen == flen && !memcmp(vfs, fs, vlen)) {
+		memcpy(out, vfs, vlen);
+		out[vlen] = '\0';
+		return vlen;
 	}
+	/* "rw," + vfs + "," + fs, edited in place */
+	memcpy(s, vfs, vlen);
+	s[vlen] = ',';
+	memcpy(s + vlen + 1, fs, flen);
 	rw += opt_remove(s, &n, "rw");
 	rw += opt_remove(s, &n, "rw");
 	if (rw != 2) {
@@ -130,44 +135,61 @@ static void merge(struct sbuf *b, size_t vlen)
 		if (ro + rw < 2)
 			ro += opt_remove(s, &n, "ro");
 	}
-	memcpy(b->p, ro ? "ro," : "rw,", 3);
-	b->len = n ? 3 + n : 2;
+	memcpy(out, ro ? "ro," : "rw,", 3);
+	n = n ? 3 + n : 2;
+	out[n] = '\0';
+	return n;
+}
+
+/* The VFS (which 1) or FS (which 2) string into b. */
+static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
+{
+	char vfs[160];
+
+	if (which == MNTSNAP_OPTIONS_FS) {
+		put_fs(b, m);
+		return;
+	}
+	mntsnap_vfs_options(m, vfs, sizeof(vfs));
+	puts_(b, vfs);
 }
 
 long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len)
 {
-	char stack[512], *heap = NULL;
+	char stack[1024], *heap = NULL;
 	struct sbuf b = { .p = stack, .cap = sizeof(stack) };
-	size_t vlen;
+	size_t vlen, out;
 
 	if (!m || (!buf && len) || which < MNTSNAP_OPTIONS_ALL || which > MNTSNAP_OPTIONS_FS)
 		return -EINVAL;
 	for (;;) {
 		b.len = 0;
-		if (which == MNTSNAP_OPTIONS_ALL)
-			puts_(&b, "rw,");
-		if (which != MNTSNAP_OPTIONS_FS) {
-			mntsnap_vfs_options(m, b.len < b.cap ? b.p + b.len : NULL,
-					    b.len < b.cap ? b.cap - b.len : 0);
-			b.len += b.len < b.cap ? strlen(b.p + b.len) : 0;
+		if (which != MNTSNAP_OPTIONS_ALL) {
+			put_part(&b, m, which);
+		} else {
+			/* vfs and fs side by side, then merged behind them */
+			put_part(&b, m, MNTSNAP_OPTIONS_VFS);
+			vlen = b.len;
+			put_part(&b, m, MNTSNAP_OPTIONS_FS);
+			b.len += b.len + 4;
 		}
-		vlen = b.len - (which == MNTSNAP_OPTIONS_ALL ? 3 : 0);
-		if (which == MNTSNAP_OPTIONS_ALL)
-			puts_(&b, ",");
-		if (which != MNTSNAP_OPTIONS_VFS)
-			put_fs(&b, m);
 		if (b.len <= b.cap)
 			break;
 		/* long super options: once more in a buffer that holds them */
 		free(heap);
-		heap = malloc(b.len + 1);
+		heap = malloc(b.len);
 		if (!heap)
 			return -ENOMEM;
-		b.cap = b.len + 1;
+		b.cap = b.len;
 		b.p = heap;
 	}
-	if (which == MNTSNAP_OPTIONS_ALL)
-		merge(&b, vlen);
+	if (which == MNTSNAP_OPTIONS_ALL) {
+		size_t total = (b.len - 4) / 2;
+
+		out = mntsnap__merge_options(b.p, vlen, b.p + vlen, total - vlen, b.p + total);
+		memmove(b.p, b.p + total, out);
+		b.len = out;
+	}
 	if (len) {
 		size_t k = b.len < len ? b.len : len - 1;
 

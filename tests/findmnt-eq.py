@@ -150,7 +150,7 @@ def short(s, n=400):
     return s if len(s) <= n else s[:n] + '...'
 
 
-def compare_input(t, name, fm_cmd, ms_cmd, env=None):
+def compare_input(t, name, fm_cmd, ms_cmd, env=None, lookups=()):
     cols = ','.join(c for c in COLUMNS if (name, c) not in KNOWN)
     ra, a, _ = run(fm_cmd + ['-J', '-l', '-o', COLS], env)
     rb, b, _ = run(ms_cmd + ['-J', '-l', '-o', COLS], env)
@@ -172,9 +172,23 @@ def compare_input(t, name, fm_cmd, ms_cmd, env=None):
             continue
         why = compare_form(form, a, b)
         t.check('%s %s' % (name, form), not why, short(why))
-    # a filter both understand, with findmnt's exit status for "nothing"
-    for flt in (['-t', 'tmpfs,proc'], ['-t', 'notmpfs'], ['-O', 'ro'], ['-O', 'noexec,nosuid'],
-                ['-t', 'nonexistentfs-x', '-l']):
+    # a non-UTF-8 locale: every byte >= 0x80 escaped, the tree in ASCII
+    cenv = dict(env or os.environ, LC_ALL='C')
+    for form in ('tree', 'list'):
+        ra, a, _ = run(fm_cmd + FORMS[form] + ['-o', cols], cenv)
+        rb, b, _ = run(ms_cmd + FORMS[form] + ['-o', cols], cenv)
+        why = compare_form(form, a, b) if ra == rb == 0 else 'exit %d/%d' % (ra, rb)
+        t.check('%s %s LC_ALL=C' % (name, form), not why, short(why))
+    # headings off, in every form that has them
+    for form in ('list', 'raw', 'tree'):
+        ra, a, _ = run(fm_cmd + FORMS[form] + ['-n', '-o', cols], env)
+        rb, b, _ = run(ms_cmd + FORMS[form] + ['-n', '-o', cols], env)
+        why = compare_form(form, b'H\n' + a, b'H\n' + b) if ra == rb == 0 else 'exit'
+        t.check('%s %s -n' % (name, form), not why, short(why))
+    # a filter both understand, with findmnt's exit status for "nothing";
+    # lookups (-T PATH, a SOURCE or MOUNTPOINT argument) print a list
+    for flt in [['-t', 'tmpfs,proc'], ['-t', 'notmpfs'], ['-O', 'ro'], ['-O', 'noexec,nosuid'],
+                ['-t', 'nonexistentfs-x', '-l']] + list(lookups):
         ra, a, _ = run(fm_cmd + flt + ['-l', '-o', cols], env)
         rb, b, _ = run(ms_cmd + flt + ['-l', '-o', cols], env)
         t.check('%s %s' % (name, ' '.join(flt)), ra == rb and lines(a) == lines(b),
@@ -223,7 +237,10 @@ def live_inner(binary, base, backend):
         name = 'live(%s)' % backend
         # TID is each reader's own pid here: findmnt's and mntsnap's differ
         KNOWN[name, 'TID'] = 'each process reads its own /proc/self'
-        compare_input(t, name, ['findmnt'], [binary, 'list', '--backend', backend])
+        lookups = (['-T', os.path.join(base, 'src/sub/x')], ['-T', os.path.join(base, 'a b')],
+                   [os.path.join(base, 'bind')], ['src with space'], ['/nonexistent-x'])
+        compare_input(t, name, ['findmnt'], [binary, 'list', '--backend', backend],
+                      lookups=lookups)
         pid = str(os.getpid())
         compare_input(t, name + ' -N', ['findmnt', '-N', pid],
                       [binary, 'list', '--backend', backend, '-N', pid])

@@ -314,7 +314,8 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 		free(open);
 		return -ENOMEM;
 	}
-	for (size_t c = 0; c < nc && !o->noheadings; c++)
+	/* headers count for the width even when not printed, as in findmnt */
+	for (size_t c = 0; c < nc; c++)
 		width[c] = strlen(o->cols[c]->header);
 	for (size_t k = 0; k < rows; k++) {
 		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);

@@ -202,8 +202,10 @@ static long find_target(const struct mntsnap_snapshot *snap, const char *path)
 	struct mntsnap_mount m;
 	long hit = -1;
 
-	if (realpath(path, real))
-		path = real;
+	/* as findmnt: a path that does not resolve is on no mount */
+	if (!realpath(path, real))
+		return -1;
+	path = real;
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 
