@@ -51,15 +51,30 @@ int mntsnap__buf_grow(struct mntsnap__buf *b, size_t more)
 	return 0;
 }
 
+/* "00".."99": two digits per division (ids are the bulk of a record) */
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void mntsnap__put_u64(struct mntsnap__buf *b, uint64_t v)
 {
 	char tmp[24];
 	int i = sizeof(tmp);
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--i] = digits2[d + 1];
+		tmp[--i] = digits2[d];
+	}
+	if (v >= 10) {
+		tmp[--i] = digits2[v * 2 + 1];
+		tmp[--i] = digits2[v * 2];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
 	put(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
@@ -158,6 +173,22 @@ static void put_escape(struct jb *b, unsigned char c)
 	put(b, e, 6);
 }
 
+#define ONES 0x0101010101010101ULL
+#define HIGH 0x8080808080808080ULL
+
+/* No byte of the 8 at s is < 0x20, >= 0x80, '"' or '\\' (bit tricks). */
+static inline bool word_plain(const unsigned char *s)
+{
+	uint64_t w, q, bs;
+
+	memcpy(&w, s, 8);
+	q = w ^ (ONES * '"');
+	bs = w ^ (ONES * '\\');
+	/* per byte: below 0x20, equal to '"', equal to '\\', or high bit set */
+	return !((((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) | ((bs - ONES) & ~bs) | w) &
+		 HIGH);
+}
+
 /* A JSON string literal for the n bytes at str (see the top of this file). */
 static void put_strn(struct jb *b, const char *str, size_t n)
 {
@@ -168,6 +199,11 @@ static void put_strn(struct jb *b, const char *str, size_t n)
 	while (i < n) {
 		int l;
 
+		/* eight plain bytes at a time: paths are mostly plain ASCII */
+		while (i + 8 <= n && word_plain(s + i))
+			i += 8;
+		if (i >= n)
+			break;
 		if (plain(s[i])) {
 			i++;
 			continue;
