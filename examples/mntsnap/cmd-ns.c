@@ -30,11 +30,12 @@ static void print_table(const struct mntsnap_ns_entry *v, size_t n)
 	}
 }
 
+/* 64-bit ids and inodes as digit strings, as in list -J: exact in any JSON reader */
 static void print_json(const struct mntsnap_ns_entry *v, size_t n)
 {
 	fputs("{\"namespaces\":[", stdout);
 	for (size_t i = 0; i < n; i++)
-		printf("%s\n  {\"ns_id\":%" PRIu64 ",\"inode\":%" PRIu64 ",\"mounts\":%" PRId64
+		printf("%s\n  {\"ns-id\":\"%" PRIu64 "\",\"inode\":\"%" PRIu64 "\",\"mounts\":%" PRId64
 		       ",\"pid\":%d,\"own\":%s}",
 		       i ? "," : "", v[i].ns_id, v[i].inode, v[i].nr_mounts, v[i].pid,
 		       v[i].own ? "true" : "false");
