@@ -358,7 +358,8 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 			/* an empty last cell is not padded at all */
 			if (right && !(lastc && !ce->len))
 				pad(out, fill);
-			ob_put(out, cells.p + ce->off, ce->len);
+			if (ce->len)
+				ob_put(out, cells.p + ce->off, ce->len);
 			if (!right && !lastc)
 				pad(out, fill);
 			ob_putc(out, lastc ? '\n' : ' ');
@@ -461,10 +462,10 @@ static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *
 			if (pairs) {
 				ob_puts(out, o->cols[c]->header);
 				ob_put(out, "=\"", 2);
-				enc_pairs(out, val.p, val.len);
+				enc_pairs(out, val.len ? val.p : "", val.len);
 				ob_putc(out, '"');
 			} else {
-				enc_raw(out, val.p, val.len);
+				enc_raw(out, val.len ? val.p : "", val.len);
 			}
 			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
 		}
