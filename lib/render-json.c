@@ -403,7 +403,47 @@ static void put_u64_str(struct jb *b, uint64_t v)
 	PUTS(b, "\"");
 }
 
-static void json_record(struct jb *b, const struct mntsnap_mount *m)
+/*
+ * The three option strings depend only on attr, sb_flags and the options
+ * text, which a snapshot stores once per superblock: neighbours (binds of
+ * one filesystem, a container's mounts) share them, so the last escaped
+ * fragment is kept and reused when the key matches.
+ */
+struct opt_cache {
+	bool valid;
+	uint32_t attr, sb_flags, has_opts;
+	const char *options;
+	struct jb frag;
+};
+
+static void put_options_cached(struct jb *b, const struct mntsnap_mount *m,
+			       struct opt_cache *c)
+{
+	uint32_t has = m->mask & MNTSNAP_F_OPTS;
+
+	if (!c) {
+		put_all_options(b, m);
+		return;
+	}
+	if (!c->valid || c->attr != m->attr || c->sb_flags != m->sb_flags ||
+	    c->has_opts != has || (has && c->options != m->options &&
+				   strcmp(c->options, m->options))) {
+		c->frag.len = 0;
+		put_all_options(&c->frag, m);
+		if (c->frag.err) {
+			b->err = c->frag.err;
+			return;
+		}
+		c->valid = true;
+		c->attr = m->attr;
+		c->sb_flags = m->sb_flags;
+		c->has_opts = has;
+		c->options = m->options;
+	}
+	put(b, c->frag.p, c->frag.len);
+}
+
+static void json_record(struct jb *b, const struct mntsnap_mount *m, struct opt_cache *oc)
 {
 	PUTS(b, "{\"id\":");
 	put_u64(b, m->id_old);
@@ -421,7 +461,7 @@ static void json_record(struct jb *b, const struct mntsnap_mount *m)
 	put_source(b, m);
 	PUTS(b, ",\"fstype\":");
 	put_fstype(b, m);
-	put_all_options(b, m);
+	put_options_cached(b, m, oc);
 	PUTS(b, ",\"opt-fields\":");
 	put_opt_fields(b, m);
 	PUTS(b, ",\"fsroot\":");
@@ -480,7 +520,7 @@ int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m)
 	struct jb b = { 0 };
 	int r;
 
-	json_record(&b, m);
+	json_record(&b, m, NULL);
 	r = flush(&b, f);
 	free(b.p);
 	return r;
@@ -489,6 +529,7 @@ int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m)
 int mntsnap_render_json(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
+	struct opt_cache oc = { 0 };
 	struct mntsnap_mount m;
 	struct jb b = { 0 };
 	int r = 0;
@@ -507,14 +548,15 @@ int mntsnap_render_json(const struct mntsnap_snapshot *snap, FILE *f)
 		if (i)
 			PUTS(&b, ",");
 		PUTS(&b, "\n  ");
-		json_record(&b, &m);
-		/* write in 64 KiB pieces: memory stays flat, errors show early */
-		if (b.len >= 65536)
+		json_record(&b, &m, &oc);
+		/* write in pieces: memory stays flat, errors show early */
+		if (b.len >= MNTSNAP__FLUSH_AT)
 			r = flush(&b, f);
 	}
 	PUTS(&b, "\n]}\n");
 	if (!r)
 		r = flush(&b, f);
 	free(b.p);
+	free(oc.frag.p);
 	return r;
 }

@@ -10,7 +10,7 @@
  * subdirectory, FSTYPE is "type.subtype", OPTIONS is libmount's merge.
  * The CLI has its own column engine with alignment; this is the
  * library's quick view. Lines are built in a buffer and written in
- * 64 KiB pieces.
+ * pieces of MNTSNAP__FLUSH_AT bytes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -156,10 +156,10 @@ static void put_propagation(struct mntsnap__buf *b, const struct mntsnap_mount *
 		PUTS(b, ",unbindable");
 }
 
-/* Every 64 KiB, and at the end: one write, its error kept. */
+/* Every MNTSNAP__FLUSH_AT bytes, and at the end: one write, its error kept. */
 static int maybe_flush(struct mntsnap__buf *b, FILE *f, bool last)
 {
-	if (!last && b->len < 65536 && !b->err)
+	if (!last && b->len < MNTSNAP__FLUSH_AT && !b->err)
 		return 0;
 	return mntsnap__buf_flush(b, f);
 }

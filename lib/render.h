@@ -47,6 +47,13 @@ struct mntsnap__buf {
 
 int mntsnap__buf_grow(struct mntsnap__buf *b, size_t more);
 
+/*
+ * Renderers write every MNTSNAP__FLUSH_AT bytes: the buffer then stays
+ * under malloc's mmap threshold (128 KiB), so a render reuses heap pages
+ * instead of mapping and faulting in fresh ones each call.
+ */
+#define MNTSNAP__FLUSH_AT 32768
+
 static inline void mntsnap__put(struct mntsnap__buf *b, const char *s, size_t n)
 {
 	if (!n || (b->len + n > b->cap && mntsnap__buf_grow(b, n)))
