@@ -193,6 +193,15 @@ def compare_input(t, name, fm_cmd, ms_cmd, env=None, lookups=()):
         rb, b, _ = run(ms_cmd + flt + ['-l', '-o', cols], env)
         t.check('%s %s' % (name, ' '.join(flt)), ra == rb and lines(a) == lines(b),
                 short('exit %d/%d\n%s' % (ra, rb, compare_form('list', a, b))))
+        # the tree of what a filter keeps: under the nearest kept ancestor
+        ra, a, _ = run(fm_cmd + flt + ['-o', cols], env)
+        rb, b, _ = run(ms_cmd + flt + ['-o', cols], env)
+        # findmnt's tree exits 0 when nothing matched (its list: 1);
+        # mntsnap says 1 in every form, by design
+        same_exit = ra == rb or (ra == 0 and rb == 1 and not a and not b)
+        t.check('%s %s tree' % (name, ' '.join(flt)), same_exit and untree(
+            a.decode('utf-8', 'surrogateescape')) == untree(b.decode('utf-8', 'surrogateescape')),
+            short('exit %d/%d\n%s' % (ra, rb, compare_form('tree', a, b))))
 
 
 LIVE = r'''

@@ -164,6 +164,9 @@ static void get_majmin(struct obuf *b, const struct mntsnap_mount *m, const stru
 {
 	size_t start = b->len, w;
 
+	/* libmount: no device number (0:0) is no value */
+	if (!m->dev_major && !m->dev_minor)
+		return;
 	ob_u64(b, m->dev_major);
 	w = b->len - start;
 	if (cx->aligned && w < 3 && !b->err) {
@@ -185,13 +188,16 @@ static void get_majmin(struct obuf *b, const struct mntsnap_mount *m, const stru
 static void get_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
 	(void)cx;
-	ob_u64(b, m->id_old);
+	/* 0 is libmount's "no id" (a parsed line that had none) */
+	if (m->id_old)
+		ob_u64(b, m->id_old);
 }
 
 static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
 	(void)cx;
-	ob_u64(b, m->parent_id_old);
+	if (m->parent_id_old)
+		ob_u64(b, m->parent_id_old);
 }
 
 static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,
@@ -358,38 +364,38 @@ static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 #define U COL_JSON_U64
 const struct column cols_all[] = {
 	/* findmnt's names and meanings */
-	{ "target", "TARGET", "mountpoint", S, 0, get_target },
-	{ "source", "SOURCE", "source device, [FSROOT] appended for a bind mount", S, 0, get_source },
-	{ "fstype", "FSTYPE", "filesystem type (type.subtype)", S, 0, get_fstype },
-	{ "options", "OPTIONS", "all mount options (VFS and FS, one rw/ro)", S, 0, get_options },
-	{ "vfs-options", "VFS-OPTIONS", "VFS specific mount options", S, 0, get_vfs_options },
-	{ "fs-options", "FS-OPTIONS", "FS specific mount options", S, 0, get_fs_options },
-	{ "opt-fields", "OPT-FIELDS", "optional mount fields", S, 0, get_opt_fields },
-	{ "fsroot", "FSROOT", "filesystem root", S, 0, get_fsroot },
-	{ "maj:min", "MAJ:MIN", "major:minor device number", S, 0, get_majmin },
-	{ "id", "ID", "mount ID", N, COL_RIGHT, get_id },
-	{ "parent", "PARENT", "mount parent ID", N, COL_RIGHT, get_parent },
-	{ "propagation", "PROPAGATION", "VFS propagation flags", S, 0, get_propagation },
-	{ "tid", "TID", "task ID (-N/--pid)", N, COL_RIGHT, get_tid },
-	{ "freq", "FREQ", "dump(8) period in days [fstab only]", N, COL_RIGHT, get_none },
-	{ "passno", "PASSNO", "pass number on parallel fsck(8) [fstab only]", N, COL_RIGHT,
+	{ "target", "TARGET", "mountpoint", S, 0, 0, get_target },
+	{ "source", "SOURCE", "source device, [FSROOT] appended for a bind mount", S, 0, 0, get_source },
+	{ "fstype", "FSTYPE", "filesystem type (type.subtype)", S, 0, 0, get_fstype },
+	{ "options", "OPTIONS", "all mount options (VFS and FS, one rw/ro)", S, 0, 0, get_options },
+	{ "vfs-options", "VFS-OPTIONS", "VFS specific mount options", S, 0, 0, get_vfs_options },
+	{ "fs-options", "FS-OPTIONS", "FS specific mount options", S, 0, 0, get_fs_options },
+	{ "opt-fields", "OPT-FIELDS", "optional mount fields", S, 0, 0, get_opt_fields },
+	{ "fsroot", "FSROOT", "filesystem root", S, 0, 0, get_fsroot },
+	{ "maj:min", "MAJ:MIN", "major:minor device number", S, 0, 6, get_majmin },
+	{ "id", "ID", "mount ID", N, COL_RIGHT, 2, get_id },
+	{ "parent", "PARENT", "mount parent ID", N, COL_RIGHT, 0, get_parent },
+	{ "propagation", "PROPAGATION", "VFS propagation flags", S, 0, 0, get_propagation },
+	{ "tid", "TID", "task ID (-N/--pid)", N, COL_RIGHT, 4, get_tid },
+	{ "freq", "FREQ", "dump(8) period in days [fstab only]", N, COL_RIGHT, 0, get_none },
+	{ "passno", "PASSNO", "pass number on parallel fsck(8) [fstab only]", N, COL_RIGHT, 0,
 	  get_none },
 	/* mntsnap's own */
-	{ "uniq-id", "UNIQ-ID", "64-bit unique mount ID", U, COL_RIGHT, get_uniq_id },
-	{ "uniq-parent", "UNIQ-PARENT", "64-bit unique parent mount ID", U, COL_RIGHT,
+	{ "uniq-id", "UNIQ-ID", "64-bit unique mount ID", U, COL_RIGHT, 0, get_uniq_id },
+	{ "uniq-parent", "UNIQ-PARENT", "64-bit unique parent mount ID", U, COL_RIGHT, 0,
 	  get_uniq_parent },
-	{ "ns-id", "NS-ID", "mount namespace ID", U, COL_RIGHT, get_ns_id },
-	{ "peer-group", "PEER-GROUP", "shared:N peer group", N, COL_RIGHT, get_peer_group },
-	{ "master", "MASTER", "master:N peer group of the master", N, COL_RIGHT, get_master },
-	{ "propagate-from", "PROPAGATE-FROM", "propagate_from:N", N, COL_RIGHT,
+	{ "ns-id", "NS-ID", "mount namespace ID", U, COL_RIGHT, 0, get_ns_id },
+	{ "peer-group", "PEER-GROUP", "shared:N peer group", N, COL_RIGHT, 0, get_peer_group },
+	{ "master", "MASTER", "master:N peer group of the master", N, COL_RIGHT, 0, get_master },
+	{ "propagate-from", "PROPAGATE-FROM", "propagate_from:N", N, COL_RIGHT, 0,
 	  get_propagate_from },
-	{ "fs-subtype", "FS-SUBTYPE", "filesystem subtype (FUSE)", S, 0, get_fs_subtype },
-	{ "sb-magic", "SB-MAGIC", "superblock magic (statfs f_type)", S, 0, get_sb_magic },
-	{ "sb-flags", "SB-FLAGS", "superblock flags (SB_RDONLY ...)", S, 0, get_sb_flags },
-	{ "attr", "ATTR", "mount attributes (MOUNT_ATTR_*)", S, 0, get_attr },
-	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, get_sec_options },
-	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, get_uidmap },
-	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, get_gidmap },
+	{ "fs-subtype", "FS-SUBTYPE", "filesystem subtype (FUSE)", S, 0, 0, get_fs_subtype },
+	{ "sb-magic", "SB-MAGIC", "superblock magic (statfs f_type)", S, 0, 0, get_sb_magic },
+	{ "sb-flags", "SB-FLAGS", "superblock flags (SB_RDONLY ...)", S, 0, 0, get_sb_flags },
+	{ "attr", "ATTR", "mount attributes (MOUNT_ATTR_*)", S, 0, 0, get_attr },
+	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, 0, get_sec_options },
+	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap },
+	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap },
 };
 #undef S
 #undef N

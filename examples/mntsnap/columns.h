@@ -68,6 +68,8 @@ struct column {
 	const char *help;
 	unsigned char json;
 	unsigned char flags;
+	/* findmnt's width hint: a column with any value is at least this wide */
+	unsigned char min_width;
 	/* Append the raw value (bytes, unescaped) to b; nothing when empty. */
 	void (*get)(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx);
 };

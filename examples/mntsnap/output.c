@@ -193,8 +193,8 @@ static void walk_free(struct walk *w)
 }
 
 /*
- * findmnt's tree: a printed mount hangs under its parent when the parent
- * is printed too, and is a top-level entry otherwise. Siblings keep the
+ * findmnt's tree: a printed mount hangs under its nearest printed
+ * ancestor, and is a top-level entry when it has none. Siblings keep the
  * snapshot's order. Without tree every record is top-level.
  */
 static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bool tree,
@@ -217,14 +217,29 @@ static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bo
 	}
 	for (size_t i = 0; i < n; i++)
 		w->first[i] = -1;
-	/* reverse walk + push-front keeps siblings in storage order */
-	for (size_t i = n; i-- > 0;) {
+	/*
+	 * The whole table's preorder, walked backwards with push-front: the
+	 * printed mounts come out in the order findmnt's depth-first walk
+	 * meets them, also when a filter hides the mounts in between.
+	 */
+	for (size_t k = n; k-- > 0;) {
+		long ti = tree ? mntsnap_snapshot_tree_index(snap, k) : (long)k;
+		size_t i = ti < 0 ? k : (size_t)ti;
 		uint32_t p;
 
 		if (match && !match[i])
 			continue;
 		mntsnap_snapshot_get(snap, i, &m);
 		p = m.parent_index;
+		/* as findmnt: under the nearest printed ancestor */
+		while (tree && match && p != i && !match[p]) {
+			struct mntsnap_mount pm;
+
+			mntsnap_snapshot_get(snap, p, &pm);
+			if (pm.parent_index == p)
+				break;
+			p = pm.parent_index;
+		}
 		if (!tree || p == i || (match && !match[p])) {
 			w->next[i] = roots;
 			roots = (int32_t)i;
@@ -334,6 +349,8 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 			ce->len = cells.len - ce->off;
 			if (ce->width > width[c])
 				width[c] = ce->width;
+			if (ce->len && width[c] < o->cols[c]->min_width)
+				width[c] = o->cols[c]->min_width;
 		}
 	}
 	if (!o->noheadings) {
