@@ -60,8 +60,8 @@ def main():
     r2, o2, _ = run(b, 'list', '-F', esc, '-l', '-o', 'TARGET,source')
     check('-o case-blind', r1 == r2 == 0 and o1 == o2)
     r, o, _ = run(b, 'list', '-F', esc, '-l', '-o', '+uniq-id,ns-id,peer-group')
-    check('+COLUMNS appends', r == 0 and o.split(b'\n')[0].split() ==
-          [b'TARGET', b'SOURCE', b'FSTYPE', b'OPTIONS', b'UNIQ-ID', b'NS-ID', b'PEER-GROUP'], o[:200])
+    want = [b'TARGET', b'SOURCE', b'FSTYPE', b'OPTIONS', b'UNIQ-ID', b'NS-ID', b'PEER-GROUP']
+    check('+COLUMNS appends', r == 0 and o.split(b'\n')[0].split() == want, o[:200])
     r, o, _ = run(b, 'list', '-F', esc, '--output-all', '-J')
     keys = set(json.loads(o)['filesystems'][0]) if r == 0 else set()
     check('--output-all has every column', {'target', 'uniq-id', 'sb-magic', 'attr', 'children',

@@ -207,7 +207,8 @@ def compare_input(t, name, fm_cmd, ms_cmd, env=None, lookups=()):
 LIVE = r'''
 set -e
 cd "$1"
-mkdir -p 'a b' "$(printf 'tab\tx')" 'back\slash' 'hash#x' "$(printf 'ff\377')" 'ÿ' src bind ro shared slave unb
+mkdir -p 'a b' "$(printf 'tab\tx')" 'back\slash' 'hash#x' "$(printf 'ff\377')" 'ÿ'
+mkdir -p src bind ro shared slave unb
 mount -t tmpfs 'src with space' 'a b'
 mount -t tmpfs "$(printf 'tab\tsrc')" "$(printf 'tab\tx')"
 mount -t tmpfs 'back\slash' 'back\slash'

@@ -365,9 +365,11 @@ static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 const struct column cols_all[] = {
 	/* findmnt's names and meanings */
 	{ "target", "TARGET", "mountpoint", S, 0, 0, get_target },
-	{ "source", "SOURCE", "source device, [FSROOT] appended for a bind mount", S, 0, 0, get_source },
+	{ "source", "SOURCE", "source device, [FSROOT] appended for a bind mount", S, 0, 0,
+	  get_source },
 	{ "fstype", "FSTYPE", "filesystem type (type.subtype)", S, 0, 0, get_fstype },
-	{ "options", "OPTIONS", "all mount options (VFS and FS, one rw/ro)", S, 0, 0, get_options },
+	{ "options", "OPTIONS", "all mount options (VFS and FS, one rw/ro)", S, 0, 0,
+	  get_options },
 	{ "vfs-options", "VFS-OPTIONS", "VFS specific mount options", S, 0, 0, get_vfs_options },
 	{ "fs-options", "FS-OPTIONS", "FS specific mount options", S, 0, 0, get_fs_options },
 	{ "opt-fields", "OPT-FIELDS", "optional mount fields", S, 0, 0, get_opt_fields },
@@ -393,7 +395,8 @@ const struct column cols_all[] = {
 	{ "sb-magic", "SB-MAGIC", "superblock magic (statfs f_type)", S, 0, 0, get_sb_magic },
 	{ "sb-flags", "SB-FLAGS", "superblock flags (SB_RDONLY ...)", S, 0, 0, get_sb_flags },
 	{ "attr", "ATTR", "mount attributes (MOUNT_ATTR_*)", S, 0, 0, get_attr },
-	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, 0, get_sec_options },
+	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, 0,
+	  get_sec_options },
 	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap },
 	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap },
 };
