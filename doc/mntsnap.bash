@@ -24,7 +24,8 @@ _mntsnap()
 
 	local target='--pid -N --task --ns --ns-id'
 	local view='-o --output --output-all -J --json -l --list -r --raw -P --pairs -n --noheadings
-		-a --ascii -u --notruncate -t --types -O --options -T --target --format --help'
+		-a --ascii -u --notruncate -b --bytes -t --types -O --options -T --target --format
+		--help'
 	case $prev in
 	--pid | -N | --task)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
@@ -55,7 +56,7 @@ _mntsnap()
 		# comma lists: complete the last name
 		local head=${cur%,*} names
 		names='TARGET SOURCE FSTYPE OPTIONS VFS-OPTIONS FS-OPTIONS OPT-FIELDS FSROOT MAJ:MIN ID
-			PARENT PROPAGATION TID FREQ PASSNO UNIQ-ID UNIQ-PARENT NS-ID PEER-GROUP MASTER
+			PARENT PROPAGATION TID SIZE AVAIL USED USE% FREQ PASSNO UNIQ-ID UNIQ-PARENT NS-ID PEER-GROUP MASTER
 			PROPAGATE-FROM FS-SUBTYPE SB-MAGIC SB-FLAGS ATTR SEC-OPTIONS UIDMAP GIDMAP'
 		if [[ $cur == *,* ]]; then
 			COMPREPLY=($(compgen -P "$head," -W "$names" -- "${cur##*,}"))

@@ -214,6 +214,7 @@ mount -t tmpfs "$(printf 'tab\tsrc')" "$(printf 'tab\tx')"
 mount -t tmpfs 'back\slash' 'back\slash'
 mount -t tmpfs 'hash#src' 'hash#x'
 mount -t tmpfs -o size=1m,mode=700 "$(printf 'bad\377src')" "$(printf 'ff\377')"
+head -c 300000 /dev/zero > "$(printf 'ff\377')/fill"
 mount -t tmpfs utf8 'ÿ'
 mount -t tmpfs src src
 mkdir -p src/sub
@@ -251,6 +252,17 @@ def live_inner(binary, base, backend):
                    [os.path.join(base, 'bind')], ['src with space'], ['/nonexistent-x'])
         compare_input(t, name, ['findmnt'], [binary, 'list', '--backend', backend],
                       lookups=lookups)
+        # sizes by statvfs(2): our own tmpfs mounts, whose usage nothing changes
+        sizes = 'TARGET,SIZE,AVAIL,USED,USE%'
+        for path in ('a b', 'ff\377', 'ro', 'src/sub'):
+            for args in (['-l'], ['-l', '-b'], ['-J'], ['-J', '-b'], ['-P'], ['-r', '-b']):
+                lk = ['-T', os.path.join(base, path)] + args + ['-o', sizes]
+                ra, a, _ = run(['findmnt'] + lk)
+                rb, b, _ = run([binary, 'list', '--backend', backend] + lk)
+                form = 'json-flat' if '-J' in args else 'list'
+                why = compare_form(form, a, b) if ra == rb and (a or b) else (
+                    '' if ra == rb else 'exit %d/%d' % (ra, rb))
+                t.check('%s sizes %r %s' % (name, path, ' '.join(args)), not why, short(why))
         pid = str(os.getpid())
         compare_input(t, name + ' -N', ['findmnt', '-N', pid],
                       [binary, 'list', '--backend', backend, '-N', pid])

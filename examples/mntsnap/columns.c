@@ -13,9 +13,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <sys/statvfs.h>
 
 #include "columns.h"
 
@@ -359,6 +362,112 @@ static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 		put_list(b, m->gidmap, m->gidmap_num);
 }
 
+/*
+ * SIZE, AVAIL, USED, USE%: statvfs(2) of the mount point as this process
+ * sees it, as findmnt does (also for a table read from a file or another
+ * namespace, where the path may name something else or nothing).
+ */
+enum size_kind { SZ_SIZE, SZ_AVAIL, SZ_USED, SZ_USEPERC };
+
+/* util-linux's size_to_human_string(SIZE_SUFFIX_1LETTER): "4K", "23.5G" */
+static void put_human(struct obuf *b, uint64_t bytes)
+{
+	static const char letters[] = "BKMGTPE";
+	struct lconv *l = localeconv();
+	const char *dp = l && l->decimal_point && *l->decimal_point ? l->decimal_point : ".";
+	int exp = 0;
+	uint64_t dec, frac;
+	char tmp[48];
+
+	while (exp < 60 && bytes >= (1ULL << (exp + 10)))
+		exp += 10;
+	dec = exp ? bytes >> exp : bytes;
+	frac = exp ? bytes & ((1ULL << exp) - 1) : 0;
+	if (frac) {
+		/* three digits after the point, rounded to one */
+		if (frac >= UINT64_MAX / 1000)
+			frac = ((frac / 1024) * 1000) / (1ULL << (exp - 10));
+		else
+			frac = (frac * 1000) / (1ULL << exp);
+		frac = ((frac + 50) / 100) * 10;
+		if (frac == 100) {
+			dec++;
+			frac = 0;
+		}
+	}
+	if (frac) {
+		int len = snprintf(tmp, sizeof(tmp), "%" PRIu64 "%s%02" PRIu64, dec, dp, frac);
+
+		if (len > 0 && tmp[len - 1] == '0')
+			len--;
+		ob_put(b, tmp, (size_t)len);
+	} else {
+		ob_u64(b, dec);
+	}
+	ob_putc(b, letters[exp / 10]);
+}
+
+static void put_size(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx,
+		     enum size_kind k)
+{
+	struct statvfs st;
+	uint64_t v = 0;
+
+	if (statvfs(m->mount_point, &st))
+		return;
+	switch (k) {
+	case SZ_SIZE:
+		v = (uint64_t)st.f_frsize * st.f_blocks;
+		break;
+	case SZ_AVAIL:
+		v = (uint64_t)st.f_frsize * st.f_bavail;
+		break;
+	case SZ_USED:
+		v = (uint64_t)st.f_frsize * (st.f_blocks - st.f_bfree);
+		break;
+	case SZ_USEPERC: {
+		char tmp[16];
+
+		if (!st.f_blocks) {
+			ob_putc(b, '-');
+			return;
+		}
+		snprintf(tmp, sizeof(tmp), "%.0f%%",
+			 (double)(st.f_blocks - st.f_bfree) / (double)st.f_blocks * 100);
+		ob_puts(b, tmp);
+		return;
+	}
+	}
+	if (!v)
+		ob_putc(b, '0');
+	else if (cx->bytes)
+		ob_u64(b, v);
+	else
+		put_human(b, v);
+}
+
+static void get_size(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_SIZE);
+}
+
+static void get_avail(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_AVAIL);
+}
+
+static void get_used(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_USED);
+}
+
+static void get_useperc(struct obuf *b, const struct mntsnap_mount *m,
+			const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_USEPERC);
+}
+
+#define Z COL_JSON_SIZE
 #define S COL_JSON_STRING
 #define N COL_JSON_NUMBER
 #define U COL_JSON_U64
@@ -380,6 +489,11 @@ const struct column cols_all[] = {
 	{ "propagation", "PROPAGATION", "VFS propagation flags", S, 0, 0, get_propagation },
 	{ "tid", "TID", "task ID (-N/--pid)", N, COL_RIGHT, 4, get_tid },
 	{ "freq", "FREQ", "dump(8) period in days [fstab only]", N, COL_RIGHT, 0, get_none },
+	{ "size", "SIZE", "filesystem size (statvfs of the mountpoint)", Z, COL_RIGHT, 5,
+	  get_size },
+	{ "avail", "AVAIL", "filesystem size available", Z, COL_RIGHT, 5, get_avail },
+	{ "used", "USED", "filesystem size used", Z, COL_RIGHT, 5, get_used },
+	{ "use%", "USE%", "filesystem use percentage", S, COL_RIGHT, 3, get_useperc },
 	{ "passno", "PASSNO", "pass number on parallel fsck(8) [fstab only]", N, COL_RIGHT, 0,
 	  get_none },
 	/* mntsnap's own */
@@ -400,6 +514,7 @@ const struct column cols_all[] = {
 	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap },
 	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap },
 };
+#undef Z
 #undef S
 #undef N
 #undef U

@@ -52,6 +52,7 @@ enum col_json {
 	COL_JSON_STRING,
 	COL_JSON_NUMBER, /* fits in 32 bits: a JSON number */
 	COL_JSON_U64,    /* 64-bit: a string of decimal digits (no double rounding) */
+	COL_JSON_SIZE,   /* a number with -b (bytes), a string like "23.5G" without */
 };
 
 #define COL_RIGHT 0x1 /* right-aligned in tables, as findmnt aligns numbers */
@@ -60,6 +61,7 @@ enum col_json {
 struct col_ctx {
 	long tid; /* the task whose table this is (-N/--pid), 0 if none */
 	bool aligned; /* tree/list: MAJ:MIN as "%3u:%-3u", as findmnt pads it */
+	bool bytes;   /* -b: sizes in bytes, not "23.5G" */
 };
 
 struct column {
@@ -68,7 +70,7 @@ struct column {
 	const char *help;
 	unsigned char json;
 	unsigned char flags;
-	/* findmnt's width hint: a column with any value is at least this wide */
+	/* findmnt's width hint (see render_table() in output.c), 0 if none */
 	unsigned char min_width;
 	/* Append the raw value (bytes, unescaped) to b; nothing when empty. */
 	void (*get)(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx);

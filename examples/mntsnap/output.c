@@ -329,9 +329,7 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 		free(open);
 		return -ENOMEM;
 	}
-	/* headers count for the width even when not printed, as in findmnt */
-	for (size_t c = 0; c < nc; c++)
-		width[c] = strlen(o->cols[c]->header);
+
 	for (size_t k = 0; k < rows; k++) {
 		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
 		open[w->depth[k]] = !w->last[k];
@@ -349,9 +347,20 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 			ce->len = cells.len - ce->off;
 			if (ce->width > width[c])
 				width[c] = ce->width;
-			if (ce->len && width[c] < o->cols[c]->min_width)
-				width[c] = o->cols[c]->min_width;
 		}
+	}
+	/*
+	 * libsmartcols' widths: the header's when the values are narrower
+	 * (counted even with -n), else findmnt's width hint when both values
+	 * and header are narrower than it, else the widest value.
+	 */
+	for (size_t c = 0; c < nc; c++) {
+		size_t hl = strlen(o->cols[c]->header), hint = o->cols[c]->min_width;
+
+		if (width[c] < hl)
+			width[c] = hl;
+		else if (width[c] < hint && hl < hint)
+			width[c] = hint;
 	}
 	if (!o->noheadings) {
 		for (size_t c = 0; c < nc; c++) {
@@ -390,11 +399,12 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 	return r;
 }
 
-static void json_value(struct obuf *out, const struct column *col, const struct obuf *val)
+static void json_value(struct obuf *out, const struct column *col, const struct obuf *val,
+		       const struct col_ctx *cx)
 {
 	if (!val->len) {
 		ob_put(out, "null", 4);
-	} else if (col->json == COL_JSON_NUMBER) {
+	} else if (col->json == COL_JSON_NUMBER || (col->json == COL_JSON_SIZE && cx->bytes)) {
 		ob_put(out, val->p, val->len);
 	} else {
 		/* strings, and 64-bit numbers as strings: exact in every parser */
@@ -414,7 +424,7 @@ static void json_record(struct obuf *out, const struct mntsnap_mount *m,
 		ob_put(out, "\":", 2);
 		val->len = 0;
 		o->cols[c]->get(val, m, &o->cx);
-		json_value(out, o->cols[c], val);
+		json_value(out, o->cols[c], val, &o->cx);
 	}
 }
 

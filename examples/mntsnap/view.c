@@ -20,6 +20,7 @@ const char view_help[] =
 	"  -n, --noheadings      no header line\n"
 	"  -a, --ascii           draw the tree with ASCII characters\n"
 	"  -u, --notruncate      accepted: mntsnap never truncates\n"
+	"  -b, --bytes           SIZE, AVAIL, USED in bytes (JSON: numbers)\n"
 	"  --format tree|list|table|json|raw|pairs|mountinfo\n"
 	"                        long forms of the above; mountinfo is the kernel's\n"
 	"                        own text, byte for byte (columns do not apply)\n"
@@ -98,6 +99,9 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 		v->out.ascii = true;
 		return 1;
 	case 'u':
+		return 1;
+	case 'b':
+		v->out.cx.bytes = true;
 		return 1;
 	case 't':
 		v->types = arg;
@@ -300,17 +304,17 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	/* findmnt prints a lookup (-T, SOURCE|TARGET) as a list */
 	if ((v->target || v->match) && v->out.mode == OUT_TREE)
 		v->out.mode = OUT_LIST;
-	if (v->list_forced && v->out.mode == OUT_JSON)
+	if ((v->list_forced || v->target || v->match) && v->out.mode == OUT_JSON)
 		v->out.json_flat = true;
 	if (v->mountinfo) {
 		r = print_mountinfo(snap, match, cmd);
 		free(match);
 		return (int)r;
 	}
-	/* nothing matched: findmnt prints no header (JSON: an empty list) */
+	/* nothing matched: findmnt prints nothing (its JSON tree: an empty list) */
 	for (size_t i = 0; i < n; i++)
 		hits += match[i];
-	if (!hits && v->out.mode != OUT_JSON) {
+	if (!hits && (v->out.mode != OUT_JSON || v->out.json_flat)) {
 		free(match);
 		return 1;
 	}

@@ -25,7 +25,7 @@ enum {
 	OPT_MOUNTINFO_FILE,
 };
 
-#define VIEW_SHORTOPTS "o:JlrPnaut:O:T:h"
+#define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:h"
 #define VIEW_LONGOPTS                                              \
 	{ "output", required_argument, NULL, 'o' },                \
 	{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },        \
@@ -36,6 +36,7 @@ enum {
 	{ "noheadings", no_argument, NULL, 'n' },                   \
 	{ "ascii", no_argument, NULL, 'a' },                        \
 	{ "notruncate", no_argument, NULL, 'u' },                   \
+	{ "bytes", no_argument, NULL, 'b' },                        \
 	{ "types", required_argument, NULL, 't' },                  \
 	{ "options", required_argument, NULL, 'O' },                \
 	{ "target", required_argument, NULL, 'T' },                 \
