@@ -10,26 +10,33 @@ _mntsnap()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		list | stat | save | show | diff | seccomp | ns | watch | supervise) cmd=${COMP_WORDS[i]}; break ;;
+		list | stat | save | show | diff | seccomp | ns | watch | supervise | help) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'list stat save show diff seccomp ns watch supervise --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'list stat save show diff seccomp ns watch supervise help --help --version' -- "$cur"))
+		return
+	fi
+	if [[ $cmd == help ]]; then
+		COMPREPLY=($(compgen -W 'list stat save show diff seccomp ns watch supervise' -- "$cur"))
 		return
 	fi
 
-	local target='--pid --ns --ns-id'
+	local target='--pid -N --task --ns --ns-id'
+	local view='-o --output --output-all -J --json -l --list -r --raw -P --pairs -n --noheadings
+		-a --ascii -u --notruncate -b --bytes -t --types -O --options -T --target --format
+		--help'
 	case $prev in
-	--pid)
+	--pid | -N | --task)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
 		return ;;
-	--ns | --mountinfo-file | --merge | --save | --policy | --listen | --listener | --audit)
+	--ns | --mountinfo-file | -F | --tab-file | --merge | --save | --policy | --listen | --listener | --audit)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--under)
+	--under | -T | --target)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
-	--ns-id | --threads | -t | --arch | --caps | --old-prefix | --new-prefix | --count | --timeout | --kernel)
+	--ns-id | --threads | -t | --types | -O | --options | --arch | --caps | --old-prefix | --new-prefix | --count | --timeout | --kernel)
 		return ;;
 	--backend)
 		COMPREPLY=($(compgen -W 'auto statmount mountinfo' -- "$cur"))
@@ -38,29 +45,43 @@ _mntsnap()
 		COMPREPLY=($(compgen -W 'query full' -- "$cur"))
 		return ;;
 	--format)
-		COMPREPLY=($(compgen -W 'oci docker systemd c' -- "$cur"))
-		return ;;
-	-o)
 		case $cmd in
+		seccomp) COMPREPLY=($(compgen -W 'oci docker systemd c' -- "$cur")) ;;
 		diff) COMPREPLY=($(compgen -W 'text json' -- "$cur")) ;;
 		ns) COMPREPLY=($(compgen -W 'table json' -- "$cur")) ;;
-		watch) COMPREPLY=($(compgen -W 'ACTION TARGET SOURCE FSTYPE OPTIONS OLD-TARGET OLD-OPTIONS UNIQ-ID CHANGED' -- "$cur")) ;;
-		*) COMPREPLY=($(compgen -W 'table tree json mountinfo' -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W 'tree list table json raw pairs mountinfo' -- "$cur")) ;;
 		esac
+		return ;;
+	-o | --output)
+		if [[ $cmd == watch ]]; then
+			COMPREPLY=($(compgen -W 'ACTION TARGET SOURCE FSTYPE OPTIONS OLD-TARGET OLD-OPTIONS UNIQ-ID CHANGED' -- "$cur"))
+			return
+		fi
+		# comma lists: complete the last name
+		local head=${cur%,*} names
+		names='TARGET SOURCE FSTYPE OPTIONS VFS-OPTIONS FS-OPTIONS OPT-FIELDS FSROOT MAJ:MIN ID
+			PARENT PROPAGATION TID SIZE AVAIL USED USE% FREQ PASSNO UNIQ-ID UNIQ-PARENT NS-ID PEER-GROUP MASTER
+			PROPAGATE-FROM FS-SUBTYPE SB-MAGIC SB-FLAGS ATTR SEC-OPTIONS UIDMAP GIDMAP'
+		if [[ $cur == *,* ]]; then
+			COMPREPLY=($(compgen -P "$head," -W "$names" -- "${cur##*,}"))
+		else
+			COMPREPLY=($(compgen -W "$names" -- "$cur"))
+		fi
 		return ;;
 	esac
 
 	local opts
 	case $cmd in
-	list) opts="$target -o --backend --mountinfo-file -t --under --threads --allow-inconsistent --help" ;;
-	stat) opts="$target -o --help" ;;
+	list) opts="$target $view -F --tab-file --mountinfo-file --backend --under --threads
+		--allow-inconsistent" ;;
+	stat) opts="$target $view" ;;
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --help" ;;
-	show) opts="-o --help" ;;
-	diff) opts="-o --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
+	show) opts="$view" ;;
+	diff) opts="--format -J --json --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
 	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --notify-mounts --listener --help" ;;
-	ns) opts="-o --help" ;;
+	ns) opts="--format -J --json --help" ;;
 	supervise) opts="--policy --listen --audit --check --help" ;;
-	watch) opts="$target --json -o -n --count --timeout --save --no-settle --pollpri --help" ;;
+	watch) opts="--pid --ns --ns-id --json -o -n --count --timeout --save --no-settle --pollpri --help" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -648,8 +648,14 @@ const char *mntsnap_backend_name(int backend);
 /* ------------------------------------------------------------------------ */
 enum mntsnap_format {
 	MNTSNAP_FORMAT_MOUNTINFO = 0, /* byte-identical to /proc/PID/mountinfo */
-	MNTSNAP_FORMAT_JSON = 1,      /* findmnt --json names + the rest */
+	/*
+	 * findmnt --json names with findmnt's values, plus mntsnap's fields;
+	 * invalid UTF-8 bytes as \udcHH, 64-bit ids and time as digit strings
+	 */
+	MNTSNAP_FORMAT_JSON = 1,
+	/* findmnt --raw -o ID,PARENT,UNIQ-ID,TARGET,SOURCE,FSTYPE,OPTIONS,PROPAGATION */
 	MNTSNAP_FORMAT_TABLE = 2,
+	/* findmnt's default tree: TARGET SOURCE FSTYPE OPTIONS, unprintable as \xHH */
 	MNTSNAP_FORMAT_TREE = 3,
 };
 
@@ -668,6 +674,22 @@ int mntsnap_render(const struct mntsnap_snapshot *snap, int format, FILE *f);
  */
 long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf,
 				   size_t len);
+
+/* Which options mntsnap_mount_options() writes, with findmnt's meaning. */
+enum mntsnap_options_kind {
+	MNTSNAP_OPTIONS_ALL = 0, /* OPTIONS: VFS + FS merged, one rw/ro first */
+	MNTSNAP_OPTIONS_VFS = 1, /* VFS-OPTIONS: mountinfo's column 6 */
+	MNTSNAP_OPTIONS_FS = 2,  /* FS-OPTIONS: the super options, \ooo unescaped */
+};
+
+/*
+ * A mount's options as findmnt shows them for the same mountinfo line,
+ * NUL-terminated into buf. OPTIONS is libmount's merge: the super
+ * options' rw/ro dropped, "ro" first when either side is read-only
+ * (vfs "ro,relatime" + fs "rw" gives "ro,relatime"). Returns the length
+ * (snprintf-like: >= len means truncated), -EINVAL, -ENOMEM.
+ */
+long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len);
 
 /* Parse "table", "tree", "json", "mountinfo"; -EINVAL otherwise. */
 int mntsnap_format_from_name(const char *name);

@@ -1,119 +1,249 @@
 // SPDX-License-Identifier: MIT
 /*
- * Human output: a table (one mount a line) and a tree like findmnt's.
- * Control characters and backslashes in names are shown as \ooo so a
- * hostile mount point cannot rewrite the terminal.
+ * Human output with findmnt's values: a table like `findmnt --raw -o
+ * ID,PARENT,UNIQ-ID,TARGET,SOURCE,FSTYPE,OPTIONS,PROPAGATION` (space,
+ * backslash, controls and bytes >= 0x80 as \xHH, so fields split on
+ * spaces) and a tree like `findmnt`'s (TARGET SOURCE FSTYPE OPTIONS;
+ * controls, DEL and invalid UTF-8 as \xHH, and a backslash before "x",
+ * so a hostile mount point can neither rewrite the terminal nor pass for
+ * an escape). SOURCE carries "[fsroot]" for a bind mount of a
+ * subdirectory, FSTYPE is "type.subtype", OPTIONS is libmount's merge.
+ * The CLI has its own column engine with alignment; this is the
+ * library's quick view. Lines are built in a buffer and written in
+ * pieces of MNTSNAP__FLUSH_AT bytes.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
 
-static void put_safe(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+#define put mntsnap__put
+#define PUTS(b, lit) put(b, lit, sizeof(lit) - 1)
 
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(f, "\\%03o", c);
-		else
-			fputc(c, f);
+static const char hexd[] = "0123456789abcdef";
+
+static void put_x(struct mntsnap__buf *b, unsigned char c)
+{
+	char e[4] = { '\\', 'x', hexd[c >> 4], hexd[c & 15] };
+
+	put(b, e, 4);
+}
+
+/* raw: every byte outside 0x21..0x7e, and the backslash, as \xHH */
+static const unsigned char raw_ok[256] = {
+	[0x21 ... 0x5b] = 1,
+	[0x5d ... 0x7e] = 1,
+};
+
+static void put_raw(struct mntsnap__buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0;
+
+	for (; s[i]; i++) {
+		if (raw_ok[s[i]])
+			continue;
+		put(b, str + run, i - run);
+		put_x(b, s[i]);
+		run = i + 1;
+	}
+	put(b, str + run, i - run);
+}
+
+/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	uint32_t cp;
+
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, out of range and C1 controls are not shown */
+	if ((n == 2 && cp < 0xa0) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/* tree: printable text as it is, the rest as \xHH */
+static void put_safe(struct mntsnap__buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0;
+
+	while (s[i]) {
+		unsigned char c = s[i];
+		int l;
+
+		if (c >= 0x20 && c < 0x7f && (c != '\\' || s[i + 1] != 'x')) {
+			i++;
+			continue;
+		}
+		if (c >= 0x80 && (l = utf8_len(s + i))) {
+			i += (size_t)l;
+			continue;
+		}
+		put(b, str + run, i - run);
+		put_x(b, c);
+		run = ++i;
+	}
+	put(b, str + run, i - run);
+}
+
+static void put_source(struct mntsnap__buf *b, const struct mntsnap_mount *m,
+		       void (*esc)(struct mntsnap__buf *, const char *))
+{
+	esc(b, m->mask & MNTSNAP_F_SOURCE ? m->source : "none");
+	if (m->root[0] && strcmp(m->root, "/")) {
+		put(b, "[", 1);
+		esc(b, m->root);
+		put(b, "]", 1);
 	}
 }
 
-static const char *prop_name(const struct mntsnap_mount *m)
+static void put_type(struct mntsnap__buf *b, const struct mntsnap_mount *m,
+		     void (*esc)(struct mntsnap__buf *, const char *))
 {
-	uint32_t p = m->propagation;
-
-	if ((p & MNTSNAP_PROP_SHARED) && (p & MNTSNAP_PROP_SLAVE))
-		return "shared,slave";
-	if (p & MNTSNAP_PROP_SHARED)
-		return "shared";
-	if (p & MNTSNAP_PROP_SLAVE)
-		return "slave";
-	if (p & MNTSNAP_PROP_UNBINDABLE)
-		return "unbindable";
-	return "private";
-}
-
-static void put_type(FILE *f, const struct mntsnap_mount *m)
-{
-	put_safe(f, m->fs_type);
+	esc(b, m->fs_type);
 	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0]) {
-		fputc('.', f);
-		put_safe(f, m->fs_subtype);
+		put(b, ".", 1);
+		esc(b, m->fs_subtype);
 	}
 }
 
-static void put_details(FILE *f, const struct mntsnap_mount *m)
+static int put_options(struct mntsnap__buf *b, const struct mntsnap_mount *m,
+		       void (*esc)(struct mntsnap__buf *, const char *))
 {
-	char vfs[128];
+	char stack[1024], *s = stack, *heap = NULL;
+	long n = mntsnap_mount_options(m, MNTSNAP_OPTIONS_ALL, stack, sizeof(stack));
 
-	fputc(' ', f);
-	put_safe(f, m->mask & MNTSNAP_F_SOURCE ? m->source : "none");
-	fputc(' ', f);
-	put_type(f, m);
-	mntsnap_vfs_options(m, vfs, sizeof(vfs));
-	fprintf(f, " %s %s", vfs, prop_name(m));
-	if (strcmp(m->root, "/") && m->root[0]) {
-		fputs(" [", f);
-		put_safe(f, m->root);
-		fputc(']', f);
+	if (n >= (long)sizeof(stack)) {
+		s = heap = malloc((size_t)n + 1);
+		if (!heap)
+			return -ENOMEM;
+		n = mntsnap_mount_options(m, MNTSNAP_OPTIONS_ALL, s, (size_t)n + 1);
 	}
-	fputc('\n', f);
+	if (n >= 0)
+		esc(b, s);
+	free(heap);
+	return n < 0 ? (int)n : 0;
+}
+
+static void put_propagation(struct mntsnap__buf *b, const struct mntsnap_mount *m)
+{
+	if (m->propagation & MNTSNAP_PROP_SHARED)
+		PUTS(b, "shared");
+	else
+		PUTS(b, "private");
+	if (m->propagation & MNTSNAP_PROP_SLAVE)
+		PUTS(b, ",slave");
+	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
+		PUTS(b, ",unbindable");
+}
+
+/* Every MNTSNAP__FLUSH_AT bytes, and at the end: one write, its error kept. */
+static int maybe_flush(struct mntsnap__buf *b, FILE *f, bool last)
+{
+	if (!last && b->len < MNTSNAP__FLUSH_AT && !b->err)
+		return 0;
+	return mntsnap__buf_flush(b, f);
 }
 
 int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
+	struct mntsnap__buf b = { 0 };
 	struct mntsnap_mount m;
-	int r;
+	int r = 0;
 
-	fprintf(f, "%-11s %-11s %-6s %s SOURCE FSTYPE OPTIONS PROPAGATION [FSROOT]\n", "UNIQ-ID",
-		"PARENT", "ID", "TARGET");
-	for (size_t i = 0; i < n; i++) {
+	PUTS(&b, "ID PARENT UNIQ-ID TARGET SOURCE FSTYPE OPTIONS PROPAGATION\n");
+	for (size_t i = 0; i < n && !r; i++) {
 		mntsnap_snapshot_get(snap, i, &m);
-		fprintf(f, "%-11" PRIu64 " %-11" PRIu64 " %-6" PRIu32 " ", m.id, m.parent_id,
-			m.id_old);
-		put_safe(f, m.mount_point);
-		put_details(f, &m);
-		r = mntsnap__record_written(f);
-		if (r)
-			return r;
+		mntsnap__put_u64(&b, m.id_old);
+		PUTS(&b, " ");
+		mntsnap__put_u64(&b, m.parent_id_old);
+		PUTS(&b, " ");
+		if (m.mask & MNTSNAP_F_ID)
+			mntsnap__put_u64(&b, m.id);
+		PUTS(&b, " ");
+		put_raw(&b, m.mount_point);
+		PUTS(&b, " ");
+		put_source(&b, &m, put_raw);
+		PUTS(&b, " ");
+		put_type(&b, &m, put_raw);
+		PUTS(&b, " ");
+		r = put_options(&b, &m, put_raw);
+		PUTS(&b, " ");
+		put_propagation(&b, &m);
+		PUTS(&b, "\n");
+		if (!r)
+			r = maybe_flush(&b, f, false);
 	}
-	return 0;
+	if (!r)
+		r = maybe_flush(&b, f, true);
+	free(b.p);
+	return r;
 }
 
 int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	/* last[d]: is the ancestor at depth d the last of its siblings? */
-	unsigned char last[256] = {0};
+	unsigned char last[256] = { 0 };
+	struct mntsnap__buf b = { 0 };
 	struct mntsnap_mount m;
-	int r;
+	int r = 0;
 
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n && !r; k++) {
 		long i = mntsnap_snapshot_tree_index(snap, k);
 
-		if (i < 0)
-			return (int)i;
+		if (i < 0) {
+			r = (int)i;
+			break;
+		}
 		mntsnap_snapshot_get(snap, (size_t)i, &m);
 		if (m.depth < sizeof(last))
 			last[m.depth] = mntsnap_snapshot_next_sibling(snap, (size_t)i) < 0;
-		for (uint32_t d = 1; d < m.depth && d < sizeof(last); d++)
-			fputs(last[d] ? "  " : "\u2502 ", f);
-		if (m.depth)
-			fputs(last[m.depth < sizeof(last) ? m.depth : sizeof(last) - 1]
-				      ? "\u2514\u2500"
-				      : "\u251c\u2500",
-			      f);
-		put_safe(f, m.mount_point);
-		put_details(f, &m);
-		r = mntsnap__record_written(f);
-		if (r)
-			return r;
+		for (uint32_t d = 1; d < m.depth && d < sizeof(last); d++) {
+			if (last[d])
+				PUTS(&b, "  ");
+			else
+				PUTS(&b, "\u2502 ");
+		}
+		if (m.depth) {
+			if (last[m.depth < sizeof(last) ? m.depth : sizeof(last) - 1])
+				PUTS(&b, "\u2514\u2500");
+			else
+				PUTS(&b, "\u251c\u2500");
+		}
+		put_safe(&b, m.mount_point);
+		PUTS(&b, " ");
+		put_source(&b, &m, put_safe);
+		PUTS(&b, " ");
+		put_type(&b, &m, put_safe);
+		PUTS(&b, " ");
+		r = put_options(&b, &m, put_safe);
+		PUTS(&b, "\n");
+		if (!r)
+			r = maybe_flush(&b, f, false);
 	}
-	return 0;
+	if (!r)
+		r = maybe_flush(&b, f, true);
+	free(b.p);
+	return r;
 }

@@ -4,7 +4,9 @@
 #define MNTSNAP_RENDER_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "mntsnap.h"
 
@@ -31,6 +33,47 @@ static inline int mntsnap__record_written(FILE *f)
 
 /* Column 6 of mountinfo ("rw,nosuid,relatime") into buf. */
 void mntsnap_vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
+
+/*
+ * A growable output buffer: renderers build a record (or many) here and
+ * write it with one fwrite. err is set once an allocation failed; later
+ * puts are dropped.
+ */
+struct mntsnap__buf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+int mntsnap__buf_grow(struct mntsnap__buf *b, size_t more);
+
+/*
+ * Renderers write every MNTSNAP__FLUSH_AT bytes: the buffer then stays
+ * under malloc's mmap threshold (128 KiB), so a render reuses heap pages
+ * instead of mapping and faulting in fresh ones each call.
+ */
+#define MNTSNAP__FLUSH_AT 32768
+
+static inline void mntsnap__put(struct mntsnap__buf *b, const char *s, size_t n)
+{
+	if (!n || (b->len + n > b->cap && mntsnap__buf_grow(b, n)))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+void mntsnap__put_u64(struct mntsnap__buf *b, uint64_t v);
+
+/* Write and empty b: 0, the write's error, or b->err. */
+int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f);
+
+/*
+ * libmount's OPTIONS from VFS and FS option strings (see render-options.c)
+ * into out, which has room for vlen + flen + 4 bytes; returns its length
+ * (out is NUL-terminated).
+ */
+size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
+			      char *out);
 
 /* JSON helpers shared with the snapshot export (render-json.c). */
 void mntsnap_json_str(FILE *f, const char *str);

@@ -299,7 +299,7 @@ static struct run run_cli(const char *const *argv)
 	return r;
 }
 
-/* Slots in a table printed with -o mountinfo. */
+/* Slots in a table printed with --format mountinfo. */
 static size_t slots_in_text(const char *text)
 {
 	struct mntsnap_snapshot *s = NULL;
@@ -362,7 +362,7 @@ Test(churn, cli_storm, .timeout = 200)
 		static const char *backends[] = { "mountinfo", "statmount" };
 		const char *be = backends[i % 2];
 		bool allow = i % 3 == 2;
-		const char *list[] = { b, "list", "-o", "mountinfo", "--backend", be,
+		const char *list[] = { b, "list", "--format", "mountinfo", "--backend", be,
 				       allow ? "--allow-inconsistent" : NULL, NULL };
 		const char *save[] = { b, "save", "--backend", be, BASE "/snap",
 				       allow ? "--allow-inconsistent" : NULL, NULL };

@@ -135,20 +135,20 @@ Test(cli_io, dev_full_fails_every_command)
 	const char *src = getenv("MNTSNAP_SRCDIR");
 	const char *const cmds[][8] = {
 		{ b, "list", NULL },
-		{ b, "list", "-o", "json", NULL },
-		{ b, "list", "-o", "mountinfo", "--backend", "mountinfo", NULL },
+		{ b, "list", "-J", NULL },
+		{ b, "list", "--format", "mountinfo", "--backend", "mountinfo", NULL },
 		{ b, "stat", "/", NULL },
 		{ b, "ns", NULL },
-		{ b, "ns", "-o", "json", NULL },
+		{ b, "ns", "-J", NULL },
 		{ b, "show", BASE "/a.snap", NULL },
-		{ b, "show", BASE "/a.snap", "-o", "json", NULL },
+		{ b, "show", BASE "/a.snap", "-J", NULL },
 		{ b, "diff", BASE "/a.snap", BASE "/b.snap", NULL },
 		{ b, "seccomp", "--format", "oci", NULL },
 		{ b, "seccomp", "--merge", merge_profile, NULL },
 		{ b, "--help", NULL },
 		{ b, "--version", NULL },
 		{ b, "list", "--help", NULL },
-		{ b, "show", BASE "/big.snap", "-o", "tree", NULL },
+		{ b, "show", BASE "/big.snap", "--format", "tree", NULL },
 	};
 	struct mntsnap_snapshot *big;
 	unsigned tried = 0;

@@ -1075,15 +1075,18 @@ LTest(core, json_parses)
 		cr_skip_test("python3 unavailable");
 	s = capture_opts(MNTSNAP_MASK_FULL, 0, 0);
 	json = ms_render(s, MNTSNAP_FORMAT_JSON);
-	/* bytes that are not UTF-8 come back as U+00XX, the rest verbatim */
+	/* bytes that are not UTF-8 come back as U+DCXX (surrogateescape), the rest verbatim */
 	snprintf(cmd, sizeof(cmd),
 		 "python3 -c 'import json,sys\n"
 		 "d=json.loads(sys.stdin.buffer.read())\n"
 		 "fs=d[\"filesystems\"]\n"
 		 "assert d[\"count\"]==len(fs)==%zu, len(fs)\n"
 		 "t=[f[\"target\"] for f in fs]\n"
-		 "assert \"%s/a b\\tc\\\\d\\ne#f\\u00e9g\\u00ff\" in t, t\n"
-		 "assert all(isinstance(f[\"uniq-id\"], int) for f in fs)\n'",
+		 "w=\"%s/a b\\tc\\\\d\\ne#f\\u00e9g\\udcff\"\n"
+		 "assert w in t, t\n"
+		 "assert w.encode(\"utf-8\",\"surrogateescape\").endswith(b\"\\xc3\\xa9g\\xff\")\n"
+		 "assert all(f[\"uniq-id\"].isdigit() for f in fs)\n"
+		 "assert d[\"time-ns\"].isdigit() and int(d[\"time-ns\"]) > 2**53\n'",
 		 mntsnap_snapshot_count(s), BASE);
 	r = pipe_to(cmd, json);
 	cr_assert_eq(r, 0, "python json check failed (%d) on:\n%s", r, json);

@@ -421,16 +421,16 @@ Test(diff, cli_save_show_diff_exit_codes)
 	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/1.bin " BASE "/3.bin | grep -q '^+ .*/b tmpfs b$'",
 		 cli);
 	cr_assert_eq(run(cmd), 0, "text names the added mount");
-	snprintf(cmd, sizeof(cmd), "%s diff -o json " BASE "/1.bin " BASE "/3.bin >/dev/null", cli);
+	snprintf(cmd, sizeof(cmd), "%s diff --format json " BASE "/1.bin " BASE "/3.bin >/dev/null", cli);
 	cr_assert_eq(run(cmd), 1, "different: exit 1");
 	snprintf(cmd, sizeof(cmd),
-		 "%s diff -o json " BASE "/1.bin " BASE "/3.bin | "
+		 "%s diff --format json " BASE "/1.bin " BASE "/3.bin | "
 		 "python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"added\"] != 1)'",
 		 cli);
 	cr_assert_eq(run(cmd), 0, "JSON diff parses and counts one addition");
-	snprintf(cmd, sizeof(cmd), "%s show -o json " BASE "/3.bin | python3 -m json.tool >/dev/null",
+	snprintf(cmd, sizeof(cmd), "%s show -J " BASE "/3.bin | python3 -m json.tool >/dev/null",
 		 cli);
-	cr_assert_eq(run(cmd), 0, "show -o json is valid JSON");
+	cr_assert_eq(run(cmd), 0, "show -J is valid JSON");
 	snprintf(cmd, sizeof(cmd), "printf junk > " BASE "/bad.bin; %s diff " BASE "/1.bin " BASE
 		 "/bad.bin 2>/dev/null", cli);
 	cr_assert_eq(run(cmd), 2, "trouble: exit 2");

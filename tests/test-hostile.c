@@ -606,13 +606,15 @@ static void hostile_caller(void *arg)
 	lib_case(c, "library, id handle", 2);
 	lib_case(c, "library, pidfd handle", 3);
 	snprintf(pid, sizeof(pid), "%d", c->t->pid);
-	cli_case(c, "list --pid", (const char *[]){ "list", "--pid", pid, "-o", "mountinfo", NULL });
+	cli_case(c, "list --pid",
+		 (const char *[]){ "list", "--pid", pid, "--format", "mountinfo", NULL });
 	cli_case(c, "list --ns",
-		 (const char *[]){ "list", "--ns", c->t->nspath, "-o", "mountinfo", NULL });
+		 (const char *[]){ "list", "--ns", c->t->nspath, "--format", "mountinfo", NULL });
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)c->t->ns_id);
-	cli_case(c, "list --ns-id", (const char *[]){ "list", "--ns-id", id, "-o", "mountinfo", NULL });
+	cli_case(c, "list --ns-id",
+		 (const char *[]){ "list", "--ns-id", id, "--format", "mountinfo", NULL });
 	cli_case(c, "list --ns --backend mountinfo",
-		 (const char *[]){ "list", "--ns", c->t->nspath, "--backend", "mountinfo", "-o",
+		 (const char *[]){ "list", "--ns", c->t->nspath, "--backend", "mountinfo", "--format",
 				   "mountinfo", NULL });
 }
 

@@ -502,7 +502,7 @@ static struct run launch(const char *const *args)
 
 Test(seccomp_cli, launcher_allows_statmount_through_adapter)
 {
-	struct run r = LAUNCH("--", bin(), "list", "--backend", "statmount", "-o", "mountinfo");
+	struct run r = LAUNCH("--", bin(), "list", "--backend", "statmount", "--format", "mountinfo");
 
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	cr_assert(strstr(r.out, " / "), "no root mount in:\n%s", r.out);
@@ -513,7 +513,7 @@ Test(seccomp_cli, launcher_allows_statmount_through_adapter)
 	cr_assert(strstr(r.err, "Operation not permitted"), "%s", r.err);
 	run_free(&r);
 	/* ENOSYS default: mntsnap's auto backend falls back and still works */
-	r = LAUNCH("--no-adapter", "--default", "enosys", "--", bin(), "list", "-o", "mountinfo");
+	r = LAUNCH("--no-adapter", "--default", "enosys", "--", bin(), "list", "--format", "mountinfo");
 	cr_assert_eq(r.status, 0, "fallback failed: %s", r.err);
 	run_free(&r);
 	r = LAUNCH("--no-adapter", "--default", "enosys", "--", bin(), "list", "--backend",

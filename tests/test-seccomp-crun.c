@@ -3,7 +3,7 @@
  * crun end to end: the statically linked (musl) mntsnap runs as the process
  * of a crun container (busybox-static rootfs) under a seccomp profile made
  * by `mntsnap seccomp --merge` from the Docker-format fixture, and its
- * `list -o mountinfo` must equal the container's own /proc/self/mountinfo.
+ * `list --format mountinfo` must equal the container's own /proc/self/mountinfo.
  *
  * Every real profile (tests/data/seccomp/real) in every merge mode runs
  * too: a container without CAP_SYS_ADMIN must still be refused a user
@@ -235,9 +235,9 @@ static json_object *merged_profile_args(const char *fixture, const char *caps,
 }
 
 static const char script[] =
-	"/bin/mntsnap list -o mountinfo; echo \"list rc=$?\"; echo ===; "
+	"/bin/mntsnap list --format mountinfo; echo \"list rc=$?\"; echo ===; "
 	"cat /proc/self/mountinfo; echo ===; "
-	"/bin/mntsnap list --backend statmount -o mountinfo 2>&1 >/dev/null; "
+	"/bin/mntsnap list --backend statmount --format mountinfo 2>&1 >/dev/null; "
 	"echo \"statmount rc=$?\"; "
 	"/bin/busybox unshare -m /bin/true 2>&1; echo \"unshare rc=$?\"; "
 	/* CLONE_NEWUSER needs no capability: only seccomp can refuse it */
@@ -330,7 +330,7 @@ static void assert_list_matches(const struct outcome *o)
 	cr_assert(rc, "no list rc in:\n%s", o->list);
 	cr_assert_str_eq(rc, "list rc=0\n", "mntsnap list failed: %s", o->list);
 	*rc = '\0';
-	ms_assert_text_eq(o->list, o->mountinfo, "mntsnap list -o mountinfo vs container mountinfo");
+	ms_assert_text_eq(o->list, o->mountinfo, "mntsnap list --format mountinfo vs container mountinfo");
 }
 
 /* unshare(CLONE_NEWUSER) and setns answer the profile's EPERM. */

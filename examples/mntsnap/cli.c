@@ -16,34 +16,41 @@ static int need_value(int argc, char **argv, int i)
 	return 0;
 }
 
+int cli_target_set(struct cli_target *t, const char *opt, const char *val)
+{
+	uint64_t v;
+
+	if (t->set) {
+		cli_fail(0, "give one of --pid (-N), --ns, --ns-id");
+		return -EINVAL;
+	}
+	t->set = true;
+	if (!strcmp(opt, "--ns")) {
+		t->ns_path = val;
+		return 0;
+	}
+	if (cli_parse_u64(val, &v) || !v || (strcmp(opt, "--ns-id") && v > 0x7fffffff)) {
+		cli_fail(0, "%s: not a valid %s: '%s'", opt, strcmp(opt, "--ns-id") ? "pid" : "ns-id",
+			 val);
+		return -EINVAL;
+	}
+	if (strcmp(opt, "--ns-id"))
+		t->pid = (long)v;
+	else
+		t->ns_id = v;
+	return 0;
+}
+
 int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
-	uint64_t v;
 
 	if (strcmp(a, "--pid") && strcmp(a, "--ns") && strcmp(a, "--ns-id"))
 		return 0;
 	if (need_value(argc, argv, *i))
 		return -EINVAL;
-	if (t->set) {
-		cli_fail(0, "give one of --pid, --ns, --ns-id");
-		return -EINVAL;
-	}
-	t->set = true;
 	(*i)++;
-	if (!strcmp(a, "--ns")) {
-		t->ns_path = argv[*i];
-		return 1;
-	}
-	if (cli_parse_u64(argv[*i], &v) || !v || (!strcmp(a, "--pid") && v > 0x7fffffff)) {
-		cli_fail(0, "%s: not a valid %s: '%s'", a, a + 2, argv[*i]);
-		return -EINVAL;
-	}
-	if (!strcmp(a, "--pid"))
-		t->pid = (long)v;
-	else
-		t->ns_id = v;
-	return 1;
+	return cli_target_set(t, a, argv[*i]) ? -EINVAL : 1;
 }
 
 int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)

@@ -8,7 +8,7 @@
 
 #include "mntsnap.h"
 
-/* Exit codes: 0 ok (diff: equal), 1 diff found differences, 2 error. */
+/* Exit codes: 0 ok (diff: equal), 1 diff found differences or nothing matched, 2 error. */
 #define CLI_EXIT_ERR 2
 
 struct cli_cmd {
@@ -27,6 +27,9 @@ struct cli_target {
 	uint64_t ns_id;
 	bool set;
 };
+
+/* Set the target from option opt ("--pid", "-N", "--ns", "--ns-id"); 0 or -EINVAL. */
+int cli_target_set(struct cli_target *t, const char *opt, const char *val);
 
 /*
  * If argv[*i] is a target option, consume it (and its value) and return 1;

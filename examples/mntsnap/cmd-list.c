@@ -4,121 +4,143 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "view.h"
 
 static const char list_help[] =
-	"usage: mntsnap list [TARGET] [-o table|tree|json|mountinfo]\n"
-	"                    [--backend auto|statmount|mountinfo] [--mountinfo-file FILE]\n"
-	"                    [-t FSTYPE] [--under PATH] [--threads N] [--allow-inconsistent]\n"
-	"List the mounts of a mount namespace (default: the caller's).\n"
-	"TARGET: --pid PID | --ns PATH | --ns-id ID\n"
-	"  -o FORMAT          output format (default: table)\n"
-	"  --backend NAME     force a backend; auto falls back to mountinfo when\n"
-	"                     statmount/listmount are missing or blocked\n"
-	"  --mountinfo-file F parse a saved mountinfo file instead\n"
-	"  -t FSTYPE          only mounts of this filesystem type\n"
-	"  --under PATH       only the mount at PATH and the mounts below it\n"
-	"                     (PATH as the TARGET sees it)\n"
-	"  --threads N        statmount with N threads\n"
+	"usage: mntsnap list [TARGET] [OPTIONS] [SOURCE|MOUNTPOINT]\n"
+	"List the mounts of a mount namespace (default: the caller's), as\n"
+	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
+	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
+	"  -F, --tab-file FILE   parse a saved mountinfo file instead\n"
+	"                        (also --mountinfo-file FILE)\n"
+	"  --backend auto|statmount|mountinfo\n"
+	"                        force a backend; auto falls back to mountinfo when\n"
+	"                        statmount/listmount are missing or blocked\n"
+	"  --under PATH          only the mount at PATH and the mounts below it\n"
+	"                        (PATH as the TARGET sees it)\n"
+	"  --threads N           statmount with N threads\n"
 	"  --allow-inconsistent  print a table that changed during every capture\n"
-	"                     (with a warning) instead of failing with exit 2\n";
+	"                        (with a warning) instead of failing with exit 2\n"
+	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
+	"or mount point.\n";
 
 struct list_args {
 	struct cli_target target;
-	int format;
+	struct view view;
 	int backend;
 	const char *mountinfo_file;
-	const char *fstype;
 	const char *under;
 	unsigned threads;
 	bool allow_inconsistent;
 };
 
+static void print_help(const char *text)
+{
+	fputs(text, stdout);
+	fputs(view_help, stdout);
+	fputs("COLUMNS:\n", stdout);
+	col_help(stdout);
+}
+
 static int parse_list(int argc, char **argv, struct list_args *a)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		int r = cli_target_arg(&a->target, argc, argv, &i);
-		uint64_t v;
+	static const struct option lo[] = {
+		VIEW_LONGOPTS,
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "task", required_argument, NULL, 'N' },
+		{ "ns", required_argument, NULL, OPT_NS },
+		{ "ns-id", required_argument, NULL, OPT_NS_ID },
+		{ "tab-file", required_argument, NULL, 'F' },
+		{ "mountinfo-file", required_argument, NULL, 'F' },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "under", required_argument, NULL, OPT_UNDER },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "allow-inconsistent", no_argument, NULL, OPT_ALLOW_INCONSISTENT },
+		{ 0 },
+	};
+	uint64_t v;
+	int c, r;
 
+	optind = 1;
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:F:", lo, NULL)) != -1) {
+		r = view_opt(&a->view, "list", c, optarg);
 		if (r < 0)
 			return r;
 		if (r)
 			continue;
-		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			fputs(list_help, stdout);
+		switch (c) {
+		case 'h':
+			print_help(list_help);
 			return 1;
-		}
-		if (!strcmp(o, "--allow-inconsistent")) {
-			a->allow_inconsistent = true;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			cli_fail(0, "list: unknown option or missing value: '%s'", o);
-			return -EINVAL;
-		}
-		if (!strcmp(o, "-o")) {
-			a->format = mntsnap_format_from_name(argv[++i]);
-			if (a->format < 0)
-				return cli_fail(0, "list: unknown format '%s'", argv[i]), -EINVAL;
-		} else if (!strcmp(o, "--backend")) {
-			a->backend = cli_parse_backend(argv[++i]);
+		case 'N':
+		case OPT_PID:
+			if (cli_target_set(&a->target, "--pid", optarg))
+				return -EINVAL;
+			a->view.out.cx.tid = a->target.pid;
+			break;
+		case OPT_NS:
+			if (cli_target_set(&a->target, "--ns", optarg))
+				return -EINVAL;
+			break;
+		case OPT_NS_ID:
+			if (cli_target_set(&a->target, "--ns-id", optarg))
+				return -EINVAL;
+			break;
+		case 'F':
+			a->mountinfo_file = optarg;
+			break;
+		case OPT_BACKEND:
+			a->backend = cli_parse_backend(optarg);
 			if (a->backend < 0)
-				return cli_fail(0, "list: unknown backend '%s'", argv[i]), -EINVAL;
-		} else if (!strcmp(o, "--mountinfo-file")) {
-			a->mountinfo_file = argv[++i];
-		} else if (!strcmp(o, "-t")) {
-			a->fstype = argv[++i];
-		} else if (!strcmp(o, "--under")) {
-			a->under = argv[++i];
-		} else if (!strcmp(o, "--threads")) {
-			if (cli_parse_u64(argv[++i], &v) || v > 64)
-				return cli_fail(0, "list: bad --threads '%s'", argv[i]), -EINVAL;
+				return cli_fail(0, "list: unknown backend '%s'", optarg), -EINVAL;
+			break;
+		case OPT_UNDER:
+			a->under = optarg;
+			break;
+		case OPT_THREADS:
+			if (cli_parse_u64(optarg, &v) || v > 64)
+				return cli_fail(0, "list: bad --threads '%s'", optarg), -EINVAL;
 			a->threads = (unsigned)v;
-		} else {
-			cli_fail(0, "list: unknown option '%s' (see --help)", o);
+			break;
+		case OPT_ALLOW_INCONSISTENT:
+			a->allow_inconsistent = true;
+			break;
+		default:
+			cli_fail(0, "list: bad option (see mntsnap list --help)");
 			return -EINVAL;
 		}
+	}
+	if (optind < argc)
+		a->view.match = argv[optind++];
+	if (optind < argc) {
+		cli_fail(0, "list: unexpected argument '%s' (see --help)", argv[optind]);
+		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Does m match the -t filter ("fuse.sshfs" matches type.subtype too)? */
-static bool type_matches(const struct mntsnap_mount *m, void *data)
-{
-	const char *t = data;
-	size_t tl = strlen(m->fs_type);
-
-	if (!strcmp(m->fs_type, t))
-		return true;
-	return !strncmp(t, m->fs_type, tl) && t[tl] == '.' && !strcmp(t + tl + 1, m->fs_subtype);
-}
-
-/* Render only matching records: a filtered copy keeps the renderers simple. */
-static int filter_snapshot(struct mntsnap_snapshot *snap, const char *fstype,
-			   struct mntsnap_snapshot **ret)
-{
-	if (!fstype)
-		return 0;
-	return mntsnap_snapshot_filter(snap, type_matches, (void *)fstype, ret);
-}
-
 int cmd_list(int argc, char **argv)
 {
-	struct list_args a = { .format = MNTSNAP_FORMAT_TABLE };
-	struct mntsnap_snapshot *snap = NULL, *out = NULL;
+	struct list_args a = { 0 };
+	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
 	uint64_t under = 0;
 	int r;
 
+	view_init(&a.view);
 	r = parse_list(argc, argv, &a);
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
 	if (a.mountinfo_file && a.target.set)
-		return cli_fail(0, "list: --mountinfo-file and a TARGET exclude each other");
+		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
 	if (a.mountinfo_file)
 		a.backend = MNTSNAP_BACKEND_MOUNTINFO;
+	/* findmnt's TID: the task whose table is read (our own, by default) */
+	if (!a.mountinfo_file && !a.target.set)
+		a.view.out.cx.tid = getpid();
 	if (cli_target_open(&a.target, &ns))
 		return CLI_EXIT_ERR;
 	/* PATH as the target sees it: it may not exist here at all */
@@ -134,56 +156,65 @@ int cmd_list(int argc, char **argv)
 	cli_target_close(ns);
 	if (r)
 		return CLI_EXIT_ERR;
-	r = filter_snapshot(snap, a.fstype, &out);
-	if (r) {
-		cli_fail(r, "list: -t %s", a.fstype);
-	} else {
-		r = mntsnap_render(out ? out : snap, a.format, stdout);
-		if (r)
-			cli_fail(r, "list: writing output");
-	}
-	mntsnap_snapshot_free(out);
+	r = view_print(&a.view, "list", snap);
 	mntsnap_snapshot_free(snap);
-	return r ? CLI_EXIT_ERR : 0;
+	return r;
 }
 
 static const char stat_help[] =
-	"usage: mntsnap stat [TARGET] [-o FORMAT] (ID | PATH)\n"
+	"usage: mntsnap stat [TARGET] [OPTIONS] (ID | PATH)\n"
 	"One mount by its 64-bit unique id or by a path on it, without walking\n"
 	"the mount table (statmount, or statx STATX_MNT_ID_UNIQUE + statmount).\n"
-	"TARGET: --pid PID | --ns PATH | --ns-id ID (a PATH resolves in the target,\n"
-	"        symlinks included, without leaving its root)\n";
+	"Printed as a list by default.\n"
+	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
+	"        resolves in the target, symlinks included, without leaving its root)\n";
 
 int cmd_stat(int argc, char **argv)
 {
-	struct cli_target t = {0};
+	static const struct option lo[] = {
+		VIEW_LONGOPTS,
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "task", required_argument, NULL, 'N' },
+		{ "ns", required_argument, NULL, OPT_NS },
+		{ "ns-id", required_argument, NULL, OPT_NS_ID },
+		{ 0 },
+	};
+	struct cli_target t = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
-	int format = MNTSNAP_FORMAT_TABLE;
 	const char *what = NULL;
+	struct view v;
 	uint64_t id;
-	int r;
+	int c, r;
 
-	for (int i = 1; i < argc; i++) {
-		r = cli_target_arg(&t, argc, argv, &i);
+	view_init(&v);
+	v.out.mode = OUT_LIST;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:", lo, NULL)) != -1) {
+		r = view_opt(&v, "stat", c, optarg);
 		if (r < 0)
 			return CLI_EXIT_ERR;
 		if (r)
 			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(stat_help, stdout);
+		if (c == 'h') {
+			print_help(stat_help);
 			return 0;
 		}
-		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			format = mntsnap_format_from_name(argv[++i]);
-			if (format < 0)
-				return cli_fail(0, "stat: unknown format '%s'", argv[i]);
-		} else if (!what && (argv[i][0] != '-' || !argv[i][1])) {
-			what = argv[i];
-		} else {
-			return cli_fail(0, "stat: unexpected argument '%s' (see --help)", argv[i]);
-		}
+		if (c == 'N' || c == OPT_PID)
+			r = cli_target_set(&t, "--pid", optarg), v.out.cx.tid = t.pid;
+		else if (c == OPT_NS)
+			r = cli_target_set(&t, "--ns", optarg);
+		else if (c == OPT_NS_ID)
+			r = cli_target_set(&t, "--ns-id", optarg);
+		else
+			return cli_fail(0, "stat: bad option (see mntsnap stat --help)");
+		if (r)
+			return CLI_EXIT_ERR;
 	}
+	if (optind < argc)
+		what = argv[optind++];
+	if (optind < argc)
+		return cli_fail(0, "stat: unexpected argument '%s' (see --help)", argv[optind]);
 	if (!what)
 		return cli_fail(0, "stat: give a mount id or a path (see --help)");
 	if (cli_target_open(&t, &ns))
@@ -196,7 +227,8 @@ int cmd_stat(int argc, char **argv)
 	cli_target_close(ns);
 	if (r)
 		return cli_fail(r, "stat %s", what);
-	r = mntsnap_render(snap, format, stdout);
+	r = view_print(&v, "stat", snap);
 	mntsnap_snapshot_free(snap);
-	return r ? cli_fail(r, "stat: writing output") : 0;
+	return r;
 }
+

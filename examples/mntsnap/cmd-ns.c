@@ -8,7 +8,7 @@
 #include "cli.h"
 
 static const char ns_help[] =
-	"usage: mntsnap ns [-o table|json]\n"
+	"usage: mntsnap ns [--format table|json] [-J]\n"
 	"Every mount namespace visible to the caller: its 64-bit id, how many\n"
 	"mounts listmount lists in it, and one process in it (0 if none was\n"
 	"found: kept alive by a namespace file or fd). '*' marks our own.\n"
@@ -30,11 +30,12 @@ static void print_table(const struct mntsnap_ns_entry *v, size_t n)
 	}
 }
 
+/* 64-bit ids and inodes as digit strings, as in list -J: exact in any JSON reader */
 static void print_json(const struct mntsnap_ns_entry *v, size_t n)
 {
 	fputs("{\"namespaces\":[", stdout);
 	for (size_t i = 0; i < n; i++)
-		printf("%s\n  {\"ns_id\":%" PRIu64 ",\"inode\":%" PRIu64 ",\"mounts\":%" PRId64
+		printf("%s\n  {\"ns-id\":\"%" PRIu64 "\",\"inode\":\"%" PRIu64 "\",\"mounts\":%" PRId64
 		       ",\"pid\":%d,\"own\":%s}",
 		       i ? "," : "", v[i].ns_id, v[i].inode, v[i].nr_mounts, v[i].pid,
 		       v[i].own ? "true" : "false");
@@ -53,7 +54,11 @@ int cmd_ns(int argc, char **argv)
 			fputs(ns_help, stdout);
 			return 0;
 		}
-		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-J") || !strcmp(argv[i], "--json")) {
+			json = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--format") && i + 1 < argc) {
 			i++;
 			if (!strcmp(argv[i], "json"))
 				json = true;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "view.h"
 
 static const char save_help[] =
 	"usage: mntsnap save [TARGET] [--backend auto|statmount|mountinfo] [--full]\n"
@@ -24,15 +25,17 @@ static const char save_help[] =
 	"             (with a warning) instead of failing with exit 2\n";
 
 static const char show_help[] =
-	"usage: mntsnap show FILE [-o table|tree|json|mountinfo]\n"
-	"Render a saved snapshot (default: table); warns on stderr when it was\n"
-	"saved from a table that kept changing (by save, when told to allow it).\n";
+	"usage: mntsnap show [OPTIONS] FILE\n"
+	"Render a saved snapshot with list's output options (default: a tree);\n"
+	"warns on stderr when it was saved from a table that kept changing (by\n"
+	"save, when told to allow it).\n";
 
 static const char diff_help[] =
-	"usage: mntsnap diff OLD NEW [-o text|json] [--by-path] [--ignore-ids]\n"
+	"usage: mntsnap diff OLD NEW [--format text|json] [-J] [--by-path] [--ignore-ids]\n"
 	"                    [--old-prefix P] [--new-prefix P]\n"
 	"Compare two saved snapshots: mounts added (+), removed (-), changed (~).\n"
 	"Exit status: 0 equal, 1 different, 2 trouble (like diff(1)).\n"
+	"  --format F, -J (json)  text (default) or json\n"
 	"  --by-path      match by mount point + root + device, not by unique id\n"
 	"  --ignore-ids   compare separately built tables (ids, devices and peer\n"
 	"                 group numbers ignored; groups compared by structure)\n"
@@ -124,26 +127,32 @@ static int load(const char *cmd, const char *file, struct mntsnap_snapshot **ret
 
 int cmd_show(int argc, char **argv)
 {
+	static const struct option lo[] = { VIEW_LONGOPTS, { 0 } };
 	struct mntsnap_snapshot *s;
 	const char *file = NULL;
-	int format = MNTSNAP_FORMAT_TABLE, r;
+	struct view v;
+	int c, r;
 
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
+	view_init(&v);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS, lo, NULL)) != -1) {
+		r = view_opt(&v, "show", c, optarg);
+		if (r < 0)
+			return CLI_EXIT_ERR;
+		if (r)
+			continue;
+		if (c == 'h') {
 			fputs(show_help, stdout);
+			fputs(view_help, stdout);
+			fputs("COLUMNS: as mntsnap list --help shows them\n", stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			format = mntsnap_format_from_name(argv[++i]);
-			if (format < 0)
-				return cli_fail(0, "show: unknown format '%s'", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_fail(0, "show: unknown option or missing value '%s'", argv[i]);
-		} else if (file) {
-			return cli_fail(0, "show: more than one FILE");
-		} else {
-			file = argv[i];
 		}
+		return cli_fail(0, "show: bad option (see mntsnap show --help)");
 	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc)
+		return cli_fail(0, "show: more than one FILE");
 	if (!file)
 		return cli_fail(0, "show: FILE is missing (see mntsnap show --help)");
 	if (load("show", file, &s))
@@ -153,9 +162,9 @@ int cmd_show(int argc, char **argv)
 			"mntsnap: warning: show: %s was saved from a table that changed during "
 			"each of %u captures: it may list mounts that never existed together\n",
 			file, mntsnap_snapshot_attempts(s));
-	r = mntsnap_render(s, format, stdout);
+	r = view_print(&v, "show", s);
 	mntsnap_snapshot_free(s);
-	return r ? cli_fail(r, "show: writing output") : 0;
+	return r;
 }
 
 struct diff_args {
@@ -177,7 +186,9 @@ static int parse_diff(int argc, char **argv, struct diff_args *a)
 			a->opts.flags |= MNTSNAP_DIFF_BY_PATH;
 		} else if (!strcmp(o, "--ignore-ids")) {
 			a->opts.flags |= MNTSNAP_DIFF_IGNORE_IDS;
-		} else if (!strcmp(o, "-o") && i + 1 < argc) {
+		} else if (!strcmp(o, "-J") || !strcmp(o, "--json")) {
+			a->format = MNTSNAP_DIFF_FORMAT_JSON;
+		} else if (!strcmp(o, "--format") && i + 1 < argc) {
 			o = argv[++i];
 			if (!strcmp(o, "text"))
 				a->format = MNTSNAP_DIFF_FORMAT_TEXT;

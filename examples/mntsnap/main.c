@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <locale.h>
 #include <string.h>
 
 #include "cli.h"
@@ -99,8 +100,10 @@ static void usage(FILE *f)
 	fputs("usage: mntsnap COMMAND [ARGS]\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
-	fputs("\nTARGET (every command): --pid PID | --ns PATH | --ns-id ID\n"
-	      "Run 'mntsnap COMMAND --help' for a command's options.\n",
+	fputs("\nTARGET (list, stat, save): --pid PID | --ns PATH | --ns-id ID\n"
+	      "Run 'mntsnap help COMMAND' or 'mntsnap COMMAND --help' for a command's options.\n"
+	      "Exit status: 0 ok; 1 diff found differences, or list/stat/show matched\n"
+	      "nothing (as findmnt); 2 error.\n",
 	      f);
 }
 
@@ -133,7 +136,20 @@ int main(int argc, char **argv)
 	static char outbuf[256 * 1024];
 
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* the character set decides what a table shows verbatim and the tree's art */
+	setlocale(LC_CTYPE, "");
 	if (argc < 2) {
+		usage(stderr);
+		return CLI_EXIT_ERR;
+	}
+	/* "help COMMAND" is "COMMAND --help" */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char *hv[] = { argv[2], "--help", NULL };
+
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[2], cmds[i].name))
+				return finish(cmds[i].run(2, hv));
+		fprintf(stderr, "mntsnap: unknown command '%s'\n", argv[2]);
 		usage(stderr);
 		return CLI_EXIT_ERR;
 	}
@@ -141,7 +157,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return finish(0);
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("mntsnap %d.%d\n", MNTSNAP_VERSION_MAJOR, MNTSNAP_VERSION_MINOR);
 		return finish(0);
 	}

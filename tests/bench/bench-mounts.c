@@ -572,6 +572,97 @@ static void bench_refresh(struct ctx *c)
 	emit(c, "refresh-1", best, ST_OK, NULL);
 }
 
+/* ---- methods: rendering, and whole processes -------------------------- */
+
+struct rend {
+	struct mntsnap_snapshot *snap;
+	int format;
+	FILE *f; /* /dev/null with a large buffer: the renderer's cost, not write(2)'s */
+};
+
+static int render_fn(struct ctx *c, void *arg)
+{
+	struct rend *r = arg;
+
+	(void)c;
+	return mntsnap_render(r->snap, r->format, r->f);
+}
+
+/* argv run to completion with stdout on /dev/null; the whole process is timed */
+static int proc_fn(struct ctx *c, void *arg)
+{
+	char *const *argv = arg;
+	pid_t pid;
+	int st;
+
+	(void)c;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+static void bench_render(struct ctx *c)
+{
+	static const struct {
+		const char *method;
+		int format;
+	} fmts[] = {
+		{ "render-mountinfo", MNTSNAP_FORMAT_MOUNTINFO },
+		{ "render-json", MNTSNAP_FORMAT_JSON },
+		{ "render-table", MNTSNAP_FORMAT_TABLE },
+		{ "render-tree", MNTSNAP_FORMAT_TREE },
+	};
+	const char *cli = getenv("MNTSNAP_BIN");
+	char *cli_json[] = { (char *)cli, "list", "-J", NULL };
+	char *cli_tree[] = { (char *)cli, "list", NULL };
+	char *fm_json[] = { "findmnt", "-J", NULL };
+	char *fm_tree[] = { "findmnt", NULL };
+	struct rend rd[4];
+	struct bcase cs[8];
+	size_t n = 0;
+	struct mntsnap_snapshot *snap = NULL;
+	static char buf[1 << 20];
+	FILE *f = fopen("/dev/null", "we");
+	MNTSNAP_OPTS(mntsnap_capture_opts, o);
+
+	if (!f || mntsnap_capture(&o, &snap))
+		die("render setup");
+	setvbuf(f, buf, _IOFBF, sizeof(buf));
+	for (size_t i = 0; i < 4; i++) {
+		rd[i] = (struct rend){ .snap = snap, .format = fmts[i].format, .f = f };
+		cs[n++] = (struct bcase){ .method = fmts[i].method, .fn = render_fn, .arg = &rd[i],
+					  .reps = 1 };
+	}
+	if (cli) {
+		cs[n++] = (struct bcase){ .method = "cli-list-json", .fn = proc_fn, .arg = cli_json,
+					  .reps = 1 };
+		cs[n++] = (struct bcase){ .method = "cli-list", .fn = proc_fn, .arg = cli_tree,
+					  .reps = 1 };
+	}
+	if (!proc_fn(c, (char *[]){ "findmnt", "--version", NULL })) {
+		cs[n++] = (struct bcase){ .method = "findmnt-json", .fn = proc_fn, .arg = fm_json,
+					  .reps = 1 };
+		cs[n++] = (struct bcase){ .method = "findmnt", .fn = proc_fn, .arg = fm_tree,
+					  .reps = 1 };
+	}
+	run_cases(c, cs, n);
+	if (!cli)
+		emit(c, "cli-list-json", 0, ST_NA, "MNTSNAP_BIN not set");
+	mntsnap_snapshot_free(snap);
+	fclose(f);
+}
+
 static void bench_one(struct ctx *c)
 {
 	struct textbuf t = {0};
@@ -629,6 +720,8 @@ static void bench_one(struct ctx *c)
 	if (!have_mi)
 		emit(c, "mntsnap-mountinfo", 0, ST_NA, "n/a (not built)");
 	bench_refresh(c);
+	if (plain)
+		bench_render(c);
 	bench_memory(c, &t);
 	free(t.buf);
 	bare_free(&b);
@@ -723,6 +816,12 @@ static const struct target targets[] = {
     {NULL, "stat-path-mntsnap", "stat-path-libmount", 'g', 1000, 10000},
     {NULL, "refresh-1", "mntsnap-capture", 'l', 0, 0},
     {NULL, "mem-snapshot", "mem-mountinfo", 'l', 1.5, 0},
+    {NULL, "render-mountinfo", "read-mountinfo", 'l', 0, 0},
+    {NULL, "render-json", "render-mountinfo", 'l', 1.5, 0},
+    {NULL, "render-table", "render-mountinfo", 'l', 1.5, 0},
+    {NULL, "render-tree", "render-mountinfo", 'l', 1.5, 0},
+    {NULL, "cli-list-json", "findmnt-json", 'l', 0.05, 10000},
+    {NULL, "cli-list", "findmnt", 'l', 0, 0},
 };
 
 static const struct row *find_row(const struct row *rows, size_t n, const struct row *like,

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The column table. For every name findmnt (util-linux 2.38) also has,
+ * the value is the one findmnt prints for the same mountinfo line:
+ *  - strings are unescaped as libmount unescapes them (\ooo only);
+ *  - SOURCE carries "[FSROOT]" when the mount's root is not "/";
+ *  - FSTYPE is "type.subtype" (fuse.sshfs);
+ *  - OPTIONS, VFS-OPTIONS, FS-OPTIONS come from mntsnap_mount_options()
+ *    (libmount's merge: the FS rw/ro dropped, one rw/ro in front);
+ *  - PROPAGATION is "shared" or "private", then ",slave", ",unbindable";
+ *  - ID and PARENT are the /proc ids.
+ * The rest are mntsnap's own and named in the same style.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sys/statvfs.h>
+
+#include "columns.h"
+
+int ob_grow(struct obuf *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	if (b->err)
+		return b->err;
+	while (cap < b->len + more)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return b->err = -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void ob_free(struct obuf *b)
+{
+	free(b->p);
+	*b = (struct obuf){ 0 };
+}
+
+void ob_puts(struct obuf *b, const char *s)
+{
+	ob_put(b, s, strlen(s));
+}
+
+void ob_u64(struct obuf *b, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ob_put(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+static void ob_hex(struct obuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[18];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	ob_put(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+static void get_target(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, m->mount_point);
+}
+
+/* The kernel shows a mount without a source as "none". */
+static const char *source_of(const struct mntsnap_mount *m)
+{
+	return m->mask & MNTSNAP_F_SOURCE ? m->source : "none";
+}
+
+static void get_source(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, source_of(m));
+	if (m->root[0] && strcmp(m->root, "/")) {
+		ob_putc(b, '[');
+		ob_puts(b, m->root);
+		ob_putc(b, ']');
+	}
+}
+
+static void get_fstype(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, m->fs_type);
+	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0]) {
+		ob_putc(b, '.');
+		ob_puts(b, m->fs_subtype);
+	}
+}
+
+/* The library writes findmnt's option strings (libmount's merge included). */
+static void put_options(struct obuf *b, const struct mntsnap_mount *m, int which)
+{
+	size_t room;
+	long n;
+
+	if (b->cap - b->len < 256 && ob_grow(b, 256))
+		return;
+	room = b->cap - b->len;
+	n = mntsnap_mount_options(m, which, b->p + b->len, room);
+	if (n >= 0 && (size_t)n >= room) {
+		if (ob_grow(b, (size_t)n + 1))
+			return;
+		n = mntsnap_mount_options(m, which, b->p + b->len, b->cap - b->len);
+	}
+	if (n < 0) {
+		b->err = (int)n;
+		return;
+	}
+	b->len += (size_t)n;
+}
+
+void col_merged_options(struct obuf *b, const struct mntsnap_mount *m)
+{
+	put_options(b, m, MNTSNAP_OPTIONS_ALL);
+}
+
+static void get_options(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	put_options(b, m, MNTSNAP_OPTIONS_ALL);
+}
+
+static void get_vfs_options(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	put_options(b, m, MNTSNAP_OPTIONS_VFS);
+}
+
+static void get_fs_options(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	(void)cx;
+	put_options(b, m, MNTSNAP_OPTIONS_FS);
+}
+
+static void get_fsroot(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	ob_puts(b, m->root);
+}
+
+static void get_majmin(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	size_t start = b->len, w;
+
+	/* libmount: no device number (0:0) is no value */
+	if (!m->dev_major && !m->dev_minor)
+		return;
+	ob_u64(b, m->dev_major);
+	w = b->len - start;
+	if (cx->aligned && w < 3 && !b->err) {
+		/* right-align the major in 3 cells */
+		ob_put(b, "  ", 3 - w);
+		if (b->err)
+			return;
+		memmove(b->p + start + 3 - w, b->p + start, w);
+		memset(b->p + start, ' ', 3 - w);
+	}
+	ob_putc(b, ':');
+	start = b->len;
+	ob_u64(b, m->dev_minor);
+	w = b->len - start;
+	if (cx->aligned && w < 3)
+		ob_put(b, "  ", 3 - w);
+}
+
+static void get_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	/* 0 is libmount's "no id" (a parsed line that had none) */
+	if (m->id_old)
+		ob_u64(b, m->id_old);
+}
+
+static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->parent_id_old)
+		ob_u64(b, m->parent_id_old);
+}
+
+static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	if (!(m->mask & MNTSNAP_F_PROPAGATION))
+		return;
+	ob_puts(b, m->propagation & MNTSNAP_PROP_SHARED ? "shared" : "private");
+	if (m->propagation & MNTSNAP_PROP_SLAVE)
+		ob_puts(b, ",slave");
+	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
+		ob_puts(b, ",unbindable");
+}
+
+/* mountinfo's optional fields, space-separated, in the kernel's order. */
+static void get_opt_fields(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	size_t start = b->len;
+
+	(void)cx;
+	if (m->propagation & MNTSNAP_PROP_SHARED) {
+		ob_puts(b, " shared:");
+		ob_u64(b, m->peer_group);
+	}
+	if (m->propagation & MNTSNAP_PROP_SLAVE) {
+		ob_puts(b, " master:");
+		ob_u64(b, m->master);
+		if (m->propagate_from && m->propagate_from != m->master) {
+			ob_puts(b, " propagate_from:");
+			ob_u64(b, m->propagate_from);
+		}
+	}
+	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
+		ob_puts(b, " unbindable");
+	if (b->len > start && !b->err) {
+		memmove(b->p + start, b->p + start + 1, b->len - start - 1);
+		b->len--;
+	}
+}
+
+static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)m;
+	if (cx->tid)
+		ob_u64(b, (uint64_t)cx->tid);
+}
+
+/* FREQ and PASSNO exist only in fstab: empty for every mount table. */
+static void get_none(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)b, (void)m, (void)cx;
+}
+
+static void get_uniq_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_ID)
+		ob_u64(b, m->id);
+}
+
+static void get_uniq_parent(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_ID)
+		ob_u64(b, m->parent_id);
+}
+
+static void get_ns_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if ((m->mask & MNTSNAP_F_NS_ID) && m->ns_id)
+		ob_u64(b, m->ns_id);
+}
+
+static void get_peer_group(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->propagation & MNTSNAP_PROP_SHARED)
+		ob_u64(b, m->peer_group);
+}
+
+static void get_master(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->propagation & MNTSNAP_PROP_SLAVE)
+		ob_u64(b, m->master);
+}
+
+static void get_propagate_from(struct obuf *b, const struct mntsnap_mount *m,
+			       const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->propagate_from)
+		ob_u64(b, m->propagate_from);
+}
+
+static void get_sb_magic(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_SB_MAGIC)
+		ob_hex(b, m->sb_magic);
+}
+
+static void get_sb_flags(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_SB_FLAGS)
+		ob_hex(b, m->sb_flags);
+}
+
+static void get_attr(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_ATTR)
+		ob_hex(b, m->attr);
+}
+
+static void get_fs_subtype(struct obuf *b, const struct mntsnap_mount *m,
+			   const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_FS_SUBTYPE)
+		ob_puts(b, m->fs_subtype);
+}
+
+static void put_list(struct obuf *b, const char *list, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			ob_putc(b, ',');
+		ob_puts(b, list);
+		list += strlen(list) + 1;
+	}
+}
+
+static void get_sec_options(struct obuf *b, const struct mntsnap_mount *m,
+			    const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_OPT_SEC_ARRAY)
+		put_list(b, m->opt_sec_array, m->opt_sec_num);
+}
+
+static void get_uidmap(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_UIDMAP)
+		put_list(b, m->uidmap, m->uidmap_num);
+}
+
+static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_GIDMAP)
+		put_list(b, m->gidmap, m->gidmap_num);
+}
+
+/*
+ * SIZE, AVAIL, USED, USE%: statvfs(2) of the mount point as this process
+ * sees it, as findmnt does (also for a table read from a file or another
+ * namespace, where the path may name something else or nothing).
+ */
+enum size_kind { SZ_SIZE, SZ_AVAIL, SZ_USED, SZ_USEPERC };
+
+/* util-linux's size_to_human_string(SIZE_SUFFIX_1LETTER): "4K", "23.5G" */
+static void put_human(struct obuf *b, uint64_t bytes)
+{
+	static const char letters[] = "BKMGTPE";
+	struct lconv *l = localeconv();
+	const char *dp = l && l->decimal_point && *l->decimal_point ? l->decimal_point : ".";
+	int exp = 0;
+	uint64_t dec, frac;
+	char tmp[48];
+
+	while (exp < 60 && bytes >= (1ULL << (exp + 10)))
+		exp += 10;
+	dec = exp ? bytes >> exp : bytes;
+	frac = exp ? bytes & ((1ULL << exp) - 1) : 0;
+	if (frac) {
+		/* three digits after the point, rounded to one */
+		if (frac >= UINT64_MAX / 1000)
+			frac = ((frac / 1024) * 1000) / (1ULL << (exp - 10));
+		else
+			frac = (frac * 1000) / (1ULL << exp);
+		frac = ((frac + 50) / 100) * 10;
+		if (frac == 100) {
+			dec++;
+			frac = 0;
+		}
+	}
+	if (frac) {
+		int len = snprintf(tmp, sizeof(tmp), "%" PRIu64 "%s%02" PRIu64, dec, dp, frac);
+
+		if (len > 0 && tmp[len - 1] == '0')
+			len--;
+		ob_put(b, tmp, (size_t)len);
+	} else {
+		ob_u64(b, dec);
+	}
+	ob_putc(b, letters[exp / 10]);
+}
+
+static void put_size(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx,
+		     enum size_kind k)
+{
+	struct statvfs st;
+	uint64_t v = 0;
+
+	if (statvfs(m->mount_point, &st))
+		return;
+	switch (k) {
+	case SZ_SIZE:
+		v = (uint64_t)st.f_frsize * st.f_blocks;
+		break;
+	case SZ_AVAIL:
+		v = (uint64_t)st.f_frsize * st.f_bavail;
+		break;
+	case SZ_USED:
+		v = (uint64_t)st.f_frsize * (st.f_blocks - st.f_bfree);
+		break;
+	case SZ_USEPERC: {
+		char tmp[16];
+
+		if (!st.f_blocks) {
+			ob_putc(b, '-');
+			return;
+		}
+		snprintf(tmp, sizeof(tmp), "%.0f%%",
+			 (double)(st.f_blocks - st.f_bfree) / (double)st.f_blocks * 100);
+		ob_puts(b, tmp);
+		return;
+	}
+	}
+	if (!v)
+		ob_putc(b, '0');
+	else if (cx->bytes)
+		ob_u64(b, v);
+	else
+		put_human(b, v);
+}
+
+static void get_size(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_SIZE);
+}
+
+static void get_avail(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_AVAIL);
+}
+
+static void get_used(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_USED);
+}
+
+static void get_useperc(struct obuf *b, const struct mntsnap_mount *m,
+			const struct col_ctx *cx)
+{
+	put_size(b, m, cx, SZ_USEPERC);
+}
+
+#define Z COL_JSON_SIZE
+#define S COL_JSON_STRING
+#define N COL_JSON_NUMBER
+#define U COL_JSON_U64
+const struct column cols_all[] = {
+	/* findmnt's names and meanings */
+	{ "target", "TARGET", "mountpoint", S, 0, 0, get_target },
+	{ "source", "SOURCE", "source device, [FSROOT] appended for a bind mount", S, 0, 0,
+	  get_source },
+	{ "fstype", "FSTYPE", "filesystem type (type.subtype)", S, 0, 0, get_fstype },
+	{ "options", "OPTIONS", "all mount options (VFS and FS, one rw/ro)", S, 0, 0,
+	  get_options },
+	{ "vfs-options", "VFS-OPTIONS", "VFS specific mount options", S, 0, 0, get_vfs_options },
+	{ "fs-options", "FS-OPTIONS", "FS specific mount options", S, 0, 0, get_fs_options },
+	{ "opt-fields", "OPT-FIELDS", "optional mount fields", S, 0, 0, get_opt_fields },
+	{ "fsroot", "FSROOT", "filesystem root", S, 0, 0, get_fsroot },
+	{ "maj:min", "MAJ:MIN", "major:minor device number", S, 0, 6, get_majmin },
+	{ "id", "ID", "mount ID", N, COL_RIGHT, 2, get_id },
+	{ "parent", "PARENT", "mount parent ID", N, COL_RIGHT, 0, get_parent },
+	{ "propagation", "PROPAGATION", "VFS propagation flags", S, 0, 0, get_propagation },
+	{ "tid", "TID", "task ID (-N/--pid)", N, COL_RIGHT, 4, get_tid },
+	{ "freq", "FREQ", "dump(8) period in days [fstab only]", N, COL_RIGHT, 0, get_none },
+	{ "size", "SIZE", "filesystem size (statvfs of the mountpoint)", Z, COL_RIGHT, 5,
+	  get_size },
+	{ "avail", "AVAIL", "filesystem size available", Z, COL_RIGHT, 5, get_avail },
+	{ "used", "USED", "filesystem size used", Z, COL_RIGHT, 5, get_used },
+	{ "use%", "USE%", "filesystem use percentage", S, COL_RIGHT, 3, get_useperc },
+	{ "passno", "PASSNO", "pass number on parallel fsck(8) [fstab only]", N, COL_RIGHT, 0,
+	  get_none },
+	/* mntsnap's own */
+	{ "uniq-id", "UNIQ-ID", "64-bit unique mount ID", U, COL_RIGHT, 0, get_uniq_id },
+	{ "uniq-parent", "UNIQ-PARENT", "64-bit unique parent mount ID", U, COL_RIGHT, 0,
+	  get_uniq_parent },
+	{ "ns-id", "NS-ID", "mount namespace ID", U, COL_RIGHT, 0, get_ns_id },
+	{ "peer-group", "PEER-GROUP", "shared:N peer group", N, COL_RIGHT, 0, get_peer_group },
+	{ "master", "MASTER", "master:N peer group of the master", N, COL_RIGHT, 0, get_master },
+	{ "propagate-from", "PROPAGATE-FROM", "propagate_from:N", N, COL_RIGHT, 0,
+	  get_propagate_from },
+	{ "fs-subtype", "FS-SUBTYPE", "filesystem subtype (FUSE)", S, 0, 0, get_fs_subtype },
+	{ "sb-magic", "SB-MAGIC", "superblock magic (statfs f_type)", S, 0, 0, get_sb_magic },
+	{ "sb-flags", "SB-FLAGS", "superblock flags (SB_RDONLY ...)", S, 0, 0, get_sb_flags },
+	{ "attr", "ATTR", "mount attributes (MOUNT_ATTR_*)", S, 0, 0, get_attr },
+	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, 0,
+	  get_sec_options },
+	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap },
+	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap },
+};
+#undef Z
+#undef S
+#undef N
+#undef U
+const size_t cols_all_count = sizeof(cols_all) / sizeof(cols_all[0]);
+
+const struct column *col_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < cols_all_count; i++)
+		if (strlen(cols_all[i].name) == len && !strncasecmp(cols_all[i].name, name, len))
+			return &cols_all[i];
+	return NULL;
+}
+
+int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad)
+{
+	const char *s = spec;
+
+	/* "+LIST" extends the columns already chosen, otherwise it replaces them */
+	if (*s == '+')
+		s++;
+	else
+		*n = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		const struct column *c = col_find(s, len);
+
+		if (!c || *n >= COLS_MAX) {
+			*bad = s;
+			return -EINVAL;
+		}
+		out[(*n)++] = c;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return *n ? 0 : (*bad = spec, -EINVAL);
+}
+
+void col_help(FILE *f)
+{
+	for (size_t i = 0; i < cols_all_count; i++)
+		fprintf(f, "  %14s  %s\n", cols_all[i].header, cols_all[i].help);
+}

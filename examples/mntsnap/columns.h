@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Output columns: one table that every command printing mounts uses
+ * (list, show, stat, and anything that prints records later). A column
+ * is named as findmnt names it, has findmnt's meaning for the names the
+ * two share, and knows how to get its value from a record and which
+ * JSON type that value has.
+ */
+#ifndef MNTSNAP_COLUMNS_H
+#define MNTSNAP_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mntsnap.h"
+
+/* A growable byte buffer; err is set once an allocation failed. */
+struct obuf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+int ob_grow(struct obuf *b, size_t more);
+void ob_free(struct obuf *b);
+
+static inline void ob_put(struct obuf *b, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	if (b->len + n > b->cap && ob_grow(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static inline void ob_putc(struct obuf *b, char c)
+{
+	if (b->len + 1 > b->cap && ob_grow(b, 1))
+		return;
+	b->p[b->len++] = c;
+}
+
+void ob_puts(struct obuf *b, const char *s);
+void ob_u64(struct obuf *b, uint64_t v);
+
+/* How a value is written in JSON (an empty value is null in each case). */
+enum col_json {
+	COL_JSON_STRING,
+	COL_JSON_NUMBER, /* fits in 32 bits: a JSON number */
+	COL_JSON_U64,    /* 64-bit: a string of decimal digits (no double rounding) */
+	COL_JSON_SIZE,   /* a number with -b (bytes), a string like "23.5G" without */
+};
+
+#define COL_RIGHT 0x1 /* right-aligned in tables, as findmnt aligns numbers */
+
+/* What a getter may need beyond the record. */
+struct col_ctx {
+	long tid; /* the task whose table this is (-N/--pid), 0 if none */
+	bool aligned; /* tree/list: MAJ:MIN as "%3u:%-3u", as findmnt pads it */
+	bool bytes;   /* -b: sizes in bytes, not "23.5G" */
+};
+
+struct column {
+	const char *name;   /* -o name and JSON key (lowercase); matched case-blind */
+	const char *header; /* table, raw and pairs heading */
+	const char *help;
+	unsigned char json;
+	unsigned char flags;
+	/* findmnt's width hint (see render_table() in output.c), 0 if none */
+	unsigned char min_width;
+	/* Append the raw value (bytes, unescaped) to b; nothing when empty. */
+	void (*get)(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx);
+};
+
+extern const struct column cols_all[];
+extern const size_t cols_all_count;
+
+/* findmnt's default: TARGET,SOURCE,FSTYPE,OPTIONS */
+#define COLS_DEFAULT "TARGET,SOURCE,FSTYPE,OPTIONS"
+#define COLS_MAX 64
+
+const struct column *col_find(const char *name, size_t len);
+
+/*
+ * Parse a -o list ("target,source" or "+uniq-id" to append to what
+ * *n already holds, as findmnt does) into out[]. Returns 0 or -EINVAL
+ * with *bad pointing at the unknown name.
+ */
+int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad);
+
+/* findmnt's OPTIONS: VFS and FS options merged, the FS rw/ro dropped. */
+void col_merged_options(struct obuf *b, const struct mntsnap_mount *m);
+
+/* Print the column list for --help. */
+void col_help(FILE *f);
+
+enum out_mode { OUT_TREE, OUT_LIST, OUT_RAW, OUT_PAIRS, OUT_JSON };
+
+struct out_opts {
+	enum out_mode mode;
+	bool json_flat;  /* -J -l: no "children" nesting */
+	bool noheadings;
+	bool ascii;      /* tree drawn with |- `- (also in a non-UTF-8 locale) */
+	const struct column *cols[COLS_MAX];
+	size_t ncols;
+	struct col_ctx cx;
+};
+
+/*
+ * Render the records of snap for which match[i] is true (match NULL:
+ * all) to f. Returns the number of records written (>= 0) or -errno.
+ */
+long out_render(const struct mntsnap_snapshot *snap, const bool *match,
+		const struct out_opts *o, FILE *f);
+
+#endif

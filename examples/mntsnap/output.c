@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Column output in findmnt's five forms: tree (the default), list, raw,
+ * pairs and JSON, with findmnt's escaping in each:
+ *  - tree/list: control bytes, bytes that are not valid printable UTF-8
+ *    (in a UTF-8 locale; every byte >= 0x80 otherwise) and a backslash
+ *    that starts "\x" become \xHH;
+ *  - raw: additionally space, backslash and every byte >= 0x80 (so
+ *    fields stay split on spaces);
+ *  - pairs: additionally " $ ` and backslash (safe inside "..." in sh);
+ *  - JSON: " and \ escaped, controls as \b \f \n \r \t or \u00XX, valid
+ *    UTF-8 verbatim, and each byte b of an invalid sequence as \udcHH
+ *    (U+DC00 + b, the lone surrogate Python's "surrogateescape" uses): no
+ *    valid UTF-8 input gives a lone surrogate, so the original bytes come
+ *    back exactly (Python: s.encode("utf-8", "surrogateescape")).
+ * Empty values are null in JSON. Values are built into one buffer and
+ * written with a single fwrite: no stdio call per field or character.
+ */
+#include <errno.h>
+#include <langinfo.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <wctype.h>
+
+#include "columns.h"
+
+static const char hexd[] = "0123456789abcdef";
+
+static void put_x(struct obuf *b, unsigned char c)
+{
+	char e[4] = { '\\', 'x', hexd[c >> 4], hexd[c & 15] };
+
+	ob_put(b, e, 4);
+}
+
+/* Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+static int utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	int len;
+	uint32_t c;
+
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, c = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, c = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if ((size_t)len > n)
+		return 0;
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/* tree/list cell; returns its width in terminal columns */
+static size_t enc_table(struct obuf *b, const char *str, size_t n, bool utf8)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t w = 0, i = 0, run = 0;
+
+	while (i < n) {
+		unsigned char c = s[i];
+		uint32_t cp;
+		int len;
+
+		if (c >= 0x20 && c < 0x7f && (c != '\\' || i + 1 >= n || s[i + 1] != 'x')) {
+			i++, w++;
+			continue;
+		}
+		ob_put(b, str + run, i - run);
+		if (c >= 0x80 && utf8 && (len = utf8_seq(s + i, n - i, &cp)) && iswprint((wint_t)cp)) {
+			int cw = wcwidth((wchar_t)cp);
+
+			ob_put(b, str + i, (size_t)len);
+			w += cw > 0 ? (size_t)cw : 0;
+			i += (size_t)len;
+		} else {
+			put_x(b, c);
+			w += 4;
+			i++;
+		}
+		run = i;
+	}
+	ob_put(b, str + run, i - run);
+	return w;
+}
+
+static void enc_raw(struct obuf *b, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] > 0x20 && s[i] < 0x7f && s[i] != '\\')
+			continue;
+		ob_put(b, str + run, i - run);
+		put_x(b, s[i]);
+		run = i + 1;
+	}
+	ob_put(b, str + run, n - run);
+}
+
+static void enc_pairs(struct obuf *b, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '$' && c != '`' && c != '\\')
+			continue;
+		ob_put(b, str + run, i - run);
+		put_x(b, c);
+		run = i + 1;
+	}
+	ob_put(b, str + run, n - run);
+}
+
+static void enc_json(struct obuf *b, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0, i = 0;
+
+	ob_putc(b, '"');
+	while (i < n) {
+		unsigned char c = s[i];
+		uint32_t cp;
+		int len;
+
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0x80 && (len = utf8_seq(s + i, n - i, &cp))) {
+			i += (size_t)len;
+			continue;
+		}
+		ob_put(b, str + run, i - run);
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			ob_put(b, e, 2);
+		} else if (c == '\n') {
+			ob_put(b, "\\n", 2);
+		} else if (c == '\t') {
+			ob_put(b, "\\t", 2);
+		} else if (c == '\r') {
+			ob_put(b, "\\r", 2);
+		} else if (c == '\b') {
+			ob_put(b, "\\b", 2);
+		} else if (c == '\f') {
+			ob_put(b, "\\f", 2);
+		} else {
+			/* a control: \u00HH; a stray byte >= 0x80: \udcHH */
+			char e[6] = { '\\', 'u', c >= 0x80 ? 'd' : '0', c >= 0x80 ? 'c' : '0',
+				      hexd[c >> 4], hexd[c & 15] };
+
+			ob_put(b, e, 6);
+		}
+		run = ++i;
+	}
+	ob_put(b, str + run, i - run);
+	ob_putc(b, '"');
+}
+
+/* The records to print, in tree order, with each one's depth and last-ness. */
+struct walk {
+	int32_t *first, *next, *order, *stack;
+	uint32_t *depth;
+	unsigned char *last;
+	size_t count;
+};
+
+static void walk_free(struct walk *w)
+{
+	free(w->first);
+	free(w->next);
+	free(w->order);
+	free(w->stack);
+	free(w->depth);
+	free(w->last);
+}
+
+/*
+ * findmnt's tree: a printed mount hangs under its nearest printed
+ * ancestor, and is a top-level entry when it has none. Siblings keep the
+ * snapshot's order. Without tree every record is top-level.
+ */
+static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bool tree,
+		      struct walk *w)
+{
+	size_t n = mntsnap_snapshot_count(snap);
+	int32_t roots = -1, sp = 0;
+	struct mntsnap_mount m;
+
+	*w = (struct walk){ 0 };
+	w->first = malloc((n + 1) * sizeof(int32_t));
+	w->next = malloc((n + 1) * sizeof(int32_t));
+	w->order = malloc((n + 1) * sizeof(int32_t));
+	w->stack = malloc((n + 1) * sizeof(int32_t));
+	w->depth = malloc((n + 1) * sizeof(uint32_t));
+	w->last = malloc(n + 1);
+	if (!w->first || !w->next || !w->order || !w->stack || !w->depth || !w->last) {
+		walk_free(w);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		w->first[i] = -1;
+	/*
+	 * The whole table's preorder, walked backwards with push-front: the
+	 * printed mounts come out in the order findmnt's depth-first walk
+	 * meets them, also when a filter hides the mounts in between.
+	 */
+	for (size_t k = n; k-- > 0;) {
+		long ti = tree ? mntsnap_snapshot_tree_index(snap, k) : (long)k;
+		size_t i = ti < 0 ? k : (size_t)ti;
+		uint32_t p;
+
+		if (match && !match[i])
+			continue;
+		mntsnap_snapshot_get(snap, i, &m);
+		p = m.parent_index;
+		/* as findmnt: under the nearest printed ancestor */
+		while (tree && match && p != i && !match[p]) {
+			struct mntsnap_mount pm;
+
+			mntsnap_snapshot_get(snap, p, &pm);
+			if (pm.parent_index == p)
+				break;
+			p = pm.parent_index;
+		}
+		if (!tree || p == i || (match && !match[p])) {
+			w->next[i] = roots;
+			roots = (int32_t)i;
+		} else {
+			w->next[i] = w->first[p];
+			w->first[p] = (int32_t)i;
+		}
+	}
+	/* the snapshot's parent links have no cycle: this reaches every record */
+	for (int32_t cur = roots; cur >= 0;) {
+		w->order[w->count] = cur;
+		w->depth[w->count] = (uint32_t)sp;
+		w->last[w->count] = w->next[cur] < 0;
+		w->count++;
+		if (w->first[cur] >= 0) {
+			w->stack[sp++] = cur;
+			cur = w->first[cur];
+			continue;
+		}
+		while (cur >= 0 && w->next[cur] < 0)
+			cur = sp ? w->stack[--sp] : -1;
+		if (cur >= 0)
+			cur = w->next[cur];
+	}
+	return 0;
+}
+
+struct cell {
+	size_t off, len, width;
+};
+
+static bool locale_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
+}
+
+/* Tree art for entry k of the walk: "│ " / "  " per ancestor, then "├─" / "└─". */
+static size_t put_art(struct obuf *b, const struct walk *w, size_t k, unsigned char *open,
+		      bool ascii)
+{
+	uint32_t d = w->depth[k];
+
+	if (!d)
+		return 0;
+	for (uint32_t i = 1; i < d; i++)
+		ob_puts(b, open[i] ? (ascii ? "| " : "\u2502 ") : "  ");
+	ob_puts(b, w->last[k] ? (ascii ? "`-" : "\u2514\u2500") : (ascii ? "|-" : "\u251c\u2500"));
+	return 2 * (size_t)d;
+}
+
+static void pad(struct obuf *b, size_t n)
+{
+	static const char sp[] = "                                ";
+
+	while (n) {
+		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+
+		ob_put(b, sp, k);
+		n -= k;
+	}
+}
+
+/* tree and list: every cell escaped first, then laid out as findmnt does */
+static int render_table(const struct mntsnap_snapshot *snap, const struct walk *w,
+			const struct out_opts *o, struct obuf *out)
+{
+	size_t nc = o->ncols, rows = w->count, width[COLS_MAX] = { 0 };
+	bool utf8 = locale_utf8(), ascii = o->ascii || !utf8;
+	struct obuf cells = { 0 }, val = { 0 };
+	unsigned char *open = NULL;
+	struct cell *cv;
+	struct col_ctx cx = o->cx;
+	struct mntsnap_mount m;
+	uint32_t maxd = 0;
+	int r;
+
+	cx.aligned = true;
+
+	for (size_t k = 0; k < rows; k++)
+		maxd = w->depth[k] > maxd ? w->depth[k] : maxd;
+	cv = calloc(rows * nc + 1, sizeof(*cv));
+	open = calloc(maxd + 2, 1);
+	if (!cv || !open) {
+		free(cv);
+		free(open);
+		return -ENOMEM;
+	}
+
+	for (size_t k = 0; k < rows; k++) {
+		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		open[w->depth[k]] = !w->last[k];
+		for (size_t c = 0; c < nc; c++) {
+			struct cell *ce = &cv[k * nc + c];
+
+			val.len = 0;
+			o->cols[c]->get(&val, &m, &cx);
+			ce->off = cells.len;
+			ce->width = 0;
+			/* the tree hangs on TARGET, as in findmnt */
+			if (o->mode == OUT_TREE && o->cols[c]->get == cols_all[0].get)
+				ce->width = put_art(&cells, w, k, open, ascii);
+			ce->width += enc_table(&cells, val.p ? val.p : "", val.len, utf8);
+			ce->len = cells.len - ce->off;
+			if (ce->width > width[c])
+				width[c] = ce->width;
+		}
+	}
+	/*
+	 * libsmartcols' widths: the header's when the values are narrower
+	 * (counted even with -n), else findmnt's width hint when both values
+	 * and header are narrower than it, else the widest value.
+	 */
+	for (size_t c = 0; c < nc; c++) {
+		size_t hl = strlen(o->cols[c]->header), hint = o->cols[c]->min_width;
+
+		if (width[c] < hl)
+			width[c] = hl;
+		else if (width[c] < hint && hl < hint)
+			width[c] = hint;
+	}
+	if (!o->noheadings) {
+		for (size_t c = 0; c < nc; c++) {
+			size_t hl = strlen(o->cols[c]->header), fill = width[c] - hl;
+			bool right = o->cols[c]->flags & COL_RIGHT, lastc = c + 1 == nc;
+
+			if (right)
+				pad(out, fill);
+			ob_puts(out, o->cols[c]->header);
+			if (!right && !lastc)
+				pad(out, fill);
+			ob_putc(out, lastc ? '\n' : ' ');
+		}
+	}
+	for (size_t k = 0; k < rows && !cells.err; k++) {
+		for (size_t c = 0; c < nc; c++) {
+			struct cell *ce = &cv[k * nc + c];
+			size_t fill = width[c] - ce->width;
+			bool right = o->cols[c]->flags & COL_RIGHT, lastc = c + 1 == nc;
+
+			/* an empty last cell is not padded at all */
+			if (right && !(lastc && !ce->len))
+				pad(out, fill);
+			if (ce->len)
+				ob_put(out, cells.p + ce->off, ce->len);
+			if (!right && !lastc)
+				pad(out, fill);
+			ob_putc(out, lastc ? '\n' : ' ');
+		}
+	}
+	r = cells.err ? cells.err : val.err;
+	ob_free(&cells);
+	ob_free(&val);
+	free(cv);
+	free(open);
+	return r;
+}
+
+static void json_value(struct obuf *out, const struct column *col, const struct obuf *val,
+		       const struct col_ctx *cx)
+{
+	if (!val->len) {
+		ob_put(out, "null", 4);
+	} else if (col->json == COL_JSON_NUMBER || (col->json == COL_JSON_SIZE && cx->bytes)) {
+		ob_put(out, val->p, val->len);
+	} else {
+		/* strings, and 64-bit numbers as strings: exact in every parser */
+		enc_json(out, val->p, val->len);
+	}
+}
+
+static void json_record(struct obuf *out, const struct mntsnap_mount *m,
+			const struct out_opts *o, struct obuf *val)
+{
+	ob_putc(out, '{');
+	for (size_t c = 0; c < o->ncols; c++) {
+		if (c)
+			ob_putc(out, ',');
+		ob_putc(out, '"');
+		ob_puts(out, o->cols[c]->name);
+		ob_put(out, "\":", 2);
+		val->len = 0;
+		o->cols[c]->get(val, m, &o->cx);
+		json_value(out, o->cols[c], val, &o->cx);
+	}
+}
+
+/*
+ * {"filesystems": [...]} as findmnt -J: each record's children in its
+ * "children" array, by the tree unless flat (-l). One record a line.
+ */
+static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w,
+		       const struct out_opts *o, struct obuf *out)
+{
+	struct obuf val = { 0 };
+	struct mntsnap_mount m;
+	uint32_t cur = 0;
+	int r;
+
+	ob_puts(out, "{\"filesystems\":[\n");
+	for (size_t k = 0; k < w->count; k++) {
+		uint32_t d = w->depth[k];
+
+		if (k && d > cur) {
+			ob_puts(out, ",\"children\":[\n");
+		} else if (k) {
+			ob_putc(out, '}');
+			for (; cur > d; cur--)
+				ob_put(out, "]}", 2);
+			ob_put(out, ",\n", 2);
+		}
+		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		json_record(out, &m, o, &val);
+		cur = d;
+	}
+	if (w->count) {
+		ob_putc(out, '}');
+		for (; cur > 0; cur--)
+			ob_put(out, "]}", 2);
+	}
+	ob_puts(out, "\n]}\n");
+	r = val.err;
+	ob_free(&val);
+	return r;
+}
+
+/* raw (-r) and pairs (-P): one line a record, no alignment */
+static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *w,
+			const struct out_opts *o, struct obuf *out)
+{
+	bool pairs = o->mode == OUT_PAIRS;
+	struct obuf val = { 0 };
+	struct mntsnap_mount m;
+	int r;
+
+	if (!pairs && !o->noheadings)
+		for (size_t c = 0; c < o->ncols; c++) {
+			enc_raw(out, o->cols[c]->header, strlen(o->cols[c]->header));
+			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
+		}
+	for (size_t k = 0; k < w->count; k++) {
+		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		for (size_t c = 0; c < o->ncols; c++) {
+			val.len = 0;
+			o->cols[c]->get(&val, &m, &o->cx);
+			if (pairs) {
+				ob_puts(out, o->cols[c]->header);
+				ob_put(out, "=\"", 2);
+				enc_pairs(out, val.len ? val.p : "", val.len);
+				ob_putc(out, '"');
+			} else {
+				enc_raw(out, val.len ? val.p : "", val.len);
+			}
+			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
+		}
+	}
+	r = val.err;
+	ob_free(&val);
+	return r;
+}
+
+long out_render(const struct mntsnap_snapshot *snap, const bool *match,
+		const struct out_opts *o, FILE *f)
+{
+	bool tree = o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat);
+	struct obuf out = { 0 };
+	struct walk w;
+	int r = walk_build(snap, match, tree, &w);
+
+	if (r)
+		return r;
+	switch (o->mode) {
+	case OUT_TREE:
+	case OUT_LIST:
+		r = render_table(snap, &w, o, &out);
+		break;
+	case OUT_JSON:
+		r = render_json(snap, &w, o, &out);
+		break;
+	default:
+		r = render_lines(snap, &w, o, &out);
+		break;
+	}
+	if (!r)
+		r = out.err;
+	if (!r && out.len && fwrite(out.p, 1, out.len, f) != out.len)
+		r = errno ? -errno : -EIO;
+	ob_free(&out);
+	if (!r)
+		r = (int)(w.count > 0x7fffffff ? 0x7fffffff : w.count);
+	walk_free(&w);
+	return r;
+}

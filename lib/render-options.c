@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A mount's options as findmnt (libmount) shows them for a mountinfo
+ * line: VFS-OPTIONS (column 6), FS-OPTIONS (the super options, \ooo
+ * unescaped as libmount unescapes them) and OPTIONS, libmount's merge of
+ * the two: "vfs,fs" with the first two "rw" removed, then as many "ro"
+ * as keep the removed rw/ro at two, and "ro" (if one went) or "rw" put in
+ * front; two equal strings give one of them.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mntsnap.h"
+#include "render.h"
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n <= b->cap)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void puts_(struct sbuf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+static bool is_oct(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/* libmount's unmangle: \ooo becomes the byte, anything else stays. */
+static void put_unmangled(struct sbuf *b, const char *s)
+{
+	const char *run = s;
+
+	while ((s = strchr(s, '\\'))) {
+		if (is_oct(s[1]) && is_oct(s[2]) && is_oct(s[3])) {
+			char c = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+
+			put(b, run, (size_t)(s - run));
+			put(b, &c, 1);
+			s += 4;
+			run = s;
+		} else {
+			s++;
+		}
+	}
+	puts_(b, run);
+}
+
+static void put_fs(struct sbuf *b, const struct mntsnap_mount *m)
+{
+	puts_(b, m->sb_flags & MNTSNAP_SB_RDONLY ? "ro" : "rw");
+	if (m->sb_flags & MNTSNAP_SB_SYNCHRONOUS)
+		puts_(b, ",sync");
+	if (m->sb_flags & MNTSNAP_SB_DIRSYNC)
+		puts_(b, ",dirsync");
+	if (m->sb_flags & MNTSNAP_SB_MANDLOCK)
+		puts_(b, ",mand");
+	if (m->sb_flags & MNTSNAP_SB_LAZYTIME)
+		puts_(b, ",lazytime");
+	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {
+		puts_(b, ",");
+		put_unmangled(b, m->options);
+	}
+}
+
+/* End of the option starting at i ("a="b,c"" stays whole, as in libmount). */
+static size_t opt_end(const char *s, size_t i, size_t n)
+{
+	bool q = false;
+
+	for (; i < n; i++) {
+		if (s[i] == '"')
+			q = !q;
+		else if (s[i] == ',' && !q)
+			break;
+	}
+	return i;
+}
+
+/* Remove the first option named name (with or without =value). */
+static bool opt_remove(char *s, size_t *n, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (size_t i = 0; i < *n;) {
+		size_t e = opt_end(s, i, *n);
+
+		if (e - i >= nl && !memcmp(s + i, name, nl) && (e - i == nl || s[i + nl] == '=')) {
+			size_t from = i, to = e < *n ? e + 1 : e;
+
+			/* the last option takes the comma before it */
+			if (e >= *n && from > 0)
+				from--;
+			memmove(s + from, s + to, *n - to);
+			*n -= to - from;
+			return true;
+		}
+		i = e + 1;
+	}
+	return false;
+}
+
+size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
+			      char *out)
+{
+	char *s = out + 3;
+	size_t n = vlen + 1 + flen;
+	int rw = 0, ro = 0;
+
+	/* two equal strings: libmount keeps one */
+	if (vlen == flen && !memcmp(vfs, fs, vlen)) {
+		memcpy(out, vfs, vlen);
+		out[vlen] = '\0';
+		return vlen;
+	}
+	/* "rw," + vfs + "," + fs, edited in place */
+	memcpy(s, vfs, vlen);
+	s[vlen] = ',';
+	memcpy(s + vlen + 1, fs, flen);
+	rw += opt_remove(s, &n, "rw");
+	rw += opt_remove(s, &n, "rw");
+	if (rw != 2) {
+		ro += opt_remove(s, &n, "ro");
+		if (ro + rw < 2)
+			ro += opt_remove(s, &n, "ro");
+	}
+	memcpy(out, ro ? "ro," : "rw,", 3);
+	n = n ? 3 + n : 2;
+	out[n] = '\0';
+	return n;
+}
+
+/* The VFS (which 1) or FS (which 2) string into b. */
+static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
+{
+	char vfs[160];
+
+	if (which == MNTSNAP_OPTIONS_FS) {
+		put_fs(b, m);
+		return;
+	}
+	mntsnap_vfs_options(m, vfs, sizeof(vfs));
+	puts_(b, vfs);
+}
+
+long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len)
+{
+	char stack[1024], *heap = NULL;
+	struct sbuf b = { .p = stack, .cap = sizeof(stack) };
+	size_t vlen, out;
+
+	if (!m || (!buf && len) || which < MNTSNAP_OPTIONS_ALL || which > MNTSNAP_OPTIONS_FS)
+		return -EINVAL;
+	for (;;) {
+		b.len = 0;
+		if (which != MNTSNAP_OPTIONS_ALL) {
+			put_part(&b, m, which);
+		} else {
+			/* vfs and fs side by side, then merged behind them */
+			put_part(&b, m, MNTSNAP_OPTIONS_VFS);
+			vlen = b.len;
+			put_part(&b, m, MNTSNAP_OPTIONS_FS);
+			b.len += b.len + 4;
+		}
+		if (b.len <= b.cap)
+			break;
+		/* long super options: once more in a buffer that holds them */
+		free(heap);
+		heap = malloc(b.len);
+		if (!heap)
+			return -ENOMEM;
+		b.cap = b.len;
+		b.p = heap;
+	}
+	if (which == MNTSNAP_OPTIONS_ALL) {
+		size_t total = (b.len - 4) / 2;
+
+		out = mntsnap__merge_options(b.p, vlen, b.p + vlen, total - vlen, b.p + total);
+		memmove(b.p, b.p + total, out);
+		b.len = out;
+	}
+	if (len) {
+		size_t k = b.len < len ? b.len : len - 1;
+
+		memcpy(buf, b.p, k);
+		buf[k] = '\0';
+	}
+	free(heap);
+	return (long)b.len;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The CLI's findmnt habits that findmnt-eq.py does not compare: help
+and version, exit statuses, usage texts that claim TARGET only where it
+is taken, -N as --pid, and JSON that loses no byte and no 64-bit digit.
+
+  cli-habits.py MNTSNAP_BIN DATA_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+PASSES = [0]
+
+
+def run(*args, env=None):
+    r = subprocess.run(list(args), capture_output=True, env=env)
+    return r.returncode, r.stdout, r.stderr
+
+
+def check(name, ok, why=''):
+    if ok:
+        PASSES[0] += 1
+    else:
+        FAILS.append(name)
+        print('FAIL %s %s' % (name, why))
+
+
+def main():
+    b, data = os.path.abspath(sys.argv[1]), sys.argv[2]
+    esc = os.path.join(data, 'mntsnap-escapes.txt')
+    cmds = ['list', 'stat', 'save', 'show', 'diff', 'seccomp', 'ns']
+    for c in cmds:
+        r1, o1, _ = run(b, 'help', c)
+        r2, o2, _ = run(b, c, '--help')
+        check('help %s == %s --help' % (c, c), r1 == r2 == 0 and o1 == o2 and o1)
+        takes = c in ('list', 'stat', 'save')
+        usage = o1.split(b'\n')[0]
+        check('%s usage claims [TARGET] only if taken' % c, (b'[TARGET]' in usage) == takes,
+              usage)
+    r, o, _ = run(b, '--version')
+    check('--version', r == 0 and o.startswith(b'mntsnap '), o)
+    # exit statuses: 0 printed, 1 nothing matched, 2 error
+    check('exit 0', run(b, 'list', '-F', esc)[0] == 0)
+    check('exit 1: -t matches nothing', run(b, 'list', '-F', esc, '-t', 'xfs')[0] == 1)
+    r, o, _ = run(b, 'list', '-F', esc, '-t', 'xfs', '-l')
+    check('nothing matched prints nothing', r == 1 and o == b'', o)
+    check('exit 1: no such mountpoint', run(b, 'list', '-F', esc, '/nope')[0] == 1)
+    r, _, e = run(b, 'list', '-F', esc, '-o', 'target,nosuch')
+    check('exit 2: unknown column, named', r == 2 and b'nosuch' in e, e)
+    check('exit 2: unknown option', run(b, 'list', '--nosuch')[0] == 2)
+    check('exit 2: unknown format', run(b, 'list', '--format', 'yaml')[0] == 2)
+    check('exit 2: -o is not a format any more',
+          run(b, 'list', '-F', esc, '-o', 'mountinfo')[0] == 2)
+    # -o names are case-blind; +COLS appends to findmnt's default
+    r1, o1, _ = run(b, 'list', '-F', esc, '-l', '-o', 'target,SOURCE')
+    r2, o2, _ = run(b, 'list', '-F', esc, '-l', '-o', 'TARGET,source')
+    check('-o case-blind', r1 == r2 == 0 and o1 == o2)
+    r, o, _ = run(b, 'list', '-F', esc, '-l', '-o', '+uniq-id,ns-id,peer-group')
+    want = [b'TARGET', b'SOURCE', b'FSTYPE', b'OPTIONS', b'UNIQ-ID', b'NS-ID', b'PEER-GROUP']
+    check('+COLUMNS appends', r == 0 and o.split(b'\n')[0].split() == want, o[:200])
+    r, o, _ = run(b, 'list', '-F', esc, '--output-all', '-J')
+    keys = set(json.loads(o)['filesystems'][0]) if r == 0 else set()
+    check('--output-all has every column', {'target', 'uniq-id', 'sb-magic', 'attr', 'children',
+                                            'propagate-from', 'opt-fields'} <= keys, keys)
+    # JSON: /x/ÿ (valid UTF-8) and /x/\xff (not) stay apart and come back exactly
+    with tempfile.TemporaryDirectory() as tmp:
+        mi = os.path.join(tmp, 'mi')
+        with open(mi, 'wb') as f:
+            f.write(b'1 0 0:1 / / rw - ext4 /dev/x rw\n'
+                    b'2 1 0:2 / /x/\xc3\xbf rw - tmpfs a rw\n'
+                    b'3 1 0:3 / /x/\xff rw - tmpfs b rw\n'
+                    b'4 1 0:4 / /x/\\134udcff rw - tmpfs c rw\n')
+        r, o, _ = run(b, 'list', '-F', mi, '-J', '-l', '-o', 'target')
+        check('JSON is ASCII-safe and valid', r == 0 and json.loads(o) is not None, o)
+        t = [f['target'] for f in json.loads(o)['filesystems']]
+        raw = [x.encode('utf-8', 'surrogateescape') for x in t]
+        check('JSON lossless for invalid UTF-8', raw == [b'/', b'/x/\xc3\xbf', b'/x/\xff',
+                                                         b'/x/\\udcff'], raw)
+        check('JSON: ÿ, \\xff and a literal "\\udcff" all differ', len(set(t)) == 4, t)
+    # 64-bit values are strings of digits; 32-bit ones numbers
+    r, o, _ = run(b, 'list', '-J', '-l', '-o', 'id,uniq-id,ns-id')
+    if r == 0:
+        fs = json.loads(o)['filesystems']
+        check('uniq-id, ns-id as digit strings', all(
+            isinstance(f['uniq-id'], str) and f['uniq-id'].isdigit() for f in fs), fs[:2])
+        check('id as a number', all(isinstance(f['id'], int) for f in fs), fs[:2])
+    # -N is findmnt's spelling of --pid
+    pid = str(os.getpid())
+    r1, o1, _ = run(b, 'list', '-N', pid, '-l', '-o', 'target,id,tid')
+    r2, o2, _ = run(b, 'list', '--pid', pid, '-l', '-o', 'target,id,tid')
+    check('-N == --pid', r1 == r2 == 0 and o1 == o2 and pid.encode() in o1)
+    # tree art: UTF-8 by default, ASCII with -a and in the C locale
+    r, o, _ = run(b, 'list', '-F', esc, '-o', 'target', env=dict(os.environ, LC_ALL='C.UTF-8'))
+    check('UTF-8 tree', '\u251c\u2500'.encode() in o, o)
+    r, o, _ = run(b, 'list', '-F', esc, '-o', 'target', '-a')
+    check('-a ASCII tree', b'|-' in o and b'\xe2' not in o, o)
+    r, o, _ = run(b, 'list', '-F', esc, '-o', 'target', env=dict(os.environ, LC_ALL='C'))
+    check('C locale: ASCII tree, bytes >= 0x80 escaped', b'|-' in o and
+          not any(c >= 0x80 for c in o), o)
+    print('%d passed, %d failed' % (PASSES[0], len(FAILS)))
+    return 1 if FAILS else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
