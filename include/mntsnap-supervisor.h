@@ -36,7 +36,10 @@
  *
  * Handled: mount(2) new mounts, binds (MS_REC), remounts (with and without
  * MS_BIND; the rule's force list is applied again, as the flags given
- * replace the mount's); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
+ * replace the mount's) of a mount the supervisor made for the same notify
+ * fd only, and without MS_BIND only of a new mount (the superblock under
+ * a bind is its source's; a bind is remounted under the "bind" rules with
+ * the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else;
  * MS_MOVE of such a mount (matched with its type, its resolved location as
  * source and the new one as target); propagation changes with MS_REC or
@@ -80,8 +83,8 @@ struct mntsnap_policy;
  * One rule. A request matches when every non-NULL field matches; the first
  * matching rule decides, else the policy's default.
  *  fstype: the filesystem type asked for ("tmpfs"), "bind" for bind
- *          mounts; for a remount, a move or a propagation change, the
- *          type of the mount concerned.
+ *          mounts and their remounts; for a remount of a new mount, a
+ *          move or a propagation change, the type of the mount concerned.
  *          NULL or "*": any.
  *  source: fnmatch(3) glob with FNM_PATHNAME ('*' never crosses '/'). For
  *          bind mounts it matches the source path resolved inside the

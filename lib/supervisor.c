@@ -104,6 +104,8 @@ static void container_free(struct sv_container *c)
 		return;
 	close(c->fd);
 	free(c->id);
+	for (size_t i = 0; i < c->nmounted; i++)
+		free(c->mounted[i].bind_source);
 	free(c->mounted);
 	mntsnap_ns_free(c->ns);
 	for (size_t i = 0; i < c->nctx; i++)
@@ -352,18 +354,25 @@ static void track(struct sv_container *c, const struct sv_req *q)
 		return;
 	if (q->kind == SV_UMOUNT) {
 		for (size_t i = 0; i < c->nmounted; i++)
-			if (c->mounted[i] == q->mnt_id) {
+			if (c->mounted[i].id == q->mnt_id) {
+				free(c->mounted[i].bind_source);
 				c->mounted[i] = c->mounted[--c->nmounted];
 				return;
 			}
 	} else if (q->kind == SV_NEW || q->kind == SV_BIND) {
-		uint64_t *n = realloc(c->mounted, (c->nmounted + 1) * sizeof(*n));
+		struct sv_mount m = { .id = q->mnt_id };
+		struct sv_mount *n;
 
+		if (q->kind == SV_BIND && !(m.bind_source = strdup(q->rsource)))
+			return;
+		n = realloc(c->mounted, (c->nmounted + 1) * sizeof(*n));
 		/* without memory it is only forgotten: umount2 of it is refused */
-		if (n) {
-			c->mounted = n;
-			c->mounted[c->nmounted++] = q->mnt_id;
+		if (!n) {
+			free(m.bind_source);
+			return;
 		}
+		c->mounted = n;
+		c->mounted[c->nmounted++] = m;
 	}
 }
 

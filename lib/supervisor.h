@@ -100,13 +100,23 @@ struct sv_fsctx {
 #define SV_MAX_CTX 64 /* pending contexts per container */
 
 /*
- * One notify fd. mounted: the unique ids of the mounts made for it, the
- * only ones its umount2() may remove.
+ * A mount the supervisor made for a container: its unique id and, for a
+ * bind, the source it was decided with (a remount of it is decided as a
+ * bind again, never by the type of the source's superblock).
+ */
+struct sv_mount {
+	uint64_t id;
+	char *bind_source; /* NULL: a new mount with its own superblock */
+};
+
+/*
+ * One notify fd. mounted: the mounts made for it, the only ones its
+ * umount2(), MS_MOVE and remounts may act on.
  */
 struct sv_container {
 	int fd;
 	char *id;
-	uint64_t *mounted;
+	struct sv_mount *mounted;
 	size_t nmounted;
 	struct mntsnap_ns *ns; /* the callers' mount namespace, see caller_ns() */
 	dev_t ns_dev;
@@ -173,8 +183,11 @@ int mntsnap__sv_work_umount(void *data, void **ret_buf, size_t *ret_len);
 int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
 		      struct mntsnap_statx *st);
 
-/* lib/sv-mount.c: did the supervisor make the mount with this unique id for c? */
-bool mntsnap__sv_is_ours(const struct sv_container *c, uint64_t id);
+/*
+ * lib/sv-mount.c: the mount with this unique id if the supervisor made it
+ * for c, else NULL.
+ */
+const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t id);
 
 /* lib/sv-mount.c: the fstype rules see: "bind", the asked type, or the mount's own. */
 const char *mntsnap__sv_match_fstype(const struct sv_req *q);

@@ -654,6 +654,83 @@ LTest(supervisor, remount_keeps_forced_options)
 	box_end(&b);
 }
 
+/*
+ * A remount acts on what the supervisor did not make: the superblock under
+ * a bind is its source's (here the "host" tmpfs at BASE), and a runtime's
+ * read-only volume is not the container's to make writable.
+ */
+static void script_remount_others(int *res)
+{
+	int fd;
+
+	res[0] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	/* the bind rule forces ro; a remount,bind must not lose it */
+	res[1] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND, NULL);
+	fd = open("/mnt/c/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	res[2] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	/* the source's superblock, shared with the host */
+	res[3] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_RDONLY, NULL);
+	/* the runtime's read-only tmpfs volume */
+	res[4] = try_mount(NULL, "/mnt/s", NULL, MS_REMOUNT | MS_BIND, NULL);
+	fd = open("/mnt/s/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	res[5] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	res[6] = try_mount(NULL, "/mnt/s", NULL, MS_REMOUNT | MS_RDONLY, "size=4k");
+	/* its own bind, remounted read-only again: the bind rule still decides */
+	res[7] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+}
+
+LTest(supervisor, remount_only_what_it_made)
+{
+	static const char *const force_ro[] = { "ro", NULL };
+	static const char *const force[] = { "nosuid", "nodev", "noexec", NULL };
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*",
+		     .force = force);
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .source = "/data/*",
+		     .target = "/mnt/*", .force = force_ro);
+	struct mntsnap_policy *p;
+	char opts[512], *mi;
+	struct box b;
+	int fd;
+
+	ms_private_ns(BASE);
+	make_tree();
+	cr_assert_eq(mount("vol", ROOT "/mnt/s", "tmpfs", MS_RDONLY, "size=1m"), 0);
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	box_start(&b, p, NULL, script_remount_others);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "bind: %s", strerror(b.res[0]));
+	cr_expect(b.res[1] == 0 || b.res[1] == EPERM, "remount,bind: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EROFS, "write through the ro bind: %s", strerror(b.res[2]));
+	cr_assert(mi_find(b.pid, "/mnt/c", opts, NULL));
+	cr_expect(has_opt(opts, "ro"), "the bind lost ro: %s", opts);
+	cr_expect_eq(b.res[3], EPERM, "superblock remount through a bind: %s",
+		     strerror(b.res[3]));
+	/* the "host" still writes its tmpfs: its superblock was not touched */
+	fd = open(ROOT "/data/x/host", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_expect_geq(fd, 0, "the host's tmpfs: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	mi = ms_read_file("/proc/self/mountinfo", NULL);
+	cr_expect(!strstr(mi, " mstest ro"), "the host's superblock went ro:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[4], EPERM, "remount,bind of the runtime's volume: %s",
+		     strerror(b.res[4]));
+	cr_expect_eq(b.res[5], EROFS, "write in the runtime's ro volume: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], EPERM, "superblock remount of the runtime's volume: %s",
+		     strerror(b.res[6]));
+	mi = ms_read_file("/proc/self/mountinfo", NULL);
+	cr_expect(strstr(mi, "size=1024k"), "the volume was reconfigured:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[7], 0, "remount,bind,ro of its own bind: %s", strerror(b.res[7]));
+	box_end(&b);
+}
+
 /* ---- the new mount API: decided at move_mount with every option ---------- */
 
 static int sfsopen(const char *type)
