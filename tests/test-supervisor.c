@@ -902,6 +902,90 @@ LTest(supervisor, open_tree_and_mount_setattr)
 	box_end(&b);
 }
 
+/* ---- arguments rewritten while the supervisor decides -------------------- */
+
+#define FLIPS 300
+
+/*
+ * Another process of the container (a thread would do the same: the page
+ * is shared) rewrites the target and type in a loop while the mounts are
+ * asked for: "/mnt/a" tmpfs and "/etc" proc. The supervisor reads each
+ * argument once and acts on its copy, so whatever it mounts is one of the
+ * two requests whole: a tmpfs on /mnt/a, never a proc or anything on /etc.
+ */
+static void script_flip(int *res)
+{
+	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile char *tgt = page, *type = page + 64;
+	pid_t flipper;
+	int st;
+
+	if (page == MAP_FAILED)
+		_exit(103);
+	strcpy(page, "/mnt/a");
+	strcpy(page + 64, "tmpfs");
+	flipper = fork();
+	if (flipper == 0) {
+		for (unsigned long i = 0;; i++) {
+			memcpy((char *)tgt, i & 1 ? "/etc\0\0\0" : "/mnt/a\0", 7);
+			memcpy((char *)type, i & 2 ? "proc\0\0" : "tmpfs\0", 6);
+			/* mostly whole states, but some change mid-read */
+			if (i % 63 == 0) /* 63: each of the 4 states in turn */
+				usleep(20);
+		}
+	}
+	res[0] = res[1] = res[2] = 0;
+	for (int i = 0; i < FLIPS; i++) {
+		int r = try_mount("none", (const char *)tgt, (const char *)type, 0, NULL);
+
+		if (!r) {
+			res[0]++;
+			/* whatever was mounted is ours to remove */
+			if (umount2("/mnt/a", 0) && umount2("/etc", 0))
+				res[2]++;
+		} else {
+			res[1]++;
+		}
+	}
+	kill(flipper, SIGKILL);
+	waitpid(flipper, &st, 0);
+}
+
+LTest(supervisor, arguments_rewritten_during_the_decision)
+{
+	char *before, *after, *lines, *save = NULL, opts[512], type[128];
+	int found = 0;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	before = ms_read_file("/proc/self/mountinfo", NULL);
+	box_start(&b, example_policy(), NULL, script_flip);
+	box_serve(&b);
+	cr_expect_eq(b.res[0] + b.res[1], FLIPS);
+	cr_expect_gt(b.res[0], 0, "nothing was mounted: the test proves nothing");
+	cr_log_info("flip: %d mounted, %d refused", b.res[0], b.res[1]);
+	cr_expect_eq(b.res[2], 0, "a mount the supervisor made was left behind");
+	/* audit: every mount(2) that succeeded put a tmpfs with the forced flags on /mnt/a */
+	lines = strdup(b.audit ? b.audit : "");
+	for (char *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(l, "\"syscall\":\"mount\"") || !strstr(l, "\"result\":0,"))
+			continue;
+		found++;
+		cr_expect(strstr(l, "\"fstype\":\"tmpfs\""), "%s", l);
+		cr_expect(strstr(l, "\"target_resolved\":\"/mnt/a\""), "%s", l);
+		cr_expect(strstr(l, "nosuid,nodev,noexec"), "%s", l);
+	}
+	free(lines);
+	cr_expect_eq(found, b.res[0], "successful mounts in the audit");
+	cr_expect_not(mi_find(b.pid, "/etc", opts, type), "something is on /etc: %s", type);
+	after = ms_read_file("/proc/self/mountinfo", NULL);
+	cr_expect_str_eq(before, after, "the host's mount table changed");
+	free(before);
+	free(after);
+	box_end(&b);
+}
+
 /* ---- umount2: only what the supervisor mounted for this container -------- */
 
 static void script_umount(int *res)
