@@ -45,8 +45,10 @@
  * source and the new one as target); propagation changes with MS_REC or
  * not (matched with the mount's type and the options "shared", "slave",
  * "private" or "unbindable", plus "rec").
- * The new mount API: fsopen() and fsmount() give the caller a sealed
- * memfd placeholder (SECCOMP_IOCTL_NOTIF_ADDFD), fsconfig() string and
+ * The new mount API: fsopen() and fsmount() give the caller a placeholder
+ * (SECCOMP_IOCTL_NOTIF_ADDFD: the non-blocking read end of an empty pipe
+ * of the supervisor's; once the container has closed it the context is
+ * forgotten, at most 64 are pending per notify fd), fsconfig() string and
  * flag options on it are recorded, and move_mount() of the placeholder
  * onto an absolute path decides the whole request (type, source, every
  * option, mount attributes, resolved target) and performs it like

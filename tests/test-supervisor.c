@@ -902,6 +902,50 @@ LTest(supervisor, open_tree_and_mount_setattr)
 	box_end(&b);
 }
 
+/*
+ * Placeholders the container dropped are forgotten: 10,000 fsopen()s and
+ * open_tree()s closed at once, and 100 mounts made and removed, leave the
+ * new mount API working (the supervisor's memory stays bounded meanwhile).
+ */
+static void script_many_contexts(int *res)
+{
+	res[0] = res[1] = res[2] = 0;
+	for (int i = 0; i < 10000; i++) {
+		int fd = i % 2 ? sfsopen("tmpfs")
+			       : (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+					      MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+
+		if (fd < 0)
+			res[0]++;
+		else
+			close(fd);
+	}
+	for (int i = 0; i < 100; i++) {
+		if (new_api_mount("tmpfs", "size", "1m", 0, "/mnt/a"))
+			res[1]++;
+		else if (umount2("/mnt/a", 0))
+			res[2]++;
+	}
+	res[3] = new_api_mount("tmpfs", NULL, NULL, 0, "/mnt/a");
+}
+
+LTest(supervisor, dropped_placeholders_are_forgotten)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_many_contexts);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "%d of 10,000 fsopen/open_tree refused", b.res[0]);
+	cr_expect_eq(b.res[1], 0, "%d of 100 new-API mounts refused", b.res[1]);
+	cr_expect_eq(b.res[2], 0);
+	cr_expect_eq(b.res[3], 0, "a new-API mount after all that: %s", strerror(b.res[3]));
+	cr_expect(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect_leq(b.sv->c[0]->nctx, SV_MAX_CTX);
+	box_end(&b);
+}
+
 /* ---- arguments rewritten while the supervisor decides -------------------- */
 
 #define FLIPS 300
