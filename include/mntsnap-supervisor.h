@@ -219,8 +219,9 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
  * seccomp_notify_fd()). The supervisor takes the fd over on success (it
  * closes it when every process of the filter has gone, or at free); on
  * failure the caller keeps it. id names the container in audit events
- * (copied, NULL = ""). Errors: -EBADF, -EEXIST (fd already served),
- * -ENOMEM.
+ * (copied, NULL = ""). Errors: -EBADF, -ENOTTY (not a seccomp notify
+ * fd: a pipe would poll readable and be retried for ever), -EEXIST (fd
+ * already served), -ENOMEM.
  */
 int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const char *id);
 

@@ -134,6 +134,18 @@ int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const c
 		return -EINVAL;
 	if (notify_fd < 0 || fcntl(notify_fd, F_GETFD) < 0)
 		return -EBADF;
+	/*
+	 * A seccomp notify fd says ENOENT for an id it never sent; anything
+	 * else (a pipe from a confused or hostile agent peer) would poll
+	 * readable, fail RECV, and be retried in a busy loop.
+	 */
+	{
+		uint64_t none = 0;
+
+		if (sv->sys.ioctl(sv->sys.ctx, notify_fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID,
+				  &none) != -ENOENT)
+			return -ENOTTY;
+	}
 	for (size_t i = 0; i < sv->n; i++)
 		if (sv->c[i]->fd == notify_fd)
 			return -EEXIST;

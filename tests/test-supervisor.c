@@ -1213,6 +1213,31 @@ LTest(supervisor, thousand_requests_from_eight_processes)
 	box_end(&b);
 }
 
+/* What an agent peer might pass instead of a notify fd is refused. */
+LTest(supervisor, add_refuses_what_is_no_notify_fd)
+{
+	struct mntsnap_supervisor *sv;
+	struct mntsnap_policy *p;
+	int pfd[2], fd;
+
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_supervisor_new(p, NULL, &sv), 0);
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	cr_assert_eq(write(pfd[1], "x", 1), 1); /* readable, as a waiting request would be */
+	cr_expect_eq(mntsnap_supervisor_add(sv, pfd[0], "pipe"), -ENOTTY);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_expect_eq(mntsnap_supervisor_add(sv, fd, "null"), -ENOTTY);
+	cr_expect_eq(mntsnap_supervisor_add(sv, 9999, "closed"), -EBADF);
+	cr_expect_eq(mntsnap_supervisor_count(sv), 0);
+	/* the caller keeps what was refused */
+	cr_expect_eq(fcntl(pfd[0], F_GETFD), FD_CLOEXEC);
+	close(fd);
+	close(pfd[0]);
+	close(pfd[1]);
+	mntsnap_supervisor_free(sv);
+	mntsnap_policy_free(p);
+}
+
 /* ---- the policy alone ---------------------------------------------------- */
 
 LTest(supervisor, policy_rules_and_errors)
