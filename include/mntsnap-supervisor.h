@@ -172,7 +172,9 @@ struct mntsnap_sv_event {
 	int pid;                  /* the caller, in the supervisor's pid namespace */
 	const char *syscall;      /* "mount", "umount2", "fsopen", "fsconfig",
 				   * "fsmount", "move_mount", "open_tree",
-				   * "mount_setattr", or "nr:N" */
+				   * "mount_setattr", "nr:N", or for
+				   * another ABI (always refused)
+				   * "nr:N,arch:0xAUDITARCH" */
 	const char *fstype;       /* as asked; "bind" for bind mounts */
 	const char *source;       /* as asked */
 	const char *target;       /* as asked */

@@ -394,6 +394,11 @@ static const char *syscall_name(const struct sv_req *q, char *buf, size_t len)
 {
 	if (q->sysname)
 		return q->sysname;
+	/* another ABI's numbers mean other calls: i386 165 is getresuid */
+	if (q->n.data.arch != NATIVE_ARCH) {
+		snprintf(buf, len, "nr:%d,arch:0x%08x", q->n.data.nr, q->n.data.arch);
+		return buf;
+	}
 	if (q->n.data.nr == SYS_mount)
 		return "mount";
 	if (q->n.data.nr == SYS_umount2)
@@ -406,7 +411,7 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 {
 	struct mntsnap_sv_event ev = { 0 };
 	struct timespec ts;
-	char nr[32];
+	char nr[48];
 
 	if (!sv->o.audit)
 		return;
@@ -420,7 +425,8 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 	} else if (q->sysname && q->n.data.nr != MNTSNAP_NR_move_mount) {
 		ev.fstype = q->has_fstype ? q->fstype : NULL;
 		ev.source = q->has_source ? q->source : NULL; /* open_tree */
-	} else if (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount) {
+	} else if (q->n.data.arch == NATIVE_ARCH &&
+		   (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount)) {
 		ev.fstype = mntsnap__sv_match_fstype(q);
 		if (!ev.fstype && q->has_fstype)
 			ev.fstype = q->fstype;

@@ -122,7 +122,7 @@ static void child_enter_root(enum box_mode mode)
 
 /*
  * mount(2), umount2(2) and the new mount API -> user notification;
- * everything else allowed.
+ * everything else of the native ABI allowed, nothing of another.
  */
 static int child_filter(void)
 {
@@ -136,7 +136,8 @@ static int child_filter(void)
 	int fd;
 
 	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
-	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 1));
+	/* another ABI (i386 through int 0x80): every call to the supervisor */
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 2));
 	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
 	/* syscall i: on a match jump over the rest and the ALLOW to NOTIFY */
 	for (unsigned i = 0; i < n; i++)
@@ -945,6 +946,62 @@ LTest(supervisor, dropped_placeholders_are_forgotten)
 	cr_expect_leq(b.sv->c[0]->nctx, SV_MAX_CTX);
 	box_end(&b);
 }
+
+/* ---- another ABI ------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+/* An i386 system call from this 64-bit process (int 0x80): -errno or the result. */
+static long int80(long nr, const void *b, const void *c, const void *d, long si, const void *di)
+{
+	long r;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(r)
+			 : "a"(nr), "b"(b), "c"(c), "d"(d), "S"(si), "D"(di)
+			 : "memory", "r8", "r9", "r10", "r11");
+	return r;
+}
+
+/*
+ * Numbers mean other calls in another ABI: i386 21 is mount (x86_64
+ * access), i386 165 is getresuid (x86_64 mount). A supervisor that read
+ * the number without the arch would mount for getresuid(ptr, ptr, ptr)
+ * pointing at "none", "/mnt/a", "tmpfs". Both must be refused.
+ */
+static void script_i386(int *res)
+{
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+		       -1, 0);
+
+	if (m == MAP_FAILED)
+		_exit(104);
+	strcpy(m, "none");
+	strcpy(m + 64, "/mnt/a");
+	strcpy(m + 128, "tmpfs");
+	res[0] = (int)-int80(21, m, m + 64, m + 128, 0, NULL);
+	res[1] = (int)-int80(165, m, m + 64, m + 128, 0, NULL);
+	res[2] = (int)-int80(52, m + 64, 0, NULL, 0, NULL); /* umount2 */
+}
+
+LTest(supervisor, other_abi_refused)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_i386);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], EPERM, "i386 mount: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EPERM, "i386 getresuid (x86_64's mount number): %s",
+		     strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EPERM, "i386 umount2: %s", strerror(b.res[2]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL), "mounted for an i386 call");
+	cr_expect_eq(b.audit_lines, 3);
+	cr_expect(b.audit && strstr(b.audit, "\"syscall\":\"nr:165,arch:0x40000003\"") &&
+		  strstr(b.audit, "syscall not handled"), "%s", b.audit ? b.audit : "");
+	box_end(&b);
+}
+#endif
 
 /* ---- arguments rewritten while the supervisor decides -------------------- */
 
