@@ -42,7 +42,8 @@
  * the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else;
  * MS_MOVE of such a mount (matched with its type, its resolved location as
- * source and the new one as target); propagation changes with MS_REC or
+ * source and the new one as target; a bind as "bind" with the source it
+ * was made from); propagation changes with MS_REC or
  * not (matched with the mount's type and the options "shared", "slave",
  * "private" or "unbindable", plus "rec").
  * The new mount API: fsopen() and fsmount() give the caller a placeholder
@@ -85,8 +86,9 @@ struct mntsnap_policy;
  * One rule. A request matches when every non-NULL field matches; the first
  * matching rule decides, else the policy's default.
  *  fstype: the filesystem type asked for ("tmpfs"), "bind" for bind
- *          mounts and their remounts; for a remount of a new mount, a
- *          move or a propagation change, the type of the mount concerned.
+ *          mounts, their remounts and moves; for a remount or move of a
+ *          new mount, or a propagation change, the type of the mount
+ *          concerned.
  *          NULL or "*": any.
  *  source: fnmatch(3) glob with FNM_PATHNAME ('*' never crosses '/'). For
  *          bind mounts it matches the source path resolved inside the

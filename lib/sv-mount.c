@@ -371,11 +371,15 @@ static int mount_type(int tfd, char *buf, size_t len)
 /*
  * MS_MOVE's source: a mount the supervisor made for this container and
  * nothing else (moving a runtime's mount away could uncover what it
- * masks, /proc/kcore under its /dev/null bind for one).
+ * masks, /proc/kcore under its /dev/null bind for one). A bind moves
+ * under the "bind" rules with the source it was made from (*ret_src), as
+ * if it were made anew at the new place, never under the rules for its
+ * source's filesystem type.
  */
-static int move_source(struct sv_req *q, int root, int *sfd)
+static int move_source(struct sv_req *q, int root, int *sfd, const char **ret_src)
 {
 	struct mntsnap_statx st = { 0 };
+	const struct sv_mount *m;
 	int r;
 
 	q->reason = "source";
@@ -391,8 +395,13 @@ static int move_source(struct sv_req *q, int root, int *sfd)
 	if (r)
 		return r;
 	q->reason = "not ours";
-	if (!mntsnap__sv_ours(q->c, st.stx_mnt_id))
+	m = mntsnap__sv_ours(q->c, st.stx_mnt_id);
+	if (!m)
 		return -EPERM;
+	if (m->bind_source) {
+		snprintf(q->mfstype, sizeof(q->mfstype), "bind");
+		*ret_src = m->bind_source;
+	}
 	q->mnt_id = st.stx_mnt_id;
 	return 0;
 }
@@ -481,14 +490,14 @@ static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int roo
 			return r;
 	}
 	if (q->kind == SV_MOVE) {
-		r = move_source(q, root, sfd);
+		r = move_source(q, root, sfd, &src);
 		if (r)
 			return r;
 	}
 	q->reason = "policy";
-	if (q->kind == SV_BIND || q->kind == SV_MOVE)
+	if (q->kind == SV_BIND || (q->kind == SV_MOVE && !src))
 		src = q->rsource;
-	else if (!src) /* a remounted bind's was set above */
+	else if (!src) /* a remounted or moved bind's was set above */
 		src = q->has_source ? q->source : NULL;
 	r = mntsnap__policy_check(p, mntsnap__sv_match_fstype(q), src, q->rtarget, q->asked, &q->rule);
 	if (r)

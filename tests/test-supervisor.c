@@ -732,6 +732,43 @@ LTest(supervisor, remount_only_what_it_made)
 	box_end(&b);
 }
 
+/*
+ * A bind moves under the bind rules: here binds may go to /mnt/c only,
+ * and the tmpfs rule (the type of the bind's source) must not let it
+ * elsewhere.
+ */
+static void script_move_bind(int *res)
+{
+	res[0] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	res[1] = try_mount("/mnt/c", "/mnt/d", NULL, MS_MOVE, NULL);
+	res[2] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[3] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
+}
+
+LTest(supervisor, bind_moves_under_the_bind_rules)
+{
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*");
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .source = "/data/*",
+		     .target = "/mnt/c");
+	struct mntsnap_policy *p;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	box_start(&b, p, NULL, script_move_bind);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "bind onto /mnt/c: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EPERM, "bind moved to /mnt/d: %s", strerror(b.res[1]));
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_eq(b.res[2], 0);
+	cr_expect_eq(b.res[3], 0, "tmpfs moved: %s", strerror(b.res[3]));
+	box_end(&b);
+}
+
 /* ---- the new mount API: decided at move_mount with every option ---------- */
 
 static int sfsopen(const char *type)
