@@ -36,14 +36,20 @@
  *
  * Handled: mount(2) new mounts, binds (MS_REC), remounts (with and without
  * MS_BIND; the rule's force list is applied again, as the flags given
- * replace the mount's); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
+ * replace the mount's) of a mount the supervisor made for the same notify
+ * fd only, and without MS_BIND only of a new mount (the superblock under
+ * a bind is its source's; a bind is remounted under the "bind" rules with
+ * the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else;
  * MS_MOVE of such a mount (matched with its type, its resolved location as
- * source and the new one as target); propagation changes with MS_REC or
+ * source and the new one as target; a bind as "bind" with the source it
+ * was made from); propagation changes with MS_REC or
  * not (matched with the mount's type and the options "shared", "slave",
  * "private" or "unbindable", plus "rec").
- * The new mount API: fsopen() and fsmount() give the caller a sealed
- * memfd placeholder (SECCOMP_IOCTL_NOTIF_ADDFD), fsconfig() string and
+ * The new mount API: fsopen() and fsmount() give the caller a placeholder
+ * (SECCOMP_IOCTL_NOTIF_ADDFD: the non-blocking read end of an empty pipe
+ * of the supervisor's; once the container has closed it the context is
+ * forgotten, at most 64 are pending per notify fd), fsconfig() string and
  * flag options on it are recorded, and move_mount() of the placeholder
  * onto an absolute path decides the whole request (type, source, every
  * option, mount attributes, resolved target) and performs it like
@@ -80,8 +86,9 @@ struct mntsnap_policy;
  * One rule. A request matches when every non-NULL field matches; the first
  * matching rule decides, else the policy's default.
  *  fstype: the filesystem type asked for ("tmpfs"), "bind" for bind
- *          mounts; for a remount, a move or a propagation change, the
- *          type of the mount concerned.
+ *          mounts, their remounts and moves; for a remount or move of a
+ *          new mount, or a propagation change, the type of the mount
+ *          concerned.
  *          NULL or "*": any.
  *  source: fnmatch(3) glob with FNM_PATHNAME ('*' never crosses '/'). For
  *          bind mounts it matches the source path resolved inside the
@@ -167,7 +174,9 @@ struct mntsnap_sv_event {
 	int pid;                  /* the caller, in the supervisor's pid namespace */
 	const char *syscall;      /* "mount", "umount2", "fsopen", "fsconfig",
 				   * "fsmount", "move_mount", "open_tree",
-				   * "mount_setattr", or "nr:N" */
+				   * "mount_setattr", "nr:N", or for
+				   * another ABI (always refused)
+				   * "nr:N,arch:0xAUDITARCH" */
 	const char *fstype;       /* as asked; "bind" for bind mounts */
 	const char *source;       /* as asked */
 	const char *target;       /* as asked */
@@ -214,8 +223,9 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
  * seccomp_notify_fd()). The supervisor takes the fd over on success (it
  * closes it when every process of the filter has gone, or at free); on
  * failure the caller keeps it. id names the container in audit events
- * (copied, NULL = ""). Errors: -EBADF, -EEXIST (fd already served),
- * -ENOMEM.
+ * (copied, NULL = ""). Errors: -EBADF, -ENOTTY (not a seccomp notify
+ * fd: a pipe would poll readable and be retried for ever), -EEXIST (fd
+ * already served), -ENOMEM.
  */
 int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const char *id);
 

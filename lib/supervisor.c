@@ -104,6 +104,8 @@ static void container_free(struct sv_container *c)
 		return;
 	close(c->fd);
 	free(c->id);
+	for (size_t i = 0; i < c->nmounted; i++)
+		free(c->mounted[i].bind_source);
 	free(c->mounted);
 	mntsnap_ns_free(c->ns);
 	for (size_t i = 0; i < c->nctx; i++)
@@ -132,6 +134,18 @@ int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const c
 		return -EINVAL;
 	if (notify_fd < 0 || fcntl(notify_fd, F_GETFD) < 0)
 		return -EBADF;
+	/*
+	 * A seccomp notify fd says ENOENT for an id it never sent; anything
+	 * else (a pipe from a confused or hostile agent peer) would poll
+	 * readable, fail RECV, and be retried in a busy loop.
+	 */
+	{
+		uint64_t none = 0;
+
+		if (sv->sys.ioctl(sv->sys.ctx, notify_fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID,
+				  &none) != -ENOENT)
+			return -ENOTTY;
+	}
 	for (size_t i = 0; i < sv->n; i++)
 		if (sv->c[i]->fd == notify_fd)
 			return -EEXIST;
@@ -352,18 +366,25 @@ static void track(struct sv_container *c, const struct sv_req *q)
 		return;
 	if (q->kind == SV_UMOUNT) {
 		for (size_t i = 0; i < c->nmounted; i++)
-			if (c->mounted[i] == q->mnt_id) {
+			if (c->mounted[i].id == q->mnt_id) {
+				free(c->mounted[i].bind_source);
 				c->mounted[i] = c->mounted[--c->nmounted];
 				return;
 			}
 	} else if (q->kind == SV_NEW || q->kind == SV_BIND) {
-		uint64_t *n = realloc(c->mounted, (c->nmounted + 1) * sizeof(*n));
+		struct sv_mount m = { .id = q->mnt_id };
+		struct sv_mount *n;
 
+		if (q->kind == SV_BIND && !(m.bind_source = strdup(q->rsource)))
+			return;
+		n = realloc(c->mounted, (c->nmounted + 1) * sizeof(*n));
 		/* without memory it is only forgotten: umount2 of it is refused */
-		if (n) {
-			c->mounted = n;
-			c->mounted[c->nmounted++] = q->mnt_id;
+		if (!n) {
+			free(m.bind_source);
+			return;
 		}
+		c->mounted = n;
+		c->mounted[c->nmounted++] = m;
 	}
 }
 
@@ -373,6 +394,11 @@ static const char *syscall_name(const struct sv_req *q, char *buf, size_t len)
 {
 	if (q->sysname)
 		return q->sysname;
+	/* another ABI's numbers mean other calls: i386 165 is getresuid */
+	if (q->n.data.arch != NATIVE_ARCH) {
+		snprintf(buf, len, "nr:%d,arch:0x%08x", q->n.data.nr, q->n.data.arch);
+		return buf;
+	}
 	if (q->n.data.nr == SYS_mount)
 		return "mount";
 	if (q->n.data.nr == SYS_umount2)
@@ -385,7 +411,7 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 {
 	struct mntsnap_sv_event ev = { 0 };
 	struct timespec ts;
-	char nr[32];
+	char nr[48];
 
 	if (!sv->o.audit)
 		return;
@@ -399,7 +425,8 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 	} else if (q->sysname && q->n.data.nr != MNTSNAP_NR_move_mount) {
 		ev.fstype = q->has_fstype ? q->fstype : NULL;
 		ev.source = q->has_source ? q->source : NULL; /* open_tree */
-	} else if (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount) {
+	} else if (q->n.data.arch == NATIVE_ARCH &&
+		   (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount)) {
 		ev.fstype = mntsnap__sv_match_fstype(q);
 		if (!ev.fstype && q->has_fstype)
 			ev.fstype = q->fstype;

@@ -77,14 +77,15 @@ bool mntsnap__policy_may_allow(const struct mntsnap_policy *p, const char *fstyp
 
 /*
  * A filesystem context or detached mount of the new mount API, as the
- * container holds it: the fd it got from fsopen()/fsmount() is a memfd
- * placeholder of ours (its inode names the context); the options it
+ * container holds it: the fd it got from fsopen()/fsmount() is the read
+ * end of a pipe of ours, fd is the write end (the inode names the
+ * context; POLLERR on fd says the container dropped it); the options it
  * configures are only recorded. Nothing is created until move_mount()
  * names the target: then the whole request is decided at once, like a
  * mount(2), and performed the same way.
  */
 struct sv_fsctx {
-	int fd;           /* our end of the placeholder */
+	int fd;           /* our (write) end of the placeholder pipe */
 	dev_t dev;
 	ino_t ino;
 	bool created;     /* FSCONFIG_CMD_CREATE seen */
@@ -100,13 +101,23 @@ struct sv_fsctx {
 #define SV_MAX_CTX 64 /* pending contexts per container */
 
 /*
- * One notify fd. mounted: the unique ids of the mounts made for it, the
- * only ones its umount2() may remove.
+ * A mount the supervisor made for a container: its unique id and, for a
+ * bind, the source it was decided with (a remount of it is decided as a
+ * bind again, never by the type of the source's superblock).
+ */
+struct sv_mount {
+	uint64_t id;
+	char *bind_source; /* NULL: a new mount with its own superblock */
+};
+
+/*
+ * One notify fd. mounted: the mounts made for it, the only ones its
+ * umount2(), MS_MOVE and remounts may act on.
  */
 struct sv_container {
 	int fd;
 	char *id;
-	uint64_t *mounted;
+	struct sv_mount *mounted;
 	size_t nmounted;
 	struct mntsnap_ns *ns; /* the callers' mount namespace, see caller_ns() */
 	dev_t ns_dev;
@@ -173,8 +184,11 @@ int mntsnap__sv_work_umount(void *data, void **ret_buf, size_t *ret_len);
 int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
 		      struct mntsnap_statx *st);
 
-/* lib/sv-mount.c: did the supervisor make the mount with this unique id for c? */
-bool mntsnap__sv_is_ours(const struct sv_container *c, uint64_t id);
+/*
+ * lib/sv-mount.c: the mount with this unique id if the supervisor made it
+ * for c, else NULL.
+ */
+const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t id);
 
 /* lib/sv-mount.c: the fstype rules see: "bind", the asked type, or the mount's own. */
 const char *mntsnap__sv_match_fstype(const struct sv_req *q);

@@ -371,11 +371,15 @@ static int mount_type(int tfd, char *buf, size_t len)
 /*
  * MS_MOVE's source: a mount the supervisor made for this container and
  * nothing else (moving a runtime's mount away could uncover what it
- * masks, /proc/kcore under its /dev/null bind for one).
+ * masks, /proc/kcore under its /dev/null bind for one). A bind moves
+ * under the "bind" rules with the source it was made from (*ret_src), as
+ * if it were made anew at the new place, never under the rules for its
+ * source's filesystem type.
  */
-static int move_source(struct sv_req *q, int root, int *sfd)
+static int move_source(struct sv_req *q, int root, int *sfd, const char **ret_src)
 {
 	struct mntsnap_statx st = { 0 };
+	const struct sv_mount *m;
 	int r;
 
 	q->reason = "source";
@@ -391,8 +395,13 @@ static int move_source(struct sv_req *q, int root, int *sfd)
 	if (r)
 		return r;
 	q->reason = "not ours";
-	if (!mntsnap__sv_is_ours(q->c, st.stx_mnt_id))
+	m = mntsnap__sv_ours(q->c, st.stx_mnt_id);
+	if (!m)
 		return -EPERM;
+	if (m->bind_source) {
+		snprintf(q->mfstype, sizeof(q->mfstype), "bind");
+		*ret_src = m->bind_source;
+	}
 	q->mnt_id = st.stx_mnt_id;
 	return 0;
 }
@@ -405,6 +414,37 @@ static int do_propagation(struct sv_req *q, int tfd)
 		    AT_EMPTY_PATH | (q->rec ? MNTSNAP_AT_RECURSIVE : 0), &ma, sizeof(ma)))
 		return -errno;
 	q->mnt_id = unique_id(tfd);
+	return 0;
+}
+
+/*
+ * A remount acts only on a mount the supervisor made for this container:
+ * a runtime's read-only volume stays read-only. A superblock remount only
+ * on a new mount: the superblock under a bind is its source's, shared
+ * with the host. A bind is remounted as a bind, decided by the rules for
+ * "bind" with the source it was made from (*ret_src), so the bind rule's
+ * forced options are not traded for those of the source's type.
+ */
+static int remount_subject(struct sv_req *q, int tfd, const char **ret_src)
+{
+	struct mntsnap_statx st = { 0 };
+	const struct sv_mount *m;
+	int r;
+
+	r = mntsnap__sv_statx(tfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (r)
+		return r;
+	q->reason = "not ours";
+	m = mntsnap__sv_ours(q->c, st.stx_mnt_id);
+	if (!m)
+		return -EPERM;
+	if (m->bind_source) {
+		q->reason = "superblock of a bind";
+		if (q->kind == SV_REMOUNT)
+			return -EPERM;
+		snprintf(q->mfstype, sizeof(q->mfstype), "bind");
+		*ret_src = m->bind_source;
+	}
 	return 0;
 }
 
@@ -423,7 +463,7 @@ static int root_matches(const struct sv_req *q)
 static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int root, int *sfd,
 		       int *tfd)
 {
-	const char *src;
+	const char *src = NULL;
 	int r;
 
 	q->reason = "target";
@@ -444,14 +484,21 @@ static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int roo
 		if (r)
 			return r;
 	}
+	if (q->kind == SV_REMOUNT || q->kind == SV_REMOUNT_BIND) {
+		r = remount_subject(q, *tfd, &src);
+		if (r)
+			return r;
+	}
 	if (q->kind == SV_MOVE) {
-		r = move_source(q, root, sfd);
+		r = move_source(q, root, sfd, &src);
 		if (r)
 			return r;
 	}
 	q->reason = "policy";
-	src = q->kind == SV_BIND || q->kind == SV_MOVE ? q->rsource
-						       : (q->has_source ? q->source : NULL);
+	if (q->kind == SV_BIND || (q->kind == SV_MOVE && !src))
+		src = q->rsource;
+	else if (!src) /* a remounted or moved bind's was set above */
+		src = q->has_source ? q->source : NULL;
 	r = mntsnap__policy_check(p, mntsnap__sv_match_fstype(q), src, q->rtarget, q->asked, &q->rule);
 	if (r)
 		return r;
@@ -503,12 +550,12 @@ int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len)
 	return r;
 }
 
-bool mntsnap__sv_is_ours(const struct sv_container *c, uint64_t id)
+const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t id)
 {
 	for (size_t i = 0; id && i < c->nmounted; i++)
-		if (c->mounted[i] == id)
-			return true;
-	return false;
+		if (c->mounted[i].id == id)
+			return &c->mounted[i];
+	return NULL;
 }
 
 /*
@@ -533,7 +580,7 @@ static int do_umount(struct sv_req *q, int *tfdp)
 		return -EINVAL; /* what umount2(2) says for a non-mount */
 	q->mnt_id = st.stx_mnt_id;
 	q->reason = "policy";
-	if (!mntsnap__sv_is_ours(q->c, st.stx_mnt_id) || !base || !base[1])
+	if (!mntsnap__sv_ours(q->c, st.stx_mnt_id) || !base || !base[1])
 		return -EPERM;
 	pfd = openat(tfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,6 @@
 #include "sys.h"
 #include "uapi.h"
 
-#define MFD_CLOEXEC_ 1U
-#define MFD_ALLOW_SEALING_ 2U
 #define KNOWN_ATTR_ (MNTSNAP_K_MOUNT_ATTR_RDONLY | MNTSNAP_K_MOUNT_ATTR_NOSUID |            \
 		     MNTSNAP_K_MOUNT_ATTR_NODEV | MNTSNAP_K_MOUNT_ATTR_NOEXEC |              \
 		     MNTSNAP_K_MOUNT_ATTR__ATIME | MNTSNAP_K_MOUNT_ATTR_NODIRATIME |         \
@@ -77,6 +76,29 @@ static void ctx_remove(struct sv_container *c, struct sv_fsctx *x)
 }
 
 /*
+ * Forget the contexts the container no longer holds: the placeholder it
+ * got is the read end of a pipe whose write end we keep, and once every
+ * copy of the read end is closed the write end polls POLLERR. Without
+ * this a container that dropped SV_MAX_CTX placeholders (or made that
+ * many mounts: an fsopen context outlives its fsmount) could never use
+ * the new mount API again.
+ */
+static void ctx_reclaim(struct sv_container *c)
+{
+	struct pollfd p[SV_MAX_CTX];
+	size_t n = c->nctx < SV_MAX_CTX ? c->nctx : SV_MAX_CTX;
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct pollfd){ .fd = c->ctx[i]->fd, .events = 0 };
+	if (poll(p, n, 0) <= 0)
+		return;
+	/* from the end: ctx_remove moves the last entry into the hole */
+	for (size_t i = n; i-- > 0;)
+		if (p[i].revents & POLLERR)
+			ctx_remove(c, c->ctx[i]);
+}
+
+/*
  * A new placeholder, handed to the caller with ADDFD|SEND, which also
  * answers the call with the fd number. On success the context is c's.
  */
@@ -86,36 +108,48 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 	struct mntsnap_k_seccomp_notif_addfd add = { 0 };
 	struct sv_fsctx **n;
 	struct stat st;
+	int pfd[2];
 	long r;
 
 	if (c->nctx >= SV_MAX_CTX)
+		ctx_reclaim(c);
+	if (c->nctx >= SV_MAX_CTX)
 		return -EMFILE;
-	x->fd = (int)syscall(SYS_memfd_create, "mntsnap-fs-context",
-			     MFD_CLOEXEC_ | MFD_ALLOW_SEALING_);
-	if (x->fd < 0)
+	/*
+	 * Inert: nothing is ever written to it and the container holds only
+	 * the read end, non-blocking so that a read() (libmount reads an fs
+	 * context fd for the kernel's messages) answers EAGAIN at once.
+	 */
+	if (pipe2(pfd, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
-	/* inert: the container can neither write nor grow what it holds */
-	if (fcntl(x->fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) ||
-	    fstat(x->fd, &st))
-		return -errno;
+	x->fd = pfd[1];
+	if (fstat(pfd[0], &st)) {
+		r = -errno;
+		goto out;
+	}
 	x->dev = st.st_dev;
 	x->ino = st.st_ino;
+	r = -ENOMEM;
 	n = realloc(c->ctx, (c->nctx + 1) * sizeof(*n));
 	if (!n)
-		return -ENOMEM;
+		goto out;
 	c->ctx = n;
+	r = -ENOENT;
 	if (mntsnap__sv_id_valid(sv, c, q->n.id))
-		return -ENOENT;
+		goto out;
 	add.id = q->n.id;
 	add.flags = MNTSNAP_K_SECCOMP_ADDFD_FLAG_SEND;
-	add.srcfd = (uint32_t)x->fd;
+	add.srcfd = (uint32_t)pfd[0];
 	add.newfd_flags = cloexec ? O_CLOEXEC : 0;
 	r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 	if (r < 0)
-		return (int)r;
+		goto out;
+	r = 0;
 	q->answered = true;
 	c->ctx[c->nctx++] = x;
-	return 0;
+out:
+	close(pfd[0]);
+	return (int)r;
 }
 
 void mntsnap__sv_fsopen(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)

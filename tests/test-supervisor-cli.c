@@ -5,7 +5,8 @@
  * json-c), and `supervise` as a listenerPath agent speaking to a raw
  * socket client: garbage and fd-less messages leave it serving, a peer
  * of another uid is refused, a real notify fd sent with a container state
- * gets its mounts decided (the kernel's mountinfo as the oracle).
+ * gets its mounts decided (the kernel's mountinfo as the oracle), and a
+ * request made as long as possible still gets its audit line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -349,7 +350,17 @@ static pid_t container(int *res_pipe, uid_t send_as, const char *id)
 		res[0] = try_send(state, fd);
 		res[1] = 0;
 		close(fd);
-		if (!send_as && !res[0]) {
+		if (!send_as && !res[0] && !strcmp(id, "big")) {
+			/* the longest request: every byte escaped in the audit line */
+			static char src[4096], tgt[4096], type[256], data[4096];
+
+			memset(src, 0xff, sizeof(src) - 1);
+			memset(tgt, 0xfe, sizeof(tgt) - 1);
+			tgt[0] = '/';
+			memset(type, 0xfd, sizeof(type) - 1);
+			memset(data, 0x01, sizeof(data) - 1);
+			res[0] = mount(src, tgt, type, 0, data) ? errno : 0;
+		} else if (!send_as && !res[0]) {
 			res[0] = mount("none", BASE "/ok", "tmpfs", 0, NULL) ? errno : 0;
 			res[1] = mount("none", "/mnt", "tmpfs", 0, NULL) ? errno : 0;
 		}
@@ -403,10 +414,29 @@ Test(supervisor_cli, agent_serves_containers_and_survives_bad_peers, .timeout = 
 		close(rps[i]);
 	}
 
+	/* a request whose audit line is longer than any usual buffer */
+	c = container(&rp, 0, "big");
+	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
+	cr_expect_eq(res[0], EPERM, "the big request: %s", strerror(res[0]));
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	close(rp);
+
 	kill(agent, SIGTERM);
 	cr_assert_eq(waitpid(agent, &st, 0), agent);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "agent status %d", st);
 	audit = ms_read_file(AUDIT, NULL);
+	{
+		int big = 0;
+
+		for (char *l = audit; (l = strstr(l, "\"container\":\"big\"")); l++) {
+			const char *nl = strchr(l, '\n');
+
+			big++;
+			cr_expect(nl && nl - l > 65536, "a short line for the big request");
+		}
+		cr_expect_eq(big, 1, "audit lines for the big request: %d", big);
+	}
 	cr_expect(strstr(audit, "\"container\":\"c1\""), "%s", audit);
 	cr_expect(strstr(audit, "\"container\":\"c2\""), "%s", audit);
 	cr_expect(strstr(audit, "\"result\":0,"), "%s", audit);

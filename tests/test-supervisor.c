@@ -122,7 +122,7 @@ static void child_enter_root(enum box_mode mode)
 
 /*
  * mount(2), umount2(2) and the new mount API -> user notification;
- * everything else allowed.
+ * everything else of the native ABI allowed, nothing of another.
  */
 static int child_filter(void)
 {
@@ -136,7 +136,8 @@ static int child_filter(void)
 	int fd;
 
 	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
-	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 1));
+	/* another ABI (i386 through int 0x80): every call to the supervisor */
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 2));
 	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
 	/* syscall i: on a match jump over the rest and the ALLOW to NOTIFY */
 	for (unsigned i = 0; i < n; i++)
@@ -654,6 +655,120 @@ LTest(supervisor, remount_keeps_forced_options)
 	box_end(&b);
 }
 
+/*
+ * A remount acts on what the supervisor did not make: the superblock under
+ * a bind is its source's (here the "host" tmpfs at BASE), and a runtime's
+ * read-only volume is not the container's to make writable.
+ */
+static void script_remount_others(int *res)
+{
+	int fd;
+
+	res[0] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	/* the bind rule forces ro; a remount,bind must not lose it */
+	res[1] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND, NULL);
+	fd = open("/mnt/c/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	res[2] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	/* the source's superblock, shared with the host */
+	res[3] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_RDONLY, NULL);
+	/* the runtime's read-only tmpfs volume */
+	res[4] = try_mount(NULL, "/mnt/s", NULL, MS_REMOUNT | MS_BIND, NULL);
+	fd = open("/mnt/s/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	res[5] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	res[6] = try_mount(NULL, "/mnt/s", NULL, MS_REMOUNT | MS_RDONLY, "size=4k");
+	/* its own bind, remounted read-only again: the bind rule still decides */
+	res[7] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+}
+
+LTest(supervisor, remount_only_what_it_made)
+{
+	static const char *const force_ro[] = { "ro", NULL };
+	static const char *const force[] = { "nosuid", "nodev", "noexec", NULL };
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*",
+		     .force = force);
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .source = "/data/*",
+		     .target = "/mnt/*", .force = force_ro);
+	struct mntsnap_policy *p;
+	char opts[512], *mi;
+	struct box b;
+	int fd;
+
+	ms_private_ns(BASE);
+	make_tree();
+	cr_assert_eq(mount("vol", ROOT "/mnt/s", "tmpfs", MS_RDONLY, "size=1m"), 0);
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	box_start(&b, p, NULL, script_remount_others);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "bind: %s", strerror(b.res[0]));
+	cr_expect(b.res[1] == 0 || b.res[1] == EPERM, "remount,bind: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EROFS, "write through the ro bind: %s", strerror(b.res[2]));
+	cr_assert(mi_find(b.pid, "/mnt/c", opts, NULL));
+	cr_expect(has_opt(opts, "ro"), "the bind lost ro: %s", opts);
+	cr_expect_eq(b.res[3], EPERM, "superblock remount through a bind: %s",
+		     strerror(b.res[3]));
+	/* the "host" still writes its tmpfs: its superblock was not touched */
+	fd = open(ROOT "/data/x/host", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_expect_geq(fd, 0, "the host's tmpfs: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	mi = ms_read_file("/proc/self/mountinfo", NULL);
+	cr_expect(!strstr(mi, " mstest ro"), "the host's superblock went ro:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[4], EPERM, "remount,bind of the runtime's volume: %s",
+		     strerror(b.res[4]));
+	cr_expect_eq(b.res[5], EROFS, "write in the runtime's ro volume: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], EPERM, "superblock remount of the runtime's volume: %s",
+		     strerror(b.res[6]));
+	mi = ms_read_file("/proc/self/mountinfo", NULL);
+	cr_expect(strstr(mi, "size=1024k"), "the volume was reconfigured:\n%s", mi);
+	free(mi);
+	cr_expect_eq(b.res[7], 0, "remount,bind,ro of its own bind: %s", strerror(b.res[7]));
+	box_end(&b);
+}
+
+/*
+ * A bind moves under the bind rules: here binds may go to /mnt/c only,
+ * and the tmpfs rule (the type of the bind's source) must not let it
+ * elsewhere.
+ */
+static void script_move_bind(int *res)
+{
+	res[0] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	res[1] = try_mount("/mnt/c", "/mnt/d", NULL, MS_MOVE, NULL);
+	res[2] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[3] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
+}
+
+LTest(supervisor, bind_moves_under_the_bind_rules)
+{
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*");
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .source = "/data/*",
+		     .target = "/mnt/c");
+	struct mntsnap_policy *p;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	box_start(&b, p, NULL, script_move_bind);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "bind onto /mnt/c: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EPERM, "bind moved to /mnt/d: %s", strerror(b.res[1]));
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_eq(b.res[2], 0);
+	cr_expect_eq(b.res[3], 0, "tmpfs moved: %s", strerror(b.res[3]));
+	box_end(&b);
+}
+
 /* ---- the new mount API: decided at move_mount with every option ---------- */
 
 static int sfsopen(const char *type)
@@ -822,6 +937,190 @@ LTest(supervisor, open_tree_and_mount_setattr)
 	cr_expect(has_opt(opts, "ro") && has_opt(opts, "noexec"), "%s", opts);
 	cr_expect_eq(b.res[7], EPERM, "mount_setattr on /mnt/a: %s", strerror(b.res[7]));
 	cr_expect(strstr(b.audit, "\"syscall\":\"open_tree\""), "%s", b.audit);
+	box_end(&b);
+}
+
+/*
+ * Placeholders the container dropped are forgotten: 10,000 fsopen()s and
+ * open_tree()s closed at once, and 100 mounts made and removed, leave the
+ * new mount API working (the supervisor's memory stays bounded meanwhile).
+ */
+static void script_many_contexts(int *res)
+{
+	res[0] = res[1] = res[2] = 0;
+	for (int i = 0; i < 10000; i++) {
+		int fd = i % 2 ? sfsopen("tmpfs")
+			       : (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+					      MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+
+		if (fd < 0)
+			res[0]++;
+		else
+			close(fd);
+	}
+	for (int i = 0; i < 100; i++) {
+		if (new_api_mount("tmpfs", "size", "1m", 0, "/mnt/a"))
+			res[1]++;
+		else if (umount2("/mnt/a", 0))
+			res[2]++;
+	}
+	res[3] = new_api_mount("tmpfs", NULL, NULL, 0, "/mnt/a");
+}
+
+LTest(supervisor, dropped_placeholders_are_forgotten)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_many_contexts);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], 0, "%d of 10,000 fsopen/open_tree refused", b.res[0]);
+	cr_expect_eq(b.res[1], 0, "%d of 100 new-API mounts refused", b.res[1]);
+	cr_expect_eq(b.res[2], 0);
+	cr_expect_eq(b.res[3], 0, "a new-API mount after all that: %s", strerror(b.res[3]));
+	cr_expect(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect_leq(b.sv->c[0]->nctx, SV_MAX_CTX);
+	box_end(&b);
+}
+
+/* ---- another ABI ------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+/* An i386 system call from this 64-bit process (int 0x80): -errno or the result. */
+static long int80(long nr, const void *b, const void *c, const void *d, long si, const void *di)
+{
+	long r;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(r)
+			 : "a"(nr), "b"(b), "c"(c), "d"(d), "S"(si), "D"(di)
+			 : "memory", "r8", "r9", "r10", "r11");
+	return r;
+}
+
+/*
+ * Numbers mean other calls in another ABI: i386 21 is mount (x86_64
+ * access), i386 165 is getresuid (x86_64 mount). A supervisor that read
+ * the number without the arch would mount for getresuid(ptr, ptr, ptr)
+ * pointing at "none", "/mnt/a", "tmpfs". Both must be refused.
+ */
+static void script_i386(int *res)
+{
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+		       -1, 0);
+
+	if (m == MAP_FAILED)
+		_exit(104);
+	strcpy(m, "none");
+	strcpy(m + 64, "/mnt/a");
+	strcpy(m + 128, "tmpfs");
+	res[0] = (int)-int80(21, m, m + 64, m + 128, 0, NULL);
+	res[1] = (int)-int80(165, m, m + 64, m + 128, 0, NULL);
+	res[2] = (int)-int80(52, m + 64, 0, NULL, 0, NULL); /* umount2 */
+}
+
+LTest(supervisor, other_abi_refused)
+{
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_i386);
+	box_serve(&b);
+	cr_expect_eq(b.res[0], EPERM, "i386 mount: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EPERM, "i386 getresuid (x86_64's mount number): %s",
+		     strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EPERM, "i386 umount2: %s", strerror(b.res[2]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL), "mounted for an i386 call");
+	cr_expect_eq(b.audit_lines, 3);
+	cr_expect(b.audit && strstr(b.audit, "\"syscall\":\"nr:165,arch:0x40000003\"") &&
+		  strstr(b.audit, "syscall not handled"), "%s", b.audit ? b.audit : "");
+	box_end(&b);
+}
+#endif
+
+/* ---- arguments rewritten while the supervisor decides -------------------- */
+
+#define FLIPS 300
+
+/*
+ * Another process of the container (a thread would do the same: the page
+ * is shared) rewrites the target and type in a loop while the mounts are
+ * asked for: "/mnt/a" tmpfs and "/etc" proc. The supervisor reads each
+ * argument once and acts on its copy, so whatever it mounts is one of the
+ * two requests whole: a tmpfs on /mnt/a, never a proc or anything on /etc.
+ */
+static void script_flip(int *res)
+{
+	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile char *tgt = page, *type = page + 64;
+	pid_t flipper;
+	int st;
+
+	if (page == MAP_FAILED)
+		_exit(103);
+	strcpy(page, "/mnt/a");
+	strcpy(page + 64, "tmpfs");
+	flipper = fork();
+	if (flipper == 0) {
+		for (unsigned long i = 0;; i++) {
+			memcpy((char *)tgt, i & 1 ? "/etc\0\0\0" : "/mnt/a\0", 7);
+			memcpy((char *)type, i & 2 ? "proc\0\0" : "tmpfs\0", 6);
+			/* mostly whole states, but some change mid-read */
+			if (i % 63 == 0) /* 63: each of the 4 states in turn */
+				usleep(20);
+		}
+	}
+	res[0] = res[1] = res[2] = 0;
+	for (int i = 0; i < FLIPS; i++) {
+		int r = try_mount("none", (const char *)tgt, (const char *)type, 0, NULL);
+
+		if (!r) {
+			res[0]++;
+			/* whatever was mounted is ours to remove */
+			if (umount2("/mnt/a", 0) && umount2("/etc", 0))
+				res[2]++;
+		} else {
+			res[1]++;
+		}
+	}
+	kill(flipper, SIGKILL);
+	waitpid(flipper, &st, 0);
+}
+
+LTest(supervisor, arguments_rewritten_during_the_decision)
+{
+	char *before, *after, *lines, *save = NULL, opts[512], type[128];
+	int found = 0;
+	struct box b;
+
+	ms_private_ns(BASE);
+	make_tree();
+	before = ms_read_file("/proc/self/mountinfo", NULL);
+	box_start(&b, example_policy(), NULL, script_flip);
+	box_serve(&b);
+	cr_expect_eq(b.res[0] + b.res[1], FLIPS);
+	cr_expect_gt(b.res[0], 0, "nothing was mounted: the test proves nothing");
+	cr_log_info("flip: %d mounted, %d refused", b.res[0], b.res[1]);
+	cr_expect_eq(b.res[2], 0, "a mount the supervisor made was left behind");
+	/* audit: every mount(2) that succeeded put a tmpfs with the forced flags on /mnt/a */
+	lines = strdup(b.audit ? b.audit : "");
+	for (char *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(l, "\"syscall\":\"mount\"") || !strstr(l, "\"result\":0,"))
+			continue;
+		found++;
+		cr_expect(strstr(l, "\"fstype\":\"tmpfs\""), "%s", l);
+		cr_expect(strstr(l, "\"target_resolved\":\"/mnt/a\""), "%s", l);
+		cr_expect(strstr(l, "nosuid,nodev,noexec"), "%s", l);
+	}
+	free(lines);
+	cr_expect_eq(found, b.res[0], "successful mounts in the audit");
+	cr_expect_not(mi_find(b.pid, "/etc", opts, type), "something is on /etc: %s", type);
+	after = ms_read_file("/proc/self/mountinfo", NULL);
+	cr_expect_str_eq(before, after, "the host's mount table changed");
+	free(before);
+	free(after);
 	box_end(&b);
 }
 
@@ -1006,6 +1305,31 @@ LTest(supervisor, thousand_requests_from_eight_processes)
 	cr_expect_eq(lines, STRESS_PROCS * STRESS_EACH);
 	cr_expect_eq(ok, STRESS_ALLOWED);
 	box_end(&b);
+}
+
+/* What an agent peer might pass instead of a notify fd is refused. */
+LTest(supervisor, add_refuses_what_is_no_notify_fd)
+{
+	struct mntsnap_supervisor *sv;
+	struct mntsnap_policy *p;
+	int pfd[2], fd;
+
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_supervisor_new(p, NULL, &sv), 0);
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	cr_assert_eq(write(pfd[1], "x", 1), 1); /* readable, as a waiting request would be */
+	cr_expect_eq(mntsnap_supervisor_add(sv, pfd[0], "pipe"), -ENOTTY);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_expect_eq(mntsnap_supervisor_add(sv, fd, "null"), -ENOTTY);
+	cr_expect_eq(mntsnap_supervisor_add(sv, 9999, "closed"), -EBADF);
+	cr_expect_eq(mntsnap_supervisor_count(sv), 0);
+	/* the caller keeps what was refused */
+	cr_expect_eq(fcntl(pfd[0], F_GETFD), FD_CLOEXEC);
+	close(fd);
+	close(pfd[0]);
+	close(pfd[1]);
+	mntsnap_supervisor_free(sv);
+	mntsnap_policy_free(p);
 }
 
 /* ---- the policy alone ---------------------------------------------------- */

@@ -93,16 +93,39 @@ struct agent {
 	struct mntsnap_supervisor *sv;
 	int audit_fd;
 	unsigned long served;
+	char *line; /* the audit line buffer, grown as needed */
+	size_t cap;
 };
+
+/*
+ * The longest line a request can make: a container controls two 4 KiB
+ * paths, their resolved forms, 4 KiB of options (twice) and the type,
+ * every byte possibly escaped as \u00XX: some 160 KiB.
+ */
+#define AUDIT_LINE_MAX (1U << 20)
 
 static void on_audit(const struct mntsnap_sv_event *ev, void *data)
 {
 	struct agent *a = data;
-	static char line[1 << 16];
-	int n = mntsnap_sv_event_json(ev, line, sizeof(line));
+	int n = a->line ? mntsnap_sv_event_json(ev, a->line, a->cap) : -ENOSPC;
 
+	/* every request gets its line, however long the container made it */
+	while (n == -ENOSPC && a->cap < AUDIT_LINE_MAX) {
+		size_t cap = a->cap ? a->cap * 2 : 1U << 16;
+		char *l = realloc(a->line, cap);
+
+		if (!l) {
+			n = -ENOMEM;
+			break;
+		}
+		a->line = l;
+		a->cap = cap;
+		n = mntsnap_sv_event_json(ev, a->line, a->cap);
+	}
 	/* one write() per line: O_APPEND keeps concurrent writers' lines whole */
-	if (n > 0 && write(a->audit_fd, line, (size_t)n) != n)
+	if (n < 0)
+		fprintf(stderr, "mntsnap: supervise: audit line: %s\n", strerror(-n));
+	else if (write(a->audit_fd, a->line, (size_t)n) != n)
 		fprintf(stderr, "mntsnap: supervise: audit write: %s\n", strerror(errno));
 }
 
@@ -334,6 +357,7 @@ int cmd_supervise(int argc, char **argv)
 	}
 out:
 	mntsnap_supervisor_free(a.sv);
+	free(a.line);
 	mntsnap_policy_free(p);
 	if (a.audit_fd > 2)
 		close(a.audit_fd);
