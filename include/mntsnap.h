@@ -29,6 +29,16 @@
 
 #ifdef __cplusplus
 extern "C" {
+/*
+ * In C++ a struct's name is also a type name in scope, so g++ -Wshadow
+ * reads mntsnap_diff() (and mntsnap_order_step/_dep()) as hiding the
+ * constructor of the struct of the same name. That is the C API's
+ * naming, not a mistake in the consumer's code: keep its -Werror builds.
+ */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 #endif
 
 #define MNTSNAP_VERSION_MAJOR 0
@@ -1052,6 +1062,9 @@ uint64_t mntsnap_kernel_supported_mask(void);
 #endif
 
 #ifdef __cplusplus
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 }
 
 /* MNTSNAP_OPTS for C++: every byte zero, then sz. */

@@ -3,7 +3,11 @@
 """The public headers compile, warning-free, as every language consumers use.
 
 C99 and C11 with -std= (not gnu) -pedantic -Werror, C++11/17/20 likewise,
-with the MNTSNAP_OPTS forms each language has. Each program also
+with the MNTSNAP_OPTS forms each language has, -Wshadow and
+-Wstrict-prototypes among the warnings (g++ -Wshadow sees a function
+named like a struct, mntsnap_diff, as hiding its constructor), after the
+kernel's and libc's mount headers as a runtime includes them. Each
+program also
 runs: MNTSNAP_OPTS must set sz, the given fields, and zero the rest.
 
   check-header.py INCLUDE_DIR [--seccomp] [--cc CC] [--cxx CXX]
@@ -15,9 +19,11 @@ import subprocess
 import sys
 import tempfile
 
-WARN = ['-Wall', '-Wextra', '-pedantic', '-Werror']
+WARN = ['-Wall', '-Wextra', '-pedantic', '-Werror', '-Wshadow']
+C_WARN = ['-Wstrict-prototypes', '-Wmissing-prototypes']
 
 C_SRC = r'''
+%(mounth)s
 #include <mntsnap.h>
 #include <mntsnap.h> /* include guard */
 %(seccomp)s
@@ -38,6 +44,7 @@ int main(void)
 '''
 
 CXX_SRC = r'''
+%(mounth)s
 #include <mntsnap.h>
 %(seccomp)s
 #include <type_traits>
@@ -66,7 +73,8 @@ def run(compiler, std, src, suffix, inc, tmp, extra=()):
     path = os.path.join(tmp, 'h-%s-%d%s' % (std.replace('+', 'x'), len(extra), suffix))
     open(path, 'w').write(src)
     exe = path + '.out'
-    cmd = [compiler, '-std=' + std] + WARN + list(extra) + ['-I', inc, path, '-o', exe]
+    lang = C_WARN if suffix == '.c' else []
+    cmd = [compiler, '-std=' + std] + WARN + lang + list(extra) + ['-I', inc, path, '-o', exe]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         print('FAIL %s -std=%s:\n%s' % (compiler, std, r.stderr))
@@ -87,20 +95,21 @@ def main():
     ap.add_argument('--cxx', default=os.environ.get('CXX', 'c++'))
     a = ap.parse_args()
     sec = '#include <mntsnap-seccomp.h>' if a.seccomp else ''
+    mounth = '#include <linux/mount.h>\n#include <sys/mount.h>'
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         for std in ('c99', 'c11'):
-            ok &= run(a.cc, std, C_SRC % {'seccomp': sec}, '.c', a.include, tmp)
+            ok &= run(a.cc, std, C_SRC % {'seccomp': sec, 'mounth': mounth}, '.c', a.include, tmp)
         # MNTSNAP_OPTS without GNU C (no statement expression): musl's
         # headers, unlike glibc's, still work with __GNUC__ undefined
         if shutil.which('musl-gcc'):
-            ok &= run('musl-gcc', 'c99', C_SRC % {'seccomp': ''}, '.c', a.include, tmp,
+            ok &= run('musl-gcc', 'c99', C_SRC % {'seccomp': '', 'mounth': ''}, '.c', a.include, tmp,
                       ('-U__GNUC__',))
         if not shutil.which(a.cxx):
             print('FAIL: no C++ compiler %s' % a.cxx)
             return 1
         for std in ('c++11', 'c++17', 'c++20'):
-            ok &= run(a.cxx, std, CXX_SRC % {'seccomp': sec}, '.cc', a.include, tmp)
+            ok &= run(a.cxx, std, CXX_SRC % {'seccomp': sec, 'mounth': mounth}, '.cc', a.include, tmp)
     return 0 if ok else 1
 
 
