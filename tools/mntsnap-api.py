@@ -244,8 +244,9 @@ def cmd_version_script(a):
         f.write('local:\n\t*;\n};\n')
 
 
-def exported(lib):
-    """Defined, global, default-visibility functions/objects of lib."""
+def exported(lib, any_visibility=False):
+    """Defined, global, default-visibility functions/objects of lib (with
+    any_visibility, hidden ones too)."""
     dyn = not lib.endswith('.a')
     out = subprocess.run(['readelf', '-W', '--dyn-syms' if dyn else '--syms', lib],
                          check=True, capture_output=True, text=True).stdout
@@ -255,7 +256,8 @@ def exported(lib):
         if len(f) < 8 or not f[0].rstrip(':').isdigit():
             continue
         typ, bind, vis, ndx, name = f[3], f[4], f[5], f[6], f[7]
-        if ndx in ('UND', 'ABS') or bind not in ('GLOBAL', 'WEAK') or vis != 'DEFAULT':
+        if ndx in ('UND', 'ABS') or bind not in ('GLOBAL', 'WEAK') or \
+                (vis != 'DEFAULT' and not any_visibility):
             continue
         if typ not in ('FUNC', 'OBJECT', 'IFUNC'):
             continue
@@ -271,12 +273,19 @@ def cmd_check_exports(a):
         have = {n for n in have if n.startswith(a.prefix)}
     extra = sorted(have - want)
     missing = sorted(want - have)
+    # In an archive even hidden globals share the consumer's namespace at
+    # static link time: each must carry the library's prefix.
+    clash = []
+    if a.lib.endswith('.a') and not a.prefix:
+        clash = sorted(n for n in exported(a.lib, True) if not n.startswith('mntsnap_'))
+    for n in clash:
+        print('global symbol without the mntsnap_ prefix (clashes in a static link): %s' % n)
     for n in extra:
         print('exported but not in the public headers: %s' % n)
     for n in missing:
         print('declared in the public headers but not exported: %s' % n)
     print('%s: %d exported, %d declared' % (os.path.basename(a.lib), len(have), len(want)))
-    return 1 if extra or missing else 0
+    return 1 if extra or missing or clash else 0
 
 
 # ---- man pages ---------------------------------------------------------------

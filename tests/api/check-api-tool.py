@@ -3,10 +3,15 @@
 """tools/mntsnap-api.py keeps no list of its own: a function added to a
 public header is in the version script and gets a man3 page whose text is
 its doc comment, and one added without a doc comment fails check-docs.
+check-exports on an archive refuses a global symbol without the mntsnap_
+prefix even when it is hidden: hidden only keeps it out of dynamic
+tables, and a static link still clashes with a consumer's own symbol of
+that name.
 
   check-api-tool.py TOOL HEADER
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +27,31 @@ int mntsnap_added_later(int x);
 
 def tool(*args):
     return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+
+
+def check_archive(tmp):
+    cc = os.environ.get('CC', 'cc')
+    if not shutil.which(cc) or not shutil.which('ar'):
+        return ['no %s or ar to build a test archive' % cc]
+    h = os.path.join(tmp, 'arch.h')
+    open(h, 'w').write('/* mntsnap_f - the public one. */\nint mntsnap_f(void);\n')
+    fails = []
+    for extra, ok in (('', True), ('int helper_clash(void);\nint helper_clash(void) { return 1; }\n',
+                                   False)):
+        c = os.path.join(tmp, 'arch.c')
+        open(c, 'w').write('__attribute__((visibility("default"))) int mntsnap_f(void);\n'
+                           'int mntsnap_f(void) { return 0; }\n' + extra)
+        o, a = c + '.o', os.path.join(tmp, 'libarch.a')
+        subprocess.run([cc, '-fvisibility=hidden', '-c', c, '-o', o], check=True)
+        if os.path.exists(a):
+            os.unlink(a)
+        subprocess.run(['ar', 'rcs', a, o], check=True)
+        r = tool('check-exports', a, h)
+        if ok and r.returncode != 0:
+            fails.append('check-exports refuses a clean archive: %s' % r.stdout)
+        if not ok and (r.returncode == 0 or 'helper_clash' not in r.stdout):
+            fails.append('check-exports accepts an archive with a hidden unprefixed global')
+    return fails
 
 
 def main():
@@ -58,6 +88,7 @@ def main():
         r = tool('check-docs', h)
         if r.returncode == 0 or 'mntsnap_added_later' not in r.stdout:
             fails.append('check-docs accepts an undocumented function')
+        fails += check_archive(tmp)
     for f in fails:
         print('FAIL', f)
     print('%d functions in %s' % (len(before), os.path.basename(header)))
