@@ -51,7 +51,9 @@ extern "C" {
  * bytes this library version does not know are zero when a newer
  * header's struct is passed. C++ (any version): MNTSNAP_OPTS(type, name)
  * without fields, which zeroes every byte and sets sz, then assign the
- * fields (name.mask = ...).
+ * fields (name.mask = ...). In GNU C the macro is a statement expression,
+ * so it declares block-scope structs only; one with static storage has
+ * all bytes zero anyway: static struct T name = { .sz = sizeof(name) }.
  */
 #define MNTSNAP__FIRST(A, ...) A
 #define MNTSNAP__REST(A, ...) __VA_ARGS__
