@@ -87,6 +87,12 @@ def run(compiler, std, src, suffix, inc, tmp, extra=()):
     return True
 
 
+def has_header(compiler, name):
+    r = subprocess.run([compiler, '-E', '-x', 'c', '-', '-o', os.devnull],
+                       input='#include <%s>\n' % name, capture_output=True, text=True)
+    return r.returncode == 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('include')
@@ -95,7 +101,10 @@ def main():
     ap.add_argument('--cxx', default=os.environ.get('CXX', 'c++'))
     a = ap.parse_args()
     sec = '#include <mntsnap-seccomp.h>' if a.seccomp else ''
-    mounth = '#include <linux/mount.h>\n#include <sys/mount.h>'
+    # musl-gcc has no kernel headers: <linux/mount.h> where the compiler
+    # has it
+    mounth = ''.join('#include <%s>\n' % h for h in ('linux/mount.h', 'sys/mount.h')
+                     if has_header(a.cc, h))
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         for std in ('c99', 'c11'):
