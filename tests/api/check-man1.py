@@ -6,10 +6,13 @@ choice word that a command's `--help` shows appears in the page. With a
 bash completion script, bash itself completes `mntsnap CMD -` and must
 offer every option that CMD's --help shows.
 
-Each command's options must be in its own section, not just anywhere.
+Each command's options must be in its own section, not just anywhere;
+the table columns and JSON keys that list, ns and stat print are
+described under OUTPUT.
 
   check-man1.py MNTSNAP_BIN MAN1_PAGE [COMPLETION] [--self-test]
 """
+import json
 import re
 import subprocess
 import sys
@@ -89,6 +92,34 @@ def check_sections(binary, man, cmds):
     return missing
 
 
+def check_output(binary, man):
+    """Every column a table prints and every key a JSON object has is
+    described under OUTPUT (the --help texts name neither)."""
+    out = section(man, 'OUTPUT')
+    missing = []
+    for args in (['list'], ['ns'], ['stat', '/']):
+        r = subprocess.run([binary] + args, capture_output=True, text=True)
+        if r.returncode != 0 or not r.stdout:
+            missing.append('mntsnap %s exited %d' % (' '.join(args), r.returncode))
+            continue
+        for w in r.stdout.split('\n')[0].split():
+            if not has_word(out, w.strip('[]')):
+                missing.append('column %s of mntsnap %s: not under OUTPUT' % (w, args[0]))
+    for args in (['list', '-o', 'json'], ['stat', '-o', 'json', '/']):
+        r = subprocess.run([binary] + args, capture_output=True, text=True)
+        try:
+            obj = json.loads(r.stdout)
+        except ValueError:
+            missing.append('mntsnap %s: not JSON' % ' '.join(args))
+            continue
+        keys = set(obj)
+        for f in obj.get('filesystems', []):
+            keys |= set(f)
+        missing += ['JSON key %s of mntsnap %s: not under OUTPUT' % (k, args[0])
+                    for k in sorted(keys) if not has_word(out, k)]
+    return missing
+
+
 def self_test(binary, man, cmds):
     """check_sections() catches an option described elsewhere only: for
     each command, drop from its section an option the page also mentions
@@ -134,6 +165,7 @@ def main():
         if not has_word(man, w):
             missing.append('not in mntsnap(1): %s' % w)
     missing += check_sections(binary, man, cmds)
+    missing += check_output(binary, man)
     if '--self-test' in sys.argv:
         missing += self_test(binary, man, cmds)
     if len(sys.argv) > 3 and not sys.argv[3].startswith('--'):
