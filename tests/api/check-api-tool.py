@@ -22,6 +22,10 @@ ADDED = '''
  * Returns 0, or -EINVAL when x is negative.
  */
 int mntsnap_added_later(int x);
+
+/* mntsnap_added_pair / _free - two functions someone documents together. */
+int mntsnap_added_pair(int x);
+void mntsnap_added_pair_free(int x);
 '''
 
 
@@ -65,7 +69,8 @@ def main():
         open(h, 'w').write(text[:end] + ADDED + text[end:])
         before = tool('functions', header).stdout.split()
         after = tool('functions', h).stdout.split()
-        if sorted(after) != sorted(before + ['mntsnap_added_later']):
+        if sorted(after) != sorted(before + ['mntsnap_added_later', 'mntsnap_added_pair',
+                                             'mntsnap_added_pair_free']):
             fails.append('functions: %s' % (set(after) ^ set(before)))
         vs = os.path.join(tmp, 'map')
         tool('version-script', '--node', 'X', '-o', vs, h)
@@ -81,6 +86,16 @@ def main():
                          'int mntsnap_added_later(int x);', '.SH RETURN VALUE', '\\-EINVAL'):
                 if want not in p:
                     fails.append('page lacks %r' % want)
+        # one doc block, two functions: each page names both (whatis(1)
+        # must not read "mntsnap_added_pair_free - ... documents together"
+        # as if _free did what the block says of the pair) and shows both
+        for f in ('mntsnap_added_pair', 'mntsnap_added_pair_free'):
+            page = os.path.join(tmp, f + '.3')
+            p = open(page).read() if os.path.exists(page) else ''
+            for want in ('.SH NAME\nmntsnap_added_pair, mntsnap_added_pair_free \\- two',
+                         'int mntsnap_added_pair(int x);\nvoid mntsnap_added_pair_free(int x);'):
+                if want not in p:
+                    fails.append('%s.3 lacks %r' % (f, want))
         if tool('check-docs', h).returncode != 0:
             fails.append('check-docs rejects a documented function')
         bare = text[:end] + '\nint mntsnap_added_later(int x);\n' + text[end:]
