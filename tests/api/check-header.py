@@ -9,11 +9,13 @@ named like a struct, mntsnap_diff, as hiding its constructor), after the
 kernel's and libc's mount headers as a runtime includes them. Each
 program also
 runs: MNTSNAP_OPTS must set sz, the given fields, and zero the rest.
+MNTSNAP_VERSION_MAJOR/MINOR must be the project's version (--version).
 
-  check-header.py INCLUDE_DIR [--seccomp] [--cc CC] [--cxx CXX]
+  check-header.py INCLUDE_DIR [--seccomp] [--cc CC] [--cxx CXX] [--version X.Y.Z]
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,7 +101,15 @@ def main():
     ap.add_argument('--seccomp', action='store_true')
     ap.add_argument('--cc', default=os.environ.get('CC', 'cc'))
     ap.add_argument('--cxx', default=os.environ.get('CXX', 'c++'))
+    ap.add_argument('--version', help="the project's version: the header's must match")
     a = ap.parse_args()
+    if a.version:
+        text = open(os.path.join(a.include, 'mntsnap.h'), encoding='utf-8').read()
+        have = '.'.join(re.search(r'#define MNTSNAP_VERSION_%s (\d+)' % k, text).group(1)
+                        for k in ('MAJOR', 'MINOR'))
+        if a.version.split('.')[:2] != have.split('.'):
+            print('FAIL: mntsnap.h says version %s, the project %s' % (have, a.version))
+            return 1
     sec = '#include <mntsnap-seccomp.h>' if a.seccomp else ''
     # musl-gcc has no kernel headers: <linux/mount.h> where the compiler
     # has it
