@@ -77,7 +77,10 @@ enum {
 int mntsnap_seccomp_allow_arches(scmp_filter_ctx ctx, int set,
 				 const uint32_t *arches, size_t n_arches);
 
-/* mntsnap_seccomp_allow_arches(ctx, set, NULL, 0). */
+/*
+ * mntsnap_seccomp_allow - mntsnap_seccomp_allow_arches() without extra
+ * architectures: (ctx, set, NULL, 0). Returns as that function does.
+ */
 int mntsnap_seccomp_allow(scmp_filter_ctx ctx, int set);
 
 /*

@@ -29,6 +29,16 @@
 
 #ifdef __cplusplus
 extern "C" {
+/*
+ * In C++ a struct's name is also a type name in scope, so g++ -Wshadow
+ * reads mntsnap_diff() (and mntsnap_order_step/_dep()) as hiding the
+ * constructor of the struct of the same name. That is the C API's
+ * naming, not a mistake in the consumer's code: keep its -Werror builds.
+ */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 #endif
 
 #define MNTSNAP_VERSION_MAJOR 0
@@ -41,7 +51,9 @@ extern "C" {
  * bytes this library version does not know are zero when a newer
  * header's struct is passed. C++ (any version): MNTSNAP_OPTS(type, name)
  * without fields, which zeroes every byte and sets sz, then assign the
- * fields (name.mask = ...).
+ * fields (name.mask = ...). In GNU C the macro is a statement expression,
+ * so it declares block-scope structs only; one with static storage has
+ * all bytes zero anyway: static struct T name = { .sz = sizeof(name) }.
  */
 #define MNTSNAP__FIRST(A, ...) A
 #define MNTSNAP__REST(A, ...) __VA_ARGS__
@@ -300,7 +312,10 @@ struct mntsnap_ns_entry {
 	bool own;           /* the caller's namespace */
 };
 
-/* *ret_list is malloc'd (free() it). 0 or -ENOMEM/-EIO. */
+/*
+ * mntsnap_ns_list - every mount namespace visible: its id, mount count, a
+ * process in it. *ret_list is malloc'd (free() it). 0 or -ENOMEM/-EIO.
+ */
 int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
 
 /* ---- entering: a short-lived helper process ------------------------------- */
@@ -397,7 +412,8 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
 			  const struct mntsnap_ns_opts *opts, int *ret_fd);
 
 /*
- * Single-threaded callers only: move the calling thread into ns and back.
+ * mntsnap_ns_enter / _leave - move the calling thread into ns and back.
+ * Single-threaded callers only.
  * enter saves the current namespace, root and cwd; leave returns to them
  * (setns resets root and cwd, so both are restored from the saved fds)
  * and frees saved. -EINVAL from enter: not a mount namespace, or the
@@ -698,6 +714,9 @@ int mntsnap_format_from_name(const char *name);
 /* Saving and loading snapshots (lib/wire.c).                               */
 /* ------------------------------------------------------------------------ */
 /*
+ * mntsnap_snapshot_save / _save_fd - write a snapshot to a file in the
+ * binary format.
+ *
  * The binary format is versioned, checksummed (CRC32C) and compact (about
  * 0.2x the mountinfo text of the same table); its layout is documented in
  * lib/wire.c. The same bytes carry a snapshot out of a namespace helper.
@@ -814,17 +833,17 @@ int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_s
 		      const struct mntsnap_diff_opts *opts, struct mntsnap_diff **ret);
 void mntsnap_diff_free(struct mntsnap_diff *d);
 
-int mntsnap_diff_key(const struct mntsnap_diff *d);   /* enum mntsnap_diff_key */
-size_t mntsnap_diff_count(const struct mntsnap_diff *d); /* 0 = equal */
-/* Entries of one kind: ADDED, REMOVED, CHANGED. */
+int mntsnap_diff_key(const struct mntsnap_diff *d);   /* how mounts were matched: enum mntsnap_diff_key */
+size_t mntsnap_diff_count(const struct mntsnap_diff *d); /* number of entries; 0 = equal */
+/* Number of entries of one kind: ADDED, REMOVED, CHANGED. */
 size_t mntsnap_diff_added(const struct mntsnap_diff *d);
 size_t mntsnap_diff_removed(const struct mntsnap_diff *d);
 size_t mntsnap_diff_changed(const struct mntsnap_diff *d);
-/* Entry i; -ERANGE past the end. */
+/* Entry i of the diff; -ERANGE past the end. */
 int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff_entry *ret);
-/* "attributes", "propagation", ... for one MNTSNAP_CHANGE_* bit; NULL if unknown. */
+/* Name of one MNTSNAP_CHANGE_* bit: "attributes", "propagation", ...; NULL if unknown. */
 const char *mntsnap_diff_change_name(uint32_t bit);
-/* "id" or "mount_point+root+device" */
+/* Name of a diff key: "id" or "mount_point+root+device" */
 const char *mntsnap_diff_key_name(int key);
 
 enum mntsnap_diff_format {
@@ -887,7 +906,8 @@ size_t mntsnap_order_count(const struct mntsnap_order *o);
 int mntsnap_order_step(const struct mntsnap_order *o, size_t i, struct mntsnap_order_step *ret);
 size_t mntsnap_order_ndeps(const struct mntsnap_order *o);
 int mntsnap_order_dep(const struct mntsnap_order *o, size_t i, struct mntsnap_order_dep *ret);
-/* "parent", "stacked", "overmount", "bind_source", "peer", "master"; NULL if unknown */
+/* Name of an order reason: "parent", "stacked", "overmount", "bind_source", "peer",
+ * "master"; NULL if unknown */
 const char *mntsnap_order_reason_name(int reason);
 
 /* ------------------------------------------------------------------------ */
@@ -1093,6 +1113,9 @@ uint64_t mntsnap_kernel_supported_mask(void);
 #endif
 
 #ifdef __cplusplus
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 }
 
 /* MNTSNAP_OPTS for C++: every byte zero, then sz. */

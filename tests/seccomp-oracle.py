@@ -40,6 +40,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 QUERY = ["statmount", "listmount"]
 FULL = QUERY + ["open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
@@ -303,8 +304,10 @@ def main():
                 fail("%s: exit %d: %s" % (label, rc, err))
                 continue
             merged = json.loads(out)
-            tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mntsnap-oracle.json")
-            with open(tmp, "w") as f:
+            # a name of its own: two runs at once (two build dirs) must not
+            # remove each other's file
+            fd, tmp = tempfile.mkstemp(prefix="mntsnap-oracle-", suffix=".json")
+            with os.fdopen(fd, "w") as f:
                 f.write(out)
             rc2, out2, err2 = mntsnap(binary, tmp, args)
             os.unlink(tmp)

@@ -3,21 +3,29 @@
 """The public headers compile, warning-free, as every language consumers use.
 
 C99 and C11 with -std= (not gnu) -pedantic -Werror, C++11/17/20 likewise,
-with the MNTSNAP_OPTS forms each language has. Each program also
+with the MNTSNAP_OPTS forms each language has, -Wshadow and
+-Wstrict-prototypes among the warnings (g++ -Wshadow sees a function
+named like a struct, mntsnap_diff, as hiding its constructor), after the
+kernel's and libc's mount headers as a runtime includes them. Each
+program also
 runs: MNTSNAP_OPTS must set sz, the given fields, and zero the rest.
+MNTSNAP_VERSION_MAJOR/MINOR must be the project's version (--version).
 
-  check-header.py INCLUDE_DIR [--seccomp] [--cc CC] [--cxx CXX]
+  check-header.py INCLUDE_DIR [--seccomp] [--cc CC] [--cxx CXX] [--version X.Y.Z]
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-WARN = ['-Wall', '-Wextra', '-pedantic', '-Werror']
+WARN = ['-Wall', '-Wextra', '-pedantic', '-Werror', '-Wshadow']
+C_WARN = ['-Wstrict-prototypes', '-Wmissing-prototypes']
 
 C_SRC = r'''
+%(mounth)s
 #include <mntsnap.h>
 #include <mntsnap.h> /* include guard */
 #include <mntsnap-supervisor.h>
@@ -39,6 +47,7 @@ int main(void)
 '''
 
 CXX_SRC = r'''
+%(mounth)s
 #include <mntsnap.h>
 #include <mntsnap-supervisor.h>
 %(seccomp)s
@@ -68,7 +77,8 @@ def run(compiler, std, src, suffix, inc, tmp, extra=()):
     path = os.path.join(tmp, 'h-%s-%d%s' % (std.replace('+', 'x'), len(extra), suffix))
     open(path, 'w').write(src)
     exe = path + '.out'
-    cmd = [compiler, '-std=' + std] + WARN + list(extra) + ['-I', inc, path, '-o', exe]
+    lang = C_WARN if suffix == '.c' else []
+    cmd = [compiler, '-std=' + std] + WARN + lang + list(extra) + ['-I', inc, path, '-o', exe]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         print('FAIL %s -std=%s:\n%s' % (compiler, std, r.stderr))
@@ -81,28 +91,46 @@ def run(compiler, std, src, suffix, inc, tmp, extra=()):
     return True
 
 
+def has_header(compiler, name):
+    r = subprocess.run([compiler, '-E', '-x', 'c', '-', '-o', os.devnull],
+                       input='#include <%s>\n' % name, capture_output=True, text=True)
+    return r.returncode == 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('include')
     ap.add_argument('--seccomp', action='store_true')
     ap.add_argument('--cc', default=os.environ.get('CC', 'cc'))
     ap.add_argument('--cxx', default=os.environ.get('CXX', 'c++'))
+    ap.add_argument('--version', help="the project's version: the header's must match")
     a = ap.parse_args()
+    if a.version:
+        text = open(os.path.join(a.include, 'mntsnap.h'), encoding='utf-8').read()
+        have = '.'.join(re.search(r'#define MNTSNAP_VERSION_%s (\d+)' % k, text).group(1)
+                        for k in ('MAJOR', 'MINOR'))
+        if a.version.split('.')[:2] != have.split('.'):
+            print('FAIL: mntsnap.h says version %s, the project %s' % (have, a.version))
+            return 1
     sec = '#include <mntsnap-seccomp.h>' if a.seccomp else ''
+    # musl-gcc has no kernel headers: <linux/mount.h> where the compiler
+    # has it
+    mounth = ''.join('#include <%s>\n' % h for h in ('linux/mount.h', 'sys/mount.h')
+                     if has_header(a.cc, h))
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         for std in ('c99', 'c11'):
-            ok &= run(a.cc, std, C_SRC % {'seccomp': sec}, '.c', a.include, tmp)
+            ok &= run(a.cc, std, C_SRC % {'seccomp': sec, 'mounth': mounth}, '.c', a.include, tmp)
         # MNTSNAP_OPTS without GNU C (no statement expression): musl's
         # headers, unlike glibc's, still work with __GNUC__ undefined
         if shutil.which('musl-gcc'):
-            ok &= run('musl-gcc', 'c99', C_SRC % {'seccomp': ''}, '.c', a.include, tmp,
+            ok &= run('musl-gcc', 'c99', C_SRC % {'seccomp': '', 'mounth': ''}, '.c', a.include, tmp,
                       ('-U__GNUC__',))
         if not shutil.which(a.cxx):
             print('FAIL: no C++ compiler %s' % a.cxx)
             return 1
         for std in ('c++11', 'c++17', 'c++20'):
-            ok &= run(a.cxx, std, CXX_SRC % {'seccomp': sec}, '.cc', a.include, tmp)
+            ok &= run(a.cxx, std, CXX_SRC % {'seccomp': sec, 'mounth': mounth}, '.cc', a.include, tmp)
     return 0 if ok else 1
 
 

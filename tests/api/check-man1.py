@@ -6,8 +6,13 @@ choice word that a command's `--help` shows appears in the page. With a
 bash completion script, bash itself completes `mntsnap CMD -` and must
 offer every option that CMD's --help shows.
 
-  check-man1.py MNTSNAP_BIN MAN1_PAGE [COMPLETION]
+Each command's options must be in its own section, not just anywhere;
+the table columns and JSON keys that list, ns and stat print are
+described under OUTPUT.
+
+  check-man1.py MNTSNAP_BIN MAN1_PAGE [COMPLETION] [--self-test]
 """
+import json
 import re
 import subprocess
 import sys
@@ -49,6 +54,94 @@ def check_completion(script, binary, cmds):
     return missing
 
 
+def has_word(text, w):
+    return re.search(r'(?<![\w-])' + re.escape(w) + r'(?![\w-])', text) is not None
+
+
+def section(man, head, sub=None):
+    m = re.search(r'^\.SH %s\n(.*?)(?=^\.SH |\Z)' % head, man, re.M | re.S)
+    if not m:
+        return ''
+    if sub is None:
+        return m.group(1)
+    m = re.search(r'^\.SS %s\n(.*?)(?=^\.S[SH] |\Z)' % re.escape(sub), m.group(1), re.M | re.S)
+    return m.group(1) if m else ''
+
+
+def cmd_words(binary, c):
+    text = helptext(binary, c, '--help')
+    words = set(re.findall(r'(?<![\w-])(--?[a-zA-Z][\w-]*)', text))
+    for alt in re.findall(r'\b([a-z]+(?:\|[a-z]+)+)\b', text):
+        words |= set(alt.split('|'))
+    return words
+
+
+def check_sections(binary, man, cmds):
+    """Each command's options are described in its own section (or in
+    TARGET, or a section it points to with "as for CMD"): a page-wide
+    search would take --threads under list for a --threads added to diff."""
+    missing = []
+    for c in cmds:
+        own = section(man, 'COMMANDS', c)
+        text = own + section(man, 'TARGET')
+        for ref in set(re.findall(r'\bas for (\w+)', own)) & set(cmds):
+            text += section(man, 'COMMANDS', ref)
+        for w in sorted(cmd_words(binary, c)):
+            if not has_word(text, w):
+                missing.append('%s %s: not in the "%s" section of mntsnap(1)' % (c, w, c))
+    return missing
+
+
+def check_output(binary, man):
+    """Every column a table prints and every key a JSON object has is
+    described under OUTPUT (the --help texts name neither)."""
+    out = section(man, 'OUTPUT')
+    missing = []
+    for args in (['list'], ['ns'], ['stat', '/']):
+        r = subprocess.run([binary] + args, capture_output=True, text=True)
+        if r.returncode != 0 or not r.stdout:
+            missing.append('mntsnap %s exited %d' % (' '.join(args), r.returncode))
+            continue
+        for w in r.stdout.split('\n')[0].split():
+            if not has_word(out, w.strip('[]')):
+                missing.append('column %s of mntsnap %s: not under OUTPUT' % (w, args[0]))
+    for args in (['list', '-o', 'json'], ['stat', '-o', 'json', '/']):
+        r = subprocess.run([binary] + args, capture_output=True, text=True)
+        try:
+            obj = json.loads(r.stdout)
+        except ValueError:
+            missing.append('mntsnap %s: not JSON' % ' '.join(args))
+            continue
+        keys = set(obj)
+        for f in obj.get('filesystems', []):
+            keys |= set(f)
+        missing += ['JSON key %s of mntsnap %s: not under OUTPUT' % (k, args[0])
+                    for k in sorted(keys) if not has_word(out, k)]
+    return missing
+
+
+def self_test(binary, man, cmds):
+    """check_sections() catches an option described elsewhere only: for
+    each command, drop from its section an option the page also mentions
+    in another section, and expect the complaint."""
+    tried, fails = 0, []
+    for c in cmds:
+        own = section(man, 'COMMANDS', c)
+        rest = man.replace(own, '')
+        for w in sorted(cmd_words(binary, c)):
+            if w.startswith('--') and has_word(own, w) and has_word(rest, w):
+                cut = re.sub(r'(?<![\w-])' + re.escape(w) + r'(?![\w-])', '', own)
+                got = check_sections(binary, man.replace(own, cut), [c])
+                tried += 1
+                if not any(g.startswith('%s %s:' % (c, w)) for g in got):
+                    fails.append('self-test: %s %s dropped from its section, not noticed' % (c, w))
+                break
+    if tried < 2:
+        fails.append('self-test: only %d options to drop' % tried)
+    print('self-test: %d options dropped from their sections' % tried)
+    return fails
+
+
 def main():
     binary, page = sys.argv[1], sys.argv[2]
     man = plain(open(page, encoding='utf-8').read())
@@ -69,9 +162,18 @@ def main():
         for alt in re.findall(r'\b([a-z]+(?:\|[a-z]+)+)\b', text):
             words |= set(alt.split('|'))
     for w in sorted(words):
-        if not re.search(r'(?<![\w-])' + re.escape(w) + r'(?![\w-])', man):
+        if not has_word(man, w):
             missing.append('not in mntsnap(1): %s' % w)
-    if len(sys.argv) > 3:
+    missing += check_sections(binary, man, cmds)
+    # the page's footer names the version the CLI reports
+    th = re.search(r'^\.TH \S+ 1 "[^"]*" "([^"]*)"', man, re.M)
+    version = helptext(binary, '--version').strip()
+    if not th or th.group(1) != version:
+        missing.append('.TH says %r, mntsnap --version %r' % (th and th.group(1), version))
+    missing += check_output(binary, man)
+    if '--self-test' in sys.argv:
+        missing += self_test(binary, man, cmds)
+    if len(sys.argv) > 3 and not sys.argv[3].startswith('--'):
         missing += check_completion(sys.argv[3], binary, cmds)
     for m in missing:
         print(m)
