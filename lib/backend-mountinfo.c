@@ -965,7 +965,7 @@ static int strict_pair(struct strict_text *t, int r)
  */
 static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
 		     uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_snapshot **ret_snap,
-		     bool *ret_quiet_dup, struct strict_text *t)
+		     bool *ret_quiet_dup, struct strict_text *t, bool lenient)
 {
 	struct mntsnap_snapshot *snap = NULL;
 	struct mi_parser P;
@@ -980,7 +980,8 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 	r = parser_init(&P, want, ns_id, err);
 	if (r)
 		return r;
-	P.live = true;
+	/* lenient: a repeated id is kept, as in a file, and flags the table */
+	P.live = !lenient;
 	r = read_text(&P, fd, &buf, &have);
 	changed = text_changed(fd);
 	if (!r && t && !changed)
@@ -1022,7 +1023,8 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 	limit = max * LIVE_READ_CAP;
 	text_changed(fd); /* latch: only changes from the first read on count */
 	for (n = 1; n <= limit; n++) {
-		r = live_once(fd, o, want, ns_id, &err, &snap, &quiet_dup, strict ? &t : NULL);
+		r = live_once(fd, o, want, ns_id, &err, &snap, &quiet_dup, strict ? &t : NULL,
+			      false);
 		if (r < 0)
 			break;
 		if (strict)
@@ -1033,6 +1035,18 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 		}
 		if (r == 1 || (n >= max && last))
 			break;
+	}
+	/*
+	 * Every read was torn by a repeated id (a busy namespace reuses old
+	 * ids between the pages of one read): rather than fail, which only
+	 * CONSISTENT may do, one more read keeps the repeated lines, as the
+	 * text of a file would, and comes back marked inconsistent.
+	 */
+	if (r == 0 && !last && !quiet_dup && !(o->flags & MNTSNAP_CAPTURE_CONSISTENT)) {
+		r = live_once(fd, o, want, ns_id, &err, &last, &quiet_dup, NULL, true);
+		/* quiet and whole: a table; else (or unpaired for STRICT) flagged */
+		if (r > 0 && (strict || last->consistent == 0))
+			r = 0;
 	}
 	free(t.prev);
 	free(t.cur);
