@@ -1101,7 +1101,9 @@ static int run_cli(char *const argv[])
 
 /*
  * The same changes, one at a time: mntsnap watch prints findmnt --poll -r's
- * lines, on both routes; a mount point with a space shows findmnt's \x20.
+ * lines, on both routes; a mount point with a space shows findmnt's \x20,
+ * one with a backslash, a tab, a newline, UTF-8 and bytes that are not
+ * UTF-8 shows each of them as \xNN as findmnt does.
  */
 static void vs_findmnt(bool pollpri)
 {
@@ -1133,6 +1135,8 @@ static void vs_findmnt(bool pollpri)
 	    {NULL, BASE "/b", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY},
 	    {NULL, BASE "/c", NULL, "size=2m", MS_REMOUNT},
 	    {"sp", BASE "/with space", "tmpfs", "mode=700", 0},
+	    /* findmnt -r writes every byte outside printable ASCII as \xNN */
+	    {"n\xe9", BASE "/odd\\\t\n\xc3\xa9\xff\x7f~", "tmpfs", NULL, 0},
 	};
 	size_t n = 1;
 
@@ -1149,6 +1153,9 @@ static void vs_findmnt(bool pollpri)
 	cr_assert_eq(umount(BASE "/with space"), 0);
 	wait_lines(BASE "/out/findmnt", n + 2);
 	wait_lines(BASE "/out/mntsnap", n + 2);
+	cr_assert_eq(umount(BASE "/odd\\\t\n\xc3\xa9\xff\x7f~"), 0);
+	wait_lines(BASE "/out/findmnt", n + 3);
+	wait_lines(BASE "/out/mntsnap", n + 3);
 	kill(pf, SIGTERM);
 	kill(pm, SIGTERM);
 	reap(pf);

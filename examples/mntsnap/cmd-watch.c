@@ -170,14 +170,15 @@ static void field_value(uint32_t bit, const struct mntsnap_mount *m, char *buf, 
 	}
 }
 
-/* Table cells as findmnt -r prints them: spaces and control characters
- * as \xNN, an empty cell as nothing. */
+/* Table cells as findmnt -r prints them: spaces, backslashes and every
+ * byte outside printable ASCII (UTF-8 too, in any locale) as \xNN, so a
+ * line is one line of plain ASCII words; an empty cell as nothing. */
 static void put_cell(const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c <= ' ' || c == '\\' || c == 0x7f)
+		if (c <= ' ' || c == '\\' || c >= 0x7f)
 			printf("\\x%02x", c);
 		else
 			fputc(c, stdout);
