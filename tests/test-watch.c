@@ -1328,6 +1328,65 @@ Test(watch_cli, target_exit_is_clean_end)
 	target_end(&t);
 }
 
+/* Run argv with stdout on fd out, stderr into the file err; SIGPIPE ignored
+ * as a parent may leave it (so a closed pipe is an EPIPE, not a kill). */
+static pid_t spawn_fd(int out, const char *err, char *const argv[])
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		int efd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGPIPE, SIG_IGN);
+		efd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (efd < 0 || dup2(out, 1) < 0 || dup2(efd, 2) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Output that cannot be written ends the watch at once with status 2 and
+ * the reason, whether the header (a reader that went away: EPIPE) or a
+ * later event line (/dev/full: ENOSPC) fails; before, it kept watching
+ * (forever without --count/--timeout), writing into the void.
+ */
+Test(watch_cli, unwritable_output_ends_the_watch)
+{
+	char *hdr[] = {(char *)bin(), "watch", NULL};
+	char *noh[] = {(char *)bin(), "watch", "-n", NULL};
+	int p[2], full;
+	size_t len;
+	char *err;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	pid = spawn_fd(p[1], BASE "/pipe.err", hdr);
+	close(p[1]);
+	cr_assert_eq(reap(pid), 2, "a closed pipe fails the watch");
+	err = ms_read_file(BASE "/pipe.err", &len);
+	cr_assert(strstr(err, strerror(EPIPE)), "stderr: %s", err);
+	free(err);
+
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (full < 0)
+		cr_skip_test("no /dev/full");
+	pid = spawn_fd(full, BASE "/full.err", noh);
+	close(full);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	mnt("f", BASE "/f", "tmpfs", 0, NULL);
+	cr_assert_eq(reap(pid), 2, "a full device fails the watch");
+	err = ms_read_file(BASE "/full.err", &len);
+	cr_assert(strstr(err, strerror(ENOSPC)), "stderr: %s", err);
+	free(err);
+}
+
 Test(watch_cli, bad_arguments)
 {
 	char *a[] = {(char *)bin(), "watch", "--count", "0", NULL};

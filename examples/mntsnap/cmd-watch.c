@@ -452,6 +452,14 @@ static bool print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_
 	return false;
 }
 
+/* 0, or the error of writing what stdout holds (message printed). */
+static int out_flush(void)
+{
+	int r = cli_stdout_status();
+
+	return r ? cli_fail(r, "watch: writing output") : 0;
+}
+
 /* Wait for events until a stop condition; 0 or -errno (message printed). */
 static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 {
@@ -484,7 +492,9 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 		if (r < 0)
 			return cli_fail(r, "watch");
 		r = print_events(a, w, &seen);
-		fflush(stdout);
+		/* a reader gone, a full disk: nobody sees the events, stop */
+		if (out_flush())
+			return CLI_EXIT_ERR;
 		if (r)
 			return 0;
 	}
@@ -517,11 +527,9 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 
 	if (r)
 		return err.msg[0] ? cli_fail(0, "watch: %s", err.msg) : cli_fail(r, "watch");
-	if (!a->json && !a->noheadings) {
+	if (!a->json && !a->noheadings)
 		print_header(a);
-		fflush(stdout);
-	}
-	r = loop(a, w, sigfd);
+	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd);
 	if (!r && a->save)
 		r = save_live(a, w);
 	mntsnap_watch_free(w);
