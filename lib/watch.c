@@ -877,48 +877,23 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	free(w);
 }
 
-/* The pid behind a pidfd, from its fdinfo; -1 if unknown or exited. */
-static int pidfd_pid(int pidfd)
-{
-	char path[64], buf[1024];
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	return p ? atoi(p + 5) : -1;
-}
-
-/* The namespace's mountinfo, or -1 when there is none (no process to read). */
+/*
+ * The namespace's mountinfo, or -1 when there is none (no process to
+ * read, no procfs). Only from a procfs root: /proc of the caller's
+ * namespace may be anything (a FIFO would block the open, a plain file
+ * never signals POLLPRI).
+ */
 static int open_mountinfo(const struct mntsnap_watch *w)
 {
-	char path[64];
-	int pid, fd;
+	int fd;
 
 	if (!w->tns)
-		return open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (w->tns->pidfd < 0)
+		fd = mntsnap_mountinfo_open_own();
+	else if (w->tns->pidfd < 0)
 		return -1;
-	pid = pidfd_pid(w->tns->pidfd);
-	if (pid <= 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	/* the pid may have been reused between fdinfo and open */
-	if (fd >= 0 && mntsnap_ns_check_alive(w->tns)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	else
+		fd = mntsnap_mountinfo_open_pid(w->tns);
+	return fd < 0 ? -1 : fd;
 }
 
 /* Decide how to query a foreign namespace: by its fd (6.18+), else by id. */
@@ -960,7 +935,7 @@ static bool fan_setup(struct mntsnap_watch *w)
 	long fd, r;
 
 	if (!w->tns)
-		nsfd = own = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		nsfd = own = mntsnap__ns_open_own_fd();
 	/* an id-only handle: the mark needs an nsfs fd, found by id if we may */
 	else if (nsfd < 0 && !mntsnap_ns_enter_fd(w->tns, &nsfd, &owned) && owned)
 		own = nsfd;

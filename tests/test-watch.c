@@ -448,6 +448,53 @@ LTest(watch, mount_beneath_pollpri)
 	beneath(true);
 }
 
+/*
+ * /proc of the watching namespace overmounted by a tmpfs whose
+ * thread-self/ns/mnt and thread-self/mountinfo are FIFOs: the watcher
+ * takes its namespace file and mountinfo from a checked procfs only, so
+ * setup neither hangs in open() nor polls a made-up file. fanotify still
+ * watches (by an nsfs fd found another way, or not at all); the POLLPRI
+ * route has nothing to poll and says so. Before, open() blocked forever.
+ */
+static void hostile_proc(bool pollpri)
+{
+	MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = pollpri ? &enosys_ops : NULL);
+	struct mntsnap_watch *w = NULL;
+	struct evlist l = {0};
+	int r;
+
+	ms_private_ns(BASE);
+	mnt("fake", "/proc", "tmpfs", 0, NULL);
+	cr_assert_eq(mkdir("/proc/thread-self", 0755), 0);
+	cr_assert_eq(mkdir("/proc/thread-self/ns", 0755), 0);
+	cr_assert_eq(mkfifo("/proc/thread-self/mountinfo", 0600), 0);
+	cr_assert_eq(mkfifo("/proc/thread-self/ns/mnt", 0600), 0);
+	alarm(10); /* a hang is a failure, not a stuck suite */
+	r = mntsnap_watch_new(&o, &w);
+	alarm(0);
+	if (pollpri) {
+		cr_assert_eq(r, -EOPNOTSUPP, "watch_new: %d", r);
+	} else if (!r) {
+		mnt("h", BASE "/h", "tmpfs", 0, NULL);
+		cr_assert_geq(wait_events(w, &l, 1), 0);
+		cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, kernel_id(BASE "/h")));
+	} else {
+		cr_assert_eq(r, -EOPNOTSUPP, "watch_new: %s", strerror(-r));
+	}
+	mntsnap_watch_free(w);
+	free(l.e);
+	cr_assert_eq(umount("/proc"), 0);
+}
+
+LTest(watch, hostile_proc_never_opened)
+{
+	hostile_proc(false);
+}
+LTest(watch, hostile_proc_never_opened_pollpri)
+{
+	hostile_proc(true);
+}
+
 /* ---- the fallback route: fanotify refused the way kernels and filters do ---------- */
 
 static long refuse_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
