@@ -993,7 +993,7 @@ int mntsnap_watch_route(const struct mntsnap_watch *w);
  * watch is over, the snapshot keeps its last state), -ENOMEM, -EBADMSG
  * (a fanotify record that cannot be true), or the error of a read(),
  * statmount or listmount (the snapshot is then resynced at the next
- * drain).
+ * drain, and the fd wakes for it settle_ms later).
  */
 int mntsnap_watch_drain(struct mntsnap_watch *w);
 

@@ -14,7 +14,8 @@
  *    changes (not for a propagation type change). It only says "changed
  *    since you last polled", never what or how often;
  *  - the target's pidfd, so a pid handle's exit wakes the caller;
- *  - a timerfd for the settle sweep (below).
+ *  - a timerfd for the settle sweep (below), and to wake the caller for
+ *    the resync after a drain that failed part way.
  * Two mountinfo fds are opened: poll() latches a per-file flag, and the
  * epoll machinery polls the fd in its set whenever the caller polls the
  * epoll fd, so that one cannot also be the one drain asks.
@@ -730,8 +731,10 @@ static int drain_sources(struct mntsnap_watch *w)
 	/* after the fanotify read: a POLLPRI now covers everything read */
 	pri = pri_fired(w->mi_check);
 	tick = timer_fired(w);
-	if (w->need_resync)
+	if (w->need_resync) {
+		timer_set(w, 0); /* a capture covers a pending settle sweep */
 		return resync(w);
+	}
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
 		return pri ? sweep(w) : 0;
 	if ((pri && !nfan) || tick) {
@@ -741,6 +744,17 @@ static int drain_sources(struct mntsnap_watch *w)
 	if (pri && !(w->flags & MNTSNAP_WATCH_NO_SETTLE) && !w->timer_armed)
 		timer_set(w, w->settle_ms);
 	return 0;
+}
+
+/*
+ * A drain that failed part way (even -ENOMEM: what it had read from the
+ * fanotify queue is gone) leaves the table in doubt: capture at the next
+ * drain, and wake the caller's fd for it, since nothing else may.
+ */
+static void failed(struct mntsnap_watch *w)
+{
+	w->need_resync = true;
+	timer_set(w, w->settle_ms);
 }
 
 int mntsnap_watch_drain(struct mntsnap_watch *w)
@@ -761,8 +775,8 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 			return r;
 	}
 	r = drain_sources(w);
-	if (r && r != -ENOMEM)
-		w->need_resync = true; /* the table is in doubt: capture next time */
+	if (r)
+		failed(w);
 	if (!r && mntsnap_ns_check_alive(w->tns) == -ESRCH) {
 		w->ended = true;
 		if (!w->nev)
@@ -780,7 +794,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 	timer_set(w, 0);
 	r = sweep(w);
 	if (r) {
-		w->need_resync = r != -ENOMEM;
+		failed(w);
 		return r;
 	}
 	return (int)w->nev;
@@ -985,11 +999,11 @@ static int sources_setup(struct mntsnap_watch *w)
 	w->mi_check = open_mountinfo(w);
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI && w->mi_check < 0)
 		return -EOPNOTSUPP;
-	if (!(w->flags & MNTSNAP_WATCH_NO_SETTLE) && w->route == MNTSNAP_WATCH_ROUTE_FANOTIFY) {
-		w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (w->timerfd < 0)
-			return -errno;
-	}
+	/* the settle sweep's clock, and the wake-up for a resync after a
+	 * failed drain (on every route) */
+	w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (w->timerfd < 0)
+		return -errno;
 	pri_fired(w->mi_check); /* latch: changes from here on count */
 	return 0;
 }

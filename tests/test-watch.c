@@ -495,6 +495,73 @@ LTest(watch, hostile_proc_never_opened_pollpri)
 	hostile_proc(true);
 }
 
+/* statmount that fails with *(int *)ctx once, when armed */
+static long failing_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+			      struct mntsnap_k_statmount *buf, size_t bufsize, unsigned flags)
+{
+	int *fail = ctx;
+
+	if (*fail) {
+		long r = -*fail;
+
+		*fail = 0;
+		return r;
+	}
+	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+}
+
+/*
+ * A statmount failing mid-drain (EIO; ENOMEM, which also drops the rest
+ * of what was read from the fanotify queue) fails that drain, and the
+ * watcher's fd wakes by itself for the resync that repairs the table:
+ * nothing else may ever change to wake a caller that waits on the fd.
+ * Before, the fd stayed quiet (the mounts were lost until some later
+ * change) and ENOMEM never resynced at all.
+ */
+static void drain_error(int err)
+{
+	struct mntsnap_sysops ops = {.statmount = failing_statmount};
+	MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = &ops);
+	struct pollfd p;
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	int fail = 0, r;
+
+	ops.ctx = &fail;
+	ms_private_ns(BASE);
+	cr_assert_eq(mntsnap_watch_new(&o, &w), 0);
+	if (mntsnap_watch_route(w) != MNTSNAP_WATCH_ROUTE_FANOTIFY)
+		cr_skip_test("no fanotify mount events on this kernel");
+	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
+	fail = err;
+	mnt("e1", BASE "/e1", "tmpfs", 0, NULL);
+	mnt("e2", BASE "/e2", "tmpfs", 0, NULL);
+	cr_assert_eq(poll(&p, 1, 5000), 1);
+	r = mntsnap_watch_drain(w);
+	cr_assert_eq(r, -err, "drain: %d", r);
+	cr_assert_eq(fail, 0, "the failure was injected");
+	for (int i = 0; i < 3 && !l.resyncs; i++) {
+		cr_assert_eq(poll(&p, 1, 5000), 1, "the fd must wake for the resync");
+		cr_assert_geq(mntsnap_watch_drain(w), 0);
+		collect(w, &l);
+	}
+	cr_assert_eq(l.resyncs, 1);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, kernel_id(BASE "/e1")));
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, kernel_id(BASE "/e2")));
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, drain_error_eio_wakes_for_resync)
+{
+	drain_error(EIO);
+}
+LTest(watch, drain_error_enomem_wakes_for_resync)
+{
+	drain_error(ENOMEM);
+}
+
 /* ---- the fallback route: fanotify refused the way kernels and filters do ---------- */
 
 static long refuse_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
@@ -523,7 +590,8 @@ Test(watch, fanotify_refused_falls_back_to_pollpri)
 
 		cr_assert_eq(mntsnap_watch_new(&o, &w), 0);
 		cr_assert_eq(mntsnap_watch_route(w), MNTSNAP_WATCH_ROUTE_POLLPRI);
-		cr_assert_eq(ms_count_fds(), fds + 3, "epoll + two mountinfo fds, no fanotify fd");
+		cr_assert_eq(ms_count_fds(), fds + 4,
+			     "epoll + two mountinfo fds + the timer, no fanotify fd");
 		snprintf(p, sizeof(p), BASE "/f%zu", i);
 		mnt("f", p, "tmpfs", 0, NULL);
 		id = kernel_id(p);
