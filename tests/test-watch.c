@@ -1311,6 +1311,38 @@ Test(watch_cli, json_escapes)
 	free(t);
 }
 
+/*
+ * Paths are bytes, JSON is UTF-8: valid UTF-8 passes as is, any other
+ * byte as \u00XX (as mntsnap list --json writes it), so every line
+ * parses as JSON (Python's strict UTF-8 decoder and json module are the
+ * judges). Before, a non-UTF-8 byte went out raw: no JSON parser took it.
+ */
+Test(watch_cli, json_is_valid_utf8_for_any_path)
+{
+	char *argv[] = {(char *)bin(), "watch", "--json", "--count", "1", NULL};
+	char cmd[512];
+	size_t len;
+	char *t;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	if (system("python3 -c 'import json' 2>/dev/null"))
+		cr_skip_test("no python3");
+	pid = spawn(BASE "/utf", argv);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	mnt("s\xfe", BASE "/j\xff\xc3\xa9\x80", "tmpfs", 0, NULL);
+	cr_assert_eq(reap(pid), 0);
+	t = ms_read_file(BASE "/utf", &len);
+	cr_assert(strstr(t, "\"target\":\"" BASE "/j\\u00ff\xc3\xa9\\u0080\","), "%s", t);
+	cr_assert(strstr(t, "\"source\":\"s\\u00fe\","), "%s", t);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; [json.loads(l) for l in "
+		 "open(sys.argv[1], encoding=\"utf-8\", errors=\"strict\")]' %s",
+		 BASE "/utf");
+	cr_assert_eq(system(cmd), 0, "not valid UTF-8 JSON: %s", t);
+	free(t);
+}
+
 static char *line_of(char *text, const char *action, int nth)
 {
 	char key[64];

@@ -185,18 +185,56 @@ static void put_cell(const char *s)
 	}
 }
 
-static void put_json_str(const char *s)
+/* Length of a valid UTF-8 sequence at s (1..4), 0 if invalid. */
+static int utf8_len(const unsigned char *s)
 {
-	fputc('"', stdout);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	uint32_t cp;
+	int n;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and code points past Unicode are no UTF-8 */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string for a path, which is bytes while JSON is UTF-8: valid
+ * UTF-8 as is, any other byte b as \u00bb (its Latin-1 reading), the way
+ * mntsnap list --json writes it, so every line is valid JSON and no byte
+ * is lost.
+ */
+static void put_json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', stdout);
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (n == 1 && (*s == '"' || *s == '\\'))
+			printf("\\%c", *s++);
+		else if (n == 1 && *s >= 0x20)
+			fputc(*s++, stdout);
+		else if (n > 1)
+			fwrite(s, 1, (size_t)n, stdout), s += n;
 		else
-			fputc(c, stdout);
+			printf("\\u%04x", *s++);
 	}
 	fputc('"', stdout);
 }
