@@ -514,7 +514,9 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 
 			if (left <= 0)
 				return 0;
-			ms = (int)(left * 1000) + 1;
+			/* --timeout goes up to 1e9 s, past what an int of ms
+			 * holds: wait a day at most, then look again */
+			ms = left > 86400 ? 86400 * 1000 : (int)(left * 1000) + 1;
 		}
 		r = poll(p, 2, ms);
 		if (r < 0 && errno != EINTR)
