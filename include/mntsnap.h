@@ -952,7 +952,9 @@ struct mntsnap_watch_opts {
  * at most once per settle_ms however busy the table is: the snapshot is a
  * fresh capture's equal after every drain but within settle_ms of such a
  * coincidence. MNTSNAP_WATCH_NO_SETTLE skips that sweep. Nothing sees a
- * propagation type change alone (MS_SHARED/MS_PRIVATE bump no counter).
+ * propagation type change alone (MS_SHARED/MS_PRIVATE bump no counter),
+ * nor a rename of a directory above a mount point or a bind mount's root
+ * (another path in mountinfo, no mount changed: no counter, no event).
  * Without fanotify mount events (before 6.15, ENOSYS/EINVAL, or blocked by
  * seccomp: EPERM/EACCES) or with MNTSNAP_WATCH_POLLPRI_ONLY, every POLLPRI
  * triggers the sweep (mount points included, so same-parent moves are
