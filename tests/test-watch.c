@@ -1534,6 +1534,33 @@ Test(watch_cli, unwritable_output_ends_the_watch)
 	free(err);
 }
 
+/* A column may be asked for more than once, as findmnt -o allows: the
+ * header says so; too many is an error that says so (before, the tenth
+ * column was "unknown column 'ACTION'"). */
+Test(watch_cli, repeated_columns)
+{
+	char *ok[] = {(char *)bin(), "watch", "--timeout", "0.1", "-o",
+		      "TARGET,ACTION,TARGET,ACTION,TARGET,ACTION,TARGET,ACTION,TARGET,ACTION,"
+		      "UNIQ-ID",
+		      NULL};
+	char many[1024] = "ACTION", *bad[] = {(char *)bin(), "watch", "-o", many, NULL};
+	size_t len;
+	char *t;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(run_cli(ok), 0);
+	t = ms_read_file(BASE "/run.out", &len);
+	cr_assert_str_eq(t, "TARGET ACTION TARGET ACTION TARGET ACTION TARGET ACTION TARGET "
+			    "ACTION UNIQ-ID\n");
+	free(t);
+	for (int i = 0; i < 100; i++)
+		strcat(many, ",TARGET");
+	cr_assert_eq(run_cli(bad), 2);
+	t = ms_read_file(BASE "/run.out.err", &len);
+	cr_assert(strstr(t, "too many columns"), "%s", t);
+	free(t);
+}
+
 Test(watch_cli, bad_arguments)
 {
 	char *a[] = {(char *)bin(), "watch", "--count", "0", NULL};

@@ -60,10 +60,13 @@ static const char *const col_names[C_N] = {
     "OLD-TARGET", "OLD-OPTIONS", "UNIQ-ID", "CHANGED",
 };
 
+/* a column may be named more than once (findmnt -o allows it) */
+#define MAX_COLS 64
+
 struct wargs {
 	struct cli_target t;
 	bool json, noheadings, no_settle, pollpri;
-	int cols[C_N], ncols;
+	int cols[MAX_COLS], ncols;
 	uint64_t count;
 	double timeout;
 	const char *save;
@@ -396,8 +399,10 @@ static int parse_columns(struct wargs *a, const char *list)
 
 		for (c = 0; c < C_N && strcasecmp(t, col_names[c]); c++)
 			;
-		if (c == C_N || a->ncols == C_N)
+		if (c == C_N)
 			r = (cli_fail(0, "watch: unknown column '%s' (see --help)", t), -EINVAL);
+		else if (a->ncols == MAX_COLS)
+			r = (cli_fail(0, "watch: too many columns (%d at most)", MAX_COLS), -EINVAL);
 		else
 			a->cols[a->ncols++] = c;
 	}
