@@ -907,6 +907,7 @@ static int open_mountinfo(const struct mntsnap_watch *w)
 		return -1;
 	else
 		fd = mntsnap_mountinfo_open_pid(w->tns);
+	fd = mntsnap_fd_move_above_stdio(fd);
 	return fd < 0 ? -1 : fd;
 }
 
@@ -1002,8 +1003,9 @@ static int sources_setup(struct mntsnap_watch *w)
 	/* the settle sweep's clock, and the wake-up for a resync after a
 	 * failed drain (on every route) */
 	w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	w->timerfd = mntsnap_fd_move_above_stdio(w->timerfd < 0 ? -errno : w->timerfd);
 	if (w->timerfd < 0)
-		return -errno;
+		return w->timerfd;
 	pri_fired(w->mi_check); /* latch: changes from here on count */
 	return 0;
 }
@@ -1018,8 +1020,9 @@ static int epoll_setup(struct mntsnap_watch *w)
 	int r;
 
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	w->epfd = mntsnap_fd_move_above_stdio(w->epfd < 0 ? -errno : w->epfd);
 	if (w->epfd < 0)
-		return -errno;
+		return w->epfd;
 	r = ep_add(w, w->fanfd, EPOLLIN);
 	if (!r)
 		r = ep_add(w, w->mi_wake, EPOLLPRI);

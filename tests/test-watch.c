@@ -562,6 +562,47 @@ LTest(watch, drain_error_enomem_wakes_for_resync)
 	drain_error(ENOMEM);
 }
 
+/*
+ * A caller without stdin/stdout/stderr: none of the watcher's fds may land
+ * on 0-2, where a later printf or a child's stdio would reach them (the
+ * watcher's mountinfo fds and timer took 0, 1 and 2 before). Both routes.
+ */
+LTest(watch, fds_stay_off_stdio)
+{
+	for (int pollpri = 0; pollpri < 2; pollpri++) {
+		pid_t pid;
+		int st;
+
+		ms_private_ns(BASE);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (!pid) {
+			MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = pollpri ? &enosys_ops : NULL);
+			struct mntsnap_watch *w;
+			int bad = 0;
+
+			close(0);
+			close(1);
+			close(2);
+			if (mntsnap_watch_new(&o, &w))
+				_exit(3);
+			mkdir(BASE "/stdio", 0755);
+			if (mount("s", BASE "/stdio", "tmpfs", 0, NULL))
+				_exit(5);
+			if (mntsnap_watch_drain(w) < 0)
+				_exit(4);
+			for (int fd = 0; fd < 3; fd++)
+				bad |= fcntl(fd, F_GETFD) >= 0;
+			mntsnap_watch_free(w);
+			_exit(bad ? 1 : 0);
+		}
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFEXITED(st), "child died");
+		cr_assert_eq(WEXITSTATUS(st), 0, "route %d: a watcher fd on 0-2 (status %d)",
+			     pollpri, WEXITSTATUS(st));
+	}
+}
+
 /* ---- the fallback route: fanotify refused the way kernels and filters do ---------- */
 
 static long refuse_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
