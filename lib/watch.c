@@ -976,9 +976,14 @@ static bool fan_setup(struct mntsnap_watch *w)
 			close((int)fd);
 		return false;
 	}
-	w->fanfd = (int)fd;
 	w->fanbuf = malloc(FAN_BUF_SIZE);
-	return w->fanbuf != NULL;
+	if (!w->fanbuf) {
+		/* no buffer: no fanotify fd either, or drains would read into NULL */
+		close((int)fd);
+		return false;
+	}
+	w->fanfd = (int)fd;
+	return true;
 }
 
 static int ep_add(struct mntsnap_watch *w, int fd, uint32_t events)
