@@ -1575,6 +1575,27 @@ Test(watch_cli, unwritable_output_ends_the_watch)
 	free(err);
 }
 
+/*
+ * mntsnap watch | head -1: once the reader is gone the watch ends (status
+ * 0, like SIGTERM) even when no change ever comes to write; before, it
+ * waited forever for a change that would kill it with SIGPIPE.
+ */
+Test(watch_cli, reader_gone_ends_the_watch)
+{
+	char *argv[] = {(char *)bin(), "watch", NULL};
+	char hdr[64];
+	int p[2];
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = spawn_fd(p[1], BASE "/gone.err", argv);
+	close(p[1]);
+	cr_assert_gt(read(p[0], hdr, sizeof(hdr)), 0, "the header");
+	close(p[0]);
+	cr_assert_eq(reap(pid), 0, "a reader that went away ends the watch");
+}
+
 /* A column may be asked for more than once, as findmnt -o allows: the
  * header says so; too many is an error that says so (before, the tenth
  * column was "unknown column 'ACTION'"). */

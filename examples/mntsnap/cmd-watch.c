@@ -23,7 +23,8 @@ static const char watch_help[] =
     "Print one line per change of the mount table as it happens (like\n"
     "findmnt(8)'s poll mode), from fanotify mount events (Linux 6.15+) and POLLPRI on\n"
     "the namespace's mountinfo; stops after N events, SECONDS, SIGINT/SIGTERM,\n"
-    "or when a --pid target exits (exit status 0 in all these cases).\n"
+    "when a --pid target exits or when the reader of a pipe it writes to goes\n"
+    "away (exit status 0 in all these cases).\n"
     "TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
     "  --json       one JSON object per line: action, target, uniq-id, source,\n"
     "               fstype, options; move/remount add old-target, old-options\n"
@@ -506,8 +507,12 @@ static int out_flush(void)
 /* Wait for events until a stop condition; 0 or -errno (message printed). */
 static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 {
-	struct pollfd p[2] = {{.fd = mntsnap_watch_fd(w), .events = POLLIN},
-			      {.fd = sigfd, .events = POLLIN}};
+	/* stdout too, for nothing but POLLERR/POLLHUP: a pipe whose reader
+	 * went away (mntsnap watch | head -1) ends the watch even when no
+	 * change ever comes to write */
+	struct pollfd p[3] = {{.fd = mntsnap_watch_fd(w), .events = POLLIN},
+			      {.fd = sigfd, .events = POLLIN},
+			      {.fd = STDOUT_FILENO, .events = 0}};
 	double end = a->timeout ? now_s() + a->timeout : 0;
 	uint64_t seen = 0;
 
@@ -523,11 +528,15 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 			 * holds: wait a day at most, then look again */
 			ms = left > 86400 ? 86400 * 1000 : (int)(left * 1000) + 1;
 		}
-		r = poll(p, 2, ms);
+		r = poll(p, 3, ms);
 		if (r < 0 && errno != EINTR)
 			return cli_fail(-errno, "watch: poll");
 		if (p[1].revents)
 			return 0; /* SIGINT/SIGTERM */
+		if (p[2].revents & POLLNVAL)
+			p[2].fd = -1; /* no stdout: writing says so */
+		else if (p[2].revents & (POLLERR | POLLHUP))
+			return 0; /* nobody reads any more */
 		r = mntsnap_watch_drain(w);
 		if (r == -ESRCH) {
 			fflush(stdout);
