@@ -1332,6 +1332,70 @@ Test(watch_cli, table_equals_findmnt_poll_pollpri)
 	vs_findmnt(true);
 }
 
+/*
+ * A mount point longer than PATH_MAX (mounted by a relative path from a
+ * deep directory; mountinfo and statmount both give it whole): the line
+ * is findmnt's, not cut at 4095 bytes as it was, and so is the JSON.
+ */
+Test(watch_cli, mount_point_past_path_max_equals_findmnt)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,OLD-TARGET", NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,OLD-TARGET", NULL};
+	char *js[] = {(char *)bin(), "watch", "--json", NULL};
+	char seg[201], *a, *b, *j;
+	size_t len, want;
+	pid_t pf, pm, pj;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	pj = spawn(BASE "/out/json", js);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_ready(pj, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	memset(seg, 'd', 200);
+	seg[200] = '\0';
+	ms_mkdir_p(BASE "/deep");
+	cr_assert_eq(chdir(BASE "/deep"), 0);
+	for (int i = 0; i < 25; i++) {
+		cr_assert_eq(mkdir(seg, 0755), 0);
+		cr_assert_eq(chdir(seg), 0);
+	}
+	cr_assert_eq(mkdir("mp", 0755), 0);
+	cr_assert_eq(mount("deep", "mp", "tmpfs", 0, NULL), 0, "%s", strerror(errno));
+	wait_lines(BASE "/out/findmnt", 2);
+	wait_lines(BASE "/out/mntsnap", 2);
+	wait_lines(BASE "/out/json", 1);
+	cr_assert_eq(umount("mp"), 0);
+	cr_assert_eq(chdir("/"), 0);
+	wait_lines(BASE "/out/findmnt", 3);
+	wait_lines(BASE "/out/mntsnap", 3);
+	wait_lines(BASE "/out/json", 2);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	kill(pj, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	cr_assert_eq(reap(pj), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	j = ms_read_file(BASE "/out/json", &len);
+	want = strlen(BASE "/deep") + 25 * 201 + 3;
+	cr_assert(strstr(j, "/mp\",\"uniq-id\""), "%s", j);
+	cr_assert_gt(strcspn(j, "\n"), want, "the JSON line holds the whole path");
+	free(a);
+	free(b);
+	free(j);
+}
+
 /* JSON strings: quotes and backslashes escaped, the rest as is. */
 Test(watch_cli, json_escapes)
 {

@@ -313,17 +313,44 @@ static void print_header(const struct wargs *a)
 	putchar('\n');
 }
 
-static void print_line(const struct wargs *a, const struct mntsnap_watch_event *e)
+static size_t slen(const char *s)
 {
-	char buf[4096];
+	return s ? strlen(s) : 0;
+}
 
+/* Room for any one cell or field value of m: paths have no length limit
+ * (a mount point may be longer than PATH_MAX), nor have options. */
+static size_t rec_room(const struct mntsnap_mount *m)
+{
+	return slen(m->mount_point) + slen(m->root) + slen(m->source) + slen(m->fs_type) +
+	       slen(m->fs_subtype) + slen(m->options) + 256;
+}
+
+/* A buffer for any cell of e: malloc'd, NULL on ENOMEM; *ret_len its size. */
+static char *cell_buf(const struct mntsnap_watch_event *e, size_t *ret_len)
+{
+	size_t n = rec_room(&e->mount), o = rec_room(&e->old);
+
+	*ret_len = n > o ? n : o;
+	return malloc(*ret_len);
+}
+
+static int print_line(const struct wargs *a, const struct mntsnap_watch_event *e)
+{
+	size_t len;
+	char *buf = cell_buf(e, &len);
+
+	if (!buf)
+		return -ENOMEM;
 	for (int i = 0; i < a->ncols; i++) {
 		if (i)
 			putchar(' ');
-		cell(e, a->cols[i], buf, sizeof(buf));
+		cell(e, a->cols[i], buf, len);
 		put_cell(buf);
 	}
 	putchar('\n');
+	free(buf);
+	return 0;
 }
 
 static void json_pair(const char *key, const char *val)
@@ -332,9 +359,8 @@ static void json_pair(const char *key, const char *val)
 	put_json_str(val);
 }
 
-static void json_changed(const struct mntsnap_watch_event *e)
+static void json_changed(const struct mntsnap_watch_event *e, char *o, char *n, size_t len)
 {
-	char o[4096], n[4096];
 	bool first = true;
 
 	fputs(",\"changed\":{", stdout);
@@ -343,8 +369,8 @@ static void json_changed(const struct mntsnap_watch_event *e)
 
 		if (!name)
 			continue;
-		field_value(bit, &e->old, o, sizeof(o));
-		field_value(bit, &e->mount, n, sizeof(n));
+		field_value(bit, &e->old, o, len);
+		field_value(bit, &e->mount, n, len);
 		printf("%s\"%s\":{\"old\":", first ? "" : ",", name);
 		put_json_str(o);
 		fputs(",\"new\":", stdout);
@@ -355,22 +381,27 @@ static void json_changed(const struct mntsnap_watch_event *e)
 	fputc('}', stdout);
 }
 
-static void print_json(const struct mntsnap_watch_event *e)
+static int print_json(const struct mntsnap_watch_event *e)
 {
-	char buf[4096];
+	size_t len;
+	char *buf = cell_buf(e, &len), *other = buf ? malloc(len) : NULL;
 
+	if (!other) {
+		free(buf);
+		return -ENOMEM;
+	}
 	printf("{\"action\":\"%s\"", mntsnap_watch_kind_name(e->kind));
 	if (e->kind == MNTSNAP_WATCH_RESYNC) {
 		puts("}");
-		return;
+		goto out;
 	}
-	cell(e, C_TARGET, buf, sizeof(buf));
+	cell(e, C_TARGET, buf, len);
 	json_pair("target", buf);
 	printf(",\"uniq-id\":%" PRIu64, e->id);
 	for (int c = C_SOURCE; c <= C_OPTIONS; c++) {
 		char key[16];
 
-		cell(e, c, buf, sizeof(buf));
+		cell(e, c, buf, len);
 		snprintf(key, sizeof(key), "%s", col_names[c]);
 		for (char *k = key; *k; k++)
 			*k = (char)(*k - 'A' + 'a');
@@ -378,11 +409,15 @@ static void print_json(const struct mntsnap_watch_event *e)
 	}
 	if (e->kind == MNTSNAP_WATCH_MOVE || e->kind == MNTSNAP_WATCH_CHANGE) {
 		json_pair("old-target", e->old.mount_point);
-		all_options(&e->old, buf, sizeof(buf));
+		all_options(&e->old, buf, len);
 		json_pair("old-options", buf);
-		json_changed(e);
+		json_changed(e, buf, other, len);
 	}
 	puts("}");
+out:
+	free(buf);
+	free(other);
+	return 0;
 }
 
 /* ---- options -------------------------------------------------------------------- */
@@ -480,20 +515,20 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Print the events of one drain; true once --count is reached. */
-static bool print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t *seen)
+/* Print the events of one drain; 1 once --count is reached, 0, -ENOMEM. */
+static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t *seen)
 {
 	struct mntsnap_watch_event e;
 
 	while (mntsnap_watch_next(w, &e) == 0) {
-		if (a->json)
-			print_json(&e);
-		else
-			print_line(a, &e);
+		int r = a->json ? print_json(&e) : print_line(a, &e);
+
+		if (r)
+			return r;
 		if (e.kind != MNTSNAP_WATCH_RESYNC && a->count && ++*seen >= a->count)
-			return true;
+			return 1;
 	}
-	return false;
+	return 0;
 }
 
 /* 0, or the error of writing what stdout holds (message printed). */
@@ -549,6 +584,8 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 		/* a reader gone, a full disk: nobody sees the events, stop */
 		if (out_flush())
 			return CLI_EXIT_ERR;
+		if (r < 0)
+			return cli_fail(r, "watch");
 		if (r)
 			return 0;
 	}
