@@ -1013,7 +1013,9 @@ struct mntsnap_watch_opts {
  * at most once per settle_ms however busy the table is: the snapshot is a
  * fresh capture's equal after every drain but within settle_ms of such a
  * coincidence. MNTSNAP_WATCH_NO_SETTLE skips that sweep. Nothing sees a
- * propagation type change alone (MS_SHARED/MS_PRIVATE bump no counter).
+ * propagation type change alone (MS_SHARED/MS_PRIVATE bump no counter),
+ * nor a rename of a directory above a mount point or a bind mount's root
+ * (another path in mountinfo, no mount changed: no counter, no event).
  * Without fanotify mount events (before 6.15, ENOSYS/EINVAL, or blocked by
  * seccomp: EPERM/EACCES) or with MNTSNAP_WATCH_POLLPRI_ONLY, every POLLPRI
  * triggers the sweep (mount points included, so same-parent moves are
@@ -1054,7 +1056,7 @@ int mntsnap_watch_route(const struct mntsnap_watch *w);
  * watch is over, the snapshot keeps its last state), -ENOMEM, -EBADMSG
  * (a fanotify record that cannot be true), or the error of a read(),
  * statmount or listmount (the snapshot is then resynced at the next
- * drain).
+ * drain, and the fd wakes for it settle_ms later).
  */
 int mntsnap_watch_drain(struct mntsnap_watch *w);
 

@@ -93,7 +93,7 @@ static int proc_ns_open(int proc, const char *rel)
  * /proc, where thread-self/ns/mnt may be a symlink to any namespace's
  * file. -EOPNOTSUPP without a procfs.
  */
-static int open_own_nsfd(void)
+int mntsnap__ns_open_own_fd(void)
 {
 	int proc = open_procfs_root(), fd;
 
@@ -252,7 +252,7 @@ int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
 
 	if (!ret_ns)
 		return -EINVAL;
-	fd = open_own_nsfd();
+	fd = mntsnap__ns_open_own_fd();
 	if (fd < 0)
 		return fd;
 	return ns_from_nsfd(fd, -1, true, ret_ns);
@@ -942,7 +942,7 @@ int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n)
 
 	if (!ret_list || !ret_n)
 		return -EINVAL;
-	self = open_own_nsfd();
+	self = mntsnap__ns_open_own_fd();
 	if (self < 0)
 		return self;
 	r = describe(self, &own);
@@ -1026,7 +1026,7 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
 	if (!ns->ns_id)
 		return -EINVAL;
 	q.id = ns->ns_id;
-	self = open_own_nsfd();
+	self = mntsnap__ns_open_own_fd();
 	if (self < 0)
 		return self;
 	if (id_visit(self, &q) == 1) {
@@ -1080,7 +1080,7 @@ int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_
 	if (!s)
 		return -ENOMEM;
 	/* where leave returns to: never a decoy a /proc may plant */
-	s->nsfd = open_own_nsfd();
+	s->nsfd = mntsnap__ns_open_own_fd();
 	s->rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	s->cwdfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->nsfd < 0 || s->rootfd < 0 || s->cwdfd < 0) {

@@ -105,6 +105,13 @@ static inline bool mntsnap_ns_needs_route(const struct mntsnap_ns *ns)
 int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 		       struct mntsnap_snapshot **ret_snap);
 
+/*
+ * The calling thread's own mount namespace file, from a procfs root only
+ * (never a made-up /proc: a FIFO there would block the open), O_CLOEXEC.
+ * -errno; -EOPNOTSUPP without a procfs.
+ */
+int mntsnap__ns_open_own_fd(void);
+
 /* -ESRCH when ns came from a process that has exited since; else 0. */
 int mntsnap_ns_check_alive(const struct mntsnap_ns *ns);
 

@@ -14,7 +14,8 @@
  *    changes (not for a propagation type change). It only says "changed
  *    since you last polled", never what or how often;
  *  - the target's pidfd, so a pid handle's exit wakes the caller;
- *  - a timerfd for the settle sweep (below).
+ *  - a timerfd for the settle sweep (below), and to wake the caller for
+ *    the resync after a drain that failed part way.
  * Two mountinfo fds are opened: poll() latches a per-file flag, and the
  * epoll machinery polls the fd in its set whenever the caller polls the
  * epoll fd, so that one cannot also be the one drain asks.
@@ -730,8 +731,10 @@ static int drain_sources(struct mntsnap_watch *w)
 	/* after the fanotify read: a POLLPRI now covers everything read */
 	pri = pri_fired(w->mi_check);
 	tick = timer_fired(w);
-	if (w->need_resync)
+	if (w->need_resync) {
+		timer_set(w, 0); /* a capture covers a pending settle sweep */
 		return resync(w);
+	}
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
 		return pri ? sweep(w) : 0;
 	if ((pri && !nfan) || tick) {
@@ -741,6 +744,17 @@ static int drain_sources(struct mntsnap_watch *w)
 	if (pri && !(w->flags & MNTSNAP_WATCH_NO_SETTLE) && !w->timer_armed)
 		timer_set(w, w->settle_ms);
 	return 0;
+}
+
+/*
+ * A drain that failed part way (even -ENOMEM: what it had read from the
+ * fanotify queue is gone) leaves the table in doubt: capture at the next
+ * drain, and wake the caller's fd for it, since nothing else may.
+ */
+static void failed(struct mntsnap_watch *w)
+{
+	w->need_resync = true;
+	timer_set(w, w->settle_ms);
 }
 
 int mntsnap_watch_drain(struct mntsnap_watch *w)
@@ -761,8 +775,8 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 			return r;
 	}
 	r = drain_sources(w);
-	if (r && r != -ENOMEM)
-		w->need_resync = true; /* the table is in doubt: capture next time */
+	if (r)
+		failed(w);
 	if (!r && mntsnap_ns_check_alive(w->tns) == -ESRCH) {
 		w->ended = true;
 		if (!w->nev)
@@ -780,7 +794,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 	timer_set(w, 0);
 	r = sweep(w);
 	if (r) {
-		w->need_resync = r != -ENOMEM;
+		failed(w);
 		return r;
 	}
 	return (int)w->nev;
@@ -877,48 +891,24 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	free(w);
 }
 
-/* The pid behind a pidfd, from its fdinfo; -1 if unknown or exited. */
-static int pidfd_pid(int pidfd)
-{
-	char path[64], buf[1024];
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	return p ? atoi(p + 5) : -1;
-}
-
-/* The namespace's mountinfo, or -1 when there is none (no process to read). */
+/*
+ * The namespace's mountinfo, or -1 when there is none (no process to
+ * read, no procfs). Only from a procfs root: /proc of the caller's
+ * namespace may be anything (a FIFO would block the open, a plain file
+ * never signals POLLPRI).
+ */
 static int open_mountinfo(const struct mntsnap_watch *w)
 {
-	char path[64];
-	int pid, fd;
+	int fd;
 
 	if (!w->tns)
-		return open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (w->tns->pidfd < 0)
+		fd = mntsnap_mountinfo_open_own();
+	else if (w->tns->pidfd < 0)
 		return -1;
-	pid = pidfd_pid(w->tns->pidfd);
-	if (pid <= 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	/* the pid may have been reused between fdinfo and open */
-	if (fd >= 0 && mntsnap_ns_check_alive(w->tns)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	else
+		fd = mntsnap_mountinfo_open_pid(w->tns);
+	fd = mntsnap_fd_move_above_stdio(fd);
+	return fd < 0 ? -1 : fd;
 }
 
 /* Decide how to query a foreign namespace: by its fd (6.18+), else by id. */
@@ -960,7 +950,7 @@ static bool fan_setup(struct mntsnap_watch *w)
 	long fd, r;
 
 	if (!w->tns)
-		nsfd = own = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		nsfd = own = mntsnap__ns_open_own_fd();
 	/* an id-only handle: the mark needs an nsfs fd, found by id if we may */
 	else if (nsfd < 0 && !mntsnap_ns_enter_fd(w->tns, &nsfd, &owned) && owned)
 		own = nsfd;
@@ -986,9 +976,14 @@ static bool fan_setup(struct mntsnap_watch *w)
 			close((int)fd);
 		return false;
 	}
-	w->fanfd = (int)fd;
 	w->fanbuf = malloc(FAN_BUF_SIZE);
-	return w->fanbuf != NULL;
+	if (!w->fanbuf) {
+		/* no buffer: no fanotify fd either, or drains would read into NULL */
+		close((int)fd);
+		return false;
+	}
+	w->fanfd = (int)fd;
+	return true;
 }
 
 static int ep_add(struct mntsnap_watch *w, int fd, uint32_t events)
@@ -1010,11 +1005,12 @@ static int sources_setup(struct mntsnap_watch *w)
 	w->mi_check = open_mountinfo(w);
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI && w->mi_check < 0)
 		return -EOPNOTSUPP;
-	if (!(w->flags & MNTSNAP_WATCH_NO_SETTLE) && w->route == MNTSNAP_WATCH_ROUTE_FANOTIFY) {
-		w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (w->timerfd < 0)
-			return -errno;
-	}
+	/* the settle sweep's clock, and the wake-up for a resync after a
+	 * failed drain (on every route) */
+	w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	w->timerfd = mntsnap_fd_move_above_stdio(w->timerfd < 0 ? -errno : w->timerfd);
+	if (w->timerfd < 0)
+		return w->timerfd;
 	pri_fired(w->mi_check); /* latch: changes from here on count */
 	return 0;
 }
@@ -1029,8 +1025,9 @@ static int epoll_setup(struct mntsnap_watch *w)
 	int r;
 
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	w->epfd = mntsnap_fd_move_above_stdio(w->epfd < 0 ? -errno : w->epfd);
 	if (w->epfd < 0)
-		return -errno;
+		return w->epfd;
 	r = ep_add(w, w->fanfd, EPOLLIN);
 	if (!r)
 		r = ep_add(w, w->mi_wake, EPOLLPRI);

@@ -448,6 +448,161 @@ LTest(watch, mount_beneath_pollpri)
 	beneath(true);
 }
 
+/*
+ * /proc of the watching namespace overmounted by a tmpfs whose
+ * thread-self/ns/mnt and thread-self/mountinfo are FIFOs: the watcher
+ * takes its namespace file and mountinfo from a checked procfs only, so
+ * setup neither hangs in open() nor polls a made-up file. fanotify still
+ * watches (by an nsfs fd found another way, or not at all); the POLLPRI
+ * route has nothing to poll and says so. Before, open() blocked forever.
+ */
+static void hostile_proc(bool pollpri)
+{
+	MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = pollpri ? &enosys_ops : NULL);
+	struct mntsnap_watch *w = NULL;
+	struct evlist l = {0};
+	int r;
+
+	ms_private_ns(BASE);
+	mnt("fake", "/proc", "tmpfs", 0, NULL);
+	cr_assert_eq(mkdir("/proc/thread-self", 0755), 0);
+	cr_assert_eq(mkdir("/proc/thread-self/ns", 0755), 0);
+	cr_assert_eq(mkfifo("/proc/thread-self/mountinfo", 0600), 0);
+	cr_assert_eq(mkfifo("/proc/thread-self/ns/mnt", 0600), 0);
+	alarm(10); /* a hang is a failure, not a stuck suite */
+	r = mntsnap_watch_new(&o, &w);
+	alarm(0);
+	if (pollpri) {
+		cr_assert_eq(r, -EOPNOTSUPP, "watch_new: %d", r);
+	} else if (!r) {
+		mnt("h", BASE "/h", "tmpfs", 0, NULL);
+		cr_assert_geq(wait_events(w, &l, 1), 0);
+		cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, kernel_id(BASE "/h")));
+	} else {
+		cr_assert_eq(r, -EOPNOTSUPP, "watch_new: %s", strerror(-r));
+	}
+	mntsnap_watch_free(w);
+	free(l.e);
+	cr_assert_eq(umount("/proc"), 0);
+}
+
+LTest(watch, hostile_proc_never_opened)
+{
+	hostile_proc(false);
+}
+LTest(watch, hostile_proc_never_opened_pollpri)
+{
+	hostile_proc(true);
+}
+
+/* statmount that fails with *(int *)ctx once, when armed */
+static long failing_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+			      struct mntsnap_k_statmount *buf, size_t bufsize, unsigned flags)
+{
+	int *fail = ctx;
+
+	if (*fail) {
+		long r = -*fail;
+
+		*fail = 0;
+		return r;
+	}
+	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+}
+
+/*
+ * A statmount failing mid-drain (EIO; ENOMEM, which also drops the rest
+ * of what was read from the fanotify queue) fails that drain, and the
+ * watcher's fd wakes by itself for the resync that repairs the table:
+ * nothing else may ever change to wake a caller that waits on the fd.
+ * Before, the fd stayed quiet (the mounts were lost until some later
+ * change) and ENOMEM never resynced at all.
+ */
+static void drain_error(int err)
+{
+	struct mntsnap_sysops ops = {.statmount = failing_statmount};
+	MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = &ops);
+	struct pollfd p;
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	int fail = 0, r;
+
+	ops.ctx = &fail;
+	ms_private_ns(BASE);
+	cr_assert_eq(mntsnap_watch_new(&o, &w), 0);
+	if (mntsnap_watch_route(w) != MNTSNAP_WATCH_ROUTE_FANOTIFY)
+		cr_skip_test("no fanotify mount events on this kernel");
+	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
+	fail = err;
+	mnt("e1", BASE "/e1", "tmpfs", 0, NULL);
+	mnt("e2", BASE "/e2", "tmpfs", 0, NULL);
+	cr_assert_eq(poll(&p, 1, 5000), 1);
+	r = mntsnap_watch_drain(w);
+	cr_assert_eq(r, -err, "drain: %d", r);
+	cr_assert_eq(fail, 0, "the failure was injected");
+	for (int i = 0; i < 3 && !l.resyncs; i++) {
+		cr_assert_eq(poll(&p, 1, 5000), 1, "the fd must wake for the resync");
+		cr_assert_geq(mntsnap_watch_drain(w), 0);
+		collect(w, &l);
+	}
+	cr_assert_eq(l.resyncs, 1);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, kernel_id(BASE "/e1")));
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOUNT, kernel_id(BASE "/e2")));
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, drain_error_eio_wakes_for_resync)
+{
+	drain_error(EIO);
+}
+LTest(watch, drain_error_enomem_wakes_for_resync)
+{
+	drain_error(ENOMEM);
+}
+
+/*
+ * A caller without stdin/stdout/stderr: none of the watcher's fds may land
+ * on 0-2, where a later printf or a child's stdio would reach them (the
+ * watcher's mountinfo fds and timer took 0, 1 and 2 before). Both routes.
+ */
+LTest(watch, fds_stay_off_stdio)
+{
+	for (int pollpri = 0; pollpri < 2; pollpri++) {
+		pid_t pid;
+		int st;
+
+		ms_private_ns(BASE);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (!pid) {
+			MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = pollpri ? &enosys_ops : NULL);
+			struct mntsnap_watch *w;
+			int bad = 0;
+
+			close(0);
+			close(1);
+			close(2);
+			if (mntsnap_watch_new(&o, &w))
+				_exit(3);
+			mkdir(BASE "/stdio", 0755);
+			if (mount("s", BASE "/stdio", "tmpfs", 0, NULL))
+				_exit(5);
+			if (mntsnap_watch_drain(w) < 0)
+				_exit(4);
+			for (int fd = 0; fd < 3; fd++)
+				bad |= fcntl(fd, F_GETFD) >= 0;
+			mntsnap_watch_free(w);
+			_exit(bad ? 1 : 0);
+		}
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFEXITED(st), "child died");
+		cr_assert_eq(WEXITSTATUS(st), 0, "route %d: a watcher fd on 0-2 (status %d)",
+			     pollpri, WEXITSTATUS(st));
+	}
+}
+
 /* ---- the fallback route: fanotify refused the way kernels and filters do ---------- */
 
 static long refuse_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
@@ -476,7 +631,8 @@ Test(watch, fanotify_refused_falls_back_to_pollpri)
 
 		cr_assert_eq(mntsnap_watch_new(&o, &w), 0);
 		cr_assert_eq(mntsnap_watch_route(w), MNTSNAP_WATCH_ROUTE_POLLPRI);
-		cr_assert_eq(ms_count_fds(), fds + 3, "epoll + two mountinfo fds, no fanotify fd");
+		cr_assert_eq(ms_count_fds(), fds + 4,
+			     "epoll + two mountinfo fds + the timer, no fanotify fd");
 		snprintf(p, sizeof(p), BASE "/f%zu", i);
 		mnt("f", p, "tmpfs", 0, NULL);
 		id = kernel_id(p);
@@ -1101,7 +1257,9 @@ static int run_cli(char *const argv[])
 
 /*
  * The same changes, one at a time: mntsnap watch prints findmnt --poll -r's
- * lines, on both routes; a mount point with a space shows findmnt's \x20.
+ * lines, on both routes; a mount point with a space shows findmnt's \x20,
+ * one with a backslash, a tab, a newline, UTF-8 and bytes that are not
+ * UTF-8 shows each of them as \xNN as findmnt does.
  */
 static void vs_findmnt(bool pollpri)
 {
@@ -1133,6 +1291,8 @@ static void vs_findmnt(bool pollpri)
 	    {NULL, BASE "/b", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY},
 	    {NULL, BASE "/c", NULL, "size=2m", MS_REMOUNT},
 	    {"sp", BASE "/with space", "tmpfs", "mode=700", 0},
+	    /* findmnt -r writes every byte outside printable ASCII as \xNN */
+	    {"n\xe9", BASE "/odd\\\t\n\xc3\xa9\xff\x7f~", "tmpfs", NULL, 0},
 	};
 	size_t n = 1;
 
@@ -1149,6 +1309,9 @@ static void vs_findmnt(bool pollpri)
 	cr_assert_eq(umount(BASE "/with space"), 0);
 	wait_lines(BASE "/out/findmnt", n + 2);
 	wait_lines(BASE "/out/mntsnap", n + 2);
+	cr_assert_eq(umount(BASE "/odd\\\t\n\xc3\xa9\xff\x7f~"), 0);
+	wait_lines(BASE "/out/findmnt", n + 3);
+	wait_lines(BASE "/out/mntsnap", n + 3);
 	kill(pf, SIGTERM);
 	kill(pm, SIGTERM);
 	reap(pf);
@@ -1169,6 +1332,70 @@ Test(watch_cli, table_equals_findmnt_poll_pollpri)
 	vs_findmnt(true);
 }
 
+/*
+ * A mount point longer than PATH_MAX (mounted by a relative path from a
+ * deep directory; mountinfo and statmount both give it whole): the line
+ * is findmnt's, not cut at 4095 bytes as it was, and so is the JSON.
+ */
+Test(watch_cli, mount_point_past_path_max_equals_findmnt)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,OLD-TARGET", NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,OLD-TARGET", NULL};
+	char *js[] = {(char *)bin(), "watch", "--json", NULL};
+	char seg[201], *a, *b, *j;
+	size_t len, want;
+	pid_t pf, pm, pj;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	pj = spawn(BASE "/out/json", js);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_ready(pj, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	memset(seg, 'd', 200);
+	seg[200] = '\0';
+	ms_mkdir_p(BASE "/deep");
+	cr_assert_eq(chdir(BASE "/deep"), 0);
+	for (int i = 0; i < 25; i++) {
+		cr_assert_eq(mkdir(seg, 0755), 0);
+		cr_assert_eq(chdir(seg), 0);
+	}
+	cr_assert_eq(mkdir("mp", 0755), 0);
+	cr_assert_eq(mount("deep", "mp", "tmpfs", 0, NULL), 0, "%s", strerror(errno));
+	wait_lines(BASE "/out/findmnt", 2);
+	wait_lines(BASE "/out/mntsnap", 2);
+	wait_lines(BASE "/out/json", 1);
+	cr_assert_eq(umount("mp"), 0);
+	cr_assert_eq(chdir("/"), 0);
+	wait_lines(BASE "/out/findmnt", 3);
+	wait_lines(BASE "/out/mntsnap", 3);
+	wait_lines(BASE "/out/json", 2);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	kill(pj, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	cr_assert_eq(reap(pj), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	j = ms_read_file(BASE "/out/json", &len);
+	want = strlen(BASE "/deep") + 25 * 201 + 3;
+	cr_assert(strstr(j, "/mp\",\"uniq-id\""), "%s", j);
+	cr_assert_gt(strcspn(j, "\n"), want, "the JSON line holds the whole path");
+	free(a);
+	free(b);
+	free(j);
+}
+
 /* JSON strings: quotes and backslashes escaped, the rest as is. */
 Test(watch_cli, json_escapes)
 {
@@ -1186,6 +1413,38 @@ Test(watch_cli, json_escapes)
 	cr_assert(strstr(t, "\"target\":\"" BASE "/a \\\"b\\\\c\",") &&
 		      strstr(t, "\"source\":\"q\\\"s\\\\\","),
 		  "%s", t);
+	free(t);
+}
+
+/*
+ * Paths are bytes, JSON is UTF-8: valid UTF-8 passes as is, any other
+ * byte as \u00XX (as mntsnap list --json writes it), so every line
+ * parses as JSON (Python's strict UTF-8 decoder and json module are the
+ * judges). Before, a non-UTF-8 byte went out raw: no JSON parser took it.
+ */
+Test(watch_cli, json_is_valid_utf8_for_any_path)
+{
+	char *argv[] = {(char *)bin(), "watch", "--json", "--count", "1", NULL};
+	char cmd[512];
+	size_t len;
+	char *t;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	if (system("python3 -c 'import json' 2>/dev/null"))
+		cr_skip_test("no python3");
+	pid = spawn(BASE "/utf", argv);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	mnt("s\xfe", BASE "/j\xff\xc3\xa9\x80", "tmpfs", 0, NULL);
+	cr_assert_eq(reap(pid), 0);
+	t = ms_read_file(BASE "/utf", &len);
+	cr_assert(strstr(t, "\"target\":\"" BASE "/j\\u00ff\xc3\xa9\\u0080\","), "%s", t);
+	cr_assert(strstr(t, "\"source\":\"s\\u00fe\","), "%s", t);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; [json.loads(l) for l in "
+		 "open(sys.argv[1], encoding=\"utf-8\", errors=\"strict\")]' %s",
+		 BASE "/utf");
+	cr_assert_eq(system(cmd), 0, "not valid UTF-8 JSON: %s", t);
 	free(t);
 }
 
@@ -1319,6 +1578,113 @@ Test(watch_cli, target_exit_is_clean_end)
 	cr_assert(strstr(err, "exited"), "stderr: %s", err);
 	free(err);
 	target_end(&t);
+}
+
+/* Run argv with stdout on fd out, stderr into the file err; SIGPIPE ignored
+ * as a parent may leave it (so a closed pipe is an EPIPE, not a kill). */
+static pid_t spawn_fd(int out, const char *err, char *const argv[])
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		int efd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGPIPE, SIG_IGN);
+		efd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (efd < 0 || dup2(out, 1) < 0 || dup2(efd, 2) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Output that cannot be written ends the watch at once with status 2 and
+ * the reason, whether the header (a reader that went away: EPIPE) or a
+ * later event line (/dev/full: ENOSPC) fails; before, it kept watching
+ * (forever without --count/--timeout), writing into the void.
+ */
+Test(watch_cli, unwritable_output_ends_the_watch)
+{
+	char *hdr[] = {(char *)bin(), "watch", NULL};
+	char *noh[] = {(char *)bin(), "watch", "-n", NULL};
+	int p[2], full;
+	size_t len;
+	char *err;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	pid = spawn_fd(p[1], BASE "/pipe.err", hdr);
+	close(p[1]);
+	cr_assert_eq(reap(pid), 2, "a closed pipe fails the watch");
+	err = ms_read_file(BASE "/pipe.err", &len);
+	cr_assert(strstr(err, strerror(EPIPE)), "stderr: %s", err);
+	free(err);
+
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (full < 0)
+		cr_skip_test("no /dev/full");
+	pid = spawn_fd(full, BASE "/full.err", noh);
+	close(full);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	mnt("f", BASE "/f", "tmpfs", 0, NULL);
+	cr_assert_eq(reap(pid), 2, "a full device fails the watch");
+	err = ms_read_file(BASE "/full.err", &len);
+	cr_assert(strstr(err, strerror(ENOSPC)), "stderr: %s", err);
+	free(err);
+}
+
+/*
+ * mntsnap watch | head -1: once the reader is gone the watch ends (status
+ * 0, like SIGTERM) even when no change ever comes to write; before, it
+ * waited forever for a change that would kill it with SIGPIPE.
+ */
+Test(watch_cli, reader_gone_ends_the_watch)
+{
+	char *argv[] = {(char *)bin(), "watch", NULL};
+	char hdr[64];
+	int p[2];
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = spawn_fd(p[1], BASE "/gone.err", argv);
+	close(p[1]);
+	cr_assert_gt(read(p[0], hdr, sizeof(hdr)), 0, "the header");
+	close(p[0]);
+	cr_assert_eq(reap(pid), 0, "a reader that went away ends the watch");
+}
+
+/* A column may be asked for more than once, as findmnt -o allows: the
+ * header says so; too many is an error that says so (before, the tenth
+ * column was "unknown column 'ACTION'"). */
+Test(watch_cli, repeated_columns)
+{
+	char *ok[] = {(char *)bin(), "watch", "--timeout", "0.1", "-o",
+		      "TARGET,ACTION,TARGET,ACTION,TARGET,ACTION,TARGET,ACTION,TARGET,ACTION,"
+		      "UNIQ-ID",
+		      NULL};
+	char many[1024] = "ACTION", *bad[] = {(char *)bin(), "watch", "-o", many, NULL};
+	size_t len;
+	char *t;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(run_cli(ok), 0);
+	t = ms_read_file(BASE "/run.out", &len);
+	cr_assert_str_eq(t, "TARGET ACTION TARGET ACTION TARGET ACTION TARGET ACTION TARGET "
+			    "ACTION UNIQ-ID\n");
+	free(t);
+	for (int i = 0; i < 100; i++)
+		strcat(many, ",TARGET");
+	cr_assert_eq(run_cli(bad), 2);
+	t = ms_read_file(BASE "/run.out.err", &len);
+	cr_assert(strstr(t, "too many columns"), "%s", t);
+	free(t);
 }
 
 Test(watch_cli, bad_arguments)

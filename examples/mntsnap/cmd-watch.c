@@ -23,7 +23,8 @@ static const char watch_help[] =
     "Print one line per change of the mount table as it happens (like\n"
     "findmnt(8)'s poll mode), from fanotify mount events (Linux 6.15+) and POLLPRI on\n"
     "the namespace's mountinfo; stops after N events, SECONDS, SIGINT/SIGTERM,\n"
-    "or when a --pid target exits (exit status 0 in all these cases).\n"
+    "when a --pid target exits or when the reader of a pipe it writes to goes\n"
+    "away (exit status 0 in all these cases).\n"
     "TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
     "  --json       one JSON object per line: action, target, uniq-id, source,\n"
     "               fstype, options; move/remount add old-target, old-options\n"
@@ -60,10 +61,13 @@ static const char *const col_names[C_N] = {
     "OLD-TARGET", "OLD-OPTIONS", "UNIQ-ID", "CHANGED",
 };
 
+/* a column may be named more than once (findmnt -o allows it) */
+#define MAX_COLS 64
+
 struct wargs {
 	struct cli_target t;
 	bool json, noheadings, no_settle, pollpri;
-	int cols[C_N], ncols;
+	int cols[MAX_COLS], ncols;
 	uint64_t count;
 	double timeout;
 	const char *save;
@@ -170,32 +174,71 @@ static void field_value(uint32_t bit, const struct mntsnap_mount *m, char *buf, 
 	}
 }
 
-/* Table cells as findmnt -r prints them: spaces and control characters
- * as \xNN, an empty cell as nothing. */
+/* Table cells as findmnt -r prints them: spaces, backslashes and every
+ * byte outside printable ASCII (UTF-8 too, in any locale) as \xNN, so a
+ * line is one line of plain ASCII words; an empty cell as nothing. */
 static void put_cell(const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c <= ' ' || c == '\\' || c == 0x7f)
+		if (c <= ' ' || c == '\\' || c >= 0x7f)
 			printf("\\x%02x", c);
 		else
 			fputc(c, stdout);
 	}
 }
 
-static void put_json_str(const char *s)
+/* Length of a valid UTF-8 sequence at s (1..4), 0 if invalid. */
+static int utf8_len(const unsigned char *s)
 {
-	fputc('"', stdout);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	uint32_t cp;
+	int n;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and code points past Unicode are no UTF-8 */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string for a path, which is bytes while JSON is UTF-8: valid
+ * UTF-8 as is, any other byte b as \u00bb (its Latin-1 reading), the way
+ * mntsnap list --json writes it, so every line is valid JSON and no byte
+ * is lost.
+ */
+static void put_json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', stdout);
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (n == 1 && (*s == '"' || *s == '\\'))
+			printf("\\%c", *s++);
+		else if (n == 1 && *s >= 0x20)
+			fputc(*s++, stdout);
+		else if (n > 1)
+			fwrite(s, 1, (size_t)n, stdout), s += n;
 		else
-			fputc(c, stdout);
+			printf("\\u%04x", *s++);
 	}
 	fputc('"', stdout);
 }
@@ -270,17 +313,44 @@ static void print_header(const struct wargs *a)
 	putchar('\n');
 }
 
-static void print_line(const struct wargs *a, const struct mntsnap_watch_event *e)
+static size_t slen(const char *s)
 {
-	char buf[4096];
+	return s ? strlen(s) : 0;
+}
 
+/* Room for any one cell or field value of m: paths have no length limit
+ * (a mount point may be longer than PATH_MAX), nor have options. */
+static size_t rec_room(const struct mntsnap_mount *m)
+{
+	return slen(m->mount_point) + slen(m->root) + slen(m->source) + slen(m->fs_type) +
+	       slen(m->fs_subtype) + slen(m->options) + 256;
+}
+
+/* A buffer for any cell of e: malloc'd, NULL on ENOMEM; *ret_len its size. */
+static char *cell_buf(const struct mntsnap_watch_event *e, size_t *ret_len)
+{
+	size_t n = rec_room(&e->mount), o = rec_room(&e->old);
+
+	*ret_len = n > o ? n : o;
+	return malloc(*ret_len);
+}
+
+static int print_line(const struct wargs *a, const struct mntsnap_watch_event *e)
+{
+	size_t len;
+	char *buf = cell_buf(e, &len);
+
+	if (!buf)
+		return -ENOMEM;
 	for (int i = 0; i < a->ncols; i++) {
 		if (i)
 			putchar(' ');
-		cell(e, a->cols[i], buf, sizeof(buf));
+		cell(e, a->cols[i], buf, len);
 		put_cell(buf);
 	}
 	putchar('\n');
+	free(buf);
+	return 0;
 }
 
 static void json_pair(const char *key, const char *val)
@@ -289,9 +359,8 @@ static void json_pair(const char *key, const char *val)
 	put_json_str(val);
 }
 
-static void json_changed(const struct mntsnap_watch_event *e)
+static void json_changed(const struct mntsnap_watch_event *e, char *o, char *n, size_t len)
 {
-	char o[4096], n[4096];
 	bool first = true;
 
 	fputs(",\"changed\":{", stdout);
@@ -300,8 +369,8 @@ static void json_changed(const struct mntsnap_watch_event *e)
 
 		if (!name)
 			continue;
-		field_value(bit, &e->old, o, sizeof(o));
-		field_value(bit, &e->mount, n, sizeof(n));
+		field_value(bit, &e->old, o, len);
+		field_value(bit, &e->mount, n, len);
 		printf("%s\"%s\":{\"old\":", first ? "" : ",", name);
 		put_json_str(o);
 		fputs(",\"new\":", stdout);
@@ -312,22 +381,27 @@ static void json_changed(const struct mntsnap_watch_event *e)
 	fputc('}', stdout);
 }
 
-static void print_json(const struct mntsnap_watch_event *e)
+static int print_json(const struct mntsnap_watch_event *e)
 {
-	char buf[4096];
+	size_t len;
+	char *buf = cell_buf(e, &len), *other = buf ? malloc(len) : NULL;
 
+	if (!other) {
+		free(buf);
+		return -ENOMEM;
+	}
 	printf("{\"action\":\"%s\"", mntsnap_watch_kind_name(e->kind));
 	if (e->kind == MNTSNAP_WATCH_RESYNC) {
 		puts("}");
-		return;
+		goto out;
 	}
-	cell(e, C_TARGET, buf, sizeof(buf));
+	cell(e, C_TARGET, buf, len);
 	json_pair("target", buf);
 	printf(",\"uniq-id\":%" PRIu64, e->id);
 	for (int c = C_SOURCE; c <= C_OPTIONS; c++) {
 		char key[16];
 
-		cell(e, c, buf, sizeof(buf));
+		cell(e, c, buf, len);
 		snprintf(key, sizeof(key), "%s", col_names[c]);
 		for (char *k = key; *k; k++)
 			*k = (char)(*k - 'A' + 'a');
@@ -335,11 +409,15 @@ static void print_json(const struct mntsnap_watch_event *e)
 	}
 	if (e->kind == MNTSNAP_WATCH_MOVE || e->kind == MNTSNAP_WATCH_CHANGE) {
 		json_pair("old-target", e->old.mount_point);
-		all_options(&e->old, buf, sizeof(buf));
+		all_options(&e->old, buf, len);
 		json_pair("old-options", buf);
-		json_changed(e);
+		json_changed(e, buf, other, len);
 	}
 	puts("}");
+out:
+	free(buf);
+	free(other);
+	return 0;
 }
 
 /* ---- options -------------------------------------------------------------------- */
@@ -357,8 +435,10 @@ static int parse_columns(struct wargs *a, const char *list)
 
 		for (c = 0; c < C_N && strcasecmp(t, col_names[c]); c++)
 			;
-		if (c == C_N || a->ncols == C_N)
+		if (c == C_N)
 			r = (cli_fail(0, "watch: unknown column '%s' (see --help)", t), -EINVAL);
+		else if (a->ncols == MAX_COLS)
+			r = (cli_fail(0, "watch: too many columns (%d at most)", MAX_COLS), -EINVAL);
 		else
 			a->cols[a->ncols++] = c;
 	}
@@ -435,27 +515,39 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Print the events of one drain; true once --count is reached. */
-static bool print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t *seen)
+/* Print the events of one drain; 1 once --count is reached, 0, -ENOMEM. */
+static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t *seen)
 {
 	struct mntsnap_watch_event e;
 
 	while (mntsnap_watch_next(w, &e) == 0) {
-		if (a->json)
-			print_json(&e);
-		else
-			print_line(a, &e);
+		int r = a->json ? print_json(&e) : print_line(a, &e);
+
+		if (r)
+			return r;
 		if (e.kind != MNTSNAP_WATCH_RESYNC && a->count && ++*seen >= a->count)
-			return true;
+			return 1;
 	}
-	return false;
+	return 0;
+}
+
+/* 0, or the error of writing what stdout holds (message printed). */
+static int out_flush(void)
+{
+	int r = cli_stdout_status();
+
+	return r ? cli_fail(r, "watch: writing output") : 0;
 }
 
 /* Wait for events until a stop condition; 0 or -errno (message printed). */
 static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 {
-	struct pollfd p[2] = {{.fd = mntsnap_watch_fd(w), .events = POLLIN},
-			      {.fd = sigfd, .events = POLLIN}};
+	/* stdout too, for nothing but POLLERR/POLLHUP: a pipe whose reader
+	 * went away (mntsnap watch | head -1) ends the watch even when no
+	 * change ever comes to write */
+	struct pollfd p[3] = {{.fd = mntsnap_watch_fd(w), .events = POLLIN},
+			      {.fd = sigfd, .events = POLLIN},
+			      {.fd = STDOUT_FILENO, .events = 0}};
 	double end = a->timeout ? now_s() + a->timeout : 0;
 	uint64_t seen = 0;
 
@@ -467,13 +559,19 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 
 			if (left <= 0)
 				return 0;
-			ms = (int)(left * 1000) + 1;
+			/* --timeout goes up to 1e9 s, past what an int of ms
+			 * holds: wait a day at most, then look again */
+			ms = left > 86400 ? 86400 * 1000 : (int)(left * 1000) + 1;
 		}
-		r = poll(p, 2, ms);
+		r = poll(p, 3, ms);
 		if (r < 0 && errno != EINTR)
 			return cli_fail(-errno, "watch: poll");
 		if (p[1].revents)
 			return 0; /* SIGINT/SIGTERM */
+		if (p[2].revents & POLLNVAL)
+			p[2].fd = -1; /* no stdout: writing says so */
+		else if (p[2].revents & (POLLERR | POLLHUP))
+			return 0; /* nobody reads any more */
 		r = mntsnap_watch_drain(w);
 		if (r == -ESRCH) {
 			fflush(stdout);
@@ -483,7 +581,11 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 		if (r < 0)
 			return cli_fail(r, "watch");
 		r = print_events(a, w, &seen);
-		fflush(stdout);
+		/* a reader gone, a full disk: nobody sees the events, stop */
+		if (out_flush())
+			return CLI_EXIT_ERR;
+		if (r < 0)
+			return cli_fail(r, "watch");
 		if (r)
 			return 0;
 	}
@@ -516,11 +618,9 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 
 	if (r)
 		return err.msg[0] ? cli_fail(0, "watch: %s", err.msg) : cli_fail(r, "watch");
-	if (!a->json && !a->noheadings) {
+	if (!a->json && !a->noheadings)
 		print_header(a);
-		fflush(stdout);
-	}
-	r = loop(a, w, sigfd);
+	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd);
 	if (!r && a->save)
 		r = save_live(a, w);
 	mntsnap_watch_free(w);
