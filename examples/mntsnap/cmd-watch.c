@@ -218,10 +218,11 @@ static int utf8_len(const unsigned char *s)
 }
 
 /*
- * A JSON string for a path, which is bytes while JSON is UTF-8: valid
- * UTF-8 as is, any other byte b as \u00bb (its Latin-1 reading), the way
- * mntsnap list --json writes it, so every line is valid JSON and no byte
- * is lost.
+ * A JSON string for a path, which is bytes while JSON is UTF-8, by the rule
+ * mntsnap list --json follows: valid UTF-8 as is, a control character as
+ * \u00XX, and each byte b of an invalid sequence as \udcHH (a lone low
+ * surrogate, as Python's surrogateescape reads it), so every line is valid
+ * JSON, no byte is lost, and "\xff" and "ÿ" stay apart.
  */
 static void put_json_str(const char *str)
 {
@@ -237,8 +238,10 @@ static void put_json_str(const char *str)
 			fputc(*s++, stdout);
 		else if (n > 1)
 			fwrite(s, 1, (size_t)n, stdout), s += n;
-		else
+		else if (*s < 0x20)
 			printf("\\u%04x", *s++);
+		else
+			printf("\\udc%02x", *s++);
 	}
 	fputc('"', stdout);
 }
@@ -397,7 +400,8 @@ static int print_json(const struct mntsnap_watch_event *e)
 	}
 	cell(e, C_TARGET, buf, len);
 	json_pair("target", buf);
-	printf(",\"uniq-id\":%" PRIu64, e->id);
+	/* a digit string, as in list --json: ids pass 2^53, where doubles stop */
+	printf(",\"uniq-id\":\"%" PRIu64 "\"", e->id);
 	for (int c = C_SOURCE; c <= C_OPTIONS; c++) {
 		char key[16];
 
