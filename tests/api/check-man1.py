@@ -78,24 +78,29 @@ def cmd_words(binary, c):
 
 def check_sections(binary, man, cmds):
     """Each command's options are described in its own section (or in
-    TARGET, or a section it points to with "as for CMD"): a page-wide
-    search would take --threads under list for a --threads added to diff."""
+    TARGET, or a section it points to with "as for CMD" or "see SECTION",
+    SECTION a .SH heading such as OUTPUT OPTIONS): a page-wide search
+    would take --threads under list for a --threads added to diff."""
     missing = []
     for c in cmds:
         own = section(man, 'COMMANDS', c)
         text = own + section(man, 'TARGET')
         for ref in set(re.findall(r'\bas for (\w+)', own)) & set(cmds):
             text += section(man, 'COMMANDS', ref)
+        for head in set(re.findall(r'\bsee ([A-Z][A-Z]+(?: [A-Z][A-Z]+)*)', text)):
+            text += section(man, head)
         for w in sorted(cmd_words(binary, c)):
-            if not has_word(text, w):
+            # COMMAND --help is in the synopsis, once for all
+            if w != '--help' and not has_word(text, w):
                 missing.append('%s %s: not in the "%s" section of mntsnap(1)' % (c, w, c))
     return missing
 
 
 def check_output(binary, man):
     """Every column a table prints and every key a JSON object has is
-    described under OUTPUT (the --help texts name neither)."""
-    out = section(man, 'OUTPUT')
+    described under COLUMNS, OUTPUT OPTIONS or NS OUTPUT (the --help texts
+    name neither)."""
+    out = section(man, 'COLUMNS') + section(man, 'OUTPUT OPTIONS') + section(man, 'NS OUTPUT')
     missing = []
     for args in (['list'], ['ns'], ['stat', '/']):
         r = subprocess.run([binary] + args, capture_output=True, text=True)
@@ -104,8 +109,8 @@ def check_output(binary, man):
             continue
         for w in r.stdout.split('\n')[0].split():
             if not has_word(out, w.strip('[]')):
-                missing.append('column %s of mntsnap %s: not under OUTPUT' % (w, args[0]))
-    for args in (['list', '-o', 'json'], ['stat', '-o', 'json', '/']):
+                missing.append('column %s of mntsnap %s: not described' % (w, args[0]))
+    for args in (['list', '-J'], ['stat', '-J', '/']):
         r = subprocess.run([binary] + args, capture_output=True, text=True)
         try:
             obj = json.loads(r.stdout)
@@ -115,8 +120,10 @@ def check_output(binary, man):
         keys = set(obj)
         for f in obj.get('filesystems', []):
             keys |= set(f)
-        missing += ['JSON key %s of mntsnap %s: not under OUTPUT' % (k, args[0])
-                    for k in sorted(keys) if not has_word(out, k)]
+        # findmnt's rule, which the page states: a key is its column's
+        # name in lower case
+        missing += ['JSON key %s of mntsnap %s: not described' % (k, args[0])
+                    for k in sorted(keys) if not has_word(out, k) and not has_word(out, k.upper())]
     return missing
 
 
