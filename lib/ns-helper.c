@@ -57,6 +57,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mntsnap-config.h"
@@ -95,7 +96,15 @@
 #endif
 
 #define HELPER_STACK (512 * 1024)
-#define OPENAT2_TRIES 1024
+/*
+ * openat2 EAGAIN retries: a count alone is not enough where the walk is
+ * slow (a loaded machine preempts it) and a storm of mounts keeps the
+ * mount seqcount moving; the tries go on, yielding the CPU after the first
+ * few, until OPENAT2_RETRY_NS has passed (the helper's own timeout still
+ * bounds the whole call).
+ */
+#define OPENAT2_EAGER 16
+#define OPENAT2_RETRY_NS 2000000000LL
 #define DEFAULT_TIMEOUT_MS 10000
 /* the child's message for a plain setns failure; anything else is detail */
 #define SETNS_MSG "setns"
@@ -167,6 +176,15 @@ struct helper_result {
  * needs the kernel (the child's fd table is its own): it travels over a
  * socketpair with SCM_RIGHTS, made only for work that opens something.
  */
+/* CLOCK_MONOTONIC in ns, from the vDSO: no system call in the helper */
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void child_replied(struct helper *h)
 {
 	/* last store: the caller trusts the other fields only after it */
@@ -854,11 +872,18 @@ static int work_open(struct helper *h)
 	 * often, but one lookup takes microseconds, so a few tries get
 	 * through; the bound keeps a pathological case finite.
 	 */
-	for (int tries = 0;; tries++) {
+	for (long long tries = 0, t0 = 0;; tries++) {
 		fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
 		r = fd < 0 ? -errno : 0;
-		if (r != -EAGAIN || tries == OPENAT2_TRIES)
+		if (r != -EAGAIN)
 			break;
+		if (tries == OPENAT2_EAGER)
+			t0 = now_ns();
+		else if (tries > OPENAT2_EAGER) {
+			if (now_ns() - t0 > OPENAT2_RETRY_NS)
+				break;
+			sched_yield();
+		}
 	}
 	if (root != h->rootfd)
 		close(root);
