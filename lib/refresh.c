@@ -50,9 +50,14 @@
  * ~2 us on the test VM and a strings-free statmount ~2.3 us against ~3.5
  * us for a full one, so any per-mount check has a floor near half a full
  * capture (measured 0.52). MNTSNAP_CAPTURE_REFRESH_IDS_ONLY skips the
- * per-mount check - one listing plus the new mounts - and costs 0.04 of
+ * per-mount check - one listing plus the new mounts - and costs 0.02 of
  * a full capture; it is right for callers that learn of attribute
- * changes another way (they fire POLLPRI but no fanotify event).
+ * changes another way (they fire POLLPRI but no fanotify event). Its
+ * floor is the listing itself (tests/bench/bench-watch, against a bare
+ * listmount of every id): for a few added or removed mounts the tree and
+ * indexes are kept up in place (mntsnap_snap_update) instead of rebuilt,
+ * and a table that fits one listmount page is vouched for by the
+ * atomicity of that one call instead of the detector (ids_only_detector).
  */
 #include <errno.h>
 #include <fcntl.h>
