@@ -466,6 +466,8 @@ static int merge_appended(struct refresh *f)
 
 	/* a few changes: indexes and tree kept up in place, no rebuild */
 	e = mntsnap_snap_update(s, f->nold, f->drop);
+	if (e < 0)
+		s->nrecs = f->nold; /* it touched nothing: forget what was appended */
 	if (e)
 		return e < 0 ? e : 0;
 	for (uint32_t k = 0; k < f->nold; k++)

@@ -584,6 +584,16 @@ Test(refresh, ids_only_in_place_indexes_equal_rebuild)
 	cr_assert_eq(umount(BASE "/b/e"), 0);
 	ids_only_step(s, 2);
 	ids_only_step(s, 0);
+	/* more than a few at once: sorted in and rebuilt, the same result */
+	for (int i = 0; i < 20; i++) {
+		char p[128];
+
+		snprintf(p, sizeof(p), BASE "/c/many/%d", i);
+		mnt("m", p, "tmpfs", 0, NULL);
+	}
+	ids_only_step(s, 20);
+	cr_assert_eq(umount2(BASE "/c", MNT_DETACH), 0); /* c, f, 20 below */
+	ids_only_step(s, 22);
 	mntsnap_snapshot_free(s);
 }
 
