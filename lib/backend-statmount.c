@@ -20,7 +20,7 @@
 #include "ns.h"
 #include "snapshot.h"
 
-#define LIST_PAGE 4096
+#define LIST_PAGE MNTSNAP_SM_LIST_PAGE
 /* > 512 always: see KERNEL-ABI.md 2.2 (a one-byte write past bufsize < 512) */
 #define SM_BUF_START (16 * 1024)
 #define SM_BUF_MAX (64U * 1024 * 1024)
@@ -303,12 +303,15 @@ static bool ids_ordered(const uint64_t *ids, size_t n, uint64_t last, bool rever
 	return true;
 }
 
-int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
-		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n)
+int mntsnap_sm_list_once(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
+			 uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n,
+			 bool *ret_one_call)
 {
 	struct mntsnap_k_mnt_id_req req = *tmpl;
 	uint64_t *ids = NULL;
 	size_t n = 0, cap = 0;
+	unsigned calls = 0;
+	bool short_page = true;
 	long r;
 
 	req.mnt_id = under ? under : MNTSNAP_K_LSMT_ROOT;
@@ -342,13 +345,24 @@ int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt
 		 */
 		if (r == 0)
 			break;
+		calls++;
+		short_page = r < LIST_PAGE;
 		n += (size_t)r;
 		/* the next page starts after the last id; never read ids[-1] */
 		req.param = ids[n - 1];
 	}
 	*ret_ids = ids;
 	*ret_n = n;
+	*ret_one_call = calls == 0 || (calls == 1 && short_page);
 	return 0;
+}
+
+int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
+		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n)
+{
+	bool one_call;
+
+	return mntsnap_sm_list_once(sys, tmpl, under, reverse, ret_ids, ret_n, &one_call);
 }
 
 /* ---- fetching (optionally parallel) -------------------------------------- */

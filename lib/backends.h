@@ -46,9 +46,20 @@ void mntsnap_sm_buf_free(struct mntsnap_sm_buf *b);
 /* statmount(id) into b, growing it on EOVERFLOW. 0 or -errno. */
 long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		     uint64_t id, uint64_t sm_mask, struct mntsnap_sm_buf *b);
+/* Ids a listmount call is asked for at most (one page of a listing). */
+#define MNTSNAP_SM_LIST_PAGE 4096
 /* Every id below under (0 = the whole namespace), paginated. */
 int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n);
+/*
+ * The same; *ret_one_call says every id came from one listmount call that
+ * returned fewer than it was asked for (or none came at all): one walk
+ * the kernel made under the namespace lock, so a set that existed at one
+ * moment. A listing of more than one page is not.
+ */
+int mntsnap_sm_list_once(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
+			 uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n,
+			 bool *ret_one_call);
 /* statx STATX_MNT_ID_UNIQUE on path. -ENOSYS where the kernel has none. */
 int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id);
 /* One capture attempt; *ret_vanished counts mounts gone before statmount. */

@@ -50,9 +50,14 @@
  * ~2 us on the test VM and a strings-free statmount ~2.3 us against ~3.5
  * us for a full one, so any per-mount check has a floor near half a full
  * capture (measured 0.52). MNTSNAP_CAPTURE_REFRESH_IDS_ONLY skips the
- * per-mount check - one listing plus the new mounts - and costs 0.04 of
+ * per-mount check - one listing plus the new mounts - and costs 0.02 of
  * a full capture; it is right for callers that learn of attribute
- * changes another way (they fire POLLPRI but no fanotify event).
+ * changes another way (they fire POLLPRI but no fanotify event). Its
+ * floor is the listing itself (tests/bench/bench-watch, against a bare
+ * listmount of every id): for a few added or removed mounts the tree and
+ * indexes are kept up in place (mntsnap_snap_update) instead of rebuilt,
+ * and a table that fits one listmount page is vouched for by the
+ * atomicity of that one call instead of the detector (ids_only_detector).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -277,6 +282,8 @@ struct refresh {
 	uint64_t *fetch;   /* ids to statmount in full: new and changed */
 	uint8_t *fetch_changed; /* per fetch entry: 1 = an existing mount */
 	size_t nfetch, added, removed, changed;
+	size_t vanished;   /* queued mounts gone before their statmount */
+	bool one_call;     /* the listing was one atomic listmount call */
 };
 
 static bool list_same(const char *a, uint32_t an, const char *b, uint32_t bn)
@@ -401,6 +408,7 @@ static int fetch_queued(struct refresh *f)
 		long r = mntsnap_sm_call(f->sys, &f->tmpl, f->fetch[i], f->full_mask, &f->buf);
 
 		if (r == -ENOENT) { /* gone meanwhile */
+			f->vanished++;
 			f->removed += f->fetch_changed[i];
 			continue;
 		}
@@ -454,7 +462,14 @@ static int merge_appended(struct refresh *f)
 	struct mntsnap_snapshot *s = f->s;
 	struct mntsnap_rec *r = s->recs;
 	uint32_t j = 0, first_new;
+	int e;
 
+	/* a few changes: indexes and tree kept up in place, no rebuild */
+	e = mntsnap_snap_update(s, f->nold, f->drop);
+	if (e < 0)
+		s->nrecs = f->nold; /* it touched nothing: forget what was appended */
+	if (e)
+		return e < 0 ? e : 0;
 	for (uint32_t k = 0; k < f->nold; k++)
 		if (!f->drop[k])
 			r[j++] = r[k];
@@ -502,7 +517,11 @@ static int ids_only_merge(struct refresh *f, const uint64_t *ids, size_t n)
 	}
 	if (!f->nfetch && !dropped)
 		return 0;
-	r = mntsnap_sm_buf_init(&f->buf);
+	/* room for exactly the new records: no doubling, nothing to trim */
+	r = f->nfetch < UINT32_MAX ? mntsnap_snap_reserve(f->s, (uint32_t)f->nfetch, 0)
+				   : -EOVERFLOW;
+	if (!r)
+		r = mntsnap_sm_buf_init(&f->buf);
 	if (!r)
 		r = fetch_queued(f);
 	mntsnap_sm_buf_free(&f->buf);
@@ -521,7 +540,7 @@ static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 	int r;
 
 	mntsnap_ns_fill_req(o->ns, true, &f->tmpl);
-	r = mntsnap_sm_list(f->sys, &f->tmpl, 0, false, &ids, &n);
+	r = mntsnap_sm_list_once(f->sys, &f->tmpl, 0, false, &ids, &n, &f->one_call);
 	if (r)
 		return r;
 	f->fetch = malloc((n + 1) * sizeof(*f->fetch));
@@ -543,6 +562,31 @@ static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 		return r;
 	}
 	return compact(f);
+}
+
+/*
+ * An ids-only refresh of a table that fits one listmount page needs no
+ * POLLPRI detector, whose checked open of the namespace's mountinfo is 7
+ * of the 9 syscalls it costs (~20 us on the test VM, half of listing
+ * 1,000 ids): the kernel walks the whole table for one listmount call
+ * under the namespace lock (read-held from the first id to the last), so
+ * a call that returned fewer ids than asked listed a set that existed at
+ * one moment. The records of the new mounts are each one statmount after
+ * that moment, and the kept ones are not read at all in this mode, so the
+ * detector could not vouch for more than the id set anyway. Half a page
+ * leaves room for the table to grow before a refresh needs more pages.
+ */
+static bool ids_only_detector(const struct refresh *f)
+{
+	return !f->ids_only || f->nold >= MNTSNAP_SM_LIST_PAGE / 2;
+}
+
+static int refresh_consistent(const struct refresh *f, int det)
+{
+	if (ids_only_detector(f))
+		return det < 0 ? -1 : !detector_fired(det);
+	/* more than one page without a detector: not known to be one moment */
+	return f->one_call && !f->vanished;
 }
 
 int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts)
@@ -580,11 +624,11 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 		r = -ENOMEM;
 		goto out;
 	}
-	det = open_detector(o.ns);
+	det = ids_only_detector(&f) ? open_detector(o.ns) : -1;
 	detector_fired(det);
 	r = refresh_run(&f, &o);
 	if (!r) {
-		snap->consistent = det < 0 ? -1 : !detector_fired(det);
+		snap->consistent = refresh_consistent(&f, det);
 		snap->attempts = 1;
 		mntsnap_snap_stamp(snap);
 		r = (int)(f.added + f.removed + f.changed);

@@ -642,6 +642,294 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 	return build_tree_order(s);
 }
 
+/* ---- incremental upkeep ------------------------------------------------ */
+
+/*
+ * Past this many removed + added records a finish is cheaper than walking
+ * sibling chains and moving tree order once per record.
+ */
+#define UPDATE_MAX 16
+
+struct update {
+	uint32_t nold, ndrop, nadd;
+	uint32_t drops[UPDATE_MAX]; /* ascending storage indices */
+};
+
+/* Storage index i once the removed records before it are gone. */
+static uint32_t renumber(const struct update *u, uint32_t i)
+{
+	uint32_t d = 0;
+
+	if (i == MNTSNAP_NONE)
+		return i;
+	while (d < u->ndrop && u->drops[d] < i)
+		d++;
+	return i - d;
+}
+
+static bool is_added_id(const struct mntsnap_snapshot *s, uint32_t from, uint64_t id)
+{
+	for (uint32_t a = from; a < s->nrecs; a++)
+		if (s->recs[a].id == id)
+			return true;
+	return false;
+}
+
+/* Removed mounts take their children along (as an unmount does). */
+static bool drops_whole(const struct mntsnap_snapshot *s, const uint8_t *drop,
+			const struct update *u)
+{
+	for (uint32_t d = 0; d < u->ndrop; d++)
+		for (uint32_t c = s->recs[u->drops[d]].first_child; c != MNTSNAP_NONE;
+		     c = s->recs[c].next_sibling)
+			if (!drop[c])
+				return false;
+	return true;
+}
+
+/*
+ * Does the incremental path give what a finish would? Added records must
+ * sort after every kept one (so storage stays in id order), each with its
+ * parent before it, and no kept root may be waiting for an added parent.
+ */
+static bool update_fits(const struct mntsnap_snapshot *s, uint32_t nold, const uint8_t *drop,
+			struct update *u)
+{
+	uint64_t last = 0;
+
+	u->nold = nold;
+	u->ndrop = 0;
+	u->nadd = s->nrecs - nold;
+	if (!s->tree || s->by_id || !nold || !(s->recs[0].mask & MNTSNAP_F_ID) ||
+	    u->nadd > UPDATE_MAX)
+		return false;
+	for (uint32_t k = 0; k < nold; k++) {
+		if (!drop[k])
+			continue;
+		if (u->ndrop + u->nadd >= UPDATE_MAX)
+			return false;
+		u->drops[u->ndrop++] = k;
+	}
+	if (!drops_whole(s, drop, u))
+		return false;
+	for (uint32_t k = nold; k-- > 0;) {
+		if (!drop[k]) {
+			last = s->recs[k].id;
+			break;
+		}
+	}
+	for (uint32_t a = nold; a < s->nrecs; a++) {
+		const struct mntsnap_rec *r = &s->recs[a];
+
+		if (!(r->mask & MNTSNAP_F_ID) || r->id <= last)
+			return false;
+		last = r->id;
+		if (r->parent_id != r->id && is_added_id(s, a + 1, r->parent_id))
+			return false;
+	}
+	for (uint32_t k = 0; u->nadd && k < nold; k++) {
+		const struct mntsnap_rec *r = &s->recs[k];
+
+		if (r->parent == k && r->parent_id != r->id && !drop[k] &&
+		    is_added_id(s, nold, r->parent_id))
+			return false;
+	}
+	return true;
+}
+
+/* Take removed record k out of its parent's child list. */
+static void unlink_child(struct mntsnap_snapshot *s, uint32_t k)
+{
+	uint32_t p = s->recs[k].parent, *link = &s->recs[p].first_child;
+
+	while (*link != MNTSNAP_NONE && *link != k)
+		link = &s->recs[*link].next_sibling;
+	if (*link == k)
+		*link = s->recs[k].next_sibling;
+}
+
+/* Drop the removed entries of an index array of n, renumbering the rest. */
+static uint32_t squeeze(const struct update *u, const uint8_t *drop, uint32_t *idx, uint32_t n)
+{
+	uint32_t j = 0;
+
+	for (uint32_t t = 0; t < n; t++)
+		if (idx[t] >= u->nold || !drop[idx[t]])
+			idx[j++] = renumber(u, idx[t]);
+	return j;
+}
+
+static void remove_dropped(struct mntsnap_snapshot *s, const uint8_t *drop,
+			   const struct update *u)
+{
+	uint32_t j = u->drops[0];
+
+	for (uint32_t d = 0; d < u->ndrop; d++) {
+		uint32_t k = u->drops[d];
+
+		if (s->recs[k].parent != k && !drop[s->recs[k].parent])
+			unlink_child(s, k);
+	}
+	for (uint32_t k = j; k < s->nrecs; k++)
+		if (k >= u->nold || !drop[k])
+			s->recs[j++] = s->recs[k];
+	for (uint32_t k = 0; k < u->nold - u->ndrop; k++) {
+		struct mntsnap_rec *r = &s->recs[k];
+
+		r->parent = renumber(u, r->parent);
+		r->first_child = renumber(u, r->first_child);
+		r->next_sibling = renumber(u, r->next_sibling);
+	}
+	squeeze(u, drop, s->tree, u->nold);
+	if (s->by_old)
+		squeeze(u, drop, s->by_old, u->nold);
+	s->nrecs = j;
+}
+
+static uint32_t last_child(const struct mntsnap_snapshot *s, uint32_t p)
+{
+	uint32_t c = s->recs[p].first_child;
+
+	while (c != MNTSNAP_NONE && s->recs[c].next_sibling != MNTSNAP_NONE)
+		c = s->recs[c].next_sibling;
+	return c;
+}
+
+static uint32_t tree_pos(const struct mntsnap_snapshot *s, uint32_t n, uint32_t i)
+{
+	uint32_t t = 0;
+
+	while (t < n && s->tree[t] != i)
+		t++;
+	return t;
+}
+
+/*
+ * Link added record i (every record before it linked and in tree order)
+ * as its parent's last child - siblings are in storage order and i sorts
+ * last - and put it right after the parent's subtree in tree order.
+ */
+static void link_added(struct mntsnap_snapshot *s, uint32_t i)
+{
+	struct mntsnap_rec *r = &s->recs[i];
+	uint32_t p = i, last, end;
+	long f;
+
+	if (r->parent_id != r->id) {
+		f = bsearch_key(&(struct mntsnap_snapshot){ .recs = s->recs, .nrecs = i }, NULL,
+				r->parent_id, false);
+		if (f >= 0)
+			p = (uint32_t)f;
+	}
+	r->parent = p;
+	r->first_child = r->next_sibling = MNTSNAP_NONE;
+	r->depth = p == i ? 0 : s->recs[p].depth + 1;
+	if (p == i) { /* a root: its tree goes after every earlier root's */
+		s->tree[i] = i;
+		return;
+	}
+	last = last_child(s, p);
+	if (last == MNTSNAP_NONE) {
+		end = tree_pos(s, i, p) + 1;
+		s->recs[p].first_child = i;
+	} else {
+		uint32_t l = last;
+
+		while (s->recs[l].first_child != MNTSNAP_NONE)
+			l = last_child(s, l);
+		end = tree_pos(s, i, l) + 1;
+		s->recs[last].next_sibling = i;
+	}
+	memmove(s->tree + end + 1, s->tree + end, (size_t)(i - end) * sizeof(*s->tree));
+	s->tree[end] = i;
+}
+
+/* Insert record i into by_old[0, i), after equal keys (a stable sort's place). */
+static void by_old_insert(struct mntsnap_snapshot *s, uint32_t i)
+{
+	uint32_t lo = 0, hi = i, key = s->recs[i].id_old;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->recs[s->by_old[mid]].id_old <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(s->by_old + lo + 1, s->by_old + lo, (size_t)(i - lo) * sizeof(*s->by_old));
+	s->by_old[lo] = i;
+}
+
+/* Does storage stay in old-id order with the added records (from first)? */
+static bool added_keep_old_order(const struct mntsnap_snapshot *s, uint32_t first)
+{
+	for (uint32_t i = first ? first : 1; i < s->nrecs; i++)
+		if (s->recs[i - 1].id_old > s->recs[i].id_old)
+			return false;
+	return true;
+}
+
+static bool is_identity(const uint32_t *idx, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (idx[i] != i)
+			return false;
+	return true;
+}
+
+/* by_old as a finish would leave it: NULL exactly when storage is sorted. */
+static void update_by_old(struct mntsnap_snapshot *s, uint32_t first, uint32_t *spare)
+{
+	if (!s->by_old && added_keep_old_order(s, first)) {
+		free(spare);
+		return;
+	}
+	if (!s->by_old) { /* storage was in old-id order up to first */
+		s->by_old = spare;
+		for (uint32_t i = 0; i < first; i++)
+			s->by_old[i] = i;
+	}
+	for (uint32_t i = first; i < s->nrecs; i++)
+		by_old_insert(s, i);
+	if (is_identity(s->by_old, s->nrecs)) {
+		free(s->by_old);
+		s->by_old = NULL;
+	}
+}
+
+int mntsnap_snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_t *drop)
+{
+	uint32_t *tree, *spare = NULL, first;
+	struct update u;
+
+	if (!update_fits(s, nold, drop, &u))
+		return 0;
+	/* every allocation first: past here nothing can fail */
+	tree = realloc(s->tree, (size_t)s->nrecs * sizeof(*tree) + 1);
+	if (!tree)
+		return -ENOMEM;
+	s->tree = tree;
+	if (s->by_old) {
+		uint32_t *b = realloc(s->by_old, (size_t)s->nrecs * sizeof(*b) + 1);
+
+		if (!b)
+			return -ENOMEM;
+		s->by_old = b;
+	} else if (u.nadd) {
+		spare = malloc((size_t)s->nrecs * sizeof(*spare) + 1);
+		if (!spare)
+			return -ENOMEM;
+	}
+	if (u.ndrop)
+		remove_dropped(s, drop, &u);
+	first = nold - u.ndrop;
+	for (uint32_t i = first; i < s->nrecs; i++)
+		link_added(s, i);
+	update_by_old(s, first, spare);
+	return 1;
+}
+
 /* Is path a equal to p or below it? */
 static bool path_under(const char *a, const char *p)
 {

@@ -89,6 +89,17 @@ long mntsnap_snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
  * further adds). -EBADMSG if parent links form a cycle.
  */
 int mntsnap_snap_finish(struct mntsnap_snapshot *s);
+/*
+ * After a finish: records [0, nold) are what it indexed, drop[k] != 0 marks
+ * those to remove, and records from nold on were added since. For a few
+ * removed and added records (added ids above every kept one, a removed
+ * mount's children removed too), removes them and keeps the tree, depths,
+ * tree order and by_old up to date in place, equal to what a finish would
+ * build, and returns 1. Returns 0, touching nothing, where that does not
+ * apply (the caller compacts and finishes), or -ENOMEM, touching nothing.
+ * Unlike a finish it keeps spare capacity: refreshes come again.
+ */
+int mntsnap_snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_t *drop);
 
 /*
  * Make room for nrecs more records and str_bytes more of strings, so a capture

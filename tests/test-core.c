@@ -1493,3 +1493,193 @@ LTest(core, no_fd_leaks)
 	cr_assert_eq(ms_count_fds(), before, "fd leak");
 	fclose(devnull);
 }
+
+/* ---- incremental index upkeep (mntsnap_snap_update) ------------------------ */
+
+/* A synthetic mount: unique id, old id and parent (== id for a root). */
+struct fake {
+	uint64_t id, parent;
+	uint32_t old;
+};
+
+static long fake_add(struct mntsnap_snapshot *s, const struct fake *f)
+{
+	struct mntsnap_mount m = { .mask = MNTSNAP_F_ID | MNTSNAP_F_ID_OLD,
+				   .id = f->id, .parent_id = f->parent, .id_old = f->old,
+				   .parent_id_old = f->old };
+
+	/* the parent's old id, as the kernel would report it */
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		if (s->recs[i].id == f->parent)
+			m.parent_id_old = s->recs[i].id_old;
+	return mntsnap_snap_add(s, &m);
+}
+
+static struct mntsnap_snapshot *fake_snap(const struct fake *f, size_t n)
+{
+	struct mntsnap_snapshot *s = mntsnap_snap_new(MNTSNAP_BACKEND_FILE, 0);
+
+	cr_assert(s);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_geq(fake_add(s, &f[i]), 0);
+	cr_assert_eq(mntsnap_snap_finish(s), 0);
+	return s;
+}
+
+/*
+ * The incremental result against a finish of the same final records built
+ * from scratch: the same storage, links, depths, tree order and indexes
+ * (by_id and by_old absent exactly where a finish leaves them absent).
+ */
+static void assert_same_index(const struct mntsnap_snapshot *inc,
+			      const struct mntsnap_snapshot *full)
+{
+	cr_assert_eq(inc->nrecs, full->nrecs);
+	cr_assert_eq(!inc->by_id, !full->by_id);
+	cr_assert_eq(!inc->by_old, !full->by_old, "by_old %p vs %p", (void *)inc->by_old,
+		     (void *)full->by_old);
+	for (uint32_t i = 0; i < full->nrecs; i++) {
+		const struct mntsnap_rec *a = &inc->recs[i], *b = &full->recs[i];
+
+		cr_assert_eq(a->id, b->id, "record %u", i);
+		cr_assert_eq(a->parent, b->parent, "parent of %u", i);
+		cr_assert_eq(a->first_child, b->first_child, "first child of %u", i);
+		cr_assert_eq(a->next_sibling, b->next_sibling, "next sibling of %u", i);
+		cr_assert_eq(a->depth, b->depth, "depth of %u", i);
+		cr_assert_eq(inc->tree[i], full->tree[i], "tree position %u", i);
+		if (full->by_old)
+			cr_assert_eq(inc->by_old[i], full->by_old[i], "by_old %u", i);
+		cr_assert_eq(mntsnap_snapshot_find(inc, b->id), (long)i);
+		cr_assert_eq(mntsnap_snapshot_find_old(inc, b->id_old),
+			     mntsnap_snapshot_find_old(full, b->id_old));
+		cr_assert_eq(mntsnap_snapshot_first_child(inc, i),
+			     mntsnap_snapshot_first_child(full, i));
+		cr_assert_eq(mntsnap_snapshot_next_sibling(inc, i),
+			     mntsnap_snapshot_next_sibling(full, i));
+	}
+	check_invariants(inc);
+}
+
+/*
+ * Start from before[], drop the listed storage indices, add after[]; the
+ * update must return want, and where it applied (1), equal a finish of
+ * final[] (the kept records, then the added ones) built from scratch.
+ */
+static void check_update(const struct fake *before, size_t nb, const uint32_t *drops,
+			 size_t nd, const struct fake *add, size_t na, int want)
+{
+	struct mntsnap_snapshot *s = fake_snap(before, nb), *full;
+	struct fake final[64];
+	uint8_t drop[64] = { 0 };
+	size_t nf = 0;
+
+	cr_assert_leq(nb + na, 64);
+	for (size_t i = 0; i < nd; i++)
+		drop[drops[i]] = 1;
+	for (size_t i = 0; i < nb; i++)
+		if (!drop[i])
+			final[nf++] = before[i];
+	for (size_t i = 0; i < na; i++) {
+		cr_assert_geq(fake_add(s, &add[i]), 0);
+		final[nf++] = add[i];
+	}
+	cr_assert_eq(mntsnap_snap_update(s, (uint32_t)nb, drop), want);
+	if (want == 1) {
+		full = fake_snap(final, nf);
+		assert_same_index(s, full);
+		mntsnap_snapshot_free(full);
+	} else {
+		/* untouched: the caller can still compact and finish */
+		cr_assert_eq(s->nrecs, nb + na);
+		for (size_t i = 0; i < nb + na; i++)
+			cr_assert_eq(s->recs[i].id, i < nb ? before[i].id : add[i - nb].id);
+	}
+	mntsnap_snapshot_free(s);
+}
+
+#define ID(n) (0x80000000ULL + (n))
+
+/*
+ *  10 - 11 - 12        (ids; old ids in brackets below)
+ *     |    \ 13
+ *     - 14 - 15
+ *     - 16
+ */
+static const struct fake tree7[] = {
+	{ ID(10), ID(10), 21 }, { ID(11), ID(10), 22 }, { ID(12), ID(11), 23 },
+	{ ID(13), ID(11), 24 }, { ID(14), ID(10), 25 }, { ID(15), ID(14), 26 },
+	{ ID(16), ID(10), 27 },
+};
+
+LTest(core, snap_update_equals_rebuild)
+{
+	/* a leaf added under a parent with children, its child in the same
+	 * round, a root whose parent is outside the table, a last child */
+	static const struct fake add1[] = {
+		{ ID(17), ID(11), 28 }, { ID(18), ID(17), 29 },
+		{ ID(19), ID(99), 30 }, { ID(20), ID(10), 31 },
+	};
+	/* old ids reused from below (the kernel hands out the lowest free):
+	 * storage leaves old-id order, so by_old must appear */
+	static const struct fake add2[] = { { ID(21), ID(15), 3 }, { ID(22), ID(12), 2 } };
+	static const struct fake add3[] = { { ID(23), ID(16), 40 } };
+	static const struct fake unsorted_old[] = {
+		{ ID(10), ID(10), 21 }, { ID(11), ID(10), 5 }, { ID(12), ID(11), 23 },
+	};
+	static const struct fake mend_old[] = { { ID(13), ID(10), 24 } };
+	static const uint32_t leaf[] = { 3 }, subtree[] = { 4, 5 }, first_leaf[] = { 2 },
+			      two[] = { 2, 6 }, mid[] = { 1 }, all[] = { 0, 1, 2, 3, 4, 5, 6 };
+
+	check_update(tree7, 7, NULL, 0, add1, 4, 1);
+	check_update(tree7, 7, leaf, 1, NULL, 0, 1);
+	check_update(tree7, 7, subtree, 2, add1, 4, 1);
+	check_update(tree7, 7, first_leaf, 1, add2, 2, 1);
+	check_update(tree7, 7, two, 2, add3, 1, 1);
+	check_update(tree7, 7, subtree, 2, add2, 2, 1);
+	/* storage already out of old-id order: by_old kept up, then gone
+	 * once the record out of order is removed */
+	check_update(unsorted_old, 3, NULL, 0, mend_old, 1, 1);
+	{
+		static const struct fake leaf_out_of_order[] = {
+			{ ID(10), ID(10), 21 }, { ID(11), ID(10), 22 }, { ID(12), ID(10), 5 },
+		};
+		static const uint32_t last[] = { 2 };
+
+		check_update(leaf_out_of_order, 3, last, 1, NULL, 0, 1);
+		check_update(leaf_out_of_order, 3, last, 1, mend_old, 1, 1);
+	}
+	/* 21's parent (15) is not in the table: a root of its own */
+	check_update(unsorted_old, 3, NULL, 0, add2, 1, 1);
+	{
+		static const uint32_t one[] = { 1 };
+		static const struct fake child_of_10[] = { { ID(30), ID(10), 1 } };
+
+		/* 11 goes, its child 12 stays: not incremental */
+		check_update(unsorted_old, 3, one, 1, child_of_10, 1, 0);
+	}
+	/* a removed mount whose children stay: a finish decides */
+	check_update(tree7, 7, mid, 1, NULL, 0, 0);
+	/* everything gone and replaced (the new one's parent went too) */
+	check_update(tree7, 7, all, 7, add3, 1, 1);
+}
+
+LTest(core, snap_update_declines_what_it_cannot_match)
+{
+	/* an added id below a kept one: storage order would need a sort */
+	static const struct fake low[] = { { ID(9), ID(10), 40 } };
+	/* a child added before its parent */
+	static const struct fake backwards[] = { { ID(30), ID(31), 40 }, { ID(31), ID(10), 41 } };
+	/* a kept root waiting for a parent that arrives now */
+	static const struct fake orphan[] = { { ID(10), ID(10), 1 }, { ID(11), ID(40), 2 } };
+	static const struct fake its_parent[] = { { ID(40), ID(10), 3 } };
+	struct fake many[20];
+
+	check_update(tree7, 7, NULL, 0, low, 1, 0);
+	check_update(tree7, 7, NULL, 0, backwards, 2, 0);
+	check_update(orphan, 2, NULL, 0, its_parent, 1, 0);
+	for (int i = 0; i < 20; i++)
+		many[i] = (struct fake){ ID(100 + i), ID(10), (uint32_t)(100 + i) };
+	check_update(tree7, 7, NULL, 0, many, 20, 0);
+	/* nothing removed or added: applied, nothing moves */
+	check_update(tree7, 7, NULL, 0, NULL, 0, 1);
+}

@@ -17,6 +17,7 @@
 
 #include "helpers.h"
 #include "mntsnap.h"
+#include "snapshot.h"
 #include "sys.h"
 
 #define BASE "/tmp/mntsnap-refresh"
@@ -501,5 +502,133 @@ Test(refresh, ids_only_merge_walk_equals_capture)
 	assert_same(s, now);
 	cr_assert_eq(mntsnap_snapshot_count(s), mntsnap_snapshot_count(now));
 	mntsnap_snapshot_free(now);
+	mntsnap_snapshot_free(s);
+}
+
+/* Links, depths, tree order and indexes of s equal what a finish builds. */
+static void assert_indexes_as_rebuilt(struct mntsnap_snapshot *s)
+{
+	uint32_t n = s->nrecs, *was = malloc(((size_t)n * 6 + 1) * sizeof(*was));
+	bool had_by_id = s->by_id, had_by_old = s->by_old;
+
+	cr_assert(was);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t *w = was + (size_t)i * 6;
+
+		w[0] = s->recs[i].parent;
+		w[1] = s->recs[i].first_child;
+		w[2] = s->recs[i].next_sibling;
+		w[3] = s->recs[i].depth;
+		w[4] = s->tree[i];
+		w[5] = s->by_old ? s->by_old[i] : MNTSNAP_NONE;
+	}
+	cr_assert_eq(mntsnap_snap_finish(s), 0);
+	cr_assert_eq(had_by_id, s->by_id != NULL);
+	cr_assert_eq(had_by_old, s->by_old != NULL);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t *w = was + (size_t)i * 6;
+
+		cr_assert_eq(w[0], s->recs[i].parent, "parent of %u", i);
+		cr_assert_eq(w[1], s->recs[i].first_child, "first child of %u", i);
+		cr_assert_eq(w[2], s->recs[i].next_sibling, "next sibling of %u", i);
+		cr_assert_eq(w[3], s->recs[i].depth, "depth of %u", i);
+		cr_assert_eq(w[4], s->tree[i], "tree position %u", i);
+		cr_assert_eq(w[5], s->by_old ? s->by_old[i] : MNTSNAP_NONE, "by_old %u", i);
+	}
+	free(was);
+}
+
+static void ids_only_step(struct mntsnap_snapshot *s, int changes)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
+	struct mntsnap_snapshot *now;
+
+	cr_assert_eq(mntsnap_refresh_with(s, &o), changes);
+	/* a quiet table, one short listmount call: one moment */
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
+	now = cap();
+	assert_same(s, now);
+	mntsnap_snapshot_free(now);
+	assert_indexes_as_rebuilt(s);
+}
+
+/*
+ * A few mounts added and removed at a time are indexed in place (no
+ * rebuild): nested mounts added in one round, a leaf between kept ones,
+ * a whole subtree detached, old ids handed out again below kept ones.
+ * Each result equals a fresh capture and a full rebuild of its indexes.
+ */
+Test(refresh, ids_only_in_place_indexes_equal_rebuild)
+{
+	struct mntsnap_snapshot *s;
+
+	ms_private_ns(BASE);
+	mnt("a", BASE "/a", "tmpfs", 0, NULL);
+	mnt("x", BASE "/a/x", "tmpfs", 0, NULL);
+	mnt("y", BASE "/a/y", "tmpfs", 0, NULL);
+	mnt("b", BASE "/b", "tmpfs", 0, NULL);
+	mnt("c", BASE "/c", "tmpfs", 0, NULL);
+	s = cap();
+	mnt("n", BASE "/a/n", "tmpfs", 0, NULL);
+	mnt("d", BASE "/a/n/deep", "tmpfs", 0, NULL);
+	mnt("e", BASE "/b/e", "tmpfs", 0, NULL);
+	ids_only_step(s, 3);
+	cr_assert_eq(umount(BASE "/a/x"), 0);
+	ids_only_step(s, 1);
+	/* the old id just freed is the lowest free one: handed out again */
+	mnt("f", BASE "/c/f", "tmpfs", 0, NULL);
+	ids_only_step(s, 1);
+	cr_assert_eq(umount2(BASE "/a", MNT_DETACH), 0); /* a, y, n, deep */
+	ids_only_step(s, 4);
+	mnt("g", BASE "/g", "tmpfs", 0, NULL);
+	cr_assert_eq(umount(BASE "/b/e"), 0);
+	ids_only_step(s, 2);
+	ids_only_step(s, 0);
+	/* more than a few at once: sorted in and rebuilt, the same result */
+	for (int i = 0; i < 20; i++) {
+		char p[128];
+
+		snprintf(p, sizeof(p), BASE "/c/many/%d", i);
+		mnt("m", p, "tmpfs", 0, NULL);
+	}
+	ids_only_step(s, 20);
+	cr_assert_eq(umount2(BASE "/c", MNT_DETACH), 0); /* c, f, 20 below */
+	ids_only_step(s, 22);
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * What consistent means without the POLLPRI detector: the ids came from
+ * one short listmount call and every new mount's statmount found it. A
+ * mount that appears between the first call and the one that ends the
+ * walk, or a new mount gone before its statmount, is no one moment.
+ */
+Test(refresh, ids_only_consistent_only_for_one_listing)
+{
+	struct race r = { .act = ACT_MOUNT_ONCE };
+	struct mntsnap_sysops ops = { .listmount = race_listmount, .statmount = race_statmount,
+				      .ctx = &r };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY,
+		     .sysops = &ops);
+	struct mntsnap_snapshot *s;
+
+	ms_private_ns(BASE);
+	mnt("a", BASE "/a", "tmpfs", 0, NULL);
+	s = cap();
+	/* mounted right after the first call: the second call lists it */
+	cr_assert_eq(mntsnap_refresh_with(s, &o), 1);
+	cr_assert_eq(r.lists, 3, "first, the one that found it, the empty end");
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 0, "two calls are no one moment");
+	r = (struct race){ .act = ACT_NONE };
+	cr_assert_eq(mntsnap_refresh_with(s, &o), 0);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
+	/* the third new mount's statmount fails with ENOENT, as if unmounted */
+	mnt("b", BASE "/b", "tmpfs", 0, NULL);
+	mnt("c", BASE "/c", "tmpfs", 0, NULL);
+	mnt("d", BASE "/d", "tmpfs", 0, NULL);
+	r = (struct race){ .act = ACT_VANISH_ONCE };
+	cr_assert_eq(mntsnap_refresh_with(s, &o), 2);
+	cr_assert_eq(r.stats, 3);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 0, "a new mount vanished");
 	mntsnap_snapshot_free(s);
 }
