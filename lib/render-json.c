@@ -249,53 +249,42 @@ static void put_list(struct jb *b, const char *list, uint32_t n)
 	PUTS(b, "]");
 }
 
-/* A string from mntsnap_mount_options() into *s (stack or, if long, heap). */
-static long options_of(const struct mntsnap_mount *m, int which, char *stack, size_t len,
-		       char **s, char **heap)
-{
-	long n = mntsnap_mount_options(m, which, stack, len);
-
-	*s = stack;
-	if (n >= (long)len) {
-		*heap = malloc((size_t)n + 1);
-		if (!*heap)
-			return -ENOMEM;
-		*s = *heap;
-		n = mntsnap_mount_options(m, which, *s, (size_t)n + 1);
-	}
-	return n;
-}
-
-/* "options", "vfs-options", "fs-options": each string made once */
+/*
+ * "options", "vfs-options", "fs-options": VFS and FS strings made once
+ * each, straight into stack buffers, and merged from them.
+ */
 static void put_all_options(struct jb *b, const struct mntsnap_mount *m)
 {
-	char vst[160], fst[512], mst[680], *v, *fs, *mp, *vh = NULL, *fh = NULL, *mh = NULL;
-	long vl = options_of(m, MNTSNAP_OPTIONS_VFS, vst, sizeof(vst), &v, &vh);
-	long fl = options_of(m, MNTSNAP_OPTIONS_FS, fst, sizeof(fst), &fs, &fh);
-	size_t ml;
+	char vst[160], fst[512], mst[680], *fs = fst, *mp = mst, *fh = NULL, *mh = NULL;
+	size_t vl, fl, ml;
 
-	if (vl < 0 || fl < 0) {
-		b->err = vl < 0 ? (int)vl : (int)fl;
-		goto out;
+	mntsnap_vfs_options(m, vst, sizeof(vst));
+	vl = strlen(vst);
+	fl = mntsnap__fs_options(m, fst, sizeof(fst));
+	if (fl >= sizeof(fst)) {
+		/* long super options: once more in a buffer that holds them */
+		fs = fh = malloc(fl + 1);
+		if (!fh) {
+			b->err = -ENOMEM;
+			return;
+		}
+		mntsnap__fs_options(m, fs, fl + 1);
 	}
-	PUTS(b, ",\"options\":");
-	if ((size_t)vl + (size_t)fl + 4 <= sizeof(mst)) {
-		mp = mst;
-	} else {
-		mp = mh = malloc((size_t)vl + (size_t)fl + 4);
+	if (vl + fl + 4 > sizeof(mst)) {
+		mp = mh = malloc(vl + fl + 4);
 		if (!mh) {
 			b->err = -ENOMEM;
 			goto out;
 		}
 	}
-	ml = mntsnap__merge_options(v, (size_t)vl, fs, (size_t)fl, mp);
+	ml = mntsnap__merge_options(vst, vl, fs, fl, mp);
+	PUTS(b, ",\"options\":");
 	put_strn(b, mp, ml);
 	PUTS(b, ",\"vfs-options\":");
-	put_strn(b, v, (size_t)vl);
+	put_strn(b, vst, vl);
 	PUTS(b, ",\"fs-options\":");
-	put_strn(b, fs, (size_t)fl);
+	put_strn(b, fs, fl);
 out:
-	free(vh);
 	free(fh);
 	free(mh);
 }

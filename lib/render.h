@@ -75,6 +75,12 @@ int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f);
 size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
 			      char *out);
 
+/*
+ * FS-OPTIONS (see render-options.c) into buf, NUL-terminated when it
+ * fits: its length, which is >= len when it did not fit.
+ */
+size_t mntsnap__fs_options(const struct mntsnap_mount *m, char *buf, size_t len);
+
 /* JSON helpers shared with the snapshot export (render-json.c). */
 void mntsnap_json_str(FILE *f, const char *str);
 int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m);
