@@ -58,25 +58,39 @@ static const char digits2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/* Digits of v: compares, no division (ids and dev numbers are short). */
+static unsigned ndigits(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	return n;
+}
+
 void mntsnap__put_u64(struct mntsnap__buf *b, uint64_t v)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
+	unsigned n = ndigits(v);
+	char *o;
 
+	if (b->len + 20 > b->cap && mntsnap__buf_grow(b, 20))
+		return;
+	/* written in place from the last digit back, two per division */
+	o = b->p + b->len + n;
+	b->len += n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 
 		v /= 100;
-		tmp[--i] = digits2[d + 1];
-		tmp[--i] = digits2[d];
+		*--o = digits2[d + 1];
+		*--o = digits2[d];
 	}
 	if (v >= 10) {
-		tmp[--i] = digits2[v * 2 + 1];
-		tmp[--i] = digits2[v * 2];
+		*--o = digits2[v * 2 + 1];
+		*--o = digits2[v * 2];
 	} else {
-		tmp[--i] = (char)('0' + v);
+		*--o = (char)('0' + v);
 	}
-	put(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
 int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f)
@@ -91,20 +105,23 @@ int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f)
 
 static const char hexd[] = "0123456789abcdef";
 
+/* "0x..." in place: one room check, nibbles counted first */
 static void put_hex(struct jb *b, uint64_t v)
 {
-	char tmp[20];
-	int i = sizeof(tmp);
+	unsigned n = v ? (unsigned)(64 - __builtin_clzll(v) + 3) / 4 : 1;
+	char *o;
 
-	tmp[--i] = '"';
+	if (b->len + 20 > b->cap && mntsnap__buf_grow(b, 20))
+		return;
+	o = b->p + b->len;
+	memcpy(o, "\"0x", 3);
+	b->len += n + 4;
+	o += 3 + n;
+	*o = '"';
 	do {
-		tmp[--i] = hexd[v & 15];
+		*--o = hexd[v & 15];
 		v >>= 4;
 	} while (v);
-	tmp[--i] = 'x';
-	tmp[--i] = '0';
-	tmp[--i] = '"';
-	put(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
 /* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), 0 if invalid. */

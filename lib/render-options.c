@@ -120,6 +120,25 @@ static void opt_cut(char *s, size_t *n, struct span o)
 	*n -= to - from;
 }
 
+/* The first option of the len bytes at s is exactly "rw". */
+static bool starts_rw(const char *s, size_t len)
+{
+	return len >= 2 && s[0] == 'r' && s[1] == 'w' && (len == 2 || s[2] == ',');
+}
+
+/* Some option of the len bytes at s (",a,b", no quotes) is "rw" or "rw=...". */
+static bool has_rw(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while ((p = memmem(p, (size_t)(end - p), ",rw", 3))) {
+		p += 3;
+		if (p == end || *p == ',' || *p == '=')
+			return true;
+	}
+	return false;
+}
+
 size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
 			      char *out)
 {
@@ -134,6 +153,23 @@ size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size
 		memcpy(out, vfs, vlen);
 		out[vlen] = '\0';
 		return vlen;
+	}
+	/*
+	 * Both start with a plain "rw" and vfs has no other (nearly every
+	 * mount): those two go and nothing else does. A quote in vfs could carry its last option into
+	 * fs, so then the general way.
+	 */
+	if (starts_rw(vfs, vlen) && starts_rw(fs, flen) && !memchr(vfs, '"', vlen) &&
+	    !has_rw(vfs + 2, vlen - 2)) {
+		memcpy(out, "rw", 2);
+		memcpy(out + 2, vfs + 2, vlen - 2);
+		memcpy(out + vlen, fs + 2, flen - 2);
+		n = vlen + flen - 2;
+		/* "rw," : all that was left is one empty option */
+		if (n == 3)
+			n = 2;
+		out[n] = '\0';
+		return n;
 	}
 	/* "rw," + vfs + "," + fs, edited in place */
 	memcpy(s, vfs, vlen);
