@@ -234,6 +234,24 @@ static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
 	puts_(b, vfs);
 }
 
+/*
+ * OPTIONS straight into buf when the merge's working room (vfs + fs + 4)
+ * fits there: no copies through an intermediate buffer. 0 when it does
+ * not fit (the result is never empty).
+ */
+static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	char vfs[160], fs[512];
+	size_t vl, fl;
+
+	mntsnap_vfs_options(m, vfs, sizeof(vfs));
+	vl = strlen(vfs);
+	fl = mntsnap__fs_options(m, fs, sizeof(fs));
+	if (fl >= sizeof(fs) || vl + fl + 4 > len)
+		return 0;
+	return mntsnap__merge_options(vfs, vl, fs, fl, buf);
+}
+
 long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len)
 {
 	char stack[1024], *heap = NULL;
@@ -242,6 +260,8 @@ long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, 
 
 	if (!m || (!buf && len) || which < MNTSNAP_OPTIONS_ALL || which > MNTSNAP_OPTIONS_FS)
 		return -EINVAL;
+	if (which == MNTSNAP_OPTIONS_ALL && (out = merged_in_place(m, buf, len)))
+		return (long)out;
 	for (;;) {
 		b.len = 0;
 		if (which != MNTSNAP_OPTIONS_ALL) {
