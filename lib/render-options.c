@@ -260,7 +260,10 @@ long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, 
 
 	if (!m || (!buf && len) || which < MNTSNAP_OPTIONS_ALL || which > MNTSNAP_OPTIONS_FS)
 		return -EINVAL;
+	/* straight into buf when it has the room; else the general way below */
 	if (which == MNTSNAP_OPTIONS_ALL && (out = merged_in_place(m, buf, len)))
+		return (long)out;
+	if (which == MNTSNAP_OPTIONS_FS && (out = mntsnap__fs_options(m, buf, len)) < len)
 		return (long)out;
 	for (;;) {
 		b.len = 0;
