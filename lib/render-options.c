@@ -129,13 +129,10 @@ static bool starts_rw(const char *s, size_t len)
 /* Some option of the len bytes at s (",a,b", no quotes) is "rw" or "rw=...". */
 static bool has_rw(const char *s, size_t len)
 {
-	const char *p = s, *end = s + len;
-
-	while ((p = memmem(p, (size_t)(end - p), ",rw", 3))) {
-		p += 3;
-		if (p == end || *p == ',' || *p == '=')
+	for (size_t i = 0; i + 3 <= len; i++)
+		if (s[i] == ',' && s[i + 1] == 'r' && s[i + 2] == 'w' &&
+		    (i + 3 == len || s[i + 3] == ',' || s[i + 3] == '='))
 			return true;
-	}
 	return false;
 }
 
