@@ -75,10 +75,15 @@ static void put_fs(struct sbuf *b, const struct mntsnap_mount *m)
 }
 
 /* End of the option starting at i ("a="b,c"" stays whole, as in libmount). */
-static size_t opt_end(const char *s, size_t i, size_t n)
+static size_t opt_end(const char *s, size_t i, size_t n, bool quotes)
 {
+	const char *c;
 	bool q = false;
 
+	if (!quotes) {
+		c = memchr(s + i, ',', n - i);
+		return c ? (size_t)(c - s) : n;
+	}
 	for (; i < n; i++) {
 		if (s[i] == '"')
 			q = !q;
@@ -88,26 +93,46 @@ static size_t opt_end(const char *s, size_t i, size_t n)
 	return i;
 }
 
-/* Remove the first option named name (with or without =value). */
-static bool opt_remove(char *s, size_t *n, const char *name)
+/* The option [i, e) is named "r<second>", with or without =value. */
+static bool opt_is_r(const char *s, size_t i, size_t e, char second)
 {
-	size_t nl = strlen(name);
+	return e - i >= 2 && s[i] == 'r' && s[i + 1] == second && (e - i == 2 || s[i + 2] == '=');
+}
 
-	for (size_t i = 0; i < *n;) {
-		size_t e = opt_end(s, i, *n);
+/* An option's bytes [at, end) in a string being edited. */
+struct span {
+	size_t at, end;
+};
 
-		if (e - i >= nl && !memcmp(s + i, name, nl) && (e - i == nl || s[i + nl] == '=')) {
-			size_t from = i, to = e < *n ? e + 1 : e;
+/*
+ * Cut the option [at, end) out of the n bytes at s with its comma: the one
+ * after it, or for the last option the one before it. What is left is
+ * always the other options joined by commas, so the order of cuts does
+ * not matter.
+ */
+static void opt_cut(char *s, size_t *n, struct span o)
+{
+	size_t from = o.at, to = o.end < *n ? o.end + 1 : o.end;
 
-			/* the last option takes the comma before it */
-			if (e >= *n && from > 0)
-				from--;
-			memmove(s + from, s + to, *n - to);
-			*n -= to - from;
+	if (o.end >= *n && from > 0)
+		from--;
+	memmove(s + from, s + to, *n - to);
+	*n -= to - from;
+}
+
+/* The first option of the len bytes at s is exactly "rw". */
+static bool starts_rw(const char *s, size_t len)
+{
+	return len >= 2 && s[0] == 'r' && s[1] == 'w' && (len == 2 || s[2] == ',');
+}
+
+/* Some option of the len bytes at s (",a,b", no quotes) is "rw" or "rw=...". */
+static bool has_rw(const char *s, size_t len)
+{
+	for (size_t i = 0; i + 3 <= len; i++)
+		if (s[i] == ',' && s[i + 1] == 'r' && s[i + 2] == 'w' &&
+		    (i + 3 == len || s[i + 3] == ',' || s[i + 3] == '='))
 			return true;
-		}
-		i = e + 1;
-	}
 	return false;
 }
 
@@ -116,7 +141,9 @@ size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size
 {
 	char *s = out + 3;
 	size_t n = vlen + 1 + flen;
-	int rw = 0, ro = 0;
+	struct span cut[2], rw_at[2], ro_at[2];
+	int rw = 0, ro = 0, ncut = 0;
+	bool quotes;
 
 	/* two equal strings: libmount keeps one */
 	if (vlen == flen && !memcmp(vfs, fs, vlen)) {
@@ -124,21 +151,71 @@ size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size
 		out[vlen] = '\0';
 		return vlen;
 	}
+	/*
+	 * Both start with a plain "rw" and vfs has no other (nearly every
+	 * mount): those two go and nothing else does. A quote in vfs could carry its last option into
+	 * fs, so then the general way.
+	 */
+	if (starts_rw(vfs, vlen) && starts_rw(fs, flen) && !memchr(vfs, '"', vlen) &&
+	    !has_rw(vfs + 2, vlen - 2)) {
+		memcpy(out, "rw", 2);
+		memcpy(out + 2, vfs + 2, vlen - 2);
+		memcpy(out + vlen, fs + 2, flen - 2);
+		n = vlen + flen - 2;
+		/* "rw," : all that was left is one empty option */
+		if (n == 3)
+			n = 2;
+		out[n] = '\0';
+		return n;
+	}
 	/* "rw," + vfs + "," + fs, edited in place */
 	memcpy(s, vfs, vlen);
 	s[vlen] = ',';
 	memcpy(s + vlen + 1, fs, flen);
-	rw += opt_remove(s, &n, "rw");
-	rw += opt_remove(s, &n, "rw");
-	if (rw != 2) {
-		ro += opt_remove(s, &n, "ro");
-		if (ro + rw < 2)
-			ro += opt_remove(s, &n, "ro");
+	quotes = memchr(s, '"', n) != NULL;
+	/*
+	 * libmount removes the first two "rw" (name, or name=value), then,
+	 * unless it found two, as many of the first "ro" as make two: one
+	 * pass finds the first two of each (at most two are ever cut), and
+	 * stops at the second "rw" (both strings usually start with one).
+	 */
+	for (size_t i = 0; i < n && rw < 2;) {
+		size_t e = opt_end(s, i, n, quotes);
+
+		if (opt_is_r(s, i, e, 'w')) {
+			rw_at[rw++] = (struct span){ i, e };
+		} else if (ro < 2 && opt_is_r(s, i, e, 'o')) {
+			ro_at[ro++] = (struct span){ i, e };
+		}
+		i = e + 1;
+	}
+	for (int k = 0; k < rw; k++, ncut++)
+		cut[ncut] = rw_at[k];
+	ro = rw == 2 ? 0 : (ro < 2 - rw ? ro : 2 - rw);
+	for (int k = 0; k < ro; k++, ncut++)
+		cut[ncut] = ro_at[k];
+	/* the later one first: the earlier one's offsets stay valid */
+	if (ncut == 2 && cut[0].at < cut[1].at) {
+		opt_cut(s, &n, cut[1]);
+		opt_cut(s, &n, cut[0]);
+	} else {
+		for (int k = 0; k < ncut; k++)
+			opt_cut(s, &n, cut[k]);
 	}
 	memcpy(out, ro ? "ro," : "rw,", 3);
 	n = n ? 3 + n : 2;
 	out[n] = '\0';
 	return n;
+}
+
+size_t mntsnap__fs_options(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	struct sbuf b = { .p = buf, .cap = len };
+
+	put_fs(&b, m);
+	if (b.len < len)
+		buf[b.len] = '\0';
+	return b.len;
 }
 
 /* The VFS (which 1) or FS (which 2) string into b. */
@@ -154,6 +231,24 @@ static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
 	puts_(b, vfs);
 }
 
+/*
+ * OPTIONS straight into buf when the merge's working room (vfs + fs + 4)
+ * fits there: no copies through an intermediate buffer. 0 when it does
+ * not fit (the result is never empty).
+ */
+static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	char vfs[160], fs[512];
+	size_t vl, fl;
+
+	mntsnap_vfs_options(m, vfs, sizeof(vfs));
+	vl = strlen(vfs);
+	fl = mntsnap__fs_options(m, fs, sizeof(fs));
+	if (fl >= sizeof(fs) || vl + fl + 4 > len)
+		return 0;
+	return mntsnap__merge_options(vfs, vl, fs, fl, buf);
+}
+
 long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len)
 {
 	char stack[1024], *heap = NULL;
@@ -162,6 +257,11 @@ long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, 
 
 	if (!m || (!buf && len) || which < MNTSNAP_OPTIONS_ALL || which > MNTSNAP_OPTIONS_FS)
 		return -EINVAL;
+	/* straight into buf when it has the room; else the general way below */
+	if (which == MNTSNAP_OPTIONS_ALL && (out = merged_in_place(m, buf, len)))
+		return (long)out;
+	if (which == MNTSNAP_OPTIONS_FS && (out = mntsnap__fs_options(m, buf, len)) < len)
+		return (long)out;
 	for (;;) {
 		b.len = 0;
 		if (which != MNTSNAP_OPTIONS_ALL) {

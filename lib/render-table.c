@@ -26,11 +26,14 @@
 
 static const char hexd[] = "0123456789abcdef";
 
-static void put_x(struct mntsnap__buf *b, unsigned char c)
+/* \xHH for c at o: 4 bytes */
+static char *put_x(char *o, unsigned char c)
 {
-	char e[4] = { '\\', 'x', hexd[c >> 4], hexd[c & 15] };
-
-	put(b, e, 4);
+	o[0] = '\\';
+	o[1] = 'x';
+	o[2] = hexd[c >> 4];
+	o[3] = hexd[c & 15];
+	return o + 4;
 }
 
 /* raw: every byte outside 0x21..0x7e, and the backslash, as \xHH */
@@ -39,19 +42,26 @@ static const unsigned char raw_ok[256] = {
 	[0x5d ... 0x7e] = 1,
 };
 
+/*
+ * The escapers reserve the worst case (4 bytes a byte) once and copy runs
+ * of bytes that need nothing with one memcpy each.
+ */
 static void put_raw(struct mntsnap__buf *b, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
+	size_t n = strlen(str), i = 0, run = 0;
+	char *o;
 
-	for (; s[i]; i++) {
-		if (raw_ok[s[i]])
-			continue;
-		put(b, str + run, i - run);
-		put_x(b, s[i]);
-		run = i + 1;
+	if (mntsnap__reserve(b, 4 * n))
+		return;
+	o = b->p + b->len;
+	while ((i = mntsnap__plain_run(s, i, n, raw_ok, 0x21, 0x7f, '\\')) < n) {
+		memcpy(o, str + run, i - run);
+		o = put_x(o + (i - run), s[i]);
+		run = ++i;
 	}
-	put(b, str + run, i - run);
+	memcpy(o, str + run, n - run);
+	b->len = (size_t)(o + (n - run) - b->p);
 }
 
 /* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), 0 if invalid. */
@@ -80,17 +90,28 @@ static int utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* tree: printable ASCII but the backslash (see put_safe()) */
+static const unsigned char safe_ok[256] = {
+	[0x20 ... 0x5b] = 1,
+	[0x5d ... 0x7e] = 1,
+};
+
 /* tree: printable text as it is, the rest as \xHH */
 static void put_safe(struct mntsnap__buf *b, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
+	size_t n = strlen(str), i = 0, run = 0;
+	char *o;
 
-	while (s[i]) {
+	if (mntsnap__reserve(b, 4 * n))
+		return;
+	o = b->p + b->len;
+	while ((i = mntsnap__plain_run(s, i, n, safe_ok, 0x20, 0x7f, '\\')) < n) {
 		unsigned char c = s[i];
 		int l;
 
-		if (c >= 0x20 && c < 0x7f && (c != '\\' || s[i + 1] != 'x')) {
+		/* a backslash only before "x", where it could pass for an escape */
+		if (c == '\\' && s[i + 1] != 'x') {
 			i++;
 			continue;
 		}
@@ -98,11 +119,12 @@ static void put_safe(struct mntsnap__buf *b, const char *str)
 			i += (size_t)l;
 			continue;
 		}
-		put(b, str + run, i - run);
-		put_x(b, c);
+		memcpy(o, str + run, i - run);
+		o = put_x(o + (i - run), c);
 		run = ++i;
 	}
-	put(b, str + run, i - run);
+	memcpy(o, str + run, n - run);
+	b->len = (size_t)(o + (n - run) - b->p);
 }
 
 static void put_source(struct mntsnap__buf *b, const struct mntsnap_mount *m,

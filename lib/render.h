@@ -64,6 +64,48 @@ static inline void mntsnap__put(struct mntsnap__buf *b, const char *s, size_t n)
 
 void mntsnap__put_u64(struct mntsnap__buf *b, uint64_t v);
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/*
+ * The first i' >= i (< n) where s[i'] is not ok[], or n: the escapers'
+ * scan for the next byte to escape. With SSE2, sixteen bytes a step: a
+ * byte stops the run when, as a signed byte, it is < lo (so every byte
+ * >= 0x80 stops it too) or equals a or b; ok[] must say exactly the same
+ * for bytes < 0x80. The last bytes (and without SSE2, all) go by ok[].
+ */
+static inline size_t mntsnap__plain_run(const unsigned char *s, size_t i, size_t n,
+					const unsigned char ok[256], char lo, char a, char b)
+{
+#ifdef __SSE2__
+	const __m128i vlo = _mm_set1_epi8(lo), va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned k = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmplt_epi8(v, vlo),
+			_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb))));
+
+		if (k)
+			return i + (size_t)__builtin_ctz(k);
+	}
+#else
+	(void)lo;
+	(void)a;
+	(void)b;
+#endif
+	while (i < n && ok[s[i]])
+		i++;
+	return i;
+}
+
+/* Room for more bytes at b->p + b->len: 0, or b->err. */
+static inline int mntsnap__reserve(struct mntsnap__buf *b, size_t more)
+{
+	return b->len + more > b->cap ? mntsnap__buf_grow(b, more) : 0;
+}
+
 /* Write and empty b: 0, the write's error, or b->err. */
 int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f);
 
@@ -74,6 +116,12 @@ int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f);
  */
 size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
 			      char *out);
+
+/*
+ * FS-OPTIONS (see render-options.c) into buf, NUL-terminated when it
+ * fits: its length, which is >= len when it did not fit.
+ */
+size_t mntsnap__fs_options(const struct mntsnap_mount *m, char *buf, size_t len);
 
 /* JSON helpers shared with the snapshot export (render-json.c). */
 void mntsnap_json_str(FILE *f, const char *str);

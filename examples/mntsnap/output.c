@@ -62,18 +62,74 @@ static int utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/*
+ * Bytes each form passes through as they are (for bytes < 0x80; a tree
+ * cell's backslash and UTF-8 are decided where the run stops).
+ */
+static const unsigned char table_ok[256] = { [0x20 ... 0x5b] = 1, [0x5d ... 0x7e] = 1 };
+static const unsigned char raw_ok[256] = { [0x21 ... 0x5b] = 1, [0x5d ... 0x7e] = 1 };
+static const unsigned char pairs_ok[256] = {
+	[0x20 ... 0x21] = 1, [0x23] = 1, [0x25 ... 0x5b] = 1, [0x5d ... 0x5f] = 1, [0x61 ... 0x7e] = 1,
+};
+static const unsigned char json_ok[256] = { [0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1 };
+
+/*
+ * The first i' >= i (< n) where s[i'] is not ok[], or n. With SSE2,
+ * sixteen bytes a step: a byte stops the run when, as a signed byte, it is
+ * < lo (so every byte >= 0x80 does) or equals one of stop[5]; ok[] says the
+ * same for the last bytes.
+ */
+static inline size_t run_end(const unsigned char *s, size_t i, size_t n,
+			     const unsigned char ok[256], char lo, const char stop[5])
+{
+#ifdef __SSE2__
+	const __m128i vlo = _mm_set1_epi8(lo), e0 = _mm_set1_epi8(stop[0]),
+		      e1 = _mm_set1_epi8(stop[1]), e2 = _mm_set1_epi8(stop[2]),
+		      e3 = _mm_set1_epi8(stop[3]), e4 = _mm_set1_epi8(stop[4]);
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, vlo), _mm_cmpeq_epi8(v, e0)),
+					 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, e1),
+								   _mm_cmpeq_epi8(v, e2)),
+						      _mm_or_si128(_mm_cmpeq_epi8(v, e3),
+								   _mm_cmpeq_epi8(v, e4))));
+		unsigned k = (unsigned)_mm_movemask_epi8(m);
+
+		if (k)
+			return i + (size_t)__builtin_ctz(k);
+	}
+#else
+	(void)lo;
+	(void)stop;
+#endif
+	while (i < n && ok[s[i]])
+		i++;
+	return i;
+}
+
 /* tree/list cell; returns its width in terminal columns */
 static size_t enc_table(struct obuf *b, const char *str, size_t n, bool utf8)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t w = 0, i = 0, run = 0;
+	size_t w = 0, i = 0, run = 0, e;
 
 	while (i < n) {
-		unsigned char c = s[i];
+		unsigned char c;
 		uint32_t cp;
 		int len;
 
-		if (c >= 0x20 && c < 0x7f && (c != '\\' || i + 1 >= n || s[i + 1] != 'x')) {
+		e = run_end(s, i, n, table_ok, 0x20, "\x7f\\\\\\\\");
+		w += e - i;
+		i = e;
+		if (i >= n)
+			break;
+		c = s[i];
+		if (c == '\\' && (i + 1 >= n || s[i + 1] != 'x')) {
 			i++, w++;
 			continue;
 		}
@@ -95,36 +151,29 @@ static size_t enc_table(struct obuf *b, const char *str, size_t n, bool utf8)
 	return w;
 }
 
-static void enc_raw(struct obuf *b, const char *str, size_t n)
+/* every byte that stops a run of ok[] becomes \xHH */
+static void enc_x(struct obuf *b, const char *str, size_t n, const unsigned char ok[256], char lo,
+		  const char stop[5])
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t run = 0;
+	size_t run = 0, i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] > 0x20 && s[i] < 0x7f && s[i] != '\\')
-			continue;
+	while ((i = run_end(s, i, n, ok, lo, stop)) < n) {
 		ob_put(b, str + run, i - run);
 		put_x(b, s[i]);
-		run = i + 1;
+		run = ++i;
 	}
 	ob_put(b, str + run, n - run);
 }
 
+static void enc_raw(struct obuf *b, const char *str, size_t n)
+{
+	enc_x(b, str, n, raw_ok, 0x21, "\x7f\\\\\\\\");
+}
+
 static void enc_pairs(struct obuf *b, const char *str, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t run = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '$' && c != '`' && c != '\\')
-			continue;
-		ob_put(b, str + run, i - run);
-		put_x(b, c);
-		run = i + 1;
-	}
-	ob_put(b, str + run, n - run);
+	enc_x(b, str, n, pairs_ok, 0x20, "\x7f\"$`\\");
 }
 
 static void enc_json(struct obuf *b, const char *str, size_t n)
@@ -133,15 +182,11 @@ static void enc_json(struct obuf *b, const char *str, size_t n)
 	size_t run = 0, i = 0;
 
 	ob_putc(b, '"');
-	while (i < n) {
+	while ((i = run_end(s, i, n, json_ok, 0x20, "\"\\\\\\\\")) < n) {
 		unsigned char c = s[i];
 		uint32_t cp;
 		int len;
 
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-			i++;
-			continue;
-		}
 		if (c >= 0x80 && (len = utf8_seq(s + i, n - i, &cp))) {
 			i += (size_t)len;
 			continue;

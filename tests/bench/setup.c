@@ -99,6 +99,31 @@ void bench_setup_peers(const char *base, unsigned n)
 	xmount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
 }
 
+void bench_setup_opts(const char *base, unsigned n)
+{
+	char path[512], src[64], data[96];
+
+	private_ns();
+	xmount("msbench", base, "tmpfs", 0, "mode=755");
+	snprintf(path, sizeof(path), "%s/m", base);
+	if (mkdir(path, 0755))
+		bench_die("mkdir m");
+	/*
+	 * A tmpfs per mount, each with its own source name and size=, mode=,
+	 * uid=, gid= values: no two records share an option string, so no
+	 * renderer can reuse the previous mount's escaped options.
+	 */
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/m/%u", base, i);
+		if (mkdir(path, 0755))
+			bench_die("mkdir");
+		snprintf(src, sizeof(src), "msbench-opts-%u", i);
+		snprintf(data, sizeof(data), "size=%uk,mode=%o,uid=%u,gid=%u,nr_inodes=%u",
+			 64 + i, 0700 | (i & 077), 1000 + i, 2000 + i, 100 + i);
+		xmount(src, path, "tmpfs", (i & 1) ? MS_NOSUID | MS_NODEV : MS_NOEXEC, data);
+	}
+}
+
 void bench_toggle_mount(const char *path, int on)
 {
 	if (on)

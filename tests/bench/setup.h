@@ -17,6 +17,12 @@ void bench_setup_plain(const char *base, unsigned n);
  */
 void bench_setup_peers(const char *base, unsigned n);
 
+/*
+ * Private mount namespace with n tmpfs mounts on <base>/m/<i>, each with
+ * options and a source name of its own (no two records share options).
+ */
+void bench_setup_opts(const char *base, unsigned n);
+
 /* One change to the table: mount a small tmpfs on path (on), or unmount it. */
 void bench_toggle_mount(const char *path, int on);
 
