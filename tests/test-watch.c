@@ -1059,7 +1059,7 @@ Test(watch, storm, .timeout = 120)
 	cr_assert_geq(pid, 0);
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		storm_worker(open(BASE "/storm.log", O_WRONLY | O_CREAT | O_CLOEXEC, 0600), 25);
+		storm_worker(open(BASE "/storm.log", O_WRONLY | O_CREAT | O_CLOEXEC, 0600), 30);
 	}
 	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
 	while (waitpid(pid, &st, WNOHANG) == 0) {
