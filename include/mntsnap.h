@@ -943,6 +943,12 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * Returns the number of mounts added + removed + changed (0 = unchanged),
  * or -EINVAL (no unique ids in the snapshot), -ENOMEM, or a syscall error;
  * on error the snapshot is unchanged.
+ * Views (mntsnap_snapshot_get) taken before a refresh stay valid until
+ * mntsnap_snapshot_free(): strings are only ever appended, never moved or
+ * freed, so each refresh grows the snapshot by the strings of the mounts it
+ * added or changed, plus, when the string table has to grow, the old table
+ * it keeps (all kept tables together are smaller than the live one;
+ * mntsnap_snapshot_memory counts them). A new capture gives that back.
  */
 int mntsnap_refresh(struct mntsnap_snapshot *snap);
 int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts);

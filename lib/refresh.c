@@ -569,6 +569,8 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 		return mntsnap_set_error(o.error, -EOPNOTSUPP, 0,
 					 "refresh of a foreign namespace: capture instead");
 	mntsnap_sys_resolve(o.sysops, &sys);
+	/* views handed out before stay valid: strings are only appended */
+	snap->keep_strings = true;
 	f.sys = &sys;
 	f.s = snap;
 	f.nold = snap->nrecs;
