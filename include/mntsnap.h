@@ -922,10 +922,12 @@ const char *mntsnap_order_reason_name(int reason);
  * MNTSNAP_CAPTURE_STRICT additionally requires two successive captures to
  * agree field by field. lib/refresh.c has the details.
  *
- * 1 consistent, 0 raced on every try (or a refresh during which the
- * table changed, or parsed mountinfo text that lists a mount id more than
- * once: every line is kept, attempts is 0), -1 not checked (other parsed
- * mountinfo files, hand-built snapshots, or NULL).
+ * Not an errno-returning function (the exception to the 0-or--errno
+ * rule): a tri-state. 1 consistent, 0 raced on every try (or a refresh
+ * during which the table changed, or parsed mountinfo text that lists a
+ * mount id more than once: every line is kept, attempts is 0), -1 not
+ * checked (other parsed mountinfo files, hand-built snapshots, or NULL);
+ * the -1 is no -EPERM.
  */
 int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *snap);
 /* Captures it took (1 = first try), 0 if unknown. */
@@ -942,7 +944,9 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * foreign ns: -EOPNOTSUPP). The result is in ascending id order.
  * Returns the number of mounts added + removed + changed (0 = unchanged),
  * or -EINVAL (no unique ids in the snapshot), -ENOMEM, or a syscall error;
- * on error the snapshot is unchanged.
+ * on error the snapshot is unchanged, with one exception: -ENOMEM from the
+ * last step (indexing the merged records) leaves it empty (count 0, still
+ * a valid snapshot; a later refresh fetches every mount again).
  * Views (mntsnap_snapshot_get) taken before a refresh stay valid until
  * mntsnap_snapshot_free(): strings are only ever appended, never moved or
  * freed, so each refresh grows the snapshot by the strings of the mounts it

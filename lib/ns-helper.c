@@ -468,8 +468,8 @@ static int helper_child(void *arg)
  * PR_SET_DUMPABLE lives on the mm, which the child shares: setting it 0 in
  * the child makes the whole caller non-dumpable while any helper runs. The
  * value before the first helper is put back after the last one. This
- * count is the library's only process-wide mutable state besides the
- * statmount probe cache; it mirrors a process-wide kernel flag, so it
+ * count is process-wide state (as are the statmount probe cache and the
+ * kernel release read once): it mirrors a process-wide kernel flag, so it
  * cannot hang off a caller's handle.
  */
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -585,6 +585,14 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	det = open_detector(o.ns);
 	detector_fired(det);
 	r = refresh_run(&f, &o);
+	/*
+	 * Only the last step, indexing the merged records, frees the old
+	 * tree before it can fail: the snapshot then holds records without
+	 * working indexes. Empty is a valid snapshot, and the next refresh
+	 * fetches everything again.
+	 */
+	if (r < 0 && !snap->tree)
+		snap->nrecs = 0;
 	if (!r) {
 		snap->consistent = det < 0 ? -1 : !detector_fired(det);
 		snap->attempts = 1;
