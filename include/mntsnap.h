@@ -436,7 +436,9 @@ enum mntsnap_backend {
 	MNTSNAP_BACKEND_AUTO = 0,      /* statmount, else mountinfo */
 	MNTSNAP_BACKEND_STATMOUNT = 1,
 	MNTSNAP_BACKEND_MOUNTINFO = 2,
-	MNTSNAP_BACKEND_FILE = 3,      /* loaded from a saved snapshot */
+	/* reserved, never reported: a loaded snapshot keeps the backend
+	 * that captured it */
+	MNTSNAP_BACKEND_FILE = 3,
 };
 
 enum {
@@ -653,6 +655,14 @@ uint32_t mntsnap_snapshot_mask(const struct mntsnap_snapshot *snap);
 uint64_t mntsnap_snapshot_ns_id(const struct mntsnap_snapshot *snap);
 /* Capture time (CLOCK_REALTIME ns) */
 uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *snap);
+/* Release (uname -r) of the kernel that captured it, "" if unknown; kept in saved files. */
+const char *mntsnap_snapshot_kernel_release(const struct mntsnap_snapshot *snap);
+/*
+ * That kernel's supported statmount mask (Linux 6.15+; the kernel reports
+ * it with the source, so only a statmount capture whose mask has
+ * MNTSNAP_F_SOURCE gets it), 0 if unknown; kept in saved files.
+ */
+uint64_t mntsnap_snapshot_kernel_supported_mask(const struct mntsnap_snapshot *snap);
 /* Heap bytes the snapshot holds (records, strings, indexes). */
 size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *snap);
 

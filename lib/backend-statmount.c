@@ -514,6 +514,13 @@ static void *helper_run(void *arg)
 	return NULL;
 }
 
+/* The kernel's supported mask, where the request asked for it (with the source). */
+static void note_supported(struct mntsnap_snapshot *s, const struct mntsnap_k_statmount *sm)
+{
+	if (sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK)
+		s->kernel_supported_mask = sm->supported_mask;
+}
+
 static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want)
 {
 	for (size_t off = 0; off < a->len;) {
@@ -522,6 +529,7 @@ static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want
 		long r;
 
 		mntsnap_sm_to_mount(sm, want, &m);
+		note_supported(s, sm);
 		r = mntsnap_snap_add(s, &m);
 		if (r < 0)
 			return (int)r;
@@ -950,6 +958,7 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 	}
 	mntsnap_snap_stamp(s);
 	mntsnap_sm_to_mount(sm, mask, &m);
+	note_supported(s, sm);
 	r = mntsnap_snap_reserve(s, 1, 0);
 	if (!r)
 		r = mntsnap_snap_add(s, &m);

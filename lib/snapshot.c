@@ -888,6 +888,16 @@ uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *s)
 	return s ? s->time_ns : 0;
 }
 
+const char *mntsnap_snapshot_kernel_release(const struct mntsnap_snapshot *s)
+{
+	return s ? s->kernel_release : "";
+}
+
+uint64_t mntsnap_snapshot_kernel_supported_mask(const struct mntsnap_snapshot *s)
+{
+	return s ? s->kernel_supported_mask : 0;
+}
+
 size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
 {
 	size_t n;
