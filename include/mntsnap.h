@@ -729,7 +729,8 @@ int mntsnap_format_from_name(const char *name);
  *
  * The binary format is versioned, checksummed (CRC32C) and compact (about
  * 0.2x the mountinfo text of the same table); its layout is documented in
- * lib/wire.c. The same bytes carry a snapshot out of a namespace helper.
+ * lib/wire.c. It is a file format only: a namespace helper hands its
+ * snapshot to the caller in memory.
  *
  * mntsnap_snapshot_save - write atomically: an unnamed O_TMPFILE in the
  * same directory (a named ".NAME.mntsnap-XXXXXX" where the filesystem has

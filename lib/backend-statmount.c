@@ -21,7 +21,11 @@
 #include "snapshot.h"
 
 #define LIST_PAGE 4096
-/* > 512 always: see KERNEL-ABI.md 2.2 (a one-byte write past bufsize < 512) */
+/*
+ * Above 512 always: asked for strings with bufsize < 512 and producing
+ * none, statmount (seen on 6.18) succeeds and writes one NUL at buf + 512,
+ * past bufsize.
+ */
 #define SM_BUF_START (16 * 1024)
 #define SM_BUF_MAX (64U * 1024 * 1024)
 

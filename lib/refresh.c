@@ -4,7 +4,7 @@
  *
  * The kernel does not make a walk of the mount table atomic: each
  * listmount/statmount call is consistent on its own, a sequence is not
- * (NAMESPACES.md section 5). A statmount capture is therefore checked by
+ * (the kernel promises nothing across calls). A statmount capture is therefore checked by
  * four detectors and retried (opts->max_retries, default 3) until none
  * fires:
  *  1. POLLPRI on an fd of the namespace's mountinfo opened before the
@@ -19,7 +19,7 @@
  *     parent lies outside the table).
  * When every try raced, the last capture is returned marked inconsistent,
  * or with MNTSNAP_CAPTURE_CONSISTENT the call fails with -EAGAIN.
- * What they cannot see (probed on 6.18, NAMESPACES.md 5.2): a change of
+ * What they cannot see (probed on 6.18): a change of
  * propagation type alone (MS_SHARED/MS_PRIVATE/MS_SLAVE bumps no counter,
  * adds or removes no mount), and a superblock remount (e.g. size=) done
  * from another namespace that shares the superblock. For those,
