@@ -436,7 +436,9 @@ enum mntsnap_backend {
 	MNTSNAP_BACKEND_AUTO = 0,      /* statmount, else mountinfo */
 	MNTSNAP_BACKEND_STATMOUNT = 1,
 	MNTSNAP_BACKEND_MOUNTINFO = 2,
-	MNTSNAP_BACKEND_FILE = 3,      /* loaded from a saved snapshot */
+	/* reserved, never reported: a loaded snapshot keeps the backend
+	 * that captured it */
+	MNTSNAP_BACKEND_FILE = 3,
 };
 
 enum {
@@ -653,6 +655,14 @@ uint32_t mntsnap_snapshot_mask(const struct mntsnap_snapshot *snap);
 uint64_t mntsnap_snapshot_ns_id(const struct mntsnap_snapshot *snap);
 /* Capture time (CLOCK_REALTIME ns) */
 uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *snap);
+/* Release (uname -r) of the kernel that captured it, "" if unknown; kept in saved files. */
+const char *mntsnap_snapshot_kernel_release(const struct mntsnap_snapshot *snap);
+/*
+ * That kernel's supported statmount mask (Linux 6.15+; the kernel reports
+ * it with the source, so only a statmount capture whose mask has
+ * MNTSNAP_F_SOURCE gets it), 0 if unknown; kept in saved files.
+ */
+uint64_t mntsnap_snapshot_kernel_supported_mask(const struct mntsnap_snapshot *snap);
 /* Heap bytes the snapshot holds (records, strings, indexes). */
 size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *snap);
 
@@ -719,7 +729,8 @@ int mntsnap_format_from_name(const char *name);
  *
  * The binary format is versioned, checksummed (CRC32C) and compact (about
  * 0.2x the mountinfo text of the same table); its layout is documented in
- * lib/wire.c. The same bytes carry a snapshot out of a namespace helper.
+ * lib/wire.c. It is a file format only: a namespace helper hands its
+ * snapshot to the caller in memory.
  *
  * mntsnap_snapshot_save - write atomically: an unnamed O_TMPFILE in the
  * same directory (a named ".NAME.mntsnap-XXXXXX" where the filesystem has
@@ -922,10 +933,12 @@ const char *mntsnap_order_reason_name(int reason);
  * MNTSNAP_CAPTURE_STRICT additionally requires two successive captures to
  * agree field by field. lib/refresh.c has the details.
  *
- * 1 consistent, 0 raced on every try (or a refresh during which the
- * table changed, or parsed mountinfo text that lists a mount id more than
- * once: every line is kept, attempts is 0), -1 not checked (other parsed
- * mountinfo files, hand-built snapshots, or NULL).
+ * Not an errno-returning function (the exception to the 0-or--errno
+ * rule): a tri-state. 1 consistent, 0 raced on every try (or a refresh
+ * during which the table changed, or parsed mountinfo text that lists a
+ * mount id more than once: every line is kept, attempts is 0), -1 not
+ * checked (other parsed mountinfo files, hand-built snapshots, or NULL);
+ * the -1 is no -EPERM.
  *
  * After an ids-only refresh (MNTSNAP_CAPTURE_REFRESH_IDS_ONLY) of a table
  * under 2,048 mounts, 1 means less: the id set came from one listmount
@@ -955,7 +968,15 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * -EOPNOTSUPP). The result is in ascending id order.
  * Returns the number of mounts added + removed + changed (0 = unchanged),
  * or -EINVAL (no unique ids in the snapshot), -ENOMEM, or a syscall error;
- * on error the snapshot is unchanged.
+ * on error the snapshot is unchanged, with one exception: -ENOMEM from the
+ * last step (indexing the merged records) leaves it empty (count 0, still
+ * a valid snapshot; a later refresh fetches every mount again).
+ * Views (mntsnap_snapshot_get) taken before a refresh stay valid until
+ * mntsnap_snapshot_free(): strings are only ever appended, never moved or
+ * freed, so each refresh grows the snapshot by the strings of the mounts it
+ * added or changed, plus, when the string table has to grow, the old table
+ * it keeps (all kept tables together are smaller than the live one;
+ * mntsnap_snapshot_memory counts them). A new capture gives that back.
  */
 int mntsnap_refresh(struct mntsnap_snapshot *snap);
 int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts);

@@ -21,7 +21,11 @@
 #include "snapshot.h"
 
 #define LIST_PAGE MNTSNAP_SM_LIST_PAGE
-/* > 512 always: see KERNEL-ABI.md 2.2 (a one-byte write past bufsize < 512) */
+/*
+ * Above 512 always: asked for strings with bufsize < 512 and producing
+ * none, statmount (seen on 6.18) succeeds and writes one NUL at buf + 512,
+ * past bufsize.
+ */
 #define SM_BUF_START (16 * 1024)
 #define SM_BUF_MAX (64U * 1024 * 1024)
 
@@ -528,6 +532,13 @@ static void *helper_run(void *arg)
 	return NULL;
 }
 
+/* The kernel's supported mask, where the request asked for it (with the source). */
+static void note_supported(struct mntsnap_snapshot *s, const struct mntsnap_k_statmount *sm)
+{
+	if (sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK)
+		s->kernel_supported_mask = sm->supported_mask;
+}
+
 static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want)
 {
 	for (size_t off = 0; off < a->len;) {
@@ -536,6 +547,7 @@ static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want
 		long r;
 
 		mntsnap_sm_to_mount(sm, want, &m);
+		note_supported(s, sm);
 		r = mntsnap_snap_add(s, &m);
 		if (r < 0)
 			return (int)r;
@@ -964,6 +976,7 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 	}
 	mntsnap_snap_stamp(s);
 	mntsnap_sm_to_mount(sm, mask, &m);
+	note_supported(s, sm);
 	r = mntsnap_snap_reserve(s, 1, 0);
 	if (!r)
 		r = mntsnap_snap_add(s, &m);

@@ -67,7 +67,9 @@ static bool sm_unavailable(int err)
 int mntsnap_have_statmount(void)
 {
 	/*
-	 * Per-process cache (the only static state in the library): the answer
+	 * Per-process cache (one of the library's three process-wide states,
+	 * with the kernel release in mntsnap_snap_stamp() and the helpers'
+	 * dumpable count in ns-helper.c): the answer
 	 * is a property of the kernel and of the seccomp filter, and filters
 	 * can only be added, never removed. 0 = unknown, 1 = yes, 2 = no.
 	 */

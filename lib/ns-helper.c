@@ -7,10 +7,12 @@
  * Why clone(CLONE_VM|CLONE_VFORK) and not fork() or a thread:
  *  - setns(CLONE_NEWNS) needs an unshared fs_struct, so a multithreaded
  *    caller cannot enter itself; a child without CLONE_FS can.
- *  - fork() copies the caller's page tables: 0.2 ms small, 6 ms at 512 MiB
- *    resident (NAMESPACES.md). A CLONE_VM child copies nothing and costs
- *    ~45 us whatever the caller's size: the "<= 100 us, independent of
- *    memory size" target leaves no other process-based choice.
+ *  - fork() copies the caller's page tables: fork+exit+wait costs 0.6-0.8
+ *    ms small and ~7 ms at 512 MiB resident (tests/bench/bench-ns on the
+ *    2-core test VM, results-ns-2cores.txt). A CLONE_VM child copies
+ *    nothing: a no-op helper round trip is 52-59 us whatever the caller's
+ *    size, and the "<= 100 us, independent of memory size" target leaves
+ *    no other process-based choice.
  *  - A CLONE_VM child runs on the caller's TLS, so the calling thread must
  *    not run meanwhile: CLONE_VFORK suspends it until the child exits. The
  *    child may then use libc (malloc included) exactly like that thread
@@ -486,8 +488,8 @@ static int helper_child(void *arg)
  * PR_SET_DUMPABLE lives on the mm, which the child shares: setting it 0 in
  * the child makes the whole caller non-dumpable while any helper runs. The
  * value before the first helper is put back after the last one. This
- * count is the library's only process-wide mutable state besides the
- * statmount probe cache; it mirrors a process-wide kernel flag, so it
+ * count is process-wide state (as are the statmount probe cache and the
+ * kernel release read once): it mirrors a process-wide kernel flag, so it
  * cannot hang off a caller's handle.
  */
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -681,9 +683,10 @@ void mntsnap_helper_stack_release(struct mntsnap_ns *ns)
  * the child's whole life, so that CPU is free; left to itself the
  * scheduler starts a new task on the idlest CPU, and on a VM waking an
  * idle vCPU costs tens of us twice: once to start the child, once to wake
- * the caller when it exits (measured here: 30-40 us each; the no-op round
- * trip drops from ~80 to ~50 us, entering around a 1,000-mount capture
- * from ~120 to ~60 us over the capture). The child inherits the calling
+ * the caller when it exits (measured here: 30-40 us each; pinned, the
+ * no-op round trip went from ~80 to 52-59 us and entering around a
+ * 1,000-mount capture from ~120 to 64-78 us over the capture, the figures
+ * the README gives). The child inherits the calling
  * thread's affinity at clone(), so it is narrowed just around clone() and
  * put back. Best effort: a mask that cannot be read or set (more than
  * CPU_SETSIZE CPUs, a seccomp policy) just means no pinning. Another

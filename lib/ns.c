@@ -825,7 +825,9 @@ static int describe(int nsfd, struct mntsnap_ns_entry *e)
 
 /*
  * Walk the kernel's namespace list from start in one direction. Each step
- * returns a new fd; visit(fd) may keep it (returns 1) or not. Stops at the
+ * returns a new fd; visit(fd) may keep it (returns 1, the walk stops) or
+ * not (0, the walk goes on from it; < 0, an error that ends the walk: the
+ * walk closes the fd). Stops at the
  * end (ENOENT) or at the first refusal (EPERM without CAP_SYS_ADMIN).
  */
 static int ns_walk(int start, unsigned long dir, int (*visit)(int fd, void *data), void *data)
@@ -843,6 +845,8 @@ static int ns_walk(int start, unsigned long dir, int (*visit)(int fd, void *data
 			break;
 		}
 		r = visit((int)fd, data);
+		if (r < 0)
+			close((int)fd); /* not kept: a failed visit keeps nothing */
 		if (r) {
 			r = r < 0 ? r : 0;
 			break;

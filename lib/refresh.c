@@ -4,7 +4,7 @@
  *
  * The kernel does not make a walk of the mount table atomic: each
  * listmount/statmount call is consistent on its own, a sequence is not
- * (NAMESPACES.md section 5). A statmount capture is therefore checked by
+ * (the kernel promises nothing across calls). A statmount capture is therefore checked by
  * four detectors and retried (opts->max_retries, default 3) until none
  * fires:
  *  1. POLLPRI on an fd of the namespace's mountinfo opened before the
@@ -19,7 +19,7 @@
  *     parent lies outside the table).
  * When every try raced, the last capture is returned marked inconsistent,
  * or with MNTSNAP_CAPTURE_CONSISTENT the call fails with -EAGAIN.
- * What they cannot see (probed on 6.18, NAMESPACES.md 5.2): a change of
+ * What they cannot see (probed on 6.18): a change of
  * propagation type alone (MS_SHARED/MS_PRIVATE/MS_SLAVE bumps no counter,
  * adds or removes no mount), and a superblock remount (e.g. size=) done
  * from another namespace that shares the superblock. For those,
@@ -613,6 +613,8 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 		return mntsnap_set_error(o.error, -EOPNOTSUPP, 0,
 					 "refresh of a foreign namespace: capture instead");
 	mntsnap_sys_resolve(o.sysops, &sys);
+	/* views handed out before stay valid: strings are only appended */
+	snap->keep_strings = true;
 	f.sys = &sys;
 	f.s = snap;
 	f.nold = snap->nrecs;
@@ -627,6 +629,14 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	det = ids_only_detector(&f) ? open_detector(o.ns) : -1;
 	detector_fired(det);
 	r = refresh_run(&f, &o);
+	/*
+	 * Only the last step, indexing the merged records, frees the old
+	 * tree before it can fail: the snapshot then holds records without
+	 * working indexes. Empty is a valid snapshot, and the next refresh
+	 * fetches everything again.
+	 */
+	if (r < 0 && !snap->tree)
+		snap->nrecs = 0;
 	if (!r) {
 		snap->consistent = refresh_consistent(&f, det);
 		snap->attempts = 1;

@@ -103,7 +103,8 @@ static inline size_t mntsnap__plain_run(const unsigned char *s, size_t i, size_t
 /* Room for more bytes at b->p + b->len: 0, or b->err. */
 static inline int mntsnap__reserve(struct mntsnap__buf *b, size_t more)
 {
-	return b->len + more > b->cap ? mntsnap__buf_grow(b, more) : 0;
+	/* never leaves p NULL: writers memcpy to p + len even for 0 bytes */
+	return b->len + more > b->cap || !b->p ? mntsnap__buf_grow(b, more) : 0;
 }
 
 /* Write and empty b: 0, the write's error, or b->err. */

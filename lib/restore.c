@@ -3,8 +3,8 @@
  * mntsnap_restore_order(): an order in which the mounts of a snapshot can
  * be recreated, with every constraint and its reason.
  *
- * Constraints ("i after j"), following what CRIU's restore needs
- * (NAMESPACES.md section 4.2):
+ * Constraints ("i after j"), following what CRIU's restore needs (its
+ * mount tree building and ordering, criu/mount.c):
  *  - PARENT: a mount after the mount it sits on. STACKED is the same for a
  *    mount on top of another at the same mount point, so stacks keep their
  *    original order.

@@ -85,11 +85,51 @@ void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
 	free(s->sb_hash);
 	free(s->idmaps);
 	free(s->strtab);
+	while (s->old_strtabs) {
+		struct mntsnap_old_strtab *o = s->old_strtabs;
+
+		s->old_strtabs = o->next;
+		free(o->strtab);
+		free(o);
+	}
 	free(s->tree);
 	free(s->by_id);
 	free(s->by_old);
 	free(s);
 	errno = saved;
+}
+
+/*
+ * Room for need bytes of strings. Once views may exist (keep_strings), the
+ * table is copied instead of realloc'd and the old one kept, so every
+ * string a view points to stays where it is, unchanged, until
+ * mntsnap_snapshot_free().
+ */
+static int grow_strtab(struct mntsnap_snapshot *s, uint32_t need)
+{
+	struct mntsnap_old_strtab *old;
+	uint32_t cap = s->strtab_cap;
+	char *t;
+	int r;
+
+	if (!s->keep_strings || need <= s->strtab_cap)
+		return grow((void **)&s->strtab, &s->strtab_cap, need, 1);
+	old = malloc(sizeof(*old));
+	if (!old)
+		return -ENOMEM;
+	t = NULL;
+	r = grow((void **)&t, &cap, need, 1);
+	if (r) {
+		free(old);
+		return r;
+	}
+	memcpy(t, s->strtab, s->strtab_len);
+	*old = (struct mntsnap_old_strtab){ .next = s->old_strtabs, .strtab = s->strtab,
+					    .cap = s->strtab_cap };
+	s->old_strtabs = old;
+	s->strtab = t;
+	s->strtab_cap = cap;
+	return 0;
 }
 
 int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes)
@@ -101,6 +141,8 @@ int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t st
 	r = reserve_exact((void **)&s->recs, &s->recs_cap, s->nrecs + nrecs, sizeof(*s->recs));
 	if (r)
 		return r;
+	if (s->keep_strings)
+		return grow_strtab(s, s->strtab_len + str_bytes);
 	return reserve_exact((void **)&s->strtab, &s->strtab_cap, s->strtab_len + str_bytes, 1);
 }
 
@@ -113,7 +155,7 @@ long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
 		return 0;
 	if (len > UINT32_MAX - 1 - s->strtab_len)
 		return -EOVERFLOW;
-	r = grow((void **)&s->strtab, &s->strtab_cap, s->strtab_len + (uint32_t)len + 1, 1);
+	r = grow_strtab(s, s->strtab_len + (uint32_t)len + 1);
 	if (r)
 		return r;
 	off = s->strtab_len;
@@ -586,7 +628,8 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s)
 		s->recs = shrink(s->recs, (size_t)n * sizeof(*s->recs));
 		s->recs_cap = n;
 	}
-	if (s->strtab_cap - s->strtab_len >= SHRINK_MIN) {
+	/* a kept table is never shrunk: realloc may move it under views */
+	if (!s->keep_strings && s->strtab_cap - s->strtab_len >= SHRINK_MIN) {
 		s->strtab = shrink(s->strtab, s->strtab_len);
 		s->strtab_cap = s->strtab_len;
 	}
@@ -1133,6 +1176,16 @@ uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *s)
 	return s ? s->time_ns : 0;
 }
 
+const char *mntsnap_snapshot_kernel_release(const struct mntsnap_snapshot *s)
+{
+	return s ? s->kernel_release : "";
+}
+
+uint64_t mntsnap_snapshot_kernel_supported_mask(const struct mntsnap_snapshot *s)
+{
+	return s ? s->kernel_supported_mask : 0;
+}
+
 size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
 {
 	size_t n;
@@ -1143,6 +1196,8 @@ size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
 	    (size_t)s->sbs_cap * sizeof(*s->sbs) +
 	    (size_t)s->sb_hash_cap * sizeof(*s->sb_hash) +
 	    (size_t)s->idmaps_cap * sizeof(*s->idmaps) + s->strtab_cap;
+	for (const struct mntsnap_old_strtab *o = s->old_strtabs; o; o = o->next)
+		n += sizeof(*o) + o->cap;
 	if (s->tree)
 		n += (size_t)s->nrecs * sizeof(*s->tree);
 	if (s->by_id)

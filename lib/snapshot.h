@@ -10,6 +10,7 @@
 #ifndef MNTSNAP_SNAPSHOT_H
 #define MNTSNAP_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mntsnap.h"
@@ -49,6 +50,13 @@ struct mntsnap_rec {
 	uint32_t depth;
 };
 
+/* A string table views may still point into (see keep_strings). */
+struct mntsnap_old_strtab {
+	struct mntsnap_old_strtab *next;
+	char *strtab;
+	uint32_t cap;
+};
+
 struct mntsnap_snapshot {
 	struct mntsnap_rec *recs;
 	uint32_t nrecs, recs_cap;
@@ -60,6 +68,15 @@ struct mntsnap_snapshot {
 	uint32_t nidmaps, idmaps_cap;
 	char *strtab;                 /* strtab[0] == '\0' is the empty string */
 	uint32_t strtab_len, strtab_cap;
+	/*
+	 * Set once the snapshot was handed to a caller who may hold views
+	 * (mntsnap_refresh): strtab then never moves under them. A grow
+	 * copies into a new table and keeps the old one here until
+	 * mntsnap_snapshot_free(); growth doubles, so the kept tables add
+	 * up to less than the current one.
+	 */
+	bool keep_strings;
+	struct mntsnap_old_strtab *old_strtabs;
 	uint32_t *tree;               /* tree order -> storage index */
 	uint32_t *by_id;              /* storage indices sorted by id, NULL if storage is sorted */
 	uint32_t *by_old;             /* storage indices sorted by id_old */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The binary snapshot format, version 1: files written by
- * mntsnap_snapshot_save() and the transport that carries a snapshot out of
- * a helper process that entered another namespace.
+ * mntsnap_snapshot_save() and read by mntsnap_snapshot_load(). (A namespace
+ * helper shares the caller's memory and hands its snapshot over as is.)
  *
  * Integers are little-endian. "varint" is unsigned LEB128 (at most 10
  * bytes, must fit 64 bits), "zz" a zigzag-coded signed varint, "off" a
@@ -142,7 +142,7 @@ static uint32_t crc32c_sw(uint32_t crc, const unsigned char *p, size_t len)
 /*
  * SSE4.2 has a CRC32C instruction (same polynomial): 8 bytes a cycle
  * instead of one. The checksum was a third of encode+decode time, which
- * the namespace helper pays on every transfer.
+ * every save and load pays.
  */
 __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc,
 							      const unsigned char *p,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The binary snapshot format (files and the namespace helper's transport).
+ * The binary snapshot format of saved files (a namespace helper hands its
+ * snapshot over in memory, not in this format).
  * The layout is documented at the top of wire.c.
  */
 #ifndef MNTSNAP_WIRE_H

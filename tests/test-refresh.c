@@ -323,6 +323,55 @@ Test(refresh, refresh_catches_each_change)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * Views taken before a refresh keep pointing at their strings: the refresh
+ * appends enough new mount points that the string table has to grow
+ * (under ASan, reading a freed table is a use-after-free; without it, the
+ * freed memory is handed out again and overwritten below).
+ */
+Test(refresh, views_survive_refresh)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount v[3];
+	char *want[3], *junk[512];
+	size_t n, before, after;
+
+	ms_private_ns(BASE);
+	mnt("a", BASE "/a", "tmpfs", 0, NULL);
+	s = cap();
+	n = mntsnap_snapshot_count(s);
+	cr_assert_geq(n, 3);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(mntsnap_snapshot_get(s, i ? n - i : 0, &v[i]), 0);
+		want[i] = strdup(v[i].mount_point);
+		cr_assert(want[i]);
+	}
+	before = mntsnap_snapshot_memory(s);
+	for (int i = 0; i < 200; i++) {
+		char p[256];
+
+		snprintf(p, sizeof(p), BASE "/a/a-rather-long-directory-name-to-fill-strings-%03d", i);
+		mnt("x", p, "tmpfs", 0, NULL);
+	}
+	cr_assert_eq(mntsnap_refresh(s), 200);
+	/* take back whatever was freed, in pieces of every size */
+	for (int i = 0; i < 512; i++) {
+		junk[i] = malloc((size_t)16 * (i + 1));
+		cr_assert(junk[i]);
+		memset(junk[i], 'X', (size_t)16 * (i + 1));
+	}
+	for (int i = 0; i < 512; i++)
+		free(junk[i]);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_str_eq(v[i].mount_point, want[i], "view %d changed under a refresh", i);
+		free(want[i]);
+	}
+	/* kept old tables add up to less than the live one */
+	after = mntsnap_snapshot_memory(s);
+	cr_log_info("memory %zu -> %zu bytes for +200 mounts", before, after);
+	mntsnap_snapshot_free(s);
+}
+
 Test(refresh, refresh_needs_unique_ids)
 {
 	struct mntsnap_snapshot *s;

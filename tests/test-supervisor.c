@@ -205,7 +205,7 @@ static void make_tree(void)
 	cr_assert_eq(symlink("/data/x", ROOT "/mnt/tox"), 0);
 }
 
-/* The example policy, built through the API. */
+/* The README's example policy (its tmpfs and bind rules), built through the API. */
 static struct mntsnap_policy *example_policy(void)
 {
 	static const char *const force[] = { "nosuid", "nodev", "noexec", NULL };
@@ -350,7 +350,7 @@ static bool has_opt(const char *opts, const char *o)
 	return false;
 }
 
-/* ---- the cases --------------------------------------------------- */
+/* ---- the required cases -------------------------------------------------- */
 
 static void script_example(int *res)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -67,6 +68,9 @@ static void assert_round_trip(struct mntsnap_snapshot *s)
 	cr_assert_eq(mntsnap_snapshot_time(l), mntsnap_snapshot_time(s));
 	cr_assert_eq(mntsnap_snapshot_mask(l), mntsnap_snapshot_mask(s));
 	cr_assert_eq(mntsnap_snapshot_backend(l), mntsnap_snapshot_backend(s));
+	cr_assert_str_eq(mntsnap_snapshot_kernel_release(l), mntsnap_snapshot_kernel_release(s));
+	cr_assert_eq(mntsnap_snapshot_kernel_supported_mask(l),
+		     mntsnap_snapshot_kernel_supported_mask(s));
 	/* encoding is deterministic, so a re-save is byte-identical */
 	cr_assert_eq(mntsnap_wire_encode(s, &b1, &n1), 0);
 	cr_assert_eq(mntsnap_wire_encode(l, &b2, &n2), 0);
@@ -96,6 +100,37 @@ Test(wire, round_trip_plain)
 	ms_private_ns(BASE);
 	round_trip_now(0);
 	round_trip_now(MNTSNAP_MASK_FULL);
+}
+
+/*
+ * The kernel facts kept with a capture, saved and loaded back, against the
+ * kernel's own answers: uname's release and the supported mask a fresh
+ * statmount reports. A loaded snapshot reports the backend that captured it.
+ */
+Test(wire, kernel_facts_saved)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
+		     .mask = MNTSNAP_MASK_FULL);
+	struct mntsnap_snapshot *s = NULL, *l = NULL;
+	uint64_t kmask = mntsnap_kernel_supported_mask();
+	struct utsname u;
+
+	ms_private_ns(BASE);
+	cr_assert_eq(uname(&u), 0);
+	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_str_eq(mntsnap_snapshot_kernel_release(s), u.release);
+	cr_assert_eq(mntsnap_snapshot_kernel_supported_mask(s), kmask, "%#llx vs kernel %#llx",
+		     (unsigned long long)mntsnap_snapshot_kernel_supported_mask(s),
+		     (unsigned long long)kmask);
+	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/facts.bin"), 0);
+	cr_assert_eq(mntsnap_snapshot_load(BASE "/facts.bin", NULL, &l), 0);
+	cr_assert_str_eq(mntsnap_snapshot_kernel_release(l), u.release);
+	cr_assert_eq(mntsnap_snapshot_kernel_supported_mask(l), kmask);
+	cr_assert_eq(mntsnap_snapshot_backend(l), MNTSNAP_BACKEND_STATMOUNT);
+	cr_assert_str_eq(mntsnap_snapshot_kernel_release(NULL), "");
+	cr_assert_eq(mntsnap_snapshot_kernel_supported_mask(NULL), 0);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
 }
 
 Test(wire, round_trip_tmpfs_options)

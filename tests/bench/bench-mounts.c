@@ -20,7 +20,7 @@
  * Timings are best-of-K (CLOCK_MONOTONIC) over rounds that interleave all
  * methods of a (setup, N), so load from elsewhere hits them alike. The
  * parent prints a table of ns per mount with ratios against the reference
- * of each row and the issue's targets, and writes a CSV for
+ * of each row and the targets, and writes a CSV for
  * tests/bench/plot.sh. No assertions on timing: this is a program, not a
  * test; CI runs it with --quick as a smoke test only (exit 1 if a method
  * failed).
@@ -816,7 +816,7 @@ static int run_child(struct ctx *c, struct row **rows, size_t *nrows)
 /* ---- report ------------------------------------------------------------------ */
 
 /*
- * What each row is compared with, and the issue's target for the ratio.
+ * What each row is compared with, and the target for the ratio.
  * kind 'le': ratio = this / ref must be <= target. 'ge': ratio = ref / this
  * (how many times faster this is) must be >= target.
  */
