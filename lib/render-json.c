@@ -124,32 +124,6 @@ static void put_hex(struct jb *b, uint64_t v)
 	} while (v);
 }
 
-/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), 0 if invalid. */
-static int utf8_len(const unsigned char *s)
-{
-	int n;
-	uint32_t cp;
-
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and out-of-range code points are invalid */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
 /* The bytes JSON takes as they are: printable ASCII but " and \. */
 static const unsigned char plain_tab[256] = {
 	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,
@@ -251,7 +225,7 @@ static void put_strn(struct jb *b, const char *str, size_t n)
 	o = b->p + b->len;
 	*o++ = '"';
 	while ((i = plain_run(s, i, n)) < n) {
-		if (s[i] >= 0x80 && (l = (size_t)utf8_len(s + i)) && i + l <= n) {
+		if (s[i] >= 0x80 && (l = (size_t)mntsnap__utf8_len(s + i)) && i + l <= n) {
 			i += l;
 			continue;
 		}

@@ -64,30 +64,16 @@ static void put_raw(struct mntsnap__buf *b, const char *str)
 	b->len = (size_t)(o + (n - run) - b->p);
 }
 
-/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), 0 if invalid. */
+/*
+ * Length of a UTF-8 sequence at s (s[0] >= 0x80) shown as it is, 0 if it
+ * is escaped: invalid ones (mntsnap__utf8_len) and the C1 controls
+ * U+0080..U+009F (0xc2 0x80..0x9f), which a terminal would act on.
+ */
 static int utf8_len(const unsigned char *s)
 {
-	int n;
-	uint32_t cp;
+	int n = mntsnap__utf8_len(s);
 
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, out of range and C1 controls are not shown */
-	if ((n == 2 && cp < 0xa0) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
+	return n == 2 && s[0] == 0xc2 && s[1] < 0xa0 ? 0 : n;
 }
 
 /* tree: printable ASCII but the backslash (see put_safe()) */
