@@ -6,7 +6,7 @@
  * more than the parsing), its lines are counted so that the snapshot
  * reserves its arrays once, and then each line is split and unescaped in
  * place (own loops, no strtoul) and its strings copied once, into the
- * snapshot's string table, by mntsnap_snap_add(), which also interns the
+ * snapshot's string table, by mntsnap__snap_add(), which also interns the
  * superblock part. Nothing is allocated per line or field; a caller's
  * const buffer is copied a line at a time into one scratch line. Any
  * malformed line fails the whole parse with -EBADMSG and the line number:
@@ -98,7 +98,7 @@ struct tok {
 /* -EBADMSG, with "line N: field: what" as the message. */
 static int bad(struct mi_parser *P, const char *field, const char *what)
 {
-	return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: %s: %s", P->line, field,
+	return mntsnap__set_error(P->err, -EBADMSG, P->line, "line %u: %s: %s", P->line, field,
 				 what);
 }
 
@@ -252,7 +252,7 @@ static long unescape(char *s, size_t n)
 /*
  * A string field, unescaped in place in the line (the byte after it, a
  * space or the newline, becomes its NUL): nothing is copied until
- * mntsnap_snap_add() puts it into the string table.
+ * mntsnap__snap_add() puts it into the string table.
  */
 static const char *str_field(struct mi_parser *P, char *p, size_t len, bool esc,
 			     const char *field, int *rerr)
@@ -480,7 +480,7 @@ static int ensure_scratch(struct mi_parser *P, size_t need)
 		return 0;
 	n = realloc(P->scratch, need + 256);
 	if (!n)
-		return mntsnap_set_error(P->err, -ENOMEM, P->line, "out of memory");
+		return mntsnap__set_error(P->err, -ENOMEM, P->line, "out of memory");
 	P->scratch = n;
 	P->scratch_cap = need + 256;
 	return 0;
@@ -569,9 +569,9 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 		m->mask |= MNTSNAP_F_NS_ID;
 	}
 	m->mask &= P->want;
-	added = mntsnap_snap_add(P->s, m);
+	added = mntsnap__snap_add(P->s, m);
 	if (added < 0)
-		return mntsnap_set_error(P->err, (int)added, P->line, "line %u: storing the record: %s",
+		return mntsnap__set_error(P->err, (int)added, P->line, "line %u: storing the record: %s",
 					 P->line, strerror((int)-added));
 	return 0;
 }
@@ -620,7 +620,7 @@ static bool check_ids(struct mi_parser *P, bool reverse)
 		P->dup_id = true;
 		if (P->live) {
 			P->line = la > lb ? la : lb;
-			mntsnap_set_error(P->err, -EBADMSG, P->line,
+			mntsnap__set_error(P->err, -EBADMSG, P->line,
 					  "line %u: mount id: %u appears twice (also line %u)",
 					  P->line, s->recs[a].id_old, la < lb ? la : lb);
 		}
@@ -650,7 +650,7 @@ static int check_nul(struct mi_parser *P, const char *base, const char *from, si
 	if (!nul)
 		return 0;
 	P->line += line_of(base, nul);
-	return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: NUL byte in the text",
+	return mntsnap__set_error(P->err, -EBADMSG, P->line, "line %u: NUL byte in the text",
 				 P->line);
 }
 
@@ -672,7 +672,7 @@ static long parse_lines(struct mi_parser *P, const char *buf, size_t len)
 			break;
 		P->line++;
 		if (nl == p)
-			return mntsnap_set_error(P->err, -EBADMSG, P->line, "line %u: empty line",
+			return mntsnap__set_error(P->err, -EBADMSG, P->line, "line %u: empty line",
 						 P->line);
 		if (P->copy) {
 			r = ensure_scratch(P, (size_t)(nl - p) + 1);
@@ -692,7 +692,7 @@ static long parse_lines(struct mi_parser *P, const char *buf, size_t len)
 static int truncated(struct mi_parser *P)
 {
 	P->line++;
-	return mntsnap_set_error(P->err, -EBADMSG, P->line,
+	return mntsnap__set_error(P->err, -EBADMSG, P->line,
 				 "line %u: truncated line (no newline at the end)", P->line);
 }
 
@@ -705,10 +705,10 @@ static int parser_init(struct mi_parser *P, uint32_t want, uint64_t ns_id,
 	P->want = want & MI_FIELDS;
 	if (!ns_id)
 		P->want &= ~MNTSNAP_F_NS_ID;
-	P->s = mntsnap_snap_new(MNTSNAP_BACKEND_MOUNTINFO, P->want);
+	P->s = mntsnap__snap_new(MNTSNAP_BACKEND_MOUNTINFO, P->want);
 	if (!P->s)
-		return mntsnap_set_error(err, -ENOMEM, 0, "out of memory");
-	mntsnap_snap_stamp(P->s);
+		return mntsnap__set_error(err, -ENOMEM, 0, "out of memory");
+	mntsnap__snap_stamp(P->s);
 	P->s->ns_id = ns_id;
 	return 0;
 }
@@ -720,13 +720,13 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 	if (!r) {
 		if (reverse)
 			reverse_records(P->s);
-		r = mntsnap_snap_finish(P->s);
+		r = mntsnap__snap_finish(P->s);
 		if (r == -ENOMEM)
-			mntsnap_set_error(P->err, r, 0, "out of memory");
+			mntsnap__set_error(P->err, r, 0, "out of memory");
 		else if (check_ids(P, reverse) && P->live)
 			r = -EBADMSG;
 		else if (r)
-			mntsnap_set_error(P->err, r, 0, "parent ids form a cycle");
+			mntsnap__set_error(P->err, r, 0, "parent ids form a cycle");
 		else if (P->dup_id)
 			P->s->consistent = 0;
 	}
@@ -761,9 +761,9 @@ static int parse_text(struct mi_parser *P, const char *buf, size_t len)
 		lines++;
 	}
 	/* strings of a line are never longer than the line */
-	r = mntsnap_snap_reserve(P->s, lines, (uint32_t)len);
+	r = mntsnap__snap_reserve(P->s, lines, (uint32_t)len);
 	if (r)
-		return mntsnap_set_error(P->err, r, 0, "out of memory");
+		return mntsnap__set_error(P->err, r, 0, "out of memory");
 	used = parse_lines(P, buf, len);
 	if (used < 0)
 		return (int)used;
@@ -772,7 +772,7 @@ static int parse_text(struct mi_parser *P, const char *buf, size_t len)
 	return 0;
 }
 
-int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t flags,
+int mntsnap__mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t flags,
 			    uint64_t ns_id, struct mntsnap_error *err,
 			    struct mntsnap_snapshot **ret_snap)
 {
@@ -780,9 +780,9 @@ int mntsnap_mountinfo_parse(const char *buf, size_t len, uint32_t want, uint32_t
 	int r;
 
 	if (!buf && len)
-		return mntsnap_set_error(err, -EINVAL, 0, "no buffer");
+		return mntsnap__set_error(err, -EINVAL, 0, "no buffer");
 	if (len > MAX_TEXT)
-		return mntsnap_set_error(err, -E2BIG, 0, "mountinfo text over 2 GiB");
+		return mntsnap__set_error(err, -E2BIG, 0, "mountinfo text over 2 GiB");
 	r = parser_init(&P, want, ns_id, err);
 	if (r)
 		return r;
@@ -800,13 +800,13 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_ca
 	if (!ret_snap)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
+		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
 				       opts->error);
 		if (r)
 			return r;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	}
-	return mntsnap_mountinfo_parse(buf, len, o.mask ? o.mask : MNTSNAP_MASK_DEFAULT, o.flags,
+	return mntsnap__mountinfo_parse(buf, len, o.mask ? o.mask : MNTSNAP_MASK_DEFAULT, o.flags,
 				       0, o.error, ret_snap);
 }
 
@@ -832,7 +832,7 @@ static int read_text(struct mi_parser *P, int fd, char **ret_buf, size_t *ret_le
 		cap = (size_t)st.st_size + 4096;
 	buf = malloc(cap);
 	if (!buf)
-		return mntsnap_set_error(P->err, -ENOMEM, 0, "out of memory");
+		return mntsnap__set_error(P->err, -ENOMEM, 0, "out of memory");
 	for (;;) {
 		ssize_t n;
 
@@ -841,13 +841,13 @@ static int read_text(struct mi_parser *P, int fd, char **ret_buf, size_t *ret_le
 			char *nb;
 
 			if (have > MAX_TEXT) {
-				r = mntsnap_set_error(P->err, -E2BIG, 0,
+				r = mntsnap__set_error(P->err, -E2BIG, 0,
 						      "mountinfo text: more than 2 GiB, not a mount table");
 				break;
 			}
 			nb = realloc(buf, ncap);
 			if (!nb) {
-				r = mntsnap_set_error(P->err, -ENOMEM, 0, "mountinfo text: out of memory");
+				r = mntsnap__set_error(P->err, -ENOMEM, 0, "mountinfo text: out of memory");
 				break;
 			}
 			buf = nb;
@@ -858,7 +858,7 @@ static int read_text(struct mi_parser *P, int fd, char **ret_buf, size_t *ret_le
 			continue;
 		if (n < 0) {
 			r = -errno;
-			mntsnap_set_error(P->err, r, 0, "reading mountinfo: %s", strerror(-r));
+			mntsnap__set_error(P->err, r, 0, "reading mountinfo: %s", strerror(-r));
 			break;
 		}
 		if (!n)
@@ -937,7 +937,7 @@ static int strict_keep(struct strict_text *t, const char *buf, size_t len,
 	free(t->cur);
 	t->cur = malloc(len + 1);
 	if (!t->cur)
-		return mntsnap_set_error(err, -ENOMEM, 0, "out of memory");
+		return mntsnap__set_error(err, -ENOMEM, 0, "out of memory");
 	memcpy(t->cur, buf, len);
 	t->cur_len = len;
 	return 0;
@@ -976,7 +976,7 @@ static int live_once(int fd, const struct mntsnap_capture_opts *o, uint32_t want
 
 	*ret_snap = NULL;
 	if (lseek(fd, 0, SEEK_SET) < 0)
-		return mntsnap_set_error(err, -errno, 0, "mountinfo: seek: %s", strerror(errno));
+		return mntsnap__set_error(err, -errno, 0, "mountinfo: seek: %s", strerror(errno));
 	r = parser_init(&P, want, ns_id, err);
 	if (r)
 		return r;
@@ -1054,7 +1054,7 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 		if (r >= 0 && !last && quiet_dup)
 			r = -EBADMSG; /* the same repeated id, read after read: err says */
 		else if (r >= 0)
-			r = mntsnap_set_error(&err, -EAGAIN, 0,
+			r = mntsnap__set_error(&err, -EAGAIN, 0,
 					      strict ? "no two successive reads of its mountinfo "
 						       "agreed in %u tries"
 						     : "the mount table kept changing during %u reads "
@@ -1218,7 +1218,7 @@ static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap
 
 		if (dfd >= 0)
 			close(dfd);
-		return mntsnap_set_error(err, r, 0, "mountinfo: open /proc: %s", strerror(-r));
+		return mntsnap__set_error(err, r, 0, "mountinfo: open /proc: %s", strerror(-r));
 	}
 	while (fd < 0 && (e = readdir(d))) {
 		uint32_t pid;
@@ -1230,7 +1230,7 @@ static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap
 	}
 	closedir(d);
 	if (fd < 0)
-		return mntsnap_set_error(err, -ESRCH, 0,
+		return mntsnap__set_error(err, -ESRCH, 0,
 					 "mountinfo backend: no process to be found in the target "
 					 "namespace (its mountinfo text needs one)");
 	return fd;
@@ -1250,19 +1250,19 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 
 	pid = pidfd_pid(proc, ns->pidfd);
 	if (pid < 0)
-		return mntsnap_set_error(err, pid, 0, "mountinfo: the target process: %s",
+		return mntsnap__set_error(err, pid, 0, "mountinfo: the target process: %s",
 					 strerror(-pid));
 	snprintf(path, sizeof(path), "%d/mountinfo", pid);
 	fd = proc_open(proc, path, O_RDONLY);
 	if (fd < 0)
-		return mntsnap_set_error(err, fd, 0, "mountinfo: open /proc/%s: %s", path,
+		return mntsnap__set_error(err, fd, 0, "mountinfo: open /proc/%s: %s", path,
 					 strerror(-fd));
 	r = pidfd_pid(proc, ns->pidfd);
 	if (r == pid && ns->nsfd >= 0)
 		r = same_ns(proc, pid, ns->nsfd) == 1 ? pid : -ESRCH;
 	if (r != pid) {
 		close(fd);
-		return mntsnap_set_error(err, -ESRCH, 0,
+		return mntsnap__set_error(err, -ESRCH, 0,
 					 "mountinfo: process %d exited or left the namespace", pid);
 	}
 	return fd;
@@ -1285,7 +1285,7 @@ static int open_procfs_root(void)
 	return fd;
 }
 
-int mntsnap_mountinfo_open_pid(const struct mntsnap_ns *ns)
+int mntsnap__mountinfo_open_pid(const struct mntsnap_ns *ns)
 {
 	int proc = open_procfs_root(), fd;
 
@@ -1322,7 +1322,7 @@ static int openat2_procfs(int dfd, const char *rel)
 	return fd;
 }
 
-int mntsnap_mountinfo_open_own(void)
+int mntsnap__mountinfo_open_own(void)
 {
 	int dfd = open_procfs_root(), fd;
 
@@ -1334,7 +1334,7 @@ int mntsnap_mountinfo_open_own(void)
 	return fd;
 }
 
-int mntsnap_mountinfo_open_inside(const struct mntsnap_ns *ns)
+int mntsnap__mountinfo_open_inside(const struct mntsnap_ns *ns)
 {
 	int fd;
 
@@ -1360,32 +1360,32 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 	*ret_ns_id = 0;
 	if (o->mountinfo_path) {
 		if (ns)
-			return mntsnap_set_error(o->error, -EINVAL, 0,
+			return mntsnap__set_error(o->error, -EINVAL, 0,
 						 "mountinfo_path and a target namespace exclude each other");
 		fd = open_ro(o->mountinfo_path);
 		if (fd < 0)
-			return mntsnap_set_error(o->error, fd, 0, "open %s: %s",
+			return mntsnap__set_error(o->error, fd, 0, "open %s: %s",
 						 o->mountinfo_path, strerror(-fd));
 		return fd;
 	}
 	if (ns && ns->inside) {
-		fd = mntsnap_mountinfo_open_inside(ns);
+		fd = mntsnap__mountinfo_open_inside(ns);
 		if (fd < 0 && ns->host_proc < 0)
-			return mntsnap_set_error(o->error, fd, 0,
+			return mntsnap__set_error(o->error, fd, 0,
 						 "mountinfo: the caller has no procfs at /proc to "
 						 "read the target's text from (the target's own "
 						 "/proc is never read)");
 		if (fd < 0)
-			return mntsnap_set_error(o->error, fd, 0,
+			return mntsnap__set_error(o->error, fd, 0,
 						 "mountinfo: thread-self/mountinfo in the caller's "
 						 "procfs: %s", strerror(-fd));
 		*ret_ns_id = ns->ns_id;
 		return fd;
 	}
 	if (!ns || ns->self) {
-		fd = mntsnap_mountinfo_open_own();
+		fd = mntsnap__mountinfo_open_own();
 		if (fd < 0)
-			return mntsnap_set_error(o->error, fd, 0,
+			return mntsnap__set_error(o->error, fd, 0,
 						 "mountinfo: /proc/thread-self/mountinfo of a procfs "
 						 "mounted at /proc: %s (a /proc that is no procfs, or "
 						 "one of another pid namespace, is not read)",
@@ -1399,7 +1399,7 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 	}
 	proc = open_procfs_root();
 	if (proc < 0)
-		return mntsnap_set_error(o->error, proc, 0,
+		return mntsnap__set_error(o->error, proc, 0,
 					 "mountinfo: no procfs mounted at /proc to read the "
 					 "target's text from (a /proc that is none is not read)");
 	fd = ns->pidfd >= 0 ? open_pidfd_mountinfo(ns, proc, o->error)
@@ -1410,7 +1410,7 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 	return fd;
 }
 
-int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
+int mntsnap__mountinfo_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap)
 {
@@ -1419,7 +1419,7 @@ int mntsnap_mountinfo_capture(const struct mntsnap_capture_opts *o,
 	int fd, r;
 
 	if (o->under_id)
-		return mntsnap_set_error(o->error, -EOPNOTSUPP, 0,
+		return mntsnap__set_error(o->error, -EOPNOTSUPP, 0,
 					 "mountinfo has no unique mount ids: under_id needs statmount");
 	fd = open_source(o, sys, &ns_id);
 	if (fd < 0)

@@ -29,7 +29,7 @@
 #define SM_BUF_START (16 * 1024)
 #define SM_BUF_MAX (64U * 1024 * 1024)
 
-uint64_t mntsnap_sm_mask_from_fields(uint32_t f)
+uint64_t mntsnap__sm_mask_from_fields(uint32_t f)
 {
 	uint64_t m = 0;
 
@@ -69,7 +69,7 @@ uint64_t mntsnap_sm_mask_from_fields(uint32_t f)
 	return m;
 }
 
-uint32_t mntsnap_fields_from_sm_mask(uint64_t m)
+uint32_t mntsnap__fields_from_sm_mask(uint64_t m)
 {
 	uint32_t f = 0;
 
@@ -170,9 +170,9 @@ static const char *source_of(const struct mntsnap_k_statmount *sm, uint32_t want
 	return sm_str(sm, MNTSNAP_K_STATMOUNT_SB_SOURCE, sm->sb_source, f, MNTSNAP_F_SOURCE);
 }
 
-void mntsnap_sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m)
+void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m)
 {
-	uint32_t f = mntsnap_fields_from_sm_mask(sm->mask) & want;
+	uint32_t f = mntsnap__fields_from_sm_mask(sm->mask) & want;
 
 	/* the string area must end in a NUL for any string to be trusted */
 	if (sm->size <= sizeof(*sm) || ((const char *)sm)[sm->size - 1] != '\0')
@@ -235,14 +235,14 @@ void mntsnap_sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, st
 
 /* ---- one statmount call with a growing buffer ---------------------------- */
 
-int mntsnap_sm_buf_init(struct mntsnap_sm_buf *b)
+int mntsnap__sm_buf_init(struct mntsnap_sm_buf *b)
 {
 	b->size = SM_BUF_START;
 	b->sm = malloc(b->size);
 	return b->sm ? 0 : -ENOMEM;
 }
 
-void mntsnap_sm_buf_free(struct mntsnap_sm_buf *b)
+void mntsnap__sm_buf_free(struct mntsnap_sm_buf *b)
 {
 	free(b->sm);
 	b->sm = NULL;
@@ -261,7 +261,7 @@ static long sm_check(const struct mntsnap_k_statmount *sm, size_t bufsize, uint6
 	return 0;
 }
 
-long mntsnap_sm_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
+long mntsnap__sm_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		     uint64_t id, uint64_t sm_mask, struct mntsnap_sm_buf *b)
 {
 	struct mntsnap_k_mnt_id_req req = *tmpl;
@@ -307,7 +307,7 @@ static bool ids_ordered(const uint64_t *ids, size_t n, uint64_t last, bool rever
 	return true;
 }
 
-int mntsnap_sm_list_once(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
+int mntsnap__sm_list_once(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 			 uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n,
 			 bool *ret_one_call)
 {
@@ -361,12 +361,12 @@ int mntsnap_sm_list_once(const struct mntsnap_sysops *sys, const struct mntsnap_
 	return 0;
 }
 
-int mntsnap_sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
+int mntsnap__sm_list(const struct mntsnap_sysops *sys, const struct mntsnap_k_mnt_id_req *tmpl,
 		    uint64_t under, bool reverse, uint64_t **ret_ids, size_t *ret_n)
 {
 	bool one_call;
 
-	return mntsnap_sm_list_once(sys, tmpl, under, reverse, ret_ids, ret_n, &one_call);
+	return mntsnap__sm_list_once(sys, tmpl, under, reverse, ret_ids, ret_n, &one_call);
 }
 
 /* ---- fetching (optionally parallel) -------------------------------------- */
@@ -435,7 +435,7 @@ static int arena_room(struct raw_arena *a, size_t room)
 /*
  * statmount(id) written by the kernel straight to the end of the arena (no
  * copy), which then keeps it, 8-byte aligned. Growing on EOVERFLOW like
- * mntsnap_sm_call(). 0, -ENOENT (gone) or another -errno.
+ * mntsnap__sm_call(). 0, -ENOENT (gone) or another -errno.
  */
 static long arena_call(struct fetch_ctx *c, struct raw_arena *a, uint64_t id)
 {
@@ -546,9 +546,9 @@ static int ingest(struct mntsnap_snapshot *s, struct raw_arena *a, uint32_t want
 		struct mntsnap_mount m;
 		long r;
 
-		mntsnap_sm_to_mount(sm, want, &m);
+		mntsnap__sm_to_mount(sm, want, &m);
 		note_supported(s, sm);
-		r = mntsnap_snap_add(s, &m);
+		r = mntsnap__snap_add(s, &m);
 		if (r < 0)
 			return (int)r;
 		off += (sm->size + 7) & ~(size_t)7;
@@ -734,7 +734,7 @@ static int kernel_pf(const struct mntsnap_sysops *sys, const struct mntsnap_k_mn
 		     const struct mntsnap_rec *r, struct mntsnap_sm_buf *b, uint32_t *ret_pf,
 		     bool *ret_same_master)
 {
-	long e = mntsnap_sm_call(sys, tmpl, r->id, MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_PROPAGATE_FROM,
+	long e = mntsnap__sm_call(sys, tmpl, r->id, MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_PROPAGATE_FROM,
 				 b);
 
 	if (e == -ENOENT)
@@ -768,7 +768,7 @@ static int derive_one(const struct mntsnap_sysops *sys, const struct mntsnap_k_m
 		goto known;
 	}
 	/* the buffer only once a slave needs the kernel */
-	e = b->sm ? 0 : mntsnap_sm_buf_init(b);
+	e = b->sm ? 0 : mntsnap__sm_buf_init(b);
 	if (!e)
 		e = kernel_pf(sys, tmpl, r, b, &pf, &same);
 	if (e <= 0)
@@ -802,7 +802,7 @@ static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct 
 		r = visible_groups(s, &vis, &nvis);
 	for (uint32_t i = 0; !r && i < s->nrecs; i++)
 		r = derive_one(sys, tmpl, &s->recs[i], vis, nvis, &pc, &b);
-	mntsnap_sm_buf_free(&b);
+	mntsnap__sm_buf_free(&b);
 	free(vis);
 	free(pc.key);
 	free(pc.val);
@@ -832,7 +832,7 @@ static void stamp_uts_init(void)
 	stamp_uts_ok = !uname(&stamp_uts);
 }
 
-void mntsnap_snap_stamp(struct mntsnap_snapshot *s)
+void mntsnap__snap_stamp(struct mntsnap_snapshot *s)
 {
 	s->time_ns = now_ns();
 	/* memcpy of the whole field: strncpy trips -Wstringop-truncation */
@@ -845,7 +845,7 @@ void mntsnap_snap_stamp(struct mntsnap_snapshot *s)
 	}
 }
 
-int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
+int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished)
 {
@@ -858,16 +858,16 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 
 	mntsnap_ns_fill_req(o->ns, true, &tmpl);
 	own_ns = tmpl.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && !tmpl.mnt_ns_fd;
-	r = mntsnap_sm_list(sys, &tmpl, o->under_id, o->flags & MNTSNAP_CAPTURE_REVERSE, &ids,
+	r = mntsnap__sm_list(sys, &tmpl, o->under_id, o->flags & MNTSNAP_CAPTURE_REVERSE, &ids,
 			    &n);
 	if (r < 0)
 		return r;
-	s = mntsnap_snap_new(MNTSNAP_BACKEND_STATMOUNT, want);
+	s = mntsnap__snap_new(MNTSNAP_BACKEND_STATMOUNT, want);
 	if (!s) {
 		free(ids);
 		return -ENOMEM;
 	}
-	mntsnap_snap_stamp(s);
+	mntsnap__snap_stamp(s);
 	/* listmount(under) excludes "under" itself; a subtree includes its root */
 	if (o->under_id) {
 		uint64_t *nids = realloc(ids, (n + 1) * sizeof(*ids));
@@ -881,7 +881,7 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 		ids[0] = o->under_id;
 		n++;
 	}
-	sm_mask = mntsnap_sm_mask_from_fields(want);
+	sm_mask = mntsnap__sm_mask_from_fields(want);
 	derive = (want & MNTSNAP_F_PROPAGATE_FROM) &&
 		 !(o->flags & MNTSNAP_CAPTURE_KERNEL_PROPAGATE_FROM);
 	if (derive) /* from peer group and master (MNT_BASIC), see above */
@@ -889,7 +889,7 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 	/* listmount told the size: no realloc-and-copy while adding (~32 B of
 	 * root and mount point strings per mount is typical; finish trims) */
 	if (n < UINT32_MAX / 64)
-		r = mntsnap_snap_reserve(s, (uint32_t)n, (uint32_t)n * 32);
+		r = mntsnap__snap_reserve(s, (uint32_t)n, (uint32_t)n * 32);
 	/*
 	 * Deriving reads propagation, peer group and master of every record,
 	 * so records keep MNTSNAP_F_PROPAGATION (it says MNT_BASIC came back)
@@ -903,7 +903,7 @@ int mntsnap_statmount_capture(const struct mntsnap_capture_opts *o,
 	for (uint32_t i = 0; !r && derive && !(want & MNTSNAP_F_PROPAGATION) && i < s->nrecs; i++)
 		s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATION;
 	if (!r)
-		r = mntsnap_snap_finish(s);
+		r = mntsnap__snap_finish(s);
 out:
 	free(ids);
 	if (r < 0) {
@@ -935,9 +935,9 @@ static long stat_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_m
 	req.param = sm_mask;
 	r = sys->statmount(sys->ctx, &req, stack, SM_STACK_BUF, 0);
 	if (r == -EOVERFLOW) {
-		r = mntsnap_sm_buf_init(heap);
+		r = mntsnap__sm_buf_init(heap);
 		if (!r)
-			r = mntsnap_sm_call(sys, tmpl, id, sm_mask, heap);
+			r = mntsnap__sm_call(sys, tmpl, id, sm_mask, heap);
 		*ret_sm = heap->sm;
 		return r;
 	}
@@ -966,22 +966,22 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 	if (id <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
 		return -EINVAL;
 	mntsnap_ns_fill_req(ns, true, &tmpl);
-	r = stat_call(sys, &tmpl, id, mntsnap_sm_mask_from_fields(mask), &stack.sm, &b, &sm);
+	r = stat_call(sys, &tmpl, id, mntsnap__sm_mask_from_fields(mask), &stack.sm, &b, &sm);
 	if (r < 0)
 		goto out;
-	s = mntsnap_snap_new(MNTSNAP_BACKEND_STATMOUNT, mask);
+	s = mntsnap__snap_new(MNTSNAP_BACKEND_STATMOUNT, mask);
 	if (!s) {
 		r = -ENOMEM;
 		goto out;
 	}
-	mntsnap_snap_stamp(s);
-	mntsnap_sm_to_mount(sm, mask, &m);
+	mntsnap__snap_stamp(s);
+	mntsnap__sm_to_mount(sm, mask, &m);
 	note_supported(s, sm);
-	r = mntsnap_snap_reserve(s, 1, 0);
+	r = mntsnap__snap_reserve(s, 1, 0);
 	if (!r)
-		r = mntsnap_snap_add(s, &m);
+		r = mntsnap__snap_add(s, &m);
 	if (r >= 0)
-		r = mntsnap_snap_finish(s);
+		r = mntsnap__snap_finish(s);
 	if (r < 0) {
 		mntsnap_snapshot_free(s);
 		goto out;
@@ -989,17 +989,17 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 	*ret_snap = s;
 	r = 0;
 out:
-	mntsnap_sm_buf_free(&b);
+	mntsnap__sm_buf_free(&b);
 	return (int)r;
 }
 
-int mntsnap_sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	return stat_one(sys, ns, id, mask, ret_snap);
 }
 
-int mntsnap_stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns *ns,
+int mntsnap__stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns *ns,
 			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	struct mntsnap_sysops sys;
@@ -1009,17 +1009,17 @@ int mntsnap_stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns
 	/* a bad id is the caller's mistake on every route: say so before probing */
 	if (id <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
 		return -EINVAL;
-	mntsnap_sys_resolve(in, &sys);
+	mntsnap__sys_resolve(in, &sys);
 	/* a foreign namespace: ns.c picks fd, id or the helper, like a capture */
 	if (mntsnap_ns_needs_route(ns))
-		return mntsnap_ns_stat_id(&sys, ns, id, mask, ret_snap);
+		return mntsnap__ns_stat_id(&sys, ns, id, mask, ret_snap);
 	return stat_one(&sys, ns, id, mask, ret_snap);
 }
 
 int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
 		    struct mntsnap_snapshot **ret_snap)
 {
-	return mntsnap_stat_id_sys(NULL, ns, id, mask, ret_snap);
+	return mntsnap__stat_id_sys(NULL, ns, id, mask, ret_snap);
 }
 
 static int statx_to_id(const struct mntsnap_sysops *sys, int dirfd, const char *path,
@@ -1039,7 +1039,7 @@ static int statx_to_id(const struct mntsnap_sysops *sys, int dirfd, const char *
 	return 0;
 }
 
-int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id)
+int mntsnap__path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id)
 {
 	if (!path || !*path)
 		return -EINVAL;
@@ -1047,7 +1047,7 @@ int mntsnap_path_to_id(const struct mntsnap_sysops *sys, const char *path, uint6
 	return statx_to_id(sys, -100, path, 0x800 /* AT_NO_AUTOMOUNT */, ret_id);
 }
 
-int mntsnap_fd_to_id(const struct mntsnap_sysops *sys, int fd, uint64_t *ret_id)
+int mntsnap__fd_to_id(const struct mntsnap_sysops *sys, int fd, uint64_t *ret_id)
 {
 	if (fd < 0)
 		return -EBADF;
@@ -1061,8 +1061,8 @@ int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot *
 
 	if (!ret_snap)
 		return -EINVAL;
-	r = mntsnap_path_to_id(&mntsnap_sys_real, path, &id);
+	r = mntsnap__path_to_id(&mntsnap__sys_real, path, &id);
 	if (r < 0)
 		return r;
-	return stat_one(&mntsnap_sys_real, NULL, id, mask, ret_snap);
+	return stat_one(&mntsnap__sys_real, NULL, id, mask, ret_snap);
 }

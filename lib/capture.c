@@ -12,7 +12,7 @@
 #include "ns.h"
 #include "snapshot.h"
 
-int mntsnap_opts_valid(const void *opts, size_t user_sz, size_t known_sz)
+int mntsnap__opts_valid(const void *opts, size_t user_sz, size_t known_sz)
 {
 	const unsigned char *p = opts;
 
@@ -26,25 +26,25 @@ int mntsnap_opts_valid(const void *opts, size_t user_sz, size_t known_sz)
 	return 0;
 }
 
-int mntsnap_opts_check(const void *opts, size_t user_sz, size_t known_sz, const char *type,
+int mntsnap__opts_check(const void *opts, size_t user_sz, size_t known_sz, const char *type,
 		       struct mntsnap_error *e)
 {
-	int r = mntsnap_opts_valid(opts, user_sz, known_sz);
+	int r = mntsnap__opts_valid(opts, user_sz, known_sz);
 
 	if (r == -EINVAL)
-		return mntsnap_set_error(e, r, 0,
+		return mntsnap__set_error(e, r, 0,
 					 "struct %s: sz is %zu; declare it with MNTSNAP_OPTS(%s, "
 					 "name, ...) or set .sz = sizeof(struct %s)",
 					 type, user_sz, type, type);
 	if (r == -E2BIG)
-		return mntsnap_set_error(e, r, 0,
+		return mntsnap__set_error(e, r, 0,
 					 "struct %s: non-zero bytes past the %zu this library "
 					 "knows (sz %zu): built against a newer mntsnap.h?",
 					 type, known_sz, user_sz);
 	return r;
 }
 
-int mntsnap_set_error(struct mntsnap_error *e, int err, unsigned line, const char *fmt, ...)
+int mntsnap__set_error(struct mntsnap_error *e, int err, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -68,7 +68,7 @@ int mntsnap_have_statmount(void)
 {
 	/*
 	 * Per-process cache (one of the library's three process-wide states,
-	 * with the kernel release in mntsnap_snap_stamp() and the helpers'
+	 * with the kernel release in mntsnap__snap_stamp() and the helpers'
 	 * dumpable count in ns-helper.c): the answer
 	 * is a property of the kernel and of the seccomp filter, and filters
 	 * can only be added, never removed. 0 = unknown, 1 = yes, 2 = no.
@@ -81,7 +81,7 @@ int mntsnap_have_statmount(void)
 
 	if (c)
 		return c == 1;
-	r = mntsnap_sys_listmount(NULL, &req, &id, 1, 0);
+	r = mntsnap__sys_listmount(NULL, &req, &id, 1, 0);
 	c = r >= 0 || !sm_unavailable((int)r) ? 1 : 2;
 	atomic_store_explicit(&cached, c, memory_order_relaxed);
 	return c == 1;
@@ -93,14 +93,14 @@ uint64_t mntsnap_kernel_supported_mask(void)
 	struct mntsnap_sm_buf b;
 	uint64_t id, mask = 0;
 
-	if (mntsnap_sys_listmount(NULL, &req, &id, 1, 0) != 1)
+	if (mntsnap__sys_listmount(NULL, &req, &id, 1, 0) != 1)
 		return 0;
-	if (mntsnap_sm_buf_init(&b))
+	if (mntsnap__sm_buf_init(&b))
 		return 0;
-	if (!mntsnap_sm_call(&mntsnap_sys_real, &req, id, MNTSNAP_K_STATMOUNT_SUPPORTED_MASK, &b) &&
+	if (!mntsnap__sm_call(&mntsnap__sys_real, &req, id, MNTSNAP_K_STATMOUNT_SUPPORTED_MASK, &b) &&
 	    (b.sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK))
 		mask = b.sm->supported_mask;
-	mntsnap_sm_buf_free(&b);
+	mntsnap__sm_buf_free(&b);
 	return mask;
 }
 
@@ -109,7 +109,7 @@ static int capture_statmount(const struct mntsnap_capture_opts *o,
 			     struct mntsnap_snapshot **ret)
 {
 	/* retried until no change detector fires (lib/refresh.c) */
-	return mntsnap_capture_consistent(o, sys, want, ret);
+	return mntsnap__capture_consistent(o, sys, want, ret);
 }
 
 /*
@@ -143,14 +143,14 @@ static int capture_mountinfo(const struct mntsnap_capture_opts *o,
 			     const struct mntsnap_sysops *sys, uint32_t want,
 			     struct mntsnap_snapshot **ret)
 {
-	return mntsnap_mountinfo_capture(o, sys, want, ret);
+	return mntsnap__mountinfo_capture(o, sys, want, ret);
 }
 
 static int sm_error(const struct mntsnap_capture_opts *o, int r)
 {
 	/* -EAGAIN comes with its own message (lib/refresh.c) */
 	if (r < 0 && r != -EAGAIN)
-		mntsnap_set_error(o->error, r, 0, "statmount capture failed: %s", strerror(-r));
+		mntsnap__set_error(o->error, r, 0, "statmount capture failed: %s", strerror(-r));
 	return r;
 }
 
@@ -179,23 +179,23 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 	if (!ret_snap)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
+		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
 				       opts->error);
 		if (r)
 			return r;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	}
 	want = o.mask ? o.mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT;
-	mntsnap_sys_resolve(o.sysops, &sys);
+	mntsnap__sys_resolve(o.sysops, &sys);
 
 	if (o.mountinfo_path && o.backend != MNTSNAP_BACKEND_MOUNTINFO &&
 	    o.backend != MNTSNAP_BACKEND_AUTO)
-		return mntsnap_set_error(o.error, -EINVAL, 0,
+		return mntsnap__set_error(o.error, -EINVAL, 0,
 					 "mountinfo_path needs the mountinfo backend");
 	/* a foreign namespace: ns.c decides direct query or entering, then
-	 * calls back with the route fixed (lib/ns.c mntsnap_ns_capture) */
+	 * calls back with the route fixed (lib/ns.c mntsnap__ns_capture) */
 	if (mntsnap_ns_needs_route(o.ns) && !o.mountinfo_path)
-		return mntsnap_ns_capture(&o, &sys, ret_snap);
+		return mntsnap__ns_capture(&o, &sys, ret_snap);
 	switch (o.backend) {
 	case MNTSNAP_BACKEND_AUTO:
 		/* a file to parse is the mountinfo backend's input, nothing else */
@@ -208,6 +208,6 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		/* sets its own detailed error (line and field) */
 		return capture_mountinfo(&o, &sys, want, ret_snap);
 	default:
-		return mntsnap_set_error(o.error, -EINVAL, 0, "unknown backend %d", o.backend);
+		return mntsnap__set_error(o.error, -EINVAL, 0, "unknown backend %d", o.backend);
 	}
 }

@@ -170,8 +170,8 @@ static bool list_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
 
 	if (an != bn)
 		return true;
-	la = mntsnap_strlist_len(a, an);
-	lb = mntsnap_strlist_len(b, bn);
+	la = mntsnap__strlist_len(a, an);
+	lb = mntsnap__strlist_len(b, bn);
 	return la != lb || memcmp(a, b, la);
 }
 
@@ -400,7 +400,7 @@ int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_s
 	if (!old || !new || !ret)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		r = mntsnap__opts_valid(opts, opts->sz, sizeof(o));
 		if (r)
 			return r;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
@@ -556,8 +556,8 @@ static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		fprintf(f, "%s -> %s", a->options, b->options);
 		return;
 	case MNTSNAP_CHANGE_ATTR:
-		mntsnap_vfs_options(a, x, sizeof(x));
-		mntsnap_vfs_options(b, y, sizeof(y));
+		mntsnap__vfs_options(a, x, sizeof(x));
+		mntsnap__vfs_options(b, y, sizeof(y));
 		fprintf(f, "%s -> %s", x, y);
 		return;
 	case MNTSNAP_CHANGE_PROPAGATION:
@@ -633,7 +633,7 @@ static int json_side(FILE *f, const char *name, const struct mntsnap_snapshot *s
 		return 0;
 	mntsnap_snapshot_get(s, (size_t)i, &m);
 	fprintf(f, ",\"%s\":", name);
-	return mntsnap_json_mount(f, &m);
+	return mntsnap__json_mount(f, &m);
 }
 
 static int json_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_entry *e,

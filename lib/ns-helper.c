@@ -427,7 +427,7 @@ static int child_join_owner(struct helper *h)
 {
 	int ufd = -1, r;
 
-	r = mntsnap_ns_owner_userns(h->nsfd, &ufd);
+	r = mntsnap__ns_owner_userns(h->nsfd, &ufd);
 	if (r == -ENOENT)
 		return -EPERM; /* our own: our capabilities decide, none to gain */
 	if (!r) {
@@ -437,7 +437,7 @@ static int child_join_owner(struct helper *h)
 	}
 	/* whatever stopped the join, the answer is the kernel's first EPERM */
 	if (r) {
-		mntsnap_ns_owner_why(h->nsfd, h->msg, sizeof(h->msg));
+		mntsnap__ns_owner_why(h->nsfd, h->msg, sizeof(h->msg));
 		return -EPERM;
 	}
 	if (setns(h->nsfd, CLONE_NEWNS)) {
@@ -542,7 +542,7 @@ static int recv_fd(int sock, int *ret_fd)
 	}
 	if (fd < 0)
 		return -EBADMSG;
-	fd = mntsnap_fd_move_above_stdio(fd);
+	fd = mntsnap__fd_move_above_stdio(fd);
 	if (fd < 0)
 		return fd;
 	*ret_fd = fd;
@@ -583,7 +583,7 @@ static int opts_load(const struct mntsnap_ns_opts *in, struct mntsnap_ns_opts *o
 	o->sz = sizeof(*o);
 	if (!in)
 		return 0;
-	r = mntsnap_opts_check(in, in->sz, sizeof(*o), "mntsnap_ns_opts", in->error);
+	r = mntsnap__opts_check(in, in->sz, sizeof(*o), "mntsnap_ns_opts", in->error);
 	if (r)
 		return r;
 	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
@@ -616,16 +616,16 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 		/* the child's finding about the owner user namespace beats a
 		 * guess from the caller's own capabilities */
 		if (res->msg[0] && strcmp(res->msg, SETNS_MSG))
-			return mntsnap_set_error(err, r, 0,
+			return mntsnap__set_error(err, r, 0,
 						 "helper process, setns into the target: %s: %s",
 						 strerror(-r), res->msg);
 		return mntsnap_ns_explain(r, "helper process, setns into the target", err);
 	}
 	/* a capture's message already ends in the reason: say it once */
 	if (res->step && strstr(res->msg, strerror(-r)))
-		return mntsnap_set_error(err, r, 0, "%s: %s", step_name(res->step), res->msg);
+		return mntsnap__set_error(err, r, 0, "%s: %s", step_name(res->step), res->msg);
 	if (res->step)
-		return mntsnap_set_error(err, r, 0, "%s%s%s: %s", step_name(res->step),
+		return mntsnap__set_error(err, r, 0, "%s%s%s: %s", step_name(res->step),
 					 res->msg[0] ? ": " : "", res->msg, strerror(-r));
 	return mntsnap_ns_explain(r, "helper process (caller's side)", err);
 }
@@ -665,7 +665,7 @@ static void stack_put(const struct mntsnap_ns *ns, char *st)
 		munmap(st, stack_map_size());
 }
 
-void mntsnap_helper_stack_release(struct mntsnap_ns *ns)
+void mntsnap__helper_stack_release(struct mntsnap_ns *ns)
 {
 	void *st = atomic_exchange(&ns->stack_cache, NULL);
 
@@ -741,11 +741,11 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	res->fd = -1;
 	if (!ns)
 		return -EINVAL;
-	r = mntsnap_ns_check_alive(ns);
+	r = mntsnap__ns_check_alive(ns);
 	if (r)
 		return r;
 	if (!h->stay) {
-		r = mntsnap_ns_enter_fd(ns, &nsfd, &owned);
+		r = mntsnap__ns_enter_fd(ns, &nsfd, &owned);
 		if (r)
 			return r;
 	}
@@ -928,7 +928,7 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 	h.keep_caps = o.keep_caps;
 	if (w->tree)
 		h.keep_caps |= 1ULL << CAP_SYS_ADMIN_; /* open_tree clones need it */
-	h.rootfd = mntsnap_ns_root_fd(ns);
+	h.rootfd = mntsnap__ns_root_fd(ns);
 	if (h.rootfd < 0 && h.rootfd != -ENOENT)
 		return mntsnap_ns_explain(h.rootfd, "the target process's root", o.error);
 	r = helper_run(ns, &h, &o, &res);
@@ -964,7 +964,7 @@ int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
  * syscall, where it holds no lock of the caller's). It needs to enter
  * nothing: rootfd is the target's root, reached through /proc/PID/root.
  */
-int mntsnap_helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
+int mntsnap__helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
 			   int *ret_fd)
 {
 	struct open_work w = { .path = path, .flags = O_PATH };
@@ -1027,7 +1027,7 @@ static int work_stat_id(struct helper *h)
 
 	if (r)
 		return r;
-	r = mntsnap_sm_stat_one(w->sys, NULL, w->id, w->mask, &s);
+	r = mntsnap__sm_stat_one(w->sys, NULL, w->id, w->mask, &s);
 	if (r) {
 		child_set_msg(h, "statmount", -r);
 		return r;
@@ -1035,7 +1035,7 @@ static int work_stat_id(struct helper *h)
 	return child_hand_over(h, &w->out, s);
 }
 
-int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+int mntsnap__helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			   uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	struct stat_work w = { .sys = sys, .id = id, .mask = mask };
@@ -1103,7 +1103,7 @@ static int open_host_proc(void)
 	return fd;
 }
 
-int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
+int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
 			   struct mntsnap_snapshot **ret_snap)
 {
 	struct capture_work w = { .o = o, .ns_id = ns ? ns->ns_id : 0 };

@@ -116,7 +116,7 @@ void mntsnap_ns_free(struct mntsnap_ns *ns)
 		close(ns->nsfd);
 	if (ns->pidfd >= 0)
 		close(ns->pidfd);
-	mntsnap_helper_stack_release(ns);
+	mntsnap__helper_stack_release(ns);
 	free(ns);
 	errno = saved;
 }
@@ -142,12 +142,12 @@ static int check_mnt_nsfd(int fd, uint64_t *ret_id)
 	long t = check_nsfs(fd);
 
 	if (!t)
-		t = mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_NSTYPE, NULL);
+		t = mntsnap__sys_ioctl(NULL, fd, MNTSNAP_NS_GET_NSTYPE, NULL);
 	if (t < 0)
 		return t == -ENOTTY ? -EINVAL : (int)t; /* not an nsfs file */
 	if (t != CLONE_NEWNS_)
 		return -EINVAL;
-	if (mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
+	if (mntsnap__sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) < 0)
 		id = 0; /* kernels before 6.11: no ids, fd still works */
 	*ret_id = id;
 	return 0;
@@ -160,7 +160,7 @@ static int ns_from_nsfd(int nsfd, int pidfd, bool self, struct mntsnap_ns **ret_
 	uint64_t id = 0;
 	int r;
 
-	nsfd = mntsnap_fd_move_above_stdio(nsfd);
+	nsfd = mntsnap__fd_move_above_stdio(nsfd);
 	if (nsfd < 0) {
 		if (pidfd >= 0)
 			close(pidfd);
@@ -388,7 +388,7 @@ static int text_only(int pidfd, int pid, int err, struct mntsnap_ns **ret_ns)
 
 static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 {
-	long fd = mntsnap_sys_ioctl(NULL, pidfd, MNTSNAP_PIDFD_GET_MNT_NAMESPACE, NULL);
+	long fd = mntsnap__sys_ioctl(NULL, pidfd, MNTSNAP_PIDFD_GET_MNT_NAMESPACE, NULL);
 
 	if (fd == -ENOTTY || fd == -EINVAL) {
 		if (pid <= 0)
@@ -448,7 +448,7 @@ int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
 	pidfd = syscall(MNTSNAP_NR_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		return -errno;
-	pidfd = mntsnap_fd_move_above_stdio((int)pidfd);
+	pidfd = mntsnap__fd_move_above_stdio((int)pidfd);
 	if (pidfd < 0)
 		return (int)pidfd;
 	return pidfd_to_ns((int)pidfd, pid, ret_ns);
@@ -471,7 +471,7 @@ static int ns_id_exists(uint64_t ns_id)
 	size_t n;
 	long r;
 
-	r = mntsnap_sys_listmount(NULL, &req, &id, 1, 0);
+	r = mntsnap__sys_listmount(NULL, &req, &id, 1, 0);
 	if (r != -ENOENT)
 		return 1;
 	r = mntsnap_ns_list(&list, &n);
@@ -507,7 +507,7 @@ uint64_t mntsnap_ns_id(const struct mntsnap_ns *ns)
 	return ns ? ns->ns_id : 0;
 }
 
-int mntsnap_ns_check_alive(const struct mntsnap_ns *ns)
+int mntsnap__ns_check_alive(const struct mntsnap_ns *ns)
 {
 	int r;
 
@@ -519,10 +519,10 @@ int mntsnap_ns_check_alive(const struct mntsnap_ns *ns)
 
 int mntsnap_ns_alive(const struct mntsnap_ns *ns)
 {
-	return mntsnap_ns_check_alive(ns);
+	return mntsnap__ns_check_alive(ns);
 }
 
-int mntsnap_ns_root_fd(const struct mntsnap_ns *ns)
+int mntsnap__ns_root_fd(const struct mntsnap_ns *ns)
 {
 	char path[64];
 	int pid, fd, r, proc, err;
@@ -552,7 +552,7 @@ int mntsnap_ns_root_fd(const struct mntsnap_ns *ns)
 		close(fd);
 		return r > 0 ? -ESRCH : r;
 	}
-	return mntsnap_fd_move_above_stdio(fd);
+	return mntsnap__fd_move_above_stdio(fd);
 }
 
 /* ---- the owner user namespace ------------------------------------------- */
@@ -569,9 +569,9 @@ static bool is_own_userns(int ufd)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int mntsnap_ns_owner_userns(int nsfd, int *ret_fd)
+int mntsnap__ns_owner_userns(int nsfd, int *ret_fd)
 {
-	long ufd = mntsnap_sys_ioctl(NULL, nsfd, MNTSNAP_NS_GET_USERNS, NULL);
+	long ufd = mntsnap__sys_ioctl(NULL, nsfd, MNTSNAP_NS_GET_USERNS, NULL);
 
 	if (ufd < 0)
 		return (int)ufd;
@@ -583,13 +583,13 @@ int mntsnap_ns_owner_userns(int nsfd, int *ret_fd)
 	return 0;
 }
 
-void mntsnap_ns_owner_why(int nsfd, char *buf, size_t len)
+void mntsnap__ns_owner_why(int nsfd, char *buf, size_t len)
 {
 	uid_t owner = (uid_t)-1;
 	int ufd = -1, r;
 
 	buf[0] = '\0';
-	r = mntsnap_ns_owner_userns(nsfd, &ufd);
+	r = mntsnap__ns_owner_userns(nsfd, &ufd);
 	if (r == -EPERM) {
 		snprintf(buf, len,
 			 "the target's owner user namespace is outside the caller's: the "
@@ -598,7 +598,7 @@ void mntsnap_ns_owner_why(int nsfd, char *buf, size_t len)
 	}
 	if (r)
 		return;
-	if (mntsnap_sys_ioctl(NULL, ufd, MNTSNAP_NS_GET_OWNER_UID, &owner) < 0)
+	if (mntsnap__sys_ioctl(NULL, ufd, MNTSNAP_NS_GET_OWNER_UID, &owner) < 0)
 		owner = (uid_t)-1;
 	close(ufd);
 	if (owner == geteuid())
@@ -615,7 +615,7 @@ void mntsnap_ns_owner_why(int nsfd, char *buf, size_t len)
 /* ---- capabilities and error text ------------------------------------------ */
 
 #if MNTSNAP_HAVE_LIBCAP
-bool mntsnap_cap_effective(int cap)
+bool mntsnap__cap_effective(int cap)
 {
 	cap_flag_value_t v = CAP_CLEAR;
 	cap_t c = cap_get_proc();
@@ -649,7 +649,7 @@ struct cap_data_ {
 	uint32_t effective, permitted, inheritable;
 };
 
-bool mntsnap_cap_effective(int cap)
+bool mntsnap__cap_effective(int cap)
 {
 	struct cap_hdr_ h = { .version = 0x20080522, .pid = 0 };
 	struct cap_data_ d[2] = { { 0 } };
@@ -680,7 +680,7 @@ static void missing_caps(char *buf, size_t len)
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		char n[32];
 
-		if (mntsnap_cap_effective(need[i]))
+		if (mntsnap__cap_effective(need[i]))
 			continue;
 		cap_name(need[i], n, sizeof(n));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", n);
@@ -698,11 +698,11 @@ int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
 	switch (err) {
 	case -EACCES:
 		/* /proc/PID/ns/mnt and PIDFD_GET_MNT_NAMESPACE check ptrace access */
-		if (!mntsnap_cap_effective(CAP_SYS_PTRACE_)) {
+		if (!mntsnap__cap_effective(CAP_SYS_PTRACE_)) {
 			char n[32];
 
 			cap_name(CAP_SYS_PTRACE_, n, sizeof(n));
-			return mntsnap_set_error(ret, err, 0,
+			return mntsnap__set_error(ret, err, 0,
 						 "%s: %s: another user's process needs ptrace "
 						 "access: the caller lacks %s",
 						 op, strerror(-err), n);
@@ -711,13 +711,13 @@ int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
 	case -EPERM:
 		missing_caps(caps, sizeof(caps));
 		if (caps[0])
-			return mntsnap_set_error(ret, err, 0,
+			return mntsnap__set_error(ret, err, 0,
 						 "%s: %s: the caller lacks %s (entering or "
 						 "querying another mount namespace by id needs "
 						 "CAP_SYS_ADMIN over its owner user namespace and, "
 						 "to enter, CAP_SYS_CHROOT)",
 						 op, strerror(-err), caps);
-		return mntsnap_set_error(ret, err, 0,
+		return mntsnap__set_error(ret, err, 0,
 					 "%s: %s: the caller has CAP_SYS_ADMIN and "
 					 "CAP_SYS_CHROOT, but not over the target's owner user "
 					 "namespace, or may not ptrace the target process",
@@ -729,20 +729,20 @@ int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
 		 * whose process has gone: only a handle knows it once had a
 		 * process (see handle_gone()).
 		 */
-		return mntsnap_set_error(ret, err, 0,
+		return mntsnap__set_error(ret, err, 0,
 					 "%s: no such process in the caller's pid namespace "
 					 "(wrong pid, a pid as seen inside a container, or the "
 					 "process is gone)", op);
 	case -EINVAL:
-		return mntsnap_set_error(ret, err, 0,
+		return mntsnap__set_error(ret, err, 0,
 					 "%s: not a mount-namespace file, or (entering) the "
 					 "caller shares its fs_struct with other threads", op);
 	case -ENOENT:
-		return mntsnap_set_error(ret, err, 0, "%s: no such file or namespace", op);
+		return mntsnap__set_error(ret, err, 0, "%s: no such file or namespace", op);
 	case -ETIMEDOUT:
-		return mntsnap_set_error(ret, err, 0, "%s: the helper process timed out", op);
+		return mntsnap__set_error(ret, err, 0, "%s: the helper process timed out", op);
 	default:
-		return mntsnap_set_error(ret, err, 0, "%s: %s", op, strerror(-err));
+		return mntsnap__set_error(ret, err, 0, "%s: %s", op, strerror(-err));
 	}
 }
 
@@ -791,7 +791,7 @@ static int64_t count_mounts(int nsfd, uint64_t id)
 		req.mnt_ns_id = id;
 	}
 	for (;;) {
-		r = mntsnap_sys_listmount(NULL, &req, ids, 512, 0);
+		r = mntsnap__sys_listmount(NULL, &req, ids, 512, 0);
 		if (r < 0)
 			return nsfd >= 0 && id ? count_mounts(-1, id) : -1;
 		n += r;
@@ -812,12 +812,12 @@ static int describe(int nsfd, struct mntsnap_ns_entry *e)
 		return -errno;
 	e->inode = st.st_ino;
 	e->nr_mounts = -1;
-	if (mntsnap_sys_ioctl(NULL, nsfd, MNTSNAP_NS_MNT_GET_INFO, &info) >= 0) {
+	if (mntsnap__sys_ioctl(NULL, nsfd, MNTSNAP_NS_MNT_GET_INFO, &info) >= 0) {
 		e->ns_id = info.mnt_ns_id;
 		e->nr_mounts = info.nr_mounts;
 		return 0;
 	}
-	if (mntsnap_sys_ioctl(NULL, nsfd, MNTSNAP_NS_GET_MNTNS_ID, &e->ns_id) < 0)
+	if (mntsnap__sys_ioctl(NULL, nsfd, MNTSNAP_NS_GET_MNTNS_ID, &e->ns_id) < 0)
 		e->ns_id = 0;
 	e->nr_mounts = count_mounts(nsfd, e->ns_id);
 	return 0;
@@ -836,7 +836,7 @@ static int ns_walk(int start, unsigned long dir, int (*visit)(int fd, void *data
 	int r = 0;
 
 	for (;;) {
-		long fd = mntsnap_sys_ioctl(NULL, cur, dir, NULL);
+		long fd = mntsnap__sys_ioctl(NULL, cur, dir, NULL);
 
 		if (cur != start)
 			close(cur);
@@ -987,7 +987,7 @@ static int id_visit(int fd, void *data)
 	struct id_search *q = data;
 	uint64_t id = 0;
 
-	if (mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
+	if (mntsnap__sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
 		q->fd = fd;
 		return 1;
 	}
@@ -1007,7 +1007,7 @@ static int id_scan(int proc, int pid, const struct stat *st, void *data)
 	fd = proc_ns_open(proc, path);
 	if (fd < 0)
 		return 0;
-	if (mntsnap_sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
+	if (mntsnap__sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
 		q->fd = fd;
 		return 1;
 	}
@@ -1015,7 +1015,7 @@ static int id_scan(int proc, int pid, const struct stat *st, void *data)
 	return 0;
 }
 
-int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned)
+int mntsnap__ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned)
 {
 	struct id_search q = { .fd = -1 };
 	int self;
@@ -1034,7 +1034,7 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
 	if (self < 0)
 		return self;
 	if (id_visit(self, &q) == 1) {
-		*ret_fd = mntsnap_fd_move_above_stdio(self);
+		*ret_fd = mntsnap__fd_move_above_stdio(self);
 		*ret_owned = true;
 		return *ret_fd < 0 ? *ret_fd : 0;
 	}
@@ -1047,7 +1047,7 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
 		proc_scan(id_scan, &q);
 	if (q.fd < 0)
 		return -ENOENT;
-	*ret_fd = mntsnap_fd_move_above_stdio(q.fd);
+	*ret_fd = mntsnap__fd_move_above_stdio(q.fd);
 	*ret_owned = true;
 	return *ret_fd < 0 ? *ret_fd : 0;
 }
@@ -1077,7 +1077,7 @@ int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_
 
 	if (!ns || !ret_saved)
 		return -EINVAL;
-	r = mntsnap_ns_check_alive(ns);
+	r = mntsnap__ns_check_alive(ns);
 	if (r)
 		return r;
 	s = malloc(sizeof(*s));
@@ -1094,7 +1094,7 @@ int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_
 	if (ns->self) {
 		fd = s->nsfd; /* re-entering resets root and cwd like any setns */
 	} else {
-		r = mntsnap_ns_enter_fd(ns, &fd, &owned);
+		r = mntsnap__ns_enter_fd(ns, &fd, &owned);
 		if (r)
 			goto fail;
 	}
@@ -1133,7 +1133,7 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 /* A pid handle's process has exited since the handle was opened. */
 static int handle_gone(struct mntsnap_error *ret)
 {
-	return mntsnap_set_error(ret, -ESRCH, 0,
+	return mntsnap__set_error(ret, -ESRCH, 0,
 				 "capture: the target process has exited since its handle "
 				 "was opened");
 }
@@ -1174,12 +1174,12 @@ static int direct_error(const struct mntsnap_ns *ns, int err, struct mntsnap_err
 	char why[200];
 
 	/* listmount says ENOENT for "not yours"; statmount says EPERM */
-	if (err == -ENOENT && ns->nsfd < 0 && !mntsnap_cap_effective(CAP_SYS_ADMIN_))
+	if (err == -ENOENT && ns->nsfd < 0 && !mntsnap__cap_effective(CAP_SYS_ADMIN_))
 		err = -EPERM;
 	if ((err == -EPERM || err == -ENOENT) && ns->nsfd >= 0) {
-		mntsnap_ns_owner_why(ns->nsfd, why, sizeof(why));
+		mntsnap__ns_owner_why(ns->nsfd, why, sizeof(why));
 		if (why[0])
-			return mntsnap_set_error(ret, err, 0, "%s: %s: %s", op, strerror(-err),
+			return mntsnap__set_error(ret, err, 0, "%s: %s: %s", op, strerror(-err),
 						 why);
 	}
 	return mntsnap_ns_explain(err, op, ret);
@@ -1199,7 +1199,7 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	const struct mntsnap_ns *ns = o->ns;
 	int r, direct = -EOPNOTSUPP;
 
-	r = mntsnap_ns_check_alive(ns);
+	r = mntsnap__ns_check_alive(ns);
 	if (r == -ESRCH)
 		return handle_gone(o->error);
 	if (r)
@@ -1211,7 +1211,7 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 		    !(o->flags & (MNTSNAP_CAPTURE_NS_ENTER | MNTSNAP_CAPTURE_NS_DIRECT)))
 			return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT,
 					      MNTSNAP_BACKEND_MOUNTINFO, ret_snap);
-		return mntsnap_set_error(o->error, -EACCES, 0,
+		return mntsnap__set_error(o->error, -EACCES, 0,
 					 "the caller may read the process's mountinfo text but "
 					 "not open its mount namespace (that needs ptrace "
 					 "access: the same uid, or CAP_SYS_PTRACE): only the "
@@ -1233,7 +1233,7 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 		if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT)
 			return direct_error(ns, direct, o->error);
 	}
-	r = mntsnap_helper_capture(ns, o, ret_snap);
+	r = mntsnap__helper_capture(ns, o, ret_snap);
 	/* no right to enter: a pid handle may still read the process's text */
 	if ((r == -EPERM || r == -EACCES) && ns->pidfd >= 0 &&
 	    o->backend == MNTSNAP_BACKEND_AUTO && !(o->flags & MNTSNAP_CAPTURE_NS_ENTER))
@@ -1264,7 +1264,7 @@ static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = mntsnap_fd_to_id(sys, fd, ret_id);
+	r = mntsnap__fd_to_id(sys, fd, ret_id);
 	close(fd);
 	if (r)
 		return r;
@@ -1295,7 +1295,7 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 	int r = process_root(ns, sys, &id, root, sizeof(root));
 
 	if (!r)
-		r = mntsnap_snap_reroot(s, id, root);
+		r = mntsnap__snap_reroot(s, id, root);
 	if (r == -ENOENT)
 		r = 0; /* the root's mount is not in this capture: leave it whole */
 	for (uint32_t i = 0; extra && i < s->nrecs; i++)
@@ -1313,7 +1313,7 @@ static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sy
 	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
 }
 
-int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+int mntsnap__ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 		       struct mntsnap_snapshot **ret_snap)
 {
 	struct mntsnap_capture_opts c = *o;
@@ -1344,7 +1344,7 @@ int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsna
 		if (r) {
 			mntsnap_snapshot_free(*ret_snap);
 			*ret_snap = NULL;
-			mntsnap_set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
+			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
 		}
 	}
 	/* the snapshot names the target even when records lack NS_ID */
@@ -1362,7 +1362,7 @@ static int stat_routed(const struct mntsnap_sysops *sys, const struct mntsnap_ns
 
 	t.route = route;
 	t.stack_cache = NULL;
-	return mntsnap_sm_stat_one(sys, &t, id, mask, ret_snap);
+	return mntsnap__sm_stat_one(sys, &t, id, mask, ret_snap);
 }
 
 /*
@@ -1394,7 +1394,7 @@ static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns 
 			return r;
 		}
 	}
-	r = mntsnap_helper_stat_id(ns, sys, id, mask, ret_snap);
+	r = mntsnap__helper_stat_id(ns, sys, id, mask, ret_snap);
 	/*
 	 * An id-only handle the caller may not query cannot be found to enter
 	 * either (the nsfs walk and /proc need the same privilege): the
@@ -1405,16 +1405,16 @@ static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns 
 	return r;
 }
 
-int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+int mntsnap__ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
-	int r = mntsnap_ns_check_alive(ns);
+	int r = mntsnap__ns_check_alive(ns);
 
 	if (r)
 		return r;
 	r = ns_stat_id(sys, ns, id, mask, ret_snap);
 	/* the nsfd outlives the process: an empty namespace answers ENOENT */
-	if (r < 0 && mntsnap_ns_check_alive(ns) == -ESRCH)
+	if (r < 0 && mntsnap__ns_check_alive(ns) == -ESRCH)
 		return -ESRCH;
 	/* a pid target's mount points are relative to the process's root */
 	if (!r && ns->pidfd >= 0 && !ns->text_only) {
@@ -1423,7 +1423,7 @@ int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns
 
 		r = process_root(ns, sys, &rid, root, sizeof(root));
 		if (!r)
-			r = mntsnap_snap_relative_to(*ret_snap, root);
+			r = mntsnap__snap_relative_to(*ret_snap, root);
 		else if (r == -ENOENT)
 			r = 0;
 		if (r) {
@@ -1444,7 +1444,7 @@ int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns
  */
 static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 {
-	int root = mntsnap_ns_root_fd(ns), fd, r;
+	int root = mntsnap__ns_root_fd(ns), fd, r;
 
 	if (root == -ENOENT) {
 		r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
@@ -1452,7 +1452,7 @@ static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 	}
 	if (root < 0)
 		return root;
-	r = mntsnap_helper_open_at(ns, root, path, &fd);
+	r = mntsnap__helper_open_at(ns, root, path, &fd);
 	close(root);
 	return r ? r : fd;
 }
@@ -1467,13 +1467,13 @@ int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t
 		return -EINVAL;
 	if (!ns || ns->self)
 		return mntsnap_stat_path(path, mask, ret_snap);
-	r = mntsnap_ns_check_alive(ns);
+	r = mntsnap__ns_check_alive(ns);
 	if (r)
 		return r;
 	fd = open_in_target(ns, path);
 	if (fd < 0)
 		return fd;
-	r = mntsnap_fd_to_id(&mntsnap_sys_real, fd, &id);
+	r = mntsnap__fd_to_id(&mntsnap__sys_real, fd, &id);
 	close(fd);
 	if (r)
 		return r;

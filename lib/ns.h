@@ -14,7 +14,7 @@ struct mntsnap_sysops;
 
 /*
  * How a capture reaches a foreign namespace. AUTO means "not decided yet":
- * mntsnap_capture() hands such a handle to mntsnap_ns_capture(), which
+ * mntsnap_capture() hands such a handle to mntsnap__ns_capture(), which
  * probes and calls back with a copy whose route is fixed.
  */
 enum {
@@ -53,7 +53,7 @@ struct mntsnap_ns {
 	 * and unmapping one per call costs ~18 us (the unmap shoots down TLBs
 	 * on every CPU the caller ran on). Taken and put back with atomic
 	 * exchanges, so concurrent calls on one handle each get their own.
-	 * Never copied into internal copies (see mntsnap_ns_capture).
+	 * Never copied into internal copies (see mntsnap__ns_capture).
 	 */
 	_Atomic(void *) stack_cache;
 };
@@ -102,7 +102,7 @@ static inline bool mntsnap_ns_needs_route(const struct mntsnap_ns *ns)
  * enter, a pid handle) the process's mountinfo text. Called by
  * mntsnap_capture(); calls it back with the route fixed.
  */
-int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+int mntsnap__ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 		       struct mntsnap_snapshot **ret_snap);
 
 /*
@@ -113,14 +113,14 @@ int mntsnap_ns_capture(const struct mntsnap_capture_opts *o, const struct mntsna
 int mntsnap__ns_open_own_fd(void);
 
 /* -ESRCH when ns came from a process that has exited since; else 0. */
-int mntsnap_ns_check_alive(const struct mntsnap_ns *ns);
+int mntsnap__ns_check_alive(const struct mntsnap_ns *ns);
 
 /*
  * An nsfs fd to setns() into: the handle's own (*ret_owned false) or, for
  * an id-only handle, one found by NS_MNT_GET_NEXT/PREV or a /proc scan
  * (*ret_owned true: close it). -ENOENT if the id is nowhere to be seen.
  */
-int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned);
+int mntsnap__ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned);
 
 /*
  * O_PATH fd of the root directory of the handle's process (/proc/PID/root,
@@ -128,7 +128,7 @@ int mntsnap_ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owne
  * too. -ENOENT for handles without a process (use the namespace root),
  * -ESRCH, -EACCES.
  */
-int mntsnap_ns_root_fd(const struct mntsnap_ns *ns);
+int mntsnap__ns_root_fd(const struct mntsnap_ns *ns);
 
 /*
  * The user namespace owning the mount namespace behind nsfd, when it is
@@ -137,7 +137,7 @@ int mntsnap_ns_root_fd(const struct mntsnap_ns *ns);
  * caller's nor below it (NS_GET_USERNS refuses; nothing the caller could
  * join either).
  */
-int mntsnap_ns_owner_userns(int nsfd, int *ret_fd);
+int mntsnap__ns_owner_userns(int nsfd, int *ret_fd);
 
 /*
  * Why entering nsfd was refused, in words, when the namespace's owner user
@@ -146,13 +146,13 @@ int mntsnap_ns_owner_userns(int nsfd, int *ret_fd);
  * namespace: then the caller's own capabilities decide, and
  * mntsnap_ns_explain() names the missing ones. Fits in len >= 180.
  */
-void mntsnap_ns_owner_why(int nsfd, char *buf, size_t len);
+void mntsnap__ns_owner_why(int nsfd, char *buf, size_t len);
 
 /* Is capability cap (CAP_* number) in the calling thread's effective set? */
-bool mntsnap_cap_effective(int cap);
+bool mntsnap__cap_effective(int cap);
 
 /* Unmap a handle's cached helper stack (mntsnap_ns_free). */
-void mntsnap_helper_stack_release(struct mntsnap_ns *ns);
+void mntsnap__helper_stack_release(struct mntsnap_ns *ns);
 
 /*
  * statmount of one id of a foreign ns, in a capture's order: by mnt_ns_fd
@@ -160,11 +160,11 @@ void mntsnap_helper_stack_release(struct mntsnap_ns *ns);
  * with the helper. -ENOENT (no such mount there, or no such namespace),
  * -EPERM (no right to query or enter), -ESRCH (the process has exited).
  */
-int mntsnap_ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+int mntsnap__ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
 
 /* statmount of one id inside ns with the helper (lib/ns-helper.c). */
-int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+int mntsnap__helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			   uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
 
 /*
@@ -173,11 +173,11 @@ int mntsnap_helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sys
  * only to bound the lookup by the helper timeout (a target's FUSE mount
  * can stall it for good). -ETIMEDOUT, or openat2's errors.
  */
-int mntsnap_helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
+int mntsnap__helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
 			   int *ret_fd);
 
 /* Capture inside ns with the helper (lib/ns-helper.c). */
-int mntsnap_helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
+int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
 			   struct mntsnap_snapshot **ret_snap);
 
 #endif

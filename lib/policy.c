@@ -293,7 +293,7 @@ int mntsnap_policy_add(struct mntsnap_policy *policy, const struct mntsnap_polic
 
 	if (!policy || !rule)
 		return -EINVAL;
-	e = mntsnap_opts_valid(rule, rule->sz, sizeof(in));
+	e = mntsnap__opts_valid(rule, rule->sz, sizeof(in));
 	if (e)
 		return e;
 	memcpy(&in, rule, rule->sz < sizeof(in) ? rule->sz : sizeof(in));

@@ -55,7 +55,7 @@
  * changes another way (they fire POLLPRI but no fanotify event). Its
  * floor is the listing itself (tests/bench/bench-watch, against a bare
  * listmount of every id): for a few added or removed mounts the tree and
- * indexes are kept up in place (mntsnap_snap_update) instead of rebuilt,
+ * indexes are kept up in place (mntsnap__snap_update) instead of rebuilt,
  * and a table that fits one listmount page is vouched for by the
  * atomicity of that one call instead of the detector (ids_only_detector).
  */
@@ -82,13 +82,13 @@
 static int open_detector(const struct mntsnap_ns *ns)
 {
 	if (ns && ns->inside) /* a helper: never the target's /proc */
-		return mntsnap_mountinfo_open_inside(ns);
-	if (!ns || ns->self) /* from a procfs only: see mntsnap_mountinfo_open_own */
-		return mntsnap_mountinfo_open_own();
+		return mntsnap__mountinfo_open_inside(ns);
+	if (!ns || ns->self) /* from a procfs only: see mntsnap__mountinfo_open_own */
+		return mntsnap__mountinfo_open_own();
 	if (ns->pidfd < 0)
 		return -1;
 	/* the handle's process, its pid reused or the namespace left: none */
-	return mntsnap_mountinfo_open_pid(ns);
+	return mntsnap__mountinfo_open_pid(ns);
 }
 
 /* Did the namespace change since the last call? Also latches. */
@@ -137,7 +137,7 @@ static int ids_still_match(const struct mntsnap_capture_opts *o,
 	if (!s->nrecs || !(s->recs[0].mask & MNTSNAP_F_ID))
 		return 0;
 	mntsnap_ns_fill_req(o->ns, true, &tmpl);
-	r = mntsnap_sm_list(sys, &tmpl, o->under_id, false, &ids, &n);
+	r = mntsnap__sm_list(sys, &tmpl, o->under_id, false, &ids, &n);
 	if (r)
 		return r;
 	/* the subtree root is captured but not listed */
@@ -171,7 +171,7 @@ static int attempt(const struct mntsnap_capture_opts *o, const struct mntsnap_sy
 	int r;
 
 	detector_fired(det); /* latch: only changes from here on count */
-	r = mntsnap_statmount_capture(o, sys, want, ret, &vanished);
+	r = mntsnap__statmount_capture(o, sys, want, ret, &vanished);
 	if (r)
 		return r;
 	match = true;
@@ -187,7 +187,7 @@ static int attempt(const struct mntsnap_capture_opts *o, const struct mntsnap_sy
 	return r && !vanished && match && parents_ok(*ret);
 }
 
-int mntsnap_capture_consistent(const struct mntsnap_capture_opts *o,
+int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,
 			       const struct mntsnap_sysops *sys, uint32_t want,
 			       struct mntsnap_snapshot **ret_snap)
 {
@@ -246,7 +246,7 @@ int mntsnap_capture_consistent(const struct mntsnap_capture_opts *o,
 	 */
 	if (!r && (o->flags & MNTSNAP_CAPTURE_CONSISTENT)) {
 		mntsnap_snapshot_free(s);
-		return mntsnap_set_error(o->error, -EAGAIN, 0,
+		return mntsnap__set_error(o->error, -EAGAIN, 0,
 					 strict ? "no two successive captures agreed in %u tries"
 						: "the mount table kept changing during %u captures",
 					 max);
@@ -288,7 +288,7 @@ struct refresh {
 
 static bool list_same(const char *a, uint32_t an, const char *b, uint32_t bn)
 {
-	return an == bn && !memcmp(a, b, mntsnap_strlist_len(a, an));
+	return an == bn && !memcmp(a, b, mntsnap__strlist_len(a, an));
 }
 
 static bool sb_same(const struct mntsnap_mount *a, const struct mntsnap_mount *b)
@@ -317,13 +317,13 @@ static int check_sb(struct refresh *f, uint32_t k)
 
 	if (f->sb_state[sb])
 		return 0;
-	r = mntsnap_sm_call(f->sys, &f->tmpl, f->s->recs[k].id, f->full_mask, &f->buf);
+	r = mntsnap__sm_call(f->sys, &f->tmpl, f->s->recs[k].id, f->full_mask, &f->buf);
 	if (r == -ENOENT)
 		return 0; /* decide with the next mount of this superblock */
 	if (r < 0)
 		return (int)r;
 	mntsnap_snapshot_get(f->s, k, &was);
-	mntsnap_sm_to_mount(f->buf.sm, f->s->mask, &now);
+	mntsnap__sm_to_mount(f->buf.sm, f->s->mask, &now);
 	f->sb_state[sb] = sb_same(&was, &now) ? 1 : 2;
 	return 0;
 }
@@ -357,7 +357,7 @@ static int check_one(struct refresh *f, uint32_t k)
 	if (e)
 		return (int)e;
 	if (f->sb_state[r->sb] != 2) {
-		e = mntsnap_sm_call(f->sys, &f->tmpl, r->id, MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_SB_BASIC,
+		e = mntsnap__sm_call(f->sys, &f->tmpl, r->id, MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_SB_BASIC,
 				    &f->buf);
 		if (e == -ENOENT) {
 			f->drop[k] = 1; /* gone since the listing */
@@ -405,7 +405,7 @@ static int fetch_queued(struct refresh *f)
 {
 	for (size_t i = 0; i < f->nfetch; i++) {
 		struct mntsnap_mount m;
-		long r = mntsnap_sm_call(f->sys, &f->tmpl, f->fetch[i], f->full_mask, &f->buf);
+		long r = mntsnap__sm_call(f->sys, &f->tmpl, f->fetch[i], f->full_mask, &f->buf);
 
 		if (r == -ENOENT) { /* gone meanwhile */
 			f->vanished++;
@@ -414,8 +414,8 @@ static int fetch_queued(struct refresh *f)
 		}
 		if (r < 0)
 			return (int)r;
-		mntsnap_sm_to_mount(f->buf.sm, f->s->mask, &m);
-		r = mntsnap_snap_add(f->s, &m);
+		mntsnap__sm_to_mount(f->buf.sm, f->s->mask, &m);
+		r = mntsnap__snap_add(f->s, &m);
 		if (r < 0)
 			return (int)r;
 		if (f->fetch_changed[i])
@@ -449,7 +449,7 @@ static int compact(struct refresh *f)
 	}
 	s->nrecs = j;
 	qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_rec_id);
-	return mntsnap_snap_finish(s);
+	return mntsnap__snap_finish(s);
 }
 
 /*
@@ -465,7 +465,7 @@ static int merge_appended(struct refresh *f)
 	int e;
 
 	/* a few changes: indexes and tree kept up in place, no rebuild */
-	e = mntsnap_snap_update(s, f->nold, f->drop);
+	e = mntsnap__snap_update(s, f->nold, f->drop);
 	if (e < 0)
 		s->nrecs = f->nold; /* it touched nothing: forget what was appended */
 	if (e)
@@ -485,7 +485,7 @@ static int merge_appended(struct refresh *f)
 			r[p] = r[p - 1];
 		r[p] = x;
 	}
-	return mntsnap_snap_finish(s);
+	return mntsnap__snap_finish(s);
 }
 
 /*
@@ -518,13 +518,13 @@ static int ids_only_merge(struct refresh *f, const uint64_t *ids, size_t n)
 	if (!f->nfetch && !dropped)
 		return 0;
 	/* room for exactly the new records: no doubling, nothing to trim */
-	r = f->nfetch < UINT32_MAX ? mntsnap_snap_reserve(f->s, (uint32_t)f->nfetch, 0)
+	r = f->nfetch < UINT32_MAX ? mntsnap__snap_reserve(f->s, (uint32_t)f->nfetch, 0)
 				   : -EOVERFLOW;
 	if (!r)
-		r = mntsnap_sm_buf_init(&f->buf);
+		r = mntsnap__sm_buf_init(&f->buf);
 	if (!r)
 		r = fetch_queued(f);
-	mntsnap_sm_buf_free(&f->buf);
+	mntsnap__sm_buf_free(&f->buf);
 	if (r) {
 		f->s->nrecs = f->nold; /* forget what was appended: unchanged */
 		return r;
@@ -540,7 +540,7 @@ static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 	int r;
 
 	mntsnap_ns_fill_req(o->ns, true, &f->tmpl);
-	r = mntsnap_sm_list_once(f->sys, &f->tmpl, 0, false, &ids, &n, &f->one_call);
+	r = mntsnap__sm_list_once(f->sys, &f->tmpl, 0, false, &ids, &n, &f->one_call);
 	if (r)
 		return r;
 	f->fetch = malloc((n + 1) * sizeof(*f->fetch));
@@ -550,13 +550,13 @@ static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 		free(ids);
 		return r;
 	}
-	r = f->fetch && f->fetch_changed ? mntsnap_sm_buf_init(&f->buf) : -ENOMEM;
+	r = f->fetch && f->fetch_changed ? mntsnap__sm_buf_init(&f->buf) : -ENOMEM;
 	if (!r)
 		r = classify(f, ids, n);
 	free(ids);
 	if (!r)
 		r = fetch_queued(f);
-	mntsnap_sm_buf_free(&f->buf);
+	mntsnap__sm_buf_free(&f->buf);
 	if (r) {
 		f->s->nrecs = f->nold; /* forget what was appended: unchanged */
 		return r;
@@ -599,7 +599,7 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	if (!snap)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
+		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
 				       opts->error);
 		if (r)
 			return r;
@@ -607,19 +607,19 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	}
 	/* matching needs unique ids; a mountinfo snapshot has none */
 	if (snap->nrecs && !(snap->recs[0].mask & MNTSNAP_F_ID))
-		return mntsnap_set_error(o.error, -EINVAL, 0,
+		return mntsnap__set_error(o.error, -EINVAL, 0,
 					 "refresh needs a snapshot with unique mount ids");
 	if (mntsnap_ns_needs_route(o.ns))
-		return mntsnap_set_error(o.error, -EOPNOTSUPP, 0,
+		return mntsnap__set_error(o.error, -EOPNOTSUPP, 0,
 					 "refresh of a foreign namespace: capture instead");
-	mntsnap_sys_resolve(o.sysops, &sys);
+	mntsnap__sys_resolve(o.sysops, &sys);
 	/* views handed out before stay valid: strings are only appended */
 	snap->keep_strings = true;
 	f.sys = &sys;
 	f.s = snap;
 	f.nold = snap->nrecs;
 	f.ids_only = o.flags & MNTSNAP_CAPTURE_REFRESH_IDS_ONLY;
-	f.full_mask = mntsnap_sm_mask_from_fields(snap->mask | MNTSNAP_F_ID);
+	f.full_mask = mntsnap__sm_mask_from_fields(snap->mask | MNTSNAP_F_ID);
 	f.sb_state = calloc((size_t)snap->nsbs + 1, 1);
 	f.drop = calloc((size_t)snap->nrecs + 1, 1);
 	if (!f.sb_state || !f.drop) {
@@ -640,7 +640,7 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	if (!r) {
 		snap->consistent = refresh_consistent(&f, det);
 		snap->attempts = 1;
-		mntsnap_snap_stamp(snap);
+		mntsnap__snap_stamp(snap);
 		r = (int)(f.added + f.removed + f.changed);
 	}
 	if (det >= 0)
@@ -651,7 +651,7 @@ out:
 	free(f.fetch);
 	free(f.fetch_changed);
 	if (r < 0)
-		mntsnap_set_error(o.error, r, 0, "refresh failed: %s", strerror(-r));
+		mntsnap__set_error(o.error, r, 0, "refresh failed: %s", strerror(-r));
 	return r;
 }
 

@@ -245,7 +245,7 @@ static void put_str(struct jb *b, const char *s)
 	put_strn(b, s, strlen(s));
 }
 
-void mntsnap_json_str(FILE *f, const char *str)
+void mntsnap__json_str(FILE *f, const char *str)
 {
 	struct jb b = { 0 };
 
@@ -278,7 +278,7 @@ static void put_all_options(struct jb *b, const struct mntsnap_mount *m)
 	char vst[160], fst[512], mst[680], *fs = fst, *mp = mst, *fh = NULL, *mh = NULL;
 	size_t vl, fl, ml;
 
-	mntsnap_vfs_options(m, vst, sizeof(vst));
+	mntsnap__vfs_options(m, vst, sizeof(vst));
 	vl = strlen(vst);
 	fl = mntsnap__fs_options(m, fst, sizeof(fst));
 	if (fl >= sizeof(fst)) {
@@ -524,7 +524,7 @@ static void json_record(struct jb *b, const struct mntsnap_mount *m, struct opt_
 #define flush mntsnap__buf_flush
 
 /* One record as a JSON object (shared with the diff's JSON). */
-int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m)
+int mntsnap__json_mount(FILE *f, const struct mntsnap_mount *m)
 {
 	struct jb b = { 0 };
 	int r;
@@ -535,7 +535,7 @@ int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m)
 	return r;
 }
 
-int mntsnap_render_json(const struct mntsnap_snapshot *snap, FILE *f)
+int mntsnap__render_json(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	struct opt_cache oc = { 0 };

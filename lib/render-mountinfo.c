@@ -138,7 +138,7 @@ static void put_mnt_opts(struct out *o, const struct mntsnap_mount *m)
 		puts_(o, ",idmapped");
 }
 
-void mntsnap_vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
+void mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 {
 	struct out o = { .buf = buf, .len = len };
 
@@ -227,7 +227,7 @@ long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf, siz
 	return (long)o.pos;
 }
 
-int mntsnap_render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f)
+int mntsnap__render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	char stack[1024], *line = stack, *big = NULL;

@@ -227,7 +227,7 @@ static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
 		put_fs(b, m);
 		return;
 	}
-	mntsnap_vfs_options(m, vfs, sizeof(vfs));
+	mntsnap__vfs_options(m, vfs, sizeof(vfs));
 	puts_(b, vfs);
 }
 
@@ -241,7 +241,7 @@ static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t l
 	char vfs[160], fs[512];
 	size_t vl, fl;
 
-	mntsnap_vfs_options(m, vfs, sizeof(vfs));
+	mntsnap__vfs_options(m, vfs, sizeof(vfs));
 	vl = strlen(vfs);
 	fl = mntsnap__fs_options(m, fs, sizeof(fs));
 	if (fl >= sizeof(fs) || vl + fl + 4 > len)

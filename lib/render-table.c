@@ -172,7 +172,7 @@ static int maybe_flush(struct mntsnap__buf *b, FILE *f, bool last)
 	return mntsnap__buf_flush(b, f);
 }
 
-int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f)
+int mntsnap__render_table(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	struct mntsnap__buf b = { 0 };
@@ -208,7 +208,7 @@ int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f)
 	return r;
 }
 
-int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f)
+int mntsnap__render_tree(const struct mntsnap_snapshot *snap, FILE *f)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	/* last[d]: is the ancestor at depth d the last of its siblings? */

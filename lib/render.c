@@ -13,16 +13,16 @@ int mntsnap_render(const struct mntsnap_snapshot *snap, int format, FILE *f)
 		return -EINVAL;
 	switch (format) {
 	case MNTSNAP_FORMAT_MOUNTINFO:
-		r = mntsnap_render_mountinfo(snap, f);
+		r = mntsnap__render_mountinfo(snap, f);
 		break;
 	case MNTSNAP_FORMAT_JSON:
-		r = mntsnap_render_json(snap, f);
+		r = mntsnap__render_json(snap, f);
 		break;
 	case MNTSNAP_FORMAT_TABLE:
-		r = mntsnap_render_table(snap, f);
+		r = mntsnap__render_table(snap, f);
 		break;
 	case MNTSNAP_FORMAT_TREE:
-		r = mntsnap_render_tree(snap, f);
+		r = mntsnap__render_tree(snap, f);
 		break;
 	default:
 		return -EINVAL;

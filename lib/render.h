@@ -10,10 +10,10 @@
 
 #include "mntsnap.h"
 
-int mntsnap_render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f);
-int mntsnap_render_json(const struct mntsnap_snapshot *snap, FILE *f);
-int mntsnap_render_table(const struct mntsnap_snapshot *snap, FILE *f);
-int mntsnap_render_tree(const struct mntsnap_snapshot *snap, FILE *f);
+int mntsnap__render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f);
+int mntsnap__render_json(const struct mntsnap_snapshot *snap, FILE *f);
+int mntsnap__render_table(const struct mntsnap_snapshot *snap, FILE *f);
+int mntsnap__render_tree(const struct mntsnap_snapshot *snap, FILE *f);
 
 /*
  * 0, or why writing to f failed: f is flushed, so a full disk or a closed
@@ -32,7 +32,7 @@ static inline int mntsnap__record_written(FILE *f)
 }
 
 /* Column 6 of mountinfo ("rw,nosuid,relatime") into buf. */
-void mntsnap_vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
+void mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
 
 /*
  * A growable output buffer: renderers build a record (or many) here and
@@ -151,7 +151,7 @@ size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size
 size_t mntsnap__fs_options(const struct mntsnap_mount *m, char *buf, size_t len);
 
 /* JSON helpers shared with the snapshot export (render-json.c). */
-void mntsnap_json_str(FILE *f, const char *str);
-int mntsnap_json_mount(FILE *f, const struct mntsnap_mount *m);
+void mntsnap__json_str(FILE *f, const char *str);
+int mntsnap__json_mount(FILE *f, const struct mntsnap_mount *m);
 
 #endif

@@ -52,7 +52,7 @@ static int reserve_exact(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask)
+struct mntsnap_snapshot *mntsnap__snap_new(int backend, uint32_t mask)
 {
 	/*
 	 * Not calloc (nor malloc + memset, which compilers turn into calloc):
@@ -132,7 +132,7 @@ static int grow_strtab(struct mntsnap_snapshot *s, uint32_t need)
 	return 0;
 }
 
-int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes)
+int mntsnap__snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes)
 {
 	int r;
 
@@ -146,7 +146,7 @@ int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t st
 	return reserve_exact((void **)&s->strtab, &s->strtab_cap, s->strtab_len + str_bytes, 1);
 }
 
-long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
+long mntsnap__snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
 {
 	uint32_t off;
 	int r;
@@ -165,7 +165,7 @@ long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
 	return off;
 }
 
-size_t mntsnap_strlist_len(const char *list, uint32_t n)
+size_t mntsnap__strlist_len(const char *list, uint32_t n)
 {
 	size_t len = 0;
 
@@ -195,7 +195,7 @@ static const char *str_or_empty(const char *s, uint32_t mask, uint32_t bit)
 /* Lists hash and compare including their inner NULs. */
 static size_t list_len(const char *s, uint32_t n, uint32_t mask, uint32_t bit)
 {
-	return (mask & bit) && s ? mntsnap_strlist_len(s, n) : 0;
+	return (mask & bit) && s ? mntsnap__strlist_len(s, n) : 0;
 }
 
 /*
@@ -258,7 +258,7 @@ static long add_str(struct mntsnap_snapshot *s, const char *str, uint32_t mask, 
 {
 	if (!(mask & bit) || !str)
 		return 0;
-	return mntsnap_snap_str(s, str, strlen(str));
+	return mntsnap__snap_str(s, str, strlen(str));
 }
 
 static long add_list(struct mntsnap_snapshot *s, const char *list, uint32_t n,
@@ -270,8 +270,8 @@ static long add_list(struct mntsnap_snapshot *s, const char *list, uint32_t n,
 	if (!(mask & bit) || !list || !n)
 		return 0;
 	/* the list's own final NUL is part of it; snap_str adds one more */
-	len = mntsnap_strlist_len(list, n);
-	off = mntsnap_snap_str(s, list, len - 1);
+	len = mntsnap__strlist_len(list, n);
+	off = mntsnap__snap_str(s, list, len - 1);
 	return off;
 }
 
@@ -377,7 +377,7 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	u = add_list(s, m->uidmap, m->uidmap_num, m->mask, MNTSNAP_F_UIDMAP);
 	g = add_list(s, m->gidmap, m->gidmap_num, m->mask, MNTSNAP_F_GIDMAP);
 	if (of)
-		o = mntsnap_snap_str(s, m->opt_fields, strlen(m->opt_fields));
+		o = mntsnap__snap_str(s, m->opt_fields, strlen(m->opt_fields));
 	if (u < 0)
 		return u;
 	if (g < 0)
@@ -396,7 +396,7 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	return s->nidmaps++;
 }
 
-long mntsnap_snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
+long mntsnap__snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
 	struct mntsnap_rec *r;
 	long sb, root, mp, im;
@@ -614,7 +614,7 @@ static void *shrink(void *p, size_t bytes)
  * (a one-mount lookup is mostly allocator calls already). */
 #define SHRINK_MIN 256
 
-int mntsnap_snap_finish(struct mntsnap_snapshot *s)
+int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 {
 	uint32_t n = s->nrecs;
 	int r;
@@ -941,7 +941,7 @@ static void update_by_old(struct mntsnap_snapshot *s, uint32_t first, uint32_t *
 	}
 }
 
-int mntsnap_snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_t *drop)
+int mntsnap__snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_t *drop)
 {
 	uint32_t *tree, *spare = NULL, first;
 	struct update u;
@@ -1018,7 +1018,7 @@ static int relative_mp(struct mntsnap_snapshot *s, uint32_t i, const char *root_
 		return 0;
 	/* "/" for the root itself; copied first, as adding may move strtab */
 	rel = strdup(mp[plen] ? mp + plen : "/");
-	off = rel ? mntsnap_snap_str(s, rel, strlen(rel)) : -ENOMEM;
+	off = rel ? mntsnap__snap_str(s, rel, strlen(rel)) : -ENOMEM;
 	free(rel);
 	if (off < 0)
 		return (int)off;
@@ -1026,7 +1026,7 @@ static int relative_mp(struct mntsnap_snapshot *s, uint32_t i, const char *root_
 	return 0;
 }
 
-int mntsnap_snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
+int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
 {
 	for (uint32_t i = 0; i < s->nrecs; i++) {
 		int r;
@@ -1041,7 +1041,7 @@ int mntsnap_snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
 	return 0;
 }
 
-int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
+int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
 {
 	long R = mntsnap_snapshot_find(s, root_id);
 	uint32_t j = 0;
@@ -1069,7 +1069,7 @@ int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char
 	if (r)
 		return r;
 	s->nrecs = j;
-	return mntsnap_snap_finish(s);
+	return mntsnap__snap_finish(s);
 }
 
 /* ---- public accessors ------------------------------------------------- */
@@ -1232,7 +1232,7 @@ int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn 
 
 	if (!s || !keep || !ret_snap)
 		return -EINVAL;
-	n = mntsnap_snap_new(s->backend, s->mask);
+	n = mntsnap__snap_new(s->backend, s->mask);
 	if (!n)
 		return -ENOMEM;
 	n->ns_id = s->ns_id;
@@ -1244,10 +1244,10 @@ int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn 
 	for (uint32_t i = 0; i < s->nrecs && r >= 0; i++) {
 		mntsnap_snapshot_get(s, i, &m);
 		if (keep(&m, data))
-			r = mntsnap_snap_add(n, &m);
+			r = mntsnap__snap_add(n, &m);
 	}
 	if (r >= 0)
-		r = mntsnap_snap_finish(n);
+		r = mntsnap__snap_finish(n);
 	if (r < 0) {
 		mntsnap_snapshot_free(n);
 		return (int)r;

@@ -91,21 +91,21 @@ struct mntsnap_snapshot {
 };
 
 /* Create an empty snapshot to fill. */
-struct mntsnap_snapshot *mntsnap_snap_new(int backend, uint32_t mask);
+struct mntsnap_snapshot *mntsnap__snap_new(int backend, uint32_t mask);
 
 /*
  * Append one record, copying every string m's mask marks valid (lists
  * are *_num NUL-terminated strings end to end). Ignores index/parent_index/
  * depth. Returns the new storage index or -ENOMEM/-EOVERFLOW.
  */
-long mntsnap_snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m);
+long mntsnap__snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m);
 
 /*
  * Link parents and children, compute tree order and the lookup indexes,
  * and trim allocations. Must be called after the last add (and again after
  * further adds). -EBADMSG if parent links form a cycle.
  */
-int mntsnap_snap_finish(struct mntsnap_snapshot *s);
+int mntsnap__snap_finish(struct mntsnap_snapshot *s);
 /*
  * After a finish: records [0, nold) are what it indexed, drop[k] != 0 marks
  * those to remove, and records from nold on were added since. For a few
@@ -116,15 +116,15 @@ int mntsnap_snap_finish(struct mntsnap_snapshot *s);
  * apply (the caller compacts and finishes), or -ENOMEM, touching nothing.
  * Unlike a finish it keeps spare capacity: refreshes come again.
  */
-int mntsnap_snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_t *drop);
+int mntsnap__snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_t *drop);
 
 /*
  * Make room for nrecs more records and str_bytes more of strings, so a capture
  * that knows its size up front (listmount) never reallocates and copies
- * while adding; mntsnap_snap_finish() trims what was not used.
+ * while adding; mntsnap__snap_finish() trims what was not used.
  * 0, -ENOMEM or -EOVERFLOW.
  */
-int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes);
+int mntsnap__snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t str_bytes);
 
 /*
  * Keep only the records reachable from a process root, the directory
@@ -134,19 +134,19 @@ int mntsnap_snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t st
  * ids and mount points. 0, -ENOENT (no such mount in s, or no mount
  * point), -ENOMEM, -EBADMSG.
  */
-int mntsnap_snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path);
+int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path);
 
 /*
  * Only the path part of the above, for a lookup of single mounts: mount
  * points at or below root_path become relative to it, others stay. 0 or
  * -ENOMEM.
  */
-int mntsnap_snap_relative_to(struct mntsnap_snapshot *s, const char *root_path);
+int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path);
 
 /* Copy a string into strtab; returns its offset or -ENOMEM/-EOVERFLOW. */
-long mntsnap_snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
+long mntsnap__snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 
 /* Byte length of a list of n NUL-terminated strings laid end to end. */
-size_t mntsnap_strlist_len(const char *list, uint32_t n);
+size_t mntsnap__strlist_len(const char *list, uint32_t n);
 
 #endif

@@ -71,14 +71,14 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
 		return -ENOMEM;
 	sv->o.sz = sizeof(sv->o);
 	if (opts) {
-		r = mntsnap_opts_valid(opts, opts->sz, sizeof(sv->o));
+		r = mntsnap__opts_valid(opts, opts->sz, sizeof(sv->o));
 		if (r) {
 			free(sv);
 			return r;
 		}
 		memcpy(&sv->o, opts, opts->sz < sizeof(sv->o) ? opts->sz : sizeof(sv->o));
 	}
-	mntsnap_sys_resolve(sv->o.sysops, &sv->sys);
+	mntsnap__sys_resolve(sv->o.sysops, &sv->sys);
 	sv->policy = policy;
 	{
 		struct stat st;

@@ -359,7 +359,7 @@ static int mount_type(int tfd, char *buf, size_t len)
 		return -EINVAL; /* what mount(2) says for a remount of a non-mount */
 	req.mnt_id = st.stx_mnt_id;
 	memset(&u, 0, sizeof(u));
-	r = mntsnap_sys_statmount(NULL, &req, &u.sm, sizeof(u), 0);
+	r = mntsnap__sys_statmount(NULL, &req, &u.sm, sizeof(u), 0);
 	if (r < 0)
 		return (int)r;
 	if (!(u.sm.mask & MNTSNAP_K_STATMOUNT_FS_TYPE) || u.sm.fs_type >= SV_FSTYPE_MAX)

@@ -19,21 +19,21 @@ static long ret_errno(long r)
 	return r < 0 ? -errno : r;
 }
 
-long mntsnap_sys_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+long mntsnap__sys_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 			   struct mntsnap_k_statmount *buf, size_t bufsize, unsigned flags)
 {
 	(void)ctx;
 	return ret_errno(syscall(MNTSNAP_NR_statmount, req, buf, bufsize, flags));
 }
 
-long mntsnap_sys_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+long mntsnap__sys_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 			   uint64_t *ids, size_t nr, unsigned flags)
 {
 	(void)ctx;
 	return ret_errno(syscall(MNTSNAP_NR_listmount, req, ids, nr, flags));
 }
 
-long mntsnap_sys_statx(void *ctx, int dirfd, const char *path, int flags,
+long mntsnap__sys_statx(void *ctx, int dirfd, const char *path, int flags,
 		       unsigned mask, struct mntsnap_statx *buf)
 {
 	(void)ctx;
@@ -41,7 +41,7 @@ long mntsnap_sys_statx(void *ctx, int dirfd, const char *path, int flags,
 	return ret_errno(syscall(SYS_statx, dirfd, path, flags, mask, buf));
 }
 
-long mntsnap_sys_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+long mntsnap__sys_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 {
 	(void)ctx;
 	return ret_errno(ioctl(fd, req, arg));
@@ -52,33 +52,33 @@ long mntsnap_sys_ioctl(void *ctx, int fd, unsigned long req, void *arg)
  * into two registers where the ABI needs it (32-bit targets), which a
  * plain syscall() would get wrong.
  */
-long mntsnap_sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags)
+long mntsnap__sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags)
 {
 	(void)ctx;
 	return ret_errno(fanotify_init(flags, event_f_flags));
 }
 
-long mntsnap_sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
+long mntsnap__sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
 			       const char *path)
 {
 	(void)ctx;
 	return ret_errno(fanotify_mark(fd, flags, mask, dirfd, path));
 }
 
-const struct mntsnap_sysops mntsnap_sys_real = {
-	.statmount = mntsnap_sys_statmount,
-	.listmount = mntsnap_sys_listmount,
-	.statx = mntsnap_sys_statx,
-	.ioctl = mntsnap_sys_ioctl,
-	.fanotify_init = mntsnap_sys_fanotify_init,
-	.fanotify_mark = mntsnap_sys_fanotify_mark,
+const struct mntsnap_sysops mntsnap__sys_real = {
+	.statmount = mntsnap__sys_statmount,
+	.listmount = mntsnap__sys_listmount,
+	.statx = mntsnap__sys_statx,
+	.ioctl = mntsnap__sys_ioctl,
+	.fanotify_init = mntsnap__sys_fanotify_init,
+	.fanotify_mark = mntsnap__sys_fanotify_mark,
 	.ctx = NULL,
 };
 
-void mntsnap_sys_resolve(const struct mntsnap_sysops *in,
+void mntsnap__sys_resolve(const struct mntsnap_sysops *in,
 			 struct mntsnap_sysops *out)
 {
-	*out = mntsnap_sys_real;
+	*out = mntsnap__sys_real;
 	if (!in)
 		return;
 	if (in->statmount)
@@ -96,7 +96,7 @@ void mntsnap_sys_resolve(const struct mntsnap_sysops *in,
 	out->ctx = in->ctx;
 }
 
-int mntsnap_fd_move_above_stdio(int fd)
+int mntsnap__fd_move_above_stdio(int fd)
 {
 	int nfd;
 

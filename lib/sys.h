@@ -32,25 +32,25 @@ struct mntsnap_sysops {
 };
 
 /* The real syscalls, returning -errno. */
-long mntsnap_sys_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+long mntsnap__sys_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 			   struct mntsnap_k_statmount *buf, size_t bufsize, unsigned flags);
-long mntsnap_sys_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+long mntsnap__sys_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 			   uint64_t *ids, size_t nr, unsigned flags);
-long mntsnap_sys_statx(void *ctx, int dirfd, const char *path, int flags,
+long mntsnap__sys_statx(void *ctx, int dirfd, const char *path, int flags,
 		       unsigned mask, struct mntsnap_statx *buf);
-long mntsnap_sys_ioctl(void *ctx, int fd, unsigned long req, void *arg);
-long mntsnap_sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags);
-long mntsnap_sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
+long mntsnap__sys_ioctl(void *ctx, int fd, unsigned long req, void *arg);
+long mntsnap__sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags);
+long mntsnap__sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
 			       const char *path);
 
 /* The table of real syscalls. */
-extern const struct mntsnap_sysops mntsnap_sys_real;
+extern const struct mntsnap_sysops mntsnap__sys_real;
 
 /* Resolve a possibly partial table: fill NULL entries from the real one. */
-void mntsnap_sys_resolve(const struct mntsnap_sysops *in,
+void mntsnap__sys_resolve(const struct mntsnap_sysops *in,
 			 struct mntsnap_sysops *out);
 
 /* Move an fd off 0..2 (a caller may have closed stdio) and keep CLOEXEC. */
-int mntsnap_fd_move_above_stdio(int fd);
+int mntsnap__fd_move_above_stdio(int fd);
 
 #endif

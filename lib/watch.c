@@ -249,7 +249,7 @@ static long live_add(struct mntsnap_watch *w, const struct mntsnap_mount *m)
 	r = dead_fit(w, w->live->nrecs + 1);
 	if (r)
 		return r;
-	i = mntsnap_snap_add(w->live, m);
+	i = mntsnap__snap_add(w->live, m);
 	if (i < 0)
 		return i;
 	r = idx_put(&w->idx, m->id, (uint32_t)i);
@@ -338,22 +338,22 @@ static int live_rebuild(struct mntsnap_watch *w)
 	if (w->clean)
 		return 0;
 	order = live_order(w, &cnt);
-	n = mntsnap_snap_new(s->backend, s->mask);
+	n = mntsnap__snap_new(s->backend, s->mask);
 	if (!order || !n) {
 		free(order);
 		mntsnap_snapshot_free(n);
 		return -ENOMEM;
 	}
-	r = mntsnap_snap_reserve(n, cnt, 0);
+	r = mntsnap__snap_reserve(n, cnt, 0);
 	for (uint32_t i = 0; i < cnt && r >= 0; i++) {
 		struct mntsnap_mount m;
 
 		mntsnap_snapshot_get(s, order[i].i, &m);
-		r = (int)mntsnap_snap_add(n, &m);
+		r = (int)mntsnap__snap_add(n, &m);
 	}
 	free(order);
 	if (r >= 0)
-		r = mntsnap_snap_finish(n);
+		r = mntsnap__snap_finish(n);
 	if (r >= 0)
 		r = retire(w, s);
 	if (r < 0) {
@@ -364,7 +364,7 @@ static int live_rebuild(struct mntsnap_watch *w)
 	n->consistent = s->consistent;
 	n->attempts = s->attempts;
 	n->kernel_supported_mask = s->kernel_supported_mask;
-	mntsnap_snap_stamp(n);
+	mntsnap__snap_stamp(n);
 	return live_set(w, n);
 }
 
@@ -402,11 +402,11 @@ static int kind_of(uint32_t changed)
 /* statmount(id) in full into w->buf, as a record in *m (strings in w->buf). */
 static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
 {
-	long r = mntsnap_sm_call(&w->sys, &w->tmpl, id, w->full_mask, &w->buf);
+	long r = mntsnap__sm_call(&w->sys, &w->tmpl, id, w->full_mask, &w->buf);
 
 	if (r < 0)
 		return (int)r;
-	mntsnap_sm_to_mount(w->buf.sm, w->want, m);
+	mntsnap__sm_to_mount(w->buf.sm, w->want, m);
 	if (!(m->mask & MNTSNAP_F_NS_ID) && (w->want & MNTSNAP_F_NS_ID) && w->live->ns_id) {
 		m->mask |= MNTSNAP_F_NS_ID;
 		m->ns_id = w->live->ns_id;
@@ -504,7 +504,7 @@ static int sweep_one(struct mntsnap_watch *w, struct sweep *sw, long k)
 
 	if (sw->sb[sb] != 1)
 		return sweep_full(w, sw, k, sb);
-	r = mntsnap_sm_call(&w->sys, &w->tmpl, w->live->recs[k].id, sw->cheap, &w->buf);
+	r = mntsnap__sm_call(&w->sys, &w->tmpl, w->live->recs[k].id, sw->cheap, &w->buf);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
@@ -512,7 +512,7 @@ static int sweep_one(struct mntsnap_watch *w, struct sweep *sw, long k)
 	sw->seen[k] = 1;
 	mntsnap_snapshot_get(w->live, (size_t)k, &old);
 	/* only the fields the cheap answer carries are compared */
-	mntsnap_sm_to_mount(w->buf.sm, w->want, &now);
+	mntsnap__sm_to_mount(w->buf.sm, w->want, &now);
 	if (!mntsnap__diff_changes(&old, &now))
 		return 0;
 	return sweep_full(w, sw, k, sb);
@@ -546,7 +546,7 @@ static int sweep(struct mntsnap_watch *w)
 	sw.cheap = MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_SB_BASIC;
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
 		sw.cheap |= MNTSNAP_K_STATMOUNT_MNT_POINT;
-	r = mntsnap_sm_list(&w->sys, &w->tmpl, 0, false, &ids, &n);
+	r = mntsnap__sm_list(&w->sys, &w->tmpl, 0, false, &ids, &n);
 	if (r)
 		return r;
 	sw.seen = calloc((size_t)sw.nrecs + 1, 1);
@@ -565,7 +565,7 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 {
 	struct mntsnap_capture_opts o = {
 	    .sz = sizeof(o), .mask = w->want, .ns = w->tns, .error = err};
-	int r = mntsnap_capture_consistent(&o, &w->sys, w->want, ret);
+	int r = mntsnap__capture_consistent(&o, &w->sys, w->want, ret);
 
 	if (!r && !(*ret)->ns_id && w->tns)
 		(*ret)->ns_id = w->tns->ns_id;
@@ -777,7 +777,7 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 	r = drain_sources(w);
 	if (r)
 		failed(w);
-	if (!r && mntsnap_ns_check_alive(w->tns) == -ESRCH) {
+	if (!r && mntsnap__ns_check_alive(w->tns) == -ESRCH) {
 		w->ended = true;
 		if (!w->nev)
 			return -ESRCH;
@@ -887,7 +887,7 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	free(w->idx.v);
 	free(w->ev);
 	free(w->fanbuf);
-	mntsnap_sm_buf_free(&w->buf);
+	mntsnap__sm_buf_free(&w->buf);
 	free(w);
 }
 
@@ -902,12 +902,12 @@ static int open_mountinfo(const struct mntsnap_watch *w)
 	int fd;
 
 	if (!w->tns)
-		fd = mntsnap_mountinfo_open_own();
+		fd = mntsnap__mountinfo_open_own();
 	else if (w->tns->pidfd < 0)
 		return -1;
 	else
-		fd = mntsnap_mountinfo_open_pid(w->tns);
-	fd = mntsnap_fd_move_above_stdio(fd);
+		fd = mntsnap__mountinfo_open_pid(w->tns);
+	fd = mntsnap__fd_move_above_stdio(fd);
 	return fd < 0 ? -1 : fd;
 }
 
@@ -916,7 +916,7 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 			struct mntsnap_error *err)
 {
 	static const int routes[] = {MNTSNAP_NS_ROUTE_FD, MNTSNAP_NS_ROUTE_ID};
-	int r = mntsnap_ns_check_alive(ns), e = -EOPNOTSUPP;
+	int r = mntsnap__ns_check_alive(ns), e = -EOPNOTSUPP;
 
 	if (r)
 		return mntsnap_ns_explain(r, "watch", err);
@@ -937,7 +937,7 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 			return 0;
 	}
 	/* listmount says ENOENT for "not yours" */
-	if (e == -ENOENT && !mntsnap_cap_effective(CAP_SYS_ADMIN_))
+	if (e == -ENOENT && !mntsnap__cap_effective(CAP_SYS_ADMIN_))
 		e = -EPERM;
 	return mntsnap_ns_explain(e, "watch (direct query of the target namespace)", err);
 }
@@ -952,7 +952,7 @@ static bool fan_setup(struct mntsnap_watch *w)
 	if (!w->tns)
 		nsfd = own = mntsnap__ns_open_own_fd();
 	/* an id-only handle: the mark needs an nsfs fd, found by id if we may */
-	else if (nsfd < 0 && !mntsnap_ns_enter_fd(w->tns, &nsfd, &owned) && owned)
+	else if (nsfd < 0 && !mntsnap__ns_enter_fd(w->tns, &nsfd, &owned) && owned)
 		own = nsfd;
 	if (nsfd < 0)
 		return false;
@@ -961,7 +961,7 @@ static bool fan_setup(struct mntsnap_watch *w)
 	    0);
 	r = fd;
 	if (fd >= 0) {
-		fd = mntsnap_fd_move_above_stdio((int)fd);
+		fd = mntsnap__fd_move_above_stdio((int)fd);
 		r = fd < 0
 			? fd
 			: w->sys.fanotify_mark(w->sys.ctx, (int)fd,
@@ -1008,7 +1008,7 @@ static int sources_setup(struct mntsnap_watch *w)
 	/* the settle sweep's clock, and the wake-up for a resync after a
 	 * failed drain (on every route) */
 	w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	w->timerfd = mntsnap_fd_move_above_stdio(w->timerfd < 0 ? -errno : w->timerfd);
+	w->timerfd = mntsnap__fd_move_above_stdio(w->timerfd < 0 ? -errno : w->timerfd);
 	if (w->timerfd < 0)
 		return w->timerfd;
 	pri_fired(w->mi_check); /* latch: changes from here on count */
@@ -1025,7 +1025,7 @@ static int epoll_setup(struct mntsnap_watch *w)
 	int r;
 
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
-	w->epfd = mntsnap_fd_move_above_stdio(w->epfd < 0 ? -errno : w->epfd);
+	w->epfd = mntsnap__fd_move_above_stdio(w->epfd < 0 ? -errno : w->epfd);
 	if (w->epfd < 0)
 		return w->epfd;
 	r = ep_add(w, w->fanfd, EPOLLIN);
@@ -1043,27 +1043,27 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	struct mntsnap_snapshot *s = NULL;
 	int r;
 
-	mntsnap_sys_resolve(o->sysops, &w->sys);
+	mntsnap__sys_resolve(o->sysops, &w->sys);
 	w->flags = o->flags;
 	w->settle_ms = o->settle_ms ? o->settle_ms : DEFAULT_SETTLE_MS;
 	w->want = (o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT) | MNTSNAP_F_ID;
-	w->full_mask = mntsnap_sm_mask_from_fields(w->want);
+	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
 	if (o->ns && !o->ns->self) {
 		r = route_target(w, o->ns, o->error);
 		if (r)
 			return r;
 	}
 	mntsnap_ns_fill_req(w->tns, true, &w->tmpl);
-	r = mntsnap_sm_buf_init(&w->buf);
+	r = mntsnap__sm_buf_init(&w->buf);
 	if (r)
 		return r;
 	r = sources_setup(w);
 	if (r == -EOPNOTSUPP)
-		return mntsnap_set_error(o->error, r, 0,
+		return mntsnap__set_error(o->error, r, 0,
 					 "no way to watch this namespace: no fanotify mount "
 					 "events and no process whose mountinfo could be polled");
 	if (r)
-		return mntsnap_set_error(o->error, r, 0, "watch setup failed: %s", strerror(-r));
+		return mntsnap__set_error(o->error, r, 0, "watch setup failed: %s", strerror(-r));
 	r = capture_now(w, o->error, &s);
 	if (r)
 		return r;
@@ -1071,7 +1071,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	if (!r)
 		r = epoll_setup(w);
 	if (r)
-		return mntsnap_set_error(o->error, r, 0, "watch setup failed: %s", strerror(-r));
+		return mntsnap__set_error(o->error, r, 0, "watch setup failed: %s", strerror(-r));
 	return 0;
 }
 
@@ -1084,7 +1084,7 @@ int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watc
 	if (!ret_watch)
 		return -EINVAL;
 	if (opts) {
-		r = mntsnap_opts_valid(opts, opts->sz, sizeof(o));
+		r = mntsnap__opts_valid(opts, opts->sz, sizeof(o));
 		if (r)
 			return r;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));

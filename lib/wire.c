@@ -168,7 +168,7 @@ static bool have_sse42(void)
 }
 #endif
 
-uint32_t mntsnap_crc32c(uint32_t crc, const void *buf, size_t len)
+uint32_t mntsnap__crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 
@@ -350,7 +350,7 @@ static uint64_t pool_list(struct strpool *sp, const struct mntsnap_snapshot *s, 
 
 	if (!n)
 		return 0;
-	return pool_add(sp, p, mntsnap_strlist_len(p, n) - 1);
+	return pool_add(sp, p, mntsnap__strlist_len(p, n) - 1);
 }
 
 static void enc_meta(struct wbuf *w, const struct mntsnap_snapshot *s)
@@ -544,7 +544,7 @@ static void enc_section_flags(struct wbuf *out, unsigned type, unsigned flags,
 	w_bytes(out, payload->p, payload->len);
 }
 
-int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len)
+int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len)
 {
 	struct wbuf sec[SEC__KNOWN] = { { 0 } }, out = { 0 };
 	struct strpool sp = { { 0 } };
@@ -584,7 +584,7 @@ int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t
 
 		for (int i = 0; i < 8; i++)
 			out.p[16 + i] = (uint8_t)(total >> (8 * i));
-		w_le(&out, mntsnap_crc32c(0, out.p, out.len), 4);
+		w_le(&out, mntsnap__crc32c(0, out.p, out.len), 4);
 	}
 	for (int i = 0; i < SEC__KNOWN; i++)
 		free(sec[i].p);
@@ -633,7 +633,7 @@ static int bad_v(struct rd *d, int err, const char *what, size_t at)
 {
 	if (!d->r) {
 		d->r = err;
-		mntsnap_set_error(d->err, err, 0, "snapshot: %s (at byte %zu)", what, at);
+		mntsnap__set_error(d->err, err, 0, "snapshot: %s (at byte %zu)", what, at);
 	}
 	return d->r;
 }
@@ -797,7 +797,7 @@ static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN])
 	}
 	if (hdr_len < WIRE_HDR_LEN || hdr_len > len - WIRE_TRAILER)
 		return bad_v(d, -EBADMSG, "bad header length", 10);
-	if (le(b + len - WIRE_TRAILER, 4) != mntsnap_crc32c(0, b, len - WIRE_TRAILER))
+	if (le(b + len - WIRE_TRAILER, 4) != mntsnap__crc32c(0, b, len - WIRE_TRAILER))
 		return bad_v(d, -EBADMSG, "checksum mismatch (corrupted)", len - WIRE_TRAILER);
 	if (features & ~(uint64_t)WIRE_FEATURES_KNOWN) {
 		char m[120];
@@ -1145,7 +1145,7 @@ static bool same_id(const struct mntsnap_snapshot *s, uint32_t a, uint32_t b)
 	return s->recs[a].id_old == s->recs[b].id_old;
 }
 
-/* After mntsnap_snap_finish: ids unique, and links agree with the ids. */
+/* After mntsnap__snap_finish: ids unique, and links agree with the ids. */
 static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const struct drec *x)
 {
 	for (uint32_t i = 0; i < s->nrecs; i++) {
@@ -1233,13 +1233,13 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 	if (!r)
 		r = dec_optfields(c, x, n);
 	for (uint32_t i = 0; i < n && !r; i++) {
-		long k = mntsnap_snap_add(s, &x[i].m);
+		long k = mntsnap__snap_add(s, &x[i].m);
 
 		if (k < 0)
 			r = bad_v(d, (int)k, "cannot store record", 0);
 	}
 	if (!r) {
-		r = mntsnap_snap_finish(s);
+		r = mntsnap__snap_finish(s);
 		if (r == -EBADMSG)
 			r = bad(d, "parent links form a cycle");
 		else if (r)
@@ -1251,7 +1251,7 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 	return r;
 }
 
-int mntsnap_wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
+int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 			struct mntsnap_snapshot **ret)
 {
 	struct sec secs[SEC__KNOWN] = { { 0 } };
@@ -1270,7 +1270,7 @@ int mntsnap_wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 	r = parse_frame(&d, len, secs);
 	if (r)
 		return r;
-	s = mntsnap_snap_new(MNTSNAP_BACKEND_FILE, 0);
+	s = mntsnap__snap_new(MNTSNAP_BACKEND_FILE, 0);
 	if (!s)
 		return bad_v(&d, -ENOMEM, "out of memory", 0);
 	r = dec_meta(&d, &secs[SEC_META], s);
@@ -1323,7 +1323,7 @@ int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd)
 
 	if (!snap || fd < 0)
 		return -EINVAL;
-	r = mntsnap_wire_encode(snap, &buf, &len);
+	r = mntsnap__wire_encode(snap, &buf, &len);
 	if (r)
 		return r;
 	r = write_all(fd, buf, len);
@@ -1591,7 +1591,7 @@ int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path)
 int mntsnap_snapshot_load_buf(const void *buf, size_t len, struct mntsnap_error *err,
 			      struct mntsnap_snapshot **ret_snap)
 {
-	return mntsnap_wire_decode(buf, len, err, ret_snap);
+	return mntsnap__wire_decode(buf, len, err, ret_snap);
 }
 
 /* Up to len bytes (fewer only at EOF); the count or -errno. */
@@ -1630,26 +1630,26 @@ int mntsnap_snapshot_load_fd(int fd, struct mntsnap_error *err,
 		return -EINVAL;
 	n = read_full(fd, hdr, sizeof(hdr));
 	if (n < 0)
-		return mntsnap_set_error(err, (int)n, 0, "snapshot: read: %s", strerror((int)-n));
+		return mntsnap__set_error(err, (int)n, 0, "snapshot: read: %s", strerror((int)-n));
 	if (n < 8 || memcmp(hdr, WIRE_MAGIC, 8) || n < WIRE_HDR_LEN)
-		return mntsnap_wire_decode(hdr, (size_t)n, err, ret_snap);
+		return mntsnap__wire_decode(hdr, (size_t)n, err, ret_snap);
 	total = le(hdr + 16, 8);
 	if (total > WIRE_MAX_FILE)
-		return mntsnap_set_error(err, -EFBIG, 16,
+		return mntsnap__set_error(err, -EFBIG, 16,
 					 "snapshot: header says %" PRIu64 " bytes, more than %llu",
 					 total, (unsigned long long)WIRE_MAX_FILE);
 	if (total < WIRE_HDR_LEN)
 		total = WIRE_HDR_LEN; /* decode says what is wrong */
 	buf = malloc((size_t)total + 1);
 	if (!buf)
-		return mntsnap_set_error(err, -ENOMEM, 0, "snapshot: out of memory");
+		return mntsnap__set_error(err, -ENOMEM, 0, "snapshot: out of memory");
 	memcpy(buf, hdr, WIRE_HDR_LEN);
 	m = read_full(fd, buf + WIRE_HDR_LEN, (size_t)total + 1 - WIRE_HDR_LEN);
 	if (m < 0) {
 		free(buf);
-		return mntsnap_set_error(err, (int)m, 0, "snapshot: read: %s", strerror((int)-m));
+		return mntsnap__set_error(err, (int)m, 0, "snapshot: read: %s", strerror((int)-m));
 	}
-	r = mntsnap_wire_decode(buf, WIRE_HDR_LEN + (size_t)m, err, ret_snap);
+	r = mntsnap__wire_decode(buf, WIRE_HDR_LEN + (size_t)m, err, ret_snap);
 	free(buf);
 	return r;
 }
@@ -1664,7 +1664,7 @@ int mntsnap_snapshot_load(const char *path, struct mntsnap_error *err,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		return mntsnap_set_error(err, r, 0, "open: %s", strerror(-r));
+		return mntsnap__set_error(err, r, 0, "open: %s", strerror(-r));
 	}
 	r = mntsnap_snapshot_load_fd(fd, err, ret_snap);
 	close(fd);

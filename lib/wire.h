@@ -21,7 +21,7 @@ struct mntsnap_snapshot;
  * Encode s into a malloc'd buffer (*ret_buf, *ret_len; free() it).
  * Returns 0, -EINVAL (NULL arguments), -ENOMEM, -EOVERFLOW (> 4 GiB).
  */
-int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len);
+int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len);
 
 /*
  * Decode and validate buf (never trusts it: every offset, length, count,
@@ -35,10 +35,10 @@ int mntsnap_wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t
  * err (optional) gets a message saying what was wrong, with the byte
  * offset where it was found.
  */
-int mntsnap_wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
+int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 			struct mntsnap_snapshot **ret);
 
 /* CRC32C (Castagnoli) of len bytes, continuing from crc (start with 0). */
-uint32_t mntsnap_crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t mntsnap__crc32c(uint32_t crc, const void *buf, size_t len);
 
 #endif

@@ -459,7 +459,7 @@ Test(cli_io, messages_say_errno_once)
 static long racing_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids,
 			     size_t nr, unsigned flags)
 {
-	long n = mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	long n = mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 	int *k = ctx;
 	char p[64];
 

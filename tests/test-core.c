@@ -784,7 +784,7 @@ static size_t descend(int levels, size_t comp_len)
 static long count_eoverflow(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			    size_t bufsize, unsigned flags)
 {
-	long r = mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+	long r = mntsnap__sys_statmount(NULL, req, buf, bufsize, flags);
 
 	*(unsigned *)ctx += r == -EOVERFLOW;
 	return r;
@@ -1301,35 +1301,35 @@ LTest(core, snapshot_store_rejects_corrupt_input)
 	struct mntsnap_snapshot *s;
 
 	/* b (id 3) and c (id 2) name each other as parent; a is a root */
-	s = mntsnap_snap_new(MNTSNAP_BACKEND_FILE, m.mask);
+	s = mntsnap__snap_new(MNTSNAP_BACKEND_FILE, m.mask);
 	cr_assert(s);
 	m.id = 0x80000001ULL, m.parent_id = m.id;
-	cr_assert_geq(mntsnap_snap_add(s, &m), 0);
+	cr_assert_geq(mntsnap__snap_add(s, &m), 0);
 	m.id = 0x80000003ULL, m.parent_id = 0x80000002ULL;
-	cr_assert_geq(mntsnap_snap_add(s, &m), 0);
+	cr_assert_geq(mntsnap__snap_add(s, &m), 0);
 	m.id = 0x80000002ULL, m.parent_id = 0x80000003ULL;
-	cr_assert_geq(mntsnap_snap_add(s, &m), 0);
-	cr_assert_eq(mntsnap_snap_finish(s), -EBADMSG);
+	cr_assert_geq(mntsnap__snap_add(s, &m), 0);
+	cr_assert_eq(mntsnap__snap_finish(s), -EBADMSG);
 	mntsnap_snapshot_free(s);
 
 	/* (duplicate ids are refused by their producers: the statmount
 	 * backend checks each record's id, the wire loader checks its own) */
 
 	/* unsorted storage, parent missing = root */
-	s = mntsnap_snap_new(MNTSNAP_BACKEND_FILE, m.mask);
+	s = mntsnap__snap_new(MNTSNAP_BACKEND_FILE, m.mask);
 	m.parent_id = 0x80000001ULL;
 	m.mask |= MNTSNAP_F_ID_OLD;
 	m.id = 0x80000005ULL, m.id_old = 5, m.parent_id_old = 1;
-	cr_assert_geq(mntsnap_snap_add(s, &m), 0);
+	cr_assert_geq(mntsnap__snap_add(s, &m), 0);
 	m.id = 0x80000004ULL, m.id_old = 4;
-	cr_assert_geq(mntsnap_snap_add(s, &m), 0);
-	cr_assert_eq(mntsnap_snap_finish(s), 0);
+	cr_assert_geq(mntsnap__snap_add(s, &m), 0);
+	cr_assert_eq(mntsnap__snap_finish(s), 0);
 	check_invariants(s);
 	cr_assert_eq(mntsnap_snapshot_find(s, 0x80000004ULL), 1);
 	mntsnap_snapshot_free(s);
 	/* an empty store is a valid, empty snapshot */
-	s = mntsnap_snap_new(MNTSNAP_BACKEND_FILE, m.mask);
-	cr_assert_eq(mntsnap_snap_finish(s), 0);
+	s = mntsnap__snap_new(MNTSNAP_BACKEND_FILE, m.mask);
+	cr_assert_eq(mntsnap__snap_finish(s), 0);
 	cr_assert_eq(mntsnap_snapshot_count(s), 0);
 	mntsnap_snapshot_free(s);
 }
@@ -1494,7 +1494,7 @@ LTest(core, no_fd_leaks)
 	fclose(devnull);
 }
 
-/* ---- incremental index upkeep (mntsnap_snap_update) ------------------------ */
+/* ---- incremental index upkeep (mntsnap__snap_update) ------------------------ */
 
 /* A synthetic mount: unique id, old id and parent (== id for a root). */
 struct fake {
@@ -1512,17 +1512,17 @@ static long fake_add(struct mntsnap_snapshot *s, const struct fake *f)
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		if (s->recs[i].id == f->parent)
 			m.parent_id_old = s->recs[i].id_old;
-	return mntsnap_snap_add(s, &m);
+	return mntsnap__snap_add(s, &m);
 }
 
 static struct mntsnap_snapshot *fake_snap(const struct fake *f, size_t n)
 {
-	struct mntsnap_snapshot *s = mntsnap_snap_new(MNTSNAP_BACKEND_FILE, 0);
+	struct mntsnap_snapshot *s = mntsnap__snap_new(MNTSNAP_BACKEND_FILE, 0);
 
 	cr_assert(s);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_geq(fake_add(s, &f[i]), 0);
-	cr_assert_eq(mntsnap_snap_finish(s), 0);
+	cr_assert_eq(mntsnap__snap_finish(s), 0);
 	return s;
 }
 
@@ -1583,7 +1583,7 @@ static void check_update(const struct fake *before, size_t nb, const uint32_t *d
 		cr_assert_geq(fake_add(s, &add[i]), 0);
 		final[nf++] = add[i];
 	}
-	cr_assert_eq(mntsnap_snap_update(s, (uint32_t)nb, drop), want);
+	cr_assert_eq(mntsnap__snap_update(s, (uint32_t)nb, drop), want);
 	if (want == 1) {
 		full = fake_snap(final, nf);
 		assert_same_index(s, full);

@@ -845,7 +845,7 @@ static long change_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, 
 		while (!*c->t->late && now_ns() < end)
 			;
 	}
-	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 }
 
 static void detector_case(enum kind kind)

@@ -513,7 +513,7 @@ static long fake_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, ui
 	f->calls++;
 	if (f->listmount_err)
 		return f->listmount_err;
-	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 }
 
 static int capture_with(long err, int backend, struct fake *f, struct mntsnap_snapshot **ret)

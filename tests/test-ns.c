@@ -322,7 +322,7 @@ static long kill_on_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 		kill(k->victim, SIGKILL);
 		waitpid(k->victim, NULL, 0);
 	}
-	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 }
 
 static int snapshot_count_ok(struct mntsnap_snapshot *s)
@@ -990,7 +990,7 @@ static long route_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, u
 	} else {
 		c->own++;
 	}
-	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 }
 
 static long route_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
@@ -1002,7 +1002,7 @@ static long route_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, s
 		return -EINVAL;
 	if (req->size >= 32 && req->mnt_ns_id && c->id_enoent)
 		return -EPERM;
-	return mntsnap_sys_statmount(NULL, req, buf, size, flags);
+	return mntsnap__sys_statmount(NULL, req, buf, size, flags);
 }
 
 static char *capture_with_route(const struct mntsnap_ns *ns, struct route_ctx *c)
@@ -1461,7 +1461,7 @@ static long nf_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, stru
 		__atomic_add_fetch(&nf->refused, 1, __ATOMIC_RELAXED);
 		return -EINVAL;
 	}
-	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+	return mntsnap__sys_statmount(NULL, req, buf, bufsize, flags);
 }
 
 static long nf_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids, size_t nr,
@@ -1473,7 +1473,7 @@ static long nf_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint
 		__atomic_add_fetch(&nf->refused, 1, __ATOMIC_RELAXED);
 		return -EINVAL;
 	}
-	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 }
 
 Test(ns, stat_id_falls_back_to_helper)
@@ -1495,7 +1495,7 @@ Test(ns, stat_id_falls_back_to_helper)
 	cr_assert_eq(source_at(byp, BASE "/t/a", src, sizeof(src), &id), 0);
 	fds = ms_count_fds();
 	cr_assert_eq(mntsnap_stat_id(byp, id, MNTSNAP_MASK_FULL, &direct), 0);
-	cr_assert_eq(mntsnap_stat_id_sys(&sys, byp, id, MNTSNAP_MASK_FULL, &via), 0);
+	cr_assert_eq(mntsnap__stat_id_sys(&sys, byp, id, MNTSNAP_MASK_FULL, &via), 0);
 	cr_assert_geq(nf.refused, 2, "fd and id routes were not tried first (%d)", nf.refused);
 	mntsnap_snapshot_get(direct, 0, &a);
 	mntsnap_snapshot_get(via, 0, &b);
@@ -1506,7 +1506,7 @@ Test(ns, stat_id_falls_back_to_helper)
 	cr_assert_str_eq(a.options, b.options);
 	mntsnap_snapshot_free(via);
 	/* no such mount, found out inside */
-	cr_assert_eq(mntsnap_stat_id_sys(&sys, byp, id ^ 0x7fff0000ULL, 0, &via), -ENOENT);
+	cr_assert_eq(mntsnap__stat_id_sys(&sys, byp, id ^ 0x7fff0000ULL, 0, &via), -ENOENT);
 	cr_assert_eq(ms_count_fds(), fds, "fd leak");
 	cr_assert_eq(count_zombies(), 0, "zombie left");
 	mntsnap_snapshot_free(direct);

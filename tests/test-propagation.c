@@ -70,7 +70,7 @@ static long count_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, s
 	c->statmount++;
 	if (req->param & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM)
 		c->with_pf++;
-	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+	return mntsnap__sys_statmount(NULL, req, buf, bufsize, flags);
 }
 
 static struct mntsnap_snapshot *capture(uint32_t flags, unsigned threads, uint64_t under,
@@ -445,7 +445,7 @@ static long vanish_on_pf(void *ctx, const struct mntsnap_k_mnt_id_req *req, stru
 	(void)ctx;
 	if (req->param & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM)
 		return -ENOENT;
-	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+	return mntsnap__sys_statmount(NULL, req, buf, bufsize, flags);
 }
 
 Test(propagation, vanished_before_kernel_call)

@@ -55,7 +55,7 @@ static long race_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, ui
 			   unsigned flags)
 {
 	struct race *r = ctx;
-	long n = mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	long n = mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 
 	r->lists++;
 	/* only after a listing's first page: later pages must run dry */
@@ -80,7 +80,7 @@ static long race_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, st
 		r->done = true;
 		return -ENOENT;
 	}
-	n = mntsnap_sys_statmount(NULL, req, buf, size, flags);
+	n = mntsnap__sys_statmount(NULL, req, buf, size, flags);
 	/* right after the target was read: change its propagation, which
 	 * bumps no event counter and adds no mount */
 	if (r->act == ACT_SHARE_AFTER_FIRST && req->mnt_id == r->target && !r->done) {
@@ -571,7 +571,7 @@ static void assert_indexes_as_rebuilt(struct mntsnap_snapshot *s)
 		w[4] = s->tree[i];
 		w[5] = s->by_old ? s->by_old[i] : MNTSNAP_NONE;
 	}
-	cr_assert_eq(mntsnap_snap_finish(s), 0);
+	cr_assert_eq(mntsnap__snap_finish(s), 0);
 	cr_assert_eq(had_by_id, s->by_id != NULL);
 	cr_assert_eq(had_by_old, s->by_old != NULL);
 	for (uint32_t i = 0; i < n; i++) {

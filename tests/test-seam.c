@@ -95,7 +95,7 @@ static long f_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struc
 		__atomic_add_fetch(&f->eoverflows, 1, __ATOMIC_RELAXED);
 		return -EOVERFLOW;
 	}
-	r = mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+	r = mntsnap__sys_statmount(NULL, req, buf, bufsize, flags);
 	if (r < 0)
 		return r;
 	buf->mask &= ~f->clear_mask;
@@ -155,7 +155,7 @@ static long f_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint6
 		r2.param = 0;
 	if (f->list_k && nr > f->list_k)
 		nr = f->list_k;
-	r = mntsnap_sys_listmount(NULL, &r2, ids, nr, flags);
+	r = mntsnap__sys_listmount(NULL, &r2, ids, nr, flags);
 	if (r > 0 && f->lie == LIE_LIST_OVER)
 		return r + 5;
 	if (f->list_calls > 100000)
@@ -250,7 +250,7 @@ LTest(seam, eoverflow_single_mount)
 	setup();
 	real = real_capture(0);
 	mntsnap_snapshot_get(real, 0, &m);
-	cr_assert_eq(mntsnap_stat_id_sys(&ops, NULL, m.id, 0, &one), 0);
+	cr_assert_eq(mntsnap__stat_id_sys(&ops, NULL, m.id, 0, &one), 0);
 	cr_assert_gt(f.eoverflows, 0);
 	cr_assert_eq(mntsnap_snapshot_count(one), 1);
 	mntsnap_snapshot_get(one, 0, &m);
@@ -389,7 +389,7 @@ static void assert_fails_with(int err)
 	cr_assert_eq(s, (void *)0x1);
 	cr_assert_eq(e.err, err);
 	cr_assert_neq(e.msg[0], '\0');
-	cr_assert_eq(mntsnap_stat_id_sys(&ops, NULL, 0x80000001ULL + 5, 0, &s), err);
+	cr_assert_eq(mntsnap__stat_id_sys(&ops, NULL, 0x80000001ULL + 5, 0, &s), err);
 	cr_assert_eq(s, (void *)0x1);
 }
 

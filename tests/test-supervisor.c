@@ -1180,7 +1180,7 @@ struct killer {
 static long killer_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 {
 	struct killer *k = ctx;
-	long r = mntsnap_sys_ioctl(NULL, fd, req, arg);
+	long r = mntsnap__sys_ioctl(NULL, fd, req, arg);
 
 	if (req == MNTSNAP_K_SECCOMP_IOCTL_NOTIF_RECV && r >= 0)
 		k->victim = (pid_t)((struct mntsnap_k_seccomp_notif *)arg)->pid;
@@ -1188,9 +1188,9 @@ static long killer_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 		k->done = true;
 		kill(k->victim, SIGKILL);
 		/* generous: the kernel drops the notification when it wakes */
-		for (int i = 0; i < 1000 && !mntsnap_sys_ioctl(NULL, fd, req, arg); i++)
+		for (int i = 0; i < 1000 && !mntsnap__sys_ioctl(NULL, fd, req, arg); i++)
 			usleep(1000);
-		r = mntsnap_sys_ioctl(NULL, fd, req, arg);
+		r = mntsnap__sys_ioctl(NULL, fd, req, arg);
 	}
 	return r;
 }

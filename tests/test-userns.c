@@ -207,14 +207,14 @@ static long count_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, u
 		c->by_id++;
 	else
 		c->own++; /* only a helper inside the target lists its own */
-	return mntsnap_sys_listmount(NULL, req, ids, nr, flags);
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
 }
 
 static long count_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, struct mntsnap_k_statmount *buf,
 			    size_t size, unsigned flags)
 {
 	(void)ctx;
-	return mntsnap_sys_statmount(NULL, req, buf, size, flags);
+	return mntsnap__sys_statmount(NULL, req, buf, size, flags);
 }
 
 static int capture(const struct mntsnap_ns *ns, uint32_t flags, struct route_count *count,

@@ -507,7 +507,7 @@ static long failing_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 		*fail = 0;
 		return r;
 	}
-	return mntsnap_sys_statmount(NULL, req, buf, bufsize, flags);
+	return mntsnap__sys_statmount(NULL, req, buf, bufsize, flags);
 }
 
 /*

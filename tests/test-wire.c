@@ -72,8 +72,8 @@ static void assert_round_trip(struct mntsnap_snapshot *s)
 	cr_assert_eq(mntsnap_snapshot_kernel_supported_mask(l),
 		     mntsnap_snapshot_kernel_supported_mask(s));
 	/* encoding is deterministic, so a re-save is byte-identical */
-	cr_assert_eq(mntsnap_wire_encode(s, &b1, &n1), 0);
-	cr_assert_eq(mntsnap_wire_encode(l, &b2, &n2), 0);
+	cr_assert_eq(mntsnap__wire_encode(s, &b1, &n1), 0);
+	cr_assert_eq(mntsnap__wire_encode(l, &b2, &n2), 0);
 	cr_assert_eq(n1, n2);
 	cr_assert(!memcmp(b1, b2, n1), "re-encoded bytes differ");
 	free(b1);
@@ -91,8 +91,8 @@ static void round_trip_now(uint32_t mask)
 
 Test(wire, crc32c_check_value)
 {
-	cr_assert_eq(mntsnap_crc32c(0, "123456789", 9), 0xe3069283U);
-	cr_assert_eq(mntsnap_crc32c(mntsnap_crc32c(0, "1234", 4), "56789", 5), 0xe3069283U);
+	cr_assert_eq(mntsnap__crc32c(0, "123456789", 9), 0xe3069283U);
+	cr_assert_eq(mntsnap__crc32c(mntsnap__crc32c(0, "1234", 4), "56789", 5), 0xe3069283U);
 }
 
 Test(wire, round_trip_plain)
@@ -241,7 +241,7 @@ Test(wire, compact_1000_binds)
 	}
 	s = capture_mask(0);
 	text = ms_read_file("/proc/self/mountinfo", &text_len);
-	cr_assert_eq(mntsnap_wire_encode(s, &buf, &bin_len), 0);
+	cr_assert_eq(mntsnap__wire_encode(s, &buf, &bin_len), 0);
 	ratio = (double)bin_len / (double)text_len;
 	cr_log_info("1000 binds: %zu mounts, mountinfo %zu bytes, snapshot %zu bytes, ratio %.3f",
 		    mntsnap_snapshot_count(s), text_len, bin_len, ratio);
@@ -323,7 +323,7 @@ Test(wire, failed_save_keeps_old_file)
 		void *buf;
 		size_t n;
 
-		cr_assert_eq(mntsnap_wire_encode(s, &buf, &n), 0);
+		cr_assert_eq(mntsnap__wire_encode(s, &buf, &n), 0);
 		cr_assert_gt(n, 8192, "test needs a snapshot larger than the fs");
 		free(buf);
 	}
@@ -345,7 +345,7 @@ static void *encode_now(size_t *len)
 	struct mntsnap_snapshot *s = capture_mask(0);
 	void *buf;
 
-	cr_assert_eq(mntsnap_wire_encode(s, &buf, len), 0);
+	cr_assert_eq(mntsnap__wire_encode(s, &buf, len), 0);
 	mntsnap_snapshot_free(s);
 	return buf;
 }
@@ -358,7 +358,7 @@ static void put_le(uint8_t *p, uint64_t v, int n)
 
 static void fix_crc(uint8_t *b, size_t len)
 {
-	put_le(b + len - 4, mntsnap_crc32c(0, b, len - 4), 4);
+	put_le(b + len - 4, mntsnap__crc32c(0, b, len - 4), 4);
 }
 
 static void expect(const void *b, size_t len, int want, const char *msg_part)

@@ -54,7 +54,7 @@ static void one(const uint8_t *data, size_t size)
 	struct mntsnap_error err = { 0 };
 	void *b1 = NULL, *b2 = NULL;
 	size_t n1, n2;
-	int r = mntsnap_wire_decode(data, size, &err, &s);
+	int r = mntsnap__wire_decode(data, size, &err, &s);
 
 	if (r) {
 		/* every failure is one of the documented errors, with a message */
@@ -64,8 +64,8 @@ static void one(const uint8_t *data, size_t size)
 		return;
 	}
 	consume(s);
-	if (mntsnap_wire_encode(s, &b1, &n1) || mntsnap_wire_decode(b1, n1, NULL, &t) ||
-	    mntsnap_wire_encode(t, &b2, &n2) || n1 != n2 || memcmp(b1, b2, n1))
+	if (mntsnap__wire_encode(s, &b1, &n1) || mntsnap__wire_decode(b1, n1, NULL, &t) ||
+	    mntsnap__wire_encode(t, &b2, &n2) || n1 != n2 || memcmp(b1, b2, n1))
 		abort();
 	free(b1);
 	free(b2);
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(c, data, size);
 	for (int i = 0; i < 8; i++)
 		c[16 + i] = (uint8_t)((uint64_t)size >> (8 * i));
-	crc = mntsnap_crc32c(0, c, size - 4);
+	crc = mntsnap__crc32c(0, c, size - 4);
 	for (int i = 0; i < 4; i++)
 		c[size - 4 + i] = (uint8_t)(crc >> (8 * i));
 	one(c, size);
