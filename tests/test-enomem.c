@@ -21,7 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -299,6 +303,113 @@ LTest(enomem, parse_mountinfo)
 	free(text);
 }
 
+/* ---- another namespace: directly, through the helper; one mount ------------------ */
+
+/* A child in its own mount namespace with one more mount; dies with the test. */
+static pid_t foreign_start(int *ret_hold)
+{
+	int ready[2], hold[2];
+	pid_t pid;
+	char c;
+
+	cr_assert_eq(pipe2(ready, O_CLOEXEC) | pipe2(hold, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (unshare(CLONE_NEWNS) || mount("enomem-f", BASE "/d", "tmpfs", 0, "size=1m"))
+			_exit(1);
+		close(hold[1]);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the namespace child failed");
+	close(ready[0]);
+	*ret_hold = hold[1];
+	return pid;
+}
+
+static void foreign_stop(pid_t pid, int hold)
+{
+	close(hold);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+}
+
+static void check_foreign(uint32_t flags, int backend, const char *what)
+{
+	struct mntsnap_ns *ns;
+	struct cap_case c = { 0 };
+	struct mntsnap_snapshot *want = NULL;
+	char *a, *b;
+	int hold;
+	pid_t pid;
+
+	private_table();
+	ms_mkdir_p(BASE "/d");
+	pid = foreign_start(&hold);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	c.o = (struct mntsnap_capture_opts){ .sz = sizeof(c.o), .ns = ns, .flags = flags,
+					     .backend = backend };
+	cr_assert_eq(mntsnap_capture(&c.o, &want), 0, "%s", what);
+	cr_assert_gt(every_failure(what, op_capture, snap_unset, cap_release, &c), 0);
+	a = ms_render(want, MNTSNAP_FORMAT_MOUNTINFO);
+	b = ms_render(c.s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(b, a, what);
+	cr_assert(strstr(b, "enomem-f"), "not the child's namespace:\n%s", b);
+	free(a);
+	free(b);
+	mntsnap_snapshot_free(c.s);
+	mntsnap_snapshot_free(want);
+	mntsnap_ns_free(ns);
+	foreign_stop(pid, hold);
+}
+
+LTest(enomem, capture_other_namespace_direct)
+{
+	if (mntsnap_have_statmount() != 1)
+		cr_skip_test("no statmount");
+	check_foreign(MNTSNAP_CAPTURE_NS_DIRECT, MNTSNAP_BACKEND_STATMOUNT,
+		      "capture of another namespace (direct)");
+}
+
+LTest(enomem, capture_other_namespace_helper)
+{
+	check_foreign(MNTSNAP_CAPTURE_NS_ENTER, MNTSNAP_BACKEND_AUTO,
+		      "capture of another namespace (helper)");
+}
+
+LTest(enomem, capture_other_namespace_text)
+{
+	check_foreign(0, MNTSNAP_BACKEND_MOUNTINFO, "capture of another namespace (mountinfo)");
+}
+
+static int op_stat_path(void *data)
+{
+	struct cap_case *c = data;
+
+	c->s = UNSET;
+	return mntsnap_stat_path(c->text, 0, &c->s);
+}
+
+LTest(enomem, stat_path)
+{
+	struct cap_case c = { .text = BASE "/a/b" };
+	struct mntsnap_mount m;
+
+	private_table();
+	if (mntsnap_have_statmount() != 1)
+		cr_skip_test("no statmount");
+	cr_assert_gt(every_failure("stat_path", op_stat_path, snap_unset, cap_release, &c), 0);
+	cr_assert_eq(mntsnap_snapshot_get(c.s, 0, &m), 0);
+	cr_assert_str_eq(m.mount_point, BASE "/a/b");
+	mntsnap_snapshot_free(c.s);
+}
+
 /* ---- snapshot filter ------------------------------------------------------------ */
 
 struct filter_case {
@@ -572,6 +683,98 @@ LTest(enomem, wire_save_load)
 	mntsnap_snapshot_free((struct mntsnap_snapshot *)w.s);
 }
 
+struct path_case {
+	const struct mntsnap_snapshot *s;
+	const char *path;
+	struct mntsnap_snapshot *out;
+	char *before; /* the file's bytes before a save */
+	size_t before_len;
+};
+
+/* Every run replaces the same old file (a run that coped replaced it already). */
+static int op_save_path(void *data)
+{
+	struct path_case *p = data;
+	long armed = fail_nth;
+	int fd;
+
+	fail_nth = 0;
+	fd = open(p->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, p->before, p->before_len), (ssize_t)p->before_len);
+	close(fd);
+	fail_nth = armed;
+	return mntsnap_snapshot_save(p->s, p->path);
+}
+
+/* A failed save leaves the old file whole and no temporary file beside it. */
+static bool save_untouched(void *data, char *why, size_t len)
+{
+	struct path_case *p = data;
+	size_t n, files = 0;
+	char *now = ms_read_file(p->path, &n);
+	bool same = n == p->before_len && !memcmp(now, p->before, n);
+	DIR *d = opendir(BASE "/save");
+	struct dirent *e;
+
+	cr_assert(d);
+	while ((e = readdir(d)))
+		files += e->d_name[0] != '.';
+	closedir(d);
+	snprintf(why, len, "%s, %zu files in the directory", same ? "same file" : "file changed",
+		 files);
+	free(now);
+	return same && files == 1;
+}
+
+static int op_load_path(void *data)
+{
+	struct path_case *p = data;
+
+	p->out = UNSET;
+	return mntsnap_snapshot_load(p->path, NULL, &p->out);
+}
+
+static bool load_path_unset(void *data, char *why, size_t len)
+{
+	struct path_case *p = data;
+
+	snprintf(why, len, "*ret_snap = %p", (void *)p->out);
+	return p->out == UNSET;
+}
+
+static void load_path_release(void *data)
+{
+	mntsnap_snapshot_free(((struct path_case *)data)->out);
+}
+
+LTest(enomem, wire_save_load_path)
+{
+	struct path_case p = { .path = BASE "/save/snap" };
+	struct mntsnap_snapshot *s, *old;
+	char *a, *b;
+
+	private_table();
+	ms_mkdir_p(BASE "/save");
+	old = capture(MNTSNAP_BACKEND_MOUNTINFO);
+	cr_assert_eq(mntsnap_snapshot_save(old, p.path), 0);
+	p.before = ms_read_file(p.path, &p.before_len);
+	s = capture(MNTSNAP_BACKEND_AUTO);
+	p.s = s;
+	every_failure("snapshot_save", op_save_path, save_untouched, NULL, &p);
+	cr_assert_gt(every_failure("snapshot_load", op_load_path, load_path_unset, load_path_release,
+				   &p), 0);
+	a = fingerprint(s);
+	b = fingerprint(p.out);
+	ms_assert_text_eq(b, a, "the snapshot loaded from the file");
+	free(a);
+	free(b);
+	free(p.before);
+	mntsnap_snapshot_free(p.out);
+	mntsnap_snapshot_free(s);
+	mntsnap_snapshot_free(old);
+}
+
 /* ---- render, every format --------------------------------------------------------- */
 
 struct render_case {
@@ -622,6 +825,48 @@ LTest(enomem, render_every_format)
 		mntsnap_snapshot_free(s);
 	}
 	fclose(c.f);
+}
+
+struct diff_render_case {
+	const struct mntsnap_diff *d;
+	int format;
+	FILE *f;
+	int fd;
+};
+
+static int op_diff_render(void *data)
+{
+	struct diff_render_case *c = data;
+
+	cr_assert_eq(ftruncate(c->fd, 0), 0);
+	rewind(c->f);
+	return mntsnap_diff_render(c->d, c->format, c->f);
+}
+
+LTest(enomem, diff_render)
+{
+	struct mntsnap_snapshot *old, *new_snap;
+	struct diff_render_case c = { 0 };
+	struct mntsnap_diff *d;
+
+	private_table();
+	old = capture(MNTSNAP_BACKEND_AUTO);
+	change_table();
+	new_snap = capture(MNTSNAP_BACKEND_AUTO);
+	cr_assert_eq(mntsnap_diff(old, new_snap, &d), 0);
+	c.d = d;
+	c.fd = memfd_create("enomem-diff", MFD_CLOEXEC);
+	cr_assert_geq(c.fd, 0);
+	c.f = fdopen(c.fd, "w");
+	cr_assert(c.f);
+	for (c.format = MNTSNAP_DIFF_FORMAT_TEXT; c.format <= MNTSNAP_DIFF_FORMAT_JSON; c.format++) {
+		every_failure("diff_render", op_diff_render, NULL, NULL, &c);
+		cr_assert_gt(lseek(c.fd, 0, SEEK_END), 0);
+	}
+	fclose(c.f);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(old);
+	mntsnap_snapshot_free(new_snap);
 }
 
 /* ---- restore order ----------------------------------------------------------------- */
