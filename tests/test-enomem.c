@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@
 
 /* ---- the allocation failer -------------------------------------------------- */
 
+/* Atomics: the parallel statmount fetcher allocates from several threads. */
 static long fail_nth; /* 0: never fail; else fail allocation number fail_nth */
 static long calls;    /* allocations since armed */
 static bool failed;   /* the fail_nth-th allocation happened (and failed) */
@@ -49,6 +51,10 @@ char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
 char *__real_realpath(const char *path, char *resolved);
 DIR *__real_fdopendir(int fd);
+void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t sz);
 void *__wrap_realloc(void *p, size_t n);
@@ -59,9 +65,11 @@ DIR *__wrap_fdopendir(int fd);
 
 static bool fail_now(void)
 {
-	if (!fail_nth || ++calls != fail_nth)
+	long nth = __atomic_load_n(&fail_nth, __ATOMIC_SEQ_CST);
+
+	if (!nth || __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST) != nth)
 		return false;
-	failed = true;
+	__atomic_store_n(&failed, true, __ATOMIC_SEQ_CST);
 	errno = ENOMEM;
 	return true;
 }
@@ -100,6 +108,18 @@ char *__wrap_realpath(const char *path, char *resolved)
 DIR *__wrap_fdopendir(int fd)
 {
 	return fail_now() ? NULL : __real_fdopendir(fd);
+}
+
+/* The namespace helper's stack */
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return fail_now() ? MAP_FAILED : __real_mmap64(addr, len, prot, flags, fd, off);
+}
+
+/* A thread's stack and descriptor (the parallel fetcher then runs with fewer) */
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	return fail_now() ? EAGAIN : __real_pthread_create(t, a, fn, arg);
 }
 
 /* One operation under test: 0 or -errno (a count >= 0 is success too). */
@@ -270,6 +290,25 @@ LTest(enomem, capture_statmount_consistent_threads)
 	c.o = (struct mntsnap_capture_opts){ .sz = sizeof(c.o), .backend = MNTSNAP_BACKEND_STATMOUNT,
 					     .flags = MNTSNAP_CAPTURE_CONSISTENT, .threads = 2 };
 	check_capture("capture (statmount, consistent, 2 threads)", op_capture, &c);
+}
+
+/* Enough mounts (4 chunks of 64) that the fetcher really starts a thread. */
+LTest(enomem, capture_statmount_parallel)
+{
+	struct cap_case c = { 0 };
+	char p[128];
+
+	private_table();
+	if (mntsnap_have_statmount() != 1)
+		cr_skip_test("no statmount");
+	for (int i = 0; i < 300; i++) {
+		snprintf(p, sizeof(p), BASE "/many/%d", i);
+		ms_mkdir_p(p);
+		cr_assert_eq(mount(BASE "/a/b", p, NULL, MS_BIND, NULL), 0);
+	}
+	c.o = (struct mntsnap_capture_opts){ .sz = sizeof(c.o), .backend = MNTSNAP_BACKEND_STATMOUNT,
+					     .threads = 2 };
+	check_capture("capture (statmount, 300 mounts, 2 threads)", op_capture, &c);
 }
 
 LTest(enomem, capture_mountinfo)
