@@ -449,6 +449,54 @@ LTest(enomem, stat_path)
 	mntsnap_snapshot_free(c.s);
 }
 
+struct list_case {
+	struct mntsnap_ns_entry *list;
+	size_t n;
+};
+
+#define LIST_UNSET ((struct mntsnap_ns_entry *)(uintptr_t)0x5a5a5a5a)
+
+static int op_ns_list(void *data)
+{
+	struct list_case *l = data;
+
+	l->list = LIST_UNSET;
+	l->n = 12345;
+	return mntsnap_ns_list(&l->list, &l->n);
+}
+
+static bool list_unset(void *data, char *why, size_t len)
+{
+	struct list_case *l = data;
+
+	snprintf(why, len, "*ret_list = %p, *ret_n = %zu", (void *)l->list, l->n);
+	return l->list == LIST_UNSET && l->n == 12345;
+}
+
+static void list_release(void *data)
+{
+	free(((struct list_case *)data)->list);
+}
+
+/* The namespace walk (NS_MNT_GET_NEXT and a /proc scan) */
+LTest(enomem, ns_list)
+{
+	struct list_case l = { 0 };
+	bool found = false;
+	int hold;
+	pid_t pid;
+
+	private_table();
+	ms_mkdir_p(BASE "/d");
+	pid = foreign_start(&hold);
+	cr_assert_gt(every_failure("ns_list", op_ns_list, list_unset, list_release, &l), 0);
+	for (size_t i = 0; i < l.n; i++)
+		found |= l.list[i].pid == pid;
+	cr_assert(found, "the child's namespace is not listed");
+	free(l.list);
+	foreign_stop(pid, hold);
+}
+
 /* ---- snapshot filter ------------------------------------------------------------ */
 
 struct filter_case {
