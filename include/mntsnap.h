@@ -968,9 +968,9 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * -EOPNOTSUPP). The result is in ascending id order.
  * Returns the number of mounts added + removed + changed (0 = unchanged),
  * or -EINVAL (no unique ids in the snapshot), -ENOMEM, or a syscall error;
- * on error the snapshot is unchanged, with one exception: -ENOMEM from the
- * last step (indexing the merged records) leaves it empty (count 0, still
- * a valid snapshot; a later refresh fetches every mount again).
+ * on error the snapshot is unchanged (its records, their order, indexes and
+ * tree; strings and superblock entries of mounts it had fetched may stay
+ * behind, unreferenced, as memory).
  * Views (mntsnap_snapshot_get) taken before a refresh stay valid until
  * mntsnap_snapshot_free(): strings are only ever appended, never moved or
  * freed, so each refresh grows the snapshot by the strings of the mounts it

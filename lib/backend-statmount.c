@@ -947,8 +947,8 @@ static long stat_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_m
 	return sm_check(stack, SM_STACK_BUF, id);
 }
 
-static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
-		    uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	union {
 		struct mntsnap_k_statmount sm;
@@ -993,12 +993,6 @@ out:
 	return (int)r;
 }
 
-int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
-			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
-{
-	return stat_one(sys, ns, id, mask, ret_snap);
-}
-
 int mntsnap__stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns *ns,
 			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
@@ -1013,7 +1007,7 @@ int mntsnap__stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_n
 	/* a foreign namespace: ns.c picks fd, id or the helper, like a capture */
 	if (mntsnap_ns_needs_route(ns))
 		return mntsnap__ns_stat_id(&sys, ns, id, mask, ret_snap);
-	return stat_one(&sys, ns, id, mask, ret_snap);
+	return mntsnap__sm_stat_one(&sys, ns, id, mask, ret_snap);
 }
 
 int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
@@ -1064,5 +1058,5 @@ int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot *
 	r = mntsnap__path_to_id(&mntsnap__sys_real, path, &id);
 	if (r < 0)
 		return r;
-	return stat_one(&mntsnap__sys_real, NULL, id, mask, ret_snap);
+	return mntsnap__sm_stat_one(&mntsnap__sys_real, NULL, id, mask, ret_snap);
 }

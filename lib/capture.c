@@ -139,13 +139,6 @@ static bool auto_use_statmount(const struct mntsnap_capture_opts *o,
 	return !(sm_unavailable((int)r) || r == -E2BIG || r == -EINVAL);
 }
 
-static int capture_mountinfo(const struct mntsnap_capture_opts *o,
-			     const struct mntsnap_sysops *sys, uint32_t want,
-			     struct mntsnap_snapshot **ret)
-{
-	return mntsnap__mountinfo_capture(o, sys, want, ret);
-}
-
 static int sm_error(const struct mntsnap_capture_opts *o, int r)
 {
 	/* -EAGAIN comes with its own message (lib/refresh.c) */
@@ -160,11 +153,11 @@ static int capture_auto(const struct mntsnap_capture_opts *o, const struct mntsn
 	int r;
 
 	if (!auto_use_statmount(o, sys))
-		return capture_mountinfo(o, sys, want, ret);
+		return mntsnap__mountinfo_capture(o, sys, want, ret);
 	r = capture_statmount(o, sys, want, ret);
 	/* a filter may block statmount but not listmount, or arrive late */
 	if (sm_unavailable(r))
-		return capture_mountinfo(o, sys, want, ret);
+		return mntsnap__mountinfo_capture(o, sys, want, ret);
 	return sm_error(o, r);
 }
 
@@ -200,13 +193,13 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 	case MNTSNAP_BACKEND_AUTO:
 		/* a file to parse is the mountinfo backend's input, nothing else */
 		if (o.mountinfo_path)
-			return capture_mountinfo(&o, &sys, want, ret_snap);
+			return mntsnap__mountinfo_capture(&o, &sys, want, ret_snap);
 		return capture_auto(&o, &sys, want, ret_snap);
 	case MNTSNAP_BACKEND_STATMOUNT:
 		return sm_error(&o, capture_statmount(&o, &sys, want, ret_snap));
 	case MNTSNAP_BACKEND_MOUNTINFO:
 		/* sets its own detailed error (line and field) */
-		return capture_mountinfo(&o, &sys, want, ret_snap);
+		return mntsnap__mountinfo_capture(&o, &sys, want, ret_snap);
 	default:
 		return mntsnap__set_error(o.error, -EINVAL, 0, "unknown backend %d", o.backend);
 	}

@@ -433,12 +433,44 @@ static int cmp_rec_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * A copy of the old records, taken before they are rearranged: the last
+ * step, indexing the result, can fail with -ENOMEM, and mntsnap__snap_finish
+ * then keeps the old indexes, under which these go back (finish_or_restore).
+ * NULL (-ENOMEM) forgets what was appended, which leaves it unchanged.
+ */
+static struct mntsnap_rec *save_old(struct refresh *f)
+{
+	struct mntsnap_rec *saved = malloc((size_t)f->nold * sizeof(*saved) + 1);
+
+	if (saved)
+		memcpy(saved, f->s->recs, (size_t)f->nold * sizeof(*saved));
+	else
+		f->s->nrecs = f->nold;
+	return saved;
+}
+
+static int finish_or_restore(struct refresh *f, struct mntsnap_rec *saved)
+{
+	int r = mntsnap__snap_finish(f->s);
+
+	if (r == -ENOMEM) {
+		memcpy(f->s->recs, saved, (size_t)f->nold * sizeof(*saved));
+		f->s->nrecs = f->nold;
+	}
+	free(saved);
+	return r;
+}
+
 /* Drop removed/replaced records, restore kernel (ascending id) order. */
 static int compact(struct refresh *f)
 {
 	struct mntsnap_snapshot *s = f->s;
+	struct mntsnap_rec *saved = save_old(f);
 	uint32_t j = 0;
 
+	if (!saved)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < s->nrecs; i++) {
 		if (i < f->nold && f->drop[i]) {
 			/* 2: replaced by its refetched record, counted then */
@@ -449,7 +481,7 @@ static int compact(struct refresh *f)
 	}
 	s->nrecs = j;
 	qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_rec_id);
-	return mntsnap__snap_finish(s);
+	return finish_or_restore(f, saved);
 }
 
 /*
@@ -460,7 +492,7 @@ static int compact(struct refresh *f)
 static int merge_appended(struct refresh *f)
 {
 	struct mntsnap_snapshot *s = f->s;
-	struct mntsnap_rec *r = s->recs;
+	struct mntsnap_rec *r = s->recs, *saved;
 	uint32_t j = 0, first_new;
 	int e;
 
@@ -470,6 +502,9 @@ static int merge_appended(struct refresh *f)
 		s->nrecs = f->nold; /* it touched nothing: forget what was appended */
 	if (e)
 		return e < 0 ? e : 0;
+	saved = save_old(f);
+	if (!saved)
+		return -ENOMEM;
 	for (uint32_t k = 0; k < f->nold; k++)
 		if (!f->drop[k])
 			r[j++] = r[k];
@@ -485,7 +520,7 @@ static int merge_appended(struct refresh *f)
 			r[p] = r[p - 1];
 		r[p] = x;
 	}
-	return mntsnap__snap_finish(s);
+	return finish_or_restore(f, saved);
 }
 
 /*
@@ -629,14 +664,6 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	det = ids_only_detector(&f) ? open_detector(o.ns) : -1;
 	detector_fired(det);
 	r = refresh_run(&f, &o);
-	/*
-	 * Only the last step, indexing the merged records, frees the old
-	 * tree before it can fail: the snapshot then holds records without
-	 * working indexes. Empty is a valid snapshot, and the next refresh
-	 * fetches everything again.
-	 */
-	if (r < 0 && !snap->tree)
-		snap->nrecs = 0;
 	if (!r) {
 		snap->consistent = refresh_consistent(&f, det);
 		snap->attempts = 1;

@@ -449,9 +449,9 @@ long mntsnap__snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m
  * Sort storage indices by a 64-bit key with a bottom-up merge sort: stable
  * and O(n log n) without qsort's missing context argument.
  */
-static int sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool old)
+static void sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool old, uint32_t *tmp)
 {
-	uint32_t n = s->nrecs, *tmp, *a = idx, *b;
+	uint32_t n = s->nrecs, *a = idx, *b;
 
 	for (uint32_t i = 0; i < n; i++)
 		a[i] = i;
@@ -461,14 +461,11 @@ static int sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool old
 	 */
 	for (uint32_t i = 1;; i++) {
 		if (i >= n)
-			return 0;
+			return;
 		if ((old ? s->recs[i - 1].id_old : s->recs[i - 1].id) >
 		    (old ? s->recs[i].id_old : s->recs[i].id))
 			break;
 	}
-	tmp = malloc((size_t)n * sizeof(*tmp) + 1);
-	if (!tmp)
-		return -ENOMEM;
 	b = tmp;
 	for (uint32_t w = 1; w < n; w *= 2) {
 		for (uint32_t lo = 0; lo < n; lo += 2 * w) {
@@ -495,8 +492,6 @@ static int sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool old
 	}
 	if (a != idx)
 		memcpy(idx, a, (size_t)n * sizeof(*idx));
-	free(tmp);
-	return 0;
 }
 
 static bool sorted_by_old(const struct mntsnap_snapshot *s)
@@ -567,16 +562,11 @@ static long find_parent(const struct mntsnap_snapshot *s, const struct mntsnap_r
 	return p < 0 ? self : p;
 }
 
-/* Preorder walk with an explicit stack: mount trees can be deep. */
-static int build_tree_order(struct mntsnap_snapshot *s)
+/* Preorder walk with an explicit stack (n entries): mount trees can be deep. */
+static int build_tree_order(struct mntsnap_snapshot *s, uint32_t *stack)
 {
-	uint32_t n = s->nrecs, k = 0, sp = 0, small[16], *stack = small;
+	uint32_t n = s->nrecs, k = 0, sp = 0;
 
-	/* one-mount lookups and small tables need no heap for the walk */
-	if (n > 16)
-		stack = malloc((size_t)n * sizeof(*stack));
-	if (!stack)
-		return -ENOMEM;
 	for (uint32_t root = 0; root < n; root++) {
 		if (s->recs[root].parent != root)
 			continue;
@@ -597,8 +587,6 @@ static int build_tree_order(struct mntsnap_snapshot *s)
 			}
 		}
 	}
-	if (stack != small)
-		free(stack);
 	/* records not reached hang off a parent cycle */
 	return k == n ? 0 : -EBADMSG;
 }
@@ -616,13 +604,44 @@ static void *shrink(void *p, size_t bytes)
 
 int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 {
-	uint32_t n = s->nrecs;
+	uint32_t n = s->nrecs, small[16], *scratch = small, *by_id = NULL, *by_old = NULL, *tree;
+	/*
+	 * Like by_id, by_old only exists when storage is not in old-id order
+	 * already (fresh namespaces hand out both ids in the same order):
+	 * 4 bytes a mount and an allocation saved.
+	 */
+	bool need_id = n && (s->recs[0].mask & MNTSNAP_F_ID) && !sorted_by_id(s);
+	bool need_old = !sorted_by_old(s);
 	int r;
 
+	/*
+	 * Every allocation comes before the first change: on -ENOMEM the
+	 * snapshot keeps its old indexes, so a caller that rearranged the
+	 * records (refresh) can put them back and be exactly as it was.
+	 * scratch is the sorts' buffer and the tree walk's stack; one-mount
+	 * lookups and small tables need no heap for it.
+	 */
+	tree = malloc((size_t)n * sizeof(*tree) + 1);
+	if (need_id)
+		by_id = malloc((size_t)n * sizeof(*by_id));
+	if (need_old)
+		by_old = malloc((size_t)n * sizeof(*by_old));
+	if (n > 16)
+		scratch = malloc((size_t)n * sizeof(*scratch));
+	if (!tree || (need_id && !by_id) || (need_old && !by_old) || !scratch) {
+		free(tree);
+		free(by_id);
+		free(by_old);
+		if (scratch != small)
+			free(scratch);
+		return -ENOMEM;
+	}
 	free(s->by_id);
 	free(s->by_old);
 	free(s->tree);
-	s->by_id = s->by_old = s->tree = NULL;
+	s->by_id = by_id;
+	s->by_old = by_old;
+	s->tree = tree;
 
 	if (n && (size_t)(s->recs_cap - n) * sizeof(*s->recs) >= SHRINK_MIN) {
 		s->recs = shrink(s->recs, (size_t)n * sizeof(*s->recs));
@@ -633,31 +652,10 @@ int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 		s->strtab = shrink(s->strtab, s->strtab_len);
 		s->strtab_cap = s->strtab_len;
 	}
-
-	if (n && (s->recs[0].mask & MNTSNAP_F_ID) && !sorted_by_id(s)) {
-		s->by_id = malloc((size_t)n * sizeof(*s->by_id));
-		if (!s->by_id)
-			return -ENOMEM;
-		r = sort_by_key(s, s->by_id, false);
-		if (r)
-			return r;
-	}
-	/*
-	 * Like by_id, by_old only exists when storage is not in old-id order
-	 * already (fresh namespaces hand out both ids in the same order):
-	 * 4 bytes a mount and an allocation saved.
-	 */
-	if (!sorted_by_old(s)) {
-		s->by_old = malloc((size_t)n * sizeof(*s->by_old));
-		if (!s->by_old)
-			return -ENOMEM;
-		r = sort_by_key(s, s->by_old, true);
-		if (r)
-			return r;
-	}
-	s->tree = malloc((size_t)n * sizeof(*s->tree) + 1);
-	if (!s->tree)
-		return -ENOMEM;
+	if (by_id)
+		sort_by_key(s, by_id, false, scratch);
+	if (by_old)
+		sort_by_key(s, by_old, true, scratch);
 
 	for (uint32_t i = 0; i < n; i++) {
 		s->recs[i].first_child = s->recs[i].next_sibling = MNTSNAP_NONE;
@@ -682,7 +680,10 @@ int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 		rec->next_sibling = s->recs[p].first_child;
 		s->recs[p].first_child = i;
 	}
-	return build_tree_order(s);
+	r = build_tree_order(s, scratch);
+	if (scratch != small)
+		free(scratch);
+	return r;
 }
 
 /* ---- incremental upkeep ------------------------------------------------ */

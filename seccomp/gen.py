@@ -2,29 +2,32 @@
 # SPDX-License-Identifier: MIT
 """Generate mntsnap's seccomp artefacts from seccomp/syscalls.csv.
 
-usage: gen.py [--check] [CSV] [OUTDIR]   (defaults: next to this script, ./generated)
+usage: gen.py [--check] [--cli MNTSNAP] [CSV] [OUTDIR]
+       (defaults: next to this script, ./generated)
 
 --check compares instead of writing (exit 1 on any difference).
 
-Outputs (committed; the 'seccomp' test suite regenerates them into the build
-dir and fails on any difference, and checks that `mntsnap seccomp` prints
-the same fragments):
-  sctable.h                      the table as C data (lib/seccomp.c, the CLI)
+The CSV is data only; the rules that turn it into fragments (which syscalls
+go in which entry, the CAP_SYS_ADMIN and minKernel gates, the JSON layout)
+exist once, in the CLI (examples/mntsnap/seccomp-frag.c, cmd-seccomp.c),
+because `mntsnap seccomp --merge` needs them at run time anyway. So:
+  sctable.h                      made here: the table as C data, compiled
+                                 into lib/seccomp.c and the CLI
+  oci-query.json                 `mntsnap seccomp` output (--cli): OCI
+  docker-{query,full}.json       runtime-spec syscalls[] entries, moby-profile
+  systemd-{query,full}.conf      entries, a SystemCallFilter= line and
   mntsnap-nr-{query,full}.h      syscall numbers per architecture
-  oci-query.json                 OCI runtime-spec linux.seccomp.syscalls[] entries
-  docker-{query,full}.json       moby-profile syscalls[] entries (full: gated on
-                                 CAP_SYS_ADMIN and minKernel)
-  systemd-{query,full}.conf      SystemCallFilter= line
-
-The rules for each format live here and in examples/mntsnap/cmd-seccomp.c;
-keep the two in step (the test compares them).
+All are committed (people copy the fragments from the tree; a plain
+musl-gcc build needs no python). Regenerate with
+  seccomp/gen.py --cli build/examples/mntsnap
+after building the CLI against the new sctable.h (write sctable.h first
+with plain `seccomp/gen.py`). The 'seccomp' suite runs --check with the
+built CLI, so neither the table nor a fragment can drift.
 """
 import csv
-import json
 import os
+import subprocess
 import sys
-
-TAG = "mntsnap:"
 
 
 def load(path):
@@ -54,86 +57,6 @@ def load(path):
                          scmp_token=0 if meta["scmp_token"][i] == "-" else int(meta["scmp_token"][i], 16),
                          audit=int(meta["audit_arch"][i], 16)))
     return arch, sysc
-
-
-def in_set(s, st):
-    return st == "full" or s["set"] == "query"
-
-
-def kver(v):
-    return tuple(int(x) for x in v.split(".")[:2])
-
-
-def min_kernel(s):
-    # Docker only compares "<major>.<minor>"; gating syscalls older than
-    # any kernel Docker runs on would only add noise.
-    return "%d.%d" % kver(s["since"]) if kver(s["since"]) >= (5, 0) else None
-
-
-# Only statmount/listmount are allowed for everyone, with no minKernel gate
-# (before 6.8 the kernel's own ENOSYS for an allowed syscall it lacks is what
-# callers need; containers/common ignores minKernel anyway). The rest of the
-# full set is gated on CAP_SYS_ADMIN in Docker format; OCI has no gate, so
-# the OCI fragment is the query set only (the CLI adds the rest for
-# --caps with CAP_SYS_ADMIN).
-QUERY_COMMENT = "%s allow statmount, listmount" % TAG
-ADMIN_COMMENT = "%s allow with CAP_SYS_ADMIN" % TAG
-
-
-def oci_entries(sysc):
-    return [{"names": [s["name"] for s in sysc if s["set"] == "query"], "action": "SCMP_ACT_ALLOW"}]
-
-
-def docker_entries(sysc, st):
-    out = [{"comment": QUERY_COMMENT, "names": [s["name"] for s in sysc if s["set"] == "query"],
-            "action": "SCMP_ACT_ALLOW"}]
-    if st != "full":
-        return out
-    groups = []
-    for s in sysc:
-        if s["set"] == "query":
-            continue
-        mk = min_kernel(s)
-        for g in groups:
-            if g[0] == mk:
-                g[1].append(s["name"])
-                break
-        else:
-            groups.append((mk, [s["name"]]))
-    for mk, names in groups:
-        inc = {"caps": ["CAP_SYS_ADMIN"]}
-        if mk:
-            inc["minKernel"] = mk
-        out.append({"comment": ADMIN_COMMENT, "names": names, "action": "SCMP_ACT_ALLOW",
-                    "includes": inc})
-    return out
-
-
-def systemd_line(sysc, st):
-    return "SystemCallFilter=%s\n" % " ".join(s["name"] for s in sysc if in_set(s, st))
-
-
-def nr_header(arch, sysc, st):
-    guard = "MNTSNAP_SECCOMP_NR_%s_H" % st.upper()
-    o = ["/* SPDX-License-Identifier: MIT */",
-         "/*",
-         " * Generated from seccomp/syscalls.csv (set \"%s\"): syscall numbers as the" % st,
-         " * kernel puts them in seccomp_data.nr (MIPS offsets and the x32 bit",
-         " * included), per ABI, with the AUDIT_ARCH value seccomp_data.arch carries.",
-         " * A syscall missing on an ABI has no define.",
-         " */",
-         "#ifndef " + guard,
-         "#define " + guard,
-         ""]
-    for i, a in enumerate(arch):
-        o.append("/* %s */" % a["name"])
-        o.append("#define MNTSNAP_SC_AUDIT_ARCH_%s 0x%08xU" % (a["name"], a["audit"]))
-        for s in sysc:
-            if in_set(s, st) and s["nr"][i] is not None:
-                o.append("#define MNTSNAP_SC_NR_%s_%s %d" % (a["name"], s["name"], s["nr"][i]))
-        o.append("")
-    o.append("#endif")
-    return "\n".join(o) + "\n"
 
 
 def c_str(v):
@@ -181,23 +104,49 @@ def sctable(arch, sysc):
     return "\n".join(o) + "\n"
 
 
+# Each committed fragment and the `mntsnap seccomp` arguments that print it.
+FRAGMENTS = {}
+for _st in ("query", "full"):
+    FRAGMENTS["docker-%s.json" % _st] = ["--format", "docker", "--set", _st]
+    FRAGMENTS["systemd-%s.conf" % _st] = ["--format", "systemd", "--set", _st]
+    FRAGMENTS["mntsnap-nr-%s.h" % _st] = ["--format", "c", "--set", _st]
+FRAGMENTS["oci-query.json"] = ["--format", "oci", "--set", "query"]
+
+
+def run_cli(cli, args):
+    p = subprocess.run([cli, "seccomp"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode:
+        sys.exit("%s seccomp %s: exit %d: %s" % (cli, " ".join(args), p.returncode,
+                                                 p.stderr.decode(errors="replace")))
+    return p.stdout.decode()
+
+
+def opt_value(args, name):
+    if name not in args:
+        return args, None
+    i = args.index(name)
+    if i + 1 >= len(args):
+        sys.exit("%s wants a value" % name)
+    return args[:i] + args[i + 2:], args[i + 1]
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     args = sys.argv[1:]
     check = "--check" in args
     args = [a for a in args if a != "--check"]
+    args, cli = opt_value(args, "--cli")
     src = args[0] if len(args) > 0 else os.path.join(here, "syscalls.csv")
     out = args[1] if len(args) > 1 else os.path.join(here, "generated")
     arch, sysc = load(src)
     os.makedirs(out, exist_ok=True)
     files = {"sctable.h": sctable(arch, sysc)}
-    for st in ("query", "full"):
-        files["mntsnap-nr-%s.h" % st] = nr_header(arch, sysc, st)
-        files["systemd-%s.conf" % st] = systemd_line(sysc, st)
-        files["docker-%s.json" % st] = json.dumps(docker_entries(sysc, st), indent=2) + "\n"
-    files["oci-query.json"] = json.dumps(oci_entries(sysc), indent=2) + "\n"
+    if cli:
+        for name, cli_args in FRAGMENTS.items():
+            files[name] = run_cli(cli, cli_args)
     if check:
         # --check: compare with the committed files instead of writing them.
+        # Without --cli (no CLI built) only sctable.h can be checked.
         bad = 0
         for name, text in sorted(files.items()):
             path = os.path.join(out, name)
@@ -205,10 +154,11 @@ def main():
             if old != text:
                 print("%s: differs from what gen.py makes of %s" % (path, src))
                 bad += 1
-        extra = sorted(set(os.listdir(out)) - set(files))
+        extra = sorted(set(os.listdir(out)) - set(files) - set(FRAGMENTS))
         for name in extra:
             print("%s: not made by gen.py" % os.path.join(out, name))
-        print("%d files checked, %d stale, %d extra" % (len(files), bad, len(extra)))
+        print("%d files checked, %d stale, %d extra%s" % (len(files), bad, len(extra),
+              "" if cli else " (fragments not checked: no --cli)"))
         sys.exit(1 if bad or extra else 0)
     for name, text in sorted(files.items()):
         with open(os.path.join(out, name), "w") as f:

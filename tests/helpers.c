@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -11,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/audit.h>
@@ -206,3 +208,174 @@ int ms_block_mount_syscalls(bool statmount, bool listmount, int err)
 	return 0;
 }
 #endif
+
+static int run_tmp(void)
+{
+	char path[] = "/tmp/mntsnap-run-XXXXXX";
+	int fd = mkostemp(path, O_CLOEXEC);
+
+	cr_assert(fd >= 0, "mkostemp: %s", strerror(errno));
+	unlink(path);
+	return fd;
+}
+
+struct ms_run ms_run_in(const char *dir, const char *const *argv)
+{
+	int o = run_tmp(), e = run_tmp(), st;
+	struct ms_run r;
+	pid_t pid;
+
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (dir && chdir(dir))
+			_exit(126);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	lseek(o, 0, SEEK_SET);
+	lseek(e, 0, SEEK_SET);
+	ms_read_fd(o, &r.out);
+	ms_read_fd(e, &r.err);
+	close(o);
+	close(e);
+	return r;
+}
+
+void ms_run_free(struct ms_run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void write_all(const char *path, const char *data, size_t n, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+}
+
+void ms_write_text(const char *path, const char *text)
+{
+	write_all(path, text, strlen(text), 0644);
+}
+
+void ms_copy_file(const char *from, const char *to)
+{
+	size_t n;
+	char *data = ms_read_file(from, &n);
+
+	write_all(to, data, n, 0755);
+	free(data);
+}
+
+const char *ms_find_exe(const char *const *cands)
+{
+	for (; *cands; cands++)
+		if (!access(*cands, X_OK))
+			return *cands;
+	return NULL;
+}
+
+const char *ms_env_exe(const char *name)
+{
+	const char *p = getenv(name);
+
+	if (!p || access(p, X_OK))
+		cr_skip_test("%s not set or not executable (meson test sets it; bash .ci/test "
+			     "sets MNTSNAP_STATIC_BIN)", name);
+	return p;
+}
+
+bool ms_mi_find(const char *text, const char *mp, char *opts, char *type)
+{
+	char *mi = strdup(text), *save = NULL;
+	bool found = false;
+
+	cr_assert(mi);
+	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char m[512], o[512], t[128];
+		const char *dash = strstr(l, " - ");
+
+		if (!dash || sscanf(l, "%*s %*s %*s %*s %511s %511s", m, o) != 2 ||
+		    sscanf(dash + 3, "%127s", t) != 1 || strcmp(m, mp))
+			continue;
+		found = true;
+		if (opts)
+			strcpy(opts, o);
+		if (type)
+			strcpy(type, t);
+	}
+	free(mi);
+	return found;
+}
+
+bool ms_has_opt(const char *opts, const char *o)
+{
+	size_t n = strlen(o);
+
+	for (const char *p = opts; (p = strstr(p, o)); p += n)
+		if ((p == opts || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* A static binary has no PT_INTERP program header. */
+bool ms_is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		ok = true;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+
+			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (off_t)i * eh.e_phentsize) !=
+				    sizeof(ph) ||
+			    ph.p_type == PT_INTERP)
+				ok = false;
+		}
+	}
+	close(fd);
+	return ok;
+}
+
+const char *ms_crun_rootfs(const char *base, const char *rootfs, const char *const *dirs,
+			   const char *const *links)
+{
+	static const char *const crun_c[] = { "/usr/bin/crun", "/usr/local/bin/crun", NULL };
+	static const char *const bb_c[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
+	const char *crun = ms_find_exe(crun_c), *bb = ms_find_exe(bb_c);
+	char p[256];
+
+	if (!crun)
+		cr_skip_test("crun not installed");
+	/* the container has no libc to load: busybox must be the static build */
+	if (!bb || !ms_is_static_elf(bb))
+		cr_skip_test("busybox-static not installed");
+	ms_private_ns(base);
+	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+		cr_skip_test("cannot mount cgroup2: %s", strerror(errno));
+	for (; *dirs; dirs++) {
+		snprintf(p, sizeof(p), "%s/%s", rootfs, *dirs);
+		ms_mkdir_p(p);
+	}
+	snprintf(p, sizeof(p), "%s/bin/busybox", rootfs);
+	ms_copy_file(bb, p);
+	for (; *links; links++) {
+		snprintf(p, sizeof(p), "%s/bin/%s", rootfs, *links);
+		cr_assert_eq(symlink("busybox", p), 0, "%s: %s", p, strerror(errno));
+	}
+	return crun;
+}

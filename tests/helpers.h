@@ -32,6 +32,55 @@ int ms_count_fds(void);
 /* mkdir -p */
 void ms_mkdir_p(const char *path);
 
+/* A finished child: its exit code (-1 if a signal ended it) and output. */
+struct ms_run {
+	int status;
+	char *out, *err; /* malloc'd, NUL-terminated */
+};
+
+/*
+ * Run argv (argv[0] a path) in dir (NULL: here) and wait for it; stdout
+ * and stderr go to unlinked temporary files first, so neither can block.
+ */
+struct ms_run ms_run_in(const char *dir, const char *const *argv);
+
+void ms_run_free(struct ms_run *r);
+
+/* Write text to path (created 0644, truncated). */
+void ms_write_text(const char *path, const char *text);
+
+/* Copy from to to (created 0755: the files copied are programs). */
+void ms_copy_file(const char *from, const char *to);
+
+/* The first of the NULL-terminated candidates that is executable, or NULL. */
+const char *ms_find_exe(const char *const *cands);
+
+/* Is path a 64-bit ELF without a PT_INTERP header (statically linked)? */
+bool ms_is_static_elf(const char *path);
+
+/*
+ * A crun bundle's scaffolding: a private mount namespace with a tmpfs on
+ * base, cgroup2 mounted (for crun --cgroup-manager=disabled), the
+ * directories dirs under rootfs, and busybox-static as rootfs/bin/busybox
+ * with a symlink for each of links (both NULL-terminated). Returns crun's
+ * path; skips the test without crun, busybox-static or cgroup2.
+ */
+const char *ms_crun_rootfs(const char *base, const char *rootfs, const char *const *dirs,
+			   const char *const *links);
+
+/* The program getenv(name) names; skips the test if unset or not executable. */
+const char *ms_env_exe(const char *name);
+
+/*
+ * The topmost mount at mp in mountinfo text: true if there is one, its
+ * mount options into opts[512] and its type into type[128] (each may be
+ * NULL).
+ */
+bool ms_mi_find(const char *text, const char *mp, char *opts, char *type);
+
+/* Is o one of the comma-separated options in opts? */
+bool ms_has_opt(const char *opts, const char *o);
+
 /* Render snap as mountinfo text into a malloc'd buffer. */
 struct mntsnap_snapshot;
 char *ms_render(const struct mntsnap_snapshot *snap, int format);

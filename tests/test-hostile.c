@@ -498,6 +498,17 @@ static void target_stop(struct target *t)
 	t->pid = 0;
 }
 
+/* In a private namespace: a target of this kind, and fn run against it in a child. */
+static void against_target(enum kind kind, void (*fn)(void *))
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	target_start(&t, kind);
+	in_child(fn, &t, NULL);
+	target_stop(&t);
+}
+
 /* ---- the caller ------------------------------------------------------------------ */
 
 struct hctx {
@@ -505,6 +516,21 @@ struct hctx {
 	enum filt filt;
 	uid_t uid;  /* the caller runs as this uid, without capabilities */
 };
+
+/* fn against a target of kind (owned by uid) in a child under filter filt. */
+static void run_filtered(void (*fn)(void *), enum kind kind, enum filt filt, uid_t uid)
+{
+	struct target t;
+	struct hctx c = { .t = &t, .filt = filt, .uid = uid };
+
+#ifndef MS_HAVE_SECCOMP_HELPER
+	cr_skip_test("raw BPF filter written for x86_64 only");
+#endif
+	ms_private_ns(BASE);
+	target_start_as(&t, kind, uid);
+	in_child(fn, &c, NULL);
+	target_stop(&t);
+}
 
 static void apply_filter(enum filt f)
 {
@@ -806,15 +832,10 @@ static void no_host_proc_caller(void *arg)
 
 LTest(hostile, no_host_proc_is_an_error_not_the_targets_text)
 {
-	struct target t;
-
 #ifndef MS_HAVE_SECCOMP_HELPER
 	cr_skip_test("raw BPF filter written for x86_64 only");
 #endif
-	ms_private_ns(BASE);
-	target_start(&t, K_FAKE);
-	in_child(no_host_proc_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_FAKE, no_host_proc_caller);
 }
 
 /* ---- the change detector inside the target ------------------------------------- */
@@ -901,28 +922,14 @@ LTest(hostile, detector_inside_own_pidns)
 
 #define NOBODY 65534
 
-static void run_rootless(enum kind kind, enum filt filt)
-{
-	struct target t;
-	struct hctx c = { .t = &t, .filt = filt, .uid = NOBODY };
-
-#ifndef MS_HAVE_SECCOMP_HELPER
-	cr_skip_test("raw BPF filter written for x86_64 only");
-#endif
-	ms_private_ns(BASE);
-	target_start_as(&t, kind, NOBODY);
-	in_child(hostile_caller, &c, NULL);
-	target_stop(&t);
-}
-
 LTest(hostile, rootless_fake_proc_files_enosys)
 {
-	run_rootless(K_FAKE, F_ENOSYS);
+	run_filtered(hostile_caller, K_FAKE, F_ENOSYS, NOBODY);
 }
 
 LTest(hostile, rootless_proc_fifo_eperm)
 {
-	run_rootless(K_FIFO, F_EPERM);
+	run_filtered(hostile_caller, K_FIFO, F_EPERM, NOBODY);
 }
 
 /* ---- a FUSE mount that never answers ------------------------------------------ */
@@ -960,12 +967,7 @@ static void fuse_caller(void *arg)
 
 LTest(hostile, stat_path_through_stalled_fuse_times_out)
 {
-	struct target t;
-
-	ms_private_ns(BASE);
-	target_start(&t, K_FUSE);
-	in_child(fuse_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_FUSE, fuse_caller);
 }
 
 /* ---- what libc opens on its own inside the helper --------------------------- */
@@ -1046,12 +1048,7 @@ static void libc_caller(void *arg)
 
 LTest(hostile, libc_inside_the_helper_opens_nothing_of_the_target)
 {
-	struct target t;
-
-	ms_private_ns(BASE);
-	target_start(&t, K_LIBC);
-	in_child(libc_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_LIBC, libc_caller);
 }
 
 /* ---- ".." while the target mounts without pause ------------------------------ */
@@ -1146,48 +1143,34 @@ static void entered_caller(void *arg)
 	V->held++;
 }
 
-static void run_entered(enum kind kind, enum filt filt)
-{
-	struct target t;
-	struct hctx c = { .t = &t, .filt = filt };
-
-#ifndef MS_HAVE_SECCOMP_HELPER
-	cr_skip_test("raw BPF filter written for x86_64 only");
-#endif
-	ms_private_ns(BASE);
-	target_start(&t, kind);
-	in_child(entered_caller, &c, NULL);
-	target_stop(&t);
-}
-
 LTest(hostile, entered_fake_proc_files)
 {
-	run_entered(K_FAKE, F_ENOSYS);
+	run_filtered(entered_caller, K_FAKE, F_ENOSYS, 0);
 }
 
 LTest(hostile, entered_proc_symlink_to_pid1)
 {
-	run_entered(K_LINK, F_ENOSYS);
+	run_filtered(entered_caller, K_LINK, F_ENOSYS, 0);
 }
 
 LTest(hostile, entered_proc_fifo)
 {
-	run_entered(K_FIFO, F_ENOSYS);
+	run_filtered(entered_caller, K_FIFO, F_ENOSYS, 0);
 }
 
 LTest(hostile, entered_own_pidns)
 {
-	run_entered(K_PIDNS, F_ENOSYS);
+	run_filtered(entered_caller, K_PIDNS, F_ENOSYS, 0);
 }
 
 LTest(hostile, entered_proc_fifo_statmount)
 {
-	run_entered(K_FIFO, F_NONE);
+	run_filtered(entered_caller, K_FIFO, F_NONE, 0);
 }
 
 LTest(hostile, entered_fake_proc_files_statmount)
 {
-	run_entered(K_FAKE, F_NONE);
+	run_filtered(entered_caller, K_FAKE, F_NONE, 0);
 }
 
 /* ---- --ns PATH while the caller is inside the target ------------------------- */
@@ -1233,12 +1216,7 @@ static void reopen_caller(void *arg)
 
 LTest(hostile, ns_path_reopen_not_through_the_targets_proc)
 {
-	struct target t;
-
-	ms_private_ns(BASE);
-	target_start(&t, K_LINK);
-	in_child(reopen_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_LINK, reopen_caller);
 }
 
 /* ---- the caller's procfs is of a pid namespace that does not know it ------- */
@@ -1286,18 +1264,47 @@ static void foreign_proc_caller(void *arg)
 
 LTest(hostile, caller_procfs_of_another_pidns)
 {
-	struct target t;
-
 #ifndef MS_HAVE_SECCOMP_HELPER
 	cr_skip_test("raw BPF filter written for x86_64 only");
 #endif
-	ms_private_ns(BASE);
-	target_start(&t, K_FAKE);
-	in_child(foreign_proc_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_FAKE, foreign_proc_caller);
 }
 
 /* ---- the text route of a pid handle, from inside the target ------------------ */
+
+/*
+ * A pid handle on the target, entered, with the target's /proc (what the
+ * caller now sees) made up: /proc/PID exists and every fdinfo the handle
+ * may read names PID (its own pidfd is a dup above the one opened here,
+ * so fdinfo is planted for the next few fds too). Returns the pidfd.
+ */
+static int enter_with_fake_proc(struct target *t, struct mntsnap_ns **ret_ns,
+				struct mntsnap_ns_saved **ret_saved)
+{
+	char path[96], text[64];
+	int pidfd;
+
+	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
+	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	CHECK(!mntsnap_ns_open_pidfd(pidfd, ret_ns), "open pidfd");
+	CHECK(!mntsnap_ns_enter(*ret_ns, ret_saved), "enter");
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
+	      strerror(errno));
+	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nPid:\t%d\n", t->pid);
+	for (int fd = pidfd; fd < pidfd + 8; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		CHECK(!put_file(path, text), "fdinfo");
+	}
+	return pidfd;
+}
+
+static void leave_fake_proc(struct mntsnap_ns *ns, struct mntsnap_ns_saved *saved, int pidfd)
+{
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	close(pidfd);
+}
 
 /*
  * A pid handle's text comes from /proc/PID/mountinfo, PID read from the
@@ -1314,23 +1321,11 @@ static void text_entered_caller(void *arg)
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error e = { 0 };
 	struct mntsnap_ns *ns = NULL;
-	char path[96], real[96], text[64];
+	char path[96], real[96];
 	char *got = NULL;
 	int pidfd, r;
 
-	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
-	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
-	CHECK(!mntsnap_ns_open_pidfd(pidfd, &ns), "open pidfd");
-	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
-	/* the handle's own pidfd is a dup above pidfd: plant fdinfo for both */
-	snprintf(path, sizeof(path), "/proc/%d", t->pid);
-	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
-	      strerror(errno));
-	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nPid:\t%d\n", t->pid);
-	for (int fd = pidfd; fd < pidfd + 8; fd++) {
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-		CHECK(!put_file(path, text), "fdinfo");
-	}
+	pidfd = enter_with_fake_proc(t, &ns, &saved);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t->pid);
 	CHECK(!put_file(path, FAKE_TEXT), "fake mountinfo");
 	snprintf(path, sizeof(path), "/proc/%d/ns", t->pid);
@@ -1345,9 +1340,7 @@ static void text_entered_caller(void *arg)
 	if (!r)
 		got = render(s);
 	mntsnap_snapshot_free(s);
-	CHECK(!mntsnap_ns_leave(saved), "leave");
-	mntsnap_ns_free(ns);
-	close(pidfd);
+	leave_fake_proc(ns, saved, pidfd);
 	CHECK(r || (got && !strcmp(got, t->want)), "not the kernel's table: %.200s",
 	      got ? got : "(render failed)");
 	free(got);
@@ -1356,12 +1349,7 @@ static void text_entered_caller(void *arg)
 
 LTest(hostile, text_route_of_a_pid_handle_from_inside)
 {
-	struct target t;
-
-	ms_private_ns(BASE);
-	target_start(&t, K_LINK);
-	in_child(text_entered_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_LINK, text_entered_caller);
 }
 
 /* ---- a pid handle's root, from inside the target ------------------------------ */
@@ -1380,21 +1368,10 @@ static void root_entered_caller(void *arg)
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_ns *ns = NULL;
 	struct mntsnap_mount m;
-	char path[96], text[64], mp[256] = "";
+	char path[96], mp[256] = "";
 	int pidfd, r;
 
-	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
-	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
-	CHECK(!mntsnap_ns_open_pidfd(pidfd, &ns), "open pidfd");
-	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
-	snprintf(path, sizeof(path), "/proc/%d", t->pid);
-	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
-	      strerror(errno));
-	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nPid:\t%d\n", t->pid);
-	for (int fd = pidfd; fd < pidfd + 8; fd++) {
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-		CHECK(!put_file(path, text), "fdinfo");
-	}
+	pidfd = enter_with_fake_proc(t, &ns, &saved);
 	snprintf(path, sizeof(path), "/proc/%d/root", t->pid);
 	CHECK(!symlink(BASE "/mine", path), "symlink");
 	V->tried++;
@@ -1402,21 +1379,14 @@ static void root_entered_caller(void *arg)
 	if (!r && !mntsnap_snapshot_get(s, 0, &m) && m.mount_point)
 		snprintf(mp, sizeof(mp), "%s", m.mount_point);
 	mntsnap_snapshot_free(s);
-	CHECK(!mntsnap_ns_leave(saved), "leave");
-	mntsnap_ns_free(ns);
-	close(pidfd);
+	leave_fake_proc(ns, saved, pidfd);
 	CHECK(r || !strcmp(mp, "/"), "\"/\" resolved to the mount at %s", mp);
 	V->held++;
 }
 
 LTest(hostile, pid_handle_root_from_inside)
 {
-	struct target t;
-
-	ms_private_ns(BASE);
-	target_start(&t, K_LINK);
-	in_child(root_entered_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_LINK, root_entered_caller);
 }
 
 /* ---- "self" from inside the target ------------------------------------------- */
@@ -1460,10 +1430,5 @@ static void self_entered_caller(void *arg)
 
 LTest(hostile, open_self_from_inside)
 {
-	struct target t;
-
-	ms_private_ns(BASE);
-	target_start(&t, K_LINK);
-	in_child(self_entered_caller, &t, NULL);
-	target_stop(&t);
+	against_target(K_LINK, self_entered_caller);
 }

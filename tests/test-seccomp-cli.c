@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * seccomp CLI: `mntsnap seccomp` prints exactly what seccomp/gen.py
- * generated from the same table, and --merge merges idempotently, keeps
+ * seccomp CLI: `mntsnap seccomp` prints exactly the committed fragments in
+ * seccomp/generated/ (made from its output), and --merge merges idempotently, keeps
  * the rest of the profile, writes valid JSON, and refuses bad input with
  * exit 2 and no output. MNTSNAP_BIN and MNTSNAP_SRCDIR come from meson.
  */

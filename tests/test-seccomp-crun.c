@@ -18,7 +18,6 @@
  * Everything happens in a private mount namespace (ms_private_ns), where
  * cgroup2 is mounted for crun --cgroup-manager=disabled.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -36,106 +35,6 @@
 #define BASE "/tmp/mntsnap-crun"
 #define BUNDLE BASE "/bundle"
 #define ROOTFS BUNDLE "/rootfs"
-
-struct run {
-	int status;
-	char *out, *err;
-};
-
-static const char *env_path(const char *name)
-{
-	const char *p = getenv(name);
-
-	if (!p || access(p, X_OK))
-		cr_skip_test("%s not set or not executable (meson test sets the others; bash .ci/test sets MNTSNAP_STATIC_BIN)", name);
-	return p;
-}
-
-static const char *find_exe(const char *const *cands)
-{
-	for (; *cands; cands++)
-		if (!access(*cands, X_OK))
-			return *cands;
-	return NULL;
-}
-
-/* A static binary has no PT_INTERP program header. */
-static bool is_static_elf(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf64_Ehdr eh;
-	bool ok = false;
-
-	if (fd < 0)
-		return false;
-	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
-		ok = true;
-		for (int i = 0; i < eh.e_phnum; i++) {
-			Elf64_Phdr ph;
-
-			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (off_t)i * eh.e_phentsize) !=
-				    sizeof(ph) ||
-			    ph.p_type == PT_INTERP)
-				ok = false;
-		}
-	}
-	close(fd);
-	return ok;
-}
-
-/* Run argv in dir; stdout and stderr into files first, so neither blocks. */
-static struct run run_in(const char *dir, const char *const *argv)
-{
-	char outp[] = BASE "/out-XXXXXX", errp[] = BASE "/err-XXXXXX";
-	int o = mkstemp(outp), e = mkstemp(errp), st;
-	struct run r;
-	pid_t pid;
-
-	cr_assert(o >= 0 && e >= 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		if (dir && chdir(dir))
-			_exit(126);
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	lseek(o, 0, SEEK_SET);
-	lseek(e, 0, SEEK_SET);
-	ms_read_fd(o, &r.out);
-	ms_read_fd(e, &r.err);
-	close(o);
-	close(e);
-	unlink(outp);
-	unlink(errp);
-	return r;
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	size_t n;
-	char *data = ms_read_file(from, &n);
-	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-
-	cr_assert(fd >= 0, "%s: %s", to, strerror(errno));
-	cr_assert_eq(write(fd, data, n), (ssize_t)n);
-	close(fd);
-	free(data);
-}
-
-static void write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
-	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
 
 static char *base64(const unsigned char *p, size_t n)
 {
@@ -159,33 +58,13 @@ static const char *crun_bin;
 /* Private namespace, cgroup2, rootfs with busybox-static and static mntsnap. */
 static void setup(void)
 {
-	static const char *const crun_c[] = { "/usr/bin/crun", "/usr/local/bin/crun", NULL };
-	static const char *const bb_c[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
-	const char *bb, *mntsnap_static = env_path("MNTSNAP_STATIC_BIN");
-	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp" };
-	static const char *const links[] = { "sh", "cat", "echo" };
-	char p[256];
+	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp", NULL };
+	static const char *const links[] = { "sh", "cat", "echo", NULL };
+	const char *mntsnap_static = ms_env_exe("MNTSNAP_STATIC_BIN");
 
-	crun_bin = find_exe(crun_c);
-	bb = find_exe(bb_c);
-	if (!crun_bin)
-		cr_skip_test("crun not installed");
-	if (!bb || !is_static_elf(bb))
-		cr_skip_test("busybox-static not installed");
-	ms_private_ns(BASE);
-	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
-		cr_skip_test("cannot mount cgroup2: %s", strerror(errno));
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(p, sizeof(p), ROOTFS "/%s", dirs[i]);
-		ms_mkdir_p(p);
-	}
-	copy_file(bb, ROOTFS "/bin/busybox");
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		snprintf(p, sizeof(p), ROOTFS "/bin/%s", links[i]);
-		cr_assert_eq(symlink("busybox", p), 0);
-	}
-	cr_assert(is_static_elf(mntsnap_static), "%s is not a static binary", mntsnap_static);
-	copy_file(mntsnap_static, ROOTFS "/bin/mntsnap");
+	crun_bin = ms_crun_rootfs(BASE, ROOTFS, dirs, links);
+	cr_assert(ms_is_static_elf(mntsnap_static), "%s is not a static binary", mntsnap_static);
+	ms_copy_file(mntsnap_static, ROOTFS "/bin/mntsnap");
 }
 
 /* Bounding set of `crun spec`'s default config; the profile is resolved for it. */
@@ -212,11 +91,11 @@ static char *spec_caps(json_object *cfg)
 static json_object *merged_profile_args(const char *fixture, const char *caps,
 					const char *const *args)
 {
-	const char *bin = env_path("MNTSNAP_BIN");
+	const char *bin = ms_env_exe("MNTSNAP_BIN");
 	const char *argv[24] = { bin, "seccomp", "--merge" };
 	size_t n = 3;
 	char *path;
-	struct run r;
+	struct ms_run r;
 	json_object *j;
 
 	cr_assert(asprintf(&path, "%s/tests/data/seccomp/%s", getenv("MNTSNAP_SRCDIR"), fixture) > 0);
@@ -224,7 +103,7 @@ static json_object *merged_profile_args(const char *fixture, const char *caps,
 	for (; *args; args++)
 		argv[n++] = strcmp(*args, "@CAPS") ? *args : caps;
 	argv[n] = NULL;
-	r = run_in(NULL, argv);
+	r = ms_run_in(NULL, argv);
 	cr_assert_eq(r.status, 0, "merge %s: %s", fixture, r.err);
 	j = json_tokener_parse(r.out);
 	cr_assert(j, "merge output is not JSON");
@@ -254,13 +133,13 @@ struct outcome {
 static struct outcome run_container_with(const char *bpf_b64, const char *fixture,
 					 const char *const *merge_args)
 {
-	struct run spec, r;
+	struct ms_run spec, r;
 	json_object *cfg, *proc, *lnx, *args;
 	struct outcome o;
 	char *text, *caps, *s1, *s2;
 
 	unlink(BUNDLE "/config.json");
-	spec = run_in(BUNDLE, (const char *const[]){ crun_bin, "spec", NULL });
+	spec = ms_run_in(BUNDLE, (const char *const[]){ crun_bin, "spec", NULL });
 	cr_assert_eq(spec.status, 0, "crun spec: %s", spec.err);
 	free(spec.out);
 	free(spec.err);
@@ -285,11 +164,11 @@ static struct outcome run_container_with(const char *bpf_b64, const char *fixtur
 				       json_object_new_string(bpf_b64));
 		json_object_object_add(cfg, "annotations", ann);
 	}
-	write_text(BUNDLE "/config.json", json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PRETTY));
+	ms_write_text(BUNDLE "/config.json", json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PRETTY));
 	json_object_put(cfg);
 	free(caps);
 
-	r = run_in(BUNDLE, (const char *const[]){ crun_bin, "--debug", "--root", BASE "/state",
+	r = ms_run_in(BUNDLE, (const char *const[]){ crun_bin, "--debug", "--root", BASE "/state",
 						  "--cgroup-manager=disabled", "run",
 						  "mntsnap-test", NULL });
 	cr_assert_eq(r.status, 0, "crun run: exit %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out,
@@ -393,14 +272,14 @@ Test(crun, merged_without_enosys_gives_eperm)
 
 Test(crun, raw_number_bpf_route)
 {
-	const char *launch = env_path("MNTSNAP_LAUNCH_BIN");
+	const char *launch = ms_env_exe("MNTSNAP_LAUNCH_BIN");
 	struct outcome o;
-	struct run r;
+	struct ms_run r;
 	size_t n;
 	char *bpf, *b64;
 
 	setup();
-	r = run_in(NULL, (const char *const[]){ launch, "--export-bpf", BASE "/filter.bpf", NULL });
+	r = ms_run_in(NULL, (const char *const[]){ launch, "--export-bpf", BASE "/filter.bpf", NULL });
 	cr_assert_eq(r.status, 0, "export: %s", r.err);
 	free(r.out);
 	free(r.err);

@@ -41,11 +41,6 @@
 #define ARCH_ 0U
 #endif
 
-struct run {
-	int status;
-	char *out, *err;
-};
-
 static const char *bin(void)
 {
 	const char *p = getenv("MNTSNAP_BIN");
@@ -55,66 +50,23 @@ static const char *bin(void)
 	return p;
 }
 
-static void write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
-	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
-static struct run run(const char *const *argv)
-{
-	char outp[] = "/tmp/sv-cli-out-XXXXXX", errp[] = "/tmp/sv-cli-err-XXXXXX";
-	int o = mkstemp(outp), e = mkstemp(errp), st;
-	struct run r;
-	pid_t pid;
-
-	cr_assert(o >= 0 && e >= 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	lseek(o, 0, SEEK_SET);
-	lseek(e, 0, SEEK_SET);
-	ms_read_fd(o, &r.out);
-	ms_read_fd(e, &r.err);
-	close(o);
-	close(e);
-	unlink(outp);
-	unlink(errp);
-	return r;
-}
-
-static void free_run(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
 /* ---- policy files -------------------------------------------------------- */
 
 static void expect_policy_error(const char *text, const char *want)
 {
 	char path[] = "/tmp/sv-cli-policy-XXXXXX";
 	int fd = mkstemp(path);
-	struct run r;
+	struct ms_run r;
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	r = run((const char *const[]){ bin(), "supervise", "--policy", path, "--check", NULL });
+	r = ms_run_in(NULL, (const char *const[]){ bin(), "supervise", "--policy", path, "--check",
+						   NULL });
 	unlink(path);
 	cr_expect_eq(r.status, 2, "accepted:\n%s", text);
 	cr_expect(strstr(r.err, want), "want \"%s\", got: %s", want, r.err);
-	free_run(&r);
+	ms_run_free(&r);
 }
 
 Test(supervisor_cli, policy_errors_name_the_position)
@@ -149,16 +101,17 @@ Test(supervisor_cli, policy_check_ok)
 		" ]}\n";
 	char path[] = "/tmp/sv-cli-policy-XXXXXX";
 	int fd = mkstemp(path);
-	struct run r;
+	struct ms_run r;
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, pol, strlen(pol)), (ssize_t)strlen(pol));
 	close(fd);
-	r = run((const char *const[]){ bin(), "supervise", "--policy", path, "--check", NULL });
+	r = ms_run_in(NULL, (const char *const[]){ bin(), "supervise", "--policy", path, "--check",
+						   NULL });
 	unlink(path);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, ": 3 rules"), "%s", r.out);
-	free_run(&r);
+	ms_run_free(&r);
 }
 
 /* ---- seccomp --notify-mounts ------------------------------------------- */
@@ -189,13 +142,13 @@ Test(supervisor_cli, notify_mounts_changes_only_the_mount_syscalls)
 	char path[] = "/tmp/sv-cli-prof-XXXXXX";
 	int fd = mkstemp(path);
 	json_object *j, *sys, *e, *v;
-	struct run r;
+	struct ms_run r;
 	int notify = 0;
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, prof, strlen(prof)), (ssize_t)strlen(prof));
 	close(fd);
-	r = run((const char *const[]){ bin(), "seccomp", "--notify-mounts", "--listener",
+	r = ms_run_in(NULL, (const char *const[]){ bin(), "seccomp", "--notify-mounts", "--listener",
 				       "/run/sv.sock", "--merge", path, NULL });
 	unlink(path);
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -227,18 +180,18 @@ Test(supervisor_cli, notify_mounts_changes_only_the_mount_syscalls)
 	cr_expect(has_name(e, "personality") && json_object_object_get_ex(e, "args", &v),
 		  "%s", r.out);
 	json_object_put(j);
-	free_run(&r);
+	ms_run_free(&r);
 
-	r = run((const char *const[]){ bin(), "seccomp", "--notify-mounts", NULL });
+	r = ms_run_in(NULL, (const char *const[]){ bin(), "seccomp", "--notify-mounts", NULL });
 	cr_expect_eq(r.status, 2, "no --listener accepted");
-	free_run(&r);
-	r = run((const char *const[]){ bin(), "seccomp", "--notify-mounts", "--listener",
+	ms_run_free(&r);
+	r = ms_run_in(NULL, (const char *const[]){ bin(), "seccomp", "--notify-mounts", "--listener",
 				       "/run/sv.sock", NULL });
 	cr_expect_eq(r.status, 0);
 	j = json_tokener_parse(r.out);
 	cr_expect(j && json_object_object_get_ex(j, "listenerPath", &v), "%s", r.out);
 	json_object_put(j);
-	free_run(&r);
+	ms_run_free(&r);
 }
 
 /* ---- supervise as a listenerPath agent ---------------------------------- */
@@ -252,7 +205,7 @@ static pid_t start_agent(void)
 	struct stat st;
 	pid_t pid;
 
-	write_text(BASE "/policy.json", pol);
+	ms_write_text(BASE "/policy.json", pol);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {

@@ -59,117 +59,22 @@ static const char script[] =
 	"echo ===; cat /proc/self/mountinfo; echo ===; "
 	"umount /mnt/c; echo \"uc=$?\"; umount /dev/shm; echo \"ushm=$?\"";
 
-struct run {
-	int status;
-	char *out, *err;
-};
-
-static const char *env_path(const char *name)
-{
-	const char *p = getenv(name);
-
-	if (!p || access(p, X_OK))
-		cr_skip_test("%s not set or not executable (run through meson test)", name);
-	return p;
-}
-
-static const char *find_exe(const char *const *c)
-{
-	for (; *c; c++)
-		if (!access(*c, X_OK))
-			return *c;
-	return NULL;
-}
-
-static void write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
-	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	size_t n;
-	char *data = ms_read_file(from, &n);
-	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-
-	cr_assert(fd >= 0, "%s: %s", to, strerror(errno));
-	cr_assert_eq(write(fd, data, n), (ssize_t)n);
-	close(fd);
-	free(data);
-}
-
-/* Run argv in dir; stdout and stderr into files first, so neither blocks. */
-static struct run run_in(const char *dir, const char *const *argv)
-{
-	char outp[] = BASE "/out-XXXXXX", errp[] = BASE "/err-XXXXXX";
-	int o = mkstemp(outp), e = mkstemp(errp), st;
-	struct run r;
-	pid_t pid;
-
-	cr_assert(o >= 0 && e >= 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		if (dir && chdir(dir))
-			_exit(126);
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	lseek(o, 0, SEEK_SET);
-	lseek(e, 0, SEEK_SET);
-	ms_read_fd(o, &r.out);
-	ms_read_fd(e, &r.err);
-	close(o);
-	close(e);
-	unlink(outp);
-	unlink(errp);
-	return r;
-}
-
 static const char *crun_bin;
 
 static void setup(void)
 {
-	static const char *const crun_c[] = { "/usr/bin/crun", "/usr/local/bin/crun", NULL };
-	static const char *const bb_c[] = { "/bin/busybox", "/usr/bin/busybox", NULL };
 	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp", "etc",
 					    "mnt/a", "mnt/b", "mnt/c", "mnt/d", "mnt/p", "mnt/na",
 					    "mnt/nb",
-					    "data/x" };
-	static const char *const links[] = { "sh", "cat", "echo", "mount", "umount", "test" };
-	const char *bb;
-	char p[256];
+					    "data/x", NULL };
+	static const char *const links[] = { "sh", "cat", "echo", "mount", "umount", "test",
+					     NULL };
 
-	crun_bin = find_exe(crun_c);
-	bb = find_exe(bb_c);
-	if (!crun_bin)
-		cr_skip_test("crun not installed");
-	if (!bb)
-		cr_skip_test("busybox-static not installed");
-	ms_private_ns(BASE);
-	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
-		cr_skip_test("cannot mount cgroup2: %s", strerror(errno));
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(p, sizeof(p), ROOTFS "/%s", dirs[i]);
-		ms_mkdir_p(p);
-	}
-	copy_file(bb, ROOTFS "/bin/busybox");
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		snprintf(p, sizeof(p), ROOTFS "/bin/%s", links[i]);
-		cr_assert_eq(symlink("busybox", p), 0);
-	}
-	copy_file(env_path("MNTSNAP_SV_NEWMOUNT"), ROOTFS "/bin/sv-newmount");
-	write_text(ROOTFS "/data/x/hello", "hi\n");
+	crun_bin = ms_crun_rootfs(BASE, ROOTFS, dirs, links);
+	ms_copy_file(ms_env_exe("MNTSNAP_SV_NEWMOUNT"), ROOTFS "/bin/sv-newmount");
+	ms_write_text(ROOTFS "/data/x/hello", "hi\n");
 	cr_assert_eq(symlink("/../../../../tmp", ROOTFS "/mnt/l"), 0);
-	write_text(POLICY, policy);
+	ms_write_text(POLICY, policy);
 }
 
 static pid_t start_supervisor(const char *bin)
@@ -195,7 +100,7 @@ static pid_t start_supervisor(const char *bin)
 
 static json_object *notify_profile(const char *bin)
 {
-	struct run r = run_in(NULL, (const char *const[]){ bin, "seccomp", "--notify-mounts",
+	struct ms_run r = ms_run_in(NULL, (const char *const[]){ bin, "seccomp", "--notify-mounts",
 							   "--listener", SOCK, NULL });
 	json_object *j;
 
@@ -209,12 +114,12 @@ static json_object *notify_profile(const char *bin)
 
 static void write_config(json_object *profile)
 {
-	struct run spec;
+	struct ms_run spec;
 	json_object *cfg, *proc, *lnx, *args;
 	char *text;
 
 	unlink(BUNDLE "/config.json");
-	spec = run_in(BUNDLE, (const char *const[]){ crun_bin, "spec", NULL });
+	spec = ms_run_in(BUNDLE, (const char *const[]){ crun_bin, "spec", NULL });
 	cr_assert_eq(spec.status, 0, "crun spec: %s", spec.err);
 	free(spec.out);
 	free(spec.err);
@@ -233,48 +138,15 @@ static void write_config(json_object *profile)
 	json_object_array_add(args, json_object_new_string(script));
 	json_object_object_add(proc, "args", args);
 	json_object_object_add(lnx, "seccomp", profile);
-	write_text(BUNDLE "/config.json", json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PRETTY));
+	ms_write_text(BUNDLE "/config.json", json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PRETTY));
 	json_object_put(cfg);
-}
-
-/* The topmost mount at mp in mountinfo text: its options and type. */
-static bool mi_find(const char *text, const char *mp, char *opts, char *type)
-{
-	char *mi = strdup(text), *save = NULL;
-	bool found = false;
-
-	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char m[512], o[512], t[128];
-		const char *dash = strstr(l, " - ");
-
-		if (!dash || sscanf(l, "%*s %*s %*s %*s %511s %511s", m, o) != 2 ||
-		    sscanf(dash + 3, "%127s", t) != 1 || strcmp(m, mp))
-			continue;
-		found = true;
-		if (opts)
-			strcpy(opts, o);
-		if (type)
-			strcpy(type, t);
-	}
-	free(mi);
-	return found;
-}
-
-static bool has_opt(const char *opts, const char *o)
-{
-	size_t n = strlen(o);
-
-	for (const char *p = opts; (p = strstr(p, o)); p += n)
-		if ((p == opts || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-	return false;
 }
 
 Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 {
-	const char *bin = env_path("MNTSNAP_BIN");
+	const char *bin = ms_env_exe("MNTSNAP_BIN");
 	char *host_before, *host_after, *audit, *mi, opts[512], type[128];
-	struct run r;
+	struct ms_run r;
 	int st, lines = 0;
 	pid_t sv;
 
@@ -282,7 +154,7 @@ Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 	sv = start_supervisor(bin);
 	write_config(notify_profile(bin));
 	host_before = ms_read_file("/proc/self/mountinfo", NULL);
-	r = run_in(BUNDLE, (const char *const[]){ crun_bin, "--root", BASE "/state",
+	r = ms_run_in(BUNDLE, (const char *const[]){ crun_bin, "--root", BASE "/state",
 						  "--cgroup-manager=disabled", "run",
 						  "mntsnap-sv", NULL });
 	host_after = ms_read_file("/proc/self/mountinfo", NULL);
@@ -317,20 +189,20 @@ Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 		  r.out);
 	mi = strstr(r.out, "===\n");
 	cr_assert(mi, "no mountinfo in:\n%s", r.out);
-	cr_assert(mi_find(mi, "/mnt/a", opts, type), "/mnt/a not in the container:\n%s", mi);
+	cr_assert(ms_mi_find(mi, "/mnt/a", opts, type), "/mnt/a not in the container:\n%s", mi);
 	cr_expect_str_eq(type, "tmpfs");
-	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+	cr_expect(ms_has_opt(opts, "nosuid") && ms_has_opt(opts, "nodev") && ms_has_opt(opts, "noexec"),
 		  "forced options: %s", opts);
-	cr_expect(mi_find(mi, "/mnt/c", NULL, NULL));
-	cr_assert(mi_find(mi, "/mnt/na", opts, type), "/mnt/na not in the container:\n%s", mi);
-	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+	cr_expect(ms_mi_find(mi, "/mnt/c", NULL, NULL));
+	cr_assert(ms_mi_find(mi, "/mnt/na", opts, type), "/mnt/na not in the container:\n%s", mi);
+	cr_expect(ms_has_opt(opts, "nosuid") && ms_has_opt(opts, "nodev") && ms_has_opt(opts, "noexec"),
 		  "forced options (new API): %s", opts);
-	cr_expect_not(mi_find(mi, "/mnt/nb", NULL, NULL));
-	cr_expect_not(mi_find(mi, "/mnt/b", NULL, NULL));
-	cr_expect_not(mi_find(mi, "/mnt/p", NULL, NULL));
-	cr_expect_not(mi_find(mi, "/mnt/d", NULL, NULL));
-	cr_expect_not(mi_find(mi, "/tmp", NULL, NULL));
-	cr_expect_not(mi_find(mi, "/etc", NULL, NULL));
+	cr_expect_not(ms_mi_find(mi, "/mnt/nb", NULL, NULL));
+	cr_expect_not(ms_mi_find(mi, "/mnt/b", NULL, NULL));
+	cr_expect_not(ms_mi_find(mi, "/mnt/p", NULL, NULL));
+	cr_expect_not(ms_mi_find(mi, "/mnt/d", NULL, NULL));
+	cr_expect_not(ms_mi_find(mi, "/tmp", NULL, NULL));
+	cr_expect_not(ms_mi_find(mi, "/etc", NULL, NULL));
 	ms_assert_text_eq(host_after, host_before, "this namespace's mounts");
 
 	audit = ms_read_file(AUDIT, NULL);

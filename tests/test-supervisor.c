@@ -187,6 +187,7 @@ static void on_audit(const struct mntsnap_sv_event *ev, void *data)
 	b->audit_lines++;
 }
 
+/* A private mount namespace with the container's tree under ROOT. */
 static void make_tree(void)
 {
 	static const char *dirs[] = { "/mnt/a", "/mnt/b", "/mnt/c", "/mnt/d", "/mnt/p",
@@ -194,6 +195,7 @@ static void make_tree(void)
 	char p[256];
 	int fd;
 
+	ms_private_ns(BASE);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(p, sizeof(p), ROOT "%s", dirs[i]);
 		ms_mkdir_p(p);
@@ -222,6 +224,22 @@ static struct mntsnap_policy *example_policy(void)
 	return p;
 }
 
+/* Serve until the script is done. */
+static void box_serve(struct box *b)
+{
+	for (;;) {
+		struct pollfd p[2] = { { mntsnap_supervisor_fd(b->sv), POLLIN, 0 },
+				       { b->done_r, POLLIN, 0 } };
+
+		cr_assert_geq(poll(p, 2, 30000), 1, "the container hangs");
+		if (p[0].revents)
+			cr_assert_geq(mntsnap_supervisor_dispatch(b->sv, 0), 0);
+		if (p[1].revents)
+			return;
+	}
+}
+
+/* Start the container running script and serve it until the script is done. */
 static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
 {
@@ -278,27 +296,13 @@ static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 	}
 	cr_assert_eq(mntsnap_supervisor_new(pol, &o, &b->sv), 0);
 	cr_assert_eq(mntsnap_supervisor_add(b->sv, nfd, "box"), 0);
+	box_serve(b);
 }
 
 static void box_start(struct box *b, struct mntsnap_policy *pol,
 		      const struct mntsnap_sysops *sys, script_fn script)
 {
 	box_start_as(b, pol, sys, script, BOX_ROOTFUL);
-}
-
-/* Serve until the script is done. */
-static void box_serve(struct box *b)
-{
-	for (;;) {
-		struct pollfd p[2] = { { mntsnap_supervisor_fd(b->sv), POLLIN, 0 },
-				       { b->done_r, POLLIN, 0 } };
-
-		cr_assert_geq(poll(p, 2, 30000), 1, "the container hangs");
-		if (p[0].revents)
-			cr_assert_geq(mntsnap_supervisor_dispatch(b->sv, 0), 0);
-		if (p[1].revents)
-			return;
-	}
 }
 
 static void box_end(struct box *b)
@@ -318,36 +322,14 @@ static void box_end(struct box *b)
 /* The child's mountinfo: the topmost mount at mp, its options and type. */
 static bool mi_find(pid_t pid, const char *mp, char *opts, char *fstype)
 {
-	char path[64], *mi, *save = NULL;
-	bool found = false;
+	char path[64], *mi;
+	bool found;
 
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
 	mi = ms_read_file(path, NULL);
-	for (char *l = strtok_r(mi, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char m[512], o[512], t[128];
-		const char *dash = strstr(l, " - ");
-
-		if (!dash || sscanf(l, "%*s %*s %*s %*s %511s %511s", m, o) != 2 ||
-		    sscanf(dash + 3, "%127s", t) != 1 || strcmp(m, mp))
-			continue;
-		found = true;
-		if (opts)
-			strcpy(opts, o);
-		if (fstype)
-			strcpy(fstype, t);
-	}
+	found = ms_mi_find(mi, mp, opts, fstype);
 	free(mi);
 	return found;
-}
-
-static bool has_opt(const char *opts, const char *o)
-{
-	size_t n = strlen(o);
-
-	for (const char *p = opts; (p = strstr(p, o)); p += n)
-		if ((p == opts || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-	return false;
 }
 
 /* ---- the required cases -------------------------------------------------- */
@@ -372,16 +354,14 @@ LTest(supervisor, example_policy_end_to_end)
 	char *host_before, *host_after, opts[512], type[128];
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	host_before = ms_read_file("/proc/self/mountinfo", NULL);
 	box_start(&b, example_policy(), NULL, script_example);
-	box_serve(&b);
 
 	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
 	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container");
 	cr_expect_str_eq(type, "tmpfs");
-	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+	cr_expect(ms_has_opt(opts, "nosuid") && ms_has_opt(opts, "nodev") && ms_has_opt(opts, "noexec"),
 		  "forced options missing: %s", opts);
 	cr_expect_eq(b.res[1], EPERM, "uid=0: %s", strerror(b.res[1]));
 	cr_expect_not(mi_find(b.pid, "/mnt/b", NULL, NULL));
@@ -423,13 +403,11 @@ LTest(supervisor, rootless_container)
 	char opts[512], type[128];
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start_as(&b, example_policy(), NULL, script_example, BOX_ROOTLESS);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
 	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container");
-	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+	cr_expect(ms_has_opt(opts, "nosuid") && ms_has_opt(opts, "nodev") && ms_has_opt(opts, "noexec"),
 		  "forced options missing: %s", opts);
 	cr_expect_eq(b.res[1], EPERM);
 	cr_expect_eq(b.res[2], EPERM);
@@ -454,14 +432,12 @@ LTest(supervisor, rootless_container_unprivileged_supervisor)
 	char opts[512], type[128];
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start_as(&b, example_policy(), NULL, script_example, BOX_ROOTLESS_UNPRIV);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0, "tmpfs on /mnt/a: %s", strerror(b.res[0]));
 	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a in the container:\n%s",
 		  b.audit);
-	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+	cr_expect(ms_has_opt(opts, "nosuid") && ms_has_opt(opts, "nodev") && ms_has_opt(opts, "noexec"),
 		  "forced options missing: %s", opts);
 	cr_expect_eq(b.res[1], EPERM);
 	cr_expect_eq(b.res[3], 0, "bind /data/x: %s", strerror(b.res[3]));
@@ -484,11 +460,9 @@ LTest(supervisor, caller_in_supervisor_namespace_refused)
 	char *before, *after;
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	before = ms_read_file("/proc/self/mountinfo", NULL);
 	box_start_as(&b, example_policy(), NULL, script_same_ns, BOX_SAME_NS);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], EPERM, "%s", strerror(b.res[0]));
 	cr_expect(strstr(b.audit, "\"reason\":\"supervisor's own namespace\""), "%s", b.audit);
 	box_end(&b);
@@ -534,10 +508,8 @@ LTest(supervisor, garbage_arguments)
 {
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_garbage);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], EFAULT, "target (char *)1: %s", strerror(b.res[0]));
 	cr_expect_eq(b.res[1], EFAULT, "fstype 0x10: %s", strerror(b.res[1]));
 	cr_expect_eq(b.res[2], EFAULT, "source -4096: %s", strerror(b.res[2]));
@@ -592,10 +564,8 @@ LTest(supervisor, move_and_propagation)
 	struct box b;
 	char *l;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_move);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0);
 	cr_expect_eq(b.res[1], 0, "move /mnt/a -> /mnt/b: %s", strerror(b.res[1]));
 	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL));
@@ -635,17 +605,15 @@ LTest(supervisor, remount_keeps_forced_options)
 	char opts[512], type[128], *mi, path[64];
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_remount);
-	box_serve(&b);
 	for (int i = 0; i < 3; i++)
 		cr_expect_eq(b.res[i], 0, "step %d: %s", i, strerror(b.res[i]));
 	cr_expect_eq(b.res[3], EINVAL, "remount of a non-mount: %s", strerror(b.res[3]));
 	cr_expect_eq(b.res[4], 0, "size=2m: %s", strerror(b.res[4]));
 	cr_assert(mi_find(b.pid, "/mnt/a", opts, type));
-	cr_expect(has_opt(opts, "ro") && has_opt(opts, "nosuid") && has_opt(opts, "nodev") &&
-		  has_opt(opts, "noexec"), "after remounts: %s", opts);
+	cr_expect(ms_has_opt(opts, "ro") && ms_has_opt(opts, "nosuid") && ms_has_opt(opts, "nodev") &&
+		  ms_has_opt(opts, "noexec"), "after remounts: %s", opts);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", b.pid);
 	mi = ms_read_file(path, NULL);
 	cr_expect(strstr(mi, "size=2048k"), "superblock not reconfigured:\n%s", mi);
@@ -697,19 +665,17 @@ LTest(supervisor, remount_only_what_it_made)
 	struct box b;
 	int fd;
 
-	ms_private_ns(BASE);
 	make_tree();
 	cr_assert_eq(mount("vol", ROOT "/mnt/s", "tmpfs", MS_RDONLY, "size=1m"), 0);
 	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
 	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
 	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
 	box_start(&b, p, NULL, script_remount_others);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0, "bind: %s", strerror(b.res[0]));
 	cr_expect(b.res[1] == 0 || b.res[1] == EPERM, "remount,bind: %s", strerror(b.res[1]));
 	cr_expect_eq(b.res[2], EROFS, "write through the ro bind: %s", strerror(b.res[2]));
 	cr_assert(mi_find(b.pid, "/mnt/c", opts, NULL));
-	cr_expect(has_opt(opts, "ro"), "the bind lost ro: %s", opts);
+	cr_expect(ms_has_opt(opts, "ro"), "the bind lost ro: %s", opts);
 	cr_expect_eq(b.res[3], EPERM, "superblock remount through a bind: %s",
 		     strerror(b.res[3]));
 	/* the "host" still writes its tmpfs: its superblock was not touched */
@@ -753,13 +719,11 @@ LTest(supervisor, bind_moves_under_the_bind_rules)
 	struct mntsnap_policy *p;
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
 	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
 	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
 	box_start(&b, p, NULL, script_move_bind);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0, "bind onto /mnt/c: %s", strerror(b.res[0]));
 	cr_expect_eq(b.res[1], EPERM, "bind moved to /mnt/d: %s", strerror(b.res[1]));
 	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL));
@@ -848,15 +812,13 @@ LTest(supervisor, new_mount_api)
 	char opts[512], type[128], path[64], *mi;
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_new_api);
-	box_serve(&b);
 	for (int i = 0; i < 6; i++)
 		cr_expect_eq(b.res[i], 0, "step %d: %s", i, strerror(b.res[i]));
 	cr_assert(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a");
 	cr_expect_str_eq(type, "tmpfs");
-	cr_expect(has_opt(opts, "nosuid") && has_opt(opts, "nodev") && has_opt(opts, "noexec"),
+	cr_expect(ms_has_opt(opts, "nosuid") && ms_has_opt(opts, "nodev") && ms_has_opt(opts, "noexec"),
 		  "forced options: %s", opts);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", b.pid);
 	mi = ms_read_file(path, NULL);
@@ -920,10 +882,8 @@ LTest(supervisor, open_tree_and_mount_setattr)
 	char opts[512], type[128];
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_open_tree);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0, "open_tree /data/x: %s", strerror(b.res[0]));
 	cr_expect_eq(b.res[1], 0, "move onto /mnt/c: %s", strerror(b.res[1]));
 	cr_expect_eq(b.res[2], 0, "/mnt/c/hello: %s", strerror(b.res[2]));
@@ -934,7 +894,7 @@ LTest(supervisor, open_tree_and_mount_setattr)
 	cr_expect_eq(b.res[5], 0, "mount_setattr on the placeholder: %s", strerror(b.res[5]));
 	cr_expect_eq(b.res[6], 0, "move: %s", strerror(b.res[6]));
 	cr_assert(mi_find(b.pid, "/mnt/a", opts, type));
-	cr_expect(has_opt(opts, "ro") && has_opt(opts, "noexec"), "%s", opts);
+	cr_expect(ms_has_opt(opts, "ro") && ms_has_opt(opts, "noexec"), "%s", opts);
 	cr_expect_eq(b.res[7], EPERM, "mount_setattr on /mnt/a: %s", strerror(b.res[7]));
 	cr_expect(strstr(b.audit, "\"syscall\":\"open_tree\""), "%s", b.audit);
 	box_end(&b);
@@ -971,10 +931,8 @@ LTest(supervisor, dropped_placeholders_are_forgotten)
 {
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_many_contexts);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0, "%d of 10,000 fsopen/open_tree refused", b.res[0]);
 	cr_expect_eq(b.res[1], 0, "%d of 100 new-API mounts refused", b.res[1]);
 	cr_expect_eq(b.res[2], 0);
@@ -1024,10 +982,8 @@ LTest(supervisor, other_abi_refused)
 {
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_i386);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], EPERM, "i386 mount: %s", strerror(b.res[0]));
 	cr_expect_eq(b.res[1], EPERM, "i386 getresuid (x86_64's mount number): %s",
 		     strerror(b.res[1]));
@@ -1095,11 +1051,9 @@ LTest(supervisor, arguments_rewritten_during_the_decision)
 	int found = 0;
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	before = ms_read_file("/proc/self/mountinfo", NULL);
 	box_start(&b, example_policy(), NULL, script_flip);
-	box_serve(&b);
 	cr_expect_eq(b.res[0] + b.res[1], FLIPS);
 	cr_expect_gt(b.res[0], 0, "nothing was mounted: the test proves nothing");
 	cr_log_info("flip: %d mounted, %d refused", b.res[0], b.res[1]);
@@ -1148,10 +1102,8 @@ LTest(supervisor, umount_only_own_mounts)
 {
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_umount);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], 0);
 	cr_expect_eq(b.res[1], 0);
 	cr_expect_eq(b.res[2], 0, "umount /mnt/a: %s", strerror(b.res[2]));
@@ -1214,10 +1166,8 @@ LTest(supervisor, caller_dies_mid_request)
 	struct mntsnap_sysops sys = { .ioctl = killer_ioctl, .ctx = &k };
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), &sys, script_victim);
-	box_serve(&b);
 	cr_expect_eq(b.res[0], SIGKILL, "the requester was not killed");
 	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL),
 		      "mounted for a caller that had gone");
@@ -1280,10 +1230,8 @@ LTest(supervisor, thousand_requests_from_eight_processes)
 	int ok = 0, lines = 0;
 	struct box b;
 
-	ms_private_ns(BASE);
 	make_tree();
 	box_start(&b, example_policy(), NULL, script_stress);
-	box_serve(&b);
 	for (int i = 0; i < STRESS_PROCS; i++)
 		cr_expect_eq(b.res[i], 0, "process %d: status %d", i, b.res[i]);
 	cr_expect_eq(count_mounts(b.pid, "/mnt/s"), STRESS_ALLOWED);

@@ -4,9 +4,10 @@
  * (and the rest of mntsnap's syscalls), or merge them into a profile.
  *
  * The fragments are built in seccomp-frag.c, the merge is seccomp-merge.c;
- * this file parses options and prints. seccomp/gen.py writes the same
- * fragments into seccomp/generated/, and the seccomp test suite checks
- * that both agree byte for byte.
+ * this file parses options and prints. What it prints is the source of
+ * seccomp/generated/ (seccomp/gen.py --cli runs it), so the layout here is
+ * the one the committed fragments have (json.dumps(indent=2)'s, which
+ * people and tools already diff against).
  *
  * --merge needs json-c (meson option 'json'); it stays out of the core
  * library, and a build without json-c (the static musl CLI) leaves --merge
@@ -107,7 +108,7 @@ static bool caps_have(const char *list, const char *cap)
 	return false;
 }
 
-/* ---- text output, byte-identical to gen.py (json.dumps(indent=2)) -------- */
+/* ---- text output: the committed fragments are made from it ------------- */
 
 static void print_entry(FILE *o, const struct mntsnap__sc_entry *e)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The seccomp fragments mntsnap prints and merges, from seccomp/syscalls.csv
- * (compiled in as sctable.h). seccomp/gen.py writes the same fragments into
- * seccomp/generated/ and the tests compare both byte for byte: keep the
- * rules here and there in step.
+ * (compiled in as sctable.h). These rules are the only copy: the committed
+ * fragments in seccomp/generated/ are this CLI's output (seccomp/gen.py
+ * --cli), and the 'seccomp' suite fails if they differ from it.
  *
  * Only statmount and listmount are ever allowed for everyone: they show a
  * container what it can already read in /proc/self/mountinfo. They carry
