@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * Errors: mntsnap_strerror() and the struct mntsnap_error filler.
+ *
  * mntsnap_strerror(): what each error this library documents means for a
  * caller of mntsnap, in words. strerror()'s text for the same number is
  * about the system call that failed ("Bad message", "Argument list too
@@ -7,9 +9,11 @@
  * struct built against a newer header.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
-#include "mntsnap.h"
+#include "opts.h"
 
 struct err_text {
 	int err;
@@ -91,4 +95,19 @@ const char *mntsnap_strerror(int err)
 		if (texts[i].err == err)
 			return texts[i].text;
 	return "an error this library does not document (see strerror(3) for the number)";
+}
+
+/* Fill e (when the caller gave one) and return err, for one-line error returns. */
+int mntsnap__set_error(struct mntsnap_error *e, int err, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return err;
+	e->err = err;
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return err;
 }

@@ -97,7 +97,7 @@
 #define __WALL 0x40000000
 #endif
 
-#define HELPER_STACK (512 * 1024)
+#define HELPER_STACK MNTSNAP_HELPER_STACK
 /*
  * openat2 EAGAIN retries: a count alone is not enough where the walk is
  * slow (a loaded machine preempts it) and a storm of mounts keeps the
@@ -632,7 +632,7 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 
 static size_t stack_map_size(void)
 {
-	return HELPER_STACK + (size_t)sysconf(_SC_PAGESIZE);
+	return mntsnap_helper_stack_map_size();
 }
 
 /* A stack with a guard page below it: an overflow faults in the child. */
@@ -662,14 +662,6 @@ static void stack_put(const struct mntsnap_ns *ns, char *st)
 
 	helper_stack_unpoison(st + stack_map_size() - HELPER_STACK, HELPER_STACK);
 	if (!atomic_compare_exchange_strong(&mut->stack_cache, &expect, st))
-		munmap(st, stack_map_size());
-}
-
-void mntsnap__helper_stack_release(struct mntsnap_ns *ns)
-{
-	void *st = atomic_exchange(&ns->stack_cache, NULL);
-
-	if (st)
 		munmap(st, stack_map_size());
 }
 
@@ -1027,7 +1019,7 @@ static int work_stat_id(struct helper *h)
 
 	if (r)
 		return r;
-	r = mntsnap__sm_stat_one(w->sys, NULL, w->id, w->mask, &s);
+	r = mntsnap__sm_stat_one(w->sys, NULL, MNTSNAP_NS_ROUTE_AUTO, w->id, w->mask, &s);
 	if (r) {
 		child_set_msg(h, "statmount", -r);
 		return r;
@@ -1048,6 +1040,7 @@ int mntsnap__helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sy
 
 struct capture_work {
 	const struct mntsnap_capture_opts *o;
+	const struct mntsnap_sysops *sys;
 	uint64_t ns_id;
 	struct snap_handover out;
 };
@@ -1073,7 +1066,7 @@ static int work_capture(struct helper *h)
 	c.threads = 0;
 	c.error = &e;
 	c.flags &= ~(uint32_t)(MNTSNAP_CAPTURE_NS_DIRECT | MNTSNAP_CAPTURE_NS_ENTER);
-	r = mntsnap_capture(&c, &s);
+	r = mntsnap__capture_source(&c, w->sys, MNTSNAP_NS_ROUTE_AUTO, &s);
 	if (r) {
 		snprintf(h->msg, sizeof(h->msg), "capture: %.*s", (int)sizeof(h->msg) - 10,
 			 e.msg[0] ? e.msg : "failed");
@@ -1104,9 +1097,9 @@ static int open_host_proc(void)
 }
 
 int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
-			   struct mntsnap_snapshot **ret_snap)
+			   const struct mntsnap_sysops *sys, struct mntsnap_snapshot **ret_snap)
 {
-	struct capture_work w = { .o = o, .ns_id = ns ? ns->ns_id : 0 };
+	struct capture_work w = { .o = o, .sys = sys, .ns_id = ns ? ns->ns_id : 0 };
 	struct helper h = { .work = work_capture, .arg = &w, .rootfd = -1, .procfd = -1 };
 	struct mntsnap_ns_opts no = { .sz = sizeof(no), .error = o->error };
 	struct helper_result res;

@@ -4,9 +4,12 @@
  * data, the parent/child tree and the id indexes. See snapshot.h.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
 
 #include "snapshot.h"
 
@@ -1254,4 +1257,42 @@ int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn 
 	}
 	*ret_snap = n;
 	return 0;
+}
+
+/* ---- capture time and kernel ------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * uname() is a syscall, as costly as the statmount of a one-mount lookup
+ * (mntsnap_stat_id), and the running kernel's release cannot change while
+ * the process lives: read it once per process. Written once under
+ * pthread_once, read-only afterwards (like mntsnap_have_statmount()'s cache).
+ */
+static struct utsname stamp_uts;
+static bool stamp_uts_ok;
+static pthread_once_t stamp_once = PTHREAD_ONCE_INIT;
+
+static void stamp_uts_init(void)
+{
+	stamp_uts_ok = !uname(&stamp_uts);
+}
+
+void mntsnap__snap_stamp(struct mntsnap_snapshot *s)
+{
+	s->time_ns = now_ns();
+	/* memcpy of the whole field: strncpy trips -Wstringop-truncation */
+	_Static_assert(sizeof(s->kernel_release) == sizeof(stamp_uts.release),
+		       "utsname release size");
+	pthread_once(&stamp_once, stamp_uts_init);
+	if (stamp_uts_ok) {
+		memcpy(s->kernel_release, stamp_uts.release, sizeof(s->kernel_release));
+		s->kernel_release[sizeof(s->kernel_release) - 1] = '\0';
+	}
 }

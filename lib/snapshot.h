@@ -149,4 +149,7 @@ long mntsnap__snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 /* Byte length of a list of n NUL-terminated strings laid end to end. */
 size_t mntsnap__strlist_len(const char *list, uint32_t n);
 
+/* Set capture time and kernel release. */
+void mntsnap__snap_stamp(struct mntsnap_snapshot *s);
+
 #endif

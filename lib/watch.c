@@ -82,8 +82,9 @@ struct wev {
 };
 
 struct mntsnap_watch {
-	struct mntsnap_ns nsr;	      /* route-fixed copy of the target (fds not owned) */
+	struct mntsnap_ns nsr;	      /* copy of the target (fds not owned) */
 	const struct mntsnap_ns *tns; /* &nsr, or NULL for the caller's namespace */
+	int ns_route;		      /* how tns is queried: MNTSNAP_NS_ROUTE_FD or _ID */
 	struct mntsnap_sysops sys;
 	struct mntsnap_k_mnt_id_req tmpl;
 	struct mntsnap_sm_buf buf;
@@ -565,7 +566,7 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 {
 	struct mntsnap_capture_opts o = {
 	    .sz = sizeof(o), .mask = w->want, .ns = w->tns, .error = err};
-	int r = mntsnap__capture_consistent(&o, &w->sys, w->want, ret);
+	int r = mntsnap__capture_consistent(&o, &w->sys, w->ns_route, w->want, ret);
 
 	if (!r && !(*ret)->ns_id && w->tns)
 		(*ret)->ns_id = w->tns->ns_id;
@@ -929,8 +930,8 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 
 		if (routes[i] == MNTSNAP_NS_ROUTE_FD ? ns->nsfd < 0 : !ns->ns_id)
 			continue;
-		w->nsr.route = routes[i];
-		mntsnap_ns_fill_req(&w->nsr, true, &req);
+		w->ns_route = routes[i];
+		mntsnap_ns_fill_req(&w->nsr, w->ns_route, &req);
 		req.mnt_id = MNTSNAP_K_LSMT_ROOT;
 		e = (int)w->sys.listmount(w->sys.ctx, &req, &id, 1, 0);
 		if (e >= 0)
@@ -1053,7 +1054,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 		if (r)
 			return r;
 	}
-	mntsnap_ns_fill_req(w->tns, true, &w->tmpl);
+	mntsnap_ns_fill_req(w->tns, w->ns_route, &w->tmpl);
 	r = mntsnap__sm_buf_init(&w->buf);
 	if (r)
 		return r;

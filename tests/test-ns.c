@@ -28,6 +28,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "backends.h"
+#include "route.h"
 #include "sys.h"
 
 #define BASE "/tmp/mntsnap-ns-test"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "route.h"
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
