@@ -732,7 +732,7 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 	}
 	free(P->scratch);
 	if (r) {
-		mntsnap_snapshot_free(P->s);
+		mntsnap__snapshot_free(P->s);
 		return r;
 	}
 	*ret_snap = P->s;
@@ -1030,7 +1030,7 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 		if (strict)
 			r = strict_pair(&t, r);
 		if (snap) {
-			mntsnap_snapshot_free(last);
+			mntsnap__snapshot_free(last);
 			last = snap;
 		}
 		if (r == 1 || (n >= max && last))
@@ -1060,7 +1060,7 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 						     : "the mount table kept changing during %u reads "
 						       "of its mountinfo",
 					      n > limit ? limit : n);
-		mntsnap_snapshot_free(last);
+		mntsnap__snapshot_free(last);
 		if (o->error)
 			*o->error = err;
 		return r;

@@ -869,7 +869,7 @@ int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 out:
 	free(ids);
 	if (r < 0) {
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(s);
 		return r;
 	}
 	*ret_snap = s;
@@ -945,7 +945,7 @@ int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_
 	if (r >= 0)
 		r = mntsnap__snap_finish(s);
 	if (r < 0) {
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(s);
 		goto out;
 	}
 	*ret_snap = s;

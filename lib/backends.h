@@ -80,14 +80,6 @@ int mntsnap__detector_open(const struct mntsnap_ns *ns);
 /* Did the namespace change since the last call? Also latches. */
 bool mntsnap__detector_fired(int fd);
 
-/* ---- diff (diff.c) -------------------------------------------------------- */
-/*
- * MNTSNAP_CHANGE_* bits between two records of one mount (matched by id),
- * comparing only the fields both masks have: what mntsnap_diff() would
- * report for the pair.
- */
-uint32_t mntsnap__diff_changes(const struct mntsnap_mount *a, const struct mntsnap_mount *b);
-
 /* ---- mountinfo backend (backend-mountinfo.c) ----------------------------- */
 /*
  * Parse mountinfo text; records get want & what mountinfo can give, plus

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "diff.h"
 #include "ns.h"
 #include "snapshot.h"
 
@@ -112,7 +113,7 @@ static int ids_still_match(const struct mntsnap_capture_opts *o,
 	if (n + (o->under_id ? 1 : 0) != s->nrecs)
 		*ret_match = false;
 	for (size_t i = 0; i < n && *ret_match; i++)
-		if (mntsnap_snapshot_find(s, ids[i]) < 0)
+		if (mntsnap__snapshot_find(s, ids[i]) < 0)
 			*ret_match = false;
 	free(ids);
 	return 0;
@@ -124,9 +125,9 @@ static bool same_tables(const struct mntsnap_snapshot *a, const struct mntsnap_s
 	struct mntsnap_diff *d = NULL;
 	bool same;
 
-	*err = mntsnap_diff(a, b, &d);
-	same = !*err && !mntsnap_diff_count(d);
-	mntsnap_diff_free(d);
+	*err = mntsnap__diff(a, b, &d);
+	same = !*err && !mntsnap__diff_count(d);
+	mntsnap__diff_free(d);
 	return same;
 }
 
@@ -146,7 +147,7 @@ static int attempt(const struct mntsnap_capture_opts *o, const struct mntsnap_sy
 	if (det < 0)
 		r = ids_still_match(o, sys, route, *ret, &match);
 	if (r) {
-		mntsnap_snapshot_free(*ret);
+		mntsnap__snapshot_free(*ret);
 		*ret = NULL;
 		return r;
 	}
@@ -169,13 +170,13 @@ int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,
 	if (strict)
 		max++;
 	for (n = 1; n <= max; n++) {
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(s);
 		s = NULL;
 		r = attempt(o, sys, route, want, det, &s);
 		if (r < 0)
 			break;
 		if (!r) { /* raced: a strict pair must start over */
-			mntsnap_snapshot_free(prev);
+			mntsnap__snapshot_free(prev);
 			prev = NULL;
 			continue;
 		}
@@ -189,7 +190,7 @@ int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,
 				break;
 			}
 		}
-		mntsnap_snapshot_free(prev);
+		mntsnap__snapshot_free(prev);
 		prev = s;
 		s = NULL;
 		r = 0;
@@ -197,15 +198,15 @@ int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,
 	if (det >= 0)
 		close(det);
 	if (r < 0) {
-		mntsnap_snapshot_free(prev);
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(prev);
+		mntsnap__snapshot_free(s);
 		return r;
 	}
 	if (!s) { /* strict, ended on a capture no later one agreed with */
 		s = prev;
 		r = 0;
 	} else {
-		mntsnap_snapshot_free(prev);
+		mntsnap__snapshot_free(prev);
 	}
 	/*
 	 * Only MNTSNAP_CAPTURE_CONSISTENT turns "still changing" into an
@@ -213,7 +214,7 @@ int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,
 	 * like the detectors do.
 	 */
 	if (!r && (o->flags & MNTSNAP_CAPTURE_CONSISTENT)) {
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(s);
 		return mntsnap__set_error(o->error, -EAGAIN, 0,
 					 strict ? "no two successive captures agreed in %u tries"
 						: "the mount table kept changing during %u captures",

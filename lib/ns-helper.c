@@ -619,7 +619,7 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 			return mntsnap__set_error(err, r, 0,
 						 "helper process, setns into the target: %s: %s",
 						 strerror(-r), res->msg);
-		return mntsnap_ns_explain(r, "helper process, setns into the target", err);
+		return mntsnap__ns_explain(r, "helper process, setns into the target", err);
 	}
 	/* a capture's message already ends in the reason: say it once */
 	if (res->step && strstr(res->msg, strerror(-r)))
@@ -627,7 +627,7 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 	if (res->step)
 		return mntsnap__set_error(err, r, 0, "%s%s%s: %s", step_name(res->step),
 					 res->msg[0] ? ": " : "", res->msg, strerror(-r));
-	return mntsnap_ns_explain(r, "helper process (caller's side)", err);
+	return mntsnap__ns_explain(r, "helper process (caller's side)", err);
 }
 
 static size_t stack_map_size(void)
@@ -799,7 +799,7 @@ static int work_run(struct helper *h)
 	return child_reply_bytes(h, buf, len);
 }
 
-int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
+int mntsnap__ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
 {
 	struct run_work w = { .fn = fn, .data = data };
@@ -825,6 +825,12 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 	if (ret_len)
 		*ret_len = res.len;
 	return 0;
+}
+
+int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
+		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
+{
+	return mntsnap__ns_run(ns, fn, data, opts, ret_buf, ret_len);
 }
 
 struct open_work {
@@ -922,7 +928,7 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 		h.keep_caps |= 1ULL << CAP_SYS_ADMIN_; /* open_tree clones need it */
 	h.rootfd = mntsnap__ns_root_fd(ns);
 	if (h.rootfd < 0 && h.rootfd != -ENOENT)
-		return mntsnap_ns_explain(h.rootfd, "the target process's root", o.error);
+		return mntsnap__ns_explain(h.rootfd, "the target process's root", o.error);
 	r = helper_run(ns, &h, &o, &res);
 	if (h.rootfd >= 0)
 		close(h.rootfd);
@@ -932,12 +938,18 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 	return 0;
 }
 
-int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
+int mntsnap__ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
 			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd)
 {
 	struct open_work w = { .path = path, .flags = flags, .mode = mode };
 
 	return open_common(ns, &w, opts, ret_fd);
+}
+
+int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
+			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd)
+{
+	return mntsnap__ns_open_file(ns, path, flags, mode, opts, ret_fd);
 }
 
 int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
@@ -994,7 +1006,7 @@ static int take_snapshot(struct snap_handover *out, int r, struct mntsnap_snapsh
 {
 	if (r) {
 		/* a reply lost after the hand-over: the snapshot is still ours */
-		mntsnap_snapshot_free(out->snap);
+		mntsnap__snapshot_free(out->snap);
 		return r;
 	}
 	if (!out->snap)

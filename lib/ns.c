@@ -108,7 +108,7 @@ int mntsnap__ns_open_own_fd(void)
 	return fd;
 }
 
-void mntsnap_ns_free(struct mntsnap_ns *ns)
+void mntsnap__ns_free(struct mntsnap_ns *ns)
 {
 	int saved = errno;
 	void *st;
@@ -125,6 +125,11 @@ void mntsnap_ns_free(struct mntsnap_ns *ns)
 		munmap(st, mntsnap_helper_stack_map_size());
 	free(ns);
 	errno = saved;
+}
+
+void mntsnap_ns_free(struct mntsnap_ns *ns)
+{
+	mntsnap__ns_free(ns);
 }
 
 /*
@@ -264,7 +269,7 @@ int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, true, ret_ns);
 }
 
-int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
+int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 {
 	int fd;
 
@@ -274,6 +279,11 @@ int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 	if (fd < 0)
 		return -errno;
 	return ns_from_nsfd(fd, -1, false, ret_ns);
+}
+
+int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
+{
+	return mntsnap__ns_open_fd(nsfd, ret_ns);
 }
 
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
@@ -695,7 +705,7 @@ static void missing_caps(char *buf, size_t len)
 	}
 }
 
-int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
+int mntsnap__ns_explain(int err, const char *op, struct mntsnap_error *ret)
 {
 	char caps[96];
 
@@ -750,6 +760,11 @@ int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
 	default:
 		return mntsnap__set_error(ret, err, 0, "%s: %s", op, strerror(-err));
 	}
+}
+
+int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
+{
+	return mntsnap__ns_explain(err, op, ret);
 }
 
 /* ---- finding namespaces --------------------------------------------------- */

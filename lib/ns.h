@@ -180,4 +180,14 @@ int mntsnap__pidfd_pid(int pidfd);
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
 int mntsnap__pidfd_exited(int pidfd);
 
+/*
+ * The bodies of public functions, for the inside of the library: a lib
+ * file never calls the public API (the wrappers are what callers see).
+ */
+int mntsnap__ns_explain(int err, const char *op, struct mntsnap_error *ret);
+void mntsnap__ns_free(struct mntsnap_ns *ns);
+int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
+int mntsnap__ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags, unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd);
+int mntsnap__ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data, const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len);
+
 #endif

@@ -109,7 +109,7 @@ static int check_sb(struct refresh *f, uint32_t k)
 		return 0; /* decide with the next mount of this superblock */
 	if (r < 0)
 		return (int)r;
-	mntsnap_snapshot_get(f->s, k, &was);
+	mntsnap__snapshot_get(f->s, k, &was);
 	mntsnap__sm_to_mount(f->buf.sm, f->s->mask, &now);
 	f->sb_state[sb] = sb_same(&was, &now) ? 1 : 2;
 	return 0;
@@ -170,7 +170,7 @@ static int classify(struct refresh *f, const uint64_t *ids, size_t n)
 	if (!seen)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && !r; i++) {
-		long k = mntsnap_snapshot_find(f->s, ids[i]);
+		long k = mntsnap__snapshot_find(f->s, ids[i]);
 
 		if (k < 0) {
 			f->fetch_changed[f->nfetch] = 0;

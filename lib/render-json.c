@@ -537,14 +537,14 @@ int mntsnap__json_mount(FILE *f, const struct mntsnap_mount *m)
 
 int mntsnap__render_json(const struct mntsnap_snapshot *snap, FILE *f)
 {
-	size_t n = mntsnap_snapshot_count(snap);
+	size_t n = mntsnap__snapshot_count(snap);
 	struct opt_cache oc = { 0 };
 	struct mntsnap_mount m;
 	struct jb b = { 0 };
 	int r = 0;
 
 	PUTS(&b, "{\"backend\":");
-	put_str(&b, mntsnap_backend_name(snap->backend));
+	put_str(&b, mntsnap__backend_name(snap->backend));
 	PUTS(&b, ",\"ns-id\":");
 	put_u64_str(&b, snap->ns_id);
 	PUTS(&b, ",\"time-ns\":");
@@ -553,7 +553,7 @@ int mntsnap__render_json(const struct mntsnap_snapshot *snap, FILE *f)
 	put_u64(&b, n);
 	PUTS(&b, ",\"filesystems\":[");
 	for (size_t i = 0; i < n && !r; i++) {
-		mntsnap_snapshot_get(snap, i, &m);
+		mntsnap__snapshot_get(snap, i, &m);
 		if (i)
 			PUTS(&b, ",");
 		PUTS(&b, "\n  ");

@@ -68,7 +68,7 @@ static int direct_error(const struct mntsnap_ns *ns, int err, struct mntsnap_err
 			return mntsnap__set_error(ret, err, 0, "%s: %s: %s", op, strerror(-err),
 						 why);
 	}
-	return mntsnap_ns_explain(err, op, ret);
+	return mntsnap__ns_explain(err, op, ret);
 }
 
 /*
@@ -89,7 +89,7 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	if (r == -ESRCH)
 		return handle_gone(o->error);
 	if (r)
-		return mntsnap_ns_explain(r, "capture", o->error);
+		return mntsnap__ns_explain(r, "capture", o->error);
 	if (o->backend == MNTSNAP_BACKEND_MOUNTINFO)
 		return capture_routed(o, sys, MNTSNAP_NS_ROUTE_TEXT, o->backend, ret_snap);
 	if (ns->text_only) {
@@ -220,7 +220,7 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	 */
 	if (!r && pid && (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO &&
 	    o->backend != MNTSNAP_BACKEND_MOUNTINFO && !root_is_ns_root(o->ns, sys)) {
-		mntsnap_snapshot_free(*ret_snap);
+		mntsnap__snapshot_free(*ret_snap);
 		*ret_snap = NULL;
 		r = capture_routed(&c, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
 				   ret_snap);
@@ -228,7 +228,7 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
 		r = pid_view(o->ns, sys, *ret_snap, extra);
 		if (r) {
-			mntsnap_snapshot_free(*ret_snap);
+			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;
 			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
 		}
@@ -303,7 +303,7 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 		else if (r == -ENOENT)
 			r = 0;
 		if (r) {
-			mntsnap_snapshot_free(*ret_snap);
+			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;
 		}
 	}
@@ -365,7 +365,7 @@ static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 	int root = mntsnap__ns_root_fd(ns), fd, r;
 
 	if (root == -ENOENT) {
-		r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
+		r = mntsnap__ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
 		return r ? r : fd;
 	}
 	if (root < 0)

@@ -77,7 +77,7 @@ struct mntsnap_snapshot *mntsnap__snap_new(int backend, uint32_t mask)
 	return s;
 }
 
-void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
+void mntsnap__snapshot_free(struct mntsnap_snapshot *s)
 {
 	int saved = errno;
 
@@ -102,11 +102,16 @@ void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
 	errno = saved;
 }
 
+void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
+{
+	mntsnap__snapshot_free(s);
+}
+
 /*
  * Room for need bytes of strings. Once views may exist (keep_strings), the
  * table is copied instead of realloc'd and the old one kept, so every
  * string a view points to stays where it is, unchanged, until
- * mntsnap_snapshot_free().
+ * mntsnap__snapshot_free().
  */
 static int grow_strtab(struct mntsnap_snapshot *s, uint32_t need)
 {
@@ -538,19 +543,29 @@ static long bsearch_key(const struct mntsnap_snapshot *s, const uint32_t *idx,
 	return -ENOENT;
 }
 
-long mntsnap_snapshot_find(const struct mntsnap_snapshot *s, uint64_t id)
+long mntsnap__snapshot_find(const struct mntsnap_snapshot *s, uint64_t id)
 {
 	if (!s || !s->nrecs || !(s->recs[0].mask & MNTSNAP_F_ID))
 		return -ENOENT;
 	return bsearch_key(s, s->by_id, id, false);
 }
 
-long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old)
+long mntsnap_snapshot_find(const struct mntsnap_snapshot *s, uint64_t id)
+{
+	return mntsnap__snapshot_find(s, id);
+}
+
+long mntsnap__snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old)
 {
 	if (!s)
 		return -ENOENT;
 	/* by_old NULL: storage is in old-id order already (see finish) */
 	return bsearch_key(s, s->by_old, id_old, true);
+}
+
+long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old)
+{
+	return mntsnap__snapshot_find_old(s, id_old);
 }
 
 static long find_parent(const struct mntsnap_snapshot *s, const struct mntsnap_rec *r,
@@ -1046,7 +1061,7 @@ int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
 
 int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
 {
-	long R = mntsnap_snapshot_find(s, root_id);
+	long R = mntsnap__snapshot_find(s, root_id);
 	uint32_t j = 0;
 	bool *keep;
 	int r = 0;
@@ -1077,12 +1092,17 @@ int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const cha
 
 /* ---- public accessors ------------------------------------------------- */
 
-size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *s)
+size_t mntsnap__snapshot_count(const struct mntsnap_snapshot *s)
 {
 	return s ? s->nrecs : 0;
 }
 
-int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
+size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *s)
+{
+	return mntsnap__snapshot_count(s);
+}
+
+int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 			 struct mntsnap_mount *ret)
 {
 	const struct mntsnap_rec *r;
@@ -1138,11 +1158,22 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 	return 0;
 }
 
-long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i)
+int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
+			 struct mntsnap_mount *ret)
+{
+	return mntsnap__snapshot_get(s, i, ret);
+}
+
+long mntsnap__snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i)
 {
 	if (!s || i >= s->nrecs || !s->tree)
 		return -ERANGE;
 	return s->tree[i];
+}
+
+long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i)
+{
+	return mntsnap__snapshot_tree_index(s, i);
 }
 
 long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *s, size_t i)
@@ -1152,11 +1183,16 @@ long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *s, size_t i)
 	return s->recs[i].first_child;
 }
 
-long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i)
+long mntsnap__snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i)
 {
 	if (!s || i >= s->nrecs || s->recs[i].next_sibling == MNTSNAP_NONE)
 		return -ENOENT;
 	return s->recs[i].next_sibling;
+}
+
+long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i)
+{
+	return mntsnap__snapshot_next_sibling(s, i);
 }
 
 int mntsnap_snapshot_backend(const struct mntsnap_snapshot *s)
@@ -1210,7 +1246,7 @@ size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
 	return n;
 }
 
-const char *mntsnap_backend_name(int backend)
+const char *mntsnap__backend_name(int backend)
 {
 	switch (backend) {
 	case MNTSNAP_BACKEND_AUTO:
@@ -1224,6 +1260,11 @@ const char *mntsnap_backend_name(int backend)
 	default:
 		return "unknown";
 	}
+}
+
+const char *mntsnap_backend_name(int backend)
+{
+	return mntsnap__backend_name(backend);
 }
 
 int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn keep,
@@ -1245,14 +1286,14 @@ int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn 
 	n->attempts = s->attempts;
 	memcpy(n->kernel_release, s->kernel_release, sizeof(n->kernel_release));
 	for (uint32_t i = 0; i < s->nrecs && r >= 0; i++) {
-		mntsnap_snapshot_get(s, i, &m);
+		mntsnap__snapshot_get(s, i, &m);
 		if (keep(&m, data))
 			r = mntsnap__snap_add(n, &m);
 	}
 	if (r >= 0)
 		r = mntsnap__snap_finish(n);
 	if (r < 0) {
-		mntsnap_snapshot_free(n);
+		mntsnap__snapshot_free(n);
 		return (int)r;
 	}
 	*ret_snap = n;

@@ -31,6 +31,7 @@
 
 #include "backends.h"
 #include "mntsnap.h"
+#include "ns.h"
 #include "supervisor.h"
 #include "sys.h"
 #include "uapi.h"
@@ -107,7 +108,7 @@ static void container_free(struct sv_container *c)
 	for (size_t i = 0; i < c->nmounted; i++)
 		free(c->mounted[i].bind_source);
 	free(c->mounted);
-	mntsnap_ns_free(c->ns);
+	mntsnap__ns_free(c->ns);
 	for (size_t i = 0; i < c->nctx; i++)
 		mntsnap__sv_fsctx_free(c->ctx[i]);
 	free(c->ctx);

@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "diff.h"
 #include "ns.h"
 #include "snapshot.h"
 
@@ -289,7 +290,7 @@ static int retire(struct mntsnap_watch *w, struct mntsnap_snapshot *s)
 static void free_retired(struct mntsnap_watch *w)
 {
 	for (size_t i = 0; i < w->nretired; i++)
-		mntsnap_snapshot_free(w->retired[i]);
+		mntsnap__snapshot_free(w->retired[i]);
 	w->nretired = 0;
 }
 
@@ -342,14 +343,14 @@ static int live_rebuild(struct mntsnap_watch *w)
 	n = mntsnap__snap_new(s->backend, s->mask);
 	if (!order || !n) {
 		free(order);
-		mntsnap_snapshot_free(n);
+		mntsnap__snapshot_free(n);
 		return -ENOMEM;
 	}
 	r = mntsnap__snap_reserve(n, cnt, 0);
 	for (uint32_t i = 0; i < cnt && r >= 0; i++) {
 		struct mntsnap_mount m;
 
-		mntsnap_snapshot_get(s, order[i].i, &m);
+		mntsnap__snapshot_get(s, order[i].i, &m);
 		r = (int)mntsnap__snap_add(n, &m);
 	}
 	free(order);
@@ -358,7 +359,7 @@ static int live_rebuild(struct mntsnap_watch *w)
 	if (r >= 0)
 		r = retire(w, s);
 	if (r < 0) {
-		mntsnap_snapshot_free(n);
+		mntsnap__snapshot_free(n);
 		return r;
 	}
 	n->ns_id = s->ns_id;
@@ -423,7 +424,7 @@ static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *
 	uint32_t changed;
 	long ni;
 
-	mntsnap_snapshot_get(w->live, (size_t)k, &old);
+	mntsnap__snapshot_get(w->live, (size_t)k, &old);
 	changed = mntsnap__diff_changes(&old, m);
 	if (ret_changed)
 		*ret_changed = changed;
@@ -511,7 +512,7 @@ static int sweep_one(struct mntsnap_watch *w, struct sweep *sw, long k)
 	if (r < 0)
 		return (int)r;
 	sw->seen[k] = 1;
-	mntsnap_snapshot_get(w->live, (size_t)k, &old);
+	mntsnap__snapshot_get(w->live, (size_t)k, &old);
 	/* only the fields the cheap answer carries are compared */
 	mntsnap__sm_to_mount(w->buf.sm, w->want, &now);
 	if (!mntsnap__diff_changes(&old, &now))
@@ -576,14 +577,14 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 static int diff_events(struct mntsnap_watch *w, const struct mntsnap_diff *d,
 		       const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *fresh)
 {
-	size_t n = mntsnap_diff_count(d);
+	size_t n = mntsnap__diff_count(d);
 	int r = 0;
 
 	for (size_t i = 0; i < n && !r; i++) {
 		struct mntsnap_diff_entry e;
 		uint64_t id;
 
-		mntsnap_diff_get(d, i, &e);
+		mntsnap__diff_get(d, i, &e);
 		id = e.new_index >= 0 ? fresh->recs[e.new_index].id : old->recs[e.old_index].id;
 		if (e.kind == MNTSNAP_DIFF_ADDED)
 			r = push(w, MNTSNAP_WATCH_MOUNT, 0, id, e.new_index, NULL, -1);
@@ -606,7 +607,7 @@ static int resync(struct mntsnap_watch *w)
 	if (!r)
 		r = capture_now(w, NULL, &fresh);
 	if (!r)
-		r = mntsnap_diff(w->live, fresh, &d);
+		r = mntsnap__diff(w->live, fresh, &d);
 	if (r)
 		goto fail;
 	old = w->live;
@@ -620,8 +621,8 @@ static int resync(struct mntsnap_watch *w)
 	if (!r)
 		r = push(w, MNTSNAP_WATCH_RESYNC, 0, 0, -1, NULL, -1);
 fail:
-	mntsnap_diff_free(d);
-	mntsnap_snapshot_free(fresh);
+	mntsnap__diff_free(d);
+	mntsnap__snapshot_free(fresh);
 	w->need_resync = r != 0;
 	return r;
 }
@@ -805,7 +806,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 
 static void get_rec(const struct mntsnap_snapshot *s, long i, struct mntsnap_mount *m)
 {
-	if (!s || i < 0 || mntsnap_snapshot_get(s, (size_t)i, m))
+	if (!s || i < 0 || mntsnap__snapshot_get(s, (size_t)i, m))
 		memset(m, 0, sizeof(*m));
 	else
 		m->index = m->parent_index = m->depth = 0;
@@ -882,7 +883,7 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	close_fd(&w->timerfd);
 	free_retired(w);
 	free(w->retired);
-	mntsnap_snapshot_free(w->live);
+	mntsnap__snapshot_free(w->live);
 	free(w->dead);
 	free(w->idx.k);
 	free(w->idx.v);
@@ -920,7 +921,7 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 	int r = mntsnap__ns_check_alive(ns), e = -EOPNOTSUPP;
 
 	if (r)
-		return mntsnap_ns_explain(r, "watch", err);
+		return mntsnap__ns_explain(r, "watch", err);
 	w->nsr = *ns;
 	w->nsr.stack_cache = NULL;
 	w->tns = &w->nsr;
@@ -940,7 +941,7 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 	/* listmount says ENOENT for "not yours" */
 	if (e == -ENOENT && !mntsnap__cap_effective(CAP_SYS_ADMIN_))
 		e = -EPERM;
-	return mntsnap_ns_explain(e, "watch (direct query of the target namespace)", err);
+	return mntsnap__ns_explain(e, "watch (direct query of the target namespace)", err);
 }
 
 /* fanotify mount events on the namespace; false: not available here. */
