@@ -922,7 +922,7 @@ int mntsnap_order_dep(const struct mntsnap_order *o, size_t i, struct mntsnap_or
 const char *mntsnap_order_reason_name(int reason);
 
 /* ------------------------------------------------------------------------ */
-/* Consistency and refresh (lib/refresh.c).                                 */
+/* Consistency and refresh (lib/consistent.c, lib/refresh.c).               */
 /* ------------------------------------------------------------------------ */
 /*
  * A statmount capture is checked for races with concurrent mount changes
@@ -931,7 +931,7 @@ const char *mntsnap_order_reason_name(int reason);
  * to max_retries times. The detectors cannot see a change of propagation
  * type alone, nor a superblock remount made from another namespace:
  * MNTSNAP_CAPTURE_STRICT additionally requires two successive captures to
- * agree field by field. lib/refresh.c has the details.
+ * agree field by field. lib/consistent.c has the details.
  *
  * Not an errno-returning function (the exception to the 0-or--errno
  * rule): a tri-state. 1 consistent, 0 raced on every try (or a refresh

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal interfaces between capture.c and the backends. */
+/* Internal interfaces of the sources (L2) and their callers. */
 #ifndef MNTSNAP_BACKENDS_H
 #define MNTSNAP_BACKENDS_H
 

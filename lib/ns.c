@@ -372,7 +372,7 @@ int mntsnap__pidfd_pid(int pidfd)
  * findmnt -N reads a root process's table as any user. So when only the
  * namespace is refused and the text can be opened, the handle is a text
  * handle: the pidfd, no namespace fd, no id (mntsnap_ns_id() 0). Its
- * captures read that text (lib/ns.c ns_capture()); everything that
+ * captures read that text (lib/route.c ns_capture()); everything that
  * needs the namespace itself (entering, direct queries) fails with the
  * original error. Returns TEXT_ONLY with *ret_ns set, or err.
  */
