@@ -1183,8 +1183,8 @@ static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_syso
 	char path[64];
 	int fd = -ESRCH;
 
-	p.fd = (int)syscall(MNTSNAP_NR_pidfd_open, pid, 0);
-	if (p.fd < 0 && errno == ESRCH)
+	p.fd = (int)mntsnap__sys_pidfd_open(pid, 0);
+	if (p.fd == -ESRCH)
 		return -ESRCH;
 	if (pid_in_ns(ns, sys, proc, pid)) {
 		snprintf(path, sizeof(path), "%d/mountinfo", pid);
@@ -1307,14 +1307,16 @@ static int openat2_procfs(int dfd, const char *rel)
 		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
 	};
 	struct statfs sf;
-	int fd, err;
+	int fd;
 
-	fd = (int)syscall(MNTSNAP_NR_openat2, dfd, rel, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) /* before 5.6: the check after the open must do */
+	fd = (int)mntsnap__sys_openat2(dfd, rel, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the check after the open must do */
 		fd = openat(dfd, rel, (int)how.flags);
-	err = errno;
+		if (fd < 0)
+			fd = -errno;
+	}
 	if (fd < 0)
-		return err == EXDEV ? -ENOENT : -err;
+		return fd == -EXDEV ? -ENOENT : fd;
 	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
 		close(fd);
 		return -ENOENT;

@@ -92,7 +92,6 @@
 #define CLONE_NEWUSER_ 0x10000000
 #define CAP_SYS_CHROOT_ 18
 #define CAP_SYS_ADMIN_ 21
-#define NR_close_range_ (MNTSNAP_NR_BASE + 436)
 #ifndef __WALL
 #define __WALL 0x40000000
 #endif
@@ -240,14 +239,16 @@ static void child_reply_error(struct helper *h, int err)
 
 static int close_range_(unsigned lo, unsigned hi)
 {
+	long max;
+	int r;
+
 	if (lo > hi)
 		return 0;
-	if (!syscall(NR_close_range_, lo, hi, 0))
-		return 0;
-	if (errno != ENOSYS)
-		return -errno;
+	r = (int)mntsnap__sys_close_range(lo, hi, 0);
+	if (r != -ENOSYS)
+		return r;
 	/* before 5.9: the slow way, bounded by the fd limit */
-	long max = sysconf(_SC_OPEN_MAX);
+	max = sysconf(_SC_OPEN_MAX);
 
 	for (long fd = lo; fd <= (long)hi && fd < (max > 0 ? max : 65536); fd++)
 		close((int)fd);
@@ -294,8 +295,12 @@ static int caps_limit(struct helper *h, uint64_t keep, bool reread)
 	struct cap_hdr_ hdr = { .version = 0x20080522, .pid = 0 };
 	bool same = !reread;
 
-	if (reread && syscall(SYS_capget, &hdr, h->caps))
-		return -errno;
+	if (reread) {
+		long r = mntsnap__sys_capget(&hdr, h->caps);
+
+		if (r)
+			return (int)r;
+	}
 	for (int i = 0; i < 2; i++) {
 		uint32_t k = (uint32_t)(keep >> (32 * i));
 		struct cap_data_ *d = &h->caps[i];
@@ -307,7 +312,7 @@ static int caps_limit(struct helper *h, uint64_t keep, bool reread)
 	}
 	if (same)
 		return 0; /* already within keep: skip the syscall */
-	return syscall(SYS_capset, &hdr, h->caps) ? -errno : 0;
+	return (int)mntsnap__sys_capset(&hdr, h->caps);
 }
 
 static void child_set_msg(struct helper *h, const char *what, int err)
@@ -365,13 +370,13 @@ static int child_confine(struct helper *h)
 		{ MNTSNAP_BPF_RET_K, 0, 0, MNTSNAP_SECCOMP_RET_ALLOW },
 	};
 	struct mntsnap_sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	int r;
 
 	/* no_new_privs is set (child_prepare), so no capability is needed */
-	if (syscall(SYS_seccomp, MNTSNAP_SECCOMP_SET_MODE_FILTER, 0, &prog)) {
-		child_set_msg(h, "seccomp filter against path lookups in the target", errno);
-		return -errno;
-	}
-	return 0;
+	r = (int)mntsnap__sys_seccomp(MNTSNAP_SECCOMP_SET_MODE_FILTER, 0, &prog);
+	if (r)
+		child_set_msg(h, "seccomp filter against path lookups in the target", -r);
+	return r;
 }
 
 static int child_prepare(struct helper *h)
@@ -431,7 +436,7 @@ static int child_join_owner(struct helper *h)
 	if (r == -ENOENT)
 		return -EPERM; /* our own: our capabilities decide, none to gain */
 	if (!r) {
-		r = setns(ufd, CLONE_NEWUSER_) ? -errno : 0;
+		r = (int)mntsnap__sys_setns(ufd, CLONE_NEWUSER_);
 		close(ufd);
 		h->joined = !r;
 	}
@@ -440,10 +445,9 @@ static int child_join_owner(struct helper *h)
 		mntsnap__ns_owner_why(h->nsfd, h->msg, sizeof(h->msg));
 		return -EPERM;
 	}
-	if (setns(h->nsfd, CLONE_NEWNS)) {
-		r = -errno;
+	r = (int)mntsnap__sys_setns(h->nsfd, CLONE_NEWNS);
+	if (r)
 		child_set_msg(h, "setns after joining the target's owner user namespace", -r);
-	}
 	return r;
 }
 
@@ -452,9 +456,9 @@ static int child_setns(struct helper *h)
 	int r;
 
 	h->step = STEP_SETNS;
-	if (!setns(h->nsfd, CLONE_NEWNS))
+	r = (int)mntsnap__sys_setns(h->nsfd, CLONE_NEWNS);
+	if (!r)
 		return 0;
-	r = -errno;
 	child_set_msg(h, SETNS_MSG, -r);
 	return r == -EPERM ? child_join_owner(h) : r;
 }
@@ -874,8 +878,8 @@ static int work_open(struct helper *h)
 	 * through; the bound keeps a pathological case finite.
 	 */
 	for (long long tries = 0, t0 = 0;; tries++) {
-		fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
-		r = fd < 0 ? -errno : 0;
+		fd = (int)mntsnap__sys_openat2(root, w->path, &how);
+		r = fd < 0 ? fd : 0;
 		if (r != -EAGAIN)
 			break;
 		if (tries == OPENAT2_EAGER)
@@ -893,11 +897,11 @@ static int work_open(struct helper *h)
 		return r;
 	}
 	if (w->tree) {
-		int t = (int)syscall(MNTSNAP_NR_open_tree, fd, "",
-				     MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
-					     MNTSNAP_AT_RECURSIVE | AT_EMPTY_PATH);
+		int t = (int)mntsnap__sys_open_tree(fd, "",
+						    MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
+							    MNTSNAP_AT_RECURSIVE | AT_EMPTY_PATH);
 
-		r = t < 0 ? -errno : 0;
+		r = t < 0 ? t : 0;
 		close(fd);
 		if (r) {
 			child_set_msg(h, "open_tree", -r);

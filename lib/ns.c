@@ -461,9 +461,9 @@ int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
 
 	if (pid <= 0 || !ret_ns)
 		return -EINVAL;
-	pidfd = syscall(MNTSNAP_NR_pidfd_open, pid, 0);
+	pidfd = mntsnap__sys_pidfd_open(pid, 0);
 	if (pidfd < 0)
-		return -errno;
+		return (int)pidfd;
 	pidfd = mntsnap__fd_move_above_stdio((int)pidfd);
 	if (pidfd < 0)
 		return (int)pidfd;
@@ -670,7 +670,7 @@ bool mntsnap__cap_effective(int cap)
 	struct cap_hdr_ h = { .version = 0x20080522, .pid = 0 };
 	struct cap_data_ d[2] = { { 0 } };
 
-	if (cap < 0 || cap > 63 || syscall(SYS_capget, &h, d))
+	if (cap < 0 || cap > 63 || mntsnap__sys_capget(&h, d))
 		return false;
 	return d[cap / 32].effective & (1U << (cap % 32));
 }
@@ -1119,7 +1119,7 @@ int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_
 		if (r)
 			goto fail;
 	}
-	r = setns(fd, CLONE_NEWNS) ? -errno : 0;
+	r = (int)mntsnap__sys_setns(fd, CLONE_NEWNS);
 	if (owned)
 		close(fd);
 	if (r)
@@ -1137,8 +1137,7 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 
 	if (!s)
 		return -EINVAL;
-	if (setns(s->nsfd, CLONE_NEWNS))
-		r = -errno;
+	r = (int)mntsnap__sys_setns(s->nsfd, CLONE_NEWNS);
 	/* setns reset root and cwd to the namespace root: put back both
 	 * (a caller that was chroot()ed stays so), like nsenter does */
 	if (!r && (fchdir(s->rootfd) || chroot(".")))

@@ -14,6 +14,7 @@ Fails on:
   - an object calling a public entry point (a function the public headers
     declare) that it does not define itself: the public API is for
     callers; inside, the layers call each other's internal functions;
+  - a raw syscall or ioctl made outside lib/sys.c;
   - a non-static global whose name is neither a public declaration
     (mntsnap_*) nor internal (mntsnap__*).
 
@@ -69,6 +70,12 @@ LAYERS = {
     'sv-newapi.c': L4,
     'sv-json.c': L4,
 }
+# Raw kernel entry points: only lib/sys.c may call them, so every one goes
+# through the seam and answers -errno (libc's wrappers answer -1 + errno).
+RAW_SYSCALLS = {'syscall', 'ioctl', 'setns', 'statx', 'fanotify_init', 'fanotify_mark',
+                'open_tree', 'pidfd_open', 'pidfd_getfd', 'mount_setattr', 'move_mount',
+                'fsopen', 'fsconfig', 'fsmount', 'fspick', 'umount2', 'capget', 'capset'}
+SYSCALL_FILE = 'sys.c'
 NAMES = ['L0 platform', 'L1 model', 'L2 sources', 'L3 namespaces', 'L4 operations']
 DEFINED = set('TDBRCVWGSi')
 
@@ -193,6 +200,10 @@ def check(objs, layers, public, sources):
             errs.append('%s (%s) calls up into %s (%s): %s' %
                         (a, NAMES[la], b, NAMES[lb], ', '.join(sorted(syms))))
     for o, (defs, undef) in sorted(objs.items()):
+        if o != SYSCALL_FILE:
+            for s in sorted(undef & RAW_SYSCALLS):
+                errs.append('%s calls %s() itself (raw syscalls go through %s)' %
+                            (o, s, SYSCALL_FILE))
         for s in sorted(undef & public):
             errs.append('%s calls the public entry point %s (inside, call the internal one)' % (o, s))
         for s in sorted(defs):
@@ -232,6 +243,8 @@ def self_test(a, public):
                    {'x.c': L4}, 'x.c calls the public entry point %s' % sorted(public)[0]),
         'name': ({'y.c': 'int helper_without_prefix(void) { return 0; }'},
                  {'y.c': L1}, 'global helper_without_prefix'),
+        'raw': ({'r.c': 'long syscall(long, ...); long mntsnap__r(void) { return syscall(39); }'},
+                {'r.c': L2}, 'r.c calls syscall() itself'),
         'unlisted': ({'z.c': 'int mntsnap__z(void) { return 0; }'},
                      {}, 'z.c: not in the LAYERS table'),
         'clean': ({'p.c': 'void mntsnap__q(void); void mntsnap__p(void) { mntsnap__q(); }',
