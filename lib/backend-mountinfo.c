@@ -50,6 +50,7 @@
 
 #include "backends.h"
 #include "ns.h"
+#include "proc.h"
 #include "snapshot.h"
 
 /* Everything a mountinfo line can give (NS_ID only for a live namespace). */
@@ -799,13 +800,9 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_ca
 
 	if (!ret_snap)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
-				       opts->error);
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD_ERR(&o, opts, "mntsnap_capture_opts");
+	if (r)
+		return r;
 	return mntsnap__mountinfo_parse(buf, len, o.mask ? o.mask : MNTSNAP_MASK_DEFAULT, o.flags,
 				       0, o.error, ret_snap);
 }
@@ -1091,37 +1088,6 @@ static int proc_open(int proc, const char *rel, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The pid a pidfd refers to, from self/fdinfo; -ESRCH once it died. */
-static int pidfd_pid(int proc, int pidfd)
-{
-	char path[64], buf[1024];
-	const char *p;
-	uint32_t pid;
-	ssize_t n;
-	size_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	fd = proc_open(proc, path, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:\t");
-	if (!p)
-		return -EOPNOTSUPP; /* kernel without pidfd fdinfo */
-	p += 6;
-	if (*p == '-')
-		return -ESRCH; /* "Pid: -1": the process is gone */
-	len = strcspn(p, "\n");
-	if (!parse_u32(p, len, &pid) || !pid || pid > INT32_MAX)
-		return -EIO;
-	return (int)pid;
-}
-
 /* Is PID/ns/mnt the namespace nsfd names? */
 static int same_ns(int proc, int pid, int nsfd)
 {
@@ -1248,7 +1214,7 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 	char path[64];
 	int pid, fd, r;
 
-	pid = pidfd_pid(proc, ns->pidfd);
+	pid = mntsnap__pidfd_pid(proc, ns->pidfd);
 	if (pid < 0)
 		return mntsnap__set_error(err, pid, 0, "mountinfo: the target process: %s",
 					 strerror(-pid));
@@ -1257,7 +1223,7 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 	if (fd < 0)
 		return mntsnap__set_error(err, fd, 0, "mountinfo: open /proc/%s: %s", path,
 					 strerror(-fd));
-	r = pidfd_pid(proc, ns->pidfd);
+	r = mntsnap__pidfd_pid(proc, ns->pidfd);
 	if (r == pid && ns->nsfd >= 0)
 		r = same_ns(proc, pid, ns->nsfd) == 1 ? pid : -ESRCH;
 	if (r != pid) {

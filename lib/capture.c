@@ -11,6 +11,7 @@
 #include "ns.h"
 #include "route.h"
 #include "snapshot.h"
+#include "sys-seam.h"
 
 int mntsnap_have_statmount(void)
 {
@@ -34,8 +35,8 @@ uint64_t mntsnap_kernel_supported_mask(void)
 	return mask;
 }
 
-int mntsnap_capture(const struct mntsnap_capture_opts *opts,
-		    struct mntsnap_snapshot **ret_snap)
+int mntsnap__capture_with(const struct mntsnap_capture_opts *opts,
+			  const struct mntsnap_sysops *seam, struct mntsnap_snapshot **ret_snap)
 {
 	struct mntsnap_capture_opts o = { .sz = sizeof(o) };
 	struct mntsnap_sysops sys;
@@ -43,14 +44,10 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 
 	if (!ret_snap)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
-				       opts->error);
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
-	mntsnap__sys_resolve(o.sysops, &sys);
+	r = OPTS_LOAD_ERR(&o, opts, "mntsnap_capture_opts");
+	if (r)
+		return r;
+	mntsnap__sys_resolve(seam, &sys);
 
 	if (o.mountinfo_path && o.backend != MNTSNAP_BACKEND_MOUNTINFO &&
 	    o.backend != MNTSNAP_BACKEND_AUTO)
@@ -60,4 +57,10 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 	if (mntsnap_ns_foreign(o.ns) && !o.mountinfo_path)
 		return mntsnap__route_capture(&o, &sys, ret_snap);
 	return mntsnap__capture_source(&o, &sys, MNTSNAP_NS_ROUTE_AUTO, ret_snap);
+}
+
+int mntsnap_capture(const struct mntsnap_capture_opts *opts,
+		    struct mntsnap_snapshot **ret_snap)
+{
+	return mntsnap__capture_with(opts, NULL, ret_snap);
 }

@@ -389,12 +389,9 @@ int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_s
 
 	if (!old || !new || !ret)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_valid(opts, opts->sz, sizeof(o));
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD(&o, opts);
+	if (r)
+		return r;
 	if (o.flags & ~(uint32_t)(MNTSNAP_DIFF_BY_PATH | MNTSNAP_DIFF_IGNORE_IDS))
 		return -EINVAL;
 	d = calloc(1, sizeof(*d));

@@ -581,17 +581,9 @@ static int collect_reply(struct helper *h, int sock, const siginfo_t *si,
 
 static int opts_load(const struct mntsnap_ns_opts *in, struct mntsnap_ns_opts *o)
 {
-	int r;
-
 	memset(o, 0, sizeof(*o));
 	o->sz = sizeof(*o);
-	if (!in)
-		return 0;
-	r = mntsnap__opts_check(in, in->sz, sizeof(*o), "mntsnap_ns_opts", in->error);
-	if (r)
-		return r;
-	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
-	return 0;
+	return OPTS_LOAD_ERR(o, in, "mntsnap_ns_opts");
 }
 
 static const char *step_name(int step)

@@ -26,6 +26,7 @@
 #include "backends.h"
 #include "mntsnap.h"
 #include "ns.h"
+#include "proc.h"
 #include "snapshot.h"
 #include "sys.h"
 
@@ -286,24 +287,6 @@ int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 	return mntsnap__ns_open_fd(nsfd, ret_ns);
 }
 
-/* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
-int mntsnap__pidfd_exited(int pidfd)
-{
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	int r;
-
-	/* even a zero-timeout poll fails with EINTR when a signal is pending */
-	do
-		r = poll(&p, 1, 0);
-	while (r < 0 && errno == EINTR);
-
-	if (r < 0)
-		return -errno;
-	if (p.revents & POLLNVAL)
-		return -EBADF;
-	return r > 0 && (p.revents & (POLLIN | POLLHUP)) ? 1 : 0;
-}
-
 /*
  * Kernels before 6.11 have no PIDFD_GET_MNT_NAMESPACE: open /proc/PID/ns/mnt
  * and then check that the pidfd's process still runs, which proves the
@@ -332,38 +315,6 @@ static int pidfd_ns_via_proc(int pidfd, int pid)
 	return fd;
 }
 
-/*
- * pid of a pidfd from its fdinfo ("Pid:\t-1" once exited), or -errno.
- * Read from a procfs root only: a caller inside a target sees the
- * target's /proc, where an fdinfo may name any pid.
- */
-int mntsnap__pidfd_pid(int pidfd)
-{
-	char path[64], buf[512];
-	int proc, fd;
-	ssize_t n;
-	char *p;
-
-	proc = open_procfs_root();
-	if (proc < 0)
-		return proc;
-	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	close(proc);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	if (!p)
-		return -EINVAL; /* not a pidfd */
-	n = strtol(p + 5, NULL, 10);
-	return n > 0 ? (int)n : -ESRCH;
-}
-
 #define TEXT_ONLY INT_MAX
 
 /*
@@ -383,7 +334,7 @@ static int text_only(int pidfd, int pid, int err, struct mntsnap_ns **ret_ns)
 	int fd;
 
 	if (pid <= 0)
-		pid = mntsnap__pidfd_pid(pidfd);
+		pid = mntsnap__pidfd_pid(-1, pidfd);
 	if (pid <= 0)
 		return err;
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
@@ -408,7 +359,7 @@ static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 
 	if (fd == -ENOTTY || fd == -EINVAL) {
 		if (pid <= 0)
-			pid = mntsnap__pidfd_pid(pidfd);
+			pid = mntsnap__pidfd_pid(-1, pidfd);
 		fd = pidfd_ns_via_proc(pidfd, pid);
 		if (fd == -ENOTTY)
 			fd = -EINVAL;
@@ -550,7 +501,7 @@ int mntsnap__ns_root_fd(const struct mntsnap_ns *ns)
 	 * helper then resolves from the namespace root. PID/root of a procfs
 	 * root only, for the reason mntsnap__pidfd_pid() gives.
 	 */
-	pid = mntsnap__pidfd_pid(ns->pidfd);
+	pid = mntsnap__pidfd_pid(-1, ns->pidfd);
 	if (pid < 0)
 		return pid == -EINVAL || pid == -EOPNOTSUPP ? -ENOENT : pid;
 	proc = open_procfs_root();

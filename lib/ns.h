@@ -172,15 +172,6 @@ int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_ca
 			   const struct mntsnap_sysops *sys, struct mntsnap_snapshot **ret_snap);
 
 /*
- * pid of a pidfd from the caller's procfs (fdinfo "Pid:"), or -errno:
- * -ESRCH once the process has exited, -EINVAL when fd is no pidfd.
- */
-int mntsnap__pidfd_pid(int pidfd);
-
-/* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
-int mntsnap__pidfd_exited(int pidfd);
-
-/*
  * The bodies of public functions, for the inside of the library: a lib
  * file never calls the public API (the wrappers are what callers see).
  */

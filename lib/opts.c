@@ -5,6 +5,7 @@
  * against a newer header passes bytes this library must refuse to ignore.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "opts.h"
 
@@ -38,4 +39,19 @@ int mntsnap__opts_check(const void *opts, size_t user_sz, size_t known_sz, const
 					 "knows (sz %zu): built against a newer mntsnap.h?",
 					 type, known_sz, user_sz);
 	return r;
+}
+
+int mntsnap__opts_load(void *dst, size_t known_sz, const void *src, size_t user_sz,
+		       const char *type, struct mntsnap_error *err)
+{
+	int r;
+
+	if (!src)
+		return 0;
+	r = type ? mntsnap__opts_check(src, user_sz, known_sz, type, err)
+		 : mntsnap__opts_valid(src, user_sz, known_sz);
+	if (r)
+		return r;
+	memcpy(dst, src, user_sz < known_sz ? user_sz : known_sz);
+	return 0;
 }

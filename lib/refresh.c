@@ -43,6 +43,7 @@
 #include "backends.h"
 #include "ns.h"
 #include "snapshot.h"
+#include "sys-seam.h"
 
 int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *s)
 {
@@ -376,7 +377,8 @@ static int refresh_consistent(const struct refresh *f, int det)
 	return f->one_call && !f->vanished;
 }
 
-int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts)
+int mntsnap__refresh_sys(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts,
+			 const struct mntsnap_sysops *seam)
 {
 	struct mntsnap_capture_opts o = { .sz = sizeof(o) };
 	struct mntsnap_sysops sys;
@@ -385,13 +387,9 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 
 	if (!snap)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
-				       opts->error);
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD_ERR(&o, opts, "mntsnap_capture_opts");
+	if (r)
+		return r;
 	/* matching needs unique ids; a mountinfo snapshot has none */
 	if (snap->nrecs && !(snap->recs[0].mask & MNTSNAP_F_ID))
 		return mntsnap__set_error(o.error, -EINVAL, 0,
@@ -399,7 +397,7 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 	if (mntsnap_ns_foreign(o.ns))
 		return mntsnap__set_error(o.error, -EOPNOTSUPP, 0,
 					 "refresh of a foreign namespace: capture instead");
-	mntsnap__sys_resolve(o.sysops, &sys);
+	mntsnap__sys_resolve(seam, &sys);
 	/* views handed out before stay valid: strings are only appended */
 	snap->keep_strings = true;
 	f.sys = &sys;
@@ -440,6 +438,11 @@ out:
 	if (r < 0)
 		mntsnap__set_error(o.error, r, 0, "refresh failed: %s", strerror(-r));
 	return r;
+}
+
+int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts)
+{
+	return mntsnap__refresh_sys(snap, opts, NULL);
 }
 
 int mntsnap_refresh(struct mntsnap_snapshot *snap)

@@ -16,8 +16,10 @@
 
 #include "backends.h"
 #include "ns.h"
+#include "proc.h"
 #include "route.h"
 #include "snapshot.h"
+#include "sys-seam.h"
 
 #define CAP_SYS_ADMIN_ 21
 
@@ -143,7 +145,7 @@ static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops
 	ssize_t n;
 	int pid, fd, r;
 
-	pid = mntsnap__pidfd_pid(ns->pidfd);
+	pid = mntsnap__pidfd_pid(-1, ns->pidfd);
 	if (pid <= 0)
 		return pid < 0 ? pid : -ESRCH;
 	snprintf(path, sizeof(path), "/proc/%d/root", pid);

@@ -60,10 +60,10 @@ static bool auto_use_statmount(const struct mntsnap_capture_opts *o,
 	uint64_t id;
 	long r;
 
-	if (!o->sysops && !mntsnap__have_statmount())
+	if (!sys->seam && !mntsnap__have_statmount())
 		return false;
 	mntsnap_ns_fill_req(o->ns, route, &req);
-	if (!o->sysops && req.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && !req.mnt_ns_fd)
+	if (!sys->seam && req.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && !req.mnt_ns_fd)
 		return true; /* the cached probe sent exactly this request */
 	req.mnt_id = MNTSNAP_K_LSMT_ROOT;
 	r = sys->listmount(sys->ctx, &req, &id, 1, 0);

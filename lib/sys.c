@@ -164,6 +164,7 @@ void mntsnap__sys_resolve(const struct mntsnap_sysops *in,
 	*out = mntsnap__sys_real;
 	if (!in)
 		return;
+	out->seam = true;
 	if (in->statmount)
 		out->statmount = in->statmount;
 	if (in->listmount)

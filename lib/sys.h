@@ -2,13 +2,15 @@
 /*
  * The syscall seam. Every raw kernel call the capture paths make goes through
  * one of these pointers, each returning a value >= 0 or -errno. Tests pass
- * their own table (mntsnap_capture_opts.sysops) to inject ENOSYS, EPERM,
- * EOVERFLOW, vanishing mounts or short masks without a special kernel.
- * A NULL pointer in a caller's table means "the real syscall".
+ * their own table (through the private entry points of lib/sys-seam.h) to
+ * inject ENOSYS, EPERM, EOVERFLOW, vanishing mounts or short masks without
+ * a special kernel. A NULL pointer in a caller's table means "the real
+ * syscall".
  */
 #ifndef MNTSNAP_SYS_H
 #define MNTSNAP_SYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -29,6 +31,9 @@ struct mntsnap_sysops {
 	long (*fanotify_mark)(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
 			      const char *path);
 	void *ctx; /* passed as first argument */
+	/* set by mntsnap__sys_resolve() when a test's table was given: then
+	 * no per-process cache is read or written (fake errors stay local) */
+	bool seam;
 };
 
 /* The real syscalls, returning -errno. */

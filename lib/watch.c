@@ -61,6 +61,7 @@
 #include "diff.h"
 #include "ns.h"
 #include "snapshot.h"
+#include "sys-seam.h"
 
 #define DEFAULT_SETTLE_MS 100
 #define CAP_SYS_ADMIN_ 21 /* <linux/capability.h>, which musl lacks */
@@ -1040,12 +1041,13 @@ static int epoll_setup(struct mntsnap_watch *w)
 	return r;
 }
 
-static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts *o)
+static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts *o,
+		       const struct mntsnap_sysops *seam)
 {
 	struct mntsnap_snapshot *s = NULL;
 	int r;
 
-	mntsnap__sys_resolve(o->sysops, &w->sys);
+	mntsnap__sys_resolve(seam, &w->sys);
 	w->flags = o->flags;
 	w->settle_ms = o->settle_ms ? o->settle_ms : DEFAULT_SETTLE_MS;
 	w->want = (o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT) | MNTSNAP_F_ID;
@@ -1077,7 +1079,8 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	return 0;
 }
 
-int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch)
+int mntsnap__watch_new_with(const struct mntsnap_watch_opts *opts,
+			    const struct mntsnap_sysops *seam, struct mntsnap_watch **ret_watch)
 {
 	struct mntsnap_watch_opts o = {.sz = sizeof(o)};
 	struct mntsnap_watch *w;
@@ -1085,21 +1088,23 @@ int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watc
 
 	if (!ret_watch)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_valid(opts, opts->sz, sizeof(o));
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD(&o, opts);
+	if (r)
+		return r;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->epfd = w->fanfd = w->mi_wake = w->mi_check = w->timerfd = -1;
-	r = watch_setup(w, &o);
+	r = watch_setup(w, &o, seam);
 	if (r) {
 		mntsnap_watch_free(w);
 		return r;
 	}
 	*ret_watch = w;
 	return 0;
+}
+
+int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch)
+{
+	return mntsnap__watch_new_with(opts, NULL, ret_watch);
 }

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "backends.h"
-#include "route.h"
+#include "sys-seam.h"
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
@@ -174,10 +174,9 @@ static int cap(struct fake *f, int backend, uint32_t mask, uint32_t flags,
 	       struct mntsnap_snapshot **ret)
 {
 	struct mntsnap_sysops ops = fake_ops(f);
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask, .flags = flags,
-		     .sysops = &ops);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask, .flags = flags);
 
-	return mntsnap_capture(&o, ret);
+	return mntsnap__capture_with(&o, &ops, ret);
 }
 
 static struct mntsnap_snapshot *cap_ok(struct fake *f, uint32_t flags)
@@ -341,9 +340,9 @@ LTest(seam, threads_vanish_growth_and_failure, .timeout = 120)
 		struct fake f = { .vanish_set = gone, .nvanish = 7, .min_bufsize = 64 * 1024 };
 		struct mntsnap_sysops ops = fake_ops(&f);
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-			     .threads = threads, .sysops = &ops);
+			     .threads = threads);
 
-		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0);
 		cr_assert_eq(mntsnap_snapshot_count(s), n - 7);
 		cr_assert_gt(f.eoverflows, 0);
 		for (size_t i = 0; i < n; i++) {
@@ -364,9 +363,8 @@ LTest(seam, threads_vanish_growth_and_failure, .timeout = 120)
 
 			mntsnap_snapshot_get(real, at, &m);
 			g.fail_id = m.id;
-			o.sysops = &gops;
 			s = (void *)0x1;
-			cr_assert_eq(mntsnap_capture(&o, &s), -EIO);
+			cr_assert_eq(mntsnap__capture_with(&o, &gops, &s), -EIO);
 			cr_assert_eq(s, (void *)0x1);
 		}
 	}
@@ -381,12 +379,11 @@ static void assert_fails_with(int err)
 	struct mntsnap_snapshot *s = (void *)0x1;
 	struct mntsnap_sysops ops = fake_ops(&fs);
 	struct mntsnap_error e = {0};
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-		     .sysops = &ops, .error = &e);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,  .error = &e);
 
 	cr_assert_eq(cap(&fl, MNTSNAP_BACKEND_STATMOUNT, 0, 0, &s), err);
 	cr_assert_eq(s, (void *)0x1);
-	cr_assert_eq(mntsnap_capture(&o, &s), err);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), err);
 	cr_assert_eq(s, (void *)0x1);
 	cr_assert_eq(e.err, err);
 	cr_assert_neq(e.msg[0], '\0');

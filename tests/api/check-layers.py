@@ -35,6 +35,7 @@ LAYERS = {
     # seam, option structs, error reports.
     'sys.c': L0,
     'opts.c': L0,
+    'proc.c': L0,
     'errors.c': L0,
     # L1 model: the snapshot store and its records; two snapshots compared.
     'snapshot.c': L1,
