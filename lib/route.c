@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "kernel-features.h"
 #include "ns.h"
 #include "proc.h"
 #include "route.h"
@@ -37,13 +38,9 @@ static int handle_gone(struct mntsnap_error *ret)
 static int probe_route(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int route)
 {
 	struct mntsnap_k_mnt_id_req req = { 0 };
-	uint64_t id;
-	long r;
 
 	mntsnap_ns_fill_req(ns, route, &req);
-	req.mnt_id = MNTSNAP_K_LSMT_ROOT;
-	r = sys->listmount(sys->ctx, &req, &id, 1, 0);
-	return r < 0 ? (int)r : 0;
+	return mntsnap__feature_probe(mntsnap__feature_of_req(&req), sys, &req);
 }
 
 /* The sources, through the route decided here, with backend. */

@@ -7,10 +7,10 @@
  * decision down as a value; inside a helper the target is "own".
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "backends.h"
+#include "kernel-features.h"
 #include "ns.h"
 #include "snapshot.h"
 
@@ -22,25 +22,9 @@ static bool sm_unavailable(int err)
 
 bool mntsnap__have_statmount(void)
 {
-	/*
-	 * Per-process cache (one of the library's three process-wide states,
-	 * with the kernel release in mntsnap__snap_stamp() and the helpers'
-	 * dumpable count in ns-helper.c): the answer
-	 * is a property of the kernel and of the seccomp filter, and filters
-	 * can only be added, never removed. 0 = unknown, 1 = yes, 2 = no.
-	 */
-	static atomic_int cached;
-	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT };
-	uint64_t id;
-	int c = atomic_load_explicit(&cached, memory_order_relaxed);
-	long r;
-
-	if (c)
-		return c == 1;
-	r = mntsnap__sys_listmount(NULL, &req, &id, 1, 0);
-	c = r >= 0 || !sm_unavailable((int)r) ? 1 : 2;
-	atomic_store_explicit(&cached, c, memory_order_relaxed);
-	return c == 1;
+	/* any other answer (a transient ENOMEM) still shows the calls exist */
+	return !sm_unavailable(mntsnap__feature_probe(MNTSNAP_FEAT_STATMOUNT, &mntsnap__sys_real,
+						      NULL));
 }
 
 /*
@@ -57,17 +41,15 @@ static bool auto_use_statmount(const struct mntsnap_capture_opts *o,
 			       const struct mntsnap_sysops *sys, int route)
 {
 	struct mntsnap_k_mnt_id_req req = {0};
-	uint64_t id;
-	long r;
+	int r;
 
 	if (!sys->seam && !mntsnap__have_statmount())
 		return false;
 	mntsnap_ns_fill_req(o->ns, route, &req);
 	if (!sys->seam && req.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && !req.mnt_ns_fd)
 		return true; /* the cached probe sent exactly this request */
-	req.mnt_id = MNTSNAP_K_LSMT_ROOT;
-	r = sys->listmount(sys->ctx, &req, &id, 1, 0);
-	return !(sm_unavailable((int)r) || r == -E2BIG || r == -EINVAL);
+	r = mntsnap__feature_probe(mntsnap__feature_of_req(&req), sys, &req);
+	return !(sm_unavailable(r) || r == -E2BIG || r == -EINVAL);
 }
 
 static int sm_error(const struct mntsnap_capture_opts *o, int r)

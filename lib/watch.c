@@ -59,6 +59,7 @@
 
 #include "backends.h"
 #include "diff.h"
+#include "kernel-features.h"
 #include "ns.h"
 #include "snapshot.h"
 #include "sys-seam.h"
@@ -928,15 +929,13 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 	w->tns = &w->nsr;
 	for (size_t i = 0; i < 2; i++) {
 		struct mntsnap_k_mnt_id_req req = {0};
-		uint64_t id;
 
 		if (routes[i] == MNTSNAP_NS_ROUTE_FD ? ns->nsfd < 0 : !ns->ns_id)
 			continue;
 		w->ns_route = routes[i];
 		mntsnap_ns_fill_req(&w->nsr, w->ns_route, &req);
-		req.mnt_id = MNTSNAP_K_LSMT_ROOT;
-		e = (int)w->sys.listmount(w->sys.ctx, &req, &id, 1, 0);
-		if (e >= 0)
+		e = mntsnap__feature_probe(mntsnap__feature_of_req(&req), &w->sys, &req);
+		if (!e)
 			return 0;
 	}
 	/* listmount says ENOENT for "not yours" */

@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "backends.h"
+#include "kernel-features.h"
 #include "sys-seam.h"
 #include "helpers.h"
 #include "mntsnap.h"
@@ -710,3 +712,64 @@ LTest(seam, no_fd_leaks_on_error_paths)
 	}
 	cr_assert_eq(ms_count_fds(), before, "fd leak");
 }
+
+/* ---- the kernel-feature table -------------------------------------------------- */
+
+/* "6.18.44-..." and "6.18" as one comparable number. */
+static unsigned release_num(const char *r)
+{
+	unsigned major = 0, minor = 0;
+
+	sscanf(r, "%u.%u", &major, &minor);
+	return major * 1000 + minor;
+}
+
+/*
+ * The kernel is the oracle: every interface the table says appeared in a
+ * release up to the running one answers its probe here (a backport may
+ * make a newer one answer too, so those are not held to "absent").
+ */
+LTest(seam, feature_table_against_the_kernel)
+{
+	struct utsname u;
+	unsigned running;
+
+	cr_assert_eq(uname(&u), 0);
+	running = release_num(u.release);
+	cr_assert_null(mntsnap__feature(MNTSNAP_FEAT__COUNT));
+	for (int i = 0; i < MNTSNAP_FEAT__COUNT; i++) {
+		const struct mntsnap_feat_desc *d = mntsnap__feature(i);
+		int r;
+
+		cr_assert(d && d->name && d->since && d->probe, "row %d incomplete", i);
+		cr_assert_gt(release_num(d->since), 6000, "%s: since %s", d->name, d->since);
+		r = mntsnap__feature_probe(i, &mntsnap__sys_real, NULL);
+		if (release_num(d->since) <= running)
+			cr_assert_eq(r, 0, "%s (since %s) on %s: %s", d->name, d->since, u.release,
+				     strerror(-r));
+		else
+			cr_assert(r == 0 || r == -EINVAL || r == -ENOSYS || r == -ENOTTY,
+				  "%s on %s: %s", d->name, u.release, strerror(-r));
+	}
+}
+
+/* Probes go through the seam, and a fake answer never reaches the process cache. */
+LTest(seam, feature_probe_through_the_seam)
+{
+	static const int errs[] = { -ENOSYS, -EPERM, -EACCES };
+
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		struct fake f = { .list_err = errs[i] };
+		struct mntsnap_sysops ops = fake_ops(&f), sys;
+
+		mntsnap__sys_resolve(&ops, &sys);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_STATMOUNT, &sys, NULL), errs[i]);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_MNT_NS_ID, &sys, NULL), errs[i]);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_MNT_NS_FD, &sys, NULL), errs[i]);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_LISTMOUNT_REVERSE, &sys, NULL),
+			     errs[i]);
+		cr_assert_gt(f.list_calls, 0);
+		cr_assert_eq(mntsnap_have_statmount(), 1, "a fake answer leaked into the cache");
+	}
+}
+

@@ -36,6 +36,7 @@ LAYERS = {
     'sys.c': L0,
     'opts.c': L0,
     'proc.c': L0,
+    'kernel-features.c': L0,
     'errors.c': L0,
     # L1 model: the snapshot store and its records; two snapshots compared.
     'snapshot.c': L1,
