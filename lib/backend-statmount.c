@@ -16,6 +16,7 @@
 
 #include "backends.h"
 #include "ns.h"
+#include "hash.h"
 #include "snapshot.h"
 
 #define LIST_PAGE MNTSNAP_SM_LIST_PAGE
@@ -692,7 +693,7 @@ struct pf_cache {
 
 static uint32_t *pf_slot(struct pf_cache *pc, uint32_t group)
 {
-	size_t h = (group * 2654435761U) & (pc->cap - 1);
+	size_t h = mntsnap_hash_u32(group) & (pc->cap - 1);
 
 	while (pc->key[h] && pc->key[h] != group)
 		h = (h + 1) & (pc->cap - 1);

@@ -23,6 +23,7 @@
 
 #include "diff.h"
 #include "opts.h"
+#include "hash.h"
 #include "snapshot.h"
 
 /* u32 -> u32 map, open addressing; key 0 is never stored (0 = no group). */
@@ -33,7 +34,7 @@ struct u32map {
 
 static uint32_t *map_slot(struct u32map *m, uint32_t key)
 {
-	uint32_t h = (key * 2654435761U) & (m->cap - 1);
+	uint32_t h = mntsnap_hash_u32(key) & (m->cap - 1);
 
 	while (m->k[h] && m->k[h] != key)
 		h = (h + 1) & (m->cap - 1);
@@ -123,13 +124,6 @@ static const char *strip(const char *mp, const char *prefix)
 	return mp[n] ? mp + n : "/";
 }
 
-static uint32_t fnv(uint32_t h, const char *s)
-{
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619U;
-	return (h ^ 0xff) * 16777619U;
-}
-
 struct keyed {
 	struct mntsnap_mount m;
 	const char *mp;
@@ -139,9 +133,9 @@ struct keyed {
 static void make_key(const struct mntsnap_diff *d, struct keyed *k, const char *prefix)
 {
 	k->mp = strip(k->m.mount_point, prefix);
-	k->hash = fnv(fnv(2166136261U, k->mp), k->m.root);
+	k->hash = mntsnap_hash_str(mntsnap_hash_str(MNTSNAP_HASH_INIT, k->mp), k->m.root);
 	if (!(d->flags & MNTSNAP_DIFF_IGNORE_IDS))
-		k->hash ^= (k->m.dev_major * 31U + k->m.dev_minor) * 2654435761U;
+		k->hash ^= mntsnap_hash_u32(k->m.dev_major * 31U + k->m.dev_minor);
 }
 
 static bool key_eq(const struct mntsnap_diff *d, const struct keyed *a, const struct keyed *b)

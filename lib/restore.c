@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "snapshot.h"
 
 struct mntsnap_order {
@@ -102,11 +103,7 @@ struct sib {
 
 static uint32_t sib_hash(uint32_t parent, const char *p, size_t len)
 {
-	uint32_t h = 2166136261U ^ (parent * 2654435761U);
-
-	while (len--)
-		h = (h ^ (unsigned char)*p++) * 16777619U;
-	return h;
+	return mntsnap_hash_bytes(MNTSNAP_HASH_INIT ^ mntsnap_hash_u32(parent), p, len);
 }
 
 static long sib_find(const struct build *b, const struct sib *t, uint32_t parent, const char *p,

@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "hash.h"
 #include "snapshot.h"
 
 #define SB_FIELDS                                                              \
@@ -185,16 +186,6 @@ size_t mntsnap__strlist_len(const char *list, uint32_t n)
 	return len;
 }
 
-/* FNV-1a, good enough for a handful of distinct superblocks. */
-static uint32_t hash_bytes(uint32_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 16777619U;
-	return h;
-}
-
 static const char *str_or_empty(const char *s, uint32_t mask, uint32_t bit)
 {
 	return (mask & bit) && s ? s : "";
@@ -215,13 +206,13 @@ static size_t list_len(const char *s, uint32_t n, uint32_t mask, uint32_t bit)
  */
 static uint32_t hash_sb(const struct mntsnap_mount *m, uint32_t mask)
 {
-	uint32_t h = 2166136261U;
+	uint32_t h = MNTSNAP_HASH_INIT;
 
-	h = hash_bytes(h, &mask, sizeof(mask));
-	h = hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
-	h = hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
-	h = hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
-	h = hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
+	h = mntsnap_hash_bytes(h, &mask, sizeof(mask));
+	h = mntsnap_hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
+	h = mntsnap_hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
+	h = mntsnap_hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
+	h = mntsnap_hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
 	return h;
 }
 

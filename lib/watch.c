@@ -61,6 +61,7 @@
 #include "diff.h"
 #include "kernel-features.h"
 #include "ns.h"
+#include "hash.h"
 #include "snapshot.h"
 #include "sys-seam.h"
 
@@ -115,7 +116,7 @@ struct mntsnap_watch {
 
 static uint32_t idx_hash(uint64_t id, uint32_t cap)
 {
-	return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
+	return mntsnap_hash_u64(id) & (cap - 1);
 }
 
 static int idx_grow(struct idx *x, uint32_t need)

@@ -86,6 +86,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "hash.h"
 #include "snapshot.h"
 #include "wire.h"
 
@@ -270,11 +271,7 @@ struct strpool {
 
 static uint32_t fnv(const char *p, size_t len)
 {
-	uint32_t h = 2166136261U;
-
-	while (len--)
-		h = (h ^ (unsigned char)*p++) * 16777619U;
-	return h;
+	return mntsnap_hash_bytes(MNTSNAP_HASH_INIT, p, len);
 }
 
 static int pool_grow(struct strpool *sp)
