@@ -58,6 +58,7 @@ LAYERS = {
     'restore.c': L4,
     'wire.c': L4,
     'render.c': L4,
+    'render-util.c': L4,
     'render-mountinfo.c': L4,
     'render-json.c': L4,
     'render-table.c': L4,
