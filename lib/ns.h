@@ -95,12 +95,6 @@ static inline bool mntsnap_ns_foreign(const struct mntsnap_ns *ns)
 	return ns && !ns->self;
 }
 
-/*
- * The calling thread's own mount namespace file, from a procfs root only
- * (never a made-up /proc: a FIFO there would block the open), O_CLOEXEC.
- * -errno; -EOPNOTSUPP without a procfs.
- */
-int mntsnap__ns_open_own_fd(void);
 
 /* -ESRCH when ns came from a process that has exited since; else 0. */
 int mntsnap__ns_check_alive(const struct mntsnap_ns *ns);
@@ -180,5 +174,11 @@ void mntsnap__ns_free(struct mntsnap_ns *ns);
 int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
 int mntsnap__ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags, unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd);
 int mntsnap__ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data, const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len);
+
+/*
+ * The bodies of public functions, for the inside of the library: a lib
+ * file never calls the public API (the wrappers are what callers see).
+ */
+int mntsnap__ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
 
 #endif

@@ -17,8 +17,12 @@
 #include "proc.h"
 #include "uapi.h"
 
-/* /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. */
-static int procfs_root(void)
+/*
+ * /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. Never a
+ * made-up /proc: a caller inside a target sees the target's, where a FIFO
+ * would block an open and any file may say anything.
+ */
+int mntsnap__procfs_root(void)
 {
 	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct statfs sf;
@@ -30,6 +34,26 @@ static int procfs_root(void)
 	    st.st_ino != 1 /* PROC_ROOT_INO */) {
 		close(fd);
 		return -EOPNOTSUPP;
+	}
+	return fd;
+}
+
+/*
+ * An ns file below the procfs root proc (rel: "thread-self/ns/mnt",
+ * "PID/ns/mnt"), opened O_NONBLOCK and checked to be on nsfs before any
+ * ioctl can reach it; -errno. See mntsnap__procfs_root() for why
+ * /proc is checked at all.
+ */
+int mntsnap__proc_ns_open(int proc, const char *rel)
+{
+	int fd = openat(proc, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct statfs sf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_NSFS_MAGIC) {
+		close(fd);
+		return -EINVAL;
 	}
 	return fd;
 }
@@ -62,7 +86,7 @@ int mntsnap__pidfd_pid(int proc, int pidfd)
 	ssize_t n;
 
 	if (proc < 0) {
-		proc = own = procfs_root();
+		proc = own = mntsnap__procfs_root();
 		if (proc < 0)
 			return proc;
 	}
@@ -98,4 +122,24 @@ int mntsnap__pidfd_exited(int pidfd)
 	if (p.revents & POLLNVAL)
 		return -EBADF;
 	return r > 0 && (p.revents & (POLLIN | POLLHUP)) ? 1 : 0;
+}
+
+/*
+ * The calling thread's own mount namespace file. thread-self: a worker
+ * thread that setns()'d sees its own namespace. Only through a procfs
+ * root: a caller inside a target (mntsnap_ns_enter) sees the target's
+ * /proc, where thread-self/ns/mnt may be a symlink to any namespace's
+ * file. -EOPNOTSUPP without a procfs.
+ */
+int mntsnap__ns_open_own_fd(void)
+{
+	int proc = mntsnap__procfs_root(), fd;
+
+	if (proc < 0)
+		return proc;
+	fd = mntsnap__proc_ns_open(proc, "thread-self/ns/mnt");
+	if (fd == -ENOENT)
+		fd = mntsnap__proc_ns_open(proc, "self/ns/mnt");
+	close(proc);
+	return fd;
 }

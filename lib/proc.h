@@ -17,4 +17,21 @@ int mntsnap__pidfd_pid(int proc, int pidfd);
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
 int mntsnap__pidfd_exited(int pidfd);
 
+/* /proc (O_PATH) if it is the root of a procfs, else -EOPNOTSUPP. */
+int mntsnap__procfs_root(void);
+
+/*
+ * An ns file below the procfs root proc ("thread-self/ns/mnt",
+ * "PID/ns/mnt"), O_NONBLOCK, checked to be on nsfs before any ioctl can
+ * reach it. -errno; -EINVAL when it is no nsfs file.
+ */
+int mntsnap__proc_ns_open(int proc, const char *rel);
+
+/*
+ * The calling thread's own mount namespace file, from a procfs root only
+ * (never a made-up /proc: a FIFO there would block the open), O_CLOEXEC.
+ * -errno; -EOPNOTSUPP without a procfs.
+ */
+int mntsnap__ns_open_own_fd(void);
+
 #endif

@@ -62,6 +62,7 @@
 #include "kernel-features.h"
 #include "ns.h"
 #include "hash.h"
+#include "proc.h"
 #include "snapshot.h"
 #include "sys-seam.h"
 

@@ -51,6 +51,8 @@ LAYERS = {
     # (whose work items call L2 directly).
     'ns.c': L3,
     'ns-helper.c': L3,
+    'ns-list.c': L3,
+    'ns-explain.c': L3,
     # L4 operations: the router and every other public operation.
     'route.c': L4,
     'capture.c': L4,
