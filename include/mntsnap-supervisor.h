@@ -196,15 +196,13 @@ typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *dat
 /*
  * audit: called once per request answered (also for refusals), from
  * mntsnap_supervisor_dispatch(). timeout_ms bounds each helper run inside
- * a container (0 = the helper's default). sysops: test seam for the
- * notify ioctls (lib/sys.h), NULL = real.
+ * a container (0 = the helper's default).
  */
 struct mntsnap_supervisor_opts {
 	size_t sz;
 	mntsnap_sv_audit_fn audit;
 	void *audit_data;
 	unsigned timeout_ms;
-	const struct mntsnap_sysops *sysops;
 	size_t : 0;
 };
 

@@ -430,7 +430,6 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *saved);
 /* Snapshots.                                                               */
 /* ------------------------------------------------------------------------ */
 struct mntsnap_snapshot;
-struct mntsnap_sysops; /* test seam, see lib/sys.h; NULL = real syscalls */
 
 enum mntsnap_backend {
 	MNTSNAP_BACKEND_AUTO = 0,      /* statmount, else mountinfo */
@@ -477,7 +476,6 @@ struct mntsnap_capture_opts {
 					 * other handles the whole namespace */
 	uint64_t under_id;        /* only this mount and below; 0 = all */
 	const char *mountinfo_path;   /* mountinfo backend: file to parse */
-	const struct mntsnap_sysops *sysops; /* tests only */
 	struct mntsnap_error *error;  /* optional detail on failure */
 	size_t : 0;
 };
@@ -922,7 +920,7 @@ int mntsnap_order_dep(const struct mntsnap_order *o, size_t i, struct mntsnap_or
 const char *mntsnap_order_reason_name(int reason);
 
 /* ------------------------------------------------------------------------ */
-/* Consistency and refresh (lib/refresh.c).                                 */
+/* Consistency and refresh (lib/consistent.c, lib/refresh.c).               */
 /* ------------------------------------------------------------------------ */
 /*
  * A statmount capture is checked for races with concurrent mount changes
@@ -931,7 +929,7 @@ const char *mntsnap_order_reason_name(int reason);
  * to max_retries times. The detectors cannot see a change of propagation
  * type alone, nor a superblock remount made from another namespace:
  * MNTSNAP_CAPTURE_STRICT additionally requires two successive captures to
- * agree field by field. lib/refresh.c has the details.
+ * agree field by field. lib/consistent.c has the details.
  *
  * Not an errno-returning function (the exception to the 0-or--errno
  * rule): a tri-state. 1 consistent, 0 raced on every try (or a refresh
@@ -962,7 +960,7 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * the others cheaply (MNT_BASIC|SB_BASIC, no strings; superblock options
  * once per superblock), refetching only what changed. Blind to a move
  * that keeps the parent mount and to a changed propagate_from alone.
- * _with takes sysops, error and MNTSNAP_CAPTURE_REFRESH_IDS_ONLY (no
+ * _with takes error and MNTSNAP_CAPTURE_REFRESH_IDS_ONLY (no
  * per-mount check: ~0.02 of a full capture instead of ~0.5, 1.1-1.3x a
  * bare listmount of every id after one change) from opts (a foreign ns:
  * -EOPNOTSUPP). The result is in ascending id order.
@@ -1020,7 +1018,6 @@ struct mntsnap_watch_opts {
 	uint32_t mask;                /* MNTSNAP_F_*; 0 = MNTSNAP_MASK_DEFAULT */
 	uint32_t flags;               /* MNTSNAP_WATCH_* */
 	unsigned settle_ms;           /* delay of the settle sweep; 0 = 100 */
-	const struct mntsnap_sysops *sysops; /* tests only */
 	struct mntsnap_error *error;  /* optional detail on failure */
 	size_t : 0;
 };

@@ -50,6 +50,7 @@
 
 #include "backends.h"
 #include "ns.h"
+#include "proc.h"
 #include "snapshot.h"
 
 /* Everything a mountinfo line can give (NS_ID only for a live namespace). */
@@ -732,7 +733,7 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 	}
 	free(P->scratch);
 	if (r) {
-		mntsnap_snapshot_free(P->s);
+		mntsnap__snapshot_free(P->s);
 		return r;
 	}
 	*ret_snap = P->s;
@@ -799,13 +800,9 @@ int mntsnap_parse_mountinfo(const char *buf, size_t len, const struct mntsnap_ca
 
 	if (!ret_snap)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
-				       opts->error);
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD_ERR(&o, opts, "mntsnap_capture_opts");
+	if (r)
+		return r;
 	return mntsnap__mountinfo_parse(buf, len, o.mask ? o.mask : MNTSNAP_MASK_DEFAULT, o.flags,
 				       0, o.error, ret_snap);
 }
@@ -1030,7 +1027,7 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 		if (strict)
 			r = strict_pair(&t, r);
 		if (snap) {
-			mntsnap_snapshot_free(last);
+			mntsnap__snapshot_free(last);
 			last = snap;
 		}
 		if (r == 1 || (n >= max && last))
@@ -1060,7 +1057,7 @@ static int capture_live(int fd, const struct mntsnap_capture_opts *o, uint32_t w
 						     : "the mount table kept changing during %u reads "
 						       "of its mountinfo",
 					      n > limit ? limit : n);
-		mntsnap_snapshot_free(last);
+		mntsnap__snapshot_free(last);
 		if (o->error)
 			*o->error = err;
 		return r;
@@ -1089,37 +1086,6 @@ static int proc_open(int proc, const char *rel, int flags)
 	int fd = openat(proc, rel, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	return fd < 0 ? -errno : fd;
-}
-
-/* The pid a pidfd refers to, from self/fdinfo; -ESRCH once it died. */
-static int pidfd_pid(int proc, int pidfd)
-{
-	char path[64], buf[1024];
-	const char *p;
-	uint32_t pid;
-	ssize_t n;
-	size_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	fd = proc_open(proc, path, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:\t");
-	if (!p)
-		return -EOPNOTSUPP; /* kernel without pidfd fdinfo */
-	p += 6;
-	if (*p == '-')
-		return -ESRCH; /* "Pid: -1": the process is gone */
-	len = strcspn(p, "\n");
-	if (!parse_u32(p, len, &pid) || !pid || pid > INT32_MAX)
-		return -EIO;
-	return (int)pid;
 }
 
 /* Is PID/ns/mnt the namespace nsfd names? */
@@ -1183,8 +1149,8 @@ static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_syso
 	char path[64];
 	int fd = -ESRCH;
 
-	p.fd = (int)syscall(MNTSNAP_NR_pidfd_open, pid, 0);
-	if (p.fd < 0 && errno == ESRCH)
+	p.fd = (int)mntsnap__sys_pidfd_open(pid, 0);
+	if (p.fd == -ESRCH)
 		return -ESRCH;
 	if (pid_in_ns(ns, sys, proc, pid)) {
 		snprintf(path, sizeof(path), "%d/mountinfo", pid);
@@ -1248,7 +1214,7 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 	char path[64];
 	int pid, fd, r;
 
-	pid = pidfd_pid(proc, ns->pidfd);
+	pid = mntsnap__pidfd_pid(proc, ns->pidfd);
 	if (pid < 0)
 		return mntsnap__set_error(err, pid, 0, "mountinfo: the target process: %s",
 					 strerror(-pid));
@@ -1257,7 +1223,7 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 	if (fd < 0)
 		return mntsnap__set_error(err, fd, 0, "mountinfo: open /proc/%s: %s", path,
 					 strerror(-fd));
-	r = pidfd_pid(proc, ns->pidfd);
+	r = mntsnap__pidfd_pid(proc, ns->pidfd);
 	if (r == pid && ns->nsfd >= 0)
 		r = same_ns(proc, pid, ns->nsfd) == 1 ? pid : -ESRCH;
 	if (r != pid) {
@@ -1307,14 +1273,16 @@ static int openat2_procfs(int dfd, const char *rel)
 		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
 	};
 	struct statfs sf;
-	int fd, err;
+	int fd;
 
-	fd = (int)syscall(MNTSNAP_NR_openat2, dfd, rel, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) /* before 5.6: the check after the open must do */
+	fd = (int)mntsnap__sys_openat2(dfd, rel, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the check after the open must do */
 		fd = openat(dfd, rel, (int)how.flags);
-	err = errno;
+		if (fd < 0)
+			fd = -errno;
+	}
 	if (fd < 0)
-		return err == EXDEV ? -ENOENT : -err;
+		return fd == -EXDEV ? -ENOENT : fd;
 	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
 		close(fd);
 		return -ENOENT;

@@ -13,11 +13,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 
 #include "backends.h"
 #include "ns.h"
+#include "hash.h"
 #include "snapshot.h"
 
 #define LIST_PAGE MNTSNAP_SM_LIST_PAGE
@@ -694,7 +693,7 @@ struct pf_cache {
 
 static uint32_t *pf_slot(struct pf_cache *pc, uint32_t group)
 {
-	size_t h = (group * 2654435761U) & (pc->cap - 1);
+	size_t h = mntsnap_hash_u32(group) & (pc->cap - 1);
 
 	while (pc->key[h] && pc->key[h] != group)
 		h = (h + 1) & (pc->cap - 1);
@@ -809,44 +808,8 @@ static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct 
 	return r;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * uname() is a syscall, as costly as the statmount of a one-mount lookup
- * (mntsnap_stat_id), and the running kernel's release cannot change while
- * the process lives: read it once per process. Written once under
- * pthread_once, read-only afterwards (like mntsnap_have_statmount()'s cache).
- */
-static struct utsname stamp_uts;
-static bool stamp_uts_ok;
-static pthread_once_t stamp_once = PTHREAD_ONCE_INIT;
-
-static void stamp_uts_init(void)
-{
-	stamp_uts_ok = !uname(&stamp_uts);
-}
-
-void mntsnap__snap_stamp(struct mntsnap_snapshot *s)
-{
-	s->time_ns = now_ns();
-	/* memcpy of the whole field: strncpy trips -Wstringop-truncation */
-	_Static_assert(sizeof(s->kernel_release) == sizeof(stamp_uts.release),
-		       "utsname release size");
-	pthread_once(&stamp_once, stamp_uts_init);
-	if (stamp_uts_ok) {
-		memcpy(s->kernel_release, stamp_uts.release, sizeof(s->kernel_release));
-		s->kernel_release[sizeof(s->kernel_release) - 1] = '\0';
-	}
-}
-
 int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
-			      const struct mntsnap_sysops *sys, uint32_t want,
+			      const struct mntsnap_sysops *sys, int route, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished)
 {
 	struct mntsnap_k_mnt_id_req tmpl = {0};
@@ -856,7 +819,7 @@ int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 	size_t n = 0;
 	int r;
 
-	mntsnap_ns_fill_req(o->ns, true, &tmpl);
+	mntsnap_ns_fill_req(o->ns, route, &tmpl);
 	own_ns = tmpl.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && !tmpl.mnt_ns_fd;
 	r = mntsnap__sm_list(sys, &tmpl, o->under_id, o->flags & MNTSNAP_CAPTURE_REVERSE, &ids,
 			    &n);
@@ -907,7 +870,7 @@ int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 out:
 	free(ids);
 	if (r < 0) {
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(s);
 		return r;
 	}
 	*ret_snap = s;
@@ -948,7 +911,7 @@ static long stat_call(const struct mntsnap_sysops *sys, const struct mntsnap_k_m
 }
 
 int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
-			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+			int route, uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	union {
 		struct mntsnap_k_statmount sm;
@@ -965,7 +928,7 @@ int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_
 		mask = MNTSNAP_MASK_DEFAULT;
 	if (id <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
 		return -EINVAL;
-	mntsnap_ns_fill_req(ns, true, &tmpl);
+	mntsnap_ns_fill_req(ns, route, &tmpl);
 	r = stat_call(sys, &tmpl, id, mntsnap__sm_mask_from_fields(mask), &stack.sm, &b, &sm);
 	if (r < 0)
 		goto out;
@@ -983,7 +946,7 @@ int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_
 	if (r >= 0)
 		r = mntsnap__snap_finish(s);
 	if (r < 0) {
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(s);
 		goto out;
 	}
 	*ret_snap = s;
@@ -991,29 +954,6 @@ int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_
 out:
 	mntsnap__sm_buf_free(&b);
 	return (int)r;
-}
-
-int mntsnap__stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns *ns,
-			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
-{
-	struct mntsnap_sysops sys;
-
-	if (!ret_snap)
-		return -EINVAL;
-	/* a bad id is the caller's mistake on every route: say so before probing */
-	if (id <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
-		return -EINVAL;
-	mntsnap__sys_resolve(in, &sys);
-	/* a foreign namespace: ns.c picks fd, id or the helper, like a capture */
-	if (mntsnap_ns_needs_route(ns))
-		return mntsnap__ns_stat_id(&sys, ns, id, mask, ret_snap);
-	return mntsnap__sm_stat_one(&sys, ns, id, mask, ret_snap);
-}
-
-int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
-		    struct mntsnap_snapshot **ret_snap)
-{
-	return mntsnap__stat_id_sys(NULL, ns, id, mask, ret_snap);
 }
 
 static int statx_to_id(const struct mntsnap_sysops *sys, int dirfd, const char *path,
@@ -1046,17 +986,4 @@ int mntsnap__fd_to_id(const struct mntsnap_sysops *sys, int fd, uint64_t *ret_id
 	if (fd < 0)
 		return -EBADF;
 	return statx_to_id(sys, fd, "", 0x1000 /* AT_EMPTY_PATH */, ret_id);
-}
-
-int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot **ret_snap)
-{
-	uint64_t id;
-	int r;
-
-	if (!ret_snap)
-		return -EINVAL;
-	r = mntsnap__path_to_id(&mntsnap__sys_real, path, &id);
-	if (r < 0)
-		return r;
-	return mntsnap__sm_stat_one(&mntsnap__sys_real, NULL, id, mask, ret_snap);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal interfaces between capture.c and the backends. */
+/* Internal interfaces of the sources (L2) and their callers. */
 #ifndef MNTSNAP_BACKENDS_H
 #define MNTSNAP_BACKENDS_H
 
@@ -8,29 +8,10 @@
 #include <stdint.h>
 
 #include "mntsnap.h"
+#include "opts.h"
 #include "sys.h"
 
 struct mntsnap_snapshot;
-
-/* ---- options ---------------------------------------------------------- */
-/*
- * libbpf-style check of a caller's option struct: sz must cover at least
- * the first field, and bytes past what this library knows must be zero.
- */
-int mntsnap__opts_valid(const void *opts, size_t user_sz, size_t known_sz);
-/*
- * The same, and the reason in words in e (sz 0: MNTSNAP_OPTS forgotten;
- * unknown bytes: a newer header). Callers pass the struct's error pointer
- * even when sz is 0: every layout of the option structs that have one
- * has it at the same offset, and a forgotten sz is exactly when the
- * caller most needs the message.
- */
-int mntsnap__opts_check(const void *opts, size_t user_sz, size_t known_sz, const char *type,
-		       struct mntsnap_error *e);
-
-/* Fill a struct mntsnap_error (if any) and return err. */
-int mntsnap__set_error(struct mntsnap_error *e, int err, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /* ---- statmount backend (backend-statmount.c) ----------------------------- */
 struct mntsnap_sm_buf {
@@ -64,37 +45,40 @@ int mntsnap__sm_list_once(const struct mntsnap_sysops *sys, const struct mntsnap
 int mntsnap__path_to_id(const struct mntsnap_sysops *sys, const char *path, uint64_t *ret_id);
 /* One capture attempt; *ret_vanished counts mounts gone before statmount. */
 int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
-			      const struct mntsnap_sysops *sys, uint32_t want,
+			      const struct mntsnap_sysops *sys, int route, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished);
 /* statx STATX_MNT_ID_UNIQUE on an fd (O_PATH is enough). */
 int mntsnap__fd_to_id(const struct mntsnap_sysops *sys, int fd, uint64_t *ret_id);
-/*
- * mntsnap_stat_id with a seam: a foreign ns takes the same fallback chain
- * as a capture (mntsnap__ns_stat_id).
- */
-int mntsnap__stat_id_sys(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
-			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
-/* statmount of one id through ns's route as it stands (no fallback). */
+/* statmount of one id of ns through route (MNTSNAP_NS_ROUTE_*; no fallback). */
 int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
-			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+			int route, uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+/* ---- sources: one capture of a reachable namespace (source.c, consistent.c) -- */
 /*
- * mntsnap__statmount_capture until no change detector fires (lib/refresh.c):
+ * A capture of o->ns through route (MNTSNAP_NS_ROUTE_*; AUTO for the
+ * caller's own namespace, or inside a helper), with o->backend: the
+ * statmount source with its retries, the mountinfo text, or AUTO's choice
+ * between them. Never routes: the router (lib/route.c) calls this.
+ */
+int mntsnap__capture_source(const struct mntsnap_capture_opts *o,
+			    const struct mntsnap_sysops *sys, int route,
+			    struct mntsnap_snapshot **ret_snap);
+/* Is statmount usable by this process at all? Cached per process. */
+bool mntsnap__have_statmount(void);
+/*
+ * mntsnap__statmount_capture until no change detector fires:
  * sets the snapshot's consistent/attempts; after max_retries the last
  * capture (consistent 0), or -EAGAIN with MNTSNAP_CAPTURE_CONSISTENT.
  */
 int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,
-			       const struct mntsnap_sysops *sys, uint32_t want,
+			       const struct mntsnap_sysops *sys, int route, uint32_t want,
 			       struct mntsnap_snapshot **ret_snap);
-/* Set capture time and kernel release. */
-void mntsnap__snap_stamp(struct mntsnap_snapshot *s);
-
-/* ---- diff (diff.c) -------------------------------------------------------- */
 /*
- * MNTSNAP_CHANGE_* bits between two records of one mount (matched by id),
- * comparing only the fields both masks have: what mntsnap_diff() would
- * report for the pair.
+ * The change detector: an fd of ns's mountinfo to poll for POLLPRI, or
+ * < 0 when there is none (a namespace known only by id or nsfs fd).
  */
-uint32_t mntsnap__diff_changes(const struct mntsnap_mount *a, const struct mntsnap_mount *b);
+int mntsnap__detector_open(const struct mntsnap_ns *ns);
+/* Did the namespace change since the last call? Also latches. */
+bool mntsnap__detector_fired(int fd);
 
 /* ---- mountinfo backend (backend-mountinfo.c) ----------------------------- */
 /*

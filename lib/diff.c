@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * mntsnap_diff(): what was added, removed and changed between two
+ * mntsnap__diff(): what was added, removed and changed between two
  * snapshots.
  *
  * Matching. With 64-bit unique ids on both sides (MNTSNAP_F_ID) a mount is
@@ -21,19 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends.h"
-#include "render.h"
+#include "diff.h"
+#include "opts.h"
+#include "hash.h"
 #include "snapshot.h"
-
-struct mntsnap_diff {
-	const struct mntsnap_snapshot *old, *new;
-	struct mntsnap_diff_entry *e;
-	size_t n, cap;
-	size_t added, removed, changed;
-	int key;
-	uint32_t flags;
-	const char *old_prefix, *new_prefix;
-};
 
 /* u32 -> u32 map, open addressing; key 0 is never stored (0 = no group). */
 struct u32map {
@@ -43,7 +34,7 @@ struct u32map {
 
 static uint32_t *map_slot(struct u32map *m, uint32_t key)
 {
-	uint32_t h = (key * 2654435761U) & (m->cap - 1);
+	uint32_t h = mntsnap_hash_u32(key) & (m->cap - 1);
 
 	while (m->k[h] && m->k[h] != key)
 		h = (h + 1) & (m->cap - 1);
@@ -133,13 +124,6 @@ static const char *strip(const char *mp, const char *prefix)
 	return mp[n] ? mp + n : "/";
 }
 
-static uint32_t fnv(uint32_t h, const char *s)
-{
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619U;
-	return (h ^ 0xff) * 16777619U;
-}
-
 struct keyed {
 	struct mntsnap_mount m;
 	const char *mp;
@@ -149,9 +133,9 @@ struct keyed {
 static void make_key(const struct mntsnap_diff *d, struct keyed *k, const char *prefix)
 {
 	k->mp = strip(k->m.mount_point, prefix);
-	k->hash = fnv(fnv(2166136261U, k->mp), k->m.root);
+	k->hash = mntsnap_hash_str(mntsnap_hash_str(MNTSNAP_HASH_INIT, k->mp), k->m.root);
 	if (!(d->flags & MNTSNAP_DIFF_IGNORE_IDS))
-		k->hash ^= (k->m.dev_major * 31U + k->m.dev_minor) * 2654435761U;
+		k->hash ^= mntsnap_hash_u32(k->m.dev_major * 31U + k->m.dev_minor);
 }
 
 static bool key_eq(const struct mntsnap_diff *d, const struct keyed *a, const struct keyed *b)
@@ -262,13 +246,13 @@ static int push(struct mntsnap_diff *d, int kind, uint32_t changed, long oi, lon
 static struct keyed *load_all(const struct mntsnap_diff *d, const struct mntsnap_snapshot *s,
 			      const char *prefix)
 {
-	size_t n = mntsnap_snapshot_count(s);
+	size_t n = mntsnap__snapshot_count(s);
 	struct keyed *k = calloc(n + 1, sizeof(*k));
 
 	if (!k)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		mntsnap_snapshot_get(s, i, &k[i].m);
+		mntsnap__snapshot_get(s, i, &k[i].m);
 		make_key(d, &k[i], prefix);
 	}
 	return k;
@@ -277,12 +261,12 @@ static struct keyed *load_all(const struct mntsnap_diff *d, const struct mntsnap
 /* matched[i] = index in the other snapshot, or -1. */
 static int match_by_id(const struct mntsnap_diff *d, long *matched_new)
 {
-	size_t n = mntsnap_snapshot_count(d->new);
+	size_t n = mntsnap__snapshot_count(d->new);
 	struct mntsnap_mount m;
 
 	for (size_t i = 0; i < n; i++) {
-		mntsnap_snapshot_get(d->new, i, &m);
-		matched_new[i] = mntsnap_snapshot_find(d->old, m.id);
+		mntsnap__snapshot_get(d->new, i, &m);
+		matched_new[i] = mntsnap__snapshot_find(d->old, m.id);
 		if (matched_new[i] < 0)
 			matched_new[i] = -1;
 	}
@@ -292,7 +276,7 @@ static int match_by_id(const struct mntsnap_diff *d, long *matched_new)
 static int match_by_path(const struct mntsnap_diff *d, const struct keyed *ko,
 			 const struct keyed *kn, long *matched_new)
 {
-	size_t no = mntsnap_snapshot_count(d->old), nn = mntsnap_snapshot_count(d->new);
+	size_t no = mntsnap__snapshot_count(d->old), nn = mntsnap__snapshot_count(d->new);
 	size_t cap = 16;
 	uint32_t *head, *next;
 	bool *used;
@@ -336,7 +320,7 @@ static int match_by_path(const struct mntsnap_diff *d, const struct keyed *ko,
 
 static int run(struct mntsnap_diff *d)
 {
-	size_t no = mntsnap_snapshot_count(d->old), nn = mntsnap_snapshot_count(d->new);
+	size_t no = mntsnap__snapshot_count(d->old), nn = mntsnap__snapshot_count(d->new);
 	struct keyed *ko = load_all(d, d->old, d->old_prefix);
 	struct keyed *kn = load_all(d, d->new, d->new_prefix);
 	long *mn = malloc((nn + 1) * sizeof(*mn));
@@ -384,9 +368,9 @@ static bool has_ids(const struct mntsnap_snapshot *s)
 	struct mntsnap_mount m;
 
 	/* an empty table has nothing to match: ids are as good as anything */
-	if (!mntsnap_snapshot_count(s))
+	if (!mntsnap__snapshot_count(s))
 		return true;
-	mntsnap_snapshot_get(s, 0, &m);
+	mntsnap__snapshot_get(s, 0, &m);
 	return m.mask & MNTSNAP_F_ID;
 }
 
@@ -399,12 +383,9 @@ int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_s
 
 	if (!old || !new || !ret)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_valid(opts, opts->sz, sizeof(o));
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD(&o, opts);
+	if (r)
+		return r;
 	if (o.flags & ~(uint32_t)(MNTSNAP_DIFF_BY_PATH | MNTSNAP_DIFF_IGNORE_IDS))
 		return -EINVAL;
 	d = calloc(1, sizeof(*d));
@@ -424,20 +405,26 @@ int mntsnap_diff_with(const struct mntsnap_snapshot *old, const struct mntsnap_s
 	/* prefixes point into the caller's memory; drop them before returning */
 	d->old_prefix = d->new_prefix = NULL;
 	if (r) {
-		mntsnap_diff_free(d);
+		mntsnap__diff_free(d);
 		return r;
 	}
 	*ret = d;
 	return 0;
 }
 
-int mntsnap_diff(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+int mntsnap__diff(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
 		 struct mntsnap_diff **ret)
 {
 	return mntsnap_diff_with(old, new, NULL, ret);
 }
 
-void mntsnap_diff_free(struct mntsnap_diff *d)
+int mntsnap_diff(const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *new,
+		 struct mntsnap_diff **ret)
+{
+	return mntsnap__diff(old, new, ret);
+}
+
+void mntsnap__diff_free(struct mntsnap_diff *d)
 {
 	if (!d)
 		return;
@@ -445,14 +432,24 @@ void mntsnap_diff_free(struct mntsnap_diff *d)
 	free(d);
 }
 
+void mntsnap_diff_free(struct mntsnap_diff *d)
+{
+	mntsnap__diff_free(d);
+}
+
 int mntsnap_diff_key(const struct mntsnap_diff *d)
 {
 	return d ? d->key : -EINVAL;
 }
 
-size_t mntsnap_diff_count(const struct mntsnap_diff *d)
+size_t mntsnap__diff_count(const struct mntsnap_diff *d)
 {
 	return d ? d->n : 0;
+}
+
+size_t mntsnap_diff_count(const struct mntsnap_diff *d)
+{
+	return mntsnap__diff_count(d);
 }
 
 size_t mntsnap_diff_added(const struct mntsnap_diff *d)
@@ -470,7 +467,7 @@ size_t mntsnap_diff_changed(const struct mntsnap_diff *d)
 	return d ? d->changed : 0;
 }
 
-int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff_entry *ret)
+int mntsnap__diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff_entry *ret)
 {
 	if (!d || !ret)
 		return -EINVAL;
@@ -480,206 +477,7 @@ int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff
 	return 0;
 }
 
-static const char *const change_names[] = {
-	"mount_point", "parent",  "root",   "attributes", "propagation",
-	"peer_group",  "master",  "propagate_from", "options", "source",
-	"fs_type",     "device",  "sb_flags", "idmap",
-};
-
-const char *mntsnap_diff_change_name(uint32_t bit)
+int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff_entry *ret)
 {
-	for (size_t i = 0; i < sizeof(change_names) / sizeof(change_names[0]); i++)
-		if (bit == 1U << i)
-			return change_names[i];
-	return NULL;
-}
-
-const char *mntsnap_diff_key_name(int key)
-{
-	return key == MNTSNAP_DIFF_KEY_ID	? "id"
-	       : key == MNTSNAP_DIFF_KEY_PATH ? "mount_point+root+device"
-					      : "unknown";
-}
-
-/* ---- rendering ------------------------------------------------------------- */
-
-/* Paths as in mountinfo: space, tab, newline and backslash as \ooo. */
-static void put_path(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')
-			fprintf(f, "\\%03o", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-}
-
-static void prop_text(const struct mntsnap_mount *m, char *buf, size_t len)
-{
-	int n = 0;
-
-	buf[0] = '\0';
-	if (m->propagation & MNTSNAP_PROP_SHARED)
-		n += snprintf(buf + n, len - (size_t)n, "shared:%u ", m->peer_group);
-	if (m->propagation & MNTSNAP_PROP_SLAVE)
-		n += snprintf(buf + n, len - (size_t)n, "master:%u ", m->master);
-	if (m->propagation & MNTSNAP_PROP_UNBINDABLE)
-		n += snprintf(buf + n, len - (size_t)n, "unbindable ");
-	if (!n)
-		n = snprintf(buf, len, "private ");
-	buf[n - 1] = '\0';
-}
-
-/* "old -> new" for one changed field. */
-static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
-		       const struct mntsnap_mount *b)
-{
-	char x[128], y[128];
-
-	switch (bit) {
-	case MNTSNAP_CHANGE_MOUNT_POINT:
-		put_path(f, a->mount_point);
-		fputs(" -> ", f);
-		put_path(f, b->mount_point);
-		return;
-	case MNTSNAP_CHANGE_ROOT:
-		put_path(f, a->root);
-		fputs(" -> ", f);
-		put_path(f, b->root);
-		return;
-	case MNTSNAP_CHANGE_SOURCE:
-		put_path(f, a->source);
-		fputs(" -> ", f);
-		put_path(f, b->source);
-		return;
-	case MNTSNAP_CHANGE_OPTIONS:
-		fprintf(f, "%s -> %s", a->options, b->options);
-		return;
-	case MNTSNAP_CHANGE_ATTR:
-		mntsnap__vfs_options(a, x, sizeof(x));
-		mntsnap__vfs_options(b, y, sizeof(y));
-		fprintf(f, "%s -> %s", x, y);
-		return;
-	case MNTSNAP_CHANGE_PROPAGATION:
-	case MNTSNAP_CHANGE_PEER_GROUP:
-	case MNTSNAP_CHANGE_MASTER:
-		prop_text(a, x, sizeof(x));
-		prop_text(b, y, sizeof(y));
-		fprintf(f, "%s -> %s", x, y);
-		return;
-	case MNTSNAP_CHANGE_PROPAGATE_FROM:
-		fprintf(f, "%u -> %u", a->propagate_from, b->propagate_from);
-		return;
-	case MNTSNAP_CHANGE_PARENT:
-		fprintf(f, "%" PRIu64 " -> %" PRIu64, a->parent_id, b->parent_id);
-		return;
-	case MNTSNAP_CHANGE_FS_TYPE:
-		fprintf(f, "%s -> %s", a->fs_type, b->fs_type);
-		return;
-	case MNTSNAP_CHANGE_DEV:
-		fprintf(f, "%u:%u -> %u:%u", a->dev_major, a->dev_minor, b->dev_major,
-			b->dev_minor);
-		return;
-	case MNTSNAP_CHANGE_SB_FLAGS:
-		fprintf(f, "0x%x -> 0x%x", a->sb_flags, b->sb_flags);
-		return;
-	default:
-		fputs("differs", f);
-	}
-}
-
-static uint64_t show_id(const struct mntsnap_mount *m)
-{
-	return m->mask & MNTSNAP_F_ID ? m->id : m->id_old;
-}
-
-static void text_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_entry *e,
-		       FILE *f)
-{
-	struct mntsnap_mount a, b;
-
-	if (e->old_index >= 0)
-		mntsnap_snapshot_get(d->old, (size_t)e->old_index, &a);
-	if (e->new_index >= 0)
-		mntsnap_snapshot_get(d->new, (size_t)e->new_index, &b);
-	if (e->kind == MNTSNAP_DIFF_REMOVED || e->kind == MNTSNAP_DIFF_ADDED) {
-		const struct mntsnap_mount *m = e->kind == MNTSNAP_DIFF_ADDED ? &b : &a;
-
-		fprintf(f, "%c %" PRIu64 " ", e->kind == MNTSNAP_DIFF_ADDED ? '+' : '-',
-			show_id(m));
-		put_path(f, m->mount_point);
-		fprintf(f, " %s ", m->fs_type[0] ? m->fs_type : "-");
-		put_path(f, m->source[0] ? m->source : "none");
-		fputc('\n', f);
-		return;
-	}
-	fprintf(f, "~ %" PRIu64 " ", show_id(&b));
-	put_path(f, b.mount_point);
-	fputc('\n', f);
-	for (uint32_t bit = 1; bit && bit <= MNTSNAP_CHANGE_IDMAP; bit <<= 1) {
-		if (!(e->changed & bit))
-			continue;
-		fprintf(f, "    %s: ", mntsnap_diff_change_name(bit));
-		field_text(f, bit, &a, &b);
-		fputc('\n', f);
-	}
-}
-
-static int json_side(FILE *f, const char *name, const struct mntsnap_snapshot *s, long i)
-{
-	struct mntsnap_mount m;
-
-	if (i < 0)
-		return 0;
-	mntsnap_snapshot_get(s, (size_t)i, &m);
-	fprintf(f, ",\"%s\":", name);
-	return mntsnap__json_mount(f, &m);
-}
-
-static int json_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_entry *e,
-		      FILE *f)
-{
-	static const char *const kinds[] = { "?", "added", "removed", "changed" };
-	bool first = true;
-	int r;
-
-	fprintf(f, "{\"kind\":\"%s\",\"fields\":[", kinds[e->kind]);
-	for (uint32_t bit = 1; bit && bit <= MNTSNAP_CHANGE_IDMAP; bit <<= 1) {
-		if (!(e->changed & bit))
-			continue;
-		fprintf(f, "%s\"%s\"", first ? "" : ",", mntsnap_diff_change_name(bit));
-		first = false;
-	}
-	fputc(']', f);
-	r = json_side(f, "old", d->old, e->old_index);
-	if (!r)
-		r = json_side(f, "new", d->new, e->new_index);
-	fputc('}', f);
-	return r;
-}
-
-int mntsnap_diff_render(const struct mntsnap_diff *d, int format, FILE *f)
-{
-	int r = 0;
-
-	if (!d || !f)
-		return -EINVAL;
-	if (format == MNTSNAP_DIFF_FORMAT_TEXT) {
-		for (size_t i = 0; i < d->n; i++)
-			text_entry(d, &d->e[i], f);
-	} else if (format == MNTSNAP_DIFF_FORMAT_JSON) {
-		fprintf(f,
-			"{\"key\":\"%s\",\"equal\":%s,\"added\":%zu,\"removed\":%zu,"
-			"\"changed\":%zu,\"entries\":[",
-			mntsnap_diff_key_name(d->key), d->n ? "false" : "true", d->added,
-			d->removed, d->changed);
-		for (size_t i = 0; i < d->n && !r; i++) {
-			fputs(i ? ",\n  " : "\n  ", f);
-			r = json_entry(d, &d->e[i], f);
-		}
-		fputs("\n]}\n", f);
-	} else {
-		return -EINVAL;
-	}
-	return r ? r : mntsnap__stream_status(f);
+	return mntsnap__diff_get(d, i, ret);
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
+ * Errors: mntsnap_strerror() and the struct mntsnap_error filler.
+ *
  * mntsnap_strerror(): what each error this library documents means for a
  * caller of mntsnap, in words. strerror()'s text for the same number is
  * about the system call that failed ("Bad message", "Argument list too
@@ -7,9 +9,11 @@
  * struct built against a newer header.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
-#include "mntsnap.h"
+#include "opts.h"
 
 struct err_text {
 	int err;
@@ -36,7 +40,7 @@ static const struct err_text texts[] = {
 	{ EPERM, "not permitted: reading or entering another mount namespace needs "
 		 "CAP_SYS_ADMIN over its owner user namespace (and CAP_SYS_CHROOT to "
 		 "enter); or a seccomp filter blocks statmount/listmount "
-		 "(mntsnap_ns_explain() names the missing capability)" },
+		 "(mntsnap__ns_explain() names the missing capability)" },
 	{ EACCES, "access denied: another user's process needs ptrace access (CAP_SYS_PTRACE), "
 		  "or a file cannot be opened" },
 	{ ENOSYS, "the kernel lacks a system call this needs (statmount/listmount "
@@ -91,4 +95,19 @@ const char *mntsnap_strerror(int err)
 		if (texts[i].err == err)
 			return texts[i].text;
 	return "an error this library does not document (see strerror(3) for the number)";
+}
+
+/* Fill e (when the caller gave one) and return err, for one-line error returns. */
+int mntsnap__set_error(struct mntsnap_error *e, int err, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return err;
+	e->err = err;
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return err;
 }

@@ -92,12 +92,11 @@
 #define CLONE_NEWUSER_ 0x10000000
 #define CAP_SYS_CHROOT_ 18
 #define CAP_SYS_ADMIN_ 21
-#define NR_close_range_ (MNTSNAP_NR_BASE + 436)
 #ifndef __WALL
 #define __WALL 0x40000000
 #endif
 
-#define HELPER_STACK (512 * 1024)
+#define HELPER_STACK MNTSNAP_HELPER_STACK
 /*
  * openat2 EAGAIN retries: a count alone is not enough where the walk is
  * slow (a loaded machine preempts it) and a storm of mounts keeps the
@@ -240,14 +239,16 @@ static void child_reply_error(struct helper *h, int err)
 
 static int close_range_(unsigned lo, unsigned hi)
 {
+	long max;
+	int r;
+
 	if (lo > hi)
 		return 0;
-	if (!syscall(NR_close_range_, lo, hi, 0))
-		return 0;
-	if (errno != ENOSYS)
-		return -errno;
+	r = (int)mntsnap__sys_close_range(lo, hi, 0);
+	if (r != -ENOSYS)
+		return r;
 	/* before 5.9: the slow way, bounded by the fd limit */
-	long max = sysconf(_SC_OPEN_MAX);
+	max = sysconf(_SC_OPEN_MAX);
 
 	for (long fd = lo; fd <= (long)hi && fd < (max > 0 ? max : 65536); fd++)
 		close((int)fd);
@@ -294,8 +295,12 @@ static int caps_limit(struct helper *h, uint64_t keep, bool reread)
 	struct cap_hdr_ hdr = { .version = 0x20080522, .pid = 0 };
 	bool same = !reread;
 
-	if (reread && syscall(SYS_capget, &hdr, h->caps))
-		return -errno;
+	if (reread) {
+		long r = mntsnap__sys_capget(&hdr, h->caps);
+
+		if (r)
+			return (int)r;
+	}
 	for (int i = 0; i < 2; i++) {
 		uint32_t k = (uint32_t)(keep >> (32 * i));
 		struct cap_data_ *d = &h->caps[i];
@@ -307,7 +312,7 @@ static int caps_limit(struct helper *h, uint64_t keep, bool reread)
 	}
 	if (same)
 		return 0; /* already within keep: skip the syscall */
-	return syscall(SYS_capset, &hdr, h->caps) ? -errno : 0;
+	return (int)mntsnap__sys_capset(&hdr, h->caps);
 }
 
 static void child_set_msg(struct helper *h, const char *what, int err)
@@ -365,13 +370,13 @@ static int child_confine(struct helper *h)
 		{ MNTSNAP_BPF_RET_K, 0, 0, MNTSNAP_SECCOMP_RET_ALLOW },
 	};
 	struct mntsnap_sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	int r;
 
 	/* no_new_privs is set (child_prepare), so no capability is needed */
-	if (syscall(SYS_seccomp, MNTSNAP_SECCOMP_SET_MODE_FILTER, 0, &prog)) {
-		child_set_msg(h, "seccomp filter against path lookups in the target", errno);
-		return -errno;
-	}
-	return 0;
+	r = (int)mntsnap__sys_seccomp(MNTSNAP_SECCOMP_SET_MODE_FILTER, 0, &prog);
+	if (r)
+		child_set_msg(h, "seccomp filter against path lookups in the target", -r);
+	return r;
 }
 
 static int child_prepare(struct helper *h)
@@ -431,7 +436,7 @@ static int child_join_owner(struct helper *h)
 	if (r == -ENOENT)
 		return -EPERM; /* our own: our capabilities decide, none to gain */
 	if (!r) {
-		r = setns(ufd, CLONE_NEWUSER_) ? -errno : 0;
+		r = (int)mntsnap__sys_setns(ufd, CLONE_NEWUSER_);
 		close(ufd);
 		h->joined = !r;
 	}
@@ -440,10 +445,9 @@ static int child_join_owner(struct helper *h)
 		mntsnap__ns_owner_why(h->nsfd, h->msg, sizeof(h->msg));
 		return -EPERM;
 	}
-	if (setns(h->nsfd, CLONE_NEWNS)) {
-		r = -errno;
+	r = (int)mntsnap__sys_setns(h->nsfd, CLONE_NEWNS);
+	if (r)
 		child_set_msg(h, "setns after joining the target's owner user namespace", -r);
-	}
 	return r;
 }
 
@@ -452,9 +456,9 @@ static int child_setns(struct helper *h)
 	int r;
 
 	h->step = STEP_SETNS;
-	if (!setns(h->nsfd, CLONE_NEWNS))
+	r = (int)mntsnap__sys_setns(h->nsfd, CLONE_NEWNS);
+	if (!r)
 		return 0;
-	r = -errno;
 	child_set_msg(h, SETNS_MSG, -r);
 	return r == -EPERM ? child_join_owner(h) : r;
 }
@@ -577,17 +581,9 @@ static int collect_reply(struct helper *h, int sock, const siginfo_t *si,
 
 static int opts_load(const struct mntsnap_ns_opts *in, struct mntsnap_ns_opts *o)
 {
-	int r;
-
 	memset(o, 0, sizeof(*o));
 	o->sz = sizeof(*o);
-	if (!in)
-		return 0;
-	r = mntsnap__opts_check(in, in->sz, sizeof(*o), "mntsnap_ns_opts", in->error);
-	if (r)
-		return r;
-	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
-	return 0;
+	return OPTS_LOAD_ERR(o, in, "mntsnap_ns_opts");
 }
 
 static const char *step_name(int step)
@@ -619,7 +615,7 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 			return mntsnap__set_error(err, r, 0,
 						 "helper process, setns into the target: %s: %s",
 						 strerror(-r), res->msg);
-		return mntsnap_ns_explain(r, "helper process, setns into the target", err);
+		return mntsnap__ns_explain(r, "helper process, setns into the target", err);
 	}
 	/* a capture's message already ends in the reason: say it once */
 	if (res->step && strstr(res->msg, strerror(-r)))
@@ -627,12 +623,12 @@ static int result_error(const struct helper_result *res, int r, struct mntsnap_e
 	if (res->step)
 		return mntsnap__set_error(err, r, 0, "%s%s%s: %s", step_name(res->step),
 					 res->msg[0] ? ": " : "", res->msg, strerror(-r));
-	return mntsnap_ns_explain(r, "helper process (caller's side)", err);
+	return mntsnap__ns_explain(r, "helper process (caller's side)", err);
 }
 
 static size_t stack_map_size(void)
 {
-	return HELPER_STACK + (size_t)sysconf(_SC_PAGESIZE);
+	return mntsnap_helper_stack_map_size();
 }
 
 /* A stack with a guard page below it: an overflow faults in the child. */
@@ -662,14 +658,6 @@ static void stack_put(const struct mntsnap_ns *ns, char *st)
 
 	helper_stack_unpoison(st + stack_map_size() - HELPER_STACK, HELPER_STACK);
 	if (!atomic_compare_exchange_strong(&mut->stack_cache, &expect, st))
-		munmap(st, stack_map_size());
-}
-
-void mntsnap__helper_stack_release(struct mntsnap_ns *ns)
-{
-	void *st = atomic_exchange(&ns->stack_cache, NULL);
-
-	if (st)
 		munmap(st, stack_map_size());
 }
 
@@ -807,7 +795,7 @@ static int work_run(struct helper *h)
 	return child_reply_bytes(h, buf, len);
 }
 
-int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
+int mntsnap__ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
 {
 	struct run_work w = { .fn = fn, .data = data };
@@ -833,6 +821,12 @@ int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 	if (ret_len)
 		*ret_len = res.len;
 	return 0;
+}
+
+int mntsnap_ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
+		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
+{
+	return mntsnap__ns_run(ns, fn, data, opts, ret_buf, ret_len);
 }
 
 struct open_work {
@@ -876,8 +870,8 @@ static int work_open(struct helper *h)
 	 * through; the bound keeps a pathological case finite.
 	 */
 	for (long long tries = 0, t0 = 0;; tries++) {
-		fd = (int)syscall(MNTSNAP_NR_openat2, root, w->path, &how, sizeof(how));
-		r = fd < 0 ? -errno : 0;
+		fd = (int)mntsnap__sys_openat2(root, w->path, &how);
+		r = fd < 0 ? fd : 0;
 		if (r != -EAGAIN)
 			break;
 		if (tries == OPENAT2_EAGER)
@@ -895,11 +889,11 @@ static int work_open(struct helper *h)
 		return r;
 	}
 	if (w->tree) {
-		int t = (int)syscall(MNTSNAP_NR_open_tree, fd, "",
-				     MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
-					     MNTSNAP_AT_RECURSIVE | AT_EMPTY_PATH);
+		int t = (int)mntsnap__sys_open_tree(fd, "",
+						    MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
+							    MNTSNAP_AT_RECURSIVE | AT_EMPTY_PATH);
 
-		r = t < 0 ? -errno : 0;
+		r = t < 0 ? t : 0;
 		close(fd);
 		if (r) {
 			child_set_msg(h, "open_tree", -r);
@@ -930,7 +924,7 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 		h.keep_caps |= 1ULL << CAP_SYS_ADMIN_; /* open_tree clones need it */
 	h.rootfd = mntsnap__ns_root_fd(ns);
 	if (h.rootfd < 0 && h.rootfd != -ENOENT)
-		return mntsnap_ns_explain(h.rootfd, "the target process's root", o.error);
+		return mntsnap__ns_explain(h.rootfd, "the target process's root", o.error);
 	r = helper_run(ns, &h, &o, &res);
 	if (h.rootfd >= 0)
 		close(h.rootfd);
@@ -940,12 +934,18 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 	return 0;
 }
 
-int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
+int mntsnap__ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
 			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd)
 {
 	struct open_work w = { .path = path, .flags = flags, .mode = mode };
 
 	return open_common(ns, &w, opts, ret_fd);
+}
+
+int mntsnap_ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags,
+			 unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd)
+{
+	return mntsnap__ns_open_file(ns, path, flags, mode, opts, ret_fd);
 }
 
 int mntsnap_ns_clone_tree(const struct mntsnap_ns *ns, const char *path,
@@ -1002,7 +1002,7 @@ static int take_snapshot(struct snap_handover *out, int r, struct mntsnap_snapsh
 {
 	if (r) {
 		/* a reply lost after the hand-over: the snapshot is still ours */
-		mntsnap_snapshot_free(out->snap);
+		mntsnap__snapshot_free(out->snap);
 		return r;
 	}
 	if (!out->snap)
@@ -1027,7 +1027,7 @@ static int work_stat_id(struct helper *h)
 
 	if (r)
 		return r;
-	r = mntsnap__sm_stat_one(w->sys, NULL, w->id, w->mask, &s);
+	r = mntsnap__sm_stat_one(w->sys, NULL, MNTSNAP_NS_ROUTE_AUTO, w->id, w->mask, &s);
 	if (r) {
 		child_set_msg(h, "statmount", -r);
 		return r;
@@ -1048,6 +1048,7 @@ int mntsnap__helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sy
 
 struct capture_work {
 	const struct mntsnap_capture_opts *o;
+	const struct mntsnap_sysops *sys;
 	uint64_t ns_id;
 	struct snap_handover out;
 };
@@ -1073,7 +1074,7 @@ static int work_capture(struct helper *h)
 	c.threads = 0;
 	c.error = &e;
 	c.flags &= ~(uint32_t)(MNTSNAP_CAPTURE_NS_DIRECT | MNTSNAP_CAPTURE_NS_ENTER);
-	r = mntsnap_capture(&c, &s);
+	r = mntsnap__capture_source(&c, w->sys, MNTSNAP_NS_ROUTE_AUTO, &s);
 	if (r) {
 		snprintf(h->msg, sizeof(h->msg), "capture: %.*s", (int)sizeof(h->msg) - 10,
 			 e.msg[0] ? e.msg : "failed");
@@ -1104,9 +1105,9 @@ static int open_host_proc(void)
 }
 
 int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
-			   struct mntsnap_snapshot **ret_snap)
+			   const struct mntsnap_sysops *sys, struct mntsnap_snapshot **ret_snap)
 {
-	struct capture_work w = { .o = o, .ns_id = ns ? ns->ns_id : 0 };
+	struct capture_work w = { .o = o, .sys = sys, .ns_id = ns ? ns->ns_id : 0 };
 	struct helper h = { .work = work_capture, .arg = &w, .rootfd = -1, .procfd = -1 };
 	struct mntsnap_ns_opts no = { .sz = sizeof(no), .error = o->error };
 	struct helper_result res;

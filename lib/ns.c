@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Mount namespace handles: open by self, pid (via pidfd), pidfd, nsfs
- * path/fd or 64-bit id; liveness; error explanations; listing every
- * visible namespace; enter/leave for single-threaded callers; and the one
- * place that decides how a foreign namespace is captured.
- * The helper process that enters a namespace lives in ns-helper.c.
+ * path/fd or 64-bit id; liveness; the owner user namespace; enter/leave
+ * for single-threaded callers. Explanations are in ns-explain.c, listing
+ * in ns-list.c, the helper process that enters a namespace in
+ * ns-helper.c; how a foreign namespace is captured is decided in route.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -24,6 +26,7 @@
 #include "backends.h"
 #include "mntsnap.h"
 #include "ns.h"
+#include "proc.h"
 #include "snapshot.h"
 #include "sys.h"
 
@@ -49,66 +52,10 @@ static int ns_alloc(struct mntsnap_ns **ret)
 	return 0;
 }
 
-/* /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. */
-static int open_procfs_root(void)
-{
-	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct statfs sf;
-	struct stat st;
-
-	if (fd < 0)
-		return -EOPNOTSUPP;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
-	    st.st_ino != 1 /* PROC_ROOT_INO */) {
-		close(fd);
-		return -EOPNOTSUPP;
-	}
-	return fd;
-}
-
-/*
- * An ns file below the procfs root proc (rel: "thread-self/ns/mnt",
- * "PID/ns/mnt"), opened O_NONBLOCK and checked to be on nsfs before any
- * ioctl can reach it; -errno. See open_procfs_root() for why /proc is
- * checked at all.
- */
-static int proc_ns_open(int proc, const char *rel)
-{
-	int fd = openat(proc, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	struct statfs sf;
-
-	if (fd < 0)
-		return -errno;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_NSFS_MAGIC) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-/*
- * The calling thread's own mount namespace file. thread-self: a worker
- * thread that setns()'d sees its own namespace. Only through a procfs
- * root: a caller inside a target (mntsnap_ns_enter) sees the target's
- * /proc, where thread-self/ns/mnt may be a symlink to any namespace's
- * file. -EOPNOTSUPP without a procfs.
- */
-int mntsnap__ns_open_own_fd(void)
-{
-	int proc = open_procfs_root(), fd;
-
-	if (proc < 0)
-		return proc;
-	fd = proc_ns_open(proc, "thread-self/ns/mnt");
-	if (fd == -ENOENT)
-		fd = proc_ns_open(proc, "self/ns/mnt");
-	close(proc);
-	return fd;
-}
-
-void mntsnap_ns_free(struct mntsnap_ns *ns)
+void mntsnap__ns_free(struct mntsnap_ns *ns)
 {
 	int saved = errno;
+	void *st;
 
 	if (!ns)
 		return;
@@ -116,9 +63,17 @@ void mntsnap_ns_free(struct mntsnap_ns *ns)
 		close(ns->nsfd);
 	if (ns->pidfd >= 0)
 		close(ns->pidfd);
-	mntsnap__helper_stack_release(ns);
+	/* a helper stack the handle kept for its next call */
+	st = atomic_exchange(&ns->stack_cache, NULL);
+	if (st)
+		munmap(st, mntsnap_helper_stack_map_size());
 	free(ns);
 	errno = saved;
+}
+
+void mntsnap_ns_free(struct mntsnap_ns *ns)
+{
+	mntsnap__ns_free(ns);
 }
 
 /*
@@ -198,7 +153,7 @@ static int reopen_nsfs(int pfd)
 	char path[64];
 	int proc, fd, err;
 
-	proc = open_procfs_root();
+	proc = mntsnap__procfs_root();
 	if (proc < 0) {
 		close(pfd);
 		return proc;
@@ -258,7 +213,7 @@ int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, true, ret_ns);
 }
 
-int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
+int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 {
 	int fd;
 
@@ -270,22 +225,9 @@ int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
-/* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
-static int pidfd_exited(int pidfd)
+int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 {
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	int r;
-
-	/* even a zero-timeout poll fails with EINTR when a signal is pending */
-	do
-		r = poll(&p, 1, 0);
-	while (r < 0 && errno == EINTR);
-
-	if (r < 0)
-		return -errno;
-	if (p.revents & POLLNVAL)
-		return -EBADF;
-	return r > 0 && (p.revents & (POLLIN | POLLHUP)) ? 1 : 0;
+	return mntsnap__ns_open_fd(nsfd, ret_ns);
 }
 
 /*
@@ -300,7 +242,7 @@ static int pidfd_ns_via_proc(int pidfd, int pid)
 
 	if (pid <= 0)
 		return -ENOTTY;
-	proc = open_procfs_root();
+	proc = mntsnap__procfs_root();
 	if (proc < 0)
 		return proc;
 	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
@@ -308,44 +250,12 @@ static int pidfd_ns_via_proc(int pidfd, int pid)
 	close(proc);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	r = pidfd_exited(pidfd);
+	r = mntsnap__pidfd_exited(pidfd);
 	if (r) {
 		close(fd);
 		return r > 0 ? -ESRCH : r;
 	}
 	return fd;
-}
-
-/*
- * pid of a pidfd from its fdinfo ("Pid:\t-1" once exited), or -errno.
- * Read from a procfs root only: a caller inside a target sees the
- * target's /proc, where an fdinfo may name any pid.
- */
-static int pidfd_pid(int pidfd)
-{
-	char path[64], buf[512];
-	int proc, fd;
-	ssize_t n;
-	char *p;
-
-	proc = open_procfs_root();
-	if (proc < 0)
-		return proc;
-	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	close(proc);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	if (!p)
-		return -EINVAL; /* not a pidfd */
-	n = strtol(p + 5, NULL, 10);
-	return n > 0 ? (int)n : -ESRCH;
 }
 
 #define TEXT_ONLY INT_MAX
@@ -356,7 +266,7 @@ static int pidfd_pid(int pidfd)
  * findmnt -N reads a root process's table as any user. So when only the
  * namespace is refused and the text can be opened, the handle is a text
  * handle: the pidfd, no namespace fd, no id (mntsnap_ns_id() 0). Its
- * captures read that text (lib/ns.c ns_capture()); everything that
+ * captures read that text (lib/route.c ns_capture()); everything that
  * needs the namespace itself (entering, direct queries) fails with the
  * original error. Returns TEXT_ONLY with *ret_ns set, or err.
  */
@@ -367,7 +277,7 @@ static int text_only(int pidfd, int pid, int err, struct mntsnap_ns **ret_ns)
 	int fd;
 
 	if (pid <= 0)
-		pid = pidfd_pid(pidfd);
+		pid = mntsnap__pidfd_pid(-1, pidfd);
 	if (pid <= 0)
 		return err;
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
@@ -376,7 +286,7 @@ static int text_only(int pidfd, int pid, int err, struct mntsnap_ns **ret_ns)
 		return err;
 	close(fd);
 	/* the /proc entry was the pidfd's process only if it still runs */
-	if (pidfd_exited(pidfd))
+	if (mntsnap__pidfd_exited(pidfd))
 		return -ESRCH;
 	if (ns_alloc(&ns))
 		return -ENOMEM;
@@ -392,7 +302,7 @@ static int pidfd_to_ns(int pidfd, int pid, struct mntsnap_ns **ret_ns)
 
 	if (fd == -ENOTTY || fd == -EINVAL) {
 		if (pid <= 0)
-			pid = pidfd_pid(pidfd);
+			pid = mntsnap__pidfd_pid(-1, pidfd);
 		fd = pidfd_ns_via_proc(pidfd, pid);
 		if (fd == -ENOTTY)
 			fd = -EINVAL;
@@ -445,9 +355,9 @@ int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
 
 	if (pid <= 0 || !ret_ns)
 		return -EINVAL;
-	pidfd = syscall(MNTSNAP_NR_pidfd_open, pid, 0);
+	pidfd = mntsnap__sys_pidfd_open(pid, 0);
 	if (pidfd < 0)
-		return -errno;
+		return (int)pidfd;
 	pidfd = mntsnap__fd_move_above_stdio((int)pidfd);
 	if (pidfd < 0)
 		return (int)pidfd;
@@ -474,7 +384,7 @@ static int ns_id_exists(uint64_t ns_id)
 	r = mntsnap__sys_listmount(NULL, &req, &id, 1, 0);
 	if (r != -ENOENT)
 		return 1;
-	r = mntsnap_ns_list(&list, &n);
+	r = mntsnap__ns_list(&list, &n);
 	if (r)
 		return (int)r;
 	r = 0;
@@ -513,7 +423,7 @@ int mntsnap__ns_check_alive(const struct mntsnap_ns *ns)
 
 	if (!ns || ns->pidfd < 0)
 		return 0;
-	r = pidfd_exited(ns->pidfd);
+	r = mntsnap__pidfd_exited(ns->pidfd);
 	return r > 0 ? -ESRCH : r;
 }
 
@@ -532,12 +442,12 @@ int mntsnap__ns_root_fd(const struct mntsnap_ns *ns)
 	/*
 	 * No procfs to reach the root through (or not a pidfd): -ENOENT, the
 	 * helper then resolves from the namespace root. PID/root of a procfs
-	 * root only, for the reason pidfd_pid() gives.
+	 * root only, for the reason mntsnap__pidfd_pid() gives.
 	 */
-	pid = pidfd_pid(ns->pidfd);
+	pid = mntsnap__pidfd_pid(-1, ns->pidfd);
 	if (pid < 0)
 		return pid == -EINVAL || pid == -EOPNOTSUPP ? -ENOENT : pid;
-	proc = open_procfs_root();
+	proc = mntsnap__procfs_root();
 	if (proc < 0)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%d/root", pid);
@@ -547,7 +457,7 @@ int mntsnap__ns_root_fd(const struct mntsnap_ns *ns)
 	if (fd < 0)
 		return err == ENOENT ? -ESRCH : -err;
 	/* still alive after the open: the /proc entry was our process */
-	r = pidfd_exited(ns->pidfd);
+	r = mntsnap__pidfd_exited(ns->pidfd);
 	if (r) {
 		close(fd);
 		return r > 0 ? -ESRCH : r;
@@ -612,446 +522,6 @@ void mntsnap__ns_owner_why(int nsfd, char *buf, size_t len)
 			 "enter or to join it first", (int)owner, (unsigned)geteuid());
 }
 
-/* ---- capabilities and error text ------------------------------------------ */
-
-#if MNTSNAP_HAVE_LIBCAP
-bool mntsnap__cap_effective(int cap)
-{
-	cap_flag_value_t v = CAP_CLEAR;
-	cap_t c = cap_get_proc();
-
-	if (!c)
-		return false;
-	if (cap_get_flag(c, (cap_value_t)cap, CAP_EFFECTIVE, &v))
-		v = CAP_CLEAR;
-	cap_free(c);
-	return v == CAP_SET;
-}
-
-static void cap_name(int cap, char *buf, size_t len)
-{
-	char *n = cap_to_name((cap_value_t)cap);
-
-	snprintf(buf, len, "%s", n ? n : "?");
-	if (n)
-		cap_free(n);
-	/* libcap spells them lower case ("cap_sys_admin"); the man pages do not */
-	for (char *p = buf; *p; p++)
-		if (*p >= 'a' && *p <= 'z')
-			*p = (char)(*p - 'a' + 'A');
-}
-#else
-struct cap_hdr_ {
-	uint32_t version;
-	int pid;
-};
-struct cap_data_ {
-	uint32_t effective, permitted, inheritable;
-};
-
-bool mntsnap__cap_effective(int cap)
-{
-	struct cap_hdr_ h = { .version = 0x20080522, .pid = 0 };
-	struct cap_data_ d[2] = { { 0 } };
-
-	if (cap < 0 || cap > 63 || syscall(SYS_capget, &h, d))
-		return false;
-	return d[cap / 32].effective & (1U << (cap % 32));
-}
-
-static void cap_name(int cap, char *buf, size_t len)
-{
-	const char *n = cap == CAP_SYS_ADMIN_	 ? "CAP_SYS_ADMIN"
-			: cap == CAP_SYS_CHROOT_ ? "CAP_SYS_CHROOT"
-			: cap == CAP_SYS_PTRACE_ ? "CAP_SYS_PTRACE"
-						 : "?";
-
-	snprintf(buf, len, "%s", n);
-}
-#endif
-
-/* "CAP_SYS_ADMIN, CAP_SYS_CHROOT" of those the calling thread lacks. */
-static void missing_caps(char *buf, size_t len)
-{
-	static const int need[] = { CAP_SYS_ADMIN_, CAP_SYS_CHROOT_ };
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		char n[32];
-
-		if (mntsnap__cap_effective(need[i]))
-			continue;
-		cap_name(need[i], n, sizeof(n));
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", n);
-		if (off >= len)
-			break;
-	}
-}
-
-int mntsnap_ns_explain(int err, const char *op, struct mntsnap_error *ret)
-{
-	char caps[96];
-
-	if (!op)
-		op = "namespace";
-	switch (err) {
-	case -EACCES:
-		/* /proc/PID/ns/mnt and PIDFD_GET_MNT_NAMESPACE check ptrace access */
-		if (!mntsnap__cap_effective(CAP_SYS_PTRACE_)) {
-			char n[32];
-
-			cap_name(CAP_SYS_PTRACE_, n, sizeof(n));
-			return mntsnap__set_error(ret, err, 0,
-						 "%s: %s: another user's process needs ptrace "
-						 "access: the caller lacks %s",
-						 op, strerror(-err), n);
-		}
-		/* fall through */
-	case -EPERM:
-		missing_caps(caps, sizeof(caps));
-		if (caps[0])
-			return mntsnap__set_error(ret, err, 0,
-						 "%s: %s: the caller lacks %s (entering or "
-						 "querying another mount namespace by id needs "
-						 "CAP_SYS_ADMIN over its owner user namespace and, "
-						 "to enter, CAP_SYS_CHROOT)",
-						 op, strerror(-err), caps);
-		return mntsnap__set_error(ret, err, 0,
-					 "%s: %s: the caller has CAP_SYS_ADMIN and "
-					 "CAP_SYS_CHROOT, but not over the target's owner user "
-					 "namespace, or may not ptrace the target process",
-					 op, strerror(-err));
-	case -ESRCH:
-		/*
-		 * pidfd_open() says ESRCH alike for a pid that never existed,
-		 * one that exists only inside another pid namespace and one
-		 * whose process has gone: only a handle knows it once had a
-		 * process (see handle_gone()).
-		 */
-		return mntsnap__set_error(ret, err, 0,
-					 "%s: no such process in the caller's pid namespace "
-					 "(wrong pid, a pid as seen inside a container, or the "
-					 "process is gone)", op);
-	case -EINVAL:
-		return mntsnap__set_error(ret, err, 0,
-					 "%s: not a mount-namespace file, or (entering) the "
-					 "caller shares its fs_struct with other threads", op);
-	case -ENOENT:
-		return mntsnap__set_error(ret, err, 0, "%s: no such file or namespace", op);
-	case -ETIMEDOUT:
-		return mntsnap__set_error(ret, err, 0, "%s: the helper process timed out", op);
-	default:
-		return mntsnap__set_error(ret, err, 0, "%s: %s", op, strerror(-err));
-	}
-}
-
-/* ---- finding namespaces --------------------------------------------------- */
-
-struct ns_seen {
-	struct mntsnap_ns_entry *v;
-	size_t n, cap;
-};
-
-static struct mntsnap_ns_entry *seen_find(struct ns_seen *s, uint64_t ino)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].inode == ino)
-			return &s->v[i];
-	return NULL;
-}
-
-static int seen_add(struct ns_seen *s, const struct mntsnap_ns_entry *e)
-{
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		void *nv = realloc(s->v, ncap * sizeof(*s->v));
-
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = ncap;
-	}
-	s->v[s->n++] = *e;
-	return 0;
-}
-
-/* Count what listmount lists, for kernels without NS_MNT_GET_INFO. */
-static int64_t count_mounts(int nsfd, uint64_t id)
-{
-	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = MNTSNAP_K_LSMT_ROOT };
-	uint64_t ids[512];
-	int64_t n = 0;
-	long r;
-
-	if (nsfd >= 0) {
-		req.mnt_ns_fd = (uint32_t)nsfd;
-	} else {
-		req.size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1;
-		req.mnt_ns_id = id;
-	}
-	for (;;) {
-		r = mntsnap__sys_listmount(NULL, &req, ids, 512, 0);
-		if (r < 0)
-			return nsfd >= 0 && id ? count_mounts(-1, id) : -1;
-		n += r;
-		if (r < 512)
-			return n;
-		req.param = ids[r - 1];
-	}
-}
-
-/* Describe the namespace behind nsfd. */
-static int describe(int nsfd, struct mntsnap_ns_entry *e)
-{
-	struct mntsnap_k_mnt_ns_info info = { .size = MNTSNAP_K_MNT_NS_INFO_SIZE_VER0 };
-	struct stat st;
-
-	memset(e, 0, sizeof(*e));
-	if (fstat(nsfd, &st))
-		return -errno;
-	e->inode = st.st_ino;
-	e->nr_mounts = -1;
-	if (mntsnap__sys_ioctl(NULL, nsfd, MNTSNAP_NS_MNT_GET_INFO, &info) >= 0) {
-		e->ns_id = info.mnt_ns_id;
-		e->nr_mounts = info.nr_mounts;
-		return 0;
-	}
-	if (mntsnap__sys_ioctl(NULL, nsfd, MNTSNAP_NS_GET_MNTNS_ID, &e->ns_id) < 0)
-		e->ns_id = 0;
-	e->nr_mounts = count_mounts(nsfd, e->ns_id);
-	return 0;
-}
-
-/*
- * Walk the kernel's namespace list from start in one direction. Each step
- * returns a new fd; visit(fd) may keep it (returns 1, the walk stops) or
- * not (0, the walk goes on from it; < 0, an error that ends the walk: the
- * walk closes the fd). Stops at the
- * end (ENOENT) or at the first refusal (EPERM without CAP_SYS_ADMIN).
- */
-static int ns_walk(int start, unsigned long dir, int (*visit)(int fd, void *data), void *data)
-{
-	int cur = start;
-	int r = 0;
-
-	for (;;) {
-		long fd = mntsnap__sys_ioctl(NULL, cur, dir, NULL);
-
-		if (cur != start)
-			close(cur);
-		if (fd < 0) {
-			r = fd == -ENOENT ? 0 : (int)fd;
-			break;
-		}
-		r = visit((int)fd, data);
-		if (r < 0)
-			close((int)fd); /* not kept: a failed visit keeps nothing */
-		if (r) {
-			r = r < 0 ? r : 0;
-			break;
-		}
-		cur = (int)fd;
-	}
-	return r;
-}
-
-static int list_visit(int fd, void *data)
-{
-	struct mntsnap_ns_entry e;
-	struct ns_seen *s = data;
-
-	if (describe(fd, &e))
-		return 0;
-	if (seen_find(s, e.inode))
-		return 0;
-	return seen_add(s, &e);
-}
-
-/* Calls fn for each PID/ns/mnt of the procfs at /proc with its pid and stat. */
-static int proc_scan(int (*fn)(int proc, int pid, const struct stat *st, void *data), void *data)
-{
-	int proc = open_procfs_root(), dfd;
-	struct dirent *de;
-	int r = 0;
-	DIR *d;
-
-	if (proc < 0)
-		return proc;
-	dfd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = dfd < 0 ? NULL : fdopendir(dfd);
-	if (!d) {
-		r = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		close(proc);
-		return r;
-	}
-	while (!r && (de = readdir(d))) {
-		char path[300];
-		struct stat st;
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "%ld/ns/mnt", pid);
-		if (fstatat(proc, path, &st, 0))
-			continue; /* gone, or not ours to look at */
-		r = fn(proc, (int)pid, &st, data);
-	}
-	closedir(d);
-	close(proc);
-	return r < 0 ? r : 0;
-}
-
-static int scan_add(int proc, int pid, const struct stat *st, void *data)
-{
-	struct ns_seen *s = data;
-	struct mntsnap_ns_entry *e = seen_find(s, st->st_ino), ne;
-	char path[64];
-	int fd, r;
-
-	if (e) {
-		if (!e->pid)
-			e->pid = pid;
-		return 0;
-	}
-	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-	fd = proc_ns_open(proc, path);
-	if (fd < 0)
-		return 0;
-	r = describe(fd, &ne);
-	close(fd);
-	if (r || ne.inode != st->st_ino)
-		return 0; /* the process moved on meanwhile */
-	ne.pid = pid;
-	return seen_add(s, &ne);
-}
-
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct mntsnap_ns_entry *x = a, *y = b;
-
-	if (x->ns_id != y->ns_id)
-		return x->ns_id < y->ns_id ? -1 : 1;
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
-}
-
-int mntsnap_ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n)
-{
-	struct ns_seen s = { 0 };
-	struct mntsnap_ns_entry own;
-	int self, r;
-
-	if (!ret_list || !ret_n)
-		return -EINVAL;
-	self = mntsnap__ns_open_own_fd();
-	if (self < 0)
-		return self;
-	r = describe(self, &own);
-	if (!r) {
-		own.own = true;
-		r = seen_add(&s, &own);
-	}
-	/* iteration sees namespaces without processes; refusal is not an error */
-	if (!r) {
-		r = ns_walk(self, MNTSNAP_NS_MNT_GET_PREV, list_visit, &s);
-		if (r == -ENOMEM)
-			goto out;
-		r = ns_walk(self, MNTSNAP_NS_MNT_GET_NEXT, list_visit, &s);
-		if (r == -ENOMEM)
-			goto out;
-		/* the scan adds what iteration could not show, and the pids */
-		r = proc_scan(scan_add, &s);
-	}
-out:
-	close(self);
-	if (r) {
-		free(s.v);
-		return r;
-	}
-	qsort(s.v, s.n, sizeof(*s.v), entry_cmp);
-	*ret_list = s.v;
-	*ret_n = s.n;
-	return 0;
-}
-
-struct id_search {
-	uint64_t id;
-	int fd;
-};
-
-static int id_visit(int fd, void *data)
-{
-	struct id_search *q = data;
-	uint64_t id = 0;
-
-	if (mntsnap__sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
-		q->fd = fd;
-		return 1;
-	}
-	/* ids ascend along NEXT; keep fd only as the next starting point */
-	return 0;
-}
-
-static int id_scan(int proc, int pid, const struct stat *st, void *data)
-{
-	struct id_search *q = data;
-	char path[64];
-	uint64_t id = 0;
-	int fd;
-
-	(void)st;
-	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-	fd = proc_ns_open(proc, path);
-	if (fd < 0)
-		return 0;
-	if (mntsnap__sys_ioctl(NULL, fd, MNTSNAP_NS_GET_MNTNS_ID, &id) >= 0 && id == q->id) {
-		q->fd = fd;
-		return 1;
-	}
-	close(fd);
-	return 0;
-}
-
-int mntsnap__ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned)
-{
-	struct id_search q = { .fd = -1 };
-	int self;
-
-	if (ns->nsfd >= 0) {
-		*ret_fd = ns->nsfd;
-		*ret_owned = false;
-		return 0;
-	}
-	if (ns->text_only)
-		return -EACCES; /* the caller may read its text, not its namespace */
-	if (!ns->ns_id)
-		return -EINVAL;
-	q.id = ns->ns_id;
-	self = mntsnap__ns_open_own_fd();
-	if (self < 0)
-		return self;
-	if (id_visit(self, &q) == 1) {
-		*ret_fd = mntsnap__fd_move_above_stdio(self);
-		*ret_owned = true;
-		return *ret_fd < 0 ? *ret_fd : 0;
-	}
-	/* the walk closes the fds it does not hand back */
-	ns_walk(self, MNTSNAP_NS_MNT_GET_NEXT, id_visit, &q);
-	if (q.fd < 0)
-		ns_walk(self, MNTSNAP_NS_MNT_GET_PREV, id_visit, &q);
-	close(self);
-	if (q.fd < 0)
-		proc_scan(id_scan, &q);
-	if (q.fd < 0)
-		return -ENOENT;
-	*ret_fd = mntsnap__fd_move_above_stdio(q.fd);
-	*ret_owned = true;
-	return *ret_fd < 0 ? *ret_fd : 0;
-}
-
 /* ---- enter / leave (single-threaded callers) ------------------------------ */
 
 struct mntsnap_ns_saved {
@@ -1098,7 +568,7 @@ int mntsnap_ns_enter(const struct mntsnap_ns *ns, struct mntsnap_ns_saved **ret_
 		if (r)
 			goto fail;
 	}
-	r = setns(fd, CLONE_NEWNS) ? -errno : 0;
+	r = (int)mntsnap__sys_setns(fd, CLONE_NEWNS);
 	if (owned)
 		close(fd);
 	if (r)
@@ -1116,8 +586,7 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 
 	if (!s)
 		return -EINVAL;
-	if (setns(s->nsfd, CLONE_NEWNS))
-		r = -errno;
+	r = (int)mntsnap__sys_setns(s->nsfd, CLONE_NEWNS);
 	/* setns reset root and cwd to the namespace root: put back both
 	 * (a caller that was chroot()ed stays so), like nsenter does */
 	if (!r && (fchdir(s->rootfd) || chroot(".")))
@@ -1126,356 +595,4 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 		r = -errno;
 	saved_free(s);
 	return r;
-}
-
-/* ---- capture routing ------------------------------------------------------ */
-
-/* A pid handle's process has exited since the handle was opened. */
-static int handle_gone(struct mntsnap_error *ret)
-{
-	return mntsnap__set_error(ret, -ESRCH, 0,
-				 "capture: the target process has exited since its handle "
-				 "was opened");
-}
-
-/* One listmount of one id through the route: does it work here? */
-static int probe_route(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int route)
-{
-	struct mntsnap_ns t = *ns;
-	struct mntsnap_k_mnt_id_req req = { 0 };
-	uint64_t id;
-	long r;
-
-	t.route = route;
-	t.stack_cache = NULL;
-	mntsnap_ns_fill_req(&t, route == MNTSNAP_NS_ROUTE_FD, &req);
-	req.mnt_id = MNTSNAP_K_LSMT_ROOT;
-	r = sys->listmount(sys->ctx, &req, &id, 1, 0);
-	return r < 0 ? (int)r : 0;
-}
-
-static int capture_routed(const struct mntsnap_capture_opts *o, const struct mntsnap_ns *ns,
-			  int route, int backend, struct mntsnap_snapshot **ret)
-{
-	struct mntsnap_capture_opts c = *o;
-	struct mntsnap_ns t = *ns;
-
-	t.route = route;
-	t.stack_cache = NULL;
-	c.sz = sizeof(c);
-	c.ns = &t;
-	c.backend = backend;
-	return mntsnap_capture(&c, ret);
-}
-
-static int direct_error(const struct mntsnap_ns *ns, int err, struct mntsnap_error *ret)
-{
-	static const char op[] = "direct query of the target namespace";
-	char why[200];
-
-	/* listmount says ENOENT for "not yours"; statmount says EPERM */
-	if (err == -ENOENT && ns->nsfd < 0 && !mntsnap__cap_effective(CAP_SYS_ADMIN_))
-		err = -EPERM;
-	if ((err == -EPERM || err == -ENOENT) && ns->nsfd >= 0) {
-		mntsnap__ns_owner_why(ns->nsfd, why, sizeof(why));
-		if (why[0])
-			return mntsnap__set_error(ret, err, 0, "%s: %s: %s", op, strerror(-err),
-						 why);
-	}
-	return mntsnap_ns_explain(err, op, ret);
-}
-
-/*
- * Probe rather than trust a kernel version: mnt_ns_fd is rejected with
- * EINVAL before 6.18 (it was a spare field), an id query without
- * CAP_SYS_ADMIN over the owner user namespace gives ENOENT (listmount) or
- * EPERM (statmount). Each probe is one listmount of one id (< 1 us), far
- * less than a capture; the answer is not cached because permissions are
- * per thread and change (a caller may drop capabilities).
- */
-static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
-		      struct mntsnap_snapshot **ret_snap)
-{
-	const struct mntsnap_ns *ns = o->ns;
-	int r, direct = -EOPNOTSUPP;
-
-	r = mntsnap__ns_check_alive(ns);
-	if (r == -ESRCH)
-		return handle_gone(o->error);
-	if (r)
-		return mntsnap_ns_explain(r, "capture", o->error);
-	if (o->backend == MNTSNAP_BACKEND_MOUNTINFO)
-		return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT, o->backend, ret_snap);
-	if (ns->text_only) {
-		if (o->backend == MNTSNAP_BACKEND_AUTO &&
-		    !(o->flags & (MNTSNAP_CAPTURE_NS_ENTER | MNTSNAP_CAPTURE_NS_DIRECT)))
-			return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT,
-					      MNTSNAP_BACKEND_MOUNTINFO, ret_snap);
-		return mntsnap__set_error(o->error, -EACCES, 0,
-					 "the caller may read the process's mountinfo text but "
-					 "not open its mount namespace (that needs ptrace "
-					 "access: the same uid, or CAP_SYS_PTRACE): only the "
-					 "mountinfo backend can read it");
-	}
-	if (!(o->flags & MNTSNAP_CAPTURE_NS_ENTER)) {
-		if (ns->nsfd >= 0) {
-			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_FD);
-			if (!direct)
-				return capture_routed(o, ns, MNTSNAP_NS_ROUTE_FD, o->backend,
-						      ret_snap);
-		}
-		if (ns->ns_id) {
-			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID);
-			if (!direct)
-				return capture_routed(o, ns, MNTSNAP_NS_ROUTE_ID, o->backend,
-						      ret_snap);
-		}
-		if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT)
-			return direct_error(ns, direct, o->error);
-	}
-	r = mntsnap__helper_capture(ns, o, ret_snap);
-	/* no right to enter: a pid handle may still read the process's text */
-	if ((r == -EPERM || r == -EACCES) && ns->pidfd >= 0 &&
-	    o->backend == MNTSNAP_BACKEND_AUTO && !(o->flags & MNTSNAP_CAPTURE_NS_ENTER))
-		return capture_routed(o, ns, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
-				      ret_snap);
-	return r;
-}
-
-/*
- * The root of a pid handle's process: the unique id of the mount it is on
- * and its path in the coordinates of the capture's mount points.
- * readlink of /proc/PID/root gives the path from the reader's root, or
- * from the root of the process's own namespace when that is not
- * reachable from the reader (a foreign namespace), which is where the
- * mount points of a direct query and of a helper inside start too.
- */
-static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-			uint64_t *ret_id, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int pid, fd, r;
-
-	pid = pidfd_pid(ns->pidfd);
-	if (pid <= 0)
-		return pid < 0 ? pid : -ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = mntsnap__fd_to_id(sys, fd, ret_id);
-	close(fd);
-	if (r)
-		return r;
-	n = readlink(path, buf, len - 1);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n >= len - 1)
-		return -ENAMETOOLONG;
-	buf[n] = '\0';
-	/* a deleted root cannot be found by its path */
-	if (buf[0] != '/' || strstr(buf, " (deleted)"))
-		return -ENOENT;
-	return pidfd_exited(ns->pidfd) ? -ESRCH : 0;
-}
-
-/*
- * /proc/PID/mountinfo shows the mounts reachable from the process's root,
- * relative to it (show_mountinfo() skips the rest); listmount and
- * statmount of its namespace show them all, relative to the namespace's
- * root. A pid target means that process's view: re-rooted here. Text
- * captures of /proc/PID/mountinfo are that view already.
- */
-static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-		    struct mntsnap_snapshot *s, uint32_t extra)
-{
-	char root[PATH_MAX];
-	uint64_t id;
-	int r = process_root(ns, sys, &id, root, sizeof(root));
-
-	if (!r)
-		r = mntsnap__snap_reroot(s, id, root);
-	if (r == -ENOENT)
-		r = 0; /* the root's mount is not in this capture: leave it whole */
-	for (uint32_t i = 0; extra && i < s->nrecs; i++)
-		s->recs[i].mask &= ~extra;
-	s->mask &= ~extra;
-	return r;
-}
-
-/* Is the process's root "/" of its namespace (or can that not be told)? */
-static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys)
-{
-	char root[PATH_MAX];
-	uint64_t id;
-
-	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
-}
-
-int mntsnap__ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
-		       struct mntsnap_snapshot **ret_snap)
-{
-	struct mntsnap_capture_opts c = *o;
-	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
-	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only;
-	int r;
-
-	/* re-rooting needs ids and mount points, asked for if the caller did not */
-	if (pid) {
-		extra = (MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT) & ~want;
-		c.mask = want | extra;
-	}
-	r = ns_capture(&c, sys, ret_snap);
-	/*
-	 * Text from a helper inside (statmount blocked or missing there) is
-	 * the helper's view, from the namespace's root, with no ids to
-	 * re-root by: a process whose root is elsewhere has its own text.
-	 */
-	if (!r && pid && (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO &&
-	    o->backend != MNTSNAP_BACKEND_MOUNTINFO && !root_is_ns_root(o->ns, sys)) {
-		mntsnap_snapshot_free(*ret_snap);
-		*ret_snap = NULL;
-		r = capture_routed(&c, o->ns, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
-				   ret_snap);
-	}
-	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
-		r = pid_view(o->ns, sys, *ret_snap, extra);
-		if (r) {
-			mntsnap_snapshot_free(*ret_snap);
-			*ret_snap = NULL;
-			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
-		}
-	}
-	/* the snapshot names the target even when records lack NS_ID */
-	if (!r && !(*ret_snap)->ns_id)
-		(*ret_snap)->ns_id = o->ns->ns_id;
-	return r;
-}
-
-/* ---- one mount of a foreign namespace ----------------------------------------- */
-
-static int stat_routed(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns, int route,
-		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
-{
-	struct mntsnap_ns t = *ns;
-
-	t.route = route;
-	t.stack_cache = NULL;
-	return mntsnap__sm_stat_one(sys, &t, id, mask, ret_snap);
-}
-
-/*
- * The lookup is its own probe where its answer is plain. By fd, EINVAL can
- * only mean a kernel before 6.18 (mnt_ns_fd was a must-be-zero spare; the
- * handle's fd and the id are already checked); any other answer is the
- * target's. By id, "not yours" is EPERM on 6.18 (and stable kernels with
- * fccbe38a5d06) but ENOENT before, which also means "no such mount": one
- * listmount by id tells them apart, as it says ENOENT for "not yours" on
- * every kernel. E2BIG: a kernel before 6.11 refuses the VER1 request.
- */
-static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns, uint64_t id,
-		      uint32_t mask, struct mntsnap_snapshot **ret_snap)
-{
-	int r, by_id = 0;
-
-	if (ns->nsfd >= 0) {
-		r = stat_routed(sys, ns, MNTSNAP_NS_ROUTE_FD, id, mask, ret_snap);
-		if (r != -EINVAL)
-			return r;
-	}
-	if (ns->ns_id) {
-		r = stat_routed(sys, ns, MNTSNAP_NS_ROUTE_ID, id, mask, ret_snap);
-		if (r == -ENOENT || r == -EPERM) {
-			if (!probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID))
-				return r; /* we may query by id: the answer stands */
-			by_id = r;
-		} else if (r != -E2BIG && r != -EINVAL) {
-			return r;
-		}
-	}
-	r = mntsnap__helper_stat_id(ns, sys, id, mask, ret_snap);
-	/*
-	 * An id-only handle the caller may not query cannot be found to enter
-	 * either (the nsfs walk and /proc need the same privilege): the
-	 * kernel's "not permitted" is the truer answer than our "not found".
-	 */
-	if (r == -ENOENT && by_id == -EPERM && ns->nsfd < 0)
-		return by_id;
-	return r;
-}
-
-int mntsnap__ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
-		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
-{
-	int r = mntsnap__ns_check_alive(ns);
-
-	if (r)
-		return r;
-	r = ns_stat_id(sys, ns, id, mask, ret_snap);
-	/* the nsfd outlives the process: an empty namespace answers ENOENT */
-	if (r < 0 && mntsnap__ns_check_alive(ns) == -ESRCH)
-		return -ESRCH;
-	/* a pid target's mount points are relative to the process's root */
-	if (!r && ns->pidfd >= 0 && !ns->text_only) {
-		char root[PATH_MAX];
-		uint64_t rid;
-
-		r = process_root(ns, sys, &rid, root, sizeof(root));
-		if (!r)
-			r = mntsnap__snap_relative_to(*ret_snap, root);
-		else if (r == -ENOENT)
-			r = 0;
-		if (r) {
-			mntsnap_snapshot_free(*ret_snap);
-			*ret_snap = NULL;
-		}
-	}
-	return r;
-}
-
-/*
- * O_PATH fd of path as the target sees it. A process's root is reachable
- * from here (/proc/PID/root), so resolve without entering; a namespace
- * without a process has no root we can hold, so the helper opens it.
- * Either way symlinks and ".." stay inside the target's root, and a
- * helper does the lookup: the target's tree may hold a FUSE mount that
- * never answers, and only the helper's timeout bounds that wait.
- */
-static int open_in_target(const struct mntsnap_ns *ns, const char *path)
-{
-	int root = mntsnap__ns_root_fd(ns), fd, r;
-
-	if (root == -ENOENT) {
-		r = mntsnap_ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
-		return r ? r : fd;
-	}
-	if (root < 0)
-		return root;
-	r = mntsnap__helper_open_at(ns, root, path, &fd);
-	close(root);
-	return r ? r : fd;
-}
-
-int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,
-			 struct mntsnap_snapshot **ret_snap)
-{
-	uint64_t id;
-	int fd, r;
-
-	if (!path || !*path || !ret_snap)
-		return -EINVAL;
-	if (!ns || ns->self)
-		return mntsnap_stat_path(path, mask, ret_snap);
-	r = mntsnap__ns_check_alive(ns);
-	if (r)
-		return r;
-	fd = open_in_target(ns, path);
-	if (fd < 0)
-		return fd;
-	r = mntsnap__fd_to_id(&mntsnap__sys_real, fd, &id);
-	close(fd);
-	if (r)
-		return r;
-	return mntsnap_stat_id(ns, id, mask, ret_snap);
 }

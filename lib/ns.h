@@ -4,7 +4,9 @@
 #define MNTSNAP_NS_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "uapi.h"
 
@@ -13,9 +15,9 @@ struct mntsnap_snapshot;
 struct mntsnap_sysops;
 
 /*
- * How a capture reaches a foreign namespace. AUTO means "not decided yet":
- * mntsnap_capture() hands such a handle to mntsnap__ns_capture(), which
- * probes and calls back with a copy whose route is fixed.
+ * How a capture reaches a foreign namespace: a value the router
+ * (lib/route.c) decides and passes down to the sources, never stored in
+ * a handle. AUTO: the caller's own namespace, or "prefer the fd".
  */
 enum {
 	MNTSNAP_NS_ROUTE_AUTO = 0,
@@ -35,7 +37,6 @@ struct mntsnap_ns {
 	 * 0, and only the text route works (ns.c text_only()).
 	 */
 	bool text_only;
-	int route;       /* MNTSNAP_NS_ROUTE_*, set only on internal copies */
 	/*
 	 * Only on the handle a helper builds for its own capture inside the
 	 * target (self is true there too): the target's /proc is the
@@ -53,21 +54,23 @@ struct mntsnap_ns {
 	 * and unmapping one per call costs ~18 us (the unmap shoots down TLBs
 	 * on every CPU the caller ran on). Taken and put back with atomic
 	 * exchanges, so concurrent calls on one handle each get their own.
-	 * Never copied into internal copies (see mntsnap__ns_capture).
+	 * Never copied into internal copies (the watcher's).
 	 */
 	_Atomic(void *) stack_cache;
 };
 
 /*
- * Point a listmount/statmount request at ns. A decided route wins; else
- * prefers mnt_ns_fd (6.18+, holding the fd is the permission) when use_fd,
- * else mnt_ns_id (6.11+, needs CAP_SYS_ADMIN over the owning user
- * namespace). Always sends the smallest request size that carries what is
- * needed.
+ * Point a listmount/statmount request at ns by route: MNTSNAP_NS_ROUTE_ID
+ * names it by mnt_ns_id (6.11+, needs CAP_SYS_ADMIN over the owning user
+ * namespace); any other route prefers mnt_ns_fd (6.18+, holding the fd is
+ * the permission) and takes the id only for a handle without an fd.
+ * Always sends the smallest request size that carries what is needed.
  */
-static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
+static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, int route,
 				       struct mntsnap_k_mnt_id_req *req)
 {
+	bool use_fd = route != MNTSNAP_NS_ROUTE_ID;
+
 	req->size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0;
 	if (!ns || ns->self)
 		return;
@@ -78,10 +81,6 @@ static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
 		req->mnt_ns_id = UINT64_MAX;
 		return;
 	}
-	if (ns->route == MNTSNAP_NS_ROUTE_ID)
-		use_fd = false;
-	else if (ns->route == MNTSNAP_NS_ROUTE_FD)
-		use_fd = true;
 	if (use_fd && ns->nsfd >= 0) {
 		req->mnt_ns_fd = (uint32_t)ns->nsfd;
 	} else if (ns->ns_id) {
@@ -90,27 +89,12 @@ static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, bool use_fd,
 	}
 }
 
-/* A foreign namespace whose route is not decided yet? */
-static inline bool mntsnap_ns_needs_route(const struct mntsnap_ns *ns)
+/* A foreign namespace: the router (lib/route.c) picks how to reach it. */
+static inline bool mntsnap_ns_foreign(const struct mntsnap_ns *ns)
 {
-	return ns && !ns->self && ns->route == MNTSNAP_NS_ROUTE_AUTO;
+	return ns && !ns->self;
 }
 
-/*
- * The one place that decides how to capture a foreign namespace: direct
- * query by fd, else by id, else a helper that enters it, else (no right to
- * enter, a pid handle) the process's mountinfo text. Called by
- * mntsnap_capture(); calls it back with the route fixed.
- */
-int mntsnap__ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
-		       struct mntsnap_snapshot **ret_snap);
-
-/*
- * The calling thread's own mount namespace file, from a procfs root only
- * (never a made-up /proc: a FIFO there would block the open), O_CLOEXEC.
- * -errno; -EOPNOTSUPP without a procfs.
- */
-int mntsnap__ns_open_own_fd(void);
 
 /* -ESRCH when ns came from a process that has exited since; else 0. */
 int mntsnap__ns_check_alive(const struct mntsnap_ns *ns);
@@ -151,17 +135,15 @@ void mntsnap__ns_owner_why(int nsfd, char *buf, size_t len);
 /* Is capability cap (CAP_* number) in the calling thread's effective set? */
 bool mntsnap__cap_effective(int cap);
 
-/* Unmap a handle's cached helper stack (mntsnap_ns_free). */
-void mntsnap__helper_stack_release(struct mntsnap_ns *ns);
-
 /*
- * statmount of one id of a foreign ns, in a capture's order: by mnt_ns_fd
- * (6.18+), by mnt_ns_id (CAP_SYS_ADMIN over the owner), else inside it
- * with the helper. -ENOENT (no such mount there, or no such namespace),
- * -EPERM (no right to query or enter), -ESRCH (the process has exited).
+ * The helper's stack (lib/ns-helper.c), cached in a handle and unmapped
+ * when the handle is freed (lib/ns.c): its size and the guard page below.
  */
-int mntsnap__ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
-		       uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+#define MNTSNAP_HELPER_STACK (512 * 1024)
+static inline size_t mntsnap_helper_stack_map_size(void)
+{
+	return MNTSNAP_HELPER_STACK + (size_t)sysconf(_SC_PAGESIZE);
+}
 
 /* statmount of one id inside ns with the helper (lib/ns-helper.c). */
 int mntsnap__helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
@@ -176,8 +158,27 @@ int mntsnap__helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sy
 int mntsnap__helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char *path,
 			   int *ret_fd);
 
-/* Capture inside ns with the helper (lib/ns-helper.c). */
+/*
+ * Capture inside ns with the helper (lib/ns-helper.c): the child calls
+ * the sources (mntsnap__capture_source) directly, never the public API.
+ */
 int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_capture_opts *o,
-			   struct mntsnap_snapshot **ret_snap);
+			   const struct mntsnap_sysops *sys, struct mntsnap_snapshot **ret_snap);
+
+/*
+ * The bodies of public functions, for the inside of the library: a lib
+ * file never calls the public API (the wrappers are what callers see).
+ */
+int mntsnap__ns_explain(int err, const char *op, struct mntsnap_error *ret);
+void mntsnap__ns_free(struct mntsnap_ns *ns);
+int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
+int mntsnap__ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags, unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd);
+int mntsnap__ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data, const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len);
+
+/*
+ * The bodies of public functions, for the inside of the library: a lib
+ * file never calls the public API (the wrappers are what callers see).
+ */
+int mntsnap__ns_list(struct mntsnap_ns_entry **ret_list, size_t *ret_n);
 
 #endif

@@ -293,10 +293,9 @@ int mntsnap_policy_add(struct mntsnap_policy *policy, const struct mntsnap_polic
 
 	if (!policy || !rule)
 		return -EINVAL;
-	e = mntsnap__opts_valid(rule, rule->sz, sizeof(in));
+	e = OPTS_LOAD(&in, rule);
 	if (e)
 		return e;
-	memcpy(&in, rule, rule->sz < sizeof(in) ? rule->sz : sizeof(in));
 	if (in.err < 0 || in.err > 4095)
 		return fail(ret_error, "errno %s out of range", "value");
 	if (in.fstype && strcmp(in.fstype, "*")) {

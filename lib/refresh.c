@@ -1,34 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Consistency of a capture, and mntsnap_refresh().
- *
- * The kernel does not make a walk of the mount table atomic: each
- * listmount/statmount call is consistent on its own, a sequence is not
- * (the kernel promises nothing across calls). A statmount capture is therefore checked by
- * four detectors and retried (opts->max_retries, default 3) until none
- * fires:
- *  1. POLLPRI on an fd of the namespace's mountinfo opened before the
- *     capture and latched right before it: the kernel bumps the
- *     namespace's event counter on every mount, umount, move, remount
- *     and attribute change made in that namespace (or propagated into it);
- *  2. a mount vanished between listmount and statmount (ENOENT);
- *  3. a listmount after the capture disagrees with the ids captured (only
- *     where there is no mountinfo fd to poll: with one, every mount and
- *     umount already fires 1, and the extra walk would cost a listing);
- *  4. a record's parent is missing (more than the one top mount whose
- *     parent lies outside the table).
- * When every try raced, the last capture is returned marked inconsistent,
- * or with MNTSNAP_CAPTURE_CONSISTENT the call fails with -EAGAIN.
- * What they cannot see (probed on 6.18): a change of
- * propagation type alone (MS_SHARED/MS_PRIVATE/MS_SLAVE bumps no counter,
- * adds or removes no mount), and a superblock remount (e.g. size=) done
- * from another namespace that shares the superblock. For those,
- * MNTSNAP_CAPTURE_STRICT takes captures until two successive ones agree
- * field by field (mntsnap_diff): a change that lands between the two is
- * caught, one that lands and is undone within a capture is not. Only
- * freezing every writer (and every mount that propagates in) closes that.
- * For a foreign namespace reached by id or nsfs fd without a process,
- * there is no mountinfo file to poll: detectors 2-4 (and STRICT) remain.
+ * mntsnap_refresh() (the capture retries and change detectors it shares
+ * are in lib/consistent.c).
  *
  * mntsnap_refresh() brings a statmount snapshot up to date without a full
  * capture: one paginated listmount gives the ids (new mounts have new ids,
@@ -70,192 +43,7 @@
 #include "backends.h"
 #include "ns.h"
 #include "snapshot.h"
-
-#define DEFAULT_RETRIES 3
-
-/* ---- change detector ------------------------------------------------------- */
-
-/*
- * An fd of the target namespace's mountinfo, or < 0 when there is none to
- * poll (a namespace known only by id or nsfs fd).
- */
-static int open_detector(const struct mntsnap_ns *ns)
-{
-	if (ns && ns->inside) /* a helper: never the target's /proc */
-		return mntsnap__mountinfo_open_inside(ns);
-	if (!ns || ns->self) /* from a procfs only: see mntsnap__mountinfo_open_own */
-		return mntsnap__mountinfo_open_own();
-	if (ns->pidfd < 0)
-		return -1;
-	/* the handle's process, its pid reused or the namespace left: none */
-	return mntsnap__mountinfo_open_pid(ns);
-}
-
-/* Did the namespace change since the last call? Also latches. */
-static bool detector_fired(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLPRI };
-	int r;
-
-	if (fd < 0)
-		return false;
-	/* a pending signal fails even a zero-timeout poll: that is no answer */
-	do
-		r = poll(&p, 1, 0);
-	while (r < 0 && errno == EINTR);
-	return r > 0 && (p.revents & (POLLPRI | POLLERR));
-}
-
-/* ---- structural checks ------------------------------------------------------- */
-
-static bool parents_ok(const struct mntsnap_snapshot *s)
-{
-	unsigned orphans = 0;
-
-	for (uint32_t i = 0; i < s->nrecs; i++) {
-		const struct mntsnap_rec *r = &s->recs[i];
-
-		if (!(r->mask & MNTSNAP_F_ID))
-			return true; /* nothing to check by */
-		if (r->parent == i && r->parent_id != r->id)
-			orphans++;
-	}
-	return orphans <= 1;
-}
-
-/* Does a fresh listmount name exactly the mounts captured? */
-static int ids_still_match(const struct mntsnap_capture_opts *o,
-			   const struct mntsnap_sysops *sys, const struct mntsnap_snapshot *s,
-			   bool *ret_match)
-{
-	struct mntsnap_k_mnt_id_req tmpl = { 0 };
-	uint64_t *ids = NULL;
-	size_t n = 0;
-	int r;
-
-	*ret_match = true;
-	if (!s->nrecs || !(s->recs[0].mask & MNTSNAP_F_ID))
-		return 0;
-	mntsnap_ns_fill_req(o->ns, true, &tmpl);
-	r = mntsnap__sm_list(sys, &tmpl, o->under_id, false, &ids, &n);
-	if (r)
-		return r;
-	/* the subtree root is captured but not listed */
-	if (n + (o->under_id ? 1 : 0) != s->nrecs)
-		*ret_match = false;
-	for (size_t i = 0; i < n && *ret_match; i++)
-		if (mntsnap_snapshot_find(s, ids[i]) < 0)
-			*ret_match = false;
-	free(ids);
-	return 0;
-}
-
-static bool same_tables(const struct mntsnap_snapshot *a, const struct mntsnap_snapshot *b,
-			int *err)
-{
-	struct mntsnap_diff *d = NULL;
-	bool same;
-
-	*err = mntsnap_diff(a, b, &d);
-	same = !*err && !mntsnap_diff_count(d);
-	mntsnap_diff_free(d);
-	return same;
-}
-
-/* One capture and every detector: 1 consistent, 0 raced, < 0 error. */
-static int attempt(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
-		   uint32_t want, int det, struct mntsnap_snapshot **ret)
-{
-	size_t vanished = 0;
-	bool match;
-	int r;
-
-	detector_fired(det); /* latch: only changes from here on count */
-	r = mntsnap__statmount_capture(o, sys, want, ret, &vanished);
-	if (r)
-		return r;
-	match = true;
-	if (det < 0)
-		r = ids_still_match(o, sys, *ret, &match);
-	if (r) {
-		mntsnap_snapshot_free(*ret);
-		*ret = NULL;
-		return r;
-	}
-	/* evaluate every detector: each also latches or checks state */
-	r = !detector_fired(det);
-	return r && !vanished && match && parents_ok(*ret);
-}
-
-int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,
-			       const struct mntsnap_sysops *sys, uint32_t want,
-			       struct mntsnap_snapshot **ret_snap)
-{
-	unsigned max = (o->max_retries ? o->max_retries : DEFAULT_RETRIES) + 1;
-	bool strict = o->flags & MNTSNAP_CAPTURE_STRICT;
-	struct mntsnap_snapshot *s = NULL, *prev = NULL;
-	int det = open_detector(o->ns), r = 0, err;
-	unsigned n;
-
-	/* strict needs two agreeing captures: one more try than retries */
-	if (strict)
-		max++;
-	for (n = 1; n <= max; n++) {
-		mntsnap_snapshot_free(s);
-		s = NULL;
-		r = attempt(o, sys, want, det, &s);
-		if (r < 0)
-			break;
-		if (!r) { /* raced: a strict pair must start over */
-			mntsnap_snapshot_free(prev);
-			prev = NULL;
-			continue;
-		}
-		if (!strict)
-			break;
-		if (prev) {
-			if (same_tables(prev, s, &err))
-				break;
-			if (err) {
-				r = err;
-				break;
-			}
-		}
-		mntsnap_snapshot_free(prev);
-		prev = s;
-		s = NULL;
-		r = 0;
-	}
-	if (det >= 0)
-		close(det);
-	if (r < 0) {
-		mntsnap_snapshot_free(prev);
-		mntsnap_snapshot_free(s);
-		return r;
-	}
-	if (!s) { /* strict, ended on a capture no later one agreed with */
-		s = prev;
-		r = 0;
-	} else {
-		mntsnap_snapshot_free(prev);
-	}
-	/*
-	 * Only MNTSNAP_CAPTURE_CONSISTENT turns "still changing" into an
-	 * error; STRICT alone returns the last capture marked inconsistent,
-	 * like the detectors do.
-	 */
-	if (!r && (o->flags & MNTSNAP_CAPTURE_CONSISTENT)) {
-		mntsnap_snapshot_free(s);
-		return mntsnap__set_error(o->error, -EAGAIN, 0,
-					 strict ? "no two successive captures agreed in %u tries"
-						: "the mount table kept changing during %u captures",
-					 max);
-	}
-	s->consistent = r ? 1 : 0;
-	s->attempts = n > max ? max : n;
-	*ret_snap = s;
-	return 0;
-}
+#include "sys-seam.h"
 
 int mntsnap_snapshot_consistent(const struct mntsnap_snapshot *s)
 {
@@ -322,7 +110,7 @@ static int check_sb(struct refresh *f, uint32_t k)
 		return 0; /* decide with the next mount of this superblock */
 	if (r < 0)
 		return (int)r;
-	mntsnap_snapshot_get(f->s, k, &was);
+	mntsnap__snapshot_get(f->s, k, &was);
 	mntsnap__sm_to_mount(f->buf.sm, f->s->mask, &now);
 	f->sb_state[sb] = sb_same(&was, &now) ? 1 : 2;
 	return 0;
@@ -383,7 +171,7 @@ static int classify(struct refresh *f, const uint64_t *ids, size_t n)
 	if (!seen)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && !r; i++) {
-		long k = mntsnap_snapshot_find(f->s, ids[i]);
+		long k = mntsnap__snapshot_find(f->s, ids[i]);
 
 		if (k < 0) {
 			f->fetch_changed[f->nfetch] = 0;
@@ -574,7 +362,7 @@ static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 	size_t n = 0;
 	int r;
 
-	mntsnap_ns_fill_req(o->ns, true, &f->tmpl);
+	mntsnap_ns_fill_req(o->ns, MNTSNAP_NS_ROUTE_AUTO, &f->tmpl);
 	r = mntsnap__sm_list_once(f->sys, &f->tmpl, 0, false, &ids, &n, &f->one_call);
 	if (r)
 		return r;
@@ -619,12 +407,13 @@ static bool ids_only_detector(const struct refresh *f)
 static int refresh_consistent(const struct refresh *f, int det)
 {
 	if (ids_only_detector(f))
-		return det < 0 ? -1 : !detector_fired(det);
+		return det < 0 ? -1 : !mntsnap__detector_fired(det);
 	/* more than one page without a detector: not known to be one moment */
 	return f->one_call && !f->vanished;
 }
 
-int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts)
+int mntsnap__refresh_sys(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts,
+			 const struct mntsnap_sysops *seam)
 {
 	struct mntsnap_capture_opts o = { .sz = sizeof(o) };
 	struct mntsnap_sysops sys;
@@ -633,21 +422,17 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 
 	if (!snap)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_check(opts, opts->sz, sizeof(o), "mntsnap_capture_opts",
-				       opts->error);
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD_ERR(&o, opts, "mntsnap_capture_opts");
+	if (r)
+		return r;
 	/* matching needs unique ids; a mountinfo snapshot has none */
 	if (snap->nrecs && !(snap->recs[0].mask & MNTSNAP_F_ID))
 		return mntsnap__set_error(o.error, -EINVAL, 0,
 					 "refresh needs a snapshot with unique mount ids");
-	if (mntsnap_ns_needs_route(o.ns))
+	if (mntsnap_ns_foreign(o.ns))
 		return mntsnap__set_error(o.error, -EOPNOTSUPP, 0,
 					 "refresh of a foreign namespace: capture instead");
-	mntsnap__sys_resolve(o.sysops, &sys);
+	mntsnap__sys_resolve(seam, &sys);
 	/* views handed out before stay valid: strings are only appended */
 	snap->keep_strings = true;
 	f.sys = &sys;
@@ -661,8 +446,8 @@ int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_cap
 		r = -ENOMEM;
 		goto out;
 	}
-	det = ids_only_detector(&f) ? open_detector(o.ns) : -1;
-	detector_fired(det);
+	det = ids_only_detector(&f) ? mntsnap__detector_open(o.ns) : -1;
+	mntsnap__detector_fired(det);
 	r = refresh_run(&f, &o);
 	if (!r) {
 		snap->consistent = refresh_consistent(&f, det);
@@ -680,6 +465,11 @@ out:
 	if (r < 0)
 		mntsnap__set_error(o.error, r, 0, "refresh failed: %s", strerror(-r));
 	return r;
+}
+
+int mntsnap_refresh_with(struct mntsnap_snapshot *snap, const struct mntsnap_capture_opts *opts)
+{
+	return mntsnap__refresh_sys(snap, opts, NULL);
 }
 
 int mntsnap_refresh(struct mntsnap_snapshot *snap)

@@ -35,74 +35,6 @@
 #define put_u64 mntsnap__put_u64
 #define PUTS(b, lit) put(b, lit, sizeof(lit) - 1)
 
-int mntsnap__buf_grow(struct mntsnap__buf *b, size_t more)
-{
-	size_t cap = b->cap ? b->cap : 4096;
-	char *p;
-
-	if (b->err)
-		return b->err;
-	while (cap < b->len + more)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return b->err = -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-/* "00".."99": two digits per division (ids are the bulk of a record) */
-static const char digits2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* Digits of v: compares, no division (ids and dev numbers are short). */
-static unsigned ndigits(uint64_t v)
-{
-	unsigned n = 1;
-
-	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
-		n++;
-	return n;
-}
-
-void mntsnap__put_u64(struct mntsnap__buf *b, uint64_t v)
-{
-	unsigned n = ndigits(v);
-	char *o;
-
-	if (b->len + 20 > b->cap && mntsnap__buf_grow(b, 20))
-		return;
-	/* written in place from the last digit back, two per division */
-	o = b->p + b->len + n;
-	b->len += n;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		*--o = digits2[d + 1];
-		*--o = digits2[d];
-	}
-	if (v >= 10) {
-		*--o = digits2[v * 2 + 1];
-		*--o = digits2[v * 2];
-	} else {
-		*--o = (char)('0' + v);
-	}
-}
-
-int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f)
-{
-	if (b->err)
-		return b->err;
-	if (b->len && fwrite(b->p, 1, b->len, f) != b->len)
-		return errno ? -errno : -EIO; /* a full disk is not an I/O error */
-	b->len = 0;
-	return 0;
-}
-
 static const char hexd[] = "0123456789abcdef";
 
 /* "0x..." in place: one room check, nibbles counted first */
@@ -537,14 +469,14 @@ int mntsnap__json_mount(FILE *f, const struct mntsnap_mount *m)
 
 int mntsnap__render_json(const struct mntsnap_snapshot *snap, FILE *f)
 {
-	size_t n = mntsnap_snapshot_count(snap);
+	size_t n = mntsnap__snapshot_count(snap);
 	struct opt_cache oc = { 0 };
 	struct mntsnap_mount m;
 	struct jb b = { 0 };
 	int r = 0;
 
 	PUTS(&b, "{\"backend\":");
-	put_str(&b, mntsnap_backend_name(snap->backend));
+	put_str(&b, mntsnap__backend_name(snap->backend));
 	PUTS(&b, ",\"ns-id\":");
 	put_u64_str(&b, snap->ns_id);
 	PUTS(&b, ",\"time-ns\":");
@@ -553,7 +485,7 @@ int mntsnap__render_json(const struct mntsnap_snapshot *snap, FILE *f)
 	put_u64(&b, n);
 	PUTS(&b, ",\"filesystems\":[");
 	for (size_t i = 0; i < n && !r; i++) {
-		mntsnap_snapshot_get(snap, i, &m);
+		mntsnap__snapshot_get(snap, i, &m);
 		if (i)
 			PUTS(&b, ",");
 		PUTS(&b, "\n  ");

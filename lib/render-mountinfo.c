@@ -20,6 +20,7 @@
 
 #include "mntsnap.h"
 #include "render.h"
+#include "snapshot.h"
 
 struct out {
 	char *buf;
@@ -229,7 +230,7 @@ long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf, siz
 
 int mntsnap__render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f)
 {
-	size_t n = mntsnap_snapshot_count(snap);
+	size_t n = mntsnap__snapshot_count(snap);
 	char stack[1024], *line = stack, *big = NULL;
 	size_t cap = sizeof(stack);
 	struct mntsnap_mount m;
@@ -238,7 +239,7 @@ int mntsnap__render_mountinfo(const struct mntsnap_snapshot *snap, FILE *f)
 	for (size_t i = 0; i < n; i++) {
 		long len;
 
-		mntsnap_snapshot_get(snap, i, &m);
+		mntsnap__snapshot_get(snap, i, &m);
 		len = mntsnap_render_mountinfo_line(&m, line, cap);
 		if ((size_t)len >= cap) {
 			char *nb = realloc(big, (size_t)len + 1);

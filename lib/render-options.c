@@ -249,7 +249,7 @@ static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t l
 	return mntsnap__merge_options(vfs, vl, fs, fl, buf);
 }
 
-long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len)
+long mntsnap__mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len)
 {
 	char stack[1024], *heap = NULL;
 	struct sbuf b = { .p = stack, .cap = sizeof(stack) };
@@ -298,4 +298,9 @@ long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, 
 	}
 	free(heap);
 	return (long)b.len;
+}
+
+long mntsnap_mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len)
+{
+	return mntsnap__mount_options(m, which, buf, len);
 }

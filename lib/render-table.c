@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "snapshot.h"
 
 #define put mntsnap__put
 #define PUTS(b, lit) put(b, lit, sizeof(lit) - 1)
@@ -138,13 +139,13 @@ static int put_options(struct mntsnap__buf *b, const struct mntsnap_mount *m,
 		       void (*esc)(struct mntsnap__buf *, const char *))
 {
 	char stack[1024], *s = stack, *heap = NULL;
-	long n = mntsnap_mount_options(m, MNTSNAP_OPTIONS_ALL, stack, sizeof(stack));
+	long n = mntsnap__mount_options(m, MNTSNAP_OPTIONS_ALL, stack, sizeof(stack));
 
 	if (n >= (long)sizeof(stack)) {
 		s = heap = malloc((size_t)n + 1);
 		if (!heap)
 			return -ENOMEM;
-		n = mntsnap_mount_options(m, MNTSNAP_OPTIONS_ALL, s, (size_t)n + 1);
+		n = mntsnap__mount_options(m, MNTSNAP_OPTIONS_ALL, s, (size_t)n + 1);
 	}
 	if (n >= 0)
 		esc(b, s);
@@ -174,14 +175,14 @@ static int maybe_flush(struct mntsnap__buf *b, FILE *f, bool last)
 
 int mntsnap__render_table(const struct mntsnap_snapshot *snap, FILE *f)
 {
-	size_t n = mntsnap_snapshot_count(snap);
+	size_t n = mntsnap__snapshot_count(snap);
 	struct mntsnap__buf b = { 0 };
 	struct mntsnap_mount m;
 	int r = 0;
 
 	PUTS(&b, "ID PARENT UNIQ-ID TARGET SOURCE FSTYPE OPTIONS PROPAGATION\n");
 	for (size_t i = 0; i < n && !r; i++) {
-		mntsnap_snapshot_get(snap, i, &m);
+		mntsnap__snapshot_get(snap, i, &m);
 		mntsnap__put_u64(&b, m.id_old);
 		PUTS(&b, " ");
 		mntsnap__put_u64(&b, m.parent_id_old);
@@ -210,7 +211,7 @@ int mntsnap__render_table(const struct mntsnap_snapshot *snap, FILE *f)
 
 int mntsnap__render_tree(const struct mntsnap_snapshot *snap, FILE *f)
 {
-	size_t n = mntsnap_snapshot_count(snap);
+	size_t n = mntsnap__snapshot_count(snap);
 	/* last[d]: is the ancestor at depth d the last of its siblings? */
 	unsigned char last[256] = { 0 };
 	struct mntsnap__buf b = { 0 };
@@ -218,15 +219,15 @@ int mntsnap__render_tree(const struct mntsnap_snapshot *snap, FILE *f)
 	int r = 0;
 
 	for (size_t k = 0; k < n && !r; k++) {
-		long i = mntsnap_snapshot_tree_index(snap, k);
+		long i = mntsnap__snapshot_tree_index(snap, k);
 
 		if (i < 0) {
 			r = (int)i;
 			break;
 		}
-		mntsnap_snapshot_get(snap, (size_t)i, &m);
+		mntsnap__snapshot_get(snap, (size_t)i, &m);
 		if (m.depth < sizeof(last))
-			last[m.depth] = mntsnap_snapshot_next_sibling(snap, (size_t)i) < 0;
+			last[m.depth] = mntsnap__snapshot_next_sibling(snap, (size_t)i) < 0;
 		for (uint32_t d = 1; d < m.depth && d < sizeof(last); d++) {
 			if (last[d])
 				PUTS(&b, "  ");

@@ -1,56 +1,42 @@
 // SPDX-License-Identifier: MIT
-/* Format dispatch for the renderers (render-*.c). */
+/*
+ * The format table: mntsnap_render() and mntsnap_format_from_name() read
+ * one row per format; a new format is one leaf renderer and one row.
+ */
 #include <errno.h>
 #include <string.h>
 
 #include "render.h"
 
+/* One row per output format: its name and its renderer. */
+static const struct {
+	const char *name;
+	int (*render)(const struct mntsnap_snapshot *snap, FILE *f);
+} formats[] = {
+	[MNTSNAP_FORMAT_MOUNTINFO] = { "mountinfo", mntsnap__render_mountinfo },
+	[MNTSNAP_FORMAT_JSON] = { "json", mntsnap__render_json },
+	[MNTSNAP_FORMAT_TABLE] = { "table", mntsnap__render_table },
+	[MNTSNAP_FORMAT_TREE] = { "tree", mntsnap__render_tree },
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
 int mntsnap_render(const struct mntsnap_snapshot *snap, int format, FILE *f)
 {
 	int r;
 
-	if (!snap || !f)
+	if (!snap || !f || format < 0 || (size_t)format >= NFORMATS || !formats[format].render)
 		return -EINVAL;
-	switch (format) {
-	case MNTSNAP_FORMAT_MOUNTINFO:
-		r = mntsnap__render_mountinfo(snap, f);
-		break;
-	case MNTSNAP_FORMAT_JSON:
-		r = mntsnap__render_json(snap, f);
-		break;
-	case MNTSNAP_FORMAT_TABLE:
-		r = mntsnap__render_table(snap, f);
-		break;
-	case MNTSNAP_FORMAT_TREE:
-		r = mntsnap__render_tree(snap, f);
-		break;
-	default:
-		return -EINVAL;
-	}
+	r = formats[format].render(snap, f);
 	return r ? r : mntsnap__stream_status(f);
-}
-
-int mntsnap__stream_status(FILE *f)
-{
-	errno = 0;
-	if (!fflush(f) && !ferror(f))
-		return 0;
-	return errno ? -errno : -EIO;
 }
 
 int mntsnap_format_from_name(const char *name)
 {
-	static const char *const names[] = {
-		[MNTSNAP_FORMAT_MOUNTINFO] = "mountinfo",
-		[MNTSNAP_FORMAT_JSON] = "json",
-		[MNTSNAP_FORMAT_TABLE] = "table",
-		[MNTSNAP_FORMAT_TREE] = "tree",
-	};
-
 	if (!name)
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (formats[i].name && !strcmp(name, formats[i].name))
 			return (int)i;
 	return -EINVAL;
 }

@@ -154,4 +154,10 @@ size_t mntsnap__fs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 void mntsnap__json_str(FILE *f, const char *str);
 int mntsnap__json_mount(FILE *f, const struct mntsnap_mount *m);
 
+/*
+ * The bodies of public functions, for the inside of the library: a lib
+ * file never calls the public API (the wrappers are what callers see).
+ */
+long mntsnap__mount_options(const struct mntsnap_mount *m, int which, char *buf, size_t len);
+
 #endif

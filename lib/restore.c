@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "snapshot.h"
 
 struct mntsnap_order {
@@ -102,11 +103,7 @@ struct sib {
 
 static uint32_t sib_hash(uint32_t parent, const char *p, size_t len)
 {
-	uint32_t h = 2166136261U ^ (parent * 2654435761U);
-
-	while (len--)
-		h = (h ^ (unsigned char)*p++) * 16777619U;
-	return h;
+	return mntsnap_hash_bytes(MNTSNAP_HASH_INIT ^ mntsnap_hash_u32(parent), p, len);
 }
 
 static long sib_find(const struct build *b, const struct sib *t, uint32_t parent, const char *p,
@@ -435,9 +432,9 @@ static int load(struct build *b, const struct mntsnap_snapshot *s)
 	if (!b->m || !b->pos || !b->bind_from || !b->peer_of || !b->master_of)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n; i++) {
-		long t = mntsnap_snapshot_tree_index(s, i);
+		long t = mntsnap__snapshot_tree_index(s, i);
 
-		mntsnap_snapshot_get(s, i, &b->m[i]);
+		mntsnap__snapshot_get(s, i, &b->m[i]);
 		if ((b->m[i].mask & NEEDED) != NEEDED)
 			return -ENODATA;
 		if (t < 0 || (size_t)t >= b->n)
@@ -450,7 +447,7 @@ static int load(struct build *b, const struct mntsnap_snapshot *s)
 
 int mntsnap_restore_order(const struct mntsnap_snapshot *s, struct mntsnap_order **ret)
 {
-	struct build b = { .n = mntsnap_snapshot_count(s) };
+	struct build b = { .n = mntsnap__snapshot_count(s) };
 	int r;
 
 	if (!s || !ret)

@@ -4,10 +4,14 @@
  * data, the parent/child tree and the id indexes. See snapshot.h.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
 
+#include "hash.h"
 #include "snapshot.h"
 
 #define SB_FIELDS                                                              \
@@ -74,7 +78,7 @@ struct mntsnap_snapshot *mntsnap__snap_new(int backend, uint32_t mask)
 	return s;
 }
 
-void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
+void mntsnap__snapshot_free(struct mntsnap_snapshot *s)
 {
 	int saved = errno;
 
@@ -99,11 +103,16 @@ void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
 	errno = saved;
 }
 
+void mntsnap_snapshot_free(struct mntsnap_snapshot *s)
+{
+	mntsnap__snapshot_free(s);
+}
+
 /*
  * Room for need bytes of strings. Once views may exist (keep_strings), the
  * table is copied instead of realloc'd and the old one kept, so every
  * string a view points to stays where it is, unchanged, until
- * mntsnap_snapshot_free().
+ * mntsnap__snapshot_free().
  */
 static int grow_strtab(struct mntsnap_snapshot *s, uint32_t need)
 {
@@ -177,16 +186,6 @@ size_t mntsnap__strlist_len(const char *list, uint32_t n)
 	return len;
 }
 
-/* FNV-1a, good enough for a handful of distinct superblocks. */
-static uint32_t hash_bytes(uint32_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 16777619U;
-	return h;
-}
-
 static const char *str_or_empty(const char *s, uint32_t mask, uint32_t bit)
 {
 	return (mask & bit) && s ? s : "";
@@ -207,13 +206,13 @@ static size_t list_len(const char *s, uint32_t n, uint32_t mask, uint32_t bit)
  */
 static uint32_t hash_sb(const struct mntsnap_mount *m, uint32_t mask)
 {
-	uint32_t h = 2166136261U;
+	uint32_t h = MNTSNAP_HASH_INIT;
 
-	h = hash_bytes(h, &mask, sizeof(mask));
-	h = hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
-	h = hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
-	h = hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
-	h = hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
+	h = mntsnap_hash_bytes(h, &mask, sizeof(mask));
+	h = mntsnap_hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
+	h = mntsnap_hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
+	h = mntsnap_hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
+	h = mntsnap_hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
 	return h;
 }
 
@@ -530,19 +529,29 @@ static long bsearch_key(const struct mntsnap_snapshot *s, const uint32_t *idx,
 	return -ENOENT;
 }
 
-long mntsnap_snapshot_find(const struct mntsnap_snapshot *s, uint64_t id)
+long mntsnap__snapshot_find(const struct mntsnap_snapshot *s, uint64_t id)
 {
 	if (!s || !s->nrecs || !(s->recs[0].mask & MNTSNAP_F_ID))
 		return -ENOENT;
 	return bsearch_key(s, s->by_id, id, false);
 }
 
-long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old)
+long mntsnap_snapshot_find(const struct mntsnap_snapshot *s, uint64_t id)
+{
+	return mntsnap__snapshot_find(s, id);
+}
+
+long mntsnap__snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old)
 {
 	if (!s)
 		return -ENOENT;
 	/* by_old NULL: storage is in old-id order already (see finish) */
 	return bsearch_key(s, s->by_old, id_old, true);
+}
+
+long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old)
+{
+	return mntsnap__snapshot_find_old(s, id_old);
 }
 
 static long find_parent(const struct mntsnap_snapshot *s, const struct mntsnap_rec *r,
@@ -1044,7 +1053,7 @@ int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
 
 int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
 {
-	long R = mntsnap_snapshot_find(s, root_id);
+	long R = mntsnap__snapshot_find(s, root_id);
 	uint32_t j = 0;
 	bool *keep;
 	int r = 0;
@@ -1075,12 +1084,17 @@ int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const cha
 
 /* ---- public accessors ------------------------------------------------- */
 
-size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *s)
+size_t mntsnap__snapshot_count(const struct mntsnap_snapshot *s)
 {
 	return s ? s->nrecs : 0;
 }
 
-int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
+size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *s)
+{
+	return mntsnap__snapshot_count(s);
+}
+
+int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 			 struct mntsnap_mount *ret)
 {
 	const struct mntsnap_rec *r;
@@ -1136,11 +1150,22 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 	return 0;
 }
 
-long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i)
+int mntsnap_snapshot_get(const struct mntsnap_snapshot *s, size_t i,
+			 struct mntsnap_mount *ret)
+{
+	return mntsnap__snapshot_get(s, i, ret);
+}
+
+long mntsnap__snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i)
 {
 	if (!s || i >= s->nrecs || !s->tree)
 		return -ERANGE;
 	return s->tree[i];
+}
+
+long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i)
+{
+	return mntsnap__snapshot_tree_index(s, i);
 }
 
 long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *s, size_t i)
@@ -1150,11 +1175,16 @@ long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *s, size_t i)
 	return s->recs[i].first_child;
 }
 
-long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i)
+long mntsnap__snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i)
 {
 	if (!s || i >= s->nrecs || s->recs[i].next_sibling == MNTSNAP_NONE)
 		return -ENOENT;
 	return s->recs[i].next_sibling;
+}
+
+long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i)
+{
+	return mntsnap__snapshot_next_sibling(s, i);
 }
 
 int mntsnap_snapshot_backend(const struct mntsnap_snapshot *s)
@@ -1208,7 +1238,7 @@ size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
 	return n;
 }
 
-const char *mntsnap_backend_name(int backend)
+const char *mntsnap__backend_name(int backend)
 {
 	switch (backend) {
 	case MNTSNAP_BACKEND_AUTO:
@@ -1222,6 +1252,11 @@ const char *mntsnap_backend_name(int backend)
 	default:
 		return "unknown";
 	}
+}
+
+const char *mntsnap_backend_name(int backend)
+{
+	return mntsnap__backend_name(backend);
 }
 
 int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn keep,
@@ -1243,16 +1278,54 @@ int mntsnap_snapshot_filter(const struct mntsnap_snapshot *s, mntsnap_filter_fn 
 	n->attempts = s->attempts;
 	memcpy(n->kernel_release, s->kernel_release, sizeof(n->kernel_release));
 	for (uint32_t i = 0; i < s->nrecs && r >= 0; i++) {
-		mntsnap_snapshot_get(s, i, &m);
+		mntsnap__snapshot_get(s, i, &m);
 		if (keep(&m, data))
 			r = mntsnap__snap_add(n, &m);
 	}
 	if (r >= 0)
 		r = mntsnap__snap_finish(n);
 	if (r < 0) {
-		mntsnap_snapshot_free(n);
+		mntsnap__snapshot_free(n);
 		return (int)r;
 	}
 	*ret_snap = n;
 	return 0;
+}
+
+/* ---- capture time and kernel ------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * uname() is a syscall, as costly as the statmount of a one-mount lookup
+ * (mntsnap_stat_id), and the running kernel's release cannot change while
+ * the process lives: read it once per process. Written once under
+ * pthread_once, read-only afterwards (like mntsnap_have_statmount()'s cache).
+ */
+static struct utsname stamp_uts;
+static bool stamp_uts_ok;
+static pthread_once_t stamp_once = PTHREAD_ONCE_INIT;
+
+static void stamp_uts_init(void)
+{
+	stamp_uts_ok = !uname(&stamp_uts);
+}
+
+void mntsnap__snap_stamp(struct mntsnap_snapshot *s)
+{
+	s->time_ns = now_ns();
+	/* memcpy of the whole field: strncpy trips -Wstringop-truncation */
+	_Static_assert(sizeof(s->kernel_release) == sizeof(stamp_uts.release),
+		       "utsname release size");
+	pthread_once(&stamp_once, stamp_uts_init);
+	if (stamp_uts_ok) {
+		memcpy(s->kernel_release, stamp_uts.release, sizeof(s->kernel_release));
+		s->kernel_release[sizeof(s->kernel_release) - 1] = '\0';
+	}
 }

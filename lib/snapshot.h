@@ -149,4 +149,20 @@ long mntsnap__snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 /* Byte length of a list of n NUL-terminated strings laid end to end. */
 size_t mntsnap__strlist_len(const char *list, uint32_t n);
 
+/* Set capture time and kernel release. */
+void mntsnap__snap_stamp(struct mntsnap_snapshot *s);
+
+/*
+ * The bodies of public functions, for the inside of the library: a lib
+ * file never calls the public API (the wrappers are what callers see).
+ */
+const char *mntsnap__backend_name(int backend);
+size_t mntsnap__snapshot_count(const struct mntsnap_snapshot *s);
+long mntsnap__snapshot_find(const struct mntsnap_snapshot *s, uint64_t id);
+long mntsnap__snapshot_find_old(const struct mntsnap_snapshot *s, uint32_t id_old);
+void mntsnap__snapshot_free(struct mntsnap_snapshot *s);
+int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i, struct mntsnap_mount *ret);
+long mntsnap__snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i);
+long mntsnap__snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i);
+
 #endif

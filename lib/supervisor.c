@@ -31,7 +31,9 @@
 
 #include "backends.h"
 #include "mntsnap.h"
+#include "ns.h"
 #include "supervisor.h"
+#include "sys-seam.h"
 #include "sys.h"
 #include "uapi.h"
 
@@ -57,9 +59,9 @@
 
 /* ---- the object --------------------------------------------------------- */
 
-int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
-			   const struct mntsnap_supervisor_opts *opts,
-			   struct mntsnap_supervisor **ret_sv)
+int mntsnap__supervisor_new_with(const struct mntsnap_policy *policy,
+				 const struct mntsnap_supervisor_opts *opts,
+				 const struct mntsnap_sysops *seam, struct mntsnap_supervisor **ret_sv)
 {
 	struct mntsnap_supervisor *sv;
 	int r;
@@ -70,15 +72,12 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
 	if (!sv)
 		return -ENOMEM;
 	sv->o.sz = sizeof(sv->o);
-	if (opts) {
-		r = mntsnap__opts_valid(opts, opts->sz, sizeof(sv->o));
-		if (r) {
-			free(sv);
-			return r;
-		}
-		memcpy(&sv->o, opts, opts->sz < sizeof(sv->o) ? opts->sz : sizeof(sv->o));
+	r = OPTS_LOAD(&sv->o, opts);
+	if (r) {
+		free(sv);
+		return r;
 	}
-	mntsnap__sys_resolve(sv->o.sysops, &sv->sys);
+	mntsnap__sys_resolve(seam, &sv->sys);
 	sv->policy = policy;
 	{
 		struct stat st;
@@ -98,6 +97,13 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
 	return 0;
 }
 
+int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
+			   const struct mntsnap_supervisor_opts *opts,
+			   struct mntsnap_supervisor **ret_sv)
+{
+	return mntsnap__supervisor_new_with(policy, opts, NULL, ret_sv);
+}
+
 static void container_free(struct sv_container *c)
 {
 	if (!c)
@@ -107,7 +113,7 @@ static void container_free(struct sv_container *c)
 	for (size_t i = 0; i < c->nmounted; i++)
 		free(c->mounted[i].bind_source);
 	free(c->mounted);
-	mntsnap_ns_free(c->ns);
+	mntsnap__ns_free(c->ns);
 	for (size_t i = 0; i < c->nctx; i++)
 		mntsnap__sv_fsctx_free(c->ctx[i]);
 	free(c->ctx);

@@ -45,7 +45,9 @@ const char *mntsnap__sv_match_fstype(const struct sv_req *q)
 int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
 		      struct mntsnap_statx *st)
 {
-	return syscall(SYS_statx, dfd, path, flags, mask, st) ? -errno : 0;
+	long r = mntsnap__sys_statx(NULL, dfd, path, flags, mask, st);
+
+	return r < 0 ? (int)r : 0;
 }
 
 /*
@@ -60,11 +62,11 @@ static int openat2_(int dfd, const char *path, uint64_t flags, uint64_t resolve)
 	int fd = -1;
 
 	for (int i = 0; i < 128; i++) {
-		fd = (int)syscall(MNTSNAP_NR_openat2, dfd, path, &how, sizeof(how));
-		if (fd >= 0 || errno != EAGAIN)
+		fd = (int)mntsnap__sys_openat2(dfd, path, &how);
+		if (fd != -EAGAIN)
 			break;
 	}
-	return fd < 0 ? -errno : fd;
+	return fd;
 }
 
 /*
@@ -200,7 +202,7 @@ static int walk_applied(const char *applied, struct attrs *a,
 
 static int fsconfig_(int fs, unsigned cmd, const char *key, const char *val)
 {
-	return syscall(MNTSNAP_NR_fsconfig, fs, cmd, key, val, 0) ? -errno : 0;
+	return (int)mntsnap__sys_fsconfig(fs, cmd, key, val, 0);
 }
 
 static int fs_option(const char *key, const char *val, void *d)
@@ -214,10 +216,9 @@ static int fs_option(const char *key, const char *val, void *d)
 
 static int move_onto(int mfd, int tfd)
 {
-	return syscall(MNTSNAP_NR_move_mount, mfd, "", tfd, "",
-		       MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH | MNTSNAP_K_MOVE_MOUNT_T_EMPTY_PATH)
-		       ? -errno
-		       : 0;
+	return (int)mntsnap__sys_move_mount(mfd, "", tfd, "",
+					    MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH |
+						    MNTSNAP_K_MOVE_MOUNT_T_EMPTY_PATH);
 }
 
 static uint64_t unique_id(int fd)
@@ -236,9 +237,9 @@ static int do_new(struct sv_req *q, int tfd)
 	struct attrs a;
 	int fs, mfd, r;
 
-	fs = (int)syscall(MNTSNAP_NR_fsopen, q->fstype, MNTSNAP_K_FSOPEN_CLOEXEC);
+	fs = (int)mntsnap__sys_fsopen(q->fstype, MNTSNAP_K_FSOPEN_CLOEXEC);
 	if (fs < 0)
-		return -errno;
+		return fs;
 	r = 0;
 	if (q->has_source && q->source[0])
 		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", q->source);
@@ -252,8 +253,8 @@ static int do_new(struct sv_req *q, int tfd)
 		close(fs);
 		return r;
 	}
-	mfd = (int)syscall(MNTSNAP_NR_fsmount, fs, MNTSNAP_K_FSMOUNT_CLOEXEC, a.set);
-	r = mfd < 0 ? -errno : 0;
+	mfd = (int)mntsnap__sys_fsmount(fs, MNTSNAP_K_FSMOUNT_CLOEXEC, a.set);
+	r = mfd < 0 ? mfd : 0;
 	close(fs);
 	if (r)
 		return r;
@@ -271,9 +272,7 @@ static int setattr_(int fd, unsigned at, const struct attrs *a)
 		ma.attr_clr |= MNTSNAP_K_MOUNT_ATTR__ATIME;
 	if (!ma.attr_set && !ma.attr_clr)
 		return 0;
-	return syscall(MNTSNAP_NR_mount_setattr, fd, "", AT_EMPTY_PATH | at, &ma, sizeof(ma))
-		       ? -errno
-		       : 0;
+	return (int)mntsnap__sys_mount_setattr(fd, "", AT_EMPTY_PATH | at, &ma, sizeof(ma));
 }
 
 /* open_tree clone of the source, the applied flags on it, onto tfd. */
@@ -286,10 +285,11 @@ static int do_bind(struct sv_req *q, int sfd, int tfd)
 	r = walk_applied(q->applied, &a, NULL, NULL);
 	if (r)
 		return r;
-	t = (int)syscall(MNTSNAP_NR_open_tree, sfd, "",
-			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | rec);
+	t = (int)mntsnap__sys_open_tree(sfd, "",
+					MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
+						AT_EMPTY_PATH | rec);
 	if (t < 0)
-		return -errno;
+		return t;
 	r = setattr_(t, rec, &a);
 	if (!r)
 		q->mnt_id = unique_id(t);
@@ -313,10 +313,10 @@ static int do_remount(struct sv_req *q, int tfd)
 	int fs, r;
 
 	if (q->kind == SV_REMOUNT) {
-		fs = (int)syscall(MNTSNAP_NR_fspick, tfd, "",
-				  MNTSNAP_K_FSPICK_EMPTY_PATH | MNTSNAP_K_FSPICK_CLOEXEC);
+		fs = (int)mntsnap__sys_fspick(tfd, "",
+					      MNTSNAP_K_FSPICK_EMPTY_PATH | MNTSNAP_K_FSPICK_CLOEXEC);
 		if (fs < 0)
-			return -errno;
+			return fs;
 		r = walk_applied(q->applied, &a, fs_option, &fs);
 		if (!r)
 			r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb_ro ? "ro" : "rw", NULL);
@@ -410,9 +410,12 @@ static int do_propagation(struct sv_req *q, int tfd)
 {
 	struct mntsnap_k_mount_attr ma = { .propagation = q->prop };
 
-	if (syscall(MNTSNAP_NR_mount_setattr, tfd, "",
-		    AT_EMPTY_PATH | (q->rec ? MNTSNAP_AT_RECURSIVE : 0), &ma, sizeof(ma)))
-		return -errno;
+	long r = mntsnap__sys_mount_setattr(tfd, "",
+					    AT_EMPTY_PATH | (q->rec ? MNTSNAP_AT_RECURSIVE : 0), &ma,
+					    sizeof(ma));
+
+	if (r)
+		return (int)r;
 	q->mnt_id = unique_id(tfd);
 	return 0;
 }
@@ -596,8 +599,8 @@ static int do_umount(struct sv_req *q, int *tfdp)
 	if (!r && st.stx_mnt_id != q->mnt_id)
 		r = -EAGAIN; /* changed under us: refuse rather than guess */
 	q->reason = "umount";
-	if (!r && syscall(SYS_umount2, base + 1, (int)(q->umount_flags | UMOUNT_NOFOLLOW_)))
-		r = -errno;
+	if (!r)
+		r = (int)mntsnap__sys_umount2(base + 1, (int)(q->umount_flags | UMOUNT_NOFOLLOW_));
 	return r;
 }
 

@@ -47,13 +47,13 @@ static int ctx_of_fd(struct sv_container *c, const struct sv_req *q, uint64_t fd
 
 	if (fd64 > INT32_MAX)
 		return -EBADF;
-	pidfd = (int)syscall(MNTSNAP_NR_pidfd_open, q->n.pid, 0);
+	pidfd = (int)mntsnap__sys_pidfd_open(q->n.pid, 0);
 	if (pidfd < 0)
 		return -ESRCH;
-	fd = (int)syscall(MNTSNAP_NR_pidfd_getfd, pidfd, (int)fd64, 0);
+	fd = (int)mntsnap__sys_pidfd_getfd(pidfd, (int)fd64, 0);
 	close(pidfd);
 	if (fd < 0)
-		return errno == EBADF ? -EBADF : -ESRCH;
+		return fd == -EBADF ? -EBADF : -ESRCH;
 	if (!fstat(fd, &st))
 		for (size_t i = 0; i < c->nctx; i++)
 			if (c->ctx[i]->dev == st.st_dev && c->ctx[i]->ino == st.st_ino) {

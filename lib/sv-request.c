@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mntsnap.h"
+#include "ns.h"
 #include "supervisor.h"
 #include "sys.h"
 #include "uapi.h"
@@ -129,9 +130,9 @@ static int caller_ns(const struct mntsnap_supervisor *sv, struct sv_container *c
 	else if (st.st_dev == sv->own_dev && st.st_ino == sv->own_ino)
 		r = -EPERM;
 	else if (!c->ns || c->ns_dev != st.st_dev || c->ns_ino != st.st_ino) {
-		r = mntsnap_ns_open_fd(fd, &ns);
+		r = mntsnap__ns_open_fd(fd, &ns);
 		if (!r) {
-			mntsnap_ns_free(c->ns);
+			mntsnap__ns_free(c->ns);
 			c->ns = ns;
 			c->ns_dev = st.st_dev;
 			c->ns_ino = st.st_ino;
@@ -165,7 +166,7 @@ int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, s
 	if (r == -ESRCH)
 		r = -ENOENT;
 	if (!r) {
-		r = mntsnap_ns_run(ns, q->kind == SV_UMOUNT ? mntsnap__sv_work_umount : mntsnap__sv_work_mount, &w, &o, &buf,
+		r = mntsnap__ns_run(ns, q->kind == SV_UMOUNT ? mntsnap__sv_work_umount : mntsnap__sv_work_mount, &w, &o, &buf,
 				   &len);
 		free(buf);
 	}

@@ -2,6 +2,7 @@
 /* Raw syscalls behind the test seam (see sys.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -65,6 +66,88 @@ long mntsnap__sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask
 	return ret_errno(fanotify_mark(fd, flags, mask, dirfd, path));
 }
 
+long mntsnap__sys_pidfd_open(int pid, unsigned flags)
+{
+	return ret_errno(syscall(MNTSNAP_NR_pidfd_open, pid, flags));
+}
+
+long mntsnap__sys_pidfd_getfd(int pidfd, int fd, unsigned flags)
+{
+	return ret_errno(syscall(MNTSNAP_NR_pidfd_getfd, pidfd, fd, flags));
+}
+
+long mntsnap__sys_openat2(int dfd, const char *path, struct mntsnap_open_how *how)
+{
+	return ret_errno(syscall(MNTSNAP_NR_openat2, dfd, path, how, sizeof(*how)));
+}
+
+long mntsnap__sys_open_tree(int dfd, const char *path, unsigned flags)
+{
+	return ret_errno(syscall(MNTSNAP_NR_open_tree, dfd, path, flags));
+}
+
+long mntsnap__sys_setns(int fd, int nstype)
+{
+	return ret_errno(setns(fd, nstype));
+}
+
+long mntsnap__sys_capget(void *hdr, void *data)
+{
+	return ret_errno(syscall(SYS_capget, hdr, data));
+}
+
+long mntsnap__sys_capset(void *hdr, const void *data)
+{
+	return ret_errno(syscall(SYS_capset, hdr, data));
+}
+
+long mntsnap__sys_seccomp(unsigned op, unsigned flags, void *args)
+{
+	return ret_errno(syscall(SYS_seccomp, op, flags, args));
+}
+
+long mntsnap__sys_close_range(unsigned lo, unsigned hi, unsigned flags)
+{
+	return ret_errno(syscall(MNTSNAP_NR_BASE + 436 /* close_range */, lo, hi, flags));
+}
+
+long mntsnap__sys_fsopen(const char *fstype, unsigned flags)
+{
+	return ret_errno(syscall(MNTSNAP_NR_fsopen, fstype, flags));
+}
+
+long mntsnap__sys_fsconfig(int fs, unsigned cmd, const char *key, const void *val, int aux)
+{
+	return ret_errno(syscall(MNTSNAP_NR_fsconfig, fs, cmd, key, val, aux));
+}
+
+long mntsnap__sys_fsmount(int fs, unsigned flags, unsigned attrs)
+{
+	return ret_errno(syscall(MNTSNAP_NR_fsmount, fs, flags, attrs));
+}
+
+long mntsnap__sys_fspick(int dfd, const char *path, unsigned flags)
+{
+	return ret_errno(syscall(MNTSNAP_NR_fspick, dfd, path, flags));
+}
+
+long mntsnap__sys_move_mount(int from_dfd, const char *from, int to_dfd, const char *to,
+			    unsigned flags)
+{
+	return ret_errno(syscall(MNTSNAP_NR_move_mount, from_dfd, from, to_dfd, to, flags));
+}
+
+long mntsnap__sys_mount_setattr(int dfd, const char *path, unsigned flags, void *attr,
+			       size_t size)
+{
+	return ret_errno(syscall(MNTSNAP_NR_mount_setattr, dfd, path, flags, attr, size));
+}
+
+long mntsnap__sys_umount2(const char *target, int flags)
+{
+	return ret_errno(syscall(SYS_umount2, target, flags));
+}
+
 const struct mntsnap_sysops mntsnap__sys_real = {
 	.statmount = mntsnap__sys_statmount,
 	.listmount = mntsnap__sys_listmount,
@@ -81,6 +164,7 @@ void mntsnap__sys_resolve(const struct mntsnap_sysops *in,
 	*out = mntsnap__sys_real;
 	if (!in)
 		return;
+	out->seam = true;
 	if (in->statmount)
 		out->statmount = in->statmount;
 	if (in->listmount)

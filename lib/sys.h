@@ -2,13 +2,15 @@
 /*
  * The syscall seam. Every raw kernel call the capture paths make goes through
  * one of these pointers, each returning a value >= 0 or -errno. Tests pass
- * their own table (mntsnap_capture_opts.sysops) to inject ENOSYS, EPERM,
- * EOVERFLOW, vanishing mounts or short masks without a special kernel.
- * A NULL pointer in a caller's table means "the real syscall".
+ * their own table (through the private entry points of lib/sys-seam.h) to
+ * inject ENOSYS, EPERM, EOVERFLOW, vanishing mounts or short masks without
+ * a special kernel. A NULL pointer in a caller's table means "the real
+ * syscall".
  */
 #ifndef MNTSNAP_SYS_H
 #define MNTSNAP_SYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -29,6 +31,9 @@ struct mntsnap_sysops {
 	long (*fanotify_mark)(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
 			      const char *path);
 	void *ctx; /* passed as first argument */
+	/* set by mntsnap__sys_resolve() when a test's table was given: then
+	 * no per-process cache is read or written (fake errors stay local) */
+	bool seam;
 };
 
 /* The real syscalls, returning -errno. */
@@ -42,6 +47,31 @@ long mntsnap__sys_ioctl(void *ctx, int fd, unsigned long req, void *arg);
 long mntsnap__sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags);
 long mntsnap__sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
 			       const char *path);
+
+/*
+ * The other raw syscalls the library makes, outside the replaceable table
+ * (no test fakes them), with the same convention: >= 0 or -errno, never
+ * errno. Numbers from uapi.h, so old libc headers never block a build.
+ */
+long mntsnap__sys_pidfd_open(int pid, unsigned flags);
+long mntsnap__sys_pidfd_getfd(int pidfd, int fd, unsigned flags);
+long mntsnap__sys_openat2(int dfd, const char *path, struct mntsnap_open_how *how);
+long mntsnap__sys_open_tree(int dfd, const char *path, unsigned flags);
+long mntsnap__sys_setns(int fd, int nstype);
+/* capget/capset with the kernel's v3 header and two data words */
+long mntsnap__sys_capget(void *hdr, void *data);
+long mntsnap__sys_capset(void *hdr, const void *data);
+long mntsnap__sys_seccomp(unsigned op, unsigned flags, void *args);
+long mntsnap__sys_close_range(unsigned lo, unsigned hi, unsigned flags);
+long mntsnap__sys_fsopen(const char *fstype, unsigned flags);
+long mntsnap__sys_fsconfig(int fs, unsigned cmd, const char *key, const void *val, int aux);
+long mntsnap__sys_fsmount(int fs, unsigned flags, unsigned attrs);
+long mntsnap__sys_fspick(int dfd, const char *path, unsigned flags);
+long mntsnap__sys_move_mount(int from_dfd, const char *from, int to_dfd, const char *to,
+			    unsigned flags);
+long mntsnap__sys_mount_setattr(int dfd, const char *path, unsigned flags, void *attr,
+			       size_t size);
+long mntsnap__sys_umount2(const char *target, int flags);
 
 /* The table of real syscalls. */
 extern const struct mntsnap_sysops mntsnap__sys_real;

@@ -58,8 +58,13 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "diff.h"
+#include "kernel-features.h"
 #include "ns.h"
+#include "hash.h"
+#include "proc.h"
 #include "snapshot.h"
+#include "sys-seam.h"
 
 #define DEFAULT_SETTLE_MS 100
 #define CAP_SYS_ADMIN_ 21 /* <linux/capability.h>, which musl lacks */
@@ -82,8 +87,9 @@ struct wev {
 };
 
 struct mntsnap_watch {
-	struct mntsnap_ns nsr;	      /* route-fixed copy of the target (fds not owned) */
+	struct mntsnap_ns nsr;	      /* copy of the target (fds not owned) */
 	const struct mntsnap_ns *tns; /* &nsr, or NULL for the caller's namespace */
+	int ns_route;		      /* how tns is queried: MNTSNAP_NS_ROUTE_FD or _ID */
 	struct mntsnap_sysops sys;
 	struct mntsnap_k_mnt_id_req tmpl;
 	struct mntsnap_sm_buf buf;
@@ -111,7 +117,7 @@ struct mntsnap_watch {
 
 static uint32_t idx_hash(uint64_t id, uint32_t cap)
 {
-	return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
+	return mntsnap_hash_u64(id) & (cap - 1);
 }
 
 static int idx_grow(struct idx *x, uint32_t need)
@@ -288,7 +294,7 @@ static int retire(struct mntsnap_watch *w, struct mntsnap_snapshot *s)
 static void free_retired(struct mntsnap_watch *w)
 {
 	for (size_t i = 0; i < w->nretired; i++)
-		mntsnap_snapshot_free(w->retired[i]);
+		mntsnap__snapshot_free(w->retired[i]);
 	w->nretired = 0;
 }
 
@@ -341,14 +347,14 @@ static int live_rebuild(struct mntsnap_watch *w)
 	n = mntsnap__snap_new(s->backend, s->mask);
 	if (!order || !n) {
 		free(order);
-		mntsnap_snapshot_free(n);
+		mntsnap__snapshot_free(n);
 		return -ENOMEM;
 	}
 	r = mntsnap__snap_reserve(n, cnt, 0);
 	for (uint32_t i = 0; i < cnt && r >= 0; i++) {
 		struct mntsnap_mount m;
 
-		mntsnap_snapshot_get(s, order[i].i, &m);
+		mntsnap__snapshot_get(s, order[i].i, &m);
 		r = (int)mntsnap__snap_add(n, &m);
 	}
 	free(order);
@@ -357,7 +363,7 @@ static int live_rebuild(struct mntsnap_watch *w)
 	if (r >= 0)
 		r = retire(w, s);
 	if (r < 0) {
-		mntsnap_snapshot_free(n);
+		mntsnap__snapshot_free(n);
 		return r;
 	}
 	n->ns_id = s->ns_id;
@@ -422,7 +428,7 @@ static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *
 	uint32_t changed;
 	long ni;
 
-	mntsnap_snapshot_get(w->live, (size_t)k, &old);
+	mntsnap__snapshot_get(w->live, (size_t)k, &old);
 	changed = mntsnap__diff_changes(&old, m);
 	if (ret_changed)
 		*ret_changed = changed;
@@ -510,7 +516,7 @@ static int sweep_one(struct mntsnap_watch *w, struct sweep *sw, long k)
 	if (r < 0)
 		return (int)r;
 	sw->seen[k] = 1;
-	mntsnap_snapshot_get(w->live, (size_t)k, &old);
+	mntsnap__snapshot_get(w->live, (size_t)k, &old);
 	/* only the fields the cheap answer carries are compared */
 	mntsnap__sm_to_mount(w->buf.sm, w->want, &now);
 	if (!mntsnap__diff_changes(&old, &now))
@@ -565,7 +571,7 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 {
 	struct mntsnap_capture_opts o = {
 	    .sz = sizeof(o), .mask = w->want, .ns = w->tns, .error = err};
-	int r = mntsnap__capture_consistent(&o, &w->sys, w->want, ret);
+	int r = mntsnap__capture_consistent(&o, &w->sys, w->ns_route, w->want, ret);
 
 	if (!r && !(*ret)->ns_id && w->tns)
 		(*ret)->ns_id = w->tns->ns_id;
@@ -575,14 +581,14 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 static int diff_events(struct mntsnap_watch *w, const struct mntsnap_diff *d,
 		       const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *fresh)
 {
-	size_t n = mntsnap_diff_count(d);
+	size_t n = mntsnap__diff_count(d);
 	int r = 0;
 
 	for (size_t i = 0; i < n && !r; i++) {
 		struct mntsnap_diff_entry e;
 		uint64_t id;
 
-		mntsnap_diff_get(d, i, &e);
+		mntsnap__diff_get(d, i, &e);
 		id = e.new_index >= 0 ? fresh->recs[e.new_index].id : old->recs[e.old_index].id;
 		if (e.kind == MNTSNAP_DIFF_ADDED)
 			r = push(w, MNTSNAP_WATCH_MOUNT, 0, id, e.new_index, NULL, -1);
@@ -605,7 +611,7 @@ static int resync(struct mntsnap_watch *w)
 	if (!r)
 		r = capture_now(w, NULL, &fresh);
 	if (!r)
-		r = mntsnap_diff(w->live, fresh, &d);
+		r = mntsnap__diff(w->live, fresh, &d);
 	if (r)
 		goto fail;
 	old = w->live;
@@ -619,8 +625,8 @@ static int resync(struct mntsnap_watch *w)
 	if (!r)
 		r = push(w, MNTSNAP_WATCH_RESYNC, 0, 0, -1, NULL, -1);
 fail:
-	mntsnap_diff_free(d);
-	mntsnap_snapshot_free(fresh);
+	mntsnap__diff_free(d);
+	mntsnap__snapshot_free(fresh);
 	w->need_resync = r != 0;
 	return r;
 }
@@ -804,7 +810,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 
 static void get_rec(const struct mntsnap_snapshot *s, long i, struct mntsnap_mount *m)
 {
-	if (!s || i < 0 || mntsnap_snapshot_get(s, (size_t)i, m))
+	if (!s || i < 0 || mntsnap__snapshot_get(s, (size_t)i, m))
 		memset(m, 0, sizeof(*m));
 	else
 		m->index = m->parent_index = m->depth = 0;
@@ -881,7 +887,7 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	close_fd(&w->timerfd);
 	free_retired(w);
 	free(w->retired);
-	mntsnap_snapshot_free(w->live);
+	mntsnap__snapshot_free(w->live);
 	free(w->dead);
 	free(w->idx.k);
 	free(w->idx.v);
@@ -919,27 +925,25 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 	int r = mntsnap__ns_check_alive(ns), e = -EOPNOTSUPP;
 
 	if (r)
-		return mntsnap_ns_explain(r, "watch", err);
+		return mntsnap__ns_explain(r, "watch", err);
 	w->nsr = *ns;
 	w->nsr.stack_cache = NULL;
 	w->tns = &w->nsr;
 	for (size_t i = 0; i < 2; i++) {
 		struct mntsnap_k_mnt_id_req req = {0};
-		uint64_t id;
 
 		if (routes[i] == MNTSNAP_NS_ROUTE_FD ? ns->nsfd < 0 : !ns->ns_id)
 			continue;
-		w->nsr.route = routes[i];
-		mntsnap_ns_fill_req(&w->nsr, true, &req);
-		req.mnt_id = MNTSNAP_K_LSMT_ROOT;
-		e = (int)w->sys.listmount(w->sys.ctx, &req, &id, 1, 0);
-		if (e >= 0)
+		w->ns_route = routes[i];
+		mntsnap_ns_fill_req(&w->nsr, w->ns_route, &req);
+		e = mntsnap__feature_probe(mntsnap__feature_of_req(&req), &w->sys, &req);
+		if (!e)
 			return 0;
 	}
 	/* listmount says ENOENT for "not yours" */
 	if (e == -ENOENT && !mntsnap__cap_effective(CAP_SYS_ADMIN_))
 		e = -EPERM;
-	return mntsnap_ns_explain(e, "watch (direct query of the target namespace)", err);
+	return mntsnap__ns_explain(e, "watch (direct query of the target namespace)", err);
 }
 
 /* fanotify mount events on the namespace; false: not available here. */
@@ -1038,12 +1042,13 @@ static int epoll_setup(struct mntsnap_watch *w)
 	return r;
 }
 
-static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts *o)
+static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts *o,
+		       const struct mntsnap_sysops *seam)
 {
 	struct mntsnap_snapshot *s = NULL;
 	int r;
 
-	mntsnap__sys_resolve(o->sysops, &w->sys);
+	mntsnap__sys_resolve(seam, &w->sys);
 	w->flags = o->flags;
 	w->settle_ms = o->settle_ms ? o->settle_ms : DEFAULT_SETTLE_MS;
 	w->want = (o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT) | MNTSNAP_F_ID;
@@ -1053,7 +1058,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 		if (r)
 			return r;
 	}
-	mntsnap_ns_fill_req(w->tns, true, &w->tmpl);
+	mntsnap_ns_fill_req(w->tns, w->ns_route, &w->tmpl);
 	r = mntsnap__sm_buf_init(&w->buf);
 	if (r)
 		return r;
@@ -1075,7 +1080,8 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	return 0;
 }
 
-int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch)
+int mntsnap__watch_new_with(const struct mntsnap_watch_opts *opts,
+			    const struct mntsnap_sysops *seam, struct mntsnap_watch **ret_watch)
 {
 	struct mntsnap_watch_opts o = {.sz = sizeof(o)};
 	struct mntsnap_watch *w;
@@ -1083,21 +1089,23 @@ int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watc
 
 	if (!ret_watch)
 		return -EINVAL;
-	if (opts) {
-		r = mntsnap__opts_valid(opts, opts->sz, sizeof(o));
-		if (r)
-			return r;
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	r = OPTS_LOAD(&o, opts);
+	if (r)
+		return r;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->epfd = w->fanfd = w->mi_wake = w->mi_check = w->timerfd = -1;
-	r = watch_setup(w, &o);
+	r = watch_setup(w, &o, seam);
 	if (r) {
 		mntsnap_watch_free(w);
 		return r;
 	}
 	*ret_watch = w;
 	return 0;
+}
+
+int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watch **ret_watch)
+{
+	return mntsnap__watch_new_with(opts, NULL, ret_watch);
 }

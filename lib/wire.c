@@ -86,6 +86,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "hash.h"
 #include "snapshot.h"
 #include "wire.h"
 
@@ -270,11 +271,7 @@ struct strpool {
 
 static uint32_t fnv(const char *p, size_t len)
 {
-	uint32_t h = 2166136261U;
-
-	while (len--)
-		h = (h ^ (unsigned char)*p++) * 16777619U;
-	return h;
+	return mntsnap_hash_bytes(MNTSNAP_HASH_INIT, p, len);
 }
 
 static int pool_grow(struct strpool *sp)
@@ -1154,9 +1151,9 @@ static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const stru
 		long f;
 
 		if (r->mask & MNTSNAP_F_ID)
-			f = mntsnap_snapshot_find(s, r->id);
+			f = mntsnap__snapshot_find(s, r->id);
 		else if (r->mask & MNTSNAP_F_ID_OLD)
-			f = mntsnap_snapshot_find_old(s, r->id_old);
+			f = mntsnap__snapshot_find_old(s, r->id_old);
 		else
 			f = i;
 		/*
@@ -1289,7 +1286,7 @@ int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 	free(ims);
 	free(c.mps.p);
 	if (r) {
-		mntsnap_snapshot_free(s);
+		mntsnap__snapshot_free(s);
 		return r;
 	}
 	*ret = s;

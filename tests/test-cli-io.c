@@ -29,6 +29,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-cli-io"
 
@@ -479,12 +480,11 @@ Test(cli_io, show_warns_about_an_inconsistent_snapshot)
 	struct mntsnap_snapshot *s = NULL;
 	int k = 0;
 	struct mntsnap_sysops ops = { .listmount = racing_listmount, .ctx = &k };
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-		     .sysops = &ops, .max_retries = 1);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,  .max_retries = 1);
 	struct run r;
 
 	ms_private_ns(BASE);
-	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0);
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 0);
 	cr_assert_eq(mntsnap_snapshot_save(s, BASE "/racy.snap"), 0);
 	mntsnap_snapshot_free(s);

@@ -27,6 +27,7 @@
 #include "snapshot.h"
 #include "sys.h"
 #include "uapi.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-test"
 
@@ -812,10 +813,9 @@ LTest(core, long_paths)
 	{
 		/* the kernel itself asks for a bigger buffer here */
 		struct mntsnap_sysops ops = { .statmount = count_eoverflow, .ctx = &eoverflows };
-		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-			     .sysops = &ops);
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT);
 
-		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0);
 		cr_assert_gt(eoverflows, 0, "no EOVERFLOW from the kernel");
 		assert_oracle_snap(s, NULL);
 		mntsnap_snapshot_free(s);

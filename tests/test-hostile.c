@@ -48,6 +48,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-test-hostile"
 #define FAKE_TEXT "1 0 0:1 / / rw shared:1 - fakefs FAKE rw\n"
@@ -885,10 +886,10 @@ static void detector_case(enum kind kind)
 	target_start(&t, kind);
 	hook.t = &t;
 	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, .sysops = &sys,
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, 
 		     .flags = MNTSNAP_CAPTURE_NS_ENTER);
 	t0 = now_ns();
-	r = mntsnap_capture(&o, &s);
+	r = mntsnap__capture_with(&o, &sys, &s);
 	dt = now_ns() - t0;
 	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), e.msg);
 	cr_assert_lt(dt, LIMIT_NS, "took %lld ms", dt / 1000000);
@@ -1011,10 +1012,10 @@ static void *libc_thread(void *arg)
 	l->r = mntsnap_ns_open_pid(l->t->pid, &ns);
 	if (l->r)
 		return NULL;
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, .sysops = &sys,
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, 
 		     .backend = MNTSNAP_BACKEND_STATMOUNT, .flags = MNTSNAP_CAPTURE_NS_ENTER);
 	t0 = now_ns();
-	l->r = mntsnap_capture(&o, &s);
+	l->r = mntsnap__capture_with(&o, &sys, &s);
 	/* this thread's arena must still be usable */
 	after = strdup(e.msg);
 	l->ns = now_ns() - t0;

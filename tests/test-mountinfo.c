@@ -32,6 +32,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-test-mi"
 
@@ -519,11 +520,11 @@ static long fake_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, ui
 static int capture_with(long err, int backend, struct fake *f, struct mntsnap_snapshot **ret)
 {
 	struct mntsnap_sysops ops = { .listmount = fake_listmount, .ctx = f };
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .sysops = &ops);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend);
 
 	f->listmount_err = err;
 	f->calls = 0;
-	return mntsnap_capture(&o, ret);
+	return mntsnap__capture_with(&o, &ops, ret);
 }
 
 LTest(mountinfo, seam_fallback)
@@ -568,16 +569,16 @@ LTest(mountinfo, seam_statmount_only_missing)
 	struct mntsnap_snapshot *s = NULL;
 
 	{
-		MNTSNAP_OPTS(mntsnap_capture_opts, o, .sysops = &ops);
-		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		MNTSNAP_OPTS(mntsnap_capture_opts, o);
+		cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0);
 		cr_assert_eq(mntsnap_snapshot_backend(s), MNTSNAP_BACKEND_MOUNTINFO);
 		mntsnap_snapshot_free(s);
 	}
 	{
 		struct mntsnap_error e = {0};
-		MNTSNAP_OPTS(mntsnap_capture_opts, o, .sysops = &ops,
+		MNTSNAP_OPTS(mntsnap_capture_opts, o,
 			     .backend = MNTSNAP_BACKEND_STATMOUNT, .error = &e);
-		cr_assert_eq(mntsnap_capture(&o, &s), -ENOSYS);
+		cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), -ENOSYS);
 		cr_assert_eq(e.err, -ENOSYS);
 	}
 	cr_assert_eq(mntsnap_have_statmount(), 1);

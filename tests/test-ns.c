@@ -28,6 +28,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "backends.h"
+#include "sys-seam.h"
 #include "sys.h"
 
 #define BASE "/tmp/mntsnap-ns-test"
@@ -354,8 +355,8 @@ static void exits_mid(uint32_t flags)
 	cr_assert_eq(mntsnap_ns_open_path(path, &byf), 0);
 	k = (struct kill_ctx){ .victim = t.pid };
 	struct mntsnap_sysops sys = { .listmount = kill_on_listmount, .ctx = &k };
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byp, .flags = flags, .sysops = &sys);
-	r = mntsnap_capture(&o, &s);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byp, .flags = flags);
+	r = mntsnap__capture_with(&o, &sys, &s);
 	cr_assert(k.calls >= 2, "the seam was not reached (%d)", k.calls);
 	cr_assert(r == 0 || r == -ESRCH, "capture while dying: %s", strerror(-r));
 	if (!r)
@@ -1012,8 +1013,8 @@ static char *capture_with_route(const struct mntsnap_ns *ns, struct route_ctx *c
 	struct mntsnap_sysops sys = { .listmount = route_listmount,
 				      .statmount = route_statmount,
 				      .ctx = c };
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .sysops = &sys, .error = &err);
-	int r = mntsnap_capture(&o, &s);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns,  .error = &err);
+	int r = mntsnap__capture_with(&o, &sys, &s);
 	char *text;
 
 	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);

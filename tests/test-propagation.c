@@ -26,6 +26,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-prop"
 
@@ -80,9 +81,8 @@ static struct mntsnap_snapshot *capture(uint32_t flags, unsigned threads, uint64
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_error err = {0};
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT, .flags = flags,
-		     .threads = threads, .under_id = under, .error = &err,
-		     .sysops = counts ? &ops : NULL);
-	int r = mntsnap_capture(&o, &s);
+		     .threads = threads, .under_id = under, .error = &err);
+	int r = mntsnap__capture_with(&o, (counts ? &ops : NULL), &s);
 
 	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
 	return s;
@@ -452,7 +452,7 @@ Test(propagation, vanished_before_kernel_call)
 {
 	struct mntsnap_sysops ops = {.statmount = vanish_on_pf};
 	struct mntsnap_snapshot *s = NULL;
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT, .sysops = &ops);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT);
 	struct mntsnap_mount m;
 	unsigned without = 0;
 
@@ -461,7 +461,7 @@ Test(propagation, vanished_before_kernel_call)
 	/* no member of B left here: only the kernel can tell for its slaves */
 	prop_ok(BASE "/b", MS_SLAVE);
 	prop_ok(BASE "/bpeer", MS_SLAVE);
-	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0);
 	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
 		cr_assert_eq(mntsnap_snapshot_get(s, i, &m), 0);
 		if (!(m.mask & MNTSNAP_F_PROPAGATE_FROM)) {

@@ -19,6 +19,7 @@
 #include "mntsnap.h"
 #include "snapshot.h"
 #include "sys.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-refresh"
 
@@ -100,9 +101,9 @@ static int race_capture(struct race *r, uint32_t flags, struct mntsnap_snapshot 
 	struct mntsnap_sysops ops = { .listmount = race_listmount, .statmount = race_statmount,
 				      .ctx = r };
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-		     .flags = flags, .sysops = &ops);
+		     .flags = flags);
 
-	return mntsnap_capture(&o, s);
+	return mntsnap__capture_with(&o, &ops, s);
 }
 
 Test(refresh, quiet_table_is_consistent_first_time)
@@ -157,15 +158,15 @@ Test(refresh, always_racing_gives_eagain_or_flagged)
 	struct race r = { ACT_MOUNT_EVERY_LIST };
 	struct mntsnap_sysops ops = { .listmount = race_listmount, .ctx = &r };
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-		     .max_retries = 2, .sysops = &ops, .error = &err);
+		     .max_retries = 2, .error = &err);
 
 	ms_private_ns(BASE);
 	o.flags = MNTSNAP_CAPTURE_CONSISTENT;
-	cr_assert_eq(mntsnap_capture(&o, &s), -EAGAIN);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), -EAGAIN);
 	cr_assert_null(s);
 	cr_assert(strstr(err.msg, "kept changing"), "%s", err.msg);
 	o.flags = 0;
-	cr_assert_eq(mntsnap_capture(&o, &s), 0);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0);
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 0);
 	cr_assert_eq(mntsnap_snapshot_attempts(s), 3);
 	mntsnap_snapshot_free(s);
@@ -224,7 +225,7 @@ Test(refresh, strict_never_agreeing_is_flagged_not_eagain)
 	struct race r = { ACT_TOGGLE_SHARED };
 	struct mntsnap_sysops ops = { .statmount = race_statmount, .ctx = &r };
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-		     .max_retries = 2, .sysops = &ops, .error = &err,
+		     .max_retries = 2, .error = &err,
 		     .flags = MNTSNAP_CAPTURE_STRICT);
 
 	ms_private_ns(BASE);
@@ -238,13 +239,13 @@ Test(refresh, strict_never_agreeing_is_flagged_not_eagain)
 	}
 	mntsnap_snapshot_free(s);
 	s = NULL;
-	cr_assert_eq(mntsnap_capture(&o, &s), 0, "STRICT alone: %s", err.msg);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0, "STRICT alone: %s", err.msg);
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 0);
 	cr_assert_eq(mntsnap_snapshot_attempts(s), 4, "max_retries + 1, + 1 for the pair");
 	mntsnap_snapshot_free(s);
 	s = NULL;
 	o.flags |= MNTSNAP_CAPTURE_CONSISTENT;
-	cr_assert_eq(mntsnap_capture(&o, &s), -EAGAIN);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), -EAGAIN);
 	cr_assert_null(s);
 	cr_assert(strstr(err.msg, "no two successive captures agreed"), "%s", err.msg);
 }
@@ -657,26 +658,25 @@ Test(refresh, ids_only_consistent_only_for_one_listing)
 	struct race r = { .act = ACT_MOUNT_ONCE };
 	struct mntsnap_sysops ops = { .listmount = race_listmount, .statmount = race_statmount,
 				      .ctx = &r };
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY,
-		     .sysops = &ops);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
 	struct mntsnap_snapshot *s;
 
 	ms_private_ns(BASE);
 	mnt("a", BASE "/a", "tmpfs", 0, NULL);
 	s = cap();
 	/* mounted right after the first call: the second call lists it */
-	cr_assert_eq(mntsnap_refresh_with(s, &o), 1);
+	cr_assert_eq(mntsnap__refresh_sys(s, &o, &ops), 1);
 	cr_assert_eq(r.lists, 3, "first, the one that found it, the empty end");
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 0, "two calls are no one moment");
 	r = (struct race){ .act = ACT_NONE };
-	cr_assert_eq(mntsnap_refresh_with(s, &o), 0);
+	cr_assert_eq(mntsnap__refresh_sys(s, &o, &ops), 0);
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 1);
 	/* the third new mount's statmount fails with ENOENT, as if unmounted */
 	mnt("b", BASE "/b", "tmpfs", 0, NULL);
 	mnt("c", BASE "/c", "tmpfs", 0, NULL);
 	mnt("d", BASE "/d", "tmpfs", 0, NULL);
 	r = (struct race){ .act = ACT_VANISH_ONCE };
-	cr_assert_eq(mntsnap_refresh_with(s, &o), 2);
+	cr_assert_eq(mntsnap__refresh_sys(s, &o, &ops), 2);
 	cr_assert_eq(r.stats, 3);
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 0, "a new mount vanished");
 	mntsnap_snapshot_free(s);

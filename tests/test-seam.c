@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "backends.h"
+#include "kernel-features.h"
+#include "sys-seam.h"
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
@@ -173,10 +176,9 @@ static int cap(struct fake *f, int backend, uint32_t mask, uint32_t flags,
 	       struct mntsnap_snapshot **ret)
 {
 	struct mntsnap_sysops ops = fake_ops(f);
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask, .flags = flags,
-		     .sysops = &ops);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = backend, .mask = mask, .flags = flags);
 
-	return mntsnap_capture(&o, ret);
+	return mntsnap__capture_with(&o, &ops, ret);
 }
 
 static struct mntsnap_snapshot *cap_ok(struct fake *f, uint32_t flags)
@@ -340,9 +342,9 @@ LTest(seam, threads_vanish_growth_and_failure, .timeout = 120)
 		struct fake f = { .vanish_set = gone, .nvanish = 7, .min_bufsize = 64 * 1024 };
 		struct mntsnap_sysops ops = fake_ops(&f);
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-			     .threads = threads, .sysops = &ops);
+			     .threads = threads);
 
-		cr_assert_eq(mntsnap_capture(&o, &s), 0);
+		cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), 0);
 		cr_assert_eq(mntsnap_snapshot_count(s), n - 7);
 		cr_assert_gt(f.eoverflows, 0);
 		for (size_t i = 0; i < n; i++) {
@@ -363,9 +365,8 @@ LTest(seam, threads_vanish_growth_and_failure, .timeout = 120)
 
 			mntsnap_snapshot_get(real, at, &m);
 			g.fail_id = m.id;
-			o.sysops = &gops;
 			s = (void *)0x1;
-			cr_assert_eq(mntsnap_capture(&o, &s), -EIO);
+			cr_assert_eq(mntsnap__capture_with(&o, &gops, &s), -EIO);
 			cr_assert_eq(s, (void *)0x1);
 		}
 	}
@@ -380,12 +381,11 @@ static void assert_fails_with(int err)
 	struct mntsnap_snapshot *s = (void *)0x1;
 	struct mntsnap_sysops ops = fake_ops(&fs);
 	struct mntsnap_error e = {0};
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,
-		     .sysops = &ops, .error = &e);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_STATMOUNT,  .error = &e);
 
 	cr_assert_eq(cap(&fl, MNTSNAP_BACKEND_STATMOUNT, 0, 0, &s), err);
 	cr_assert_eq(s, (void *)0x1);
-	cr_assert_eq(mntsnap_capture(&o, &s), err);
+	cr_assert_eq(mntsnap__capture_with(&o, &ops, &s), err);
 	cr_assert_eq(s, (void *)0x1);
 	cr_assert_eq(e.err, err);
 	cr_assert_neq(e.msg[0], '\0');
@@ -712,3 +712,64 @@ LTest(seam, no_fd_leaks_on_error_paths)
 	}
 	cr_assert_eq(ms_count_fds(), before, "fd leak");
 }
+
+/* ---- the kernel-feature table -------------------------------------------------- */
+
+/* "6.18.44-..." and "6.18" as one comparable number. */
+static unsigned release_num(const char *r)
+{
+	unsigned major = 0, minor = 0;
+
+	sscanf(r, "%u.%u", &major, &minor);
+	return major * 1000 + minor;
+}
+
+/*
+ * The kernel is the oracle: every interface the table says appeared in a
+ * release up to the running one answers its probe here (a backport may
+ * make a newer one answer too, so those are not held to "absent").
+ */
+LTest(seam, feature_table_against_the_kernel)
+{
+	struct utsname u;
+	unsigned running;
+
+	cr_assert_eq(uname(&u), 0);
+	running = release_num(u.release);
+	cr_assert_null(mntsnap__feature(MNTSNAP_FEAT__COUNT));
+	for (int i = 0; i < MNTSNAP_FEAT__COUNT; i++) {
+		const struct mntsnap_feat_desc *d = mntsnap__feature(i);
+		int r;
+
+		cr_assert(d && d->name && d->since && d->probe, "row %d incomplete", i);
+		cr_assert_gt(release_num(d->since), 6000, "%s: since %s", d->name, d->since);
+		r = mntsnap__feature_probe(i, &mntsnap__sys_real, NULL);
+		if (release_num(d->since) <= running)
+			cr_assert_eq(r, 0, "%s (since %s) on %s: %s", d->name, d->since, u.release,
+				     strerror(-r));
+		else
+			cr_assert(r == 0 || r == -EINVAL || r == -ENOSYS || r == -ENOTTY,
+				  "%s on %s: %s", d->name, u.release, strerror(-r));
+	}
+}
+
+/* Probes go through the seam, and a fake answer never reaches the process cache. */
+LTest(seam, feature_probe_through_the_seam)
+{
+	static const int errs[] = { -ENOSYS, -EPERM, -EACCES };
+
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		struct fake f = { .list_err = errs[i] };
+		struct mntsnap_sysops ops = fake_ops(&f), sys;
+
+		mntsnap__sys_resolve(&ops, &sys);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_STATMOUNT, &sys, NULL), errs[i]);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_MNT_NS_ID, &sys, NULL), errs[i]);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_MNT_NS_FD, &sys, NULL), errs[i]);
+		cr_assert_eq(mntsnap__feature_probe(MNTSNAP_FEAT_LISTMOUNT_REVERSE, &sys, NULL),
+			     errs[i]);
+		cr_assert_gt(f.list_calls, 0);
+		cr_assert_eq(mntsnap_have_statmount(), 1, "a fake answer leaked into the cache");
+	}
+}
+

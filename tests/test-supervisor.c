@@ -34,6 +34,7 @@
 #include "supervisor.h"
 #include "sys.h"
 #include "uapi.h"
+#include "sys-seam.h"
 
 #ifdef MS_HAVE_JSON
 #include <json-c/json.h>
@@ -243,8 +244,7 @@ static void box_serve(struct box *b)
 static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
 {
-	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
-		     .sysops = sys);
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b);
 	int ready[2], done[2], go[2], cfd, pidfd, nfd;
 
 	memset(b, 0, sizeof(*b));
@@ -294,7 +294,7 @@ static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 		cr_assert_eq(setresuid(ROOTLESS_ID, ROOTLESS_ID, ROOTLESS_ID), 0);
 		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	}
-	cr_assert_eq(mntsnap_supervisor_new(pol, &o, &b->sv), 0);
+	cr_assert_eq(mntsnap__supervisor_new_with(pol, &o, sys, &b->sv), 0);
 	cr_assert_eq(mntsnap_supervisor_add(b->sv, nfd, "box"), 0);
 	box_serve(b);
 }

@@ -27,6 +27,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-userns-test"
 #define NOBODY 65534
@@ -223,12 +224,11 @@ static int capture(const struct mntsnap_ns *ns, uint32_t flags, struct route_cou
 	struct mntsnap_sysops sys = { .listmount = count_listmount,
 				      .statmount = count_statmount,
 				      .ctx = count };
-	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .flags = flags,
-		     .sysops = count ? &sys : NULL, .error = err);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .flags = flags,  .error = err);
 
 	memset(err, 0, sizeof(*err));
 	*ret = NULL;
-	return mntsnap_capture(&o, ret);
+	return mntsnap__capture_with(&o, (count ? &sys : NULL), ret);
 }
 
 /* Capture ns and return its mountinfo text; the capture must work. */

@@ -26,6 +26,7 @@
 #include "helpers.h"
 #include "mntsnap.h"
 #include "sys.h"
+#include "sys-seam.h"
 
 #define BASE "/tmp/mntsnap-watch"
 
@@ -153,10 +154,9 @@ static const struct mntsnap_sysops enosys_ops = {.fanotify_init = no_fanotify,
 
 static struct mntsnap_watch *watch_route(const struct mntsnap_ns *ns, bool pollpri, uint32_t flags)
 {
-	MNTSNAP_OPTS(mntsnap_watch_opts, o, .ns = ns, .flags = flags,
-		     .sysops = pollpri ? &enosys_ops : NULL);
+	MNTSNAP_OPTS(mntsnap_watch_opts, o, .ns = ns, .flags = flags);
 	struct mntsnap_watch *w = NULL;
-	int r = mntsnap_watch_new(&o, &w);
+	int r = mntsnap__watch_new_with(&o, (pollpri ? &enosys_ops : NULL), &w);
 
 	cr_assert_eq(r, 0, "watch_new: %s", strerror(-r));
 	if (!pollpri && mntsnap_watch_route(w) != MNTSNAP_WATCH_ROUTE_FANOTIFY)
@@ -458,7 +458,7 @@ LTest(watch, mount_beneath_pollpri)
  */
 static void hostile_proc(bool pollpri)
 {
-	MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = pollpri ? &enosys_ops : NULL);
+	MNTSNAP_OPTS(mntsnap_watch_opts, o);
 	struct mntsnap_watch *w = NULL;
 	struct evlist l = {0};
 	int r;
@@ -470,7 +470,7 @@ static void hostile_proc(bool pollpri)
 	cr_assert_eq(mkfifo("/proc/thread-self/mountinfo", 0600), 0);
 	cr_assert_eq(mkfifo("/proc/thread-self/ns/mnt", 0600), 0);
 	alarm(10); /* a hang is a failure, not a stuck suite */
-	r = mntsnap_watch_new(&o, &w);
+	r = mntsnap__watch_new_with(&o, (pollpri ? &enosys_ops : NULL), &w);
 	alarm(0);
 	if (pollpri) {
 		cr_assert_eq(r, -EOPNOTSUPP, "watch_new: %d", r);
@@ -521,7 +521,7 @@ static long failing_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
 static void drain_error(int err)
 {
 	struct mntsnap_sysops ops = {.statmount = failing_statmount};
-	MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = &ops);
+	MNTSNAP_OPTS(mntsnap_watch_opts, o);
 	struct pollfd p;
 	struct evlist l = {0};
 	struct mntsnap_watch *w;
@@ -529,7 +529,7 @@ static void drain_error(int err)
 
 	ops.ctx = &fail;
 	ms_private_ns(BASE);
-	cr_assert_eq(mntsnap_watch_new(&o, &w), 0);
+	cr_assert_eq(mntsnap__watch_new_with(&o, &ops, &w), 0);
 	if (mntsnap_watch_route(w) != MNTSNAP_WATCH_ROUTE_FANOTIFY)
 		cr_skip_test("no fanotify mount events on this kernel");
 	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
@@ -577,14 +577,14 @@ LTest(watch, fds_stay_off_stdio)
 		pid = fork();
 		cr_assert_geq(pid, 0);
 		if (!pid) {
-			MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = pollpri ? &enosys_ops : NULL);
+			MNTSNAP_OPTS(mntsnap_watch_opts, o);
 			struct mntsnap_watch *w;
 			int bad = 0;
 
 			close(0);
 			close(1);
 			close(2);
-			if (mntsnap_watch_new(&o, &w))
+			if (mntsnap__watch_new_with(&o, (pollpri ? &enosys_ops : NULL), &w))
 				_exit(3);
 			mkdir(BASE "/stdio", 0755);
 			if (mount("s", BASE "/stdio", "tmpfs", 0, NULL))
@@ -622,14 +622,14 @@ Test(watch, fanotify_refused_falls_back_to_pollpri)
 	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
 		struct mntsnap_sysops ops = {.fanotify_mark = refuse_mark,
 					     .ctx = (void *)(intptr_t)errs[i]};
-		MNTSNAP_OPTS(mntsnap_watch_opts, o, .sysops = &ops);
+		MNTSNAP_OPTS(mntsnap_watch_opts, o);
 		struct evlist l = {0};
 		struct mntsnap_watch *w;
 		char p[64];
 		uint64_t id;
 		int fds = ms_count_fds();
 
-		cr_assert_eq(mntsnap_watch_new(&o, &w), 0);
+		cr_assert_eq(mntsnap__watch_new_with(&o, &ops, &w), 0);
 		cr_assert_eq(mntsnap_watch_route(w), MNTSNAP_WATCH_ROUTE_POLLPRI);
 		cr_assert_eq(ms_count_fds(), fds + 4,
 			     "epoll + two mountinfo fds + the timer, no fanotify fd");

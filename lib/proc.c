@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pidfd -> pid -> /proc: the one reading of a pidfd's fdinfo, shared by
+ * handles (ns.c), the router (route.c) and the text source
+ * (backend-mountinfo.c), with one error contract (proc.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "uapi.h"
+
+/*
+ * /proc, O_PATH, if it is the root of a procfs; else -EOPNOTSUPP. Never a
+ * made-up /proc: a caller inside a target sees the target's, where a FIFO
+ * would block an open and any file may say anything.
+ */
+int mntsnap__procfs_root(void)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
+	    st.st_ino != 1 /* PROC_ROOT_INO */) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	return fd;
+}
+
+/*
+ * An ns file below the procfs root proc (rel: "thread-self/ns/mnt",
+ * "PID/ns/mnt"), opened O_NONBLOCK and checked to be on nsfs before any
+ * ioctl can reach it; -errno. See mntsnap__procfs_root() for why
+ * /proc is checked at all.
+ */
+int mntsnap__proc_ns_open(int proc, const char *rel)
+{
+	int fd = openat(proc, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct statfs sf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_NSFS_MAGIC) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* "Pid:\t<n>" of an fdinfo text: n > 0, -ESRCH for -1 (exited), else -EINVAL. */
+static int parse_pid_line(const char *buf)
+{
+	const char *p = strstr(buf, "\nPid:");
+	char *end;
+	long n;
+
+	if (!p)
+		return -EINVAL; /* not a pidfd */
+	p += 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	errno = 0;
+	n = strtol(p, &end, 10);
+	if (end == p || errno || (*end && *end != '\n'))
+		return -EIO;
+	if (n == -1)
+		return -ESRCH;
+	return n > 0 && n <= 0x7fffffff ? (int)n : -EIO;
+}
+
+int mntsnap__pidfd_pid(int proc, int pidfd)
+{
+	char path[64], buf[1024];
+	int own = -1, fd;
+	ssize_t n;
+
+	if (proc < 0) {
+		proc = own = mntsnap__procfs_root();
+		if (proc < 0)
+			return proc;
+	}
+	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
+	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		fd = -errno;
+	if (own >= 0)
+		close(own);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return parse_pid_line(buf);
+}
+
+/* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
+int mntsnap__pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int r;
+
+	/* even a zero-timeout poll fails with EINTR when a signal is pending */
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+
+	if (r < 0)
+		return -errno;
+	if (p.revents & POLLNVAL)
+		return -EBADF;
+	return r > 0 && (p.revents & (POLLIN | POLLHUP)) ? 1 : 0;
+}
+
+/*
+ * The calling thread's own mount namespace file. thread-self: a worker
+ * thread that setns()'d sees its own namespace. Only through a procfs
+ * root: a caller inside a target (mntsnap_ns_enter) sees the target's
+ * /proc, where thread-self/ns/mnt may be a symlink to any namespace's
+ * file. -EOPNOTSUPP without a procfs.
+ */
+int mntsnap__ns_open_own_fd(void)
+{
+	int proc = mntsnap__procfs_root(), fd;
+
+	if (proc < 0)
+		return proc;
+	fd = mntsnap__proc_ns_open(proc, "thread-self/ns/mnt");
+	if (fd == -ENOENT)
+		fd = mntsnap__proc_ns_open(proc, "self/ns/mnt");
+	close(proc);
+	return fd;
+}

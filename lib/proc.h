@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* pidfds and the procfs they are read through (lib/proc.c). */
+#ifndef MNTSNAP_PROC_H
+#define MNTSNAP_PROC_H
+
+/*
+ * The pid of the process behind pidfd, from self/fdinfo ("Pid:") below
+ * proc, an fd of a procfs root; proc -1 opens /proc and checks it is one.
+ * Never from a /proc that is not a procfs root: a caller inside a target
+ * sees the target's /proc, where an fdinfo may name any pid.
+ * Returns the pid (> 0), or -ESRCH (the process has exited), -EINVAL (fd
+ * is no pidfd), -EOPNOTSUPP (no procfs root at /proc), -EIO (unreadable),
+ * -errno from opening the fdinfo.
+ */
+int mntsnap__pidfd_pid(int proc, int pidfd);
+
+/* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
+int mntsnap__pidfd_exited(int pidfd);
+
+/* /proc (O_PATH) if it is the root of a procfs, else -EOPNOTSUPP. */
+int mntsnap__procfs_root(void);
+
+/*
+ * An ns file below the procfs root proc ("thread-self/ns/mnt",
+ * "PID/ns/mnt"), O_NONBLOCK, checked to be on nsfs before any ioctl can
+ * reach it. -errno; -EINVAL when it is no nsfs file.
+ */
+int mntsnap__proc_ns_open(int proc, const char *rel);
+
+/*
+ * The calling thread's own mount namespace file, from a procfs root only
+ * (never a made-up /proc: a FIFO there would block the open), O_CLOEXEC.
+ * -errno; -EOPNOTSUPP without a procfs.
+ */
+int mntsnap__ns_open_own_fd(void);
+
+#endif

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The router: the one place that decides how a foreign namespace is
+ * reached, for a capture and for one mount (stat_id, stat_path): a direct
+ * query by its nsfs fd, else by its id, else a helper that enters it,
+ * else (no right to enter, a pid handle) the process's mountinfo text.
+ * The decision goes down to the sources as a value (MNTSNAP_NS_ROUTE_*);
+ * nothing here calls the public API again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "kernel-features.h"
+#include "ns.h"
+#include "proc.h"
+#include "route.h"
+#include "snapshot.h"
+#include "sys-seam.h"
+
+#define CAP_SYS_ADMIN_ 21
+
+/* ---- capture routing ------------------------------------------------------ */
+
+/* A pid handle's process has exited since the handle was opened. */
+static int handle_gone(struct mntsnap_error *ret)
+{
+	return mntsnap__set_error(ret, -ESRCH, 0,
+				 "capture: the target process has exited since its handle "
+				 "was opened");
+}
+
+/* One listmount of one id through the route: does it work here? */
+static int probe_route(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int route)
+{
+	struct mntsnap_k_mnt_id_req req = { 0 };
+
+	mntsnap_ns_fill_req(ns, route, &req);
+	return mntsnap__feature_probe(mntsnap__feature_of_req(&req), sys, &req);
+}
+
+/* The sources, through the route decided here, with backend. */
+static int capture_routed(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+			  int route, int backend, struct mntsnap_snapshot **ret)
+{
+	struct mntsnap_capture_opts c = *o;
+
+	c.backend = backend;
+	return mntsnap__capture_source(&c, sys, route, ret);
+}
+
+static int direct_error(const struct mntsnap_ns *ns, int err, struct mntsnap_error *ret)
+{
+	static const char op[] = "direct query of the target namespace";
+	char why[200];
+
+	/* listmount says ENOENT for "not yours"; statmount says EPERM */
+	if (err == -ENOENT && ns->nsfd < 0 && !mntsnap__cap_effective(CAP_SYS_ADMIN_))
+		err = -EPERM;
+	if ((err == -EPERM || err == -ENOENT) && ns->nsfd >= 0) {
+		mntsnap__ns_owner_why(ns->nsfd, why, sizeof(why));
+		if (why[0])
+			return mntsnap__set_error(ret, err, 0, "%s: %s: %s", op, strerror(-err),
+						 why);
+	}
+	return mntsnap__ns_explain(err, op, ret);
+}
+
+/*
+ * Probe rather than trust a kernel version: mnt_ns_fd is rejected with
+ * EINVAL before 6.18 (it was a spare field), an id query without
+ * CAP_SYS_ADMIN over the owner user namespace gives ENOENT (listmount) or
+ * EPERM (statmount). Each probe is one listmount of one id (< 1 us), far
+ * less than a capture; the answer is not cached because permissions are
+ * per thread and change (a caller may drop capabilities).
+ */
+static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+		      struct mntsnap_snapshot **ret_snap)
+{
+	const struct mntsnap_ns *ns = o->ns;
+	int r, direct = -EOPNOTSUPP;
+
+	r = mntsnap__ns_check_alive(ns);
+	if (r == -ESRCH)
+		return handle_gone(o->error);
+	if (r)
+		return mntsnap__ns_explain(r, "capture", o->error);
+	if (o->backend == MNTSNAP_BACKEND_MOUNTINFO)
+		return capture_routed(o, sys, MNTSNAP_NS_ROUTE_TEXT, o->backend, ret_snap);
+	if (ns->text_only) {
+		if (o->backend == MNTSNAP_BACKEND_AUTO &&
+		    !(o->flags & (MNTSNAP_CAPTURE_NS_ENTER | MNTSNAP_CAPTURE_NS_DIRECT)))
+			return capture_routed(o, sys, MNTSNAP_NS_ROUTE_TEXT,
+					      MNTSNAP_BACKEND_MOUNTINFO, ret_snap);
+		return mntsnap__set_error(o->error, -EACCES, 0,
+					 "the caller may read the process's mountinfo text but "
+					 "not open its mount namespace (that needs ptrace "
+					 "access: the same uid, or CAP_SYS_PTRACE): only the "
+					 "mountinfo backend can read it");
+	}
+	if (!(o->flags & MNTSNAP_CAPTURE_NS_ENTER)) {
+		if (ns->nsfd >= 0) {
+			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_FD);
+			if (!direct)
+				return capture_routed(o, sys, MNTSNAP_NS_ROUTE_FD, o->backend,
+						      ret_snap);
+		}
+		if (ns->ns_id) {
+			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID);
+			if (!direct)
+				return capture_routed(o, sys, MNTSNAP_NS_ROUTE_ID, o->backend,
+						      ret_snap);
+		}
+		if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT)
+			return direct_error(ns, direct, o->error);
+	}
+	r = mntsnap__helper_capture(ns, o, sys, ret_snap);
+	/* no right to enter: a pid handle may still read the process's text */
+	if ((r == -EPERM || r == -EACCES) && ns->pidfd >= 0 &&
+	    o->backend == MNTSNAP_BACKEND_AUTO && !(o->flags & MNTSNAP_CAPTURE_NS_ENTER))
+		return capture_routed(o, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
+				      ret_snap);
+	return r;
+}
+
+/*
+ * The root of a pid handle's process: the unique id of the mount it is on
+ * and its path in the coordinates of the capture's mount points.
+ * readlink of /proc/PID/root gives the path from the reader's root, or
+ * from the root of the process's own namespace when that is not
+ * reachable from the reader (a foreign namespace), which is where the
+ * mount points of a direct query and of a helper inside start too.
+ */
+static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			uint64_t *ret_id, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int pid, fd, r;
+
+	pid = mntsnap__pidfd_pid(-1, ns->pidfd);
+	if (pid <= 0)
+		return pid < 0 ? pid : -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = mntsnap__fd_to_id(sys, fd, ret_id);
+	close(fd);
+	if (r)
+		return r;
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= len - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	/* a deleted root cannot be found by its path */
+	if (buf[0] != '/' || strstr(buf, " (deleted)"))
+		return -ENOENT;
+	return mntsnap__pidfd_exited(ns->pidfd) ? -ESRCH : 0;
+}
+
+/*
+ * /proc/PID/mountinfo shows the mounts reachable from the process's root,
+ * relative to it (show_mountinfo() skips the rest); listmount and
+ * statmount of its namespace show them all, relative to the namespace's
+ * root. A pid target means that process's view: re-rooted here. Text
+ * captures of /proc/PID/mountinfo are that view already.
+ */
+static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+		    struct mntsnap_snapshot *s, uint32_t extra)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+	int r = process_root(ns, sys, &id, root, sizeof(root));
+
+	if (!r)
+		r = mntsnap__snap_reroot(s, id, root);
+	if (r == -ENOENT)
+		r = 0; /* the root's mount is not in this capture: leave it whole */
+	for (uint32_t i = 0; extra && i < s->nrecs; i++)
+		s->recs[i].mask &= ~extra;
+	s->mask &= ~extra;
+	return r;
+}
+
+/* Is the process's root "/" of its namespace (or can that not be told)? */
+static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+
+	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
+}
+
+int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+			  struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_capture_opts c = *o;
+	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
+	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only;
+	int r;
+
+	/* re-rooting needs ids and mount points, asked for if the caller did not */
+	if (pid) {
+		extra = (MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT) & ~want;
+		c.mask = want | extra;
+	}
+	r = ns_capture(&c, sys, ret_snap);
+	/*
+	 * Text from a helper inside (statmount blocked or missing there) is
+	 * the helper's view, from the namespace's root, with no ids to
+	 * re-root by: a process whose root is elsewhere has its own text.
+	 */
+	if (!r && pid && (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO &&
+	    o->backend != MNTSNAP_BACKEND_MOUNTINFO && !root_is_ns_root(o->ns, sys)) {
+		mntsnap__snapshot_free(*ret_snap);
+		*ret_snap = NULL;
+		r = capture_routed(&c, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
+				   ret_snap);
+	}
+	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
+		r = pid_view(o->ns, sys, *ret_snap, extra);
+		if (r) {
+			mntsnap__snapshot_free(*ret_snap);
+			*ret_snap = NULL;
+			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
+		}
+	}
+	/* the snapshot names the target even when records lack NS_ID */
+	if (!r && !(*ret_snap)->ns_id)
+		(*ret_snap)->ns_id = o->ns->ns_id;
+	return r;
+}
+
+/* ---- one mount of a foreign namespace ----------------------------------------- */
+
+/*
+ * The lookup is its own probe where its answer is plain. By fd, EINVAL can
+ * only mean a kernel before 6.18 (mnt_ns_fd was a must-be-zero spare; the
+ * handle's fd and the id are already checked); any other answer is the
+ * target's. By id, "not yours" is EPERM on 6.18 (and stable kernels with
+ * fccbe38a5d06) but ENOENT before, which also means "no such mount": one
+ * listmount by id tells them apart, as it says ENOENT for "not yours" on
+ * every kernel. E2BIG: a kernel before 6.11 refuses the VER1 request.
+ */
+static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns, uint64_t id,
+		      uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	int r, by_id = 0;
+
+	if (ns->nsfd >= 0) {
+		r = mntsnap__sm_stat_one(sys, ns, MNTSNAP_NS_ROUTE_FD, id, mask, ret_snap);
+		if (r != -EINVAL)
+			return r;
+	}
+	if (ns->ns_id) {
+		r = mntsnap__sm_stat_one(sys, ns, MNTSNAP_NS_ROUTE_ID, id, mask, ret_snap);
+		if (r == -ENOENT || r == -EPERM) {
+			if (!probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID))
+				return r; /* we may query by id: the answer stands */
+			by_id = r;
+		} else if (r != -E2BIG && r != -EINVAL) {
+			return r;
+		}
+	}
+	r = mntsnap__helper_stat_id(ns, sys, id, mask, ret_snap);
+	/*
+	 * An id-only handle the caller may not query cannot be found to enter
+	 * either (the nsfs walk and /proc need the same privilege): the
+	 * kernel's "not permitted" is the truer answer than our "not found".
+	 */
+	if (r == -ENOENT && by_id == -EPERM && ns->nsfd < 0)
+		return by_id;
+	return r;
+}
+
+static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	int r = mntsnap__ns_check_alive(ns);
+
+	if (r)
+		return r;
+	r = ns_stat_id(sys, ns, id, mask, ret_snap);
+	/* the nsfd outlives the process: an empty namespace answers ENOENT */
+	if (r < 0 && mntsnap__ns_check_alive(ns) == -ESRCH)
+		return -ESRCH;
+	/* a pid target's mount points are relative to the process's root */
+	if (!r && ns->pidfd >= 0 && !ns->text_only) {
+		char root[PATH_MAX];
+		uint64_t rid;
+
+		r = process_root(ns, sys, &rid, root, sizeof(root));
+		if (!r)
+			r = mntsnap__snap_relative_to(*ret_snap, root);
+		else if (r == -ENOENT)
+			r = 0;
+		if (r) {
+			mntsnap__snapshot_free(*ret_snap);
+			*ret_snap = NULL;
+		}
+	}
+	return r;
+}
+
+/*
+ * O_PATH fd of path as the target sees it. A process's root is reachable
+ * from here (/proc/PID/root), so resolve without entering; a namespace
+ * without a process has no root we can hold, so the helper opens it.
+ * Either way symlinks and ".." stay inside the target's root, and a
+ * helper does the lookup: the target's tree may hold a FUSE mount that
+ * never answers, and only the helper's timeout bounds that wait.
+ */
+int mntsnap__stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns *ns,
+			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_sysops sys;
+
+	if (!ret_snap)
+		return -EINVAL;
+	/* a bad id is the caller's mistake on every route: say so before probing */
+	if (id <= MNTSNAP_K_MNT_UNIQUE_ID_OFFSET)
+		return -EINVAL;
+	mntsnap__sys_resolve(in, &sys);
+	/* a foreign namespace: fd, id or the helper, like a capture */
+	if (mntsnap_ns_foreign(ns))
+		return route_stat_id(&sys, ns, id, mask, ret_snap);
+	return mntsnap__sm_stat_one(&sys, ns, MNTSNAP_NS_ROUTE_AUTO, id, mask, ret_snap);
+}
+
+int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
+		    struct mntsnap_snapshot **ret_snap)
+{
+	return mntsnap__stat_id_sys(NULL, ns, id, mask, ret_snap);
+}
+
+static int stat_path(const struct mntsnap_sysops *sys, const char *path, uint32_t mask,
+		     struct mntsnap_snapshot **ret_snap)
+{
+	uint64_t id;
+	int r;
+
+	if (!ret_snap)
+		return -EINVAL;
+	r = mntsnap__path_to_id(sys, path, &id);
+	if (r < 0)
+		return r;
+	return mntsnap__sm_stat_one(sys, NULL, MNTSNAP_NS_ROUTE_AUTO, id, mask, ret_snap);
+}
+
+int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	return stat_path(&mntsnap__sys_real, path, mask, ret_snap);
+}
+
+static int open_in_target(const struct mntsnap_ns *ns, const char *path)
+{
+	int root = mntsnap__ns_root_fd(ns), fd, r;
+
+	if (root == -ENOENT) {
+		r = mntsnap__ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
+		return r ? r : fd;
+	}
+	if (root < 0)
+		return root;
+	r = mntsnap__helper_open_at(ns, root, path, &fd);
+	close(root);
+	return r ? r : fd;
+}
+
+int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t mask,
+			 struct mntsnap_snapshot **ret_snap)
+{
+	uint64_t id;
+	int fd, r;
+
+	if (!path || !*path || !ret_snap)
+		return -EINVAL;
+	if (!ns || ns->self)
+		return stat_path(&mntsnap__sys_real, path, mask, ret_snap);
+	r = mntsnap__ns_check_alive(ns);
+	if (r)
+		return r;
+	fd = open_in_target(ns, path);
+	if (fd < 0)
+		return fd;
+	r = mntsnap__fd_to_id(&mntsnap__sys_real, fd, &id);
+	close(fd);
+	if (r)
+		return r;
+	return mntsnap__stat_id_sys(&mntsnap__sys_real, ns, id, mask, ret_snap);
+}

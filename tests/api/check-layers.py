@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The library's layers, checked from the built objects' own symbols.
+
+A lib object that leaves a symbol undefined (nm "U") which another lib
+object defines depends on that object: that is an edge of the object
+graph. Reading nm output of what was actually compiled means the check
+cannot drift from the code the way a hand-kept diagram does.
+
+Fails on:
+  - a lib/*.c file missing from LAYERS below (every file has one layer);
+  - any cycle in the object graph;
+  - an edge from a lower layer to a higher one (same layer is fine);
+  - an object calling a public entry point (a function the public headers
+    declare) that it does not define itself: the public API is for
+    callers; inside, the layers call each other's internal functions;
+  - a raw syscall or ioctl made outside lib/sys.c;
+  - a non-static global whose name is neither a public declaration
+    (mntsnap_*) nor internal (mntsnap__*).
+
+  check-layers.py --api-tool TOOL --lib-src DIR (--archive A | --objdir DIR) [--graph] HEADERS...
+  check-layers.py --self-test --cc CC --api-tool TOOL HEADERS...
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# Layer of each library source. A file calls only its own layer or lower.
+L0, L1, L2, L3, L4 = range(5)
+LAYERS = {
+    # L0 platform: knows the kernel, not records. Raw syscalls behind the
+    # seam, option structs, error reports.
+    'sys.c': L0,
+    'opts.c': L0,
+    'proc.c': L0,
+    'kernel-features.c': L0,
+    'errors.c': L0,
+    # L1 model: the snapshot store and its records; two snapshots compared.
+    'snapshot.c': L1,
+    'diff.c': L1,
+    # L2 sources: each reads one reachable source of mounts; none knows
+    # namespace handles' routing or policy.
+    'backend-statmount.c': L2,
+    'backend-mountinfo.c': L2,
+    'consistent.c': L2,
+    'source.c': L2,
+    # L3 namespaces: handles, listing, explanations, the entering helper
+    # (whose work items call L2 directly).
+    'ns.c': L3,
+    'ns-helper.c': L3,
+    'ns-list.c': L3,
+    'ns-explain.c': L3,
+    # L4 operations: the router and every other public operation.
+    'route.c': L4,
+    'capture.c': L4,
+    'refresh.c': L4,
+    'restore.c': L4,
+    'wire.c': L4,
+    'render.c': L4,
+    'render-util.c': L4,
+    'render-mountinfo.c': L4,
+    'render-json.c': L4,
+    'render-table.c': L4,
+    'render-options.c': L4,
+    'render-diff.c': L4,
+    'watch.c': L4,
+    'seccomp.c': L4,
+    'policy.c': L4,
+    'supervisor.c': L4,
+    'sv-request.c': L4,
+    'sv-mount.c': L4,
+    'sv-newapi.c': L4,
+    'sv-json.c': L4,
+}
+# Raw kernel entry points: only lib/sys.c may call them, so every one goes
+# through the seam and answers -errno (libc's wrappers answer -1 + errno).
+RAW_SYSCALLS = {'syscall', 'ioctl', 'setns', 'statx', 'fanotify_init', 'fanotify_mark',
+                'open_tree', 'pidfd_open', 'pidfd_getfd', 'mount_setattr', 'move_mount',
+                'fsopen', 'fsconfig', 'fsmount', 'fspick', 'umount2', 'capget', 'capset'}
+SYSCALL_FILE = 'sys.c'
+NAMES = ['L0 platform', 'L1 model', 'L2 sources', 'L3 namespaces', 'L4 operations']
+DEFINED = set('TDBRCVWGSi')
+
+
+def public_functions(tool, headers):
+    out = subprocess.run([sys.executable, tool, 'functions', *headers],
+                         check=True, capture_output=True, text=True).stdout
+    return set(out.split())
+
+
+def symbols(obj, nm):
+    """(defined globals, undefined) of one object, from nm -P."""
+    out = subprocess.run([nm, '-P', obj], check=True, capture_output=True, text=True).stdout
+    defs, undef = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        name, kind = f[0], f[1]
+        if kind == 'U':
+            undef.add(name)
+        elif kind in DEFINED:
+            defs.add(name)
+    return defs, undef
+
+
+def src_of(obj):
+    base = os.path.basename(obj)
+    return base[:-2] if base.endswith('.o') else base
+
+
+def load(objdir, nm):
+    objs = {}
+    for f in sorted(os.listdir(objdir)):
+        if f.endswith('.o'):
+            objs[src_of(f)] = symbols(os.path.join(objdir, f), nm)
+    return objs
+
+
+def load_archive(archive, nm):
+    """Every member of a (thin or full) archive, from nm -P -A."""
+    out = subprocess.run([nm, '-P', '-A', archive], check=True, capture_output=True,
+                         text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        m = re.match(r'.*\[([^\]]+)\]:\s+(\S+)\s+(\S)', line)
+        if not m:
+            continue
+        member, name, kind = m.groups()
+        defs, undef = objs.setdefault(src_of(member), (set(), set()))
+        if kind == 'U':
+            undef.add(name)
+        elif kind in DEFINED:
+            defs.add(name)
+    return objs
+
+
+def graph(objs):
+    """{(a, b): [symbols]}: a uses what b defines."""
+    owner = {}
+    for o, (defs, _) in objs.items():
+        for s in defs:
+            owner.setdefault(s, o)
+    edges = {}
+    for o, (_, undef) in objs.items():
+        for s in undef:
+            b = owner.get(s)
+            if b is not None and b != o:
+                edges.setdefault((o, b), []).append(s)
+    return edges
+
+
+def cycles(nodes, edges):
+    """Strongly connected components with more than one node (Tarjan)."""
+    succ = {n: sorted(b for (a, b) in edges if a == n) for n in nodes}
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in succ[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for n in sorted(nodes):
+        if n not in index:
+            visit(n)
+    return out
+
+
+def check(objs, layers, public, sources):
+    errs = []
+    for s in sorted(sources):
+        if s not in layers:
+            errs.append('%s: not in the LAYERS table of %s' % (s, os.path.basename(__file__)))
+    for o in sorted(objs):
+        if o not in layers and o not in sources:
+            errs.append('%s: object with no layer' % o)
+    edges = graph(objs)
+    for comp in cycles(objs.keys(), edges):
+        errs.append('cycle among: %s' % ' '.join(comp))
+    for (a, b), syms in sorted(edges.items()):
+        la, lb = layers.get(a), layers.get(b)
+        if la is not None and lb is not None and la < lb:
+            errs.append('%s (%s) calls up into %s (%s): %s' %
+                        (a, NAMES[la], b, NAMES[lb], ', '.join(sorted(syms))))
+    for o, (defs, undef) in sorted(objs.items()):
+        if o != SYSCALL_FILE:
+            for s in sorted(undef & RAW_SYSCALLS):
+                errs.append('%s calls %s() itself (raw syscalls go through %s)' %
+                            (o, s, SYSCALL_FILE))
+        for s in sorted(undef & public):
+            errs.append('%s calls the public entry point %s (inside, call the internal one)' % (o, s))
+        for s in sorted(defs):
+            # the implementation's reserved names: sanitizer instrumentation
+            # (__odr_asan.*), compiler helpers; no source here can define them
+            if s.startswith('mntsnap__') or s.startswith('__'):
+                continue
+            if s.startswith('mntsnap_') and s in public:
+                continue
+            if s.startswith('mntsnap_') and s.upper() == s:
+                continue
+            errs.append('%s: global %s is neither public (declared in the headers) '
+                        'nor named mntsnap__*' % (o, s))
+    return errs, edges
+
+
+def print_graph(objs, edges, layers):
+    for (a, b), syms in sorted(edges.items()):
+        print('%-22s -> %-22s %2d  %s' % (a, b, len(syms), ' '.join(sorted(syms)[:4]) +
+                                          (' ...' if len(syms) > 4 else '')))
+    by = {}
+    for o in objs:
+        by.setdefault(layers.get(o, -1), []).append(o)
+    for lv in sorted(by):
+        print('%s: %s' % (NAMES[lv] if lv >= 0 else 'no layer', ' '.join(sorted(by[lv]))))
+
+
+def self_test(a, public):
+    """Build tiny objects that break each rule; each must be reported."""
+    tests = {
+        'cycle': ({'a.c': 'void mntsnap__b(void); void mntsnap__a(void) { mntsnap__b(); }',
+                   'b.c': 'void mntsnap__a(void); void mntsnap__b(void) { mntsnap__a(); }'},
+                  {'a.c': L2, 'b.c': L2}, 'cycle among: a.c b.c'),
+        'upward': ({'low.c': 'void mntsnap__hi(void); void mntsnap__lo(void) { mntsnap__hi(); }',
+                    'high.c': 'void mntsnap__hi(void) {}'},
+                   {'low.c': L0, 'high.c': L4}, 'low.c (L0 platform) calls up into high.c'),
+        'public': ({'x.c': 'int %s(void); int mntsnap__x(void) { return %s(); }' %
+                    ((sorted(public)[0],) * 2)},
+                   {'x.c': L4}, 'x.c calls the public entry point %s' % sorted(public)[0]),
+        'name': ({'y.c': 'int helper_without_prefix(void) { return 0; }'},
+                 {'y.c': L1}, 'global helper_without_prefix'),
+        'raw': ({'r.c': 'long syscall(long, ...); long mntsnap__r(void) { return syscall(39); }'},
+                {'r.c': L2}, 'r.c calls syscall() itself'),
+        'unlisted': ({'z.c': 'int mntsnap__z(void) { return 0; }'},
+                     {}, 'z.c: not in the LAYERS table'),
+        'clean': ({'p.c': 'void mntsnap__q(void); void mntsnap__p(void) { mntsnap__q(); }',
+                   'q.c': 'void mntsnap__q(void) {}'},
+                  {'p.c': L2, 'q.c': L1}, None),
+    }
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (files, layers, want) in tests.items():
+            d = os.path.join(tmp, name)
+            os.mkdir(d)
+            for fn, code in files.items():
+                src = os.path.join(d, fn)
+                with open(src, 'w') as f:
+                    f.write(code + '\n')
+                subprocess.run([a.cc, '-c', '-o', src + '.o', src], check=True, cwd=d)
+                os.unlink(src)
+            errs, _ = check(load(d, a.nm), layers, public, set(files))
+            ok = (not errs) if want is None else any(want in e for e in errs)
+            print('self-test %-8s %s%s' % (name, 'ok' if ok else 'MISSED',
+                                           '' if ok else ': %r' % errs))
+            bad += not ok
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--api-tool', required=True)
+    ap.add_argument('--lib-src')
+    ap.add_argument('--objdir', help='a directory of the library\'s objects')
+    ap.add_argument('--archive', help='or the static archive holding them')
+    ap.add_argument('--nm', default='nm')
+    ap.add_argument('--cc', default='cc')
+    ap.add_argument('--graph', action='store_true', help='print edges and layers')
+    ap.add_argument('--self-test', action='store_true')
+    ap.add_argument('headers', nargs='+')
+    a = ap.parse_args()
+    public = public_functions(a.api_tool, a.headers)
+    if a.self_test:
+        return self_test(a, public)
+    objs = load_archive(a.archive, a.nm) if a.archive else load(a.objdir, a.nm)
+    sources = {f for f in os.listdir(a.lib_src) if re.fullmatch(r'[\w.-]+\.c', f)}
+    errs, edges = check(objs, LAYERS, public, sources)
+    if a.graph:
+        print_graph(objs, edges, LAYERS)
+    for e in errs:
+        print(e)
+    print('%d objects, %d edges, %d problems' % (len(objs), len(edges), len(errs)))
+    return 1 if errs else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
