@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "backends.h"
+#include "fields.h"
 #include "ns.h"
 #include "snapshot.h"
 
@@ -33,39 +34,15 @@ uint64_t mntsnap__sm_mask_from_fields(uint32_t f)
 {
 	uint64_t m = 0;
 
-	if (f & (MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS))
-		m |= MNTSNAP_K_STATMOUNT_SB_BASIC;
-	if (f & (MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION))
-		m |= MNTSNAP_K_STATMOUNT_MNT_BASIC;
-	/* records store propagate_from normalised against master (MNT_BASIC) */
-	if (f & MNTSNAP_F_PROPAGATE_FROM)
-		m |= MNTSNAP_K_STATMOUNT_PROPAGATE_FROM | MNTSNAP_K_STATMOUNT_MNT_BASIC;
-	if (f & MNTSNAP_F_ROOT)
-		m |= MNTSNAP_K_STATMOUNT_MNT_ROOT;
-	if (f & MNTSNAP_F_MOUNT_POINT)
-		m |= MNTSNAP_K_STATMOUNT_MNT_POINT;
-	if (f & MNTSNAP_F_FS_TYPE)
-		m |= MNTSNAP_K_STATMOUNT_FS_TYPE;
-	if (f & MNTSNAP_F_FS_SUBTYPE)
-		m |= MNTSNAP_K_STATMOUNT_FS_SUBTYPE;
 	/*
-	 * With the supported mask (one u64, 6.15+) an absent source bit can be
-	 * told apart: see source_of() below.
+	 * The table's SM_ASK: a source also asks for the supported mask (one
+	 * u64, 6.15+: an absent source bit can then be told apart, see
+	 * source_of() below); propagate_from also MNT_BASIC (records store it
+	 * normalised against master).
 	 */
-	if (f & MNTSNAP_F_SOURCE)
-		m |= MNTSNAP_K_STATMOUNT_SB_SOURCE | MNTSNAP_K_STATMOUNT_SUPPORTED_MASK;
-	if (f & MNTSNAP_F_OPTS)
-		m |= MNTSNAP_K_STATMOUNT_MNT_OPTS;
-	if (f & MNTSNAP_F_OPT_ARRAY)
-		m |= MNTSNAP_K_STATMOUNT_OPT_ARRAY;
-	if (f & MNTSNAP_F_OPT_SEC_ARRAY)
-		m |= MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY;
-	if (f & MNTSNAP_F_NS_ID)
-		m |= MNTSNAP_K_STATMOUNT_MNT_NS_ID;
-	if (f & MNTSNAP_F_UIDMAP)
-		m |= MNTSNAP_K_STATMOUNT_MNT_UIDMAP;
-	if (f & MNTSNAP_F_GIDMAP)
-		m |= MNTSNAP_K_STATMOUNT_MNT_GIDMAP;
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
+		if (f & mntsnap__fields[i].bit)
+			m |= mntsnap__fields[i].sm_ask;
 	return m;
 }
 
@@ -73,34 +50,9 @@ uint32_t mntsnap__fields_from_sm_mask(uint64_t m)
 {
 	uint32_t f = 0;
 
-	if (m & MNTSNAP_K_STATMOUNT_SB_BASIC)
-		f |= MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_BASIC)
-		f |= MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION;
-	if (m & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM)
-		f |= MNTSNAP_F_PROPAGATE_FROM;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_ROOT)
-		f |= MNTSNAP_F_ROOT;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_POINT)
-		f |= MNTSNAP_F_MOUNT_POINT;
-	if (m & MNTSNAP_K_STATMOUNT_FS_TYPE)
-		f |= MNTSNAP_F_FS_TYPE;
-	if (m & MNTSNAP_K_STATMOUNT_FS_SUBTYPE)
-		f |= MNTSNAP_F_FS_SUBTYPE;
-	if (m & MNTSNAP_K_STATMOUNT_SB_SOURCE)
-		f |= MNTSNAP_F_SOURCE;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_OPTS)
-		f |= MNTSNAP_F_OPTS;
-	if (m & MNTSNAP_K_STATMOUNT_OPT_ARRAY)
-		f |= MNTSNAP_F_OPT_ARRAY;
-	if (m & MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY)
-		f |= MNTSNAP_F_OPT_SEC_ARRAY;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_NS_ID)
-		f |= MNTSNAP_F_NS_ID;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_UIDMAP)
-		f |= MNTSNAP_F_UIDMAP;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_GIDMAP)
-		f |= MNTSNAP_F_GIDMAP;
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
+		if (m & mntsnap__fields[i].sm_got)
+			f |= mntsnap__fields[i].bit;
 	return f;
 }
 
@@ -176,10 +128,7 @@ void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, s
 
 	/* the string area must end in a NUL for any string to be trusted */
 	if (sm->size <= sizeof(*sm) || ((const char *)sm)[sm->size - 1] != '\0')
-		f &= ~(MNTSNAP_F_ROOT | MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_FS_TYPE |
-		       MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS |
-		       MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY | MNTSNAP_F_UIDMAP |
-		       MNTSNAP_F_GIDMAP);
+		f &= ~(uint32_t)MNTSNAP__FIELDS_STRINGS;
 	memset(m, 0, sizeof(*m));
 	/*
 	 * Numbers only where their bit came back: the rest of the buffer is
@@ -212,24 +161,28 @@ void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, s
 		m->propagate_from = (uint32_t)sm->propagate_from;
 	if (sm->mask & MNTSNAP_K_STATMOUNT_MNT_NS_ID)
 		m->ns_id = sm->mnt_ns_id;
-	m->fs_type = sm_str(sm, MNTSNAP_K_STATMOUNT_FS_TYPE, sm->fs_type, &f, MNTSNAP_F_FS_TYPE);
-	m->root = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_ROOT, sm->mnt_root, &f, MNTSNAP_F_ROOT);
-	m->mount_point = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_POINT, sm->mnt_point, &f, MNTSNAP_F_MOUNT_POINT);
-	m->options = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_OPTS, sm->mnt_opts, &f, MNTSNAP_F_OPTS);
-	m->fs_subtype = sm_str(sm, MNTSNAP_K_STATMOUNT_FS_SUBTYPE, sm->fs_subtype, &f, MNTSNAP_F_FS_SUBTYPE);
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *fl = &mntsnap__fields[i];
+		uint32_t off;
+
+		if (fl->kind != MNTSNAP_FK_STR && fl->kind != MNTSNAP_FK_LIST)
+			continue;
+		/* absent strings are "", as the header promises */
+		if (!(fl->sm_got & sm->mask) || fl->bit == MNTSNAP_F_SOURCE) {
+			mntsnap__fset_str(m, fl, "");
+			continue;
+		}
+		off = mntsnap__fu32(sm, fl->sm_str);
+		if (fl->kind == MNTSNAP_FK_STR) {
+			mntsnap__fset_str(m, fl, sm_str(sm, fl->sm_got, off, &f, fl->bit));
+		} else if (fl->kind == MNTSNAP_FK_LIST) {
+			uint32_t n = mntsnap__fu32(sm, fl->sm_num);
+
+			mntsnap__fset_u32(m, fl->num_off, n);
+			mntsnap__fset_str(m, fl, sm_list(sm, fl->sm_got, off, n, &f, fl->bit));
+		}
+	}
 	m->source = source_of(sm, want, &f);
-	m->opt_num = sm->opt_num;
-	m->opt_array = sm_list(sm, MNTSNAP_K_STATMOUNT_OPT_ARRAY, sm->opt_array, sm->opt_num, &f,
-			       MNTSNAP_F_OPT_ARRAY);
-	m->opt_sec_num = sm->opt_sec_num;
-	m->opt_sec_array = sm_list(sm, MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY, sm->opt_sec_array,
-				   sm->opt_sec_num, &f, MNTSNAP_F_OPT_SEC_ARRAY);
-	m->uidmap_num = sm->mnt_uidmap_num;
-	m->uidmap = sm_list(sm, MNTSNAP_K_STATMOUNT_MNT_UIDMAP, sm->mnt_uidmap, sm->mnt_uidmap_num, &f,
-			    MNTSNAP_F_UIDMAP);
-	m->gidmap_num = sm->mnt_gidmap_num;
-	m->gidmap = sm_list(sm, MNTSNAP_K_STATMOUNT_MNT_GIDMAP, sm->mnt_gidmap, sm->mnt_gidmap_num, &f,
-			    MNTSNAP_F_GIDMAP);
 	m->mask = f;
 }
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "render.h"
 #include "snapshot.h"
 
@@ -452,6 +453,25 @@ static void put_options_cached(struct jb *b, const struct mntsnap_mount *m,
 	put(b, c->frag.p, c->frag.len);
 }
 
+/* A field the table renders: strings as strings, lists as arrays. */
+static void put_field(struct jb *b, const struct mntsnap_mount *m, const struct mntsnap_field *f)
+{
+	switch (f->kind) {
+	case MNTSNAP_FK_STR:
+		put_str(b, mntsnap__fstr(m, f));
+		break;
+	case MNTSNAP_FK_LIST:
+		put_list(b, mntsnap__fstr(m, f), mntsnap__fnum(m, f));
+		break;
+	case MNTSNAP_FK_U32:
+		put_u64(b, mntsnap__fu32(m, f->off));
+		break;
+	default:
+		put_u64_str(b, mntsnap__fu64(m, f->off));
+		break;
+	}
+}
+
 static void json_record(struct jb *b, const struct mntsnap_mount *m, struct opt_cache *oc)
 {
 	PUTS(b, "{\"id\":");
@@ -498,25 +518,16 @@ static void json_record(struct jb *b, const struct mntsnap_mount *m, struct opt_
 	put_hex(b, m->attr);
 	PUTS(b, ",\"mask\":");
 	put_hex(b, m->mask);
-	if (m->mask & MNTSNAP_F_FS_SUBTYPE) {
-		PUTS(b, ",\"fs-subtype\":");
-		put_str(b, m->fs_subtype);
-	}
-	if (m->mask & MNTSNAP_F_OPT_ARRAY) {
-		PUTS(b, ",\"opt-array\":");
-		put_list(b, m->opt_array, m->opt_num);
-	}
-	if (m->mask & MNTSNAP_F_OPT_SEC_ARRAY) {
-		PUTS(b, ",\"opt-sec-array\":");
-		put_list(b, m->opt_sec_array, m->opt_sec_num);
-	}
-	if (m->mask & MNTSNAP_F_UIDMAP) {
-		PUTS(b, ",\"uidmap\":");
-		put_list(b, m->uidmap, m->uidmap_num);
-	}
-	if (m->mask & MNTSNAP_F_GIDMAP) {
-		PUTS(b, ",\"gidmap\":");
-		put_list(b, m->gidmap, m->gidmap_num);
+	/* fields findmnt does not have, each only when the record has it */
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *f = &mntsnap__fields[i];
+
+		if (!f->json_generic || !(m->mask & f->bit))
+			continue;
+		PUTS(b, ",\"");
+		put(b, f->json, strlen(f->json));
+		PUTS(b, "\":");
+		put_field(b, m, f);
 	}
 	PUTS(b, "}");
 }

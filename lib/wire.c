@@ -86,6 +86,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "fields.h"
 #include "snapshot.h"
 #include "wire.h"
 
@@ -114,10 +115,9 @@ enum {
 	RF__ALL = (1U << 2) - 1,
 };
 
-#define SB_FIELDS                                                              \
-	(MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS |              \
-	 MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE |          \
-	 MNTSNAP_F_OPTS | MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY)
+/* the bits version-1 sections carry inline; later fields have sections */
+#define CORE_FIELDS MNTSNAP__FIELDS_CORE_BITS
+#define SB_FIELDS (MNTSNAP__FIELDS_SB & CORE_FIELDS)
 
 /* ---- CRC32C --------------------------------------------------------------- */
 
@@ -358,7 +358,7 @@ static void enc_meta(struct wbuf *w, const struct mntsnap_snapshot *s)
 	size_t rl = strnlen(s->kernel_release, sizeof(s->kernel_release) - 1);
 
 	w_var(w, (uint64_t)(unsigned)s->backend);
-	w_var(w, s->mask);
+	w_var(w, s->mask & CORE_FIELDS);
 	w_var(w, s->ns_id);
 	w_var(w, s->time_ns);
 	w_var(w, s->kernel_supported_mask);
@@ -366,6 +366,47 @@ static void enc_meta(struct wbuf *w, const struct mntsnap_snapshot *s)
 	w_var(w, s->attempts);
 	w_var(w, rl);
 	w_bytes(w, s->kernel_release, rl);
+}
+
+/*
+ * One inline (core) field of a level's storage st, per the table: numbers
+ * as varints, strings as offsets, lists as count and offset.
+ */
+static void enc_field(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+		      const struct mntsnap_field *f, const void *st)
+{
+	switch (f->kind) {
+	case MNTSNAP_FK_U32:
+		w_var(w, mntsnap__fu32(st, f->st_off));
+		break;
+	case MNTSNAP_FK_U64:
+		w_var(w, mntsnap__fu64(st, f->st_off));
+		break;
+	case MNTSNAP_FK_PAIR:
+		w_var(w, mntsnap__fu32(st, f->st_off));
+		w_var(w, mntsnap__fu32(st, f->st_num_off));
+		break;
+	case MNTSNAP_FK_STR:
+		w_var(w, pool_str(sp, s, mntsnap__fu32(st, f->st_off)));
+		break;
+	case MNTSNAP_FK_LIST:
+		w_var(w, mntsnap__fu32(st, f->st_num_off));
+		w_var(w, pool_list(sp, s, mntsnap__fu32(st, f->st_off),
+				   mntsnap__fu32(st, f->st_num_off)));
+		break;
+	}
+}
+
+/* The core fields of one level that mask has, in the table's (bit) order. */
+static void enc_level(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+		      int level, uint32_t mask, const void *st)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *f = &mntsnap__fields[i];
+
+		if (f->level == level && (f->bit & mask & CORE_FIELDS))
+			enc_field(w, sp, s, f, st);
+	}
 }
 
 static void enc_sbs(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
@@ -376,44 +417,16 @@ static void enc_sbs(struct wbuf *w, struct strpool *sp, const struct mntsnap_sna
 		uint32_t m = sb->mask & SB_FIELDS;
 
 		w_var(w, m);
-		if (m & MNTSNAP_F_DEV) {
-			w_var(w, sb->dev_major);
-			w_var(w, sb->dev_minor);
-		}
-		if (m & MNTSNAP_F_SB_MAGIC)
-			w_var(w, sb->sb_magic);
-		if (m & MNTSNAP_F_SB_FLAGS)
-			w_var(w, sb->sb_flags);
-		if (m & MNTSNAP_F_FS_TYPE)
-			w_var(w, pool_str(sp, s, sb->fs_type));
-		if (m & MNTSNAP_F_FS_SUBTYPE)
-			w_var(w, pool_str(sp, s, sb->fs_subtype));
-		if (m & MNTSNAP_F_SOURCE)
-			w_var(w, pool_str(sp, s, sb->source));
-		if (m & MNTSNAP_F_OPTS)
-			w_var(w, pool_str(sp, s, sb->options));
-		if (m & MNTSNAP_F_OPT_ARRAY) {
-			w_var(w, sb->opt_num);
-			w_var(w, pool_list(sp, s, sb->opt_array, sb->opt_num));
-		}
-		if (m & MNTSNAP_F_OPT_SEC_ARRAY) {
-			w_var(w, sb->opt_sec_num);
-			w_var(w, pool_list(sp, s, sb->opt_sec_array, sb->opt_sec_num));
-		}
+		enc_level(w, sp, s, MNTSNAP_FL_SB, m, sb);
 	}
 }
 
+/* Every id map has both lists, empty ones with count 0. */
 static void enc_idmaps(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
 {
 	w_var(w, s->nidmaps);
-	for (uint32_t i = 0; i < s->nidmaps; i++) {
-		const struct mntsnap_idmap *im = &s->idmaps[i];
-
-		w_var(w, im->uidmap_num);
-		w_var(w, pool_list(sp, s, im->uidmap, im->uidmap_num));
-		w_var(w, im->gidmap_num);
-		w_var(w, pool_list(sp, s, im->gidmap, im->gidmap_num));
-	}
+	for (uint32_t i = 0; i < s->nidmaps; i++)
+		enc_level(w, sp, s, MNTSNAP_FL_IDMAP, MNTSNAP__FIELDS_IDMAP, &s->idmaps[i]);
 }
 
 /* Parent ids can be left out when they are exactly the linked parent's. */
@@ -455,7 +468,7 @@ static void enc_rec(struct wbuf *w, struct strpool *sp, const struct mntsnap_sna
 {
 	const struct mntsnap_rec *r = &s->recs[i];
 	bool root = r->parent == i || r->parent >= s->nrecs;
-	uint32_t m = r->mask, flags = 0;
+	uint32_t m = r->mask & CORE_FIELDS, flags = 0;
 
 	if (root || !parent_implied(r, &s->recs[r->parent]))
 		flags |= RF_PARENT_IDS;
@@ -867,7 +880,7 @@ static int dec_meta(struct rd *d, const struct sec *sec, struct mntsnap_snapshot
 		return bad(d, "unknown backend %" PRIu64, backend);
 	if (consistent > 2)
 		return bad(d, "bad consistency value %" PRIu64, consistent);
-	if (s->mask & ~(uint32_t)MNTSNAP_F_ALL)
+	if (s->mask & ~(uint32_t)CORE_FIELDS)
 		return bad(d, "mask 0x%x has unknown bits", s->mask);
 	if (rl >= sizeof(s->kernel_release) || rl > (uint64_t)(d->end - d->p))
 		return bad(d, "bad kernel release length %" PRIu64, rl);
@@ -892,6 +905,50 @@ static int dec_strings(struct rd *d, const struct sec *sec, struct strtab *t)
 	return 0;
 }
 
+/* One field into a record, the decoder's counterpart of enc_field(). */
+static void dec_field(struct rd *d, const struct strtab *t, const struct mntsnap_field *f,
+		      struct mntsnap_mount *m)
+{
+	uint32_t n;
+
+	switch (f->kind) {
+	case MNTSNAP_FK_U32:
+		mntsnap__fset_u32(m, f->off, r_u32(d, f->name));
+		break;
+	case MNTSNAP_FK_U64:
+		mntsnap__fset_u64(m, f->off, r_var(d));
+		break;
+	case MNTSNAP_FK_PAIR:
+		mntsnap__fset_u32(m, f->off, r_u32(d, f->name));
+		mntsnap__fset_u32(m, f->num_off, r_u32(d, f->name));
+		break;
+	case MNTSNAP_FK_STR:
+		mntsnap__fset_str(m, f, r_str(d, t, f->name));
+		break;
+	case MNTSNAP_FK_LIST:
+		n = r_u32(d, f->name);
+		mntsnap__fset_u32(m, f->num_off, n);
+		mntsnap__fset_str(m, f, r_list(d, t, n, f->name));
+		break;
+	}
+}
+
+/* The core fields of one level: those in mask, the others "" or 0. */
+static void dec_level(struct rd *d, const struct strtab *t, int level, uint32_t mask,
+		      struct mntsnap_mount *m)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *f = &mntsnap__fields[i];
+
+		if (f->level != level)
+			continue;
+		if (f->kind == MNTSNAP_FK_STR || f->kind == MNTSNAP_FK_LIST)
+			mntsnap__fset_str(m, f, "");
+		if (f->bit & mask & CORE_FIELDS)
+			dec_field(d, t, f, m);
+	}
+}
+
 static int dec_sbs(struct rd *d, const struct sec *sec, const struct strtab *t,
 		   struct mntsnap_mount **ret, uint32_t *ret_n)
 {
@@ -913,32 +970,7 @@ static int dec_sbs(struct rd *d, const struct sec *sec, const struct strtab *t,
 		if (m->mask & ~(uint32_t)SB_FIELDS)
 			return bad(d, "superblock %u: mask 0x%x has non-superblock bits", i,
 				   m->mask);
-		m->fs_type = m->fs_subtype = m->source = m->options = "";
-		m->opt_array = m->opt_sec_array = "";
-		if (m->mask & MNTSNAP_F_DEV) {
-			m->dev_major = r_u32(d, "dev major");
-			m->dev_minor = r_u32(d, "dev minor");
-		}
-		if (m->mask & MNTSNAP_F_SB_MAGIC)
-			m->sb_magic = r_var(d);
-		if (m->mask & MNTSNAP_F_SB_FLAGS)
-			m->sb_flags = r_u32(d, "sb flags");
-		if (m->mask & MNTSNAP_F_FS_TYPE)
-			m->fs_type = r_str(d, t, "fs type");
-		if (m->mask & MNTSNAP_F_FS_SUBTYPE)
-			m->fs_subtype = r_str(d, t, "fs subtype");
-		if (m->mask & MNTSNAP_F_SOURCE)
-			m->source = r_str(d, t, "source");
-		if (m->mask & MNTSNAP_F_OPTS)
-			m->options = r_str(d, t, "options");
-		if (m->mask & MNTSNAP_F_OPT_ARRAY) {
-			m->opt_num = r_u32(d, "opt count");
-			m->opt_array = r_list(d, t, m->opt_num, "opt_array");
-		}
-		if (m->mask & MNTSNAP_F_OPT_SEC_ARRAY) {
-			m->opt_sec_num = r_u32(d, "sec opt count");
-			m->opt_sec_array = r_list(d, t, m->opt_sec_num, "opt_sec_array");
-		}
+		dec_level(d, t, MNTSNAP_FL_SB, m->mask, m);
 	}
 	*ret_n = n;
 	rd_done(d, "SBS");
@@ -959,12 +991,8 @@ static int dec_idmaps(struct rd *d, const struct sec *sec, const struct strtab *
 	if (!ims)
 		return bad_v(d, -ENOMEM, "out of memory", 0);
 	*ret = ims;
-	for (uint32_t i = 0; i < n && !d->r; i++) {
-		ims[i].uidmap_num = r_u32(d, "uidmap count");
-		ims[i].uidmap = r_list(d, t, ims[i].uidmap_num, "uidmap");
-		ims[i].gidmap_num = r_u32(d, "gidmap count");
-		ims[i].gidmap = r_list(d, t, ims[i].gidmap_num, "gidmap");
-	}
+	for (uint32_t i = 0; i < n && !d->r; i++)
+		dec_level(d, t, MNTSNAP_FL_IDMAP, MNTSNAP__FIELDS_IDMAP, &ims[i]);
 	*ret_n = n;
 	rd_done(d, "IDMAPS");
 	return d->r;
@@ -1023,6 +1051,37 @@ static int dec_mount_point(struct dctx *c, struct drec *x, uint32_t i)
 	return 0;
 }
 
+/*
+ * A decoded superblock's or id map's fields (every one of the level) into
+ * m; generated from the table, as this runs for every record.
+ */
+#define CP_U32(M, NU) m->M = from->M;
+#define CP_U64(M, NU) m->M = from->M;
+#define CP_PAIR(M, NU) m->M = from->M, m->NU = from->NU;
+#define CP_STR(M, NU) m->M = from->M;
+#define CP_LIST(M, NU) m->M = from->M, m->NU = from->NU;
+#define CP_SPECIAL(M, NU)
+#define CP_SB_ROW(N, L, K, M, NU, ...)                                                             \
+	if (MNTSNAP_FL_##L == MNTSNAP_FL_SB) {                                                     \
+		CP_##K(M, NU)                                                                      \
+	}
+#define CP_IDMAP_ROW(N, L, K, M, NU, ...)                                                          \
+	if (MNTSNAP_FL_##L == MNTSNAP_FL_IDMAP) {                                                  \
+		CP_##K(M, NU)                                                                      \
+	}
+
+static void copy_sb(const struct mntsnap_mount *from, struct mntsnap_mount *m)
+{
+	MNTSNAP_FIELDS(CP_SB_ROW)
+}
+
+static void copy_idmap(const struct mntsnap_mount *from, struct mntsnap_mount *m)
+{
+	MNTSNAP_FIELDS(CP_IDMAP_ROW)
+}
+
+static const struct mntsnap_mount no_idmap;
+
 static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 {
 	struct rd *d = c->d;
@@ -1038,7 +1097,7 @@ static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 		return d->r;
 	if (x->flags & ~(uint32_t)RF__ALL)
 		return bad(d, "record %u: unknown flags 0x%x", i, x->flags);
-	if (m->mask & ~(uint32_t)MNTSNAP_F_ALL)
+	if (m->mask & ~(uint32_t)CORE_FIELDS)
 		return bad(d, "record %u: mask 0x%x has unknown bits", i, m->mask);
 	if (m->mask & MNTSNAP_F_ID) {
 		m->id = c->prev_id + (uint64_t)r_zz(d);
@@ -1078,18 +1137,14 @@ static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 		m->root = r_str(d, c->t, "root");
 	if ((m->mask & MNTSNAP_F_MOUNT_POINT) && dec_mount_point(c, x, i))
 		return d->r;
-	m->uidmap = m->gidmap = "";
+	copy_idmap(&no_idmap, m);
 	if (x->flags & RF_IDMAP) {
 		uint32_t k = r_u32(d, "idmap index");
 
 		if (!d->r && k >= c->nims)
 			return bad(d, "record %u: idmap index %u out of range", i, k);
-		if (!d->r) {
-			m->uidmap = c->ims[k].uidmap;
-			m->uidmap_num = c->ims[k].uidmap_num;
-			m->gidmap = c->ims[k].gidmap;
-			m->gidmap_num = c->ims[k].gidmap_num;
-		}
+		if (!d->r)
+			copy_idmap(&c->ims[k], m);
 	}
 	if (d->r)
 		return d->r;
@@ -1098,18 +1153,7 @@ static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 	sb = &c->sbs[sbi];
 	if (sb->mask != (m->mask & SB_FIELDS))
 		return bad(d, "record %u: mask disagrees with its superblock's", i);
-	m->dev_major = sb->dev_major;
-	m->dev_minor = sb->dev_minor;
-	m->sb_magic = sb->sb_magic;
-	m->sb_flags = sb->sb_flags;
-	m->fs_type = sb->fs_type;
-	m->fs_subtype = sb->fs_subtype;
-	m->source = sb->source;
-	m->options = sb->options;
-	m->opt_array = sb->opt_array;
-	m->opt_num = sb->opt_num;
-	m->opt_sec_array = sb->opt_sec_array;
-	m->opt_sec_num = sb->opt_sec_num;
+	copy_sb(sb, m);
 	return 0;
 }
 

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The field table (fields.h) as data, and what every user of it shares:
+ * finding a row by its bit, comparing two records on one row.
+ */
+#include <string.h>
+
+#include "fields.h"
+#include "snapshot.h"
+#include "uapi.h"
+
+#define STORE_MOUNT struct mntsnap_rec
+#define STORE_SB struct mntsnap_sb
+#define STORE_IDMAP struct mntsnap_idmap
+#define STORE_SNAP struct mntsnap_snapshot
+
+#define ROW(N, L, K, M, NU, SA, SG, SS, SN, J, JG, C, MI, W, WR)                                   \
+	{ .bit = MNTSNAP_F_##N,                                                                    \
+	  .level = MNTSNAP_FL_##L,                                                                 \
+	  .kind = MNTSNAP_FK_##K,                                                                  \
+	  .json_generic = JG,                                                                      \
+	  .mountinfo = MI,                                                                         \
+	  .wire = W,                                                                               \
+	  .wire_required = WR,                                                                     \
+	  .off = offsetof(struct mntsnap_mount, M),                                                \
+	  .num_off = offsetof(struct mntsnap_mount, NU),                                           \
+	  .st_off = offsetof(STORE_##L, M),                                                        \
+	  .st_num_off = offsetof(STORE_##L, NU),                                                   \
+	  .sm_str = offsetof(struct mntsnap_k_statmount, SS),                                      \
+	  .sm_num = offsetof(struct mntsnap_k_statmount, SN),                                      \
+	  .sm_ask = SA,                                                                            \
+	  .sm_got = SG,                                                                            \
+	  .change = C,                                                                             \
+	  .json = J,                                                                               \
+	  .name = #N },
+
+const struct mntsnap_field mntsnap__fields[MNTSNAP_NFIELDS] = { MNTSNAP_FIELDS(ROW) };
+
+/* One bit per row, rows in bit order: the wire codes rows in this order. */
+#define BIT_CHECK(N, ...) _Static_assert((MNTSNAP_F_##N & (MNTSNAP_F_##N - 1)) == 0, #N " is one bit");
+MNTSNAP_FIELDS(BIT_CHECK)
+
+const struct mntsnap_field *mntsnap__field_of(uint32_t bit)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
+		if (mntsnap__fields[i].bit == bit)
+			return &mntsnap__fields[i];
+	return NULL;
+}
+
+static bool list_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
+{
+	size_t la, lb;
+
+	if (an != bn)
+		return true;
+	la = mntsnap__strlist_len(a, an);
+	lb = mntsnap__strlist_len(b, bn);
+	return la != lb || memcmp(a, b, la);
+}
+
+int mntsnap__field_differs(const struct mntsnap_field *f, const struct mntsnap_mount *a,
+			   const struct mntsnap_mount *b)
+{
+	switch (f->kind) {
+	case MNTSNAP_FK_U32:
+		return mntsnap__fu32(a, f->off) != mntsnap__fu32(b, f->off);
+	case MNTSNAP_FK_U64:
+		return mntsnap__fu64(a, f->off) != mntsnap__fu64(b, f->off);
+	case MNTSNAP_FK_PAIR:
+		return mntsnap__fu32(a, f->off) != mntsnap__fu32(b, f->off) ||
+		       mntsnap__fu32(a, f->num_off) != mntsnap__fu32(b, f->num_off);
+	case MNTSNAP_FK_STR:
+		return strcmp(mntsnap__fstr(a, f), mntsnap__fstr(b, f)) != 0;
+	case MNTSNAP_FK_LIST:
+		return list_ne(mntsnap__fstr(a, f), mntsnap__fnum(a, f), mntsnap__fstr(b, f),
+			       mntsnap__fnum(b, f));
+	}
+	return 0;
+}
