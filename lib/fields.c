@@ -9,32 +9,7 @@
 #include "snapshot.h"
 #include "uapi.h"
 
-#define STORE_MOUNT struct mntsnap_rec
-#define STORE_SB struct mntsnap_sb
-#define STORE_IDMAP struct mntsnap_idmap
-#define STORE_SNAP struct mntsnap_snapshot
-
-#define ROW(N, L, K, M, NU, SA, SG, SS, SN, J, JG, C, MI, W, WR)                                   \
-	{ .bit = MNTSNAP_F_##N,                                                                    \
-	  .level = MNTSNAP_FL_##L,                                                                 \
-	  .kind = MNTSNAP_FK_##K,                                                                  \
-	  .json_generic = JG,                                                                      \
-	  .mountinfo = MI,                                                                         \
-	  .wire = W,                                                                               \
-	  .wire_required = WR,                                                                     \
-	  .off = offsetof(struct mntsnap_mount, M),                                                \
-	  .num_off = offsetof(struct mntsnap_mount, NU),                                           \
-	  .st_off = offsetof(STORE_##L, M),                                                        \
-	  .st_num_off = offsetof(STORE_##L, NU),                                                   \
-	  .sm_str = offsetof(struct mntsnap_k_statmount, SS),                                      \
-	  .sm_num = offsetof(struct mntsnap_k_statmount, SN),                                      \
-	  .sm_ask = SA,                                                                            \
-	  .sm_got = SG,                                                                            \
-	  .change = C,                                                                             \
-	  .json = J,                                                                               \
-	  .name = #N },
-
-const struct mntsnap_field mntsnap__fields[MNTSNAP_NFIELDS] = { MNTSNAP_FIELDS(ROW) };
+const struct mntsnap_field mntsnap__fields[MNTSNAP_NFIELDS] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
 
 /* One bit per row, rows in bit order: the wire codes rows in this order. */
 #define BIT_CHECK(N, ...) _Static_assert((MNTSNAP_F_##N & (MNTSNAP_F_##N - 1)) == 0, #N " is one bit");

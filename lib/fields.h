@@ -35,7 +35,8 @@
  *           section of its own (see wire.c), so that a reader which does
  *           not know it skips it, or refuses the file with -EOPNOTSUPP when
  *           WIRE_REQUIRED is 1 (a field whose absence would make the
- *           others mean something else)
+ *           others mean something else). Such rows must be MOUNT or SB
+ *           level.
  */
 #ifndef MNTSNAP_FIELDS_H
 #define MNTSNAP_FIELDS_H
@@ -116,19 +117,20 @@
 
 #define MNTSNAP_FIELDS(X) MNTSNAP_FIELDS_CORE(X) MNTSNAP_FIELDS_EXT(X) MNTSNAP_FIELDS_EXTRA(X)
 
+/* Levels and kinds are written in wire field sections: never renumber. */
 enum mntsnap_field_level {
-	MNTSNAP_FL_MOUNT,
-	MNTSNAP_FL_SB,
+	MNTSNAP_FL_MOUNT = 0,
+	MNTSNAP_FL_SB = 1,
 	MNTSNAP_FL_IDMAP,
 	MNTSNAP_FL_SNAP,
 };
 
 enum mntsnap_field_kind {
-	MNTSNAP_FK_U32,
-	MNTSNAP_FK_U64,
-	MNTSNAP_FK_STR,
-	MNTSNAP_FK_LIST,
-	MNTSNAP_FK_PAIR,
+	MNTSNAP_FK_U32 = 0,
+	MNTSNAP_FK_U64 = 1,
+	MNTSNAP_FK_STR = 2,
+	MNTSNAP_FK_LIST = 3,
+	MNTSNAP_FK_PAIR = 4,
 	MNTSNAP_FK_SPECIAL,
 };
 
@@ -146,6 +148,31 @@ struct mntsnap_field {
 	const char *json;
 	const char *name;       /* "UUID", for messages */
 };
+
+/* One initializer per row (needs snapshot.h and uapi.h for the offsets). */
+#define MNTSNAP__STORE_MOUNT struct mntsnap_rec
+#define MNTSNAP__STORE_SB struct mntsnap_sb
+#define MNTSNAP__STORE_IDMAP struct mntsnap_idmap
+#define MNTSNAP__STORE_SNAP struct mntsnap_snapshot
+#define MNTSNAP__FIELD_ROW(N, L, K, M, NU, SA, SG, SS, SN, J, JG, C, MI, W, WR)                     \
+	{ .bit = MNTSNAP_F_##N,                                                                    \
+	  .level = MNTSNAP_FL_##L,                                                                 \
+	  .kind = MNTSNAP_FK_##K,                                                                  \
+	  .json_generic = JG,                                                                      \
+	  .mountinfo = MI,                                                                         \
+	  .wire = W,                                                                               \
+	  .wire_required = WR,                                                                     \
+	  .off = offsetof(struct mntsnap_mount, M),                                                \
+	  .num_off = offsetof(struct mntsnap_mount, NU),                                           \
+	  .st_off = offsetof(MNTSNAP__STORE_##L, M),                                               \
+	  .st_num_off = offsetof(MNTSNAP__STORE_##L, NU),                                          \
+	  .sm_str = offsetof(struct mntsnap_k_statmount, SS),                                      \
+	  .sm_num = offsetof(struct mntsnap_k_statmount, SN),                                      \
+	  .sm_ask = SA,                                                                            \
+	  .sm_got = SG,                                                                            \
+	  .change = C,                                                                             \
+	  .json = J,                                                                               \
+	  .name = #N },
 
 #define MNTSNAP__FIELD_COUNT_ROW(...) +1
 enum { MNTSNAP_NFIELDS = 0 MNTSNAP_FIELDS(MNTSNAP__FIELD_COUNT_ROW) };

@@ -56,6 +56,23 @@
  *              struct mntsnap_mount opt_fields), in storage order: varint
  *              record index - previous such index (the first: the index),
  *              off of the fields as the text had them
+ *   0x100 + tag  FIELD: one record field added after version 1 (fields.h
+ *              rows with a wire tag; the first is the UUID). Its bit is
+ *              never set in the masks of META, SBS or RECORDS, which carry
+ *              the version-1 fields only, so readers that predate it read
+ *              everything else unchanged. Flags: REQUIRED when the field's
+ *              row says so (WIRE_REQUIRED), else optional. A reader that
+ *              does not know the tag skips an optional field section and
+ *              refuses a required one with -EOPNOTSUPP (never -EBADMSG).
+ *              Payload: varint level (0 = per record, 1 = per superblock),
+ *              varint kind (0 u32, 1 u64, 2 string, 3 list, 4 u32 pair),
+ *              varint asked (1 if the capture asked for the field: META's
+ *              mask gets the bit), varint count, then per superblock or
+ *              record that has the field, in order: varint index -
+ *              previous such index (the first: the index), the value
+ *              (numbers as varints, a string as off, a list as num, off).
+ *              A known tag whose level or kind differ from the table's is
+ *              corrupt.
  *
  * Why this shape: ids ascend, so deltas are one or two bytes; parents are
  * nearly always a few records back; masks rarely change; superblock data
@@ -108,6 +125,13 @@ enum {
 	SEC_OPTFIELDS = 6, /* optional */
 	SEC__KNOWN = 7,
 };
+
+/*
+ * Field sections: type FIELD_BASE + the field's wire tag (fields.h). The
+ * section's REQUIRED flag is the field's WIRE_REQUIRED.
+ */
+#define SEC_FIELD_BASE 0x100U
+#define SEC_FIELD_MAX 0xffffU
 
 enum {
 	RF_PARENT_IDS = 1U << 0,
@@ -540,6 +564,50 @@ static bool enc_optfields(struct wbuf *w, struct strpool *sp, const struct mntsn
 	return true;
 }
 
+/* One record's or superblock's storage for a field section entry. */
+static const void *field_store(const struct mntsnap_snapshot *s, int level, uint32_t i,
+			       uint32_t *ret_mask)
+{
+	if (level == MNTSNAP_FL_SB) {
+		*ret_mask = s->sbs[i].mask;
+		return &s->sbs[i];
+	}
+	*ret_mask = s->recs[i].mask;
+	return &s->recs[i];
+}
+
+/*
+ * A field section (see the format above) for row f, of the superblocks or
+ * records that have it; false (nothing to write) when none has it and the
+ * capture did not ask for it either.
+ */
+static bool enc_field_section(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+			      const struct mntsnap_field *f)
+{
+	uint32_t n = f->level == MNTSNAP_FL_SB ? s->nsbs : s->nrecs, count = 0, prev = 0, m;
+
+	for (uint32_t i = 0; i < n; i++) {
+		field_store(s, f->level, i, &m);
+		count += !!(m & f->bit);
+	}
+	if (!count && !(s->mask & f->bit))
+		return false;
+	w_var(w, f->level);
+	w_var(w, f->kind);
+	w_var(w, !!(s->mask & f->bit));
+	w_var(w, count);
+	for (uint32_t i = 0; i < n; i++) {
+		const void *st = field_store(s, f->level, i, &m);
+
+		if (!(m & f->bit))
+			continue;
+		w_var(w, i - prev);
+		prev = i;
+		enc_field(w, sp, s, f, st);
+	}
+	return true;
+}
+
 static void enc_section_flags(struct wbuf *out, unsigned type, unsigned flags,
 			      const struct wbuf *payload)
 {
@@ -559,6 +627,13 @@ static void enc_section_flags(struct wbuf *out, unsigned type, unsigned flags,
 
 int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len)
 {
+	return mntsnap__wire_encode_fields(s, mntsnap__fields, MNTSNAP_NFIELDS, ret_buf, ret_len);
+}
+
+int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct mntsnap_field *tab,
+				int ntab, void **ret_buf, size_t *ret_len)
+{
+	struct wbuf fsec = { 0 };
 	struct wbuf sec[SEC__KNOWN] = { { 0 } }, out = { 0 };
 	struct strpool sp = { { 0 } };
 	struct prev pv = { .mp = "" };
@@ -575,6 +650,15 @@ int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		enc_rec(&sec[SEC_RECORDS], &sp, s, i, &pv);
 	optf = enc_optfields(&sec[SEC_OPTFIELDS], &sp, s);
+	/* field sections first, into one buffer: they add to the strings */
+	for (int i = 0; i < ntab; i++) {
+		struct wbuf one = { 0 };
+
+		if (tab[i].wire && enc_field_section(&one, &sp, s, &tab[i]))
+			enc_section_flags(&fsec, SEC_FIELD_BASE + tab[i].wire,
+					  tab[i].wire_required ? WIRE_SEC_REQUIRED : 0, &one);
+		free(one.p);
+	}
 	sec[SEC_STRINGS] = sp.tab;
 
 	w_bytes(&out, WIRE_MAGIC, 8);
@@ -590,6 +674,10 @@ int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_
 	enc_section(&out, SEC_RECORDS, &sec[SEC_RECORDS]);
 	if (optf)
 		enc_section_flags(&out, SEC_OPTFIELDS, 0, &sec[SEC_OPTFIELDS]);
+	if (fsec.err)
+		out.err = out.err ? out.err : fsec.err;
+	else
+		w_bytes(&out, fsec.p, fsec.len);
 	w_reserve(&out, WIRE_TRAILER);
 	r = out.err;
 	if (!r) {
@@ -601,6 +689,7 @@ int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_
 	}
 	for (int i = 0; i < SEC__KNOWN; i++)
 		free(sec[i].p);
+	free(fsec.p);
 	free(sp.slot);
 	free(sp.slot_len);
 	if (r) {
@@ -777,8 +866,18 @@ struct sec {
 	size_t at;
 };
 
+/* The table row of a field section's tag, -1 if this reader has none. */
+static int field_row(unsigned tag)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
+		if (mntsnap__fields[i].wire && mntsnap__fields[i].wire == tag)
+			return i;
+	return -1;
+}
+
 /* Header, checksum and section directory. */
-static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN])
+static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN],
+		       struct sec fsecs[MNTSNAP_NFIELDS])
 {
 	const uint8_t *b = d->base;
 	uint64_t version, hdr_len, features, total;
@@ -834,6 +933,20 @@ static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN])
 			if (secs[type].p)
 				return bad_v(d, -EBADMSG, "duplicate section", pos);
 			secs[type] = (struct sec){ b + pos + WIRE_SEC_HDR, (uint32_t)sl, pos };
+		} else if (type > SEC_FIELD_BASE && field_row(type - SEC_FIELD_BASE) >= 0) {
+			struct sec *f = &fsecs[field_row(type - SEC_FIELD_BASE)];
+
+			if (f->p)
+				return bad_v(d, -EBADMSG, "duplicate field section", pos);
+			*f = (struct sec){ b + pos + WIRE_SEC_HDR, (uint32_t)sl, pos };
+		} else if (type > SEC_FIELD_BASE && (flags & WIRE_SEC_REQUIRED)) {
+			char m[160];
+
+			snprintf(m, sizeof(m),
+				 "requires a record field this reader does not know (field tag %u, "
+				 "written by a newer version)",
+				 type - SEC_FIELD_BASE);
+			return bad_v(d, -EOPNOTSUPP, m, pos);
 		} else if (flags & WIRE_SEC_REQUIRED) {
 			char m[120];
 
@@ -998,6 +1111,62 @@ static int dec_idmaps(struct rd *d, const struct sec *sec, const struct strtab *
 	return d->r;
 }
 
+/*
+ * A known field's section onto the decoded superblocks or records (n of
+ * them, at stride bytes from each other): each entry's index, its value,
+ * its bit. The section must say the level and kind the table says: a
+ * field of another shape under the same tag is not this field.
+ */
+static int dec_field_section(struct rd *d, const struct sec *sec, const struct strtab *t,
+			     const struct mntsnap_field *f, struct mntsnap_mount *first,
+			     size_t stride, uint32_t n, uint32_t *snap_mask)
+{
+	uint64_t level, kind, asked, at = 0;
+	uint32_t count;
+
+	if (!sec->p)
+		return 0;
+	rd_at(d, sec);
+	level = r_var(d);
+	kind = r_var(d);
+	asked = r_var(d);
+	count = r_count(d, 2, f->name);
+	if (d->r)
+		return d->r;
+	if (level != f->level || kind != f->kind || asked > 1)
+		return bad(d, "field %s: section of another shape (level %" PRIu64 ", kind %" PRIu64
+			   ")", f->name, level, kind);
+	if (asked)
+		*snap_mask |= f->bit;
+	for (uint32_t i = 0; i < count && !d->r; i++) {
+		uint64_t delta = r_var(d);
+		struct mntsnap_mount *m;
+
+		if (d->r)
+			break;
+		if ((i && !delta) || delta >= n || at + delta >= n)
+			return bad(d, "field %s: index out of order or range", f->name);
+		at += delta;
+		m = (struct mntsnap_mount *)((char *)first + at * stride);
+		dec_field(d, t, f, m);
+		m->mask |= f->bit;
+	}
+	rd_done(d, f->name);
+	return d->r;
+}
+
+/* Every known field section of one level. */
+static int dec_field_sections(struct rd *d, const struct sec *fsecs, const struct strtab *t,
+			      int level, struct mntsnap_mount *first, size_t stride, uint32_t n,
+			      uint32_t *snap_mask)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS && !d->r; i++)
+		if (mntsnap__fields[i].level == level)
+			dec_field_section(d, &fsecs[i], t, &mntsnap__fields[i], first, stride, n,
+					  snap_mask);
+	return d->r;
+}
+
 /* One decoded record before its parent ids are resolved. */
 struct drec {
 	struct mntsnap_mount m;
@@ -1016,6 +1185,8 @@ struct dctx {
 	uint64_t prev_id;
 	uint32_t prev_old, prev_mask;
 	const struct sec *optf; /* SEC_OPTFIELDS, or one with p NULL */
+	const struct sec *fsecs; /* field sections by table row, p NULL if absent */
+	uint32_t *snap_mask;
 };
 
 static int dec_mount_point(struct dctx *c, struct drec *x, uint32_t i)
@@ -1151,8 +1322,9 @@ static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 	if (sbi >= c->nsbs)
 		return bad(d, "record %u: superblock index %u out of range", i, sbi);
 	sb = &c->sbs[sbi];
-	if (sb->mask != (m->mask & SB_FIELDS))
+	if ((sb->mask & SB_FIELDS) != (m->mask & SB_FIELDS))
 		return bad(d, "record %u: mask disagrees with its superblock's", i);
+	m->mask |= sb->mask; /* the superblock fields of field sections */
 	copy_sb(sb, m);
 	return 0;
 }
@@ -1273,6 +1445,9 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 		r = d->r;
 	}
 	if (!r)
+		r = dec_field_sections(d, c->fsecs, c->t, MNTSNAP_FL_MOUNT, &x[0].m, sizeof(*x), n,
+				       c->snap_mask);
+	if (!r)
 		r = resolve_links(d, x, n);
 	if (!r)
 		r = dec_optfields(c, x, n);
@@ -1298,7 +1473,7 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 			struct mntsnap_snapshot **ret)
 {
-	struct sec secs[SEC__KNOWN] = { { 0 } };
+	struct sec secs[SEC__KNOWN] = { { 0 } }, fsecs[MNTSNAP_NFIELDS] = { { 0 } };
 	struct rd d = { .base = buf, .p = buf, .end = (const uint8_t *)buf + len, .err = err,
 			.budget = (uint64_t)len * WIRE_EXPANSION + WIRE_EXPANSION_MIN };
 	struct mntsnap_mount *sbs = NULL, *ims = NULL;
@@ -1311,7 +1486,7 @@ int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 		return -EINVAL;
 	if (!buf)
 		return bad_v(&d, -EBADMSG, "empty input", 0);
-	r = parse_frame(&d, len, secs);
+	r = parse_frame(&d, len, secs, fsecs);
 	if (r)
 		return r;
 	s = mntsnap__snap_new(MNTSNAP_BACKEND_FILE, 0);
@@ -1323,7 +1498,12 @@ int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 	if (!r)
 		r = dec_sbs(&d, &secs[SEC_SBS], &t, &sbs, &c.nsbs);
 	if (!r)
+		r = dec_field_sections(&d, fsecs, &t, MNTSNAP_FL_SB, sbs, sizeof(*sbs), c.nsbs,
+				       &s->mask);
+	if (!r)
 		r = dec_idmaps(&d, &secs[SEC_IDMAPS], &t, &ims, &c.nims);
+	c.fsecs = fsecs;
+	c.snap_mask = &s->mask;
 	c.sbs = sbs;
 	c.ims = ims;
 	c.optf = &secs[SEC_OPTFIELDS];
