@@ -10,14 +10,17 @@
  * then derived rather than asked for (see "propagate_from without asking").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backends.h"
 #include "fields.h"
+#include "fsuuid.h"
 #include "ns.h"
 #include "snapshot.h"
 
@@ -798,6 +801,100 @@ void mntsnap__snap_stamp(struct mntsnap_snapshot *s)
 	}
 }
 
+/* ---- fields statmount does not give ------------------------------------- */
+
+/* Mounts of one superblock tried for its UUID before it counts as absent. */
+#define UUID_TRIES 3
+
+/*
+ * The UUID of every superblock of s, read through one of its mounts
+ * (mount points relative to root_dirfd), set on the interned superblock
+ * and on every record of it. A mount whose path no longer leads to it
+ * (over-mounted, moved) says nothing about its superblock: up to
+ * UUID_TRIES mounts are tried. Errors other than "none" are the
+ * system's (ENOMEM, EMFILE) and fail the capture.
+ */
+int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, uint32_t from)
+{
+	uint8_t *tries;
+	int r = 0;
+
+	if (!(s->mask & MNTSNAP_F_UUID) || !s->nsbs)
+		return 0;
+	tries = calloc(s->nsbs, 1);
+	if (!tries)
+		return -ENOMEM;
+	for (uint32_t i = from; i < s->nrecs && !r; i++) {
+		struct mntsnap_rec *rec = &s->recs[i];
+		struct mntsnap_sb *sb = &s->sbs[rec->sb];
+		char uuid[37];
+		long off;
+
+		if ((sb->mask & MNTSNAP_F_UUID) || tries[rec->sb] >= UUID_TRIES ||
+		    !(rec->mask & MNTSNAP_F_MOUNT_POINT) || !(rec->mask & MNTSNAP_F_ID))
+			continue;
+		tries[rec->sb]++;
+		r = mntsnap__fs_uuid(root_dirfd, s->strtab + rec->mount_point, rec->id,
+				     sb->dev_major, sb->dev_minor, s->strtab + sb->fs_type, uuid);
+		if (r == -ENODATA) {
+			r = 0;
+			continue;
+		}
+		if (r)
+			break;
+		off = mntsnap__snap_str(s, uuid, strnlen(uuid, sizeof(uuid) - 1));
+		if (off < 0) {
+			r = (int)off;
+			break;
+		}
+		sb->uuid = (uint32_t)off;
+		sb->mask |= MNTSNAP_F_UUID;
+	}
+	for (uint32_t i = from; i < s->nrecs && !r; i++)
+		if (s->sbs[s->recs[i].sb].mask & MNTSNAP_F_UUID)
+			s->recs[i].mask |= MNTSNAP_F_UUID;
+	free(tries);
+	return r;
+}
+
+/*
+ * The root the mount points of a capture through o->ns are relative to,
+ * for reading files of its mounts: the caller's own (AT_FDCWD), the
+ * target's as the helper opened it before confining itself, or the root
+ * of the target process (O_PATH; *ret_close says close it). -ENOENT when
+ * there is none to open (a handle without a process): those fields stay
+ * absent.
+ */
+static int mounts_root(const struct mntsnap_ns *ns, bool own_ns, bool *ret_close)
+{
+	*ret_close = false;
+	if (ns && ns->inside)
+		return ns->root_fd >= 0 ? ns->root_fd : -ENOENT;
+	if (own_ns || !ns || ns->self)
+		return AT_FDCWD;
+	*ret_close = true;
+	return mntsnap__ns_root_fd(ns);
+}
+
+/* The fields read apart from statmount, for s captured through ns. */
+static int read_late_fields(struct mntsnap_snapshot *s, const struct mntsnap_ns *ns, bool own_ns)
+{
+	bool close_it;
+	int root, r;
+
+	if (!(s->mask & MNTSNAP_F_UUID))
+		return 0;
+	root = mounts_root(ns, own_ns, &close_it);
+	if (root == -ENOENT || root == -EACCES || root == -ESRCH)
+		return 0; /* absent: no root to read them from */
+	if (root < 0 && root != AT_FDCWD)
+		return root;
+	r = mntsnap__snap_read_uuids(s, root, 0);
+	if (close_it)
+		close(root);
+	return r;
+}
+
 int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished)
@@ -855,6 +952,8 @@ int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 		r = derive_propagate_from(sys, &tmpl, own_ns && !o->under_id, s);
 	for (uint32_t i = 0; !r && derive && !(want & MNTSNAP_F_PROPAGATION) && i < s->nrecs; i++)
 		s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATION;
+	if (!r)
+		r = read_late_fields(s, o->ns, own_ns);
 	if (!r)
 		r = mntsnap__snap_finish(s);
 out:
@@ -933,6 +1032,9 @@ static int stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *n
 	r = mntsnap__snap_reserve(s, 1, 0);
 	if (!r)
 		r = mntsnap__snap_add(s, &m);
+	if (r >= 0)
+		r = read_late_fields(s, ns, tmpl.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 &&
+						  !tmpl.mnt_ns_fd);
 	if (r >= 0)
 		r = mntsnap__snap_finish(s);
 	if (r < 0) {

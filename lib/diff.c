@@ -483,7 +483,7 @@ int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff
 static const char *const change_names[] = {
 	"mount_point", "parent",  "root",   "attributes", "propagation",
 	"peer_group",  "master",  "propagate_from", "options", "source",
-	"fs_type",     "device",  "sb_flags", "idmap",
+	"fs_type",     "device",  "sb_flags", "idmap",      "uuid",
 };
 
 const char *mntsnap_diff_change_name(uint32_t bit)

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "mntsnap.h"
+#include "uapi.h"
 
 #define MNTSNAP_FIELDS_CORE(X)                                                                     \
 	X(ID, MOUNT, SPECIAL, id, parent_id, MNTSNAP_K_STATMOUNT_MNT_BASIC,                        \
@@ -105,7 +106,8 @@
  * Fields added after the version-1 format: each travels in its own wire
  * field section. UUID: read by FS_IOC_GETFSUUID / udev, not statmount.
  */
-#define MNTSNAP_FIELDS_EXT(X)
+#define MNTSNAP_FIELDS_EXT(X)                                                                      \
+	X(UUID, SB, STR, uuid, uuid, 0, 0, mask, mask, "uuid", 1, MNTSNAP_CHANGE_UUID, 0, 1, 0)
 
 /*
  * A build may append rows (a test writes files with a field this library
@@ -190,6 +192,8 @@ extern const struct mntsnap_field mntsnap__fields[MNTSNAP_NFIELDS];
 #define MNTSNAP__FIELD_MI_ROW(N, L, K, M, NU, SA, SG, SS, SN, J, JG, C, MI, ...)                   \
 	| ((MI) ? MNTSNAP_F_##N : 0)
 #define MNTSNAP__FIELDS_MOUNTINFO (0 MNTSNAP_FIELDS(MNTSNAP__FIELD_MI_ROW))
+#define MNTSNAP__FIELD_SM_ROW(N, L, K, M, NU, SA, SG, ...) | ((SG) ? MNTSNAP_F_##N : 0)
+#define MNTSNAP__FIELDS_STATMOUNT (0 MNTSNAP_FIELDS(MNTSNAP__FIELD_SM_ROW))
 #define MNTSNAP__FIELD_STRS_ROW(N, L, K, ...)                                                      \
 	| ((MNTSNAP_FK_##K == MNTSNAP_FK_STR || MNTSNAP_FK_##K == MNTSNAP_FK_LIST) ? MNTSNAP_F_##N : 0)
 #define MNTSNAP__FIELDS_STRINGS (0 MNTSNAP_FIELDS(MNTSNAP__FIELD_STRS_ROW))

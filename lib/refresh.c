@@ -421,7 +421,8 @@ static int fetch_queued(struct refresh *f)
 		else
 			f->added++;
 	}
-	return 0;
+	/* the fields statmount does not give, for the records just added */
+	return mntsnap__snap_read_uuids(f->s, AT_FDCWD, f->nold);
 }
 
 static int cmp_rec_id(const void *a, const void *b)

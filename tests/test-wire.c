@@ -705,15 +705,20 @@ Test(wire, expansion_is_bounded)
 #define MNTSNAP_F_TEST_EXTRA (1U << 31)
 #define MNTSNAP_FIELDS_EXTRA(X)                                                                    \
 	X(TEST_EXTRA, SB, U64, sb_magic, sb_magic, 0, 0, mask, mask, "test-extra", 1, 0, 0,        \
-	  0xfe00, EXTRA_REQUIRED)
+	  EXTRA_TAG, EXTRA_REQUIRED)
 #include "fields.h"
 #include "uapi.h"
 
+#define EXTRA_TAG 0xfe00
 #define EXTRA_REQUIRED 0
 static const struct mntsnap_field tab_optional[] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
 #undef EXTRA_REQUIRED
 #define EXTRA_REQUIRED 1
 static const struct mntsnap_field tab_required[] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
+/* a u64 under the UUID's tag: a field of another shape than this reader's */
+#undef EXTRA_TAG
+#define EXTRA_TAG 1
+static const struct mntsnap_field tab_clash[] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
 #define NTAB ((int)(sizeof(tab_optional) / sizeof(tab_optional[0])))
 
 static void *data_file(const char *name, size_t *len)
@@ -775,6 +780,52 @@ Test(wire, unknown_field_of_a_live_capture)
 	free(plain);
 	free(opt);
 	free(req);
+	mntsnap_snapshot_free(s);
+}
+
+Test(wire, known_field_of_another_shape_is_corrupt)
+{
+	struct mntsnap_snapshot *s = capture_mask(0); /* no UUID: only the clash has tag 1 */
+	void *b;
+	size_t n;
+
+	cr_assert_eq(mntsnap__field_of(MNTSNAP_F_UUID)->wire, 1);
+	encode_with_extra(s, tab_clash, &b, &n);
+	expect(b, n, -EBADMSG, "field UUID: section of another shape");
+	free(b);
+	mntsnap_snapshot_free(s);
+}
+
+/* The UUID's field section, as written and read by this build. */
+Test(wire, uuid_field_round_trip)
+{
+	struct mntsnap_snapshot *s, *l = NULL;
+	struct mntsnap_mount m;
+	void *b;
+	size_t n;
+
+	ms_private_ns(BASE);
+	s = capture_mask(MNTSNAP_MASK_FULL);
+
+	/* whatever the host has: give the first superblock a UUID of its own */
+	s->sbs[0].uuid = (uint32_t)mntsnap__snap_str(s, "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", 36);
+	s->sbs[0].mask |= MNTSNAP_F_UUID;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		if (s->recs[i].sb == 0)
+			s->recs[i].mask |= MNTSNAP_F_UUID;
+	assert_round_trip(s);
+	cr_assert_eq(mntsnap__wire_encode(s, &b, &n), 0);
+	cr_assert_eq(mntsnap_snapshot_load_buf(b, n, NULL, &l), 0);
+	cr_assert(l->mask & MNTSNAP_F_UUID, "asked-for bit lost");
+	for (size_t i = 0; i < mntsnap_snapshot_count(l); i++) {
+		cr_assert_eq(mntsnap_snapshot_get(l, i, &m), 0);
+		if (s->recs[i].sb == 0) {
+			cr_assert(m.mask & MNTSNAP_F_UUID);
+			cr_assert_str_eq(m.uuid, "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+		}
+	}
+	free(b);
+	mntsnap_snapshot_free(l);
 	mntsnap_snapshot_free(s);
 }
 
