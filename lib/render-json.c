@@ -453,25 +453,6 @@ static void put_options_cached(struct jb *b, const struct mntsnap_mount *m,
 	put(b, c->frag.p, c->frag.len);
 }
 
-/* A field the table renders: strings as strings, lists as arrays. */
-static void put_field(struct jb *b, const struct mntsnap_mount *m, const struct mntsnap_field *f)
-{
-	switch (f->kind) {
-	case MNTSNAP_FK_STR:
-		put_str(b, mntsnap__fstr(m, f));
-		break;
-	case MNTSNAP_FK_LIST:
-		put_list(b, mntsnap__fstr(m, f), mntsnap__fnum(m, f));
-		break;
-	case MNTSNAP_FK_U32:
-		put_u64(b, mntsnap__fu32(m, f->off));
-		break;
-	default:
-		put_u64_str(b, mntsnap__fu64(m, f->off));
-		break;
-	}
-}
-
 static void json_record(struct jb *b, const struct mntsnap_mount *m, struct opt_cache *oc)
 {
 	PUTS(b, "{\"id\":");
@@ -518,17 +499,22 @@ static void json_record(struct jb *b, const struct mntsnap_mount *m, struct opt_
 	put_hex(b, m->attr);
 	PUTS(b, ",\"mask\":");
 	put_hex(b, m->mask);
-	/* fields findmnt does not have, each only when the record has it */
-	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
-		const struct mntsnap_field *f = &mntsnap__fields[i];
-
-		if (!f->json_generic || !(m->mask & f->bit))
-			continue;
-		PUTS(b, ",\"");
-		put(b, f->json, strlen(f->json));
-		PUTS(b, "\":");
-		put_field(b, m, f);
+	/*
+	 * Fields findmnt does not have, each only when the record has it:
+	 * the table's JSON_GENERIC rows, generated (this runs per record).
+	 */
+#define JT_STR(M, NU) put_str(b, m->M)
+#define JT_LIST(M, NU) put_list(b, m->M, m->NU)
+#define JT_U32(M, NU) put_u64(b, m->M)
+#define JT_U64(M, NU) put_u64_str(b, m->M)
+#define JT_G0(N, K, M, NU, J)
+#define JT_G1(N, K, M, NU, J)                                                                      \
+	if (m->mask & MNTSNAP_F_##N) {                                                             \
+		PUTS(b, ",\"" J "\":");                                                            \
+		JT_##K(M, NU);                                                                     \
 	}
+#define JT_ROW(N, L, K, M, NU, SA, SG, SS, SN, J, JG, ...) JT_G##JG(N, K, M, NU, J)
+	MNTSNAP_FIELDS(JT_ROW)
 	PUTS(b, "}");
 }
 

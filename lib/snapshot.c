@@ -418,7 +418,7 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 long mntsnap__snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
 	struct mntsnap_rec rec = {0};
-	long sb, im;
+	long sb, im, off;
 	int err;
 
 	if (s->nrecs >= UINT32_MAX - 1)
@@ -429,9 +429,22 @@ long mntsnap__snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m
 	sb = intern_sb(s, m);
 	if (sb < 0)
 		return sb;
-	err = store_fields(s, &rec, MNTSNAP_FL_MOUNT, m, m->mask);
-	if (err)
-		return err;
+	/* the per-mount fields, generated from the table: this runs per record */
+#define ST_U32(N, M, NU) rec.M = m->M;
+#define ST_U64(N, M, NU) rec.M = m->M;
+#define ST_PAIR(N, M, NU) rec.M = m->M, rec.NU = m->NU;
+#define ST_STR(N, M, NU)                                                                           \
+	off = add_str(s, m->M, m->mask, MNTSNAP_F_##N);                                            \
+	if (off < 0)                                                                               \
+		return off;                                                                        \
+	rec.M = (uint32_t)off;
+#define ST_SPECIAL(N, M, NU)
+#define ST_MOUNT(N, K, M, NU) ST_##K(N, M, NU)
+#define ST_SB(N, K, M, NU)
+#define ST_IDMAP(N, K, M, NU)
+#define ST_SNAP(N, K, M, NU)
+#define ST_ROW(N, L, K, M, NU, ...) ST_##L(N, K, M, NU)
+	MNTSNAP_FIELDS(ST_ROW)
 	im = add_idmap(s, m);
 	if (im < 0)
 		return im;
