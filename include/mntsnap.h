@@ -776,7 +776,10 @@ int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd);
  *               length or count out of bounds, an unterminated string,
  *               duplicate ids, parent links that point nowhere or loop;
  *  -EPROTO      written by a newer format version;
- *  -EOPNOTSUPP  needs a feature (required flag/section) this reader lacks;
+ *  -EOPNOTSUPP  needs a feature (required flag/section) this reader lacks,
+ *               also a record field a newer writer marked required (a
+ *               field it marked optional is skipped: the file loads
+ *               without it);
  *  -EFBIG       larger than 2 GiB; -ENOMEM; errors of open()/read().
  * The 24-byte header is read and checked first: input that is no snapshot
  * (bad magic) costs one small read, and the header's length bounds the

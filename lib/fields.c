@@ -15,6 +15,12 @@ const struct mntsnap_field mntsnap__fields[MNTSNAP_NFIELDS] = { MNTSNAP_FIELDS(M
 #define BIT_CHECK(N, ...) _Static_assert((MNTSNAP_F_##N & (MNTSNAP_F_##N - 1)) == 0, #N " is one bit");
 MNTSNAP_FIELDS(BIT_CHECK)
 
+/* wire tags: a field section's type is 0x100 + tag, a u16 */
+#define TAG_CHECK(N, L, K, M, NU, SA, SG, SS, SN, J, JG, C, MI, W, WR)                             \
+	_Static_assert((W) < 0xff00 && (!(W) || MNTSNAP_FL_##L <= MNTSNAP_FL_SB),                  \
+		       #N ": wire tag out of range, or a level field sections cannot carry");
+MNTSNAP_FIELDS(TAG_CHECK)
+
 const struct mntsnap_field *mntsnap__field_of(uint32_t bit)
 {
 	for (int i = 0; i < MNTSNAP_NFIELDS; i++)

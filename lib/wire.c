@@ -131,7 +131,6 @@ enum {
  * section's REQUIRED flag is the field's WIRE_REQUIRED.
  */
 #define SEC_FIELD_BASE 0x100U
-#define SEC_FIELD_MAX 0xffffU
 
 enum {
 	RF_PARENT_IDS = 1U << 0,
