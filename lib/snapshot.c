@@ -192,11 +192,11 @@ static size_t list_len(const char *s, uint32_t n)
 }
 
 /*
- * Only the numeric fields: the device number already tells superblocks
- * apart (strings differ only for the same device when it was remounted
- * between two statmount calls, and sb_matches() compares everything
- * anyway), and hashing every option string of every record cost more than
- * the rest of adding it.
+ * Only the numeric fields (generated from the table's superblock rows):
+ * the device number already tells superblocks apart (strings differ only
+ * for the same device when it was remounted between two statmount calls,
+ * and sb_matches() compares everything anyway), and hashing every option
+ * string of every record cost more than the rest of adding it.
  */
 static uint32_t hash_sb(const struct mntsnap_mount *m, uint32_t mask)
 {
@@ -208,10 +208,18 @@ static uint32_t hash_sb(const struct mntsnap_mount *m, uint32_t mask)
 	 */
 	mask &= MNTSNAP__FIELDS_STATMOUNT;
 	h = hash_bytes(h, &mask, sizeof(mask));
-	h = hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
-	h = hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
-	h = hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
-	h = hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
+	/* the table's numeric superblock rows, in its order */
+#define H_U32(M, NU) h = hash_bytes(h, &m->M, sizeof(m->M));
+#define H_U64(M, NU) H_U32(M, NU)
+#define H_PAIR(M, NU) H_U32(M, NU) H_U32(NU, NU)
+#define H_STR(M, NU)
+#define H_LIST(M, NU)
+#define H_SB(N, K, M, NU) H_##K(M, NU)
+#define H_MOUNT(N, K, M, NU)
+#define H_IDMAP(N, K, M, NU)
+#define H_SNAP(N, K, M, NU)
+#define H_ROW(N, L, K, M, NU, ...) H_##L(N, K, M, NU)
+	MNTSNAP_FIELDS(H_ROW)
 	return h;
 }
 
