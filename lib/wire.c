@@ -675,7 +675,7 @@ int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct m
 		enc_section_flags(&out, SEC_OPTFIELDS, 0, &sec[SEC_OPTFIELDS]);
 	if (fsec.err)
 		out.err = out.err ? out.err : fsec.err;
-	else
+	else if (fsec.len)
 		w_bytes(&out, fsec.p, fsec.len);
 	w_reserve(&out, WIRE_TRAILER);
 	r = out.err;
