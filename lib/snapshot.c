@@ -354,6 +354,7 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	uint32_t hash;
 	struct mntsnap_sb sb = {0};
 	uint32_t slot;
+	long off;
 	int r;
 
 	/*
@@ -388,9 +389,30 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 			 reserve_exact((void **)&s->sbs, &s->sbs_cap, 1, sizeof(*s->sbs));
 	if (r)
 		return r;
-	r = store_fields(s, &sb, MNTSNAP_FL_SB, m, mask);
-	if (r)
-		return r;
+	/* store_fields() for superblocks, generated: one per mount of its own */
+#define SS_U32(N, M, NU) sb.M = m->M;
+#define SS_U64(N, M, NU) sb.M = m->M;
+#define SS_PAIR(N, M, NU) sb.M = m->M, sb.NU = m->NU;
+#define SS_STR(N, M, NU)                                                                           \
+	off = add_str(s, m->M, mask, MNTSNAP_F_##N);                                               \
+	if (off < 0)                                                                               \
+		return off;                                                                        \
+	sb.M = (uint32_t)off;
+#define SS_LIST(N, M, NU)                                                                          \
+	off = add_list(s, m->M, m->NU, mask, MNTSNAP_F_##N);                                       \
+	if (off < 0)                                                                               \
+		return off;                                                                        \
+	sb.M = (uint32_t)off;                                                                      \
+	sb.NU = mask & MNTSNAP_F_##N ? m->NU : 0;
+#define SS_SB(N, K, M, NU)                                                                         \
+	if (mask & MNTSNAP_F_##N) {                                                                \
+		SS_##K(N, M, NU)                                                                   \
+	}
+#define SS_MOUNT(N, K, M, NU)
+#define SS_IDMAP(N, K, M, NU)
+#define SS_SNAP(N, K, M, NU)
+#define SS_ROW(N, L, K, M, NU, ...) SS_##L(N, K, M, NU)
+	MNTSNAP_FIELDS(SS_ROW)
 	sb.hash = hash;
 	sb.mask = mask;
 	s->sbs[s->nsbs] = sb;

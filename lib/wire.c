@@ -1061,6 +1061,38 @@ static void dec_level(struct rd *d, const struct strtab *t, int level, uint32_t 
 	}
 }
 
+/*
+ * dec_level() for superblocks, generated from the table: a table of many
+ * filesystems decodes one per mount.
+ */
+#define DS_U32(N, M, NU) m->M = r_u32(d, #N);
+#define DS_U64(N, M, NU) m->M = r_var(d);
+#define DS_PAIR(N, M, NU) m->M = r_u32(d, #N), m->NU = r_u32(d, #N);
+#define DS_STR(N, M, NU) m->M = r_str(d, t, #N);
+#define DS_LIST(N, M, NU) m->NU = r_u32(d, #N), m->M = r_list(d, t, m->NU, #N);
+#define DS_SPECIAL(N, M, NU)
+#define DS_EMPTY_U32(M)
+#define DS_EMPTY_U64(M)
+#define DS_EMPTY_PAIR(M)
+#define DS_EMPTY_STR(M) m->M = "";
+#define DS_EMPTY_LIST(M) m->M = "";
+#define DS_EMPTY_SPECIAL(M)
+#define DS_SB(N, K, M, NU)                                                                         \
+	DS_EMPTY_##K(M) if (mask & MNTSNAP_F_##N)                                                  \
+	{                                                                                          \
+		DS_##K(N, M, NU)                                                                   \
+	}
+#define DS_MOUNT(N, K, M, NU)
+#define DS_IDMAP(N, K, M, NU)
+#define DS_SNAP(N, K, M, NU)
+#define DS_ROW(N, L, K, M, NU, ...) DS_##L(N, K, M, NU)
+
+static void dec_sb(struct rd *d, const struct strtab *t, uint32_t mask, struct mntsnap_mount *m)
+{
+	mask &= CORE_FIELDS; /* later fields come in field sections */
+	MNTSNAP_FIELDS(DS_ROW)
+}
+
 static int dec_sbs(struct rd *d, const struct sec *sec, const struct strtab *t,
 		   struct mntsnap_mount **ret, uint32_t *ret_n)
 {
@@ -1082,7 +1114,7 @@ static int dec_sbs(struct rd *d, const struct sec *sec, const struct strtab *t,
 		if (m->mask & ~(uint32_t)SB_FIELDS)
 			return bad(d, "superblock %u: mask 0x%x has non-superblock bits", i,
 				   m->mask);
-		dec_level(d, t, MNTSNAP_FL_SB, m->mask, m);
+		dec_sb(d, t, m->mask, m);
 	}
 	*ret_n = n;
 	rd_done(d, "SBS");
