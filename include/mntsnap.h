@@ -109,7 +109,8 @@ enum {
 	MNTSNAP_F_NS_ID = 1U << 16,         /* ns_id */
 	MNTSNAP_F_UIDMAP = 1U << 17,        /* uidmap/uidmap_num */
 	MNTSNAP_F_GIDMAP = 1U << 18,        /* gidmap/gidmap_num */
-	MNTSNAP_F_ALL = (1U << 19) - 1,
+	MNTSNAP_F_UUID = 1U << 19,          /* uuid (not from statmount; see below) */
+	MNTSNAP_F_ALL = (1U << 20) - 1,
 };
 
 /*
@@ -177,6 +178,26 @@ struct mntsnap_mount {
 	 * otherwise. Not a MNTSNAP_F_* field.
 	 */
 	const char *opt_fields;
+	/*
+	 * MNTSNAP_F_UUID: the filesystem's UUID, findmnt's UUID column (the
+	 * superblock's UUID, blkid's for its device). Read per superblock,
+	 * not by statmount: FS_IOC_GETFSUUID (Linux 6.5) on the mount's root
+	 * where the filesystem reports it (ext2/3/4, xfs, btrfs, f2fs, ...),
+	 * opened from the reader's root without following symlinks and
+	 * checked to be that mount, else udev's /dev/disk/by-uuid link of
+	 * the caller's own /dev for the device, else absent. A 16-byte UUID
+	 * is canonical lowercase 8-4-4-4-12 text ("3e6be9de-8139-11d1-9106-
+	 * a43f08d823a6"); a UUID of another length the kernel reports (1..15
+	 * bytes) is lowercase hex without dashes; one from udev is its link's
+	 * name decoded (what blkid printed: at most 36 printable characters,
+	 * e.g. "B1C9-5C6F" for FAT). Absent (tmpfs, proc, overlay, FUSE, NFS:
+	 * their kernel UUIDs are random per mount, and findmnt shows none),
+	 * for the mountinfo text backend, for a foreign namespace reached
+	 * without a process whose root can be opened, and where the mount
+	 * point no longer leads to the mount. Not in MNTSNAP_MASK_DEFAULT:
+	 * it costs an open and an ioctl per superblock.
+	 */
+	const char *uuid;
 };
 
 /* mount attribute / propagation bits, same values as the kernel's */
@@ -753,7 +774,10 @@ int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd);
  *               length or count out of bounds, an unterminated string,
  *               duplicate ids, parent links that point nowhere or loop;
  *  -EPROTO      written by a newer format version;
- *  -EOPNOTSUPP  needs a feature (required flag/section) this reader lacks;
+ *  -EOPNOTSUPP  needs a feature (required flag/section) this reader lacks,
+ *               also a record field a newer writer marked required (a
+ *               field it marked optional is skipped: the file loads
+ *               without it);
  *  -EFBIG       larger than 2 GiB; -ENOMEM; errors of open()/read().
  * The 24-byte header is read and checked first: input that is no snapshot
  * (bad magic) costs one small read, and the header's length bounds the
@@ -801,6 +825,7 @@ enum {
 	MNTSNAP_CHANGE_DEV = 1U << 11,
 	MNTSNAP_CHANGE_SB_FLAGS = 1U << 12,
 	MNTSNAP_CHANGE_IDMAP = 1U << 13,
+	MNTSNAP_CHANGE_UUID = 1U << 14,        /* filesystem UUID (MNTSNAP_F_UUID) */
 };
 
 struct mntsnap_diff_entry {

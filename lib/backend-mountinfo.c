@@ -49,16 +49,13 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "fields.h"
 #include "ns.h"
 #include "proc.h"
 #include "snapshot.h"
 
 /* Everything a mountinfo line can give (NS_ID only for a live namespace). */
-#define MI_FIELDS                                                              \
-	(MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR | \
-	 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |     \
-	 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE |      \
-	 MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS | MNTSNAP_F_NS_ID)
+#define MI_FIELDS MNTSNAP__FIELDS_MOUNTINFO
 
 /*
  * First read buffer for /proc files (st_size is 0); doubles as needed.

@@ -10,11 +10,17 @@
  * then derived rather than asked for (see "propagate_from without asking").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "backends.h"
+#include "fields.h"
+#include "fsuuid.h"
 #include "ns.h"
 #include "hash.h"
 #include "snapshot.h"
@@ -32,39 +38,15 @@ uint64_t mntsnap__sm_mask_from_fields(uint32_t f)
 {
 	uint64_t m = 0;
 
-	if (f & (MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS))
-		m |= MNTSNAP_K_STATMOUNT_SB_BASIC;
-	if (f & (MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION))
-		m |= MNTSNAP_K_STATMOUNT_MNT_BASIC;
-	/* records store propagate_from normalised against master (MNT_BASIC) */
-	if (f & MNTSNAP_F_PROPAGATE_FROM)
-		m |= MNTSNAP_K_STATMOUNT_PROPAGATE_FROM | MNTSNAP_K_STATMOUNT_MNT_BASIC;
-	if (f & MNTSNAP_F_ROOT)
-		m |= MNTSNAP_K_STATMOUNT_MNT_ROOT;
-	if (f & MNTSNAP_F_MOUNT_POINT)
-		m |= MNTSNAP_K_STATMOUNT_MNT_POINT;
-	if (f & MNTSNAP_F_FS_TYPE)
-		m |= MNTSNAP_K_STATMOUNT_FS_TYPE;
-	if (f & MNTSNAP_F_FS_SUBTYPE)
-		m |= MNTSNAP_K_STATMOUNT_FS_SUBTYPE;
 	/*
-	 * With the supported mask (one u64, 6.15+) an absent source bit can be
-	 * told apart: see source_of() below.
+	 * The table's SM_ASK: a source also asks for the supported mask (one
+	 * u64, 6.15+: an absent source bit can then be told apart, see
+	 * source_of() below); propagate_from also MNT_BASIC (records store it
+	 * normalised against master).
 	 */
-	if (f & MNTSNAP_F_SOURCE)
-		m |= MNTSNAP_K_STATMOUNT_SB_SOURCE | MNTSNAP_K_STATMOUNT_SUPPORTED_MASK;
-	if (f & MNTSNAP_F_OPTS)
-		m |= MNTSNAP_K_STATMOUNT_MNT_OPTS;
-	if (f & MNTSNAP_F_OPT_ARRAY)
-		m |= MNTSNAP_K_STATMOUNT_OPT_ARRAY;
-	if (f & MNTSNAP_F_OPT_SEC_ARRAY)
-		m |= MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY;
-	if (f & MNTSNAP_F_NS_ID)
-		m |= MNTSNAP_K_STATMOUNT_MNT_NS_ID;
-	if (f & MNTSNAP_F_UIDMAP)
-		m |= MNTSNAP_K_STATMOUNT_MNT_UIDMAP;
-	if (f & MNTSNAP_F_GIDMAP)
-		m |= MNTSNAP_K_STATMOUNT_MNT_GIDMAP;
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
+		if (f & mntsnap__fields[i].bit)
+			m |= mntsnap__fields[i].sm_ask;
 	return m;
 }
 
@@ -72,34 +54,9 @@ uint32_t mntsnap__fields_from_sm_mask(uint64_t m)
 {
 	uint32_t f = 0;
 
-	if (m & MNTSNAP_K_STATMOUNT_SB_BASIC)
-		f |= MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_BASIC)
-		f |= MNTSNAP_F_ID | MNTSNAP_F_ID_OLD | MNTSNAP_F_ATTR | MNTSNAP_F_PROPAGATION;
-	if (m & MNTSNAP_K_STATMOUNT_PROPAGATE_FROM)
-		f |= MNTSNAP_F_PROPAGATE_FROM;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_ROOT)
-		f |= MNTSNAP_F_ROOT;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_POINT)
-		f |= MNTSNAP_F_MOUNT_POINT;
-	if (m & MNTSNAP_K_STATMOUNT_FS_TYPE)
-		f |= MNTSNAP_F_FS_TYPE;
-	if (m & MNTSNAP_K_STATMOUNT_FS_SUBTYPE)
-		f |= MNTSNAP_F_FS_SUBTYPE;
-	if (m & MNTSNAP_K_STATMOUNT_SB_SOURCE)
-		f |= MNTSNAP_F_SOURCE;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_OPTS)
-		f |= MNTSNAP_F_OPTS;
-	if (m & MNTSNAP_K_STATMOUNT_OPT_ARRAY)
-		f |= MNTSNAP_F_OPT_ARRAY;
-	if (m & MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY)
-		f |= MNTSNAP_F_OPT_SEC_ARRAY;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_NS_ID)
-		f |= MNTSNAP_F_NS_ID;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_UIDMAP)
-		f |= MNTSNAP_F_UIDMAP;
-	if (m & MNTSNAP_K_STATMOUNT_MNT_GIDMAP)
-		f |= MNTSNAP_F_GIDMAP;
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
+		if (m & mntsnap__fields[i].sm_got)
+			f |= mntsnap__fields[i].bit;
 	return f;
 }
 
@@ -175,10 +132,7 @@ void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, s
 
 	/* the string area must end in a NUL for any string to be trusted */
 	if (sm->size <= sizeof(*sm) || ((const char *)sm)[sm->size - 1] != '\0')
-		f &= ~(MNTSNAP_F_ROOT | MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_FS_TYPE |
-		       MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS |
-		       MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY | MNTSNAP_F_UIDMAP |
-		       MNTSNAP_F_GIDMAP);
+		f &= ~(uint32_t)MNTSNAP__FIELDS_STRINGS;
 	memset(m, 0, sizeof(*m));
 	/*
 	 * Numbers only where their bit came back: the rest of the buffer is
@@ -211,24 +165,28 @@ void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, s
 		m->propagate_from = (uint32_t)sm->propagate_from;
 	if (sm->mask & MNTSNAP_K_STATMOUNT_MNT_NS_ID)
 		m->ns_id = sm->mnt_ns_id;
-	m->fs_type = sm_str(sm, MNTSNAP_K_STATMOUNT_FS_TYPE, sm->fs_type, &f, MNTSNAP_F_FS_TYPE);
-	m->root = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_ROOT, sm->mnt_root, &f, MNTSNAP_F_ROOT);
-	m->mount_point = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_POINT, sm->mnt_point, &f, MNTSNAP_F_MOUNT_POINT);
-	m->options = sm_str(sm, MNTSNAP_K_STATMOUNT_MNT_OPTS, sm->mnt_opts, &f, MNTSNAP_F_OPTS);
-	m->fs_subtype = sm_str(sm, MNTSNAP_K_STATMOUNT_FS_SUBTYPE, sm->fs_subtype, &f, MNTSNAP_F_FS_SUBTYPE);
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *fl = &mntsnap__fields[i];
+		uint32_t off;
+
+		if (fl->kind != MNTSNAP_FK_STR && fl->kind != MNTSNAP_FK_LIST)
+			continue;
+		/* absent strings are "", as the header promises */
+		if (!(fl->sm_got & sm->mask) || fl->bit == MNTSNAP_F_SOURCE) {
+			mntsnap__fset_str(m, fl, "");
+			continue;
+		}
+		off = mntsnap__fu32(sm, fl->sm_str);
+		if (fl->kind == MNTSNAP_FK_STR) {
+			mntsnap__fset_str(m, fl, sm_str(sm, fl->sm_got, off, &f, fl->bit));
+		} else if (fl->kind == MNTSNAP_FK_LIST) {
+			uint32_t n = mntsnap__fu32(sm, fl->sm_num);
+
+			mntsnap__fset_u32(m, fl->num_off, n);
+			mntsnap__fset_str(m, fl, sm_list(sm, fl->sm_got, off, n, &f, fl->bit));
+		}
+	}
 	m->source = source_of(sm, want, &f);
-	m->opt_num = sm->opt_num;
-	m->opt_array = sm_list(sm, MNTSNAP_K_STATMOUNT_OPT_ARRAY, sm->opt_array, sm->opt_num, &f,
-			       MNTSNAP_F_OPT_ARRAY);
-	m->opt_sec_num = sm->opt_sec_num;
-	m->opt_sec_array = sm_list(sm, MNTSNAP_K_STATMOUNT_OPT_SEC_ARRAY, sm->opt_sec_array,
-				   sm->opt_sec_num, &f, MNTSNAP_F_OPT_SEC_ARRAY);
-	m->uidmap_num = sm->mnt_uidmap_num;
-	m->uidmap = sm_list(sm, MNTSNAP_K_STATMOUNT_MNT_UIDMAP, sm->mnt_uidmap, sm->mnt_uidmap_num, &f,
-			    MNTSNAP_F_UIDMAP);
-	m->gidmap_num = sm->mnt_gidmap_num;
-	m->gidmap = sm_list(sm, MNTSNAP_K_STATMOUNT_MNT_GIDMAP, sm->mnt_gidmap, sm->mnt_gidmap_num, &f,
-			    MNTSNAP_F_GIDMAP);
 	m->mask = f;
 }
 
@@ -808,6 +766,100 @@ static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct 
 	return r;
 }
 
+/* ---- fields statmount does not give ------------------------------------- */
+
+/* Mounts of one superblock tried for its UUID before it counts as absent. */
+#define UUID_TRIES 3
+
+/*
+ * The UUID of every superblock of s, read through one of its mounts
+ * (mount points relative to root_dirfd), set on the interned superblock
+ * and on every record of it. A mount whose path no longer leads to it
+ * (over-mounted, moved) says nothing about its superblock: up to
+ * UUID_TRIES mounts are tried. Errors other than "none" are the
+ * system's (ENOMEM, EMFILE) and fail the capture.
+ */
+int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, uint32_t from)
+{
+	uint8_t *tries;
+	int r = 0;
+
+	if (!(s->mask & MNTSNAP_F_UUID) || !s->nsbs)
+		return 0;
+	tries = calloc(s->nsbs, 1);
+	if (!tries)
+		return -ENOMEM;
+	for (uint32_t i = from; i < s->nrecs && !r; i++) {
+		struct mntsnap_rec *rec = &s->recs[i];
+		struct mntsnap_sb *sb = &s->sbs[rec->sb];
+		char uuid[37];
+		long off;
+
+		if ((sb->mask & MNTSNAP_F_UUID) || tries[rec->sb] >= UUID_TRIES ||
+		    !(rec->mask & MNTSNAP_F_MOUNT_POINT) || !(rec->mask & MNTSNAP_F_ID))
+			continue;
+		tries[rec->sb]++;
+		r = mntsnap__fs_uuid(root_dirfd, s->strtab + rec->mount_point, rec->id,
+				     sb->dev_major, sb->dev_minor, s->strtab + sb->fs_type, uuid);
+		if (r == -ENODATA) {
+			r = 0;
+			continue;
+		}
+		if (r)
+			break;
+		off = mntsnap__snap_str(s, uuid, strnlen(uuid, sizeof(uuid) - 1));
+		if (off < 0) {
+			r = (int)off;
+			break;
+		}
+		sb->uuid = (uint32_t)off;
+		sb->mask |= MNTSNAP_F_UUID;
+	}
+	for (uint32_t i = from; i < s->nrecs && !r; i++)
+		if (s->sbs[s->recs[i].sb].mask & MNTSNAP_F_UUID)
+			s->recs[i].mask |= MNTSNAP_F_UUID;
+	free(tries);
+	return r;
+}
+
+/*
+ * The root the mount points of a capture through o->ns are relative to,
+ * for reading files of its mounts: the caller's own (AT_FDCWD), the
+ * target's as the helper opened it before confining itself, or the root
+ * of the target process (O_PATH; *ret_close says close it). -ENOENT when
+ * there is none to open (a handle without a process): those fields stay
+ * absent.
+ */
+static int mounts_root(const struct mntsnap_ns *ns, bool own_ns, bool *ret_close)
+{
+	*ret_close = false;
+	if (ns && ns->inside)
+		return ns->root_fd >= 0 ? ns->root_fd : -ENOENT;
+	if (own_ns || !ns || ns->self)
+		return AT_FDCWD;
+	*ret_close = true;
+	return mntsnap__ns_root_fd(ns);
+}
+
+/* The fields read apart from statmount, for s captured through ns. */
+static int read_late_fields(struct mntsnap_snapshot *s, const struct mntsnap_ns *ns, bool own_ns)
+{
+	bool close_it;
+	int root, r;
+
+	if (!(s->mask & MNTSNAP_F_UUID))
+		return 0;
+	root = mounts_root(ns, own_ns, &close_it);
+	if (root == -ENOENT || root == -EACCES || root == -ESRCH)
+		return 0; /* absent: no root to read them from */
+	if (root < 0 && root != AT_FDCWD)
+		return root;
+	r = mntsnap__snap_read_uuids(s, root, 0);
+	if (close_it)
+		close(root);
+	return r;
+}
+
 int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, int route, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap, size_t *ret_vanished)
@@ -865,6 +917,8 @@ int mntsnap__statmount_capture(const struct mntsnap_capture_opts *o,
 		r = derive_propagate_from(sys, &tmpl, own_ns && !o->under_id, s);
 	for (uint32_t i = 0; !r && derive && !(want & MNTSNAP_F_PROPAGATION) && i < s->nrecs; i++)
 		s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATION;
+	if (!r)
+		r = read_late_fields(s, o->ns, own_ns);
 	if (!r)
 		r = mntsnap__snap_finish(s);
 out:
@@ -943,6 +997,9 @@ int mntsnap__sm_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_
 	r = mntsnap__snap_reserve(s, 1, 0);
 	if (!r)
 		r = mntsnap__snap_add(s, &m);
+	if (r >= 0)
+		r = read_late_fields(s, ns, tmpl.size == MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 &&
+						  !tmpl.mnt_ns_fd);
 	if (r >= 0)
 		r = mntsnap__snap_finish(s);
 	if (r < 0) {

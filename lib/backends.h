@@ -21,6 +21,13 @@ struct mntsnap_sm_buf {
 
 uint64_t mntsnap__sm_mask_from_fields(uint32_t fields);
 uint32_t mntsnap__fields_from_sm_mask(uint64_t sm_mask);
+/*
+ * The filesystem UUID of the superblocks of records [from, nrecs) of s,
+ * when its mask asks for MNTSNAP_F_UUID, read through their mounts, whose
+ * points are relative to root_dirfd (AT_FDCWD: the caller's root); set on
+ * the interned superblocks and their records. 0, -ENOMEM, -EMFILE.
+ */
+int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, uint32_t from);
 void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m);
 int mntsnap__sm_buf_init(struct mntsnap_sm_buf *b);
 void mntsnap__sm_buf_free(struct mntsnap_sm_buf *b);

@@ -22,8 +22,9 @@
 #include <string.h>
 
 #include "diff.h"
-#include "opts.h"
+#include "fields.h"
 #include "hash.h"
+#include "opts.h"
 #include "snapshot.h"
 
 /* u32 -> u32 map, open addressing; key 0 is never stored (0 = no group). */
@@ -159,6 +160,19 @@ static bool list_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
 	return la != lb || memcmp(a, b, la);
 }
 
+#define NE_U32(M, NU) a->M != b->M
+#define NE_U64(M, NU) a->M != b->M
+#define NE_PAIR(M, NU) (a->M != b->M || a->NU != b->NU)
+#define NE_STR(M, NU) strcmp(a->M, b->M)
+#define NE_LIST(M, NU) list_ne(a->M, a->NU, b->M, b->NU)
+#define NE_SPECIAL(M, NU) 0
+#define CMP_SKIP(N)                                                                                \
+	(MNTSNAP_F_##N == MNTSNAP_F_MOUNT_POINT ||                                                  \
+	 (ign && (MNTSNAP_F_##N == MNTSNAP_F_DEV || MNTSNAP_F_##N == MNTSNAP_F_PROPAGATE_FROM)))
+#define CMP_ROW(N, L, K, M, NU, SA, SG, SS, SN, J, JG, C, ...)                                     \
+	if ((C) && (both & MNTSNAP_F_##N) && !(c & (C)) && !CMP_SKIP(N) && NE_##K(M, NU))           \
+		c |= (C);
+
 static uint32_t compare(struct mntsnap_diff *d, struct groups *g, const struct keyed *o,
 			const struct keyed *n)
 {
@@ -172,10 +186,6 @@ static uint32_t compare(struct mntsnap_diff *d, struct groups *g, const struct k
 	/* parent ids are only comparable when they name the same mounts */
 	if (d->key == MNTSNAP_DIFF_KEY_ID && a->parent_id != b->parent_id)
 		c |= MNTSNAP_CHANGE_PARENT;
-	if (HAS(ROOT) && strcmp(a->root, b->root))
-		c |= MNTSNAP_CHANGE_ROOT;
-	if (HAS(ATTR) && a->attr != b->attr)
-		c |= MNTSNAP_CHANGE_ATTR;
 	if (HAS(PROPAGATION)) {
 		if (a->propagation != b->propagation)
 			c |= MNTSNAP_CHANGE_PROPAGATION;
@@ -185,27 +195,17 @@ static uint32_t compare(struct mntsnap_diff *d, struct groups *g, const struct k
 		if (ign ? !group_same(g, a->master, b->master) : a->master != b->master)
 			c |= MNTSNAP_CHANGE_MASTER;
 	}
-	if (HAS(PROPAGATE_FROM) && (ign ? !group_same(g, a->propagate_from, b->propagate_from)
-					: a->propagate_from != b->propagate_from))
+	if (HAS(PROPAGATE_FROM) && ign &&
+	    !group_same(g, a->propagate_from, b->propagate_from))
 		c |= MNTSNAP_CHANGE_PROPAGATE_FROM;
-	if ((HAS(OPTS) && strcmp(a->options, b->options)) ||
-	    (HAS(OPT_ARRAY) && list_ne(a->opt_array, a->opt_num, b->opt_array, b->opt_num)) ||
-	    (HAS(OPT_SEC_ARRAY) &&
-	     list_ne(a->opt_sec_array, a->opt_sec_num, b->opt_sec_array, b->opt_sec_num)))
-		c |= MNTSNAP_CHANGE_OPTIONS;
-	if (HAS(SOURCE) && strcmp(a->source, b->source))
-		c |= MNTSNAP_CHANGE_SOURCE;
-	if ((HAS(FS_TYPE) && strcmp(a->fs_type, b->fs_type)) ||
-	    (HAS(FS_SUBTYPE) && strcmp(a->fs_subtype, b->fs_subtype)) ||
-	    (HAS(SB_MAGIC) && a->sb_magic != b->sb_magic))
-		c |= MNTSNAP_CHANGE_FS_TYPE;
-	if (!ign && HAS(DEV) && (a->dev_major != b->dev_major || a->dev_minor != b->dev_minor))
-		c |= MNTSNAP_CHANGE_DEV;
-	if (HAS(SB_FLAGS) && a->sb_flags != b->sb_flags)
-		c |= MNTSNAP_CHANGE_SB_FLAGS;
-	if ((HAS(UIDMAP) && list_ne(a->uidmap, a->uidmap_num, b->uidmap, b->uidmap_num)) ||
-	    (HAS(GIDMAP) && list_ne(a->gidmap, a->gidmap_num, b->gidmap, b->gidmap_num)))
-		c |= MNTSNAP_CHANGE_IDMAP;
+	/*
+	 * Every other field by the table (generated: this runs for every
+	 * matched pair). By hand above: the mount point (compared after the
+	 * path key's prefix is taken off), parent ids, peer group numbers (by
+	 * structure when ids are ignored); the device is not compared when
+	 * ids are ignored.
+	 */
+	MNTSNAP_FIELDS(CMP_ROW)
 #undef HAS
 	return c;
 }

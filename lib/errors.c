@@ -51,7 +51,8 @@ static const struct err_text texts[] = {
 		   "that cannot be true" },
 	{ EPROTO, "the snapshot file was written by a newer format version than this "
 		  "library reads" },
-	{ EOPNOTSUPP, "not supported here: the snapshot needs a format feature this "
+	{ EOPNOTSUPP, "not supported here: the snapshot needs a format feature or a "
+		      "record field (one its writer marked required) this "
 		      "reader lacks, the operation needs unique mount ids that the "
 		      "mountinfo backend does not have, or the target is another "
 		      "namespace where only the caller's own works" },

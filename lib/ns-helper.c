@@ -1023,11 +1023,18 @@ static int work_stat_id(struct helper *h)
 {
 	struct stat_work *w = h->arg;
 	struct mntsnap_snapshot *s = NULL;
-	int r = child_confine(h);
+	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .self = true, .inside = true,
+				 .host_proc = -1, .root_fd = -1 };
+	int r;
 
-	if (r)
-		return r;
-	r = mntsnap__sm_stat_one(w->sys, NULL, MNTSNAP_NS_ROUTE_AUTO, w->id, w->mask, &s);
+	/* before the filter: "/" is the namespace root now, as mount points are */
+	if (w->mask & MNTSNAP_F_UUID)
+		in.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	r = child_confine(h);
+	if (!r)
+		r = mntsnap__sm_stat_one(w->sys, &in, MNTSNAP_NS_ROUTE_AUTO, w->id, w->mask, &s);
+	if (in.root_fd >= 0)
+		close(in.root_fd);
 	if (r) {
 		child_set_msg(h, "statmount", -r);
 		return r;
@@ -1062,12 +1069,15 @@ static int work_capture(struct helper *h)
 	/* inside, the target is our own namespace, but its /proc is not ours
 	 * to trust: text and change detector come from h->procfd */
 	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .ns_id = w->ns_id, .self = true,
-				 .inside = true, .host_proc = h->procfd };
+				 .inside = true, .host_proc = h->procfd, .root_fd = -1 };
 	int r;
 
+	/* before the filter: "/" is the namespace root now, as mount points are */
+	if (c.mask & MNTSNAP_F_UUID)
+		in.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	r = child_confine(h);
 	if (r)
-		return r;
+		goto out;
 	/* no worker threads here */
 	c.sz = sizeof(c);
 	c.ns = &in;
@@ -1078,9 +1088,13 @@ static int work_capture(struct helper *h)
 	if (r) {
 		snprintf(h->msg, sizeof(h->msg), "capture: %.*s", (int)sizeof(h->msg) - 10,
 			 e.msg[0] ? e.msg : "failed");
-		return r;
+		goto out;
 	}
-	return child_hand_over(h, &w->out, s);
+	r = child_hand_over(h, &w->out, s);
+out:
+	if (in.root_fd >= 0)
+		close(in.root_fd);
+	return r;
 }
 
 /*

@@ -50,6 +50,12 @@ struct mntsnap_ns {
 	bool inside;
 	int host_proc;
 	/*
+	 * Only with inside: the target's root, opened by the helper before
+	 * it confined itself, for the files of mounts a capture reads (the
+	 * filesystem UUID); -1 if none.
+	 */
+	int root_fd;
+	/*
 	 * The helper's stack, kept for the next call on this handle: mapping
 	 * and unmapping one per call costs ~18 us (the unmap shoots down TLBs
 	 * on every CPU the caller ran on). Taken and put back with atomic

@@ -42,6 +42,7 @@
 
 #include "backends.h"
 #include "ns.h"
+#include "fields.h"
 #include "snapshot.h"
 #include "sys-seam.h"
 
@@ -74,26 +75,23 @@ struct refresh {
 	bool one_call;     /* the listing was one atomic listmount call */
 };
 
-static bool list_same(const char *a, uint32_t an, const char *b, uint32_t bn)
-{
-	return an == bn && !memcmp(a, b, mntsnap__strlist_len(a, an));
-}
-
+/*
+ * The superblock fields statmount gives, by the table: a field present on
+ * one side only, or different, is a change. (Fields read by other means,
+ * like the UUID, are not in a statmount answer and are left alone.)
+ */
 static bool sb_same(const struct mntsnap_mount *a, const struct mntsnap_mount *b)
 {
-	uint32_t m = a->mask & b->mask;
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *f = &mntsnap__fields[i];
 
-	if ((a->mask ^ b->mask) & (MNTSNAP_F_FS_TYPE | MNTSNAP_F_SOURCE | MNTSNAP_F_OPTS |
-				   MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY))
-		return false;
-	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
-	       a->sb_flags == b->sb_flags && a->sb_magic == b->sb_magic &&
-	       !strcmp(a->fs_type, b->fs_type) && !strcmp(a->fs_subtype, b->fs_subtype) &&
-	       !strcmp(a->source, b->source) && !strcmp(a->options, b->options) &&
-	       (!(m & MNTSNAP_F_OPT_ARRAY) ||
-		list_same(a->opt_array, a->opt_num, b->opt_array, b->opt_num)) &&
-	       (!(m & MNTSNAP_F_OPT_SEC_ARRAY) ||
-		list_same(a->opt_sec_array, a->opt_sec_num, b->opt_sec_array, b->opt_sec_num));
+		if (f->level != MNTSNAP_FL_SB || !f->sm_got)
+			continue;
+		if (((a->mask ^ b->mask) & f->bit) ||
+		    ((a->mask & f->bit) && mntsnap__field_differs(f, a, b)))
+			return false;
+	}
+	return true;
 }
 
 /* Superblock options cannot be seen cheaply: one full look per superblock. */
@@ -211,7 +209,8 @@ static int fetch_queued(struct refresh *f)
 		else
 			f->added++;
 	}
-	return 0;
+	/* the fields statmount does not give, for the records just added */
+	return mntsnap__snap_read_uuids(f->s, AT_FDCWD, f->nold);
 }
 
 static int cmp_rec_id(const void *a, const void *b)

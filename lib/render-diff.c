@@ -15,7 +15,7 @@
 static const char *const change_names[] = {
 	"mount_point", "parent",  "root",   "attributes", "propagation",
 	"peer_group",  "master",  "propagate_from", "options", "source",
-	"fs_type",     "device",  "sb_flags", "idmap",
+	"fs_type",     "device",  "sb_flags", "idmap",      "uuid",
 };
 
 const char *mntsnap_diff_change_name(uint32_t bit)
@@ -114,6 +114,10 @@ static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		return;
 	case MNTSNAP_CHANGE_SB_FLAGS:
 		fprintf(f, "0x%x -> 0x%x", a->sb_flags, b->sb_flags);
+		return;
+	case MNTSNAP_CHANGE_UUID:
+		/* a UUID is plain hex and dashes; none shows as "-" */
+		fprintf(f, "%s -> %s", *a->uuid ? a->uuid : "-", *b->uuid ? b->uuid : "-");
 		return;
 	default:
 		fputs("differs", f);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "render.h"
 #include "snapshot.h"
 
@@ -430,26 +431,22 @@ static void json_record(struct jb *b, const struct mntsnap_mount *m, struct opt_
 	put_hex(b, m->attr);
 	PUTS(b, ",\"mask\":");
 	put_hex(b, m->mask);
-	if (m->mask & MNTSNAP_F_FS_SUBTYPE) {
-		PUTS(b, ",\"fs-subtype\":");
-		put_str(b, m->fs_subtype);
+	/*
+	 * Fields findmnt does not have, each only when the record has it:
+	 * the table's JSON_GENERIC rows, generated (this runs per record).
+	 */
+#define JT_STR(M, NU) put_str(b, m->M)
+#define JT_LIST(M, NU) put_list(b, m->M, m->NU)
+#define JT_U32(M, NU) put_u64(b, m->M)
+#define JT_U64(M, NU) put_u64_str(b, m->M)
+#define JT_G0(N, K, M, NU, J)
+#define JT_G1(N, K, M, NU, J)                                                                      \
+	if (m->mask & MNTSNAP_F_##N) {                                                             \
+		PUTS(b, ",\"" J "\":");                                                            \
+		JT_##K(M, NU);                                                                     \
 	}
-	if (m->mask & MNTSNAP_F_OPT_ARRAY) {
-		PUTS(b, ",\"opt-array\":");
-		put_list(b, m->opt_array, m->opt_num);
-	}
-	if (m->mask & MNTSNAP_F_OPT_SEC_ARRAY) {
-		PUTS(b, ",\"opt-sec-array\":");
-		put_list(b, m->opt_sec_array, m->opt_sec_num);
-	}
-	if (m->mask & MNTSNAP_F_UIDMAP) {
-		PUTS(b, ",\"uidmap\":");
-		put_list(b, m->uidmap, m->uidmap_num);
-	}
-	if (m->mask & MNTSNAP_F_GIDMAP) {
-		PUTS(b, ",\"gidmap\":");
-		put_list(b, m->gidmap, m->gidmap_num);
-	}
+#define JT_ROW(N, L, K, M, NU, SA, SG, SS, SN, J, JG, ...) JT_G##JG(N, K, M, NU, J)
+	MNTSNAP_FIELDS(JT_ROW)
 	PUTS(b, "}");
 }
 

@@ -11,13 +11,11 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "fields.h"
 #include "hash.h"
 #include "snapshot.h"
 
-#define SB_FIELDS                                                              \
-	(MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS |              \
-	 MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE |          \
-	 MNTSNAP_F_OPTS | MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY)
+#define SB_FIELDS MNTSNAP__FIELDS_SB
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
@@ -186,33 +184,41 @@ size_t mntsnap__strlist_len(const char *list, uint32_t n)
 	return len;
 }
 
-static const char *str_or_empty(const char *s, uint32_t mask, uint32_t bit)
+/* Lists compare including their inner NULs. */
+static size_t list_len(const char *s, uint32_t n)
 {
-	return (mask & bit) && s ? s : "";
-}
-
-/* Lists hash and compare including their inner NULs. */
-static size_t list_len(const char *s, uint32_t n, uint32_t mask, uint32_t bit)
-{
-	return (mask & bit) && s ? mntsnap__strlist_len(s, n) : 0;
+	return s ? mntsnap__strlist_len(s, n) : 0;
 }
 
 /*
- * Only the numeric fields: the device number already tells superblocks
- * apart (strings differ only for the same device when it was remounted
- * between two statmount calls, and sb_matches() compares everything
- * anyway), and hashing every option string of every record cost more than
- * the rest of adding it.
+ * Only the numeric fields (generated from the table's superblock rows):
+ * the device number already tells superblocks apart (strings differ only
+ * for the same device when it was remounted between two statmount calls,
+ * and sb_matches() compares everything anyway), and hashing every option
+ * string of every record cost more than the rest of adding it.
  */
 static uint32_t hash_sb(const struct mntsnap_mount *m, uint32_t mask)
 {
 	uint32_t h = MNTSNAP_HASH_INIT;
 
+	/*
+	 * Fields read after the records were added (the UUID) set their bit
+	 * in an interned superblock later: left out, so its hash stays true.
+	 */
+	mask &= MNTSNAP__FIELDS_STATMOUNT;
 	h = mntsnap_hash_bytes(h, &mask, sizeof(mask));
-	h = mntsnap_hash_bytes(h, &m->dev_major, sizeof(m->dev_major));
-	h = mntsnap_hash_bytes(h, &m->dev_minor, sizeof(m->dev_minor));
-	h = mntsnap_hash_bytes(h, &m->sb_magic, sizeof(m->sb_magic));
-	h = mntsnap_hash_bytes(h, &m->sb_flags, sizeof(m->sb_flags));
+	/* the table's numeric superblock rows, in its order */
+#define H_U32(M, NU) h = mntsnap_hash_bytes(h, &m->M, sizeof(m->M));
+#define H_U64(M, NU) H_U32(M, NU)
+#define H_PAIR(M, NU) H_U32(M, NU) H_U32(NU, NU)
+#define H_STR(M, NU)
+#define H_LIST(M, NU)
+#define H_SB(N, K, M, NU) H_##K(M, NU)
+#define H_MOUNT(N, K, M, NU)
+#define H_IDMAP(N, K, M, NU)
+#define H_SNAP(N, K, M, NU)
+#define H_ROW(N, L, K, M, NU, ...) H_##L(N, K, M, NU)
+	MNTSNAP_FIELDS(H_ROW)
 	return h;
 }
 
@@ -227,24 +233,26 @@ static bool list_eq(const struct mntsnap_snapshot *s, uint32_t off, uint32_t n,
 	return n == ln && (!len || !memcmp(s->strtab + off, list, len));
 }
 
+/*
+ * Fields the record does not have are zero/"" in the interned copy, and
+ * the masks are compared first, so only the fields present are compared.
+ * Generated from the table: this runs for every record added.
+ */
+#define EQ_U32(M, NU) sb->M == m->M
+#define EQ_U64(M, NU) sb->M == m->M
+#define EQ_PAIR(M, NU) (sb->M == m->M && sb->NU == m->NU)
+#define EQ_STR(M, NU) str_eq(s, sb->M, m->M ? m->M : "")
+#define EQ_LIST(M, NU) list_eq(s, sb->M, sb->NU, m->M, m->NU, list_len(m->M, m->NU))
+#define EQ_SB(N, K, M, NU) &&(!(mask & MNTSNAP_F_##N) || EQ_##K(M, NU))
+#define EQ_MOUNT(N, K, M, NU)
+#define EQ_IDMAP(N, K, M, NU)
+#define EQ_SNAP(N, K, M, NU)
+#define EQ_ROW(N, L, K, M, NU, ...) EQ_##L(N, K, M, NU)
+
 static bool sb_equal(const struct mntsnap_snapshot *s, const struct mntsnap_sb *sb,
 		     const struct mntsnap_mount *m, uint32_t mask)
 {
-	uint32_t on = mask & MNTSNAP_F_OPT_ARRAY ? m->opt_num : 0;
-	uint32_t sn = mask & MNTSNAP_F_OPT_SEC_ARRAY ? m->opt_sec_num : 0;
-
-	return sb->mask == mask && sb->dev_major == m->dev_major &&
-	       sb->dev_minor == m->dev_minor && sb->sb_magic == m->sb_magic &&
-	       sb->sb_flags == m->sb_flags &&
-	       str_eq(s, sb->fs_type, str_or_empty(m->fs_type, mask, MNTSNAP_F_FS_TYPE)) &&
-	       str_eq(s, sb->fs_subtype,
-		      str_or_empty(m->fs_subtype, mask, MNTSNAP_F_FS_SUBTYPE)) &&
-	       str_eq(s, sb->source, str_or_empty(m->source, mask, MNTSNAP_F_SOURCE)) &&
-	       str_eq(s, sb->options, str_or_empty(m->options, mask, MNTSNAP_F_OPTS)) &&
-	       list_eq(s, sb->opt_array, sb->opt_num, m->opt_array, on,
-		       list_len(m->opt_array, on, mask, MNTSNAP_F_OPT_ARRAY)) &&
-	       list_eq(s, sb->opt_sec_array, sb->opt_sec_num, m->opt_sec_array, sn,
-		       list_len(m->opt_sec_array, sn, mask, MNTSNAP_F_OPT_SEC_ARRAY));
+	return sb->mask == mask MNTSNAP_FIELDS(EQ_ROW);
 }
 
 static bool sb_matches(const struct mntsnap_snapshot *s, const struct mntsnap_sb *sb,
@@ -274,6 +282,51 @@ static long add_list(struct mntsnap_snapshot *s, const char *list, uint32_t n,
 	return off;
 }
 
+/*
+ * The fields of one level of m that mask has into its storage struct st
+ * (zeroed by the caller): numbers as they are, strings and lists copied
+ * into the string table (offset 0, "", when absent or empty).
+ */
+static int store_fields(struct mntsnap_snapshot *s, void *st, int level,
+			const struct mntsnap_mount *m, uint32_t mask)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *f = &mntsnap__fields[i];
+		uint32_t n;
+		long off;
+
+		if (f->level != level || !(f->bit & mask))
+			continue;
+		switch (f->kind) {
+		case MNTSNAP_FK_U32:
+			mntsnap__fset_u32(st, f->st_off, mntsnap__fu32(m, f->off));
+			break;
+		case MNTSNAP_FK_U64:
+			mntsnap__fset_u64(st, f->st_off, mntsnap__fu64(m, f->off));
+			break;
+		case MNTSNAP_FK_PAIR:
+			mntsnap__fset_u32(st, f->st_off, mntsnap__fu32(m, f->off));
+			mntsnap__fset_u32(st, f->st_num_off, mntsnap__fu32(m, f->num_off));
+			break;
+		case MNTSNAP_FK_STR:
+			off = add_str(s, mntsnap__fstr(m, f), mask, f->bit);
+			if (off < 0)
+				return (int)off;
+			mntsnap__fset_u32(st, f->st_off, (uint32_t)off);
+			break;
+		case MNTSNAP_FK_LIST:
+			n = mntsnap__fnum(m, f);
+			off = add_list(s, mntsnap__fstr(m, f), n, mask, f->bit);
+			if (off < 0)
+				return (int)off;
+			mntsnap__fset_u32(st, f->st_off, (uint32_t)off);
+			mntsnap__fset_u32(st, f->st_num_off, n);
+			break;
+		}
+	}
+	return 0;
+}
+
 static int rehash_sbs(struct mntsnap_snapshot *s, uint32_t cap)
 {
 	uint32_t *t = calloc(cap, sizeof(*t));
@@ -299,8 +352,8 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	uint32_t mask = m->mask & SB_FIELDS;
 	uint32_t hash;
 	struct mntsnap_sb sb = {0};
-	long offs[6];
 	uint32_t slot;
+	long off;
 	int r;
 
 	/*
@@ -331,31 +384,34 @@ static long intern_sb(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	if (!s->sb_hash_cap && s->nsbs && sb_matches(s, &s->sbs[0], m, mask, hash))
 		return 0; /* only reachable if records were added out of band */
 
-	offs[0] = add_str(s, m->fs_type, mask, MNTSNAP_F_FS_TYPE);
-	offs[1] = add_str(s, m->fs_subtype, mask, MNTSNAP_F_FS_SUBTYPE);
-	offs[2] = add_str(s, m->source, mask, MNTSNAP_F_SOURCE);
-	offs[3] = add_str(s, m->options, mask, MNTSNAP_F_OPTS);
-	offs[4] = add_list(s, m->opt_array, m->opt_num, mask, MNTSNAP_F_OPT_ARRAY);
-	offs[5] = add_list(s, m->opt_sec_array, m->opt_sec_num, mask, MNTSNAP_F_OPT_SEC_ARRAY);
-	for (int i = 0; i < 6; i++)
-		if (offs[i] < 0)
-			return offs[i];
 	r = s->sbs_cap ? grow((void **)&s->sbs, &s->sbs_cap, s->nsbs + 1, sizeof(*s->sbs)) :
 			 reserve_exact((void **)&s->sbs, &s->sbs_cap, 1, sizeof(*s->sbs));
 	if (r)
 		return r;
-	sb.sb_magic = m->sb_magic;
-	sb.dev_major = m->dev_major;
-	sb.dev_minor = m->dev_minor;
-	sb.sb_flags = m->sb_flags;
-	sb.fs_type = (uint32_t)offs[0];
-	sb.fs_subtype = (uint32_t)offs[1];
-	sb.source = (uint32_t)offs[2];
-	sb.options = (uint32_t)offs[3];
-	sb.opt_array = (uint32_t)offs[4];
-	sb.opt_sec_array = (uint32_t)offs[5];
-	sb.opt_num = mask & MNTSNAP_F_OPT_ARRAY ? m->opt_num : 0;
-	sb.opt_sec_num = mask & MNTSNAP_F_OPT_SEC_ARRAY ? m->opt_sec_num : 0;
+	/* store_fields() for superblocks, generated: one per mount of its own */
+#define SS_U32(N, M, NU) sb.M = m->M;
+#define SS_U64(N, M, NU) sb.M = m->M;
+#define SS_PAIR(N, M, NU) sb.M = m->M, sb.NU = m->NU;
+#define SS_STR(N, M, NU)                                                                           \
+	off = add_str(s, m->M, mask, MNTSNAP_F_##N);                                               \
+	if (off < 0)                                                                               \
+		return off;                                                                        \
+	sb.M = (uint32_t)off;
+#define SS_LIST(N, M, NU)                                                                          \
+	off = add_list(s, m->M, m->NU, mask, MNTSNAP_F_##N);                                       \
+	if (off < 0)                                                                               \
+		return off;                                                                        \
+	sb.M = (uint32_t)off;                                                                      \
+	sb.NU = mask & MNTSNAP_F_##N ? m->NU : 0;
+#define SS_SB(N, K, M, NU)                                                                         \
+	if (mask & MNTSNAP_F_##N) {                                                                \
+		SS_##K(N, M, NU)                                                                   \
+	}
+#define SS_MOUNT(N, K, M, NU)
+#define SS_IDMAP(N, K, M, NU)
+#define SS_SNAP(N, K, M, NU)
+#define SS_ROW(N, L, K, M, NU, ...) SS_##L(N, K, M, NU)
+	MNTSNAP_FIELDS(SS_ROW)
 	sb.hash = hash;
 	sb.mask = mask;
 	s->sbs[s->nsbs] = sb;
@@ -368,28 +424,21 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
 	struct mntsnap_idmap im = {0};
 	bool of = m->opt_fields && m->opt_fields[0];
-	long u, g, o = 0;
+	long o = 0;
 	int r;
 
-	if (!(m->mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP)) && !of)
+	if (!(m->mask & MNTSNAP__FIELDS_IDMAP) && !of)
 		return MNTSNAP_NONE;
-	u = add_list(s, m->uidmap, m->uidmap_num, m->mask, MNTSNAP_F_UIDMAP);
-	g = add_list(s, m->gidmap, m->gidmap_num, m->mask, MNTSNAP_F_GIDMAP);
+	r = store_fields(s, &im, MNTSNAP_FL_IDMAP, m, m->mask);
+	if (r)
+		return r;
 	if (of)
 		o = mntsnap__snap_str(s, m->opt_fields, strlen(m->opt_fields));
-	if (u < 0)
-		return u;
-	if (g < 0)
-		return g;
 	if (o < 0)
 		return o;
 	r = grow((void **)&s->idmaps, &s->idmaps_cap, s->nidmaps + 1, sizeof(*s->idmaps));
 	if (r)
 		return r;
-	im.uidmap = (uint32_t)u;
-	im.gidmap = (uint32_t)g;
-	im.uidmap_num = m->mask & MNTSNAP_F_UIDMAP ? m->uidmap_num : 0;
-	im.gidmap_num = m->mask & MNTSNAP_F_GIDMAP ? m->gidmap_num : 0;
 	im.opt_fields = (uint32_t)o;
 	s->idmaps[s->nidmaps] = im;
 	return s->nidmaps++;
@@ -397,8 +446,8 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 
 long mntsnap__snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
-	struct mntsnap_rec *r;
-	long sb, root, mp, im;
+	struct mntsnap_rec rec = {0};
+	long sb, im, off;
 	int err;
 
 	if (s->nrecs >= UINT32_MAX - 1)
@@ -409,34 +458,40 @@ long mntsnap__snap_add(struct mntsnap_snapshot *s, const struct mntsnap_mount *m
 	sb = intern_sb(s, m);
 	if (sb < 0)
 		return sb;
-	root = add_str(s, m->root, m->mask, MNTSNAP_F_ROOT);
-	if (root < 0)
-		return root;
-	mp = add_str(s, m->mount_point, m->mask, MNTSNAP_F_MOUNT_POINT);
-	if (mp < 0)
-		return mp;
+	/* the per-mount fields, generated from the table: this runs per record */
+#define ST_U32(N, M, NU) rec.M = m->M;
+#define ST_U64(N, M, NU) rec.M = m->M;
+#define ST_PAIR(N, M, NU) rec.M = m->M, rec.NU = m->NU;
+#define ST_STR(N, M, NU)                                                                           \
+	off = add_str(s, m->M, m->mask, MNTSNAP_F_##N);                                            \
+	if (off < 0)                                                                               \
+		return off;                                                                        \
+	rec.M = (uint32_t)off;
+#define ST_SPECIAL(N, M, NU)
+#define ST_MOUNT(N, K, M, NU) ST_##K(N, M, NU)
+#define ST_SB(N, K, M, NU)
+#define ST_IDMAP(N, K, M, NU)
+#define ST_SNAP(N, K, M, NU)
+#define ST_ROW(N, L, K, M, NU, ...) ST_##L(N, K, M, NU)
+	MNTSNAP_FIELDS(ST_ROW)
 	im = add_idmap(s, m);
 	if (im < 0)
 		return im;
 
-	r = &s->recs[s->nrecs];
-	memset(r, 0, sizeof(*r));
-	r->mask = m->mask & MNTSNAP_F_ALL;
-	r->id = m->id;
-	r->parent_id = m->parent_id;
-	r->id_old = m->id_old;
-	r->parent_id_old = m->parent_id_old;
-	r->attr = m->attr;
-	r->propagation = m->propagation;
-	r->peer_group = m->peer_group;
-	r->master = m->master;
-	r->propagate_from = m->propagate_from;
-	r->sb = (uint32_t)sb;
-	r->root = (uint32_t)root;
-	r->mount_point = (uint32_t)mp;
-	r->idmap = (uint32_t)im;
-	r->parent = s->nrecs;
-	r->first_child = r->next_sibling = MNTSNAP_NONE;
+	/* the SPECIAL rows: both ids of a pair and the propagation triple */
+	rec.mask = m->mask & MNTSNAP__FIELDS_KNOWN;
+	rec.id = m->id;
+	rec.parent_id = m->parent_id;
+	rec.id_old = m->id_old;
+	rec.parent_id_old = m->parent_id_old;
+	rec.propagation = m->propagation;
+	rec.peer_group = m->peer_group;
+	rec.master = m->master;
+	rec.sb = (uint32_t)sb;
+	rec.idmap = (uint32_t)im;
+	rec.parent = s->nrecs;
+	rec.first_child = rec.next_sibling = MNTSNAP_NONE;
+	s->recs[s->nrecs] = rec;
 	if (m->mask & MNTSNAP_F_NS_ID && !s->ns_id)
 		s->ns_id = m->ns_id;
 	return s->nrecs++;
@@ -1094,9 +1149,28 @@ size_t mntsnap_snapshot_count(const struct mntsnap_snapshot *s)
 	return mntsnap__snapshot_count(s);
 }
 
+/*
+ * A view's fields, generated from the table (straight code: views are
+ * read for every record by every renderer). Strings point into the
+ * string table, "" (offset 0) when absent; a record without id-map
+ * storage has empty lists.
+ */
+#define V_MOUNT_U32(N, M, NU) ret->M = r->M;
+#define V_MOUNT_STR(N, M, NU) ret->M = t + r->M;
+#define V_MOUNT_SPECIAL(N, M, NU)
+#define V_SB_U32(N, M, NU) ret->M = sb->M;
+#define V_SB_U64(N, M, NU) ret->M = sb->M;
+#define V_SB_PAIR(N, M, NU) ret->M = sb->M, ret->NU = sb->NU;
+#define V_SB_STR(N, M, NU) ret->M = t + sb->M;
+#define V_SB_LIST(N, M, NU) ret->M = t + sb->M, ret->NU = sb->NU;
+#define V_IDMAP_LIST(N, M, NU) ret->M = im ? t + im->M : t, ret->NU = im ? im->NU : 0;
+#define V_SNAP_U64(N, M, NU) ret->M = r->mask & MNTSNAP_F_##N ? s->M : 0;
+#define V_ROW(N, L, K, M, NU, ...) V_##L##_##K(N, M, NU)
+
 int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 			 struct mntsnap_mount *ret)
 {
+	const struct mntsnap_idmap *im;
 	const struct mntsnap_rec *r;
 	const struct mntsnap_sb *sb;
 	const char *t;
@@ -1117,36 +1191,12 @@ int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 	ret->parent_id = r->parent_id;
 	ret->id_old = r->id_old;
 	ret->parent_id_old = r->parent_id_old;
-	ret->dev_major = sb->dev_major;
-	ret->dev_minor = sb->dev_minor;
-	ret->sb_magic = sb->sb_magic;
-	ret->sb_flags = sb->sb_flags;
-	ret->attr = r->attr;
 	ret->propagation = r->propagation;
 	ret->peer_group = r->peer_group;
 	ret->master = r->master;
-	ret->propagate_from = r->propagate_from;
-	ret->ns_id = r->mask & MNTSNAP_F_NS_ID ? s->ns_id : 0;
-	ret->root = t + r->root;
-	ret->mount_point = t + r->mount_point;
-	ret->fs_type = t + sb->fs_type;
-	ret->fs_subtype = t + sb->fs_subtype;
-	ret->source = t + sb->source;
-	ret->options = t + sb->options;
-	ret->opt_array = t + sb->opt_array;
-	ret->opt_num = sb->opt_num;
-	ret->opt_sec_array = t + sb->opt_sec_array;
-	ret->opt_sec_num = sb->opt_sec_num;
-	ret->uidmap = ret->gidmap = ret->opt_fields = t;
-	if (r->idmap != MNTSNAP_NONE) {
-		const struct mntsnap_idmap *im = &s->idmaps[r->idmap];
-
-		ret->opt_fields = t + im->opt_fields;
-		ret->uidmap = t + im->uidmap;
-		ret->uidmap_num = im->uidmap_num;
-		ret->gidmap = t + im->gidmap;
-		ret->gidmap_num = im->gidmap_num;
-	}
+	im = r->idmap != MNTSNAP_NONE ? &s->idmaps[r->idmap] : NULL;
+	ret->opt_fields = im ? t + im->opt_fields : t;
+	MNTSNAP_FIELDS(V_ROW)
 	return 0;
 }
 

@@ -24,6 +24,7 @@ struct mntsnap_sb {
 	uint32_t fs_type, fs_subtype, source, options; /* strtab offsets */
 	uint32_t opt_array, opt_sec_array;             /* strtab offsets */
 	uint32_t opt_num, opt_sec_num;
+	uint32_t uuid;                                 /* strtab offset */
 	uint32_t hash;
 	uint32_t mask; /* which of the sb-level MNTSNAP_F_* bits are set */
 };

@@ -156,6 +156,8 @@ struct mntsnap_k_statmount {
 #define MNTSNAP_MS_LAZYTIME (1U << 25)
 
 /* ---- statx ---------------------------------------------------------------- */
+#define MNTSNAP_STATX_TYPE 0x00000001U
+#define MNTSNAP_STATX_INO 0x00000100U
 #define MNTSNAP_STATX_MNT_ID 0x00001000U
 #define MNTSNAP_STATX_MNT_ID_UNIQUE 0x00004000U /* 6.8 */
 
@@ -186,6 +188,9 @@ struct mntsnap_statx {
 	uint64_t stx_mnt_id;
 	uint64_t __spare2[13];
 };
+
+/* statx flag: answer from the inode cache, no remote revalidation (4.11) */
+#define MNTSNAP_AT_STATX_DONT_SYNC 0x4000
 
 /* ---- open_tree / openat2 --------------------------------------------------- */
 #define MNTSNAP_OPEN_TREE_CLONE 1U
@@ -423,6 +428,38 @@ MNTSNAP_CHECK_OFF(mntsnap_k_statmount, mnt_gidmap, 164);
 MNTSNAP_CHECK_OFF(mntsnap_k_statmount, __spare2, 168);
 MNTSNAP_CHECK_OFF(mntsnap_k_statmount, str, 512);
 
+/* ---- filesystem identity ioctls (include/uapi/linux/fs.h, btrfs.h) ---------- */
+/*
+ * FS_IOC_GETFSUUID (6.5): the VFS answers it from the superblock for every
+ * filesystem that registered a UUID length (super_set_uuid()), -ENOTTY
+ * otherwise; len is the number of valid bytes in uuid.
+ */
+struct mntsnap_k_fsuuid2 {
+	uint8_t len;
+	uint8_t uuid[16];
+};
+#define MNTSNAP_K_FS_IOC_GETFSUUID _IOR(0x15, 0, struct mntsnap_k_fsuuid2)
+
+/* BTRFS_IOC_FS_INFO: btrfs's own ioctl; fsid is what blkid calls UUID. */
+struct mntsnap_k_btrfs_fs_info_args {
+	uint64_t max_id;
+	uint64_t num_devices;
+	uint8_t fsid[16];
+	uint32_t nodesize;
+	uint32_t sectorsize;
+	uint32_t clone_alignment;
+	uint16_t csum_type;
+	uint16_t csum_size;
+	uint64_t flags; /* in/out: 0 asks for nothing beyond the base fields */
+	uint64_t generation;
+	uint8_t metadata_uuid[16];
+	uint8_t reserved[944];
+};
+#define MNTSNAP_K_BTRFS_IOC_FS_INFO _IOR(0x94, 31, struct mntsnap_k_btrfs_fs_info_args)
+
+/* openat2: fail with EAGAIN instead of leaving the dcache (5.12) */
+#define MNTSNAP_RESOLVE_CACHED 0x20
+
 _Static_assert(sizeof(struct mntsnap_statx) == 256, "statx size");
 MNTSNAP_CHECK_OFF(mntsnap_statx, stx_dev_major, 136);
 MNTSNAP_CHECK_OFF(mntsnap_statx, stx_mnt_id, 144);
@@ -450,5 +487,9 @@ _Static_assert(sizeof(struct mntsnap_k_seccomp_notif_addfd) == 24, "seccomp_noti
 MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif_addfd, srcfd, 12);
 MNTSNAP_CHECK_OFF(mntsnap_k_seccomp_notif_addfd, newfd_flags, 20);
 _Static_assert(sizeof(struct mntsnap_k_mount_attr) == MNTSNAP_K_MOUNT_ATTR_SIZE_VER0, "mount_attr size");
+_Static_assert(sizeof(struct mntsnap_k_fsuuid2) == 17, "fsuuid2 size");
+_Static_assert(sizeof(struct mntsnap_k_btrfs_fs_info_args) == 1024, "btrfs fs_info size");
+MNTSNAP_CHECK_OFF(mntsnap_k_btrfs_fs_info_args, fsid, 16);
+MNTSNAP_CHECK_OFF(mntsnap_k_btrfs_fs_info_args, metadata_uuid, 64);
 
 #endif /* MNTSNAP_UAPI_H */

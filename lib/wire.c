@@ -56,6 +56,23 @@
  *              struct mntsnap_mount opt_fields), in storage order: varint
  *              record index - previous such index (the first: the index),
  *              off of the fields as the text had them
+ *   0x100 + tag  FIELD: one record field added after version 1 (fields.h
+ *              rows with a wire tag; the first is the UUID). Its bit is
+ *              never set in the masks of META, SBS or RECORDS, which carry
+ *              the version-1 fields only, so readers that predate it read
+ *              everything else unchanged. Flags: REQUIRED when the field's
+ *              row says so (WIRE_REQUIRED), else optional. A reader that
+ *              does not know the tag skips an optional field section and
+ *              refuses a required one with -EOPNOTSUPP (never -EBADMSG).
+ *              Payload: varint level (0 = per record, 1 = per superblock),
+ *              varint kind (0 u32, 1 u64, 2 string, 3 list, 4 u32 pair),
+ *              varint asked (1 if the capture asked for the field: META's
+ *              mask gets the bit), varint count, then per superblock or
+ *              record that has the field, in order: varint index -
+ *              previous such index (the first: the index), the value
+ *              (numbers as varints, a string as off, a list as num, off).
+ *              A known tag whose level or kind differ from the table's is
+ *              corrupt.
  *
  * Why this shape: ids ascend, so deltas are one or two bytes; parents are
  * nearly always a few records back; masks rarely change; superblock data
@@ -86,6 +103,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "fields.h"
 #include "hash.h"
 #include "snapshot.h"
 #include "wire.h"
@@ -109,16 +127,21 @@ enum {
 	SEC__KNOWN = 7,
 };
 
+/*
+ * Field sections: type FIELD_BASE + the field's wire tag (fields.h). The
+ * section's REQUIRED flag is the field's WIRE_REQUIRED.
+ */
+#define SEC_FIELD_BASE 0x100U
+
 enum {
 	RF_PARENT_IDS = 1U << 0,
 	RF_IDMAP = 1U << 1,
 	RF__ALL = (1U << 2) - 1,
 };
 
-#define SB_FIELDS                                                              \
-	(MNTSNAP_F_DEV | MNTSNAP_F_SB_MAGIC | MNTSNAP_F_SB_FLAGS |              \
-	 MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE | MNTSNAP_F_SOURCE |          \
-	 MNTSNAP_F_OPTS | MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY)
+/* the bits version-1 sections carry inline; later fields have sections */
+#define CORE_FIELDS MNTSNAP__FIELDS_CORE_BITS
+#define SB_FIELDS (MNTSNAP__FIELDS_SB & CORE_FIELDS)
 
 /* ---- CRC32C --------------------------------------------------------------- */
 
@@ -355,7 +378,7 @@ static void enc_meta(struct wbuf *w, const struct mntsnap_snapshot *s)
 	size_t rl = strnlen(s->kernel_release, sizeof(s->kernel_release) - 1);
 
 	w_var(w, (uint64_t)(unsigned)s->backend);
-	w_var(w, s->mask);
+	w_var(w, s->mask & CORE_FIELDS);
 	w_var(w, s->ns_id);
 	w_var(w, s->time_ns);
 	w_var(w, s->kernel_supported_mask);
@@ -363,6 +386,47 @@ static void enc_meta(struct wbuf *w, const struct mntsnap_snapshot *s)
 	w_var(w, s->attempts);
 	w_var(w, rl);
 	w_bytes(w, s->kernel_release, rl);
+}
+
+/*
+ * One inline (core) field of a level's storage st, per the table: numbers
+ * as varints, strings as offsets, lists as count and offset.
+ */
+static void enc_field(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+		      const struct mntsnap_field *f, const void *st)
+{
+	switch (f->kind) {
+	case MNTSNAP_FK_U32:
+		w_var(w, mntsnap__fu32(st, f->st_off));
+		break;
+	case MNTSNAP_FK_U64:
+		w_var(w, mntsnap__fu64(st, f->st_off));
+		break;
+	case MNTSNAP_FK_PAIR:
+		w_var(w, mntsnap__fu32(st, f->st_off));
+		w_var(w, mntsnap__fu32(st, f->st_num_off));
+		break;
+	case MNTSNAP_FK_STR:
+		w_var(w, pool_str(sp, s, mntsnap__fu32(st, f->st_off)));
+		break;
+	case MNTSNAP_FK_LIST:
+		w_var(w, mntsnap__fu32(st, f->st_num_off));
+		w_var(w, pool_list(sp, s, mntsnap__fu32(st, f->st_off),
+				   mntsnap__fu32(st, f->st_num_off)));
+		break;
+	}
+}
+
+/* The core fields of one level that mask has, in the table's (bit) order. */
+static void enc_level(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+		      int level, uint32_t mask, const void *st)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *f = &mntsnap__fields[i];
+
+		if (f->level == level && (f->bit & mask & CORE_FIELDS))
+			enc_field(w, sp, s, f, st);
+	}
 }
 
 static void enc_sbs(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
@@ -373,44 +437,16 @@ static void enc_sbs(struct wbuf *w, struct strpool *sp, const struct mntsnap_sna
 		uint32_t m = sb->mask & SB_FIELDS;
 
 		w_var(w, m);
-		if (m & MNTSNAP_F_DEV) {
-			w_var(w, sb->dev_major);
-			w_var(w, sb->dev_minor);
-		}
-		if (m & MNTSNAP_F_SB_MAGIC)
-			w_var(w, sb->sb_magic);
-		if (m & MNTSNAP_F_SB_FLAGS)
-			w_var(w, sb->sb_flags);
-		if (m & MNTSNAP_F_FS_TYPE)
-			w_var(w, pool_str(sp, s, sb->fs_type));
-		if (m & MNTSNAP_F_FS_SUBTYPE)
-			w_var(w, pool_str(sp, s, sb->fs_subtype));
-		if (m & MNTSNAP_F_SOURCE)
-			w_var(w, pool_str(sp, s, sb->source));
-		if (m & MNTSNAP_F_OPTS)
-			w_var(w, pool_str(sp, s, sb->options));
-		if (m & MNTSNAP_F_OPT_ARRAY) {
-			w_var(w, sb->opt_num);
-			w_var(w, pool_list(sp, s, sb->opt_array, sb->opt_num));
-		}
-		if (m & MNTSNAP_F_OPT_SEC_ARRAY) {
-			w_var(w, sb->opt_sec_num);
-			w_var(w, pool_list(sp, s, sb->opt_sec_array, sb->opt_sec_num));
-		}
+		enc_level(w, sp, s, MNTSNAP_FL_SB, m, sb);
 	}
 }
 
+/* Every id map has both lists, empty ones with count 0. */
 static void enc_idmaps(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
 {
 	w_var(w, s->nidmaps);
-	for (uint32_t i = 0; i < s->nidmaps; i++) {
-		const struct mntsnap_idmap *im = &s->idmaps[i];
-
-		w_var(w, im->uidmap_num);
-		w_var(w, pool_list(sp, s, im->uidmap, im->uidmap_num));
-		w_var(w, im->gidmap_num);
-		w_var(w, pool_list(sp, s, im->gidmap, im->gidmap_num));
-	}
+	for (uint32_t i = 0; i < s->nidmaps; i++)
+		enc_level(w, sp, s, MNTSNAP_FL_IDMAP, MNTSNAP__FIELDS_IDMAP, &s->idmaps[i]);
 }
 
 /* Parent ids can be left out when they are exactly the linked parent's. */
@@ -452,7 +488,7 @@ static void enc_rec(struct wbuf *w, struct strpool *sp, const struct mntsnap_sna
 {
 	const struct mntsnap_rec *r = &s->recs[i];
 	bool root = r->parent == i || r->parent >= s->nrecs;
-	uint32_t m = r->mask, flags = 0;
+	uint32_t m = r->mask & CORE_FIELDS, flags = 0;
 
 	if (root || !parent_implied(r, &s->recs[r->parent]))
 		flags |= RF_PARENT_IDS;
@@ -524,6 +560,50 @@ static bool enc_optfields(struct wbuf *w, struct strpool *sp, const struct mntsn
 	return true;
 }
 
+/* One record's or superblock's storage for a field section entry. */
+static const void *field_store(const struct mntsnap_snapshot *s, int level, uint32_t i,
+			       uint32_t *ret_mask)
+{
+	if (level == MNTSNAP_FL_SB) {
+		*ret_mask = s->sbs[i].mask;
+		return &s->sbs[i];
+	}
+	*ret_mask = s->recs[i].mask;
+	return &s->recs[i];
+}
+
+/*
+ * A field section (see the format above) for row f, of the superblocks or
+ * records that have it; false (nothing to write) when none has it and the
+ * capture did not ask for it either.
+ */
+static bool enc_field_section(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+			      const struct mntsnap_field *f)
+{
+	uint32_t n = f->level == MNTSNAP_FL_SB ? s->nsbs : s->nrecs, count = 0, prev = 0, m;
+
+	for (uint32_t i = 0; i < n; i++) {
+		field_store(s, f->level, i, &m);
+		count += !!(m & f->bit);
+	}
+	if (!count && !(s->mask & f->bit))
+		return false;
+	w_var(w, f->level);
+	w_var(w, f->kind);
+	w_var(w, !!(s->mask & f->bit));
+	w_var(w, count);
+	for (uint32_t i = 0; i < n; i++) {
+		const void *st = field_store(s, f->level, i, &m);
+
+		if (!(m & f->bit))
+			continue;
+		w_var(w, i - prev);
+		prev = i;
+		enc_field(w, sp, s, f, st);
+	}
+	return true;
+}
+
 static void enc_section_flags(struct wbuf *out, unsigned type, unsigned flags,
 			      const struct wbuf *payload)
 {
@@ -543,6 +623,13 @@ static void enc_section_flags(struct wbuf *out, unsigned type, unsigned flags,
 
 int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len)
 {
+	return mntsnap__wire_encode_fields(s, mntsnap__fields, MNTSNAP_NFIELDS, ret_buf, ret_len);
+}
+
+int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct mntsnap_field *tab,
+				int ntab, void **ret_buf, size_t *ret_len)
+{
+	struct wbuf fsec = { 0 };
 	struct wbuf sec[SEC__KNOWN] = { { 0 } }, out = { 0 };
 	struct strpool sp = { { 0 } };
 	struct prev pv = { .mp = "" };
@@ -559,6 +646,15 @@ int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		enc_rec(&sec[SEC_RECORDS], &sp, s, i, &pv);
 	optf = enc_optfields(&sec[SEC_OPTFIELDS], &sp, s);
+	/* field sections first, into one buffer: they add to the strings */
+	for (int i = 0; i < ntab; i++) {
+		struct wbuf one = { 0 };
+
+		if (tab[i].wire && enc_field_section(&one, &sp, s, &tab[i]))
+			enc_section_flags(&fsec, SEC_FIELD_BASE + tab[i].wire,
+					  tab[i].wire_required ? WIRE_SEC_REQUIRED : 0, &one);
+		free(one.p);
+	}
 	sec[SEC_STRINGS] = sp.tab;
 
 	w_bytes(&out, WIRE_MAGIC, 8);
@@ -574,6 +670,10 @@ int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_
 	enc_section(&out, SEC_RECORDS, &sec[SEC_RECORDS]);
 	if (optf)
 		enc_section_flags(&out, SEC_OPTFIELDS, 0, &sec[SEC_OPTFIELDS]);
+	if (fsec.err)
+		out.err = out.err ? out.err : fsec.err;
+	else if (fsec.len)
+		w_bytes(&out, fsec.p, fsec.len);
 	w_reserve(&out, WIRE_TRAILER);
 	r = out.err;
 	if (!r) {
@@ -585,6 +685,7 @@ int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_
 	}
 	for (int i = 0; i < SEC__KNOWN; i++)
 		free(sec[i].p);
+	free(fsec.p);
 	free(sp.slot);
 	free(sp.slot_len);
 	if (r) {
@@ -761,8 +862,18 @@ struct sec {
 	size_t at;
 };
 
+/* The table row of a field section's tag, -1 if this reader has none. */
+static int field_row(unsigned tag)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
+		if (mntsnap__fields[i].wire && mntsnap__fields[i].wire == tag)
+			return i;
+	return -1;
+}
+
 /* Header, checksum and section directory. */
-static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN])
+static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN],
+		       struct sec fsecs[MNTSNAP_NFIELDS])
 {
 	const uint8_t *b = d->base;
 	uint64_t version, hdr_len, features, total;
@@ -818,6 +929,20 @@ static int parse_frame(struct rd *d, size_t len, struct sec secs[SEC__KNOWN])
 			if (secs[type].p)
 				return bad_v(d, -EBADMSG, "duplicate section", pos);
 			secs[type] = (struct sec){ b + pos + WIRE_SEC_HDR, (uint32_t)sl, pos };
+		} else if (type > SEC_FIELD_BASE && field_row(type - SEC_FIELD_BASE) >= 0) {
+			struct sec *f = &fsecs[field_row(type - SEC_FIELD_BASE)];
+
+			if (f->p)
+				return bad_v(d, -EBADMSG, "duplicate field section", pos);
+			*f = (struct sec){ b + pos + WIRE_SEC_HDR, (uint32_t)sl, pos };
+		} else if (type > SEC_FIELD_BASE && (flags & WIRE_SEC_REQUIRED)) {
+			char m[160];
+
+			snprintf(m, sizeof(m),
+				 "requires a record field this reader does not know (field tag %u, "
+				 "written by a newer version)",
+				 type - SEC_FIELD_BASE);
+			return bad_v(d, -EOPNOTSUPP, m, pos);
 		} else if (flags & WIRE_SEC_REQUIRED) {
 			char m[120];
 
@@ -864,7 +989,7 @@ static int dec_meta(struct rd *d, const struct sec *sec, struct mntsnap_snapshot
 		return bad(d, "unknown backend %" PRIu64, backend);
 	if (consistent > 2)
 		return bad(d, "bad consistency value %" PRIu64, consistent);
-	if (s->mask & ~(uint32_t)MNTSNAP_F_ALL)
+	if (s->mask & ~(uint32_t)CORE_FIELDS)
 		return bad(d, "mask 0x%x has unknown bits", s->mask);
 	if (rl >= sizeof(s->kernel_release) || rl > (uint64_t)(d->end - d->p))
 		return bad(d, "bad kernel release length %" PRIu64, rl);
@@ -889,6 +1014,82 @@ static int dec_strings(struct rd *d, const struct sec *sec, struct strtab *t)
 	return 0;
 }
 
+/* One field into a record, the decoder's counterpart of enc_field(). */
+static void dec_field(struct rd *d, const struct strtab *t, const struct mntsnap_field *f,
+		      struct mntsnap_mount *m)
+{
+	uint32_t n;
+
+	switch (f->kind) {
+	case MNTSNAP_FK_U32:
+		mntsnap__fset_u32(m, f->off, r_u32(d, f->name));
+		break;
+	case MNTSNAP_FK_U64:
+		mntsnap__fset_u64(m, f->off, r_var(d));
+		break;
+	case MNTSNAP_FK_PAIR:
+		mntsnap__fset_u32(m, f->off, r_u32(d, f->name));
+		mntsnap__fset_u32(m, f->num_off, r_u32(d, f->name));
+		break;
+	case MNTSNAP_FK_STR:
+		mntsnap__fset_str(m, f, r_str(d, t, f->name));
+		break;
+	case MNTSNAP_FK_LIST:
+		n = r_u32(d, f->name);
+		mntsnap__fset_u32(m, f->num_off, n);
+		mntsnap__fset_str(m, f, r_list(d, t, n, f->name));
+		break;
+	}
+}
+
+/* The core fields of one level: those in mask, the others "" or 0. */
+static void dec_level(struct rd *d, const struct strtab *t, int level, uint32_t mask,
+		      struct mntsnap_mount *m)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS; i++) {
+		const struct mntsnap_field *f = &mntsnap__fields[i];
+
+		if (f->level != level)
+			continue;
+		if (f->kind == MNTSNAP_FK_STR || f->kind == MNTSNAP_FK_LIST)
+			mntsnap__fset_str(m, f, "");
+		if (f->bit & mask & CORE_FIELDS)
+			dec_field(d, t, f, m);
+	}
+}
+
+/*
+ * dec_level() for superblocks, generated from the table: a table of many
+ * filesystems decodes one per mount.
+ */
+#define DS_U32(N, M, NU) m->M = r_u32(d, #N);
+#define DS_U64(N, M, NU) m->M = r_var(d);
+#define DS_PAIR(N, M, NU) m->M = r_u32(d, #N), m->NU = r_u32(d, #N);
+#define DS_STR(N, M, NU) m->M = r_str(d, t, #N);
+#define DS_LIST(N, M, NU) m->NU = r_u32(d, #N), m->M = r_list(d, t, m->NU, #N);
+#define DS_SPECIAL(N, M, NU)
+#define DS_EMPTY_U32(M)
+#define DS_EMPTY_U64(M)
+#define DS_EMPTY_PAIR(M)
+#define DS_EMPTY_STR(M) m->M = "";
+#define DS_EMPTY_LIST(M) m->M = "";
+#define DS_EMPTY_SPECIAL(M)
+#define DS_SB(N, K, M, NU)                                                                         \
+	DS_EMPTY_##K(M) if (mask & MNTSNAP_F_##N)                                                  \
+	{                                                                                          \
+		DS_##K(N, M, NU)                                                                   \
+	}
+#define DS_MOUNT(N, K, M, NU)
+#define DS_IDMAP(N, K, M, NU)
+#define DS_SNAP(N, K, M, NU)
+#define DS_ROW(N, L, K, M, NU, ...) DS_##L(N, K, M, NU)
+
+static void dec_sb(struct rd *d, const struct strtab *t, uint32_t mask, struct mntsnap_mount *m)
+{
+	mask &= CORE_FIELDS; /* later fields come in field sections */
+	MNTSNAP_FIELDS(DS_ROW)
+}
+
 static int dec_sbs(struct rd *d, const struct sec *sec, const struct strtab *t,
 		   struct mntsnap_mount **ret, uint32_t *ret_n)
 {
@@ -910,32 +1111,7 @@ static int dec_sbs(struct rd *d, const struct sec *sec, const struct strtab *t,
 		if (m->mask & ~(uint32_t)SB_FIELDS)
 			return bad(d, "superblock %u: mask 0x%x has non-superblock bits", i,
 				   m->mask);
-		m->fs_type = m->fs_subtype = m->source = m->options = "";
-		m->opt_array = m->opt_sec_array = "";
-		if (m->mask & MNTSNAP_F_DEV) {
-			m->dev_major = r_u32(d, "dev major");
-			m->dev_minor = r_u32(d, "dev minor");
-		}
-		if (m->mask & MNTSNAP_F_SB_MAGIC)
-			m->sb_magic = r_var(d);
-		if (m->mask & MNTSNAP_F_SB_FLAGS)
-			m->sb_flags = r_u32(d, "sb flags");
-		if (m->mask & MNTSNAP_F_FS_TYPE)
-			m->fs_type = r_str(d, t, "fs type");
-		if (m->mask & MNTSNAP_F_FS_SUBTYPE)
-			m->fs_subtype = r_str(d, t, "fs subtype");
-		if (m->mask & MNTSNAP_F_SOURCE)
-			m->source = r_str(d, t, "source");
-		if (m->mask & MNTSNAP_F_OPTS)
-			m->options = r_str(d, t, "options");
-		if (m->mask & MNTSNAP_F_OPT_ARRAY) {
-			m->opt_num = r_u32(d, "opt count");
-			m->opt_array = r_list(d, t, m->opt_num, "opt_array");
-		}
-		if (m->mask & MNTSNAP_F_OPT_SEC_ARRAY) {
-			m->opt_sec_num = r_u32(d, "sec opt count");
-			m->opt_sec_array = r_list(d, t, m->opt_sec_num, "opt_sec_array");
-		}
+		dec_sb(d, t, m->mask, m);
 	}
 	*ret_n = n;
 	rd_done(d, "SBS");
@@ -956,14 +1132,66 @@ static int dec_idmaps(struct rd *d, const struct sec *sec, const struct strtab *
 	if (!ims)
 		return bad_v(d, -ENOMEM, "out of memory", 0);
 	*ret = ims;
-	for (uint32_t i = 0; i < n && !d->r; i++) {
-		ims[i].uidmap_num = r_u32(d, "uidmap count");
-		ims[i].uidmap = r_list(d, t, ims[i].uidmap_num, "uidmap");
-		ims[i].gidmap_num = r_u32(d, "gidmap count");
-		ims[i].gidmap = r_list(d, t, ims[i].gidmap_num, "gidmap");
-	}
+	for (uint32_t i = 0; i < n && !d->r; i++)
+		dec_level(d, t, MNTSNAP_FL_IDMAP, MNTSNAP__FIELDS_IDMAP, &ims[i]);
 	*ret_n = n;
 	rd_done(d, "IDMAPS");
+	return d->r;
+}
+
+/*
+ * A known field's section onto the decoded superblocks or records (n of
+ * them, at stride bytes from each other): each entry's index, its value,
+ * its bit. The section must say the level and kind the table says: a
+ * field of another shape under the same tag is not this field.
+ */
+static int dec_field_section(struct rd *d, const struct sec *sec, const struct strtab *t,
+			     const struct mntsnap_field *f, struct mntsnap_mount *first,
+			     size_t stride, uint32_t n, uint32_t *snap_mask)
+{
+	uint64_t level, kind, asked, at = 0;
+	uint32_t count;
+
+	if (!sec->p)
+		return 0;
+	rd_at(d, sec);
+	level = r_var(d);
+	kind = r_var(d);
+	asked = r_var(d);
+	count = r_count(d, 2, f->name);
+	if (d->r)
+		return d->r;
+	if (level != f->level || kind != f->kind || asked > 1)
+		return bad(d, "field %s: section of another shape (level %" PRIu64 ", kind %" PRIu64
+			   ")", f->name, level, kind);
+	if (asked)
+		*snap_mask |= f->bit;
+	for (uint32_t i = 0; i < count && !d->r; i++) {
+		uint64_t delta = r_var(d);
+		struct mntsnap_mount *m;
+
+		if (d->r)
+			break;
+		if ((i && !delta) || delta >= n || at + delta >= n)
+			return bad(d, "field %s: index out of order or range", f->name);
+		at += delta;
+		m = (struct mntsnap_mount *)((char *)first + at * stride);
+		dec_field(d, t, f, m);
+		m->mask |= f->bit;
+	}
+	rd_done(d, f->name);
+	return d->r;
+}
+
+/* Every known field section of one level. */
+static int dec_field_sections(struct rd *d, const struct sec *fsecs, const struct strtab *t,
+			      int level, struct mntsnap_mount *first, size_t stride, uint32_t n,
+			      uint32_t *snap_mask)
+{
+	for (int i = 0; i < MNTSNAP_NFIELDS && !d->r; i++)
+		if (mntsnap__fields[i].level == level)
+			dec_field_section(d, &fsecs[i], t, &mntsnap__fields[i], first, stride, n,
+					  snap_mask);
 	return d->r;
 }
 
@@ -985,6 +1213,8 @@ struct dctx {
 	uint64_t prev_id;
 	uint32_t prev_old, prev_mask;
 	const struct sec *optf; /* SEC_OPTFIELDS, or one with p NULL */
+	const struct sec *fsecs; /* field sections by table row, p NULL if absent */
+	uint32_t *snap_mask;
 };
 
 static int dec_mount_point(struct dctx *c, struct drec *x, uint32_t i)
@@ -1020,6 +1250,37 @@ static int dec_mount_point(struct dctx *c, struct drec *x, uint32_t i)
 	return 0;
 }
 
+/*
+ * A decoded superblock's or id map's fields (every one of the level) into
+ * m; generated from the table, as this runs for every record.
+ */
+#define CP_U32(M, NU) m->M = from->M;
+#define CP_U64(M, NU) m->M = from->M;
+#define CP_PAIR(M, NU) m->M = from->M, m->NU = from->NU;
+#define CP_STR(M, NU) m->M = from->M;
+#define CP_LIST(M, NU) m->M = from->M, m->NU = from->NU;
+#define CP_SPECIAL(M, NU)
+#define CP_SB_ROW(N, L, K, M, NU, ...)                                                             \
+	if (MNTSNAP_FL_##L == MNTSNAP_FL_SB) {                                                     \
+		CP_##K(M, NU)                                                                      \
+	}
+#define CP_IDMAP_ROW(N, L, K, M, NU, ...)                                                          \
+	if (MNTSNAP_FL_##L == MNTSNAP_FL_IDMAP) {                                                  \
+		CP_##K(M, NU)                                                                      \
+	}
+
+static void copy_sb(const struct mntsnap_mount *from, struct mntsnap_mount *m)
+{
+	MNTSNAP_FIELDS(CP_SB_ROW)
+}
+
+static void copy_idmap(const struct mntsnap_mount *from, struct mntsnap_mount *m)
+{
+	MNTSNAP_FIELDS(CP_IDMAP_ROW)
+}
+
+static const struct mntsnap_mount no_idmap;
+
 static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 {
 	struct rd *d = c->d;
@@ -1035,7 +1296,7 @@ static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 		return d->r;
 	if (x->flags & ~(uint32_t)RF__ALL)
 		return bad(d, "record %u: unknown flags 0x%x", i, x->flags);
-	if (m->mask & ~(uint32_t)MNTSNAP_F_ALL)
+	if (m->mask & ~(uint32_t)CORE_FIELDS)
 		return bad(d, "record %u: mask 0x%x has unknown bits", i, m->mask);
 	if (m->mask & MNTSNAP_F_ID) {
 		m->id = c->prev_id + (uint64_t)r_zz(d);
@@ -1075,38 +1336,24 @@ static int dec_one(struct dctx *c, struct drec *x, uint32_t i)
 		m->root = r_str(d, c->t, "root");
 	if ((m->mask & MNTSNAP_F_MOUNT_POINT) && dec_mount_point(c, x, i))
 		return d->r;
-	m->uidmap = m->gidmap = "";
+	copy_idmap(&no_idmap, m);
 	if (x->flags & RF_IDMAP) {
 		uint32_t k = r_u32(d, "idmap index");
 
 		if (!d->r && k >= c->nims)
 			return bad(d, "record %u: idmap index %u out of range", i, k);
-		if (!d->r) {
-			m->uidmap = c->ims[k].uidmap;
-			m->uidmap_num = c->ims[k].uidmap_num;
-			m->gidmap = c->ims[k].gidmap;
-			m->gidmap_num = c->ims[k].gidmap_num;
-		}
+		if (!d->r)
+			copy_idmap(&c->ims[k], m);
 	}
 	if (d->r)
 		return d->r;
 	if (sbi >= c->nsbs)
 		return bad(d, "record %u: superblock index %u out of range", i, sbi);
 	sb = &c->sbs[sbi];
-	if (sb->mask != (m->mask & SB_FIELDS))
+	if ((sb->mask & SB_FIELDS) != (m->mask & SB_FIELDS))
 		return bad(d, "record %u: mask disagrees with its superblock's", i);
-	m->dev_major = sb->dev_major;
-	m->dev_minor = sb->dev_minor;
-	m->sb_magic = sb->sb_magic;
-	m->sb_flags = sb->sb_flags;
-	m->fs_type = sb->fs_type;
-	m->fs_subtype = sb->fs_subtype;
-	m->source = sb->source;
-	m->options = sb->options;
-	m->opt_array = sb->opt_array;
-	m->opt_num = sb->opt_num;
-	m->opt_sec_array = sb->opt_sec_array;
-	m->opt_sec_num = sb->opt_sec_num;
+	m->mask |= sb->mask; /* the superblock fields of field sections */
+	copy_sb(sb, m);
 	return 0;
 }
 
@@ -1226,6 +1473,9 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 		r = d->r;
 	}
 	if (!r)
+		r = dec_field_sections(d, c->fsecs, c->t, MNTSNAP_FL_MOUNT, &x[0].m, sizeof(*x), n,
+				       c->snap_mask);
+	if (!r)
 		r = resolve_links(d, x, n);
 	if (!r)
 		r = dec_optfields(c, x, n);
@@ -1251,7 +1501,7 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 			struct mntsnap_snapshot **ret)
 {
-	struct sec secs[SEC__KNOWN] = { { 0 } };
+	struct sec secs[SEC__KNOWN] = { { 0 } }, fsecs[MNTSNAP_NFIELDS] = { { 0 } };
 	struct rd d = { .base = buf, .p = buf, .end = (const uint8_t *)buf + len, .err = err,
 			.budget = (uint64_t)len * WIRE_EXPANSION + WIRE_EXPANSION_MIN };
 	struct mntsnap_mount *sbs = NULL, *ims = NULL;
@@ -1264,7 +1514,7 @@ int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 		return -EINVAL;
 	if (!buf)
 		return bad_v(&d, -EBADMSG, "empty input", 0);
-	r = parse_frame(&d, len, secs);
+	r = parse_frame(&d, len, secs, fsecs);
 	if (r)
 		return r;
 	s = mntsnap__snap_new(MNTSNAP_BACKEND_FILE, 0);
@@ -1276,7 +1526,12 @@ int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 	if (!r)
 		r = dec_sbs(&d, &secs[SEC_SBS], &t, &sbs, &c.nsbs);
 	if (!r)
+		r = dec_field_sections(&d, fsecs, &t, MNTSNAP_FL_SB, sbs, sizeof(*sbs), c.nsbs,
+				       &s->mask);
+	if (!r)
 		r = dec_idmaps(&d, &secs[SEC_IDMAPS], &t, &ims, &c.nims);
+	c.fsecs = fsecs;
+	c.snap_mask = &s->mask;
 	c.sbs = sbs;
 	c.ims = ims;
 	c.optf = &secs[SEC_OPTFIELDS];

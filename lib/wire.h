@@ -24,6 +24,14 @@ struct mntsnap_snapshot;
 int mntsnap__wire_encode(const struct mntsnap_snapshot *s, void **ret_buf, size_t *ret_len);
 
 /*
+ * The same with another field table: a test writes the files a build with
+ * a field this one does not know would write.
+ */
+struct mntsnap_field;
+int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct mntsnap_field *tab,
+				int ntab, void **ret_buf, size_t *ret_len);
+
+/*
  * Decode and validate buf (never trusts it: every offset, length, count,
  * string, id and parent link is checked, and so is the CRC32C).
  * Returns 0 and *ret, or:

@@ -694,3 +694,191 @@ Test(wire, expansion_is_bounded)
 	cr_assert(strstr(e.msg, "expand"), "%s", e.msg);
 	free(b);
 }
+
+/* ---- fields this reader does not know ------------------------------------ */
+
+/*
+ * The field table with one more superblock field (the magic again under
+ * wire tag 0xfe00), as a newer build would have it; the same row as
+ * tests/progs/wire-files.c writes the checked-in files with.
+ */
+#define MNTSNAP_F_TEST_EXTRA (1U << 31)
+#define MNTSNAP_FIELDS_EXTRA(X)                                                                    \
+	X(TEST_EXTRA, SB, U64, sb_magic, sb_magic, 0, 0, mask, mask, "test-extra", 1, 0, 0,        \
+	  EXTRA_TAG, EXTRA_REQUIRED)
+#include "fields.h"
+#include "uapi.h"
+
+#define EXTRA_TAG 0xfe00
+#define EXTRA_REQUIRED 0
+static const struct mntsnap_field tab_optional[] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
+#undef EXTRA_REQUIRED
+#define EXTRA_REQUIRED 1
+static const struct mntsnap_field tab_required[] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
+/* a u64 under the UUID's tag: a field of another shape than this reader's */
+#undef EXTRA_TAG
+#define EXTRA_TAG 1
+static const struct mntsnap_field tab_clash[] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
+#define NTAB ((int)(sizeof(tab_optional) / sizeof(tab_optional[0])))
+
+static void *data_file(const char *name, size_t *len)
+{
+	char path[512];
+	void *b;
+
+	snprintf(path, sizeof(path), "%s/%s", WIRE_DATA_DIR, name);
+	b = ms_read_file(path, len);
+	cr_assert_not_null(b, "%s", path);
+	return b;
+}
+
+/* The newer build's file: every superblock and record has the extra field. */
+static void encode_with_extra(struct mntsnap_snapshot *s, const struct mntsnap_field *tab,
+			      void **buf, size_t *len)
+{
+	for (uint32_t i = 0; i < s->nsbs; i++)
+		s->sbs[i].mask |= MNTSNAP_F_TEST_EXTRA;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		s->recs[i].mask |= MNTSNAP_F_TEST_EXTRA;
+	s->mask |= MNTSNAP_F_TEST_EXTRA;
+	cr_assert_eq(mntsnap__wire_encode_fields(s, tab, NTAB, buf, len), 0);
+	for (uint32_t i = 0; i < s->nsbs; i++)
+		s->sbs[i].mask &= ~MNTSNAP_F_TEST_EXTRA;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		s->recs[i].mask &= ~MNTSNAP_F_TEST_EXTRA;
+	s->mask &= ~MNTSNAP_F_TEST_EXTRA;
+}
+
+/* Loaded and encoded again by this build: exactly want (want_len bytes). */
+static void assert_loads_as(const void *b, size_t len, const void *want, size_t want_len)
+{
+	struct mntsnap_snapshot *l = NULL;
+	struct mntsnap_error e = { 0 };
+	void *again;
+	size_t n;
+
+	cr_assert_eq(mntsnap_snapshot_load_buf(b, len, &e, &l), 0, "%s", e.msg);
+	cr_assert_eq(mntsnap__wire_encode(l, &again, &n), 0);
+	cr_assert(n == want_len && !memcmp(again, want, n),
+		  "the unknown field was not simply skipped (%zu vs %zu bytes)", n, want_len);
+	free(again);
+	mntsnap_snapshot_free(l);
+}
+
+Test(wire, unknown_field_of_a_live_capture)
+{
+	struct mntsnap_snapshot *s = capture_mask(MNTSNAP_MASK_FULL);
+	void *plain, *opt, *req;
+	size_t np, no, nr;
+
+	cr_assert_eq(mntsnap__wire_encode(s, &plain, &np), 0);
+	encode_with_extra(s, tab_optional, &opt, &no);
+	encode_with_extra(s, tab_required, &req, &nr);
+	cr_assert_gt(no, np, "the extra field was not written");
+	assert_loads_as(opt, no, plain, np);
+	expect(req, nr, -EOPNOTSUPP, "does not know (field tag 65024");
+	free(plain);
+	free(opt);
+	free(req);
+	mntsnap_snapshot_free(s);
+}
+
+Test(wire, known_field_of_another_shape_is_corrupt)
+{
+	struct mntsnap_snapshot *s = capture_mask(0); /* no UUID: only the clash has tag 1 */
+	void *b;
+	size_t n;
+
+	cr_assert_eq(mntsnap__field_of(MNTSNAP_F_UUID)->wire, 1);
+	encode_with_extra(s, tab_clash, &b, &n);
+	expect(b, n, -EBADMSG, "field UUID: section of another shape");
+	free(b);
+	mntsnap_snapshot_free(s);
+}
+
+/* The UUID's field section, as written and read by this build. */
+Test(wire, uuid_field_round_trip)
+{
+	struct mntsnap_snapshot *s, *l = NULL;
+	struct mntsnap_mount m;
+	void *b;
+	size_t n;
+
+	ms_private_ns(BASE);
+	s = capture_mask(MNTSNAP_MASK_FULL);
+
+	/* whatever the host has: give the first superblock a UUID of its own */
+	s->sbs[0].uuid = (uint32_t)mntsnap__snap_str(s, "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", 36);
+	s->sbs[0].mask |= MNTSNAP_F_UUID;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		if (s->recs[i].sb == 0)
+			s->recs[i].mask |= MNTSNAP_F_UUID;
+	assert_round_trip(s);
+	cr_assert_eq(mntsnap__wire_encode(s, &b, &n), 0);
+	cr_assert_eq(mntsnap_snapshot_load_buf(b, n, NULL, &l), 0);
+	cr_assert(l->mask & MNTSNAP_F_UUID, "asked-for bit lost");
+	for (size_t i = 0; i < mntsnap_snapshot_count(l); i++) {
+		cr_assert_eq(mntsnap_snapshot_get(l, i, &m), 0);
+		if (s->recs[i].sb == 0) {
+			cr_assert(m.mask & MNTSNAP_F_UUID);
+			cr_assert_str_eq(m.uuid, "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+		}
+	}
+	free(b);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * The checked-in files: v1.mntsnap was written by the library before the
+ * field table (commit ba7117c); the extra-* ones by a build with one more
+ * field. The program that wrote them writes the same bytes now.
+ */
+Test(wire, saved_files_old_and_newer)
+{
+	const char *names[] = { "v1.mntsnap", "extra-optional.mntsnap", "extra-required.mntsnap" };
+	const char *prog = getenv("MNTSNAP_WIRE_FILES");
+	char dir[] = "/tmp/mntsnap-wire-files.XXXXXX", cmd[1024];
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_mount m;
+	size_t n1, no, nr;
+	void *v1 = data_file("v1.mntsnap", &n1);
+	void *opt = data_file("extra-optional.mntsnap", &no);
+	void *req = data_file("extra-required.mntsnap", &nr);
+
+	cr_assert_eq(mntsnap_snapshot_load_buf(v1, n1, NULL, &s), 0);
+	cr_assert_eq(mntsnap_snapshot_count(s), 3);
+	cr_assert_eq(mntsnap_snapshot_get(s, 2, &m), 0);
+	cr_assert_str_eq(m.fs_type, "ext4");
+	cr_assert_str_eq(m.mount_point, "/mnt/a/disk");
+	cr_assert_eq(m.uidmap_num, 1);
+	cr_assert_str_eq(m.uidmap, "0 1000 1");
+	cr_assert_eq(m.dev_major, 8);
+	cr_assert_eq(m.sb_magic, 0xef53);
+	mntsnap_snapshot_free(s);
+	assert_loads_as(v1, n1, v1, n1);
+	assert_loads_as(opt, no, v1, n1);
+	expect(req, nr, -EOPNOTSUPP, "does not know (field tag 65024");
+
+	cr_assert_not_null(prog, "MNTSNAP_WIRE_FILES not set");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s %s", prog, dir);
+	cr_assert_eq(system(cmd), 0);
+	for (size_t i = 0; i < 3; i++) {
+		char path[512];
+		size_t a, b;
+		void *x = data_file(names[i], &a), *y;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		y = ms_read_file(path, &b);
+		cr_assert(y && a == b && !memcmp(x, y, a), "%s: not what the writer writes now",
+			  names[i]);
+		unlink(path);
+		free(x);
+		free(y);
+	}
+	rmdir(dir);
+	free(v1);
+	free(opt);
+	free(req);
+}

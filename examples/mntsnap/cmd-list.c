@@ -151,7 +151,7 @@ int cmd_list(int argc, char **argv)
 
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
 		     .mountinfo_path = a.mountinfo_file, .under_id = under,
-		     .threads = a.threads);
+		     .threads = a.threads, .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a.view));
 	r = cli_capture("list", &opts, a.allow_inconsistent, &snap);
 	cli_target_close(ns);
 	if (r)

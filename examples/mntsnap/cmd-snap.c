@@ -17,7 +17,7 @@ static const char save_help[] =
 	"is a symbolic link: the file it points to is replaced, the link stays.\n"
 	"A replaced file keeps its mode; a new one is created 0600.\n"
 	"TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
-	"  --full     every field statmount has (option arrays, id maps, ...)\n"
+	"  --full     every field (option arrays, id maps, the filesystem UUID, ...)\n"
 	"  --strict   retry until two successive captures agree field by field\n"
 	"  --under P  only the mount at P and the mounts below it (P as the\n"
 	"             TARGET sees it)\n"

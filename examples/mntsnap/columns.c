@@ -355,6 +355,13 @@ static void get_uidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 		put_list(b, m->uidmap, m->uidmap_num);
 }
 
+static void get_uuid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	(void)cx;
+	if (m->mask & MNTSNAP_F_UUID)
+		ob_puts(b, m->uuid);
+}
+
 static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
 	(void)cx;
@@ -482,6 +489,7 @@ const struct column cols_all[] = {
 	{ "vfs-options", "VFS-OPTIONS", "VFS specific mount options", S, 0, 0, get_vfs_options },
 	{ "fs-options", "FS-OPTIONS", "FS specific mount options", S, 0, 0, get_fs_options },
 	{ "opt-fields", "OPT-FIELDS", "optional mount fields", S, 0, 0, get_opt_fields },
+	{ "uuid", "UUID", "filesystem UUID", S, 0, 0, get_uuid, MNTSNAP_F_UUID },
 	{ "fsroot", "FSROOT", "filesystem root", S, 0, 0, get_fsroot },
 	{ "maj:min", "MAJ:MIN", "major:minor device number", S, 0, 6, get_majmin },
 	{ "id", "ID", "mount ID", N, COL_RIGHT, 2, get_id },

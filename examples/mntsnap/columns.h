@@ -74,6 +74,8 @@ struct column {
 	unsigned char min_width;
 	/* Append the raw value (bytes, unescaped) to b; nothing when empty. */
 	void (*get)(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx);
+	/* MNTSNAP_F_* a capture must ask for beyond MNTSNAP_MASK_DEFAULT */
+	uint32_t need;
 };
 
 extern const struct column cols_all[];

@@ -62,6 +62,15 @@ static int set_format(struct view *v, const char *cmd, const char *f)
 	return -EINVAL;
 }
 
+uint32_t view_mask(const struct view *v)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < v->out.ncols; i++)
+		m |= v->out.cols[i]->need;
+	return m;
+}
+
 int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 {
 	const char *bad = NULL;

@@ -61,6 +61,9 @@ void view_init(struct view *v);
  */
 int view_opt(struct view *v, const char *cmd, int c, const char *arg);
 
+/* MNTSNAP_F_* the chosen columns need beyond MNTSNAP_MASK_DEFAULT (UUID). */
+uint32_t view_mask(const struct view *v);
+
 /* Help text for the options above. */
 extern const char view_help[];
 
