@@ -419,6 +419,74 @@ LTest(fsuuid, udev_scan)
 	close(dfd);
 }
 
+/*
+ * udev's layout under BASE for the device of dev: BASE/NODE a real block
+ * node of it, BASE/disk/by-uuid/NAME -> ../../NODE. Returns the dir's fd.
+ */
+static int byuuid_dir(const char *dev, const char *node, const char *name)
+{
+	char path[256];
+	struct stat st;
+	int dfd;
+
+	cr_assert_eq(stat(dev, &st), 0);
+	snprintf(path, sizeof(path), BASE "/%s", node);
+	cr_assert_eq(mknod(path, S_IFBLK | 0600, st.st_rdev), 0, "%s", strerror(errno));
+	ms_mkdir_p(BASE "/disk/by-uuid");
+	dfd = open(BASE "/disk/by-uuid", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(dfd >= 0);
+	snprintf(path, sizeof(path), "../../%s", node);
+	cr_assert_eq(symlinkat(path, dfd, name), 0);
+	return dfd;
+}
+
+/*
+ * The two steps wired together: step 1 answers when it can (a by-uuid
+ * link with another name is not consulted); an over-mounted mount point
+ * or an unlisted type name falls to step 2, which finds the device's
+ * link; MNTSNAP_FS_UUID_NO_UDEV leaves it out.
+ */
+LTest(fsuuid, steps)
+{
+	char dev[64], got[MNTSNAP_FS_UUID_SIZE] = "";
+	const char *dir = BASE "/m";
+	struct mnt_info m;
+	int dfd, dfd2;
+
+	ms_private_ns(BASE);
+	mount_image("ext4", UUID_A, dir, dev, sizeof(dev));
+	m = mnt_of(dir);
+	dfd = byuuid_dir(dev, "loopx", "0ddba11c-decoy");
+	cr_expect_eq(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, m.major, m.minor, "ext4", dfd, got),
+		     0);
+	cr_expect_str_eq(got, UUID_A);
+	cr_expect_eq(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, m.major, m.minor, "fuseblk", dfd,
+					 got),
+		     0);
+	cr_expect_str_eq(got, "0ddba11c-decoy", "step 2 for an unlisted type");
+
+	cr_assert_eq(symlinkat("../../loopx", dfd, UUID_A), 0);
+	cr_assert_eq(unlinkat(dfd, "0ddba11c-decoy", 0), 0);
+	cr_assert_eq(mount("over", dir, "tmpfs", 0, NULL), 0);
+	memset(got, 0, sizeof(got));
+	cr_expect_eq(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, m.major, m.minor, "ext4",
+					 MNTSNAP_FS_UUID_NO_UDEV, got),
+		     -ENODATA);
+	cr_expect_eq(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, m.major, m.minor, "ext4", dfd, got),
+		     0);
+	cr_expect_str_eq(got, UUID_A, "over-mounted: step 2");
+	cr_expect_eq(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, 0, 0, "ext4", dfd, got), -ENODATA,
+		     "no device, no step 2");
+	dfd2 = dup(dfd);
+	close(dfd2);
+	cr_expect_eq(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, m.major, m.minor, "ext4", dfd2,
+					 got),
+		     -EBADF);
+	cr_expect_eq(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, m.major, m.minor, "ext4", -5, got),
+		     -EBADF);
+	close(dfd);
+}
+
 LTest(fsuuid, arguments)
 {
 	char got[MNTSNAP_FS_UUID_SIZE] = "";
