@@ -39,18 +39,6 @@ struct mnt_info {
 	uint32_t major, minor;
 };
 
-static bool kernel_has_fs(const char *fs)
-{
-	char *text = ms_read_file("/proc/filesystems", NULL);
-	char pat[64];
-	bool found;
-
-	snprintf(pat, sizeof(pat), "\t%s\n", fs);
-	found = strstr(text, pat) != NULL;
-	free(text);
-	return found;
-}
-
 /* stdout of a shell command, trailing newline cut; asserts exit status 0 */
 __attribute__((format(printf, 1, 2))) static char *run(const char *fmt, ...)
 {
@@ -119,7 +107,8 @@ static int loop_attach(const char *img, char *dev, size_t devsz)
 
 /*
  * An image of fs with the given UUID, loop-mounted on dir; the loop device
- * path goes to dev. Skips when the kernel lacks fs.
+ * path goes to dev. Skips when the kernel lacks fs (mount(2) loads a
+ * module by itself where there is one: ENODEV means there is none).
  */
 static void mount_image(const char *fs, const char *uuid, const char *dir, char *dev,
 			size_t devsz)
@@ -127,8 +116,6 @@ static void mount_image(const char *fs, const char *uuid, const char *dir, char 
 	char img[256], *out;
 	int lfd;
 
-	if (!kernel_has_fs(fs))
-		cr_skip_test("kernel without %s", fs);
 	ms_mkdir_p(dir);
 	snprintf(img, sizeof(img), "%s.%s.img", dir, fs);
 	if (!strcmp(fs, "ext4")) {
@@ -145,8 +132,11 @@ static void mount_image(const char *fs, const char *uuid, const char *dir, char 
 	}
 	free(out);
 	lfd = loop_attach(img, dev, devsz);
-	cr_assert_eq(mount(dev, dir, fs, strcmp(fs, "erofs") ? 0 : MS_RDONLY, NULL), 0,
-		     "mount %s on %s: %s", fs, dir, strerror(errno));
+	if (mount(dev, dir, fs, strcmp(fs, "erofs") ? 0 : MS_RDONLY, NULL)) {
+		if (errno == ENODEV)
+			cr_skip_test("kernel without %s", fs);
+		cr_assert_fail("mount %s on %s: %s", fs, dir, strerror(errno));
+	}
 	close(lfd);
 }
 
