@@ -362,6 +362,111 @@ LTest(fsuuid, fuse_never_opened)
 	close(fd);
 }
 
+/* a directory's attributes as a FUSE server gives them */
+static void fuse_dir_attr(struct fuse_attr *a, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->mode = S_IFDIR | 0755;
+	a->nlink = 2;
+}
+
+/*
+ * A FUSE server with one directory "sub" under its root, whose name and
+ * attributes are never cached (valid for 0 s): every walk through it asks
+ * again. Runs until killed.
+ */
+static __attribute__((noreturn)) void fuse_serve_sub(int fd)
+{
+	char buf[FUSE_MIN_READ_BUFFER];
+	const struct fuse_in_header *in = (const void *)buf;
+	struct {
+		struct fuse_out_header h;
+		union {
+			struct fuse_entry_out e;
+			struct fuse_attr_out a;
+		};
+	} r;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		if (poll(&pfd, 1, -1) < 0 || read(fd, buf, sizeof(buf)) < (ssize_t)sizeof(*in))
+			continue;
+		if (in->opcode == FUSE_FORGET || in->opcode == FUSE_BATCH_FORGET)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.h.unique = in->unique;
+		r.h.len = sizeof(r.h);
+		if (in->opcode == FUSE_LOOKUP && in->nodeid == FUSE_ROOT_ID &&
+		    !strcmp(buf + sizeof(*in), "sub")) {
+			r.e.nodeid = 2;
+			fuse_dir_attr(&r.e.attr, 2);
+			r.h.len += sizeof(r.e);
+		} else if (in->opcode == FUSE_GETATTR) {
+			fuse_dir_attr(&r.a.attr, in->nodeid);
+			r.h.len += sizeof(r.a);
+		} else {
+			r.h.error = in->opcode == FUSE_LOOKUP ? -ENOENT : -ENOSYS;
+		}
+		if (write(fd, &r, r.h.len) < 0)
+			_exit(1);
+	}
+}
+
+/*
+ * A mount below a FUSE directory whose server has stopped answering: the
+ * walk to it would have to ask the server again ("sub" is never cached),
+ * so it is refused from the dcache instead: -ENODATA, and no request
+ * reaches the server (which would otherwise wait forever). The mount is a
+ * tmpfs named "ext4" here, so that step 1 runs: a walk that got through
+ * would answer tmpfs's kernel UUID.
+ */
+LTest(fsuuid, fuse_parent_not_asked)
+{
+	const char *dir = BASE "/fuse/sub";
+	char opts[128], got[MNTSNAP_FS_UUID_SIZE] = "";
+	struct pollfd pfd[2];
+	struct mnt_info m;
+	pid_t server, pid;
+	int fd, st;
+
+	ms_private_ns(BASE);
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		cr_skip_test("/dev/fuse: %s", strerror(errno));
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	ms_mkdir_p(BASE "/fuse");
+	cr_assert_eq(mount("mstest", BASE "/fuse", "fuse.mstest", MS_NOSUID | MS_NODEV, opts),
+		     0, "fuse mount: %s", strerror(errno));
+	fuse_answer_init(fd);
+	server = fork();
+	cr_assert(server >= 0);
+	if (!server)
+		fuse_serve_sub(fd);
+	cr_assert_eq(mount("t", dir, "tmpfs", 0, NULL), 0, "tmpfs on %s: %s", dir,
+		     strerror(errno));
+	m = mnt_of(dir);
+	kill(server, SIGKILL);
+	cr_assert_eq(waitpid(server, &st, 0), server);
+
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid)
+		_exit(mntsnap__fs_uuid_at(AT_FDCWD, dir, m.id, 0, 0, "ext4",
+					  MNTSNAP_FS_UUID_NO_UDEV, got) == -ENODATA ? 0 : 1);
+	pfd[0] = (struct pollfd){ .fd = (int)syscall(SYS_pidfd_open, pid, 0), .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	cr_assert(pfd[0].fd >= 0);
+	cr_assert_gt(poll(pfd, 2, -1), 0);
+	if (pfd[1].revents & POLLIN)
+		kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	close(pfd[0].fd);
+	cr_expect_not(pfd[1].revents & POLLIN, "a request reached the FUSE server");
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "not -ENODATA");
+	close(fd);
+}
+
 /*
  * udev's by-uuid scan, in a directory laid out as udev does (links
  * "../../NODE") that this test fills: the node is a real block node of the
