@@ -17,9 +17,11 @@
  * ioctl with the mkfs UUID; btrfs answers -ENOTTY (its fsid is not in the
  * VFS's UUID yet) so BTRFS_IOC_FS_INFO is asked; proc answers -ENOTTY.
  * f2fs, erofs, ubifs, bcachefs call super_set_uuid() with their on-disk
- * UUID in the kernel sources; ext2/ext3 are served by the ext4 driver.
- * vfat reports a 4-byte serial that blkid prints as "ABCD-1234": it is not
- * listed, so it goes through udev's link, which carries blkid's own text.
+ * UUID in the kernel sources (erofs answered the ioctl here too); ext2 and
+ * ext3 are usually served by the ext4 driver (were the old ext2 driver to
+ * answer -ENOTTY, the udev step runs). FAT volume ids are 4 bytes, which
+ * blkid prints as "ABCD-1234", not as hex: vfat is not listed, so it goes
+ * through udev's link, which carries blkid's own text.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -326,13 +328,17 @@ int mntsnap__fs_uuid_by_dev(int byuuid_dirfd, uint32_t dev_major, uint32_t dev_m
 	return r;
 }
 
-static int uuid_from_udev(uint32_t dev_major, uint32_t dev_minor,
+/* step 2 in byuuid_dirfd, or in the caller's own /dev when it is USE_OWN_DEV */
+#define USE_OWN_DEV (-2)
+static int uuid_from_udev(int byuuid_dirfd, uint32_t dev_major, uint32_t dev_minor,
 			  char out[MNTSNAP_FS_UUID_SIZE])
 {
 	int dfd, r;
 
-	if (!dev_major)
+	if (!dev_major || byuuid_dirfd == MNTSNAP_FS_UUID_NO_UDEV)
 		return -ENODATA;
+	if (byuuid_dirfd != USE_OWN_DEV)
+		return mntsnap__fs_uuid_by_dev(byuuid_dirfd, dev_major, dev_minor, out);
 	dfd = open(BYUUID_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
 		return is_hard_error(-errno) ? -errno : -ENODATA;
@@ -341,9 +347,9 @@ static int uuid_from_udev(uint32_t dev_major, uint32_t dev_minor,
 	return r;
 }
 
-int mntsnap__fs_uuid(int root_dirfd, const char *mount_point, uint64_t mnt_id,
-		     uint32_t dev_major, uint32_t dev_minor, const char *fs_type,
-		     char out[MNTSNAP_FS_UUID_SIZE])
+static int fs_uuid(int root_dirfd, const char *mount_point, uint64_t mnt_id, uint32_t dev_major,
+		   uint32_t dev_minor, const char *fs_type, int byuuid_dirfd,
+		   char out[MNTSNAP_FS_UUID_SIZE])
 {
 	char text[MNTSNAP_FS_UUID_SIZE];
 	long r = -ENODATA;
@@ -355,8 +361,26 @@ int mntsnap__fs_uuid(int root_dirfd, const char *mount_point, uint64_t mnt_id,
 	if (mntsnap__fs_uuid_type_listed(fs_type))
 		r = uuid_from_mount(root_dirfd, mount_point, mnt_id, fs_type, text);
 	if (r == -ENODATA)
-		r = uuid_from_udev(dev_major, dev_minor, text);
+		r = uuid_from_udev(byuuid_dirfd, dev_major, dev_minor, text);
 	if (!r)
 		memcpy(out, text, sizeof(text));
 	return (int)r;
+}
+
+int mntsnap__fs_uuid(int root_dirfd, const char *mount_point, uint64_t mnt_id,
+		     uint32_t dev_major, uint32_t dev_minor, const char *fs_type,
+		     char out[MNTSNAP_FS_UUID_SIZE])
+{
+	return fs_uuid(root_dirfd, mount_point, mnt_id, dev_major, dev_minor, fs_type,
+		       USE_OWN_DEV, out);
+}
+
+int mntsnap__fs_uuid_at(int root_dirfd, const char *mount_point, uint64_t mnt_id,
+			uint32_t dev_major, uint32_t dev_minor, const char *fs_type,
+			int byuuid_dirfd, char out[MNTSNAP_FS_UUID_SIZE])
+{
+	if (byuuid_dirfd < 0 && byuuid_dirfd != MNTSNAP_FS_UUID_NO_UDEV)
+		return -EBADF;
+	return fs_uuid(root_dirfd, mount_point, mnt_id, dev_major, dev_minor, fs_type,
+		       byuuid_dirfd, out);
 }

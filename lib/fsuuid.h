@@ -35,8 +35,12 @@
  *    UUID is taken from whatever is there now), and FS_IOC_GETFSUUID (6.5)
  *    is asked on it; btrfs before it set the VFS's UUID: BTRFS_IOC_FS_INFO.
  * 2. Else, for a block device (dev_major != 0): the link in udev's
- *    /dev/disk/by-uuid of the caller's own /dev whose node has that device
- *    number (never the target's /dev: it could plant any link there).
+ *    /dev/disk/by-uuid whose node has that device number, in the /dev of
+ *    the calling process's root. Never the target's /dev (it could plant
+ *    any link there): a helper that has entered a target's mount namespace
+ *    calls mntsnap__fs_uuid_at() with a by-uuid fd opened before entering,
+ *    or MNTSNAP_FS_UUID_NO_UDEV and leaves step 2 to the caller
+ *    (mntsnap__fs_uuid_by_dev()).
  *
  * Returns 0 with out holding the NUL-terminated text: a 16-byte UUID as
  * canonical lowercase 8-4-4-4-12 (what blkid prints for these
@@ -60,6 +64,16 @@
 int mntsnap__fs_uuid(int root_dirfd, const char *mount_point, uint64_t mnt_id,
 		     uint32_t dev_major, uint32_t dev_minor, const char *fs_type,
 		     char out[MNTSNAP_FS_UUID_SIZE]);
+
+/*
+ * The same with step 2 in the by-uuid directory open as byuuid_dirfd, or
+ * without step 2 for MNTSNAP_FS_UUID_NO_UDEV. -EBADF for another negative
+ * byuuid_dirfd; otherwise as above.
+ */
+#define MNTSNAP_FS_UUID_NO_UDEV (-1)
+int mntsnap__fs_uuid_at(int root_dirfd, const char *mount_point, uint64_t mnt_id,
+			uint32_t dev_major, uint32_t dev_minor, const char *fs_type,
+			int byuuid_dirfd, char out[MNTSNAP_FS_UUID_SIZE]);
 
 /* Whether step 1 is tried for this filesystem type (the list above). */
 bool mntsnap__fs_uuid_type_listed(const char *fs_type);
