@@ -22,6 +22,7 @@
 #include "fields.h"
 #include "fsuuid.h"
 #include "ns.h"
+#include "proc.h"
 #include "hash.h"
 #include "snapshot.h"
 
@@ -838,7 +839,7 @@ static int mounts_root(const struct mntsnap_ns *ns, bool own_ns, bool *ret_close
 	if (own_ns || !ns || ns->self)
 		return AT_FDCWD;
 	*ret_close = true;
-	return mntsnap__ns_root_fd(ns);
+	return mntsnap__pidfd_root_fd(ns->pidfd);
 }
 
 /* The fields read apart from statmount, for s captured through ns. */

@@ -9,6 +9,19 @@
 #include "snapshot.h"
 #include "uapi.h"
 
+/* Bytes of n NUL-terminated strings laid end to end (a list field). */
+size_t mntsnap__strlist_len(const char *list, uint32_t n)
+{
+	size_t len = 0;
+
+	while (n--) {
+		size_t l = strlen(list + len);
+
+		len += l + 1;
+	}
+	return len;
+}
+
 const struct mntsnap_field mntsnap__fields[MNTSNAP_NFIELDS] = { MNTSNAP_FIELDS(MNTSNAP__FIELD_ROW) };
 
 /* One bit per row, rows in bit order: the wire codes rows in this order. */

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -64,16 +63,11 @@ static bool is_hard_error(long err)
 	return err == -ENOMEM || err == -EMFILE || err == -ENFILE || err == -EBADF;
 }
 
-/*
- * openat2 has no libc wrapper in glibc 2.36 nor musl; it is not in the
- * syscall seam table yet, so it is called here, returning -errno.
- */
 static long sys_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
 {
 	struct mntsnap_open_how how = { .flags = flags, .resolve = resolve };
-	long r = syscall(MNTSNAP_NR_openat2, dirfd, path, &how, sizeof(how));
 
-	return r < 0 ? -errno : r;
+	return mntsnap__sys_openat2(dirfd, path, &how);
 }
 
 /*

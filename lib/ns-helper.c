@@ -65,6 +65,7 @@
 #include "mntsnap-config.h"
 #include "backends.h"
 #include "mntsnap.h"
+#include "proc.h"
 #include "ns.h"
 #include "snapshot.h"
 
@@ -922,7 +923,7 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 	h.keep_caps = o.keep_caps;
 	if (w->tree)
 		h.keep_caps |= 1ULL << CAP_SYS_ADMIN_; /* open_tree clones need it */
-	h.rootfd = mntsnap__ns_root_fd(ns);
+	h.rootfd = mntsnap__pidfd_root_fd(ns ? ns->pidfd : -1);
 	if (h.rootfd < 0 && h.rootfd != -ENOENT)
 		return mntsnap__ns_explain(h.rootfd, "the target process's root", o.error);
 	r = helper_run(ns, &h, &o, &res);

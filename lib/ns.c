@@ -432,39 +432,6 @@ int mntsnap_ns_alive(const struct mntsnap_ns *ns)
 	return mntsnap__ns_check_alive(ns);
 }
 
-int mntsnap__ns_root_fd(const struct mntsnap_ns *ns)
-{
-	char path[64];
-	int pid, fd, r, proc, err;
-
-	if (!ns || ns->pidfd < 0)
-		return -ENOENT;
-	/*
-	 * No procfs to reach the root through (or not a pidfd): -ENOENT, the
-	 * helper then resolves from the namespace root. PID/root of a procfs
-	 * root only, for the reason mntsnap__pidfd_pid() gives.
-	 */
-	pid = mntsnap__pidfd_pid(-1, ns->pidfd);
-	if (pid < 0)
-		return pid == -EINVAL || pid == -EOPNOTSUPP ? -ENOENT : pid;
-	proc = mntsnap__procfs_root();
-	if (proc < 0)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%d/root", pid);
-	fd = openat(proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	err = errno;
-	close(proc);
-	if (fd < 0)
-		return err == ENOENT ? -ESRCH : -err;
-	/* still alive after the open: the /proc entry was our process */
-	r = mntsnap__pidfd_exited(ns->pidfd);
-	if (r) {
-		close(fd);
-		return r > 0 ? -ESRCH : r;
-	}
-	return mntsnap__fd_move_above_stdio(fd);
-}
-
 /* ---- the owner user namespace ------------------------------------------- */
 
 /* Is the nsfs fd ufd the calling thread's own user namespace? */

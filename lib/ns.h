@@ -113,14 +113,6 @@ int mntsnap__ns_check_alive(const struct mntsnap_ns *ns);
 int mntsnap__ns_enter_fd(const struct mntsnap_ns *ns, int *ret_fd, bool *ret_owned);
 
 /*
- * O_PATH fd of the root directory of the handle's process (/proc/PID/root,
- * checked against pid reuse), so paths resolve inside a chroot()ed target
- * too. -ENOENT for handles without a process (use the namespace root),
- * -ESRCH, -EACCES.
- */
-int mntsnap__ns_root_fd(const struct mntsnap_ns *ns);
-
-/*
  * The user namespace owning the mount namespace behind nsfd, when it is
  * not the caller's: an nsfs fd on it in *ret_fd (close it). -ENOENT when
  * it is the caller's own (nothing to join); -EPERM when it is neither the

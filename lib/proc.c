@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "sys.h"
 #include "uapi.h"
 
 /*
@@ -142,4 +143,37 @@ int mntsnap__ns_open_own_fd(void)
 		fd = mntsnap__proc_ns_open(proc, "self/ns/mnt");
 	close(proc);
 	return fd;
+}
+
+int mntsnap__pidfd_root_fd(int pidfd)
+{
+	char path[64];
+	int pid, fd, r, proc, err;
+
+	if (pidfd < 0)
+		return -ENOENT;
+	/*
+	 * No procfs to reach the root through (or not a pidfd): -ENOENT, the
+	 * helper then resolves from the namespace root. PID/root of a procfs
+	 * root only, for the reason mntsnap__pidfd_pid() gives.
+	 */
+	pid = mntsnap__pidfd_pid(-1, pidfd);
+	if (pid < 0)
+		return pid == -EINVAL || pid == -EOPNOTSUPP ? -ENOENT : pid;
+	proc = mntsnap__procfs_root();
+	if (proc < 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%d/root", pid);
+	fd = openat(proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	close(proc);
+	if (fd < 0)
+		return err == ENOENT ? -ESRCH : -err;
+	/* still alive after the open: the /proc entry was our process */
+	r = mntsnap__pidfd_exited(pidfd);
+	if (r) {
+		close(fd);
+		return r > 0 ? -ESRCH : r;
+	}
+	return mntsnap__fd_move_above_stdio(fd);
 }

@@ -34,4 +34,13 @@ int mntsnap__proc_ns_open(int proc, const char *rel);
  */
 int mntsnap__ns_open_own_fd(void);
 
+/*
+ * O_PATH fd of the root directory of the process behind pidfd
+ * (/proc/PID/root from a procfs root, checked against pid reuse), so paths
+ * resolve inside a chroot()ed target too. -ENOENT when there is no process
+ * to ask (pidfd < 0, not a pidfd, no procfs: use the namespace root),
+ * -ESRCH (exited, also during the open), -EACCES.
+ */
+int mntsnap__pidfd_root_fd(int pidfd);
+
 #endif

@@ -361,7 +361,7 @@ int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot *
 
 static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 {
-	int root = mntsnap__ns_root_fd(ns), fd, r;
+	int root = mntsnap__pidfd_root_fd(ns ? ns->pidfd : -1), fd, r;
 
 	if (root == -ENOENT) {
 		r = mntsnap__ns_open_file(ns, path, O_PATH, 0, NULL, &fd);

@@ -172,18 +172,6 @@ long mntsnap__snap_str(struct mntsnap_snapshot *s, const char *str, size_t len)
 	return off;
 }
 
-size_t mntsnap__strlist_len(const char *list, uint32_t n)
-{
-	size_t len = 0;
-
-	while (n--) {
-		size_t l = strlen(list + len);
-
-		len += l + 1;
-	}
-	return len;
-}
-
 /* Lists compare including their inner NULs. */
 static size_t list_len(const char *s, uint32_t n)
 {

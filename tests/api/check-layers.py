@@ -38,7 +38,9 @@ LAYERS = {
     'proc.c': L0,
     'kernel-features.c': L0,
     'errors.c': L0,
+    'fsuuid.c': L0,
     # L1 model: the snapshot store and its records; two snapshots compared.
+    'fields.c': L1,
     'snapshot.c': L1,
     'diff.c': L1,
     # L2 sources: each reads one reachable source of mounts; none knows
