@@ -149,22 +149,11 @@ static bool key_eq(const struct mntsnap_diff *d, const struct keyed *a, const st
 
 /* ---- comparing one pair ---------------------------------------------------- */
 
-static bool list_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
-{
-	size_t la, lb;
-
-	if (an != bn)
-		return true;
-	la = mntsnap__strlist_len(a, an);
-	lb = mntsnap__strlist_len(b, bn);
-	return la != lb || memcmp(a, b, la);
-}
-
 #define NE_U32(M, NU) a->M != b->M
 #define NE_U64(M, NU) a->M != b->M
 #define NE_PAIR(M, NU) (a->M != b->M || a->NU != b->NU)
 #define NE_STR(M, NU) strcmp(a->M, b->M)
-#define NE_LIST(M, NU) list_ne(a->M, a->NU, b->M, b->NU)
+#define NE_LIST(M, NU) mntsnap__strlist_ne(a->M, a->NU, b->M, b->NU)
 #define NE_SPECIAL(M, NU) 0
 #define CMP_SKIP(N)                                                                                \
 	(MNTSNAP_F_##N == MNTSNAP_F_MOUNT_POINT ||                                                  \

@@ -42,7 +42,7 @@ const struct mntsnap_field *mntsnap__field_of(uint32_t bit)
 	return NULL;
 }
 
-static bool list_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
+bool mntsnap__strlist_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
 {
 	size_t la, lb;
 
@@ -67,7 +67,7 @@ int mntsnap__field_differs(const struct mntsnap_field *f, const struct mntsnap_m
 	case MNTSNAP_FK_STR:
 		return strcmp(mntsnap__fstr(a, f), mntsnap__fstr(b, f)) != 0;
 	case MNTSNAP_FK_LIST:
-		return list_ne(mntsnap__fstr(a, f), mntsnap__fnum(a, f), mntsnap__fstr(b, f),
+		return mntsnap__strlist_ne(mntsnap__fstr(a, f), mntsnap__fnum(a, f), mntsnap__fstr(b, f),
 			       mntsnap__fnum(b, f));
 	}
 	return 0;

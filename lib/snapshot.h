@@ -149,6 +149,8 @@ long mntsnap__snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 
 /* Byte length of a list of n NUL-terminated strings laid end to end. */
 size_t mntsnap__strlist_len(const char *list, uint32_t n);
+/* Do two lists (count, bytes including inner NULs) differ? */
+bool mntsnap__strlist_ne(const char *a, uint32_t an, const char *b, uint32_t bn);
 
 /* Set capture time and kernel release. */
 void mntsnap__snap_stamp(struct mntsnap_snapshot *s);
