@@ -379,3 +379,15 @@ const char *ms_crun_rootfs(const char *base, const char *rootfs, const char *con
 	}
 	return crun;
 }
+
+void ms_random_uuid(char out[37])
+{
+	int fd = open("/proc/sys/kernel/random/uuid", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	cr_assert_geq(fd, 0, "open /proc/sys/kernel/random/uuid: %s", strerror(errno));
+	n = read(fd, out, 36);
+	close(fd);
+	cr_assert_eq(n, 36, "short read of a random UUID");
+	out[36] = '\0';
+}

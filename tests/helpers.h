@@ -123,4 +123,12 @@ void ms_mount_fuse(const char *src, const char *dir, const char *type);
 int ms_block_mount_syscalls(bool statmount, bool listmount, int err);
 #endif
 
+/*
+ * A fresh random UUID (the kernel's /proc/sys/kernel/random/uuid), for
+ * images whose mkfs refuses a UUID some block device still shows: a loop
+ * device of an earlier run may still be detaching, and mkfs.btrfs asks
+ * blkid for every device with that UUID.
+ */
+void ms_random_uuid(char out[37]);
+
 #endif
