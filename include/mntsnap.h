@@ -1131,10 +1131,12 @@ const char *mntsnap_watch_kind_name(int kind);
 /* Library probing.                                                         */
 /* ------------------------------------------------------------------------ */
 /*
- * Does this process get statmount/listmount? 1 yes, 0 no (ENOSYS, or
- * blocked by seccomp with EPERM/EACCES). Cached per process after the
- * first call (the answer cannot change for a process; a seccomp filter
- * added later only ever makes it "no", which capture handles anyway).
+ * Does the calling thread get statmount/listmount? 1 yes, 0 no (ENOSYS,
+ * or blocked by seccomp with EPERM/EACCES). A "yes" is cached per
+ * process, so a thread that installs a filter later still reads 1
+ * (capture falls back on its own then); a "no" is never cached: a
+ * seccomp filter belongs to the thread that installed it, and the
+ * process's other threads may still have the calls.
  */
 int mntsnap_have_statmount(void);
 
