@@ -16,12 +16,18 @@ Fails on:
     callers; inside, the layers call each other's internal functions;
   - a raw syscall or ioctl made outside lib/sys.c;
   - a non-static global whose name is neither a public declaration
-    (mntsnap_*) nor internal (mntsnap__*).
+    (mntsnap_*) nor internal (mntsnap__*);
+  - with --readme: a lib/*.c file that the README's architecture section
+    puts under another layer than LAYERS does, or leaves out, or a file
+    that section names and lib/ does not have (the drawing readers go by
+    cannot drift from the table the check goes by).
 
-  check-layers.py --api-tool TOOL --lib-src DIR (--archive A | --objdir DIR) [--graph] HEADERS...
+  check-layers.py --api-tool TOOL --lib-src DIR (--archive A | --objdir DIR) [--readme R]
+                  [--graph] HEADERS...
   check-layers.py --self-test --cc CC --api-tool TOOL HEADERS...
 """
 import argparse
+import fnmatch
 import os
 import re
 import subprocess
@@ -225,6 +231,51 @@ def check(objs, layers, public, sources):
     return errs, edges
 
 
+def readme_layers(text):
+    """{lib name or glob: layer} from the README's architecture drawing.
+
+    The first fenced block after "## Architecture": a line "L<n> ..."
+    opens layer n; a line starting "lib/<name>" puts name (".[ch]" read as
+    ".c", "*" as a glob) under the open layer; any other unindented line
+    closes it.
+    """
+    sec = text.split('\n## Architecture', 1)
+    if len(sec) < 2 or '```' not in sec[1]:
+        return None
+    block = sec[1].split('```', 2)[1]
+    cur, out = None, {}
+    for line in block.splitlines():
+        m = re.match(r'L([0-4]) ', line)
+        if m:
+            cur = int(m.group(1))
+            continue
+        m = re.match(r'lib/(\S+)', line)
+        if m and cur is not None:
+            out[m.group(1).replace('.[ch]', '.c')] = cur
+        elif line[:1].strip():
+            cur = None
+    return out
+
+
+def check_readme(text, layers, sources):
+    """Errors where the README's drawing and the table disagree."""
+    drawn = readme_layers(text)
+    if drawn is None:
+        return ['README: no fenced drawing after "## Architecture"']
+    errs = []
+    for f in sorted(sources):
+        hits = {lv for pat, lv in drawn.items() if fnmatch.fnmatchcase(f, pat)}
+        if not hits:
+            errs.append('%s: not in the README\'s architecture section' % f)
+        elif f in layers and hits != {layers[f]}:
+            errs.append('%s: the README draws it in %s, the LAYERS table has %s' %
+                        (f, '/'.join(NAMES[lv] for lv in sorted(hits)), NAMES[layers[f]]))
+    for pat in sorted(drawn):
+        if pat.endswith('.c') and not any(fnmatch.fnmatchcase(f, pat) for f in sources):
+            errs.append('README names lib/%s, which lib/ does not have' % pat)
+    return errs
+
+
 def print_graph(objs, edges, layers):
     for (a, b), syms in sorted(edges.items()):
         print('%-22s -> %-22s %2d  %s' % (a, b, len(syms), ' '.join(sorted(syms)[:4]) +
@@ -274,6 +325,25 @@ def self_test(a, public):
             print('self-test %-8s %s%s' % (name, 'ok' if ok else 'MISSED',
                                            '' if ok else ': %r' % errs))
             bad += not ok
+    readme = ('# x\n\n## Architecture\n\n```\ninclude/x.h   api\n\nL0 platform\n'
+              'lib/a.[ch]    a\nlib/r*.c      r\n\nL2 sources\nlib/b.c       b\n'
+              'seccomp/      not a layer\n```\n')
+    srcs = {'a.c', 'ra.c', 'rb.c', 'b.c'}
+    rtests = {
+        'readme-ok': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L2}, srcs, None),
+        'readme-layer': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L3}, srcs,
+                         'b.c: the README draws it in L2 sources'),
+        'readme-missing': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L2, 'c.c': L2},
+                           srcs | {'c.c'}, "c.c: not in the README"),
+        'readme-stale': ({'ra.c': L0, 'rb.c': L0, 'b.c': L2}, srcs - {'a.c'},
+                         'README names lib/a.c'),
+    }
+    for name, (layers, sources, want) in rtests.items():
+        errs = check_readme(readme, layers, sources)
+        ok = (not errs) if want is None else any(want in e for e in errs)
+        print('self-test %-14s %s%s' % (name, 'ok' if ok else 'MISSED',
+                                         '' if ok else ': %r' % errs))
+        bad += not ok
     return 1 if bad else 0
 
 
@@ -285,6 +355,7 @@ def main():
     ap.add_argument('--archive', help='or the static archive holding them')
     ap.add_argument('--nm', default='nm')
     ap.add_argument('--cc', default='cc')
+    ap.add_argument('--readme', help='compare the table with this README\'s architecture section')
     ap.add_argument('--graph', action='store_true', help='print edges and layers')
     ap.add_argument('--self-test', action='store_true')
     ap.add_argument('headers', nargs='+')
@@ -295,6 +366,9 @@ def main():
     objs = load_archive(a.archive, a.nm) if a.archive else load(a.objdir, a.nm)
     sources = {f for f in os.listdir(a.lib_src) if re.fullmatch(r'[\w.-]+\.c', f)}
     errs, edges = check(objs, LAYERS, public, sources)
+    if a.readme:
+        with open(a.readme) as f:
+            errs += check_readme(f.read(), LAYERS, sources)
     if a.graph:
         print_graph(objs, edges, LAYERS)
     for e in errs:
