@@ -472,8 +472,10 @@ struct mntsnap_capture_opts {
 	unsigned max_retries;     /* consistency retries; 0 = default (3) */
 	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace. A pid handle
 					 * is the process's view (mounts reachable from its
-					 * root, relative to it, as /proc/PID/mountinfo);
-					 * other handles the whole namespace */
+					 * root, relative to it, as /proc/PID/mountinfo;
+					 * the whole namespace when no procfs at /proc can
+					 * name the process); other handles the whole
+					 * namespace */
 	uint64_t under_id;        /* only this mount and below; 0 = all */
 	const char *mountinfo_path;   /* mountinfo backend: file to parse */
 	struct mntsnap_error *error;  /* optional detail on failure */
@@ -573,7 +575,8 @@ int mntsnap_stat_path(const char *path, uint32_t mask,
  * target (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS): from the root of
  * the handle's process for pid/pidfd handles (/proc/PID/root of a procfs
  * at /proc, without entering; a chroot()ed target counts; no procfs, as
- * inside a target whose /proc is none: from the namespace root), else
+ * inside a target whose /proc is none, or one of a pid namespace the
+ * process is not in: from the namespace root), else
  * from the namespace root by
  * the helper (mntsnap_ns_open_file with O_PATH); then statx
  * STATX_MNT_ID_UNIQUE of the opened path and mntsnap_stat_id in ns. An

@@ -58,7 +58,12 @@ int mntsnap__proc_ns_open(int proc, const char *rel)
 	return fd;
 }
 
-/* "Pid:\t<n>" of an fdinfo text: n > 0, -ESRCH for -1 (exited), else -EINVAL. */
+/*
+ * "Pid:\t<n>" of an fdinfo text: n > 0; -ESRCH for -1 (exited);
+ * -EOPNOTSUPP for 0: the process lives, in a pid namespace this procfs
+ * does not see, so no /proc/PID of it can be reached here; -EINVAL
+ * without the line (no pidfd), -EIO for anything else.
+ */
 static int parse_pid_line(const char *buf)
 {
 	const char *p = strstr(buf, "\nPid:");
@@ -76,6 +81,8 @@ static int parse_pid_line(const char *buf)
 		return -EIO;
 	if (n == -1)
 		return -ESRCH;
+	if (n == 0)
+		return -EOPNOTSUPP;
 	return n > 0 && n <= 0x7fffffff ? (int)n : -EIO;
 }
 

@@ -9,8 +9,9 @@
  * Never from a /proc that is not a procfs root: a caller inside a target
  * sees the target's /proc, where an fdinfo may name any pid.
  * Returns the pid (> 0), or -ESRCH (the process has exited), -EINVAL (fd
- * is no pidfd), -EOPNOTSUPP (no procfs root at /proc), -EIO (unreadable),
- * -errno from opening the fdinfo.
+ * is no pidfd), -EOPNOTSUPP (no procfs root at /proc, or one that cannot
+ * name the process: it lives in a pid namespace that procfs does not see,
+ * fdinfo "Pid: 0"), -EIO (unreadable), -errno from opening the fdinfo.
  */
 int mntsnap__pidfd_pid(int proc, int pidfd);
 

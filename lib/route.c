@@ -181,8 +181,14 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 
 	if (!r)
 		r = mntsnap__snap_reroot(s, id, root);
-	if (r == -ENOENT)
-		r = 0; /* the root's mount is not in this capture: leave it whole */
+	/*
+	 * The root's mount is not in this capture, or no procfs here can name
+	 * the process (none at /proc, or one of a pid namespace it is not
+	 * in): leave the namespace whole, from its root, as the helper and
+	 * mntsnap__ns_root_fd() do when they cannot reach the process's root.
+	 */
+	if (r == -ENOENT || r == -EOPNOTSUPP)
+		r = 0;
 	for (uint32_t i = 0; extra && i < s->nrecs; i++)
 		s->recs[i].mask &= ~extra;
 	s->mask &= ~extra;
@@ -299,8 +305,8 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 		r = process_root(ns, sys, &rid, root, sizeof(root));
 		if (!r)
 			r = mntsnap__snap_relative_to(*ret_snap, root);
-		else if (r == -ENOENT)
-			r = 0;
+		else if (r == -ENOENT || r == -EOPNOTSUPP)
+			r = 0; /* as in pid_view() */
 		if (r) {
 			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;
