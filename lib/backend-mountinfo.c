@@ -1088,6 +1088,36 @@ static int proc_open(int proc, const char *rel, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * rel below the procfs root dfd, read-only: the lookup may not cross a
+ * mount (a bind mount over a /proc file, or a tmpfs over a /proc/PID
+ * directory: a namespace's owner may cover any directory of its procfs)
+ * and the result must be procfs. Every mountinfo text is opened so.
+ */
+static int openat2_procfs(int dfd, const char *rel)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
+	};
+	struct statfs sf;
+	int fd;
+
+	fd = (int)mntsnap__sys_openat2(dfd, rel, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the check after the open must do */
+		fd = openat(dfd, rel, (int)how.flags);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		return fd == -EXDEV ? -ENOENT : fd;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
 /* Is PID/ns/mnt the namespace nsfd names? */
 static int same_ns(int proc, int pid, int nsfd)
 {
@@ -1154,7 +1184,7 @@ static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_syso
 		return -ESRCH;
 	if (pid_in_ns(ns, sys, proc, pid)) {
 		snprintf(path, sizeof(path), "%d/mountinfo", pid);
-		fd = proc_open(proc, path, O_RDONLY);
+		fd = openat2_procfs(proc, path);
 		if (fd >= 0 &&
 		    ((p.fd >= 0 && poll(&p, 1, 0) != 0) || !pid_in_ns(ns, sys, proc, pid))) {
 			close(fd); /* gone or moved on: look further */
@@ -1219,7 +1249,7 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 		return mntsnap__set_error(err, pid, 0, "mountinfo: the target process: %s",
 					 strerror(-pid));
 	snprintf(path, sizeof(path), "%d/mountinfo", pid);
-	fd = proc_open(proc, path, O_RDONLY);
+	fd = openat2_procfs(proc, path);
 	if (fd < 0)
 		return mntsnap__set_error(err, fd, 0, "mountinfo: open /proc/%s: %s", path,
 					 strerror(-fd));
@@ -1259,34 +1289,6 @@ int mntsnap__mountinfo_open_pid(const struct mntsnap_ns *ns)
 		return proc;
 	fd = open_pidfd_mountinfo(ns, proc, NULL);
 	close(proc);
-	return fd;
-}
-
-/*
- * rel below the procfs root dfd, read-only: the lookup may not cross a
- * mount (a bind mount over a /proc file) and the result must be procfs.
- */
-static int openat2_procfs(int dfd, const char *rel)
-{
-	struct mntsnap_open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
-	};
-	struct statfs sf;
-	int fd;
-
-	fd = (int)mntsnap__sys_openat2(dfd, rel, &how);
-	if (fd == -ENOSYS) { /* before 5.6: the check after the open must do */
-		fd = openat(dfd, rel, (int)how.flags);
-		if (fd < 0)
-			fd = -errno;
-	}
-	if (fd < 0)
-		return fd == -EXDEV ? -ENOENT : fd;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
-		close(fd);
-		return -ENOENT;
-	}
 	return fd;
 }
 

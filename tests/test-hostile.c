@@ -1353,6 +1353,58 @@ LTest(hostile, text_route_of_a_pid_handle_from_inside)
 	against_target(K_LINK, text_entered_caller);
 }
 
+/*
+ * The same with a real procfs at /proc (so the procfs checks pass) and a
+ * tmpfs mounted over its /proc/PID: a mount namespace's owner can cover
+ * any directory of its procfs. PID/mountinfo there is made up and
+ * PID/ns/mnt a symlink to the real file. The text is read only from the
+ * procfs itself, never from what covers a directory of it: the kernel's
+ * table, or an error.
+ */
+static void covered_pid_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	char path[96], real[96];
+	char *got = NULL;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "procfs: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mount("cover", path, "tmpfs", 0, "mode=755"), "cover: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t->pid);
+	CHECK(!put_file(path, FAKE_TEXT), "fake mountinfo");
+	snprintf(path, sizeof(path), "/proc/%d/ns", t->pid);
+	CHECK(!mkdir(path, 0755), "mkdir ns");
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t->pid);
+	snprintf(real, sizeof(real), BASE "/hostproc/%d/ns/mnt", t->pid);
+	CHECK(!symlink(real, path), "symlink");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e,
+		     .backend = MNTSNAP_BACKEND_MOUNTINFO);
+	r = mntsnap_capture(&o, &s);
+	if (!r)
+		got = render(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(r || (got && !strcmp(got, t->want)), "not the kernel's table: %.200s",
+	      got ? got : "(render failed)");
+	free(got);
+	V->held++;
+}
+
+LTest(hostile, text_route_through_a_covered_proc_pid)
+{
+	against_target(K_LINK, covered_pid_caller);
+}
+
 /* ---- a pid handle's root, from inside the target ------------------------------ */
 
 /*
