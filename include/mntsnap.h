@@ -574,7 +574,8 @@ int mntsnap_stat_path(const char *path, uint32_t mask,
  * mntsnap_stat_path. Resolution follows symlinks but stays inside the
  * target (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS): from the root of
  * the handle's process for pid/pidfd handles (/proc/PID/root of a procfs
- * at /proc, without entering; a chroot()ed target counts; no procfs, as
+ * at /proc, never through a mount covering /proc/PID, without entering;
+ * a chroot()ed target counts; no procfs, or a covered /proc/PID, as
  * inside a target whose /proc is none, or one of a pid namespace the
  * process is not in: from the namespace root), else
  * from the namespace root by

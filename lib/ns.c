@@ -434,8 +434,7 @@ int mntsnap_ns_alive(const struct mntsnap_ns *ns)
 
 int mntsnap__ns_root_fd(const struct mntsnap_ns *ns)
 {
-	char path[64];
-	int pid, fd, r, proc, err;
+	int pid, fd, r, proc, dir, err;
 
 	if (!ns || ns->pidfd < 0)
 		return -ENOENT;
@@ -450,10 +449,13 @@ int mntsnap__ns_root_fd(const struct mntsnap_ns *ns)
 	proc = mntsnap__procfs_root();
 	if (proc < 0)
 		return -ENOENT;
-	snprintf(path, sizeof(path), "%d/root", pid);
-	fd = openat(proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	err = errno;
+	dir = mntsnap__proc_pid_dir(proc, pid);
 	close(proc);
+	if (dir < 0)
+		return dir == -EOPNOTSUPP ? -ENOENT : dir;
+	fd = openat(dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	close(dir);
 	if (fd < 0)
 		return err == ENOENT ? -ESRCH : -err;
 	/* still alive after the open: the /proc entry was our process */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "sys.h"
 #include "uapi.h"
 
 /*
@@ -111,6 +112,38 @@ int mntsnap__pidfd_pid(int proc, int pidfd)
 		return -EIO;
 	buf[n] = '\0';
 	return parse_pid_line(buf);
+}
+
+int mntsnap__proc_pid_dir(int proc, int pid)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_SYMLINKS,
+	};
+	struct stat a, b;
+	struct statfs sf;
+	char name[16];
+	int fd;
+
+	snprintf(name, sizeof(name), "%d", pid);
+	fd = (int)mntsnap__sys_openat2(proc, name, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the checks below must do */
+		fd = openat(proc, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd == -ENOENT)
+		return -ESRCH;
+	if (fd == -EXDEV)
+		return -EOPNOTSUPP; /* covered by another mount */
+	if (fd < 0)
+		return fd;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &a) ||
+	    fstat(proc, &b) || a.st_dev != b.st_dev) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	return fd;
 }
 
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */

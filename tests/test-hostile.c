@@ -1442,6 +1442,58 @@ LTest(hostile, pid_handle_root_from_inside)
 	against_target(K_LINK, root_entered_caller);
 }
 
+/*
+ * The same with a real procfs at /proc and a tmpfs covering its
+ * /proc/PID, where PID/root is a symlink to a directory of the target's
+ * choosing: the procfs checks pass, the cover must not. "/" is the
+ * target's root mount, or an error; a capture of the pid handle is not
+ * re-rooted at the chosen directory either.
+ */
+static void covered_root_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_ns *ns = NULL;
+	struct mntsnap_mount m;
+	char path[96], mp[256] = "", src[64] = "";
+	size_t n = 0;
+	int r, rc;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "procfs: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mount("cover", path, "tmpfs", 0, "mode=755"), "cover: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/root", t->pid);
+	CHECK(!symlink(BASE "/mine", path), "symlink");
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, "/", 0, &s);
+	if (!r && !mntsnap_snapshot_get(s, 0, &m) && m.mount_point && m.source) {
+		snprintf(mp, sizeof(mp), "%s", m.mount_point);
+		snprintf(src, sizeof(src), "%s", m.source);
+	}
+	mntsnap_snapshot_free(s);
+	s = NULL;
+	rc = mntsnap_capture(&(struct mntsnap_capture_opts){ .sz = sizeof(struct mntsnap_capture_opts),
+							     .ns = ns }, &s);
+	if (!rc)
+		n = mntsnap_snapshot_count(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(r || (!strcmp(mp, "/") && strcmp(src, "mine")),
+	      "\"/\" resolved to the mount at %s from %s", mp, src);
+	CHECK(rc || n > 1, "the capture was re-rooted at the chosen directory (%zu mounts)", n);
+	V->held++;
+}
+
+LTest(hostile, pid_handle_root_through_a_covered_proc_pid)
+{
+	against_target(K_LINK, covered_root_caller);
+}
+
 /* ---- "self" from inside the target ------------------------------------------- */
 
 /*
