@@ -1118,17 +1118,50 @@ static int openat2_procfs(int dfd, const char *rel)
 	return fd;
 }
 
+/*
+ * O_PATH fd of PID/ns below the procfs root proc, never through a mount
+ * covering /proc/PID or its ns directory: a cover's "mnt" may be a
+ * symlink to any namespace's file, making any process seem to be in the
+ * target (and its real text, of another namespace, the target's). -errno.
+ */
+static int pid_ns_dir(int proc, int pid)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_SYMLINKS,
+	};
+	struct statfs sf;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/ns", pid);
+	fd = (int)mntsnap__sys_openat2(proc, path, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the procfs check must do */
+		fd = openat(proc, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		return fd == -EXDEV ? -ENOENT : fd;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
 /* Is PID/ns/mnt the namespace nsfd names? */
 static int same_ns(int proc, int pid, int nsfd)
 {
+	int dir = pid_ns_dir(proc, pid), r;
 	struct stat a, b;
-	char path[64];
 
-	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-	if (fstatat(proc, path, &a, 0))
-		return -errno;
-	if (fstat(nsfd, &b))
-		return -errno;
+	if (dir < 0)
+		return dir;
+	r = fstatat(dir, "mnt", &a, 0) || fstat(nsfd, &b) ? -errno : 0;
+	close(dir);
+	if (r)
+		return r;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
@@ -1156,12 +1189,19 @@ static uint64_t ns_id_of(const struct mntsnap_sysops *sys, int proc, const char 
 static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int proc,
 		      int pid)
 {
-	char path[64];
+	uint64_t id;
+	int dir;
 
 	if (ns->nsfd >= 0)
 		return same_ns(proc, pid, ns->nsfd) == 1;
-	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-	return ns->ns_id && ns_id_of(sys, proc, path) == ns->ns_id;
+	if (!ns->ns_id)
+		return false;
+	dir = pid_ns_dir(proc, pid);
+	if (dir < 0)
+		return false;
+	id = ns_id_of(sys, dir, "mnt");
+	close(dir);
+	return id == ns->ns_id;
 }
 
 /*

@@ -1405,6 +1405,59 @@ LTest(hostile, text_route_through_a_covered_proc_pid)
 	against_target(K_LINK, covered_pid_caller);
 }
 
+/*
+ * A handle without a process (by id) reads the text of a process found in
+ * the namespace by a scan of /proc. From inside, with a real procfs
+ * there, the target covers /proc/1/ns with a tmpfs whose "mnt" is a
+ * symlink to its own namespace's file: pid 1 (first in the scan) then
+ * seems to be in the target, and its real text is another namespace's.
+ * The answer is the target's table as the kernel shows it, or an error.
+ */
+static void covered_ns_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL, *byid = NULL;
+	char real[96];
+	bool seen = false;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_id(t->ns_id, &byid), "open id");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "procfs: %s", strerror(errno));
+	CHECK(!mount("cover", "/proc/1/ns", "tmpfs", 0, "mode=755"), "cover: %s",
+	      strerror(errno));
+	snprintf(real, sizeof(real), BASE "/hostproc/%d/ns/mnt", t->pid);
+	CHECK(!symlink(real, "/proc/1/ns/mnt"), "symlink");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byid, .error = &e,
+		     .backend = MNTSNAP_BACKEND_MOUNTINFO);
+	r = mntsnap_capture(&o, &s);
+	for (size_t i = 0; !r && i < mntsnap_snapshot_count(s); i++) {
+		struct mntsnap_mount m;
+
+		if (!mntsnap_snapshot_get(s, i, &m) && m.mount_point &&
+		    !strcmp(m.mount_point, BASE "/mine"))
+			seen = true;
+	}
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(byid);
+	mntsnap_ns_free(ns);
+	/* the target's own mount is in its table, in no other namespace's */
+	CHECK(r || seen, "another namespace's table (no %s in it)", BASE "/mine");
+	V->held++;
+}
+
+LTest(hostile, scan_through_a_covered_proc_ns)
+{
+	against_target(K_LINK, covered_ns_caller);
+}
+
 /* ---- a pid handle's root, from inside the target ------------------------------ */
 
 /*
