@@ -493,8 +493,10 @@ struct mntsnap_capture_opts {
 	unsigned max_retries;     /* consistency retries; 0 = default (3) */
 	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace. A pid handle
 					 * is the process's view (mounts reachable from its
-					 * root, relative to it, as /proc/PID/mountinfo);
-					 * other handles the whole namespace */
+					 * root, relative to it, as /proc/PID/mountinfo;
+					 * the whole namespace when no procfs at /proc can
+					 * name the process); other handles the whole
+					 * namespace */
 	uint64_t under_id;        /* only this mount and below; 0 = all */
 	const char *mountinfo_path;   /* mountinfo backend: file to parse */
 	struct mntsnap_error *error;  /* optional detail on failure */
@@ -593,8 +595,10 @@ int mntsnap_stat_path(const char *path, uint32_t mask,
  * mntsnap_stat_path. Resolution follows symlinks but stays inside the
  * target (openat2 RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS): from the root of
  * the handle's process for pid/pidfd handles (/proc/PID/root of a procfs
- * at /proc, without entering; a chroot()ed target counts; no procfs, as
- * inside a target whose /proc is none: from the namespace root), else
+ * at /proc, never through a mount covering /proc/PID, without entering;
+ * a chroot()ed target counts; no procfs, or a covered /proc/PID, as
+ * inside a target whose /proc is none, or one of a pid namespace the
+ * process is not in: from the namespace root), else
  * from the namespace root by
  * the helper (mntsnap_ns_open_file with O_PATH); then statx
  * STATX_MNT_ID_UNIQUE of the opened path and mntsnap_stat_id in ns. An
@@ -1156,10 +1160,12 @@ const char *mntsnap_watch_kind_name(int kind);
 /* Library probing.                                                         */
 /* ------------------------------------------------------------------------ */
 /*
- * Does this process get statmount/listmount? 1 yes, 0 no (ENOSYS, or
- * blocked by seccomp with EPERM/EACCES). Cached per process after the
- * first call (the answer cannot change for a process; a seccomp filter
- * added later only ever makes it "no", which capture handles anyway).
+ * Does the calling thread get statmount/listmount? 1 yes, 0 no (ENOSYS,
+ * or blocked by seccomp with EPERM/EACCES). A "yes" is cached per
+ * process, so a thread that installs a filter later still reads 1
+ * (capture falls back on its own then); a "no" is never cached: a
+ * seccomp filter belongs to the thread that installed it, and the
+ * process's other threads may still have the calls.
  */
 int mntsnap_have_statmount(void);
 

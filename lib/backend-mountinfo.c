@@ -1085,17 +1085,80 @@ static int proc_open(int proc, const char *rel, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * rel below the procfs root dfd, read-only: the lookup may not cross a
+ * mount (a bind mount over a /proc file, or a tmpfs over a /proc/PID
+ * directory: a namespace's owner may cover any directory of its procfs)
+ * and the result must be procfs. Every mountinfo text is opened so.
+ */
+static int openat2_procfs(int dfd, const char *rel)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
+	};
+	struct statfs sf;
+	int fd;
+
+	fd = (int)mntsnap__sys_openat2(dfd, rel, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the check after the open must do */
+		fd = openat(dfd, rel, (int)how.flags);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		return fd == -EXDEV ? -ENOENT : fd;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/*
+ * O_PATH fd of PID/ns below the procfs root proc, never through a mount
+ * covering /proc/PID or its ns directory: a cover's "mnt" may be a
+ * symlink to any namespace's file, making any process seem to be in the
+ * target (and its real text, of another namespace, the target's). -errno.
+ */
+static int pid_ns_dir(int proc, int pid)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_SYMLINKS,
+	};
+	struct statfs sf;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/ns", pid);
+	fd = (int)mntsnap__sys_openat2(proc, path, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the procfs check must do */
+		fd = openat(proc, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		return fd == -EXDEV ? -ENOENT : fd;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
 /* Is PID/ns/mnt the namespace nsfd names? */
 static int same_ns(int proc, int pid, int nsfd)
 {
+	int dir = pid_ns_dir(proc, pid), r;
 	struct stat a, b;
-	char path[64];
 
-	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-	if (fstatat(proc, path, &a, 0))
-		return -errno;
-	if (fstat(nsfd, &b))
-		return -errno;
+	if (dir < 0)
+		return dir;
+	r = fstatat(dir, "mnt", &a, 0) || fstat(nsfd, &b) ? -errno : 0;
+	close(dir);
+	if (r)
+		return r;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
@@ -1123,12 +1186,19 @@ static uint64_t ns_id_of(const struct mntsnap_sysops *sys, int proc, const char 
 static bool pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, int proc,
 		      int pid)
 {
-	char path[64];
+	uint64_t id;
+	int dir;
 
 	if (ns->nsfd >= 0)
 		return same_ns(proc, pid, ns->nsfd) == 1;
-	snprintf(path, sizeof(path), "%d/ns/mnt", pid);
-	return ns->ns_id && ns_id_of(sys, proc, path) == ns->ns_id;
+	if (!ns->ns_id)
+		return false;
+	dir = pid_ns_dir(proc, pid);
+	if (dir < 0)
+		return false;
+	id = ns_id_of(sys, dir, "mnt");
+	close(dir);
+	return id == ns->ns_id;
 }
 
 /*
@@ -1151,7 +1221,7 @@ static int open_pid_in_ns(const struct mntsnap_ns *ns, const struct mntsnap_syso
 		return -ESRCH;
 	if (pid_in_ns(ns, sys, proc, pid)) {
 		snprintf(path, sizeof(path), "%d/mountinfo", pid);
-		fd = proc_open(proc, path, O_RDONLY);
+		fd = openat2_procfs(proc, path);
 		if (fd >= 0 &&
 		    ((p.fd >= 0 && poll(&p, 1, 0) != 0) || !pid_in_ns(ns, sys, proc, pid))) {
 			close(fd); /* gone or moved on: look further */
@@ -1216,7 +1286,7 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 		return mntsnap__set_error(err, pid, 0, "mountinfo: the target process: %s",
 					 strerror(-pid));
 	snprintf(path, sizeof(path), "%d/mountinfo", pid);
-	fd = proc_open(proc, path, O_RDONLY);
+	fd = openat2_procfs(proc, path);
 	if (fd < 0)
 		return mntsnap__set_error(err, fd, 0, "mountinfo: open /proc/%s: %s", path,
 					 strerror(-fd));
@@ -1256,34 +1326,6 @@ int mntsnap__mountinfo_open_pid(const struct mntsnap_ns *ns)
 		return proc;
 	fd = open_pidfd_mountinfo(ns, proc, NULL);
 	close(proc);
-	return fd;
-}
-
-/*
- * rel below the procfs root dfd, read-only: the lookup may not cross a
- * mount (a bind mount over a /proc file) and the result must be procfs.
- */
-static int openat2_procfs(int dfd, const char *rel)
-{
-	struct mntsnap_open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
-	};
-	struct statfs sf;
-	int fd;
-
-	fd = (int)mntsnap__sys_openat2(dfd, rel, &how);
-	if (fd == -ENOSYS) { /* before 5.6: the check after the open must do */
-		fd = openat(dfd, rel, (int)how.flags);
-		if (fd < 0)
-			fd = -errno;
-	}
-	if (fd < 0)
-		return fd == -EXDEV ? -ENOENT : fd;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
-		close(fd);
-		return -ENOENT;
-	}
 	return fd;
 }
 

@@ -14,8 +14,13 @@
 
 #include "kernel-features.h"
 
-/* The statmount row's answer r (0 or -errno) as 1 - r; 0 = not probed yet. */
-static atomic_int statmount_cache;
+/*
+ * The statmount row's "yes", once seen. Only a yes is kept: a refusal may
+ * be one thread's seccomp filter (a filter belongs to the thread that
+ * installed it, unless TSYNC spread it), and keeping it would deny the
+ * process's other threads what the kernel gives them.
+ */
+static atomic_bool statmount_yes;
 
 static void req_root(struct mntsnap_k_mnt_id_req *req, const struct mntsnap_k_mnt_id_req *tmpl)
 {
@@ -238,7 +243,7 @@ int mntsnap__feature_probe(int feat, const struct mntsnap_sysops *sys,
 			   const struct mntsnap_k_mnt_id_req *tmpl)
 {
 	const struct mntsnap_feat_desc *d = mntsnap__feature(feat);
-	int c, r;
+	int r;
 
 	if (!d)
 		return -EINVAL;
@@ -250,11 +255,12 @@ int mntsnap__feature_probe(int feat, const struct mntsnap_sysops *sys,
 	 */
 	if (d->scope != MNTSNAP_FEAT_SCOPE_PROCESS || sys->seam || tmpl)
 		return d->probe(sys, tmpl);
-	c = atomic_load_explicit(&statmount_cache, memory_order_relaxed);
-	if (c)
-		return 1 - c;
+	if (atomic_load_explicit(&statmount_yes, memory_order_relaxed))
+		return 0;
+	/* a "no" is asked again each time: one failing syscall, < 1 us */
 	r = d->probe(sys, NULL);
-	atomic_store_explicit(&statmount_cache, 1 - r, memory_order_relaxed);
+	if (!r)
+		atomic_store_explicit(&statmount_yes, true, memory_order_relaxed);
 	return r;
 }
 

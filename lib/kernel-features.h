@@ -56,7 +56,8 @@ const struct mntsnap_feat_desc *mntsnap__feature(int feat);
 
 /*
  * Probe feat through sys (the seam). Rows of process scope answer from a
- * per-process cache when sys is the real table. 0 or -errno (see above).
+ * per-process cache of "yes" when sys is the real table (a "no" may be
+ * the calling thread's own seccomp filter, so it is asked again). 0 or -errno (see above).
  */
 int mntsnap__feature_probe(int feat, const struct mntsnap_sysops *sys,
 			   const struct mntsnap_k_mnt_id_req *tmpl);

@@ -59,7 +59,12 @@ int mntsnap__proc_ns_open(int proc, const char *rel)
 	return fd;
 }
 
-/* "Pid:\t<n>" of an fdinfo text: n > 0, -ESRCH for -1 (exited), else -EINVAL. */
+/*
+ * "Pid:\t<n>" of an fdinfo text: n > 0; -ESRCH for -1 (exited);
+ * -EOPNOTSUPP for 0: the process lives, in a pid namespace this procfs
+ * does not see, so no /proc/PID of it can be reached here; -EINVAL
+ * without the line (no pidfd), -EIO for anything else.
+ */
 static int parse_pid_line(const char *buf)
 {
 	const char *p = strstr(buf, "\nPid:");
@@ -77,6 +82,8 @@ static int parse_pid_line(const char *buf)
 		return -EIO;
 	if (n == -1)
 		return -ESRCH;
+	if (n == 0)
+		return -EOPNOTSUPP;
 	return n > 0 && n <= 0x7fffffff ? (int)n : -EIO;
 }
 
@@ -105,6 +112,38 @@ int mntsnap__pidfd_pid(int proc, int pidfd)
 		return -EIO;
 	buf[n] = '\0';
 	return parse_pid_line(buf);
+}
+
+int mntsnap__proc_pid_dir(int proc, int pid)
+{
+	struct mntsnap_open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_SYMLINKS,
+	};
+	struct stat a, b;
+	struct statfs sf;
+	char name[16];
+	int fd;
+
+	snprintf(name, sizeof(name), "%d", pid);
+	fd = (int)mntsnap__sys_openat2(proc, name, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the checks below must do */
+		fd = openat(proc, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd == -ENOENT)
+		return -ESRCH;
+	if (fd == -EXDEV)
+		return -EOPNOTSUPP; /* covered by another mount */
+	if (fd < 0)
+		return fd;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &a) ||
+	    fstat(proc, &b) || a.st_dev != b.st_dev) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	return fd;
 }
 
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
@@ -147,8 +186,7 @@ int mntsnap__ns_open_own_fd(void)
 
 int mntsnap__pidfd_root_fd(int pidfd)
 {
-	char path[64];
-	int pid, fd, r, proc, err;
+	int pid, fd, r, proc, dir, err;
 
 	if (pidfd < 0)
 		return -ENOENT;
@@ -163,10 +201,13 @@ int mntsnap__pidfd_root_fd(int pidfd)
 	proc = mntsnap__procfs_root();
 	if (proc < 0)
 		return -ENOENT;
-	snprintf(path, sizeof(path), "%d/root", pid);
-	fd = openat(proc, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	err = errno;
+	dir = mntsnap__proc_pid_dir(proc, pid);
 	close(proc);
+	if (dir < 0)
+		return dir == -EOPNOTSUPP ? -ENOENT : dir;
+	fd = openat(dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	close(dir);
 	if (fd < 0)
 		return err == ENOENT ? -ESRCH : -err;
 	/* still alive after the open: the /proc entry was our process */

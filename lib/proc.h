@@ -9,10 +9,21 @@
  * Never from a /proc that is not a procfs root: a caller inside a target
  * sees the target's /proc, where an fdinfo may name any pid.
  * Returns the pid (> 0), or -ESRCH (the process has exited), -EINVAL (fd
- * is no pidfd), -EOPNOTSUPP (no procfs root at /proc), -EIO (unreadable),
- * -errno from opening the fdinfo.
+ * is no pidfd), -EOPNOTSUPP (no procfs root at /proc, or one that cannot
+ * name the process: it lives in a pid namespace that procfs does not see,
+ * fdinfo "Pid: 0"), -EIO (unreadable), -errno from opening the fdinfo.
  */
 int mntsnap__pidfd_pid(int proc, int pidfd);
+
+/*
+ * O_PATH fd of the directory PID below the procfs root proc, never through
+ * a mount covering it: a mount namespace's owner may mount over any
+ * directory of its procfs (a tmpfs whose "root" is a symlink of its
+ * choosing), and a caller that entered a target sees the target's /proc.
+ * -ESRCH (no such pid there), -EOPNOTSUPP (covered: as if no procfs could
+ * name the process), -errno.
+ */
+int mntsnap__proc_pid_dir(int proc, int pid);
 
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
 int mntsnap__pidfd_exited(int pidfd);

@@ -138,24 +138,30 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			uint64_t *ret_id, char *buf, size_t len)
 {
-	char path[64];
+	int pid, proc, dir, fd, r;
 	ssize_t n;
-	int pid, fd, r;
 
 	pid = mntsnap__pidfd_pid(-1, ns->pidfd);
 	if (pid <= 0)
 		return pid < 0 ? pid : -ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = mntsnap__fd_to_id(sys, fd, ret_id);
-	close(fd);
+	/* PID/root of the procfs the pid was read from, never of a cover */
+	proc = mntsnap__procfs_root();
+	if (proc < 0)
+		return proc;
+	dir = mntsnap__proc_pid_dir(proc, pid);
+	close(proc);
+	if (dir < 0)
+		return dir;
+	fd = openat(dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 ? -errno : mntsnap__fd_to_id(sys, fd, ret_id);
+	if (fd >= 0)
+		close(fd);
+	n = r ? 0 : readlinkat(dir, "root", buf, len - 1);
+	if (n < 0)
+		r = -errno;
+	close(dir);
 	if (r)
 		return r;
-	n = readlink(path, buf, len - 1);
-	if (n < 0)
-		return -errno;
 	if ((size_t)n >= len - 1)
 		return -ENAMETOOLONG;
 	buf[n] = '\0';
@@ -181,8 +187,14 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 
 	if (!r)
 		r = mntsnap__snap_reroot(s, id, root);
-	if (r == -ENOENT)
-		r = 0; /* the root's mount is not in this capture: leave it whole */
+	/*
+	 * The root's mount is not in this capture, or no procfs here can name
+	 * the process (none at /proc, or one of a pid namespace it is not
+	 * in): leave the namespace whole, from its root, as the helper and
+	 * mntsnap__pidfd_root_fd() do when they cannot reach the process's root.
+	 */
+	if (r == -ENOENT || r == -EOPNOTSUPP)
+		r = 0;
 	for (uint32_t i = 0; extra && i < s->nrecs; i++)
 		s->recs[i].mask &= ~extra;
 	s->mask &= ~extra;
@@ -299,8 +311,8 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 		r = process_root(ns, sys, &rid, root, sizeof(root));
 		if (!r)
 			r = mntsnap__snap_relative_to(*ret_snap, root);
-		else if (r == -ENOENT)
-			r = 0;
+		else if (r == -ENOENT || r == -EOPNOTSUPP)
+			r = 0; /* as in pid_view() */
 		if (r) {
 			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;

@@ -6,9 +6,13 @@
  * with unknown bytes gets a message naming the cause; mntsnap_ns_open_id()
  * of a namespace that is gone (the kernel's listmount and the namespace
  * scan agree it is) is -ENOENT, for root and for an unprivileged caller;
- * mntsnap_ns_run() takes NULL out-pointers.
+ * mntsnap_ns_run() takes NULL out-pointers; every public function taking
+ * an option struct loads it by the same rules (sz 0, a larger sz with a
+ * zero or non-zero tail, a smaller sz whose missing fields read as zero).
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "mntsnap-supervisor.h"
 #include "mntsnap.h"
 
 #define E(x) { #x, x }
@@ -258,4 +263,196 @@ Test(errors, ns_open_id_of_a_gone_namespace_is_enoent)
 	cr_assert(WIFEXITED(status));
 	cr_assert_eq(WEXITSTATUS(status), 0, "child step %d", WEXITSTATUS(status));
 	mntsnap_ns_free(self);
+}
+
+/*
+ * Every public function that takes an option struct loads it the same way
+ * (libbpf's rules): sz 0 is -EINVAL; a caller built against a newer header
+ * passes a larger sz, accepted when the bytes past this library's struct
+ * are zero and -E2BIG when any is not; a caller built against an older
+ * header passes a smaller sz, and the fields past it read as zero whatever
+ * lies in memory there. Each call below stops at the options (-EINVAL /
+ * -E2BIG) or gets past them; "past" is told by an answer that is neither.
+ */
+#define BIG(T) struct { struct T o; uint64_t tail; }
+/* sz 0, then a non-zero tail, then the same tail zeroed: the three answers */
+#define SZ_CHECKS(T, CALL)                                                               \
+	do {                                                                             \
+		BIG(T) b;                                                                \
+		int r_;                                                                  \
+		memset(&b, 0, sizeof(b));                                                \
+		r_ = (CALL);                                                             \
+		cr_expect_eq(r_, -EINVAL, #T " sz 0: %d", r_);                           \
+		b.o.sz = sizeof(b);                                                      \
+		b.tail = 1;                                                              \
+		r_ = (CALL);                                                             \
+		cr_expect_eq(r_, -E2BIG, #T " non-zero tail: %d", r_);                   \
+		b.tail = 0;                                                              \
+		r_ = (CALL);                                                             \
+		cr_expect(r_ != -E2BIG && r_ != -EINVAL, #T " zero tail: %d", r_);       \
+		last_ok = r_;                                                            \
+	} while (0)
+
+static int last_ok;
+
+static int sz_capture(const struct mntsnap_capture_opts *o)
+{
+	struct mntsnap_snapshot *s = NULL;
+	int r = mntsnap_capture(o, &s);
+
+	mntsnap_snapshot_free(s);
+	return r;
+}
+
+static int sz_parse(const struct mntsnap_capture_opts *o)
+{
+	static const char line[] = "21 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
+	struct mntsnap_snapshot *s = NULL;
+	int r = mntsnap_parse_mountinfo(line, sizeof(line) - 1, o, &s);
+
+	mntsnap_snapshot_free(s);
+	return r;
+}
+
+static int sz_refresh(const struct mntsnap_capture_opts *o)
+{
+	struct mntsnap_snapshot *s = NULL;
+	int r = mntsnap_capture(NULL, &s);
+
+	cr_assert_eq(r, 0);
+	r = mntsnap_refresh_with(s, o);
+	mntsnap_snapshot_free(s);
+	return r < 0 ? r : 0;
+}
+
+static int sz_diff(const struct mntsnap_diff_opts *o)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_diff *d = NULL;
+	int r = mntsnap_capture(NULL, &s);
+
+	cr_assert_eq(r, 0);
+	r = mntsnap_diff_with(s, s, o, &d);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(s);
+	return r;
+}
+
+static int sz_watch(const struct mntsnap_watch_opts *o)
+{
+	struct mntsnap_watch *w = NULL;
+	int r = mntsnap_watch_new(o, &w);
+
+	mntsnap_watch_free(w);
+	return r;
+}
+
+static int sz_supervisor(const struct mntsnap_supervisor_opts *o)
+{
+	struct mntsnap_supervisor *sv = NULL;
+	struct mntsnap_policy *p = NULL;
+	int r = mntsnap_policy_new(true, EPERM, &p);
+
+	cr_assert_eq(r, 0);
+	r = mntsnap_supervisor_new(p, o, &sv);
+	mntsnap_supervisor_free(sv);
+	mntsnap_policy_free(p);
+	return r;
+}
+
+static int sz_rule(const struct mntsnap_policy_rule *rule)
+{
+	struct mntsnap_policy *p = NULL;
+	int r = mntsnap_policy_new(true, EPERM, &p);
+
+	cr_assert_eq(r, 0);
+	r = mntsnap_policy_add(p, rule, NULL);
+	mntsnap_policy_free(p);
+	return r;
+}
+
+static int sz_run(const struct mntsnap_ns *ns, const struct mntsnap_ns_opts *o)
+{
+	return mntsnap_ns_run(ns, run_nothing, NULL, o, NULL, NULL);
+}
+
+static int sz_open_file(const struct mntsnap_ns *ns, const struct mntsnap_ns_opts *o)
+{
+	int fd = -1, r = mntsnap_ns_open_file(ns, "/", O_RDONLY | O_DIRECTORY, 0, o, &fd);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static int sz_clone_tree(const struct mntsnap_ns *ns, const struct mntsnap_ns_opts *o)
+{
+	int fd = -1, r = mntsnap_ns_clone_tree(ns, "/", o, &fd);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+Test(errors, every_options_struct_is_loaded_alike)
+{
+	struct mntsnap_ns *ns;
+
+	ms_require_root();
+	SZ_CHECKS(mntsnap_capture_opts, sz_capture(&b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_capture_opts, sz_parse(&b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_capture_opts, sz_refresh(&b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_diff_opts, sz_diff(&b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_watch_opts, sz_watch(&b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_supervisor_opts, sz_supervisor(&b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_policy_rule, sz_rule(&b.o));
+	cr_expect_eq(last_ok, 0);
+	cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+	SZ_CHECKS(mntsnap_ns_opts, sz_run(ns, &b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_ns_opts, sz_open_file(ns, &b.o));
+	cr_expect_eq(last_ok, 0);
+	SZ_CHECKS(mntsnap_ns_opts, sz_clone_tree(ns, &b.o));
+	cr_expect_eq(last_ok, 0);
+	mntsnap_ns_free(ns);
+}
+
+/*
+ * An older caller's smaller struct: what lies past its sz is not its
+ * field. Garbage there that would be refused as a field (an unknown
+ * backend, unknown diff flags, an errno out of range) must not be seen.
+ */
+Test(errors, a_smaller_struct_reads_the_rest_as_zero)
+{
+	struct mntsnap_capture_opts c;
+	struct mntsnap_diff_opts d;
+	struct mntsnap_policy_rule rule;
+
+	memset(&c, 0, sizeof(c));
+	c.sz = offsetof(struct mntsnap_capture_opts, backend);
+	c.backend = 99;
+	cr_expect_eq(sz_capture(&c), 0);
+	cr_expect_eq(sz_parse(&c), 0);
+	c.sz = sizeof(c); /* the same bytes as a field: refused */
+	cr_expect_eq(sz_capture(&c), -EINVAL);
+
+	memset(&d, 0, sizeof(d));
+	d.sz = offsetof(struct mntsnap_diff_opts, flags);
+	d.flags = ~0u;
+	cr_expect_eq(sz_diff(&d), 0);
+	d.sz = sizeof(d);
+	cr_expect_eq(sz_diff(&d), -EINVAL);
+
+	memset(&rule, 0, sizeof(rule));
+	rule.sz = offsetof(struct mntsnap_policy_rule, err);
+	rule.err = 99999;
+	cr_expect_eq(sz_rule(&rule), 0);
+	rule.sz = sizeof(rule);
+	cr_expect_neq(sz_rule(&rule), 0);
 }

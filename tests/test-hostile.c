@@ -1353,6 +1353,111 @@ LTest(hostile, text_route_of_a_pid_handle_from_inside)
 	against_target(K_LINK, text_entered_caller);
 }
 
+/*
+ * The same with a real procfs at /proc (so the procfs checks pass) and a
+ * tmpfs mounted over its /proc/PID: a mount namespace's owner can cover
+ * any directory of its procfs. PID/mountinfo there is made up and
+ * PID/ns/mnt a symlink to the real file. The text is read only from the
+ * procfs itself, never from what covers a directory of it: the kernel's
+ * table, or an error.
+ */
+static void covered_pid_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	char path[96], real[96];
+	char *got = NULL;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "procfs: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mount("cover", path, "tmpfs", 0, "mode=755"), "cover: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t->pid);
+	CHECK(!put_file(path, FAKE_TEXT), "fake mountinfo");
+	snprintf(path, sizeof(path), "/proc/%d/ns", t->pid);
+	CHECK(!mkdir(path, 0755), "mkdir ns");
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t->pid);
+	snprintf(real, sizeof(real), BASE "/hostproc/%d/ns/mnt", t->pid);
+	CHECK(!symlink(real, path), "symlink");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e,
+		     .backend = MNTSNAP_BACKEND_MOUNTINFO);
+	r = mntsnap_capture(&o, &s);
+	if (!r)
+		got = render(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(r || (got && !strcmp(got, t->want)), "not the kernel's table: %.200s",
+	      got ? got : "(render failed)");
+	free(got);
+	V->held++;
+}
+
+LTest(hostile, text_route_through_a_covered_proc_pid)
+{
+	against_target(K_LINK, covered_pid_caller);
+}
+
+/*
+ * A handle without a process (by id) reads the text of a process found in
+ * the namespace by a scan of /proc. From inside, with a real procfs
+ * there, the target covers /proc/1/ns with a tmpfs whose "mnt" is a
+ * symlink to its own namespace's file: pid 1 (first in the scan) then
+ * seems to be in the target, and its real text is another namespace's.
+ * The answer is the target's table as the kernel shows it, or an error.
+ */
+static void covered_ns_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL, *byid = NULL;
+	char real[96];
+	bool seen = false;
+	int r;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_id(t->ns_id, &byid), "open id");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "procfs: %s", strerror(errno));
+	CHECK(!mount("cover", "/proc/1/ns", "tmpfs", 0, "mode=755"), "cover: %s",
+	      strerror(errno));
+	snprintf(real, sizeof(real), BASE "/hostproc/%d/ns/mnt", t->pid);
+	CHECK(!symlink(real, "/proc/1/ns/mnt"), "symlink");
+	V->tried++;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byid, .error = &e,
+		     .backend = MNTSNAP_BACKEND_MOUNTINFO);
+	r = mntsnap_capture(&o, &s);
+	for (size_t i = 0; !r && i < mntsnap_snapshot_count(s); i++) {
+		struct mntsnap_mount m;
+
+		if (!mntsnap_snapshot_get(s, i, &m) && m.mount_point &&
+		    !strcmp(m.mount_point, BASE "/mine"))
+			seen = true;
+	}
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(byid);
+	mntsnap_ns_free(ns);
+	/* the target's own mount is in its table, in no other namespace's */
+	CHECK(r || seen, "another namespace's table (no %s in it)", BASE "/mine");
+	V->held++;
+}
+
+LTest(hostile, scan_through_a_covered_proc_ns)
+{
+	against_target(K_LINK, covered_ns_caller);
+}
+
 /* ---- a pid handle's root, from inside the target ------------------------------ */
 
 /*
@@ -1388,6 +1493,58 @@ static void root_entered_caller(void *arg)
 LTest(hostile, pid_handle_root_from_inside)
 {
 	against_target(K_LINK, root_entered_caller);
+}
+
+/*
+ * The same with a real procfs at /proc and a tmpfs covering its
+ * /proc/PID, where PID/root is a symlink to a directory of the target's
+ * choosing: the procfs checks pass, the cover must not. "/" is the
+ * target's root mount, or an error; a capture of the pid handle is not
+ * re-rooted at the chosen directory either.
+ */
+static void covered_root_caller(void *arg)
+{
+	struct target *t = arg;
+	struct mntsnap_ns_saved *saved = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_ns *ns = NULL;
+	struct mntsnap_mount m;
+	char path[96], mp[256] = "", src[64] = "";
+	size_t n = 0;
+	int r, rc;
+
+	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
+	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	      "procfs: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	CHECK(!mount("cover", path, "tmpfs", 0, "mode=755"), "cover: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/root", t->pid);
+	CHECK(!symlink(BASE "/mine", path), "symlink");
+	V->tried++;
+	r = mntsnap_ns_stat_path(ns, "/", 0, &s);
+	if (!r && !mntsnap_snapshot_get(s, 0, &m) && m.mount_point && m.source) {
+		snprintf(mp, sizeof(mp), "%s", m.mount_point);
+		snprintf(src, sizeof(src), "%s", m.source);
+	}
+	mntsnap_snapshot_free(s);
+	s = NULL;
+	rc = mntsnap_capture(&(struct mntsnap_capture_opts){ .sz = sizeof(struct mntsnap_capture_opts),
+							     .ns = ns }, &s);
+	if (!rc)
+		n = mntsnap_snapshot_count(s);
+	mntsnap_snapshot_free(s);
+	CHECK(!mntsnap_ns_leave(saved), "leave");
+	mntsnap_ns_free(ns);
+	CHECK(r || (!strcmp(mp, "/") && strcmp(src, "mine")),
+	      "\"/\" resolved to the mount at %s from %s", mp, src);
+	CHECK(rc || n > 1, "the capture was re-rooted at the chosen directory (%zu mounts)", n);
+	V->held++;
+}
+
+LTest(hostile, pid_handle_root_through_a_covered_proc_pid)
+{
+	against_target(K_LINK, covered_root_caller);
 }
 
 /* ---- "self" from inside the target ------------------------------------------- */

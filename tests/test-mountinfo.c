@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -491,6 +492,62 @@ LTest(mountinfo, seccomp_eacces_statmount_only)
 {
 	/* listmount allowed, statmount denied: the probe passes, capture falls back */
 	run_blocked(true, false, EACCES);
+}
+
+/*
+ * A seccomp filter belongs to one thread (installed without TSYNC):
+ * one thread's refusal says nothing about its siblings. A thread under a
+ * filter asks first; the process's other threads still get statmount,
+ * by the kernel's own answer (the raw listmount works there).
+ */
+struct filtered_probe {
+	int err;
+	int blocked; /* the filtered thread's answer */
+	int setup;
+};
+
+static void *filtered_probe_thread(void *arg)
+{
+	struct filtered_probe *p = arg;
+
+	p->setup = ms_block_mount_syscalls(true, true, p->err);
+	if (!p->setup)
+		p->blocked = mntsnap_have_statmount();
+	return NULL;
+}
+
+static void run_thread_filtered(int err)
+{
+	struct filtered_probe p = { .err = err, .blocked = -1 };
+	/* the kernel's mnt_id_req, VER0, written out: LSMT_ROOT, one id */
+	struct {
+		uint32_t size, spare;
+		uint64_t mnt_id, param;
+	} req = { .size = 24, .mnt_id = 0xffffffffffffffffULL };
+	struct mntsnap_snapshot *s = NULL;
+	uint64_t id;
+	pthread_t t;
+
+	cr_assert_eq(pthread_create(&t, NULL, filtered_probe_thread, &p), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(p.setup, 0, "filter: %s", strerror(-p.setup));
+	cr_assert_eq(p.blocked, 0, "the filtered thread was told yes");
+	/* the oracle: this thread's own listmount goes through */
+	cr_assert_eq(syscall(458, &req, &id, 1, 0), 1, "listmount: %s", strerror(errno));
+	cr_assert_eq(mntsnap_have_statmount(), 1, "another thread's filter was taken for this one's");
+	cr_assert_eq(mntsnap_capture(NULL, &s), 0);
+	cr_expect_eq(mntsnap_snapshot_backend(s), MNTSNAP_BACKEND_STATMOUNT);
+	mntsnap_snapshot_free(s);
+}
+
+Test(mountinfo, seccomp_one_thread_eperm)
+{
+	run_thread_filtered(EPERM);
+}
+
+Test(mountinfo, seccomp_one_thread_enosys)
+{
+	run_thread_filtered(ENOSYS);
 }
 #else
 LTest(mountinfo, seccomp_enosys)

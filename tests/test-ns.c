@@ -1514,3 +1514,93 @@ Test(ns, stat_id_falls_back_to_helper)
 	mntsnap_ns_free(byp);
 	target_stop(&t);
 }
+
+/*
+ * A caller whose /proc is a procfs of its own, newer pid namespace holds
+ * a pidfd of a live process outside it (handed in, or opened before the
+ * caller moved): that procfs cannot name the process (the pidfd's fdinfo
+ * says "Pid: 0", not the "-1" of an exited one). The namespace is still
+ * reachable through the handle's nsfs fd, and the process is alive: its
+ * table is the kernel's (the oracle: the target's mountinfo read through
+ * the test's own procfs), a path resolves from the namespace's root as
+ * without any procfs, and nothing says the process has exited.
+ */
+struct unnamed_arg {
+	int pidfd;
+	size_t want; /* lines of the target's mountinfo */
+};
+
+static int unnamed_caller(void *p)
+{
+	struct unnamed_arg *a = p;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = { 0 };
+	struct mntsnap_ns *ns = NULL;
+	char path[64], *info, *pid;
+	struct mntsnap_mount m;
+	int r;
+
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return 10;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", a->pidfd);
+	info = ms_read_file(path, NULL);
+	pid = info ? strstr(info, "\nPid:\t") : NULL;
+	if (!pid || strncmp(pid + 6, "0\n", 2))
+		return 11; /* the premise: this procfs cannot name the target */
+	free(info);
+	if (mntsnap_ns_open_pidfd(a->pidfd, &ns))
+		return 12;
+	if (mntsnap_ns_alive(ns))
+		return 13;
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e);
+	r = mntsnap_capture(&o, &s);
+	if (r) {
+		fprintf(stderr, "capture: %s (%s)\n", strerror(-r), e.msg);
+		return 14;
+	}
+	if (mntsnap_snapshot_count(s) != a->want)
+		return 15;
+	mntsnap_snapshot_free(s);
+	r = mntsnap_ns_stat_path(ns, "/x", 0, &s);
+	if (r) {
+		fprintf(stderr, "stat_path: %s\n", strerror(-r));
+		return 16;
+	}
+	if (mntsnap_snapshot_count(s) != 1 || mntsnap_snapshot_get(s, 0, &m) || !m.source ||
+	    strcmp(m.source, "nsx"))
+		return 17;
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(ns);
+	return 0;
+}
+
+Test(ns, pid_handle_the_callers_procfs_cannot_name)
+{
+	static char stack[256 * 1024];
+	struct unnamed_arg a;
+	char path[64], *text;
+	int st = 0, pidfd;
+	struct target t;
+	pid_t pid;
+
+	ms_private_ns(BASE);
+	t = target_start(PIVOT);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t.pid);
+	text = ms_read_file(path, NULL);
+	cr_assert_not_null(text);
+	a.want = 0;
+	for (const char *c = text; *c; c++)
+		a.want += *c == '\n';
+	free(text);
+	pidfd = (int)syscall(434 /* pidfd_open */, t.pid, 0);
+	cr_assert_geq(pidfd, 0, "pidfd_open: %s", strerror(errno));
+	a.pidfd = pidfd;
+	pid = clone(unnamed_caller, stack + sizeof(stack), CLONE_NEWPID | CLONE_NEWNS | SIGCHLD,
+		    &a);
+	cr_assert_gt(pid, 0, "clone: %s", strerror(errno));
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	close(pidfd);
+	target_stop(&t);
+	cr_assert(WIFEXITED(st), "caller died: status %#x", st);
+	cr_assert_eq(WEXITSTATUS(st), 0, "caller failed at step %d", WEXITSTATUS(st));
+}

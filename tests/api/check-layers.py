@@ -8,7 +8,8 @@ graph. Reading nm output of what was actually compiled means the check
 cannot drift from the code the way a hand-kept diagram does.
 
 Fails on:
-  - a lib/*.c file missing from LAYERS below (every file has one layer);
+  - a lib/*.c file missing from LAYERS below (every file has one layer),
+    or not built into the archive (unless OPTIONAL);
   - any cycle in the object graph;
   - an edge from a lower layer to a higher one (same layer is fine);
   - an object calling a public entry point (a function the public headers
@@ -16,12 +17,18 @@ Fails on:
     callers; inside, the layers call each other's internal functions;
   - a raw syscall or ioctl made outside lib/sys.c;
   - a non-static global whose name is neither a public declaration
-    (mntsnap_*) nor internal (mntsnap__*).
+    (mntsnap_*) nor internal (mntsnap__*);
+  - with --readme: a lib/*.c file that the README's architecture section
+    puts under another layer than LAYERS does, or leaves out, or a file
+    that section names and lib/ does not have (the drawing readers go by
+    cannot drift from the table the check goes by).
 
-  check-layers.py --api-tool TOOL --lib-src DIR (--archive A | --objdir DIR) [--graph] HEADERS...
+  check-layers.py --api-tool TOOL --lib-src DIR (--archive A | --objdir DIR) [--readme R]
+                  [--graph] HEADERS...
   check-layers.py --self-test --cc CC --api-tool TOOL HEADERS...
 """
 import argparse
+import fnmatch
 import os
 import re
 import subprocess
@@ -83,6 +90,10 @@ RAW_SYSCALLS = {'syscall', 'ioctl', 'setns', 'statx', 'fanotify_init', 'fanotify
                 'open_tree', 'pidfd_open', 'pidfd_getfd', 'mount_setattr', 'move_mount',
                 'fsopen', 'fsconfig', 'fsmount', 'fspick', 'umount2', 'capget', 'capset'}
 SYSCALL_FILE = 'sys.c'
+# Sources built only with an optional dependency: their object may be
+# missing. Every other lib/*.c must be in the archive, or its calls go
+# unchecked (a file added to lib/ and the table but not to meson.build).
+OPTIONAL = {'seccomp.c'}
 NAMES = ['L0 platform', 'L1 model', 'L2 sources', 'L3 namespaces', 'L4 operations']
 DEFINED = set('TDBRCVWGSi')
 
@@ -198,6 +209,8 @@ def check(objs, layers, public, sources):
     for o in sorted(objs):
         if o not in layers and o not in sources:
             errs.append('%s: object with no layer' % o)
+    for s in sorted(sources - set(objs) - OPTIONAL):
+        errs.append('%s: in lib/ but not built (its calls would go unchecked)' % s)
     edges = graph(objs)
     for comp in cycles(objs.keys(), edges):
         errs.append('cycle among: %s' % ' '.join(comp))
@@ -225,6 +238,51 @@ def check(objs, layers, public, sources):
             errs.append('%s: global %s is neither public (declared in the headers) '
                         'nor named mntsnap__*' % (o, s))
     return errs, edges
+
+
+def readme_layers(text):
+    """{lib name or glob: layer} from the README's architecture drawing.
+
+    The first fenced block after "## Architecture": a line "L<n> ..."
+    opens layer n; a line starting "lib/<name>" puts name (".[ch]" read as
+    ".c", "*" as a glob) under the open layer; any other unindented line
+    closes it.
+    """
+    sec = text.split('\n## Architecture', 1)
+    if len(sec) < 2 or '```' not in sec[1]:
+        return None
+    block = sec[1].split('```', 2)[1]
+    cur, out = None, {}
+    for line in block.splitlines():
+        m = re.match(r'L([0-4]) ', line)
+        if m:
+            cur = int(m.group(1))
+            continue
+        m = re.match(r'lib/(\S+)', line)
+        if m and cur is not None:
+            out[m.group(1).replace('.[ch]', '.c')] = cur
+        elif line[:1].strip():
+            cur = None
+    return out
+
+
+def check_readme(text, layers, sources):
+    """Errors where the README's drawing and the table disagree."""
+    drawn = readme_layers(text)
+    if drawn is None:
+        return ['README: no fenced drawing after "## Architecture"']
+    errs = []
+    for f in sorted(sources):
+        hits = {lv for pat, lv in drawn.items() if fnmatch.fnmatchcase(f, pat)}
+        if not hits:
+            errs.append('%s: not in the README\'s architecture section' % f)
+        elif f in layers and hits != {layers[f]}:
+            errs.append('%s: the README draws it in %s, the LAYERS table has %s' %
+                        (f, '/'.join(NAMES[lv] for lv in sorted(hits)), NAMES[layers[f]]))
+    for pat in sorted(drawn):
+        if pat.endswith('.c') and not any(fnmatch.fnmatchcase(f, pat) for f in sources):
+            errs.append('README names lib/%s, which lib/ does not have' % pat)
+    return errs
 
 
 def print_graph(objs, edges, layers):
@@ -276,6 +334,29 @@ def self_test(a, public):
             print('self-test %-8s %s%s' % (name, 'ok' if ok else 'MISSED',
                                            '' if ok else ': %r' % errs))
             bad += not ok
+    errs, _ = check({}, {'w.c': L2}, public, {'w.c'})
+    ok = any('w.c: in lib/ but not built' in e for e in errs)
+    print('self-test %-8s %s%s' % ('unbuilt', 'ok' if ok else 'MISSED', '' if ok else ': %r' % errs))
+    bad += not ok
+    readme = ('# x\n\n## Architecture\n\n```\ninclude/x.h   api\n\nL0 platform\n'
+              'lib/a.[ch]    a\nlib/r*.c      r\n\nL2 sources\nlib/b.c       b\n'
+              'seccomp/      not a layer\n```\n')
+    srcs = {'a.c', 'ra.c', 'rb.c', 'b.c'}
+    rtests = {
+        'readme-ok': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L2}, srcs, None),
+        'readme-layer': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L3}, srcs,
+                         'b.c: the README draws it in L2 sources'),
+        'readme-missing': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L2, 'c.c': L2},
+                           srcs | {'c.c'}, "c.c: not in the README"),
+        'readme-stale': ({'ra.c': L0, 'rb.c': L0, 'b.c': L2}, srcs - {'a.c'},
+                         'README names lib/a.c'),
+    }
+    for name, (layers, sources, want) in rtests.items():
+        errs = check_readme(readme, layers, sources)
+        ok = (not errs) if want is None else any(want in e for e in errs)
+        print('self-test %-14s %s%s' % (name, 'ok' if ok else 'MISSED',
+                                         '' if ok else ': %r' % errs))
+        bad += not ok
     return 1 if bad else 0
 
 
@@ -287,6 +368,7 @@ def main():
     ap.add_argument('--archive', help='or the static archive holding them')
     ap.add_argument('--nm', default='nm')
     ap.add_argument('--cc', default='cc')
+    ap.add_argument('--readme', help='compare the table with this README\'s architecture section')
     ap.add_argument('--graph', action='store_true', help='print edges and layers')
     ap.add_argument('--self-test', action='store_true')
     ap.add_argument('headers', nargs='+')
@@ -297,6 +379,9 @@ def main():
     objs = load_archive(a.archive, a.nm) if a.archive else load(a.objdir, a.nm)
     sources = {f for f in os.listdir(a.lib_src) if re.fullmatch(r'[\w.-]+\.c', f)}
     errs, edges = check(objs, LAYERS, public, sources)
+    if a.readme:
+        with open(a.readme) as f:
+            errs += check_readme(f.read(), LAYERS, sources)
     if a.graph:
         print_graph(objs, edges, LAYERS)
     for e in errs:
