@@ -50,7 +50,7 @@
 
 #include "backends.h"
 #include "fields.h"
-#include "ns.h"
+#include "target.h"
 #include "proc.h"
 #include "snapshot.h"
 

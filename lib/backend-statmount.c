@@ -21,7 +21,7 @@
 #include "backends.h"
 #include "fields.h"
 #include "fsuuid.h"
-#include "ns.h"
+#include "target.h"
 #include "proc.h"
 #include "hash.h"
 #include "snapshot.h"

@@ -37,7 +37,7 @@
 
 #include "backends.h"
 #include "diff.h"
-#include "ns.h"
+#include "target.h"
 #include "snapshot.h"
 
 #define DEFAULT_RETRIES 3

@@ -11,7 +11,7 @@
 
 #include "backends.h"
 #include "kernel-features.h"
-#include "ns.h"
+#include "target.h"
 #include "snapshot.h"
 
 /* Errors that mean "this process cannot use statmount/listmount at all". */

@@ -18,6 +18,10 @@ Fails on:
   - a raw syscall or ioctl made outside lib/sys.c;
   - a non-static global whose name is neither a public declaration
     (mntsnap_*) nor internal (mntsnap__*);
+  - a lib/*.c or lib/*.h including (#include "x.h") a lib header of a
+    higher layer: a header belongs to the layer of its .c, or to the one
+    HEADERS gives; nm cannot see a struct or an inline function read
+    through a header, so includes are checked from the text;
   - with --readme: a lib/*.c file that the README's architecture section
     puts under another layer than LAYERS does, or leaves out, or a file
     that section names and lib/ does not have (the drawing readers go by
@@ -84,6 +88,16 @@ LAYERS = {
     'sv-newapi.c': L4,
     'sv-json.c': L4,
 }
+# Headers without a .c of the same name, by layer. Every other lib/x.h
+# belongs to the layer of lib/x.c.
+HEADERS = {
+    'uapi.h': L0,      # kernel ABI copies
+    'hash.h': L0,      # the tables' hash functions
+    'target.h': L0,    # a target namespace as fds, ids and a route
+    'backends.h': L2,  # the sources' entry points
+    'sys-seam.h': L4,  # private test entry points of the operations
+}
+
 # Raw kernel entry points: only lib/sys.c may call them, so every one goes
 # through the seam and answers -errno (libc's wrappers answer -1 + errno).
 RAW_SYSCALLS = {'syscall', 'ioctl', 'setns', 'statx', 'fanotify_init', 'fanotify_mark',
@@ -296,6 +310,36 @@ def print_graph(objs, edges, layers):
         print('%s: %s' % (NAMES[lv] if lv >= 0 else 'no layer', ' '.join(sorted(by[lv]))))
 
 
+def header_layer(h, layers):
+    stem = h[:-2] + '.c'
+    if stem in layers:
+        return layers[stem]
+    return HEADERS.get(h)
+
+
+def check_includes(lib_src, layers):
+    """Every quoted include of a lib header goes to the same or a lower layer."""
+    errs = []
+    names = sorted(f for f in os.listdir(lib_src) if re.fullmatch(r'[\w.-]+\.[ch]', f))
+    headers = {f for f in names if f.endswith('.h')}
+    for h in sorted(headers):
+        if header_layer(h, layers) is None:
+            errs.append('%s: header with no layer (no %s, not in HEADERS)' % (h, h[:-2] + '.c'))
+    for f in names:
+        mine = layers.get(f) if f.endswith('.c') else header_layer(f, layers)
+        if mine is None:
+            continue
+        with open(os.path.join(lib_src, f), errors='replace') as fh:
+            text = fh.read()
+        for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+            if inc not in headers:
+                continue
+            theirs = header_layer(inc, layers)
+            if theirs is not None and mine < theirs:
+                errs.append('%s (%s) includes %s (%s)' % (f, NAMES[mine], inc, NAMES[theirs]))
+    return errs
+
+
 def self_test(a, public):
     """Build tiny objects that break each rule; each must be reported."""
     tests = {
@@ -351,6 +395,22 @@ def self_test(a, public):
         'readme-stale': ({'ra.c': L0, 'rb.c': L0, 'b.c': L2}, srcs - {'a.c'},
                          'README names lib/a.c'),
     }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, files, want in (
+                ('include-up', {'low.c': '#include "high.h"', 'high.c': '', 'high.h': ''},
+                 'low.c (L0 platform) includes high.h (L4 operations)'),
+                ('include-ok', {'low.c': '', 'high.c': '#include "low.h"', 'low.h': ''}, None),
+                ('include-nolayer', {'low.c': '', 'odd.h': ''}, 'odd.h: header with no layer')):
+            d = os.path.join(tmp, name)
+            os.mkdir(d)
+            for fn, code in files.items():
+                with open(os.path.join(d, fn), 'w') as f:
+                    f.write(code + '\n')
+            errs = check_includes(d, {'low.c': L0, 'high.c': L4})
+            ok = (not errs) if want is None else any(want in e for e in errs)
+            print('self-test %-15s %s%s' % (name, 'ok' if ok else 'MISSED',
+                                             '' if ok else ': %r' % errs))
+            bad += not ok
     for name, (layers, sources, want) in rtests.items():
         errs = check_readme(readme, layers, sources)
         ok = (not errs) if want is None else any(want in e for e in errs)
@@ -379,6 +439,7 @@ def main():
     objs = load_archive(a.archive, a.nm) if a.archive else load(a.objdir, a.nm)
     sources = {f for f in os.listdir(a.lib_src) if re.fullmatch(r'[\w.-]+\.c', f)}
     errs, edges = check(objs, LAYERS, public, sources)
+    errs += check_includes(a.lib_src, LAYERS)
     if a.readme:
         with open(a.readme) as f:
             errs += check_readme(f.read(), LAYERS, sources)
