@@ -388,8 +388,9 @@ static int child_prepare(struct helper *h)
 	int r;
 
 	h->step = STEP_PREPARE;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
-		return child_set_msg(h, "PR_SET_PDEATHSIG", errno), -errno;
+	r = (int)mntsnap__sys_prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (r)
+		return child_set_msg(h, "PR_SET_PDEATHSIG", -r), r;
 	/* the parent may have died before the line above took effect */
 	if (getppid() != h->ppid)
 		_exit(127);
@@ -402,10 +403,12 @@ static int child_prepare(struct helper *h)
 	it.it_value.tv_usec = (long)(h->timeout_ms % 1000) * 1000;
 	if (setitimer(ITIMER_REAL, &it, NULL))
 		return child_set_msg(h, "setitimer", errno), -errno;
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
-		return child_set_msg(h, "PR_SET_DUMPABLE", errno), -errno;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return child_set_msg(h, "PR_SET_NO_NEW_PRIVS", errno), -errno;
+	r = (int)mntsnap__sys_prctl(PR_SET_DUMPABLE, 0);
+	if (r)
+		return child_set_msg(h, "PR_SET_DUMPABLE", -r), r;
+	r = (int)mntsnap__sys_prctl(PR_SET_NO_NEW_PRIVS, 1);
+	if (r)
+		return child_set_msg(h, "PR_SET_NO_NEW_PRIVS", -r), r;
 	int keep[4] = { h->sock, h->nsfd, h->rootfd, h->procfd };
 
 	if (close_all_but(keep, 4))
@@ -505,7 +508,7 @@ static void dumpable_hold(void)
 {
 	pthread_mutex_lock(&dump_lock);
 	if (dump_holders++ == 0)
-		dump_saved = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+		dump_saved = (int)mntsnap__sys_prctl(PR_GET_DUMPABLE, 0);
 	pthread_mutex_unlock(&dump_lock);
 }
 
@@ -513,7 +516,7 @@ static void dumpable_release(void)
 {
 	pthread_mutex_lock(&dump_lock);
 	if (--dump_holders == 0 && dump_saved == 1)
-		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		mntsnap__sys_prctl(PR_SET_DUMPABLE, 1);
 	pthread_mutex_unlock(&dump_lock);
 }
 
@@ -756,14 +759,14 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	pin_to_this_cpu(&pin);
 	/* exit signal 0: a caller's SIGCHLD handler reaping with waitpid(-1)
 	 * never steals this child (only __WALL/__WCLONE waits see it) */
-	pid = clone(helper_child, stack + stack_map_size(), CLONE_VM | CLONE_VFORK, h);
-	r = pid < 0 ? -errno : 0;
+	pid = (int)mntsnap__sys_clone(helper_child, stack + stack_map_size(), CLONE_VM | CLONE_VFORK, h);
+	r = pid < 0 ? pid : 0;
 	unpin(&pin);
 	dumpable_release();
 	stack_put(ns, stack);
 	if (!r) {
 		memset(&si, 0, sizeof(si));
-		while (waitid(P_PID, (id_t)pid, &si, WEXITED | __WALL) && errno == EINTR)
+		while (mntsnap__sys_waitid(P_PID, (unsigned)pid, &si, WEXITED | __WALL) == -EINTR)
 			;
 		r = collect_reply(h, sv[0], &si, res);
 	}

@@ -556,8 +556,8 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 	r = (int)mntsnap__sys_setns(s->nsfd, CLONE_NEWNS);
 	/* setns reset root and cwd to the namespace root: put back both
 	 * (a caller that was chroot()ed stays so), like nsenter does */
-	if (!r && (fchdir(s->rootfd) || chroot(".")))
-		r = -errno;
+	if (!r)
+		r = fchdir(s->rootfd) ? -errno : (int)mntsnap__sys_chroot(".");
 	if (!r && fchdir(s->cwdfd))
 		r = -errno;
 	saved_free(s);

@@ -41,16 +41,13 @@ int mntsnap__sv_read_str(int pid, uint64_t addr, char *buf, size_t max)
 	while (got < max) {
 		uint64_t at = addr + got;
 		size_t n = page - (size_t)(at % page);
-		struct iovec l, rm;
 		ssize_t r;
 
 		if (n > max - got)
 			n = max - got;
-		l = (struct iovec){ buf + got, n };
-		rm = (struct iovec){ (void *)(uintptr_t)at, n };
-		r = process_vm_readv(pid, &l, 1, &rm, 1, 0);
+		r = mntsnap__sys_process_vm_readv(pid, buf + got, at, n);
 		if (r <= 0)
-			return r < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+			return r == -ESRCH ? -ESRCH : -EFAULT;
 		if (memchr(buf + got, '\0', (size_t)r))
 			return 0;
 		got += (size_t)r;
@@ -61,13 +58,12 @@ int mntsnap__sv_read_str(int pid, uint64_t addr, char *buf, size_t max)
 /* An optional string argument: NULL is "absent", anything else must read. */
 int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec l = { buf, len }, rm = { (void *)(uintptr_t)addr, len };
 	ssize_t r;
 
 	if (!addr)
 		return -EFAULT;
-	r = process_vm_readv(pid, &l, 1, &rm, 1, 0);
-	if (r < 0 && errno == ESRCH)
+	r = mntsnap__sys_process_vm_readv(pid, buf, addr, len);
+	if (r == -ESRCH)
 		return -ESRCH;
 	return r == (ssize_t)len ? 0 : -EFAULT;
 }

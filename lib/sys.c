@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -191,4 +194,31 @@ int mntsnap__fd_move_above_stdio(int fd)
 		nfd = -errno;
 	close(fd);
 	return nfd;
+}
+
+long mntsnap__sys_prctl(int op, unsigned long arg)
+{
+	return ret_errno(prctl(op, arg, 0UL, 0UL, 0UL));
+}
+
+long mntsnap__sys_clone(int (*fn)(void *), void *stack_top, int flags, void *arg)
+{
+	return ret_errno(clone(fn, stack_top, flags, arg));
+}
+
+long mntsnap__sys_waitid(int idtype, unsigned id, siginfo_t *si, int options)
+{
+	return ret_errno(waitid((idtype_t)idtype, (id_t)id, si, options));
+}
+
+long mntsnap__sys_chroot(const char *path)
+{
+	return ret_errno(chroot(path));
+}
+
+long mntsnap__sys_process_vm_readv(int pid, void *buf, uint64_t addr, size_t len)
+{
+	struct iovec l = { buf, len }, rm = { (void *)(uintptr_t)addr, len };
+
+	return ret_errno(process_vm_readv(pid, &l, 1, &rm, 1, 0));
 }

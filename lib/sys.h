@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -72,6 +73,14 @@ long mntsnap__sys_move_mount(int from_dfd, const char *from, int to_dfd, const c
 long mntsnap__sys_mount_setattr(int dfd, const char *path, unsigned flags, void *attr,
 			       size_t size);
 long mntsnap__sys_umount2(const char *target, int flags);
+/* Process management, -errno like the rest: prctl with one argument. */
+long mntsnap__sys_prctl(int op, unsigned long arg);
+/* clone(2) through libc (fn runs on stack_top): the child's pid or -errno. */
+long mntsnap__sys_clone(int (*fn)(void *), void *stack_top, int flags, void *arg);
+long mntsnap__sys_waitid(int idtype, unsigned id, siginfo_t *si, int options);
+long mntsnap__sys_chroot(const char *path);
+/* One range of another process's memory into buf: bytes read or -errno. */
+long mntsnap__sys_process_vm_readv(int pid, void *buf, uint64_t addr, size_t len);
 
 /* The table of real syscalls. */
 extern const struct mntsnap_sysops mntsnap__sys_real;

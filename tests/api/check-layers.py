@@ -102,7 +102,9 @@ HEADERS = {
 # through the seam and answers -errno (libc's wrappers answer -1 + errno).
 RAW_SYSCALLS = {'syscall', 'ioctl', 'setns', 'statx', 'fanotify_init', 'fanotify_mark',
                 'open_tree', 'pidfd_open', 'pidfd_getfd', 'mount_setattr', 'move_mount',
-                'fsopen', 'fsconfig', 'fsmount', 'fspick', 'umount2', 'capget', 'capset'}
+                'fsopen', 'fsconfig', 'fsmount', 'fspick', 'umount2', 'capget', 'capset',
+                'prctl', 'clone', 'waitid', 'chroot', 'process_vm_readv', 'unshare',
+                'mount', 'umount', 'pivot_root', 'openat2', 'close_range'}
 SYSCALL_FILE = 'sys.c'
 # Sources built only with an optional dependency: their object may be
 # missing. Every other lib/*.c must be in the archive, or its calls go
