@@ -190,7 +190,7 @@ Test(uuid, saved_loaded_and_diffed)
 	struct mntsnap_snapshot *a, *b, *l = NULL;
 	struct mntsnap_diff_entry e = { 0 };
 	struct mntsnap_diff *d = NULL;
-	char *json = NULL, needle[80];
+	char *json = NULL, needle[128];
 	size_t len;
 	FILE *f;
 
@@ -228,6 +228,19 @@ Test(uuid, saved_loaded_and_diffed)
 	cr_assert_eq(e.kind, MNTSNAP_DIFF_CHANGED, "the UUID change was not reported");
 	cr_assert(e.changed & MNTSNAP_CHANGE_UUID, "changed 0x%x", e.changed);
 	cr_assert_str_eq(mntsnap_diff_change_name(MNTSNAP_CHANGE_UUID), "uuid");
+	/* both renderings name the change, with the old and the new value */
+	f = open_memstream(&json, &len);
+	cr_assert_eq(mntsnap_diff_render(d, MNTSNAP_DIFF_FORMAT_TEXT, f), 0);
+	fclose(f);
+	snprintf(needle, sizeof(needle), "    uuid: %s -> %s\n", UUID1, UUID2);
+	cr_assert(strstr(json, needle), "no \"%s\" in the text diff:\n%s", needle, json);
+	free(json);
+	f = open_memstream(&json, &len);
+	cr_assert_eq(mntsnap_diff_render(d, MNTSNAP_DIFF_FORMAT_JSON, f), 0);
+	fclose(f);
+	cr_assert(strstr(json, "\"fields\":[\"uuid\"]"), "UUID not named in the JSON diff:\n%s",
+		  json);
+	free(json);
 	mntsnap_diff_free(d);
 	mntsnap_snapshot_free(a);
 	mntsnap_snapshot_free(b);
