@@ -326,3 +326,34 @@ Test(uuid, refresh_reads_new_mounts)
 	assert_uuid(s, BASE "/g", UUID1);
 	mntsnap_snapshot_free(s);
 }
+
+/*
+ * Mounts refresh fetches again (an existing mount remounted read-only, a
+ * superblock remounted with another option) and the ids-only refresh:
+ * every record of the filesystem still has its UUID afterwards, as a
+ * fresh capture has.
+ */
+Test(uuid, refresh_keeps_refetched_and_ids_only)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, ids, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
+	struct mntsnap_snapshot *s;
+
+	setup();
+	mount_image("ext4", "e", UUID1);
+	run("mkdir -p %s/g && mount --bind %s/e %s/g", BASE, BASE, BASE);
+	s = capture(NULL, 0, MNTSNAP_MASK_FULL, MNTSNAP_BACKEND_STATMOUNT);
+	assert_uuid(s, BASE "/g", UUID1);
+	run("mount -o remount,bind,ro %s/g", BASE);
+	cr_assert_geq(mntsnap_refresh(s), 1);
+	assert_uuid(s, BASE "/e", UUID1);
+	assert_uuid(s, BASE "/g", UUID1);
+	run("mount -o remount,commit=17 %s/e", BASE);
+	cr_assert_geq(mntsnap_refresh(s), 1);
+	assert_uuid(s, BASE "/e", UUID1);
+	assert_uuid(s, BASE "/g", UUID1);
+	run("mkdir -p %s/h && mount --bind %s/e %s/h", BASE, BASE, BASE);
+	cr_assert_geq(mntsnap_refresh_with(s, &ids), 1);
+	assert_uuid(s, BASE "/e", UUID1);
+	assert_uuid(s, BASE "/h", UUID1);
+	mntsnap_snapshot_free(s);
+}
