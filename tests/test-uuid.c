@@ -425,3 +425,68 @@ Test(uuid, target_udev_links_never_read)
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
 }
+
+/*
+ * The udev step of a foreign namespace's mount reads the caller's
+ * /dev/disk/by-uuid on both routes: the ext4 is over-mounted in the
+ * target (the ioctl cannot answer), and the caller's /dev (a tmpfs in
+ * this test's namespace, laid out as udev does) names its device. The
+ * entering helper has to bring that directory along: inside, path
+ * lookups are refused and /dev is the target's.
+ */
+#define UDEV_UUID "c0ffee00-1234-4567-89ab-0123456789ab"
+Test(uuid, caller_udev_on_both_routes)
+{
+	const uint32_t routes[] = { MNTSNAP_CAPTURE_NS_DIRECT, MNTSNAP_CAPTURE_NS_ENTER };
+	struct mntsnap_ns *ns;
+	int go[2], ready[2], st;
+	struct stat sb;
+	pid_t pid;
+	char c;
+
+	setup();
+	mount_image("ext4", "e", UUID1);
+	cr_assert_eq(stat(BASE "/e", &sb), 0);
+	cr_assert_eq(mount("d", "/dev", "tmpfs", 0, NULL), 0);
+	cr_assert_eq(mknod("/dev/loopx", S_IFBLK | 0600, sb.st_dev), 0);
+	cr_assert_eq(mkdir("/dev/disk", 0755), 0);
+	cr_assert_eq(mkdir("/dev/disk/by-uuid", 0755), 0);
+	cr_assert_eq(symlink("../../loopx", "/dev/disk/by-uuid/" UDEV_UUID), 0);
+	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		close(go[1]); /* exits when the test does, even a failed one */
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("t", BASE "/e", "tmpfs", 0, NULL) || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	cr_assert_eq(read(ready[0], &c, 1), 1);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	for (int i = 0; i < 2; i++) {
+		struct mntsnap_snapshot *s = capture(ns, routes[i],
+						     MNTSNAP_MASK_DEFAULT | MNTSNAP_F_UUID,
+						     MNTSNAP_BACKEND_AUTO);
+		int seen = 0;
+
+		for (size_t k = 0; k < mntsnap_snapshot_count(s); k++) {
+			struct mntsnap_mount m;
+
+			cr_assert_eq(mntsnap_snapshot_get(s, k, &m), 0);
+			if (strcmp(m.mount_point, BASE "/e") || strcmp(m.fs_type, "ext4"))
+				continue;
+			seen++;
+			cr_assert(m.mask & MNTSNAP_F_UUID, "route %d: no UUID from the caller's udev",
+				  i);
+			cr_assert_str_eq(m.uuid, UDEV_UUID, "route %d", i);
+		}
+		cr_assert_eq(seen, 1, "route %d: the over-mounted ext4 not captured", i);
+		mntsnap_snapshot_free(s);
+	}
+	mntsnap_ns_free(ns);
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
+}
