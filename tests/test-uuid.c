@@ -130,12 +130,19 @@ Test(uuid, ext4_xfs_btrfs_as_findmnt_and_blkid)
 {
 	const char *fs[] = { "ext4", "xfs", "btrfs" };
 	const char *tool[] = { "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs" };
-	const char *uuid[] = { UUID1, "11111111-2222-4333-8444-555555555555",
-			       "66666666-7777-4888-9999-aaaaaaaaaaaa" };
+	/*
+	 * btrfs: one UUID per run. The kernel keeps a btrfs fsid registered
+	 * until the last user of its loop device is gone, which the previous
+	 * run's namespace may still be: mkfs.btrfs refuses a registered one.
+	 */
+	char btrfs_uuid[40];
+	const char *uuid[] = { UUID1, "11111111-2222-4333-8444-555555555555", btrfs_uuid };
 	struct mntsnap_snapshot *s;
 	struct mntsnap_mount m;
 	int n = 0;
 
+	snprintf(btrfs_uuid, sizeof(btrfs_uuid), "66666666-7777-4888-9999-%012x",
+		 (unsigned)getpid());
 	setup();
 	for (int i = 0; i < 3; i++)
 		if (have(tool[i]))
@@ -148,7 +155,9 @@ Test(uuid, ext4_xfs_btrfs_as_findmnt_and_blkid)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", BASE, fs[i]);
 		fm = first_line(output("findmnt -no UUID %s", path));
-		bl = first_line(output("blkid -s UUID -o value $(findmnt -nvo SOURCE %s)", path));
+		/* -p: the device itself, not blkid's cache (a reused loop device) */
+		bl = first_line(
+			output("blkid -p -s UUID -o value $(findmnt -nvo SOURCE %s)", path));
 		cr_assert_str_eq(fm, uuid[i], "findmnt disagrees with mkfs on %s", fs[i]);
 		cr_assert_str_eq(bl, uuid[i], "blkid disagrees with mkfs on %s", fs[i]);
 		assert_uuid(s, path, fm);
