@@ -780,7 +780,8 @@ static int derive_propagate_from(const struct mntsnap_sysops *sys, const struct 
  * UUID_TRIES mounts are tried. Errors other than "none" are the
  * system's (ENOMEM, EMFILE) and fail the capture.
  */
-int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, uint32_t from)
+int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, int byuuid_dirfd,
+			     uint32_t from)
 {
 	uint8_t *tries;
 	int r = 0;
@@ -800,8 +801,16 @@ int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, uint32_
 		    !(rec->mask & MNTSNAP_F_MOUNT_POINT) || !(rec->mask & MNTSNAP_F_ID))
 			continue;
 		tries[rec->sb]++;
-		r = mntsnap__fs_uuid(root_dirfd, s->strtab + rec->mount_point, rec->id,
-				     sb->dev_major, sb->dev_minor, s->strtab + sb->fs_type, uuid);
+		r = byuuid_dirfd == AT_FDCWD
+			    ? mntsnap__fs_uuid(root_dirfd, s->strtab + rec->mount_point, rec->id,
+					       sb->dev_major, sb->dev_minor,
+					       s->strtab + sb->fs_type, uuid)
+			    : mntsnap__fs_uuid_at(root_dirfd, s->strtab + rec->mount_point,
+						  rec->id, sb->dev_major, sb->dev_minor,
+						  s->strtab + sb->fs_type,
+						  byuuid_dirfd < 0 ? MNTSNAP_FS_UUID_NO_UDEV
+								   : byuuid_dirfd,
+						  uuid);
 		if (r == -ENODATA) {
 			r = 0;
 			continue;
@@ -855,7 +864,8 @@ static int read_late_fields(struct mntsnap_snapshot *s, const struct mntsnap_ns 
 		return 0; /* absent: no root to read them from */
 	if (root < 0 && root != AT_FDCWD)
 		return root;
-	r = mntsnap__snap_read_uuids(s, root, 0);
+	/* inside a target, udev's links come from the caller's /dev only */
+	r = mntsnap__snap_read_uuids(s, root, ns && ns->inside ? ns->byuuid_fd : AT_FDCWD, 0);
 	if (close_it)
 		close(root);
 	return r;

@@ -27,7 +27,9 @@ uint32_t mntsnap__fields_from_sm_mask(uint64_t sm_mask);
  * points are relative to root_dirfd (AT_FDCWD: the caller's root); set on
  * the interned superblocks and their records. 0, -ENOMEM, -EMFILE.
  */
-int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, uint32_t from);
+/* byuuid_dirfd: AT_FDCWD for the caller's own /dev/disk/by-uuid, -1 for none */
+int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, int byuuid_dirfd,
+			     uint32_t from);
 void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m);
 int mntsnap__sm_buf_init(struct mntsnap_sm_buf *b);
 void mntsnap__sm_buf_free(struct mntsnap_sm_buf *b);

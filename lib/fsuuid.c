@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "fsuuid.h"
+#include "proc.h"
 #include "sys.h"
 #include "uapi.h"
 
@@ -110,18 +111,28 @@ static long check_mount(int fd, uint64_t mnt_id, struct mntsnap_statx *stx)
 }
 
 /*
- * A regular file (a file bind mount) has no "." to reopen through, and
- * /proc/self/fd may belong to the target (in its namespace): it is opened
- * by path again, non-blocking, and must be the same inode of the same
- * mount. A node swapped in between is opened once (O_NONBLOCK: a FIFO
- * does not wait), never read, and its UUID never taken.
+ * A regular file (a file bind mount) has no "." to reopen through. Opened
+ * by its path again, it could be whatever the target mounted there since
+ * the check (a device node, whose open(2) alone acts, with the caller's
+ * privileges): it is reopened through the checked O_PATH fd's magic link
+ * in the caller's own procfs instead, which leads to that very file. No
+ * verified procfs (inside the helper, /proc is the target's and path
+ * lookups are refused): none, the other mounts and udev remain.
  */
-static long reopen_file(int root_dirfd, const char *path, const struct mntsnap_statx *want)
+static long reopen_file(int pfd, const struct mntsnap_statx *want)
 {
 	struct mntsnap_statx stx;
+	char rel[40];
 	long fd, r;
+	int proc;
 
-	fd = open_under_root(root_dirfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	proc = mntsnap__procfs_root();
+	if (proc < 0)
+		return proc == -EOPNOTSUPP ? -ENODATA : proc;
+	snprintf(rel, sizeof(rel), "thread-self/fd/%d", pfd);
+	fd = openat(proc, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	fd = fd < 0 ? -errno : fd;
+	close(proc);
 	if (fd < 0)
 		return fd;
 	r = check_mount((int)fd, want->stx_mnt_id, &stx);
@@ -160,7 +171,7 @@ static long open_mount_root(int root_dirfd, const char *mount_point, uint64_t mn
 				 MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_BENEATH |
 					 MNTSNAP_RESOLVE_NO_SYMLINKS | MNTSNAP_RESOLVE_NO_MAGICLINKS);
 	else if (S_ISREG(stx.stx_mode))
-		fd = reopen_file(root_dirfd, mount_point, &stx);
+		fd = reopen_file((int)pfd, &stx);
 	else
 		fd = -ENODATA;
 	close((int)pfd);

@@ -136,6 +136,7 @@ struct helper {
 	int nsfd;            /* what to setns() into */
 	int rootfd;          /* the target process's root, or -1 */
 	int procfd;          /* the caller's procfs (captures), or -1 */
+	int byuuidfd;        /* the caller's /dev/disk/by-uuid (UUID asked), or -1 */
 	pid_t ppid;
 	unsigned timeout_ms;
 	uint64_t keep_caps;  /* after setns */
@@ -409,9 +410,9 @@ static int child_prepare(struct helper *h)
 	r = (int)mntsnap__sys_prctl(PR_SET_NO_NEW_PRIVS, 1);
 	if (r)
 		return child_set_msg(h, "PR_SET_NO_NEW_PRIVS", -r), r;
-	int keep[4] = { h->sock, h->nsfd, h->rootfd, h->procfd };
+	int keep[5] = { h->sock, h->nsfd, h->rootfd, h->procfd, h->byuuidfd };
 
-	if (close_all_but(keep, 4))
+	if (close_all_but(keep, 5))
 		return child_set_msg(h, "close_range", errno), -errno;
 	if (h->stay)
 		return 0; /* resolves as the caller would, with its rights */
@@ -803,7 +804,8 @@ int mntsnap__ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data,
 		   const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len)
 {
 	struct run_work w = { .fn = fn, .data = data };
-	struct helper h = { .work = work_run, .arg = &w, .rootfd = -1, .procfd = -1 };
+	struct helper h = { .work = work_run, .arg = &w, .rootfd = -1, .procfd = -1,
+			    .byuuidfd = -1 };
 	struct helper_result res;
 	struct mntsnap_ns_opts o;
 	int r;
@@ -913,7 +915,8 @@ static int work_open(struct helper *h)
 static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 		       const struct mntsnap_ns_opts *opts, int *ret_fd)
 {
-	struct helper h = { .work = work_open, .arg = w, .rootfd = -1, .procfd = -1, .want_fd = true };
+	struct helper h = { .work = work_open, .arg = w, .rootfd = -1, .procfd = -1,
+			    .byuuidfd = -1, .want_fd = true };
 	struct helper_result res;
 	struct mntsnap_ns_opts o;
 	int r;
@@ -973,7 +976,7 @@ int mntsnap__helper_open_at(const struct mntsnap_ns *ns, int rootfd, const char 
 {
 	struct open_work w = { .path = path, .flags = O_PATH };
 	struct helper h = { .work = work_open, .arg = &w, .rootfd = rootfd, .procfd = -1,
-			    .want_fd = true, .stay = true };
+			    .byuuidfd = -1, .want_fd = true, .stay = true };
 	struct mntsnap_ns_opts o = { .sz = sizeof(o) };
 	struct helper_result res;
 	int r;
@@ -1022,13 +1025,25 @@ struct stat_work {
 	struct snap_handover out;
 };
 
+/*
+ * The caller's udev /dev/disk/by-uuid for the UUID's udev step, opened
+ * before the helper enters (inside, /dev is the target's); -1 if the
+ * UUID is not asked or there is none.
+ */
+static int caller_byuuid(uint32_t mask)
+{
+	if (!(mask & MNTSNAP_F_UUID))
+		return -1;
+	return open("/dev/disk/by-uuid", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 /* Inside, the target is our own namespace: a plain statmount of the id. */
 static int work_stat_id(struct helper *h)
 {
 	struct stat_work *w = h->arg;
 	struct mntsnap_snapshot *s = NULL;
 	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .self = true, .inside = true,
-				 .host_proc = -1, .root_fd = -1 };
+				 .host_proc = -1, .root_fd = -1, .byuuid_fd = h->byuuidfd };
 	int r;
 
 	/* before the filter: "/" is the namespace root now, as mount points are */
@@ -1050,11 +1065,17 @@ int mntsnap__helper_stat_id(const struct mntsnap_ns *ns, const struct mntsnap_sy
 			   uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	struct stat_work w = { .sys = sys, .id = id, .mask = mask };
-	struct helper h = { .work = work_stat_id, .arg = &w, .rootfd = -1, .procfd = -1 };
+	struct helper h = { .work = work_stat_id, .arg = &w, .rootfd = -1, .procfd = -1,
+			    .byuuidfd = -1 };
 	struct mntsnap_ns_opts no = { .sz = sizeof(no) };
 	struct helper_result res;
+	int r;
 
-	return take_snapshot(&w.out, helper_run(ns, &h, &no, &res), ret_snap);
+	h.byuuidfd = caller_byuuid(mask);
+	r = helper_run(ns, &h, &no, &res);
+	if (h.byuuidfd >= 0)
+		close(h.byuuidfd);
+	return take_snapshot(&w.out, r, ret_snap);
 }
 
 struct capture_work {
@@ -1073,7 +1094,8 @@ static int work_capture(struct helper *h)
 	/* inside, the target is our own namespace, but its /proc is not ours
 	 * to trust: text and change detector come from h->procfd */
 	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .ns_id = w->ns_id, .self = true,
-				 .inside = true, .host_proc = h->procfd, .root_fd = -1 };
+				 .inside = true, .host_proc = h->procfd, .root_fd = -1,
+				 .byuuid_fd = h->byuuidfd };
 	int r;
 
 	/* before the filter: "/" is the namespace root now, as mount points are */
@@ -1126,15 +1148,19 @@ int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_ca
 			   const struct mntsnap_sysops *sys, struct mntsnap_snapshot **ret_snap)
 {
 	struct capture_work w = { .o = o, .sys = sys, .ns_id = ns ? ns->ns_id : 0 };
-	struct helper h = { .work = work_capture, .arg = &w, .rootfd = -1, .procfd = -1 };
+	struct helper h = { .work = work_capture, .arg = &w, .rootfd = -1, .procfd = -1,
+			    .byuuidfd = -1 };
 	struct mntsnap_ns_opts no = { .sz = sizeof(no), .error = o->error };
 	struct helper_result res;
 	int r;
 
 	h.procfd = open_host_proc();
+	h.byuuidfd = caller_byuuid(o->mask);
 	r = helper_run(ns, &h, &no, &res);
 	if (h.procfd >= 0)
 		close(h.procfd);
+	if (h.byuuidfd >= 0)
+		close(h.byuuidfd);
 	if (r)
 		r = result_error(&res, r, o->error);
 	return take_snapshot(&w.out, r, ret_snap);

@@ -210,7 +210,7 @@ static int fetch_queued(struct refresh *f)
 			f->added++;
 	}
 	/* the fields statmount does not give, for the records just added */
-	return mntsnap__snap_read_uuids(f->s, AT_FDCWD, f->nold);
+	return mntsnap__snap_read_uuids(f->s, AT_FDCWD, AT_FDCWD, f->nold);
 }
 
 static int cmp_rec_id(const void *a, const void *b)

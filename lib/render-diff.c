@@ -18,6 +18,9 @@ static const char *const change_names[] = {
 	"fs_type",     "device",  "sb_flags", "idmap",      "uuid",
 };
 
+/* every named change bit is rendered, the newest included */
+#define CHANGE_LAST (1U << (sizeof(change_names) / sizeof(change_names[0]) - 1))
+
 const char *mntsnap_diff_change_name(uint32_t bit)
 {
 	for (size_t i = 0; i < sizeof(change_names) / sizeof(change_names[0]); i++)
@@ -152,7 +155,7 @@ static void text_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_e
 	fprintf(f, "~ %" PRIu64 " ", show_id(&b));
 	put_path(f, b.mount_point);
 	fputc('\n', f);
-	for (uint32_t bit = 1; bit && bit <= MNTSNAP_CHANGE_IDMAP; bit <<= 1) {
+	for (uint32_t bit = 1; bit && bit <= CHANGE_LAST; bit <<= 1) {
 		if (!(e->changed & bit))
 			continue;
 		fprintf(f, "    %s: ", mntsnap_diff_change_name(bit));
@@ -180,7 +183,7 @@ static int json_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_en
 	int r;
 
 	fprintf(f, "{\"kind\":\"%s\",\"fields\":[", kinds[e->kind]);
-	for (uint32_t bit = 1; bit && bit <= MNTSNAP_CHANGE_IDMAP; bit <<= 1) {
+	for (uint32_t bit = 1; bit && bit <= CHANGE_LAST; bit <<= 1) {
 		if (!(e->changed & bit))
 			continue;
 		fprintf(f, "%s\"%s\"", first ? "" : ",", mntsnap_diff_change_name(bit));

@@ -56,6 +56,12 @@ struct mntsnap_ns {
 	 */
 	int root_fd;
 	/*
+	 * Only with inside: the caller's udev /dev/disk/by-uuid, opened
+	 * before entering (the target's own could name any device with any
+	 * UUID); -1 if none: the UUID's udev step is skipped.
+	 */
+	int byuuid_fd;
+	/*
 	 * The helper's stack, kept for the next call on this handle: mapping
 	 * and unmapping one per call costs ~18 us (the unmap shoots down TLBs
 	 * on every CPU the caller ran on). Taken and put back with atomic

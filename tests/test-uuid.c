@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -191,7 +192,7 @@ Test(uuid, saved_loaded_and_diffed)
 	struct mntsnap_snapshot *a, *b, *l = NULL;
 	struct mntsnap_diff_entry e = { 0 };
 	struct mntsnap_diff *d = NULL;
-	char *json = NULL, needle[80];
+	char *json = NULL, *fields, needle[128];
 	size_t len;
 	FILE *f;
 
@@ -234,6 +235,22 @@ Test(uuid, saved_loaded_and_diffed)
 	cr_assert_eq(e.kind, MNTSNAP_DIFF_CHANGED, "the UUID change was not reported");
 	cr_assert(e.changed & MNTSNAP_CHANGE_UUID, "changed 0x%x", e.changed);
 	cr_assert_str_eq(mntsnap_diff_change_name(MNTSNAP_CHANGE_UUID), "uuid");
+	/* both renderings name the change, with the old and the new value */
+	f = open_memstream(&json, &len);
+	cr_assert_eq(mntsnap_diff_render(d, MNTSNAP_DIFF_FORMAT_TEXT, f), 0);
+	fclose(f);
+	snprintf(needle, sizeof(needle), "    uuid: %s -> %s\n", UUID1, UUID2);
+	cr_assert(strstr(json, needle), "no \"%s\" in the text diff:\n%s", needle, json);
+	free(json);
+	f = open_memstream(&json, &len);
+	cr_assert_eq(mntsnap_diff_render(d, MNTSNAP_DIFF_FORMAT_JSON, f), 0);
+	fclose(f);
+	/* the loop device may change with the remount: "source" can be there too */
+	fields = strstr(json, "\"fields\":[");
+	cr_assert_not_null(fields, "%s", json);
+	fields[strcspn(fields, "]")] = '\0';
+	cr_assert(strstr(fields, "\"uuid\""), "UUID not named in the JSON diff: %s", fields);
+	free(json);
 	mntsnap_diff_free(d);
 	mntsnap_snapshot_free(a);
 	mntsnap_snapshot_free(b);
@@ -255,7 +272,9 @@ Test(uuid, other_namespace_direct_and_entered)
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (!pid) {
-		/* a namespace of its own, with a copy of the loop mount */
+		/* a namespace of its own, with a copy of the loop mount; it
+		 * exits when the test does (end of file on go), even a failed one */
+		close(go[1]);
 		if (unshare(CLONE_NEWNS) || write(ready[1], "r", 1) != 1)
 			_exit(1);
 		_exit(read(go[0], &c, 1) < 0);
@@ -318,4 +337,162 @@ Test(uuid, refresh_reads_new_mounts)
 	assert_uuid(s, BASE "/f", UUID2);
 	assert_uuid(s, BASE "/g", UUID1);
 	mntsnap_snapshot_free(s);
+}
+
+/*
+ * Mounts refresh fetches again (an existing mount remounted read-only, a
+ * superblock remounted with another option) and the ids-only refresh:
+ * every record of the filesystem still has its UUID afterwards, as a
+ * fresh capture has.
+ */
+Test(uuid, refresh_keeps_refetched_and_ids_only)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, ids, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
+	struct mntsnap_snapshot *s;
+
+	setup();
+	mount_image("ext4", "e", UUID1);
+	run("mkdir -p %s/g && mount --bind %s/e %s/g", BASE, BASE, BASE);
+	s = capture(NULL, 0, MNTSNAP_MASK_FULL, MNTSNAP_BACKEND_STATMOUNT);
+	assert_uuid(s, BASE "/g", UUID1);
+	run("mount -o remount,bind,ro %s/g", BASE);
+	cr_assert_geq(mntsnap_refresh(s), 1);
+	assert_uuid(s, BASE "/e", UUID1);
+	assert_uuid(s, BASE "/g", UUID1);
+	run("mount -o remount,commit=17 %s/e", BASE);
+	cr_assert_geq(mntsnap_refresh(s), 1);
+	assert_uuid(s, BASE "/e", UUID1);
+	assert_uuid(s, BASE "/g", UUID1);
+	run("mkdir -p %s/h && mount --bind %s/e %s/h", BASE, BASE, BASE);
+	cr_assert_geq(mntsnap_refresh_with(s, &ids), 1);
+	assert_uuid(s, BASE "/e", UUID1);
+	assert_uuid(s, BASE "/h", UUID1);
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * A target whose own /dev has a udev-style by-uuid link naming our device
+ * with a made-up UUID, and whose ext4 mount point is over-mounted (so the
+ * ioctl cannot answer and the udev step runs): neither route (directly,
+ * through the entering helper) takes the target's word. The caller's own
+ * udev may know the real UUID; the decoy never.
+ */
+#define DECOY "deadbeef-dead-4bad-8bad-baddecoy0001"
+Test(uuid, target_udev_links_never_read)
+{
+	const uint32_t routes[] = { MNTSNAP_CAPTURE_NS_DIRECT, MNTSNAP_CAPTURE_NS_ENTER };
+	struct mntsnap_ns *ns;
+	int go[2], ready[2], st;
+	struct stat sb;
+	pid_t pid;
+	char c;
+
+	setup();
+	mount_image("ext4", "e", UUID1);
+	cr_assert_eq(stat(BASE "/e", &sb), 0);
+	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		close(go[1]); /* exits when the test does, even a failed one */
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("t", BASE "/e", "tmpfs", 0, NULL) || mount("d", "/dev", "tmpfs", 0, NULL) ||
+		    mknod("/dev/decoy0", S_IFBLK | 0600, sb.st_dev) ||
+		    mkdir("/dev/disk", 0755) || mkdir("/dev/disk/by-uuid", 0755) ||
+		    symlink("../../decoy0", "/dev/disk/by-uuid/" DECOY) ||
+		    write(ready[1], "r", 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	cr_assert_eq(read(ready[0], &c, 1), 1);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	for (int i = 0; i < 2; i++) {
+		struct mntsnap_snapshot *s = capture(ns, routes[i],
+						     MNTSNAP_MASK_DEFAULT | MNTSNAP_F_UUID,
+						     MNTSNAP_BACKEND_AUTO);
+		int seen = 0;
+
+		for (size_t k = 0; k < mntsnap_snapshot_count(s); k++) {
+			struct mntsnap_mount m;
+
+			cr_assert_eq(mntsnap_snapshot_get(s, k, &m), 0);
+			if (strcmp(m.mount_point, BASE "/e") || strcmp(m.fs_type, "ext4"))
+				continue;
+			seen++;
+			if (m.mask & MNTSNAP_F_UUID)
+				cr_assert_str_eq(m.uuid, UUID1, "route %d read the target's udev", i);
+		}
+		cr_assert_eq(seen, 1, "route %d: the over-mounted ext4 not captured", i);
+		mntsnap_snapshot_free(s);
+	}
+	mntsnap_ns_free(ns);
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
+}
+
+/*
+ * The udev step of a foreign namespace's mount reads the caller's
+ * /dev/disk/by-uuid on both routes: the ext4 is over-mounted in the
+ * target (the ioctl cannot answer), and the caller's /dev (a tmpfs in
+ * this test's namespace, laid out as udev does) names its device. The
+ * entering helper has to bring that directory along: inside, path
+ * lookups are refused and /dev is the target's.
+ */
+#define UDEV_UUID "c0ffee00-1234-4567-89ab-0123456789ab"
+Test(uuid, caller_udev_on_both_routes)
+{
+	const uint32_t routes[] = { MNTSNAP_CAPTURE_NS_DIRECT, MNTSNAP_CAPTURE_NS_ENTER };
+	struct mntsnap_ns *ns;
+	int go[2], ready[2], st;
+	struct stat sb;
+	pid_t pid;
+	char c;
+
+	setup();
+	mount_image("ext4", "e", UUID1);
+	cr_assert_eq(stat(BASE "/e", &sb), 0);
+	cr_assert_eq(mount("d", "/dev", "tmpfs", 0, NULL), 0);
+	cr_assert_eq(mknod("/dev/loopx", S_IFBLK | 0600, sb.st_dev), 0);
+	cr_assert_eq(mkdir("/dev/disk", 0755), 0);
+	cr_assert_eq(mkdir("/dev/disk/by-uuid", 0755), 0);
+	cr_assert_eq(symlink("../../loopx", "/dev/disk/by-uuid/" UDEV_UUID), 0);
+	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		close(go[1]); /* exits when the test does, even a failed one */
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("t", BASE "/e", "tmpfs", 0, NULL) || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	cr_assert_eq(read(ready[0], &c, 1), 1);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	for (int i = 0; i < 2; i++) {
+		struct mntsnap_snapshot *s = capture(ns, routes[i],
+						     MNTSNAP_MASK_DEFAULT | MNTSNAP_F_UUID,
+						     MNTSNAP_BACKEND_AUTO);
+		int seen = 0;
+
+		for (size_t k = 0; k < mntsnap_snapshot_count(s); k++) {
+			struct mntsnap_mount m;
+
+			cr_assert_eq(mntsnap_snapshot_get(s, k, &m), 0);
+			if (strcmp(m.mount_point, BASE "/e") || strcmp(m.fs_type, "ext4"))
+				continue;
+			seen++;
+			cr_assert(m.mask & MNTSNAP_F_UUID, "route %d: no UUID from the caller's udev",
+				  i);
+			cr_assert_str_eq(m.uuid, UDEV_UUID, "route %d", i);
+		}
+		cr_assert_eq(seen, 1, "route %d: the over-mounted ext4 not captured", i);
+		mntsnap_snapshot_free(s);
+	}
+	mntsnap_ns_free(ns);
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st));
 }
