@@ -89,6 +89,10 @@ static int parse_pid_line(const char *buf)
 
 int mntsnap__pidfd_pid(int proc, int pidfd)
 {
+	struct mntsnap_open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
+	};
 	char path[64], buf[1024];
 	int own = -1, fd;
 	ssize_t n;
@@ -98,10 +102,21 @@ int mntsnap__pidfd_pid(int proc, int pidfd)
 		if (proc < 0)
 			return proc;
 	}
+	/*
+	 * Without crossing a mount: the owner of the mount namespace can
+	 * cover any directory of its procfs (a tmpfs on <pid>/fdinfo naming
+	 * any pid). "self" is procfs's own symlink to "<pid>" on the same
+	 * mount, so it still resolves; a cover answers EXDEV: no trusted pid.
+	 */
 	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		fd = -errno;
+	fd = (int)mntsnap__sys_openat2(proc, path, &how);
+	if (fd == -ENOSYS) { /* before 5.6 */
+		fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd == -EXDEV)
+		fd = -EOPNOTSUPP;
 	if (own >= 0)
 		close(own);
 	if (fd < 0)

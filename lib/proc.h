@@ -11,7 +11,7 @@
  * Returns the pid (> 0), or -ESRCH (the process has exited), -EINVAL (fd
  * is no pidfd), -EOPNOTSUPP (no procfs root at /proc, or one that cannot
  * name the process: it lives in a pid namespace that procfs does not see,
- * fdinfo "Pid: 0"), -EIO (unreadable), -errno from opening the fdinfo.
+ * fdinfo "Pid: 0"; or a mount covers the fdinfo directory), -EIO (unreadable), -errno from opening the fdinfo.
  */
 int mntsnap__pidfd_pid(int proc, int pidfd);
 

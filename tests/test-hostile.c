@@ -47,6 +47,7 @@
 
 #include "helpers.h"
 #include "mntsnap.h"
+#include "proc.h"
 #include "sys.h"
 #include "sys-seam.h"
 
@@ -1545,6 +1546,46 @@ static void covered_root_caller(void *arg)
 LTest(hostile, pid_handle_root_through_a_covered_proc_pid)
 {
 	against_target(K_LINK, covered_root_caller);
+}
+
+/*
+ * A procfs whose <own pid>/fdinfo the owner of the mount namespace covered
+ * with a tmpfs naming another process for the caller's pidfd: the pid
+ * behind a pidfd comes from the procfs itself or from nowhere (every
+ * route of a pid handle starts from it).
+ */
+LTest(hostile, pidfd_pid_through_a_covered_fdinfo)
+{
+	char dir[] = BASE "/p", path[160], text[96];
+	int proc, pidfd, r;
+	pid_t child;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(dir);
+	cr_assert(!mount("proc", dir, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+		  "procfs: %s", strerror(errno));
+	child = fork();
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	cr_assert_gt(child, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	proc = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(pidfd >= 0 && proc >= 0);
+	r = mntsnap__pidfd_pid(proc, pidfd);
+	cr_assert_eq(r, child, "uncovered: %d, want %d", r, (int)child);
+	snprintf(path, sizeof(path), "%s/%d/fdinfo", dir, (int)getpid());
+	cr_assert(!mount("cover", path, "tmpfs", 0, "mode=755"), "cover: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/%d/fdinfo/%d", dir, (int)getpid(), pidfd);
+	snprintf(text, sizeof(text), "pos:\t0\nflags:\t02000002\nmnt_id:\t15\nPid:\t1\n");
+	cr_assert(!put_file(path, text), "fake fdinfo");
+	r = mntsnap__pidfd_pid(proc, pidfd);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(pidfd);
+	close(proc);
+	cr_assert_eq(r, -EOPNOTSUPP, "the pid came from what covers the procfs: %d", r);
 }
 
 /* ---- "self" from inside the target ------------------------------------------- */
