@@ -1093,26 +1093,10 @@ static int proc_open(int proc, const char *rel, int flags)
  */
 static int openat2_procfs(int dfd, const char *rel)
 {
-	struct mntsnap_open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
-	};
-	struct statfs sf;
-	int fd;
+	int fd = mntsnap__proc_openat(dfd, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK,
+				      MNTSNAP_RESOLVE_NO_MAGICLINKS);
 
-	fd = (int)mntsnap__sys_openat2(dfd, rel, &how);
-	if (fd == -ENOSYS) { /* before 5.6: the check after the open must do */
-		fd = openat(dfd, rel, (int)how.flags);
-		if (fd < 0)
-			fd = -errno;
-	}
-	if (fd < 0)
-		return fd == -EXDEV ? -ENOENT : fd;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
-		close(fd);
-		return -ENOENT;
-	}
-	return fd;
+	return fd == -EXDEV ? -ENOENT : fd;
 }
 
 /*
@@ -1123,28 +1107,12 @@ static int openat2_procfs(int dfd, const char *rel)
  */
 static int pid_ns_dir(int proc, int pid)
 {
-	struct mntsnap_open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_SYMLINKS,
-	};
-	struct statfs sf;
 	char path[64];
 	int fd;
 
 	snprintf(path, sizeof(path), "%d/ns", pid);
-	fd = (int)mntsnap__sys_openat2(proc, path, &how);
-	if (fd == -ENOSYS) { /* before 5.6: the procfs check must do */
-		fd = openat(proc, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			fd = -errno;
-	}
-	if (fd < 0)
-		return fd == -EXDEV ? -ENOENT : fd;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
-		close(fd);
-		return -ENOENT;
-	}
-	return fd;
+	fd = mntsnap__proc_openat(proc, path, O_PATH | O_DIRECTORY, MNTSNAP_RESOLVE_NO_SYMLINKS);
+	return fd == -EXDEV ? -ENOENT : fd;
 }
 
 /* Is PID/ns/mnt the namespace nsfd names? */

@@ -87,12 +87,33 @@ static int parse_pid_line(const char *buf)
 	return n > 0 && n <= 0x7fffffff ? (int)n : -EIO;
 }
 
-int mntsnap__pidfd_pid(int proc, int pidfd)
+int mntsnap__proc_openat(int proc, const char *rel, int flags, uint64_t resolve)
 {
 	struct mntsnap_open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_MAGICLINKS,
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = MNTSNAP_RESOLVE_NO_XDEV | resolve,
 	};
+	struct statfs sf;
+	int fd;
+
+	fd = (int)mntsnap__sys_openat2(proc, rel, &how);
+	if (fd == -ENOSYS) { /* before 5.6: the procfs check below must do */
+		fd = openat(proc, rel, flags | O_CLOEXEC |
+				       (resolve & MNTSNAP_RESOLVE_NO_SYMLINKS ? O_NOFOLLOW : 0));
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		return fd;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -EXDEV;
+	}
+	return fd;
+}
+
+int mntsnap__pidfd_pid(int proc, int pidfd)
+{
 	char path[64], buf[1024];
 	int own = -1, fd;
 	ssize_t n;
@@ -109,12 +130,8 @@ int mntsnap__pidfd_pid(int proc, int pidfd)
 	 * mount, so it still resolves; a cover answers EXDEV: no trusted pid.
 	 */
 	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
-	fd = (int)mntsnap__sys_openat2(proc, path, &how);
-	if (fd == -ENOSYS) { /* before 5.6 */
-		fd = openat(proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
-			fd = -errno;
-	}
+	fd = mntsnap__proc_openat(proc, path, O_RDONLY | O_NOCTTY | O_NONBLOCK,
+				  MNTSNAP_RESOLVE_NO_MAGICLINKS);
 	if (fd == -EXDEV)
 		fd = -EOPNOTSUPP;
 	if (own >= 0)
@@ -131,30 +148,19 @@ int mntsnap__pidfd_pid(int proc, int pidfd)
 
 int mntsnap__proc_pid_dir(int proc, int pid)
 {
-	struct mntsnap_open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = MNTSNAP_RESOLVE_NO_XDEV | MNTSNAP_RESOLVE_NO_SYMLINKS,
-	};
 	struct stat a, b;
-	struct statfs sf;
 	char name[16];
 	int fd;
 
 	snprintf(name, sizeof(name), "%d", pid);
-	fd = (int)mntsnap__sys_openat2(proc, name, &how);
-	if (fd == -ENOSYS) { /* before 5.6: the checks below must do */
-		fd = openat(proc, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			fd = -errno;
-	}
+	fd = mntsnap__proc_openat(proc, name, O_PATH | O_DIRECTORY, MNTSNAP_RESOLVE_NO_SYMLINKS);
 	if (fd == -ENOENT)
 		return -ESRCH;
 	if (fd == -EXDEV)
 		return -EOPNOTSUPP; /* covered by another mount */
 	if (fd < 0)
 		return fd;
-	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &a) ||
-	    fstat(proc, &b) || a.st_dev != b.st_dev) {
+	if (fstat(fd, &a) || fstat(proc, &b) || a.st_dev != b.st_dev) {
 		close(fd);
 		return -EOPNOTSUPP;
 	}

@@ -3,6 +3,8 @@
 #ifndef MNTSNAP_PROC_H
 #define MNTSNAP_PROC_H
 
+#include <stdint.h>
+
 /*
  * The pid of the process behind pidfd, from self/fdinfo ("Pid:") below
  * proc, an fd of a procfs root; proc -1 opens /proc and checks it is one.
@@ -14,6 +16,16 @@
  * fdinfo "Pid: 0"; or a mount covers the fdinfo directory), -EIO (unreadable), -errno from opening the fdinfo.
  */
 int mntsnap__pidfd_pid(int proc, int pidfd);
+
+/*
+ * rel below the procfs root proc, O_CLOEXEC added to flags: the lookup may
+ * not cross a mount (RESOLVE_NO_XDEV plus resolve; the owner of a mount
+ * namespace can cover any directory of its procfs) and the result must be
+ * procfs. Before openat2 (5.6) a plain openat, O_NOFOLLOW with
+ * RESOLVE_NO_SYMLINKS, and the procfs check. The fd, -EXDEV when a mount
+ * covers the way or the result is no procfs file, other -errno.
+ */
+int mntsnap__proc_openat(int proc, const char *rel, int flags, uint64_t resolve);
 
 /*
  * O_PATH fd of the directory PID below the procfs root proc, never through
