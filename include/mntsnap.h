@@ -262,7 +262,13 @@ struct mntsnap_ns;
  *          ptrace access) but can read its /proc/PID/mountinfo, as
  *          findmnt -N can, the handle is a text handle: mntsnap_ns_id() 0,
  *          captures read that text, entering and direct queries give
- *          -EACCES.
+ *          -EACCES. Without pidfd_open (-ENOSYS: kernels before 5.3,
+ *          valgrind, a seccomp filter; -EPERM: a filter denying it)
+ *          /proc/PID/ns/mnt is opened instead, from a procfs root and
+ *          never through a mount covering /proc/PID or its ns directory,
+ *          with the process's start time read before and after (a reused
+ *          pid starts later: -ESRCH); that handle follows no process
+ *          (mntsnap_ns_alive() 0, like _path) and has no text fallback.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
  *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened

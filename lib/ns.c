@@ -26,6 +26,7 @@
 #include "backends.h"
 #include "mntsnap.h"
 #include "ns.h"
+#include "opts.h"
 #include "proc.h"
 #include "snapshot.h"
 #include "sys.h"
@@ -349,19 +350,100 @@ int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
 	return pidfd_to_ns(dup, 0, ret_ns);
 }
 
-int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
+/*
+ * PID/ns/mnt below the procfs directory dir, never through a mount
+ * covering PID/ns (a cover's "mnt" could be a symlink to any namespace).
+ */
+static int pid_dir_ns_open(int dir)
+{
+	int nsdir, fd;
+
+	nsdir = mntsnap__proc_openat(dir, "ns", O_PATH | O_DIRECTORY, MNTSNAP_RESOLVE_NO_SYMLINKS);
+	if (nsdir == -ENOENT)
+		return -ESRCH;
+	if (nsdir == -EXDEV)
+		return -EOPNOTSUPP;
+	if (nsdir < 0)
+		return nsdir;
+	fd = mntsnap__proc_ns_open(nsdir, "mnt");
+	close(nsdir);
+	return fd == -ENOENT ? -ESRCH : fd;
+}
+
+/*
+ * Without pidfd_open (ENOSYS: a kernel before 5.3, valgrind, or a filter
+ * answering ENOSYS; EPERM: a filter that denies it): PID/ns/mnt of the
+ * checked procfs root, through the directory of PID itself. There is no
+ * pidfd to pin the process, so its start time is read before and after
+ * the open through that directory: a pid reused in between is a process
+ * that started later (and a directory whose process has gone answers
+ * nothing). The handle is then like one from a path: no process to
+ * follow, mntsnap_ns_alive() 0, captures go the namespace's way.
+ */
+static int pid_ns_via_procfs(int pid, int why, struct mntsnap_ns **ret_ns,
+			     struct mntsnap_error *err)
+{
+	uint64_t t0 = 0, t1 = 0;
+	const char *step;
+	int proc, dir = -1, fd = -1, r;
+
+	proc = mntsnap__procfs_root();
+	step = "no procfs root at /proc";
+	r = proc;
+	if (proc >= 0) {
+		dir = mntsnap__proc_pid_dir(proc, pid);
+		close(proc);
+		step = "/proc/PID";
+		r = dir;
+	}
+	if (dir >= 0) {
+		step = "/proc/PID/stat";
+		r = mntsnap__proc_start_time(dir, &t0);
+	}
+	if (dir >= 0 && !r) {
+		step = "/proc/PID/ns/mnt";
+		fd = r = pid_dir_ns_open(dir);
+	}
+	if (fd >= 0) {
+		step = "/proc/PID/stat after the open";
+		r = mntsnap__proc_start_time(dir, &t1);
+		if (!r && t0 != t1)
+			r = -ESRCH;
+		if (r) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (dir >= 0)
+		close(dir);
+	if (fd < 0)
+		return mntsnap__set_error(err, r, 0, "pidfd_open(%d): %s; fallback %s: %s", pid,
+					  strerror(-why), step, strerror(-r));
+	return ns_from_nsfd(fd, -1, false, ret_ns);
+}
+
+int mntsnap__ns_open_pid(int pid, struct mntsnap_ns **ret_ns, struct mntsnap_error *err)
 {
 	long pidfd;
 
 	if (pid <= 0 || !ret_ns)
-		return -EINVAL;
+		return mntsnap__set_error(err, -EINVAL, 0, "pid %d: not a process id", pid);
 	pidfd = mntsnap__sys_pidfd_open(pid, 0);
+	if (pidfd == -ENOSYS || pidfd == -EPERM)
+		return pid_ns_via_procfs(pid, (int)pidfd, ret_ns, err);
 	if (pidfd < 0)
-		return (int)pidfd;
+		return mntsnap__set_error(err, (int)pidfd, 0, "pidfd_open(%d): %s", pid,
+					  strerror((int)-pidfd));
 	pidfd = mntsnap__fd_move_above_stdio((int)pidfd);
 	if (pidfd < 0)
-		return (int)pidfd;
+		return mntsnap__set_error(err, (int)pidfd, 0, "fcntl(F_DUPFD_CLOEXEC): %s",
+					  strerror((int)-pidfd));
 	return pidfd_to_ns((int)pidfd, pid, ret_ns);
+}
+
+int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
+{
+	return mntsnap__ns_open_pid(pid, ret_ns, NULL);
 }
 
 /*

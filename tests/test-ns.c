@@ -1604,3 +1604,161 @@ Test(ns, pid_handle_the_callers_procfs_cannot_name)
 	cr_assert(WIFEXITED(st), "caller died: status %#x", st);
 	cr_assert_eq(WEXITSTATUS(st), 0, "caller failed at step %d", WEXITSTATUS(st));
 }
+
+/* ---- ns_open_pid without pidfd_open ------------------------------------------ */
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include "ns.h"
+#include "proc.h"
+
+struct nopidfd_result {
+	int r;
+	uint64_t ns_id;
+	int alive;
+	char msg[240];
+};
+
+/* This thread's filter: pidfd_open answers errno e, everything else runs. */
+static int deny_pidfd_open(int e)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_pidfd_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)e),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p) ? -errno : 0;
+}
+
+/* mntsnap__ns_open_pid(pid) in a child under that filter. */
+static struct nopidfd_result open_pid_filtered(pid_t pid, int e)
+{
+	struct nopidfd_result res = { 0 };
+	int fds[2], st;
+	pid_t c;
+
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0) {
+		struct mntsnap_error err = { 0 };
+		struct mntsnap_ns *ns = NULL;
+
+		res.r = deny_pidfd_open(e);
+		if (!res.r)
+			res.r = syscall(MNTSNAP_NR_pidfd_open, getpid(), 0) < 0 && errno == e ? 0 : -1000;
+		if (!res.r) {
+			res.r = mntsnap__ns_open_pid(pid, &ns, &err);
+			res.ns_id = mntsnap_ns_id(ns);
+			res.alive = ns ? mntsnap_ns_alive(ns) : -1;
+			memcpy(res.msg, err.msg, sizeof(res.msg));
+			mntsnap_ns_free(ns);
+		}
+		(void)!write(fds[1], &res, sizeof(res));
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert_eq(read(fds[0], &res, sizeof(res)), (ssize_t)sizeof(res));
+	close(fds[0]);
+	cr_assert_eq(waitpid(c, &st, 0), c);
+	cr_assert(WIFEXITED(st));
+	cr_assert_neq(res.r, -1000, "the filter did not answer %d for pidfd_open", e);
+	return res;
+}
+
+static void check_open_pid_without_pidfd(int e)
+{
+	struct mntsnap_ns *own, *want;
+	struct nopidfd_result res;
+	struct target t;
+	char path[64];
+	pid_t gone;
+
+	ms_private_ns(NULL);
+	t = target_start(PLAIN);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, &want), 0);
+	cr_assert_eq(mntsnap_ns_open_self(&own), 0);
+	cr_assert_neq(mntsnap_ns_id(want), 0, "kernel without namespace ids");
+	cr_assert_neq(mntsnap_ns_id(want), mntsnap_ns_id(own));
+	res = open_pid_filtered(t.pid, e);
+	cr_assert_eq(res.r, 0, "pidfd_open %s: %d (%s)", strerror(e), res.r, res.msg);
+	cr_assert_eq(res.ns_id, mntsnap_ns_id(want), "the target's namespace");
+	cr_assert_eq(res.alive, 0);
+	target_stop(&t);
+
+	/* a pid that names nothing: the error says which calls failed */
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	res = open_pid_filtered(gone, e);
+	cr_assert_eq(res.r, -ESRCH, "got %d (%s)", res.r, res.msg);
+	cr_assert_not_null(strstr(res.msg, "pidfd_open("), "%s", res.msg);
+	cr_assert_not_null(strstr(res.msg, strerror(e)), "%s", res.msg);
+	cr_assert_not_null(strstr(res.msg, "/proc/PID"), "%s", res.msg);
+	cr_log_info("%s", res.msg);
+	mntsnap_ns_free(own);
+	mntsnap_ns_free(want);
+}
+
+Test(ns, open_pid_pidfd_open_enosys)
+{
+	check_open_pid_without_pidfd(ENOSYS);
+}
+
+Test(ns, open_pid_pidfd_open_eperm)
+{
+	check_open_pid_without_pidfd(EPERM);
+}
+
+/* The start time behind the pid-reuse guard, against sscanf of stat, for a
+ * command name with spaces and parentheses. */
+Test(ns, proc_start_time)
+{
+	int rp[2], proc, dir;
+	unsigned long long want = 0;
+	uint64_t got = 0;
+	char path[64], buf[1024], *p;
+	pid_t c;
+	FILE *f;
+
+	cr_assert_eq(pipe2(rp, O_CLOEXEC), 0);
+	c = fork();
+	if (c == 0) {
+		char x;
+
+		prctl(PR_SET_NAME, "a) b (c) 1 2");
+		close(rp[1]);
+		(void)!read(rp[0], &x, 1);
+		_exit(0);
+	}
+	close(rp[0]);
+	usleep(20000);
+	snprintf(path, sizeof(path), "/proc/%d/stat", c);
+	f = fopen(path, "re");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	cr_assert_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			    "%*d %*d %*d %*d %llu", &want), 1);
+	proc = mntsnap__procfs_root();
+	cr_assert_geq(proc, 0);
+	dir = mntsnap__proc_pid_dir(proc, c);
+	cr_assert_geq(dir, 0);
+	cr_assert_eq(mntsnap__proc_start_time(dir, &got), 0);
+	cr_assert_eq(got, want);
+	close(rp[1]);
+	waitpid(c, NULL, 0);
+	/* the directory of a reaped process answers nothing */
+	cr_assert_eq(mntsnap__proc_start_time(dir, &got), -ESRCH);
+	close(dir);
+	close(proc);
+}
