@@ -777,6 +777,37 @@ int mntsnap_format_from_name(const char *name);
 int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path);
 int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd);
 
+enum {
+	/*
+	 * No fsync of the file nor of the directory: still atomic (the
+	 * temp file and the rename are the same), so readers see the old
+	 * file or the new one, but a power loss or a kernel crash may leave
+	 * the old one, an empty one or none. For state that does not outlive
+	 * a boot: a runtime's state directory on tmpfs (/run), where fsync
+	 * is a no-op anyway, or a container start that must not wait for
+	 * the disk (the fsyncs are most of a save's cost on ext4).
+	 */
+	MNTSNAP_SAVE_NO_SYNC = 1U << 0,
+};
+
+struct mntsnap_save_opts {
+	size_t sz;
+	uint32_t flags;               /* MNTSNAP_SAVE_* */
+	struct mntsnap_error *error;  /* optional detail on failure: which step */
+	size_t : 0;
+};
+
+/*
+ * mntsnap_snapshot_save_with - mntsnap_snapshot_save() with options
+ * (opts NULL: the same as it). opts->flags MNTSNAP_SAVE_NO_SYNC skips both
+ * fsyncs and nothing else; opts->error names the step that failed
+ * ("fsync of the directory /run/x: ..."). Returns as
+ * mntsnap_snapshot_save(), and -EINVAL/-E2BIG for opts (an unknown flag is
+ * -EINVAL).
+ */
+int mntsnap_snapshot_save_with(const struct mntsnap_snapshot *snap, const char *path,
+			       const struct mntsnap_save_opts *opts);
+
 /*
  * mntsnap_snapshot_load / _load_fd / _load_buf - read a saved snapshot.
  * The loader trusts nothing. Returns 0 and *ret_snap, or:
