@@ -4,9 +4,11 @@
  * (and the other mount/namespace syscalls mntsnap uses) even where the
  * libseccomp present at run time does not know their names.
  *
- * Built only when libseccomp is found (MNTSNAP_HAVE_LIBSECCOMP in
- * mntsnap-config.h); link with libseccomp. Same conventions as mntsnap.h:
- * 0 or a negative errno value, never errno, never printing.
+ * Installed, and its functions in libmntsnap, only when mntsnap was built
+ * with libseccomp: a consumer that finds this header has them (pkg-config
+ * --static lists libseccomp). Includes what it needs itself (mntsnap.h,
+ * seccomp.h). Same conventions as mntsnap.h: 0 or a negative errno value,
+ * never errno, never printing.
  *
  * Why: libseccomp < 2.5.6/2.6.0 (Debian 12 ships 2.5.4) cannot resolve the
  * names "statmount"/"listmount", and a raw syscall number is accepted only
@@ -16,8 +18,10 @@
  * name with the library present AT RUN TIME and fall back to the number from
  * seccomp/syscalls.csv, in an order that works on 2.5.4.
  *
- * What the 32-bit/compat ABIs get on libseccomp 2.5.x: a syscall whose name
- * the library does not know can only be allowed for the NATIVE ABI. On an
+ * What the 32-bit/compat ABIs get from the convenience calls
+ * (mntsnap_seccomp_allow*) on libseccomp 2.5.x: a syscall whose name the
+ * library does not know can only be allowed for the NATIVE ABI (the rules
+ * route further down covers every ABI). On an
  * x86_64 host, i386 (int 0x80) and x32 callers of statmount/listmount get the
  * filter's default action (ENOSYS with an ENOSYS default, so callers fall
  * back; EPERM with an EPERM default). With libseccomp >= 2.5.6/2.6.0 every
@@ -29,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <seccomp.h>
+
+#include "mntsnap.h"
 
 #ifdef __cplusplus
 extern "C" {
