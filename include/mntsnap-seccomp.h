@@ -152,6 +152,12 @@ struct mntsnap_seccomp_rules *mntsnap_seccomp_rules_new(void);
 void mntsnap_seccomp_rules_free(struct mntsnap_seccomp_rules *rules);
 
 /*
+ * mntsnap_seccomp_rules_freep - free *p and set it to NULL (NULL fine),
+ * for MNTSNAP_CLEANUP() (mntsnap.h).
+ */
+void mntsnap_seccomp_rules_freep(struct mntsnap_seccomp_rules **p);
+
+/*
  * mntsnap_seccomp_rule_add - add a rule as seccomp_rule_add_array() takes
  * it: a libseccomp action (SCMP_ACT_ALLOW, SCMP_ACT_ERRNO(n), SCMP_ACT_LOG,
  * SCMP_ACT_TRAP, SCMP_ACT_TRACE(n), SCMP_ACT_KILL*), a syscall name and

@@ -1209,9 +1209,39 @@ int mntsnap_have_statmount(void);
 /* Kernel's supported statmount mask (6.15+), 0 if it cannot tell. */
 uint64_t mntsnap_kernel_supported_mask(void);
 
+/* ------------------------------------------------------------------------ */
+/* Cleanup helpers for __attribute__((cleanup)).                            */
+/* ------------------------------------------------------------------------ */
+/*
+ * mntsnap_snapshot_freep / _diff_freep / _order_freep / _ns_freep /
+ * _watch_freep - free *p with the type's own free function and set *p to
+ * NULL; p NULL or *p NULL is fine. Made for GCC's and clang's
+ * __attribute__((cleanup)), the _cleanup_ habit of crun, systemd and
+ * libbpf users, so a pointer initialised to NULL is released on every
+ * return path:
+ *
+ *   MNTSNAP_CLEANUP(mntsnap_snapshot_freep) struct mntsnap_snapshot *snap = NULL;
+ *
+ * (mntsnap-supervisor.h and mntsnap-seccomp.h have the same for their
+ * objects.) mntsnap_ns_leave() has none: leaving a namespace can fail and
+ * its answer must be looked at. Arrays from mntsnap_ns_list() and
+ * buffers from mntsnap_ns_run() are released with free().
+ */
+void mntsnap_snapshot_freep(struct mntsnap_snapshot **p);
+void mntsnap_diff_freep(struct mntsnap_diff **p);
+void mntsnap_order_freep(struct mntsnap_order **p);
+void mntsnap_ns_freep(struct mntsnap_ns **p);
+void mntsnap_watch_freep(struct mntsnap_watch **p);
+
+/* __attribute__((cleanup(f))) where the compiler has it (GCC, clang). */
+#if defined(__GNUC__) || defined(__clang__)
+#define MNTSNAP_CLEANUP(f) __attribute__((cleanup(f)))
+#endif
+
 #if defined(__GNUC__) && __GNUC__ >= 4
 #pragma GCC visibility pop
 #endif
+
 
 #ifdef __cplusplus
 #if defined(__GNUC__)

@@ -645,3 +645,11 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 	saved_free(s);
 	return r;
 }
+
+void mntsnap_ns_freep(struct mntsnap_ns **p)
+{
+	if (p) {
+		mntsnap_ns_free(*p);
+		*p = NULL;
+	}
+}

@@ -762,3 +762,11 @@ int mntsnap_seccomp_cache_key(char *buf, size_t size)
 			MNTSNAP_SC_NARCH, MNTSNAP_SC_NSYS, table_hash(),
 			v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
 }
+
+void mntsnap_seccomp_rules_freep(struct mntsnap_seccomp_rules **p)
+{
+	if (p) {
+		mntsnap_seccomp_rules_free(*p);
+		*p = NULL;
+	}
+}

@@ -912,3 +912,20 @@ Test(seccomp, rules_loaded_native_and_x32)
 	cr_log_info("x32 statmount allowed by the rule, kernel answered %ld", p.x32_sm0);
 #endif
 }
+
+Test(seccomp, rules_freep)
+{
+	struct mntsnap_seccomp_rules *r = mntsnap_seccomp_rules_new();
+
+	cr_assert_not_null(r);
+	mntsnap_seccomp_rules_freep(&r);
+	cr_assert_null(r);
+	mntsnap_seccomp_rules_freep(&r);
+	mntsnap_seccomp_rules_freep(NULL);
+	{
+		MNTSNAP_CLEANUP(mntsnap_seccomp_rules_freep) struct mntsnap_seccomp_rules *q =
+			mntsnap_seccomp_rules_new();
+
+		cr_assert_eq(mntsnap_seccomp_rule_add(q, SCMP_ACT_ALLOW, "statmount", 0, NULL), 0);
+	}
+}

@@ -1349,3 +1349,24 @@ LTest(supervisor, policy_rules_and_errors)
 	mntsnap_policy_free(p);
 }
 
+/* The cleanup helpers: *p freed and NULL afterwards, NULL fine. */
+LTest(supervisor, freep_helpers)
+{
+	struct mntsnap_policy *p = NULL;
+	struct mntsnap_supervisor *sv = NULL;
+
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_supervisor_new(p, NULL, &sv), 0);
+	mntsnap_supervisor_freep(&sv);
+	cr_assert_null(sv);
+	mntsnap_policy_freep(&p);
+	cr_assert_null(p);
+	mntsnap_policy_freep(&p);
+	mntsnap_policy_freep(NULL);
+	mntsnap_supervisor_freep(NULL);
+	{
+		MNTSNAP_CLEANUP(mntsnap_policy_freep) struct mntsnap_policy *q = NULL;
+
+		cr_assert_eq(mntsnap_policy_new(true, EPERM, &q), 0);
+	}
+}
