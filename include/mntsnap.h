@@ -228,8 +228,21 @@ struct mntsnap_mount {
 /* ------------------------------------------------------------------------ */
 /*
  * Optional detail for a failed call (parser line and field, loader
- * section, missing capability). Pass one through an opts struct; it is
- * written only when the call fails.
+ * section, missing capability, the step that failed). Every call that can
+ * say more than its return value takes one, the same struct everywhere,
+ * written only when the call fails (err set to the return value, msg in
+ * words, line where there is one):
+ *  - through its option struct's error field: mntsnap_capture(),
+ *    mntsnap_parse_mountinfo(), mntsnap_refresh_with() and the other
+ *    calls taking struct mntsnap_capture_opts, mntsnap_ns_run() and the
+ *    other calls taking struct mntsnap_ns_opts, mntsnap_watch_new(),
+ *    mntsnap_snapshot_save_with();
+ *  - as an argument, where the call has no option struct:
+ *    mntsnap_ns_open_self/pid/pidfd/path/fd/id(), mntsnap_snapshot_load(),
+ *    _load_fd(), _load_buf(), mntsnap_policy_add() (ret_error),
+ *    mntsnap_ns_explain() (fills one from an error code).
+ * NULL there means "no detail wanted". The other calls' errors are fully
+ * described by their return value and mntsnap_strerror().
  */
 struct mntsnap_error {
 	int err;          /* the negative errno the call returned */
@@ -293,13 +306,18 @@ struct mntsnap_ns;
  * the reopened file must be the inode checked, so a symlink planted
  * there is refused),
  * -EPERM/-EACCES, -ENOMEM.
+ * err (may be NULL): on failure, what failed in words, as
+ * mntsnap_ns_explain() words it ("ns_open_pid 42: ..."), and for _pid
+ * without pidfd_open the failed step of the fallback too (see "Errors with
+ * detail").
  */
-int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_self(struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_path(const char *path, struct mntsnap_error *err,
+			 struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_fd(int nsfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
 void mntsnap_ns_free(struct mntsnap_ns *ns); /* close the handle; NULL is fine */
 
 /* The namespace's 64-bit id (0 if the kernel cannot tell, < 6.11). */

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +177,7 @@ static int reopen_nsfs(int pfd)
 	return fd;
 }
 
-int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
+static int ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
 {
 	int fd, r;
 
@@ -202,7 +203,7 @@ int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
-int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
+static int ns_open_self(struct mntsnap_ns **ret_ns)
 {
 	int fd;
 
@@ -226,10 +227,6 @@ int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
-int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
-{
-	return mntsnap__ns_open_fd(nsfd, ret_ns);
-}
 
 /*
  * Kernels before 6.11 have no PIDFD_GET_MNT_NAMESPACE: open /proc/PID/ns/mnt
@@ -335,7 +332,7 @@ static int check_pidfd_fs(int fd)
 		       : -EINVAL;
 }
 
-int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
+static int ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
 {
 	int dup, r;
 
@@ -427,24 +424,19 @@ int mntsnap__ns_open_pid(int pid, struct mntsnap_ns **ret_ns, struct mntsnap_err
 	long pidfd;
 
 	if (pid <= 0 || !ret_ns)
-		return mntsnap__set_error(err, -EINVAL, 0, "pid %d: not a process id", pid);
+		return -EINVAL;
 	pidfd = mntsnap__sys_pidfd_open(pid, 0);
+	/* only the fallback has more to say than mntsnap_ns_explain() */
 	if (pidfd == -ENOSYS || pidfd == -EPERM)
 		return pid_ns_via_procfs(pid, (int)pidfd, ret_ns, err);
 	if (pidfd < 0)
-		return mntsnap__set_error(err, (int)pidfd, 0, "pidfd_open(%d): %s", pid,
-					  strerror((int)-pidfd));
+		return (int)pidfd;
 	pidfd = mntsnap__fd_move_above_stdio((int)pidfd);
 	if (pidfd < 0)
-		return mntsnap__set_error(err, (int)pidfd, 0, "fcntl(F_DUPFD_CLOEXEC): %s",
-					  strerror((int)-pidfd));
+		return (int)pidfd;
 	return pidfd_to_ns((int)pidfd, pid, ret_ns);
 }
 
-int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
-{
-	return mntsnap__ns_open_pid(pid, ret_ns, NULL);
-}
 
 /*
  * Does a mount namespace with this id exist? One listmount by id answers
@@ -476,7 +468,7 @@ static int ns_id_exists(uint64_t ns_id)
 	return (int)r;
 }
 
-int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
+static int ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
 {
 	struct mntsnap_ns *ns;
 	int r;
@@ -652,4 +644,63 @@ void mntsnap_ns_freep(struct mntsnap_ns **p)
 		mntsnap_ns_free(*p);
 		*p = NULL;
 	}
+}
+
+/*
+ * The public openers' err: the step's own words when it gave some (the
+ * pid fallback names the calls that failed), else mntsnap_ns_explain()'s
+ * (the missing capability, a process that is gone, ...).
+ */
+static int detail(int r, struct mntsnap_error *err, const struct mntsnap_error *inner,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int detail(int r, struct mntsnap_error *err, const struct mntsnap_error *inner,
+		  const char *fmt, ...)
+{
+	char op[128];
+	va_list ap;
+
+	if (r >= 0 || !err)
+		return r;
+	if (inner && inner->err == r && inner->msg[0]) {
+		*err = *inner;
+		return r;
+	}
+	va_start(ap, fmt);
+	vsnprintf(op, sizeof(op), fmt, ap);
+	va_end(ap);
+	return mntsnap__ns_explain(r, op, err);
+}
+
+int mntsnap_ns_open_self(struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_self(ret_ns), err, NULL, "ns_open_self");
+}
+
+int mntsnap_ns_open_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	struct mntsnap_error inner = { 0 };
+
+	return detail(mntsnap__ns_open_pid(pid, ret_ns, &inner), err, &inner, "ns_open_pid %d", pid);
+}
+
+int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_pidfd(pidfd, ret_ns), err, NULL, "ns_open_pidfd %d", pidfd);
+}
+
+int mntsnap_ns_open_path(const char *path, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_path(path, ret_ns), err, NULL, "ns_open_path %s", path ? path : "(null)");
+}
+
+int mntsnap_ns_open_fd(int nsfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(mntsnap__ns_open_fd(nsfd, ret_ns), err, NULL, "ns_open_fd %d", nsfd);
+}
+
+int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_id(ns_id, ret_ns), err, NULL, "ns_open_id %llu",
+		      (unsigned long long)ns_id);
 }

@@ -1390,7 +1390,7 @@ LTest(core, stat_id_and_path)
 	{
 		struct mntsnap_ns *ns;
 
-		cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+		cr_assert_eq(mntsnap_ns_open_self(NULL, &ns), 0);
 		find_mp(all, BASE "/b", &m);
 		cr_assert_eq(mntsnap_stat_id(ns, m.id, 0, &one), 0);
 		assert_same_record(one, all, "stat_id through an ns handle");
@@ -1481,7 +1481,7 @@ LTest(core, no_fd_leaks)
 		mntsnap_snapshot_free(s);
 		s = capture_opts(0, 0, 4);
 		mntsnap_snapshot_free(s);
-		cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+		cr_assert_eq(mntsnap_ns_open_self(NULL, &ns), 0);
 		{
 			MNTSNAP_OPTS(mntsnap_capture_opts, o,
 				     .backend = MNTSNAP_BACKEND_STATMOUNT, .ns = ns);
@@ -1705,7 +1705,7 @@ static int cleanup_block(bool early)
 		return -2;
 	if (early)
 		return 1;
-	return mntsnap_ns_open_self(&ns);
+	return mntsnap_ns_open_self(NULL, &ns);
 }
 
 LTest(core, cleanup_helpers_release_everything)
@@ -1728,7 +1728,7 @@ LTest(core, cleanup_helpers_release_everything)
 	cr_assert_lt(after, warm + 4096, "%zu bytes more after 200 runs",
 		     after > warm ? after - warm : 0);
 	/* *p is NULL afterwards; NULL and a pointer to NULL are fine */
-	cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &ns), 0);
 	mntsnap_ns_freep(&ns);
 	cr_assert_null(ns);
 	mntsnap_ns_freep(&ns);
