@@ -75,7 +75,7 @@ _mntsnap()
 	list) opts="$target $view -F --tab-file --mountinfo-file --backend --under --threads
 		--allow-inconsistent" ;;
 	stat) opts="$target $view" ;;
-	save) opts="$target --backend --full --strict --under --allow-inconsistent --help" ;;
+	save) opts="$target --backend --full --strict --under --allow-inconsistent --no-sync --help" ;;
 	show) opts="$view" ;;
 	diff) opts="--format -J --json --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
 	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --notify-mounts --listener --help" ;;

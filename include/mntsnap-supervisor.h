@@ -250,6 +250,14 @@ int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms);
 void mntsnap_supervisor_free(struct mntsnap_supervisor *sv);
 
 /*
+ * mntsnap_policy_freep / mntsnap_supervisor_freep - free *p and set it
+ * to NULL (NULL fine), for MNTSNAP_CLEANUP() (mntsnap.h):
+ *   MNTSNAP_CLEANUP(mntsnap_policy_freep) struct mntsnap_policy *p = NULL;
+ */
+void mntsnap_policy_freep(struct mntsnap_policy **p);
+void mntsnap_supervisor_freep(struct mntsnap_supervisor **p);
+
+/*
  * One audit event as a JSON object on one line, newline included, into
  * buf (NUL-terminated). Returns the length without the NUL, or -ENOSPC
  * when buf is too small (buf then holds no partial line).

@@ -228,8 +228,21 @@ struct mntsnap_mount {
 /* ------------------------------------------------------------------------ */
 /*
  * Optional detail for a failed call (parser line and field, loader
- * section, missing capability). Pass one through an opts struct; it is
- * written only when the call fails.
+ * section, missing capability, the step that failed). Every call that can
+ * say more than its return value takes one, the same struct everywhere,
+ * written only when the call fails (err set to the return value, msg in
+ * words, line where there is one):
+ *  - through its option struct's error field: mntsnap_capture(),
+ *    mntsnap_parse_mountinfo(), mntsnap_refresh_with() and the other
+ *    calls taking struct mntsnap_capture_opts, mntsnap_ns_run() and the
+ *    other calls taking struct mntsnap_ns_opts, mntsnap_watch_new(),
+ *    mntsnap_snapshot_save_with();
+ *  - as an argument, where the call has no option struct:
+ *    mntsnap_ns_open_self/pid/pidfd/path/fd/id(), mntsnap_snapshot_load(),
+ *    _load_fd(), _load_buf(), mntsnap_policy_add() (ret_error),
+ *    mntsnap_ns_explain() (fills one from an error code).
+ * NULL there means "no detail wanted". The other calls' errors are fully
+ * described by their return value and mntsnap_strerror().
  */
 struct mntsnap_error {
 	int err;          /* the negative errno the call returned */
@@ -262,7 +275,13 @@ struct mntsnap_ns;
  *          ptrace access) but can read its /proc/PID/mountinfo, as
  *          findmnt -N can, the handle is a text handle: mntsnap_ns_id() 0,
  *          captures read that text, entering and direct queries give
- *          -EACCES.
+ *          -EACCES. Without pidfd_open (-ENOSYS: kernels before 5.3,
+ *          valgrind, a seccomp filter; -EPERM: a filter denying it)
+ *          /proc/PID/ns/mnt is opened instead, from a procfs root and
+ *          never through a mount covering /proc/PID or its ns directory,
+ *          with the process's start time read before and after (a reused
+ *          pid starts later: -ESRCH); that handle follows no process
+ *          (mntsnap_ns_alive() 0, like _path) and has no text fallback.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
  *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened
@@ -287,13 +306,18 @@ struct mntsnap_ns;
  * the reopened file must be the inode checked, so a symlink planted
  * there is refused),
  * -EPERM/-EACCES, -ENOMEM.
+ * err (may be NULL): on failure, what failed in words, as
+ * mntsnap_ns_explain() words it ("ns_open_pid 42: ..."), and for _pid
+ * without pidfd_open the failed step of the fallback too (see "Errors with
+ * detail").
  */
-int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
-int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_self(struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_path(const char *path, struct mntsnap_error *err,
+			 struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_fd(int nsfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
 void mntsnap_ns_free(struct mntsnap_ns *ns); /* close the handle; NULL is fine */
 
 /* The namespace's 64-bit id (0 if the kernel cannot tell, < 6.11). */
@@ -771,6 +795,37 @@ int mntsnap_format_from_name(const char *name);
 int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path);
 int mntsnap_snapshot_save_fd(const struct mntsnap_snapshot *snap, int fd);
 
+enum {
+	/*
+	 * No fsync of the file nor of the directory: still atomic (the
+	 * temp file and the rename are the same), so readers see the old
+	 * file or the new one, but a power loss or a kernel crash may leave
+	 * the old one, an empty one or none. For state that does not outlive
+	 * a boot: a runtime's state directory on tmpfs (/run), where fsync
+	 * is a no-op anyway, or a container start that must not wait for
+	 * the disk (the fsyncs are most of a save's cost on ext4).
+	 */
+	MNTSNAP_SAVE_NO_SYNC = 1U << 0,
+};
+
+struct mntsnap_save_opts {
+	size_t sz;
+	uint32_t flags;               /* MNTSNAP_SAVE_* */
+	struct mntsnap_error *error;  /* optional detail on failure: which step */
+	size_t : 0;
+};
+
+/*
+ * mntsnap_snapshot_save_with - mntsnap_snapshot_save() with options
+ * (opts NULL: the same as it). opts->flags MNTSNAP_SAVE_NO_SYNC skips both
+ * fsyncs and nothing else; opts->error names the step that failed
+ * ("fsync of the directory /run/x: ..."). Returns as
+ * mntsnap_snapshot_save(), and -EINVAL/-E2BIG for opts (an unknown flag is
+ * -EINVAL).
+ */
+int mntsnap_snapshot_save_with(const struct mntsnap_snapshot *snap, const char *path,
+			       const struct mntsnap_save_opts *opts);
+
 /*
  * mntsnap_snapshot_load / _load_fd / _load_buf - read a saved snapshot.
  * The loader trusts nothing. Returns 0 and *ret_snap, or:
@@ -1172,9 +1227,39 @@ int mntsnap_have_statmount(void);
 /* Kernel's supported statmount mask (6.15+), 0 if it cannot tell. */
 uint64_t mntsnap_kernel_supported_mask(void);
 
+/* ------------------------------------------------------------------------ */
+/* Cleanup helpers for __attribute__((cleanup)).                            */
+/* ------------------------------------------------------------------------ */
+/*
+ * mntsnap_snapshot_freep / _diff_freep / _order_freep / _ns_freep /
+ * _watch_freep - free *p with the type's own free function and set *p to
+ * NULL; p NULL or *p NULL is fine. Made for GCC's and clang's
+ * __attribute__((cleanup)), the _cleanup_ habit of crun, systemd and
+ * libbpf users, so a pointer initialised to NULL is released on every
+ * return path:
+ *
+ *   MNTSNAP_CLEANUP(mntsnap_snapshot_freep) struct mntsnap_snapshot *snap = NULL;
+ *
+ * (mntsnap-supervisor.h and mntsnap-seccomp.h have the same for their
+ * objects.) mntsnap_ns_leave() has none: leaving a namespace can fail and
+ * its answer must be looked at. Arrays from mntsnap_ns_list() and
+ * buffers from mntsnap_ns_run() are released with free().
+ */
+void mntsnap_snapshot_freep(struct mntsnap_snapshot **p);
+void mntsnap_diff_freep(struct mntsnap_diff **p);
+void mntsnap_order_freep(struct mntsnap_order **p);
+void mntsnap_ns_freep(struct mntsnap_ns **p);
+void mntsnap_watch_freep(struct mntsnap_watch **p);
+
+/* __attribute__((cleanup(f))) where the compiler has it (GCC, clang). */
+#if defined(__GNUC__) || defined(__clang__)
+#define MNTSNAP_CLEANUP(f) __attribute__((cleanup(f)))
+#endif
+
 #if defined(__GNUC__) && __GNUC__ >= 4
 #pragma GCC visibility pop
 #endif
+
 
 #ifdef __cplusplus
 #if defined(__GNUC__)

@@ -470,3 +470,11 @@ int mntsnap_diff_get(const struct mntsnap_diff *d, size_t i, struct mntsnap_diff
 {
 	return mntsnap__diff_get(d, i, ret);
 }
+
+void mntsnap_diff_freep(struct mntsnap_diff **p)
+{
+	if (p) {
+		mntsnap_diff_free(*p);
+		*p = NULL;
+	}
+}

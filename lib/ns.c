@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "backends.h"
 #include "mntsnap.h"
 #include "ns.h"
+#include "opts.h"
 #include "proc.h"
 #include "snapshot.h"
 #include "sys.h"
@@ -175,7 +177,7 @@ static int reopen_nsfs(int pfd)
 	return fd;
 }
 
-int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
+static int ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
 {
 	int fd, r;
 
@@ -201,7 +203,7 @@ int mntsnap_ns_open_path(const char *path, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
-int mntsnap_ns_open_self(struct mntsnap_ns **ret_ns)
+static int ns_open_self(struct mntsnap_ns **ret_ns)
 {
 	int fd;
 
@@ -225,10 +227,6 @@ int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
-int mntsnap_ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns)
-{
-	return mntsnap__ns_open_fd(nsfd, ret_ns);
-}
 
 /*
  * Kernels before 6.11 have no PIDFD_GET_MNT_NAMESPACE: open /proc/PID/ns/mnt
@@ -334,7 +332,7 @@ static int check_pidfd_fs(int fd)
 		       : -EINVAL;
 }
 
-int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
+static int ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
 {
 	int dup, r;
 
@@ -349,13 +347,88 @@ int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_ns **ret_ns)
 	return pidfd_to_ns(dup, 0, ret_ns);
 }
 
-int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
+/*
+ * PID/ns/mnt below the procfs directory dir, never through a mount
+ * covering PID/ns (a cover's "mnt" could be a symlink to any namespace).
+ */
+static int pid_dir_ns_open(int dir)
+{
+	int nsdir, fd;
+
+	nsdir = mntsnap__proc_openat(dir, "ns", O_PATH | O_DIRECTORY, MNTSNAP_RESOLVE_NO_SYMLINKS);
+	if (nsdir == -ENOENT)
+		return -ESRCH;
+	if (nsdir == -EXDEV)
+		return -EOPNOTSUPP;
+	if (nsdir < 0)
+		return nsdir;
+	fd = mntsnap__proc_ns_open(nsdir, "mnt");
+	close(nsdir);
+	return fd == -ENOENT ? -ESRCH : fd;
+}
+
+/*
+ * Without pidfd_open (ENOSYS: a kernel before 5.3, valgrind, or a filter
+ * answering ENOSYS; EPERM: a filter that denies it): PID/ns/mnt of the
+ * checked procfs root, through the directory of PID itself. There is no
+ * pidfd to pin the process, so its start time is read before and after
+ * the open through that directory: a pid reused in between is a process
+ * that started later (and a directory whose process has gone answers
+ * nothing). The handle is then like one from a path: no process to
+ * follow, mntsnap_ns_alive() 0, captures go the namespace's way.
+ */
+static int pid_ns_via_procfs(int pid, int why, struct mntsnap_ns **ret_ns,
+			     struct mntsnap_error *err)
+{
+	uint64_t t0 = 0, t1 = 0;
+	const char *step;
+	int proc, dir = -1, fd = -1, r;
+
+	proc = mntsnap__procfs_root();
+	step = "no procfs root at /proc";
+	r = proc;
+	if (proc >= 0) {
+		dir = mntsnap__proc_pid_dir(proc, pid);
+		close(proc);
+		step = "/proc/PID";
+		r = dir;
+	}
+	if (dir >= 0) {
+		step = "/proc/PID/stat";
+		r = mntsnap__proc_start_time(dir, &t0);
+	}
+	if (dir >= 0 && !r) {
+		step = "/proc/PID/ns/mnt";
+		fd = r = pid_dir_ns_open(dir);
+	}
+	if (fd >= 0) {
+		step = "/proc/PID/stat after the open";
+		r = mntsnap__proc_start_time(dir, &t1);
+		if (!r && t0 != t1)
+			r = -ESRCH;
+		if (r) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (dir >= 0)
+		close(dir);
+	if (fd < 0)
+		return mntsnap__set_error(err, r, 0, "pidfd_open(%d): %s; fallback %s: %s", pid,
+					  strerror(-why), step, strerror(-r));
+	return ns_from_nsfd(fd, -1, false, ret_ns);
+}
+
+int mntsnap__ns_open_pid(int pid, struct mntsnap_ns **ret_ns, struct mntsnap_error *err)
 {
 	long pidfd;
 
 	if (pid <= 0 || !ret_ns)
 		return -EINVAL;
 	pidfd = mntsnap__sys_pidfd_open(pid, 0);
+	/* only the fallback has more to say than mntsnap_ns_explain() */
+	if (pidfd == -ENOSYS || pidfd == -EPERM)
+		return pid_ns_via_procfs(pid, (int)pidfd, ret_ns, err);
 	if (pidfd < 0)
 		return (int)pidfd;
 	pidfd = mntsnap__fd_move_above_stdio((int)pidfd);
@@ -363,6 +436,7 @@ int mntsnap_ns_open_pid(int pid, struct mntsnap_ns **ret_ns)
 		return (int)pidfd;
 	return pidfd_to_ns((int)pidfd, pid, ret_ns);
 }
+
 
 /*
  * Does a mount namespace with this id exist? One listmount by id answers
@@ -394,7 +468,7 @@ static int ns_id_exists(uint64_t ns_id)
 	return (int)r;
 }
 
-int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
+static int ns_open_id(uint64_t ns_id, struct mntsnap_ns **ret_ns)
 {
 	struct mntsnap_ns *ns;
 	int r;
@@ -562,4 +636,71 @@ int mntsnap_ns_leave(struct mntsnap_ns_saved *s)
 		r = -errno;
 	saved_free(s);
 	return r;
+}
+
+void mntsnap_ns_freep(struct mntsnap_ns **p)
+{
+	if (p) {
+		mntsnap_ns_free(*p);
+		*p = NULL;
+	}
+}
+
+/*
+ * The public openers' err: the step's own words when it gave some (the
+ * pid fallback names the calls that failed), else mntsnap_ns_explain()'s
+ * (the missing capability, a process that is gone, ...).
+ */
+static int detail(int r, struct mntsnap_error *err, const struct mntsnap_error *inner,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int detail(int r, struct mntsnap_error *err, const struct mntsnap_error *inner,
+		  const char *fmt, ...)
+{
+	char op[128];
+	va_list ap;
+
+	if (r >= 0 || !err)
+		return r;
+	if (inner && inner->err == r && inner->msg[0]) {
+		*err = *inner;
+		return r;
+	}
+	va_start(ap, fmt);
+	vsnprintf(op, sizeof(op), fmt, ap);
+	va_end(ap);
+	return mntsnap__ns_explain(r, op, err);
+}
+
+int mntsnap_ns_open_self(struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_self(ret_ns), err, NULL, "ns_open_self");
+}
+
+int mntsnap_ns_open_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	struct mntsnap_error inner = { 0 };
+
+	return detail(mntsnap__ns_open_pid(pid, ret_ns, &inner), err, &inner, "ns_open_pid %d", pid);
+}
+
+int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_pidfd(pidfd, ret_ns), err, NULL, "ns_open_pidfd %d", pidfd);
+}
+
+int mntsnap_ns_open_path(const char *path, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_path(path, ret_ns), err, NULL, "ns_open_path %s", path ? path : "(null)");
+}
+
+int mntsnap_ns_open_fd(int nsfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(mntsnap__ns_open_fd(nsfd, ret_ns), err, NULL, "ns_open_fd %d", nsfd);
+}
+
+int mntsnap_ns_open_id(uint64_t ns_id, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	return detail(ns_open_id(ns_id, ret_ns), err, NULL, "ns_open_id %llu",
+		      (unsigned long long)ns_id);
 }

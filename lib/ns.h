@@ -83,6 +83,7 @@ int mntsnap__helper_capture(const struct mntsnap_ns *ns, const struct mntsnap_ca
 int mntsnap__ns_explain(int err, const char *op, struct mntsnap_error *ret);
 void mntsnap__ns_free(struct mntsnap_ns *ns);
 int mntsnap__ns_open_fd(int nsfd, struct mntsnap_ns **ret_ns);
+int mntsnap__ns_open_pid(int pid, struct mntsnap_ns **ret_ns, struct mntsnap_error *err);
 int mntsnap__ns_open_file(const struct mntsnap_ns *ns, const char *path, int flags, unsigned mode, const struct mntsnap_ns_opts *opts, int *ret_fd);
 int mntsnap__ns_run(const struct mntsnap_ns *ns, mntsnap_ns_fn fn, void *data, const struct mntsnap_ns_opts *opts, void **ret_buf, size_t *ret_len);
 

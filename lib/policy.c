@@ -465,3 +465,11 @@ char *mntsnap__policy_apply(const struct mntsnap_policy *p, int rule, const char
 		sb_add(&a.out, *f, strlen(*f));
 	return sb_take(&a.out);
 }
+
+void mntsnap_policy_freep(struct mntsnap_policy **p)
+{
+	if (p) {
+		mntsnap_policy_free(*p);
+		*p = NULL;
+	}
+}

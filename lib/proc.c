@@ -167,6 +167,46 @@ int mntsnap__proc_pid_dir(int proc, int pid)
 	return fd;
 }
 
+int mntsnap__proc_start_time(int piddir, uint64_t *ret)
+{
+	char buf[1024], *p, *end;
+	unsigned long long t;
+	ssize_t n;
+	int fd;
+
+	fd = mntsnap__proc_openat(piddir, "stat", O_RDONLY | O_NOCTTY | O_NONBLOCK,
+				  MNTSNAP_RESOLVE_NO_SYMLINKS);
+	if (fd == -ENOENT)
+		return -ESRCH;
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0 && errno == ESRCH)
+		n = -2;
+	close(fd);
+	if (n == -2)
+		return -ESRCH;
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* the command name may hold spaces and ')': fields count from the
+	 * last ')'; after it come state (3) ... starttime (22) */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	for (int field = 3; field <= 22; field++) { /* the space before it */
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EIO;
+	}
+	errno = 0;
+	t = strtoull(p + 1, &end, 10);
+	if (errno || end == p + 1 || *end != ' ')
+		return -EIO;
+	*ret = t;
+	return 0;
+}
+
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
 int mntsnap__pidfd_exited(int pidfd)
 {

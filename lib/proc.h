@@ -37,6 +37,16 @@ int mntsnap__proc_openat(int proc, const char *rel, int flags, uint64_t resolve)
  */
 int mntsnap__proc_pid_dir(int proc, int pid);
 
+/*
+ * Start time (field 22 of stat, clock ticks since boot) of the process whose
+ * procfs directory is piddir (from mntsnap__proc_pid_dir()), read without
+ * crossing a mount. Two reads through the same directory that agree name
+ * one process: a pid reused in between starts later. -ESRCH once the
+ * process has gone (its directory fd then answers nothing), -EIO for a
+ * text that does not parse, other -errno.
+ */
+int mntsnap__proc_start_time(int piddir, uint64_t *ret);
+
 /* 1 if the process behind pidfd has exited, 0 if it runs, -errno. */
 int mntsnap__pidfd_exited(int pidfd);
 

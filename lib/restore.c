@@ -532,3 +532,11 @@ const char *mntsnap_order_reason_name(int reason)
 		return NULL;
 	return names[reason];
 }
+
+void mntsnap_order_freep(struct mntsnap_order **p)
+{
+	if (p) {
+		mntsnap_order_free(*p);
+		*p = NULL;
+	}
+}

@@ -1367,3 +1367,11 @@ void mntsnap__snap_stamp(struct mntsnap_snapshot *s)
 		s->kernel_release[sizeof(s->kernel_release) - 1] = '\0';
 	}
 }
+
+void mntsnap_snapshot_freep(struct mntsnap_snapshot **p)
+{
+	if (p) {
+		mntsnap_snapshot_free(*p);
+		*p = NULL;
+	}
+}

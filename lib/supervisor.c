@@ -534,3 +534,10 @@ int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms)
 	return done;
 }
 
+void mntsnap_supervisor_freep(struct mntsnap_supervisor **p)
+{
+	if (p) {
+		mntsnap_supervisor_free(*p);
+		*p = NULL;
+	}
+}

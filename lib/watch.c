@@ -1109,3 +1109,11 @@ int mntsnap_watch_new(const struct mntsnap_watch_opts *opts, struct mntsnap_watc
 {
 	return mntsnap__watch_new_with(opts, NULL, ret_watch);
 }
+
+void mntsnap_watch_freep(struct mntsnap_watch **p)
+{
+	if (p) {
+		mntsnap_watch_free(*p);
+		*p = NULL;
+	}
+}

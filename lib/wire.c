@@ -105,6 +105,7 @@
 #include "backends.h"
 #include "fields.h"
 #include "hash.h"
+#include "opts.h"
 #include "snapshot.h"
 #include "wire.h"
 
@@ -1623,7 +1624,9 @@ struct save_target {
 	const char *base;
 	int dirfd;
 	bool exists;
+	bool sync;          /* fsync file and directory */
 	struct stat st;
+	const char *step;   /* what failed, for the error message */
 };
 
 static void save_target_free(struct save_target *t)
@@ -1740,8 +1743,8 @@ static int link_tmpfile(const struct save_target *t, int fd, const char *name)
 	return linkat(fd, "", t->dirfd, name, AT_EMPTY_PATH) ? -errno : 0;
 }
 
-/* Data, then mode/owner of the file replaced, then fsync. */
-static int fill(const struct mntsnap_snapshot *snap, const struct save_target *t, int fd)
+/* Data, then mode/owner of the file replaced, then fsync (unless told not to). */
+static int fill(const struct mntsnap_snapshot *snap, struct save_target *t, int fd)
 {
 	int r = mntsnap_snapshot_save_fd(snap, fd);
 
@@ -1752,13 +1755,17 @@ static int fill(const struct mntsnap_snapshot *snap, const struct save_target *t
 			 fchown(fd, t->st.st_uid, t->st.st_gid) && errno != EPERM)
 			r = -errno;
 	}
-	if (!r && fsync(fd))
+	if (r)
+		t->step = "writing the temp file";
+	if (!r && t->sync && fsync(fd)) {
 		r = -errno;
+		t->step = "fsync of the temp file";
+	}
 	return r;
 }
 
 /* O_TMPFILE: write, then name it. -EOPNOTSUPP: no O_TMPFILE here. */
-static int save_unnamed(const struct mntsnap_snapshot *snap, const struct save_target *t)
+static int save_unnamed(const struct mntsnap_snapshot *snap, struct save_target *t)
 {
 	char tmp[NAME_MAX + 1];
 	int fd, r;
@@ -1770,6 +1777,8 @@ static int save_unnamed(const struct mntsnap_snapshot *snap, const struct save_t
 	while (flock(fd, LOCK_EX) && errno == EINTR)
 		;
 	r = fill(snap, t, fd);
+	if (!r)
+		t->step = "naming the temp file (linkat)";
 	if (!r && !t->exists) {
 		r = link_tmpfile(t, fd, t->base);
 		if (r != -EEXIST)
@@ -1786,6 +1795,7 @@ static int save_unnamed(const struct mntsnap_snapshot *snap, const struct save_t
 	}
 	if (!r && renameat(t->dirfd, tmp, t->dirfd, t->base)) {
 		r = -errno;
+		t->step = "rename over the file";
 		unlinkat(t->dirfd, tmp, 0);
 	}
 out:
@@ -1794,7 +1804,7 @@ out:
 }
 
 /* No O_TMPFILE: a named temp file from the start. */
-static int save_named(const struct mntsnap_snapshot *snap, const struct save_target *t)
+static int save_named(const struct mntsnap_snapshot *snap, struct save_target *t)
 {
 	char tmp[NAME_MAX + 1];
 	int fd = -1, r = 0;
@@ -1812,32 +1822,55 @@ static int save_named(const struct mntsnap_snapshot *snap, const struct save_tar
 	while (flock(fd, LOCK_EX) && errno == EINTR)
 		;
 	r = fill(snap, t, fd);
-	if (!r && renameat(t->dirfd, tmp, t->dirfd, t->base))
+	if (!r && renameat(t->dirfd, tmp, t->dirfd, t->base)) {
 		r = -errno;
+		t->step = "rename over the file";
+	}
 	if (r)
 		unlinkat(t->dirfd, tmp, 0);
 	close(fd);
 	return r;
 }
 
-int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path)
+int mntsnap_snapshot_save_with(const struct mntsnap_snapshot *snap, const char *path,
+			       const struct mntsnap_save_opts *opts)
 {
+	struct mntsnap_save_opts o = { .sz = sizeof(o) };
 	struct save_target t = { .dirfd = -1 };
 	int r;
 
-	if (!snap || !path || !*path)
-		return -EINVAL;
+	r = OPTS_LOAD_ERR(&o, opts, "mntsnap_save_opts");
+	if (r)
+		return r;
+	if (!snap || !path || !*path || (o.flags & ~(uint32_t)MNTSNAP_SAVE_NO_SYNC))
+		return mntsnap__set_error(o.error, -EINVAL, 0, "save: %s",
+					  !snap || !path || !*path ? "no snapshot or no path"
+								   : "unknown flag");
+	t.sync = !(o.flags & MNTSNAP_SAVE_NO_SYNC);
+	t.step = "opening the directory";
 	r = save_resolve(path, &t);
 	if (!r) {
 		remove_stale(&t);
+		t.step = "creating the temp file";
 		r = save_unnamed(snap, &t);
-		if (r == -EOPNOTSUPP)
+		if (r == -EOPNOTSUPP) {
+			t.step = "creating the temp file";
 			r = save_named(snap, &t);
+		}
 	}
-	if (!r)
+	if (!r && t.sync) {
+		t.step = "fsync of the directory";
 		r = fsync_dir(t.dir);
+	}
+	if (r)
+		mntsnap__set_error(o.error, r, 0, "save %s: %s: %s", path, t.step, strerror(-r));
 	save_target_free(&t);
 	return r;
+}
+
+int mntsnap_snapshot_save(const struct mntsnap_snapshot *snap, const char *path)
+{
+	return mntsnap_snapshot_save_with(snap, path, NULL);
 }
 
 int mntsnap_snapshot_load_buf(const void *buf, size_t len, struct mntsnap_error *err,

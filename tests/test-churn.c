@@ -555,7 +555,7 @@ LTest(churn, signal_storm_no_eintr, .timeout = 200)
 
 	ms_private_ns(BASE);
 	target = target_start();
-	cr_assert_eq(mntsnap_ns_open_pid(target, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(target, NULL, &ns), 0);
 	{
 		struct mntsnap_snapshot *s = NULL;
 		struct mntsnap_mount m;
@@ -600,7 +600,7 @@ Test(churn, dotdot_resolution_storm, .timeout = 200)
 	storm_start(&c);
 	c.end = time(NULL) + (storm_seconds() + 1) / 2;
 	target = target_start();
-	cr_assert_eq(mntsnap_ns_open_pid(target, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(target, NULL, &ns), 0);
 	while (storm_running(&c)) {
 		struct mntsnap_snapshot *s = NULL;
 		int fd = -1, r;

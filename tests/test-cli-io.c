@@ -535,3 +535,53 @@ Test(cli_io, save_on_full_filesystem)
 	mntsnap_snapshot_free(got);
 	mntsnap_snapshot_free(s);
 }
+
+/* ---- save --no-sync ------------------------------------------------------------- */
+
+/* fsync calls of one CLI run, counted by strace; -1 without strace. */
+static int cli_fsyncs(const char *const *args)
+{
+	const char *argv[16] = { "/usr/bin/strace", "-f", "-qq", "-e", "trace=fsync,fdatasync,syncfs",
+				 "-o", BASE "/strace.out" };
+	char line[512];
+	struct run r;
+	int n = 7, count = 0;
+	FILE *f;
+
+	if (access("/usr/bin/strace", X_OK))
+		return -1;
+	for (int i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	r = run_cli(argv, NULL, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_free(&r);
+	f = fopen(BASE "/strace.out", "re");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		count += strstr(line, "sync(") != NULL;
+	fclose(f);
+	return count;
+}
+
+Test(cli_io, save_no_sync)
+{
+	const char *b = bin();
+	const char *sync_args[] = { b, "save", BASE "/s.snap", NULL };
+	const char *nosync_args[] = { b, "save", "--no-sync", BASE "/n.snap", NULL };
+	const char *show[] = { b, "show", "--format", "mountinfo", BASE "/n.snap", NULL };
+	int with, without;
+	struct run r;
+
+	ms_private_ns(BASE);
+	with = cli_fsyncs(sync_args);
+	if (with < 0)
+		cr_skip_test("no strace");
+	without = cli_fsyncs(nosync_args);
+	cr_assert_eq(with, 2, "save: %d fsyncs", with);
+	cr_assert_eq(without, 0, "save --no-sync: %d fsyncs", without);
+	r = run_cli(show, NULL, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_gt(strlen(r.out), 0);
+	run_free(&r);
+}

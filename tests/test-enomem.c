@@ -423,7 +423,7 @@ static void check_foreign(uint32_t flags, int backend, const char *what)
 	private_table();
 	ms_mkdir_p(BASE "/d");
 	pid = foreign_start(&hold);
-	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	c.o = (struct mntsnap_capture_opts){ .sz = sizeof(c.o), .ns = ns, .flags = flags,
 					     .backend = backend };
 	cr_assert_eq(mntsnap_capture(&c.o, &want), 0, "%s", what);

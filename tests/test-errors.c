@@ -155,7 +155,7 @@ Test(errors, ns_run_null_outs)
 	size_t len = 1;
 
 	ms_require_root();
-	cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &ns), 0);
 	cr_assert_eq(mntsnap_ns_run(ns, run_nothing, NULL, NULL, NULL, NULL), 0);
 	/* a result nobody asked for is freed (the ASan run sees a leak otherwise) */
 	cr_assert_eq(mntsnap_ns_run(ns, run_something, NULL, NULL, NULL, NULL), 0);
@@ -199,7 +199,7 @@ static uint64_t gone_ns_id(void)
 			break;
 		usleep(1000);
 	}
-	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	id = mntsnap_ns_id(ns);
 	mntsnap_ns_free(ns); /* the handle's nsfd kept it alive */
 	close(pipefd[1]);
@@ -215,7 +215,7 @@ static int open_id_settled(uint64_t id)
 	int r = 0;
 
 	for (int i = 0; i < 100; i++) {
-		r = mntsnap_ns_open_id(id, &ns);
+		r = mntsnap_ns_open_id(id, NULL, &ns);
 		mntsnap_ns_free(ns);
 		ns = NULL;
 		if (r == -ENOENT)
@@ -233,11 +233,11 @@ Test(errors, ns_open_id_of_a_gone_namespace_is_enoent)
 	pid_t pid;
 
 	ms_require_root();
-	cr_assert_eq(mntsnap_ns_open_self(&self), 0);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &self), 0);
 	if (!mntsnap_ns_id(self))
 		cr_skip_test("kernel without mount namespace ids (< 6.11)");
 	/* a namespace that exists opens */
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(self), &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(self), NULL, &ns), 0);
 	cr_assert_eq(mntsnap_ns_id(ns), mntsnap_ns_id(self));
 	mntsnap_ns_free(ns);
 
@@ -254,7 +254,7 @@ Test(errors, ns_open_id_of_a_gone_namespace_is_enoent)
 
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(10);
-		if (mntsnap_ns_open_id(mntsnap_ns_id(self), &n))
+		if (mntsnap_ns_open_id(mntsnap_ns_id(self), NULL, &n))
 			_exit(11);
 		mntsnap_ns_free(n);
 		_exit(open_id_settled(gone) == -ENOENT ? 0 : 12);
@@ -413,7 +413,7 @@ Test(errors, every_options_struct_is_loaded_alike)
 	cr_expect_eq(last_ok, 0);
 	SZ_CHECKS(mntsnap_policy_rule, sz_rule(&b.o));
 	cr_expect_eq(last_ok, 0);
-	cr_assert_eq(mntsnap_ns_open_self(&ns), 0);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &ns), 0);
 	SZ_CHECKS(mntsnap_ns_opts, sz_run(ns, &b.o));
 	cr_expect_eq(last_ok, 0);
 	SZ_CHECKS(mntsnap_ns_opts, sz_open_file(ns, &b.o));
@@ -455,4 +455,42 @@ Test(errors, a_smaller_struct_reads_the_rest_as_zero)
 	cr_expect_eq(sz_rule(&rule), 0);
 	rule.sz = sizeof(rule);
 	cr_expect_neq(sz_rule(&rule), 0);
+}
+
+/* ---- ns_open_*: the same error channel ---------------------------------------- */
+
+Test(errors, ns_open_fills_error)
+{
+	struct mntsnap_error e;
+	struct mntsnap_ns *ns = NULL;
+
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(mntsnap_ns_open_path("/nonexistent/ns", &e, &ns), -ENOENT);
+	cr_assert_eq(e.err, -ENOENT);
+	cr_assert(strstr(e.msg, "ns_open_path /nonexistent/ns"), "%s", e.msg);
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(mntsnap_ns_open_path("/etc/passwd", &e, &ns), -EINVAL);
+	cr_assert_eq(e.err, -EINVAL);
+	cr_assert(strstr(e.msg, "not a mount-namespace file"), "%s", e.msg);
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(mntsnap_ns_open_pid(0x3ffffff0, &e, &ns), -ESRCH);
+	cr_assert_eq(e.err, -ESRCH);
+	cr_assert(strstr(e.msg, "ns_open_pid 1073741808"), "%s", e.msg);
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(mntsnap_ns_open_fd(-1, &e, &ns), -EBADF);
+	cr_assert_eq(e.err, -EBADF);
+	cr_assert_gt(strlen(e.msg), 0);
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(mntsnap_ns_open_pidfd(0 /* stdin: no pidfd */, &e, &ns), -EINVAL);
+	cr_assert_eq(e.err, -EINVAL);
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(mntsnap_ns_open_id(0, &e, &ns), -EINVAL);
+	cr_assert_eq(e.err, -EINVAL);
+	cr_assert(strstr(e.msg, "ns_open_id 0"), "%s", e.msg);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, NULL), -EINVAL);
+	/* written only on failure */
+	memset(&e, 0x55, sizeof(e));
+	cr_assert_eq(mntsnap_ns_open_self(&e, &ns), 0);
+	cr_assert_eq(e.err, 0x55555555);
+	mntsnap_ns_free(ns);
 }

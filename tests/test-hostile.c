@@ -576,12 +576,12 @@ static void lib_case(struct hctx *c, const char *what, int hk)
 		int pidfd = (int)syscall(434 /* pidfd_open */, c->t->pid, 0);
 
 		CHECK(pidfd >= 0, "%s: pidfd_open: %s", what, strerror(errno));
-		r = mntsnap_ns_open_pidfd(pidfd, &ns);
+		r = mntsnap_ns_open_pidfd(pidfd, NULL, &ns);
 		close(pidfd);
 	} else {
-		r = hk == 0   ? mntsnap_ns_open_pid(c->t->pid, &ns)
-		    : hk == 1 ? mntsnap_ns_open_path(c->t->nspath, &ns)
-			      : mntsnap_ns_open_id(c->t->ns_id, &ns);
+		r = hk == 0   ? mntsnap_ns_open_pid(c->t->pid, NULL, &ns)
+		    : hk == 1 ? mntsnap_ns_open_path(c->t->nspath, NULL, &ns)
+			      : mntsnap_ns_open_id(c->t->ns_id, NULL, &ns);
 	}
 	CHECK(!r, "%s: open handle: %s", what, strerror(-r));
 	/* without a filter the direct query works and no helper would run */
@@ -700,7 +700,7 @@ static void not_ns_caller(void *arg)
 		int r, fd;
 
 		V->tried++;
-		r = mntsnap_ns_open_path(not_ns[i], &ns);
+		r = mntsnap_ns_open_path(not_ns[i], NULL, &ns);
 		dt = now_ns() - t0;
 		CHECK(r == -EINVAL && !ns, "open_path %s: %d", not_ns[i], r);
 		CHECK(dt < LIMIT_NS, "open_path %s: took %lld ms", not_ns[i], dt / 1000000);
@@ -709,9 +709,9 @@ static void not_ns_caller(void *arg)
 		if (fd < 0)
 			fd = open(not_ns[i], O_RDONLY | O_CLOEXEC);
 		CHECK(fd >= 0, "open %s: %s", not_ns[i], strerror(errno));
-		r = mntsnap_ns_open_fd(fd, &ns);
+		r = mntsnap_ns_open_fd(fd, NULL, &ns);
 		CHECK(r == -EINVAL && !ns, "open_fd %s: %d", not_ns[i], r);
-		r = mntsnap_ns_open_pidfd(fd, &ns);
+		r = mntsnap_ns_open_pidfd(fd, NULL, &ns);
 		close(fd);
 		CHECK(r == -EINVAL && !ns, "open_pidfd %s: %d", not_ns[i], r);
 		V->held++;
@@ -752,7 +752,7 @@ LTest(hostile, no_such_pid_does_not_say_exited)
 	struct mntsnap_ns *ns = NULL;
 	struct cli_run run;
 
-	cr_assert_eq(mntsnap_ns_open_pid(0x7ffffff0, &ns), -ESRCH);
+	cr_assert_eq(mntsnap_ns_open_pid(0x7ffffff0, NULL, &ns), -ESRCH);
 	mntsnap_ns_explain(-ESRCH, "--pid 2147483632", &e);
 	cr_assert(strstr(e.msg, "no such process"), "%s", e.msg);
 	cr_assert_null(strstr(e.msg, "has exited"), "%s", e.msg);
@@ -779,7 +779,7 @@ LTest(hostile, exited_handle_says_exited)
 		pause();
 		_exit(0);
 	}
-	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e);
@@ -806,7 +806,7 @@ static void no_host_proc_caller(void *arg)
 	CHECK(!umount2("/proc", MNT_DETACH), "umount /proc: %s", strerror(errno));
 	apply_filter(F_ENOSYS);
 	V->tried++;
-	r = mntsnap_ns_open_pid(t->pid, &ns);
+	r = mntsnap_ns_open_pid(t->pid, NULL, &ns);
 	CHECK(!r, "open pid: %s", strerror(-r));
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e);
 	t0 = now_ns();
@@ -886,7 +886,7 @@ static void detector_case(enum kind kind)
 	ms_private_ns(BASE);
 	target_start(&t, kind);
 	hook.t = &t;
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, 
 		     .flags = MNTSNAP_CAPTURE_NS_ENTER);
 	t0 = now_ns();
@@ -951,7 +951,7 @@ static void fuse_caller(void *arg)
 	struct mntsnap_ns *ns = NULL;
 	int r;
 
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	V->tried++;
 	r = mntsnap_ns_stat_path(ns, BASE "/mine/innocent", 0, &s);
 	CHECK(r == -ETIMEDOUT, "stat_path through the stalled FUSE mount: %d", r);
@@ -1010,7 +1010,7 @@ static void *libc_thread(void *arg)
 	long long t0;
 	char *after;
 
-	l->r = mntsnap_ns_open_pid(l->t->pid, &ns);
+	l->r = mntsnap_ns_open_pid(l->t->pid, NULL, &ns);
 	if (l->r)
 		return NULL;
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e, 
@@ -1067,7 +1067,7 @@ static void churn_caller(void *arg)
 	struct mntsnap_ns *ns = NULL;
 	uint64_t want = 0;
 
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	for (int i = 0; i < 300; i++) {
 		struct mntsnap_snapshot *s = NULL;
 		struct mntsnap_mount m;
@@ -1123,7 +1123,7 @@ static void entered_caller(void *arg)
 	int r;
 
 	apply_filter(c->filt);
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
 	V->tried++;
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .error = &e);
@@ -1192,7 +1192,7 @@ static void reopen_caller(void *arg)
 	uint64_t id = 0;
 	int next, r;
 
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
 	/* the fd number the library's O_PATH open will get */
 	next = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1205,7 +1205,7 @@ static void reopen_caller(void *arg)
 	CHECK(!symlink(path, decoy), "symlink: %s", strerror(errno));
 	snprintf(path, sizeof(path), BASE "/hostproc/%d/ns/mnt", t->pid);
 	V->tried++;
-	r = mntsnap_ns_open_path(path, &in);
+	r = mntsnap_ns_open_path(path, NULL, &in);
 	if (!r)
 		id = mntsnap_ns_id(in);
 	mntsnap_ns_free(in);
@@ -1252,7 +1252,7 @@ static void foreign_proc_caller(void *arg)
 	      "mount a procfs of a new pid namespace");
 	apply_filter(F_ENOSYS);
 	V->tried++;
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns, .error = &e);
 	r = mntsnap_capture(&o, &s);
 	mntsnap_ns_free(ns);
@@ -1288,7 +1288,7 @@ static int enter_with_fake_proc(struct target *t, struct mntsnap_ns **ret_ns,
 
 	pidfd = (int)syscall(434 /* pidfd_open */, t->pid, 0);
 	CHECK(pidfd >= 0, "pidfd_open: %s", strerror(errno));
-	CHECK(!mntsnap_ns_open_pidfd(pidfd, ret_ns), "open pidfd");
+	CHECK(!mntsnap_ns_open_pidfd(pidfd, NULL, ret_ns), "open pidfd");
 	CHECK(!mntsnap_ns_enter(*ret_ns, ret_saved), "enter");
 	snprintf(path, sizeof(path), "/proc/%d", t->pid);
 	CHECK(!mkdir(path, 0755) && !mkdir("/proc/self/fdinfo", 0755), "mkdir: %s",
@@ -1373,7 +1373,7 @@ static void covered_pid_caller(void *arg)
 	char *got = NULL;
 	int r;
 
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
 	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
 	      "procfs: %s", strerror(errno));
@@ -1425,8 +1425,8 @@ static void covered_ns_caller(void *arg)
 	bool seen = false;
 	int r;
 
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
-	CHECK(!mntsnap_ns_open_id(t->ns_id, &byid), "open id");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_id(t->ns_id, NULL, &byid), "open id");
 	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
 	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
 	      "procfs: %s", strerror(errno));
@@ -1514,7 +1514,7 @@ static void covered_root_caller(void *arg)
 	size_t n = 0;
 	int r, rc;
 
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
 	CHECK(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
 	      "procfs: %s", strerror(errno));
@@ -1607,14 +1607,14 @@ static void self_entered_caller(void *arg)
 	long long t0, dt;
 	int r;
 
-	CHECK(!mntsnap_ns_open_pid(t->pid, &ns), "open pid");
+	CHECK(!mntsnap_ns_open_pid(t->pid, NULL, &ns), "open pid");
 	CHECK(!mntsnap_ns_enter(ns, &saved), "enter");
 	CHECK(!mkdir("/proc/thread-self/ns", 0755), "mkdir: %s", strerror(errno));
 	snprintf(decoy, sizeof(decoy), BASE "/hostproc/%d/ns/mnt", (int)getppid());
 	CHECK(!symlink(decoy, "/proc/thread-self/ns/mnt"), "symlink");
 	V->tried++;
 	t0 = now_ns();
-	r = mntsnap_ns_open_self(&self);
+	r = mntsnap_ns_open_self(NULL, &self);
 	dt = now_ns() - t0;
 	if (!r)
 		id = mntsnap_ns_id(self);

@@ -1404,7 +1404,7 @@ LTest(mountinfo, no_fd_leaks)
 	{
 		struct mntsnap_ns *ns;
 
-		cr_assert_eq(mntsnap_ns_open_pid(getpid(), &ns), 0);
+		cr_assert_eq(mntsnap_ns_open_pid(getpid(), NULL, &ns), 0);
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns);
 		cr_assert_eq(mntsnap_capture(&o, &s), 0);
 		mntsnap_snapshot_free(s);
@@ -1414,7 +1414,7 @@ LTest(mountinfo, no_fd_leaks)
 		struct mntsnap_ns *ns;
 
 		/* no process in the handle: the /proc scan closes what it opens */
-		cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/mnt", &ns), 0);
+		cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/mnt", NULL, &ns), 0);
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns);
 		cr_assert_eq(mntsnap_capture(&o, &s), 0);
 		mntsnap_snapshot_free(s);
@@ -1451,7 +1451,7 @@ LTest(mountinfo, target_pid)
 		_exit(0);
 	}
 	cr_assert_eq(read(sync_pipe[0], &c, 1), 1);
-	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	{
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns,
 			     .error = &e);
@@ -1488,7 +1488,7 @@ LTest(mountinfo, target_nsfd_and_id)
 	mnt_ok("scan", BASE "/scan", "tmpfs", 0, NULL);
 	want = ms_read_file("/proc/self/mountinfo", NULL);
 
-	cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/mnt", &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/mnt", NULL, &ns), 0);
 	{
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO, .ns = ns,
 			     .error = &e);
@@ -1503,7 +1503,7 @@ LTest(mountinfo, target_nsfd_and_id)
 	if (mntsnap_ns_id(ns)) {
 		struct mntsnap_ns *byid;
 
-		cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(ns), &byid), 0);
+		cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(ns), NULL, &byid), 0);
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO,
 			     .ns = byid, .error = &e);
 		cr_assert_eq(mntsnap_capture(&o, &s), 0, "%s", e.msg);
@@ -1542,7 +1542,7 @@ LTest(mountinfo, target_without_process)
 	close(p[1]);
 	cr_assert_eq(read(p[0], &c, 1), 1);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-	cr_assert_eq(mntsnap_ns_open_path(path, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &ns), 0);
 	kill(pid, SIGKILL);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	{

@@ -218,7 +218,7 @@ static void assert_three_ways(const struct target *t)
 	struct mntsnap_ns *ns;
 	char path[64], *want, *gd, *ge, *gt, *go;
 
-	cr_assert_eq(mntsnap_ns_open_pid(t->pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t->pid, NULL, &ns), 0);
 	direct = cap(ns, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_DIRECT, NULL);
 	enter = cap(ns, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_ENTER, NULL);
 	text = cap(ns, MNTSNAP_BACKEND_MOUNTINFO, 0, NULL);
@@ -298,7 +298,7 @@ Test(ns, eight_threads)
 		cr_assert_eq(pthread_create(&tid[i], NULL, spin, NULL), 0);
 	assert_three_ways(&t);
 	/* the plain setns path must refuse: the fs_struct is shared */
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	cr_assert_eq(mntsnap_ns_enter(ns, &saved), -EINVAL);
 	mntsnap_ns_free(ns);
 	atomic_store(&stop_threads, true);
@@ -350,9 +350,9 @@ static void exits_mid(uint32_t flags)
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
 	fds = ms_count_fds();
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byp), 0);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
-	cr_assert_eq(mntsnap_ns_open_path(path, &byf), 0);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byf), 0);
 	k = (struct kill_ctx){ .victim = t.pid };
 	struct mntsnap_sysops sys = { .listmount = kill_on_listmount, .ctx = &k };
 	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byp, .flags = flags);
@@ -412,7 +412,7 @@ Test(ns, helper_timeout_no_hang)
 
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	fds = ms_count_fds();
 	MNTSNAP_OPTS(mntsnap_ns_opts, o, .timeout_ms = 300, .error = &err);
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -447,7 +447,7 @@ Test(ns, pid_replaced)
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
 	old = t.pid;
-	cr_assert_eq(mntsnap_ns_open_pid(old, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(old, NULL, &ns), 0);
 	target_stop(&t);
 	for (int tries = 0; tries < 50 && got != old; tries++) {
 		char num[32];
@@ -481,7 +481,7 @@ Test(ns, pid_replaced)
 	cr_assert_null(cap(ns, MNTSNAP_BACKEND_MOUNTINFO, 0, &r));
 	cr_assert_eq(r, -ESRCH);
 	/* the newcomer lives in our namespace, the handle named another */
-	cr_assert_eq(mntsnap_ns_open_pid(got, &again), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(got, NULL, &again), 0);
 	cr_assert_neq(mntsnap_ns_id(again), mntsnap_ns_id(ns));
 	mntsnap_ns_free(again);
 	mntsnap_ns_free(ns);
@@ -499,17 +499,17 @@ Test(ns, bad_handles)
 	if (fd < 0)
 		fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	cr_assert(fd >= 0);
-	cr_assert_eq(mntsnap_ns_open_fd(fd, &ns), -EINVAL);
+	cr_assert_eq(mntsnap_ns_open_fd(fd, NULL, &ns), -EINVAL);
 	close(fd);
-	cr_assert_eq(mntsnap_ns_open_path("/proc/self/stat", &ns), -EINVAL);
-	cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/net", &ns), -EINVAL);
-	cr_assert_eq(mntsnap_ns_open_path("/nonexistent/ns", &ns), -ENOENT);
+	cr_assert_eq(mntsnap_ns_open_path("/proc/self/stat", NULL, &ns), -EINVAL);
+	cr_assert_eq(mntsnap_ns_open_path("/proc/self/ns/net", NULL, &ns), -EINVAL);
+	cr_assert_eq(mntsnap_ns_open_path("/nonexistent/ns", NULL, &ns), -ENOENT);
 	pidfd = (int)syscall(434 /* pidfd_open */, getpid(), 0);
 	cr_assert(pidfd >= 0);
-	cr_assert_eq(mntsnap_ns_open_fd(pidfd, &ns), -EINVAL);
+	cr_assert_eq(mntsnap_ns_open_fd(pidfd, NULL, &ns), -EINVAL);
 	close(pidfd);
-	cr_assert_eq(mntsnap_ns_open_pid(0x7ffffff0, &ns), -ESRCH);
-	cr_assert_eq(mntsnap_ns_open_id(0, &ns), -EINVAL);
+	cr_assert_eq(mntsnap_ns_open_pid(0x7ffffff0, NULL, &ns), -ESRCH);
+	cr_assert_eq(mntsnap_ns_open_id(0, NULL, &ns), -EINVAL);
 	cr_assert_null(ns);
 	cr_assert_eq(mntsnap_ns_explain(-ESRCH, "open --pid 7", &err), -ESRCH);
 	/* pidfd_open() cannot tell "gone" from "never was": the text must not guess */
@@ -551,8 +551,8 @@ Test(ns, unprivileged_caller)
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
-	cr_assert_eq(mntsnap_ns_open_path(path, &byfd), 0);
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), &byid), 0);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byfd), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), NULL, &byid), 0);
 	c = fork();
 	cr_assert(c >= 0);
 	if (c == 0) {
@@ -623,7 +623,7 @@ static void symlinks_stay_inside(int mode)
 	}
 	cr_assert_eq(stat(HOST_SECRET, &hs), 0);
 	t = target_start(mode);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	fds = ms_count_fds();
 	/* an absolute symlink resolves against the target's root */
 	cr_assert_eq(mntsnap_ns_open_file(ns, "/abs", O_RDONLY, 0, NULL, &fd), 0);
@@ -704,7 +704,7 @@ static void chroot_view(int mode)
 	static const uint32_t flags[] = { 0, MNTSNAP_CAPTURE_NS_DIRECT, MNTSNAP_CAPTURE_NS_ENTER };
 
 	t = target_start(mode);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)t.pid);
 	want = ms_read_file(path, NULL);
 	if (mode == CHROOT)
@@ -741,7 +741,7 @@ static void chroot_view(int mode)
 	}
 	/* the namespace: everything, relative to its root */
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)t.pid);
-	cr_assert_eq(mntsnap_ns_open_path(path, &whole), 0);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &whole), 0);
 	got = capture_render(whole, MNTSNAP_BACKEND_AUTO, 0);
 	cr_assert(strstr(got, " " BASE "/t ") && strstr(got, " " BASE "/root/x "), "%s", got);
 	free(got);
@@ -774,7 +774,7 @@ Test(ns, pid_target_chroot_without_statmount)
 	char path[64], *want, *got;
 
 	t = target_start(CHROOT);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	cr_assert_eq(ms_block_mount_syscalls(true, true, ENOSYS), 0);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)t.pid);
 	want = ms_read_file(path, NULL);
@@ -799,7 +799,7 @@ Test(ns, clone_tree)
 
 	ms_private_ns(NULL);
 	t = target_start(PIVOT);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	cr_assert_eq(mntsnap_ns_clone_tree(ns, "/x", NULL, &fd), 0);
 	cr_assert_eq(fstatfs(fd, &sfs), 0);
 	cr_assert_eq(sfs.f_type, 0x01021994, "not the target's tmpfs");
@@ -864,7 +864,7 @@ Test(ns, run_callback)
 	t = target_start(PLAIN);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t.pid);
 	want = ms_read_file(path, &wlen);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	fds = ms_count_fds();
 	cr_assert_eq(mntsnap_ns_run(ns, read_mountinfo_fn, &one, NULL, &buf, &len), 0);
 	cr_assert_eq(len, wlen);
@@ -903,7 +903,7 @@ Test(ns, enter_and_leave)
 		char cwd[256];
 
 		CHILD_CHECK(chdir(BASE "/cwd") == 0, 20);
-		CHILD_CHECK(mntsnap_ns_open_pid(t.pid, &ns) == 0, 21);
+		CHILD_CHECK(mntsnap_ns_open_pid(t.pid, NULL, &ns) == 0, 21);
 		CHILD_CHECK(stat(BASE "/t/marker", &st) != 0, 22);
 		CHILD_CHECK(mntsnap_ns_enter(ns, &saved) == 0, 23);
 		CHILD_CHECK(stat(BASE "/t/marker", &st) == 0, 24);
@@ -933,8 +933,8 @@ Test(ns, list_namespaces)
 
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
-	cr_assert_eq(mntsnap_ns_open_self(&own), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &own), 0);
 	s = cap(ns, MNTSNAP_BACKEND_AUTO, 0, NULL);
 	cr_assert_eq(mntsnap_ns_list(&v, &n), 0);
 	for (size_t i = 0; i < n; i++) {
@@ -1034,7 +1034,7 @@ Test(ns, route_probe_fallbacks)
 
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	a = capture_with_route(ns, &fd_ok);
 	cr_assert(fd_ok.by_fd > 1 && fd_ok.by_id == 0 && fd_ok.own == 0);
 	b = capture_with_route(ns, &old);
@@ -1060,8 +1060,8 @@ Test(ns, enter_by_id)
 
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), NULL, &byid), 0);
 	struct mntsnap_snapshot *s1 = cap(byp, MNTSNAP_BACKEND_AUTO, 0, NULL);
 	struct mntsnap_snapshot *s2 = cap(byid, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_ENTER, NULL);
 	a = mountinfo_of(s1);
@@ -1133,7 +1133,7 @@ Test(ns, helper_dies_with_caller)
 		void *buf;
 		size_t len;
 
-		if (mntsnap_ns_open_pid(t.pid, &ns))
+		if (mntsnap_ns_open_pid(t.pid, NULL, &ns))
 			_exit(1);
 		MNTSNAP_OPTS(mntsnap_ns_opts, o, .timeout_ms = 60000);
 		mntsnap_ns_run(ns, hang_fn, NULL, &o, &buf, &len);
@@ -1216,7 +1216,7 @@ Test(ns, helper_hardening)
 
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	/* fds the caller holds must not be visible inside */
 	for (int i = 0; i < 8; i++)
 		extra[i] = open("/dev/null", O_RDONLY); /* even without O_CLOEXEC */
@@ -1292,9 +1292,9 @@ Test(ns, stat_path_in_target)
 	write_host_secret();
 	t = target_start(PIVOT);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
-	cr_assert_eq(mntsnap_ns_open_path(path, &byf), 0);
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byf), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), NULL, &byid), 0);
 	cr_assert_neq(stat("/x", &st), 0, "/x must not exist in the caller's namespace");
 	fds = ms_count_fds();
 
@@ -1347,8 +1347,8 @@ Test(ns, stat_id_routes_agree)
 
 	ms_private_ns(BASE);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byp), NULL, &byid), 0);
 	cr_assert_eq(source_at(byp, BASE "/t/a", src, sizeof(src), &id), 0);
 	cr_assert_str_eq(src, "nsinner");
 	/* the mount is not in our namespace: a plain stat_id cannot see it */
@@ -1425,7 +1425,7 @@ Test(ns, helper_keeps_caller_affinity)
 
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
 	cr_assert_eq(mntsnap_ns_run(ns, noop_fn, NULL, NULL, &buf, &len), 0);
 	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
@@ -1492,7 +1492,7 @@ Test(ns, stat_id_falls_back_to_helper)
 
 	ms_private_ns(BASE);
 	t = target_start(PLAIN);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byp), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byp), 0);
 	cr_assert_eq(source_at(byp, BASE "/t/a", src, sizeof(src), &id), 0);
 	fds = ms_count_fds();
 	cr_assert_eq(mntsnap_stat_id(byp, id, MNTSNAP_MASK_FULL, &direct), 0);
@@ -1548,7 +1548,7 @@ static int unnamed_caller(void *p)
 	if (!pid || strncmp(pid + 6, "0\n", 2))
 		return 11; /* the premise: this procfs cannot name the target */
 	free(info);
-	if (mntsnap_ns_open_pidfd(a->pidfd, &ns))
+	if (mntsnap_ns_open_pidfd(a->pidfd, NULL, &ns))
 		return 12;
 	if (mntsnap_ns_alive(ns))
 		return 13;
@@ -1603,4 +1603,162 @@ Test(ns, pid_handle_the_callers_procfs_cannot_name)
 	target_stop(&t);
 	cr_assert(WIFEXITED(st), "caller died: status %#x", st);
 	cr_assert_eq(WEXITSTATUS(st), 0, "caller failed at step %d", WEXITSTATUS(st));
+}
+
+/* ---- ns_open_pid without pidfd_open ------------------------------------------ */
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include "ns.h"
+#include "proc.h"
+
+struct nopidfd_result {
+	int r;
+	uint64_t ns_id;
+	int alive;
+	char msg[240];
+};
+
+/* This thread's filter: pidfd_open answers errno e, everything else runs. */
+static int deny_pidfd_open(int e)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MNTSNAP_NR_pidfd_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)e),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p) ? -errno : 0;
+}
+
+/* mntsnap_ns_open_pid(pid) in a child under that filter. */
+static struct nopidfd_result open_pid_filtered(pid_t pid, int e)
+{
+	struct nopidfd_result res = { 0 };
+	int fds[2], st;
+	pid_t c;
+
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0) {
+		struct mntsnap_error err = { 0 };
+		struct mntsnap_ns *ns = NULL;
+
+		res.r = deny_pidfd_open(e);
+		if (!res.r)
+			res.r = syscall(MNTSNAP_NR_pidfd_open, getpid(), 0) < 0 && errno == e ? 0 : -1000;
+		if (!res.r) {
+			res.r = mntsnap_ns_open_pid(pid, &err, &ns);
+			res.ns_id = mntsnap_ns_id(ns);
+			res.alive = ns ? mntsnap_ns_alive(ns) : -1;
+			memcpy(res.msg, err.msg, sizeof(res.msg));
+			mntsnap_ns_free(ns);
+		}
+		(void)!write(fds[1], &res, sizeof(res));
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert_eq(read(fds[0], &res, sizeof(res)), (ssize_t)sizeof(res));
+	close(fds[0]);
+	cr_assert_eq(waitpid(c, &st, 0), c);
+	cr_assert(WIFEXITED(st));
+	cr_assert_neq(res.r, -1000, "the filter did not answer %d for pidfd_open", e);
+	return res;
+}
+
+static void check_open_pid_without_pidfd(int e)
+{
+	struct mntsnap_ns *own, *want;
+	struct nopidfd_result res;
+	struct target t;
+	char path[64];
+	pid_t gone;
+
+	ms_private_ns(NULL);
+	t = target_start(PLAIN);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &want), 0);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &own), 0);
+	cr_assert_neq(mntsnap_ns_id(want), 0, "kernel without namespace ids");
+	cr_assert_neq(mntsnap_ns_id(want), mntsnap_ns_id(own));
+	res = open_pid_filtered(t.pid, e);
+	cr_assert_eq(res.r, 0, "pidfd_open %s: %d (%s)", strerror(e), res.r, res.msg);
+	cr_assert_eq(res.ns_id, mntsnap_ns_id(want), "the target's namespace");
+	cr_assert_eq(res.alive, 0);
+	target_stop(&t);
+
+	/* a pid that names nothing: the error says which calls failed */
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	res = open_pid_filtered(gone, e);
+	cr_assert_eq(res.r, -ESRCH, "got %d (%s)", res.r, res.msg);
+	cr_assert_not_null(strstr(res.msg, "pidfd_open("), "%s", res.msg);
+	cr_assert_not_null(strstr(res.msg, strerror(e)), "%s", res.msg);
+	cr_assert_not_null(strstr(res.msg, "/proc/PID"), "%s", res.msg);
+	cr_log_info("%s", res.msg);
+	mntsnap_ns_free(own);
+	mntsnap_ns_free(want);
+}
+
+Test(ns, open_pid_pidfd_open_enosys)
+{
+	check_open_pid_without_pidfd(ENOSYS);
+}
+
+Test(ns, open_pid_pidfd_open_eperm)
+{
+	check_open_pid_without_pidfd(EPERM);
+}
+
+/* The start time behind the pid-reuse guard, against sscanf of stat, for a
+ * command name with spaces and parentheses. */
+Test(ns, proc_start_time)
+{
+	int rp[2], proc, dir;
+	unsigned long long want = 0;
+	uint64_t got = 0;
+	char path[64], buf[1024], *p;
+	pid_t c;
+	FILE *f;
+
+	cr_assert_eq(pipe2(rp, O_CLOEXEC), 0);
+	c = fork();
+	if (c == 0) {
+		char x;
+
+		prctl(PR_SET_NAME, "a) b (c) 1 2");
+		close(rp[1]);
+		(void)!read(rp[0], &x, 1);
+		_exit(0);
+	}
+	close(rp[0]);
+	usleep(20000);
+	snprintf(path, sizeof(path), "/proc/%d/stat", c);
+	f = fopen(path, "re");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	cr_assert_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			    "%*d %*d %*d %*d %llu", &want), 1);
+	proc = mntsnap__procfs_root();
+	cr_assert_geq(proc, 0);
+	dir = mntsnap__proc_pid_dir(proc, c);
+	cr_assert_geq(dir, 0);
+	cr_assert_eq(mntsnap__proc_start_time(dir, &got), 0);
+	cr_assert_eq(got, want);
+	close(rp[1]);
+	waitpid(c, NULL, 0);
+	/* the directory of a reaped process answers nothing */
+	cr_assert_eq(mntsnap__proc_start_time(dir, &got), -ESRCH);
+	close(dir);
+	close(proc);
 }

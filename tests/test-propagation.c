@@ -342,7 +342,7 @@ Test(propagation, foreign_namespace)
 	}
 	close(go[1]);
 	cr_assert_eq(read(go[0], &c, 1), 1, "child setup failed");
-	r = mntsnap_ns_open_pid(pid, &ns);
+	r = mntsnap_ns_open_pid(pid, NULL, &ns);
 	cr_assert_eq(r, 0, "ns_open_pid: %s", strerror(-r));
 	{
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = ns);

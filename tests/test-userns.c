@@ -336,7 +336,7 @@ LTest(userns, owner_without_caps)
 	t = target_start(NOBODY);
 	become_caller(NOBODY);
 	fds = ms_count_fds();
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 
 	te = capture_text(ns, MNTSNAP_CAPTURE_NS_ENTER, &enter);
 	cr_assert(enter.own > 0 && enter.by_fd == 0 && enter.by_id == 0,
@@ -350,7 +350,7 @@ LTest(userns, owner_without_caps)
 	td = capture_text(ns, MNTSNAP_CAPTURE_NS_DIRECT, &direct);
 	cr_assert(direct.by_fd > 1 && direct.own == 0);
 	/* the owner has CAP_SYS_ADMIN over its user namespace: by id works too */
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(ns), &idns), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(ns), NULL, &idns), 0);
 	ti = capture_text(idns, 0, &byid);
 	cr_assert(byid.by_id > 1 && byid.by_fd == 0 && byid.own == 0,
 		  "AUTO by id must query by id (fd %d id %d own %d)", byid.by_fd, byid.by_id,
@@ -425,8 +425,8 @@ LTest(userns, not_the_owner)
 	t = target_start(OTHER);
 	/* root opens it; the handle (an nsfs fd) is all the caller gets */
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)t.pid);
-	cr_assert_eq(mntsnap_ns_open_path(path, &byfd), 0);
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), &byid), 0);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byfd), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), NULL, &byid), 0);
 	become_caller(NOBODY);
 	fds = ms_count_fds();
 	t0 = now();
@@ -436,7 +436,7 @@ LTest(userns, not_the_owner)
 	 * its /proc/PID/mountinfo does not (findmnt -N reads it): a text
 	 * handle, whose capture is the kernel's text, and nothing more.
 	 */
-	r = mntsnap_ns_open_pid(t.pid, &bypid);
+	r = mntsnap_ns_open_pid(t.pid, NULL, &bypid);
 	cr_assert_eq(r, 0, "open_pid: %s", strerror(-r));
 	cr_assert_eq(mntsnap_ns_id(bypid), 0, "the namespace id is not the caller's to know");
 	{
@@ -532,7 +532,7 @@ static void assert_like_findmnt(int pid, const char *marker)
 	FILE *f;
 	int r;
 
-	r = mntsnap_ns_open_pid(pid, &ns);
+	r = mntsnap_ns_open_pid(pid, NULL, &ns);
 	cr_assert_eq(r, 0, "open_pid %d: %s", pid, strerror(-r));
 	r = capture(ns, 0, NULL, &err, &s);
 	cr_assert_eq(r, 0, "capture: %s (%s)", strerror(-r), err.msg);
@@ -622,7 +622,7 @@ LTest(userns, root_enters_without_joining)
 	ms_mkdir_p(BASE "/t");
 	t = target_start(NOBODY);
 	fds = ms_count_fds();
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	te = capture_text(ns, MNTSNAP_CAPTURE_NS_ENTER, &enter);
 	cr_assert(enter.own > 0 && enter.by_fd == 0);
 	assert_marker(ns);

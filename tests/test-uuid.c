@@ -280,7 +280,7 @@ Test(uuid, other_namespace_direct_and_entered)
 		_exit(read(go[0], &c, 1) < 0);
 	}
 	cr_assert_eq(read(ready[0], &c, 1), 1);
-	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	for (int i = 0; i < 2; i++) {
 		struct mntsnap_snapshot *s = capture(ns, routes[i],
 						     MNTSNAP_MASK_DEFAULT | MNTSNAP_F_UUID,
@@ -406,7 +406,7 @@ Test(uuid, target_udev_links_never_read)
 		_exit(read(go[0], &c, 1) < 0);
 	}
 	cr_assert_eq(read(ready[0], &c, 1), 1);
-	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	for (int i = 0; i < 2; i++) {
 		struct mntsnap_snapshot *s = capture(ns, routes[i],
 						     MNTSNAP_MASK_DEFAULT | MNTSNAP_F_UUID,
@@ -470,7 +470,7 @@ Test(uuid, caller_udev_on_both_routes)
 		_exit(read(go[0], &c, 1) < 0);
 	}
 	cr_assert_eq(read(ready[0], &c, 1), 1);
-	cr_assert_eq(mntsnap_ns_open_pid(pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	for (int i = 0; i < 2; i++) {
 		struct mntsnap_snapshot *s = capture(ns, routes[i],
 						     MNTSNAP_MASK_DEFAULT | MNTSNAP_F_UUID,

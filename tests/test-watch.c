@@ -801,7 +801,7 @@ LTest(watch, foreign_by_pid)
 
 	ms_private_ns(BASE);
 	t = target_start(false);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	watch_foreign(ns, &t);
 	mntsnap_ns_free(ns);
 	target_end(&t);
@@ -820,7 +820,7 @@ LTest(watch, foreign_by_ns_file)
 	 * bind failed with EINVAL now and then with tests running in parallel
 	 * under ASan; the cause was not pinned down.) */
 	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)t.pid);
-	cr_assert_eq(mntsnap_ns_open_path(p, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_path(p, NULL, &ns), 0);
 	watch_foreign(ns, &t);
 	mntsnap_ns_free(ns);
 	target_end(&t);
@@ -834,8 +834,8 @@ LTest(watch, foreign_by_ns_id)
 
 	ms_private_ns(BASE);
 	t = target_start(false);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &byfd), 0);
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byfd), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), NULL, &ns), 0);
 	watch_foreign(ns, &t);
 	mntsnap_ns_free(ns);
 	mntsnap_ns_free(byfd);
@@ -853,7 +853,7 @@ LTest(watch, target_exit_ends_watch)
 
 	ms_private_ns(BASE);
 	t = target_start(false);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	w = watch_route(ns, false, 0);
 	cr_assert_eq(write(t.cmd, "q\n", 2), 2);
 	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
@@ -882,7 +882,7 @@ LTest(watch, propagated_into_slave_namespace)
 	mnt("sh", BASE "/shared", "tmpfs", 0, NULL);
 	mnt(NULL, BASE "/shared", NULL, MS_SHARED, NULL);
 	t = target_start(true);
-	cr_assert_eq(mntsnap_ns_open_pid(t.pid, &ns), 0);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
 	w = watch_route(ns, false, 0);
 	mnt("p", BASE "/shared/p", "tmpfs", 0, NULL);
 	cr_assert_geq(wait_events(w, &l, 1), 0);

@@ -61,8 +61,13 @@ int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
 	if (!t->set)
 		return 0;
 	if (t->pid) {
-		r = mntsnap_ns_open_pid((int)t->pid, ret_ns);
-		if (r) {
+		struct mntsnap_error lib = { 0 };
+
+		r = mntsnap_ns_open_pid((int)t->pid, &lib, ret_ns);
+		if (r && !strncmp(lib.msg, "pidfd_open(", 11)) {
+			/* no pidfd_open here: the library names both steps */
+			cli_fail(0, "--pid %ld: %s", t->pid, lib.msg);
+		} else if (r) {
 			struct mntsnap_error e = { 0 };
 			char what[64];
 
@@ -72,12 +77,12 @@ int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
 			cli_fail(0, "%s", e.msg);
 		}
 	} else if (t->ns_path) {
-		r = mntsnap_ns_open_path(t->ns_path, ret_ns);
+		r = mntsnap_ns_open_path(t->ns_path, NULL, ret_ns);
 		if (r)
 			cli_fail(r, "--ns %s%s", t->ns_path,
 				 r == -EINVAL ? " (not a mount namespace file)" : "");
 	} else {
-		r = mntsnap_ns_open_id(t->ns_id, ret_ns);
+		r = mntsnap_ns_open_id(t->ns_id, NULL, ret_ns);
 		if (r)
 			cli_fail(r, "--ns-id %llu", (unsigned long long)t->ns_id);
 	}

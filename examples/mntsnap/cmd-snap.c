@@ -11,7 +11,7 @@
 
 static const char save_help[] =
 	"usage: mntsnap save [TARGET] [--backend auto|statmount|mountinfo] [--full]\n"
-	"                    [--strict] [--under PATH] [--allow-inconsistent] FILE\n"
+	"                    [--strict] [--under PATH] [--allow-inconsistent] [--no-sync] FILE\n"
 	"Capture a mount table and write it to FILE as a binary snapshot\n"
 	"(atomically: a crash never leaves half a file under FILE). A FILE that\n"
 	"is a symbolic link: the file it points to is replaced, the link stays.\n"
@@ -22,7 +22,10 @@ static const char save_help[] =
 	"  --under P  only the mount at P and the mounts below it (P as the\n"
 	"             TARGET sees it)\n"
 	"  --allow-inconsistent  save a table that changed during every capture\n"
-	"             (with a warning) instead of failing with exit 2\n";
+	"             (with a warning) instead of failing with exit 2\n"
+	"  --no-sync  no fsync of FILE or its directory (still atomic; after a\n"
+	"             power loss FILE may be the old one or missing): for state on\n"
+	"             tmpfs, or that does not outlive a boot\n";
 
 static const char show_help[] =
 	"usage: mntsnap show [OPTIONS] FILE\n"
@@ -54,7 +57,7 @@ int cmd_save(int argc, char **argv)
 	const char *file = NULL, *under = NULL;
 	bool allow = false;
 	int backend = MNTSNAP_BACKEND_AUTO, r;
-	uint32_t mask = 0, flags = 0;
+	uint32_t mask = 0, flags = 0, save_flags = 0;
 	uint64_t under_id = 0;
 	struct stat st;
 
@@ -71,6 +74,8 @@ int cmd_save(int argc, char **argv)
 			mask = MNTSNAP_MASK_FULL;
 		} else if (!strcmp(argv[i], "--allow-inconsistent")) {
 			allow = true;
+		} else if (!strcmp(argv[i], "--no-sync")) {
+			save_flags |= MNTSNAP_SAVE_NO_SYNC;
 		} else if (!strcmp(argv[i], "--strict")) {
 			flags |= MNTSNAP_CAPTURE_STRICT;
 		} else if (!strcmp(argv[i], "--under") && i + 1 < argc) {
@@ -105,7 +110,11 @@ int cmd_save(int argc, char **argv)
 	cli_target_close(ns);
 	if (r)
 		return CLI_EXIT_ERR;
-	r = mntsnap_snapshot_save(s, file);
+	{
+		MNTSNAP_OPTS(mntsnap_save_opts, so, .flags = save_flags);
+
+		r = mntsnap_snapshot_save_with(s, file, &so);
+	}
 	mntsnap_snapshot_free(s);
 	if (r == -ENOENT && !lstat(file, &st) && S_ISLNK(st.st_mode))
 		return cli_fail(0, "save: %s: a symbolic link to nothing (the file it names is "

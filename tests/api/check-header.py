@@ -91,6 +91,42 @@ def run(compiler, std, src, suffix, inc, tmp, extra=()):
     return True
 
 
+INSTALLED = ('mntsnap.h', 'mntsnap-supervisor.h', 'mntsnap-seccomp.h')
+
+
+def alone(compiler, inc, tmp, seccomp):
+    """Each installed header compiles as the only include, from a directory
+    holding the installed headers and nothing else (no build directory, so
+    a reference to the uninstalled mntsnap-config.h fails), and every
+    header it includes by quotes or as mntsnap* is another installed one."""
+    ok = True
+    solo = os.path.join(tmp, 'solo-include')
+    os.makedirs(solo, exist_ok=True)
+    names = [h for h in INSTALLED if seccomp or h != 'mntsnap-seccomp.h']
+    for h in names:
+        shutil.copy(os.path.join(inc, h), solo)
+    for h in names:
+        text = open(os.path.join(solo, h), encoding='utf-8').read()
+        for m in re.finditer(r'#\s*include\s*[<"]([^>"]+)[>"]', text):
+            ref = m.group(1)
+            if (m.group(0).rstrip().endswith('"') or ref.startswith('mntsnap')) and ref not in names:
+                print('FAIL %s includes %s, which is not installed' % (h, ref))
+                ok = False
+        for m in re.finditer(r'\b(MNTSNAP_HAVE_\w+)', text):
+            print('FAIL %s uses %s, a macro of the uninstalled mntsnap-config.h' % (h, m.group(1)))
+            ok = False
+        path = os.path.join(tmp, 'alone-%s.c' % h)
+        open(path, 'w').write('#include <%s>\nint main(void) { return 0; }\n' % h)
+        r = subprocess.run([compiler, '-std=c11'] + WARN + C_WARN +
+                           ['-I', solo, path, '-o', path + '.out'], capture_output=True, text=True)
+        if r.returncode:
+            print('FAIL %s alone:\n%s' % (h, r.stderr))
+            ok = False
+        else:
+            print('ok   %s alone' % h)
+    return ok
+
+
 def has_header(compiler, name):
     r = subprocess.run([compiler, '-E', '-x', 'c', '-', '-o', os.devnull],
                        input='#include <%s>\n' % name, capture_output=True, text=True)
@@ -119,6 +155,7 @@ def main():
                      if has_header(a.cc, h))
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
+        ok &= alone(a.cc, a.include, tmp, a.seccomp)
         for std in ('c99', 'c11'):
             ok &= run(a.cc, std, C_SRC % {'seccomp': sec, 'mounth': mounth}, '.c', a.include, tmp)
         # MNTSNAP_OPTS without GNU C (no statement expression): musl's

@@ -286,8 +286,8 @@ int main(int argc, char **argv)
 	/* our own namespace gets the same table, so own and foreign compare */
 	bench_setup_plain(BASE "/o", n_mounts);
 
-	if (mntsnap_ns_open_pid(target, &byp) || mntsnap_ns_open_id(mntsnap_ns_id(byp), &byid) ||
-	    mntsnap_ns_open_self(&self))
+	if (mntsnap_ns_open_pid(target, NULL, &byp) || mntsnap_ns_open_id(mntsnap_ns_id(byp), NULL, &byid) ||
+	    mntsnap_ns_open_self(NULL, &self))
 		bench_die("open namespace handles");
 	{
 		MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byp);
