@@ -106,6 +106,20 @@ struct mntsnap_policy;
  *          ("uid" matches "uid" and "uid=anything") fails with err.
  *  deny:   the rule refuses what it matches, with err.
  *  err:    positive errno for deny and forbid; 0 = the policy's.
+ *  grant:  MNTSNAP_POLICY_GRANT_* bits, what the supervisor otherwise
+ *          refuses a container even when the rule allows the mount (each
+ *          one named in the audit event's grant when used):
+ *          _FULL_PROC: a proc without "subset=pid" (by default a proc
+ *          made for a container is subset=pid: its processes only, no
+ *          /proc/sys, no /proc/kcore; a container without a user
+ *          namespace could write the host's kernel settings through a full
+ *          one); _WRITABLE_SYSFS: a sysfs mount without "ro" (by default
+ *          read-only); _HOST_CREDENTIALS: the filesystem is created with
+ *          the supervisor's credentials instead of those of the container's
+ *          user namespace, for a type a user namespace may not mount (a
+ *          block device filesystem); its superblock is then owned by the
+ *          supervisor's user namespace. Without a user namespace of its
+ *          own a container's mounts always use the supervisor's.
  * mount(2) expresses exec, suid, dev and atime only by the absence of a
  * flag: "not asked" and "asked for exec" are the same request, so forbid
  * cannot tell them apart; force the opposite ("noexec") instead.
@@ -119,8 +133,13 @@ struct mntsnap_policy_rule {
 	const char *const *forbid;
 	bool deny;
 	int err;
+	unsigned grant;
 	size_t : 0;
 };
+
+#define MNTSNAP_POLICY_GRANT_FULL_PROC 0x1U
+#define MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS 0x2U
+#define MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS 0x4U
 
 /*
  * A policy: default_allow says what happens to a request no rule matches;
@@ -189,6 +208,10 @@ struct mntsnap_sv_event {
 	uint64_t mnt_id;          /* unique id of the new mount (statx
 				   * STATX_MNT_ID_UNIQUE, statmount's id), 0 if none */
 	const char *reason;       /* short word on why, for refusals */
+	const char *grant;        /* the rule's grants used by a performed
+				   * request, comma-joined ("full-proc",
+				   * "writable-sysfs", "host-credentials"),
+				   * NULL if none */
 };
 
 typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *data);

@@ -84,6 +84,7 @@ LAYERS = {
     'policy.c': L4,
     'supervisor.c': L4,
     'sv-request.c': L4,
+    'sv-perform.c': L4,
     'sv-mount.c': L4,
     'sv-newapi.c': L4,
     'sv-json.c': L4,
