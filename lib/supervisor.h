@@ -192,6 +192,7 @@ struct sv_work {
 	const struct mntsnap_policy *policy;
 	int (*become)(const struct sv_work *w, bool host);
 	void *ctx;
+	bool own_userns; /* the container has a user namespace of its own */
 };
 
 /*

@@ -677,6 +677,25 @@ static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int roo
 	return type_defaults(q, mntsnap__policy_grant(p, q->rule));
 }
 
+/*
+ * binfmt_misc has one instance per user namespace (6.7+; one for the
+ * whole system before): made with the supervisor's credentials, in a
+ * container without a user namespace of its own or under a
+ * host-credentials grant, it is the host's, and an interpreter registered
+ * there runs for every exec on the host. Refused whatever the policy says.
+ */
+static int host_instance(struct sv_req *q, const struct sv_work *w)
+{
+	unsigned g = mntsnap__policy_grant(w->policy, q->rule);
+
+	if (q->kind != SV_NEW || strcmp(q->fstype, "binfmt_misc"))
+		return 0;
+	if (w->own_userns && !(g & MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS))
+		return 0;
+	q->reason = "host's instance";
+	return -mntsnap__policy_errno(w->policy);
+}
+
 /* The decided request's credentials (see struct sv_work). */
 static int become(const struct sv_work *w)
 {
@@ -702,6 +721,8 @@ int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len)
 	if (root < 0)
 		return -errno;
 	r = work_decide(q, w->policy, root, &sfd, &tfd);
+	if (!r)
+		r = host_instance(q, w);
 	if (!r) {
 		q->reason = "credentials";
 		r = become(w);

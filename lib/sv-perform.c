@@ -386,6 +386,7 @@ static int run_worker(struct mntsnap_supervisor *sv, struct sv_req *q, int *fd)
 	int r;
 
 	k.w.ctx = &k;
+	k.w.own_userns = fd[NS_USER] >= 0;
 	memcpy(k.fd, fd, sizeof(k.fd));
 	k.out = mmap(NULL, sizeof(*k.out), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		     -1, 0);

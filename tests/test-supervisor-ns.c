@@ -499,6 +499,8 @@ static void script_views(int *res)
 
 		res[12] = stat("/mnt/t", &st) ? -errno : (int)st.st_uid;
 	}
+	/* binfmt_misc: one instance per user namespace (6.7+) */
+	res[13] = try_mount("binfmt_misc", "/mnt/b", "binfmt_misc", 0, NULL);
 }
 
 static void expect_views(const int *r, bool rootless)
@@ -528,6 +530,15 @@ static void expect_views(const int *r, bool rootless)
 	cr_expect_eq(r[11], 0, "tmpfs: %s", strerror(r[11]));
 	/* the container's root owns a tmpfs made for it */
 	cr_expect_eq(r[12], 0, "tmpfs root owned by uid %d in the container", r[12]);
+	/*
+	 * binfmt_misc without a user namespace of its own would be the host's
+	 * (an interpreter registered there runs for every host exec): refused.
+	 * In its own user namespace, its own instance or refused by a kernel
+	 * before 6.7.
+	 */
+	if (!rootless)
+		cr_expect_eq(r[13], EPERM, "binfmt_misc of the host's user namespace: %s",
+			     strerror(r[13]));
 }
 
 LTest(supervisor_ns, views_of_a_container_without_user_namespace, .timeout = 60)
