@@ -414,19 +414,21 @@ static struct report *run_case(struct mntsnap_policy *pol, script_fn script, enu
 	return rep;
 }
 
-/* proc, sysfs, mqueue, cgroup2, binfmt_misc and tmpfs on /mnt/ and below, with force. */
-static struct mntsnap_policy *ns_policy(const char *const *grant)
+/*
+ * proc, sysfs, mqueue, cgroup2, binfmt_misc and tmpfs on /mnt/ and below,
+ * with force; grant: one MNTSNAP_POLICY_GRANT_* set per type, or NULL.
+ */
+static struct mntsnap_policy *ns_policy(const unsigned *grant)
 {
 	static const char *const types[] = { "proc", "sysfs", "mqueue", "cgroup2", "binfmt_misc",
 					     "tmpfs" };
 	static const char *const force[] = { "nosuid", "nodev", "noexec", NULL };
 	struct mntsnap_policy *p;
 
-	(void)grant;
 	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		MNTSNAP_OPTS(mntsnap_policy_rule, r, .fstype = types[i], .target = "/mnt/*",
-			     .force = force);
+			     .force = force, .grant = grant ? grant[i] : 0);
 
 		cr_assert_eq(mntsnap_policy_add(p, &r, NULL), 0);
 	}
@@ -571,6 +573,13 @@ static void script_remounts(int *res)
 		if (fd >= 0)
 			close(fd);
 	}
+	/* its own proc superblock: remountable, but "subset=" never clears
+	 * subset=pid, nor does a bind remount make a sysfs writable */
+	res[7] = try_mount("proc", "/mnt/p", "proc", 0, NULL);
+	res[8] = try_mount(NULL, "/mnt/p", NULL, MS_REMOUNT, "subset=");
+	res[9] = access("/mnt/p/sys", F_OK) ? errno : 0;
+	res[10] = try_mount(NULL, "/mnt/s", NULL, MS_REMOUNT | MS_BIND, NULL);
+	res[11] = open("/mnt/s/class/net/lo/ifalias", O_WRONLY | O_CLOEXEC) < 0 ? errno : 0;
 }
 
 LTest(supervisor_ns, remount_of_a_shared_superblock_refused, .timeout = 60)
@@ -587,4 +596,58 @@ LTest(supervisor_ns, remount_of_a_shared_superblock_refused, .timeout = 60)
 	cr_expect_eq(r->res[5], 0, "remount of its own tmpfs: %s", strerror(r->res[5]));
 	cr_expect_eq(r->res[6], EROFS, "its tmpfs after remount,ro: %s", strerror(r->res[6]));
 	cr_expect(strstr(r->audit, "\"reason\":\"shared superblock\""), "audit:\n%s", r->audit);
+	cr_expect_eq(r->res[7], 0, "proc: %s", strerror(r->res[7]));
+	cr_expect_eq(r->res[8], 0, "remount of its own proc: %s", strerror(r->res[8]));
+	cr_expect_eq(r->res[9], ENOENT, "/proc/sys after remount with subset=: %s",
+		     strerror(r->res[9]));
+	cr_expect_eq(r->res[10], 0, "bind remount of its sysfs: %s", strerror(r->res[10]));
+	cr_expect_eq(r->res[11], EROFS, "its sysfs after a bind remount: %s", strerror(r->res[11]));
+}
+
+/* What the grants lift, and that the audit names them. */
+static void script_granted(int *res)
+{
+	struct stat st;
+
+	res[0] = try_mount("proc", "/mnt/p", "proc", 0, NULL);
+	res[1] = count_entries("/mnt/p", "1", true, false);
+	res[2] = access("/mnt/p/sys/kernel", F_OK) ? errno : 0;
+	res[3] = try_mount("sysfs", "/mnt/s", "sysfs", 0, NULL);
+	res[4] = count_entries("/mnt/s/class/net", "lo", false, false);
+	res[5] = open("/mnt/s/class/net/lo/ifalias", O_WRONLY | O_CLOEXEC) < 0 ? errno : 0;
+	res[6] = try_mount("none", "/mnt/t", "tmpfs", 0, NULL);
+	res[7] = stat("/mnt/t", &st) ? -errno : (int)st.st_uid;
+}
+
+LTest(supervisor_ns, grants_full_proc_and_writable_sysfs, .timeout = 60)
+{
+	static const unsigned grant[] = { MNTSNAP_POLICY_GRANT_FULL_PROC,
+					  MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS, 0, 0, 0, 0 };
+	struct report *r = run_case(ns_policy(grant), script_granted, CTR_OWN);
+
+	cr_expect_eq(r->res[0], 0, "proc: %s", strerror(r->res[0]));
+	/* still the container's pid namespace, now with its non-process files */
+	cr_expect_eq(r->res[1], 0, "proc shows %d processes beside the init", r->res[1]);
+	cr_expect_eq(r->res[2], 0, "a full proc has /proc/sys: %s", strerror(r->res[2]));
+	cr_expect_eq(r->res[3], 0, "sysfs: %s", strerror(r->res[3]));
+	cr_expect_eq(r->res[4], 0, "sysfs shows %d devices beside lo", r->res[4]);
+	cr_expect_eq(r->res[5], 0, "a writable sysfs: %s", strerror(r->res[5]));
+	cr_expect(strstr(r->audit, "\"options_applied\":\"nosuid,nodev,noexec\",\"rule\":0,") &&
+		  strstr(r->audit, "\"grant\":\"full-proc\""), "audit:\n%s", r->audit);
+	cr_expect(strstr(r->audit, "\"grant\":\"writable-sysfs\""), "audit:\n%s", r->audit);
+}
+
+/*
+ * host-credentials: a tmpfs made with the supervisor's credentials is
+ * owned by them (the container sees the overflow uid), the proof that
+ * without the grant the worker really takes the container's.
+ */
+LTest(supervisor_ns, grant_host_credentials, .timeout = 60)
+{
+	static const unsigned grant[] = { 0, 0, 0, 0, 0, MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS };
+	struct report *r = run_case(ns_policy(grant), script_granted, CTR_ROOTLESS);
+
+	cr_expect_eq(r->res[6], 0, "tmpfs: %s", strerror(r->res[6]));
+	cr_expect_eq(r->res[7], 65534, "tmpfs root owned by uid %d in the container", r->res[7]);
+	cr_expect(strstr(r->audit, "\"grant\":\"host-credentials\""), "audit:\n%s", r->audit);
 }
