@@ -19,13 +19,20 @@
  *     dropped, so the fds are the caller's;
  *  2. a CLONE_VM|CLONE_VFORK child (no copy of the supervisor's memory, no
  *     SIGCHLD, the calling thread suspended, its own ITIMER_REAL as the
- *     deadline) cuts its fds and capabilities and setns()es into mnt,
- *     cgroup, ipc, net and pid (first into the user namespace when the
- *     supervisor has no CAP_SYS_ADMIN of its own: a rootless owner);
+ *     deadline, the mm non-dumpable meanwhile) cuts its fds and
+ *     capabilities and setns()es into mnt, cgroup, ipc, net and pid
+ *     (first into the user namespace when the supervisor has no
+ *     CAP_SYS_ADMIN of its own: a rootless owner);
  *  3. setns(CLONE_NEWPID) never changes the caller's own pid namespace,
- *     only its children's: so that child fork()s the worker, which is
- *     born in the container's pid namespace (and, a process of its own,
- *     may join its time namespace, which a shared mm may not);
+ *     only its children's: so for a new filesystem instance that child
+ *     starts the worker, born in the container's pid namespace: another
+ *     CLONE_VM|CLONE_VFORK child, or, when the container has a time
+ *     namespace of its own, a fork() (a task sharing its mm may not join
+ *     one: EUSERS). Copying the supervisor's page tables costs ~1.7 ms a
+ *     request on the 2-core test VM, against ~0.1 ms for the CLONE_VM
+ *     child, and no filesystem instance depends on the time namespace,
+ *     so the copy is paid only then. Binds, remounts, moves and umounts
+ *     create no superblock: the first child does them itself;
  *  4. the worker resolves and decides with the supervisor's credentials,
  *     then, before mounting anything, takes the container's: when the
  *     container has a user namespace of its own it joins it and becomes
@@ -33,13 +40,13 @@
  *     the kernel's own limits for it apply (FS_USERNS_MOUNT types only,
  *     locked mounts, "too revealing" proc/sysfs); only a rule granting
  *     MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS keeps the supervisor's;
- *  5. its results come back through a shared mapping (it has its own copy
- *     of everything else), and it is non-dumpable: the container cannot
- *     ptrace it or read its memory through /proc.
+ *  5. its results come back through a shared mapping (a forked worker has
+ *     its own copy of everything else), and its mm is non-dumpable: a
+ *     container that sees the worker in its pid namespace cannot ptrace
+ *     it or read the supervisor's memory through its /proc/PID/mem.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,7 +71,7 @@
 #define CAP_SYS_ADMIN_ 21
 #define CLONE_NEWTIME_ 0x00000080
 #define DEFAULT_TIMEOUT_MS 10000
-#define WORKER_STACK (512 * 1024)
+#define WORKER_STACK (512 * 1024) /* each of the two children's */
 #define APPLIED_MAX (3 * SV_DATA_MAX)
 #ifndef __WALL
 #define __WALL 0x40000000
@@ -107,6 +114,9 @@ struct worker {
 	pid_t ppid;
 	pid_t entered;      /* the entering child's pid (in its own pid namespace) */
 	unsigned timeout_ms;
+	char *stack2;       /* top of the worker's stack (a CLONE_VM worker) */
+	bool need_child;    /* a new superblock in another pid or time namespace */
+	bool forked;        /* the worker has its own mm (joins a time namespace) */
 	bool joined_user;   /* entered the user namespace before the others */
 	uint32_t caps[6];   /* capget/capset v3: effective, permitted, inheritable x2 */
 };
@@ -244,15 +254,16 @@ static int become(const struct sv_work *w, bool host)
 
 	if (k->fd[NS_USER] < 0 || k->joined_user || host)
 		return 0;
-	if (setgroups(0, NULL) && errno != EPERM)
-		return -errno;
+	r = (int)mntsnap__sys_setgroups0();
+	if (r && r != -EPERM)
+		return r;
 	r = (int)mntsnap__sys_setns(k->fd[NS_USER], CLONE_NEWUSER);
 	if (r)
 		return r;
 	/* a user namespace without a root keeps the overflow ids, still
 	 * owner of nothing outside it */
-	if (setresgid(0, 0, 0) == 0)
-		(void)setresuid(0, 0, 0);
+	if (!mntsnap__sys_setresgid(0, 0, 0))
+		(void)mntsnap__sys_setresuid(0, 0, 0);
 	return caps_limit(k, 1ULL << CAP_SYS_ADMIN_);
 }
 
@@ -279,42 +290,65 @@ static void copy_out(struct worker *k, int r)
 	__atomic_store_n(&o->done, true, __ATOMIC_RELEASE);
 }
 
-/* The worker: in the container's pid namespace since its birth. */
-static void worker_main(struct worker *k)
+static void work(struct worker *k)
 {
 	void *buf = NULL;
 	size_t len = 0;
 	int r;
 
-	mntsnap__sys_prctl(PR_SET_DUMPABLE, 0);
+	r = k->w.q->kind == SV_UMOUNT ? mntsnap__sv_work_umount(&k->w, &buf, &len)
+				      : mntsnap__sv_work_mount(&k->w, &buf, &len);
+	copy_out(k, r);
+}
+
+/* The worker: in the container's pid namespace since its birth. */
+static int worker_main(void *arg)
+{
+	struct worker *k = arg;
+	int r = 0;
+
+	if (k->forked)
+		mntsnap__sys_prctl(PR_SET_DUMPABLE, 0); /* its own mm now */
 	mntsnap__sys_prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* the parent's pid, 0 when it lives outside this pid namespace: else
 	 * it died and the worker was reparented to someone inside */
 	if (getppid() != (k->fd[NS_PID] >= 0 ? 0 : k->entered))
 		_exit(127);
-	k->w.q->reason = "time namespace";
-	r = k->fd[NS_TIME] >= 0 ? (int)mntsnap__sys_setns(k->fd[NS_TIME], CLONE_NEWTIME_) : 0;
-	if (!r)
-		r = k->w.q->kind == SV_UMOUNT ? mntsnap__sv_work_umount(&k->w, &buf, &len)
-					      : mntsnap__sv_work_mount(&k->w, &buf, &len);
-	copy_out(k, r);
+	if (k->forked && k->fd[NS_TIME] >= 0) {
+		k->w.q->reason = "time namespace";
+		r = (int)mntsnap__sys_setns(k->fd[NS_TIME], CLONE_NEWTIME_);
+	}
+	if (r)
+		copy_out(k, r);
+	else
+		work(k);
 	_exit(0);
 }
 
-/* CLONE_VM child: cut, enter, fork the worker, wait for it. */
+static void fail_out(struct worker *k, int r)
+{
+	k->out->status = r;
+	__atomic_store_n(&k->out->done, true, __ATOMIC_RELEASE);
+	_exit(0);
+}
+
+/* The first child (CLONE_VM): cut, enter, start the worker or work. */
 static int enter_main(void *arg)
 {
 	struct worker *k = arg;
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	struct itimerval it = { { 0, 0 }, { 0, 0 } };
+	siginfo_t si;
 	sigset_t mask;
 	pid_t pid;
-	int r = 0, st;
+	int r = 0;
 
 	k->w.q->reason = "namespaces";
 	mntsnap__sys_prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != k->ppid)
 		_exit(127);
+	/* the shared mm: the supervisor's too, put back by dumpable_release */
+	mntsnap__sys_prctl(PR_SET_DUMPABLE, 0);
 	sigaction(SIGALRM, &sa, NULL);
 	sigfillset(&mask);
 	sigdelset(&mask, SIGALRM);
@@ -333,21 +367,24 @@ static int enter_main(void *arg)
 	for (int i = NS_MNT; !r && i <= NS_PID; i++)
 		if (k->fd[i] >= 0)
 			r = (int)mntsnap__sys_setns(k->fd[i], kinds[i].flag);
-	if (r) {
-		k->out->status = r;
-		__atomic_store_n(&k->out->done, true, __ATOMIC_RELEASE);
+	if (r)
+		fail_out(k, r);
+	if (!k->need_child) {
+		work(k);
 		_exit(0);
 	}
 	k->entered = getpid();
-	pid = fork();
-	if (pid == 0)
-		worker_main(k);
-	if (pid < 0) {
-		k->out->status = -errno;
-		__atomic_store_n(&k->out->done, true, __ATOMIC_RELEASE);
-		_exit(0);
+	k->forked = k->fd[NS_TIME] >= 0;
+	if (k->forked) {
+		pid = fork();
+		if (pid == 0)
+			worker_main(k);
+	} else {
+		pid = (pid_t)mntsnap__sys_clone(worker_main, k->stack2, CLONE_VM | CLONE_VFORK, k);
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	if (pid < 0)
+		fail_out(k, pid == -1 ? -errno : pid);
+	while (mntsnap__sys_waitid(P_PID, (unsigned)pid, &si, WEXITED | __WALL) == -EINTR)
 		;
 	_exit(0);
 }
@@ -392,17 +429,23 @@ static int run_worker(struct mntsnap_supervisor *sv, struct sv_req *q, int *fd)
 		     -1, 0);
 	if (k.out == MAP_FAILED)
 		return -errno;
-	stack = mmap(NULL, WORKER_STACK + page, PROT_READ | PROT_WRITE,
+	/* [guard][first child's stack][guard][worker's stack] */
+	stack = mmap(NULL, 2 * (WORKER_STACK + page), PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
 		r = -errno;
 		munmap(k.out, sizeof(*k.out));
 		return r;
 	}
-	mprotect(stack, page, PROT_NONE); /* a guard page: overflow faults */
+	mprotect(stack, page, PROT_NONE);
+	mprotect(stack + WORKER_STACK + page, page, PROT_NONE);
+	k.stack2 = stack + 2 * (WORKER_STACK + page);
+	k.need_child = q->kind == SV_NEW && (fd[NS_PID] >= 0 || fd[NS_TIME] >= 0);
+	mntsnap__dumpable_hold();
 	/* exit signal 0: no SIGCHLD, and a caller's waitpid(-1) never sees it */
 	pid = (pid_t)mntsnap__sys_clone(enter_main, stack + WORKER_STACK + page,
 					CLONE_VM | CLONE_VFORK, &k);
+	mntsnap__dumpable_release();
 	r = pid < 0 ? pid : 0;
 	if (!r) {
 		memset(&si, 0, sizeof(si));
@@ -416,7 +459,7 @@ static int run_worker(struct mntsnap_supervisor *sv, struct sv_req *q, int *fd)
 			q->reason = r == -ETIMEDOUT ? "worker timeout" : "worker died";
 		}
 	}
-	munmap(stack, WORKER_STACK + page);
+	munmap(stack, 2 * (WORKER_STACK + page));
 	munmap(k.out, sizeof(*k.out));
 	return r;
 }
