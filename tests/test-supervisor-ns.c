@@ -63,6 +63,7 @@ enum ctr_mode {
 	CTR_OWN,      /* own net and ipc namespaces, no user namespace */
 	CTR_SHARED,   /* the stand-in host's net and ipc namespaces */
 	CTR_ROOTLESS, /* own user namespace (0 -> 1000) owning all the rest */
+	CTR_OWN_TIME, /* CTR_OWN and a time namespace of its own */
 };
 
 typedef void (*script_fn)(int *res);
@@ -161,6 +162,8 @@ static void ctr_parent(enum ctr_mode mode, script_fn script, int *res, int ready
 	put(path, "0");
 	if (mode != CTR_SHARED)
 		flags |= CLONE_NEWNET | CLONE_NEWIPC;
+	if (mode == CTR_OWN_TIME)
+		flags |= CLONE_NEWTIME;
 	if (mode == CTR_ROOTLESS) {
 		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
 			die("uid 1000");
@@ -546,6 +549,14 @@ static void expect_views(const int *r, bool rootless)
 LTest(supervisor_ns, views_of_a_container_without_user_namespace, .timeout = 60)
 {
 	struct report *r = run_case(ns_policy(NULL), script_views, CTR_OWN);
+
+	expect_views(r->res, false);
+}
+
+/* The worker that joins a time namespace is a fork(), not a CLONE_VM child. */
+LTest(supervisor_ns, views_of_a_container_with_its_own_time_namespace, .timeout = 60)
+{
+	struct report *r = run_case(ns_policy(NULL), script_views, CTR_OWN_TIME);
 
 	expect_views(r->res, false);
 }
