@@ -6,8 +6,13 @@
  * the filter's notify fd, reads the arguments from the caller's memory,
  * decides with a policy over the whole request (filesystem type, source,
  * target as the container resolves them, every option), and when allowed
- * performs the mount itself inside the container's mount namespace and
- * returns the result as mount's return value. The container needs no
+ * performs the mount itself inside the container's namespaces (mount,
+ * pid, net, ipc, cgroup, time: a new proc, sysfs, mqueue or cgroup2 shows
+ * the container's processes, devices, queues and cgroup root, never the
+ * supervisor's) and, when the container has a user namespace of its own,
+ * with the credentials of its root there (unless the deciding rule grants
+ * MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS), and returns the result as
+ * mount's return value. The container needs no
  * CAP_SYS_ADMIN: seccomp acts at syscall entry, before capability checks.
  *
  * Same conventions as mntsnap.h (0 or a negative errno value, ret_* last,
@@ -32,14 +37,20 @@
  *  - a requester whose root is not its mount namespace's root (chroot()
  *    inside the container) is refused with EPERM: there "/" would mean
  *    something else to it than to the supervisor; so is one in the
- *    supervisor's own mount namespace.
+ *    supervisor's own mount namespace;
+ *  - a proc is mounted "subset=pid" and a sysfs "ro" unless the rule
+ *    grants otherwise; binfmt_misc is refused where it would be the
+ *    host's instance (no user namespace of the container's own).
  *
  * Handled: mount(2) new mounts, binds (MS_REC), remounts (with and without
  * MS_BIND; the rule's force list is applied again, as the flags given
  * replace the mount's) of a mount the supervisor made for the same notify
- * fd only, and without MS_BIND only of a new mount (the superblock under
- * a bind is its source's; a bind is remounted under the "bind" rules with
- * the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
+ * fd only, and without MS_BIND only of a new mount whose superblock was
+ * created for it (FSCONFIG_CMD_CREATE_EXCL, 6.6+), is of no type whose
+ * superblocks are shared (sysfs, mqueue, cgroup2, debugfs, ...) and is
+ * mounted nowhere else in the container's mount namespace (the superblock
+ * under a bind is its source's; a bind is remounted under the "bind"
+ * rules with the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else;
  * MS_MOVE of such a mount (matched with its type, its resolved location as
  * source and the new one as target; a bind as "bind" with the source it
