@@ -96,6 +96,7 @@ static const struct {
 /* What the worker hands back, in memory shared with the supervisor. */
 struct outcome {
 	bool done;
+	bool worked;        /* the work ran: the fields below are its */
 	int status;
 	int rule;
 	bool own_sb;
@@ -273,6 +274,7 @@ static void copy_out(struct worker *k, int r)
 	struct sv_req *q = k->w.q;
 
 	o->status = r;
+	o->worked = true;
 	o->rule = q->rule;
 	o->own_sb = q->own_sb;
 	o->mnt_id = q->mnt_id;
@@ -453,7 +455,8 @@ static int run_worker(struct mntsnap_supervisor *sv, struct sv_req *q, int *fd)
 			;
 		if (__atomic_load_n(&k.out->done, __ATOMIC_ACQUIRE)) {
 			r = k.out->status;
-			take_outcome(q, k.out);
+			if (k.out->worked)
+				take_outcome(q, k.out);
 		} else {
 			r = si.si_code == CLD_KILLED && si.si_status == SIGALRM ? -ETIMEDOUT : -ECHILD;
 			q->reason = r == -ETIMEDOUT ? "worker timeout" : "worker died";
