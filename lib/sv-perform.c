@@ -11,7 +11,11 @@
  * worker that joined only the mount namespace gave a container the host's
  * /proc (and /proc/sys), /sys and queues.
  *
- * How (the order Incus's forkmount and nsenter use):
+ * How (the user namespace first when its capabilities are needed to enter
+ * the rest, as nsenter and Incus's forksyscall helpers do; Incus's
+ * intercepted mount(2) enters only the mount namespace, with the caller's
+ * own ids and capabilities, and is meant for block device types, whose
+ * superblocks take nothing from the creator's namespaces):
  *  1. the supervisor opens the caller's /proc/PID/ns/{user,mnt,cgroup,
  *     ipc,net,pid,time} below its own procfs root (never across a mount),
  *     keeps those that differ from its own, and only then checks
