@@ -64,6 +64,7 @@ enum ctr_mode {
 	CTR_SHARED,   /* the stand-in host's net and ipc namespaces */
 	CTR_ROOTLESS, /* own user namespace (0 -> 1000) owning all the rest */
 	CTR_OWN_TIME, /* CTR_OWN and a time namespace of its own */
+	CTR_ROOTLESS_UNPRIV, /* CTR_ROOTLESS, served by a supervisor of uid 1000 */
 };
 
 typedef void (*script_fn)(int *res);
@@ -164,7 +165,7 @@ static void ctr_parent(enum ctr_mode mode, script_fn script, int *res, int ready
 		flags |= CLONE_NEWNET | CLONE_NEWIPC;
 	if (mode == CTR_OWN_TIME)
 		flags |= CLONE_NEWTIME;
-	if (mode == CTR_ROOTLESS) {
+	if (mode == CTR_ROOTLESS || mode == CTR_ROOTLESS_UNPRIV) {
 		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
 			die("uid 1000");
 		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
@@ -290,12 +291,56 @@ static void on_audit(const struct mntsnap_sv_event *ev, void *data)
 	}
 }
 
+/* Serve the notify fd until the container's script is done. */
+static void serve(const struct mntsnap_policy *pol, int nfd, int done_r)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit);
+	struct mntsnap_supervisor *sv;
+
+	if (mntsnap_supervisor_new(pol, &o, &sv) || mntsnap_supervisor_add(sv, nfd, "box"))
+		sfail("supervisor");
+	for (;;) {
+		struct pollfd p[2] = { { mntsnap_supervisor_fd(sv), POLLIN, 0 },
+				       { done_r, POLLIN, 0 } };
+
+		if (poll(p, 2, 30000) < 1)
+			sfail("the container hangs");
+		if (p[0].revents && mntsnap_supervisor_dispatch(sv, 0) < 0)
+			sfail("dispatch");
+		if (p[1].revents)
+			break;
+	}
+	mntsnap_supervisor_free(sv);
+}
+
+/*
+ * The same by a supervisor that is the rootless container's owner, uid
+ * 1000 without capabilities: it has CAP_SYS_ADMIN over the container's
+ * namespaces only inside its user namespace, so it joins that first.
+ */
+static void serve_unprivileged(const struct mntsnap_policy *pol, int nfd, int done_r)
+{
+	pid_t z = fork();
+	int st;
+
+	if (z < 0)
+		sfail("fork");
+	if (z == 0) {
+		if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			sfail("uid 1000");
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		serve(pol, nfd, done_r);
+		_exit(0);
+	}
+	if (waitpid(z, &st, 0) != z || !WIFEXITED(st) || WEXITSTATUS(st))
+		_exit(1); /* its sfail() said why */
+	close(nfd);
+}
+
 /* Start the container, serve it until its script is done, let it go. */
 static void serve_box(const struct mntsnap_policy *pol, script_fn script, enum ctr_mode mode)
 {
-	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit);
 	int ready[2], fdp[2], done[2], go[2], cfd, pidfd, nfd, st;
-	struct mntsnap_supervisor *sv;
 	pid_t mid, init;
 
 	if (pipe2(ready, O_CLOEXEC) | pipe2(done, O_CLOEXEC) | pipe2(go, O_CLOEXEC) |
@@ -323,19 +368,10 @@ static void serve_box(const struct mntsnap_policy *pol, script_fn script, enum c
 	if (nfd < 0)
 		sfail("pidfd_getfd");
 	close(pidfd);
-	if (mntsnap_supervisor_new(pol, &o, &sv) || mntsnap_supervisor_add(sv, nfd, "box"))
-		sfail("supervisor");
-	for (;;) {
-		struct pollfd p[2] = { { mntsnap_supervisor_fd(sv), POLLIN, 0 },
-				       { done[0], POLLIN, 0 } };
-
-		if (poll(p, 2, 30000) < 1)
-			sfail("the container hangs");
-		if (p[0].revents && mntsnap_supervisor_dispatch(sv, 0) < 0)
-			sfail("dispatch");
-		if (p[1].revents)
-			break;
-	}
+	if (mode == CTR_ROOTLESS_UNPRIV)
+		serve_unprivileged(pol, nfd, done[0]);
+	else
+		serve(pol, nfd, done[0]);
 	close(go[1]);
 	close(done[0]);
 	close(ready[0]);
@@ -343,7 +379,6 @@ static void serve_box(const struct mntsnap_policy *pol, script_fn script, enum c
 	if (waitpid(mid, &st, 0) != mid)
 		sfail("waitpid");
 	rep->box_status = st;
-	mntsnap_supervisor_free(sv);
 }
 
 /* The supervisor's process: pid 1 of the stand-in host's pid namespace. */
@@ -559,6 +594,13 @@ LTest(supervisor_ns, views_of_a_container_with_its_own_time_namespace, .timeout 
 	struct report *r = run_case(ns_policy(NULL), script_views, CTR_OWN_TIME);
 
 	expect_views(r->res, false);
+}
+
+LTest(supervisor_ns, views_of_a_rootless_container_unprivileged_supervisor, .timeout = 60)
+{
+	struct report *r = run_case(ns_policy(NULL), script_views, CTR_ROOTLESS_UNPRIV);
+
+	expect_views(r->res, true);
 }
 
 LTest(supervisor_ns, views_of_a_rootless_container, .timeout = 60)
