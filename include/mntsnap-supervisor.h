@@ -29,8 +29,8 @@
  *    allowed request is performed by the supervisor and its result
  *    returned;
  *  - paths are resolved inside the container's root with openat2(2)
- *    RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS by the namespace helper (see
- *    mntsnap_ns_run), from the directory the kernel resolved: the policy
+ *    RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS by a worker process inside the
+ *    caller's namespaces, from the directory the kernel resolved: the policy
  *    sees the canonical path ("/mnt/l" -> "/../../tmp" is "/tmp") and the
  *    mount goes onto that same opened object (fsmount + move_mount onto
  *    the fd, open_tree for binds), never onto a path looked up again;
@@ -229,8 +229,8 @@ typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *dat
 
 /*
  * audit: called once per request answered (also for refusals), from
- * mntsnap_supervisor_dispatch(). timeout_ms bounds each helper run inside
- * a container (0 = the helper's default).
+ * mntsnap_supervisor_dispatch(). timeout_ms bounds each worker run inside
+ * a container (0 = 10 s).
  */
 struct mntsnap_supervisor_opts {
 	size_t sz;
@@ -275,7 +275,7 @@ int mntsnap_supervisor_fd(const struct mntsnap_supervisor *sv);
  * every one that is ready, and drop the notify fds whose processes have
  * all exited. Returns the number of requests answered (0 on timeout) or
  * -EINTR, -EBADF. A request that cannot be handled (unreadable
- * arguments, a caller gone, a helper failure) is answered with an error
+ * arguments, a caller gone, a worker failure) is answered with an error
  * or dropped; it never stops the supervisor.
  */
 int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms);

@@ -140,7 +140,7 @@ struct sv_container {
 
 enum sv_kind { SV_NEW, SV_BIND, SV_REMOUNT, SV_REMOUNT_BIND, SV_UMOUNT, SV_PROPAGATION, SV_MOVE };
 
-/* One request, from RECV to SEND. The helper writes its half in place. */
+/* One request, from RECV to SEND. The worker's half comes back in place. */
 struct sv_req {
 	struct mntsnap_k_seccomp_notif n;
 	const struct sv_container *c;
@@ -154,7 +154,7 @@ struct sv_req {
 	char *asked;         /* flags by name + data */
 	/* expected identity of the caller's root */
 	uint64_t root_mnt, root_ino, root_dev;
-	/* filled by the helper */
+	/* filled by the worker (lib/sv-perform.c) */
 	char rsource[SV_PATH_MAX], rtarget[SV_PATH_MAX], mfstype[SV_FSTYPE_MAX];
 	char *applied;
 	int rule;
@@ -233,8 +233,11 @@ int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);
 
 /*
- * lib/sv-request.c: open the caller's namespace, check the request is
- * still the caller's, and run the work in the helper. -ENOENT: gone.
+ * lib/sv-perform.c, the one entry into the perform stage: open the
+ * caller's namespaces, check the request is still the caller's
+ * (NOTIF_ID_VALID after the opens), and run the work (sv-mount.c) in a
+ * worker inside them, with the credentials the decision calls for.
+ * 0 or -errno; -ENOENT: the caller is gone.
  */
 int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 
