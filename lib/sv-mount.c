@@ -71,7 +71,7 @@ static int openat2_(int dfd, const char *path, uint64_t flags, uint64_t resolve)
 
 /*
  * The canonical path of directory fd as the container sees it: the
- * helper's root is the namespace root (checked against the caller's),
+ * worker's root is the namespace root (checked against the caller's),
  * and it has its own cwd, so getcwd() after fchdir() names it without
  * reading the container's /proc.
  */
@@ -762,7 +762,7 @@ const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t i
  * umount2 of a mount the supervisor made for this container, and of
  * nothing else. The mount is named from its parent directory (openat
  * "..", which for a mount root is the directory under the mountpoint) so
- * the helper's cwd is not inside it; the name is checked to lead to the
+ * the worker's cwd is not inside it; the name is checked to lead to the
  * same mount id right before umount2.
  */
 static int do_umount(struct sv_req *q, int *tfdp)
