@@ -437,3 +437,97 @@ Test(diff, cli_save_show_diff_exit_codes)
 	snprintf(cmd, sizeof(cmd), "%s show " BASE "/nope.bin 2>/dev/null", cli);
 	cr_assert_eq(run(cmd), 2);
 }
+
+/*
+ * An empty value is a value: "no options" -> "size=1m" and "" -> a source
+ * are changes, by id (statmount), by path (mountinfo) and with ids
+ * ignored. Absent means only "not asked for, or not supported".
+ */
+static void empty_to_value(int backend, uint32_t flags)
+{
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	mnt("", BASE "/x", "tmpfs", 0, NULL);
+	a = cap(backend);
+	mnt(NULL, BASE "/x", NULL, MS_REMOUNT, "size=1m");
+	b = cap(backend);
+	d = diff(a, b, flags, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_count(d), 1, "count %zu", mntsnap_diff_count(d));
+	e = find(d, a, b, BASE "/x");
+	cr_assert_eq(e.kind, MNTSNAP_DIFF_CHANGED);
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_OPTIONS, "0x%x", e.changed);
+	mntsnap_diff_free(d);
+	/* and back: a value -> no options */
+	d = diff(b, a, flags, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_changed(d), 1);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+Test(diff, no_options_to_options_by_id)
+{
+	empty_to_value(MNTSNAP_BACKEND_STATMOUNT, 0);
+}
+
+Test(diff, no_options_to_options_by_path)
+{
+	empty_to_value(MNTSNAP_BACKEND_MOUNTINFO, 0);
+}
+
+Test(diff, no_options_to_options_ignore_ids)
+{
+	empty_to_value(MNTSNAP_BACKEND_STATMOUNT, MNTSNAP_DIFF_IGNORE_IDS);
+}
+
+/* Two trees built apart: an empty source, no options vs a source, options. */
+Test(diff, empty_source_and_options_are_values)
+{
+	static const int backends[] = { MNTSNAP_BACKEND_STATMOUNT, MNTSNAP_BACKEND_MOUNTINFO };
+	struct mntsnap_snapshot *s;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	mnt("", BASE "/a/t", "tmpfs", 0, NULL);
+	mnt("src", BASE "/b/t", "tmpfs", 0, "size=1m");
+	for (size_t i = 0; i < 2; i++) {
+		s = cap(backends[i]);
+		d = diff(s, s, MNTSNAP_DIFF_IGNORE_IDS, BASE "/a", BASE "/b");
+		/* the rest is the other trees' own mounts, each unmatched once */
+		cr_assert_eq(mntsnap_diff_changed(d), 1, "backend %d", backends[i]);
+		for (size_t j = 0; j < mntsnap_diff_count(d); j++) {
+			mntsnap_diff_get(d, j, &e);
+			if (e.kind == MNTSNAP_DIFF_CHANGED)
+				break;
+		}
+		cr_assert_eq(e.changed, MNTSNAP_CHANGE_SOURCE | MNTSNAP_CHANGE_OPTIONS,
+			     "backend %d: 0x%x", backends[i], e.changed);
+		mntsnap_diff_free(d);
+		mntsnap_snapshot_free(s);
+	}
+}
+
+/* The CLI, as a user tries it: save, remount size=1m, save, diff. */
+Test(diff, cli_remount_size_is_a_difference)
+{
+	char cli[4200], cmd[9000];
+
+	ms_private_ns(BASE);
+	cli_path(cli, sizeof(cli));
+	mnt("none", BASE "/w", "tmpfs", 0, NULL);
+	snprintf(cmd, sizeof(cmd), "%s save " BASE "/a.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	mnt(NULL, BASE "/w", NULL, MS_REMOUNT, "size=1m");
+	snprintf(cmd, sizeof(cmd), "%s save " BASE "/b.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/a.bin " BASE "/b.bin | grep -q 'size=1024k'",
+		 cli);
+	cr_assert_eq(run(cmd), 0, "the option change is printed");
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/a.bin " BASE "/b.bin >/dev/null", cli);
+	cr_assert_eq(run(cmd), 1, "different: exit 1");
+}
+
