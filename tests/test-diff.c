@@ -531,3 +531,99 @@ Test(diff, cli_remount_size_is_a_difference)
 	cr_assert_eq(run(cmd), 1, "different: exit 1");
 }
 
+
+/*
+ * A diff is read in a terminal. Every string of an added, a removed and a
+ * changed entry (mount point, root, source, fs type, subtype, options)
+ * holds every control byte, DEL and every C1 control (raw and as UTF-8):
+ * the text diff writes none of them raw, nor a space or a backslash (so
+ * fields still split on spaces and "\x1b" cannot be faked), as the table
+ * renderer's \xHH. The tables are mountinfo text, where the kernel writes
+ * these bytes raw (only space, tab, newline and backslash are \ooo).
+ */
+static void hostile_bytes(char *o, size_t len)
+{
+	size_t n = 0;
+
+	for (int c = 1; c < 0x20 && n + 4 < len; c++) {
+		if (c == '\t' || c == '\n')
+			n += (size_t)snprintf(o + n, len - n, "\\%03o", c);
+		else
+			o[n++] = (char)c;
+	}
+	o[n++] = 0x7f;
+	for (int c = 0x80; c < 0xa0 && n + 4 < len; c++) {
+		o[n++] = (char)0xc2; /* U+0080..U+009F as UTF-8 */
+		o[n++] = (char)c;
+		o[n++] = (char)c; /* and the raw byte */
+	}
+	n += (size_t)snprintf(o + n, len - n, "\\040\\134");
+	o[n] = '\0';
+}
+
+static void hostile_line(char *o, size_t len, int id, const char *tag, const char *opt)
+{
+	char h[512];
+
+	hostile_bytes(h, sizeof(h));
+	snprintf(o, len,
+		 "%d 1 0:%d /r%s /m%s%s rw,relatime - t%s.s%s s%s%s rw,o%s%s\n", id, 40 + id, h,
+		 tag, h, h, h, h, tag, opt, h);
+}
+
+static void assert_terminal_safe(const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		cr_assert(*p == '\n' || (*p >= 0x20 && *p < 0x7f),
+			  "raw byte 0x%02x at offset %td of:\n%s", *p, (const char *)p - text,
+			  text);
+		cr_assert(*p != '\\' || p[1] == 'x', "a backslash that is no \\xHH:\n%s", text);
+	}
+}
+
+Test(diff, text_escapes_every_control_byte_in_every_field)
+{
+	static char a_txt[16384], b_txt[16384], l[3][4096];
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff *d;
+	char *text;
+	size_t lines = 0;
+
+	hostile_line(l[0], sizeof(l[0]), 1, "gone", "1");
+	hostile_line(l[1], sizeof(l[1]), 2, "chg", "1");
+	snprintf(a_txt, sizeof(a_txt), "%s%s", l[0], l[1]);
+	hostile_line(l[1], sizeof(l[1]), 2, "chg", "2"); /* options differ */
+	hostile_line(l[2], sizeof(l[2]), 3, "new", "1");
+	snprintf(b_txt, sizeof(b_txt), "%s%s", l[1], l[2]);
+	cr_assert_eq(mntsnap_parse_mountinfo(a_txt, strlen(a_txt), NULL, &a), 0);
+	cr_assert_eq(mntsnap_parse_mountinfo(b_txt, strlen(b_txt), NULL, &b), 0);
+	/* by path, ids ignored: the device differs too, fields of every kind */
+	d = diff(a, b, MNTSNAP_DIFF_IGNORE_IDS, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_added(d), 1);
+	cr_assert_eq(mntsnap_diff_removed(d), 1);
+	cr_assert_eq(mntsnap_diff_changed(d), 1);
+	text = render(d, MNTSNAP_DIFF_FORMAT_TEXT);
+	assert_terminal_safe(text);
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, 4, "one line per entry and one per changed field:\n%s", text);
+	cr_assert(strstr(text, "\\x1b"), "ESC is written as \\x1b:\n%s", text);
+	cr_assert(strstr(text, "\\xc2\\x9b"), "a C1 control as UTF-8 is escaped:\n%s", text);
+	free(text);
+	mntsnap_diff_free(d);
+	/* and a changed entry naming every string field: other tables */
+	snprintf(b_txt, sizeof(b_txt), "%s", l[1]);
+	for (char *p = b_txt; *p; p++)
+		if (*p == 't' && p[1] == '\x01')
+			*p = 'u'; /* the fs type */
+	mntsnap_snapshot_free(b);
+	cr_assert_eq(mntsnap_parse_mountinfo(b_txt, strlen(b_txt), NULL, &b), 0);
+	d = diff(a, b, MNTSNAP_DIFF_IGNORE_IDS, NULL, NULL);
+	text = render(d, MNTSNAP_DIFF_FORMAT_TEXT);
+	assert_terminal_safe(text);
+	cr_assert(strstr(text, "fs_type: "), "%s", text);
+	free(text);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
