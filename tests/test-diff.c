@@ -627,3 +627,76 @@ Test(diff, text_escapes_every_control_byte_in_every_field)
 	mntsnap_snapshot_free(a);
 	mntsnap_snapshot_free(b);
 }
+
+/*
+ * diff --ignore-ids on trees built apart (new ids, devices and peer group
+ * numbers every time, as after a restore): the same shape is equal, and a
+ * changed option, a missing mount, an extra mount and a changed
+ * propagation structure are each reported, by the CLI, with exit 1.
+ */
+enum variant { V_SAME, V_OPTION, V_MISSING, V_EXTRA, V_PEER_SPLIT, V_SLAVE_PRIVATE };
+
+static void build_tree(const char *root, enum variant v)
+{
+	char p[256], q[256];
+
+	snprintf(p, sizeof(p), "%s/t", root);
+	mnt("shape", p, "tmpfs", 0, v == V_OPTION ? "size=2m" : "size=1m");
+	mnt(NULL, p, NULL, MS_SHARED, NULL);
+	snprintf(q, sizeof(q), "%s/t/sub", root);
+	ms_mkdir_p(q);
+	if (v != V_MISSING)
+		mnt("sub", q, "tmpfs", 0, NULL);
+	if (v == V_EXTRA) {
+		snprintf(q, sizeof(q), "%s/t/extra", root);
+		mnt("extra", q, "tmpfs", 0, NULL);
+	}
+	snprintf(q, sizeof(q), "%s/t/peer", root);
+	mnt(p, q, NULL, MS_BIND, NULL);
+	if (v == V_PEER_SPLIT) {
+		mnt(NULL, q, NULL, MS_PRIVATE, NULL);
+		mnt(NULL, q, NULL, MS_SHARED, NULL);
+	}
+	snprintf(q, sizeof(q), "%s/t/slave", root);
+	mnt(p, q, NULL, MS_BIND, NULL);
+	mnt(NULL, q, NULL, v == V_SLAVE_PRIVATE ? MS_PRIVATE : MS_SLAVE, NULL);
+}
+
+Test(diff, cli_ignore_ids_reports_each_kind_of_difference)
+{
+	static const struct {
+		enum variant v;
+		int status;
+		const char *grep; /* a line the text must have */
+	} cases[] = {
+		{ V_SAME, 0, NULL },
+		{ V_OPTION, 1, "^    options: size=1024k -> size=2048k$" },
+		{ V_MISSING, 1, "^- [0-9]* .*/orig/t/sub tmpfs sub$" },
+		{ V_EXTRA, 1, "^+ [0-9]* .*/v3/t/extra tmpfs extra$" },
+		{ V_PEER_SPLIT, 1, "^    peer_group: shared:" },
+		{ V_SLAVE_PRIVATE, 1, "^    propagation: master:[0-9]* -> private$" },
+	};
+	char cli[4200], cmd[9000], dir[256];
+
+	ms_private_ns(BASE);
+	cli_path(cli, sizeof(cli));
+	build_tree(BASE "/orig", V_SAME);
+	snprintf(cmd, sizeof(cmd), "%s save --under " BASE "/orig/t " BASE "/orig.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(dir, sizeof(dir), BASE "/v%zu", i);
+		build_tree(dir, cases[i].v);
+		snprintf(cmd, sizeof(cmd), "%s save --under %s/t %s.bin", cli, dir, dir);
+		cr_assert_eq(run(cmd), 0);
+		snprintf(cmd, sizeof(cmd),
+			 "%s diff --ignore-ids --old-prefix " BASE "/orig --new-prefix %s " BASE
+			 "/orig.bin %s.bin > %s.txt",
+			 cli, dir, dir, dir);
+		cr_assert_eq(run(cmd), cases[i].status, "case %zu: %s", i, cmd);
+		if (cases[i].grep) {
+			snprintf(cmd, sizeof(cmd), "grep -q '%s' %s.txt || { cat %s.txt; false; }",
+				 cases[i].grep, dir, dir);
+			cr_assert_eq(run(cmd), 0, "case %zu: no line '%s'", i, cases[i].grep);
+		}
+	}
+}
