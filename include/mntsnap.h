@@ -688,9 +688,11 @@ uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *snap);
 /* Release (uname -r) of the kernel that captured it, "" if unknown; kept in saved files. */
 const char *mntsnap_snapshot_kernel_release(const struct mntsnap_snapshot *snap);
 /*
- * That kernel's supported statmount mask (Linux 6.15+; the kernel reports
- * it with the source, so only a statmount capture whose mask has
- * MNTSNAP_F_SOURCE gets it), 0 if unknown; kept in saved files.
+ * That kernel's supported statmount mask (Linux 6.15+; asked for with
+ * the string fields whose empty value it tells apart, so only a statmount
+ * capture whose mask has one of MNTSNAP_F_SOURCE, _OPTS, _OPT_ARRAY,
+ * _OPT_SEC_ARRAY, _FS_SUBTYPE, _UIDMAP, _GIDMAP gets it), 0 if unknown;
+ * kept in saved files.
  */
 uint64_t mntsnap_snapshot_kernel_supported_mask(const struct mntsnap_snapshot *snap);
 /* Heap bytes the snapshot holds (records, strings, indexes). */

@@ -502,7 +502,7 @@ static void *helper_run(void *arg)
 	return NULL;
 }
 
-/* The kernel's supported mask, where the request asked for it (with the source). */
+/* The kernel's supported mask, where the request asked for it (string fields). */
 static void note_supported(struct mntsnap_snapshot *s, const struct mntsnap_k_statmount *sm)
 {
 	if (sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK)
