@@ -94,7 +94,7 @@ extern "C" {
  * where the kernel says it supports the field (Linux 6.15+ supported mask;
  * before that such fields stay absent); an unset mount point means the
  * mount is outside the reader's root; a UUID is absent when none could be
- * read.
+ * read and none is not certain (see MNTSNAP_F_UUID).
  */
 enum {
 	MNTSNAP_F_ID = 1U << 0,             /* id, parent_id (64-bit, unique) */
@@ -197,9 +197,11 @@ struct mntsnap_mount {
 	 * a43f08d823a6"); a UUID of another length the kernel reports (1..15
 	 * bytes) is lowercase hex without dashes; one from udev is its link's
 	 * name decoded (what blkid printed: at most 36 printable characters,
-	 * e.g. "B1C9-5C6F" for FAT). Absent (tmpfs, proc, overlay, FUSE, NFS:
-	 * their kernel UUIDs are random per mount, and findmnt shows none),
-	 * for the mountinfo text backend, for a foreign namespace reached
+	 * e.g. "B1C9-5C6F" for FAT). The empty value, present, where none is
+	 * certain: a filesystem type not listed above without a device
+	 * (tmpfs, proc, overlay, FUSE, NFS: their kernel UUIDs are random per
+	 * mount, and findmnt shows none). Absent for the mountinfo text
+	 * backend, for a device with no UUID found, for a foreign namespace reached
 	 * without a process whose root can be opened, and where the mount
 	 * point no longer leads to the mount. Not in MNTSNAP_MASK_DEFAULT:
 	 * it costs an open and an ioctl per superblock.
