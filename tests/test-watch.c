@@ -1800,3 +1800,62 @@ Test(watch_cli, bad_arguments)
 	cr_assert_eq(run_cli(c), 2);
 	cr_assert_eq(run_cli(d), 2);
 }
+
+/*
+ * --json makes the same decisions as the table: a read-only superblock
+ * under a rw mount is "ro,..." in options and old-options, and a change
+ * findmnt cannot see is no object (or action "change" with
+ * --all-changes), never a "remount" whose options are equal.
+ */
+static void json_decisions(bool all)
+{
+	char *argv[] = {(char *)bin(), "watch", "--json", all ? "--all-changes" : NULL, NULL};
+	pid_t pid;
+	size_t len;
+	char *t, *l;
+
+	ms_private_ns(BASE);
+	pid = spawn(BASE "/dec", argv);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	mnt("none", BASE "/w", "tmpfs", 0, NULL);
+	wait_lines(BASE "/dec", 1);
+	mnt(NULL, BASE "/w", NULL, MS_REMOUNT | MS_RDONLY, NULL);
+	wait_lines(BASE "/dec", 2);
+	mnt(NULL, BASE "/w", NULL, MS_REMOUNT | MS_BIND, NULL);
+	wait_lines(BASE "/dec", 3);
+	mnt(NULL, BASE "/w", NULL, MS_SHARED, NULL);
+	mnt("f", BASE "/f", "tmpfs", 0, NULL);
+	wait_lines(BASE "/dec", 4);
+	mnt(NULL, BASE "/f", NULL, MS_REMOUNT, "size=1m"); /* its sweep sees w shared */
+	wait_lines(BASE "/dec", all ? 6 : 5);
+	usleep(300000);
+	kill(pid, SIGTERM);
+	cr_assert_eq(reap(pid), 0);
+	t = ms_read_file(BASE "/dec", &len);
+	cr_assert_eq(count_lines(BASE "/dec"), all ? 6 : 5, "%s", t);
+	l = line_of(t, "remount", 1);
+	cr_assert(strstr(l, "\"options\":\"ro,relatime\"") &&
+		      strstr(l, "\"old-options\":\"ro,relatime\""),
+		  "findmnt's merge, old and new:\n%s", t);
+	free(l);
+	if (all) {
+		l = line_of(t, "change", 0);
+		cr_assert(strstr(l, "\"target\":\"" BASE "/w\"") &&
+			      strstr(l, "\"changed\":{\"propagation\":"),
+			  "%s", t);
+		free(l);
+	} else {
+		cr_assert_null(strstr(t, "\"action\":\"change\""), "%s", t);
+	}
+	free(t);
+}
+
+Test(watch_cli, json_makes_findmnt_decisions)
+{
+	json_decisions(false);
+}
+
+Test(watch_cli, json_all_changes)
+{
+	json_decisions(true);
+}
