@@ -85,9 +85,16 @@ extern "C" {
 /* Field mask: which fields of a record are valid.                          */
 /* ------------------------------------------------------------------------ */
 /*
- * A bit is set when the source gave the field. As with statmount(2), string
- * fields that the kernel returned empty are absent (e.g. no MNTSNAP_F_OPTS
- * for a filesystem without options, no MNTSNAP_F_FS_SUBTYPE except FUSE).
+ * A bit is set when the field was asked for and the source could give it.
+ * An empty value is a value: a filesystem without options has
+ * MNTSNAP_F_OPTS set and options "", a mount that is not idmapped has
+ * MNTSNAP_F_UIDMAP set with uidmap_num 0, a non-FUSE mount an empty
+ * subtype. Absent means only "not asked for, or not known": statmount(2)
+ * leaves a string bit unset for an empty string, which reads as empty only
+ * where the kernel says it supports the field (Linux 6.15+ supported mask;
+ * before that such fields stay absent); an unset mount point means the
+ * mount is outside the reader's root; a UUID is absent when none could be
+ * read and none is not certain (see MNTSNAP_F_UUID).
  */
 enum {
 	MNTSNAP_F_ID = 1U << 0,             /* id, parent_id (64-bit, unique) */
@@ -190,9 +197,11 @@ struct mntsnap_mount {
 	 * a43f08d823a6"); a UUID of another length the kernel reports (1..15
 	 * bytes) is lowercase hex without dashes; one from udev is its link's
 	 * name decoded (what blkid printed: at most 36 printable characters,
-	 * e.g. "B1C9-5C6F" for FAT). Absent (tmpfs, proc, overlay, FUSE, NFS:
-	 * their kernel UUIDs are random per mount, and findmnt shows none),
-	 * for the mountinfo text backend, for a foreign namespace reached
+	 * e.g. "B1C9-5C6F" for FAT). The empty value, present, where none is
+	 * certain: a filesystem type not listed above without a device
+	 * (tmpfs, proc, overlay, FUSE, NFS: their kernel UUIDs are random per
+	 * mount, and findmnt shows none). Absent for the mountinfo text
+	 * backend, for a device with no UUID found, for a foreign namespace reached
 	 * without a process whose root can be opened, and where the mount
 	 * point no longer leads to the mount. Not in MNTSNAP_MASK_DEFAULT:
 	 * it costs an open and an ioctl per superblock.
@@ -705,9 +714,11 @@ uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *snap);
 /* Release (uname -r) of the kernel that captured it, "" if unknown; kept in saved files. */
 const char *mntsnap_snapshot_kernel_release(const struct mntsnap_snapshot *snap);
 /*
- * That kernel's supported statmount mask (Linux 6.15+; the kernel reports
- * it with the source, so only a statmount capture whose mask has
- * MNTSNAP_F_SOURCE gets it), 0 if unknown; kept in saved files.
+ * That kernel's supported statmount mask (Linux 6.15+; asked for with
+ * the string fields whose empty value it tells apart, so only a statmount
+ * capture whose mask has one of MNTSNAP_F_SOURCE, _OPTS, _OPT_ARRAY,
+ * _OPT_SEC_ARRAY, _FS_SUBTYPE, _UIDMAP, _GIDMAP gets it), 0 if unknown;
+ * kept in saved files.
  */
 uint64_t mntsnap_snapshot_kernel_supported_mask(const struct mntsnap_snapshot *snap);
 /* Heap bytes the snapshot holds (records, strings, indexes). */
@@ -915,7 +926,18 @@ struct mntsnap_diff_opts {
  * mntsnap_diff - compare two snapshots. Mounts are matched by unique id
  * when both snapshots have ids, else (or with BY_PATH/IGNORE_IDS or a
  * prefix) by mount point + root + device; mntsnap_diff_key() says which.
- * Only fields present in both records are compared. Entries: REMOVED in
+ * A matched pair is CHANGED when any field present in both records (in
+ * both masks) differs, an empty value being a value ("" -> "size=1024k"
+ * is a change); a field absent from either mask is not compared. Per field:
+ * mount point (after the prefix is taken off), root, source, fs type,
+ * subtype, sb magic, sb flags, attributes, options, option arrays,
+ * security option arrays, uid and gid maps, UUID and device: by value;
+ * parent: by id, only with the id key (path keys cannot name parents);
+ * propagation, peer group, master: by value, peer group and master by
+ * structure (one-to-one renumbering) with IGNORE_IDS; propagate_from: by
+ * value, by structure with IGNORE_IDS; device: not with IGNORE_IDS; ids
+ * and the namespace id: never (they are the key or the snapshot's).
+ * Entries: REMOVED in
  * old's storage order, then ADDED/CHANGED in new's. The diff refers to
  * both snapshots: keep them alive until mntsnap_diff_free().
  * Returns 0, -EINVAL, -E2BIG (unknown opts bytes), -ENOMEM.
