@@ -317,8 +317,8 @@ static void run_one(unsigned n, bool quick)
 	printf("%6u mounts | watcher %6.2f us/event (%u events) | settle sweep %8.2f ms | ", n,
 	       w * 1e6, ev, sweep * 1e3);
 	if (fev)
-		printf("findmnt --poll %11.1f us/event (%u events) | watcher %s | ", f * 1e6, fev,
-		       bench_vs(words, sizeof(words), w, f, "findmnt --poll"));
+		printf("findmnt --poll %11.1f us/event (%u events) | the watcher's CPU %s | ", f * 1e6, fev,
+		       bench_vs(words, sizeof(words), w, f, "findmnt"));
 	else
 		printf("findmnt --poll not run (BENCH_FINDMNT_EVENTS=n) | ");
 	printf("ids-only refresh %7.3f ms, bare listmount %7.3f ms: refresh %s\n", r * 1e3,
