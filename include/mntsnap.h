@@ -255,11 +255,11 @@ struct mntsnap_error {
 const char *mntsnap_strerror(int err);
 
 /*
- * mntsnap_version - the version of the library the program runs with, as
- * "MAJOR.MINOR.PATCH" (e.g. "0.1.0"), the project's version it was built
- * as. With a shared library it may be newer than the header the program
- * was compiled against (MNTSNAP_VERSION_MAJOR/MINOR/PATCH). Returns a
- * static string, never NULL.
+ * mntsnap_version - the version of the library the program runs with.
+ * It is "MAJOR.MINOR.PATCH", such as "0.1.0": the project's version the
+ * library was built as. With a shared library it may be newer than the
+ * header the program was compiled against (MNTSNAP_VERSION_MAJOR/MINOR/
+ * PATCH). Returns a static string, never NULL.
  */
 const char *mntsnap_version(void);
 
