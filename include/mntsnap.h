@@ -41,8 +41,14 @@ extern "C" {
 #endif
 #endif
 
+/*
+ * The version of this header, the project's version (meson.build; the
+ * 'version' test keeps them equal). A program built against it may run
+ * with a newer library: mntsnap_version() names the one in use.
+ */
 #define MNTSNAP_VERSION_MAJOR 0
 #define MNTSNAP_VERSION_MINOR 1
+#define MNTSNAP_VERSION_PATCH 0
 
 /*
  * Declare an option struct with its sz set and every other byte zero:
@@ -269,6 +275,15 @@ struct mntsnap_error {
  * operation and the missing capability, see mntsnap_ns_explain().
  */
 const char *mntsnap_strerror(int err);
+
+/*
+ * mntsnap_version - the version of the library the program runs with.
+ * It is "MAJOR.MINOR.PATCH", such as "0.1.0": the project's version the
+ * library was built as. With a shared library it may be newer than the
+ * header the program was compiled against (MNTSNAP_VERSION_MAJOR/MINOR/
+ * PATCH). Returns a static string, never NULL.
+ */
+const char *mntsnap_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Target mount namespaces (lib/ns.c).                                      */

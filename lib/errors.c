@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Errors: mntsnap_strerror() and the struct mntsnap_error filler.
+ * Errors: mntsnap_strerror() and the struct mntsnap_error filler; and
+ * mntsnap_version(), the other string a caller asks the library about.
  *
  * mntsnap_strerror(): what each error this library documents means for a
  * caller of mntsnap, in words. strerror()'s text for the same number is
@@ -111,4 +112,18 @@ int mntsnap__set_error(struct mntsnap_error *e, int err, unsigned line, const ch
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+/*
+ * The header's numbers as the library was compiled with them: a program
+ * that runs with a newer shared library gets that library's version, not
+ * the one of the header it was built against.
+ */
+#define VERSION_STR_(x) #x
+#define VERSION_STR(x) VERSION_STR_(x)
+
+const char *mntsnap_version(void)
+{
+	return VERSION_STR(MNTSNAP_VERSION_MAJOR) "." VERSION_STR(MNTSNAP_VERSION_MINOR) "."
+		VERSION_STR(MNTSNAP_VERSION_PATCH);
 }

@@ -9,7 +9,7 @@ named like a struct, mntsnap_diff, as hiding its constructor), after the
 kernel's and libc's mount headers as a runtime includes them. Each
 program also
 runs: MNTSNAP_OPTS must set sz, the given fields, and zero the rest.
-MNTSNAP_VERSION_MAJOR/MINOR must be the project's version (--version).
+MNTSNAP_VERSION_MAJOR/MINOR/PATCH must be the project's version (--version).
 
   check-header.py INCLUDE_DIR [--seccomp] [--cc CC] [--cxx CXX] [--version X.Y.Z]
 """
@@ -144,8 +144,8 @@ def main():
     if a.version:
         text = open(os.path.join(a.include, 'mntsnap.h'), encoding='utf-8').read()
         have = '.'.join(re.search(r'#define MNTSNAP_VERSION_%s (\d+)' % k, text).group(1)
-                        for k in ('MAJOR', 'MINOR'))
-        if a.version.split('.')[:2] != have.split('.'):
+                        for k in ('MAJOR', 'MINOR', 'PATCH'))
+        if a.version != have:
             print('FAIL: mntsnap.h says version %s, the project %s' % (have, a.version))
             return 1
     sec = '#include <mntsnap-seccomp.h>' if a.seccomp else ''

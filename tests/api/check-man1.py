@@ -172,9 +172,10 @@ def main():
         if not has_word(man, w):
             missing.append('not in mntsnap(1): %s' % w)
     missing += check_sections(binary, man, cmds)
-    # the page's footer names the version the CLI reports
+    # the page's footer names the version the CLI reports (its first
+    # line; the second lists the optional features built in)
     th = re.search(r'^\.TH \S+ 1 "[^"]*" "([^"]*)"', man, re.M)
-    version = helptext(binary, '--version').strip()
+    version = helptext(binary, '--version').strip().split('\n')[0]
     if not th or th.group(1) != version:
         missing.append('.TH says %r, mntsnap --version %r' % (th and th.group(1), version))
     missing += check_output(binary, man)

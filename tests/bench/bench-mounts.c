@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "mntsnap.h"
+#include "ratio.h"
 #include "setup.h"
 #include "uapi.h"
 
@@ -883,7 +884,7 @@ static void print_table(FILE *f, const struct row *rows, size_t n, int cores,
 	fprintf(f, "# load average at start %.2f %.2f %.2f, at end %.2f %.2f %.2f\n", load[0][0],
 		load[0][1], load[0][2], load[1][0], load[1][1], load[1][2]);
 	fprintf(f, "%-6s %6s %6s %-20s %14s %12s  %s\n", "setup", "N", "mounts", "method", "total",
-		"per mount", "ratio vs reference [target]");
+		"per mount", "compared with the reference [goal: met or MISSED]");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		char total[32], per[32];
@@ -908,6 +909,7 @@ static void print_table(FILE *f, const struct row *rows, size_t n, int cores,
 		for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
 			const struct target *tg = &targets[t];
 			const struct row *ref;
+			char words[96];
 			double ratio;
 
 			if (strcmp(tg->method, r->method) ||
@@ -916,14 +918,26 @@ static void print_table(FILE *f, const struct row *rows, size_t n, int cores,
 			ref = find_row(rows, n, r, tg->ref);
 			if (!ref || ref->status != ST_OK || !ref->ns || !r->ns)
 				continue;
+			/*
+			 * 'l': a goal of at most target x the reference's cost;
+			 * 'g': at least target x faster than the reference.
+			 */
 			ratio = tg->kind == 'l' ? r->ns / ref->ns : ref->ns / r->ns;
-			fprintf(f, " %s %.2fx%s", tg->ref, ratio, tg->kind == 'g' ? " faster" : "");
+			if (is_mem(r))
+				bench_size_vs(words, sizeof(words), r->ns, ref->ns, tg->ref);
+			else
+				bench_vs(words, sizeof(words), r->ns, ref->ns, tg->ref);
+			fprintf(f, " %s", words);
 			if (tg->target && (!tg->only_n || tg->only_n == r->n))
-				fprintf(
-				    f, " [%s%.4gx %s]", tg->kind == 'l' ? "<=" : ">=", tg->target,
-				    (tg->kind == 'l' ? ratio <= tg->target : ratio >= tg->target)
-					? "ok"
-					: "MISSED");
+				fprintf(f, " [goal: %s %.4gx %s %s: %s]",
+					tg->kind == 'l' ? "at most" : "at least", tg->target,
+					tg->kind == 'l' ? (is_mem(r) ? "the size of" : "the time of")
+							: "faster than",
+					tg->ref,
+					(tg->kind == 'l' ? ratio <= tg->target
+							 : ratio >= tg->target)
+					    ? "met"
+					    : "MISSED");
 			fputc(';', f);
 		}
 		if (r->note[0])

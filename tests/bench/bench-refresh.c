@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "mntsnap.h"
+#include "ratio.h"
 #include "setup.h"
 
 #define BASE "/tmp/mntsnap-bench-refresh"
@@ -107,6 +108,7 @@ int main(int argc, char **argv)
 	MNTSNAP_OPTS(mntsnap_capture_opts, ids_only, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
 	struct mntsnap_snapshot *s;
 	size_t text, bin;
+	char words[96];
 
 	if (!n || !rounds || !tf || !tr || !ti) {
 		fprintf(stderr, "usage: bench-refresh [N] [ROUNDS]\n");
@@ -154,16 +156,18 @@ int main(int argc, char **argv)
 	       tr[rounds / 2] * 1e3);
 	printf("refresh ids-only best %6.3f ms  median %8.3f ms\n", ti[0] * 1e3,
 	       ti[rounds / 2] * 1e3);
-	printf("checked refresh / full: %.3f (median)\n", tr[rounds / 2] / tf[rounds / 2]);
-	printf("ids-only refresh / full: %.3f (median)  target <= 0.10\n",
-	       ti[rounds / 2] / tf[rounds / 2]);
+	printf("checked refresh (median): %s\n",
+	       bench_vs(words, sizeof(words), tr[rounds / 2], tf[rounds / 2], "a full capture"));
+	printf("ids-only refresh (median): %s (goal: at least 10x faster than a full capture)\n",
+	       bench_vs(words, sizeof(words), ti[rounds / 2], tf[rounds / 2], "a full capture"));
 
 	if (mntsnap_snapshot_save(s, BASE "/snap.bin"))
 		bench_die("save");
 	text = file_size("/proc/self/mountinfo");
 	bin = file_size(BASE "/snap.bin");
-	printf("snapshot %zu bytes, mountinfo %zu bytes: ratio %.3f (target <= 0.6)\n", bin, text,
-	       (double)bin / (double)text);
+	printf("snapshot %zu bytes, mountinfo %zu bytes: the snapshot file is %s (goal: at "
+	       "least 1.67x smaller than the text)\n",
+	       bin, text, bench_size_vs(words, sizeof(words), (double)bin, (double)text, "the text"));
 	mntsnap_snapshot_free(s);
 	free(tf);
 	free(tr);
