@@ -648,8 +648,15 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *snap, size_t i,
 			 struct mntsnap_mount *ret);
 
 /*
- * Record i in tree order: every parent before its children, siblings in
- * storage order. Returns the storage index, or -ERANGE.
+ * Record i in tree order, findmnt's: every parent before its children, a
+ * mount's children by ascending old (32-bit) mount id, as libmount's
+ * mnt_table_next_child_fs() hands them out (the order of mounting; the
+ * kernel reuses freed old ids, so unique ids may say otherwise), equal
+ * ids in storage order; records without old ids in storage order. The
+ * root findmnt draws (libmount's mnt_table_get_root_fs(): the smallest
+ * parent id, walked up) comes first, other roots of a filtered or
+ * partial table after it in the same order. Returns the storage index,
+ * or -ERANGE.
  */
 long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *snap, size_t i);
 
@@ -657,7 +664,7 @@ long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *snap, size_t i);
 long mntsnap_snapshot_find(const struct mntsnap_snapshot *snap, uint64_t id);
 long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *snap, uint32_t id_old);
 
-/* First child / next sibling (storage indices) or -ENOENT. */
+/* First child / next sibling (storage indices, tree order as above) or -ENOENT. */
 long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *snap, size_t i);
 long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *snap, size_t i);
 

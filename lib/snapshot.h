@@ -79,6 +79,7 @@ struct mntsnap_snapshot {
 	bool keep_strings;
 	struct mntsnap_old_strtab *old_strtabs;
 	uint32_t *tree;               /* tree order -> storage index */
+	uint32_t nroots;              /* records without a parent in the table */
 	uint32_t *by_id;              /* storage indices sorted by id, NULL if storage is sorted */
 	uint32_t *by_old;             /* storage indices sorted by id_old */
 	int backend;
