@@ -668,6 +668,82 @@ long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *snap, uint32_t id_
 long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *snap, size_t i);
 long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *snap, size_t i);
 
+/* ---- lookups (lib/lookup.c) ----------------------------------------------- */
+/*
+ * Lookups in a snapshot (a capture, a loaded file, parsed text) without
+ * touching the file system: answers come from the table's text alone, so
+ * a saved snapshot of another machine or namespace answers as it was.
+ * Paths are absolute, as mount points read in the snapshot (relative to
+ * the reader's root); "//", a trailing "/", "." and ".." are taken by the
+ * text (a snapshot has no symlinks to follow). Each lookup is a binary
+ * search (O(log n); a path lookup O(log n) per path component) over an
+ * index the first lookup of its kind builds (O(n log n), 4 bytes a mount;
+ * mntsnap_snapshot_memory counts it). Lookups from several threads on
+ * one snapshot are safe; a refresh drops the indexes. All return a
+ * storage index (>= 0, for mntsnap_snapshot_get) or -ENOENT (no such
+ * mount), -EINVAL (NULL, a relative path), -ERANGE (i or after past
+ * the end), -ENOMEM.
+ */
+
+/*
+ * mntsnap_snapshot_find_path - the mount a path is on: findmnt -T PATH,
+ * done on the table. The path is walked as the kernel walks it, on the
+ * text: from the root mount (the table's root at the longest prefix of
+ * path), each component that is the mount point of a child of the mount
+ * reached so far enters that child and whatever is stacked on it there.
+ * So the answer is the top of a stack, a mount covered by a later mount
+ * on a directory above it is never the answer (a live lookup would not
+ * reach it either), and a file bind mount is the answer for its own
+ * path. findmnt -T reads the file system instead (stat), and lists every
+ * mount of the table at the mount point it found.
+ */
+long mntsnap_snapshot_find_path(const struct mntsnap_snapshot *snap, const char *path);
+
+/*
+ * mntsnap_snapshot_find_mount_point - the mount at mount point path
+ * exactly (findmnt -M): the top of the stack there, the one a path walk
+ * reaches; when every mount at path is covered by a mount above it, the
+ * top of the stack of the latest mounted of them. -ENOENT when path is
+ * no mount point. Walk the stack down with mntsnap_snapshot_stacked_on().
+ */
+long mntsnap_snapshot_find_mount_point(const struct mntsnap_snapshot *snap, const char *path);
+
+/*
+ * mntsnap_snapshot_stacked_on - the mount that record i is stacked on:
+ * its parent when mounted at the same mount point, else -ENOENT (i is the
+ * bottom of its stack).
+ */
+long mntsnap_snapshot_stacked_on(const struct mntsnap_snapshot *snap, size_t i);
+
+/*
+ * mntsnap_snapshot_next_mount_point - every mount whose mount point is
+ * path (stacked and covered ones too, as findmnt -M lists them), one per
+ * call: after -1 gives the first, then pass the previous answer; -ENOENT
+ * after the last. Order: by parent, then storage order. -EINVAL if after
+ * is not a mount at path.
+ */
+long mntsnap_snapshot_next_mount_point(const struct mntsnap_snapshot *snap, const char *path,
+				       long after);
+
+/*
+ * mntsnap_snapshot_next_source - every mount whose source is exactly
+ * source (findmnt -S for a name as the table has it: no tags, no
+ * symlinks resolved), in storage order: after -1 gives the first, then
+ * pass the previous answer; -ENOENT after the last. Records without a
+ * source never match; -EINVAL for "".
+ */
+long mntsnap_snapshot_next_source(const struct mntsnap_snapshot *snap, const char *source,
+				  long after);
+
+/*
+ * mntsnap_snapshot_parent - the parent of record i (its storage index),
+ * -ENOENT for a root of the table. With mntsnap_snapshot_first_child()
+ * and _next_sibling() (findmnt's order) it walks the tree both ways:
+ * for (long p = i; p >= 0; p = mntsnap_snapshot_parent(snap, p)) is the
+ * chain from i to its root.
+ */
+long mntsnap_snapshot_parent(const struct mntsnap_snapshot *snap, size_t i);
+
 /*
  * A new snapshot holding the records for which keep() returns true (tree
  * links recomputed: a kept mount whose parent was dropped becomes a root).

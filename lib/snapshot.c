@@ -97,6 +97,7 @@ void mntsnap__snapshot_free(struct mntsnap_snapshot *s)
 	free(s->tree);
 	free(s->by_id);
 	free(s->by_old);
+	mntsnap__lookup_reset(s);
 	free(s);
 	errno = saved;
 }
@@ -722,6 +723,7 @@ int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 	free(s->by_id);
 	free(s->by_old);
 	free(s->tree);
+	mntsnap__lookup_reset(s);
 	s->by_id = by_id;
 	s->by_old = by_old;
 	s->tree = tree;
@@ -1067,6 +1069,7 @@ int mntsnap__snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_
 		if (!spare)
 			return -ENOMEM;
 	}
+	mntsnap__lookup_reset(s);
 	if (u.ndrop)
 		remove_dropped(s, drop, &u);
 	first = nold - u.ndrop;
@@ -1131,6 +1134,7 @@ static int relative_mp(struct mntsnap_snapshot *s, uint32_t i, const char *root_
 
 int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
 {
+	mntsnap__lookup_reset(s);
 	for (uint32_t i = 0; i < s->nrecs; i++) {
 		int r;
 
@@ -1323,6 +1327,10 @@ size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
 		n += (size_t)s->nrecs * sizeof(*s->by_id);
 	if (s->by_old)
 		n += (size_t)s->nrecs * sizeof(*s->by_old);
+	if (__atomic_load_n(&s->by_mp, __ATOMIC_ACQUIRE))
+		n += (size_t)s->nrecs * sizeof(*s->by_mp);
+	if (__atomic_load_n(&s->by_src, __ATOMIC_ACQUIRE))
+		n += (size_t)s->nrecs * sizeof(*s->by_src);
 	return n;
 }
 
