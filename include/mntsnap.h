@@ -787,7 +787,12 @@ enum mntsnap_format {
 	MNTSNAP_FORMAT_JSON = 1,
 	/* findmnt --raw -o ID,PARENT,UNIQ-ID,TARGET,SOURCE,FSTYPE,OPTIONS,PROPAGATION */
 	MNTSNAP_FORMAT_TABLE = 2,
-	/* findmnt's default tree: TARGET SOURCE FSTYPE OPTIONS, unprintable as \xHH */
+	/*
+	 * findmnt's default tree, byte for byte in a UTF-8 locale: a header,
+	 * TARGET SOURCE FSTYPE OPTIONS in columns aligned to their widest
+	 * cell, the tree drawn in TARGET, siblings in findmnt's order (see
+	 * mntsnap_snapshot_tree_index); unprintable bytes as \xHH
+	 */
 	MNTSNAP_FORMAT_TREE = 3,
 };
 
