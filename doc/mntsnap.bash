@@ -78,7 +78,7 @@ _mntsnap()
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --help" ;;
 	show) opts="$view" ;;
 	diff) opts="--format -J --json --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
-	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --notify-mounts --listener --help" ;;
+	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --check --notify-mounts --listener --help" ;;
 	ns) opts="--format -J --json --help" ;;
 	supervise) opts="--policy --listen --audit --check --help" ;;
 	watch) opts="--pid --ns --ns-id --json -o -n --count --timeout --save --no-settle --pollpri --help" ;;
