@@ -797,11 +797,47 @@ enum mntsnap_format {
 };
 
 /*
- * Write the whole snapshot to f and fflush() it. Returns 0, the write's
- * error (-ENOSPC, -EPIPE, ...; -EIO when it is no longer known), -EINVAL
- * for an unknown format. Records lacking fields a format needs are
- * rendered with what is there (mountinfo needs MNTSNAP_MASK_DEFAULT plus
+ * mntsnap_render - write the whole snapshot to f in one of the formats
+ * and fflush() it. Records lacking fields a format needs are rendered
+ * with what is there (mountinfo needs MNTSNAP_MASK_DEFAULT plus
  * propagate_from for slaves to be exact).
+ *
+ * Returns 0, the write's error (-ENOSPC, -EPIPE, ...; -EIO when it is no
+ * longer known), -EINVAL for an unknown format.
+ *
+ * Each format, shown for the table of this mountinfo text (parsed with
+ * mntsnap_parse_mountinfo; tests/api/check-examples.py renders it and
+ * compares every block below with the output):
+ *     22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw
+ *     24 22 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw,size=4096k,mode=755
+ *     23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw
+ *
+ * MNTSNAP_FORMAT_MOUNTINFO ("mountinfo"): the kernel's text, byte for
+ * byte, one line a mount in storage order:
+ *     22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw
+ *     24 22 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw,size=4096k,mode=755
+ *     23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw
+ *
+ * MNTSNAP_FORMAT_TREE ("tree"): findmnt's default tree, byte for byte in
+ * a UTF-8 locale (siblings by 32-bit mount id, as findmnt orders them):
+ *     TARGET  SOURCE    FSTYPE   OPTIONS
+ *     /       /dev/sda2 ext4     rw,relatime
+ *     ├─/proc proc      proc     rw,nosuid,nodev,noexec,relatime
+ *     └─/dev  udev      devtmpfs rw,nosuid,size=4096k,mode=755
+ *
+ * MNTSNAP_FORMAT_TABLE ("table"): findmnt --raw -o ID,PARENT,UNIQ-ID,
+ * TARGET,SOURCE,FSTYPE,OPTIONS,PROPAGATION, storage order (UNIQ-ID is
+ * empty for parsed text, which has no unique ids):
+ *     ID PARENT UNIQ-ID TARGET SOURCE FSTYPE OPTIONS PROPAGATION
+ *     22 1  / /dev/sda2 ext4 rw,relatime shared
+ *     24 22  /dev udev devtmpfs rw,nosuid,size=4096k,mode=755 shared
+ *     23 22  /proc proc proc rw,nosuid,nodev,noexec,relatime shared
+ *
+ * MNTSNAP_FORMAT_JSON ("json"): one object, the capture's facts then one
+ * record a line with findmnt --json's names and mntsnap's fields (the
+ * first record shown; time-ns is the capture's clock):
+ *     {"backend":"mountinfo","ns-id":"0","time-ns":"...","count":3,"filesystems":[
+ *       {"id":22,"parent":1,"target":"/","source":"/dev/sda2","fstype":"ext4",...},
  */
 int mntsnap_render(const struct mntsnap_snapshot *snap, int format, FILE *f);
 
