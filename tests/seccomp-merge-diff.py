@@ -18,6 +18,7 @@ Prints one line per profile and mode: changed lines (diff's - and +).
 """
 import difflib
 import os
+import re
 import subprocess
 import sys
 
@@ -33,7 +34,7 @@ def merge(ms, path, mode, check=False):
 def syscalls_lines(text):
     """Line numbers (0-based) from the "syscalls": [ line to its ]."""
     lines = text.split('\n')
-    start = next((i for i, l in enumerate(lines) if l.strip().startswith('"syscalls"')), None)
+    start = next((i for i, l in enumerate(lines) if re.search(r'"syscalls"\s*:', l)), None)
     if start is None:
         return None
     depth, i = 0, start

@@ -145,6 +145,8 @@ static void detect_style(const char *t, size_t len, struct style *st)
 
 	strcpy(st->nl, memmem(t, len, "\r\n", 2) ? "\r\n" : "\n");
 	strcpy(st->unit, "\t");
+	if (!memchr(t, '\n', len)) /* a document on one line stays one */
+		st->nl[0] = st->unit[0] = '\0';
 	/* the top object's first member, on a line of its own: one unit in */
 	i = skip_ws(t, 0, len);
 	if (i < len && t[i] == '{') {
@@ -178,6 +180,8 @@ static void detect_style(const char *t, size_t len, struct style *st)
 
 static void put_indent(struct sbuf *b, const char *base, int depth, const struct style *st)
 {
+	if (!st->nl[0])
+		return; /* all on one line */
 	sb_puts(b, base);
 	for (int d = 0; d < depth; d++)
 		sb_puts(b, st->unit);
@@ -406,6 +410,7 @@ static int splice(const char *t, size_t len, size_t arr, json_object *old, json_
 	size_t *s = calloc(no + 1, sizeof(*s)), *e = calloc(no + 1, sizeof(*e)), end, i;
 	char open[128], sep[128], close[128], dflt_open[64], dflt_sep[64], dflt_close[64], base[64];
 	const char *ind, *o, *p, *c;
+	struct style one_line;
 	size_t n;
 
 	if (!s || !e) {
@@ -434,6 +439,13 @@ static int splice(const char *t, size_t len, size_t arr, json_object *old, json_
 	snprintf(dflt_sep, sizeof(dflt_sep), ",%s%s", st->nl, base);
 	n = line_indent(t, arr, &ind);
 	snprintf(dflt_close, sizeof(dflt_close), "%s%.*s", st->nl, (int)(n < 32 ? n : 0), ind);
+	/* rules written one a line (or a document on one line): so is a new one */
+	if (no && !memchr(t + s[0], '\n', e[0] - s[0])) {
+		one_line = *st;
+		one_line.nl[0] = one_line.unit[0] = '\0';
+		one_line.inline_str = true;
+		st = &one_line;
+	}
 	o = span_or(t, arr + 1, s[0], no > 0, dflt_open, open, sizeof(open));
 	p = span_or(t, e[0], s[1], no > 1, dflt_sep, sep, sizeof(sep));
 	c = span_or(t, no ? e[no - 1] : 0, end, no > 0, dflt_close, close, sizeof(close));
