@@ -194,6 +194,40 @@ Test(supervisor_cli, notify_mounts_changes_only_the_mount_syscalls)
 	ms_run_free(&r);
 }
 
+/*
+ * A profile that already sends calls to a listener of its own: merging
+ * would silently redirect its SCMP_ACT_NOTIFY rules to mntsnap, which
+ * refuses them. Refused, naming the existing listener, nothing on stdout.
+ */
+Test(supervisor_cli, notify_mounts_merge_refuses_an_existing_listener)
+{
+	static const char prof[] =
+		"{\"defaultAction\": \"SCMP_ACT_ALLOW\",\n"
+		" \"listenerPath\": \"/run/other-agent.sock\",\n"
+		" \"syscalls\": [{\"names\": [\"mknod\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}\n";
+	static const char cfg[] =
+		"{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\":\n"
+		" {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/cfg-agent.sock\"}}}\n";
+	const char *texts[] = { prof, cfg }, *names[] = { "/run/other-agent.sock", "/run/cfg-agent.sock" };
+
+	for (int k = 0; k < 2; k++) {
+		char path[] = "/tmp/sv-cli-prof-XXXXXX";
+		int fd = mkstemp(path);
+		struct ms_run r;
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, texts[k], strlen(texts[k])), (ssize_t)strlen(texts[k]));
+		close(fd);
+		r = ms_run_in(NULL, (const char *const[]){ bin(), "seccomp", "--notify-mounts",
+					       "--listener", "/run/sv.sock", "--merge", path, NULL });
+		unlink(path);
+		cr_expect_eq(r.status, 2, "merged over a listener: %s", r.out);
+		cr_expect_str_eq(r.out, "", "stdout");
+		cr_expect(strstr(r.err, names[k]), "the existing listener not named: %s", r.err);
+		ms_run_free(&r);
+	}
+}
+
 /* ---- supervise as a listenerPath agent ---------------------------------- */
 
 static pid_t start_agent(void)
