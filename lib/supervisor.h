@@ -205,6 +205,13 @@ int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *re
 /* lib/sv-request.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
 int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);
 
+/*
+ * lib/sv-request.c: a pidfd for the caller's process (the notification
+ * names a thread: PIDFD_THREAD, or its group's leader found and checked).
+ * -ESRCH when it has gone.
+ */
+int mntsnap__sv_caller_pidfd(const struct sv_req *q);
+
 /* lib/sv-request.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);
 

@@ -47,7 +47,7 @@ static int ctx_of_fd(struct sv_container *c, const struct sv_req *q, uint64_t fd
 
 	if (fd64 > INT32_MAX)
 		return -EBADF;
-	pidfd = (int)mntsnap__sys_pidfd_open(q->n.pid, 0);
+	pidfd = mntsnap__sv_caller_pidfd(q);
 	if (pidfd < 0)
 		return -ESRCH;
 	fd = (int)mntsnap__sys_pidfd_getfd(pidfd, (int)fd64, 0);

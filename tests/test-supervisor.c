@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1252,6 +1253,69 @@ LTest(supervisor, thousand_requests_from_eight_processes)
 	}
 	cr_expect_eq(lines, STRESS_PROCS * STRESS_EACH);
 	cr_expect_eq(ok, STRESS_ALLOWED);
+	box_end(&b);
+}
+
+/*
+ * Requests from a thread that is not the thread-group leader: the
+ * notification names the thread's id, which pidfd_open() refuses without
+ * PIDFD_THREAD. Every call of the new mount API and mount(2), from a
+ * pthread.
+ */
+static void *thread_new_api(void *arg)
+{
+	struct mntsnap_k_mount_attr ro = { .attr_set = MNTSNAP_K_MOUNT_ATTR_RDONLY };
+	int *res = arg, fs, m, t;
+
+	fs = sfsopen("tmpfs");
+	res[0] = fs < 0 ? errno : 0;
+	res[1] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "size", "1m");
+	res[2] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, MNTSNAP_K_MOUNT_ATTR_NODEV);
+	res[3] = m < 0 ? errno : 0;
+	res[4] = syscall(MNTSNAP_NR_mount_setattr, m, "", AT_EMPTY_PATH, &ro, sizeof(ro)) ? errno
+											   : 0;
+	res[5] = smove(m, "/mnt/a");
+	close(m);
+	close(fs);
+	t = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+	res[6] = t < 0 ? errno : 0;
+	res[7] = smove(t, "/mnt/c");
+	close(t);
+	res[8] = try_mount("none", "/mnt/b", "tmpfs", 0, NULL);
+	res[9] = umount2("/mnt/b", 0) ? errno : 0;
+	res[10] = syscall(SYS_gettid) != getpid() ? 0 : -2; /* really another thread */
+	return NULL;
+}
+
+static void script_thread(int *res)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, thread_new_api, res) || pthread_join(th, NULL))
+		res[11] = -3;
+	else
+		res[11] = 0;
+}
+
+LTest(supervisor, requests_from_a_thread)
+{
+	static const char *const what[] = { "fsopen", "fsconfig size", "fsconfig create",
+					    "fsmount", "mount_setattr", "move_mount",
+					    "open_tree", "move_mount bind", "mount(2)",
+					    "umount2", "another thread", "pthread" };
+	char opts[512], type[128];
+	struct box b;
+
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_thread);
+	for (int i = 0; i < 12; i++)
+		cr_expect_eq(b.res[i], 0, "%s from a thread: %s", what[i],
+			     b.res[i] > 0 ? strerror(b.res[i]) : "setup");
+	cr_expect(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a");
+	cr_expect(ms_has_opt(opts, "ro") && ms_has_opt(opts, "nodev"), "%s", opts);
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL), "no /mnt/c");
 	box_end(&b);
 }
 
