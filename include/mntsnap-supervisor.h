@@ -194,15 +194,34 @@ struct mntsnap_sv_event {
 typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *data);
 
 /*
+ * Can the audit sink take one more line (of at most
+ * MNTSNAP_SV_AUDIT_LINE_MAX bytes)? 0 yes, else a negative errno.
+ */
+typedef int (*mntsnap_sv_audit_ready_fn)(void *data);
+
+/*
+ * The longest audit line mntsnap_sv_event_json() makes for any request
+ * (every field at the kernel's limits, every byte escaped), newline and
+ * NUL included: a buffer this long always takes a line.
+ */
+#define MNTSNAP_SV_AUDIT_LINE_MAX (256U * 1024U)
+#define MNTSNAP_SV_ID_MAX 1024 /* a container id's length, see mntsnap_supervisor_add */
+
+/*
  * audit: called once per request answered (also for refusals), from
- * mntsnap_supervisor_dispatch(). timeout_ms bounds each helper run inside
- * a container (0 = the helper's default).
+ * mntsnap_supervisor_dispatch(). audit_ready (may be NULL), with
+ * audit_data: asked before a request is acted on; when it fails the
+ * request is refused (the policy's errno, reason "audit unavailable"),
+ * never performed, so nothing is done that the audit cannot record.
+ * timeout_ms bounds each helper run inside a container (0 = the helper's
+ * default).
  */
 struct mntsnap_supervisor_opts {
 	size_t sz;
 	mntsnap_sv_audit_fn audit;
 	void *audit_data;
 	unsigned timeout_ms;
+	mntsnap_sv_audit_ready_fn audit_ready;
 	size_t : 0;
 };
 
@@ -221,7 +240,8 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
  * seccomp_notify_fd()). The supervisor takes the fd over on success (it
  * closes it when every process of the filter has gone, or at free); on
  * failure the caller keeps it. id names the container in audit events
- * (copied, NULL = ""). Errors: -EBADF, -ENOTTY (not a seccomp notify
+ * (copied, NULL = "", at most MNTSNAP_SV_ID_MAX bytes: -ENAMETOOLONG).
+ * Errors: -EBADF, -ENOTTY (not a seccomp notify
  * fd: a pipe would poll readable and be retried for ever), -EEXIST (fd
  * already served), -ENOMEM.
  */

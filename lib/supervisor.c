@@ -140,6 +140,9 @@ int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const c
 		return -EINVAL;
 	if (notify_fd < 0 || fcntl(notify_fd, F_GETFD) < 0)
 		return -EBADF;
+	/* it is in every audit line, which has a bounded length */
+	if (id && strlen(id) > MNTSNAP_SV_ID_MAX)
+		return -ENAMETOOLONG;
 	/*
 	 * A seccomp notify fd says ENOENT for an id it never sent; anything
 	 * else (a pipe from a confused or hostile agent peer) would poll
@@ -467,7 +470,11 @@ static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
 		/* ENOENT: the caller was interrupted before we got it */
 		return r == -ENOENT || r == -EINTR ? 0 : (int)r;
 	}
-	if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_mount) {
+	if (sv->o.audit_ready && sv->o.audit_ready(sv->o.audit_data) < 0) {
+		/* fail closed: nothing is done that the audit cannot record */
+		q->reason = "audit unavailable";
+		q->result = -mntsnap__policy_errno(sv->policy);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_mount) {
 		decide_mount(sv, c, q);
 	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_umount2) {
 		decide_umount(sv, c, q);

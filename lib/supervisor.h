@@ -90,6 +90,7 @@ struct sv_fsctx {
 	ino_t ino;
 	bool created;     /* FSCONFIG_CMD_CREATE seen */
 	bool is_mount;    /* from fsmount() or open_tree(): a "detached mount" */
+	bool mounted;     /* fsmount() done: a second one is EBUSY, as the kernel says */
 	bool is_bind;     /* from open_tree(OPEN_TREE_CLONE): source is a path */
 	bool rec;         /* open_tree with AT_RECURSIVE */
 	uint64_t attr;    /* fsmount attr_flags */
@@ -99,6 +100,21 @@ struct sv_fsctx {
 };
 
 #define SV_MAX_CTX 64 /* pending contexts per container */
+/*
+ * fsconfig's key and string value: the kernel copies each with
+ * strndup_user(..., 256) (fs/fsopen.c) and refuses a longer one with
+ * EINVAL (measured on 6.18: a 255-byte "source" is taken, 256 refused).
+ */
+#define SV_FSCONFIG_STR_MAX 256
+/*
+ * The options recorded for one context, about what mount(2) takes (one
+ * page of data; legacy filesystems refuse more than a page of options in
+ * a context), less room for the mount attributes added at move_mount:
+ * over it fsconfig fails with EINVAL, like theirs.
+ */
+#define SV_CTX_OPTS_MAX (SV_DATA_MAX - 128) /* room for the attribute names */
+/* Every context of a container together: options and sources recorded. */
+#define SV_CONTAINER_BYTES_MAX (SV_MAX_CTX * (SV_CTX_OPTS_MAX + SV_FSCONFIG_STR_MAX))
 
 /*
  * A mount the supervisor made for a container: its unique id and, for a
@@ -124,6 +140,7 @@ struct sv_container {
 	ino_t ns_ino;
 	struct sv_fsctx **ctx;    /* pending new-mount-API contexts, see fsopen */
 	size_t nctx;
+	size_t ctx_bytes;         /* recorded in them (sources, options) */
 };
 
 enum sv_kind { SV_NEW, SV_BIND, SV_REMOUNT, SV_REMOUNT_BIND, SV_UMOUNT, SV_PROPAGATION, SV_MOVE };

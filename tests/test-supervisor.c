@@ -189,6 +189,15 @@ static void on_audit(const struct mntsnap_sv_event *ev, void *data)
 	b->audit_lines++;
 }
 
+/* What the audit sink says before each request (0: room for a line). */
+static int audit_ready_err;
+
+static int on_audit_ready(void *data)
+{
+	(void)data;
+	return -audit_ready_err;
+}
+
 /* A private mount namespace with the container's tree under ROOT. */
 static void make_tree(void)
 {
@@ -245,7 +254,8 @@ static void box_serve(struct box *b)
 static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
 {
-	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b);
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
+		     .audit_ready = on_audit_ready);
 	int ready[2], done[2], go[2], cfd, pidfd, nfd;
 
 	memset(b, 0, sizeof(*b));
@@ -1316,6 +1326,106 @@ LTest(supervisor, requests_from_a_thread)
 	cr_expect(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a");
 	cr_expect(ms_has_opt(opts, "ro") && ms_has_opt(opts, "nodev"), "%s", opts);
 	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL), "no /mnt/c");
+	box_end(&b);
+}
+
+/* ---- bounds: what the kernel refuses, memory, the audit ---------------- */
+
+#define FLOOD 2500
+
+static void script_bounds(int *res)
+{
+	static char big[4097], key[257], val[257];
+	int fs, m;
+
+	memset(big, 'v', sizeof(big) - 1);
+	memset(key, 'k', sizeof(key) - 1);
+	memset(val, 's', sizeof(val) - 1);
+	fs = sfsopen("tmpfs");
+	res[0] = fs < 0 ? errno : 0;
+	/* the kernel's limits: 255 bytes for a key and for a string value (256 with the NUL) */
+	res[1] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, key, NULL);
+	res[2] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", val);
+	res[3] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", val + 1);
+	/* the flood: 4 KB values, then values within the limit */
+	res[4] = res[5] = 0;
+	for (int i = 0; i < FLOOD; i++)
+		if (!sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "x", big))
+			res[4]++;
+	for (int i = 0; i < FLOOD; i++)
+		if (!sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "x", val + 5))
+			res[5]++;
+	res[6] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, 0);
+	res[7] = m < 0 ? errno : 0;
+	close(m);
+	/* a context is mounted once */
+	m = sfsmount(fs, 0);
+	res[8] = m < 0 ? errno : 0;
+	if (m >= 0)
+		close(m);
+	close(fs);
+	/* still usable afterwards */
+	res[9] = new_api_mount("tmpfs", "size", "1m", 0, "/mnt/a");
+}
+
+static long own_rss_kib(void)
+{
+	char *st = ms_read_file("/proc/self/status", NULL), *p = strstr(st, "VmRSS:");
+	long v = p ? strtol(p + 6, NULL, 10) : -1;
+
+	free(st);
+	return v;
+}
+
+LTest(supervisor, bounds_of_the_new_mount_api)
+{
+	struct box b;
+	long rss;
+
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_bounds);
+	rss = own_rss_kib();
+	cr_expect_eq(b.res[0], 0, "fsopen: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EINVAL, "a 256-byte key: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EINVAL, "a 256-byte value: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], 0, "a 255-byte value: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "%d 4 KB values taken", b.res[4]);
+	cr_expect(b.res[5] > 0 && b.res[5] < 20, "%d of %d values recorded", b.res[5], FLOOD);
+	cr_expect_eq(b.res[6], 0, "create: %s", strerror(b.res[6]));
+	cr_expect_eq(b.res[7], 0, "fsmount: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EBUSY, "a second fsmount: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], 0, "a mount after the flood: %s", strerror(b.res[9]));
+	cr_expect(rss > 0 && rss < 64 * 1024, "supervisor RSS %ld KiB", rss);
+	/* one bounded line per call: no line repeats everything recorded so far */
+	cr_expect_lt(b.audit_len, (size_t)2 * FLOOD * 6 * 1024, "audit %zu bytes", b.audit_len);
+	cr_expect(strstr(b.audit, "\"reason\":\"options too long\""), "no reason given");
+	cr_expect(strstr(b.audit, "\"reason\":\"already mounted\""), "no reason given");
+	box_end(&b);
+}
+
+static void script_audit_down(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = sfsopen("tmpfs") < 0 ? errno : 0;
+	res[2] = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+			      MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC) < 0 ? errno : 0;
+}
+
+/* An audit sink that cannot take a line: every request is refused, none performed. */
+LTest(supervisor, audit_unavailable_denies)
+{
+	struct box b;
+
+	make_tree();
+	audit_ready_err = ENOSPC;
+	box_start(&b, example_policy(), NULL, script_audit_down);
+	audit_ready_err = 0;
+	cr_expect_eq(b.res[0], EPERM, "mount(2): %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EPERM, "fsopen: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EPERM, "open_tree: %s", strerror(b.res[2]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL), "performed unaudited");
+	cr_expect(strstr(b.audit, "\"reason\":\"audit unavailable\""), "%s", b.audit);
 	box_end(&b);
 }
 
