@@ -48,7 +48,9 @@
  * "private" or "unbindable", plus "rec").
  * The new mount API: fsopen() and fsmount() give the caller a placeholder
  * (SECCOMP_IOCTL_NOTIF_ADDFD: the non-blocking read end of an empty pipe
- * of the supervisor's; once the container has closed it the context is
+ * of the supervisor's, recognised by the inode its fdinfo names: the
+ * supervisor never takes a reference to a container's file, whose last
+ * close could block it; once the container has closed it the context is
  * forgotten, at most 64 are pending per notify fd), fsconfig() string and
  * flag options on it are recorded, and move_mount() of the placeholder
  * onto an absolute path decides the whole request (type, source, every

@@ -78,16 +78,16 @@ bool mntsnap__policy_may_allow(const struct mntsnap_policy *p, const char *fstyp
 /*
  * A filesystem context or detached mount of the new mount API, as the
  * container holds it: the fd it got from fsopen()/fsmount() is the read
- * end of a pipe of ours, fd is the write end (the inode names the
- * context; POLLERR on fd says the container dropped it); the options it
+ * end of a pipe of ours, fd is the write end (the inode, read from the
+ * container's fdinfo, names the context; POLLERR on fd says the container dropped it); the options it
  * configures are only recorded. Nothing is created until move_mount()
  * names the target: then the whole request is decided at once, like a
  * mount(2), and performed the same way.
  */
 struct sv_fsctx {
 	int fd;           /* our (write) end of the placeholder pipe */
-	dev_t dev;
-	ino_t ino;
+	uint64_t ino;     /* the read end's inode and mount (pipefs), as fdinfo names them */
+	uint64_t mnt_id;
 	bool created;     /* FSCONFIG_CMD_CREATE seen */
 	bool is_mount;    /* from fsmount() or open_tree(): a "detached mount" */
 	bool mounted;     /* fsmount() done: a second one is EBUSY, as the kernel says */

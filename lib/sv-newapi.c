@@ -18,6 +18,7 @@
 
 #include "backends.h"
 #include "mntsnap.h"
+#include "proc.h"
 #include "supervisor.h"
 #include "sys.h"
 #include "uapi.h"
@@ -38,31 +39,76 @@ void mntsnap__sv_fsctx_free(struct sv_fsctx *x)
 	free(x);
 }
 
-/* Which of c's contexts the caller's fd is: its file, fetched, compared by inode. */
+/*
+ * The inode number and mount id of an open file, from the "ino:" and
+ * "mnt_id:" lines of procfs's REL: -ENOENT without such a file
+ * descriptor, -EOPNOTSUPP without the lines, -errno.
+ */
+static int fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t *ret_ino,
+		     uint64_t *ret_mnt)
+{
+	char buf[1024], *ino, *mnt;
+	ssize_t n;
+	int fd;
+
+	fd = mntsnap__proc_openat(proc, rel, O_RDONLY, resolve);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	ino = strstr(buf, "\nino:");
+	mnt = strstr(buf, "\nmnt_id:");
+	if (!ino || !mnt)
+		return -EOPNOTSUPP;
+	*ret_ino = strtoull(ino + 5, NULL, 10);
+	*ret_mnt = strtoull(mnt + 8, NULL, 10);
+	return 0;
+}
+
+/*
+ * Which of c's contexts the caller's fd is, by the inode and mount (of
+ * pipefs) its fdinfo names. Never by fetching the file (pidfd_getfd):
+ * once the container drops its own copy, our close() would be the last
+ * reference and run the file's release in the supervisor: a TCP socket
+ * with SO_LINGER and unread data blocks that close for the linger time.
+ * The pidfd pins the caller while its fdinfo is read.
+ */
 static int ctx_of_fd(struct sv_container *c, const struct sv_req *q, uint64_t fd64,
 		     struct sv_fsctx **ret)
 {
-	int pidfd, fd, r = -EINVAL;
-	struct stat st;
+	uint64_t ino, mnt;
+	char rel[64];
+	int pidfd, proc, r;
 
 	if (fd64 > INT32_MAX)
 		return -EBADF;
 	pidfd = mntsnap__sv_caller_pidfd(q);
 	if (pidfd < 0)
 		return -ESRCH;
-	fd = (int)mntsnap__sys_pidfd_getfd(pidfd, (int)fd64, 0);
+	proc = mntsnap__procfs_root();
+	if (proc < 0) {
+		close(pidfd);
+		return proc;
+	}
+	snprintf(rel, sizeof(rel), "%u/fdinfo/%d", q->n.pid, (int)fd64);
+	r = fdinfo_id(proc, rel, MNTSNAP_RESOLVE_NO_SYMLINKS, &ino, &mnt);
+	close(proc);
+	if (!r && mntsnap__pidfd_exited(pidfd) != 0)
+		r = -ESRCH;
 	close(pidfd);
-	if (fd < 0)
-		return fd == -EBADF ? -EBADF : -ESRCH;
-	if (!fstat(fd, &st))
-		for (size_t i = 0; i < c->nctx; i++)
-			if (c->ctx[i]->dev == st.st_dev && c->ctx[i]->ino == st.st_ino) {
-				*ret = c->ctx[i];
-				r = 0;
-				break;
-			}
-	close(fd);
-	return r; /* not one of ours: what the kernel says for a non-context fd */
+	if (r == -ENOENT)
+		return -EBADF;
+	if (r)
+		return r == -ESRCH ? -ESRCH : r;
+	for (size_t i = 0; i < c->nctx; i++)
+		if (c->ctx[i]->ino == ino && c->ctx[i]->mnt_id == mnt) {
+			*ret = c->ctx[i];
+			return 0;
+		}
+	return -EINVAL; /* not one of ours: what the kernel says for a non-context fd */
 }
 
 /* What x holds of the container's budget (SV_CONTAINER_BYTES_MAX). */
@@ -138,8 +184,21 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 		r = -errno;
 		goto out;
 	}
-	x->dev = st.st_dev;
 	x->ino = st.st_ino;
+	{
+		/* the pipefs mount the container's fdinfo will name */
+		char rel[48];
+		uint64_t ino;
+		int proc = mntsnap__procfs_root();
+
+		snprintf(rel, sizeof(rel), "self/fdinfo/%d", pfd[0]);
+		/* "self" is procfs's own symlink */
+		r = proc < 0 ? proc : fdinfo_id(proc, rel, 0, &ino, &x->mnt_id);
+		if (proc >= 0)
+			close(proc);
+		if (r)
+			goto out;
+	}
 	r = -ENOMEM;
 	n = realloc(c->ctx, (c->nctx + 1) * sizeof(*n));
 	if (!n)

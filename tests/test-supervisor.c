@@ -14,6 +14,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,8 +25,10 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -250,12 +253,10 @@ static void box_serve(struct box *b)
 	}
 }
 
-/* Start the container running script and serve it until the script is done. */
-static void box_start_as(struct box *b, struct mntsnap_policy *pol,
-			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
+/* Fork the container running script; its notify fd, ours now. */
+static int box_spawn(struct box *b, struct mntsnap_policy *pol, script_fn script,
+		     enum box_mode mode)
 {
-	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
-		     .audit_ready = on_audit_ready);
 	int ready[2], done[2], go[2], cfd, pidfd, nfd;
 
 	memset(b, 0, sizeof(*b));
@@ -298,6 +299,16 @@ static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 	nfd = (int)syscall(NR_pidfd_getfd_, pidfd, cfd, 0);
 	cr_assert_geq(nfd, 0, "pidfd_getfd: %s", strerror(errno));
 	close(pidfd);
+	return nfd;
+}
+
+/* Start the container running script and serve it until the script is done. */
+static void box_start_as(struct box *b, struct mntsnap_policy *pol,
+			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
+		     .audit_ready = on_audit_ready);
+	int nfd = box_spawn(b, pol, script, mode);
 	if (mode == BOX_ROOTLESS_UNPRIV) {
 		/* the supervisor itself becomes the container's owner, uid 1000 */
 		cr_assert_eq(setgroups(0, NULL), 0);
@@ -1427,6 +1438,159 @@ LTest(supervisor, audit_unavailable_denies)
 	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL), "performed unaudited");
 	cr_expect(strstr(b.audit, "\"reason\":\"audit unavailable\""), "%s", b.audit);
 	box_end(&b);
+}
+
+/* ---- one container cannot stall another ------------------------------- */
+
+#define ATTACK_SECONDS 4
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * The victim: tmpfs mounts and unmounts on /mnt/a for ATTACK_SECONDS,
+ * res[0] how many, res[1] the slowest in ms, res[2] failures.
+ */
+static void script_victim_mounts(int *res)
+{
+	uint64_t end = now_us() + ATTACK_SECONDS * 1000000ULL;
+
+	res[0] = res[1] = res[2] = 0;
+	while (now_us() < end) {
+		uint64_t t = now_us();
+		int e = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+
+		if (e || umount2("/mnt/a", 0))
+			res[2]++;
+		t = (now_us() - t) / 1000;
+		if ((int)t > res[1])
+			res[1] = (int)t;
+		res[0]++;
+		usleep(2000);
+	}
+}
+
+static void *closer(void *arg)
+{
+	usleep((useconds_t)(rand() % 150));
+	close((int)(intptr_t)arg);
+	return NULL;
+}
+
+/*
+ * The lingering socket: a TCP connection whose peer never reads, its send
+ * queue full and SO_LINGER set, handed to fsconfig while another thread
+ * closes it. A supervisor that fetched the file (pidfd_getfd) and closed
+ * it made the last close and blocked for the linger time.
+ */
+static void script_linger(int *res)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct linger lg = { .l_onoff = 1, .l_linger = 3 };
+	uint64_t end = now_us() + ATTACK_SECONDS * 1000000ULL;
+	socklen_t sl = sizeof(sa);
+	int l, small = 4096;
+	static char junk[65536];
+
+	res[0] = 0;
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1024) ||
+	    getsockname(l, (struct sockaddr *)&sa, &sl)) {
+		res[1] = errno;
+		return;
+	}
+	res[1] = 0;
+	while (now_us() < end) {
+		int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), p;
+		pthread_t th;
+
+		setsockopt(c, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+		if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+			break;
+		p = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		if (p < 0)
+			break;
+		setsockopt(p, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+		while (write(c, junk, sizeof(junk)) > 0)
+			;
+		setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		if (pthread_create(&th, NULL, closer, (void *)(intptr_t)c))
+			break;
+		pthread_detach(th);
+		sfsconfig(c, MNTSNAP_K_FSCONFIG_SET_FLAG, "ro", NULL);
+		res[0]++;
+		/* the peer stays open and unread until the end */
+		if (res[0] > 2000)
+			break;
+	}
+}
+
+/* Two containers, one supervisor, served until both scripts are done. */
+static void boxes_run(struct box *b, script_fn s0, script_fn s1)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = &b[0],
+		     .audit_ready = on_audit_ready);
+	struct mntsnap_supervisor *sv;
+	int nfd[2], done = 0;
+
+	nfd[0] = box_spawn(&b[0], example_policy(), s0, BOX_ROOTFUL);
+	nfd[1] = box_spawn(&b[1], example_policy(), s1, BOX_ROOTFUL);
+	cr_assert_eq(mntsnap_supervisor_new(b[0].pol, &o, &sv), 0);
+	cr_assert_eq(mntsnap_supervisor_add(sv, nfd[0], "attacker"), 0);
+	cr_assert_eq(mntsnap_supervisor_add(sv, nfd[1], "victim"), 0);
+	while (done != 3) {
+		struct pollfd p[3] = { { mntsnap_supervisor_fd(sv), POLLIN, 0 },
+				       { done & 1 ? -1 : b[0].done_r, POLLIN, 0 },
+				       { done & 2 ? -1 : b[1].done_r, POLLIN, 0 } };
+
+		cr_assert_geq(poll(p, 3, 30000), 1, "the containers hang");
+		if (p[0].revents)
+			cr_assert_geq(mntsnap_supervisor_dispatch(sv, 0), 0);
+		if (p[1].revents)
+			done |= 1;
+		if (p[2].revents)
+			done |= 2;
+	}
+	b[0].sv = sv;
+}
+
+static void boxes_end(struct box *b)
+{
+	/* the second container holds copies of the first one's pipes: close all first */
+	for (int i = 0; i < 2; i++) {
+		close(b[i].go_w);
+		close(b[i].done_r);
+	}
+	for (int i = 0; i < 2; i++) {
+		int st;
+
+		cr_assert_eq(waitpid(b[i].pid, &st, 0), b[i].pid);
+		mntsnap_policy_free(b[i].pol);
+		munmap(b[i].res, NRES * sizeof(int));
+	}
+	mntsnap_supervisor_free(b[0].sv);
+	free(b[0].audit);
+}
+
+LTest(supervisor, lingering_socket_stalls_no_other_container, .timeout = 60)
+{
+	struct box b[2];
+
+	make_tree();
+	memset(b, 0, sizeof(b));
+	boxes_run(b, script_linger, script_victim_mounts);
+	cr_expect_eq(b[0].res[1], 0, "attacker setup: %s", strerror(b[0].res[1]));
+	cr_expect_gt(b[0].res[0], 50, "only %d attacks", b[0].res[0]);
+	cr_expect_gt(b[1].res[0], 10, "only %d victim mounts", b[1].res[0]);
+	cr_expect_eq(b[1].res[2], 0, "%d victim mounts failed", b[1].res[2]);
+	cr_expect_lt(b[1].res[1], 1000, "the victim waited %d ms for a mount (%d attacks)",
+		     b[1].res[1], b[0].res[0]);
+	boxes_end(b);
 }
 
 /* What an agent peer might pass instead of a notify fd is refused. */
