@@ -11,6 +11,8 @@
 #ifndef MNTSNAP_SUPERVISOR_INTERNAL_H
 #define MNTSNAP_SUPERVISOR_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,10 +129,19 @@ struct sv_mount {
 };
 
 /*
- * One notify fd. mounted: the mounts made for it, the only ones its
- * umount2(), MS_MOVE and remounts may act on.
+ * One notify fd, served by a thread of its own (the worker, see
+ * supervisor.c): everything below but the worker's bookkeeping is touched
+ * by that thread only, so nothing one container does (a helper waiting
+ * on its FUSE mount, a flood of calls) holds up another. mounted: the
+ * mounts made for it, the only ones its umount2(), MS_MOVE and remounts
+ * may act on.
  */
 struct sv_container {
+	struct mntsnap_supervisor *sv;
+	pthread_t worker;
+	bool started;
+	int stop;                 /* eventfd: the worker returns */
+	atomic_bool finished;     /* every process of the filter has gone */
 	int fd;
 	char *id;
 	struct sv_mount *mounted;
@@ -176,6 +187,9 @@ struct mntsnap_supervisor {
 	struct mntsnap_supervisor_opts o;
 	struct mntsnap_sysops sys;
 	int epfd;
+	int events;               /* eventfd in epfd: a worker answered or finished */
+	atomic_int answered;      /* since the last dispatch */
+	pthread_mutex_t audit_lock; /* the audit callbacks are never called concurrently */
 	struct sv_container **c;
 	size_t n;
 	dev_t own_dev;  /* the supervisor's own mount namespace (nsfs inode) */
