@@ -1593,6 +1593,74 @@ LTest(supervisor, lingering_socket_stalls_no_other_container, .timeout = 60)
 	boxes_end(b);
 }
 
+/*
+ * A FUSE mount that never answers (not even its INIT): the supervisor's
+ * helper resolving a target below it waits until its timeout. The server
+ * is this test holding /dev/fuse and reading nothing.
+ */
+static void script_fuse_stall(int *res)
+{
+	uint64_t t = now_us();
+
+	res[0] = try_mount("none", "/mnt/s/x", "tmpfs", 0, NULL);
+	res[1] = (int)((now_us() - t) / 1000);
+}
+
+LTest(supervisor, fuse_stall_stalls_no_other_container, .timeout = 60)
+{
+	char opts[128];
+	struct box b[2];
+	int fuse;
+
+	make_tree();
+	fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fuse < 0)
+		cr_skip_test("no /dev/fuse");
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fuse);
+	cr_assert_eq(mount("stall", ROOT "/mnt/s", "fuse", 0, opts), 0, "fuse: %s",
+		     strerror(errno));
+	memset(b, 0, sizeof(b));
+	boxes_run(b, script_fuse_stall, script_victim_mounts);
+	cr_expect_neq(b[0].res[0], 0, "a mount below the stalled FUSE mount succeeded");
+	cr_expect_gt(b[1].res[0], 10, "only %d victim mounts", b[1].res[0]);
+	cr_expect_eq(b[1].res[2], 0, "%d victim mounts failed", b[1].res[2]);
+	cr_expect_lt(b[1].res[1], 1000, "the victim waited %d ms for a mount (the attacker %d ms)",
+		     b[1].res[1], b[0].res[1]);
+	boxes_end(b);
+	close(fuse);
+}
+
+/* A flood of fsconfig calls from one container for ATTACK_SECONDS. */
+static void script_flood(int *res)
+{
+	uint64_t end = now_us() + ATTACK_SECONDS * 1000000ULL;
+	static char val[250];
+	int fs = sfsopen("tmpfs");
+
+	memset(val, 'f', sizeof(val) - 1);
+	res[0] = 0;
+	while (now_us() < end) {
+		sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "x", val);
+		res[0]++;
+	}
+	close(fs);
+}
+
+LTest(supervisor, option_flood_stalls_no_other_container, .timeout = 60)
+{
+	struct box b[2];
+
+	make_tree();
+	memset(b, 0, sizeof(b));
+	boxes_run(b, script_flood, script_victim_mounts);
+	cr_expect_gt(b[0].res[0], 100, "only %d flood calls", b[0].res[0]);
+	cr_expect_gt(b[1].res[0], 10, "only %d victim mounts", b[1].res[0]);
+	cr_expect_eq(b[1].res[2], 0, "%d victim mounts failed", b[1].res[2]);
+	cr_expect_lt(b[1].res[1], 1000, "the victim waited %d ms for a mount (%d flood calls)",
+		     b[1].res[1], b[0].res[0]);
+	boxes_end(b);
+}
+
 /* What an agent peer might pass instead of a notify fd is refused. */
 LTest(supervisor, add_refuses_what_is_no_notify_fd)
 {
