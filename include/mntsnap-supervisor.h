@@ -6,8 +6,13 @@
  * the filter's notify fd, reads the arguments from the caller's memory,
  * decides with a policy over the whole request (filesystem type, source,
  * target as the container resolves them, every option), and when allowed
- * performs the mount itself inside the container's mount namespace and
- * returns the result as mount's return value. The container needs no
+ * performs the mount itself inside the container's namespaces (mount,
+ * pid, net, ipc, cgroup, time: a new proc, sysfs, mqueue or cgroup2 shows
+ * the container's processes, devices, queues and cgroup root, never the
+ * supervisor's) and, when the container has a user namespace of its own,
+ * with the credentials of its root there (unless the deciding rule grants
+ * MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS), and returns the result as
+ * mount's return value. The container needs no
  * CAP_SYS_ADMIN: seccomp acts at syscall entry, before capability checks.
  *
  * Same conventions as mntsnap.h (0 or a negative errno value, ret_* last,
@@ -24,22 +29,28 @@
  *    allowed request is performed by the supervisor and its result
  *    returned;
  *  - paths are resolved inside the container's root with openat2(2)
- *    RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS by the namespace helper (see
- *    mntsnap_ns_run), from the directory the kernel resolved: the policy
+ *    RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS by a worker process inside the
+ *    caller's namespaces, from the directory the kernel resolved: the policy
  *    sees the canonical path ("/mnt/l" -> "/../../tmp" is "/tmp") and the
  *    mount goes onto that same opened object (fsmount + move_mount onto
  *    the fd, open_tree for binds), never onto a path looked up again;
  *  - a requester whose root is not its mount namespace's root (chroot()
  *    inside the container) is refused with EPERM: there "/" would mean
  *    something else to it than to the supervisor; so is one in the
- *    supervisor's own mount namespace.
+ *    supervisor's own mount namespace;
+ *  - a proc is mounted "subset=pid" and a sysfs "ro" unless the rule
+ *    grants otherwise; binfmt_misc is refused where it would be the
+ *    host's instance (no user namespace of the container's own).
  *
  * Handled: mount(2) new mounts, binds (MS_REC), remounts (with and without
  * MS_BIND; the rule's force list is applied again, as the flags given
  * replace the mount's) of a mount the supervisor made for the same notify
- * fd only, and without MS_BIND only of a new mount (the superblock under
- * a bind is its source's; a bind is remounted under the "bind" rules with
- * the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
+ * fd only, and without MS_BIND only of a new mount whose superblock was
+ * created for it (FSCONFIG_CMD_CREATE_EXCL, 6.6+), is of no type whose
+ * superblocks are shared (sysfs, mqueue, cgroup2, debugfs, ...) and is
+ * mounted nowhere else in the container's mount namespace (the superblock
+ * under a bind is its source's; a bind is remounted under the "bind"
+ * rules with the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else;
  * MS_MOVE of such a mount (matched with its type, its resolved location as
  * source and the new one as target; a bind as "bind" with the source it
@@ -108,6 +119,20 @@ struct mntsnap_policy;
  *          ("uid" matches "uid" and "uid=anything") fails with err.
  *  deny:   the rule refuses what it matches, with err.
  *  err:    positive errno for deny and forbid; 0 = the policy's.
+ *  grant:  MNTSNAP_POLICY_GRANT_* bits, what the supervisor otherwise
+ *          refuses a container even when the rule allows the mount (each
+ *          one named in the audit event's grant when used):
+ *          _FULL_PROC: a proc without "subset=pid" (by default a proc
+ *          made for a container is subset=pid: its processes only, no
+ *          /proc/sys, no /proc/kcore; a container without a user
+ *          namespace could write the host's kernel settings through a full
+ *          one); _WRITABLE_SYSFS: a sysfs mount without "ro" (by default
+ *          read-only); _HOST_CREDENTIALS: the filesystem is created with
+ *          the supervisor's credentials instead of those of the container's
+ *          user namespace, for a type a user namespace may not mount (a
+ *          block device filesystem); its superblock is then owned by the
+ *          supervisor's user namespace. Without a user namespace of its
+ *          own a container's mounts always use the supervisor's.
  * mount(2) expresses exec, suid, dev and atime only by the absence of a
  * flag: "not asked" and "asked for exec" are the same request, so forbid
  * cannot tell them apart; force the opposite ("noexec") instead.
@@ -121,8 +146,13 @@ struct mntsnap_policy_rule {
 	const char *const *forbid;
 	bool deny;
 	int err;
+	unsigned grant;
 	size_t : 0;
 };
+
+#define MNTSNAP_POLICY_GRANT_FULL_PROC 0x1U
+#define MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS 0x2U
+#define MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS 0x4U
 
 /*
  * A policy: default_allow says what happens to a request no rule matches;
@@ -191,6 +221,10 @@ struct mntsnap_sv_event {
 	uint64_t mnt_id;          /* unique id of the new mount (statx
 				   * STATX_MNT_ID_UNIQUE, statmount's id), 0 if none */
 	const char *reason;       /* short word on why, for refusals */
+	const char *grant;        /* the rule's grants used by a performed
+				   * request, comma-joined ("full-proc",
+				   * "writable-sysfs", "host-credentials"),
+				   * NULL if none */
 };
 
 typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *data);
@@ -211,12 +245,13 @@ typedef int (*mntsnap_sv_audit_ready_fn)(void *data);
 
 /*
  * audit: called once per request answered (also for refusals), from
- * mntsnap_supervisor_dispatch(). audit_ready (may be NULL), with
- * audit_data: asked before a request is acted on; when it fails the
- * request is refused (the policy's errno, reason "audit unavailable"),
- * never performed, so nothing is done that the audit cannot record.
- * timeout_ms bounds each helper run inside a container (0 = the helper's
- * default).
+ * mntsnap_supervisor_dispatch()'s workers, one at a time (never
+ * concurrently), before the request is answered. audit_ready (may be
+ * NULL), with audit_data: asked before a request is acted on; when it
+ * fails the request is refused (the policy's errno, reason "audit
+ * unavailable"), never performed, so nothing is done that the audit
+ * cannot record. timeout_ms bounds each worker run inside a container
+ * (0 = 10 s).
  */
 struct mntsnap_supervisor_opts {
 	size_t sz;
@@ -263,7 +298,7 @@ int mntsnap_supervisor_fd(const struct mntsnap_supervisor *sv);
  * every one that is ready, and drop the notify fds whose processes have
  * all exited. Returns the number of requests answered (0 on timeout) or
  * -EINTR, -EBADF. A request that cannot be handled (unreadable
- * arguments, a caller gone, a helper failure) is answered with an error
+ * arguments, a caller gone, a worker failure) is answered with an error
  * or dropped; it never stops the supervisor.
  */
 int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms);

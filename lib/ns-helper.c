@@ -33,7 +33,7 @@
  *
  * Hardening, in order, before the target is touched: parent-death SIGKILL
  * (and a getppid() check for the race), PR_SET_DUMPABLE 0 (on the shared
- * mm, see dumpable_hold), PR_SET_NO_NEW_PRIVS, every fd closed but the
+ * mm, see mntsnap__dumpable_hold), PR_SET_NO_NEW_PRIVS, every fd closed but the
  * socket, the namespace fd, the target process's root and, for captures,
  * the caller's procfs (0-2 included), capabilities cut to
  * CAP_SYS_ADMIN + CAP_SYS_CHROOT (what setns needs), then after setns to
@@ -505,7 +505,7 @@ static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned dump_holders;
 static int dump_saved;
 
-static void dumpable_hold(void)
+void mntsnap__dumpable_hold(void)
 {
 	pthread_mutex_lock(&dump_lock);
 	if (dump_holders++ == 0)
@@ -513,7 +513,7 @@ static void dumpable_hold(void)
 	pthread_mutex_unlock(&dump_lock);
 }
 
-static void dumpable_release(void)
+void mntsnap__dumpable_release(void)
 {
 	pthread_mutex_lock(&dump_lock);
 	if (--dump_holders == 0 && dump_saved == 1)
@@ -756,14 +756,14 @@ static int helper_run(const struct mntsnap_ns *ns, struct helper *h,
 	h->ppid = getpid();
 	h->timeout_ms = o->timeout_ms ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
 
-	dumpable_hold();
+	mntsnap__dumpable_hold();
 	pin_to_this_cpu(&pin);
 	/* exit signal 0: a caller's SIGCHLD handler reaping with waitpid(-1)
 	 * never steals this child (only __WALL/__WCLONE waits see it) */
 	pid = (int)mntsnap__sys_clone(helper_child, stack + stack_map_size(), CLONE_VM | CLONE_VFORK, h);
 	r = pid < 0 ? pid : 0;
 	unpin(&pin);
-	dumpable_release();
+	mntsnap__dumpable_release();
 	stack_put(ns, stack);
 	if (!r) {
 		memset(&si, 0, sizeof(si));

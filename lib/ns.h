@@ -43,6 +43,17 @@ int mntsnap__ns_owner_userns(int nsfd, int *ret_fd);
  */
 void mntsnap__ns_owner_why(int nsfd, char *buf, size_t len);
 
+/*
+ * PR_SET_DUMPABLE 0 on the process's mm while a CLONE_VM child runs (it
+ * shares the mm, so the flag is the caller's too), put back as it was
+ * after the last holder releases it: a non-dumpable mm can be neither
+ * ptraced nor read through /proc/PID/mem by anyone without
+ * CAP_SYS_PTRACE over the mm's user namespace, so a target cannot reach
+ * the caller's memory through a child that entered it (lib/ns-helper.c).
+ */
+void mntsnap__dumpable_hold(void);
+void mntsnap__dumpable_release(void);
+
 /* Is capability cap (CAP_* number) in the calling thread's effective set? */
 bool mntsnap__cap_effective(int cap);
 

@@ -19,6 +19,7 @@ struct rule {
 	char **force, **forbid; /* NULL-terminated, never NULL */
 	bool deny;
 	int err;
+	unsigned grant;
 };
 
 struct mntsnap_policy {
@@ -298,6 +299,9 @@ int mntsnap_policy_add(struct mntsnap_policy *policy, const struct mntsnap_polic
 		return e;
 	if (in.err < 0 || in.err > 4095)
 		return fail(ret_error, "errno %s out of range", "value");
+	if (in.grant & ~(MNTSNAP_POLICY_GRANT_FULL_PROC | MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS |
+			 MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS))
+		return fail(ret_error, "grant %s has unknown bits", "value");
 	if (in.fstype && strcmp(in.fstype, "*")) {
 		if (!*in.fstype || strchr(in.fstype, ','))
 			return fail(ret_error, "fstype \"%s\" is not a filesystem type", in.fstype);
@@ -318,6 +322,7 @@ int mntsnap_policy_add(struct mntsnap_policy *policy, const struct mntsnap_polic
 	}
 	r.deny = in.deny;
 	r.err = in.err;
+	r.grant = in.grant;
 	nr = realloc(policy->rules, (policy->n + 1) * sizeof(*nr));
 	if (!nr) {
 		rule_clear(&r);
@@ -453,15 +458,24 @@ static int apply_item(const char *item, size_t n, void *data)
 	return 0;
 }
 
-char *mntsnap__policy_apply(const struct mntsnap_policy *p, int rule, const char *asked)
+char *mntsnap__opts_force(const char *opts, const char *const *force)
 {
-	struct apply a = { 0 };
+	struct apply a = { .force = (char **)force };
 
-	if (rule < 0 || (size_t)rule >= p->n)
-		return strdup(asked ? asked : "");
-	a.force = p->rules[rule].force;
-	each_item(asked, apply_item, &a);
-	for (char **f = a.force; *f; f++)
+	each_item(opts, apply_item, &a);
+	for (const char *const *f = force; *f; f++)
 		sb_add(&a.out, *f, strlen(*f));
 	return sb_take(&a.out);
+}
+
+char *mntsnap__policy_apply(const struct mntsnap_policy *p, int rule, const char *asked)
+{
+	if (rule < 0 || (size_t)rule >= p->n)
+		return strdup(asked ? asked : "");
+	return mntsnap__opts_force(asked, (const char *const *)p->rules[rule].force);
+}
+
+unsigned mntsnap__policy_grant(const struct mntsnap_policy *p, int rule)
+{
+	return rule < 0 || (size_t)rule >= p->n ? 0 : p->rules[rule].grant;
 }

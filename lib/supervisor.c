@@ -461,7 +461,7 @@ static void track(struct sv_container *c, const struct sv_req *q)
 				return;
 			}
 	} else if (q->kind == SV_NEW || q->kind == SV_BIND) {
-		struct sv_mount m = { .id = q->mnt_id };
+		struct sv_mount m = { .id = q->mnt_id, .own_sb = q->own_sb };
 		struct sv_mount *n;
 
 		if (q->kind == SV_BIND && !(m.bind_source = strdup(q->rsource)))
@@ -531,6 +531,7 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 	ev.result = q->result;
 	ev.mnt_id = q->result ? 0 : q->mnt_id; /* umount2: the mount removed */
 	ev.reason = q->result || q->gone ? q->reason : NULL;
+	ev.grant = q->result || !q->grant[0] ? NULL : q->grant;
 	sv->o.audit(&ev, sv->o.audit_data);
 	pthread_mutex_unlock(&sv->audit_lock);
 }

@@ -4,7 +4,8 @@
  * (policy.c), requests and containers. Calls run one way, no cycles:
  * supervisor.c (object, dispatch, mount(2)/umount2 decoding, audit)
  *   -> sv-newapi.c (fsopen/fsconfig/fsmount/move_mount)
- *   -> sv-request.c (caller's memory, namespace, ID_VALID, the helper)
+ *   -> sv-perform.c (the caller's namespaces, the worker inside them)
+ *   -> sv-request.c (caller's memory, ID_VALID)
  *   -> sv-mount.c (the work inside the container)
  *   -> policy.c; sv-json.c (audit lines) stands alone.
  */
@@ -56,6 +57,16 @@ char *mntsnap__opts_from_ms(uint32_t ms, const char *data);
  * rule < 0: asked unchanged. Malloc'd; NULL on ENOMEM.
  */
 char *mntsnap__policy_apply(const struct mntsnap_policy *p, int rule, const char *asked);
+
+/*
+ * opts with every item of force added last, overriding the same key or
+ * the flag's opposite as a rule's force list does. Malloc'd; NULL on
+ * ENOMEM.
+ */
+char *mntsnap__opts_force(const char *opts, const char *const *force);
+
+/* The MNTSNAP_POLICY_GRANT_* bits of rule (0 for the default, rule < 0). */
+unsigned mntsnap__policy_grant(const struct mntsnap_policy *p, int rule);
 
 /* mntsnap_policy_check() for the library's own callers. */
 int mntsnap__policy_check(const struct mntsnap_policy *policy, const char *fstype,
@@ -125,7 +136,8 @@ struct sv_fsctx {
  */
 struct sv_mount {
 	uint64_t id;
-	char *bind_source; /* NULL: a new mount with its own superblock */
+	char *bind_source; /* NULL: a new mount */
+	bool own_sb;       /* its superblock was created for it (CREATE_EXCL) */
 };
 
 /*
@@ -156,7 +168,7 @@ struct sv_container {
 
 enum sv_kind { SV_NEW, SV_BIND, SV_REMOUNT, SV_REMOUNT_BIND, SV_UMOUNT, SV_PROPAGATION, SV_MOVE };
 
-/* One request, from RECV to SEND. The helper writes its half in place. */
+/* One request, from RECV to SEND. The worker's half comes back in place. */
 struct sv_req {
 	struct mntsnap_k_seccomp_notif n;
 	const struct sv_container *c;
@@ -170,12 +182,14 @@ struct sv_req {
 	char *asked;         /* flags by name + data */
 	/* expected identity of the caller's root */
 	uint64_t root_mnt, root_ino, root_dev;
-	/* filled by the helper */
+	/* filled by the worker (lib/sv-perform.c) */
 	char rsource[SV_PATH_MAX], rtarget[SV_PATH_MAX], mfstype[SV_FSTYPE_MAX];
 	char *applied;
 	int rule;
 	uint64_t mnt_id;
 	const char *reason;
+	char grant[64];      /* the rule's grants that were used, comma-joined */
+	bool own_sb;         /* a new mount on a superblock created for it */
 	int result;
 	bool gone;           /* the answer found nobody */
 	bool answered;       /* ADDFD with SEND already answered the call */
@@ -196,15 +210,25 @@ struct mntsnap_supervisor {
 	ino_t own_ino;
 };
 
-/* What the helper gets: the request and the policy (lib/sv-mount.c). */
+/*
+ * What the worker gets: the request and the policy (lib/sv-mount.c), and
+ * how to take on the credentials a decided request is performed with
+ * (lib/sv-perform.c): host true for a rule granting
+ * MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS, else those of the container's
+ * user namespace when it has one. 0 or -errno; called once, after the
+ * decision and before anything is mounted.
+ */
 struct sv_work {
 	struct sv_req *q;
 	const struct mntsnap_policy *policy;
+	int (*become)(const struct sv_work *w, bool host);
+	void *ctx;
+	bool own_userns; /* the container has a user namespace of its own */
 };
 
 /*
- * Run inside the caller's mount namespace by mntsnap_ns_run(): check the
- * root, resolve, decide and perform a mount(2) request (or the move_mount
+ * Run inside the caller's namespaces by the worker (lib/sv-perform.c):
+ * check the root, resolve, decide and perform a mount(2) request (or the move_mount
  * of a new-API placeholder, decoded as one), or an umount2. 0 or -errno;
  * the request's resolved paths, rule, options and mount id are filled in.
  */
@@ -247,8 +271,11 @@ int mntsnap__sv_caller_pidfd(const struct sv_req *q);
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);
 
 /*
- * lib/sv-request.c: open the caller's namespace, check the request is
- * still the caller's, and run the work in the helper. -ENOENT: gone.
+ * lib/sv-perform.c, the one entry into the perform stage: open the
+ * caller's namespaces, check the request is still the caller's
+ * (NOTIF_ID_VALID after the opens), and run the work (sv-mount.c) in a
+ * worker inside them, with the credentials the decision calls for.
+ * 0 or -errno; -ENOENT: the caller is gone.
  */
 int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 

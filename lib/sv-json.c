@@ -118,6 +118,7 @@ int mntsnap_sv_event_json(const struct mntsnap_sv_event *ev, char *buf, size_t l
 		jraw(&b, ",\"mnt_id\":null", 14);
 	}
 	jstr(&b, "reason", ev->reason);
+	jstr(&b, "grant", ev->grant);
 	jraw(&b, "}\n", 2);
 	if (b.full) {
 		if (len)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The supervisor's work inside a container: runs in the namespace helper
- * (mntsnap_ns_run) after setns() into the caller's mount namespace. It
+ * The supervisor's work inside a container: runs in the worker
+ * (sv-perform.c) inside every namespace of the caller. It
  * checks the namespace root is the caller's root, opens every path with
  * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS, names what it reached, decides
  * with the policy, and mounts onto the opened fds: what is checked is
@@ -71,7 +71,7 @@ static int openat2_(int dfd, const char *path, uint64_t flags, uint64_t resolve)
 
 /*
  * The canonical path of directory fd as the container sees it: the
- * helper's root is the namespace root (checked against the caller's),
+ * worker's root is the namespace root (checked against the caller's),
  * and it has its own cwd, so getcwd() after fchdir() names it without
  * reading the container's /proc.
  */
@@ -231,28 +231,72 @@ static uint64_t unique_id(int fd)
 	return st.stx_mnt_id;
 }
 
-/* fsopen + options + fsmount + move_mount onto tfd. */
+/* fsopen, the source and every option: a context to create, or -errno. */
+static int new_context(struct sv_req *q, struct attrs *a)
+{
+	int fs, r = 0;
+
+	fs = (int)mntsnap__sys_fsopen(q->fstype, MNTSNAP_K_FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return fs;
+	if (q->has_source && q->source[0])
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", q->source);
+	if (!r)
+		r = walk_applied(q->applied, a, fs_option, &fs);
+	for (size_t i = 0; !r && i < a->nsb; i++)
+		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a->sb[i], NULL);
+	if (r) {
+		close(fs);
+		return r;
+	}
+	return fs;
+}
+
+/*
+ * The superblock: a new one when the kernel can promise it
+ * (FSCONFIG_CMD_CREATE_EXCL, 6.6+), and only then is the mount marked as
+ * having a superblock of its own, the one kind a later remount without
+ * MS_BIND may reconfigure. Otherwise it is mounted as mount(2) would:
+ * sysfs, mqueue and cgroup2 have one superblock per namespace, debugfs
+ * and tracefs one for all, a block device one wherever it is mounted;
+ * reconfiguring such a superblock changes every mount of it, the host's
+ * included.
+ */
+static int create(struct sv_req *q, struct attrs *a)
+{
+	int fs = new_context(q, a), r;
+
+	if (fs < 0)
+		return fs;
+	r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE_EXCL, NULL, NULL);
+	if (!r) {
+		q->own_sb = true;
+		return fs;
+	}
+	close(fs);
+	/* EBUSY: an existing superblock; EOPNOTSUPP: a kernel before 6.6 */
+	if (r != -EBUSY && r != -EOPNOTSUPP && r != -EINVAL)
+		return r;
+	fs = new_context(q, a);
+	if (fs < 0)
+		return fs;
+	r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	if (r) {
+		close(fs);
+		return r;
+	}
+	return fs;
+}
+
+/* A new filesystem instance, fsmount + move_mount onto tfd. */
 static int do_new(struct sv_req *q, int tfd)
 {
 	struct attrs a;
 	int fs, mfd, r;
 
-	fs = (int)mntsnap__sys_fsopen(q->fstype, MNTSNAP_K_FSOPEN_CLOEXEC);
+	fs = create(q, &a);
 	if (fs < 0)
 		return fs;
-	r = 0;
-	if (q->has_source && q->source[0])
-		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", q->source);
-	if (!r)
-		r = walk_applied(q->applied, &a, fs_option, &fs);
-	for (size_t i = 0; !r && i < a.nsb; i++)
-		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, a.sb[i], NULL);
-	if (!r)
-		r = fsconfig_(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
-	if (r) {
-		close(fs);
-		return r;
-	}
 	mfd = (int)mntsnap__sys_fsmount(fs, MNTSNAP_K_FSMOUNT_CLOEXEC, a.set);
 	r = mfd < 0 ? mfd : 0;
 	close(fs);
@@ -421,6 +465,68 @@ static int do_propagation(struct sv_req *q, int tfd)
 }
 
 /*
+ * Types whose superblocks later mounts share even when this one was new
+ * at the time: one per net, ipc, cgroup or user namespace (a pod's next
+ * container in the same net namespace gets the sysfs superblock made
+ * here), or one for the whole system. Their remount without MS_BIND is
+ * refused whatever the mount-table scan below finds: mount namespaces
+ * that the supervisor cannot see may have them too.
+ */
+static bool shared_type(const char *t)
+{
+	static const char *const shared[] = {
+		"sysfs",      "mqueue",   "cgroup",  "cgroup2",  "debugfs", "tracefs",
+		"securityfs", "binfmt_misc", "configfs", "pstore", "efivarfs", "fusectl",
+		"bpf",        "devtmpfs", "selinuxfs", "smackfs", "nsfs",   "rpc_pipefs",
+	};
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		if (!strcmp(t, shared[i]))
+			return true;
+	return false;
+}
+
+/*
+ * No mount of the caller's namespace but the supervisor's own for c has
+ * the superblock (major:minor): a bind the container's runtime made of
+ * it, or a mount of the same device, would be reconfigured too. 0,
+ * -EPERM, or listmount's/statmount's -errno (refused alike).
+ */
+static int sb_only_ours(const struct sv_container *c, uint32_t major, uint32_t minor)
+{
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0,
+					    .mnt_id = MNTSNAP_K_LSMT_ROOT };
+	uint64_t ids[256];
+	long n;
+
+	do {
+		n = mntsnap__sys_listmount(NULL, &req, ids, 256, 0);
+		if (n < 0)
+			return (int)n;
+		for (long i = 0; i < n; i++) {
+			struct mntsnap_k_mnt_id_req one = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0,
+							    .mnt_id = ids[i],
+							    .param = MNTSNAP_K_STATMOUNT_SB_BASIC };
+			struct mntsnap_k_statmount sm;
+			long r;
+
+			memset(&sm, 0, sizeof(sm));
+			r = mntsnap__sys_statmount(NULL, &one, &sm, sizeof(sm), 0);
+			if (r == -ENOENT)
+				continue; /* gone meanwhile */
+			if (r < 0)
+				return (int)r;
+			if (sm.sb_dev_major == major && sm.sb_dev_minor == minor &&
+			    !mntsnap__sv_ours(c, ids[i]))
+				return -EPERM;
+		}
+		if (n)
+			req.param = ids[n - 1];
+	} while (n == 256);
+	return 0;
+}
+
+/*
  * A remount acts only on a mount the supervisor made for this container:
  * a runtime's read-only volume stays read-only. A superblock remount only
  * on a new mount: the superblock under a bind is its source's, shared
@@ -448,6 +554,12 @@ static int remount_subject(struct sv_req *q, int tfd, const char **ret_src)
 		snprintf(q->mfstype, sizeof(q->mfstype), "bind");
 		*ret_src = m->bind_source;
 	}
+	if (q->kind == SV_REMOUNT) {
+		q->reason = "shared superblock";
+		if (!m->own_sb || shared_type(q->mfstype))
+			return -EPERM;
+		return sb_only_ours(q->c, st.stx_dev_major, st.stx_dev_minor);
+	}
 	return 0;
 }
 
@@ -460,6 +572,56 @@ static int root_matches(const struct sv_req *q)
 	if (st.stx_mnt_id != q->root_mnt || st.stx_ino != q->root_ino ||
 	    makedev(st.stx_dev_major, st.stx_dev_minor) != q->root_dev)
 		return -EPERM;
+	return 0;
+}
+
+static void note_grant(struct sv_req *q, const char *name)
+{
+	size_t n = strlen(q->grant);
+
+	snprintf(q->grant + n, sizeof(q->grant) - n, "%s%s", n ? "," : "", name);
+}
+
+/*
+ * What a runtime hides stays hidden: a new proc or sysfs has none of the
+ * masks a runtime puts over /proc (kcore, keys, sysrq-trigger, a read-only
+ * /proc/sys), and where the container has no user namespace of its own
+ * the kernel's "too revealing" check does not apply either: a writable
+ * /proc/sys there is the host's kernel settings. So a proc is "subset=pid"
+ * (its processes, nothing else; also forced on its superblock remount,
+ * where "subset=" would clear it) and a sysfs is "ro" (also on remounts,
+ * whose flags replace the mount's), unless the rule grants otherwise.
+ */
+static int type_defaults(struct sv_req *q, unsigned grant)
+{
+	static const char *const subset[] = { "subset=pid", NULL };
+	static const char *const ro[] = { "ro", NULL };
+	const char *t = mntsnap__sv_match_fstype(q);
+	const char *const *force = NULL;
+	char *n;
+
+	if (grant & MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS)
+		note_grant(q, "host-credentials");
+	if (!t || q->kind == SV_PROPAGATION || q->kind == SV_MOVE || q->kind == SV_BIND)
+		return 0;
+	if (!strcmp(t, "proc") && q->kind != SV_REMOUNT_BIND) {
+		if (grant & MNTSNAP_POLICY_GRANT_FULL_PROC)
+			note_grant(q, "full-proc");
+		else
+			force = subset;
+	} else if (!strcmp(t, "sysfs")) {
+		if (grant & MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS)
+			note_grant(q, "writable-sysfs");
+		else
+			force = ro;
+	}
+	if (!force)
+		return 0;
+	n = mntsnap__opts_force(q->applied, force);
+	if (!n)
+		return -ENOMEM;
+	free(q->applied);
+	q->applied = n;
 	return 0;
 }
 
@@ -510,10 +672,39 @@ static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int roo
 		q->applied = strdup(q->asked);
 	else
 		q->applied = mntsnap__policy_apply(p, q->rule, q->asked);
-	return q->applied ? 0 : -ENOMEM;
+	if (!q->applied)
+		return -ENOMEM;
+	return type_defaults(q, mntsnap__policy_grant(p, q->rule));
 }
 
-/* Runs in the helper, inside the caller's mount namespace. */
+/*
+ * binfmt_misc has one instance per user namespace (6.7+; one for the
+ * whole system before): made with the supervisor's credentials, in a
+ * container without a user namespace of its own or under a
+ * host-credentials grant, it is the host's, and an interpreter registered
+ * there runs for every exec on the host. Refused whatever the policy says.
+ */
+static int host_instance(struct sv_req *q, const struct sv_work *w)
+{
+	unsigned g = mntsnap__policy_grant(w->policy, q->rule);
+
+	if (q->kind != SV_NEW || strcmp(q->fstype, "binfmt_misc"))
+		return 0;
+	if (w->own_userns && !(g & MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS))
+		return 0;
+	q->reason = "host's instance";
+	return -mntsnap__policy_errno(w->policy);
+}
+
+/* The decided request's credentials (see struct sv_work). */
+static int become(const struct sv_work *w)
+{
+	unsigned g = mntsnap__policy_grant(w->policy, w->q->rule);
+
+	return w->become ? w->become(w, g & MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS) : 0;
+}
+
+/* Runs in the worker, inside the caller's namespaces. */
 int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len)
 {
 	struct sv_work *w = data;
@@ -530,6 +721,12 @@ int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len)
 	if (root < 0)
 		return -errno;
 	r = work_decide(q, w->policy, root, &sfd, &tfd);
+	if (!r)
+		r = host_instance(q, w);
+	if (!r) {
+		q->reason = "credentials";
+		r = become(w);
+	}
 	if (!r) {
 		q->reason = "mount";
 		if (q->kind == SV_NEW)
@@ -565,7 +762,7 @@ const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t i
  * umount2 of a mount the supervisor made for this container, and of
  * nothing else. The mount is named from its parent directory (openat
  * "..", which for a mount root is the directory under the mountpoint) so
- * the helper's cwd is not inside it; the name is checked to lead to the
+ * the worker's cwd is not inside it; the name is checked to lead to the
  * same mount id right before umount2.
  */
 static int do_umount(struct sv_req *q, int *tfdp)
@@ -604,7 +801,7 @@ static int do_umount(struct sv_req *q, int *tfdp)
 	return r;
 }
 
-/* Runs in the helper, inside the caller's mount namespace. */
+/* Runs in the worker, inside the caller's namespaces. */
 int mntsnap__sv_work_umount(void *data, void **ret_buf, size_t *ret_len)
 {
 	struct sv_work *w = data;
@@ -622,6 +819,10 @@ int mntsnap__sv_work_umount(void *data, void **ret_buf, size_t *ret_len)
 		return -errno;
 	q->reason = "target";
 	r = resolve(root, q->target, q->rtarget, sizeof(q->rtarget), &tfd);
+	if (!r) {
+		q->reason = "credentials";
+		r = w->become ? w->become(w, false) : 0;
+	}
 	if (!r)
 		r = do_umount(q, &tfd);
 	if (!r)

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * One request's contact with its caller: reading its arguments from its
- * memory, opening its mount namespace, proving with NOTIF_ID_VALID that
- * the pid still names it, and running the work there (sv-mount.c) through
- * the namespace helper. The steps are ordered so that a caller that died,
- * or whose pid now names another process, is never acted for.
+ * memory, and proving with NOTIF_ID_VALID that the pid still names it
+ * (sv-perform.c asks after opening its namespaces), so that a caller that
+ * died, or whose pid now names another process, is never acted for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -149,95 +148,9 @@ int mntsnap__sv_caller_pidfd(const struct sv_req *q)
 
 /* ---- one request -------------------------------------------------------- */
 
-static int root_identity(struct sv_req *q)
-{
-	struct mntsnap_statx st = { 0 };
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/root", q->n.pid);
-	if (mntsnap__sv_statx(AT_FDCWD, path, 0, MNTSNAP_STATX_MNT_ID_UNIQUE, &st))
-		return errno == ENOENT ? -ESRCH : -errno;
-	if (!(st.stx_mask & MNTSNAP_STATX_MNT_ID_UNIQUE))
-		return -EOPNOTSUPP;
-	q->root_mnt = st.stx_mnt_id;
-	q->root_ino = st.stx_ino;
-	q->root_dev = makedev(st.stx_dev_major, st.stx_dev_minor);
-	return 0;
-}
-
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id)
 {
 	long r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID, &id);
 
 	return r < 0 ? (int)r : 0;
 }
-
-/*
- * The caller's mount namespace as a handle, kept per container while the
- * callers stay in the same one: reopening costs a pidfd, an nsfs open and
- * the helper's stack mapping each time. The caller is named by pid here;
- * NOTIF_ID_VALID afterwards proves the pid was still the caller.
- * A caller in the supervisor's own mount namespace is refused (-EPERM):
- * the policy speaks of containers, and a "/mnt" glob there would mean the
- * host's /mnt.
- */
-static int caller_ns(const struct mntsnap_supervisor *sv, struct sv_container *c,
-		     const struct sv_req *q, struct mntsnap_ns **ret_ns)
-{
-	struct mntsnap_ns *ns;
-	char path[64];
-	struct stat st;
-	int fd, r = 0;
-
-	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", q->n.pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	if (fstat(fd, &st))
-		r = -errno;
-	else if (st.st_dev == sv->own_dev && st.st_ino == sv->own_ino)
-		r = -EPERM;
-	else if (!c->ns || c->ns_dev != st.st_dev || c->ns_ino != st.st_ino) {
-		r = mntsnap__ns_open_fd(fd, &ns);
-		if (!r) {
-			mntsnap__ns_free(c->ns);
-			c->ns = ns;
-			c->ns_dev = st.st_dev;
-			c->ns_ino = st.st_ino;
-		}
-	}
-	close(fd);
-	if (!r)
-		*ret_ns = c->ns;
-	return r;
-}
-
-/* Steps 3-5 of the file comment. -ENOENT: the caller has gone. */
-int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
-{
-	MNTSNAP_OPTS(mntsnap_ns_opts, o, .keep_caps = 1ULL << CAP_SYS_ADMIN_,
-		     .timeout_ms = sv->o.timeout_ms);
-	struct sv_work w = { .q = q, .policy = sv->policy };
-	struct mntsnap_ns *ns = NULL;
-	void *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	q->reason = "caller gone";
-	r = caller_ns(sv, c, q, &ns);
-	if (r == -EPERM)
-		q->reason = "supervisor's own namespace";
-	if (!r)
-		r = root_identity(q);
-	if (!r && mntsnap__sv_id_valid(sv, c, q->n.id))
-		r = -ENOENT;
-	if (r == -ESRCH)
-		r = -ENOENT;
-	if (!r) {
-		r = mntsnap__ns_run(ns, q->kind == SV_UMOUNT ? mntsnap__sv_work_umount : mntsnap__sv_work_mount, &w, &o, &buf,
-				   &len);
-		free(buf);
-	}
-	return r;
-}
-

@@ -104,6 +104,26 @@ long mntsnap__sys_capset(void *hdr, const void *data)
 	return ret_errno(syscall(SYS_capset, hdr, data));
 }
 
+/*
+ * The calling task's ids alone: libc's wrappers change every thread of
+ * the process they know of (POSIX says so), and a CLONE_VM child would
+ * reach its caller's threads through that shared list.
+ */
+long mntsnap__sys_setresuid(unsigned r, unsigned e, unsigned s)
+{
+	return ret_errno(syscall(SYS_setresuid, r, e, s));
+}
+
+long mntsnap__sys_setresgid(unsigned r, unsigned e, unsigned s)
+{
+	return ret_errno(syscall(SYS_setresgid, r, e, s));
+}
+
+long mntsnap__sys_setgroups0(void)
+{
+	return ret_errno(syscall(SYS_setgroups, 0, NULL));
+}
+
 long mntsnap__sys_seccomp(unsigned op, unsigned flags, void *args)
 {
 	return ret_errno(syscall(SYS_seccomp, op, flags, args));

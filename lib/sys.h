@@ -63,6 +63,10 @@ long mntsnap__sys_setns(int fd, int nstype);
 long mntsnap__sys_capget(void *hdr, void *data);
 long mntsnap__sys_capset(void *hdr, const void *data);
 long mntsnap__sys_seccomp(unsigned op, unsigned flags, void *args);
+/* the calling task's own ids only (never the process's other threads) */
+long mntsnap__sys_setresuid(unsigned r, unsigned e, unsigned s);
+long mntsnap__sys_setresgid(unsigned r, unsigned e, unsigned s);
+long mntsnap__sys_setgroups0(void); /* no supplementary groups */
 long mntsnap__sys_close_range(unsigned lo, unsigned hi, unsigned flags);
 long mntsnap__sys_fsopen(const char *fstype, unsigned flags);
 long mntsnap__sys_fsconfig(int fs, unsigned cmd, const char *key, const void *val, int aux);

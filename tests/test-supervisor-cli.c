@@ -87,6 +87,10 @@ Test(supervisor_cli, policy_errors_name_the_position)
 	expect_policy_error("{\"default\": \"deny\"} x", ":1:21: trailing characters");
 	expect_policy_error("[1]", ":1:1: the policy must be a JSON object");
 	expect_policy_error("{\"a\": 1, \"a\": 2}", "duplicate key");
+	expect_policy_error("{\"rules\": [\n  {\"grant\": [\"full-proc\", \"root\"]}]}",
+			    ":2:27: unknown grant \"root\" (full-proc, writable-sysfs or host-credentials)");
+	expect_policy_error("{\"rules\": [{\"grant\": \"full-proc\"}]}",
+			    "\"grant\" must be an array of strings");
 }
 
 Test(supervisor_cli, policy_check_ok)
@@ -97,7 +101,10 @@ Test(supervisor_cli, policy_check_ok)
 		"   {\"fstype\": \"tmpfs\", \"target\": \"/mnt/*\", \"force\": [\"nosuid\", \"nodev\", "
 		"\"noexec\"], \"forbid\": [\"uid\", \"gid\"]},\n"
 		"   {\"fstype\": \"bind\", \"source\": \"/data/*\", \"target\": \"/mnt/*\"},\n"
-		"   {\"fstype\": \"proc\", \"action\": \"deny\", \"errno\": 19}\n"
+		"   {\"fstype\": \"proc\", \"action\": \"deny\", \"errno\": 19},\n"
+		"   {\"fstype\": \"sysfs\", \"target\": \"/mnt/*\", \"grant\": [\"writable-sysfs\"]},\n"
+		"   {\"fstype\": \"ext4\", \"source\": \"/dev/vdb\", \"target\": \"/data\",\n"
+		"    \"grant\": [\"host-credentials\"]}\n"
 		" ]}\n";
 	char path[] = "/tmp/sv-cli-policy-XXXXXX";
 	int fd = mkstemp(path);
@@ -110,7 +117,7 @@ Test(supervisor_cli, policy_check_ok)
 						   NULL });
 	unlink(path);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(r.out, ": 3 rules"), "%s", r.out);
+	cr_expect(strstr(r.out, ": 5 rules"), "%s", r.out);
 	ms_run_free(&r);
 }
 

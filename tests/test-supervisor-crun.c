@@ -61,20 +61,20 @@ static const char script[] =
 
 static const char *crun_bin;
 
-static void setup(void)
+static void setup(const char *pol)
 {
 	static const char *const dirs[] = { "bin", "proc", "dev", "sys", "tmp", "etc",
 					    "mnt/a", "mnt/b", "mnt/c", "mnt/d", "mnt/p", "mnt/na",
-					    "mnt/nb",
+					    "mnt/nb", "mnt/s", "mnt/q",
 					    "data/x", NULL };
 	static const char *const links[] = { "sh", "cat", "echo", "mount", "umount", "test",
-					     NULL };
+					     "ls", "grep", "tr", NULL };
 
 	crun_bin = ms_crun_rootfs(BASE, ROOTFS, dirs, links);
 	ms_copy_file(ms_env_exe("MNTSNAP_SV_NEWMOUNT"), ROOTFS "/bin/sv-newmount");
 	ms_write_text(ROOTFS "/data/x/hello", "hi\n");
 	cr_assert_eq(symlink("/../../../../tmp", ROOTFS "/mnt/l"), 0);
-	ms_write_text(POLICY, policy);
+	ms_write_text(POLICY, pol);
 }
 
 static pid_t start_supervisor(const char *bin)
@@ -112,7 +112,7 @@ static json_object *notify_profile(const char *bin)
 	return j;
 }
 
-static void write_config(json_object *profile)
+static void write_config(json_object *profile, const char *sh)
 {
 	struct ms_run spec;
 	json_object *cfg, *proc, *lnx, *args;
@@ -135,7 +135,7 @@ static void write_config(json_object *profile)
 	args = json_object_new_array();
 	json_object_array_add(args, json_object_new_string("/bin/sh"));
 	json_object_array_add(args, json_object_new_string("-c"));
-	json_object_array_add(args, json_object_new_string(script));
+	json_object_array_add(args, json_object_new_string(sh));
 	json_object_object_add(proc, "args", args);
 	json_object_object_add(lnx, "seccomp", profile);
 	ms_write_text(BUNDLE "/config.json", json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PRETTY));
@@ -150,9 +150,9 @@ Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 	int st, lines = 0;
 	pid_t sv;
 
-	setup();
+	setup(policy);
 	sv = start_supervisor(bin);
-	write_config(notify_profile(bin));
+	write_config(notify_profile(bin), script);
 	host_before = ms_read_file("/proc/self/mountinfo", NULL);
 	r = ms_run_in(BUNDLE, (const char *const[]){ crun_bin, "--root", BASE "/state",
 						  "--cgroup-manager=disabled", "run",
@@ -222,6 +222,68 @@ Test(supervisor_crun, example_policy_in_a_container, .timeout = 120)
 	cr_expect(strstr(audit, "\"container\":\"mntsnap-sv\""), "%s", audit);
 	cr_expect(strstr(audit, "\"target_resolved\":\"/tmp\""), "%s", audit);
 	free(audit);
+	free(host_before);
+	free(host_after);
+	free(r.out);
+	free(r.err);
+}
+
+/*
+ * proc, sysfs and mqueue allowed by the policy, in a crun container (its
+ * own pid, net, ipc namespaces, no user namespace): each shows the
+ * container's world. Before the supervisor entered every namespace of
+ * the caller, the proc listed every process of the host (and its
+ * /proc/sys took writes) and the sysfs the host's network devices.
+ */
+static const char views_policy[] =
+	"{\"default\": \"deny\",\n"
+	" \"rules\": [\n"
+	"   {\"fstype\": \"proc\", \"target\": \"/mnt/*\"},\n"
+	"   {\"fstype\": \"sysfs\", \"target\": \"/mnt/*\"},\n"
+	"   {\"fstype\": \"mqueue\", \"target\": \"/mnt/*\"}\n"
+	" ]}\n";
+
+static const char views_script[] =
+	"mount -t proc proc /mnt/p; echo \"p=$?\"; "
+	"echo \"procs=$(ls /mnt/p | grep -c '^[0-9]')\"; "
+	"test -e /mnt/p/sys; echo \"psys=$?\"; "
+	"(echo svns > /mnt/p/sys/kernel/domainname) 2>/dev/null; echo \"dom=$?\"; "
+	"mount -t sysfs sysfs /mnt/s; echo \"s=$?\"; "
+	"echo \"net=$(ls /mnt/s/class/net | tr '\\n' ' ')\"; "
+	"mount -t mqueue mqueue /mnt/q; echo \"q=$?\"";
+
+Test(supervisor_crun, proc_sysfs_mqueue_show_the_container, .timeout = 120)
+{
+	const char *bin = ms_env_exe("MNTSNAP_BIN");
+	char *host_before, *host_after;
+	struct ms_run r;
+	int st, procs;
+	pid_t sv;
+
+	setup(views_policy);
+	sv = start_supervisor(bin);
+	write_config(notify_profile(bin), views_script);
+	host_before = ms_read_file("/proc/self/mountinfo", NULL);
+	r = ms_run_in(BUNDLE, (const char *const[]){ crun_bin, "--root", BASE "/state",
+						  "--cgroup-manager=disabled", "run",
+						  "mntsnap-sv-views", NULL });
+	host_after = ms_read_file("/proc/self/mountinfo", NULL);
+	kill(sv, SIGTERM);
+	cr_assert_eq(waitpid(sv, &st, 0), sv);
+	cr_assert_eq(r.status, 0, "crun run: exit %d\nstdout:\n%s\nstderr:\n%s", r.status, r.out,
+		     r.err);
+	cr_log_info("container said:\n%s", r.out);
+	cr_expect(strstr(r.out, "p=0\n"), "proc:\n%s", r.out);
+	/* sh, the $(...) subshell, ls and grep: the container's processes only */
+	procs = strstr(r.out, "procs=") ? atoi(strstr(r.out, "procs=") + 6) : -1;
+	cr_expect(procs >= 1 && procs <= 4, "proc lists more than the container:\n%s", r.out);
+	cr_expect(strstr(r.out, "psys=1\n"), "the supervised proc has /proc/sys:\n%s", r.out);
+	cr_expect(strstr(r.out, "dom=") && !strstr(r.out, "dom=0\n"),
+		  "kernel.domainname written through it:\n%s", r.out);
+	cr_expect(strstr(r.out, "s=0\n"), "sysfs:\n%s", r.out);
+	cr_expect(strstr(r.out, "net=lo \n"), "sysfs shows other net devices:\n%s", r.out);
+	cr_expect(strstr(r.out, "q=0\n"), "mqueue:\n%s", r.out);
+	ms_assert_text_eq(host_after, host_before, "this namespace's mounts");
 	free(host_before);
 	free(host_after);
 	free(r.out);

@@ -95,6 +95,36 @@ static int load_list(struct loader *l, const struct jm *v, const char *key, cons
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	unsigned bit;
+} grants[] = {
+	{ "full-proc", MNTSNAP_POLICY_GRANT_FULL_PROC },
+	{ "writable-sysfs", MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS },
+	{ "host-credentials", MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS },
+};
+
+/* "grant": what the supervisor refuses unless a rule names it. */
+static int load_grant(struct loader *l, const struct jm *v, unsigned *ret)
+{
+	if (v->type != JM_ARRAY)
+		return lfail(l, v, "\"grant\" must be an array of strings%s%s", "", "");
+	for (size_t i = 0; i < v->n; i++) {
+		const struct jm *g = v->items[i];
+		size_t k = 0;
+
+		if (g->type != JM_STRING)
+			return lfail(l, g, "\"grant\" entries must be strings%s%s", "", "");
+		while (k < sizeof(grants) / sizeof(grants[0]) && strcmp(g->str, grants[k].name))
+			k++;
+		if (k == sizeof(grants) / sizeof(grants[0]))
+			return lfail(l, g, "unknown grant \"%s\"%s", g->str,
+				     " (full-proc, writable-sysfs or host-credentials)");
+		*ret |= grants[k].bit;
+	}
+	return 0;
+}
+
 static int load_rule(struct loader *l, struct mntsnap_policy *p, const struct jm *o)
 {
 	MNTSNAP_OPTS(mntsnap_policy_rule, r);
@@ -121,6 +151,8 @@ static int load_rule(struct loader *l, struct mntsnap_policy *p, const struct jm
 			rc = load_str(l, v, k, &action);
 		else if (!strcmp(k, "errno"))
 			rc = load_errno(l, v, &r.err);
+		else if (!strcmp(k, "grant"))
+			rc = load_grant(l, v, &r.grant);
 		else
 			rc = lfail(l, v, "unknown key \"%s\" in a rule%s", k, "");
 	}

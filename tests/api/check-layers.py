@@ -84,6 +84,7 @@ LAYERS = {
     'policy.c': L4,
     'supervisor.c': L4,
     'sv-request.c': L4,
+    'sv-perform.c': L4,
     'sv-mount.c': L4,
     'sv-newapi.c': L4,
     'sv-json.c': L4,
@@ -104,7 +105,8 @@ RAW_SYSCALLS = {'syscall', 'ioctl', 'setns', 'statx', 'fanotify_init', 'fanotify
                 'open_tree', 'pidfd_open', 'pidfd_getfd', 'mount_setattr', 'move_mount',
                 'fsopen', 'fsconfig', 'fsmount', 'fspick', 'umount2', 'capget', 'capset',
                 'prctl', 'clone', 'waitid', 'chroot', 'process_vm_readv', 'unshare',
-                'mount', 'umount', 'pivot_root', 'openat2', 'close_range'}
+                'mount', 'umount', 'pivot_root', 'openat2', 'close_range', 'setresuid',
+                'setresgid', 'setgroups'}
 SYSCALL_FILE = 'sys.c'
 # Sources built only with an optional dependency: their object may be
 # missing. Every other lib/*.c must be in the archive, or its calls go
