@@ -288,22 +288,31 @@ int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const c
 size_t mntsnap_supervisor_count(const struct mntsnap_supervisor *sv);
 
 /*
- * An fd that polls readable when a request is waiting (an epoll fd over
- * every notify fd): add it to the caller's event loop.
+ * An fd that polls readable when a worker has answered a request or a
+ * container's processes have all gone: add it to the caller's event loop
+ * and call mntsnap_supervisor_dispatch() then.
  */
 int mntsnap_supervisor_fd(const struct mntsnap_supervisor *sv);
 
 /*
- * Wait up to timeout_ms (-1 forever, 0 not at all) for requests, answer
- * every one that is ready, and drop the notify fds whose processes have
- * all exited. Returns the number of requests answered (0 on timeout) or
+ * Requests are answered by a thread per notify fd (started by
+ * mntsnap_supervisor_add), one request at a time per container, so a
+ * container whose request stalls (a FUSE mount that never answers on the
+ * way to a target, until the worker's timeout) delays only itself. This
+ * waits up to timeout_ms (-1 forever, 0 not at all) for word from them,
+ * and drops the notify fds whose processes have all exited. Returns the
+ * number of requests answered since the last call (0 on timeout) or
  * -EINTR, -EBADF. A request that cannot be handled (unreadable
  * arguments, a caller gone, a worker failure) is answered with an error
  * or dropped; it never stops the supervisor.
  */
 int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms);
 
-/* Accepts NULL. Closes every notify fd: pending callers get ENOSYS. */
+/*
+ * Accepts NULL. Stops the threads (waiting for a request in hand, at
+ * most its worker's timeout) and closes every notify fd: pending callers
+ * get ENOSYS.
+ */
 void mntsnap_supervisor_free(struct mntsnap_supervisor *sv);
 
 /*
