@@ -324,7 +324,8 @@ static void usage(FILE *f)
 	      "--notify-mounts'). Each mount a container asks for is decided by the\n"
 	      "policy and, when allowed, performed inside the container with the\n"
 	      "policy's forced options. One JSON line per decision goes to --audit\n"
-	      "(default: stdout). --check only loads the policy. SIGTERM/SIGINT end it.\n",
+	      "(default: stdout); a request the audit cannot take a line for is refused.\n"
+	      "--check only loads the policy. SIGTERM/SIGINT end it.\n",
 	      f);
 }
 
