@@ -1396,6 +1396,73 @@ Test(watch_cli, mount_point_past_path_max_equals_findmnt)
 	free(j);
 }
 
+/*
+ * A bind of a subdirectory and of a file: findmnt --poll's SOURCE is the
+ * source with the mount's root appended, "src[/sub]", as in mntsnap list;
+ * watch printed the bare source (found by tests/history-eq.py). Both
+ * routes; mount and umount lines.
+ */
+static void bind_source_vs_findmnt(bool pollpri)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,SOURCE", NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,SOURCE",
+		      pollpri ? "--pollpri" : NULL, NULL};
+	char *a, *b;
+	size_t len;
+	pid_t pf, pm;
+	int fd;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	mnt("src", BASE "/src", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/src/sub/deeper");
+	fd = open(BASE "/src/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	fd = open(BASE "/onfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	mnt(BASE "/src/sub/deeper", BASE "/dir", NULL, MS_BIND, NULL);
+	wait_lines(BASE "/out/findmnt", 2);
+	wait_lines(BASE "/out/mntsnap", 2);
+	mnt(BASE "/src/file", BASE "/onfile", NULL, MS_BIND, NULL);
+	wait_lines(BASE "/out/findmnt", 3);
+	wait_lines(BASE "/out/mntsnap", 3);
+	cr_assert_eq(umount(BASE "/dir"), 0);
+	wait_lines(BASE "/out/findmnt", 4);
+	wait_lines(BASE "/out/mntsnap", 4);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	cr_assert(strstr(a, "src[/sub/deeper]") && strstr(a, "src[/file]"), "findmnt: %s", a);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	free(a);
+	free(b);
+}
+
+Test(watch_cli, bind_source_has_fsroot_as_findmnt)
+{
+	bind_source_vs_findmnt(false);
+}
+
+Test(watch_cli, bind_source_has_fsroot_as_findmnt_pollpri)
+{
+	bind_source_vs_findmnt(true);
+}
+
 /* JSON strings: quotes and backslashes escaped, the rest as is. */
 Test(watch_cli, json_escapes)
 {

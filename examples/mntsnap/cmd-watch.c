@@ -114,6 +114,18 @@ static void fstype(const struct mntsnap_mount *m, char *buf, size_t len)
 		snprintf(buf, len, "%s", m->fs_type);
 }
 
+/* findmnt's SOURCE (and list's): the mount's root appended to the source
+ * when it is not "/", a bind of a subdirectory or a file ("src[/sub]") */
+static void source(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	const char *src = m->mask & MNTSNAP_F_SOURCE ? m->source : "none";
+
+	if ((m->mask & MNTSNAP_F_ROOT) && m->root[0] && strcmp(m->root, "/"))
+		snprintf(buf, len, "%s[%s]", src, m->root);
+	else
+		snprintf(buf, len, "%s", src);
+}
+
 static void prop_text(const struct mntsnap_mount *m, char *buf, size_t len)
 {
 	int n = 0;
@@ -284,7 +296,7 @@ static void cell(const struct mntsnap_watch_event *e, int col, char *buf, size_t
 		snprintf(buf, len, "%s", m->mount_point);
 		break;
 	case C_SOURCE:
-		snprintf(buf, len, "%s", m->mask & MNTSNAP_F_SOURCE ? m->source : "none");
+		source(m, buf, len);
 		break;
 	case C_FSTYPE:
 		fstype(m, buf, len);
