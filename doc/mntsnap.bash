@@ -81,7 +81,7 @@ _mntsnap()
 	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --notify-mounts --listener --help" ;;
 	ns) opts="--format -J --json --help" ;;
 	supervise) opts="--policy --listen --audit --check --help" ;;
-	watch) opts="--pid --ns --ns-id --json -o -n --count --timeout --save --no-settle --pollpri --help" ;;
+	watch) opts="--pid --ns --ns-id --json -o -n --count --timeout --save --no-settle --pollpri --all-changes --help" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

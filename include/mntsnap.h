@@ -85,9 +85,16 @@ extern "C" {
 /* Field mask: which fields of a record are valid.                          */
 /* ------------------------------------------------------------------------ */
 /*
- * A bit is set when the source gave the field. As with statmount(2), string
- * fields that the kernel returned empty are absent (e.g. no MNTSNAP_F_OPTS
- * for a filesystem without options, no MNTSNAP_F_FS_SUBTYPE except FUSE).
+ * A bit is set when the field was asked for and the source could give it.
+ * An empty value is a value: a filesystem without options has
+ * MNTSNAP_F_OPTS set and options "", a mount that is not idmapped has
+ * MNTSNAP_F_UIDMAP set with uidmap_num 0, a non-FUSE mount an empty
+ * subtype. Absent means only "not asked for, or not known": statmount(2)
+ * leaves a string bit unset for an empty string, which reads as empty only
+ * where the kernel says it supports the field (Linux 6.15+ supported mask;
+ * before that such fields stay absent); an unset mount point means the
+ * mount is outside the reader's root; a UUID is absent when none could be
+ * read.
  */
 enum {
 	MNTSNAP_F_ID = 1U << 0,             /* id, parent_id (64-bit, unique) */
@@ -860,7 +867,18 @@ struct mntsnap_diff_opts {
  * mntsnap_diff - compare two snapshots. Mounts are matched by unique id
  * when both snapshots have ids, else (or with BY_PATH/IGNORE_IDS or a
  * prefix) by mount point + root + device; mntsnap_diff_key() says which.
- * Only fields present in both records are compared. Entries: REMOVED in
+ * A matched pair is CHANGED when any field present in both records (in
+ * both masks) differs, an empty value being a value ("" -> "size=1024k"
+ * is a change); a field absent from either mask is not compared. Per field:
+ * mount point (after the prefix is taken off), root, source, fs type,
+ * subtype, sb magic, sb flags, attributes, options, option arrays,
+ * security option arrays, uid and gid maps, UUID and device: by value;
+ * parent: by id, only with the id key (path keys cannot name parents);
+ * propagation, peer group, master: by value, peer group and master by
+ * structure (one-to-one renumbering) with IGNORE_IDS; propagate_from: by
+ * value, by structure with IGNORE_IDS; device: not with IGNORE_IDS; ids
+ * and the namespace id: never (they are the key or the snapshot's).
+ * Entries: REMOVED in
  * old's storage order, then ADDED/CHANGED in new's. The diff refers to
  * both snapshots: keep them alive until mntsnap_diff_free().
  * Returns 0, -EINVAL, -E2BIG (unknown opts bytes), -ENOMEM.

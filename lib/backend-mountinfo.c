@@ -30,8 +30,9 @@
  *  - super options: leading ro/rw,sync,dirsync,mand,lazytime (in the
  *    kernel's order) become sb_flags (mand, printed by kernels before
  *    5.15 only, as MNTSNAP_SB_MANDLOCK, which statmount never reports);
- *    the rest is kept escaped, verbatim, like statmount's mnt_opts, and is absent
- *    (no MNTSNAP_F_OPTS) when empty.
+ *    the rest is kept escaped, verbatim, like statmount's mnt_opts; none
+ *    is the empty value (MNTSNAP_F_OPTS set, ""), as statmount's unset
+ *    MNT_OPTS bit is when the kernel supports it. Likewise no subtype.
  *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype.
  */
 #include <dirent.h>
@@ -414,13 +415,14 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 			p += 1 + wl;
 		}
 	}
+	m->options = "";
+	m->mask |= MNTSNAP_F_OPTS;
 	if (p < end) {
 		p++; /* the comma */
 		if (p == end)
 			return bad(P, "super options", "empty option after ','");
 		*end = '\0'; /* kept escaped, verbatim */
 		m->options = p;
-		m->mask |= MNTSNAP_F_OPTS;
 	}
 	return 0;
 }
@@ -460,12 +462,12 @@ static int parse_fstype(struct mi_parser *P, const struct tok *t, struct mntsnap
 	 */
 	if (strchr(m->fs_type, '.'))
 		return bad(P, "fs type", "escaped '.' (the kernel never escapes it)");
-	m->mask |= MNTSNAP_F_FS_TYPE;
+	m->mask |= MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE;
+	m->fs_subtype = "";
 	if (dot && tl + 1 < t->len) {
 		m->fs_subtype = str_field(P, dot + 1, t->len - tl - 1, t->esc, "fs subtype", &r);
 		if (!m->fs_subtype)
 			return r;
-		m->mask |= MNTSNAP_F_FS_SUBTYPE;
 	}
 	return 0;
 }

@@ -35,19 +35,32 @@
 #define SM_BUF_START (16 * 1024)
 #define SM_BUF_MAX (64U * 1024 * 1024)
 
+/*
+ * String and list fields whose unset statmount bit, asked for and
+ * supported, means the empty value (see empty_values() below). Not the
+ * mount point (unset: outside the reader's root, so absent), nor the root
+ * and fs type (never empty), nor fields statmount does not give.
+ */
+#define EMPTY_IS_A_VALUE                                                                           \
+	(MNTSNAP_F_OPTS | MNTSNAP_F_OPT_ARRAY | MNTSNAP_F_OPT_SEC_ARRAY | MNTSNAP_F_FS_SUBTYPE |    \
+	 MNTSNAP_F_SOURCE | MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP)
+
 uint64_t mntsnap__sm_mask_from_fields(uint32_t f)
 {
 	uint64_t m = 0;
 
 	/*
 	 * The table's SM_ASK: a source also asks for the supported mask (one
-	 * u64, 6.15+: an absent source bit can then be told apart, see
-	 * source_of() below); propagate_from also MNT_BASIC (records store it
+	 * u64, 6.15+: an absent string bit can then be told apart, see
+	 * empty_values() below); propagate_from also MNT_BASIC (records store it
 	 * normalised against master).
 	 */
 	for (int i = 0; i < MNTSNAP_NFIELDS; i++)
 		if (f & mntsnap__fields[i].bit)
 			m |= mntsnap__fields[i].sm_ask;
+	/* an unset string bit means "empty" only where the kernel supports it */
+	if (f & EMPTY_IS_A_VALUE)
+		m |= MNTSNAP_K_STATMOUNT_SUPPORTED_MASK;
 	return m;
 }
 
@@ -102,37 +115,35 @@ bad:
 }
 
 /*
- * The kernel sets a string bit only when it produced a non-empty string.
- * For the source that loses a distinction /proc keeps: a mount without a
- * devname is printed "none" (and on 6.18 statmount also returns "none"),
- * while `mount -t tmpfs "" /x` prints an empty field and statmount leaves
- * SB_SOURCE unset. So: requested (want), supported (the kernel says so in
- * supported_mask) and unset means the empty string. Without a supported
- * mask (before 6.15) nothing can be told and the source stays absent,
- * which renders "none" as /proc does for no devname.
- *
- * Options, subtype and option arrays need no such rule: absent and empty
- * print the same, and the mountinfo parser leaves them absent too. Mount
- * point and root are never empty: an unset MNT_POINT means the mount is
- * outside the reader's root, so it must stay absent.
+ * The kernel sets a string bit only when it produced a non-empty string
+ * (and the id map bits only for an idmapped mount). That loses what /proc
+ * keeps: a tmpfs without options, `mount -t tmpfs "" /x`, a mount that is
+ * not idmapped all have a value, the empty one, and a diff must see
+ * "" -> "size=1024k" as a change. So: asked for (want), supported (the
+ * kernel says so in supported_mask, 6.15+) and unset means the empty
+ * value, present. Without a supported mask (before 6.15) nothing can be
+ * told and the field stays absent (a mount without a devname is printed
+ * "none" by /proc, which is how an absent source renders). A field that
+ * came back but failed its bounds check stays absent.
  */
-static const char *source_of(const struct mntsnap_k_statmount *sm, uint32_t want, uint32_t *f)
+static void empty_values(const struct mntsnap_k_statmount *sm, uint32_t want, uint32_t *f)
 {
-	if ((want & MNTSNAP_F_SOURCE) && !(sm->mask & MNTSNAP_K_STATMOUNT_SB_SOURCE) &&
-	    (sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK) &&
-	    (sm->supported_mask & MNTSNAP_K_STATMOUNT_SB_SOURCE)) {
-		*f |= MNTSNAP_F_SOURCE;
-		return "";
-	}
-	return sm_str(sm, MNTSNAP_K_STATMOUNT_SB_SOURCE, sm->sb_source, f, MNTSNAP_F_SOURCE);
+	uint32_t empty;
+
+	if (!(sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK))
+		return;
+	empty = want & EMPTY_IS_A_VALUE &
+		mntsnap__fields_from_sm_mask(sm->supported_mask & ~sm->mask);
+	*f |= empty;
 }
 
 void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, struct mntsnap_mount *m)
 {
 	uint32_t f = mntsnap__fields_from_sm_mask(sm->mask) & want;
+	bool strings_ok = sm->size > sizeof(*sm) && ((const char *)sm)[sm->size - 1] == '\0';
 
 	/* the string area must end in a NUL for any string to be trusted */
-	if (sm->size <= sizeof(*sm) || ((const char *)sm)[sm->size - 1] != '\0')
+	if (!strings_ok)
 		f &= ~(uint32_t)MNTSNAP__FIELDS_STRINGS;
 	memset(m, 0, sizeof(*m));
 	/*
@@ -172,8 +183,8 @@ void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, s
 
 		if (fl->kind != MNTSNAP_FK_STR && fl->kind != MNTSNAP_FK_LIST)
 			continue;
-		/* absent strings are "", as the header promises */
-		if (!(fl->sm_got & sm->mask) || fl->bit == MNTSNAP_F_SOURCE) {
+		/* absent and empty strings are "", as the header promises */
+		if (!(fl->sm_got & sm->mask)) {
 			mntsnap__fset_str(m, fl, "");
 			continue;
 		}
@@ -187,7 +198,8 @@ void mntsnap__sm_to_mount(const struct mntsnap_k_statmount *sm, uint32_t want, s
 			mntsnap__fset_str(m, fl, sm_list(sm, fl->sm_got, off, n, &f, fl->bit));
 		}
 	}
-	m->source = source_of(sm, want, &f);
+	if (strings_ok)
+		empty_values(sm, want, &f);
 	m->mask = f;
 }
 

@@ -15,6 +15,12 @@
  * (a restore and its original): ids and device numbers are ignored (the
  * key drops the device), and peer-group numbers are compared by structure
  * (old group g must map to one new group everywhere, and back).
+ *
+ * Comparing a matched pair: every field both records hold (both masks)
+ * is compared, and an empty value is a value ("" -> "size=1024k", no id
+ * map -> one): the sources set a string's bit whenever they know its
+ * value, empty or not, so a field is skipped only when one side was not
+ * asked for it or could not know it. The rule per field is in mntsnap.h.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -38,14 +38,46 @@ const char *mntsnap_diff_key_name(int key)
 
 /* ---- rendering ------------------------------------------------------------- */
 
-/* Paths as in mountinfo: space, tab, newline and backslash as \ooo. */
+/*
+ * Every string as the table renderer writes it (findmnt -r): each byte
+ * outside 0x21..0x7e, and the backslash, as \xHH. A diff is read in a
+ * terminal, often of a table a container made: its mount points, sources
+ * and options may hold ESC, CR, C1 controls (raw or as UTF-8) meant to
+ * set the window title or rewrite lines. Spaces escaped keep the fields
+ * of a line apart; an escaped backslash keeps "\x1b" in a name from
+ * passing for an escape.
+ */
 static void put_path(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')
-			fprintf(f, "\\%03o", (unsigned char)*s);
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= 0x20 || c >= 0x7f || c == '\\')
+			fprintf(f, "\\x%02x", c);
 		else
-			fputc(*s, f);
+			fputc(c, f);
+	}
+}
+
+/* "old -> new" with both sides escaped */
+static void put_pair(FILE *f, const char *a, const char *b)
+{
+	put_path(f, a);
+	fputs(" -> ", f);
+	put_path(f, b);
+}
+
+/* type.subtype, escaped; "-" for none */
+static void put_type(FILE *f, const struct mntsnap_mount *m)
+{
+	if (!m->fs_type[0]) {
+		fputc('-', f);
+		return;
+	}
+	put_path(f, m->fs_type);
+	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0]) {
+		fputc('.', f);
+		put_path(f, m->fs_subtype);
 	}
 }
 
@@ -73,27 +105,21 @@ static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 
 	switch (bit) {
 	case MNTSNAP_CHANGE_MOUNT_POINT:
-		put_path(f, a->mount_point);
-		fputs(" -> ", f);
-		put_path(f, b->mount_point);
+		put_pair(f, a->mount_point, b->mount_point);
 		return;
 	case MNTSNAP_CHANGE_ROOT:
-		put_path(f, a->root);
-		fputs(" -> ", f);
-		put_path(f, b->root);
+		put_pair(f, a->root, b->root);
 		return;
 	case MNTSNAP_CHANGE_SOURCE:
-		put_path(f, a->source);
-		fputs(" -> ", f);
-		put_path(f, b->source);
+		put_pair(f, a->source, b->source);
 		return;
 	case MNTSNAP_CHANGE_OPTIONS:
-		fprintf(f, "%s -> %s", a->options, b->options);
+		put_pair(f, a->options, b->options);
 		return;
 	case MNTSNAP_CHANGE_ATTR:
 		mntsnap__vfs_options(a, x, sizeof(x));
 		mntsnap__vfs_options(b, y, sizeof(y));
-		fprintf(f, "%s -> %s", x, y);
+		put_pair(f, x, y);
 		return;
 	case MNTSNAP_CHANGE_PROPAGATION:
 	case MNTSNAP_CHANGE_PEER_GROUP:
@@ -109,7 +135,9 @@ static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		fprintf(f, "%" PRIu64 " -> %" PRIu64, a->parent_id, b->parent_id);
 		return;
 	case MNTSNAP_CHANGE_FS_TYPE:
-		fprintf(f, "%s -> %s", a->fs_type, b->fs_type);
+		put_type(f, a);
+		fputs(" -> ", f);
+		put_type(f, b);
 		return;
 	case MNTSNAP_CHANGE_DEV:
 		fprintf(f, "%u:%u -> %u:%u", a->dev_major, a->dev_minor, b->dev_major,
@@ -120,7 +148,7 @@ static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		return;
 	case MNTSNAP_CHANGE_UUID:
 		/* a UUID is plain hex and dashes; none shows as "-" */
-		fprintf(f, "%s -> %s", *a->uuid ? a->uuid : "-", *b->uuid ? b->uuid : "-");
+		put_pair(f, *a->uuid ? a->uuid : "-", *b->uuid ? b->uuid : "-");
 		return;
 	default:
 		fputs("differs", f);
@@ -147,7 +175,9 @@ static void text_entry(const struct mntsnap_diff *d, const struct mntsnap_diff_e
 		fprintf(f, "%c %" PRIu64 " ", e->kind == MNTSNAP_DIFF_ADDED ? '+' : '-',
 			show_id(m));
 		put_path(f, m->mount_point);
-		fprintf(f, " %s ", m->fs_type[0] ? m->fs_type : "-");
+		fputc(' ', f);
+		put_type(f, m);
+		fputc(' ', f);
 		put_path(f, m->source[0] ? m->source : "none");
 		fputc('\n', f);
 		return;

@@ -9,7 +9,8 @@
  * text escapes " \t\n\\" as \ooo in paths and additionally "#" in the fs
  * type and a plain source (mangle()). A filesystem with its own
  * ->show_devname escapes its source itself (see devname_esc()). mnt_opts
- * comes back already escaped by the filesystem and is used verbatim.
+ * comes back already escaped by the filesystem and is used verbatim, but
+ * for a raw newline (see put_sb_opts()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -78,6 +79,7 @@ static void put_escaped(struct out *o, const char *s, const char *esc)
 
 #define ESC_PATH " \t\n\\"
 #define ESC_MANGLE " \t\n\\#"
+#define ESC_OPTS "\n"
 
 /*
  * show_mountinfo() prints the source with sb->s_op->show_devname() when the
@@ -177,9 +179,16 @@ static void put_sb_opts(struct out *o, const struct mntsnap_mount *m)
 		puts_(o, ",mand");
 	if (m->sb_flags & MNTSNAP_SB_LAZYTIME)
 		puts_(o, ",lazytime");
+	/*
+	 * Options come escaped by the filesystem, so they go out verbatim,
+	 * backslashes included; some filesystems print raw spaces (cifs's
+	 * unc= on older kernels, kept as the kernel wrote it). A newline never
+	 * comes from a line of text, but a loaded file is input and would
+	 * split the record: it, and only it, is escaped.
+	 */
 	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {
 		puts_(o, ",");
-		puts_(o, m->options);
+		put_escaped(o, m->options, ESC_OPTS);
 	}
 }
 

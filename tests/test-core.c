@@ -655,11 +655,16 @@ LTest(core, empty_source_and_options)
 	cr_assert_str_eq(m.source, "");
 	find_mp(s, BASE "/nosrc", &m);
 	cr_assert_str_eq(m.source, "none");
+	/* no fs options, no subtype: the empty value, present in both */
 	find_mp(s, BASE "/mq", &m);
-	cr_assert_not(m.mask & MNTSNAP_F_OPTS, "no fs options: absent, as the parser says");
-	cr_assert_not(m.mask & MNTSNAP_F_FS_SUBTYPE);
+	cr_assert(m.mask & MNTSNAP_F_OPTS, "no fs options: the empty value");
+	cr_assert_str_eq(m.options, "");
+	cr_assert(m.mask & MNTSNAP_F_FS_SUBTYPE);
+	cr_assert_str_eq(m.fs_subtype, "");
 	find_mp(t, BASE "/mq", &m);
-	cr_assert_not(m.mask & MNTSNAP_F_OPTS);
+	cr_assert(m.mask & MNTSNAP_F_OPTS);
+	cr_assert_str_eq(m.options, "");
+	cr_assert(m.mask & MNTSNAP_F_FS_SUBTYPE);
 	mntsnap_snapshot_free(t);
 	mntsnap_snapshot_free(s);
 
@@ -952,9 +957,12 @@ LTest(core, idmapped_mount)
 	cr_assert_eq(m.gidmap_num, 2);
 	cr_assert_str_eq(m.gidmap, "0 200000 1000");
 	cr_assert_str_eq(m.gidmap + strlen(m.gidmap) + 1, "1000 300000 10");
-	/* a plain mount has no maps */
+	/* a plain mount has empty maps: a value, so a diff sees maps come */
 	cr_assert_geq(find_mp(s, BASE "/idsrc", &m), 0);
-	cr_assert_not(m.mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP));
+	cr_assert_eq(m.mask & (MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP),
+		     MNTSNAP_F_UIDMAP | MNTSNAP_F_GIDMAP);
+	cr_assert_eq(m.uidmap_num, 0);
+	cr_assert_eq(m.gidmap_num, 0);
 	mntsnap_snapshot_free(s);
 	free(want);
 }
@@ -983,7 +991,8 @@ LTest(core, fuse_subtype)
 	cr_assert_str_eq(m.fs_type, "fuse");
 	cr_assert_str_eq(m.fs_subtype, "mytype");
 	cr_assert_geq(find_mp(s, BASE "/fuse3", &m), 0);
-	cr_assert_not(m.mask & MNTSNAP_F_FS_SUBTYPE);
+	cr_assert(m.mask & MNTSNAP_F_FS_SUBTYPE, "no subtype: the empty value");
+	cr_assert_str_eq(m.fs_subtype, "");
 	mntsnap_snapshot_free(s);
 	free(want);
 }

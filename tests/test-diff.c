@@ -437,3 +437,266 @@ Test(diff, cli_save_show_diff_exit_codes)
 	snprintf(cmd, sizeof(cmd), "%s show " BASE "/nope.bin 2>/dev/null", cli);
 	cr_assert_eq(run(cmd), 2);
 }
+
+/*
+ * An empty value is a value: "no options" -> "size=1m" and "" -> a source
+ * are changes, by id (statmount), by path (mountinfo) and with ids
+ * ignored. Absent means only "not asked for, or not supported".
+ */
+static void empty_to_value(int backend, uint32_t flags)
+{
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	mnt("", BASE "/x", "tmpfs", 0, NULL);
+	a = cap(backend);
+	mnt(NULL, BASE "/x", NULL, MS_REMOUNT, "size=1m");
+	b = cap(backend);
+	d = diff(a, b, flags, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_count(d), 1, "count %zu", mntsnap_diff_count(d));
+	e = find(d, a, b, BASE "/x");
+	cr_assert_eq(e.kind, MNTSNAP_DIFF_CHANGED);
+	cr_assert_eq(e.changed, MNTSNAP_CHANGE_OPTIONS, "0x%x", e.changed);
+	mntsnap_diff_free(d);
+	/* and back: a value -> no options */
+	d = diff(b, a, flags, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_changed(d), 1);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+Test(diff, no_options_to_options_by_id)
+{
+	empty_to_value(MNTSNAP_BACKEND_STATMOUNT, 0);
+}
+
+Test(diff, no_options_to_options_by_path)
+{
+	empty_to_value(MNTSNAP_BACKEND_MOUNTINFO, 0);
+}
+
+Test(diff, no_options_to_options_ignore_ids)
+{
+	empty_to_value(MNTSNAP_BACKEND_STATMOUNT, MNTSNAP_DIFF_IGNORE_IDS);
+}
+
+/* Two trees built apart: an empty source, no options vs a source, options. */
+Test(diff, empty_source_and_options_are_values)
+{
+	static const int backends[] = { MNTSNAP_BACKEND_STATMOUNT, MNTSNAP_BACKEND_MOUNTINFO };
+	struct mntsnap_snapshot *s;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	mnt("", BASE "/a/t", "tmpfs", 0, NULL);
+	mnt("src", BASE "/b/t", "tmpfs", 0, "size=1m");
+	for (size_t i = 0; i < 2; i++) {
+		s = cap(backends[i]);
+		d = diff(s, s, MNTSNAP_DIFF_IGNORE_IDS, BASE "/a", BASE "/b");
+		/* the rest is the other trees' own mounts, each unmatched once */
+		cr_assert_eq(mntsnap_diff_changed(d), 1, "backend %d", backends[i]);
+		for (size_t j = 0; j < mntsnap_diff_count(d); j++) {
+			mntsnap_diff_get(d, j, &e);
+			if (e.kind == MNTSNAP_DIFF_CHANGED)
+				break;
+		}
+		cr_assert_eq(e.changed, MNTSNAP_CHANGE_SOURCE | MNTSNAP_CHANGE_OPTIONS,
+			     "backend %d: 0x%x", backends[i], e.changed);
+		mntsnap_diff_free(d);
+		mntsnap_snapshot_free(s);
+	}
+}
+
+/* The CLI, as a user tries it: save, remount size=1m, save, diff. */
+Test(diff, cli_remount_size_is_a_difference)
+{
+	char cli[4200], cmd[9000];
+
+	ms_private_ns(BASE);
+	cli_path(cli, sizeof(cli));
+	mnt("none", BASE "/w", "tmpfs", 0, NULL);
+	snprintf(cmd, sizeof(cmd), "%s save " BASE "/a.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	mnt(NULL, BASE "/w", NULL, MS_REMOUNT, "size=1m");
+	snprintf(cmd, sizeof(cmd), "%s save " BASE "/b.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/a.bin " BASE "/b.bin | grep -q 'size=1024k'",
+		 cli);
+	cr_assert_eq(run(cmd), 0, "the option change is printed");
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/a.bin " BASE "/b.bin >/dev/null", cli);
+	cr_assert_eq(run(cmd), 1, "different: exit 1");
+}
+
+
+/*
+ * A diff is read in a terminal. Every string of an added, a removed and a
+ * changed entry (mount point, root, source, fs type, subtype, options)
+ * holds every control byte, DEL and every C1 control (raw and as UTF-8):
+ * the text diff writes none of them raw, nor a space or a backslash (so
+ * fields still split on spaces and "\x1b" cannot be faked), as the table
+ * renderer's \xHH. The tables are mountinfo text, where the kernel writes
+ * these bytes raw (only space, tab, newline and backslash are \ooo).
+ */
+static void hostile_bytes(char *o, size_t len)
+{
+	size_t n = 0;
+
+	for (int c = 1; c < 0x20 && n + 4 < len; c++) {
+		if (c == '\t' || c == '\n')
+			n += (size_t)snprintf(o + n, len - n, "\\%03o", c);
+		else
+			o[n++] = (char)c;
+	}
+	o[n++] = 0x7f;
+	for (int c = 0x80; c < 0xa0 && n + 4 < len; c++) {
+		o[n++] = (char)0xc2; /* U+0080..U+009F as UTF-8 */
+		o[n++] = (char)c;
+		o[n++] = (char)c; /* and the raw byte */
+	}
+	n += (size_t)snprintf(o + n, len - n, "\\040\\134");
+	o[n] = '\0';
+}
+
+static void hostile_line(char *o, size_t len, int id, const char *tag, const char *opt)
+{
+	char h[512];
+
+	hostile_bytes(h, sizeof(h));
+	snprintf(o, len,
+		 "%d 1 0:%d /r%s /m%s%s rw,relatime - t%s.s%s s%s%s rw,o%s%s\n", id, 40 + id, h,
+		 tag, h, h, h, h, tag, opt, h);
+}
+
+static void assert_terminal_safe(const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		cr_assert(*p == '\n' || (*p >= 0x20 && *p < 0x7f),
+			  "raw byte 0x%02x at offset %td of:\n%s", *p, (const char *)p - text,
+			  text);
+		cr_assert(*p != '\\' || p[1] == 'x', "a backslash that is no \\xHH:\n%s", text);
+	}
+}
+
+Test(diff, text_escapes_every_control_byte_in_every_field)
+{
+	static char a_txt[16384], b_txt[16384], l[3][4096];
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff *d;
+	char *text;
+	size_t lines = 0;
+
+	hostile_line(l[0], sizeof(l[0]), 1, "gone", "1");
+	hostile_line(l[1], sizeof(l[1]), 2, "chg", "1");
+	snprintf(a_txt, sizeof(a_txt), "%s%s", l[0], l[1]);
+	hostile_line(l[1], sizeof(l[1]), 2, "chg", "2"); /* options differ */
+	hostile_line(l[2], sizeof(l[2]), 3, "new", "1");
+	snprintf(b_txt, sizeof(b_txt), "%s%s", l[1], l[2]);
+	cr_assert_eq(mntsnap_parse_mountinfo(a_txt, strlen(a_txt), NULL, &a), 0);
+	cr_assert_eq(mntsnap_parse_mountinfo(b_txt, strlen(b_txt), NULL, &b), 0);
+	/* by path, ids ignored: the device differs too, fields of every kind */
+	d = diff(a, b, MNTSNAP_DIFF_IGNORE_IDS, NULL, NULL);
+	cr_assert_eq(mntsnap_diff_added(d), 1);
+	cr_assert_eq(mntsnap_diff_removed(d), 1);
+	cr_assert_eq(mntsnap_diff_changed(d), 1);
+	text = render(d, MNTSNAP_DIFF_FORMAT_TEXT);
+	assert_terminal_safe(text);
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, 4, "one line per entry and one per changed field:\n%s", text);
+	cr_assert(strstr(text, "\\x1b"), "ESC is written as \\x1b:\n%s", text);
+	cr_assert(strstr(text, "\\xc2\\x9b"), "a C1 control as UTF-8 is escaped:\n%s", text);
+	free(text);
+	mntsnap_diff_free(d);
+	/* and a changed entry naming every string field: other tables */
+	snprintf(b_txt, sizeof(b_txt), "%s", l[1]);
+	for (char *p = b_txt; *p; p++)
+		if (*p == 't' && p[1] == '\x01')
+			*p = 'u'; /* the fs type */
+	mntsnap_snapshot_free(b);
+	cr_assert_eq(mntsnap_parse_mountinfo(b_txt, strlen(b_txt), NULL, &b), 0);
+	d = diff(a, b, MNTSNAP_DIFF_IGNORE_IDS, NULL, NULL);
+	text = render(d, MNTSNAP_DIFF_FORMAT_TEXT);
+	assert_terminal_safe(text);
+	cr_assert(strstr(text, "fs_type: "), "%s", text);
+	free(text);
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}
+
+/*
+ * diff --ignore-ids on trees built apart (new ids, devices and peer group
+ * numbers every time, as after a restore): the same shape is equal, and a
+ * changed option, a missing mount, an extra mount and a changed
+ * propagation structure are each reported, by the CLI, with exit 1.
+ */
+enum variant { V_SAME, V_OPTION, V_MISSING, V_EXTRA, V_PEER_SPLIT, V_SLAVE_PRIVATE };
+
+static void build_tree(const char *root, enum variant v)
+{
+	char p[256], q[256];
+
+	snprintf(p, sizeof(p), "%s/t", root);
+	mnt("shape", p, "tmpfs", 0, v == V_OPTION ? "size=2m" : "size=1m");
+	mnt(NULL, p, NULL, MS_SHARED, NULL);
+	snprintf(q, sizeof(q), "%s/t/sub", root);
+	ms_mkdir_p(q);
+	if (v != V_MISSING)
+		mnt("sub", q, "tmpfs", 0, NULL);
+	if (v == V_EXTRA) {
+		snprintf(q, sizeof(q), "%s/t/extra", root);
+		mnt("extra", q, "tmpfs", 0, NULL);
+	}
+	snprintf(q, sizeof(q), "%s/t/peer", root);
+	mnt(p, q, NULL, MS_BIND, NULL);
+	if (v == V_PEER_SPLIT) {
+		mnt(NULL, q, NULL, MS_PRIVATE, NULL);
+		mnt(NULL, q, NULL, MS_SHARED, NULL);
+	}
+	snprintf(q, sizeof(q), "%s/t/slave", root);
+	mnt(p, q, NULL, MS_BIND, NULL);
+	mnt(NULL, q, NULL, v == V_SLAVE_PRIVATE ? MS_PRIVATE : MS_SLAVE, NULL);
+}
+
+Test(diff, cli_ignore_ids_reports_each_kind_of_difference)
+{
+	static const struct {
+		enum variant v;
+		int status;
+		const char *grep; /* a line the text must have */
+	} cases[] = {
+		{ V_SAME, 0, NULL },
+		{ V_OPTION, 1, "^    options: size=1024k -> size=2048k$" },
+		{ V_MISSING, 1, "^- [0-9]* .*/orig/t/sub tmpfs sub$" },
+		{ V_EXTRA, 1, "^+ [0-9]* .*/v3/t/extra tmpfs extra$" },
+		{ V_PEER_SPLIT, 1, "^    peer_group: shared:" },
+		{ V_SLAVE_PRIVATE, 1, "^    propagation: master:[0-9]* -> private$" },
+	};
+	char cli[4200], cmd[9000], dir[256];
+
+	ms_private_ns(BASE);
+	cli_path(cli, sizeof(cli));
+	build_tree(BASE "/orig", V_SAME);
+	snprintf(cmd, sizeof(cmd), "%s save --under " BASE "/orig/t " BASE "/orig.bin", cli);
+	cr_assert_eq(run(cmd), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(dir, sizeof(dir), BASE "/v%zu", i);
+		build_tree(dir, cases[i].v);
+		snprintf(cmd, sizeof(cmd), "%s save --under %s/t %s.bin", cli, dir, dir);
+		cr_assert_eq(run(cmd), 0);
+		snprintf(cmd, sizeof(cmd),
+			 "%s diff --ignore-ids --old-prefix " BASE "/orig --new-prefix %s " BASE
+			 "/orig.bin %s.bin > %s.txt",
+			 cli, dir, dir, dir);
+		cr_assert_eq(run(cmd), cases[i].status, "case %zu: %s", i, cmd);
+		if (cases[i].grep) {
+			snprintf(cmd, sizeof(cmd), "grep -q '%s' %s.txt || { cat %s.txt; false; }",
+				 cases[i].grep, dir, dir);
+			cr_assert_eq(run(cmd), 0, "case %zu: no line '%s'", i, cases[i].grep);
+		}
+	}
+}

@@ -681,3 +681,86 @@ Test(refresh, ids_only_consistent_only_for_one_listing)
 	cr_assert_eq(mntsnap_snapshot_consistent(s), 0, "a new mount vanished");
 	mntsnap_snapshot_free(s);
 }
+
+/*
+ * After every step of a history, a checked refresh equals a fresh capture
+ * (field by field, as mntsnap_diff compares them, and rendered), and an
+ * ids-only refresh has the same mounts (its documented contract: no
+ * per-mount check). Steps of every kind but the documented blind spot (a
+ * move under the same parent mount): an option from none
+ * ("" -> size=1024k) and back to other values, binds, stacked mounts,
+ * superblock and bind remounts, each propagation type, a move to another
+ * parent, umount and a lazy umount of a subtree.
+ */
+enum rstep_op { R_MOUNT, R_BIND, R_FLAGS, R_MOVE, R_UMOUNT, R_LAZY };
+
+Test(refresh, every_step_equals_a_capture)
+{
+	static const struct {
+		enum rstep_op op;
+		const char *a, *b, *data;
+		unsigned long fl;
+	} steps[] = {
+		{ R_MOUNT, "none", BASE "/w", NULL, 0 },
+		{ R_FLAGS, NULL, BASE "/w", "size=1m", MS_REMOUNT },
+		{ R_FLAGS, NULL, BASE "/w", "size=2m", MS_REMOUNT },
+		{ R_MOUNT, "in", BASE "/w/in", NULL, 0 },
+		{ R_BIND, BASE "/w", BASE "/wb", NULL, 0 },
+		{ R_FLAGS, NULL, BASE "/w", NULL, MS_REMOUNT | MS_RDONLY },
+		{ R_FLAGS, NULL, BASE "/wb", NULL, MS_REMOUNT | MS_BIND | MS_NOSUID },
+		{ R_FLAGS, NULL, BASE "/w", NULL, MS_SHARED },
+		{ R_BIND, BASE "/w", BASE "/peer", NULL, 0 },
+		{ R_FLAGS, NULL, BASE "/peer", NULL, MS_SLAVE },
+		{ R_MOUNT, "stack", BASE "/wb", NULL, 0 },
+		{ R_FLAGS, NULL, BASE "/w", NULL, MS_UNBINDABLE },
+		{ R_FLAGS, NULL, BASE "/peer", NULL, MS_PRIVATE },
+		{ R_MOUNT, "dst", BASE "/dst", NULL, 0 },
+		{ R_MOVE, BASE "/peer", BASE "/dst/p", NULL, 0 },
+		{ R_FLAGS, NULL, BASE "/w", NULL, MS_REMOUNT },
+		{ R_UMOUNT, NULL, BASE "/wb", NULL, 0 },
+		{ R_LAZY, NULL, BASE "/dst", NULL, 0 },
+		{ R_FLAGS, NULL, BASE "/w", NULL, MS_PRIVATE },
+		{ R_UMOUNT, NULL, BASE "/w/in", NULL, 0 },
+	};
+	MNTSNAP_OPTS(mntsnap_capture_opts, ids, .flags = MNTSNAP_CAPTURE_REFRESH_IDS_ONLY);
+	struct mntsnap_snapshot *s, *t, *now;
+	struct mntsnap_diff *d;
+
+	ms_private_ns(BASE);
+	s = cap();
+	t = cap();
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		switch (steps[i].op) {
+		case R_MOUNT:
+			mnt(steps[i].a, steps[i].b, "tmpfs", 0, steps[i].data);
+			break;
+		case R_BIND:
+			mnt(steps[i].a, steps[i].b, NULL, MS_BIND, NULL);
+			break;
+		case R_FLAGS:
+			mnt(NULL, steps[i].b, NULL, steps[i].fl, steps[i].data);
+			break;
+		case R_MOVE:
+			ms_mkdir_p(steps[i].b);
+			mnt(steps[i].a, steps[i].b, NULL, MS_MOVE, NULL);
+			break;
+		case R_UMOUNT:
+			cr_assert_eq(umount(steps[i].b), 0, "step %zu", i);
+			break;
+		case R_LAZY:
+			cr_assert_eq(umount2(steps[i].b, MNT_DETACH), 0, "step %zu", i);
+			break;
+		}
+		cr_assert_geq(mntsnap_refresh(s), 0, "step %zu", i);
+		cr_assert_geq(mntsnap_refresh_with(t, &ids), 0, "step %zu", i);
+		now = cap();
+		assert_same(s, now);
+		cr_assert_eq(mntsnap_diff(t, now, &d), 0);
+		cr_assert_eq(mntsnap_diff_added(d) + mntsnap_diff_removed(d), 0,
+			     "step %zu: ids-only has the same mounts", i);
+		mntsnap_diff_free(d);
+		mntsnap_snapshot_free(now);
+	}
+	mntsnap_snapshot_free(s);
+	mntsnap_snapshot_free(t);
+}

@@ -1333,6 +1333,102 @@ Test(watch_cli, table_equals_findmnt_poll_pollpri)
 }
 
 /*
+ * findmnt's merge and findmnt's decisions: a read-only superblock makes
+ * OPTIONS "ro" although the mount is rw, OLD-OPTIONS are the real previous
+ * ones, and a change findmnt cannot see (propagation, a peer group) is no
+ * line at all (the kernel signals neither a propagation change: both see
+ * it at the next change they read the table for). Each step waits for
+ * findmnt's lines (the oracle) and then for as many of mntsnap's; an extra
+ * mntsnap line shows up in the comparison.
+ */
+static void vs_findmnt_merge(bool pollpri, bool all_changes)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", COLS, NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", COLS, pollpri ? "--pollpri" : NULL, NULL};
+	char *msa[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,CHANGED", "--all-changes",
+		       NULL};
+	struct {
+		const char *src, *dst, *type, *data;
+		unsigned long fl;
+		int lines; /* findmnt's lines for the step */
+	} steps[] = {
+	    {"none", BASE "/w", "tmpfs", NULL, 0, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_RDONLY, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_BIND, 1},
+	    /* no event of its own: the next sweep (f1's remount) sees it */
+	    {NULL, BASE "/w", NULL, NULL, MS_SHARED, 0},
+	    {"f1", BASE "/f1", "tmpfs", NULL, 0, 1},
+	    {NULL, BASE "/f1", NULL, "size=1m", MS_REMOUNT, 1},
+	    /* seen with w's own option change: one remount */
+	    {NULL, BASE "/w", NULL, NULL, MS_PRIVATE, 0},
+	    {NULL, BASE "/w", NULL, "size=1m", MS_REMOUNT, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT, 1},
+	};
+	char *a, *b;
+	pid_t pf, pm, pa = -1;
+	size_t len, n = 1;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	if (all_changes)
+		pa = spawn(BASE "/out/all", msa);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+	if (all_changes) {
+		wait_ready(pa, "mntsnap", "eventpoll");
+		wait_lines(BASE "/out/all", 1);
+	}
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		mnt(steps[i].src, steps[i].dst, steps[i].type, steps[i].fl, steps[i].data);
+		n += (size_t)steps[i].lines;
+		wait_lines(BASE "/out/findmnt", n);
+		wait_lines(BASE "/out/mntsnap", n);
+	}
+	for (int t = 0; all_changes && t < 200 && count_lines(BASE "/out/all") < n + 1; t++)
+		usleep(10000);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0, "SIGTERM is a clean end");
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	cr_assert(strstr(a, "remount " BASE "/w none tmpfs ro,relatime  ro,relatime\n"), "%s", a);
+	free(a);
+	free(b);
+	if (all_changes) {
+		kill(pa, SIGTERM);
+		cr_assert_eq(reap(pa), 0);
+		a = ms_read_file(BASE "/out/all", &len);
+		/* the invisible steps, under an action findmnt does not have */
+		cr_assert(strstr(a, "\nchange " BASE "/w propagation,peer_group\n"), "%s", a);
+		cr_assert_eq(count_lines(BASE "/out/all"), n + 1, "%s", a);
+		free(a);
+	}
+}
+
+Test(watch_cli, merged_options_and_invisible_changes_equal_findmnt)
+{
+	vs_findmnt_merge(false, false);
+}
+Test(watch_cli, merged_options_and_invisible_changes_equal_findmnt_pollpri)
+{
+	vs_findmnt_merge(true, false);
+}
+Test(watch_cli, all_changes_prints_what_findmnt_cannot_see)
+{
+	vs_findmnt_merge(false, true);
+}
+
+/*
  * A mount point longer than PATH_MAX (mounted by a relative path from a
  * deep directory; mountinfo and statmount both give it whole): the line
  * is findmnt's, not cut at 4095 bytes as it was, and so is the JSON.

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 static const char watch_help[] =
     "usage: mntsnap watch [TARGET] [--json] [-o COLUMNS] [-n] [--count N]\n"
     "                     [--timeout SECONDS] [--save FILE] [--no-settle] [--pollpri]\n"
+    "                     [--all-changes]\n"
     "Print one line per change of the mount table as it happens (like\n"
     "findmnt(8)'s poll mode), from fanotify mount events (Linux 6.15+) and POLLPRI on\n"
     "the namespace's mountinfo; stops after N events, SECONDS, SIGINT/SIGTERM,\n"
@@ -36,12 +38,23 @@ static const char watch_help[] =
     "  --count N    stop after N events\n"
     "  --timeout S  stop after S seconds (fractions allowed)\n"
     "  --save FILE  write the live snapshot to FILE when stopping\n"
-    "  --no-settle  skip the check of every mount made 0.1 s after a remount\n"
-    "               coincides with a mount or umount (that remount is then\n"
-    "               missed until the next remount alone)\n"
+    "  --no-settle  skip the sweep of every mount made 0.1 s after a mount or\n"
+    "               umount (POLLPRI cannot say whether a remount, which fanotify\n"
+    "               does not report, came with it; such a remount is then\n"
+    "               missed until the next remount alone). CPU per isolated\n"
+    /* watch-cost: written by tests/bench/watch-cost-docs.sh from a run */
+    "               change: default 2.2 ms at 1,000 mounts, 25 ms at 10,000\n"
+    "               (event + sweep); --no-settle 12 us, 12 us (tests/bench)\n"
+    /* end watch-cost */
     "  --pollpri    do not use fanotify: POLLPRI and a sweep per change\n"
-    "ACTION is mount, umount, move, remount or resync (events were lost and\n"
-    "the table was read again; the lines before it are what changed).\n";
+    "  --all-changes also print changes findmnt cannot see (propagation,\n"
+    "               peer group, master: nothing in mountinfo's option columns),\n"
+    "               as ACTION change; see the CHANGED column\n"
+    "ACTION is mount, umount, move, remount (the VFS or superblock options\n"
+    "changed, as findmnt decides), change (--all-changes only) or resync (events\n"
+    "were lost and the table was read again; the lines before it are what\n"
+    "changed). OPTIONS and OLD-OPTIONS are findmnt's merge: \"ro\" when the\n"
+    "mount or its superblock is read-only.\n";
 
 enum col {
 	C_ACTION,
@@ -66,7 +79,7 @@ static const char *const col_names[C_N] = {
 
 struct wargs {
 	struct cli_target t;
-	bool json, noheadings, no_settle, pollpri;
+	bool json, noheadings, no_settle, pollpri, all_changes;
 	int cols[MAX_COLS], ncols;
 	uint64_t count;
 	double timeout;
@@ -75,35 +88,69 @@ struct wargs {
 
 /* ---- formatting --------------------------------------------------------------- */
 
-/* mountinfo column 6, as findmnt shows it first in OPTIONS */
+/* mountinfo column 6: VFS-OPTIONS, as findmnt shows it */
 static void vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 {
-	uint32_t a = m->attr;
-	int n = snprintf(buf, len, "%s", a & MNTSNAP_ATTR_RDONLY ? "ro" : "rw");
-
-#define ADD(cond, s)                                                                               \
-	if ((cond) && n >= 0 && (size_t)n < len)                                                   \
-		n += snprintf(buf + n, len - (size_t)n, ",%s", s);
-	ADD(a & MNTSNAP_ATTR_NOSUID, "nosuid");
-	ADD(a & MNTSNAP_ATTR_NODEV, "nodev");
-	ADD(a & MNTSNAP_ATTR_NOEXEC, "noexec");
-	ADD((a & MNTSNAP_ATTR__ATIME) == MNTSNAP_ATTR_NOATIME, "noatime");
-	ADD(a & MNTSNAP_ATTR_NODIRATIME, "nodiratime");
-	ADD((a & MNTSNAP_ATTR__ATIME) == MNTSNAP_ATTR_RELATIME, "relatime");
-	ADD(a & MNTSNAP_ATTR_NOSYMFOLLOW, "nosymfollow");
-	ADD(a & MNTSNAP_ATTR_IDMAP, "idmapped");
-#undef ADD
+	if (mntsnap_mount_options(m, MNTSNAP_OPTIONS_VFS, buf, len) < 0)
+		buf[0] = '\0';
 }
 
-/* findmnt's OPTIONS: the VFS options, then the filesystem's own */
+/*
+ * findmnt's OPTIONS: libmount's merge of the VFS options and the super
+ * options, "ro" first when either is read-only (a read-only superblock
+ * under a rw mount is "ro,..." as findmnt prints it).
+ */
 static void all_options(const struct mntsnap_mount *m, char *buf, size_t len)
 {
-	size_t n;
+	if (mntsnap_mount_options(m, MNTSNAP_OPTIONS_ALL, buf, len) < 0)
+		buf[0] = '\0';
+}
 
-	vfs_options(m, buf, len);
-	n = strlen(buf);
-	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0] && n + 1 < len)
-		snprintf(buf + n, len - n, ",%s", m->options);
+/*
+ * Whether findmnt --poll prints a remount for this change: libmount's
+ * tab_diff compares exactly two strings of the mountinfo line, the VFS
+ * options (column 6) and the super options (column 11). Propagation,
+ * peer groups, masters and fields mountinfo does not print change
+ * neither, so findmnt is silent about them; the watch prints them only
+ * with --all-changes, as action "change" (an action findmnt does not
+ * have), never as a "remount" whose old and new options are equal.
+ */
+static bool findmnt_sees(const struct mntsnap_watch_event *e)
+{
+	size_t lo = strlen(e->old.options ? e->old.options : "") + 512;
+	size_t ln = strlen(e->mount.options ? e->mount.options : "") + 512;
+	size_t len = lo > ln ? lo : ln;
+	char *a, *b;
+	bool seen;
+
+	if (e->kind != MNTSNAP_WATCH_CHANGE)
+		return true;
+	a = malloc(len);
+	b = malloc(len);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return true; /* no memory: print rather than hide */
+	}
+	vfs_options(&e->old, a, len);
+	vfs_options(&e->mount, b, len);
+	seen = strcmp(a, b) != 0;
+	if (!seen) {
+		if (mntsnap_mount_options(&e->old, MNTSNAP_OPTIONS_FS, a, len) < 0)
+			a[0] = '\0';
+		if (mntsnap_mount_options(&e->mount, MNTSNAP_OPTIONS_FS, b, len) < 0)
+			b[0] = '\0';
+		seen = strcmp(a, b) != 0;
+	}
+	free(a);
+	free(b);
+	return seen;
+}
+
+/* The ACTION: the library's name, "change" for what findmnt cannot see. */
+static const char *action_name(const struct mntsnap_watch_event *e)
+{
+	return findmnt_sees(e) ? mntsnap_watch_kind_name(e->kind) : "change";
 }
 
 static void fstype(const struct mntsnap_mount *m, char *buf, size_t len)
@@ -290,7 +337,7 @@ static void cell(const struct mntsnap_watch_event *e, int col, char *buf, size_t
 		return;
 	switch (col) {
 	case C_ACTION:
-		snprintf(buf, len, "%s", mntsnap_watch_kind_name(e->kind));
+		snprintf(buf, len, "%s", action_name(e));
 		break;
 	case C_TARGET:
 		snprintf(buf, len, "%s", m->mount_point);
@@ -405,7 +452,7 @@ static int print_json(const struct mntsnap_watch_event *e)
 		free(buf);
 		return -ENOMEM;
 	}
-	printf("{\"action\":\"%s\"", mntsnap_watch_kind_name(e->kind));
+	printf("{\"action\":\"%s\"", action_name(e));
 	if (e->kind == MNTSNAP_WATCH_RESYNC) {
 		puts("}");
 		goto out;
@@ -499,6 +546,8 @@ static int parse_args(struct wargs *a, int argc, char **argv)
 			a->no_settle = true;
 		} else if (!strcmp(o, "--pollpri")) {
 			a->pollpri = true;
+		} else if (!strcmp(o, "--all-changes")) {
+			a->all_changes = true;
 		} else if (i + 1 >= argc) {
 			return cli_fail(0, "watch: unknown option or missing value: '%s'", o),
 			       -EINVAL;
@@ -537,7 +586,11 @@ static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t
 	struct mntsnap_watch_event e;
 
 	while (mntsnap_watch_next(w, &e) == 0) {
-		int r = a->json ? print_json(&e) : print_line(a, &e);
+		int r;
+
+		if (!a->all_changes && !findmnt_sees(&e))
+			continue;
+		r = a->json ? print_json(&e) : print_line(a, &e);
 
 		if (r)
 			return r;

@@ -4,7 +4,7 @@
  * N = 1,000 / 10,000 / 50,000 mounts, against what the incumbents pay for
  * the same changes in the same run.
  *
- *   bench-watch [--quick] [N...]      (default 1000 10000 50000; needs root)
+ *   bench-watch [--quick] [--isolated] [N...]  (default 1000 10000 50000; root)
  *
  * For each N (a child process with its own private namespace, N binds):
  *  - watcher: a tmpfs mounted and unmounted E times, each change drained
@@ -19,6 +19,9 @@
  *  - ids-only refresh after one change against a bare paginated listmount
  *    of every id (raw syscalls, the floor of any listing), interleaved.
  * Medians where a distribution is timed; ratios printed in one line per N.
+ * --isolated instead: one change with nothing near it, in the default mode
+ * (the event, then the settle sweep it arms) and with --no-settle, next to
+ * a bare read of the mountinfo text (the floor of a text-based check).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,6 +138,88 @@ static double watcher_cost(unsigned events, double *ret_sweep)
 	toggle(0);
 	mntsnap_watch_free(w);
 	return cpu / events;
+}
+
+/* ---- one isolated change, both modes ------------------------------------------------ */
+
+/*
+ * What one change costs when nothing else happens near it: a mount or
+ * umount drained on its own, then (default mode) the settle sweep its
+ * POLLPRI arms 100 ms later, since POLLPRI cannot say whether a remount,
+ * which fanotify does not report, came with the attach; with
+ * MNTSNAP_WATCH_NO_SETTLE the event alone. CPU of the drains, medians of
+ * rounds changes each.
+ */
+static void isolated_costs(unsigned rounds, double *ret_default, double *ret_nosettle)
+{
+	MNTSNAP_OPTS(mntsnap_watch_opts, ns, .flags = MNTSNAP_WATCH_NO_SETTLE);
+	MNTSNAP_OPTS(mntsnap_watch_opts, d);
+	double *td = calloc(rounds, sizeof(double)), *tn = calloc(rounds, sizeof(double));
+	struct mntsnap_watch *w;
+
+	if (!td || !tn || mntsnap_watch_new(&d, &w))
+		bench_die("isolated: watcher");
+	for (unsigned i = 0; i < rounds; i++) {
+		toggle(!(i & 1));
+		drain_one(w, &td[i]); /* the event; arms the settle timer */
+		drain_one(w, &td[i]); /* the timer's wake-up: the sweep */
+	}
+	mntsnap_watch_free(w);
+	if (rounds & 1)
+		toggle(0);
+	if (mntsnap_watch_new(&ns, &w))
+		bench_die("isolated: watcher --no-settle");
+	for (unsigned i = 0; i < rounds; i++) {
+		toggle(!(i & 1));
+		drain_one(w, &tn[i]);
+	}
+	mntsnap_watch_free(w);
+	if (rounds & 1)
+		toggle(0);
+	*ret_default = median(td, rounds);
+	*ret_nosettle = median(tn, rounds);
+	free(td);
+	free(tn);
+}
+
+/*
+ * The alternative to the sweep that reads text: the kernel's mountinfo,
+ * read whole (no parsing, no comparing: the floor of any exact check that
+ * goes through the text). CPU, median.
+ */
+static double mountinfo_read_cost(unsigned rounds, double *ret_parsed)
+{
+	double *t = calloc(rounds, sizeof(double)), *tp = calloc(rounds, sizeof(double)), r;
+	size_t cap = 64 << 20;
+	char *buf = malloc(cap);
+
+	if (!t || !tp || !buf)
+		bench_die("mountinfo read");
+	for (unsigned i = 0; i < rounds; i++) {
+		double t0 = cpu_now();
+		int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		struct mntsnap_snapshot *s;
+		size_t len = 0;
+		ssize_t n;
+
+		if (fd < 0)
+			bench_die("open mountinfo");
+		while ((n = read(fd, buf + len, cap - len)) > 0)
+			len += (size_t)n;
+		close(fd);
+		t[i] = cpu_now() - t0;
+		/* and parsed into records, still without comparing anything */
+		if (mntsnap_parse_mountinfo(buf, len, NULL, &s))
+			bench_die("parse mountinfo");
+		tp[i] = cpu_now() - t0;
+		mntsnap_snapshot_free(s);
+	}
+	r = median(t, rounds);
+	*ret_parsed = median(tp, rounds);
+	free(t);
+	free(tp);
+	free(buf);
+	return r;
 }
 
 /* ---- findmnt --poll ---------------------------------------------------------------- */
@@ -295,6 +380,25 @@ static double ids_only_ratio(unsigned rounds, double *ret_refresh, double *ret_l
 
 /* ---- one table size ------------------------------------------------------------------- */
 
+/* --isolated: one line per N, the cost of one change alone in each mode */
+static void run_isolated(unsigned n, bool quick)
+{
+	unsigned rounds = quick ? 5 : 21;
+	double def, nos, sweep, mi, mp;
+
+	bench_setup_plain(BASE, n);
+	if (mkdir(EXTRA, 0755))
+		bench_die("mkdir extra");
+	isolated_costs(rounds, &def, &nos);
+	(void)watcher_cost(quick ? 10 : 100, &sweep);
+	mi = mountinfo_read_cost(rounds, &mp);
+	printf("%6u mounts | isolated change: default %8.3f ms (event + settle sweep) | "
+	       "--no-settle %7.1f us | settle sweep alone %8.3f ms | mountinfo text read %8.3f ms, "
+	       "read + parsed %8.3f ms\n",
+	       n, def * 1e3, nos * 1e6, sweep * 1e3, mi * 1e3, mp * 1e3);
+	fflush(stdout);
+}
+
 static void run_one(unsigned n, bool quick)
 {
 	unsigned ev = quick ? 40 : 1000;
@@ -328,15 +432,17 @@ int main(int argc, char **argv)
 {
 	static const unsigned def[] = {1000, 10000, 50000};
 	unsigned sizes[16], nsizes = 0;
-	bool quick = false;
+	bool quick = false, isolated = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--isolated"))
+			isolated = true;
 		else if (nsizes < 16 && atoi(argv[i]) > 0)
 			sizes[nsizes++] = (unsigned)atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: bench-watch [--quick] [N...]\n");
+			fprintf(stderr, "usage: bench-watch [--quick] [--isolated] [N...]\n");
 			return 2;
 		}
 	}
@@ -349,8 +455,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mkdir(BASE, 0755);
-	printf("bench-watch: CPU per mount/umount event; targets: watcher <= 20 us and flat in N, "
-	       "<= 0.01x findmnt --poll at 10,000, ids-only refresh <= 1.5x a bare listmount\n");
+	if (isolated)
+		printf("bench-watch --isolated: CPU per change with nothing else near it, medians\n");
+	else
+		printf("bench-watch: CPU per mount/umount event; targets: watcher <= 20 us and flat "
+		       "in N, <= 0.01x findmnt --poll at 10,000, ids-only refresh <= 1.5x a bare "
+		       "listmount\n");
 	fflush(stdout);
 	for (unsigned i = 0; i < nsizes; i++) {
 		int st;
@@ -359,7 +469,10 @@ int main(int argc, char **argv)
 		if (pid < 0)
 			bench_die("fork");
 		if (!pid) { /* each size in its own process and namespace */
-			run_one(sizes[i], quick);
+			if (isolated)
+				run_isolated(sizes[i], quick);
+			else
+				run_one(sizes[i], quick);
 			_exit(0);
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
