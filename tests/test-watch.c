@@ -1559,6 +1559,97 @@ Test(watch_cli, bind_source_has_fsroot_as_findmnt_pollpri)
 	bind_source_vs_findmnt(true);
 }
 
+/*
+ * A mount slid beneath the top of a stack (MOVE_MOUNT_BENEATH): the top
+ * mount's parent changes, its mount point and options do not, so
+ * findmnt --poll prints only the new mount. The watch printed a "move"
+ * whose old and new targets are equal (found by tests/history-eq.py: a
+ * propagated mount tucked under one that was there does the same); with
+ * --all-changes it is a "change", and --json carries the same action.
+ */
+static void beneath_vs_findmnt(bool pollpri)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,SOURCE,OLD-TARGET", NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,SOURCE,OLD-TARGET",
+		      pollpri ? "--pollpri" : NULL, NULL};
+	char *all[] = {(char *)bin(), "watch", "-n", "--all-changes", "-o", "ACTION,TARGET,SOURCE",
+		       pollpri ? "--pollpri" : NULL, NULL};
+	char *js[] = {(char *)bin(), "watch", "--json", "--all-changes",
+		      pollpri ? "--pollpri" : NULL, NULL};
+	char *a, *b, *c, *j;
+	size_t len;
+	pid_t pf, pm, pa, pj;
+	int fd, r;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	mnt("top", BASE "/t", "tmpfs", 0, NULL);
+	mnt("under", BASE "/src", "tmpfs", 0, NULL);
+	mnt("last", BASE "/last", "tmpfs", 0, NULL);
+	fd = (int)syscall(428 /* open_tree */, AT_FDCWD, BASE "/src",
+			  1 /* OPEN_TREE_CLONE */ | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "open_tree: %s", strerror(errno));
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	pa = spawn(BASE "/out/all", all);
+	pj = spawn(BASE "/out/json", js);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_ready(pa, "mntsnap", "eventpoll");
+	wait_ready(pj, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	r = (int)syscall(429 /* move_mount */, fd, "", AT_FDCWD, BASE "/t",
+			 4 /* MOVE_MOUNT_F_EMPTY_PATH */ | 0x200 /* MOVE_MOUNT_BENEATH */);
+	if (r && errno == EINVAL)
+		cr_skip_test("no MOVE_MOUNT_BENEATH (Linux < 6.5)");
+	cr_assert_eq(r, 0, "move_mount beneath: %s", strerror(errno));
+	close(fd);
+	wait_lines(BASE "/out/findmnt", 2);
+	wait_lines(BASE "/out/all", 2); /* the mount and the top's change */
+	wait_lines(BASE "/out/json", 2);
+	usleep(300000); /* a settle sweep the drain armed */
+	cr_assert_eq(umount(BASE "/last"), 0); /* a last line for every reader */
+	wait_lines(BASE "/out/findmnt", 3);
+	wait_lines(BASE "/out/mntsnap", 3);
+	wait_lines(BASE "/out/all", 3);
+	wait_lines(BASE "/out/json", 3);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	kill(pa, SIGTERM);
+	kill(pj, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	cr_assert_eq(reap(pa), 0);
+	cr_assert_eq(reap(pj), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	c = ms_read_file(BASE "/out/all", &len);
+	cr_assert(strstr(c, "change " BASE "/t top\n"), "--all-changes: %s", c);
+	cr_assert_not(strstr(c, "move "), "--all-changes: %s", c);
+	j = ms_read_file(BASE "/out/json", &len);
+	cr_assert(strstr(j, "{\"action\":\"change\",\"target\":\"" BASE "/t\""), "%s", j);
+	free(a);
+	free(b);
+	free(c);
+	free(j);
+}
+
+Test(watch_cli, mount_beneath_is_no_move_as_findmnt)
+{
+	beneath_vs_findmnt(false);
+}
+
+Test(watch_cli, mount_beneath_is_no_move_as_findmnt_pollpri)
+{
+	beneath_vs_findmnt(true);
+}
+
 /* JSON strings: quotes and backslashes escaped, the rest as is. */
 Test(watch_cli, json_escapes)
 {
