@@ -94,7 +94,7 @@ extern "C" {
  * where the kernel says it supports the field (Linux 6.15+ supported mask;
  * before that such fields stay absent); an unset mount point means the
  * mount is outside the reader's root; a UUID is absent when none could be
- * read.
+ * read and none is not certain (see MNTSNAP_F_UUID).
  */
 enum {
 	MNTSNAP_F_ID = 1U << 0,             /* id, parent_id (64-bit, unique) */
@@ -197,9 +197,11 @@ struct mntsnap_mount {
 	 * a43f08d823a6"); a UUID of another length the kernel reports (1..15
 	 * bytes) is lowercase hex without dashes; one from udev is its link's
 	 * name decoded (what blkid printed: at most 36 printable characters,
-	 * e.g. "B1C9-5C6F" for FAT). Absent (tmpfs, proc, overlay, FUSE, NFS:
-	 * their kernel UUIDs are random per mount, and findmnt shows none),
-	 * for the mountinfo text backend, for a foreign namespace reached
+	 * e.g. "B1C9-5C6F" for FAT). The empty value, present, where none is
+	 * certain: a filesystem type not listed above without a device
+	 * (tmpfs, proc, overlay, FUSE, NFS: their kernel UUIDs are random per
+	 * mount, and findmnt shows none). Absent for the mountinfo text
+	 * backend, for a device with no UUID found, for a foreign namespace reached
 	 * without a process whose root can be opened, and where the mount
 	 * point no longer leads to the mount. Not in MNTSNAP_MASK_DEFAULT:
 	 * it costs an open and an ioctl per superblock.
@@ -688,9 +690,11 @@ uint64_t mntsnap_snapshot_time(const struct mntsnap_snapshot *snap);
 /* Release (uname -r) of the kernel that captured it, "" if unknown; kept in saved files. */
 const char *mntsnap_snapshot_kernel_release(const struct mntsnap_snapshot *snap);
 /*
- * That kernel's supported statmount mask (Linux 6.15+; the kernel reports
- * it with the source, so only a statmount capture whose mask has
- * MNTSNAP_F_SOURCE gets it), 0 if unknown; kept in saved files.
+ * That kernel's supported statmount mask (Linux 6.15+; asked for with
+ * the string fields whose empty value it tells apart, so only a statmount
+ * capture whose mask has one of MNTSNAP_F_SOURCE, _OPTS, _OPT_ARRAY,
+ * _OPT_SEC_ARRAY, _FS_SUBTYPE, _UIDMAP, _GIDMAP gets it), 0 if unknown;
+ * kept in saved files.
  */
 uint64_t mntsnap_snapshot_kernel_supported_mask(const struct mntsnap_snapshot *snap);
 /* Heap bytes the snapshot holds (records, strings, indexes). */

@@ -502,7 +502,7 @@ static void *helper_run(void *arg)
 	return NULL;
 }
 
-/* The kernel's supported mask, where the request asked for it (with the source). */
+/* The kernel's supported mask, where the request asked for it (string fields). */
 static void note_supported(struct mntsnap_snapshot *s, const struct mntsnap_k_statmount *sm)
 {
 	if (sm->mask & MNTSNAP_K_STATMOUNT_SUPPORTED_MASK)
@@ -809,8 +809,23 @@ int mntsnap__snap_read_uuids(struct mntsnap_snapshot *s, int root_dirfd, int byu
 		char uuid[37];
 		long off;
 
-		if ((sb->mask & MNTSNAP_F_UUID) || tries[rec->sb] >= UUID_TRIES ||
-		    !(rec->mask & MNTSNAP_F_MOUNT_POINT) || !(rec->mask & MNTSNAP_F_ID))
+		if ((sb->mask & MNTSNAP_F_UUID) || tries[rec->sb] >= UUID_TRIES)
+			continue;
+		/*
+		 * No UUID-bearing type and no device (tmpfs, proc, FUSE,
+		 * overlay, NFS): none of the ways to a UUID applies, so "none"
+		 * is known for sure and is the empty value, present. Every
+		 * other "none" may be a path that no longer leads to the
+		 * mount, and stays absent.
+		 */
+		if ((sb->mask & (MNTSNAP_F_DEV | MNTSNAP_F_FS_TYPE)) ==
+			    (MNTSNAP_F_DEV | MNTSNAP_F_FS_TYPE) &&
+		    !sb->dev_major && !mntsnap__fs_uuid_type_listed(s->strtab + sb->fs_type)) {
+			sb->uuid = 0; /* the string table starts with "" */
+			sb->mask |= MNTSNAP_F_UUID;
+			continue;
+		}
+		if (!(rec->mask & MNTSNAP_F_MOUNT_POINT) || !(rec->mask & MNTSNAP_F_ID))
 			continue;
 		tries[rec->sb]++;
 		r = byuuid_dirfd == AT_FDCWD

@@ -1410,23 +1410,24 @@ static void vs_findmnt_merge(bool pollpri, bool all_changes)
 		const char *src, *dst, *type, *data;
 		unsigned long fl;
 		int lines; /* findmnt's lines for the step */
+		int all;   /* and --all-changes' */
 	} steps[] = {
-	    {"none", BASE "/w", "tmpfs", NULL, 0, 1},
-	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_RDONLY, 1},
-	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_BIND, 1},
+	    {"none", BASE "/w", "tmpfs", NULL, 0, 1, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_RDONLY, 1, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_BIND, 1, 1},
 	    /* no event of its own: the next sweep (f1's remount) sees it */
-	    {NULL, BASE "/w", NULL, NULL, MS_SHARED, 0},
-	    {"f1", BASE "/f1", "tmpfs", NULL, 0, 1},
-	    {NULL, BASE "/f1", NULL, "size=1m", MS_REMOUNT, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_SHARED, 0, 0},
+	    {"f1", BASE "/f1", "tmpfs", NULL, 0, 1, 1},
+	    {NULL, BASE "/f1", NULL, "size=1m", MS_REMOUNT, 1, 2},
 	    /* seen with w's own option change: one remount */
-	    {NULL, BASE "/w", NULL, NULL, MS_PRIVATE, 0},
-	    {NULL, BASE "/w", NULL, "size=1m", MS_REMOUNT, 1},
-	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, 1},
-	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_PRIVATE, 0, 0},
+	    {NULL, BASE "/w", NULL, "size=1m", MS_REMOUNT, 1, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, 1, 1},
+	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT, 1, 1},
 	};
 	char *a, *b;
 	pid_t pf, pm, pa = -1;
-	size_t len, n = 1;
+	size_t len, n = 1, na = 1;
 
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/out");
@@ -1448,11 +1449,13 @@ static void vs_findmnt_merge(bool pollpri, bool all_changes)
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		mnt(steps[i].src, steps[i].dst, steps[i].type, steps[i].fl, steps[i].data);
 		n += (size_t)steps[i].lines;
+		na += (size_t)steps[i].all;
 		wait_lines(BASE "/out/findmnt", n);
 		wait_lines(BASE "/out/mntsnap", n);
+		/* one change at a time for each watcher: none merges two */
+		for (int t = 0; all_changes && t < 300 && count_lines(BASE "/out/all") < na; t++)
+			usleep(10000);
 	}
-	for (int t = 0; all_changes && t < 200 && count_lines(BASE "/out/all") < n + 1; t++)
-		usleep(10000);
 	kill(pf, SIGTERM);
 	kill(pm, SIGTERM);
 	reap(pf);
@@ -1469,7 +1472,8 @@ static void vs_findmnt_merge(bool pollpri, bool all_changes)
 		a = ms_read_file(BASE "/out/all", &len);
 		/* the invisible steps, under an action findmnt does not have */
 		cr_assert(strstr(a, "\nchange " BASE "/w propagation,peer_group\n"), "%s", a);
-		cr_assert_eq(count_lines(BASE "/out/all"), n + 1, "%s", a);
+		cr_assert_eq(count_lines(BASE "/out/all"), na, "%s", a);
+		cr_assert_eq(na, n + 1);
 		free(a);
 	}
 }
@@ -2012,4 +2016,63 @@ Test(watch_cli, bad_arguments)
 	cr_assert_eq(run_cli(b), 2);
 	cr_assert_eq(run_cli(c), 2);
 	cr_assert_eq(run_cli(d), 2);
+}
+
+/*
+ * --json makes the same decisions as the table: a read-only superblock
+ * under a rw mount is "ro,..." in options and old-options, and a change
+ * findmnt cannot see is no object (or action "change" with
+ * --all-changes), never a "remount" whose options are equal.
+ */
+static void json_decisions(bool all)
+{
+	char *argv[] = {(char *)bin(), "watch", "--json", all ? "--all-changes" : NULL, NULL};
+	pid_t pid;
+	size_t len;
+	char *t, *l;
+
+	ms_private_ns(BASE);
+	pid = spawn(BASE "/dec", argv);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	mnt("none", BASE "/w", "tmpfs", 0, NULL);
+	wait_lines(BASE "/dec", 1);
+	mnt(NULL, BASE "/w", NULL, MS_REMOUNT | MS_RDONLY, NULL);
+	wait_lines(BASE "/dec", 2);
+	mnt(NULL, BASE "/w", NULL, MS_REMOUNT | MS_BIND, NULL);
+	wait_lines(BASE "/dec", 3);
+	mnt(NULL, BASE "/w", NULL, MS_SHARED, NULL);
+	mnt("f", BASE "/f", "tmpfs", 0, NULL);
+	wait_lines(BASE "/dec", 4);
+	mnt(NULL, BASE "/f", NULL, MS_REMOUNT, "size=1m"); /* its sweep sees w shared */
+	wait_lines(BASE "/dec", all ? 6 : 5);
+	usleep(300000);
+	kill(pid, SIGTERM);
+	cr_assert_eq(reap(pid), 0);
+	t = ms_read_file(BASE "/dec", &len);
+	cr_assert_eq(count_lines(BASE "/dec"), all ? 6 : 5, "%s", t);
+	l = line_of(t, "remount", 1);
+	cr_assert(strstr(l, "\"options\":\"ro,relatime\"") &&
+		      strstr(l, "\"old-options\":\"ro,relatime\""),
+		  "findmnt's merge, old and new:\n%s", t);
+	free(l);
+	if (all) {
+		l = line_of(t, "change", 0);
+		cr_assert(strstr(l, "\"target\":\"" BASE "/w\"") &&
+			      strstr(l, "\"changed\":{\"propagation\":"),
+			  "%s", t);
+		free(l);
+	} else {
+		cr_assert_null(strstr(t, "\"action\":\"change\""), "%s", t);
+	}
+	free(t);
+}
+
+Test(watch_cli, json_makes_findmnt_decisions)
+{
+	json_decisions(false);
+}
+
+Test(watch_cli, json_all_changes)
+{
+	json_decisions(true);
 }
