@@ -1009,7 +1009,8 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * mntsnap_refresh - bring a statmount snapshot of the caller's namespace
  * up to date in place: list ids, statmount new mounts in full and check
  * the others cheaply (MNT_BASIC|SB_BASIC, no strings; superblock options
- * once per superblock), refetching only what changed. Blind to a move
+ * once per superblock), refetching only what changed (and every mount
+ * below a mount seen moved: their paths moved along). Blind to a move
  * that keeps the parent mount and to a changed propagate_from alone.
  * _with takes error and MNTSNAP_CAPTURE_REFRESH_IDS_ONLY (no
  * per-mount check: ~0.02 of a full capture instead of ~0.5, 1.1-1.3x a
