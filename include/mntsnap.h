@@ -1144,10 +1144,11 @@ int mntsnap_watch_route(const struct mntsnap_watch *w);
 int mntsnap_watch_drain(struct mntsnap_watch *w);
 
 /*
- * mntsnap_watch_sync - mntsnap_watch_drain(), then the settle sweep at
- * once if one is pending, so the snapshot is a fresh capture's equal now
- * (call it before saving the snapshot at the end of a watch). Returns and
- * queues like mntsnap_watch_drain().
+ * mntsnap_watch_sync - mntsnap_watch_drain(), then a sweep of every
+ * mount at once (pending or not: a propagation change sends no event),
+ * so the snapshot is a fresh capture's equal now (call it before saving
+ * the snapshot at the end of a watch). Returns and queues like
+ * mntsnap_watch_drain().
  */
 int mntsnap_watch_sync(struct mntsnap_watch *w);
 

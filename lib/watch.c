@@ -844,12 +844,17 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 	return r ? r : (int)w->nev;
 }
 
+/*
+ * Always a sweep after the drain, armed or not: a propagation change
+ * sends no event at all (no fanotify record, no POLLPRI), so only a look
+ * at every mount makes the snapshot a fresh capture's equal.
+ */
 int mntsnap_watch_sync(struct mntsnap_watch *w)
 {
 	int r = mntsnap_watch_drain(w);
 
-	if (r < 0 || !w->timer_armed)
-		return r;
+	if (r < 0 || w->need_resync || w->ended)
+		return r; /* a resync due next, or no namespace left to look at */
 	timer_set(w, 0);
 	r = sweep(w);
 	if (r) {

@@ -460,6 +460,42 @@ LTest(watch, mount_setattr_recursive_pollpri)
 	setattr(true);
 }
 
+/*
+ * A propagation change sends no event at all (no fanotify record, no
+ * POLLPRI): the watcher learns of it at the next sweep. mntsnap_watch_sync
+ * promises a fresh capture's equal (watch --save relies on it), so it
+ * sweeps even when nothing is pending; it swept only when a settle sweep
+ * was armed (found by tests/history-eq.py: a history ending in
+ * --make-shared saved the mount as private).
+ */
+static void sync_sees_propagation(bool pollpri)
+{
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	uint64_t id;
+
+	ms_private_ns(BASE);
+	mnt("p", BASE "/p", "tmpfs", 0, NULL);
+	id = kernel_id(BASE "/p");
+	w = watch_route(NULL, pollpri, 0);
+	mnt(NULL, BASE "/p", NULL, MS_SHARED, NULL);
+	cr_assert_geq(mntsnap_watch_sync(w), 0);
+	collect(w, &l);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, id), "propagation change not seen by sync");
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, sync_sees_propagation)
+{
+	sync_sees_propagation(false);
+}
+LTest(watch, sync_sees_propagation_pollpri)
+{
+	sync_sees_propagation(true);
+}
+
 /* move_mount(MOVE_MOUNT_BENEATH): a mount slid under the top of a stack. */
 static void beneath(bool pollpri)
 {
