@@ -47,7 +47,7 @@ no poller ever sees two steps at once.
 
 On a mismatch it prints the seed, the step, the operation and both sides.
 
-  history-eq.py MNTSNAP_BIN HISTORY_LIB [--seeds 1,2,3] [--steps N]
+  history-eq.py MNTSNAP_BIN HISTORY_LIB [--seeds 1,2,3,4] [--steps 150]
                 [--no-watch] [--verbose]
 Longer runs by hand, e.g. 20 seeds of 200 steps:
   history-eq.py build/examples/mntsnap build/tests/history-lib \\
@@ -683,7 +683,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == '--inner':
         return inner(sys.argv[2:])
     args = sys.argv[1:]
-    opts = {'--seeds': '1,2,3', '--steps': '110'}
+    opts = {'--seeds': '1,2,3,4', '--steps': '150'}
     flags = set()
     pos = []
     while args:
