@@ -114,7 +114,7 @@ def unoct(s):
     """mountinfo's \\NNN escapes undone."""
     out, i = [], 0
     while i < len(s):
-        if s[i] == '\\' and i + 3 < len(s) + 0 and s[i + 1:i + 4].isdigit():
+        if s[i] == '\\' and s[i + 1:i + 4].isdigit() and len(s[i + 1:i + 4]) == 3:
             out.append(chr(int(s[i + 1:i + 4], 8)))
             i += 4
         else:
@@ -427,10 +427,16 @@ class Run:
         self.blind = collections.Counter()
         self.ops = {}
         self.ambiguous = set()  # steps whose lines are not compared
+        self.bad_steps = set()
+        self.kinds = collections.Counter()
         self.notes = 0
 
     def fail(self, step, what, kernel, mntsnap):
         self.mismatches += 1
+        self.bad_steps.add(step)
+        # the comparison, for the totals: what comes before the first ':'
+        # or ' against', without the details after it
+        self.kinds[what.split(':')[0].split(' against')[0].split(' exit')[0]] += 1
         print('MISMATCH seed %d step %d: %s\n  op: %s\n  kernel/findmnt: %s\n  mntsnap: %s' %
               (self.seed, step, what, self.ops.get(step, '-'), kernel, mntsnap), flush=True)
 
@@ -667,7 +673,8 @@ def inner(args):
     r.run()
     print(json.dumps({'seed': r.seed, 'steps': r.steps, 'changing': r.changing,
                       'mismatches': r.mismatches, 'blind': r.blind,
-                      'ambiguous': len(r.ambiguous), 'notes': r.notes}))
+                      'ambiguous': len(r.ambiguous), 'notes': r.notes,
+                      'bad_steps': len(r.bad_steps), 'kinds': r.kinds}))
     return 0
 
 
@@ -700,6 +707,7 @@ def main():
         return 77
     tot = collections.Counter()
     blind = collections.Counter()
+    kinds = collections.Counter()
     t0 = time.monotonic()
     for seed in seeds_of(opts['--seeds']):
         # a namespace per seed: every history starts from the same table
@@ -717,20 +725,23 @@ def main():
             tot['mismatches'] += 1
             continue
         print('\n'.join(out[:-1]) if len(out) > 1 else '', end='\n' if len(out) > 1 else '')
-        print('seed %d: %d steps, %d changing, %d mismatches (%d steps ambiguous for '
-              'findmnt, %d late pollers)' % (seed, res['steps'], res['changing'],
-                                            res['mismatches'], res['ambiguous'], res['notes']),
-              flush=True)
+        print('seed %d: %d steps, %d changing, %d mismatches in %d steps (%d steps ambiguous '
+              'for findmnt, %d late pollers)' % (seed, res['steps'], res['changing'],
+                                                res['mismatches'], res['bad_steps'],
+                                                res['ambiguous'], res['notes']), flush=True)
         tot['seeds'] += 1
-        for k in ('steps', 'changing', 'mismatches', 'ambiguous', 'notes'):
+        for k in ('steps', 'changing', 'mismatches', 'ambiguous', 'notes', 'bad_steps'):
             tot[k] += res[k]
         blind.update(res['blind'])
+        kinds.update(res['kinds'])
     for k, v in sorted(blind.items()):
         print('documented blind spot, %s: %d' % (k, v))
-    print('totals: %d seeds, %d steps, %d changing steps, %d mismatches; %d steps ambiguous '
-          'for findmnt, %d late pollers (%.0f s)' % (
-              tot['seeds'], tot['steps'], tot['changing'], tot['mismatches'], tot['ambiguous'],
-              tot['notes'], time.monotonic() - t0))
+    for k, v in sorted(kinds.items()):
+        print('mismatches, %s: %d' % (k, v))
+    print('totals: %d seeds, %d steps, %d changing steps, %d mismatches in %d steps; %d steps '
+          'ambiguous for findmnt, %d late pollers (%.0f s)' % (
+              tot['seeds'], tot['steps'], tot['changing'], tot['mismatches'], tot['bad_steps'],
+              tot['ambiguous'], tot['notes'], time.monotonic() - t0))
     return 1 if tot['mismatches'] else 0
 
 
