@@ -40,7 +40,12 @@ After every step:
 Over the whole history, `mntsnap watch` (default, and --pollpri) and
 `findmnt --poll` run at the same time with the same columns, raw, and
 must print the same multiset of lines; each watch's --save file at the
-end equals a fresh `mntsnap save` (mntsnap diff exit 0). After each step
+end equals a fresh `mntsnap save` (mntsnap diff exit 0). findmnt pairs
+mounts by (source, target): on a step where that confuses two mounts
+(stacked or propagated onto each other) its lines are no oracle, and the
+watchers' lines are compared with the step's changes paired by id,
+rendered as findmnt renders them (a renderer checked against findmnt's
+own lines on every other step). After each step
 the harness waits until findmnt has printed what libmount's table diff
 (modelled below) says it will, and the watchers as many lines, so that
 no poller ever sees two steps at once.
@@ -193,12 +198,42 @@ def id_model(old, new):
     return ch
 
 
+def raw_cell(text):
+    """findmnt -r's escaping: blanks, backslashes and non-ASCII as \\xNN."""
+    return ''.join('\\x%02x' % c if c <= 0x20 or c == 0x5c or c >= 0x7f else chr(c)
+                   for c in os.fsencode(text))
+
+
+def merged_options(r):
+    """libmount's OPTIONS: the VFS options, then the super options but for
+    rw/ro; "ro" first when either side is read-only."""
+    vfs = r['vfs'].split(',')
+    fso = r['fso'].split(',')
+    if 'ro' in fso:
+        vfs = ['ro' if o == 'rw' else o for o in vfs]
+    return ','.join(vfs + [o for o in fso if o not in ('rw', 'ro')])
+
+
+def render_line(change):
+    """The line findmnt --poll -r -o COLS prints for one change, as libmount
+    would with mounts paired by id (the oracle where its own pairing is
+    confused; on every other step it must agree with findmnt's, and the
+    harness checks that it does)."""
+    action, o, n = change
+    r = n or o
+    src = r['source'] + ('[%s]' % r['root'] if r['root'] != '/' else '')
+    return ' '.join(raw_cell(x) for x in (
+        action, r['target'], src, r['fstype'], merged_options(r),
+        o['target'] if action in ('move', 'umount') else '',
+        merged_options(o) if action in ('remount', 'umount') else ''))
+
+
 def findmnt_ambiguous(old, new, reread):
     """findmnt pairs mounts by (source, target): with two mounts of one
     source on one target (stacked, or propagated onto each other) it takes
     one for the other, and misses or invents changes, even on a read after
-    a call that changed nothing. Such a step's lines are not compared
-    (findmnt's pairing is no oracle there); counted."""
+    a call that changed nothing. On such a step the changes paired by id
+    are the oracle instead (counted)."""
     def key(ch):  # the old record matters too: OLD-OPTIONS come from it
         return sorted((c[0], c[1] and c[1]['id'], c[2] and c[2]['id']) for c in ch)
     return reread and key(findmnt_model(old, new)) != key(id_model(old, new))
@@ -428,6 +463,7 @@ class Run:
         self.ops = {}
         self.ambiguous = set()  # steps whose lines are not compared
         self.bad_steps = set()
+        self.by_id = {}  # step -> the lines of its changes paired by id
         self.kinds = collections.Counter()
         self.notes = 0
 
@@ -623,6 +659,7 @@ class Run:
                 reread = not e and not hist.last_prop
                 if findmnt_ambiguous(old, new, reread):
                     self.ambiguous.add(step)
+                self.by_id[step] = [render_line(c) for c in id_model(old, new)]
                 self.sync_pollers(pollers[0], pollers[1], before, old, new, reread)
                 if self.verbose:
                     for c in findmnt_model(old, new) if reread else []:
@@ -640,6 +677,15 @@ class Run:
         time.sleep(0.3)  # a settle sweep still due
         rc, err = fm.stop(signal.SIGTERM)
         fml = collections.Counter(l for s, l in fm.lines if s not in self.ambiguous)
+        # the renderer of the changes by id against findmnt where findmnt
+        # is not confused: a harness error if they differ
+        for step, lines in self.by_id.items():
+            if step in self.ambiguous:
+                continue
+            got = collections.Counter(l for s, l in fm.lines if s == step)
+            if got != collections.Counter(lines):
+                self.note('step %d: findmnt %s, by id %s' % (step, sorted(got.elements()),
+                                                             sorted(lines)))
         where = collections.defaultdict(list)
         for s, l in fm.lines:
             if s not in self.ambiguous:
@@ -660,6 +706,13 @@ class Run:
                     self.fail(steps[0], '%s vs findmnt --poll: a line %d times against %d '
                               '(steps %s)' % (w.name, wl[line], fml[line], steps),
                               '%dx %r' % (fml[line], line), '%dx %r' % (wl[line], line))
+            # where findmnt is confused, the changes by id are the oracle
+            for step in sorted(self.ambiguous):
+                want = collections.Counter(self.by_id.get(step, []))
+                got = collections.Counter(l for s, l in w.lines if s == step)
+                if want != got:
+                    self.fail(step, '%s vs the changes by id (findmnt ambiguous here)' % w.name,
+                              sorted((want - got).elements()), sorted((got - want).elements()))
             rc, out, err = self.cli('diff', os.path.join(tmp, snap),
                                     os.path.join(tmp, 'fresh.snap'))
             if rc:
@@ -726,7 +779,7 @@ def main():
             continue
         print('\n'.join(out[:-1]) if len(out) > 1 else '', end='\n' if len(out) > 1 else '')
         print('seed %d: %d steps, %d changing, %d mismatches in %d steps (%d steps ambiguous '
-              'for findmnt, %d late pollers)' % (seed, res['steps'], res['changing'],
+              'for findmnt, %d harness notes)' % (seed, res['steps'], res['changing'],
                                                 res['mismatches'], res['bad_steps'],
                                                 res['ambiguous'], res['notes']), flush=True)
         tot['seeds'] += 1
@@ -739,7 +792,7 @@ def main():
     for k, v in sorted(kinds.items()):
         print('mismatches, %s: %d' % (k, v))
     print('totals: %d seeds, %d steps, %d changing steps, %d mismatches in %d steps; %d steps '
-          'ambiguous for findmnt, %d late pollers (%.0f s)' % (
+          'ambiguous for findmnt, %d harness notes (%.0f s)' % (
               tot['seeds'], tot['steps'], tot['changing'], tot['mismatches'], tot['bad_steps'],
               tot['ambiguous'], tot['notes'], time.monotonic() - t0))
     return 1 if tot['mismatches'] else 0
