@@ -228,7 +228,9 @@ static int refetched(struct refresh *f, size_t i, const struct mntsnap_mount *m)
 	/* before the record is appended: was's strings stay where they are */
 	mntsnap__snapshot_get(f->s, f->fetch_old[i], &was);
 	moved = strcmp(was.mount_point, m->mount_point) != 0;
-	if (moved && was.mount_point[0])
+	/* a mount queued below a moved one is below its prefix already: no
+	 * scan per mount of a moved subtree */
+	if (moved && f->fetch_changed[i] == 1 && was.mount_point[0])
 		queue_below(f, was.mount_point);
 	return f->fetch_changed[i] == 1 || moved;
 }
