@@ -1203,7 +1203,8 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * mntsnap_refresh - bring a statmount snapshot of the caller's namespace
  * up to date in place: list ids, statmount new mounts in full and check
  * the others cheaply (MNT_BASIC|SB_BASIC, no strings; superblock options
- * once per superblock), refetching only what changed. Blind to a move
+ * once per superblock), refetching only what changed (and every mount
+ * below a mount seen moved: their paths moved along). Blind to a move
  * that keeps the parent mount and to a changed propagate_from alone.
  * _with takes error and MNTSNAP_CAPTURE_REFRESH_IDS_ONLY (no
  * per-mount check: ~0.02 of a full capture instead of ~0.5, 1.1-1.3x a
@@ -1337,10 +1338,11 @@ int mntsnap_watch_route(const struct mntsnap_watch *w);
 int mntsnap_watch_drain(struct mntsnap_watch *w);
 
 /*
- * mntsnap_watch_sync - mntsnap_watch_drain(), then the settle sweep at
- * once if one is pending, so the snapshot is a fresh capture's equal now
- * (call it before saving the snapshot at the end of a watch). Returns and
- * queues like mntsnap_watch_drain().
+ * mntsnap_watch_sync - mntsnap_watch_drain(), then a sweep of every
+ * mount at once (pending or not: a propagation change sends no event),
+ * so the snapshot is a fresh capture's equal now (call it before saving
+ * the snapshot at the end of a watch). Returns and queues like
+ * mntsnap_watch_drain().
  */
 int mntsnap_watch_sync(struct mntsnap_watch *w);
 
