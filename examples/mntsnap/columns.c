@@ -518,9 +518,9 @@ const struct column cols_all[] = {
 	{ "sb-flags", "SB-FLAGS", "superblock flags (SB_RDONLY ...)", S, 0, 0, get_sb_flags },
 	{ "attr", "ATTR", "mount attributes (MOUNT_ATTR_*)", S, 0, 0, get_attr },
 	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, 0,
-	  get_sec_options },
-	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap },
-	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap },
+	  get_sec_options, MNTSNAP_F_OPT_SEC_ARRAY },
+	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap, MNTSNAP_F_UIDMAP },
+	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap, MNTSNAP_F_GIDMAP },
 };
 #undef Z
 #undef S
