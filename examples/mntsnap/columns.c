@@ -223,6 +223,11 @@ static void get_opt_fields(struct obuf *b, const struct mntsnap_mount *m,
 	size_t start = b->len;
 
 	(void)cx;
+	/* parsed text with a tag this build does not know: as the line had it */
+	if (m->opt_fields && m->opt_fields[0]) {
+		ob_puts(b, m->opt_fields);
+		return;
+	}
 	if (m->propagation & MNTSNAP_PROP_SHARED) {
 		ob_puts(b, " shared:");
 		ob_u64(b, m->peer_group);
