@@ -554,9 +554,13 @@ int col_parse(const char *spec, const struct column **out, size_t *n, const char
 		size_t len = strcspn(s, ",");
 		const struct column *c = col_find(s, len);
 
-		if (!c || *n >= COLS_MAX) {
+		if (!c) {
 			*bad = s;
 			return -EINVAL;
+		}
+		if (*n >= COLS_MAX) {
+			*bad = s;
+			return -E2BIG;
 		}
 		out[(*n)++] = c;
 		s += len;
