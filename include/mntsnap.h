@@ -213,7 +213,19 @@ struct mntsnap_mount {
 	 * it costs an open and an ioctl per superblock.
 	 */
 	const char *uuid;
+	/*
+	 * Parsed mountinfo text only: the per-mount options (column 6)
+	 * exactly as the line had them, kept when they hold an option this
+	 * library does not know (a newer kernel's flag: "rw,nosuid,newflag"),
+	 * so that rendering, OPTIONS and VFS-OPTIONS give the text back; the
+	 * known ones are in attr all the same. "" otherwise. Not a MNTSNAP_F_*
+	 * field; at most MNTSNAP_MNT_OPTS_TEXT_MAX bytes.
+	 */
+	const char *mnt_opts_text;
 };
+
+/* The longest per-mount option text a parsed line may have. */
+#define MNTSNAP_MNT_OPTS_TEXT_MAX 255
 
 /* mount attribute / propagation bits, same values as the kernel's */
 #define MNTSNAP_ATTR_RDONLY 0x00000001U

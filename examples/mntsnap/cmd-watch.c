@@ -32,7 +32,8 @@ static const char watch_help[] =
     "               fstype, options; move/remount add old-target, old-options\n"
     "               and \"changed\": {field: {\"old\": ..., \"new\": ...}}\n"
     "  -o COLUMNS   ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS,\n"
-    "               UNIQ-ID,CHANGED (default: ACTION,TARGET,SOURCE,FSTYPE,OPTIONS);\n"
+    "               UNIQ-ID,CHANGED (default: ACTION,TARGET,SOURCE,FSTYPE,OPTIONS;\n"
+    "               +COLUMNS adds to it);\n"
     "               lines are findmnt(8)'s in raw poll mode for the same columns\n"
     "  -n           no header line\n"
     "  --count N    stop after N events\n"
@@ -508,8 +509,10 @@ static int parse_columns(struct wargs *a, const char *list)
 
 	if (!dup)
 		return -ENOMEM;
-	a->ncols = 0;
-	for (char *t = strtok_r(dup, ",", &save); t && !r; t = strtok_r(NULL, ",", &save)) {
+	/* "+LIST" adds to the columns already chosen, as list's -o does */
+	if (*list != '+')
+		a->ncols = 0;
+	for (char *t = strtok_r(dup + (*list == '+'), ",", &save); t && !r; t = strtok_r(NULL, ",", &save)) {
 		int c;
 
 		for (c = 0; c < C_N && strcasecmp(t, col_names[c]); c++)
