@@ -1496,6 +1496,71 @@ Test(watch_cli, mount_point_past_path_max_equals_findmnt)
 	free(j);
 }
 
+/*
+ * A bind mount of a subdirectory or of a file: findmnt's SOURCE is the
+ * source with the mount's root in brackets ("bs[/sub dir]", escaped as a
+ * cell), on mount, remount and umount lines, and the JSON's "source" is
+ * that same value, as in list --json. The watch printed the bare source.
+ */
+Test(watch_cli, bind_source_shows_root_as_findmnt)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", COLS, NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", COLS, NULL};
+	char *js[] = {(char *)bin(), "watch", "--json", NULL};
+	char *a, *b, *j;
+	size_t len;
+	pid_t pf, pm, pj;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	mnt("bs", BASE "/src", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/src/sub dir");
+	ms_write_text(BASE "/src/f", "x");
+	ms_write_text(BASE "/fb", "");
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	pj = spawn(BASE "/out/json", js);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_ready(pj, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	for (size_t n = 2; n <= 6; n++) {
+		if (n == 2)
+			mnt(BASE "/src/sub dir", BASE "/b", NULL, MS_BIND, NULL);
+		else if (n == 3)
+			mnt(BASE "/src/f", BASE "/fb", NULL, MS_BIND, NULL);
+		else if (n == 4)
+			mnt(NULL, BASE "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+		else
+			cr_assert_eq(umount(n == 5 ? BASE "/b" : BASE "/fb"), 0);
+		/* one change at a time for each watcher: none merges two */
+		wait_lines(BASE "/out/findmnt", n);
+		wait_lines(BASE "/out/mntsnap", n);
+		wait_lines(BASE "/out/json", n - 1);
+	}
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	kill(pj, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	cr_assert_eq(reap(pj), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	cr_assert(strstr(a, " bs[/sub\\x20dir] "), "the oracle shows the root: %s", a);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	j = ms_read_file(BASE "/out/json", &len);
+	cr_assert(strstr(j, "\"source\":\"bs[/sub dir]\""), "%s", j);
+	cr_assert(strstr(j, "\"source\":\"bs[/f]\""), "%s", j);
+	free(a);
+	free(b);
+	free(j);
+}
+
 /* JSON strings: quotes and backslashes escaped, the rest as is. */
 Test(watch_cli, json_escapes)
 {

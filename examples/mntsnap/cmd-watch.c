@@ -34,6 +34,8 @@ static const char watch_help[] =
     "  -o COLUMNS   ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS,\n"
     "               UNIQ-ID,CHANGED (default: ACTION,TARGET,SOURCE,FSTYPE,OPTIONS);\n"
     "               lines are findmnt(8)'s in raw poll mode for the same columns\n"
+    "               (SOURCE as findmnt's: [FSROOT] appended for a bind of a\n"
+    "               subdirectory or a file; so is the JSON's source)\n"
     "  -n           no header line\n"
     "  --count N    stop after N events\n"
     "  --timeout S  stop after S seconds (fractions allowed)\n"
@@ -331,7 +333,12 @@ static void cell(const struct mntsnap_watch_event *e, int col, char *buf, size_t
 		snprintf(buf, len, "%s", m->mount_point);
 		break;
 	case C_SOURCE:
+		/* "none" for a mount without one, and "[ROOT]" after it when
+		 * the mount's root is not "/" (a bind of a subdirectory or a
+		 * file), as findmnt's SOURCE column writes it */
 		snprintf(buf, len, "%s", m->mask & MNTSNAP_F_SOURCE ? m->source : "none");
+		if (m->root[0] && strcmp(m->root, "/"))
+			snprintf(buf + strlen(buf), len - strlen(buf), "[%s]", m->root);
 		break;
 	case C_FSTYPE:
 		fstype(m, buf, len);
