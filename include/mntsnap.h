@@ -1199,9 +1199,10 @@ int mntsnap_watch_drain(struct mntsnap_watch *w);
 
 /*
  * mntsnap_watch_sync - mntsnap_watch_drain(), then the settle sweep at
- * once if one is pending, so the snapshot is a fresh capture's equal now
- * (call it before saving the snapshot at the end of a watch). Returns and
- * queues like mntsnap_watch_drain().
+ * once if one is pending (with MNTSNAP_WATCH_NO_SETTLE: if a drain since
+ * the last sweep skipped one), so the snapshot is a fresh capture's equal
+ * now (call it before saving the snapshot at the end of a watch). Returns
+ * and queues like mntsnap_watch_drain().
  */
 int mntsnap_watch_sync(struct mntsnap_watch *w);
 
