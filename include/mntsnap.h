@@ -1217,7 +1217,10 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * the others cheaply (MNT_BASIC|SB_BASIC, no strings; superblock options
  * once per superblock), refetching only what changed (and every mount
  * below a mount seen moved: their paths moved along). Blind to a move
- * that keeps the parent mount and to a changed propagate_from alone.
+ * that keeps the parent mount, to a changed propagate_from alone, and to
+ * a rename of a directory above a mount point or above a bind mount's
+ * root (a fresh capture shows the new path, but no mount changed, so
+ * nothing a strings-free check reads differs).
  * _with takes error and MNTSNAP_CAPTURE_REFRESH_IDS_ONLY (no
  * per-mount check: ~0.02 of a full capture instead of ~0.5, 1.1-1.3x a
  * bare listmount of every id after one change) from opts (a foreign ns:
