@@ -271,6 +271,8 @@ struct mntsnap_ns;
  * stays valid (and names the same namespace) after the process exits.
  *  _self:  the caller's namespace.
  *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
+ *          A thread id names its process's namespace (a thread pidfd,
+ *          PIDFD_THREAD, on Linux >= 6.9; else the /proc fallback below).
  *          When the caller may not open the process's namespace (no
  *          ptrace access) but can read its /proc/PID/mountinfo, as
  *          findmnt -N can, the handle is a text handle: mntsnap_ns_id() 0,

@@ -1762,3 +1762,45 @@ Test(ns, proc_start_time)
 	close(dir);
 	close(proc);
 }
+
+/* A thread that is not its group's leader: pidfd_open(tid, 0) refuses it
+ * (-ENOENT on current kernels, -EINVAL before), the procfs fallback opens
+ * /proc/TID/ns/mnt. Both ways must answer the same: the thread's (its
+ * process's) namespace, not an errno _pid does not document. */
+static atomic_int thread_tid;
+
+static void *report_tid(void *arg)
+{
+	(void)arg;
+	atomic_store(&thread_tid, (int)syscall(SYS_gettid));
+	while (!atomic_load(&stop_threads))
+		usleep(1000);
+	return NULL;
+}
+
+Test(ns, open_pid_of_a_thread)
+{
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_ns *own, *ns = NULL;
+	struct nopidfd_result res;
+	pthread_t th;
+	int tid;
+
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &own), 0);
+	atomic_store(&stop_threads, false);
+	cr_assert_eq(pthread_create(&th, NULL, report_tid, NULL), 0);
+	while (!(tid = atomic_load(&thread_tid)))
+		usleep(1000);
+	cr_assert_neq(tid, getpid());
+	cr_expect_eq(mntsnap_ns_open_pid(tid, &err, &ns), 0, "with pidfd_open: %s", err.msg);
+	cr_expect_eq(mntsnap_ns_id(ns), mntsnap_ns_id(own));
+	if (ns)
+		cr_expect_eq(mntsnap_ns_alive(ns), 0);
+	mntsnap_ns_free(ns);
+	res = open_pid_filtered(tid, ENOSYS);
+	cr_expect_eq(res.r, 0, "without pidfd_open: %d (%s)", res.r, res.msg);
+	cr_expect_eq(res.ns_id, mntsnap_ns_id(own));
+	atomic_store(&stop_threads, true);
+	pthread_join(th, NULL);
+	mntsnap_ns_free(own);
+}
