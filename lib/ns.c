@@ -387,6 +387,16 @@ static int pid_ns_via_procfs(int pid, int why, struct mntsnap_ns **ret_ns,
 	proc = mntsnap__procfs_root();
 	step = "no procfs root at /proc";
 	r = proc;
+	/* pid is a number of the caller's pid namespace: only a procfs of
+	 * that namespace names the same process with it */
+	if (proc >= 0) {
+		step = "/proc of the caller's pid namespace";
+		r = mntsnap__procfs_own_pidns(proc);
+		if (r) {
+			close(proc);
+			proc = -1;
+		}
+	}
 	if (proc >= 0) {
 		dir = mntsnap__proc_pid_dir(proc, pid);
 		close(proc);
