@@ -307,6 +307,8 @@ struct mntsnap_ns;
  * stays valid (and names the same namespace) after the process exits.
  *  _self:  the caller's namespace.
  *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
+ *          A thread id names its process's namespace (a thread pidfd,
+ *          PIDFD_THREAD, on Linux >= 6.9; else the /proc fallback below).
  *          When the caller may not open the process's namespace (no
  *          ptrace access) but can read its /proc/PID/mountinfo, as
  *          findmnt -N can, the handle is a text handle: mntsnap_ns_id() 0,
@@ -316,7 +318,10 @@ struct mntsnap_ns;
  *          /proc/PID/ns/mnt is opened instead, from a procfs root and
  *          never through a mount covering /proc/PID or its ns directory,
  *          with the process's start time read before and after (a reused
- *          pid starts later: -ESRCH); that handle follows no process
+ *          pid starts later: -ESRCH), and only from a procfs of the
+ *          caller's own pid namespace (a child of clone(CLONE_NEWPID)
+ *          that still has its parent's /proc: -EOPNOTSUPP, as pids
+ *          there name other processes); that handle follows no process
  *          (mntsnap_ns_alive() 0, like _path) and has no text fallback.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
