@@ -84,6 +84,21 @@ bool mntsnap__policy_may_allow(const struct mntsnap_policy *p, const char *fstyp
 
 /* ---- the supervisor's internals, shared by supervisor.c and sv-*.c ---- */
 
+/* The native seccomp audit arch: requests from another ABI are refused. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define NATIVE_ARCH 0xc000003eU /* AUDIT_ARCH_X86_64 */
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define NATIVE_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_ARCH 0xc00000f3U /* AUDIT_ARCH_RISCV64 */
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_ARCH 0xc0000015U /* AUDIT_ARCH_PPC64LE */
+#elif defined(__s390x__)
+#define NATIVE_ARCH 0x80000016U /* AUDIT_ARCH_S390X */
+#else
+#define NATIVE_ARCH 0U /* unknown: every request is refused */
+#endif
+
 #define SV_PATH_MAX 4096
 #define SV_DATA_MAX 4096 /* mount(2) copies one page of data */
 #define SV_FSTYPE_MAX 256
@@ -293,5 +308,14 @@ void mntsnap__sv_open_tree(struct mntsnap_supervisor *sv, struct sv_container *c
 void mntsnap__sv_mount_setattr(struct mntsnap_supervisor *sv, struct sv_container *c,
 			       struct sv_req *q);
 void mntsnap__sv_fsctx_free(struct sv_fsctx *x);
+
+/*
+ * lib/sv-answer.c: the audit sink's word before a request is acted on
+ * (0, or < 0: refuse, nothing may be done that cannot be recorded), and
+ * the last stage: the mounts made for c tracked, the audit line written,
+ * the caller answered (SEND, unless ADDFD answered already).
+ */
+int mntsnap__sv_audit_ready(struct mntsnap_supervisor *sv);
+void mntsnap__sv_answer(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 
 #endif

@@ -89,6 +89,7 @@ LAYERS = {
     'sv-mount.c': L4,
     'sv-newapi.c': L4,
     'sv-json.c': L4,
+    'sv-answer.c': L4,
 }
 # Headers without a .c of the same name, by layer. Every other lib/x.h
 # belongs to the layer of lib/x.c.
