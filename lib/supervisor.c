@@ -40,10 +40,6 @@
 #include "sys.h"
 #include "uapi.h"
 
-#define MNT_FORCE_ 1U
-#define MNT_DETACH_ 2U
-#define MNT_EXPIRE_ 4U
-#define UMOUNT_NOFOLLOW_ 8U
 
 /* ---- the object --------------------------------------------------------- */
 
@@ -268,112 +264,17 @@ static void container_remove(struct mntsnap_supervisor *sv, struct sv_container 
 	}
 }
 
-static int read_args(struct sv_req *q)
-{
-	const uint64_t *a = q->n.data.args;
-	int pid = (int)q->n.pid;
-	bool has_target;
-	int r;
-
-	r = mntsnap__sv_read_opt(pid, a[0], q->source, sizeof(q->source), &q->has_source);
-	if (!r)
-		r = mntsnap__sv_read_opt(pid, a[1], q->target, sizeof(q->target), &has_target);
-	if (!r && !has_target)
-		r = -EFAULT;
-	if (!r)
-		r = mntsnap__sv_read_opt(pid, a[2], q->fstype, sizeof(q->fstype), &q->has_fstype);
-	return r;
-}
-
-/* ---- decoding mount(2) -------------------------------------------------- */
-
-#define MS_PROPAGATION_ (MNTSNAP_MS_SHARED | MNTSNAP_MS_SLAVE | MNTSNAP_MS_PRIVATE | \
-			 MNTSNAP_MS_UNBINDABLE)
-
-static const struct {
-	uint32_t ms;
-	const char *name;
-} propagations[] = {
-	{ MNTSNAP_MS_SHARED, "shared" },
-	{ MNTSNAP_MS_SLAVE, "slave" },
-	{ MNTSNAP_MS_PRIVATE, "private" },
-	{ MNTSNAP_MS_UNBINDABLE, "unbindable" },
-};
-
-/* A propagation change: exactly one type, optionally MS_REC, as the kernel wants. */
-static int decode_propagation(struct sv_req *q, uint32_t f)
-{
-	q->kind = SV_PROPAGATION;
-	q->rec = f & MNTSNAP_K_MS_REC;
-	f &= ~MNTSNAP_K_MS_REC;
-	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
-		if (f == propagations[i].ms) {
-			q->prop = f;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-/*
- * Which kind of request, in the order mount(2) itself tests the flags
- * (remount, bind, propagation, move, new); -EOPNOTSUPP for flags the
- * supervisor does not know.
- */
-static int decode_flags(struct sv_req *q, uint64_t flags64)
-{
-	uint32_t f = (uint32_t)flags64;
-
-	if (flags64 >> 32)
-		return -EINVAL;
-	if ((f & MNTSNAP_K_MS_MGC_MSK) == MNTSNAP_K_MS_MGC_VAL)
-		f &= ~MNTSNAP_K_MS_MGC_MSK; /* the pre-2.4 magic, ignored by the kernel too */
-	f &= ~MNTSNAP_K_MS_SILENT;
-	if (f & MNTSNAP_K_MS_REMOUNT) {
-		q->kind = f & MNTSNAP_K_MS_BIND ? SV_REMOUNT_BIND : SV_REMOUNT;
-		f &= ~(MNTSNAP_K_MS_REMOUNT | MNTSNAP_K_MS_BIND);
-	} else if (f & MNTSNAP_K_MS_BIND) {
-		q->kind = SV_BIND;
-		q->rec = f & MNTSNAP_K_MS_REC;
-		f &= ~(MNTSNAP_K_MS_BIND | MNTSNAP_K_MS_REC);
-	} else if (f & MS_PROPAGATION_) {
-		return decode_propagation(q, f);
-	} else if (f & MNTSNAP_K_MS_MOVE) {
-		q->kind = SV_MOVE; /* mount(2) ignores every other flag here */
-		return 0;
-	} else {
-		q->kind = SV_NEW;
-	}
-	if (f & ~mntsnap__mntflag_ms_all())
-		return -EOPNOTSUPP;
-	q->ms = f;
-	return 0;
-}
-
-/* "private" or "private,rec": how rules see a propagation change */
-static char *propagation_opts(const struct sv_req *q)
-{
-	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
-		if (q->prop == propagations[i].ms) {
-			char *s = malloc(strlen(propagations[i].name) + 5);
-
-			if (s)
-				sprintf(s, "%s%s", propagations[i].name, q->rec ? ",rec" : "");
-			return s;
-		}
-	return NULL;
-}
-
 static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
 {
 	int perr = mntsnap__policy_errno(sv->policy);
 	int r;
 
 	q->reason = "arguments";
-	r = read_args(q);
+	r = mntsnap__sv_read_mount_args(q);
 	if (r == -ESRCH)
 		r = -ENOENT;
 	if (!r) {
-		r = decode_flags(q, q->n.data.args[3]);
+		r = mntsnap__sv_decode_mount(q, q->n.data.args[3]);
 		if (r == -EOPNOTSUPP) {
 			q->reason = "unsupported flags";
 			r = -perr;
@@ -392,8 +293,7 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, 
 		}
 	}
 	if (!r) {
-		q->asked = q->kind == SV_PROPAGATION ? propagation_opts(q)
-						    : mntsnap__opts_from_ms(q->ms, q->data);
+		q->asked = mntsnap__sv_decode_asked(q);
 		if (!q->asked)
 			r = -ENOMEM;
 	}
@@ -410,23 +310,19 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, 
 
 static void decide_umount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
 {
+	int flags = mntsnap__sv_decode_umount(q, q->n.data.args[1]);
 	bool has;
 	int r;
 
-	q->kind = SV_UMOUNT;
-	q->umount_flags = (unsigned)q->n.data.args[1];
 	q->reason = "arguments";
 	r = mntsnap__sv_read_opt((int)q->n.pid, q->n.data.args[0], q->target, sizeof(q->target), &has);
 	if (!r && !has)
 		r = -EFAULT;
 	if (r == -ESRCH)
 		r = -ENOENT;
-	if (!r && (q->n.data.args[1] >> 32 ||
-		   (q->umount_flags & ~(MNT_DETACH_ | UMOUNT_NOFOLLOW_)))) {
-		/* MNT_FORCE and MNT_EXPIRE are not for containers */
+	if (!r && flags) {
 		q->reason = "unsupported flags";
-		r = q->umount_flags & (MNT_FORCE_ | MNT_EXPIRE_) ? -mntsnap__policy_errno(sv->policy)
-								  : -EINVAL;
+		r = flags == -EOPNOTSUPP ? -mntsnap__policy_errno(sv->policy) : -EINVAL;
 	}
 	if (!r)
 		r = mntsnap__sv_perform(sv, c, q);

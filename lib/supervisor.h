@@ -5,7 +5,7 @@
  * supervisor.c (object, dispatch, mount(2)/umount2 decoding, audit)
  *   -> sv-newapi.c (fsopen/fsconfig/fsmount/move_mount)
  *   -> sv-perform.c (the caller's namespaces, the worker inside them)
- *   -> sv-request.c (caller's memory, ID_VALID)
+ *   -> sv-read.c (caller's memory, ID_VALID)
  *   -> sv-mount.c (the work inside the container)
  *   -> policy.c; sv-json.c (audit lines) stands alone.
  */
@@ -260,11 +260,21 @@ int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
  */
 const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t id);
 
-/* lib/sv-mount.c: the fstype rules see: "bind", the asked type, or the mount's own. */
+/*
+ * lib/sv-decode.c, the decode stage (no syscalls): mount(2)'s flags into
+ * q's kind, ms, rec and prop (-EOPNOTSUPP: flags the supervisor does not
+ * know, -EINVAL: ones mount(2) refuses); umount2's into its kind and
+ * flags (-EOPNOTSUPP: MNT_FORCE or MNT_EXPIRE, -EINVAL: unknown ones);
+ * the options asked (malloc'd, NULL on ENOMEM); the fstype rules see:
+ * "bind", the asked type, or the mount's own.
+ */
+int mntsnap__sv_decode_mount(struct sv_req *q, uint64_t flags64);
+int mntsnap__sv_decode_umount(struct sv_req *q, uint64_t flags64);
+char *mntsnap__sv_decode_asked(const struct sv_req *q);
 const char *mntsnap__sv_match_fstype(const struct sv_req *q);
 
 /*
- * lib/sv-request.c: a NUL-terminated string at addr in the caller's
+ * lib/sv-read.c: a NUL-terminated string at addr in the caller's
  * memory, read a page at a time: 0, -EFAULT (unreadable, NULL),
  * -ENAMETOOLONG, -ESRCH. _opt: NULL is "absent" (*ret_has false), not an
  * error.
@@ -272,17 +282,23 @@ const char *mntsnap__sv_match_fstype(const struct sv_req *q);
 int mntsnap__sv_read_str(int pid, uint64_t addr, char *buf, size_t max);
 int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *ret_has);
 
-/* lib/sv-request.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
+/*
+ * lib/sv-read.c: mount(2)'s source, target and fstype (source and fstype
+ * may be NULL, the target may not: -EFAULT). 0 or as above.
+ */
+int mntsnap__sv_read_mount_args(struct sv_req *q);
+
+/* lib/sv-read.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
 int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);
 
 /*
- * lib/sv-request.c: a pidfd for the caller's process (the notification
+ * lib/sv-read.c: a pidfd for the caller's process (the notification
  * names a thread: PIDFD_THREAD, or its group's leader found and checked).
  * -ESRCH when it has gone.
  */
 int mntsnap__sv_caller_pidfd(const struct sv_req *q);
 
-/* lib/sv-request.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
+/* lib/sv-read.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);
 
 /*

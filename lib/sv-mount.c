@@ -26,22 +26,6 @@
 #define STATX_ATTR_MOUNT_ROOT_ 0x00002000ULL
 #define UMOUNT_NOFOLLOW_ 8U
 
-/*
- * fstype as rules see it: "bind" for binds, the mount's own for remounts,
- * propagation changes and moves
- */
-const char *mntsnap__sv_match_fstype(const struct sv_req *q)
-{
-	switch (q->kind) {
-	case SV_BIND:
-		return "bind";
-	case SV_NEW:
-		return q->fstype;
-	default:
-		return q->mfstype[0] ? q->mfstype : NULL;
-	}
-}
-
 int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
 		      struct mntsnap_statx *st)
 {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * One request's contact with its caller: reading its arguments from its
- * memory, and proving with NOTIF_ID_VALID that the pid still names it
- * (sv-perform.c asks after opening its namespaces), so that a caller that
- * died, or whose pid now names another process, is never acted for.
+ * The read stage: one request's contact with its caller, the only code
+ * that touches the caller's memory and fds: reading its arguments from
+ * its memory, a pidfd for it, and proving with NOTIF_ID_VALID that the
+ * pid still names it (sv-perform.c asks after opening its namespaces), so
+ * that a caller that died, or whose pid now names another process, is
+ * never acted for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +80,27 @@ int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *re
 /* ---- the caller as a pidfd ---------------------------------------------- */
 
 #define PIDFD_THREAD_ 0200 /* O_EXCL: a pidfd for a thread, 6.9+ */
+
+/*
+ * mount(2)'s strings: source (NULL allowed), target, fstype (NULL
+ * allowed); its data is read once the flags say the call takes it.
+ */
+int mntsnap__sv_read_mount_args(struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	int pid = (int)q->n.pid;
+	bool has_target;
+	int r;
+
+	r = mntsnap__sv_read_opt(pid, a[0], q->source, sizeof(q->source), &q->has_source);
+	if (!r)
+		r = mntsnap__sv_read_opt(pid, a[1], q->target, sizeof(q->target), &has_target);
+	if (!r && !has_target)
+		r = -EFAULT;
+	if (!r)
+		r = mntsnap__sv_read_opt(pid, a[2], q->fstype, sizeof(q->fstype), &q->has_fstype);
+	return r;
+}
 
 /* "Tgid:" of procfs's TID/status: the thread group id, or -errno. */
 static int thread_group(int proc, unsigned tid)
