@@ -297,12 +297,8 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, 
 		if (!q->asked)
 			r = -ENOMEM;
 	}
-	if (!r && (q->kind == SV_NEW || q->kind == SV_BIND) &&
-	    !mntsnap__policy_may_allow(sv->policy, mntsnap__sv_match_fstype(q))) {
-		q->reason = "policy";
-		q->rule = -1;
-		r = -perr;
-	}
+	if (!r)
+		r = mntsnap__sv_decide_early(sv->policy, q);
 	if (!r)
 		r = mntsnap__sv_perform(sv, c, q);
 	q->result = r;

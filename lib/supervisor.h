@@ -261,6 +261,20 @@ int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
 const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t id);
 
 /*
+ * lib/sv-decide.c, the decide stage (no syscalls; the policy over q):
+ * early, before anything is opened: a new mount or bind of a type no
+ * rule can allow is refused (q->reason, q->rule -1). In the worker, once
+ * the paths are resolved into q: the rule (src: the source a remount or
+ * move found for the mount it acts on, else NULL), the options to
+ * perform in q->applied with the type's defaults and the grants used;
+ * then a binfmt_misc that would be the host's instance is refused. 0 or
+ * -errno (the policy's refusal, -ENOMEM), q->reason set.
+ */
+int mntsnap__sv_decide_early(const struct mntsnap_policy *p, struct sv_req *q);
+int mntsnap__sv_decide(struct sv_req *q, const struct mntsnap_policy *p, const char *src);
+int mntsnap__sv_decide_instance(struct sv_req *q, const struct mntsnap_policy *p, bool own_userns);
+
+/*
  * lib/sv-decode.c, the decode stage (no syscalls): mount(2)'s flags into
  * q's kind, ms, rec and prop (-EOPNOTSUPP: flags the supervisor does not
  * know, -EINVAL: ones mount(2) refuses); umount2's into its kind and

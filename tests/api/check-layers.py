@@ -86,6 +86,7 @@ LAYERS = {
     'supervisor.c': L4,
     'sv-read.c': L4,
     'sv-decode.c': L4,
+    'sv-decide.c': L4,
     'sv-perform.c': L4,
     'sv-mount.c': L4,
     'sv-newapi.c': L4,
