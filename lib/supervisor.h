@@ -262,14 +262,16 @@ const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t i
 
 /*
  * lib/sv-decide.c, the decide stage (no syscalls; the policy over q):
- * early, before anything is opened: a new mount or bind of a type no
- * rule can allow is refused (q->reason, q->rule -1). In the worker, once
+ * early, before anything is opened: a mount of a type no rule can allow
+ * is refused (q->reason, q->rule -1; _early: for a mount(2) new mount or
+ * bind). In the worker, once
  * the paths are resolved into q: the rule (src: the source a remount or
  * move found for the mount it acts on, else NULL), the options to
  * perform in q->applied with the type's defaults and the grants used;
  * then a binfmt_misc that would be the host's instance is refused. 0 or
  * -errno (the policy's refusal, -ENOMEM), q->reason set.
  */
+int mntsnap__sv_decide_type(const struct mntsnap_policy *p, struct sv_req *q, const char *fstype);
 int mntsnap__sv_decide_early(const struct mntsnap_policy *p, struct sv_req *q);
 int mntsnap__sv_decide(struct sv_req *q, const struct mntsnap_policy *p, const char *src);
 int mntsnap__sv_decide_instance(struct sv_req *q, const struct mntsnap_policy *p, bool own_userns);
@@ -301,6 +303,17 @@ int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *re
  * may be NULL, the target may not: -EFAULT). 0 or as above.
  */
 int mntsnap__sv_read_mount_args(struct sv_req *q);
+
+/*
+ * lib/sv-read.c: the inode and mount id of an open file from the "ino:"
+ * and "mnt_id:" lines of procfs's rel (-ENOENT: no such fd, -EOPNOTSUPP:
+ * no such lines); _fd_id: of the caller's fd fd64, read while a pidfd
+ * pins the caller (-EBADF: no such fd, -ESRCH: gone).
+ */
+int mntsnap__sv_fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t *ret_ino,
+			  uint64_t *ret_mnt);
+int mntsnap__sv_read_fd_id(const struct sv_req *q, uint64_t fd64, uint64_t *ret_ino,
+			   uint64_t *ret_mnt);
 
 /* lib/sv-read.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
 int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);

@@ -16,18 +16,26 @@
 #include "supervisor.h"
 
 /*
- * Could a rule allow this new mount or bind at all? When not, the policy
- * refuses it whatever the paths: no need to open the caller's namespaces
- * and resolve them.
+ * Could a rule allow a mount of fstype (a new mount's, "bind", a new-API
+ * context's) at all? When not, the policy refuses it whatever the paths:
+ * no need to open the caller's namespaces and resolve them. _early: the
+ * same for a decoded mount(2), whose type is known only for a new mount
+ * or a bind until the paths are resolved.
  */
-int mntsnap__sv_decide_early(const struct mntsnap_policy *p, struct sv_req *q)
+int mntsnap__sv_decide_type(const struct mntsnap_policy *p, struct sv_req *q, const char *fstype)
 {
-	if ((q->kind == SV_NEW || q->kind == SV_BIND) &&
-	    !mntsnap__policy_may_allow(p, mntsnap__sv_match_fstype(q))) {
+	if (!mntsnap__policy_may_allow(p, fstype)) {
 		q->reason = "policy";
 		q->rule = -1;
 		return -mntsnap__policy_errno(p);
 	}
+	return 0;
+}
+
+int mntsnap__sv_decide_early(const struct mntsnap_policy *p, struct sv_req *q)
+{
+	if (q->kind == SV_NEW || q->kind == SV_BIND)
+		return mntsnap__sv_decide_type(p, q, mntsnap__sv_match_fstype(q));
 	return 0;
 }
 

@@ -177,3 +177,68 @@ int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, 
 
 	return r < 0 ? (int)r : 0;
 }
+
+/* ---- the caller's fds --------------------------------------------------- */
+
+/*
+ * The inode number and mount id of an open file, from the "ino:" and
+ * "mnt_id:" lines of procfs's REL: -ENOENT without such a file
+ * descriptor, -EOPNOTSUPP without the lines, -errno.
+ */
+int mntsnap__sv_fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t *ret_ino,
+			   uint64_t *ret_mnt)
+{
+	char buf[1024], *ino, *mnt;
+	ssize_t n;
+	int fd;
+
+	fd = mntsnap__proc_openat(proc, rel, O_RDONLY, resolve);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	ino = strstr(buf, "\nino:");
+	mnt = strstr(buf, "\nmnt_id:");
+	if (!ino || !mnt)
+		return -EOPNOTSUPP;
+	*ret_ino = strtoull(ino + 5, NULL, 10);
+	*ret_mnt = strtoull(mnt + 8, NULL, 10);
+	return 0;
+}
+
+/*
+ * The inode and mount id of the caller's fd fd64, from its fdinfo, read
+ * while a pidfd pins the caller: -EBADF (no such fd), -ESRCH (gone),
+ * -errno.
+ */
+int mntsnap__sv_read_fd_id(const struct sv_req *q, uint64_t fd64, uint64_t *ret_ino,
+			   uint64_t *ret_mnt)
+{
+	char rel[64];
+	int pidfd, proc, r;
+
+	if (fd64 > INT32_MAX)
+		return -EBADF;
+	pidfd = mntsnap__sv_caller_pidfd(q);
+	if (pidfd < 0)
+		return -ESRCH;
+	proc = mntsnap__procfs_root();
+	if (proc < 0) {
+		close(pidfd);
+		return proc;
+	}
+	snprintf(rel, sizeof(rel), "%u/fdinfo/%d", q->n.pid, (int)fd64);
+	r = mntsnap__sv_fdinfo_id(proc, rel, MNTSNAP_RESOLVE_NO_SYMLINKS, ret_ino, ret_mnt);
+	close(proc);
+	if (!r && mntsnap__pidfd_exited(pidfd) != 0)
+		r = -ESRCH;
+	close(pidfd);
+	if (r == -ENOENT)
+		return -EBADF;
+	if (r)
+		return r == -ESRCH ? -ESRCH : r;
+	return 0;
+}
