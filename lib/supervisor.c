@@ -3,18 +3,23 @@
  * The mount supervisor: answers seccomp user notifications for mount(2)
  * by deciding with a policy and performing the allowed mounts itself,
  * inside the caller's mount namespace, through the namespace helper.
+ * This file holds the object, a worker thread per container and the loop
+ * that runs each request down the pipeline (lib/supervisor.h).
  *
  * The order for each request is fixed, for safety:
  *  1. RECV the notification (zeroed first, as the kernel requires);
- *  2. read every argument from the caller's memory (process_vm_readv);
- *  3. open the caller's mount namespace through a pidfd and note the
- *     identity of its root;
- *  4. NOTIF_ID_VALID: the caller is still blocked in this very call, so
- *     the pid named it throughout 2-3 (pid reuse cannot redirect us);
- *  5. in the helper: check the root, resolve the paths inside it, decide,
- *     mount onto the resolved fds;
- *  6. SEND the result. CONTINUE is never sent: the caller could rewrite
- *     its arguments after step 2.
+ *  2. read every argument from the caller's memory (process_vm_readv,
+ *     sv-read.c) and decode it (sv-decode.c);
+ *  3. decide what can be decided before any path is resolved
+ *     (sv-decide.c);
+ *  4. open the caller's mount namespace through a pidfd and note the
+ *     identity of its root (sv-perform.c);
+ *  5. NOTIF_ID_VALID: the caller is still blocked in this very call, so
+ *     the pid named it throughout 2-4 (pid reuse cannot redirect us);
+ *  6. in the worker (sv-mount.c): check the root, resolve the paths
+ *     inside it, decide (sv-decide.c), mount onto the resolved fds;
+ *  7. track, audit and SEND the result (sv-answer.c). CONTINUE is never
+ *     sent: the caller could rewrite its arguments after step 2.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals of the mount supervisor: mount options and the policy
- * (policy.c), requests and containers. Calls run one way, no cycles:
- * supervisor.c (object, dispatch, mount(2)/umount2 decoding, audit)
- *   -> sv-newapi.c (fsopen/fsconfig/fsmount/move_mount)
- *   -> sv-perform.c (the caller's namespaces, the worker inside them)
- *   -> sv-read.c (caller's memory, ID_VALID)
- *   -> sv-mount.c (the work inside the container)
- *   -> policy.c; sv-json.c (audit lines) stands alone.
+ * (policy.c), requests and containers. One request runs one pipeline,
+ * one stage a file:
+ *   read (sv-read.c: the caller's memory and fds, NOTIF_ID_VALID)
+ *   -> decode (sv-decode.c: arguments -> struct sv_req, no syscalls)
+ *   -> decide (sv-decide.c: the policy over the struct, no syscalls)
+ *   -> perform (sv-perform.c: a worker in the caller's namespaces;
+ *      sv-mount.c: the work inside them, the only code that mounts)
+ *   -> answer (sv-answer.c: tracking, audit, SEND).
+ * supervisor.c's loop drives mount(2) and umount2 through them,
+ * sv-newapi.c the new mount API's calls. Calls run one way, in this
+ * order: supervisor.c, sv-newapi.c, sv-answer.c, sv-perform.c,
+ * sv-mount.c, sv-decide.c, sv-decode.c, sv-read.c (a file calls only
+ * later ones; the perform stage asks read for NOTIF_ID_VALID after
+ * opening the namespaces, and decide once the paths are resolved);
+ * policy.c and sv-json.c are below them all. tests/api/check-layers.py
+ * enforces the order.
  */
 #ifndef MNTSNAP_SUPERVISOR_INTERNAL_H
 #define MNTSNAP_SUPERVISOR_INTERNAL_H
