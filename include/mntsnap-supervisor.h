@@ -50,7 +50,12 @@
  * superblocks are shared (sysfs, mqueue, cgroup2, debugfs, ...) and is
  * mounted nowhere else in the container's mount namespace (the superblock
  * under a bind is its source's; a bind is remounted under the "bind"
- * rules with the source it was made from); umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
+ * rules with the source it was made from; no remount clears a flag the
+ * mount locked: a bind's source mount's ro, nosuid, nodev, noexec and
+ * atime mode, a new mount's forced flags); a bind whose source is on proc,
+ * sysfs or another kernel interface only under the rule's grant
+ * (full-proc, writable-sysfs, host-credentials for the others), and a
+ * non-recursive one only if no mount lies below its source; umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else;
  * MS_MOVE of such a mount (matched with its type, its resolved location as
  * source and the new one as target; a bind as "bind" with the source it

@@ -156,12 +156,17 @@ struct sv_fsctx {
 /*
  * A mount the supervisor made for a container: its unique id and, for a
  * bind, the source it was decided with (a remount of it is decided as a
- * bind again, never by the type of the source's superblock).
+ * bind again, never by the type of the source's superblock). locked: the
+ * MOUNT_ATTR_* no remount of it may lose: for a bind the source mount's
+ * ro, nosuid, nodev, noexec and atime mode (what the kernel's MNT_LOCK_*
+ * keeps on a copy made in a user namespace), for a new mount the rule's
+ * forced ones and a sysfs's default ro.
  */
 struct sv_mount {
 	uint64_t id;
 	char *bind_source; /* NULL: a new mount */
 	bool own_sb;       /* its superblock was created for it (CREATE_EXCL) */
+	uint64_t locked;
 };
 
 /*
@@ -214,6 +219,7 @@ struct sv_req {
 	const char *reason;
 	char grant[64];      /* the rule's grants that were used, comma-joined */
 	bool own_sb;         /* a new mount on a superblock created for it */
+	uint64_t locked;     /* see struct sv_mount: recorded, or kept on a remount */
 	int result;
 	bool gone;           /* the answer found nobody */
 	bool answered;       /* ADDFD with SEND already answered the call */

@@ -32,7 +32,7 @@ static void track(struct sv_container *c, const struct sv_req *q)
 				return;
 			}
 	} else if (q->kind == SV_NEW || q->kind == SV_BIND) {
-		struct sv_mount m = { .id = q->mnt_id, .own_sb = q->own_sb };
+		struct sv_mount m = { .id = q->mnt_id, .own_sb = q->own_sb, .locked = q->locked };
 		struct sv_mount *n;
 
 		if (q->kind == SV_BIND && !(m.bind_source = strdup(q->rsource)))

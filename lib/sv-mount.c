@@ -292,6 +292,27 @@ static int do_new(struct sv_req *q, int tfd)
 	return r;
 }
 
+/*
+ * What a bind or a new mount locks (struct sv_mount): ro, nosuid, nodev,
+ * noexec set stay set; SV_LOCK_ATIME keeps the atime mode recorded with
+ * it, as the kernel's MNT_LOCK_ATIME does on a user namespace's copy.
+ */
+#define SV_LOCK_FLAGS                                                                          \
+	(MNTSNAP_K_MOUNT_ATTR_RDONLY | MNTSNAP_K_MOUNT_ATTR_NOSUID | MNTSNAP_K_MOUNT_ATTR_NODEV | \
+	 MNTSNAP_K_MOUNT_ATTR_NOEXEC)
+#define SV_LOCK_ATIME (1ULL << 62) /* no MOUNT_ATTR_* bit */
+
+static void keep_locked(struct attrs *a, uint64_t locked)
+{
+	a->set |= locked & SV_LOCK_FLAGS;
+	a->clr &= ~(locked & SV_LOCK_FLAGS);
+	if (locked & SV_LOCK_ATIME) {
+		a->atime = true;
+		a->set = (a->set & ~(uint64_t)MNTSNAP_K_MOUNT_ATTR__ATIME) |
+			 (locked & MNTSNAP_K_MOUNT_ATTR__ATIME);
+	}
+}
+
 static int setattr_(int fd, unsigned at, const struct attrs *a)
 {
 	struct mntsnap_k_mount_attr ma = { .attr_set = a->set, .attr_clr = a->clr };
@@ -313,6 +334,7 @@ static int do_bind(struct sv_req *q, int sfd, int tfd)
 	r = walk_applied(q->applied, &a, NULL, NULL);
 	if (r)
 		return r;
+	keep_locked(&a, q->locked);
 	t = (int)mntsnap__sys_open_tree(sfd, "",
 					MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC |
 						AT_EMPTY_PATH | rec);
@@ -361,6 +383,7 @@ static int do_remount(struct sv_req *q, int tfd)
 	if (r)
 		return r;
 	a.clr = all & ~a.set;
+	keep_locked(&a, q->locked);
 	r = setattr_(tfd, 0, &a);
 	if (!r)
 		q->mnt_id = unique_id(tfd);
@@ -531,6 +554,7 @@ static int remount_subject(struct sv_req *q, int tfd, const char **ret_src)
 	m = mntsnap__sv_ours(q->c, st.stx_mnt_id);
 	if (!m)
 		return -EPERM;
+	q->locked = m->locked;
 	if (m->bind_source) {
 		q->reason = "superblock of a bind";
 		if (q->kind == SV_REMOUNT)
@@ -556,6 +580,146 @@ static int root_matches(const struct sv_req *q)
 	if (st.stx_mnt_id != q->root_mnt || st.stx_ino != q->root_ino ||
 	    makedev(st.stx_dev_major, st.stx_dev_minor) != q->root_dev)
 		return -EPERM;
+	return 0;
+}
+
+union sm_buf {
+	struct mntsnap_k_statmount sm;
+	char raw[sizeof(struct mntsnap_k_statmount) + SV_PATH_MAX + SV_FSTYPE_MAX];
+};
+
+static int stat_mount(uint64_t id, uint64_t param, union sm_buf *u)
+{
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0,
+					    .mnt_id = id, .param = param };
+	long r;
+
+	memset(u, 0, sizeof(*u));
+	r = mntsnap__sys_statmount(NULL, &req, &u->sm, sizeof(*u), 0);
+	if (r < 0)
+		return (int)r;
+	return (u->sm.mask & param) == param ? 0 : -EIO;
+}
+
+/*
+ * Filesystems that are kernel interfaces rather than data: a bind of one
+ * (or of a directory in one) would give the container a second, unmasked
+ * or writable view of what a fresh mount of the type gets only with a
+ * grant (proc: full-proc, sysfs: writable-sysfs), or of something no
+ * container should reach (the rest: host-credentials). mqueue, devpts,
+ * hugetlbfs and nsfs hold the container's own objects and are not here.
+ */
+static unsigned kernel_grant(const char *t)
+{
+	static const char *const others[] = {
+		"debugfs", "tracefs",  "securityfs", "bpf",     "cgroup",  "cgroup2",
+		"configfs", "efivarfs", "binfmt_misc", "pstore", "fusectl", "selinuxfs",
+		"smackfs",
+	};
+
+	if (!strcmp(t, "proc"))
+		return MNTSNAP_POLICY_GRANT_FULL_PROC;
+	if (!strcmp(t, "sysfs"))
+		return MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (!strcmp(t, others[i]))
+			return MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS;
+	return 0;
+}
+
+/*
+ * A mount of the caller's namespace below the bind's source (children of
+ * the source's mount whose mount point is the source or under it): a
+ * non-recursive bind would uncover what it covers (a runtime's /dev/null
+ * over /proc/keys), which the kernel refuses in a user namespace for its
+ * locked mounts. 0, -EPERM or -errno.
+ */
+static int covers_mounts(const struct sv_req *q, uint64_t id)
+{
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER0, .mnt_id = id };
+	size_t len = strlen(q->rsource);
+	uint64_t ids[64];
+	union sm_buf u;
+	long n;
+
+	if (!strcmp(q->rsource, "/"))
+		len = 0;
+	do {
+		n = mntsnap__sys_listmount(NULL, &req, ids, 64, 0);
+		if (n < 0)
+			return (int)n;
+		for (long i = 0; i < n; i++) {
+			int r = stat_mount(ids[i], MNTSNAP_K_STATMOUNT_MNT_POINT, &u);
+			const char *mp = u.sm.str + u.sm.mnt_point;
+
+			if (r == -ENOENT)
+				continue; /* gone meanwhile */
+			if (r)
+				return r;
+			if (!strncmp(mp, q->rsource, len) && (mp[len] == '\0' || mp[len] == '/'))
+				return -EPERM;
+		}
+		if (n)
+			req.param = ids[n - 1];
+	} while (n == 64);
+	return 0;
+}
+
+/*
+ * What the bind's source mount decides: kernel interfaces need the
+ * rule's grant, a non-recursive bind must not uncover mounts, and the
+ * source's ro, nosuid, nodev, noexec and atime mode are locked on the bind
+ * (a remount,bind replaces the flags: it must not make a bind of a
+ * read-only rootfs writable).
+ */
+static int bind_source(struct sv_req *q, const struct mntsnap_policy *p, int sfd)
+{
+	struct mntsnap_statx st = { 0 };
+	unsigned need, grant = mntsnap__policy_grant(p, q->rule);
+	union sm_buf u;
+	int r;
+
+	q->reason = "source";
+	r = mntsnap__sv_statx(sfd, "", AT_EMPTY_PATH, MNTSNAP_STATX_MNT_ID_UNIQUE, &st);
+	if (!r)
+		r = stat_mount(st.stx_mnt_id, MNTSNAP_K_STATMOUNT_FS_TYPE | MNTSNAP_K_STATMOUNT_MNT_BASIC,
+			       &u);
+	if (r)
+		return r;
+	need = kernel_grant(u.sm.str + u.sm.fs_type);
+	if (need && !(grant & need)) {
+		q->reason = "bind of a kernel interface without grant";
+		return -mntsnap__policy_errno(p);
+	}
+	q->locked = (u.sm.mnt_attr & (SV_LOCK_FLAGS | MNTSNAP_K_MOUNT_ATTR__ATIME)) | SV_LOCK_ATIME;
+	if (q->rec)
+		return 0;
+	r = covers_mounts(q, st.stx_mnt_id);
+	if (r == -EPERM) {
+		q->reason = "non-recursive bind would uncover mounts";
+		return -mntsnap__policy_errno(p);
+	}
+	return r;
+}
+
+/* A new mount locks the rule's forced flags and a sysfs's default ro. */
+static int new_locked(struct sv_req *q, const struct mntsnap_policy *p)
+{
+	char *forced = mntsnap__policy_apply(p, q->rule, "");
+	const char *t = mntsnap__sv_match_fstype(q);
+	struct attrs a;
+	int r;
+
+	if (!forced)
+		return -ENOMEM;
+	r = walk_applied(forced, &a, NULL, NULL);
+	free(forced);
+	if (r)
+		return r;
+	q->locked = a.set & SV_LOCK_FLAGS;
+	if (t && !strcmp(t, "sysfs") &&
+	    !(mntsnap__policy_grant(p, q->rule) & MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS))
+		q->locked |= MNTSNAP_K_MOUNT_ATTR_RDONLY;
 	return 0;
 }
 
@@ -593,7 +757,18 @@ static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int roo
 		if (r)
 			return r;
 	}
-	return mntsnap__sv_decide(q, p, src);
+	r = mntsnap__sv_decide(q, p, src);
+	if (r)
+		return r;
+	if (q->kind == SV_BIND) {
+		r = bind_source(q, p, *sfd);
+		if (r)
+			return r;
+		q->reason = "policy";
+	}
+	if (q->kind == SV_NEW)
+		return new_locked(q, p);
+	return 0;
 }
 
 /* The decided request's credentials (see struct sv_work). */

@@ -105,6 +105,7 @@ struct outcome {
 	int rule;
 	bool own_sb;
 	bool has_applied;
+	uint64_t locked;
 	uint64_t mnt_id;
 	const char *reason; /* a string literal: same address in every copy */
 	char grant[64];
@@ -281,6 +282,7 @@ static void copy_out(struct worker *k, int r)
 	o->worked = true;
 	o->rule = q->rule;
 	o->own_sb = q->own_sb;
+	o->locked = q->locked;
 	o->mnt_id = q->mnt_id;
 	o->reason = q->reason;
 	memcpy(o->grant, q->grant, sizeof(o->grant));
@@ -401,6 +403,7 @@ static void take_outcome(struct sv_req *q, const struct outcome *o)
 {
 	q->rule = o->rule;
 	q->own_sb = o->own_sb;
+	q->locked = o->locked;
 	q->mnt_id = o->mnt_id;
 	if (o->reason)
 		q->reason = o->reason;

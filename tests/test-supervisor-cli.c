@@ -489,3 +489,33 @@ Test(supervisor_cli, full_audit_log_denies, .timeout = 60)
 	cr_expect(strstr(err, "denying"), "stderr: %s", err);
 	free(err);
 }
+
+/*
+ * An audit sink that is no regular file and takes no line (/dev/full):
+ * the first request is refused too, not performed with its line lost.
+ */
+Test(supervisor_cli, unwritable_audit_device_denies, .timeout = 60)
+{
+	char path[64], *mi, *err;
+	int res[2], rp, st;
+	pid_t agent, c;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/ok");
+	agent = start_agent_to("/dev/full", BASE "/agent.err");
+	c = container(&rp, 0, "c1");
+	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
+	cr_expect_eq(res[0], EPERM, "allowed mount with /dev/full as audit: %s", strerror(res[0]));
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", c);
+	mi = ms_read_file(path, NULL);
+	cr_expect_not(strstr(mi, " " BASE "/ok "), "performed unaudited:\n%s", mi);
+	free(mi);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	close(rp);
+	kill(agent, SIGTERM);
+	cr_assert_eq(waitpid(agent, &st, 0), agent);
+	err = ms_read_file(BASE "/agent.err", NULL);
+	cr_expect(strstr(err, "denying"), "stderr: %s", err);
+	free(err);
+}

@@ -733,6 +733,87 @@ static void script_move_bind(int *res)
 	res[3] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
 }
 
+/*
+ * A bind keeps what its source mount locks (read-only here, as a
+ * read-only rootfs or volume would be): a remount,bind without "ro" of
+ * the supervisor's bind must not make it writable.
+ */
+static void script_bind_of_ro(int *res)
+{
+	int fd;
+
+	res[0] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
+	res[1] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND, NULL);
+	fd = open("/mnt/c/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	res[2] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	res[3] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+}
+
+LTest(supervisor, bind_of_read_only_stays_read_only)
+{
+	char opts[512];
+	struct box b;
+
+	make_tree();
+	cr_assert_eq(mount(ROOT "/data/x", ROOT "/data/x", NULL, MS_BIND, NULL), 0);
+	cr_assert_eq(mount(NULL, ROOT "/data/x", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID,
+			   NULL), 0);
+	box_start(&b, example_policy(), NULL, script_bind_of_ro);
+	cr_expect_eq(b.res[0], 0, "bind: %s", strerror(b.res[0]));
+	cr_expect(b.res[1] == 0 || b.res[1] == EPERM, "remount,bind: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EROFS, "write through the bind of a ro mount: %s",
+		     strerror(b.res[2]));
+	cr_assert(mi_find(b.pid, "/mnt/c", opts, NULL));
+	cr_expect(ms_has_opt(opts, "ro") && ms_has_opt(opts, "nosuid"), "the bind lost ro: %s",
+		  opts);
+	cr_expect_eq(b.res[3], 0, "remount,bind,ro: %s", strerror(b.res[3]));
+	box_end(&b);
+}
+
+/*
+ * Binds must not go around what proc and sysfs get by default: a bind of
+ * a kernel interface (proc, sysfs, ...) needs the rule's grant, and a
+ * non-recursive bind of a tree with mounts below would uncover what they
+ * cover (a runtime's /dev/null over /proc/keys).
+ */
+static void script_bind_kernel(int *res)
+{
+	res[0] = try_mount("/data/p", "/mnt/a", NULL, MS_BIND, NULL);
+	res[1] = try_mount("/data/p/sys", "/mnt/b", NULL, MS_BIND, NULL);
+	res[2] = try_mount("/data/y", "/mnt/c", NULL, MS_BIND, NULL);
+	res[3] = try_mount("/data/y", "/mnt/c", NULL, MS_BIND | MS_REC, NULL);
+	res[4] = try_mount("/data/y/sub", "/mnt/d", NULL, MS_BIND, NULL);
+	res[5] = try_mount("/data/s", "/mnt/e", NULL, MS_BIND | MS_REC, NULL);
+}
+
+LTest(supervisor, bind_of_kernel_interfaces_and_covered_trees)
+{
+	static const char *const d[] = { ROOT "/data/p", ROOT "/data/y/sub", ROOT "/data/s" };
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .target = "/mnt/*");
+	struct mntsnap_policy *p;
+	struct box b;
+
+	make_tree();
+	for (size_t i = 0; i < 3; i++)
+		ms_mkdir_p(d[i]);
+	cr_assert_eq(mount("proc", ROOT "/data/p", "proc", 0, NULL), 0);
+	cr_assert_eq(mount("sysfs", ROOT "/data/s", "sysfs", MS_RDONLY, NULL), 0);
+	cr_assert_eq(mount("cover", ROOT "/data/y/sub", "tmpfs", 0, "size=1m"), 0);
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	box_start(&b, p, NULL, script_bind_kernel);
+	cr_expect_eq(b.res[0], EPERM, "bind of a proc: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EPERM, "bind of proc's sys: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EPERM, "non-recursive bind over a submount: %s",
+		     strerror(b.res[2]));
+	cr_expect_eq(b.res[3], 0, "recursive bind: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "bind of the submount itself: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], EPERM, "bind of a sysfs: %s", strerror(b.res[5]));
+	box_end(&b);
+}
+
 LTest(supervisor, bind_moves_under_the_bind_rules)
 {
 	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*");

@@ -119,8 +119,12 @@ static void on_audit(const struct mntsnap_sv_event *ev, void *data)
  * file gets the longest line's blocks allocated past its end
  * (FALLOC_FL_KEEP_SIZE, so the O_APPEND write lands in them); where
  * fallocate is not supported, the filesystem's free space must hold the
- * line. Other sinks (a pipe, a terminal) only fail after a failed write.
- * A failure denies the request: nothing is performed unaudited.
+ * line. Other sinks (a pipe, a terminal, a device) are probed with a
+ * write of no bytes, which reaches the driver without adding anything to
+ * the stream: /dev/full refuses it, a pipe (even without a reader) and a
+ * terminal take it; a sink that fails only on a real write is caught by
+ * the failed write, from the next request on. A failure denies the
+ * request: nothing is performed unaudited.
  */
 static int reserve_line(struct agent *a)
 {
@@ -129,8 +133,11 @@ static int reserve_line(struct agent *a)
 
 	if (fstat(a->audit_fd, &st))
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return a->audit_err ? -a->audit_err : 0;
+	if (!S_ISREG(st.st_mode)) {
+		if (a->audit_err)
+			return -a->audit_err;
+		return write(a->audit_fd, "", 0) < 0 ? -errno : 0;
+	}
 	if (!fallocate(a->audit_fd, FALLOC_FL_KEEP_SIZE, st.st_size, MNTSNAP_SV_AUDIT_LINE_MAX))
 		return 0;
 	if (errno != EOPNOTSUPP)
