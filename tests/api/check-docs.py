@@ -21,7 +21,9 @@
       The blocks of one file run in order in one shell with `set -e`, so a
       guide's later steps see its earlier ones; the first command that
       exits non-zero fails the check, naming the file and line. Background
-      jobs a file starts are killed when it ends.
+      jobs a file starts are killed when it ends. A file with a line
+      "<!-- docs-needs: crun jq -->" is skipped, and says so, where one of
+      those programs is not on PATH (.ci/deps installs them all).
 
   check-docs.py capture --path DIR SRCDIR FILE.md
       the same run for FILE's ```console blocks, writing each command's
@@ -191,6 +193,13 @@ exec sh /dev/fd/8
 '''
 
 
+def missing_programs(text, path_dirs):
+    """The programs a "<!-- docs-needs: a b c -->" line names that PATH lacks."""
+    need = [w for m in re.finditer(r'<!-- docs-needs: ([^>]*?) -->', text) for w in m.group(1).split()]
+    path = path_dirs + os.environ.get('PATH', '/usr/bin:/bin').split(os.pathsep)
+    return [n for n in need if not any(os.access(os.path.join(d, n), os.X_OK) for d in path)]
+
+
 def run_file(src, rel, text, path_dirs, timeout, verbose=True):
     cmds = commands(text)
     if not cmds:
@@ -309,6 +318,8 @@ def self_test():
         got = check_links(os.path.join(d, 'R.md'), bad, {})
         if len(got) != 2 or 'no such file' not in got[0] or '#step-two' not in got[1]:
             errs.append('links: broken ones not both reported: %s' % got)
+        if missing_programs('<!-- docs-needs: sh no-such-program-x -->', []) != ['no-such-program-x']:
+            errs.append('docs-needs: a missing program not named')
         md = ('```sh\necho one\n```\n\n```sh no-run\nexit 9\n```\n\n```text\nexit 8\n```\n\n'
               '```console\n$ echo two \\\n  three\ntwo three\n$ true\n```\n')
         got = commands(md)
@@ -368,7 +379,13 @@ def main(argv):
         for f in files:
             rel = os.path.relpath(f, src)
             with open(f, encoding='utf-8') as fh:
-                fail, n = run_file(src, rel, fh.read(), path_dirs, timeout)
+                text = fh.read()
+            missing = missing_programs(text, path_dirs)
+            if missing:
+                # a guide that needs a runtime this machine lacks: said, not failed
+                print('SKIP %-24s needs %s' % (rel, ' '.join(missing)))
+                continue
+            fail, n = run_file(src, rel, text, path_dirs, timeout)
             if fail:
                 errs.append(fail)
                 print('FAIL: ' + fail)
