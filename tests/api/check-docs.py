@@ -5,7 +5,9 @@
   check-docs.py links SRCDIR [FILE.md...]   (default: README.md, doc/*.md)
       every relative link and image in FILE.md resolves: the file exists and
       an #anchor names a heading of it (GitHub's heading ids). Links into
-      fenced blocks and inline code are not links.
+      fenced blocks and inline code are not links. A number in the text of a
+      link to benchmarks.md is one that page prints (under the link's
+      #heading).
 
   check-docs.py commands --path DIR SRCDIR [FILE.md...]
       every command the markdown marks as runnable is run, as root, in a
@@ -118,14 +120,36 @@ def anchors(text):
     return out
 
 
-LINK = re.compile(r'!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)')
+LINK = re.compile(r'!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)')
+NUMBER = re.compile(r'\d[\d,]*(?:\.\d+)?')
+
+
+def section(text, frag):
+    """The part of text under the heading whose id is frag (all of it for none)."""
+    if not frag:
+        return text
+    out, level, fence = [], None, None
+    for line in text.split('\n'):
+        f = FENCE.match(line)
+        if fence and line.startswith(fence):
+            fence = None
+        elif not fence and f:
+            fence = f.group(1)
+        m = None if fence or f else re.match(r'^(#{1,6})\s+(.*?)\s*$', line)
+        if m and level is not None and len(m.group(1)) <= level:
+            break
+        if m and level is None and slug(m.group(2)) == frag:
+            level = len(m.group(1))
+        if level is not None:
+            out.append(line)
+    return '\n'.join(out)
 
 
 def check_links(path, text, cache):
     errs = []
     for n, line in enumerate(prose(text).split('\n'), 1):
         for m in LINK.finditer(line):
-            target = m.group(1)
+            label, target = m.group(1), m.group(2)
             if re.match(r'^[a-z][a-z0-9+.-]*:', target):
                 continue          # http:, https:, mailto: are not ours to check
             file, _, frag = target.partition('#')
@@ -144,6 +168,18 @@ def check_links(path, text, cache):
                 if frag not in cache[dest]:
                     errs.append('%s:%d: link to %s: %s has no heading #%s'
                                 % (path, n, target, os.path.relpath(dest), frag))
+            if os.path.basename(dest) == 'benchmarks.md':
+                # a number quoted from the benchmark page is one it prints
+                # under that heading (the page is written from a run: a
+                # quote typed or left behind by a new run fails here)
+                with open(dest, encoding='utf-8') as f:
+                    page = section(f.read(), frag)
+                for num in NUMBER.findall(label):
+                    exact = r'(?<![\d.])%s(?![\d])' % re.escape(num.replace(',', ''))
+                    if not re.search(exact, page):
+                        errs.append('%s:%d: "%s" quotes %s, which %s%s does not print'
+                                    % (path, n, label, num, os.path.relpath(dest),
+                                       '#' + frag if frag else ''))
     return errs
 
 
@@ -310,6 +346,9 @@ def self_test():
         good = ('# R\n\nSee [g](doc/g.md), [step](doc/g.md#step-one-save), [me](#r), '
                 '[web](https://example.org/x).\n\n```text\n[not](a-link.md)\n```\n')
         bad = good + '\n[gone](doc/none.md) [anchor](doc/g.md#step-two)\n'
+        with open(os.path.join(d, 'doc', 'benchmarks.md'), 'w') as f:
+            f.write('# B\n\nx 24.27x faster than y\n\n## C\n\n13.56 us\n')
+        good += '\n[24.27x faster](doc/benchmarks.md) [13.56 us](doc/benchmarks.md#c)\n'
         with open(os.path.join(d, 'R.md'), 'w') as f:
             f.write(good)
         cache = {}
@@ -318,6 +357,11 @@ def self_test():
         got = check_links(os.path.join(d, 'R.md'), bad, {})
         if len(got) != 2 or 'no such file' not in got[0] or '#step-two' not in got[1]:
             errs.append('links: broken ones not both reported: %s' % got)
+        got = check_links(os.path.join(d, 'R.md'), good + '[1.5x faster](doc/benchmarks.md) '
+                          '[3.56 us](doc/benchmarks.md#c) [24.27x](doc/benchmarks.md#c)\n', {})
+        if len(got) != 3 or 'quotes 1.5' not in got[0] or 'quotes 3.56' not in got[1] \
+                or 'quotes 24.27' not in got[2]:
+            errs.append('links: numbers the benchmark page does not print not reported: %s' % got)
         if missing_programs('<!-- docs-needs: sh no-such-program-x -->', []) != ['no-such-program-x']:
             errs.append('docs-needs: a missing program not named')
         md = ('```sh\necho one\n```\n\n```sh no-run\nexit 9\n```\n\n```text\nexit 8\n```\n\n'
