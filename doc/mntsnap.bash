@@ -25,7 +25,7 @@ _mntsnap()
 	local target='--pid -N --task --ns --ns-id'
 	local view='-o --output --output-all -J --json -l --list -r --raw -P --pairs -n --noheadings
 		-a --ascii -u --notruncate -b --bytes -t --types -O --options -T --target --format
-		--help'
+		-M --mountpoint -S --source -R --submounts --help'
 	case $prev in
 	--pid | -N | --task)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
@@ -33,10 +33,10 @@ _mntsnap()
 	--ns | --mountinfo-file | -F | --tab-file | --merge | --save | --policy | --listen | --listener | --audit)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--under | -T | --target)
+	--under | -T | --target | -M | --mountpoint)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
-	--ns-id | --threads | -t | --types | -O | --options | --arch | --caps | --old-prefix | --new-prefix | --count | --timeout | --kernel)
+	--ns-id | --threads | -S | --source | -t | --types | -O | --options | --arch | --caps | --old-prefix | --new-prefix | --count | --timeout | --kernel)
 		return ;;
 	--backend)
 		COMPREPLY=($(compgen -W 'auto statmount mountinfo' -- "$cur"))
@@ -78,7 +78,7 @@ _mntsnap()
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --no-sync --help" ;;
 	show) opts="$view" ;;
 	diff) opts="--format -J --json --by-path --ignore-ids --old-prefix --new-prefix --help" ;;
-	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --notify-mounts --listener --help" ;;
+	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --check --notify-mounts --listener --help" ;;
 	ns) opts="--format -J --json --help" ;;
 	supervise) opts="--policy --listen --audit --check --help" ;;
 	watch) opts="--pid --ns --ns-id --json -o -n --count --timeout --save --no-settle --pollpri --all-changes --help" ;;

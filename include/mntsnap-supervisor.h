@@ -59,7 +59,9 @@
  * "private" or "unbindable", plus "rec").
  * The new mount API: fsopen() and fsmount() give the caller a placeholder
  * (SECCOMP_IOCTL_NOTIF_ADDFD: the non-blocking read end of an empty pipe
- * of the supervisor's; once the container has closed it the context is
+ * of the supervisor's, recognised by the inode its fdinfo names: the
+ * supervisor never takes a reference to a container's file, whose last
+ * close could block it; once the container has closed it the context is
  * forgotten, at most 64 are pending per notify fd), fsconfig() string and
  * flag options on it are recorded, and move_mount() of the placeholder
  * onto an absolute path decides the whole request (type, source, every
@@ -228,15 +230,35 @@ struct mntsnap_sv_event {
 typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *data);
 
 /*
+ * Can the audit sink take one more line (of at most
+ * MNTSNAP_SV_AUDIT_LINE_MAX bytes)? 0 yes, else a negative errno.
+ */
+typedef int (*mntsnap_sv_audit_ready_fn)(void *data);
+
+/*
+ * The longest audit line mntsnap_sv_event_json() makes for any request
+ * (every field at the kernel's limits, every byte escaped), newline and
+ * NUL included: a buffer this long always takes a line.
+ */
+#define MNTSNAP_SV_AUDIT_LINE_MAX (256U * 1024U)
+#define MNTSNAP_SV_ID_MAX 1024 /* a container id's length, see mntsnap_supervisor_add */
+
+/*
  * audit: called once per request answered (also for refusals), from
- * mntsnap_supervisor_dispatch(). timeout_ms bounds each worker run inside
- * a container (0 = 10 s).
+ * mntsnap_supervisor_dispatch()'s workers, one at a time (never
+ * concurrently), before the request is answered. audit_ready (may be
+ * NULL), with audit_data: asked before a request is acted on; when it
+ * fails the request is refused (the policy's errno, reason "audit
+ * unavailable"), never performed, so nothing is done that the audit
+ * cannot record. timeout_ms bounds each worker run inside a container
+ * (0 = 10 s).
  */
 struct mntsnap_supervisor_opts {
 	size_t sz;
 	mntsnap_sv_audit_fn audit;
 	void *audit_data;
 	unsigned timeout_ms;
+	mntsnap_sv_audit_ready_fn audit_ready;
 	size_t : 0;
 };
 
@@ -255,7 +277,8 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
  * seccomp_notify_fd()). The supervisor takes the fd over on success (it
  * closes it when every process of the filter has gone, or at free); on
  * failure the caller keeps it. id names the container in audit events
- * (copied, NULL = ""). Errors: -EBADF, -ENOTTY (not a seccomp notify
+ * (copied, NULL = "", at most MNTSNAP_SV_ID_MAX bytes: -ENAMETOOLONG).
+ * Errors: -EBADF, -ENOTTY (not a seccomp notify
  * fd: a pipe would poll readable and be retried for ever), -EEXIST (fd
  * already served), -ENOMEM.
  */
@@ -265,22 +288,31 @@ int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const c
 size_t mntsnap_supervisor_count(const struct mntsnap_supervisor *sv);
 
 /*
- * An fd that polls readable when a request is waiting (an epoll fd over
- * every notify fd): add it to the caller's event loop.
+ * An fd that polls readable when a worker has answered a request or a
+ * container's processes have all gone: add it to the caller's event loop
+ * and call mntsnap_supervisor_dispatch() then.
  */
 int mntsnap_supervisor_fd(const struct mntsnap_supervisor *sv);
 
 /*
- * Wait up to timeout_ms (-1 forever, 0 not at all) for requests, answer
- * every one that is ready, and drop the notify fds whose processes have
- * all exited. Returns the number of requests answered (0 on timeout) or
+ * Requests are answered by a thread per notify fd (started by
+ * mntsnap_supervisor_add), one request at a time per container, so a
+ * container whose request stalls (a FUSE mount that never answers on the
+ * way to a target, until the worker's timeout) delays only itself. This
+ * waits up to timeout_ms (-1 forever, 0 not at all) for word from them,
+ * and drops the notify fds whose processes have all exited. Returns the
+ * number of requests answered since the last call (0 on timeout) or
  * -EINTR, -EBADF. A request that cannot be handled (unreadable
  * arguments, a caller gone, a worker failure) is answered with an error
  * or dropped; it never stops the supervisor.
  */
 int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms);
 
-/* Accepts NULL. Closes every notify fd: pending callers get ENOSYS. */
+/*
+ * Accepts NULL. Stops the threads (waiting for a request in hand, at
+ * most its worker's timeout) and closes every notify fd: pending callers
+ * get ENOSYS.
+ */
 void mntsnap_supervisor_free(struct mntsnap_supervisor *sv);
 
 /*

@@ -696,8 +696,15 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *snap, size_t i,
 			 struct mntsnap_mount *ret);
 
 /*
- * Record i in tree order: every parent before its children, siblings in
- * storage order. Returns the storage index, or -ERANGE.
+ * Record i in tree order, findmnt's: every parent before its children, a
+ * mount's children by ascending old (32-bit) mount id, as libmount's
+ * mnt_table_next_child_fs() hands them out (the order of mounting; the
+ * kernel reuses freed old ids, so unique ids may say otherwise), equal
+ * ids in storage order; records without old ids in storage order. The
+ * root findmnt draws (libmount's mnt_table_get_root_fs(): the smallest
+ * parent id, walked up) comes first, other roots of a filtered or
+ * partial table after it in the same order. Returns the storage index,
+ * or -ERANGE.
  */
 long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *snap, size_t i);
 
@@ -705,9 +712,85 @@ long mntsnap_snapshot_tree_index(const struct mntsnap_snapshot *snap, size_t i);
 long mntsnap_snapshot_find(const struct mntsnap_snapshot *snap, uint64_t id);
 long mntsnap_snapshot_find_old(const struct mntsnap_snapshot *snap, uint32_t id_old);
 
-/* First child / next sibling (storage indices) or -ENOENT. */
+/* First child / next sibling (storage indices, tree order as above) or -ENOENT. */
 long mntsnap_snapshot_first_child(const struct mntsnap_snapshot *snap, size_t i);
 long mntsnap_snapshot_next_sibling(const struct mntsnap_snapshot *snap, size_t i);
+
+/* ---- lookups (lib/lookup.c) ----------------------------------------------- */
+/*
+ * Lookups in a snapshot (a capture, a loaded file, parsed text) without
+ * touching the file system: answers come from the table's text alone, so
+ * a saved snapshot of another machine or namespace answers as it was.
+ * Paths are absolute, as mount points read in the snapshot (relative to
+ * the reader's root); "//", a trailing "/", "." and ".." are taken by the
+ * text (a snapshot has no symlinks to follow). Each lookup is a binary
+ * search (O(log n); a path lookup O(log n) per path component) over an
+ * index the first lookup of its kind builds (O(n log n), 4 bytes a mount;
+ * mntsnap_snapshot_memory counts it). Lookups from several threads on
+ * one snapshot are safe; a refresh drops the indexes. All return a
+ * storage index (>= 0, for mntsnap_snapshot_get) or -ENOENT (no such
+ * mount), -EINVAL (NULL, a relative path), -ERANGE (i or after past
+ * the end), -ENOMEM.
+ */
+
+/*
+ * mntsnap_snapshot_find_path - the mount a path is on: findmnt -T PATH,
+ * done on the table. The path is walked as the kernel walks it, on the
+ * text: from the root mount (the table's root at the longest prefix of
+ * path), each component that is the mount point of a child of the mount
+ * reached so far enters that child and whatever is stacked on it there.
+ * So the answer is the top of a stack, a mount covered by a later mount
+ * on a directory above it is never the answer (a live lookup would not
+ * reach it either), and a file bind mount is the answer for its own
+ * path. findmnt -T reads the file system instead (stat), and lists every
+ * mount of the table at the mount point it found.
+ */
+long mntsnap_snapshot_find_path(const struct mntsnap_snapshot *snap, const char *path);
+
+/*
+ * mntsnap_snapshot_find_mount_point - the mount at mount point path
+ * exactly (findmnt -M): the top of the stack there, the one a path walk
+ * reaches; when every mount at path is covered by a mount above it, the
+ * top of the stack of the latest mounted of them. -ENOENT when path is
+ * no mount point. Walk the stack down with mntsnap_snapshot_stacked_on().
+ */
+long mntsnap_snapshot_find_mount_point(const struct mntsnap_snapshot *snap, const char *path);
+
+/*
+ * mntsnap_snapshot_stacked_on - the mount that record i is stacked on:
+ * its parent when mounted at the same mount point, else -ENOENT (i is the
+ * bottom of its stack).
+ */
+long mntsnap_snapshot_stacked_on(const struct mntsnap_snapshot *snap, size_t i);
+
+/*
+ * mntsnap_snapshot_next_mount_point - every mount whose mount point is
+ * path (stacked and covered ones too, as findmnt -M lists them), one per
+ * call: after -1 gives the first, then pass the previous answer; -ENOENT
+ * after the last. Order: by parent, then storage order. -EINVAL if after
+ * is not a mount at path.
+ */
+long mntsnap_snapshot_next_mount_point(const struct mntsnap_snapshot *snap, const char *path,
+				       long after);
+
+/*
+ * mntsnap_snapshot_next_source - every mount whose source is exactly
+ * source (findmnt -S for a name as the table has it: no tags, no
+ * symlinks resolved), in storage order: after -1 gives the first, then
+ * pass the previous answer; -ENOENT after the last. Records without a
+ * source never match; -EINVAL for "".
+ */
+long mntsnap_snapshot_next_source(const struct mntsnap_snapshot *snap, const char *source,
+				  long after);
+
+/*
+ * mntsnap_snapshot_parent - the parent of record i (its storage index),
+ * -ENOENT for a root of the table. With mntsnap_snapshot_first_child()
+ * and _next_sibling() (findmnt's order) it walks the tree both ways:
+ * for (long p = i; p >= 0; p = mntsnap_snapshot_parent(snap, p)) is the
+ * chain from i to its root.
+ */
+long mntsnap_snapshot_parent(const struct mntsnap_snapshot *snap, size_t i);
 
 /*
  * A new snapshot holding the records for which keep() returns true (tree
@@ -754,16 +837,57 @@ enum mntsnap_format {
 	MNTSNAP_FORMAT_JSON = 1,
 	/* findmnt --raw -o ID,PARENT,UNIQ-ID,TARGET,SOURCE,FSTYPE,OPTIONS,PROPAGATION */
 	MNTSNAP_FORMAT_TABLE = 2,
-	/* findmnt's default tree: TARGET SOURCE FSTYPE OPTIONS, unprintable as \xHH */
+	/*
+	 * findmnt's default tree, byte for byte in a UTF-8 locale: a header,
+	 * TARGET SOURCE FSTYPE OPTIONS in columns aligned to their widest
+	 * cell, the tree drawn in TARGET, siblings in findmnt's order (see
+	 * mntsnap_snapshot_tree_index); unprintable bytes as \xHH
+	 */
 	MNTSNAP_FORMAT_TREE = 3,
 };
 
 /*
- * Write the whole snapshot to f and fflush() it. Returns 0, the write's
- * error (-ENOSPC, -EPIPE, ...; -EIO when it is no longer known), -EINVAL
- * for an unknown format. Records lacking fields a format needs are
- * rendered with what is there (mountinfo needs MNTSNAP_MASK_DEFAULT plus
+ * mntsnap_render - write the whole snapshot to f in one of the formats
+ * and fflush() it. Records lacking fields a format needs are rendered
+ * with what is there (mountinfo needs MNTSNAP_MASK_DEFAULT plus
  * propagate_from for slaves to be exact).
+ *
+ * Returns 0, the write's error (-ENOSPC, -EPIPE, ...; -EIO when it is no
+ * longer known), -EINVAL for an unknown format.
+ *
+ * Each format, shown for the table of this mountinfo text (parsed with
+ * mntsnap_parse_mountinfo; tests/api/check-examples.py renders it and
+ * compares every block below with the output):
+ *     22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw
+ *     24 22 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw,size=4096k,mode=755
+ *     23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw
+ *
+ * MNTSNAP_FORMAT_MOUNTINFO ("mountinfo"): the kernel's text, byte for
+ * byte, one line a mount in storage order:
+ *     22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw
+ *     24 22 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw,size=4096k,mode=755
+ *     23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw
+ *
+ * MNTSNAP_FORMAT_TREE ("tree"): findmnt's default tree, byte for byte in
+ * a UTF-8 locale (siblings by 32-bit mount id, as findmnt orders them):
+ *     TARGET  SOURCE    FSTYPE   OPTIONS
+ *     /       /dev/sda2 ext4     rw,relatime
+ *     ├─/proc proc      proc     rw,nosuid,nodev,noexec,relatime
+ *     └─/dev  udev      devtmpfs rw,nosuid,size=4096k,mode=755
+ *
+ * MNTSNAP_FORMAT_TABLE ("table"): findmnt --raw -o ID,PARENT,UNIQ-ID,
+ * TARGET,SOURCE,FSTYPE,OPTIONS,PROPAGATION, storage order (UNIQ-ID is
+ * empty for parsed text, which has no unique ids):
+ *     ID PARENT UNIQ-ID TARGET SOURCE FSTYPE OPTIONS PROPAGATION
+ *     22 1  / /dev/sda2 ext4 rw,relatime shared
+ *     24 22  /dev udev devtmpfs rw,nosuid,size=4096k,mode=755 shared
+ *     23 22  /proc proc proc rw,nosuid,nodev,noexec,relatime shared
+ *
+ * MNTSNAP_FORMAT_JSON ("json"): one object, the capture's facts then one
+ * record a line with findmnt --json's names and mntsnap's fields (the
+ * first record shown; time-ns is the capture's clock):
+ *     {"backend":"mountinfo","ns-id":"0","time-ns":"...","count":3,"filesystems":[
+ *       {"id":22,"parent":1,"target":"/","source":"/dev/sda2","fstype":"ext4",...},
  */
 int mntsnap_render(const struct mntsnap_snapshot *snap, int format, FILE *f);
 
@@ -1079,7 +1203,8 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * mntsnap_refresh - bring a statmount snapshot of the caller's namespace
  * up to date in place: list ids, statmount new mounts in full and check
  * the others cheaply (MNT_BASIC|SB_BASIC, no strings; superblock options
- * once per superblock), refetching only what changed. Blind to a move
+ * once per superblock), refetching only what changed (and every mount
+ * below a mount seen moved: their paths moved along). Blind to a move
  * that keeps the parent mount and to a changed propagate_from alone.
  * _with takes error and MNTSNAP_CAPTURE_REFRESH_IDS_ONLY (no
  * per-mount check: ~0.02 of a full capture instead of ~0.5, 1.1-1.3x a
@@ -1213,10 +1338,11 @@ int mntsnap_watch_route(const struct mntsnap_watch *w);
 int mntsnap_watch_drain(struct mntsnap_watch *w);
 
 /*
- * mntsnap_watch_sync - mntsnap_watch_drain(), then the settle sweep at
- * once if one is pending, so the snapshot is a fresh capture's equal now
- * (call it before saving the snapshot at the end of a watch). Returns and
- * queues like mntsnap_watch_drain().
+ * mntsnap_watch_sync - mntsnap_watch_drain(), then a sweep of every
+ * mount at once (pending or not: a propagation change sends no event),
+ * so the snapshot is a fresh capture's equal now (call it before saving
+ * the snapshot at the end of a watch). Returns and queues like
+ * mntsnap_watch_drain().
  */
 int mntsnap_watch_sync(struct mntsnap_watch *w);
 

@@ -12,7 +12,8 @@
  * and master changes and superblock flags; only when one of them differs
  * is the mount fetched in full. Superblock options (size=, ...) are
  * checked once per distinct superblock with one full statmount, and
- * every mount of a superblock that changed is refetched. Not seen by the
+ * every mount of a superblock that changed is refetched, and so is every
+ * mount below one whose mount point changed. Not seen by the
  * cheap check: a move that keeps the same parent mount (MS_MOVE from /a/x
  * to /a/y) and a changed propagate_from of an otherwise unchanged slave;
  * use a full capture where those matter. The snapshot is updated in
@@ -69,7 +70,9 @@ struct refresh {
 	uint8_t *sb_state; /* per sb: 0 unchecked, 1 same, 2 changed */
 	uint8_t *drop;     /* per old record: 1 = removed or replaced */
 	uint64_t *fetch;   /* ids to statmount in full: new and changed */
-	uint8_t *fetch_changed; /* per fetch entry: 1 = an existing mount */
+	uint8_t *fetch_changed; /* per fetch entry: 1 = an existing mount, 2 = one
+				 * below a moved one (changed if its path did) */
+	uint32_t *fetch_old;	/* per fetch entry of an existing mount: its record */
 	size_t nfetch, added, removed, changed;
 	size_t vanished;   /* queued mounts gone before their statmount */
 	bool one_call;     /* the listing was one atomic listmount call */
@@ -156,6 +159,7 @@ static int check_one(struct refresh *f, uint32_t k)
 	}
 	f->drop[k] = 2; /* replaced by its refetched record */
 	f->fetch_changed[f->nfetch] = 1;
+	f->fetch_old[f->nfetch] = k;
 	f->fetch[f->nfetch++] = r->id;
 	return 0;
 }
@@ -186,26 +190,74 @@ static int classify(struct refresh *f, const uint64_t *ids, size_t n)
 	return r;
 }
 
+/*
+ * A mount moved to another parent took the mount points of every mount
+ * below it along, though nothing the cheap check compares changed for
+ * them: queue every kept record below its old mount point (by path; one
+ * that only shares the prefix, under a mount stacked at the old place,
+ * is fetched for nothing and not counted). At most the listing's ids are
+ * ever queued: each kept record once.
+ */
+static void queue_below(struct refresh *f, const char *old_mp)
+{
+	size_t n = strlen(old_mp);
+
+	for (uint32_t k = 0; k < f->nold; k++) {
+		struct mntsnap_mount o;
+
+		if (f->drop[k])
+			continue;
+		mntsnap__snapshot_get(f->s, k, &o);
+		if (strncmp(o.mount_point, old_mp, n) || o.mount_point[n] != '/')
+			continue;
+		f->drop[k] = 2;
+		f->fetch_changed[f->nfetch] = 2;
+		f->fetch_old[f->nfetch] = k;
+		f->fetch[f->nfetch++] = o.id;
+	}
+}
+
+/* An existing mount fetched again: 1 if it is to be counted as changed. */
+static int refetched(struct refresh *f, size_t i, const struct mntsnap_mount *m)
+{
+	struct mntsnap_mount was;
+	bool moved;
+
+	if (!(f->s->mask & MNTSNAP_F_MOUNT_POINT))
+		return f->fetch_changed[i] == 1;
+	/* before the record is appended: was's strings stay where they are */
+	mntsnap__snapshot_get(f->s, f->fetch_old[i], &was);
+	moved = strcmp(was.mount_point, m->mount_point) != 0;
+	/* a mount queued below a moved one is below its prefix already: no
+	 * scan per mount of a moved subtree */
+	if (moved && f->fetch_changed[i] == 1 && was.mount_point[0])
+		queue_below(f, was.mount_point);
+	return f->fetch_changed[i] == 1 || moved;
+}
+
 /* Pass 2: fetch new and changed mounts, appended after the old records. */
 static int fetch_queued(struct refresh *f)
 {
 	for (size_t i = 0; i < f->nfetch; i++) {
 		struct mntsnap_mount m;
 		long r = mntsnap__sm_call(f->sys, &f->tmpl, f->fetch[i], f->full_mask, &f->buf);
+		int counted = 0;
 
 		if (r == -ENOENT) { /* gone meanwhile */
 			f->vanished++;
-			f->removed += f->fetch_changed[i];
+			f->removed += f->fetch_changed[i] != 0;
 			continue;
 		}
 		if (r < 0)
 			return (int)r;
 		mntsnap__sm_to_mount(f->buf.sm, f->s->mask, &m);
+		if (f->fetch_changed[i])
+			counted = refetched(f, i, &m);
 		r = mntsnap__snap_add(f->s, &m);
 		if (r < 0)
 			return (int)r;
 		if (f->fetch_changed[i])
-			f->changed++;
+			f->changed += (size_t)counted;
 		else
 			f->added++;
 	}
@@ -367,12 +419,13 @@ static int refresh_run(struct refresh *f, const struct mntsnap_capture_opts *o)
 		return r;
 	f->fetch = malloc((n + 1) * sizeof(*f->fetch));
 	f->fetch_changed = malloc(n + 1);
+	f->fetch_old = malloc((n + 1) * sizeof(*f->fetch_old));
 	if (f->ids_only && !f->s->by_id && f->fetch && f->fetch_changed) {
 		r = ids_only_merge(f, ids, n);
 		free(ids);
 		return r;
 	}
-	r = f->fetch && f->fetch_changed ? mntsnap__sm_buf_init(&f->buf) : -ENOMEM;
+	r = f->fetch && f->fetch_changed && f->fetch_old ? mntsnap__sm_buf_init(&f->buf) : -ENOMEM;
 	if (!r)
 		r = classify(f, ids, n);
 	free(ids);
@@ -461,6 +514,7 @@ out:
 	free(f.drop);
 	free(f.fetch);
 	free(f.fetch_changed);
+	free(f.fetch_old);
 	if (r < 0)
 		mntsnap__set_error(o.error, r, 0, "refresh failed: %s", strerror(-r));
 	return r;

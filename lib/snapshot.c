@@ -97,6 +97,7 @@ void mntsnap__snapshot_free(struct mntsnap_snapshot *s)
 	free(s->tree);
 	free(s->by_id);
 	free(s->by_old);
+	mntsnap__lookup_reset(s);
 	free(s);
 	errno = saved;
 }
@@ -614,14 +615,45 @@ static long find_parent(const struct mntsnap_snapshot *s, const struct mntsnap_r
 	return p < 0 ? self : p;
 }
 
-/* Preorder walk with an explicit stack (n entries): mount trees can be deep. */
+/*
+ * The root findmnt draws: libmount's mnt_table_get_root_fs() takes the
+ * record with the smallest parent id (the first of equals) and walks up
+ * its parent links. Old ids where the records have them (what libmount
+ * reads), else unique ids. At most n steps: a parent cycle is caught by
+ * the tree walk after.
+ */
+static uint32_t findmnt_root(const struct mntsnap_snapshot *s)
+{
+	uint32_t n = s->nrecs, best = 0;
+
+	for (uint32_t i = 1; i < n; i++) {
+		const struct mntsnap_rec *a = &s->recs[i], *b = &s->recs[best];
+
+		if ((a->mask & b->mask & MNTSNAP_F_ID_OLD) ? a->parent_id_old < b->parent_id_old
+							   : a->parent_id < b->parent_id)
+			best = i;
+	}
+	for (uint32_t step = 0; step < n && s->recs[best].parent != best; step++)
+		best = s->recs[best].parent;
+	return best;
+}
+
+/*
+ * Preorder walk with an explicit stack (n entries): mount trees can be
+ * deep. Roots: findmnt's first, then the others (a filtered or partial
+ * table) in old-id order, like siblings.
+ */
 static int build_tree_order(struct mntsnap_snapshot *s, uint32_t *stack)
 {
-	uint32_t n = s->nrecs, k = 0, sp = 0;
+	uint32_t n = s->nrecs, k = 0, sp = 0, first = n ? findmnt_root(s) : 0;
 
-	for (uint32_t root = 0; root < n; root++) {
-		if (s->recs[root].parent != root)
+	s->nroots = 0;
+	for (uint32_t o = 0; o <= n; o++) {
+		uint32_t root = !o ? first : s->by_old ? s->by_old[o - 1] : o - 1;
+
+		if (!n || s->recs[root].parent != root || (o && root == first))
 			continue;
+		s->nroots++;
 		s->recs[root].depth = 0;
 		stack[sp++] = root;
 		while (sp) {
@@ -691,6 +723,7 @@ int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 	free(s->by_id);
 	free(s->by_old);
 	free(s->tree);
+	mntsnap__lookup_reset(s);
 	s->by_id = by_id;
 	s->by_old = by_old;
 	s->tree = tree;
@@ -713,10 +746,20 @@ int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 		s->recs[i].first_child = s->recs[i].next_sibling = MNTSNAP_NONE;
 		s->recs[i].depth = 0;
 	}
-	/* reverse walk + push-front keeps siblings in storage order */
-	for (uint32_t i = n, prev = MNTSNAP_NONE; i-- > 0; prev = i) {
-		struct mntsnap_rec *rec = &s->recs[i];
+	/*
+	 * Siblings in findmnt's order: libmount's mnt_table_next_child_fs()
+	 * hands out a mount's children by ascending 32-bit mount id (the
+	 * order of mounting, with ids the kernel reuses), not in the table's
+	 * order. A reverse walk in old-id order (by_old, or storage where that
+	 * is sorted; stable, so equal ids keep storage order) with
+	 * push-front gives that.
+	 */
+	for (uint32_t k = n, i = 0, prev = MNTSNAP_NONE; k-- > 0; prev = i) {
+		struct mntsnap_rec *rec;
 		uint32_t p;
+
+		i = by_old ? by_old[k] : k;
+		rec = &s->recs[i];
 
 		/* siblings usually sit side by side: reuse the last search */
 		if (prev != MNTSNAP_NONE && (rec->mask & MNTSNAP_F_ID) &&
@@ -796,13 +839,18 @@ static bool update_fits(const struct mntsnap_snapshot *s, uint32_t nold, const u
 	u->nold = nold;
 	u->ndrop = 0;
 	u->nadd = s->nrecs - nold;
+	/*
+	 * Roots stay as they are: with one root, which root findmnt draws
+	 * first never changes (a table of several roots, one added or
+	 * removed: a finish orders them).
+	 */
 	if (!s->tree || s->by_id || !nold || !(s->recs[0].mask & MNTSNAP_F_ID) ||
-	    u->nadd > UPDATE_MAX)
+	    u->nadd > UPDATE_MAX || s->nroots != 1)
 		return false;
 	for (uint32_t k = 0; k < nold; k++) {
 		if (!drop[k])
 			continue;
-		if (u->ndrop + u->nadd >= UPDATE_MAX)
+		if (u->ndrop + u->nadd >= UPDATE_MAX || s->recs[k].parent == k)
 			return false;
 		u->drops[u->ndrop++] = k;
 	}
@@ -816,11 +864,19 @@ static bool update_fits(const struct mntsnap_snapshot *s, uint32_t nold, const u
 	}
 	for (uint32_t a = nold; a < s->nrecs; a++) {
 		const struct mntsnap_rec *r = &s->recs[a];
+		long p;
 
 		if (!(r->mask & MNTSNAP_F_ID) || r->id <= last)
 			return false;
 		last = r->id;
 		if (r->parent_id != r->id && is_added_id(s, a + 1, r->parent_id))
+			return false;
+		/* a new root may change which root comes first (findmnt's) */
+		p = r->parent_id == r->id ? -ENOENT
+					  : bsearch_key(&(struct mntsnap_snapshot){ .recs = s->recs,
+										    .nrecs = a },
+							NULL, r->parent_id, false);
+		if (p < 0 || (p < (long)nold && drop[p]))
 			return false;
 	}
 	for (uint32_t k = 0; u->nadd && k < nold; k++) {
@@ -901,40 +957,36 @@ static uint32_t tree_pos(const struct mntsnap_snapshot *s, uint32_t n, uint32_t 
 }
 
 /*
- * Link added record i (every record before it linked and in tree order)
- * as its parent's last child - siblings are in storage order and i sorts
- * last - and put it right after the parent's subtree in tree order.
+ * Link added record i (every record before it linked and in tree order,
+ * its parent among them: update_fits) among its parent's children in
+ * old-id order - after equal ids, as i sorts last in storage - and put it
+ * right after its previous sibling's subtree in tree order (right after
+ * the parent when it comes first).
  */
 static void link_added(struct mntsnap_snapshot *s, uint32_t i)
 {
 	struct mntsnap_rec *r = &s->recs[i];
-	uint32_t p = i, last, end;
-	long f;
+	uint32_t p, prev = MNTSNAP_NONE, c, end;
 
-	if (r->parent_id != r->id) {
-		f = bsearch_key(&(struct mntsnap_snapshot){ .recs = s->recs, .nrecs = i }, NULL,
-				r->parent_id, false);
-		if (f >= 0)
-			p = (uint32_t)f;
-	}
+	p = (uint32_t)bsearch_key(&(struct mntsnap_snapshot){ .recs = s->recs, .nrecs = i }, NULL,
+				  r->parent_id, false);
 	r->parent = p;
-	r->first_child = r->next_sibling = MNTSNAP_NONE;
-	r->depth = p == i ? 0 : s->recs[p].depth + 1;
-	if (p == i) { /* a root: its tree goes after every earlier root's */
-		s->tree[i] = i;
-		return;
-	}
-	last = last_child(s, p);
-	if (last == MNTSNAP_NONE) {
-		end = tree_pos(s, i, p) + 1;
+	r->first_child = MNTSNAP_NONE;
+	r->depth = s->recs[p].depth + 1;
+	for (c = s->recs[p].first_child; c != MNTSNAP_NONE && s->recs[c].id_old <= r->id_old;
+	     c = s->recs[c].next_sibling)
+		prev = c;
+	r->next_sibling = c;
+	if (prev == MNTSNAP_NONE) {
 		s->recs[p].first_child = i;
+		end = tree_pos(s, i, p) + 1;
 	} else {
-		uint32_t l = last;
+		uint32_t l = prev;
 
+		s->recs[prev].next_sibling = i;
 		while (s->recs[l].first_child != MNTSNAP_NONE)
 			l = last_child(s, l);
 		end = tree_pos(s, i, l) + 1;
-		s->recs[last].next_sibling = i;
 	}
 	memmove(s->tree + end + 1, s->tree + end, (size_t)(i - end) * sizeof(*s->tree));
 	s->tree[end] = i;
@@ -1017,6 +1069,7 @@ int mntsnap__snap_update(struct mntsnap_snapshot *s, uint32_t nold, const uint8_
 		if (!spare)
 			return -ENOMEM;
 	}
+	mntsnap__lookup_reset(s);
 	if (u.ndrop)
 		remove_dropped(s, drop, &u);
 	first = nold - u.ndrop;
@@ -1081,6 +1134,7 @@ static int relative_mp(struct mntsnap_snapshot *s, uint32_t i, const char *root_
 
 int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
 {
+	mntsnap__lookup_reset(s);
 	for (uint32_t i = 0; i < s->nrecs; i++) {
 		int r;
 
@@ -1273,6 +1327,10 @@ size_t mntsnap_snapshot_memory(const struct mntsnap_snapshot *s)
 		n += (size_t)s->nrecs * sizeof(*s->by_id);
 	if (s->by_old)
 		n += (size_t)s->nrecs * sizeof(*s->by_old);
+	if (__atomic_load_n(&s->by_mp, __ATOMIC_ACQUIRE))
+		n += (size_t)s->nrecs * sizeof(*s->by_mp);
+	if (__atomic_load_n(&s->by_src, __ATOMIC_ACQUIRE))
+		n += (size_t)s->nrecs * sizeof(*s->by_src);
 	return n;
 }
 

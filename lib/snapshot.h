@@ -79,6 +79,10 @@ struct mntsnap_snapshot {
 	bool keep_strings;
 	struct mntsnap_old_strtab *old_strtabs;
 	uint32_t *tree;               /* tree order -> storage index */
+	uint32_t nroots;              /* records without a parent in the table */
+	/* lookup indexes (lib/lookup.c): built by the first lookup needing one */
+	uint32_t *by_mp;              /* by mount point, parent, storage index */
+	uint32_t *by_src;             /* by source, storage index */
 	uint32_t *by_id;              /* storage indices sorted by id, NULL if storage is sorted */
 	uint32_t *by_old;             /* storage indices sorted by id_old */
 	int backend;
@@ -152,6 +156,12 @@ size_t mntsnap__strlist_len(const char *list, uint32_t n);
 /* Do two lists (count, bytes including inner NULs) differ? */
 bool mntsnap__strlist_ne(const char *a, uint32_t an, const char *b, uint32_t bn);
 
+/*
+ * Drop the lookup indexes (lib/lookup.c): whatever changes records, their
+ * order or their strings calls this.
+ */
+void mntsnap__lookup_reset(struct mntsnap_snapshot *s);
+
 /* Set capture time and kernel release. */
 void mntsnap__snap_stamp(struct mntsnap_snapshot *s);
 
@@ -167,5 +177,11 @@ void mntsnap__snapshot_free(struct mntsnap_snapshot *s);
 int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i, struct mntsnap_mount *ret);
 long mntsnap__snapshot_next_sibling(const struct mntsnap_snapshot *s, size_t i);
 long mntsnap__snapshot_tree_index(const struct mntsnap_snapshot *s, size_t i);
+long mntsnap__snapshot_find_path(const struct mntsnap_snapshot *s, const char *path);
+long mntsnap__snapshot_find_mount_point(const struct mntsnap_snapshot *s, const char *path);
+long mntsnap__snapshot_next_mount_point(const struct mntsnap_snapshot *s, const char *path,
+					long after);
+long mntsnap__snapshot_next_source(const struct mntsnap_snapshot *s, const char *source,
+				   long after);
 
 #endif

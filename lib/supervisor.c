@@ -21,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -88,11 +91,19 @@ int mntsnap__supervisor_new_with(const struct mntsnap_policy *policy,
 		}
 	}
 	sv->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (sv->epfd < 0) {
+	sv->events = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (sv->epfd < 0 || sv->events < 0 ||
+	    epoll_ctl(sv->epfd, EPOLL_CTL_ADD, sv->events,
+		      &(struct epoll_event){ .events = EPOLLIN })) {
 		r = -errno;
+		if (sv->epfd >= 0)
+			close(sv->epfd);
+		if (sv->events >= 0)
+			close(sv->events);
 		free(sv);
 		return r;
 	}
+	pthread_mutex_init(&sv->audit_lock, NULL);
 	*ret_sv = sv;
 	return 0;
 }
@@ -104,10 +115,23 @@ int mntsnap_supervisor_new(const struct mntsnap_policy *policy,
 	return mntsnap__supervisor_new_with(policy, opts, NULL, ret_sv);
 }
 
+/*
+ * Stop c's worker and wait for it: it returns between two requests, so
+ * this waits at most for the one in hand (bounded by the helper's
+ * timeout).
+ */
 static void container_free(struct sv_container *c)
 {
 	if (!c)
 		return;
+	if (c->started) {
+		uint64_t one = 1;
+
+		if (write(c->stop, &one, sizeof(one)) == sizeof(one))
+			pthread_join(c->worker, NULL);
+	}
+	if (c->stop >= 0)
+		close(c->stop);
 	close(c->fd);
 	free(c->id);
 	for (size_t i = 0; i < c->nmounted; i++)
@@ -128,18 +152,66 @@ void mntsnap_supervisor_free(struct mntsnap_supervisor *sv)
 		container_free(sv->c[i]);
 	free(sv->c);
 	close(sv->epfd);
+	close(sv->events);
+	pthread_mutex_destroy(&sv->audit_lock);
 	free(sv);
+}
+
+static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c);
+
+/*
+ * A container's worker: answers its requests one at a time (a container
+ * has at most one request in hand, the others wait in the kernel), so a
+ * request that stalls (a helper waiting on the container's FUSE mount
+ * until its timeout, say) delays only its own container. The main loop
+ * (dispatch) only counts answers and reaps finished containers: nothing
+ * it does waits on a container.
+ */
+static void *worker(void *arg)
+{
+	struct sv_container *c = arg;
+	struct mntsnap_supervisor *sv = c->sv;
+	uint64_t one = 1;
+
+	for (;;) {
+		struct pollfd p[2] = { { c->fd, POLLIN, 0 }, { c->stop, POLLIN, 0 } };
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			return NULL;
+		if (p[0].revents & POLLIN) {
+			int r = handle_one(sv, c);
+
+			if (r > 0)
+				atomic_fetch_add(&sv->answered, r);
+		} else if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			/* every process of the filter has exited: nothing more can come */
+			break;
+		}
+		if (write(sv->events, &one, sizeof(one)) < 0)
+			continue; /* the counter is full: dispatch has been told already */
+	}
+	atomic_store(&c->finished, true);
+	if (write(sv->events, &one, sizeof(one)) < 0)
+		return NULL;
+	return NULL;
 }
 
 int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const char *id)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct sv_container *c, **nc;
 
 	if (!sv)
 		return -EINVAL;
 	if (notify_fd < 0 || fcntl(notify_fd, F_GETFD) < 0)
 		return -EBADF;
+	/* it is in every audit line, which has a bounded length */
+	if (id && strlen(id) > MNTSNAP_SV_ID_MAX)
+		return -ENAMETOOLONG;
 	/*
 	 * A seccomp notify fd says ENOENT for an id it never sent; anything
 	 * else (a pipe from a confused or hostile agent peer) would poll
@@ -164,14 +236,26 @@ int mntsnap_supervisor_add(struct mntsnap_supervisor *sv, int notify_fd, const c
 		return -ENOMEM;
 	}
 	c->fd = notify_fd;
-	ev.data.ptr = c;
-	if (epoll_ctl(sv->epfd, EPOLL_CTL_ADD, notify_fd, &ev)) {
-		int r = errno == EEXIST ? -EEXIST : -errno;
+	c->sv = sv;
+	c->stop = eventfd(0, EFD_CLOEXEC);
+	if (c->stop < 0) {
+		int r = -errno;
 
 		free(c->id);
 		free(c);
 		return r;
 	}
+	{
+		int r = pthread_create(&c->worker, NULL, worker, c);
+
+		if (r) {
+			close(c->stop);
+			free(c->id);
+			free(c);
+			return -r;
+		}
+	}
+	c->started = true;
 	/* the supervisor owns it now: keep it off 0-2 and close-on-exec */
 	fcntl(notify_fd, F_SETFD, FD_CLOEXEC);
 	sv->c[sv->n++] = c;
@@ -193,7 +277,6 @@ static void container_remove(struct mntsnap_supervisor *sv, struct sv_container 
 	for (size_t i = 0; i < sv->n; i++) {
 		if (sv->c[i] != c)
 			continue;
-		epoll_ctl(sv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		container_free(c);
 		sv->c[i] = sv->c[--sv->n];
 		return;
@@ -421,6 +504,7 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 
 	if (!sv->o.audit)
 		return;
+	pthread_mutex_lock(&sv->audit_lock);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ev.time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	ev.container = c->id;
@@ -449,6 +533,20 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 	ev.reason = q->result || q->gone ? q->reason : NULL;
 	ev.grant = q->result || !q->grant[0] ? NULL : q->grant;
 	sv->o.audit(&ev, sv->o.audit_data);
+	pthread_mutex_unlock(&sv->audit_lock);
+}
+
+/* The audit sink's word before a request is acted on, see audit_ready. */
+static int audit_ready(struct mntsnap_supervisor *sv)
+{
+	int r;
+
+	if (!sv->o.audit_ready)
+		return 0;
+	pthread_mutex_lock(&sv->audit_lock);
+	r = sv->o.audit_ready(sv->o.audit_data);
+	pthread_mutex_unlock(&sv->audit_lock);
+	return r;
 }
 
 /* RECV one notification on c and answer it. 1 answered, 0 none, -errno. */
@@ -468,7 +566,11 @@ static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
 		/* ENOENT: the caller was interrupted before we got it */
 		return r == -ENOENT || r == -EINTR ? 0 : (int)r;
 	}
-	if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_mount) {
+	if (audit_ready(sv) < 0) {
+		/* fail closed: nothing is done that the audit cannot record */
+		q->reason = "audit unavailable";
+		q->result = -mntsnap__policy_errno(sv->policy);
+	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_mount) {
 		decide_mount(sv, c, q);
 	} else if (q->n.data.arch == NATIVE_ARCH && q->n.data.nr == SYS_umount2) {
 		decide_umount(sv, c, q);
@@ -490,49 +592,47 @@ static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
 	}
 	resp.id = q->n.id;
 	resp.error = q->result;
+	track(c, q);
+	/*
+	 * Audited before the answer: once answered, the caller (and whoever
+	 * watches it) may look for the line.
+	 */
+	audit(sv, c, q);
 	/*
 	 * Always answered, even when the caller seems gone: an unanswered
 	 * caller would block forever, and SEND to a gone one is a harmless
 	 * ENOENT.
 	 */
-	r = q->answered ? 0
-			: sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND, &resp);
-	if (r < 0) {
-		q->gone = true; /* ENOENT: interrupted or killed meanwhile */
-		q->reason = "caller gone";
-	}
-	track(c, q);
-	audit(sv, c, q);
+	if (!q->answered)
+		sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	free(q->asked);
 	free(q->applied);
 	free(q);
 	return 1;
 }
 
+/*
+ * The workers answer; this waits for word from them, counts their
+ * answers and drops the containers whose processes have all gone (their
+ * workers have returned: the join does not wait).
+ */
 int mntsnap_supervisor_dispatch(struct mntsnap_supervisor *sv, int timeout_ms)
 {
-	struct epoll_event ev[16];
-	int n, done = 0;
+	struct epoll_event ev;
+	uint64_t v;
+	int n;
 
 	if (!sv)
 		return -EINVAL;
-	n = epoll_wait(sv->epfd, ev, 16, timeout_ms);
+	n = epoll_wait(sv->epfd, &ev, 1, timeout_ms);
 	if (n < 0)
 		return -errno;
-	for (int i = 0; i < n; i++) {
-		struct sv_container *c = ev[i].data.ptr;
-
-		if (ev[i].events & EPOLLIN) {
-			int r = handle_one(sv, c);
-
-			if (r > 0)
-				done += r;
-		}
-		/* every process of the filter has exited: nothing more can come */
-		if ((ev[i].events & (EPOLLHUP | EPOLLERR)) && !(ev[i].events & EPOLLIN))
-			container_remove(sv, c);
-	}
-	return done;
+	if (n > 0 && read(sv->events, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return -errno;
+	for (size_t i = sv->n; i-- > 0;)
+		if (atomic_load(&sv->c[i]->finished))
+			container_remove(sv, sv->c[i]);
+	return atomic_exchange(&sv->answered, 0);
 }
 
 void mntsnap_supervisor_freep(struct mntsnap_supervisor **p)

@@ -12,6 +12,8 @@
 #ifndef MNTSNAP_SUPERVISOR_INTERNAL_H
 #define MNTSNAP_SUPERVISOR_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,18 +91,19 @@ bool mntsnap__policy_may_allow(const struct mntsnap_policy *p, const char *fstyp
 /*
  * A filesystem context or detached mount of the new mount API, as the
  * container holds it: the fd it got from fsopen()/fsmount() is the read
- * end of a pipe of ours, fd is the write end (the inode names the
- * context; POLLERR on fd says the container dropped it); the options it
+ * end of a pipe of ours, fd is the write end (the inode, read from the
+ * container's fdinfo, names the context; POLLERR on fd says the container dropped it); the options it
  * configures are only recorded. Nothing is created until move_mount()
  * names the target: then the whole request is decided at once, like a
  * mount(2), and performed the same way.
  */
 struct sv_fsctx {
 	int fd;           /* our (write) end of the placeholder pipe */
-	dev_t dev;
-	ino_t ino;
+	uint64_t ino;     /* the read end's inode and mount (pipefs), as fdinfo names them */
+	uint64_t mnt_id;
 	bool created;     /* FSCONFIG_CMD_CREATE seen */
 	bool is_mount;    /* from fsmount() or open_tree(): a "detached mount" */
+	bool mounted;     /* fsmount() done: a second one is EBUSY, as the kernel says */
 	bool is_bind;     /* from open_tree(OPEN_TREE_CLONE): source is a path */
 	bool rec;         /* open_tree with AT_RECURSIVE */
 	uint64_t attr;    /* fsmount attr_flags */
@@ -110,6 +113,21 @@ struct sv_fsctx {
 };
 
 #define SV_MAX_CTX 64 /* pending contexts per container */
+/*
+ * fsconfig's key and string value: the kernel copies each with
+ * strndup_user(..., 256) (fs/fsopen.c) and refuses a longer one with
+ * EINVAL (measured on 6.18: a 255-byte "source" is taken, 256 refused).
+ */
+#define SV_FSCONFIG_STR_MAX 256
+/*
+ * The options recorded for one context, about what mount(2) takes (one
+ * page of data; legacy filesystems refuse more than a page of options in
+ * a context), less room for the mount attributes added at move_mount:
+ * over it fsconfig fails with EINVAL, like theirs.
+ */
+#define SV_CTX_OPTS_MAX (SV_DATA_MAX - 128) /* room for the attribute names */
+/* Every context of a container together: options and sources recorded. */
+#define SV_CONTAINER_BYTES_MAX (SV_MAX_CTX * (SV_CTX_OPTS_MAX + SV_FSCONFIG_STR_MAX))
 
 /*
  * A mount the supervisor made for a container: its unique id and, for a
@@ -123,10 +141,19 @@ struct sv_mount {
 };
 
 /*
- * One notify fd. mounted: the mounts made for it, the only ones its
- * umount2(), MS_MOVE and remounts may act on.
+ * One notify fd, served by a thread of its own (the worker, see
+ * supervisor.c): everything below but the worker's bookkeeping is touched
+ * by that thread only, so nothing one container does (a helper waiting
+ * on its FUSE mount, a flood of calls) holds up another. mounted: the
+ * mounts made for it, the only ones its umount2(), MS_MOVE and remounts
+ * may act on.
  */
 struct sv_container {
+	struct mntsnap_supervisor *sv;
+	pthread_t worker;
+	bool started;
+	int stop;                 /* eventfd: the worker returns */
+	atomic_bool finished;     /* every process of the filter has gone */
 	int fd;
 	char *id;
 	struct sv_mount *mounted;
@@ -136,6 +163,7 @@ struct sv_container {
 	ino_t ns_ino;
 	struct sv_fsctx **ctx;    /* pending new-mount-API contexts, see fsopen */
 	size_t nctx;
+	size_t ctx_bytes;         /* recorded in them (sources, options) */
 };
 
 enum sv_kind { SV_NEW, SV_BIND, SV_REMOUNT, SV_REMOUNT_BIND, SV_UMOUNT, SV_PROPAGATION, SV_MOVE };
@@ -173,6 +201,9 @@ struct mntsnap_supervisor {
 	struct mntsnap_supervisor_opts o;
 	struct mntsnap_sysops sys;
 	int epfd;
+	int events;               /* eventfd in epfd: a worker answered or finished */
+	atomic_int answered;      /* since the last dispatch */
+	pthread_mutex_t audit_lock; /* the audit callbacks are never called concurrently */
 	struct sv_container **c;
 	size_t n;
 	dev_t own_dev;  /* the supervisor's own mount namespace (nsfs inode) */
@@ -228,6 +259,13 @@ int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *re
 
 /* lib/sv-request.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
 int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);
+
+/*
+ * lib/sv-request.c: a pidfd for the caller's process (the notification
+ * names a thread: PIDFD_THREAD, or its group's leader found and checked).
+ * -ESRCH when it has gone.
+ */
+int mntsnap__sv_caller_pidfd(const struct sv_req *q);
 
 /* lib/sv-request.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);

@@ -18,6 +18,7 @@
 
 #include "backends.h"
 #include "mntsnap.h"
+#include "proc.h"
 #include "supervisor.h"
 #include "sys.h"
 #include "uapi.h"
@@ -38,37 +39,89 @@ void mntsnap__sv_fsctx_free(struct sv_fsctx *x)
 	free(x);
 }
 
-/* Which of c's contexts the caller's fd is: its file, fetched, compared by inode. */
+/*
+ * The inode number and mount id of an open file, from the "ino:" and
+ * "mnt_id:" lines of procfs's REL: -ENOENT without such a file
+ * descriptor, -EOPNOTSUPP without the lines, -errno.
+ */
+static int fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t *ret_ino,
+		     uint64_t *ret_mnt)
+{
+	char buf[1024], *ino, *mnt;
+	ssize_t n;
+	int fd;
+
+	fd = mntsnap__proc_openat(proc, rel, O_RDONLY, resolve);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	ino = strstr(buf, "\nino:");
+	mnt = strstr(buf, "\nmnt_id:");
+	if (!ino || !mnt)
+		return -EOPNOTSUPP;
+	*ret_ino = strtoull(ino + 5, NULL, 10);
+	*ret_mnt = strtoull(mnt + 8, NULL, 10);
+	return 0;
+}
+
+/*
+ * Which of c's contexts the caller's fd is, by the inode and mount (of
+ * pipefs) its fdinfo names. Never by fetching the file (pidfd_getfd):
+ * once the container drops its own copy, our close() would be the last
+ * reference and run the file's release in the supervisor: a TCP socket
+ * with SO_LINGER and unread data blocks that close for the linger time.
+ * The pidfd pins the caller while its fdinfo is read.
+ */
 static int ctx_of_fd(struct sv_container *c, const struct sv_req *q, uint64_t fd64,
 		     struct sv_fsctx **ret)
 {
-	int pidfd, fd, r = -EINVAL;
-	struct stat st;
+	uint64_t ino, mnt;
+	char rel[64];
+	int pidfd, proc, r;
 
 	if (fd64 > INT32_MAX)
 		return -EBADF;
-	pidfd = (int)mntsnap__sys_pidfd_open(q->n.pid, 0);
+	pidfd = mntsnap__sv_caller_pidfd(q);
 	if (pidfd < 0)
 		return -ESRCH;
-	fd = (int)mntsnap__sys_pidfd_getfd(pidfd, (int)fd64, 0);
+	proc = mntsnap__procfs_root();
+	if (proc < 0) {
+		close(pidfd);
+		return proc;
+	}
+	snprintf(rel, sizeof(rel), "%u/fdinfo/%d", q->n.pid, (int)fd64);
+	r = fdinfo_id(proc, rel, MNTSNAP_RESOLVE_NO_SYMLINKS, &ino, &mnt);
+	close(proc);
+	if (!r && mntsnap__pidfd_exited(pidfd) != 0)
+		r = -ESRCH;
 	close(pidfd);
-	if (fd < 0)
-		return fd == -EBADF ? -EBADF : -ESRCH;
-	if (!fstat(fd, &st))
-		for (size_t i = 0; i < c->nctx; i++)
-			if (c->ctx[i]->dev == st.st_dev && c->ctx[i]->ino == st.st_ino) {
-				*ret = c->ctx[i];
-				r = 0;
-				break;
-			}
-	close(fd);
-	return r; /* not one of ours: what the kernel says for a non-context fd */
+	if (r == -ENOENT)
+		return -EBADF;
+	if (r)
+		return r == -ESRCH ? -ESRCH : r;
+	for (size_t i = 0; i < c->nctx; i++)
+		if (c->ctx[i]->ino == ino && c->ctx[i]->mnt_id == mnt) {
+			*ret = c->ctx[i];
+			return 0;
+		}
+	return -EINVAL; /* not one of ours: what the kernel says for a non-context fd */
+}
+
+/* What x holds of the container's budget (SV_CONTAINER_BYTES_MAX). */
+static size_t ctx_bytes(const struct sv_fsctx *x)
+{
+	return (x->source ? strlen(x->source) : 0) + (x->opts ? strlen(x->opts) : 0);
 }
 
 static void ctx_remove(struct sv_container *c, struct sv_fsctx *x)
 {
 	for (size_t i = 0; i < c->nctx; i++)
 		if (c->ctx[i] == x) {
+			c->ctx_bytes -= ctx_bytes(x);
 			c->ctx[i] = c->ctx[--c->nctx];
 			mntsnap__sv_fsctx_free(x);
 			return;
@@ -115,6 +168,10 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 		ctx_reclaim(c);
 	if (c->nctx >= SV_MAX_CTX)
 		return -EMFILE;
+	if (c->ctx_bytes + ctx_bytes(x) > SV_CONTAINER_BYTES_MAX) {
+		q->reason = "container's context memory";
+		return -ENOMEM;
+	}
 	/*
 	 * Inert: nothing is ever written to it and the container holds only
 	 * the read end, non-blocking so that a read() (libmount reads an fs
@@ -127,8 +184,21 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 		r = -errno;
 		goto out;
 	}
-	x->dev = st.st_dev;
 	x->ino = st.st_ino;
+	{
+		/* the pipefs mount the container's fdinfo will name */
+		char rel[48];
+		uint64_t ino;
+		int proc = mntsnap__procfs_root();
+
+		snprintf(rel, sizeof(rel), "self/fdinfo/%d", pfd[0]);
+		/* "self" is procfs's own symlink */
+		r = proc < 0 ? proc : fdinfo_id(proc, rel, 0, &ino, &x->mnt_id);
+		if (proc >= 0)
+			close(proc);
+		if (r)
+			goto out;
+	}
 	r = -ENOMEM;
 	n = realloc(c->ctx, (c->nctx + 1) * sizeof(*n));
 	if (!n)
@@ -147,6 +217,7 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 	r = 0;
 	q->answered = true;
 	c->ctx[c->nctx++] = x;
+	c->ctx_bytes += ctx_bytes(x);
 out:
 	close(pfd[0]);
 	return (int)r;
@@ -187,15 +258,28 @@ void mntsnap__sv_fsopen(struct mntsnap_supervisor *sv, struct sv_container *c, s
 	q->result = r;
 }
 
-/* Record one fsconfig option as "key" or "key=value". */
-static int ctx_add_opt(struct sv_fsctx *x, const char *key, const char *val)
+/*
+ * Record one fsconfig option as "key" or "key=value", within the
+ * context's and the container's bounds.
+ */
+static int ctx_add_opt(struct sv_container *c, struct sv_req *q, struct sv_fsctx *x,
+		       const char *key, const char *val)
 {
-	size_t n = (x->opts ? strlen(x->opts) + 1 : 0) + strlen(key) + (val ? strlen(val) + 1 : 0);
+	size_t had = x->opts ? strlen(x->opts) : 0;
+	size_t n = (had ? had + 1 : 0) + strlen(key) + (val ? strlen(val) + 1 : 0);
 	char *o;
 
 	/* a comma would split the option when it is replayed */
 	if (strchr(key, ',') || strchr(key, '=') || (val && strchr(val, ',')) || !*key)
 		return -EINVAL;
+	if (n > SV_CTX_OPTS_MAX) {
+		q->reason = "options too long";
+		return -EINVAL;
+	}
+	if (c->ctx_bytes - had + n > SV_CONTAINER_BYTES_MAX) {
+		q->reason = "container's context memory";
+		return -ENOMEM;
+	}
 	o = malloc(n + 1);
 	if (!o)
 		return -ENOMEM;
@@ -203,14 +287,24 @@ static int ctx_add_opt(struct sv_fsctx *x, const char *key, const char *val)
 		 val ? "=" : "", val ? val : "");
 	free(x->opts);
 	x->opts = o;
+	c->ctx_bytes = c->ctx_bytes - had + n;
 	return 0;
 }
 
-static int fsconfig_apply(struct sv_req *q, struct sv_fsctx *x)
+/* A string of fsconfig: -EINVAL over the kernel's limit, as fsconfig says. */
+static int fsconfig_str(int pid, uint64_t addr, char *buf)
+{
+	int r = mntsnap__sv_read_str(pid, addr, buf, SV_FSCONFIG_STR_MAX);
+
+	return r == -ENAMETOOLONG ? -EINVAL : r;
+}
+
+static int fsconfig_apply(struct sv_container *c, struct sv_req *q, struct sv_fsctx *x)
 {
 	const uint64_t *a = q->n.data.args;
 	int pid = (int)q->n.pid;
-	char key[256];
+	char key[SV_FSCONFIG_STR_MAX];
+	size_t had;
 	int r;
 
 	if (x->is_mount)
@@ -231,22 +325,32 @@ static int fsconfig_apply(struct sv_req *q, struct sv_fsctx *x)
 	}
 	if (x->created)
 		return -EBUSY;
-	r = mntsnap__sv_read_str(pid, a[2], key, sizeof(key));
+	r = fsconfig_str(pid, a[2], key);
 	if (r)
 		return r;
 	if (a[1] == MNTSNAP_K_FSCONFIG_SET_FLAG) {
 		snprintf(q->data, sizeof(q->data), "%s", key);
-		return ctx_add_opt(x, key, NULL);
+		return ctx_add_opt(c, q, x, key, NULL);
 	}
-	r = mntsnap__sv_read_str(pid, a[3], q->data, sizeof(q->data));
+	r = fsconfig_str(pid, a[3], q->data);
 	if (r)
 		return r;
 	if (!strcmp(key, "source")) {
-		free(x->source);
+		/* the kernel takes one source per context */
+		if (x->source)
+			return -EINVAL;
+		had = strlen(q->data);
+		if (c->ctx_bytes + had > SV_CONTAINER_BYTES_MAX) {
+			q->reason = "container's context memory";
+			return -ENOMEM;
+		}
 		x->source = strdup(q->data);
-		return x->source ? 0 : -ENOMEM;
+		if (!x->source)
+			return -ENOMEM;
+		c->ctx_bytes += had;
+		return 0;
 	}
-	return ctx_add_opt(x, key, q->data);
+	return ctx_add_opt(c, q, x, key, q->data);
 }
 
 void mntsnap__sv_fsconfig(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
@@ -265,7 +369,7 @@ void mntsnap__sv_fsconfig(struct mntsnap_supervisor *sv, struct sv_container *c,
 	}
 	if (!r) {
 		q->reason = "arguments";
-		r = fsconfig_apply(q, x);
+		r = fsconfig_apply(c, q, x);
 	}
 	if (!r)
 		q->reason = NULL;
@@ -288,6 +392,11 @@ void mntsnap__sv_fsmount(struct mntsnap_supervisor *sv, struct sv_container *c, 
 		q->reason = "not created";
 		r = -EINVAL;
 	}
+	if (!r && x->mounted) {
+		/* the kernel mounts a context once */
+		q->reason = "already mounted";
+		r = -EBUSY;
+	}
 	if (!r && ((a[1] & ~(uint64_t)MNTSNAP_K_FSMOUNT_CLOEXEC) || (a[2] & ~(uint64_t)KNOWN_ATTR_))) {
 		q->reason = "unsupported flags";
 		r = -EINVAL;
@@ -309,6 +418,8 @@ void mntsnap__sv_fsmount(struct mntsnap_supervisor *sv, struct sv_container *c, 
 				r = ctx_hand_over(sv, c, q, m, a[1] & MNTSNAP_K_FSMOUNT_CLOEXEC);
 			if (r)
 				mntsnap__sv_fsctx_free(m);
+			else
+				x->mounted = true;
 		}
 		if (!r)
 			q->reason = NULL;

@@ -17,6 +17,7 @@
 
 #include "mntsnap.h"
 #include "ns.h"
+#include "proc.h"
 #include "supervisor.h"
 #include "sys.h"
 #include "uapi.h"
@@ -72,6 +73,77 @@ int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *re
 	*ret_has = addr != 0;
 	buf[0] = '\0';
 	return addr ? mntsnap__sv_read_str(pid, addr, buf, max) : 0;
+}
+
+/* ---- the caller as a pidfd ---------------------------------------------- */
+
+#define PIDFD_THREAD_ 0200 /* O_EXCL: a pidfd for a thread, 6.9+ */
+
+/* "Tgid:" of procfs's TID/status: the thread group id, or -errno. */
+static int thread_group(int proc, unsigned tid)
+{
+	char rel[32], buf[1024], *p, *end;
+	ssize_t n;
+	long v;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "%u/status", tid);
+	fd = mntsnap__proc_openat(proc, rel, O_RDONLY, MNTSNAP_RESOLVE_NO_SYMLINKS);
+	if (fd < 0)
+		return fd == -ENOENT ? -ESRCH : fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = '\0';
+	p = strstr(buf, "\nTgid:");
+	if (!p)
+		return -EIO;
+	v = strtol(p + 6, &end, 10);
+	return v > 0 && v <= INT32_MAX && *end == '\n' ? (int)v : -EIO;
+}
+
+/*
+ * A pidfd for the process of the notification's caller. The notification
+ * carries the calling thread's id; pidfd_open() of a thread that is not
+ * the group leader fails (EINVAL) unless PIDFD_THREAD is given (6.9+).
+ * Before that, the leader is read from the thread's status and then
+ * checked: once its pidfd is open, the thread must still be listed in
+ * its task directory (a tid reused meanwhile would be missing there or
+ * in another group); NOTIF_ID_VALID afterwards proves the tid was the
+ * caller throughout. -ESRCH when it has gone.
+ */
+int mntsnap__sv_caller_pidfd(const struct sv_req *q)
+{
+	unsigned tid = q->n.pid;
+	char rel[48];
+	int proc, tgid, pidfd, fd;
+
+	pidfd = (int)mntsnap__sys_pidfd_open((int)tid, PIDFD_THREAD_);
+	if (pidfd >= 0 || pidfd != -EINVAL)
+		return pidfd;
+	/* a kernel without PIDFD_THREAD, or a thread that is no leader */
+	pidfd = (int)mntsnap__sys_pidfd_open((int)tid, 0);
+	if (pidfd != -EINVAL)
+		return pidfd;
+	proc = mntsnap__procfs_root();
+	if (proc < 0)
+		return proc;
+	tgid = thread_group(proc, tid);
+	pidfd = tgid < 0 ? tgid : (int)mntsnap__sys_pidfd_open(tgid, 0);
+	if (pidfd >= 0) {
+		snprintf(rel, sizeof(rel), "%d/task/%u", tgid, tid);
+		fd = mntsnap__proc_openat(proc, rel, O_PATH | O_DIRECTORY,
+					  MNTSNAP_RESOLVE_NO_SYMLINKS);
+		if (fd < 0 || thread_group(proc, tid) != tgid) {
+			close(pidfd);
+			pidfd = -ESRCH;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	close(proc);
+	return pidfd == -EINVAL ? -ESRCH : pidfd;
 }
 
 /* ---- one request -------------------------------------------------------- */

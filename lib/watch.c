@@ -5,7 +5,9 @@
  * Sources (all behind one epoll fd the caller polls):
  *  - a fanotify group with FAN_REPORT_MNT and a FAN_MARK_MNTNS mark on the
  *    namespace (6.15): one event per attach or detach, carrying the
- *    unique mount id; a move is one event with both bits. It says nothing
+ *    unique mount id; a move is one event with both bits (for the mounts
+ *    below a moved one only some get an event: a new mount point makes
+ *    the watcher fetch every mount below the old one). It says nothing
  *    about remounts, mount_setattr or propagation changes, nor (6.18) about
  *    the top mount a MOVE_MOUNT_BENEATH slides a new one under, though its
  *    parent changes;
@@ -99,6 +101,7 @@ struct mntsnap_watch {
 	int route;
 	int epfd, fanfd, mi_wake, mi_check, timerfd;
 	bool timer_armed, need_resync, ended;
+	bool refetching; /* in refetch_below: one pass covers the subtree */
 
 	struct mntsnap_snapshot *live;
 	uint8_t *dead;
@@ -420,13 +423,55 @@ static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
 	return 0;
 }
 
-/* Record the fetched m for a known mount k: a MOVE/CHANGE event if it differs. */
+static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *m,
+		   uint32_t *ret_changed);
+
+/*
+ * Every known mount below old_mp (by path) fetched again: a move changes
+ * the mount point of the whole subtree, and the kernel (6.18) sends a
+ * fanotify event for only some of its mounts (those of a filesystem's
+ * root, none for a bind of a subdirectory or a file), while the sweep of
+ * the fanotify route does not ask for mount points. A mount that merely
+ * shares the path prefix (below a mount stacked where the moved one was)
+ * costs a statmount and changes nothing.
+ */
+static int refetch_below(struct mntsnap_watch *w, const char *old_mp)
+{
+	size_t n = strlen(old_mp);
+	uint32_t nrecs = w->live->nrecs; /* refetched records go past it */
+	int r = 0;
+
+	w->refetching = true;
+	for (uint32_t k = 0; k < nrecs && !r; k++) {
+		struct mntsnap_mount cur, m;
+
+		if (w->dead[k])
+			continue;
+		mntsnap__snapshot_get(w->live, k, &cur);
+		if (strncmp(cur.mount_point, old_mp, n) || cur.mount_point[n] != '/')
+			continue;
+		r = fetch(w, cur.id, &m);
+		if (r == -ENOENT) { /* gone: its detach event or the sweep says so */
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = replace(w, k, &m, NULL);
+	}
+	w->refetching = false;
+	return r;
+}
+
+/* Record the fetched m for a known mount k: a MOVE/CHANGE event if it
+ * differs; a new mount point refetches the mounts below the old one. */
 static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *m,
 		   uint32_t *ret_changed)
 {
 	struct mntsnap_mount old;
+	char *old_mp = NULL;
 	uint32_t changed;
 	long ni;
+	int r;
 
 	mntsnap__snapshot_get(w->live, (size_t)k, &old);
 	changed = mntsnap__diff_changes(&old, m);
@@ -434,11 +479,19 @@ static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *
 		*ret_changed = changed;
 	if (!changed)
 		return 0;
+	/* a copy: appending may move the string table old points into */
+	if ((changed & MNTSNAP_CHANGE_MOUNT_POINT) && !w->refetching && old.mount_point[0]) {
+		old_mp = strdup(old.mount_point);
+		if (!old_mp)
+			return -ENOMEM;
+	}
 	live_kill(w, k);
 	ni = live_add(w, m);
-	if (ni < 0)
-		return (int)ni;
-	return push(w, kind_of(changed), changed, m->id, ni, w->live, k);
+	r = ni < 0 ? (int)ni : push(w, kind_of(changed), changed, m->id, ni, w->live, k);
+	if (!r && old_mp)
+		r = refetch_below(w, old_mp);
+	free(old_mp);
+	return r;
 }
 
 /* A mount attached (or moved: ATTACH|DETACH, or already known). */
@@ -791,12 +844,17 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 	return r ? r : (int)w->nev;
 }
 
+/*
+ * Always a sweep after the drain, armed or not: a propagation change
+ * sends no event at all (no fanotify record, no POLLPRI), so only a look
+ * at every mount makes the snapshot a fresh capture's equal.
+ */
 int mntsnap_watch_sync(struct mntsnap_watch *w)
 {
 	int r = mntsnap_watch_drain(w);
 
-	if (r < 0 || !w->timer_armed)
-		return r;
+	if (r < 0 || w->need_resync || w->ended)
+		return r; /* a resync due next, or no namespace left to look at */
 	timer_set(w, 0);
 	r = sweep(w);
 	if (r) {

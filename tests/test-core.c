@@ -1121,8 +1121,11 @@ LTest(core, tree_visits_every_mount_once)
 	s = capture(MNTSNAP_BACKEND_STATMOUNT);
 	n = mntsnap_snapshot_count(s);
 	tree = ms_render(s, MNTSNAP_FORMAT_TREE);
-	cr_assert_eq(count_lines(tree), n, "%s", tree);
-	line = tree;
+	/* findmnt's header, then one line a mount */
+	cr_assert_eq(count_lines(tree), n + 1, "%s", tree);
+	cr_assert(!strncmp(tree, "TARGET ", 7) && strstr(tree, " SOURCE ") &&
+		  strstr(tree, " FSTYPE ") && strstr(tree, " OPTIONS\n"), "%s", tree);
+	line = strchr(tree, '\n') + 1;
 	for (size_t k = 0; k < n; k++) {
 		long i = mntsnap_snapshot_tree_index(s, k);
 		struct mntsnap_mount m;
@@ -1186,8 +1189,9 @@ static void check_invariants(const struct mntsnap_snapshot *s)
 			cr_assert_lt(pos[m.parent_index], pos[i]);
 		}
 		/* children lists hold exactly the records naming i as parent,
-		 * in storage order */
+		 * in findmnt's order: ascending old id, storage order among equals */
 		long prev = -1;
+		uint32_t prev_old = 0;
 
 		for (long c = mntsnap_snapshot_first_child(s, i); c >= 0;
 		     c = mntsnap_snapshot_next_sibling(s, (size_t)c)) {
@@ -1196,8 +1200,11 @@ static void check_invariants(const struct mntsnap_snapshot *s)
 			mntsnap_snapshot_get(s, (size_t)c, &cm);
 			cr_assert_eq(cm.parent_index, i);
 			cr_assert_neq((size_t)c, i);
-			cr_assert_gt(c, prev);
+			if (prev >= 0)
+				cr_assert(cm.id_old > prev_old || (cm.id_old == prev_old && c > prev),
+					  "children of %zu out of old-id order", i);
 			prev = c;
+			prev_old = cm.id_old;
 			nchild++;
 		}
 		for (size_t j = 0; j < n; j++) {
@@ -1592,7 +1599,9 @@ static void check_update(const struct fake *before, size_t nb, const uint32_t *d
 		cr_assert_geq(fake_add(s, &add[i]), 0);
 		final[nf++] = add[i];
 	}
-	cr_assert_eq(mntsnap__snap_update(s, (uint32_t)nb, drop), want);
+	cr_assert_eq(mntsnap__snap_update(s, (uint32_t)nb, drop), want,
+		     "%zu records, %zu removed, %zu added (first id %#llx): not %d", nb, nd, na,
+		     na ? (unsigned long long)add[0].id : 0ULL, want);
 	if (want == 1) {
 		full = fake_snap(final, nf);
 		assert_same_index(s, full);
@@ -1623,10 +1632,9 @@ static const struct fake tree7[] = {
 LTest(core, snap_update_equals_rebuild)
 {
 	/* a leaf added under a parent with children, its child in the same
-	 * round, a root whose parent is outside the table, a last child */
+	 * round, a last child */
 	static const struct fake add1[] = {
-		{ ID(17), ID(11), 28 }, { ID(18), ID(17), 29 },
-		{ ID(19), ID(99), 30 }, { ID(20), ID(10), 31 },
+		{ ID(17), ID(11), 28 }, { ID(18), ID(17), 29 }, { ID(20), ID(10), 31 },
 	};
 	/* old ids reused from below (the kernel hands out the lowest free):
 	 * storage leaves old-id order, so by_old must appear */
@@ -1639,12 +1647,12 @@ LTest(core, snap_update_equals_rebuild)
 	static const uint32_t leaf[] = { 3 }, subtree[] = { 4, 5 }, first_leaf[] = { 2 },
 			      two[] = { 2, 6 }, mid[] = { 1 }, all[] = { 0, 1, 2, 3, 4, 5, 6 };
 
-	check_update(tree7, 7, NULL, 0, add1, 4, 1);
+	check_update(tree7, 7, NULL, 0, add1, 3, 1);
 	check_update(tree7, 7, leaf, 1, NULL, 0, 1);
-	check_update(tree7, 7, subtree, 2, add1, 4, 1);
-	check_update(tree7, 7, first_leaf, 1, add2, 2, 1);
-	check_update(tree7, 7, two, 2, add3, 1, 1);
-	check_update(tree7, 7, subtree, 2, add2, 2, 1);
+	check_update(tree7, 7, subtree, 2, add1, 3, 1);
+	check_update(tree7, 7, NULL, 0, add2, 2, 1);
+	check_update(tree7, 7, leaf, 1, add2, 2, 1);
+	check_update(tree7, 7, two, 2, add1, 3, 1);
 	/* storage already out of old-id order: by_old kept up, then gone
 	 * once the record out of order is removed */
 	check_update(unsorted_old, 3, NULL, 0, mend_old, 1, 1);
@@ -1657,8 +1665,19 @@ LTest(core, snap_update_equals_rebuild)
 		check_update(leaf_out_of_order, 3, last, 1, NULL, 0, 1);
 		check_update(leaf_out_of_order, 3, last, 1, mend_old, 1, 1);
 	}
-	/* 21's parent (15) is not in the table: a root of its own */
-	check_update(unsorted_old, 3, NULL, 0, add2, 1, 1);
+	/* old ids reused: each added mount goes among its siblings by old id,
+	 * before kept ones (findmnt's order), its subtree's place in tree
+	 * order with it */
+	{
+		static const struct fake reused[] = {
+			{ ID(30), ID(10), 2 }, { ID(31), ID(11), 1 }, { ID(32), ID(30), 4 },
+			{ ID(33), ID(16), 20 },
+		};
+
+		check_update(tree7, 7, NULL, 0, reused, 4, 1);
+		check_update(tree7, 7, subtree, 2, reused, 4, 1);
+		check_update(tree7, 7, first_leaf, 1, reused, 4, 1);
+	}
 	{
 		static const uint32_t one[] = { 1 };
 		static const struct fake child_of_10[] = { { ID(30), ID(10), 1 } };
@@ -1668,8 +1687,64 @@ LTest(core, snap_update_equals_rebuild)
 	}
 	/* a removed mount whose children stay: a finish decides */
 	check_update(tree7, 7, mid, 1, NULL, 0, 0);
-	/* everything gone and replaced (the new one's parent went too) */
-	check_update(tree7, 7, all, 7, add3, 1, 1);
+	/* roots come and go only with a finish: which root findmnt draws
+	 * first may change. Everything gone and replaced (the new one's
+	 * parent went too); a mount whose parent is outside the table; a
+	 * table of two roots */
+	check_update(tree7, 7, all, 7, add3, 1, 0);
+	check_update(tree7, 7, first_leaf, 1, add2, 2, 0);
+	check_update(tree7, 7, two, 2, add3, 1, 0);
+	check_update(tree7, 7, subtree, 2, add2, 2, 0);
+	check_update(unsorted_old, 3, NULL, 0, add2, 1, 0);
+	{
+		static const struct fake two_roots[] = {
+			{ ID(10), ID(10), 21 }, { ID(11), ID(90), 22 },
+		};
+		static const struct fake under_second[] = { { ID(12), ID(11), 23 } };
+
+		check_update(two_roots, 2, NULL, 0, under_second, 1, 0);
+	}
+}
+
+/*
+ * findmnt's tree order: a mount's children by ascending 32-bit mount id
+ * (libmount's mnt_table_next_child_fs), whatever the unique ids say (the
+ * kernel reuses the lowest free old id); the root findmnt draws (smallest
+ * parent id) first, other roots after it in old-id order.
+ */
+LTest(core, tree_order_is_findmnts)
+{
+	/*
+	 * 10(21) - 11(30) - 14(3)
+	 *        - 12(5)  - 15(40)
+	 *        |        - 16(7)
+	 *        - 13(22)
+	 * 17(2), parent 99 (old 1): a second root, findmnt's (parent id 1)
+	 *        - 18(50)
+	 */
+	static const struct fake f[] = {
+		{ ID(10), ID(10), 21 }, { ID(11), ID(10), 30 }, { ID(12), ID(10), 5 },
+		{ ID(13), ID(10), 22 }, { ID(14), ID(11), 3 },  { ID(15), ID(12), 40 },
+		{ ID(16), ID(12), 7 },  { ID(17), ID(99), 2 },  { ID(18), ID(17), 50 },
+	};
+	/* storage index per tree position */
+	static const long want[] = { 7, 8, 0, 2, 6, 5, 3, 1, 4 };
+	struct mntsnap_snapshot *s = fake_snap(f, 9);
+
+	/* the second root's parent old id: 1, smaller than 10's own */
+	s->recs[7].parent_id_old = 1;
+	s->recs[0].parent_id_old = 20;
+	cr_assert_eq(mntsnap__snap_finish(s), 0);
+	for (size_t k = 0; k < 9; k++)
+		cr_assert_eq(mntsnap_snapshot_tree_index(s, k), want[k], "tree position %zu: %ld", k,
+			     mntsnap_snapshot_tree_index(s, k));
+	cr_assert_eq(mntsnap_snapshot_first_child(s, 0), 2);
+	cr_assert_eq(mntsnap_snapshot_next_sibling(s, 2), 3);
+	cr_assert_eq(mntsnap_snapshot_next_sibling(s, 3), 1);
+	cr_assert_eq(mntsnap_snapshot_next_sibling(s, 1), -ENOENT);
+	cr_assert_eq(mntsnap_snapshot_first_child(s, 2), 6);
+	check_invariants(s);
+	mntsnap_snapshot_free(s);
 }
 
 LTest(core, snap_update_declines_what_it_cannot_match)

@@ -842,11 +842,15 @@ Test(seccomp_cli, merge_repairs_what_older_versions_wrote)
 
 	for (size_t i = 0; i < 3; i++) {
 		char *old, *fresh;
+		json_object *o = merged("tests/data/seccomp/old-merge-moby.json", opts[i], &old);
+		json_object *f = merged("tests/data/seccomp/real/moby-default.json", opts[i], &fresh);
 
-		json_object_put(merged("tests/data/seccomp/old-merge-moby.json", opts[i], &old));
-		json_object_put(merged("tests/data/seccomp/real/moby-default.json", opts[i], &fresh));
-		ms_assert_text_eq(old, fresh, "re-merged old output vs pristine merge");
+		/* the same profile (each text keeps its own input's layout) */
+		cr_assert(json_object_equal(o, f), "re-merged old output vs pristine merge:\n%s\n%s",
+			  old, fresh);
 		cr_assert_null(strstr(old, "ENOSYS without"), "%s", old);
+		json_object_put(o);
+		json_object_put(f);
 		free(old);
 		free(fresh);
 	}

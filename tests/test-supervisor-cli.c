@@ -201,9 +201,51 @@ Test(supervisor_cli, notify_mounts_changes_only_the_mount_syscalls)
 	ms_run_free(&r);
 }
 
+/*
+ * A profile that already sends calls to a listener of its own: merging
+ * would silently redirect its SCMP_ACT_NOTIFY rules to mntsnap, which
+ * refuses them. Refused, naming the existing listener, nothing on stdout.
+ */
+Test(supervisor_cli, notify_mounts_merge_refuses_an_existing_listener)
+{
+	static const char prof[] =
+		"{\"defaultAction\": \"SCMP_ACT_ALLOW\",\n"
+		" \"listenerPath\": \"/run/other-agent.sock\",\n"
+		" \"syscalls\": [{\"names\": [\"mknod\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}\n";
+	static const char cfg[] =
+		"{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\":\n"
+		" {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/cfg-agent.sock\"}}}\n";
+	const char *texts[] = { prof, cfg }, *names[] = { "/run/other-agent.sock", "/run/cfg-agent.sock" };
+
+	for (int k = 0; k < 2; k++) {
+		char path[] = "/tmp/sv-cli-prof-XXXXXX";
+		int fd = mkstemp(path);
+		struct ms_run r;
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, texts[k], strlen(texts[k])), (ssize_t)strlen(texts[k]));
+		close(fd);
+		r = ms_run_in(NULL, (const char *const[]){ bin(), "seccomp", "--notify-mounts",
+					       "--listener", "/run/sv.sock", "--merge", path, NULL });
+		unlink(path);
+		cr_expect_eq(r.status, 2, "merged over a listener: %s", r.out);
+		cr_expect_str_eq(r.out, "", "stdout");
+		cr_expect(strstr(r.err, names[k]), "the existing listener not named: %s", r.err);
+		ms_run_free(&r);
+	}
+}
+
 /* ---- supervise as a listenerPath agent ---------------------------------- */
 
+static pid_t start_agent_to(const char *audit, const char *err_file);
+
 static pid_t start_agent(void)
+{
+	return start_agent_to(AUDIT, NULL);
+}
+
+/* The agent with its audit in audit and, with err_file, its stderr there. */
+static pid_t start_agent_to(const char *audit, const char *err_file)
 {
 	static const char pol[] =
 		"{\"rules\": [{\"fstype\": \"tmpfs\", \"target\": \"" BASE "/*\", "
@@ -219,8 +261,14 @@ static pid_t start_agent(void)
 		/* stderr stays the test's: its messages (and any sanitizer
 		 * report) land in the test log */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (err_file) {
+			int fd = open(err_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+			if (fd < 0 || dup2(fd, 2) != 2)
+				_exit(126);
+		}
 		execl(b, b, "supervise", "--policy", BASE "/policy.json", "--listen", SOCK,
-		      "--audit", AUDIT, (char *)NULL);
+		      "--audit", audit, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500 && stat(SOCK, &st); i++)
@@ -401,4 +449,43 @@ Test(supervisor_cli, agent_serves_containers_and_survives_bad_peers, .timeout = 
 	cr_expect(strstr(audit, "\"container\":\"c2\""), "%s", audit);
 	cr_expect(strstr(audit, "\"result\":0,"), "%s", audit);
 	free(audit);
+}
+
+/*
+ * The audit log on a full filesystem: the request is refused, not
+ * performed unaudited, and the agent says so on stderr.
+ */
+Test(supervisor_cli, full_audit_log_denies, .timeout = 60)
+{
+	char path[64], *mi, *err, fill[4096];
+	int res[2], rp, st, fd;
+	pid_t agent, c;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/ok");
+	ms_mkdir_p(BASE "/log");
+	cr_assert_eq(mount("none", BASE "/log", "tmpfs", 0, "size=64k"), 0);
+	agent = start_agent_to(BASE "/log/audit.jsonl", BASE "/agent.err");
+	/* fill what is left of it */
+	memset(fill, 'x', sizeof(fill));
+	fd = open(BASE "/log/fill", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	while (write(fd, fill, sizeof(fill)) > 0)
+		;
+	close(fd);
+	c = container(&rp, 0, "c1");
+	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
+	cr_expect_eq(res[0], EPERM, "allowed mount with a full audit log: %s", strerror(res[0]));
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", c);
+	mi = ms_read_file(path, NULL);
+	cr_expect_not(strstr(mi, " " BASE "/ok "), "performed unaudited:\n%s", mi);
+	free(mi);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	close(rp);
+	kill(agent, SIGTERM);
+	cr_assert_eq(waitpid(agent, &st, 0), agent);
+	err = ms_read_file(BASE "/agent.err", NULL);
+	cr_expect(strstr(err, "denying"), "stderr: %s", err);
+	free(err);
 }

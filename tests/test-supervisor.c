@@ -14,7 +14,9 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,8 +25,10 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,6 +192,15 @@ static void on_audit(const struct mntsnap_sv_event *ev, void *data)
 	b->audit_lines++;
 }
 
+/* What the audit sink says before each request (0: room for a line). */
+static int audit_ready_err;
+
+static int on_audit_ready(void *data)
+{
+	(void)data;
+	return -audit_ready_err;
+}
+
 /* A private mount namespace with the container's tree under ROOT. */
 static void make_tree(void)
 {
@@ -240,11 +253,10 @@ static void box_serve(struct box *b)
 	}
 }
 
-/* Start the container running script and serve it until the script is done. */
-static void box_start_as(struct box *b, struct mntsnap_policy *pol,
-			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
+/* Fork the container running script; its notify fd, ours now. */
+static int box_spawn(struct box *b, struct mntsnap_policy *pol, script_fn script,
+		     enum box_mode mode)
 {
-	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b);
 	int ready[2], done[2], go[2], cfd, pidfd, nfd;
 
 	memset(b, 0, sizeof(*b));
@@ -287,6 +299,16 @@ static void box_start_as(struct box *b, struct mntsnap_policy *pol,
 	nfd = (int)syscall(NR_pidfd_getfd_, pidfd, cfd, 0);
 	cr_assert_geq(nfd, 0, "pidfd_getfd: %s", strerror(errno));
 	close(pidfd);
+	return nfd;
+}
+
+/* Start the container running script and serve it until the script is done. */
+static void box_start_as(struct box *b, struct mntsnap_policy *pol,
+			 const struct mntsnap_sysops *sys, script_fn script, enum box_mode mode)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = b,
+		     .audit_ready = on_audit_ready);
+	int nfd = box_spawn(b, pol, script, mode);
 	if (mode == BOX_ROOTLESS_UNPRIV) {
 		/* the supervisor itself becomes the container's owner, uid 1000 */
 		cr_assert_eq(setgroups(0, NULL), 0);
@@ -1269,6 +1291,390 @@ LTest(supervisor, thousand_requests_from_eight_processes)
 	cr_expect_eq(lines, STRESS_PROCS * STRESS_EACH);
 	cr_expect_eq(ok, STRESS_ALLOWED);
 	box_end(&b);
+}
+
+/*
+ * Requests from a thread that is not the thread-group leader: the
+ * notification names the thread's id, which pidfd_open() refuses without
+ * PIDFD_THREAD. Every call of the new mount API and mount(2), from a
+ * pthread.
+ */
+static void *thread_new_api(void *arg)
+{
+	struct mntsnap_k_mount_attr ro = { .attr_set = MNTSNAP_K_MOUNT_ATTR_RDONLY };
+	int *res = arg, fs, m, t;
+
+	fs = sfsopen("tmpfs");
+	res[0] = fs < 0 ? errno : 0;
+	res[1] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "size", "1m");
+	res[2] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, MNTSNAP_K_MOUNT_ATTR_NODEV);
+	res[3] = m < 0 ? errno : 0;
+	res[4] = syscall(MNTSNAP_NR_mount_setattr, m, "", AT_EMPTY_PATH, &ro, sizeof(ro)) ? errno
+											   : 0;
+	res[5] = smove(m, "/mnt/a");
+	close(m);
+	close(fs);
+	t = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+			 MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC);
+	res[6] = t < 0 ? errno : 0;
+	res[7] = smove(t, "/mnt/c");
+	close(t);
+	res[8] = try_mount("none", "/mnt/b", "tmpfs", 0, NULL);
+	res[9] = umount2("/mnt/b", 0) ? errno : 0;
+	res[10] = syscall(SYS_gettid) != getpid() ? 0 : -2; /* really another thread */
+	return NULL;
+}
+
+static void script_thread(int *res)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, thread_new_api, res) || pthread_join(th, NULL))
+		res[11] = -3;
+	else
+		res[11] = 0;
+}
+
+LTest(supervisor, requests_from_a_thread)
+{
+	static const char *const what[] = { "fsopen", "fsconfig size", "fsconfig create",
+					    "fsmount", "mount_setattr", "move_mount",
+					    "open_tree", "move_mount bind", "mount(2)",
+					    "umount2", "another thread", "pthread" };
+	char opts[512], type[128];
+	struct box b;
+
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_thread);
+	for (int i = 0; i < 12; i++)
+		cr_expect_eq(b.res[i], 0, "%s from a thread: %s", what[i],
+			     b.res[i] > 0 ? strerror(b.res[i]) : "setup");
+	cr_expect(mi_find(b.pid, "/mnt/a", opts, type), "no /mnt/a");
+	cr_expect(ms_has_opt(opts, "ro") && ms_has_opt(opts, "nodev"), "%s", opts);
+	cr_expect(mi_find(b.pid, "/mnt/c", NULL, NULL), "no /mnt/c");
+	box_end(&b);
+}
+
+/* ---- bounds: what the kernel refuses, memory, the audit ---------------- */
+
+#define FLOOD 2500
+
+static void script_bounds(int *res)
+{
+	static char big[4097], key[257], val[257];
+	int fs, m;
+
+	memset(big, 'v', sizeof(big) - 1);
+	memset(key, 'k', sizeof(key) - 1);
+	memset(val, 's', sizeof(val) - 1);
+	fs = sfsopen("tmpfs");
+	res[0] = fs < 0 ? errno : 0;
+	/* the kernel's limits: 255 bytes for a key and for a string value (256 with the NUL) */
+	res[1] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_FLAG, key, NULL);
+	res[2] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", val);
+	res[3] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "source", val + 1);
+	/* the flood: 4 KB values, then values within the limit */
+	res[4] = res[5] = 0;
+	for (int i = 0; i < FLOOD; i++)
+		if (!sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "x", big))
+			res[4]++;
+	for (int i = 0; i < FLOOD; i++)
+		if (!sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "x", val + 5))
+			res[5]++;
+	res[6] = sfsconfig(fs, MNTSNAP_K_FSCONFIG_CMD_CREATE, NULL, NULL);
+	m = sfsmount(fs, 0);
+	res[7] = m < 0 ? errno : 0;
+	close(m);
+	/* a context is mounted once */
+	m = sfsmount(fs, 0);
+	res[8] = m < 0 ? errno : 0;
+	if (m >= 0)
+		close(m);
+	close(fs);
+	/* still usable afterwards */
+	res[9] = new_api_mount("tmpfs", "size", "1m", 0, "/mnt/a");
+}
+
+static long own_rss_kib(void)
+{
+	char *st = ms_read_file("/proc/self/status", NULL), *p = strstr(st, "VmRSS:");
+	long v = p ? strtol(p + 6, NULL, 10) : -1;
+
+	free(st);
+	return v;
+}
+
+LTest(supervisor, bounds_of_the_new_mount_api)
+{
+	struct box b;
+	long rss;
+
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_bounds);
+	rss = own_rss_kib();
+	cr_expect_eq(b.res[0], 0, "fsopen: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EINVAL, "a 256-byte key: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EINVAL, "a 256-byte value: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], 0, "a 255-byte value: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], 0, "%d 4 KB values taken", b.res[4]);
+	cr_expect(b.res[5] > 0 && b.res[5] < 20, "%d of %d values recorded", b.res[5], FLOOD);
+	cr_expect_eq(b.res[6], 0, "create: %s", strerror(b.res[6]));
+	cr_expect_eq(b.res[7], 0, "fsmount: %s", strerror(b.res[7]));
+	cr_expect_eq(b.res[8], EBUSY, "a second fsmount: %s", strerror(b.res[8]));
+	cr_expect_eq(b.res[9], 0, "a mount after the flood: %s", strerror(b.res[9]));
+	cr_expect(rss > 0 && rss < 64 * 1024, "supervisor RSS %ld KiB", rss);
+	/* one bounded line per call: no line repeats everything recorded so far */
+	cr_expect_lt(b.audit_len, (size_t)2 * FLOOD * 6 * 1024, "audit %zu bytes", b.audit_len);
+	cr_expect(strstr(b.audit, "\"reason\":\"options too long\""), "no reason given");
+	cr_expect(strstr(b.audit, "\"reason\":\"already mounted\""), "no reason given");
+	box_end(&b);
+}
+
+static void script_audit_down(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	res[1] = sfsopen("tmpfs") < 0 ? errno : 0;
+	res[2] = (int)syscall(MNTSNAP_NR_open_tree, AT_FDCWD, "/data/x",
+			      MNTSNAP_OPEN_TREE_CLONE | MNTSNAP_OPEN_TREE_CLOEXEC) < 0 ? errno : 0;
+}
+
+/* An audit sink that cannot take a line: every request is refused, none performed. */
+LTest(supervisor, audit_unavailable_denies)
+{
+	struct box b;
+
+	make_tree();
+	audit_ready_err = ENOSPC;
+	box_start(&b, example_policy(), NULL, script_audit_down);
+	audit_ready_err = 0;
+	cr_expect_eq(b.res[0], EPERM, "mount(2): %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EPERM, "fsopen: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], EPERM, "open_tree: %s", strerror(b.res[2]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL), "performed unaudited");
+	cr_expect(strstr(b.audit, "\"reason\":\"audit unavailable\""), "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- one container cannot stall another ------------------------------- */
+
+#define ATTACK_SECONDS 4
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * The victim: tmpfs mounts and unmounts on /mnt/a for ATTACK_SECONDS,
+ * res[0] how many, res[1] the slowest in ms, res[2] failures.
+ */
+static void script_victim_mounts(int *res)
+{
+	uint64_t end = now_us() + ATTACK_SECONDS * 1000000ULL;
+
+	res[0] = res[1] = res[2] = 0;
+	while (now_us() < end) {
+		uint64_t t = now_us();
+		int e = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+
+		if (e || umount2("/mnt/a", 0))
+			res[2]++;
+		t = (now_us() - t) / 1000;
+		if ((int)t > res[1])
+			res[1] = (int)t;
+		res[0]++;
+		usleep(2000);
+	}
+}
+
+static void *closer(void *arg)
+{
+	usleep((useconds_t)(rand() % 150));
+	close((int)(intptr_t)arg);
+	return NULL;
+}
+
+/*
+ * The lingering socket: a TCP connection whose peer never reads, its send
+ * queue full and SO_LINGER set, handed to fsconfig while another thread
+ * closes it. A supervisor that fetched the file (pidfd_getfd) and closed
+ * it made the last close and blocked for the linger time.
+ */
+static void script_linger(int *res)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct linger lg = { .l_onoff = 1, .l_linger = 3 };
+	uint64_t end = now_us() + ATTACK_SECONDS * 1000000ULL;
+	socklen_t sl = sizeof(sa);
+	int l, small = 4096;
+	static char junk[65536];
+
+	res[0] = 0;
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1024) ||
+	    getsockname(l, (struct sockaddr *)&sa, &sl)) {
+		res[1] = errno;
+		return;
+	}
+	res[1] = 0;
+	while (now_us() < end) {
+		int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), p;
+		pthread_t th;
+
+		setsockopt(c, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+		if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+			break;
+		p = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		if (p < 0)
+			break;
+		setsockopt(p, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+		while (write(c, junk, sizeof(junk)) > 0)
+			;
+		setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		if (pthread_create(&th, NULL, closer, (void *)(intptr_t)c))
+			break;
+		pthread_detach(th);
+		sfsconfig(c, MNTSNAP_K_FSCONFIG_SET_FLAG, "ro", NULL);
+		res[0]++;
+		/* the peer stays open and unread until the end */
+		if (res[0] > 2000)
+			break;
+	}
+}
+
+/* Two containers, one supervisor, served until both scripts are done. */
+static void boxes_run(struct box *b, script_fn s0, script_fn s1)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = &b[0],
+		     .audit_ready = on_audit_ready);
+	struct mntsnap_supervisor *sv;
+	int nfd[2], done = 0;
+
+	nfd[0] = box_spawn(&b[0], example_policy(), s0, BOX_ROOTFUL);
+	nfd[1] = box_spawn(&b[1], example_policy(), s1, BOX_ROOTFUL);
+	cr_assert_eq(mntsnap_supervisor_new(b[0].pol, &o, &sv), 0);
+	cr_assert_eq(mntsnap_supervisor_add(sv, nfd[0], "attacker"), 0);
+	cr_assert_eq(mntsnap_supervisor_add(sv, nfd[1], "victim"), 0);
+	while (done != 3) {
+		struct pollfd p[3] = { { mntsnap_supervisor_fd(sv), POLLIN, 0 },
+				       { done & 1 ? -1 : b[0].done_r, POLLIN, 0 },
+				       { done & 2 ? -1 : b[1].done_r, POLLIN, 0 } };
+
+		cr_assert_geq(poll(p, 3, 30000), 1, "the containers hang");
+		if (p[0].revents)
+			cr_assert_geq(mntsnap_supervisor_dispatch(sv, 0), 0);
+		if (p[1].revents)
+			done |= 1;
+		if (p[2].revents)
+			done |= 2;
+	}
+	b[0].sv = sv;
+}
+
+static void boxes_end(struct box *b)
+{
+	/* the second container holds copies of the first one's pipes: close all first */
+	for (int i = 0; i < 2; i++) {
+		close(b[i].go_w);
+		close(b[i].done_r);
+	}
+	for (int i = 0; i < 2; i++) {
+		int st;
+
+		cr_assert_eq(waitpid(b[i].pid, &st, 0), b[i].pid);
+		mntsnap_policy_free(b[i].pol);
+		munmap(b[i].res, NRES * sizeof(int));
+	}
+	mntsnap_supervisor_free(b[0].sv);
+	free(b[0].audit);
+}
+
+LTest(supervisor, lingering_socket_stalls_no_other_container, .timeout = 60)
+{
+	struct box b[2];
+
+	make_tree();
+	memset(b, 0, sizeof(b));
+	boxes_run(b, script_linger, script_victim_mounts);
+	cr_expect_eq(b[0].res[1], 0, "attacker setup: %s", strerror(b[0].res[1]));
+	cr_expect_gt(b[0].res[0], 50, "only %d attacks", b[0].res[0]);
+	cr_expect_gt(b[1].res[0], 10, "only %d victim mounts", b[1].res[0]);
+	cr_expect_eq(b[1].res[2], 0, "%d victim mounts failed", b[1].res[2]);
+	cr_expect_lt(b[1].res[1], 1000, "the victim waited %d ms for a mount (%d attacks)",
+		     b[1].res[1], b[0].res[0]);
+	boxes_end(b);
+}
+
+/*
+ * A FUSE mount that never answers (not even its INIT): the supervisor's
+ * helper resolving a target below it waits until its timeout. The server
+ * is this test holding /dev/fuse and reading nothing.
+ */
+static void script_fuse_stall(int *res)
+{
+	uint64_t t = now_us();
+
+	res[0] = try_mount("none", "/mnt/s/x", "tmpfs", 0, NULL);
+	res[1] = (int)((now_us() - t) / 1000);
+}
+
+LTest(supervisor, fuse_stall_stalls_no_other_container, .timeout = 60)
+{
+	char opts[128];
+	struct box b[2];
+	int fuse;
+
+	make_tree();
+	fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fuse < 0)
+		cr_skip_test("no /dev/fuse");
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fuse);
+	cr_assert_eq(mount("stall", ROOT "/mnt/s", "fuse", 0, opts), 0, "fuse: %s",
+		     strerror(errno));
+	memset(b, 0, sizeof(b));
+	boxes_run(b, script_fuse_stall, script_victim_mounts);
+	cr_expect_neq(b[0].res[0], 0, "a mount below the stalled FUSE mount succeeded");
+	cr_expect_gt(b[1].res[0], 10, "only %d victim mounts", b[1].res[0]);
+	cr_expect_eq(b[1].res[2], 0, "%d victim mounts failed", b[1].res[2]);
+	cr_expect_lt(b[1].res[1], 1000, "the victim waited %d ms for a mount (the attacker %d ms)",
+		     b[1].res[1], b[0].res[1]);
+	boxes_end(b);
+	close(fuse);
+}
+
+/* A flood of fsconfig calls from one container for ATTACK_SECONDS. */
+static void script_flood(int *res)
+{
+	uint64_t end = now_us() + ATTACK_SECONDS * 1000000ULL;
+	static char val[250];
+	int fs = sfsopen("tmpfs");
+
+	memset(val, 'f', sizeof(val) - 1);
+	res[0] = 0;
+	while (now_us() < end) {
+		sfsconfig(fs, MNTSNAP_K_FSCONFIG_SET_STRING, "x", val);
+		res[0]++;
+	}
+	close(fs);
+}
+
+LTest(supervisor, option_flood_stalls_no_other_container, .timeout = 60)
+{
+	struct box b[2];
+
+	make_tree();
+	memset(b, 0, sizeof(b));
+	boxes_run(b, script_flood, script_victim_mounts);
+	cr_expect_gt(b[0].res[0], 100, "only %d flood calls", b[0].res[0]);
+	cr_expect_gt(b[1].res[0], 10, "only %d victim mounts", b[1].res[0]);
+	cr_expect_eq(b[1].res[2], 0, "%d victim mounts failed", b[1].res[2]);
+	cr_expect_lt(b[1].res[1], 1000, "the victim waited %d ms for a mount (%d flood calls)",
+		     b[1].res[1], b[0].res[0]);
+	boxes_end(b);
 }
 
 /* What an agent peer might pass instead of a notify fd is refused. */

@@ -250,6 +250,65 @@ LTest(watch, move_pollpri)
 	move(true);
 }
 
+/*
+ * A moved subtree: every mount below the moved one has a new mount point.
+ * The kernel (6.18) sends a fanotify event for some of them (mounts of a
+ * filesystem's root) but none for binds of a subdirectory or a file, so
+ * the watcher kept their old paths (found by tests/history-eq.py: watch
+ * --save differed from a fresh save, findmnt --poll printed moves the
+ * watch did not). One MOVE per mount below, paths current.
+ */
+static void move_subtree(bool pollpri)
+{
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	uint64_t top, sub, dir, file;
+	int fd;
+
+	ms_private_ns(BASE);
+	mnt("top", BASE "/x/m", "tmpfs", 0, NULL);
+	mnt("sub", BASE "/x/m/sub", "tmpfs", 0, NULL);
+	mnt("src", BASE "/src", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/src/d/e");
+	fd = open(BASE "/src/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	fd = open(BASE "/x/m/sub/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	mnt(BASE "/src/d", BASE "/x/m/dir", NULL, MS_BIND, NULL);
+	mnt(BASE "/src/f", BASE "/x/m/sub/f", NULL, MS_BIND, NULL);
+	top = kernel_id(BASE "/x/m");
+	sub = kernel_id(BASE "/x/m/sub");
+	dir = kernel_id(BASE "/x/m/dir");
+	file = kernel_id(BASE "/x/m/sub/f");
+	ms_mkdir_p(BASE "/y/n");
+	w = watch_route(NULL, pollpri, 0);
+	cr_assert_eq(mount(BASE "/x/m", BASE "/y/n", NULL, MS_MOVE, NULL), 0, "%s", strerror(errno));
+	cr_assert_geq(wait_events(w, &l, 4), 0);
+	cr_assert_geq(mntsnap_watch_sync(w), 0);
+	collect(w, &l);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOVE, top), "the moved mount");
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOVE, sub), "a tmpfs below it");
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOVE, dir), "a bind of a directory below it");
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_MOVE, file), "a bind of a file two levels below");
+	cr_assert_str_eq(find_ev(&l, MNTSNAP_WATCH_MOVE, file)->old_mp, BASE "/x/m/sub/f");
+	cr_assert_str_eq(find_ev(&l, MNTSNAP_WATCH_MOVE, file)->mp, BASE "/y/n/sub/f");
+	cr_assert_eq(l.n, 4, "events: %zu", l.n);
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, move_subtree)
+{
+	move_subtree(false);
+}
+LTest(watch, move_subtree_pollpri)
+{
+	move_subtree(true);
+}
+
 static void remount(bool pollpri)
 {
 	struct evlist l = {0};
@@ -399,6 +458,42 @@ LTest(watch, mount_setattr_recursive)
 LTest(watch, mount_setattr_recursive_pollpri)
 {
 	setattr(true);
+}
+
+/*
+ * A propagation change sends no event at all (no fanotify record, no
+ * POLLPRI): the watcher learns of it at the next sweep. mntsnap_watch_sync
+ * promises a fresh capture's equal (watch --save relies on it), so it
+ * sweeps even when nothing is pending; it swept only when a settle sweep
+ * was armed (found by tests/history-eq.py: a history ending in
+ * --make-shared saved the mount as private).
+ */
+static void sync_sees_propagation(bool pollpri)
+{
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	uint64_t id;
+
+	ms_private_ns(BASE);
+	mnt("p", BASE "/p", "tmpfs", 0, NULL);
+	id = kernel_id(BASE "/p");
+	w = watch_route(NULL, pollpri, 0);
+	mnt(NULL, BASE "/p", NULL, MS_SHARED, NULL);
+	cr_assert_geq(mntsnap_watch_sync(w), 0);
+	collect(w, &l);
+	cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, id), "propagation change not seen by sync");
+	assert_current(w, NULL);
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+LTest(watch, sync_sees_propagation)
+{
+	sync_sees_propagation(false);
+}
+LTest(watch, sync_sees_propagation_pollpri)
+{
+	sync_sees_propagation(true);
 }
 
 /* move_mount(MOVE_MOUNT_BENEATH): a mount slid under the top of a stack. */
@@ -1494,6 +1589,164 @@ Test(watch_cli, mount_point_past_path_max_equals_findmnt)
 	free(a);
 	free(b);
 	free(j);
+}
+
+/*
+ * A bind of a subdirectory and of a file: findmnt --poll's SOURCE is the
+ * source with the mount's root appended, "src[/sub]", as in mntsnap list;
+ * watch printed the bare source (found by tests/history-eq.py). Both
+ * routes; mount and umount lines.
+ */
+static void bind_source_vs_findmnt(bool pollpri)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,SOURCE", NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,SOURCE",
+		      pollpri ? "--pollpri" : NULL, NULL};
+	char *a, *b;
+	size_t len;
+	pid_t pf, pm;
+	int fd;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	mnt("src", BASE "/src", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/src/sub/deeper");
+	fd = open(BASE "/src/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	fd = open(BASE "/onfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	mnt(BASE "/src/sub/deeper", BASE "/dir", NULL, MS_BIND, NULL);
+	wait_lines(BASE "/out/findmnt", 2);
+	wait_lines(BASE "/out/mntsnap", 2);
+	mnt(BASE "/src/file", BASE "/onfile", NULL, MS_BIND, NULL);
+	wait_lines(BASE "/out/findmnt", 3);
+	wait_lines(BASE "/out/mntsnap", 3);
+	cr_assert_eq(umount(BASE "/dir"), 0);
+	wait_lines(BASE "/out/findmnt", 4);
+	wait_lines(BASE "/out/mntsnap", 4);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	cr_assert(strstr(a, "src[/sub/deeper]") && strstr(a, "src[/file]"), "findmnt: %s", a);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	free(a);
+	free(b);
+}
+
+Test(watch_cli, bind_source_has_fsroot_as_findmnt)
+{
+	bind_source_vs_findmnt(false);
+}
+
+Test(watch_cli, bind_source_has_fsroot_as_findmnt_pollpri)
+{
+	bind_source_vs_findmnt(true);
+}
+
+/*
+ * A mount slid beneath the top of a stack (MOVE_MOUNT_BENEATH): the top
+ * mount's parent changes, its mount point and options do not, so
+ * findmnt --poll prints only the new mount. The watch printed a "move"
+ * whose old and new targets are equal (found by tests/history-eq.py: a
+ * propagated mount tucked under one that was there does the same); with
+ * --all-changes it is a "change", and --json carries the same action.
+ */
+static void beneath_vs_findmnt(bool pollpri)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,SOURCE,OLD-TARGET", NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,SOURCE,OLD-TARGET",
+		      pollpri ? "--pollpri" : NULL, NULL};
+	char *all[] = {(char *)bin(), "watch", "-n", "--all-changes", "-o", "ACTION,TARGET,SOURCE",
+		       pollpri ? "--pollpri" : NULL, NULL};
+	char *js[] = {(char *)bin(), "watch", "--json", "--all-changes",
+		      pollpri ? "--pollpri" : NULL, NULL};
+	char *a, *b, *c, *j;
+	size_t len;
+	pid_t pf, pm, pa, pj;
+	int fd, r;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	mnt("top", BASE "/t", "tmpfs", 0, NULL);
+	mnt("under", BASE "/src", "tmpfs", 0, NULL);
+	mnt("last", BASE "/last", "tmpfs", 0, NULL);
+	fd = (int)syscall(428 /* open_tree */, AT_FDCWD, BASE "/src",
+			  1 /* OPEN_TREE_CLONE */ | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "open_tree: %s", strerror(errno));
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	pa = spawn(BASE "/out/all", all);
+	pj = spawn(BASE "/out/json", js);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_ready(pa, "mntsnap", "eventpoll");
+	wait_ready(pj, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	r = (int)syscall(429 /* move_mount */, fd, "", AT_FDCWD, BASE "/t",
+			 4 /* MOVE_MOUNT_F_EMPTY_PATH */ | 0x200 /* MOVE_MOUNT_BENEATH */);
+	if (r && errno == EINVAL)
+		cr_skip_test("no MOVE_MOUNT_BENEATH (Linux < 6.5)");
+	cr_assert_eq(r, 0, "move_mount beneath: %s", strerror(errno));
+	close(fd);
+	wait_lines(BASE "/out/findmnt", 2);
+	wait_lines(BASE "/out/all", 2); /* the mount and the top's change */
+	wait_lines(BASE "/out/json", 2);
+	usleep(300000); /* a settle sweep the drain armed */
+	cr_assert_eq(umount(BASE "/last"), 0); /* a last line for every reader */
+	wait_lines(BASE "/out/findmnt", 3);
+	wait_lines(BASE "/out/mntsnap", 3);
+	wait_lines(BASE "/out/all", 3);
+	wait_lines(BASE "/out/json", 3);
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	kill(pa, SIGTERM);
+	kill(pj, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	cr_assert_eq(reap(pa), 0);
+	cr_assert_eq(reap(pj), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	c = ms_read_file(BASE "/out/all", &len);
+	cr_assert(strstr(c, "change " BASE "/t top\n"), "--all-changes: %s", c);
+	cr_assert_not(strstr(c, "move "), "--all-changes: %s", c);
+	j = ms_read_file(BASE "/out/json", &len);
+	cr_assert(strstr(j, "{\"action\":\"change\",\"target\":\"" BASE "/t\""), "%s", j);
+	free(a);
+	free(b);
+	free(c);
+	free(j);
+}
+
+Test(watch_cli, mount_beneath_is_no_move_as_findmnt)
+{
+	beneath_vs_findmnt(false);
+}
+
+Test(watch_cli, mount_beneath_is_no_move_as_findmnt_pollpri)
+{
+	beneath_vs_findmnt(true);
 }
 
 /* JSON strings: quotes and backslashes escaped, the rest as is. */

@@ -406,7 +406,7 @@ def man_page(d, all_decls, defs, version):
     return '\n'.join(lines) + '\n'
 
 
-def overview_page(decls, header, version):
+def overview_page(decls, header, version, examples=None):
     text = open(header, encoding='utf-8').read()
     m = re.search(r'/\*(.*?)\*/', text[text.find('*/') + 2:], re.S)
     intro = _comment_text(m.group(1)) if m else ''
@@ -425,6 +425,12 @@ def overview_page(decls, header, version):
             sect = d.section
             lines += ['.SS %s' % roff(sect or 'General')]
         lines += ['.TP', '.BR %s (3)' % d.name, roff(summary(d))]
+    if examples:
+        # one program, compiled and run by tests/api/check-examples.py
+        # from this page's text
+        lines += ['.SH EXAMPLES', 'Capture, lookup, diff, another namespace and a watch'
+                  ' loop, in one program:', '.PP', '.EX',
+                  roff(open(examples, encoding='utf-8').read().rstrip('\n')), '.EE']
     lines += ['.SH SEE ALSO', '.BR mntsnap (1)']
     return '\n'.join(lines) + '\n'
 
@@ -437,7 +443,7 @@ def cmd_man3(a):
         with open(os.path.join(a.output, d.name + '.3'), 'w') as f:
             f.write(man_page(d, decls, defs, a.version))
     with open(os.path.join(a.output, 'mntsnap.3'), 'w') as f:
-        f.write(overview_page(decls, a.headers[0], a.version))
+        f.write(overview_page(decls, a.headers[0], a.version, a.examples))
     if a.stamp:
         open(a.stamp, 'w').write('%d pages\n' % (len(decls) + 1))
 
@@ -466,6 +472,7 @@ def main():
     p.add_argument('--version', required=True)
     p.add_argument('-o', '--output', required=True)
     p.add_argument('--stamp')
+    p.add_argument('--examples', help="C program for mntsnap(3)'s EXAMPLES")
     p.add_argument('headers', nargs='+')
     p = sub.add_parser('check-docs')
     p.add_argument('headers', nargs='+')

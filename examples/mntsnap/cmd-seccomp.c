@@ -43,12 +43,13 @@ struct sc_args {
 	const char *caps;	/* --caps: the container's bounding set */
 	int kmaj, kmin;		/* --kernel; 0 = this host */
 	bool enosys;
+	bool check;		/* --check: exit status only */
 };
 
 static const char seccomp_help[] =
 	"usage: mntsnap seccomp [--format oci|docker|systemd|c] [--set query|full]\n"
 	"                       [--arch ARCH] [--caps LIST] [--merge PROFILE.json\n"
-	"                       [--errno-enosys] [--kernel X.Y]]\n"
+	"                       [--errno-enosys] [--kernel X.Y] [--check]]\n"
 	"Print seccomp fragments that allow statmount/listmount (set 'query') or\n"
 	"every syscall mntsnap uses (set 'full'), from seccomp/syscalls.csv.\n"
 	"statmount/listmount are allowed for every container; the rest of the full\n"
@@ -76,6 +77,12 @@ static const char seccomp_help[] =
 	"                   listmount answer ENOSYS, so callers fall back to\n"
 	"                   /proc/PID/mountinfo; no other rule changes\n"
 	"  --kernel X.Y     with --merge: resolve minKernel for this kernel, not uname's\n"
+	"  --check          with --merge: print nothing; exit 0 if the profile already\n"
+	"                   allows everything (the merge would change nothing), 1 if\n"
+	"                   it would change, 2 on an error\n"
+	"The merged profile keeps the input's bytes wherever the merge changes\n"
+	"nothing: its indentation, key order, spacing and untouched rules; only the\n"
+	"rules added or changed are new lines. stderr says in one line what was done.\n"
 #else
 	"  --merge FILE     not available: this mntsnap was built without json-c\n"
 #endif
@@ -229,11 +236,12 @@ static int read_text(const char *path, char **ret, size_t *ret_len)
 
 static int run_merge(const struct sc_args *a)
 {
+	char *text = NULL, *out = NULL, *err = NULL, *what = NULL;
 	struct mntsnap__merge_opts o = {
 		.format = a->format, .set = a->set, .enosys = a->enosys, .caps = a->caps,
-		.kmaj = a->kmaj, .kmin = a->kmin,
+		.kmaj = a->kmaj, .kmin = a->kmin, .ret_what = &what,
 	};
-	char *text = NULL, *out = NULL, *err = NULL;
+	bool same;
 	size_t len = 0;
 	int r;
 
@@ -241,6 +249,7 @@ static int run_merge(const struct sc_args *a)
 	if (r < 0)
 		return cli_fail(r, "seccomp --merge: cannot read %s", a->merge);
 	r = mntsnap__sc_merge(text, len, &o, &out, &err);
+	same = !r && strlen(out) == len && !memcmp(out, text, len);
 	free(text);
 	if (r) {
 		if (err)
@@ -250,9 +259,14 @@ static int run_merge(const struct sc_args *a)
 		free(err);
 		return CLI_EXIT_ERR;
 	}
-	fputs(out, stdout);
+	/* one line on what was done; --check: the answer is the exit status */
+	if (!a->check)
+		fputs(out, stdout);
+	fprintf(stderr, "mntsnap: seccomp --merge %s: %s%s\n", a->merge,
+		a->check && !same ? "would change: " : "", what ? what : "");
 	free(out);
-	return 0;
+	free(what);
+	return a->check && !same ? 1 : 0;
 }
 #endif /* MNTSNAP_HAVE_JSON */
 
@@ -288,6 +302,10 @@ static int parse_seccomp(int argc, char **argv, struct sc_args *a, bool *format_
 		}
 		if (!strcmp(o, "--errno-enosys")) {
 			a->enosys = true;
+			continue;
+		}
+		if (!strcmp(o, "--check")) {
+			a->check = true;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -338,6 +356,8 @@ static int check_combination(const struct sc_args *a, bool format_given)
 		return cli_fail(0, "seccomp: --kernel applies to --merge only"), -EINVAL;
 	if (a->merge && format_given && a->format != SC_OCI && a->format != SC_DOCKER)
 		return cli_fail(0, "seccomp: --merge writes JSON: --format oci or docker"), -EINVAL;
+	if (a->check && !a->merge)
+		return cli_fail(0, "seccomp: --check applies to --merge only"), -EINVAL;
 	if (a->enosys && !a->merge)
 		return cli_fail(0, "seccomp: --errno-enosys changes a profile's rules: it applies "
 				   "to --merge only"), -EINVAL;

@@ -143,6 +143,8 @@ int cmd_show(int argc, char **argv)
 	int c, r;
 
 	view_init(&v);
+	/* another machine's or namespace's table: paths by its own text */
+	v.saved = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS, lo, NULL)) != -1) {
 		r = view_opt(&v, "show", c, optarg);

@@ -18,6 +18,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -92,41 +93,67 @@ static int load_policy(const char *file, struct mntsnap_policy **ret)
 struct agent {
 	struct mntsnap_supervisor *sv;
 	int audit_fd;
+	const char *audit_name;
 	unsigned long served;
-	char *line; /* the audit line buffer, grown as needed */
-	size_t cap;
+	char *line;     /* MNTSNAP_SV_AUDIT_LINE_MAX: the longest line any request makes */
+	int audit_err;  /* the last write failed: deny until room is proven again */
+	bool denying;   /* said so on stderr already */
 };
-
-/*
- * The longest line a request can make: a container controls two 4 KiB
- * paths, their resolved forms, 4 KiB of options (twice) and the type,
- * every byte possibly escaped as \u00XX: some 160 KiB.
- */
-#define AUDIT_LINE_MAX (1U << 20)
 
 static void on_audit(const struct mntsnap_sv_event *ev, void *data)
 {
 	struct agent *a = data;
-	int n = a->line ? mntsnap_sv_event_json(ev, a->line, a->cap) : -ENOSPC;
+	int n = mntsnap_sv_event_json(ev, a->line, MNTSNAP_SV_AUDIT_LINE_MAX);
 
-	/* every request gets its line, however long the container made it */
-	while (n == -ENOSPC && a->cap < AUDIT_LINE_MAX) {
-		size_t cap = a->cap ? a->cap * 2 : 1U << 16;
-		char *l = realloc(a->line, cap);
-
-		if (!l) {
-			n = -ENOMEM;
-			break;
-		}
-		a->line = l;
-		a->cap = cap;
-		n = mntsnap_sv_event_json(ev, a->line, a->cap);
-	}
 	/* one write() per line: O_APPEND keeps concurrent writers' lines whole */
-	if (n < 0)
+	if (n < 0) {
 		fprintf(stderr, "mntsnap: supervise: audit line: %s\n", strerror(-n));
-	else if (write(a->audit_fd, a->line, (size_t)n) != n)
-		fprintf(stderr, "mntsnap: supervise: audit write: %s\n", strerror(errno));
+	} else if (write(a->audit_fd, a->line, (size_t)n) != n) {
+		a->audit_err = errno ? errno : EIO;
+		fprintf(stderr, "mntsnap: supervise: audit write: %s\n", strerror(a->audit_err));
+	}
+}
+
+/*
+ * Room for one more line, proven before a request is acted on: a regular
+ * file gets the longest line's blocks allocated past its end
+ * (FALLOC_FL_KEEP_SIZE, so the O_APPEND write lands in them); where
+ * fallocate is not supported, the filesystem's free space must hold the
+ * line. Other sinks (a pipe, a terminal) only fail after a failed write.
+ * A failure denies the request: nothing is performed unaudited.
+ */
+static int reserve_line(struct agent *a)
+{
+	struct statvfs vfs;
+	struct stat st;
+
+	if (fstat(a->audit_fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return a->audit_err ? -a->audit_err : 0;
+	if (!fallocate(a->audit_fd, FALLOC_FL_KEEP_SIZE, st.st_size, MNTSNAP_SV_AUDIT_LINE_MAX))
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	if (fstatvfs(a->audit_fd, &vfs))
+		return -errno;
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize >= MNTSNAP_SV_AUDIT_LINE_MAX ? 0 : -ENOSPC;
+}
+
+static int on_audit_ready(void *data)
+{
+	struct agent *a = data;
+	int r = reserve_line(a);
+
+	if (r && !a->denying)
+		fprintf(stderr, "mntsnap: supervise: audit %s cannot take another line (%s): "
+				"denying every request until it can\n", a->audit_name, strerror(-r));
+	else if (!r && a->denying)
+		fprintf(stderr, "mntsnap: supervise: audit %s writable again\n", a->audit_name);
+	a->denying = r != 0;
+	if (!r)
+		a->audit_err = 0;
+	return r;
 }
 
 static int listen_on(const char *path)
@@ -297,7 +324,8 @@ static void usage(FILE *f)
 	      "--notify-mounts'). Each mount a container asks for is decided by the\n"
 	      "policy and, when allowed, performed inside the container with the\n"
 	      "policy's forced options. One JSON line per decision goes to --audit\n"
-	      "(default: stdout). --check only loads the policy. SIGTERM/SIGINT end it.\n",
+	      "(default: stdout); a request the audit cannot take a line for is refused.\n"
+	      "--check only loads the policy. SIGTERM/SIGINT end it.\n",
 	      f);
 }
 
@@ -309,7 +337,7 @@ int cmd_supervise(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	const char *policy = NULL, *sock = NULL, *audit = NULL;
-	struct agent a = { .audit_fd = 1 };
+	struct agent a = { .audit_fd = 1, .audit_name = "stdout" };
 	struct mntsnap_policy *p = NULL;
 	bool check = false;
 	int c, lfd = -1, rc;
@@ -335,14 +363,22 @@ int cmd_supervise(int argc, char **argv)
 		mntsnap_policy_free(p);
 		return 0;
 	}
+	a.line = malloc(MNTSNAP_SV_AUDIT_LINE_MAX);
+	if (!a.line) {
+		mntsnap_policy_free(p);
+		return cli_fail(-ENOMEM, "supervise");
+	}
 	if (audit) {
+		a.audit_name = audit;
 		a.audit_fd = open(audit, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 		if (a.audit_fd < 0) {
+			free(a.line);
 			mntsnap_policy_free(p);
 			return cli_fail(-errno, "--audit %s", audit);
 		}
 	}
-	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = &a);
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = &a,
+		     .audit_ready = on_audit_ready);
 	rc = mntsnap_supervisor_new(p, &o, &a.sv);
 	if (rc) {
 		cli_fail(rc, "supervise");

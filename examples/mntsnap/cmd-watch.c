@@ -48,7 +48,8 @@ static const char watch_help[] =
     /* end watch-cost */
     "  --pollpri    do not use fanotify: POLLPRI and a sweep per change\n"
     "  --all-changes also print changes findmnt cannot see (propagation,\n"
-    "               peer group, master: nothing in mountinfo's option columns),\n"
+    "               peer group, master, a new parent under the same mount\n"
+    "               point: nothing in mountinfo's target or option columns),\n"
     "               as ACTION change; see the CHANGED column\n"
     "ACTION is mount, umount, move, remount (the VFS or superblock options\n"
     "changed, as findmnt decides), change (--all-changes only) or resync (events\n"
@@ -115,6 +116,20 @@ static void all_options(const struct mntsnap_mount *m, char *buf, size_t len)
  * with --all-changes, as action "change" (an action findmnt does not
  * have), never as a "remount" whose old and new options are equal.
  */
+/*
+ * The kind a line is decided by: findmnt calls a mount whose target
+ * changed a move. The library's MOVE for a new parent under the same
+ * mount point (the top of a stack a mount was slid beneath, a mount a
+ * propagated copy was tucked under) is, for findmnt, the same mount in
+ * the same place: a remount when its options changed too, else nothing.
+ */
+static int line_kind(const struct mntsnap_watch_event *e)
+{
+	if (e->kind == MNTSNAP_WATCH_MOVE && !(e->changed & MNTSNAP_CHANGE_MOUNT_POINT))
+		return MNTSNAP_WATCH_CHANGE;
+	return e->kind;
+}
+
 static bool findmnt_sees(const struct mntsnap_watch_event *e)
 {
 	size_t lo = strlen(e->old.options ? e->old.options : "") + 512;
@@ -123,7 +138,7 @@ static bool findmnt_sees(const struct mntsnap_watch_event *e)
 	char *a, *b;
 	bool seen;
 
-	if (e->kind != MNTSNAP_WATCH_CHANGE)
+	if (line_kind(e) != MNTSNAP_WATCH_CHANGE)
 		return true;
 	a = malloc(len);
 	b = malloc(len);
@@ -150,7 +165,7 @@ static bool findmnt_sees(const struct mntsnap_watch_event *e)
 /* The ACTION: the library's name, "change" for what findmnt cannot see. */
 static const char *action_name(const struct mntsnap_watch_event *e)
 {
-	return findmnt_sees(e) ? mntsnap_watch_kind_name(e->kind) : "change";
+	return findmnt_sees(e) ? mntsnap_watch_kind_name(line_kind(e)) : "change";
 }
 
 static void fstype(const struct mntsnap_mount *m, char *buf, size_t len)
@@ -159,6 +174,18 @@ static void fstype(const struct mntsnap_mount *m, char *buf, size_t len)
 		snprintf(buf, len, "%s.%s", m->fs_type, m->fs_subtype);
 	else
 		snprintf(buf, len, "%s", m->fs_type);
+}
+
+/* findmnt's SOURCE (and list's): the mount's root appended to the source
+ * when it is not "/", a bind of a subdirectory or a file ("src[/sub]") */
+static void source(const struct mntsnap_mount *m, char *buf, size_t len)
+{
+	const char *src = m->mask & MNTSNAP_F_SOURCE ? m->source : "none";
+
+	if ((m->mask & MNTSNAP_F_ROOT) && m->root[0] && strcmp(m->root, "/"))
+		snprintf(buf, len, "%s[%s]", src, m->root);
+	else
+		snprintf(buf, len, "%s", src);
 }
 
 static void prop_text(const struct mntsnap_mount *m, char *buf, size_t len)
@@ -317,8 +344,9 @@ static void cell(const struct mntsnap_watch_event *e, int col, char *buf, size_t
 	const struct mntsnap_mount *m = subject(e);
 	/* findmnt --poll: OLD-TARGET for move and umount, OLD-OPTIONS for
 	 * remount and umount */
-	bool old_target = e->kind == MNTSNAP_WATCH_MOVE || e->kind == MNTSNAP_WATCH_UMOUNT;
-	bool old_options = e->kind == MNTSNAP_WATCH_CHANGE || e->kind == MNTSNAP_WATCH_UMOUNT;
+	int kind = line_kind(e);
+	bool old_target = kind == MNTSNAP_WATCH_MOVE || kind == MNTSNAP_WATCH_UMOUNT;
+	bool old_options = kind == MNTSNAP_WATCH_CHANGE || kind == MNTSNAP_WATCH_UMOUNT;
 
 	buf[0] = '\0';
 	if (e->kind == MNTSNAP_WATCH_RESYNC && col != C_ACTION)
@@ -331,7 +359,7 @@ static void cell(const struct mntsnap_watch_event *e, int col, char *buf, size_t
 		snprintf(buf, len, "%s", m->mount_point);
 		break;
 	case C_SOURCE:
-		snprintf(buf, len, "%s", m->mask & MNTSNAP_F_SOURCE ? m->source : "none");
+		source(m, buf, len);
 		break;
 	case C_FSTYPE:
 		fstype(m, buf, len);

@@ -107,6 +107,7 @@ struct out_opts {
 	bool json_flat;  /* -J -l: no "children" nesting */
 	bool noheadings;
 	bool ascii;      /* tree drawn with |- `- (also in a non-UTF-8 locale) */
+	bool roots_in_table_order; /* -R: matches in the table's order, as findmnt */
 	const struct column *cols[COLS_MAX];
 	size_t ncols;
 	struct col_ctx cx;

@@ -242,8 +242,35 @@ static void walk_free(struct walk *w)
  * ancestor, and is a top-level entry when it has none. Siblings keep the
  * snapshot's order. Without tree every record is top-level.
  */
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * findmnt -R prints each match (with its submounts) in the order the table
+ * lists them, not in tree order: relink the top-level list by storage
+ * index (order[] is free scratch until the walk fills it).
+ */
+static int32_t roots_by_index(struct walk *w, int32_t roots)
+{
+	size_t k = 0;
+
+	for (int32_t cur = roots; cur >= 0; cur = w->next[cur])
+		w->order[k++] = cur;
+	qsort(w->order, k, sizeof(*w->order), cmp_i32);
+	roots = -1;
+	while (k--) {
+		w->next[w->order[k]] = roots;
+		roots = w->order[k];
+	}
+	return roots;
+}
+
 static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bool tree,
-		      struct walk *w)
+		      bool roots_in_table_order, struct walk *w)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	int32_t roots = -1, sp = 0;
@@ -293,6 +320,8 @@ static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bo
 			w->first[p] = (int32_t)i;
 		}
 	}
+	if (roots_in_table_order)
+		roots = roots_by_index(w, roots);
 	/* the snapshot's parent links have no cycle: this reaches every record */
 	for (int32_t cur = roots; cur >= 0;) {
 		w->order[w->count] = cur;
@@ -553,7 +582,7 @@ long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 	bool tree = o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat);
 	struct obuf out = { 0 };
 	struct walk w;
-	int r = walk_build(snap, match, tree, &w);
+	int r = walk_build(snap, match, tree, o->roots_in_table_order, &w);
 
 	if (r)
 		return r;

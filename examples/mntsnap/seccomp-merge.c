@@ -50,6 +50,7 @@
 #include <json-c/json.h>
 
 #include "seccomp-merge.h"
+#include "seccomp-splice.h"
 
 #define PATH_MAX_LEN 192
 
@@ -1380,9 +1381,10 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 		      char **ret_json, char **ret_err)
 {
 	struct mctx m = { 0 };
-	json_object *root = NULL, *p = NULL;
-	const char *path = "$", *s;
-	bool is_config, docker_out;
+	json_object *root = NULL, *p = NULL, *before = NULL;
+	char *what = NULL;
+	const char *path = "$";
+	bool is_config = false, docker_out;
 	long long off;
 	int r;
 
@@ -1390,6 +1392,9 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (len > INT32_MAX)
 		return fail(&m, "$", "too large"), *ret_err = m.err, -EFBIG;
 	r = parse(&m, text, len, &root);
+	/* the input as it was: the output changes only what the merge did */
+	if (!r && json_object_deep_copy(root, &before, NULL))
+		r = -ENOMEM;
 	if (!r)
 		r = same_to_every_reader(&m, text, len);
 	off = r ? -1 : overflowing_integer(text, len);
@@ -1444,15 +1449,13 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 		r = docker_to_oci(p, o, &m);
 	if (!r)
 		merge_profile(p, o, docker_out);
-	if (!r) {
-		s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								 JSON_C_TO_STRING_SPACED |
-								 JSON_C_TO_STRING_NOSLASHESCAPE);
-		if (!s || asprintf(ret_json, "%s\n", s) < 0) {
-			*ret_json = NULL;
-			r = -ENOMEM;
-		}
-	}
+	if (!r)
+		r = mntsnap__sc_splice(text, len, before, root, is_config, ret_json, &what);
+	if (!r && o->ret_what)
+		*o->ret_what = what;
+	else
+		free(what);
+	json_object_put(before);
 	json_object_put(root);
 	*ret_err = m.err;
 	return r;

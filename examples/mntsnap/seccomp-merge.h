@@ -72,11 +72,15 @@ struct mntsnap__merge_opts {
 	const char *caps;	/* the container's bounding set, comma-separated; NULL = not stated */
 	const char *machine;	/* uname -m for Docker -> OCI; NULL = this host */
 	int kmaj, kmin;		/* kernel for minKernel; kmaj 0 = this host */
+	char **ret_what;	/* NULL, or on success one line saying what the merge
+				 * changed (malloc'ed) */
 };
 
 /*
  * Merge the fragment into the profile (or OCI config.json) in text[0..len).
- * On success *ret_json is the merged document (malloc'ed, ends in '\n').
+ * On success *ret_json is the merged document (malloc'ed): the input's
+ * bytes wherever the merge changed nothing, the input itself when it
+ * changed nothing at all (seccomp-splice.c).
  * On failure returns -EINVAL (malformed or refused input: *ret_err says why,
  * with the JSON path), -EOPNOTSUPP (host arch unknown for a Docker -> OCI
  * resolution), -EFBIG, uname(2)'s -errno, or -ENOMEM; *ret_err (malloc'ed)

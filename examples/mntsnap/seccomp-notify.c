@@ -43,7 +43,9 @@ static const char help[] =
 	"SCMP_ACT_NOTIFY. Alone: a profile allowing everything else. --merge\n"
 	"PROFILE (an OCI or Docker-format profile, or a config.json with\n"
 	"linux.seccomp): the same profile with those names moved to the notify\n"
-	"rule and listenerPath set; nothing else changes.\n";
+	"rule and listenerPath set; nothing else changes. A PROFILE that already\n"
+	"has a listenerPath is refused (exit 2): its own notify rules would go to\n"
+	"mntsnap.\n";
 
 bool seccomp_notify_wanted(int argc, char **argv)
 {
@@ -147,7 +149,7 @@ static int merge(json_object *p, const char *listener)
 
 static int run_merge(const char *path, const char *listener)
 {
-	json_object *root = json_object_from_file(path), *p = NULL, *lnx;
+	json_object *root = json_object_from_file(path), *p = NULL, *lnx, *lp;
 	int r;
 
 	if (!root || !json_object_is_type(root, json_type_object)) {
@@ -159,6 +161,19 @@ static int run_merge(const char *path, const char *listener)
 	    !json_object_object_get_ex(lnx, "seccomp", &p)) {
 		json_object_put(root);
 		return cli_fail(0, "seccomp --notify-mounts: %s has no linux.seccomp", path);
+	}
+	/*
+	 * A profile with a listener of its own sends its own SCMP_ACT_NOTIFY
+	 * rules there; replacing it would hand them to mntsnap, which
+	 * refuses every call it does not know: the profile's agent would
+	 * silently stop working. One filter has one listener, so refuse.
+	 */
+	if (json_object_object_get_ex(p ? p : root, "listenerPath", &lp)) {
+		r = cli_fail(0, "seccomp --notify-mounts: %s already has a listener, "
+				"listenerPath \"%s\": one seccomp filter sends to one listener; "
+				"refusing to replace it", path, json_object_get_string(lp));
+		json_object_put(root);
+		return r;
 	}
 	r = merge(p ? p : root, listener);
 	if (r) {

@@ -28,7 +28,13 @@ const char view_help[] =
 	"  -t, --types LIST      only these filesystem types (a leading \"no\"\n"
 	"                        negates the whole list, as in findmnt)\n"
 	"  -O, --options LIST    only mounts with these options (noX: without X)\n"
-	"  -T, --target PATH     only the mount PATH is on\n"
+	"  -T, --target PATH     only the mounts at the mount point PATH is on\n"
+	"                        (show: found in the saved table, never on this\n"
+	"                        file system)\n"
+	"  -M, --mountpoint DIR  only the mounts at mount point DIR (stacked ones too)\n"
+	"  -S, --source SOURCE   only the mounts of this source\n"
+	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
+	"                        below each match too, as a tree\n"
 	"Exit status: 0 something printed, 1 nothing matched, 2 error.\n";
 
 void view_init(struct view *v)
@@ -121,6 +127,15 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 	case 'T':
 		v->target = arg;
 		return 1;
+	case 'M':
+		v->mountpoint = arg;
+		return 1;
+	case 'S':
+		v->source = arg;
+		return 1;
+	case 'R':
+		v->submounts = true;
+		return 1;
 	case OPT_FORMAT:
 		return set_format(v, cmd, arg);
 	}
@@ -195,57 +210,109 @@ static bool match_options(const char *opts, size_t n, const char *pattern)
 	return true;
 }
 
-/* Is path at or below mount point mp (component-wise)? */
-static size_t covers(const char *mp, const char *path)
+/* Mark every mount at mount point path (findmnt -M lists stacked ones too). */
+static size_t mark_at(const struct mntsnap_snapshot *snap, const char *path, bool *hit)
 {
-	size_t l = strlen(mp);
+	size_t k = 0;
 
-	if (!strcmp(mp, "/"))
-		return 1;
-	if (strncmp(mp, path, l) || (path[l] && path[l] != '/'))
-		return 0;
-	return l;
+	for (long i = mntsnap_snapshot_next_mount_point(snap, path, -1); i >= 0;
+	     i = mntsnap_snapshot_next_mount_point(snap, path, i), k++)
+		hit[i] = true;
+	return k;
 }
 
-/* -T: the last mount (the one on top) whose mount point holds PATH. */
-static long find_target(const struct mntsnap_snapshot *snap, const char *path)
+/*
+ * -T as findmnt: the mounts at the longest mount point of the table that
+ * PATH starts with, by the text (libmount's mnt_table_find_mountpoint()):
+ * PATH itself when it is one. So a mount covered by a later mount on a
+ * directory above it still answers for the paths below its mount point,
+ * as in findmnt; mntsnap_snapshot_find_path() says which mount a path
+ * walk would reach. A live table resolves PATH on this file system first
+ * (a path that does not resolve is on no mount); a saved one takes it as
+ * the table's text, never looking at this file system.
+ */
+static int mark_target(const struct view *v, const struct mntsnap_snapshot *snap, bool *hit)
+{
+	char real[PATH_MAX], *p;
+	size_t len;
+
+	/* as libmount: the path as given first, then resolved */
+	if (v->target[0] == '/' && mark_at(snap, v->target, hit))
+		return 0;
+	if (v->saved ? strlen(v->target) >= sizeof(real) : !realpath(v->target, real))
+		return 0;
+	if (v->saved)
+		strcpy(real, v->target);
+	if (real[0] != '/')
+		return 0;
+	for (len = strlen(real); len > 1 && !mark_at(snap, real, hit);) {
+		p = strrchr(real, '/');
+		*(p == real ? p + 1 : p) = '\0';
+		len = strlen(real);
+	}
+	if (len == 1)
+		mark_at(snap, "/", hit);
+	return 0;
+}
+
+/* -T, -M, -S: what the lookups find; NULL hit left alone when none is asked. */
+static int mark_lookups(const struct view *v, const struct mntsnap_snapshot *snap, bool *hit)
 {
 	char real[PATH_MAX];
-	size_t n = mntsnap_snapshot_count(snap), best = 0;
-	struct mntsnap_mount m;
-	long hit = -1;
+	const char *mp = v->mountpoint;
+	int r = 0;
 
-	/* as findmnt: a path that does not resolve is on no mount */
-	if (!realpath(path, real))
-		return -1;
-	path = real;
-	for (size_t i = 0; i < n; i++) {
-		size_t l;
+	if (v->target)
+		r = mark_target(v, snap, hit);
+	/* as libmount: the directory as given, else as this file system names it (live) */
+	if (!r && mp && !(mp[0] == '/' && mark_at(snap, mp, hit)) && !v->saved &&
+	    realpath(mp, real))
+		mark_at(snap, real, hit);
+	if (!r && v->source && v->source[0])
+		for (long i = mntsnap_snapshot_next_source(snap, v->source, -1); i >= 0;
+		     i = mntsnap_snapshot_next_source(snap, v->source, i))
+			hit[i] = true;
+	return r;
+}
 
-		mntsnap_snapshot_get(snap, i, &m);
-		l = covers(m.mount_point, path);
-		if (l && l >= best) {
-			best = l;
-			hit = (long)i;
-		}
+/* -R: every mount below a match matches too (tree order: parents first). */
+static void add_submounts(const struct mntsnap_snapshot *snap, bool *match)
+{
+	size_t n = mntsnap_snapshot_count(snap);
+
+	for (size_t k = 0; k < n; k++) {
+		long i = mntsnap_snapshot_tree_index(snap, k), p;
+
+		if (i >= 0 && !match[i] && (p = mntsnap_snapshot_parent(snap, (size_t)i)) >= 0)
+			match[i] = match[p];
 	}
-	return hit;
 }
 
 static int build_match(struct view *v, const struct mntsnap_snapshot *snap, bool *match)
 {
 	size_t n = mntsnap_snapshot_count(snap);
-	long only = v->target ? find_target(snap, v->target) : -1;
+	bool lookup = v->target || v->mountpoint || v->source;
 	struct obuf ob = { 0 };
 	struct mntsnap_mount m;
+	bool *hit = NULL;
 	int r = 0;
 
+	if (lookup) {
+		hit = calloc(n + 1, sizeof(*hit));
+		if (!hit)
+			return -ENOMEM;
+		r = mark_lookups(v, snap, hit);
+		if (r) {
+			free(hit);
+			return r;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool ok = true;
 
 		mntsnap_snapshot_get(snap, i, &m);
-		if (v->target)
-			ok = (long)i == only;
+		if (lookup)
+			ok = hit[i];
 		if (ok && v->types) {
 			ob.len = 0;
 			cols_all[2].get(&ob, &m, &v->out.cx);
@@ -266,8 +333,11 @@ static int build_match(struct view *v, const struct mntsnap_snapshot *snap, bool
 		}
 		match[i] = ok;
 	}
+	free(hit);
 	r = ob.err;
 	ob_free(&ob);
+	if (!r && v->submounts && (lookup || v->match))
+		add_submounts(snap, match);
 	return r;
 }
 
@@ -310,10 +380,13 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 		free(match);
 		return cli_fail((int)r, "%s", cmd);
 	}
-	/* findmnt prints a lookup (-T, SOURCE|TARGET) as a list */
-	if ((v->target || v->match) && v->out.mode == OUT_TREE)
+	/* findmnt prints a lookup (-T, -M, -S, SOURCE|TARGET) as a list, unless -R */
+	bool lookup = v->target || v->mountpoint || v->source || v->match;
+
+	v->out.roots_in_table_order = lookup && v->submounts;
+	if (lookup && !v->submounts && v->out.mode == OUT_TREE)
 		v->out.mode = OUT_LIST;
-	if ((v->list_forced || v->target || v->match) && v->out.mode == OUT_JSON)
+	if ((v->list_forced || (lookup && !v->submounts)) && v->out.mode == OUT_JSON)
 		v->out.json_flat = true;
 	if (v->mountinfo) {
 		r = print_mountinfo(snap, match, cmd);

@@ -25,7 +25,7 @@ enum {
 	OPT_MOUNTINFO_FILE,
 };
 
-#define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:h"
+#define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:M:S:Rh"
 #define VIEW_LONGOPTS                                              \
 	{ "output", required_argument, NULL, 'o' },                \
 	{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },        \
@@ -40,6 +40,9 @@ enum {
 	{ "types", required_argument, NULL, 't' },                  \
 	{ "options", required_argument, NULL, 'O' },                \
 	{ "target", required_argument, NULL, 'T' },                 \
+	{ "mountpoint", required_argument, NULL, 'M' },             \
+	{ "source", required_argument, NULL, 'S' },                 \
+	{ "submounts", no_argument, NULL, 'R' },                    \
 	{ "format", required_argument, NULL, OPT_FORMAT },          \
 	{ "help", no_argument, NULL, 'h' }
 
@@ -50,6 +53,10 @@ struct view {
 	const char *types;  /* -t */
 	const char *options; /* -O */
 	const char *target; /* -T */
+	const char *mountpoint; /* -M */
+	const char *source; /* -S */
+	bool submounts;     /* -R: the matches' submounts too, as a tree */
+	bool saved;         /* a saved table: paths by its text, never the file system */
 	const char *match;  /* a positional SOURCE or TARGET */
 };
 

@@ -53,6 +53,7 @@ LAYERS = {
     # L1 model: the snapshot store and its records; two snapshots compared.
     'fields.c': L1,
     'snapshot.c': L1,
+    'lookup.c': L1,
     'diff.c': L1,
     # L2 sources: each reads one reachable source of mounts; none knows
     # namespace handles' routing or policy.
