@@ -213,7 +213,19 @@ struct mntsnap_mount {
 	 * it costs an open and an ioctl per superblock.
 	 */
 	const char *uuid;
+	/*
+	 * Parsed mountinfo text only: the per-mount options (column 6)
+	 * exactly as the line had them, kept when they hold an option this
+	 * library does not know (a newer kernel's flag: "rw,nosuid,newflag"),
+	 * so that rendering, OPTIONS and VFS-OPTIONS give the text back; the
+	 * known ones are in attr all the same. "" otherwise. Not a MNTSNAP_F_*
+	 * field; at most MNTSNAP_MNT_OPTS_TEXT_MAX bytes.
+	 */
+	const char *mnt_opts_text;
 };
+
+/* The longest per-mount option text a parsed line may have. */
+#define MNTSNAP_MNT_OPTS_TEXT_MAX 255
 
 /* mount attribute / propagation bits, same values as the kernel's */
 #define MNTSNAP_ATTR_RDONLY 0x00000001U
@@ -295,6 +307,8 @@ struct mntsnap_ns;
  * stays valid (and names the same namespace) after the process exits.
  *  _self:  the caller's namespace.
  *  _pid:   opened through a pidfd at once, so pid reuse cannot redirect it.
+ *          A thread id names its process's namespace (a thread pidfd,
+ *          PIDFD_THREAD, on Linux >= 6.9; else the /proc fallback below).
  *          When the caller may not open the process's namespace (no
  *          ptrace access) but can read its /proc/PID/mountinfo, as
  *          findmnt -N can, the handle is a text handle: mntsnap_ns_id() 0,
@@ -304,7 +318,10 @@ struct mntsnap_ns;
  *          /proc/PID/ns/mnt is opened instead, from a procfs root and
  *          never through a mount covering /proc/PID or its ns directory,
  *          with the process's start time read before and after (a reused
- *          pid starts later: -ESRCH); that handle follows no process
+ *          pid starts later: -ESRCH), and only from a procfs of the
+ *          caller's own pid namespace (a child of clone(CLONE_NEWPID)
+ *          that still has its parent's /proc: -EOPNOTSUPP, as pids
+ *          there name other processes); that handle follows no process
  *          (mntsnap_ns_alive() 0, like _path) and has no text fallback.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
@@ -1205,7 +1222,10 @@ unsigned mntsnap_snapshot_attempts(const struct mntsnap_snapshot *snap);
  * the others cheaply (MNT_BASIC|SB_BASIC, no strings; superblock options
  * once per superblock), refetching only what changed (and every mount
  * below a mount seen moved: their paths moved along). Blind to a move
- * that keeps the parent mount and to a changed propagate_from alone.
+ * that keeps the parent mount, to a changed propagate_from alone, and to
+ * a rename of a directory above a mount point or above a bind mount's
+ * root (a fresh capture shows the new path, but no mount changed, so
+ * nothing a strings-free check reads differs).
  * _with takes error and MNTSNAP_CAPTURE_REFRESH_IDS_ONLY (no
  * per-mount check: ~0.02 of a full capture instead of ~0.5, 1.1-1.3x a
  * bare listmount of every id after one change) from opts (a foreign ns:

@@ -267,55 +267,72 @@ static const char *str_field(struct mi_parser *P, char *p, size_t len, bool esc,
 	return p;
 }
 
-/* Column 6: per-mount options, "ro"/"rw" then known flags. */
+/*
+ * Column 6: per-mount options, "ro"/"rw" then flags. The known flags set
+ * attr. The text itself is kept (mnt_opts_text) when rendering attr would
+ * not give it back: an option this build does not know (a newer kernel's
+ * flag must never make the fallback backend refuse the table), a known
+ * one twice or out of the kernel's order (a hand-made line).
+ */
 static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
+	/* show_mnt_opts()'s order; the atime words share a slot */
+	static const struct {
+		const char *w;
+		size_t len;
+		uint32_t set, clear;
+	} words[] = {
+		{ "nosuid", 6, MNTSNAP_ATTR_NOSUID, 0 },
+		{ "nodev", 5, MNTSNAP_ATTR_NODEV, 0 },
+		{ "noexec", 6, MNTSNAP_ATTR_NOEXEC, 0 },
+		{ "noatime", 7, MNTSNAP_ATTR_NOATIME, MNTSNAP_ATTR__ATIME },
+		{ "nodiratime", 10, MNTSNAP_ATTR_NODIRATIME, 0 },
+		{ "relatime", 8, MNTSNAP_ATTR_RELATIME, MNTSNAP_ATTR__ATIME },
+		{ "nosymfollow", 11, MNTSNAP_ATTR_NOSYMFOLLOW, 0 },
+		{ "idmapped", 8, MNTSNAP_ATTR_IDMAP, 0 },
+	};
 	char *p = t->p, *end = t->p + t->len;
 	uint32_t attr = MNTSNAP_ATTR_STRICTATIME;
-	bool first = true;
+	bool first = true, keep = false, atime = false;
+	size_t next = 0;
 
+	if (t->len > MNTSNAP_MNT_OPTS_TEXT_MAX)
+		return bad(P, "mount options", "longer than 255 bytes");
 	while (p <= end) {
 		char *c = p;
-		struct tok w;
+		size_t i;
 
 		while (c < end && *c != ',')
 			c++;
-		w.p = p;
-		w.len = (size_t)(c - p);
-		w.esc = false;
-		if (c == end)
-			c = NULL;
-
 		if (first) {
-			if (TOK_IS(&w, "ro"))
+			if (c - p == 2 && !memcmp(p, "ro", 2))
 				attr |= MNTSNAP_ATTR_RDONLY;
-			else if (!TOK_IS(&w, "rw"))
+			else if (c - p != 2 || memcmp(p, "rw", 2))
 				return bad(P, "mount options", "must start with ro or rw");
 			first = false;
-		} else if (TOK_IS(&w, "nosuid")) {
-			attr |= MNTSNAP_ATTR_NOSUID;
-		} else if (TOK_IS(&w, "nodev")) {
-			attr |= MNTSNAP_ATTR_NODEV;
-		} else if (TOK_IS(&w, "noexec")) {
-			attr |= MNTSNAP_ATTR_NOEXEC;
-		} else if (TOK_IS(&w, "noatime")) {
-			attr = (attr & ~MNTSNAP_ATTR__ATIME) | MNTSNAP_ATTR_NOATIME;
-		} else if (TOK_IS(&w, "relatime")) {
-			attr = (attr & ~MNTSNAP_ATTR__ATIME) | MNTSNAP_ATTR_RELATIME;
-		} else if (TOK_IS(&w, "nodiratime")) {
-			attr |= MNTSNAP_ATTR_NODIRATIME;
-		} else if (TOK_IS(&w, "nosymfollow")) {
-			attr |= MNTSNAP_ATTR_NOSYMFOLLOW;
-		} else if (TOK_IS(&w, "idmapped")) {
-			attr |= MNTSNAP_ATTR_IDMAP;
 		} else {
-			return bad(P, "mount options", "unknown per-mount option");
+			for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+				if ((size_t)(c - p) == words[i].len && !memcmp(p, words[i].w, words[i].len))
+					break;
+			if (i == sizeof(words) / sizeof(words[0])) {
+				keep = true; /* not known here: kept as written */
+			} else {
+				if (i < next || (words[i].clear && atime))
+					keep = true;
+				atime |= words[i].clear != 0;
+				next = i + 1;
+				attr = (attr & ~words[i].clear) | words[i].set;
+			}
 		}
-		if (!c)
+		if (c == end)
 			break;
 		p = c + 1;
 	}
 	m->attr = attr;
+	if (keep) {
+		t->p[t->len] = '\0'; /* the space after it: parsed already */
+		m->mnt_opts_text = t->p;
+	}
 	return 0;
 }
 
@@ -357,7 +374,18 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			m->propagate_from = v;
 		} else if (TOK_IS(&t, "unbindable")) {
 			m->propagation |= MNTSNAP_PROP_UNBINDABLE;
-		} else if (!t.len || t.p[0] == ':' ||
+		} else if (!t.len) {
+			/*
+			 * two spaces in a row (no kernel writes it): as libmount,
+			 * nothing before the first field ("rw  - tmpfs"), the
+			 * text as it was between fields ("shared:4  master:1")
+			 */
+			if (first == t.p)
+				first = NULL;
+			else
+				unknown = true;
+			continue;
+		} else if (t.p[0] == ':' ||
 			   (t.len >= 7 && (!memcmp(t.p, "shared:", 7) || !memcmp(t.p, "master:", 7))) ||
 			   (t.len >= 15 && !memcmp(t.p, "propagate_from:", 15))) {
 			return bad(P, "optional fields", "bad shared/master/propagate_from value");
@@ -538,7 +566,7 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 	int r;
 
 	m->peer_group = m->master = m->propagate_from = 0;
-	m->fs_subtype = m->options = m->opt_fields = NULL;
+	m->fs_subtype = m->options = m->opt_fields = m->mnt_opts_text = NULL;
 	m->mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR |
 		 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |
 		 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_SOURCE;

@@ -41,7 +41,7 @@ static const struct err_text texts[] = {
 	{ EPERM, "not permitted: reading or entering another mount namespace needs "
 		 "CAP_SYS_ADMIN over its owner user namespace (and CAP_SYS_CHROOT to "
 		 "enter); or a seccomp filter blocks statmount/listmount "
-		 "(mntsnap__ns_explain() names the missing capability)" },
+		 "(mntsnap_ns_explain() names the missing capability)" },
 	{ EACCES, "access denied: another user's process needs ptrace access (CAP_SYS_PTRACE), "
 		  "or a file cannot be opened" },
 	{ ENOSYS, "the kernel lacks a system call this needs (statmount/listmount "

@@ -387,6 +387,16 @@ static int pid_ns_via_procfs(int pid, int why, struct mntsnap_ns **ret_ns,
 	proc = mntsnap__procfs_root();
 	step = "no procfs root at /proc";
 	r = proc;
+	/* pid is a number of the caller's pid namespace: only a procfs of
+	 * that namespace names the same process with it */
+	if (proc >= 0) {
+		step = "/proc of the caller's pid namespace";
+		r = mntsnap__procfs_own_pidns(proc);
+		if (r) {
+			close(proc);
+			proc = -1;
+		}
+	}
 	if (proc >= 0) {
 		dir = mntsnap__proc_pid_dir(proc, pid);
 		close(proc);
@@ -419,15 +429,31 @@ static int pid_ns_via_procfs(int pid, int why, struct mntsnap_ns **ret_ns,
 	return ns_from_nsfd(fd, -1, false, ret_ns);
 }
 
+/* PIDFD_THREAD (Linux 6.9): a pidfd for any thread, not only a leader. */
+#define MNTSNAP_PIDFD_THREAD O_EXCL
+
 int mntsnap__ns_open_pid(int pid, struct mntsnap_ns **ret_ns, struct mntsnap_error *err)
 {
 	long pidfd;
+	bool thread;
 
 	if (pid <= 0 || !ret_ns)
 		return -EINVAL;
 	pidfd = mntsnap__sys_pidfd_open(pid, 0);
+	/*
+	 * pid is a thread that does not lead its group: pidfd_open() without
+	 * PIDFD_THREAD refuses it (-ENOENT on 6.18, -EINVAL on older
+	 * kernels), while /proc/PID/ns/mnt (the fallback's way) opens it.
+	 * Threads share their process's mount namespace (setns/unshare of
+	 * CLONE_NEWNS need an unshared fs_struct), so a thread's pidfd names
+	 * the same one; a kernel without the flag (-EINVAL again) takes the
+	 * fallback, so that both ways answer alike.
+	 */
+	thread = pidfd == -ENOENT || pidfd == -EINVAL;
+	if (thread)
+		pidfd = mntsnap__sys_pidfd_open(pid, MNTSNAP_PIDFD_THREAD);
 	/* only the fallback has more to say than mntsnap_ns_explain() */
-	if (pidfd == -ENOSYS || pidfd == -EPERM)
+	if (pidfd == -ENOSYS || pidfd == -EPERM || (thread && pidfd == -EINVAL))
 		return pid_ns_via_procfs(pid, (int)pidfd, ret_ns, err);
 	if (pidfd < 0)
 		return (int)pidfd;

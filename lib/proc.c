@@ -146,6 +146,48 @@ int mntsnap__pidfd_pid(int proc, int pidfd)
 	return parse_pid_line(buf);
 }
 
+/*
+ * Is proc the procfs of the caller's own pid namespace? Its "self/status"
+ * lists the caller's pid in every namespace from that procfs's down to the
+ * caller's own (NSpid, Linux 4.1): one number when they are the same. A
+ * procfs of an ancestor namespace (a runtime's child after
+ * clone(CLONE_NEWPID) still has the host's /proc) numbers processes
+ * differently, so a pid the caller holds names another process there.
+ * Returns 0, -EOPNOTSUPP (another namespace's, or no "self" in it: the
+ * caller is invisible to it), or -errno.
+ */
+int mntsnap__procfs_own_pidns(int proc)
+{
+	char buf[4096], *p, *end;
+	int fd, n = 0;
+	ssize_t len;
+
+	fd = mntsnap__proc_openat(proc, "self/status", O_RDONLY | O_NOCTTY | O_NONBLOCK,
+				  MNTSNAP_RESOLVE_NO_MAGICLINKS);
+	if (fd == -ENOENT || fd == -EXDEV)
+		return -EOPNOTSUPP;
+	if (fd < 0)
+		return fd;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return len < 0 ? -errno : -EIO;
+	buf[len] = '\0';
+	p = strstr(buf, "\nNSpid:");
+	if (!p) {
+		/* before 4.1: no NSpid; the caller's pid must at least match */
+		p = strstr(buf, "\nPid:");
+		return p && strtol(p + 5, NULL, 10) == getpid() ? 0 : -EOPNOTSUPP;
+	}
+	for (p += 7; *p && *p != '\n'; p = end) {
+		strtol(p, &end, 10);
+		if (end == p)
+			break;
+		n++;
+	}
+	return n == 1 ? 0 : -EOPNOTSUPP;
+}
+
 int mntsnap__proc_pid_dir(int proc, int pid)
 {
 	struct stat a, b;

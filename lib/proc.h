@@ -37,6 +37,10 @@ int mntsnap__proc_openat(int proc, const char *rel, int flags, uint64_t resolve)
  */
 int mntsnap__proc_pid_dir(int proc, int pid);
 
+/* 0 when proc is the procfs of the caller's pid namespace, -EOPNOTSUPP when
+ * it numbers processes otherwise (an ancestor's procfs), or -errno. */
+int mntsnap__procfs_own_pidns(int proc);
+
 /*
  * Start time (field 22 of stat, clock ticks since boot) of the process whose
  * procfs directory is piddir (from mntsnap__proc_pid_dir()), read without

@@ -101,7 +101,7 @@ static void prop_text(const struct mntsnap_mount *m, char *buf, size_t len)
 static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		       const struct mntsnap_mount *b)
 {
-	char x[128], y[128];
+	char x[MNTSNAP_MNT_OPTS_TEXT_MAX + 1], y[MNTSNAP_MNT_OPTS_TEXT_MAX + 1];
 
 	switch (bit) {
 	case MNTSNAP_CHANGE_MOUNT_POINT:

@@ -208,7 +208,8 @@ static void put_list(struct jb *b, const char *list, uint32_t n)
  */
 static void put_all_options(struct jb *b, const struct mntsnap_mount *m)
 {
-	char vst[160], fst[512], mst[680], *fs = fst, *mp = mst, *fh = NULL, *mh = NULL;
+	char vst[MNTSNAP_MNT_OPTS_TEXT_MAX + 1], fst[512], mst[780];
+	char *fs = fst, *mp = mst, *fh = NULL, *mh = NULL;
 	size_t vl, fl, ml;
 
 	mntsnap__vfs_options(m, vst, sizeof(vst));
@@ -309,6 +310,11 @@ static void put_opt_fields(struct jb *b, const struct mntsnap_mount *m)
 {
 	const char *sep = "";
 
+	/* parsed text with a tag this build does not know: as the line had it */
+	if (m->opt_fields && m->opt_fields[0]) {
+		put_str(b, m->opt_fields);
+		return;
+	}
 	if (!(m->propagation & (MNTSNAP_PROP_SHARED | MNTSNAP_PROP_SLAVE |
 				MNTSNAP_PROP_UNBINDABLE))) {
 		PUTS(b, "null");

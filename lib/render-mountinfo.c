@@ -122,6 +122,11 @@ static void put_mnt_opts(struct out *o, const struct mntsnap_mount *m)
 	bool ro = m->attr & MNTSNAP_ATTR_RDONLY;
 	uint32_t atime = m->attr & MNTSNAP_ATTR__ATIME;
 
+	/* parsed text this build could not write from attr: as it was */
+	if (m->mnt_opts_text && m->mnt_opts_text[0]) {
+		puts_(o, m->mnt_opts_text);
+		return;
+	}
 	puts_(o, ro ? "ro" : "rw");
 	if (m->attr & MNTSNAP_ATTR_NOSUID)
 		puts_(o, ",nosuid");

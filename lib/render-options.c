@@ -221,7 +221,7 @@ size_t mntsnap__fs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 /* The VFS (which 1) or FS (which 2) string into b. */
 static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
 {
-	char vfs[160];
+	char vfs[MNTSNAP_MNT_OPTS_TEXT_MAX + 1];
 
 	if (which == MNTSNAP_OPTIONS_FS) {
 		put_fs(b, m);
@@ -238,7 +238,7 @@ static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
  */
 static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t len)
 {
-	char vfs[160], fs[512];
+	char vfs[MNTSNAP_MNT_OPTS_TEXT_MAX + 1], fs[512];
 	size_t vl, fl;
 
 	mntsnap__vfs_options(m, vfs, sizeof(vfs));

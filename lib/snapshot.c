@@ -413,10 +413,11 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 {
 	struct mntsnap_idmap im = {0};
 	bool of = m->opt_fields && m->opt_fields[0];
-	long o = 0;
+	bool mo = m->mnt_opts_text && m->mnt_opts_text[0];
+	long o = 0, t = 0;
 	int r;
 
-	if (!(m->mask & MNTSNAP__FIELDS_IDMAP) && !of)
+	if (!(m->mask & MNTSNAP__FIELDS_IDMAP) && !of && !mo)
 		return MNTSNAP_NONE;
 	r = store_fields(s, &im, MNTSNAP_FL_IDMAP, m, m->mask);
 	if (r)
@@ -425,6 +426,11 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 		o = mntsnap__snap_str(s, m->opt_fields, strlen(m->opt_fields));
 	if (o < 0)
 		return o;
+	if (mo)
+		t = mntsnap__snap_str(s, m->mnt_opts_text, strlen(m->mnt_opts_text));
+	if (t < 0)
+		return t;
+	im.mnt_opts = (uint32_t)t;
 	r = grow((void **)&s->idmaps, &s->idmaps_cap, s->nidmaps + 1, sizeof(*s->idmaps));
 	if (r)
 		return r;
@@ -1238,6 +1244,7 @@ int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 	ret->master = r->master;
 	im = r->idmap != MNTSNAP_NONE ? &s->idmaps[r->idmap] : NULL;
 	ret->opt_fields = im ? t + im->opt_fields : t;
+	ret->mnt_opts_text = im ? t + im->mnt_opts : t;
 	MNTSNAP_FIELDS(V_ROW)
 	return 0;
 }

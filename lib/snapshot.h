@@ -30,12 +30,13 @@ struct mntsnap_sb {
 };
 
 /*
- * Per-mount id maps and unknown optional fields of parsed text (struct
- * mntsnap_mount opt_fields): rare, kept out of the common record.
+ * Per-mount id maps, unknown optional fields and per-mount option text of
+ * parsed text (struct mntsnap_mount opt_fields, mnt_opts_text): rare, kept out of the common record.
  */
 struct mntsnap_idmap {
 	uint32_t uidmap, uidmap_num, gidmap, gidmap_num;
 	uint32_t opt_fields; /* strtab offset, 0 = none */
+	uint32_t mnt_opts;   /* strtab offset, 0 = none (mnt_opts_text) */
 };
 
 struct mntsnap_rec {

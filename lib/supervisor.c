@@ -3,18 +3,23 @@
  * The mount supervisor: answers seccomp user notifications for mount(2)
  * by deciding with a policy and performing the allowed mounts itself,
  * inside the caller's mount namespace, through the namespace helper.
+ * This file holds the object, a worker thread per container and the loop
+ * that runs each request down the pipeline (lib/supervisor.h).
  *
  * The order for each request is fixed, for safety:
  *  1. RECV the notification (zeroed first, as the kernel requires);
- *  2. read every argument from the caller's memory (process_vm_readv);
- *  3. open the caller's mount namespace through a pidfd and note the
- *     identity of its root;
- *  4. NOTIF_ID_VALID: the caller is still blocked in this very call, so
- *     the pid named it throughout 2-3 (pid reuse cannot redirect us);
- *  5. in the helper: check the root, resolve the paths inside it, decide,
- *     mount onto the resolved fds;
- *  6. SEND the result. CONTINUE is never sent: the caller could rewrite
- *     its arguments after step 2.
+ *  2. read every argument from the caller's memory (process_vm_readv,
+ *     sv-read.c) and decode it (sv-decode.c);
+ *  3. decide what can be decided before any path is resolved
+ *     (sv-decide.c);
+ *  4. open the caller's mount namespace through a pidfd and note the
+ *     identity of its root (sv-perform.c);
+ *  5. NOTIF_ID_VALID: the caller is still blocked in this very call, so
+ *     the pid named it throughout 2-4 (pid reuse cannot redirect us);
+ *  6. in the worker (sv-mount.c): check the root, resolve the paths
+ *     inside it, decide (sv-decide.c), mount onto the resolved fds;
+ *  7. track, audit and SEND the result (sv-answer.c). CONTINUE is never
+ *     sent: the caller could rewrite its arguments after step 2.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,25 +45,6 @@
 #include "sys.h"
 #include "uapi.h"
 
-/* The native seccomp audit arch: requests from another ABI are refused. */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define NATIVE_ARCH 0xc000003eU /* AUDIT_ARCH_X86_64 */
-#elif defined(__aarch64__) && defined(__AARCH64EL__)
-#define NATIVE_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
-#elif defined(__riscv) && __riscv_xlen == 64
-#define NATIVE_ARCH 0xc00000f3U /* AUDIT_ARCH_RISCV64 */
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define NATIVE_ARCH 0xc0000015U /* AUDIT_ARCH_PPC64LE */
-#elif defined(__s390x__)
-#define NATIVE_ARCH 0x80000016U /* AUDIT_ARCH_S390X */
-#else
-#define NATIVE_ARCH 0U /* unknown: every request is refused */
-#endif
-
-#define MNT_FORCE_ 1U
-#define MNT_DETACH_ 2U
-#define MNT_EXPIRE_ 4U
-#define UMOUNT_NOFOLLOW_ 8U
 
 /* ---- the object --------------------------------------------------------- */
 
@@ -283,112 +269,17 @@ static void container_remove(struct mntsnap_supervisor *sv, struct sv_container 
 	}
 }
 
-static int read_args(struct sv_req *q)
-{
-	const uint64_t *a = q->n.data.args;
-	int pid = (int)q->n.pid;
-	bool has_target;
-	int r;
-
-	r = mntsnap__sv_read_opt(pid, a[0], q->source, sizeof(q->source), &q->has_source);
-	if (!r)
-		r = mntsnap__sv_read_opt(pid, a[1], q->target, sizeof(q->target), &has_target);
-	if (!r && !has_target)
-		r = -EFAULT;
-	if (!r)
-		r = mntsnap__sv_read_opt(pid, a[2], q->fstype, sizeof(q->fstype), &q->has_fstype);
-	return r;
-}
-
-/* ---- decoding mount(2) -------------------------------------------------- */
-
-#define MS_PROPAGATION_ (MNTSNAP_MS_SHARED | MNTSNAP_MS_SLAVE | MNTSNAP_MS_PRIVATE | \
-			 MNTSNAP_MS_UNBINDABLE)
-
-static const struct {
-	uint32_t ms;
-	const char *name;
-} propagations[] = {
-	{ MNTSNAP_MS_SHARED, "shared" },
-	{ MNTSNAP_MS_SLAVE, "slave" },
-	{ MNTSNAP_MS_PRIVATE, "private" },
-	{ MNTSNAP_MS_UNBINDABLE, "unbindable" },
-};
-
-/* A propagation change: exactly one type, optionally MS_REC, as the kernel wants. */
-static int decode_propagation(struct sv_req *q, uint32_t f)
-{
-	q->kind = SV_PROPAGATION;
-	q->rec = f & MNTSNAP_K_MS_REC;
-	f &= ~MNTSNAP_K_MS_REC;
-	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
-		if (f == propagations[i].ms) {
-			q->prop = f;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-/*
- * Which kind of request, in the order mount(2) itself tests the flags
- * (remount, bind, propagation, move, new); -EOPNOTSUPP for flags the
- * supervisor does not know.
- */
-static int decode_flags(struct sv_req *q, uint64_t flags64)
-{
-	uint32_t f = (uint32_t)flags64;
-
-	if (flags64 >> 32)
-		return -EINVAL;
-	if ((f & MNTSNAP_K_MS_MGC_MSK) == MNTSNAP_K_MS_MGC_VAL)
-		f &= ~MNTSNAP_K_MS_MGC_MSK; /* the pre-2.4 magic, ignored by the kernel too */
-	f &= ~MNTSNAP_K_MS_SILENT;
-	if (f & MNTSNAP_K_MS_REMOUNT) {
-		q->kind = f & MNTSNAP_K_MS_BIND ? SV_REMOUNT_BIND : SV_REMOUNT;
-		f &= ~(MNTSNAP_K_MS_REMOUNT | MNTSNAP_K_MS_BIND);
-	} else if (f & MNTSNAP_K_MS_BIND) {
-		q->kind = SV_BIND;
-		q->rec = f & MNTSNAP_K_MS_REC;
-		f &= ~(MNTSNAP_K_MS_BIND | MNTSNAP_K_MS_REC);
-	} else if (f & MS_PROPAGATION_) {
-		return decode_propagation(q, f);
-	} else if (f & MNTSNAP_K_MS_MOVE) {
-		q->kind = SV_MOVE; /* mount(2) ignores every other flag here */
-		return 0;
-	} else {
-		q->kind = SV_NEW;
-	}
-	if (f & ~mntsnap__mntflag_ms_all())
-		return -EOPNOTSUPP;
-	q->ms = f;
-	return 0;
-}
-
-/* "private" or "private,rec": how rules see a propagation change */
-static char *propagation_opts(const struct sv_req *q)
-{
-	for (size_t i = 0; i < sizeof(propagations) / sizeof(propagations[0]); i++)
-		if (q->prop == propagations[i].ms) {
-			char *s = malloc(strlen(propagations[i].name) + 5);
-
-			if (s)
-				sprintf(s, "%s%s", propagations[i].name, q->rec ? ",rec" : "");
-			return s;
-		}
-	return NULL;
-}
-
 static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
 {
 	int perr = mntsnap__policy_errno(sv->policy);
 	int r;
 
 	q->reason = "arguments";
-	r = read_args(q);
+	r = mntsnap__sv_read_mount_args(q);
 	if (r == -ESRCH)
 		r = -ENOENT;
 	if (!r) {
-		r = decode_flags(q, q->n.data.args[3]);
+		r = mntsnap__sv_decode_mount(q, q->n.data.args[3]);
 		if (r == -EOPNOTSUPP) {
 			q->reason = "unsupported flags";
 			r = -perr;
@@ -407,17 +298,12 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, 
 		}
 	}
 	if (!r) {
-		q->asked = q->kind == SV_PROPAGATION ? propagation_opts(q)
-						    : mntsnap__opts_from_ms(q->ms, q->data);
+		q->asked = mntsnap__sv_decode_asked(q);
 		if (!q->asked)
 			r = -ENOMEM;
 	}
-	if (!r && (q->kind == SV_NEW || q->kind == SV_BIND) &&
-	    !mntsnap__policy_may_allow(sv->policy, mntsnap__sv_match_fstype(q))) {
-		q->reason = "policy";
-		q->rule = -1;
-		r = -perr;
-	}
+	if (!r)
+		r = mntsnap__sv_decide_early(sv->policy, q);
 	if (!r)
 		r = mntsnap__sv_perform(sv, c, q);
 	q->result = r;
@@ -425,134 +311,28 @@ static void decide_mount(struct mntsnap_supervisor *sv, struct sv_container *c, 
 
 static void decide_umount(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
 {
+	int flags = mntsnap__sv_decode_umount(q, q->n.data.args[1]);
 	bool has;
 	int r;
 
-	q->kind = SV_UMOUNT;
-	q->umount_flags = (unsigned)q->n.data.args[1];
 	q->reason = "arguments";
 	r = mntsnap__sv_read_opt((int)q->n.pid, q->n.data.args[0], q->target, sizeof(q->target), &has);
 	if (!r && !has)
 		r = -EFAULT;
 	if (r == -ESRCH)
 		r = -ENOENT;
-	if (!r && (q->n.data.args[1] >> 32 ||
-		   (q->umount_flags & ~(MNT_DETACH_ | UMOUNT_NOFOLLOW_)))) {
-		/* MNT_FORCE and MNT_EXPIRE are not for containers */
+	if (!r && flags) {
 		q->reason = "unsupported flags";
-		r = q->umount_flags & (MNT_FORCE_ | MNT_EXPIRE_) ? -mntsnap__policy_errno(sv->policy)
-								  : -EINVAL;
+		r = flags == -EOPNOTSUPP ? -mntsnap__policy_errno(sv->policy) : -EINVAL;
 	}
 	if (!r)
 		r = mntsnap__sv_perform(sv, c, q);
 	q->result = r;
 }
 
-/* Remember (or forget) a mount made for c. */
-static void track(struct sv_container *c, const struct sv_req *q)
-{
-	if (q->result || !q->mnt_id)
-		return;
-	if (q->kind == SV_UMOUNT) {
-		for (size_t i = 0; i < c->nmounted; i++)
-			if (c->mounted[i].id == q->mnt_id) {
-				free(c->mounted[i].bind_source);
-				c->mounted[i] = c->mounted[--c->nmounted];
-				return;
-			}
-	} else if (q->kind == SV_NEW || q->kind == SV_BIND) {
-		struct sv_mount m = { .id = q->mnt_id, .own_sb = q->own_sb };
-		struct sv_mount *n;
-
-		if (q->kind == SV_BIND && !(m.bind_source = strdup(q->rsource)))
-			return;
-		n = realloc(c->mounted, (c->nmounted + 1) * sizeof(*n));
-		/* without memory it is only forgotten: umount2 of it is refused */
-		if (!n) {
-			free(m.bind_source);
-			return;
-		}
-		c->mounted = n;
-		c->mounted[c->nmounted++] = m;
-	}
-}
-
-/* ---- audit -------------------------------------------------------------- */
-
-static const char *syscall_name(const struct sv_req *q, char *buf, size_t len)
-{
-	if (q->sysname)
-		return q->sysname;
-	/* another ABI's numbers mean other calls: i386 165 is getresuid */
-	if (q->n.data.arch != NATIVE_ARCH) {
-		snprintf(buf, len, "nr:%d,arch:0x%08x", q->n.data.nr, q->n.data.arch);
-		return buf;
-	}
-	if (q->n.data.nr == SYS_mount)
-		return "mount";
-	if (q->n.data.nr == SYS_umount2)
-		return "umount2";
-	snprintf(buf, len, "nr:%d", q->n.data.nr);
-	return buf;
-}
-
-static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
-{
-	struct mntsnap_sv_event ev = { 0 };
-	struct timespec ts;
-	char nr[48];
-
-	if (!sv->o.audit)
-		return;
-	pthread_mutex_lock(&sv->audit_lock);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ev.time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	ev.container = c->id;
-	ev.pid = (int)q->n.pid;
-	ev.syscall = syscall_name(q, nr, sizeof(nr));
-	if (q->kind == SV_UMOUNT) {
-		ev.target = q->target[0] ? q->target : NULL;
-	} else if (q->sysname && q->n.data.nr != MNTSNAP_NR_move_mount) {
-		ev.fstype = q->has_fstype ? q->fstype : NULL;
-		ev.source = q->has_source ? q->source : NULL; /* open_tree */
-	} else if (q->n.data.arch == NATIVE_ARCH &&
-		   (q->n.data.nr == SYS_mount || q->n.data.nr == MNTSNAP_NR_move_mount)) {
-		ev.fstype = mntsnap__sv_match_fstype(q);
-		if (!ev.fstype && q->has_fstype)
-			ev.fstype = q->fstype;
-		ev.source = q->has_source ? q->source : NULL;
-		ev.target = q->target[0] ? q->target : NULL;
-	}
-	ev.source_resolved = q->rsource[0] ? q->rsource : NULL;
-	ev.target_resolved = q->rtarget[0] ? q->rtarget : NULL;
-	ev.options_asked = q->asked;
-	ev.options_applied = q->result ? NULL : q->applied;
-	ev.rule = q->rule;
-	ev.result = q->result;
-	ev.mnt_id = q->result ? 0 : q->mnt_id; /* umount2: the mount removed */
-	ev.reason = q->result || q->gone ? q->reason : NULL;
-	ev.grant = q->result || !q->grant[0] ? NULL : q->grant;
-	sv->o.audit(&ev, sv->o.audit_data);
-	pthread_mutex_unlock(&sv->audit_lock);
-}
-
-/* The audit sink's word before a request is acted on, see audit_ready. */
-static int audit_ready(struct mntsnap_supervisor *sv)
-{
-	int r;
-
-	if (!sv->o.audit_ready)
-		return 0;
-	pthread_mutex_lock(&sv->audit_lock);
-	r = sv->o.audit_ready(sv->o.audit_data);
-	pthread_mutex_unlock(&sv->audit_lock);
-	return r;
-}
-
 /* RECV one notification on c and answer it. 1 answered, 0 none, -errno. */
 static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
 {
-	struct mntsnap_k_seccomp_notif_resp resp = { 0 };
 	struct sv_req *q = calloc(1, sizeof(*q));
 	long r;
 
@@ -566,7 +346,7 @@ static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
 		/* ENOENT: the caller was interrupted before we got it */
 		return r == -ENOENT || r == -EINTR ? 0 : (int)r;
 	}
-	if (audit_ready(sv) < 0) {
+	if (mntsnap__sv_audit_ready(sv) < 0) {
 		/* fail closed: nothing is done that the audit cannot record */
 		q->reason = "audit unavailable";
 		q->result = -mntsnap__policy_errno(sv->policy);
@@ -590,21 +370,7 @@ static int handle_one(struct mntsnap_supervisor *sv, struct sv_container *c)
 		q->reason = "syscall not handled";
 		q->result = -mntsnap__policy_errno(sv->policy);
 	}
-	resp.id = q->n.id;
-	resp.error = q->result;
-	track(c, q);
-	/*
-	 * Audited before the answer: once answered, the caller (and whoever
-	 * watches it) may look for the line.
-	 */
-	audit(sv, c, q);
-	/*
-	 * Always answered, even when the caller seems gone: an unanswered
-	 * caller would block forever, and SEND to a gone one is a harmless
-	 * ENOENT.
-	 */
-	if (!q->answered)
-		sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	mntsnap__sv_answer(sv, c, q);
 	free(q->asked);
 	free(q->applied);
 	free(q);

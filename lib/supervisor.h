@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals of the mount supervisor: mount options and the policy
- * (policy.c), requests and containers. Calls run one way, no cycles:
- * supervisor.c (object, dispatch, mount(2)/umount2 decoding, audit)
- *   -> sv-newapi.c (fsopen/fsconfig/fsmount/move_mount)
- *   -> sv-perform.c (the caller's namespaces, the worker inside them)
- *   -> sv-request.c (caller's memory, ID_VALID)
- *   -> sv-mount.c (the work inside the container)
- *   -> policy.c; sv-json.c (audit lines) stands alone.
+ * (policy.c), requests and containers. One request runs one pipeline,
+ * one stage a file:
+ *   read (sv-read.c: the caller's memory and fds, NOTIF_ID_VALID)
+ *   -> decode (sv-decode.c: arguments -> struct sv_req, no syscalls)
+ *   -> decide (sv-decide.c: the policy over the struct, no syscalls)
+ *   -> perform (sv-perform.c: a worker in the caller's namespaces;
+ *      sv-mount.c: the work inside them, the only code that mounts)
+ *   -> answer (sv-answer.c: tracking, audit, SEND).
+ * supervisor.c's loop drives mount(2) and umount2 through them,
+ * sv-newapi.c the new mount API's calls. Calls run one way, in this
+ * order: supervisor.c, sv-newapi.c, sv-answer.c, sv-perform.c,
+ * sv-mount.c, sv-decide.c, sv-decode.c, sv-read.c (a file calls only
+ * later ones; the perform stage asks read for NOTIF_ID_VALID after
+ * opening the namespaces, and decide once the paths are resolved);
+ * policy.c and sv-json.c are below them all. tests/api/check-layers.py
+ * enforces the order.
  */
 #ifndef MNTSNAP_SUPERVISOR_INTERNAL_H
 #define MNTSNAP_SUPERVISOR_INTERNAL_H
@@ -83,6 +92,21 @@ int mntsnap__policy_errno(const struct mntsnap_policy *p);
 bool mntsnap__policy_may_allow(const struct mntsnap_policy *p, const char *fstype);
 
 /* ---- the supervisor's internals, shared by supervisor.c and sv-*.c ---- */
+
+/* The native seccomp audit arch: requests from another ABI are refused. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define NATIVE_ARCH 0xc000003eU /* AUDIT_ARCH_X86_64 */
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define NATIVE_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_ARCH 0xc00000f3U /* AUDIT_ARCH_RISCV64 */
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_ARCH 0xc0000015U /* AUDIT_ARCH_PPC64LE */
+#elif defined(__s390x__)
+#define NATIVE_ARCH 0x80000016U /* AUDIT_ARCH_S390X */
+#else
+#define NATIVE_ARCH 0U /* unknown: every request is refused */
+#endif
 
 #define SV_PATH_MAX 4096
 #define SV_DATA_MAX 4096 /* mount(2) copies one page of data */
@@ -245,11 +269,37 @@ int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
  */
 const struct sv_mount *mntsnap__sv_ours(const struct sv_container *c, uint64_t id);
 
-/* lib/sv-mount.c: the fstype rules see: "bind", the asked type, or the mount's own. */
+/*
+ * lib/sv-decide.c, the decide stage (no syscalls; the policy over q):
+ * early, before anything is opened: a mount of a type no rule can allow
+ * is refused (q->reason, q->rule -1; _early: for a mount(2) new mount or
+ * bind). In the worker, once
+ * the paths are resolved into q: the rule (src: the source a remount or
+ * move found for the mount it acts on, else NULL), the options to
+ * perform in q->applied with the type's defaults and the grants used;
+ * then a binfmt_misc that would be the host's instance is refused. 0 or
+ * -errno (the policy's refusal, -ENOMEM), q->reason set.
+ */
+int mntsnap__sv_decide_type(const struct mntsnap_policy *p, struct sv_req *q, const char *fstype);
+int mntsnap__sv_decide_early(const struct mntsnap_policy *p, struct sv_req *q);
+int mntsnap__sv_decide(struct sv_req *q, const struct mntsnap_policy *p, const char *src);
+int mntsnap__sv_decide_instance(struct sv_req *q, const struct mntsnap_policy *p, bool own_userns);
+
+/*
+ * lib/sv-decode.c, the decode stage (no syscalls): mount(2)'s flags into
+ * q's kind, ms, rec and prop (-EOPNOTSUPP: flags the supervisor does not
+ * know, -EINVAL: ones mount(2) refuses); umount2's into its kind and
+ * flags (-EOPNOTSUPP: MNT_FORCE or MNT_EXPIRE, -EINVAL: unknown ones);
+ * the options asked (malloc'd, NULL on ENOMEM); the fstype rules see:
+ * "bind", the asked type, or the mount's own.
+ */
+int mntsnap__sv_decode_mount(struct sv_req *q, uint64_t flags64);
+int mntsnap__sv_decode_umount(struct sv_req *q, uint64_t flags64);
+char *mntsnap__sv_decode_asked(const struct sv_req *q);
 const char *mntsnap__sv_match_fstype(const struct sv_req *q);
 
 /*
- * lib/sv-request.c: a NUL-terminated string at addr in the caller's
+ * lib/sv-read.c: a NUL-terminated string at addr in the caller's
  * memory, read a page at a time: 0, -EFAULT (unreadable, NULL),
  * -ENAMETOOLONG, -ESRCH. _opt: NULL is "absent" (*ret_has false), not an
  * error.
@@ -257,17 +307,34 @@ const char *mntsnap__sv_match_fstype(const struct sv_req *q);
 int mntsnap__sv_read_str(int pid, uint64_t addr, char *buf, size_t max);
 int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *ret_has);
 
-/* lib/sv-request.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
+/*
+ * lib/sv-read.c: mount(2)'s source, target and fstype (source and fstype
+ * may be NULL, the target may not: -EFAULT). 0 or as above.
+ */
+int mntsnap__sv_read_mount_args(struct sv_req *q);
+
+/*
+ * lib/sv-read.c: the inode and mount id of an open file from the "ino:"
+ * and "mnt_id:" lines of procfs's rel (-ENOENT: no such fd, -EOPNOTSUPP:
+ * no such lines); _fd_id: of the caller's fd fd64, read while a pidfd
+ * pins the caller (-EBADF: no such fd, -ESRCH: gone).
+ */
+int mntsnap__sv_fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t *ret_ino,
+			  uint64_t *ret_mnt);
+int mntsnap__sv_read_fd_id(const struct sv_req *q, uint64_t fd64, uint64_t *ret_ino,
+			   uint64_t *ret_mnt);
+
+/* lib/sv-read.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
 int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);
 
 /*
- * lib/sv-request.c: a pidfd for the caller's process (the notification
+ * lib/sv-read.c: a pidfd for the caller's process (the notification
  * names a thread: PIDFD_THREAD, or its group's leader found and checked).
  * -ESRCH when it has gone.
  */
 int mntsnap__sv_caller_pidfd(const struct sv_req *q);
 
-/* lib/sv-request.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
+/* lib/sv-read.c: SECCOMP_IOCTL_NOTIF_ID_VALID; 0 while the caller waits. */
 int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, uint64_t id);
 
 /*
@@ -293,5 +360,14 @@ void mntsnap__sv_open_tree(struct mntsnap_supervisor *sv, struct sv_container *c
 void mntsnap__sv_mount_setattr(struct mntsnap_supervisor *sv, struct sv_container *c,
 			       struct sv_req *q);
 void mntsnap__sv_fsctx_free(struct sv_fsctx *x);
+
+/*
+ * lib/sv-answer.c: the audit sink's word before a request is acted on
+ * (0, or < 0: refuse, nothing may be done that cannot be recorded), and
+ * the last stage: the mounts made for c tracked, the audit line written,
+ * the caller answered (SEND, unless ADDFD answered already).
+ */
+int mntsnap__sv_audit_ready(struct mntsnap_supervisor *sv);
+void mntsnap__sv_answer(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
 
 #endif

@@ -26,22 +26,6 @@
 #define STATX_ATTR_MOUNT_ROOT_ 0x00002000ULL
 #define UMOUNT_NOFOLLOW_ 8U
 
-/*
- * fstype as rules see it: "bind" for binds, the mount's own for remounts,
- * propagation changes and moves
- */
-const char *mntsnap__sv_match_fstype(const struct sv_req *q)
-{
-	switch (q->kind) {
-	case SV_BIND:
-		return "bind";
-	case SV_NEW:
-		return q->fstype;
-	default:
-		return q->mfstype[0] ? q->mfstype : NULL;
-	}
-}
-
 int mntsnap__sv_statx(int dfd, const char *path, int flags, unsigned mask,
 		      struct mntsnap_statx *st)
 {
@@ -575,56 +559,6 @@ static int root_matches(const struct sv_req *q)
 	return 0;
 }
 
-static void note_grant(struct sv_req *q, const char *name)
-{
-	size_t n = strlen(q->grant);
-
-	snprintf(q->grant + n, sizeof(q->grant) - n, "%s%s", n ? "," : "", name);
-}
-
-/*
- * What a runtime hides stays hidden: a new proc or sysfs has none of the
- * masks a runtime puts over /proc (kcore, keys, sysrq-trigger, a read-only
- * /proc/sys), and where the container has no user namespace of its own
- * the kernel's "too revealing" check does not apply either: a writable
- * /proc/sys there is the host's kernel settings. So a proc is "subset=pid"
- * (its processes, nothing else; also forced on its superblock remount,
- * where "subset=" would clear it) and a sysfs is "ro" (also on remounts,
- * whose flags replace the mount's), unless the rule grants otherwise.
- */
-static int type_defaults(struct sv_req *q, unsigned grant)
-{
-	static const char *const subset[] = { "subset=pid", NULL };
-	static const char *const ro[] = { "ro", NULL };
-	const char *t = mntsnap__sv_match_fstype(q);
-	const char *const *force = NULL;
-	char *n;
-
-	if (grant & MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS)
-		note_grant(q, "host-credentials");
-	if (!t || q->kind == SV_PROPAGATION || q->kind == SV_MOVE || q->kind == SV_BIND)
-		return 0;
-	if (!strcmp(t, "proc") && q->kind != SV_REMOUNT_BIND) {
-		if (grant & MNTSNAP_POLICY_GRANT_FULL_PROC)
-			note_grant(q, "full-proc");
-		else
-			force = subset;
-	} else if (!strcmp(t, "sysfs")) {
-		if (grant & MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS)
-			note_grant(q, "writable-sysfs");
-		else
-			force = ro;
-	}
-	if (!force)
-		return 0;
-	n = mntsnap__opts_force(q->applied, force);
-	if (!n)
-		return -ENOMEM;
-	free(q->applied);
-	q->applied = n;
-	return 0;
-}
-
 static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int root, int *sfd,
 		       int *tfd)
 {
@@ -659,41 +593,7 @@ static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int roo
 		if (r)
 			return r;
 	}
-	q->reason = "policy";
-	if (q->kind == SV_BIND || (q->kind == SV_MOVE && !src))
-		src = q->rsource;
-	else if (!src) /* a remounted or moved bind's was set above */
-		src = q->has_source ? q->source : NULL;
-	r = mntsnap__policy_check(p, mntsnap__sv_match_fstype(q), src, q->rtarget, q->asked, &q->rule);
-	if (r)
-		return r;
-	/* force is about mount options: a move or a type change keeps them */
-	if (q->kind == SV_PROPAGATION || q->kind == SV_MOVE)
-		q->applied = strdup(q->asked);
-	else
-		q->applied = mntsnap__policy_apply(p, q->rule, q->asked);
-	if (!q->applied)
-		return -ENOMEM;
-	return type_defaults(q, mntsnap__policy_grant(p, q->rule));
-}
-
-/*
- * binfmt_misc has one instance per user namespace (6.7+; one for the
- * whole system before): made with the supervisor's credentials, in a
- * container without a user namespace of its own or under a
- * host-credentials grant, it is the host's, and an interpreter registered
- * there runs for every exec on the host. Refused whatever the policy says.
- */
-static int host_instance(struct sv_req *q, const struct sv_work *w)
-{
-	unsigned g = mntsnap__policy_grant(w->policy, q->rule);
-
-	if (q->kind != SV_NEW || strcmp(q->fstype, "binfmt_misc"))
-		return 0;
-	if (w->own_userns && !(g & MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS))
-		return 0;
-	q->reason = "host's instance";
-	return -mntsnap__policy_errno(w->policy);
+	return mntsnap__sv_decide(q, p, src);
 }
 
 /* The decided request's credentials (see struct sv_work). */
@@ -722,7 +622,7 @@ int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len)
 		return -errno;
 	r = work_decide(q, w->policy, root, &sfd, &tfd);
 	if (!r)
-		r = host_instance(q, w);
+		r = mntsnap__sv_decide_instance(q, w->policy, w->own_userns);
 	if (!r) {
 		q->reason = "credentials";
 		r = become(w);

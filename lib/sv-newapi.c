@@ -40,35 +40,6 @@ void mntsnap__sv_fsctx_free(struct sv_fsctx *x)
 }
 
 /*
- * The inode number and mount id of an open file, from the "ino:" and
- * "mnt_id:" lines of procfs's REL: -ENOENT without such a file
- * descriptor, -EOPNOTSUPP without the lines, -errno.
- */
-static int fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t *ret_ino,
-		     uint64_t *ret_mnt)
-{
-	char buf[1024], *ino, *mnt;
-	ssize_t n;
-	int fd;
-
-	fd = mntsnap__proc_openat(proc, rel, O_RDONLY, resolve);
-	if (fd < 0)
-		return fd;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	ino = strstr(buf, "\nino:");
-	mnt = strstr(buf, "\nmnt_id:");
-	if (!ino || !mnt)
-		return -EOPNOTSUPP;
-	*ret_ino = strtoull(ino + 5, NULL, 10);
-	*ret_mnt = strtoull(mnt + 8, NULL, 10);
-	return 0;
-}
-
-/*
  * Which of c's contexts the caller's fd is, by the inode and mount (of
  * pipefs) its fdinfo names. Never by fetching the file (pidfd_getfd):
  * once the container drops its own copy, our close() would be the last
@@ -80,29 +51,11 @@ static int ctx_of_fd(struct sv_container *c, const struct sv_req *q, uint64_t fd
 		     struct sv_fsctx **ret)
 {
 	uint64_t ino, mnt;
-	char rel[64];
-	int pidfd, proc, r;
+	int r;
 
-	if (fd64 > INT32_MAX)
-		return -EBADF;
-	pidfd = mntsnap__sv_caller_pidfd(q);
-	if (pidfd < 0)
-		return -ESRCH;
-	proc = mntsnap__procfs_root();
-	if (proc < 0) {
-		close(pidfd);
-		return proc;
-	}
-	snprintf(rel, sizeof(rel), "%u/fdinfo/%d", q->n.pid, (int)fd64);
-	r = fdinfo_id(proc, rel, MNTSNAP_RESOLVE_NO_SYMLINKS, &ino, &mnt);
-	close(proc);
-	if (!r && mntsnap__pidfd_exited(pidfd) != 0)
-		r = -ESRCH;
-	close(pidfd);
-	if (r == -ENOENT)
-		return -EBADF;
+	r = mntsnap__sv_read_fd_id(q, fd64, &ino, &mnt);
 	if (r)
-		return r == -ESRCH ? -ESRCH : r;
+		return r;
 	for (size_t i = 0; i < c->nctx; i++)
 		if (c->ctx[i]->ino == ino && c->ctx[i]->mnt_id == mnt) {
 			*ret = c->ctx[i];
@@ -193,7 +146,7 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 
 		snprintf(rel, sizeof(rel), "self/fdinfo/%d", pfd[0]);
 		/* "self" is procfs's own symlink */
-		r = proc < 0 ? proc : fdinfo_id(proc, rel, 0, &ino, &x->mnt_id);
+		r = proc < 0 ? proc : mntsnap__sv_fdinfo_id(proc, rel, 0, &ino, &x->mnt_id);
 		if (proc >= 0)
 			close(proc);
 		if (r)
@@ -235,11 +188,8 @@ void mntsnap__sv_fsopen(struct mntsnap_supervisor *sv, struct sv_container *c, s
 	q->has_fstype = !r;
 	if (!r && a[1] & ~(uint64_t)MNTSNAP_K_FSOPEN_CLOEXEC)
 		r = -EINVAL;
-	if (!r && !mntsnap__policy_may_allow(sv->policy, q->fstype)) {
-		q->reason = "policy";
-		q->rule = -1;
-		r = -mntsnap__policy_errno(sv->policy);
-	}
+	if (!r)
+		r = mntsnap__sv_decide_type(sv->policy, q, q->fstype);
 	if (!r) {
 		x = calloc(1, sizeof(*x));
 		if (!x) {
@@ -498,11 +448,8 @@ void mntsnap__sv_move_mount(struct mntsnap_supervisor *sv, struct sv_container *
 		q->asked = mount_opts(m);
 		r = q->asked ? 0 : -ENOMEM;
 	}
-	if (!r && !mntsnap__policy_may_allow(sv->policy, mntsnap__sv_match_fstype(q))) {
-		q->reason = "policy";
-		q->rule = -1;
-		r = -mntsnap__policy_errno(sv->policy);
-	}
+	if (!r)
+		r = mntsnap__sv_decide_type(sv->policy, q, mntsnap__sv_match_fstype(q));
 	if (!r)
 		r = mntsnap__sv_perform(sv, c, q);
 	if (!r)
@@ -537,11 +484,8 @@ void mntsnap__sv_open_tree(struct mntsnap_supervisor *sv, struct sv_container *c
 		q->reason = "unsupported flags";
 		r = -mntsnap__policy_errno(sv->policy);
 	}
-	if (!r && !mntsnap__policy_may_allow(sv->policy, "bind")) {
-		q->reason = "policy";
-		q->rule = -1;
-		r = -mntsnap__policy_errno(sv->policy);
-	}
+	if (!r)
+		r = mntsnap__sv_decide_type(sv->policy, q, "bind");
 	if (!r) {
 		x = calloc(1, sizeof(*x));
 		r = -ENOMEM;

@@ -102,6 +102,10 @@ struct mntsnap_watch {
 	int epfd, fanfd, mi_wake, mi_check, timerfd;
 	bool timer_armed, need_resync, ended;
 	bool refetching; /* in refetch_below: one pass covers the subtree */
+	/* NO_SETTLE skipped the sweep after a drain where POLLPRI came with
+	 * fanotify events: a change may be unseen until the next sweep, so
+	 * mntsnap_watch_sync() sweeps (its promise: a fresh capture's equal) */
+	bool unsettled;
 
 	struct mntsnap_snapshot *live;
 	uint8_t *dead;
@@ -792,15 +796,19 @@ static int drain_sources(struct mntsnap_watch *w)
 	tick = timer_fired(w);
 	if (w->need_resync) {
 		timer_set(w, 0); /* a capture covers a pending settle sweep */
+		w->unsettled = false;
 		return resync(w);
 	}
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
 		return pri ? sweep(w) : 0;
 	if ((pri && !nfan) || tick) {
 		timer_set(w, 0);
+		w->unsettled = false;
 		return sweep(w);
 	}
-	if (pri && !(w->flags & MNTSNAP_WATCH_NO_SETTLE) && !w->timer_armed)
+	if (pri && (w->flags & MNTSNAP_WATCH_NO_SETTLE))
+		w->unsettled = true;
+	else if (pri && !w->timer_armed)
 		timer_set(w, w->settle_ms);
 	return 0;
 }
@@ -856,6 +864,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 	if (r < 0 || w->need_resync || w->ended)
 		return r; /* a resync due next, or no namespace left to look at */
 	timer_set(w, 0);
+	w->unsettled = false;
 	r = sweep(w);
 	if (r) {
 		failed(w);

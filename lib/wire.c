@@ -56,6 +56,10 @@
  *              struct mntsnap_mount opt_fields), in storage order: varint
  *              record index - previous such index (the first: the index),
  *              off of the fields as the text had them
+ *   7 MNTOPTS  (optional, as OPTFIELDS) the same shape for the per-mount
+ *              option text of parsed lines holding an option this build
+ *              did not know (struct mntsnap_mount mnt_opts_text); a reader
+ *              that skips it still has every known option in ATTR
  *   0x100 + tag  FIELD: one record field added after version 1 (fields.h
  *              rows with a wire tag; the first is the UUID). Its bit is
  *              never set in the masks of META, SBS or RECORDS, which carry
@@ -125,7 +129,8 @@ enum {
 	SEC_IDMAPS = 4,
 	SEC_RECORDS = 5,
 	SEC_OPTFIELDS = 6, /* optional */
-	SEC__KNOWN = 7,
+	SEC_MNTOPTS = 7,   /* optional */
+	SEC__KNOWN = 8,
 };
 
 /*
@@ -539,23 +544,35 @@ static void enc_section(struct wbuf *out, unsigned type, const struct wbuf *payl
 	enc_section_flags(out, type, WIRE_SEC_REQUIRED, payload);
 }
 
-/* Unknown optional fields of parsed text; false if no record has any. */
-static bool enc_optfields(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s)
+/* A record's rare text of section sec (OPTFIELDS, MNTOPTS): 0 if none. */
+static uint32_t rare_text(const struct mntsnap_snapshot *s, uint32_t i, int sec)
+{
+	const struct mntsnap_rec *r = &s->recs[i];
+
+	if (r->idmap == MNTSNAP_NONE)
+		return 0;
+	return sec == SEC_OPTFIELDS ? s->idmaps[r->idmap].opt_fields
+				    : s->idmaps[r->idmap].mnt_opts;
+}
+
+/* Unknown optional fields or option text of parsed text; false if none. */
+static bool enc_rare(struct wbuf *w, struct strpool *sp, const struct mntsnap_snapshot *s,
+		     int sec)
 {
 	uint32_t n = 0, prev = 0;
 
 	for (uint32_t i = 0; i < s->nrecs; i++)
-		n += s->recs[i].idmap != MNTSNAP_NONE && s->idmaps[s->recs[i].idmap].opt_fields;
+		n += rare_text(s, i, sec) != 0;
 	if (!n)
 		return false;
 	w_var(w, n);
 	for (uint32_t i = 0; i < s->nrecs; i++) {
-		const struct mntsnap_rec *r = &s->recs[i];
+		uint32_t off = rare_text(s, i, sec);
 
-		if (r->idmap == MNTSNAP_NONE || !s->idmaps[r->idmap].opt_fields)
+		if (!off)
 			continue;
 		w_var(w, i - prev);
-		w_var(w, pool_str(sp, s, s->idmaps[r->idmap].opt_fields));
+		w_var(w, pool_str(sp, s, off));
 		prev = i;
 	}
 	return true;
@@ -634,7 +651,7 @@ int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct m
 	struct wbuf sec[SEC__KNOWN] = { { 0 } }, out = { 0 };
 	struct strpool sp = { { 0 } };
 	struct prev pv = { .mp = "" };
-	bool optf;
+	bool optf, mnto;
 	int r;
 
 	if (!s || !ret_buf || !ret_len)
@@ -646,7 +663,8 @@ int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct m
 	w_var(&sec[SEC_RECORDS], s->nrecs);
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		enc_rec(&sec[SEC_RECORDS], &sp, s, i, &pv);
-	optf = enc_optfields(&sec[SEC_OPTFIELDS], &sp, s);
+	optf = enc_rare(&sec[SEC_OPTFIELDS], &sp, s, SEC_OPTFIELDS);
+	mnto = enc_rare(&sec[SEC_MNTOPTS], &sp, s, SEC_MNTOPTS);
 	/* field sections first, into one buffer: they add to the strings */
 	for (int i = 0; i < ntab; i++) {
 		struct wbuf one = { 0 };
@@ -671,6 +689,8 @@ int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct m
 	enc_section(&out, SEC_RECORDS, &sec[SEC_RECORDS]);
 	if (optf)
 		enc_section_flags(&out, SEC_OPTFIELDS, 0, &sec[SEC_OPTFIELDS]);
+	if (mnto)
+		enc_section_flags(&out, SEC_MNTOPTS, 0, &sec[SEC_MNTOPTS]);
 	if (fsec.err)
 		out.err = out.err ? out.err : fsec.err;
 	else if (fsec.len)
@@ -1214,6 +1234,7 @@ struct dctx {
 	uint64_t prev_id;
 	uint32_t prev_old, prev_mask;
 	const struct sec *optf; /* SEC_OPTFIELDS, or one with p NULL */
+	const struct sec *mnto; /* SEC_MNTOPTS, or one with p NULL */
 	const struct sec *fsecs; /* field sections by table row, p NULL if absent */
 	uint32_t *snap_mask;
 };
@@ -1419,17 +1440,22 @@ static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const stru
 	return 0;
 }
 
-/* Optional fields of parsed text onto the records they belong to. */
-static int dec_optfields(struct dctx *c, struct drec *x, uint32_t nrecs)
+/*
+ * Optional fields (sec OPTFIELDS) or per-mount option text (MNTOPTS) of
+ * parsed text onto the records they belong to.
+ */
+static int dec_rare(struct dctx *c, struct drec *x, uint32_t nrecs, int which)
 {
+	const struct sec *sec = which == SEC_OPTFIELDS ? c->optf : c->mnto;
+	const char *what = which == SEC_OPTFIELDS ? "optional fields" : "mount option text";
 	struct rd *d = c->d;
 	uint64_t at = 0;
 	uint32_t n;
 
-	if (!c->optf || !c->optf->p)
+	if (!sec || !sec->p)
 		return 0;
-	rd_at(d, c->optf);
-	n = r_count(d, 2, "optional fields");
+	rd_at(d, sec);
+	n = r_count(d, 2, what);
 	for (uint32_t i = 0; i < n && !d->r; i++) {
 		uint64_t delta = r_var(d);
 		const char *f;
@@ -1437,15 +1463,19 @@ static int dec_optfields(struct dctx *c, struct drec *x, uint32_t nrecs)
 		if (d->r)
 			break;
 		if ((i && !delta) || delta >= nrecs || at + delta >= nrecs)
-			return bad(d, "optional fields: record index out of order or range");
+			return bad(d, "%s: record index out of order or range", what);
 		at += delta;
-		f = r_str(d, c->t, "optional fields");
-		if (!d->r && (!f[0] || strchr(f, '\n')))
-			return bad(d, "optional fields of record %" PRIu64 ": empty or not one line",
-				   at);
-		x[at].m.opt_fields = f;
+		f = r_str(d, c->t, what);
+		if (!d->r && (!f[0] || strpbrk(f, which == SEC_OPTFIELDS ? "\n" : "\n ") ||
+			      (which == SEC_MNTOPTS && strlen(f) > MNTSNAP_MNT_OPTS_TEXT_MAX)))
+			return bad(d, "%s of record %" PRIu64 ": empty, too long or not one line",
+				   what, at);
+		if (which == SEC_OPTFIELDS)
+			x[at].m.opt_fields = f;
+		else
+			x[at].m.mnt_opts_text = f;
 	}
-	rd_done(d, "OPTFIELDS");
+	rd_done(d, which == SEC_OPTFIELDS ? "OPTFIELDS" : "MNTOPTS");
 	return d->r;
 }
 
@@ -1479,7 +1509,9 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 	if (!r)
 		r = resolve_links(d, x, n);
 	if (!r)
-		r = dec_optfields(c, x, n);
+		r = dec_rare(c, x, n, SEC_OPTFIELDS);
+	if (!r)
+		r = dec_rare(c, x, n, SEC_MNTOPTS);
 	for (uint32_t i = 0; i < n && !r; i++) {
 		long k = mntsnap__snap_add(s, &x[i].m);
 
@@ -1536,6 +1568,7 @@ int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 	c.sbs = sbs;
 	c.ims = ims;
 	c.optf = &secs[SEC_OPTFIELDS];
+	c.mnto = &secs[SEC_MNTOPTS];
 	if (!r)
 		r = dec_records(&d, &secs[SEC_RECORDS], &c, s);
 	free(sbs);

@@ -41,6 +41,36 @@ def main():
         usage = o1.split(b'\n')[0]
         check('%s usage claims [TARGET] only if taken' % c, (b'[TARGET]' in usage) == takes,
               usage)
+    # error messages that say what is wrong
+    many = ','.join(['TARGET'] * 65)
+    r, _, e = run(b, 'list', '-F', esc, '-o', many)
+    check('65 columns: too many, not unknown', r == 2 and b'too many columns' in e, e)
+    r, _, e = run(b, 'list', '-F', esc, '-o', 'TARGET', '-o', '+' + many[7:] + ',TARGET')
+    check('+COLS past 64: too many', r == 2 and b'too many columns' in e, e)
+    r, o, e = run(b, 'supervise', '--policy', '/nonexistent-policy.json')
+    check('supervise without --listen: says so', r == 2 and b'--listen' in e and not o, e)
+    r, _, e = run(b, 'supervise', '--listen', '/tmp/x.sock')
+    check('supervise without --policy: says so', r == 2 and b'--policy' in e, e)
+    r, o, e = run(b, 'watch', '-o', '+UNIQ-ID', '--count', '1', '--timeout', '0.1')
+    check('watch -o +UNIQ-ID', r in (0, 1) and o.split(b'\n')[0].split() ==
+          [b'ACTION', b'TARGET', b'SOURCE', b'FSTYPE', b'OPTIONS', b'UNIQ-ID'], o + e)
+    with tempfile.TemporaryDirectory(prefix='mntsnap-habits-') as d:
+        snap = os.path.join(d, 's')
+        r, _, e = run(b, 'save', snap)
+        check('save for show', r == 0, e)
+        r, o, e = run(b, 'show', snap, '/', '-o', 'TARGET', '-n', '-l')
+        check('show FILE MOUNTPOINT', r == 0 and o == b'/\n', o + e)
+        r, o, e = run(b, 'show', snap, '/', 'x')
+        check('show FILE MP x: names the extra', r == 2 and b"'x'" in e, e)
+    # stat by findmnt's ID: the same mount as stat by path
+    r1, o1, _ = run(b, 'stat', '-n', '-o', 'UNIQ-ID,TARGET', '/')
+    r, fid, _ = run('findmnt', '-n', '-o', 'ID', '/')
+    if r == 0:
+        r2, o2, e2 = run(b, 'stat', '-n', '-o', 'UNIQ-ID,TARGET', fid.decode().strip())
+        check('stat ID (findmnt\'s) == stat PATH', r1 == r2 == 0 and o1 == o2, o1 + o2 + e2)
+    r, _, e = run(b, 'stat', '2147483000')
+    check('stat of an unused /proc id: says which kind of id', r == 2 and b'/proc mount id' in e,
+          e)
     r, o, _ = run(b, '--version')
     check('--version', r == 0 and o.startswith(b'mntsnap '), o)
     # exit statuses: 0 printed, 1 nothing matched, 2 error

@@ -89,6 +89,14 @@ Test(errors, every_documented_code_has_words)
 	cr_expect_str_eq(mntsnap_strerror(0), "success");
 }
 
+/* The words a caller reads name public functions only, never mntsnap__*. */
+Test(errors, no_internal_names)
+{
+	for (int e = 1; e < 200; e++)
+		cr_expect_null(strstr(mntsnap_strerror(-e), "mntsnap__"), "%d: %s", e,
+			       mntsnap_strerror(-e));
+}
+
 Test(errors, forgotten_sz_is_named)
 {
 	struct mntsnap_error e = { 0 };

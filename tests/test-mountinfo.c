@@ -1013,6 +1013,64 @@ LTest(mountinfo, unknown_optional_tags_kept)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * A newer kernel's text: per-mount options this library does not know
+ * ("newflag"), known ones out of the kernel's order, super options it
+ * does not know, an empty optional field. Never a refused table: the
+ * known options still set attr, the text is kept (mnt_opts_text) and
+ * rendered back byte for byte, carried through save and load.
+ */
+LTest(mountinfo, newer_kernel_text_kept)
+{
+	static const char text[] =
+		"22 1 259:3 / / rw,nosuid,noatime,newflag shared:1 - ext4 /dev/root rw,newsb\n"
+		"23 22 0:5 / /a ro,noatime,nosuid - tmpfs t rw,brandnew=1\n"
+		"24 22 0:6 / /b rw,nodev,relatime - tmpfs u rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
+	char tmpl[] = "/tmp/mntsnap-newer-XXXXXX", opts[256];
+	struct mntsnap_mount m;
+	char *got;
+	int fd;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "newer kernel text");
+	free(got);
+	mntsnap_snapshot_get(s, 0, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "rw,nosuid,noatime,newflag");
+	cr_assert_eq(m.attr & (MNTSNAP_ATTR_NOSUID | MNTSNAP_ATTR__ATIME),
+		     MNTSNAP_ATTR_NOSUID | MNTSNAP_ATTR_NOATIME);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_VFS, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,nosuid,noatime,newflag");
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,nosuid,noatime,newflag,newsb");
+	mntsnap_snapshot_get(s, 1, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "ro,noatime,nosuid", "out of order: kept");
+	cr_assert(m.attr & MNTSNAP_ATTR_RDONLY);
+	mntsnap_snapshot_get(s, 2, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "", "the kernel's own order: nothing kept");
+	fd = mkstemp(tmpl);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(mntsnap_snapshot_save_fd(s, fd), 0);
+	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+	cr_assert_eq(mntsnap_snapshot_load_fd(fd, NULL, &l), 0);
+	close(fd);
+	unlink(tmpl);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "newer kernel text, saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+	/* two spaces where the optional fields go: no field, as libmount reads it */
+	{
+		static const char two[] = "1 0 0:2 / / rw  - tmpfs t rw\n";
+
+		s = parse_text(two, sizeof(two) - 1);
+	}
+	mntsnap_snapshot_get(s, 0, &m);
+	cr_assert_eq(m.propagation, MNTSNAP_PROP_PRIVATE);
+	mntsnap_snapshot_free(s);
+}
+
 /* findmnt -r's escaping: \xHH for space, control bytes and backslash. */
 static void findmnt_raw(FILE *f, const char *s)
 {
@@ -1054,22 +1112,12 @@ LTest(mountinfo, real_world_files_and_findmnt)
 		text = fixture(name, &len);
 		s = parse_text(text, len);
 		got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
-		if (!strcmp(files[i], "util-linux-mountinfo_btrfs.txt")) {
-			/*
-			 * Hand-edited: "rw,noatime,nosuid,nodev", an order the
-			 * kernel never prints (show_mnt_opts() puts nosuid and
-			 * nodev first). The records hold flags, not their order, so
-			 * it renders in the kernel's order; the rest is exact.
-			 */
-			char *fixed = strdup(text), *p;
-
-			while ((p = strstr(fixed, "rw,noatime,nosuid,nodev ")))
-				memcpy(p, "rw,nosuid,nodev,noatime ", 24);
-			ms_assert_text_eq(got, fixed, files[i]);
-			free(fixed);
-		} else {
-			ms_assert_text_eq(got, text, files[i]);
-		}
+		/*
+		 * every file byte for byte, util-linux's hand-edited btrfs one
+		 * too ("rw,noatime,nosuid,nodev", an order no kernel prints: the
+		 * parser keeps a text it could not write back from the flags)
+		 */
+		ms_assert_text_eq(got, text, files[i]);
 		cr_assert_eq(mntsnap_snapshot_consistent(s),
 			     strcmp(files[i], "moby-fedora.txt") ? -1 : 0, "%s", files[i]);
 
@@ -1123,7 +1171,7 @@ LTest(mountinfo, fixture_malformed)
 		{ "missing-fields.txt", 2, "mount point: missing" },
 		{ "cycle.txt", 0, "cycle" },
 		{ "empty-line.txt", 2, "empty line" },
-		{ "bad-mount-options.txt", 3, "mount options" },
+		{ "bad-mount-options.txt", 3, "mount options: must start with ro or rw" },
 		{ "bad-super-options.txt", 2, "super options" },
 		{ "bad-shared.txt", 2, "optional fields" },
 		{ "no-fstype.txt", 2, "fs type" },
@@ -1184,7 +1232,6 @@ LTest(mountinfo, malformed_inline)
 	EXPECT_BAD("1 1 0:2 / / rw - t\n", 1, "source: missing");
 	EXPECT_BAD("1 1 0:2 / / rw -\n", 1, "fs type: missing");
 	EXPECT_BAD("1 1 0:2 / / rw\n", 1, "separator");
-	EXPECT_BAD("1 1 0:2 / / rw,,nosuid - t s rw\n", 1, "mount options");
 	EXPECT_BAD("1 1 0:2 / / xx - t s rw\n", 1, "mount options");
 	EXPECT_BAD("1 1 0:2 / / - t s rw\n", 1, "mount options");
 	EXPECT_BAD("1 1 0:2 /  rw - t s rw\n", 1, "mount point: empty");

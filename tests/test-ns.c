@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -1761,4 +1762,92 @@ Test(ns, proc_start_time)
 	cr_assert_eq(mntsnap__proc_start_time(dir, &got), -ESRCH);
 	close(dir);
 	close(proc);
+}
+
+/* A thread that is not its group's leader: pidfd_open(tid, 0) refuses it
+ * (-ENOENT on current kernels, -EINVAL before), the procfs fallback opens
+ * /proc/TID/ns/mnt. Both ways must answer the same: the thread's (its
+ * process's) namespace, not an errno _pid does not document. */
+static atomic_int thread_tid;
+
+static void *report_tid(void *arg)
+{
+	(void)arg;
+	atomic_store(&thread_tid, (int)syscall(SYS_gettid));
+	while (!atomic_load(&stop_threads))
+		usleep(1000);
+	return NULL;
+}
+
+Test(ns, open_pid_of_a_thread)
+{
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_ns *own, *ns = NULL;
+	struct nopidfd_result res;
+	pthread_t th;
+	int tid;
+
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &own), 0);
+	atomic_store(&stop_threads, false);
+	cr_assert_eq(pthread_create(&th, NULL, report_tid, NULL), 0);
+	while (!(tid = atomic_load(&thread_tid)))
+		usleep(1000);
+	cr_assert_neq(tid, getpid());
+	cr_expect_eq(mntsnap_ns_open_pid(tid, &err, &ns), 0, "with pidfd_open: %s", err.msg);
+	cr_expect_eq(mntsnap_ns_id(ns), mntsnap_ns_id(own));
+	if (ns)
+		cr_expect_eq(mntsnap_ns_alive(ns), 0);
+	mntsnap_ns_free(ns);
+	res = open_pid_filtered(tid, ENOSYS);
+	cr_expect_eq(res.r, 0, "without pidfd_open: %d (%s)", res.r, res.msg);
+	cr_expect_eq(res.ns_id, mntsnap_ns_id(own));
+	atomic_store(&stop_threads, true);
+	pthread_join(th, NULL);
+	mntsnap_ns_free(own);
+}
+
+/* A runtime's child right after clone(CLONE_NEWPID | CLONE_NEWNS) still
+ * has the host's /proc, whose pids are not the caller's. Without
+ * pidfd_open, ns_open_pid(N) must not open /proc/N/ns/mnt of that procfs:
+ * N there is another process (here the test itself, a pid the child's
+ * namespace does not have: pidfd_open would answer -ESRCH). */
+static pid_t outer_pid;
+
+static int open_outer_pid(void *arg)
+{
+	struct nopidfd_result *res = arg;
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_ns *ns = NULL;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 1;
+	res->r = deny_pidfd_open(ENOSYS);
+	if (res->r)
+		return 2;
+	res->r = mntsnap_ns_open_pid(outer_pid, &err, &ns);
+	memcpy(res->msg, err.msg, sizeof(res->msg));
+	mntsnap_ns_free(ns);
+	return 0;
+}
+
+Test(ns, open_pid_fallback_with_another_pid_namespaces_proc)
+{
+	struct nopidfd_result *res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+					  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t stack_size = 1 << 20;
+	char *stack = malloc(stack_size);
+	int st;
+	pid_t c;
+
+	cr_assert_neq(res, MAP_FAILED);
+	cr_assert_not_null(stack);
+	outer_pid = getpid();
+	c = clone(open_outer_pid, stack + stack_size, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, res);
+	cr_assert_gt(c, 0, "clone: %s", strerror(errno));
+	cr_assert_eq(waitpid(c, &st, 0), c);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	cr_expect(res->r == -ESRCH || res->r == -EOPNOTSUPP,
+		  "ns_open_pid(%d) in a pid namespace without it: %d (%s)", outer_pid, res->r, res->msg);
+	munmap(res, sizeof(*res));
+	free(stack);
 }

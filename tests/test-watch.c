@@ -766,6 +766,12 @@ static void coincide(bool settle)
 		cr_assert_eq(mntsnap_watch_snapshot(w, &s), 0);
 		mntsnap_snapshot_get(s, (size_t)mntsnap_snapshot_find(s, a), &m);
 		cr_assert_not(m.attr & MNTSNAP_ATTR_RDONLY);
+		/* but sync (watch --save, --no-settle) still makes the snapshot
+		 * a fresh capture's equal: it sweeps after such a coincidence */
+		cr_assert_eq(mntsnap_watch_sync(w), 1, "sync sweeps what no settle skipped");
+		collect(w, &l);
+		cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, a));
+		assert_current(w, NULL);
 	} else {
 		cr_assert_eq(l.n, 2);
 		cr_assert(find_ev(&l, MNTSNAP_WATCH_CHANGE, a));
@@ -1747,6 +1753,99 @@ Test(watch_cli, mount_beneath_is_no_move_as_findmnt)
 Test(watch_cli, mount_beneath_is_no_move_as_findmnt_pollpri)
 {
 	beneath_vs_findmnt(true);
+}
+
+/*
+ * One operation that changes several mounts through propagation: a tmpfs
+ * mounted under a shared mount appears in each of its peers, a lazy
+ * umount of a peer takes every copy below the peers along. findmnt
+ * prints such a batch in libmount's table diff order: mounts and
+ * remounts in the new mountinfo's order, then umounts in the old one's,
+ * and mountinfo lists mounts by unique id. fanotify reports the copies
+ * in the order propagation made them (here not the ids' order: the copy
+ * on the bind of p/sub, made last, has a lower id than the one on q); the
+ * watch printed them in that order. The text and the JSON are compared
+ * with findmnt's lines (the JSON by target and action, in order).
+ */
+Test(watch_cli, propagated_batch_in_findmnt_order)
+{
+	char *fm[] = {"findmnt", "--poll", "-r", "-o", COLS, NULL};
+	char *ms[] = {(char *)bin(), "watch", "-o", COLS, NULL};
+	char *js[] = {(char *)bin(), "watch", "--json", NULL};
+	char *a, *b, *j, *line, *save = NULL;
+	size_t len, n = 1;
+	pid_t pf, pm, pj;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+	pf = spawn(BASE "/out/findmnt", fm);
+	pm = spawn(BASE "/out/mntsnap", ms);
+	pj = spawn(BASE "/out/json", js);
+	wait_ready(pf, "findmnt", "mountinfo");
+	usleep(300000); /* its first read of the table: nothing to see it by */
+	wait_ready(pm, "mntsnap", "eventpoll");
+	wait_ready(pj, "mntsnap", "eventpoll");
+	wait_lines(BASE "/out/mntsnap", 1);
+
+	struct {
+		const char *src, *dst, *type;
+		unsigned long fl;
+		int lines;
+	} steps[] = {
+	    {"pt", BASE "/p", "tmpfs", 0, 1},
+	    {NULL, BASE "/p", NULL, MS_SHARED, 0},
+	    {BASE "/p", BASE "/q", NULL, MS_BIND, 1},
+	    {NULL, NULL, NULL, 0, 0}, /* mkdir p/sub p/s2 */
+	    {BASE "/p/sub", BASE "/r", NULL, MS_BIND, 1},
+	    {"inner", BASE "/p/sub", "tmpfs", 0, 3},
+	    {"inner2", BASE "/q/s2", "tmpfs", 0, 2},
+	    {NULL, BASE "/q", NULL, MNT_DETACH, 6},
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (!steps[i].dst) {
+			ms_mkdir_p(BASE "/p/sub");
+			ms_mkdir_p(BASE "/p/s2");
+			continue;
+		}
+		if (steps[i].fl == MNT_DETACH)
+			cr_assert_eq(umount2(steps[i].dst, MNT_DETACH), 0);
+		else
+			mnt(steps[i].src, steps[i].dst, steps[i].type, steps[i].fl, NULL);
+		n += (size_t)steps[i].lines;
+		wait_lines(BASE "/out/findmnt", n);
+		wait_lines(BASE "/out/mntsnap", n);
+		wait_lines(BASE "/out/json", n - 1);
+	}
+	kill(pf, SIGTERM);
+	kill(pm, SIGTERM);
+	kill(pj, SIGTERM);
+	reap(pf);
+	cr_assert_eq(reap(pm), 0);
+	cr_assert_eq(reap(pj), 0);
+	a = ms_read_file(BASE "/out/findmnt", &len);
+	b = ms_read_file(BASE "/out/mntsnap", &len);
+	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	/* the JSON in the same order: "action target" of each findmnt line */
+	j = ms_read_file(BASE "/out/json", &len);
+	line = strtok_r(a, "\n", &save); /* the header */
+	for (char *jl = j, *nl; (line = strtok_r(NULL, "\n", &save)); jl = nl + 1) {
+		char want[512];
+		const char *sp = strchr(line, ' ');
+
+		cr_assert(sp && (nl = strchr(jl, '\n')), "%s", j);
+		sp = strchr(sp + 1, ' ');
+		snprintf(want, sizeof(want), "{\"action\":\"%.*s\",\"target\":\"%.*s\"",
+			 (int)strcspn(line, " "), line, (int)(sp - line - strcspn(line, " ") - 1),
+			 line + strcspn(line, " ") + 1);
+		cr_assert(!strncmp(jl, want, strlen(want)), "want %s\ngot %.*s", want,
+			  (int)(nl - jl), jl);
+	}
+	free(a);
+	free(b);
+	free(j);
 }
 
 /* JSON strings: quotes and backslashes escaped, the rest as is. */

@@ -297,6 +297,10 @@ def cmd_check_exports(a):
 def roff(text):
     # \- is a minus/ASCII hyphen: -EINVAL and --flags copy-paste as typed
     text = text.replace('\\', '\\e').replace('-', '\\-')
+    # groff reads its input as Latin-1 unless told otherwise: a UTF-8 tree
+    # drawing ("├─") would come out as mojibake, so every non-ASCII
+    # character goes in as its Unicode escape
+    text = ''.join(c if ord(c) < 0x80 else '\\[u%04X]' % ord(c) for c in text)
     out = []
     for ln in text.split('\n'):
         if ln.startswith('.') or ln.startswith("'"):

@@ -161,10 +161,56 @@ int cmd_list(int argc, char **argv)
 	return r;
 }
 
+/*
+ * The kernel numbers unique mount ids from 2^31 up (MNT_UNIQUE_ID_OFFSET):
+ * a smaller number is a /proc id, findmnt's ID column, never a unique one.
+ */
+#define STAT_UNIQUE_MIN (1ULL << 31)
+
+static bool is_old_id(const struct mntsnap_mount *m, void *data)
+{
+	return m->id_old == *(const uint32_t *)data;
+}
+
+/*
+ * stat by a /proc id: found in the table (ids are reused, but one table
+ * holds each once), then asked again by its unique id for every field;
+ * a table without unique ids (the text backend) gives its own record.
+ */
+static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snapshot **ret)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .ns = ns);
+	struct mntsnap_snapshot *all = NULL, *one = NULL;
+	struct mntsnap_mount m;
+	int r = mntsnap_capture(&opts, &all);
+
+	if (r)
+		return r;
+	r = mntsnap_snapshot_filter(all, is_old_id, &old, &one);
+	mntsnap_snapshot_free(all);
+	if (r)
+		return r;
+	if (!mntsnap_snapshot_count(one)) {
+		mntsnap_snapshot_free(one);
+		return -ENOENT;
+	}
+	mntsnap_snapshot_get(one, 0, &m);
+	if (m.mask & MNTSNAP_F_ID) {
+		uint64_t id = m.id;
+
+		mntsnap_snapshot_free(one);
+		return mntsnap_stat_id(ns, id, MNTSNAP_MASK_FULL, ret);
+	}
+	*ret = one;
+	return 0;
+}
+
 static const char stat_help[] =
 	"usage: mntsnap stat [TARGET] [OPTIONS] (ID | PATH)\n"
 	"One mount by its 64-bit unique id or by a path on it, without walking\n"
 	"the mount table (statmount, or statx STATX_MNT_ID_UNIQUE + statmount).\n"
+	"An ID below 2^31 is a /proc mount id (findmnt's ID column): it is looked\n"
+	"up in the table first.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n";
@@ -220,7 +266,15 @@ int cmd_stat(int argc, char **argv)
 	if (cli_target_open(&t, &ns))
 		return CLI_EXIT_ERR;
 	/* a bare number is an id; "./123" names a path */
-	if (!cli_parse_u64(what, &id))
+	if (!cli_parse_u64(what, &id) && id < STAT_UNIQUE_MIN) {
+		r = stat_old_id(ns, (uint32_t)id, &snap);
+		if (r == -ENOENT) {
+			cli_target_close(ns);
+			return cli_fail(0, "stat %s: no mount has /proc mount id %s (an id below "
+					   "2^31 is findmnt's ID, not a unique id)", what, what);
+		}
+	}
+	else if (!cli_parse_u64(what, &id))
 		r = mntsnap_stat_id(ns, id, MNTSNAP_MASK_FULL, &snap);
 	else
 		r = mntsnap_ns_stat_path(ns, what, MNTSNAP_MASK_FULL, &snap);

@@ -77,12 +77,13 @@ static const char seccomp_help[] =
 	"                   listmount answer ENOSYS, so callers fall back to\n"
 	"                   /proc/PID/mountinfo; no other rule changes\n"
 	"  --kernel X.Y     with --merge: resolve minKernel for this kernel, not uname's\n"
-	"  --check          with --merge: print nothing; exit 0 if the profile already\n"
-	"                   allows everything (the merge would change nothing), 1 if\n"
-	"                   it would change, 2 on an error\n"
+	"  --check          with --merge: print nothing; exit 0 if the merge would\n"
+	"                   change nothing, 1 if it would change, 2 on an error\n"
 	"The merged profile keeps the input's bytes wherever the merge changes\n"
 	"nothing: its indentation, key order, spacing and untouched rules; only the\n"
-	"rules added or changed are new lines. stderr says in one line what was done.\n"
+	"rules added or changed are new lines. stderr says in one line what was done,\n"
+	"and names statmount/listmount when the profile's own rule for them (a deny,\n"
+	"args, a gate) stays in force: \"already allowed\" only when they are.\n"
 #else
 	"  --merge FILE     not available: this mntsnap was built without json-c\n"
 #endif

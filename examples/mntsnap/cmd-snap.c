@@ -28,7 +28,7 @@ static const char save_help[] =
 	"             tmpfs, or that does not outlive a boot\n";
 
 static const char show_help[] =
-	"usage: mntsnap show [OPTIONS] FILE\n"
+	"usage: mntsnap show [OPTIONS] FILE [SOURCE|MOUNTPOINT]\n"
 	"Render a saved snapshot with list's output options (default: a tree);\n"
 	"warns on stderr when it was saved from a table that kept changing (by\n"
 	"save, when told to allow it).\n";
@@ -162,8 +162,12 @@ int cmd_show(int argc, char **argv)
 	}
 	if (optind < argc)
 		file = argv[optind++];
+	/* as list: a SOURCE or MOUNTPOINT prints only the mounts it names */
 	if (optind < argc)
-		return cli_fail(0, "show: more than one FILE");
+		v.match = argv[optind++];
+	if (optind < argc)
+		return cli_fail(0, "show: unexpected argument '%s' (one FILE, then at most one "
+				   "SOURCE or MOUNTPOINT)", argv[optind]);
 	if (!file)
 		return cli_fail(0, "show: FILE is missing (see mntsnap show --help)");
 	if (load("show", file, &s))

@@ -352,10 +352,13 @@ int cmd_supervise(int argc, char **argv)
 		default: usage(stderr); return CLI_EXIT_ERR;
 		}
 	}
-	if (!policy || optind != argc || (!check && !sock)) {
-		usage(stderr);
-		return CLI_EXIT_ERR;
-	}
+	if (optind != argc)
+		return cli_fail(0, "supervise: unexpected argument '%s' (see --help)", argv[optind]);
+	if (!policy)
+		return cli_fail(0, "supervise: --policy FILE is missing (see --help)");
+	if (!check && !sock)
+		return cli_fail(0, "supervise: --listen SOCKET is missing (or --check to only "
+				   "load the policy; see --help)");
 	if (load_policy(policy, &p))
 		return CLI_EXIT_ERR;
 	if (check) {

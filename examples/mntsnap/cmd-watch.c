@@ -32,8 +32,11 @@ static const char watch_help[] =
     "               fstype, options; move/remount add old-target, old-options\n"
     "               and \"changed\": {field: {\"old\": ..., \"new\": ...}}\n"
     "  -o COLUMNS   ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS,\n"
-    "               UNIQ-ID,CHANGED (default: ACTION,TARGET,SOURCE,FSTYPE,OPTIONS);\n"
+    "               UNIQ-ID,CHANGED (default: ACTION,TARGET,SOURCE,FSTYPE,OPTIONS;\n"
+    "               +COLUMNS adds to it);\n"
     "               lines are findmnt(8)'s in raw poll mode for the same columns\n"
+    "               (SOURCE as findmnt's: [FSROOT] appended for a bind of a\n"
+    "               subdirectory or a file; so is the JSON's source)\n"
     "  -n           no header line\n"
     "  --count N    stop after N events\n"
     "  --timeout S  stop after S seconds (fractions allowed)\n"
@@ -508,8 +511,10 @@ static int parse_columns(struct wargs *a, const char *list)
 
 	if (!dup)
 		return -ENOMEM;
-	a->ncols = 0;
-	for (char *t = strtok_r(dup, ",", &save); t && !r; t = strtok_r(NULL, ",", &save)) {
+	/* "+LIST" adds to the columns already chosen, as list's -o does */
+	if (*list != '+')
+		a->ncols = 0;
+	for (char *t = strtok_r(dup + (*list == '+'), ",", &save); t && !r; t = strtok_r(NULL, ",", &save)) {
 		int c;
 
 		for (c = 0; c < C_N && strcasecmp(t, col_names[c]); c++)
@@ -596,24 +601,83 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Print the events of one drain; 1 once --count is reached, 0, -ENOMEM. */
-static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t *seen)
+/* One event of a drain and where it came in it. */
+struct ev_at {
+	struct mntsnap_watch_event e;
+	size_t i;
+};
+
+/* umounts after the rest, a resync last */
+static int ev_rank(const struct mntsnap_watch_event *e)
 {
+	return e->kind == MNTSNAP_WATCH_RESYNC ? 2 : e->kind == MNTSNAP_WATCH_UMOUNT;
+}
+
+static int cmp_ev_at(const void *x, const void *y)
+{
+	const struct ev_at *a = x, *b = y;
+	int ra = ev_rank(&a->e), rb = ev_rank(&b->e);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (a->e.id != b->e.id)
+		return a->e.id < b->e.id ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * The events of one drain in findmnt's order. findmnt prints what one
+ * read of mountinfo shows changed in libmount's table diff order: mounts,
+ * moves and remounts in the order of the new table, then umounts in the
+ * order of the old one, and mountinfo lists mounts by unique id. The
+ * watcher queues them in the kernel's event order, which for the copies
+ * one operation makes through propagation is the order propagation made
+ * them in, not their ids'. *ret_n events into *ret (malloc'd); -ENOMEM.
+ */
+static int drain_sorted(struct mntsnap_watch *w, struct ev_at **ret, size_t *ret_n)
+{
+	struct ev_at *v = NULL;
+	size_t n = 0, cap = 0;
 	struct mntsnap_watch_event e;
 
 	while (mntsnap_watch_next(w, &e) == 0) {
-		int r;
+		if (n == cap) {
+			struct ev_at *p = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
 
-		if (!a->all_changes && !findmnt_sees(&e))
-			continue;
-		r = a->json ? print_json(&e) : print_line(a, &e);
-
-		if (r)
-			return r;
-		if (e.kind != MNTSNAP_WATCH_RESYNC && a->count && ++*seen >= a->count)
-			return 1;
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		v[n] = (struct ev_at){.e = e, .i = n};
+		n++;
 	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_ev_at);
+	*ret = v;
+	*ret_n = n;
 	return 0;
+}
+
+/* Print the events of one drain; 1 once --count is reached, 0, -ENOMEM. */
+static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t *seen)
+{
+	struct ev_at *v = NULL;
+	size_t n = 0;
+	int r = drain_sorted(w, &v, &n);
+
+	for (size_t i = 0; !r && i < n; i++) {
+		const struct mntsnap_watch_event *e = &v[i].e;
+
+		if (!a->all_changes && !findmnt_sees(e))
+			continue;
+		r = a->json ? print_json(e) : print_line(a, e);
+		if (!r && e->kind != MNTSNAP_WATCH_RESYNC && a->count && ++*seen >= a->count)
+			r = 1;
+	}
+	free(v);
+	return r;
 }
 
 /* 0, or the error of writing what stdout holds (message printed). */

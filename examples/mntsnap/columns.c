@@ -223,6 +223,11 @@ static void get_opt_fields(struct obuf *b, const struct mntsnap_mount *m,
 	size_t start = b->len;
 
 	(void)cx;
+	/* parsed text with a tag this build does not know: as the line had it */
+	if (m->opt_fields && m->opt_fields[0]) {
+		ob_puts(b, m->opt_fields);
+		return;
+	}
 	if (m->propagation & MNTSNAP_PROP_SHARED) {
 		ob_puts(b, " shared:");
 		ob_u64(b, m->peer_group);
@@ -518,9 +523,9 @@ const struct column cols_all[] = {
 	{ "sb-flags", "SB-FLAGS", "superblock flags (SB_RDONLY ...)", S, 0, 0, get_sb_flags },
 	{ "attr", "ATTR", "mount attributes (MOUNT_ATTR_*)", S, 0, 0, get_attr },
 	{ "sec-options", "SEC-OPTIONS", "security (LSM) mount options", S, 0, 0,
-	  get_sec_options },
-	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap },
-	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap },
+	  get_sec_options, MNTSNAP_F_OPT_SEC_ARRAY },
+	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap, MNTSNAP_F_UIDMAP },
+	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap, MNTSNAP_F_GIDMAP },
 };
 #undef Z
 #undef S
@@ -549,9 +554,13 @@ int col_parse(const char *spec, const struct column **out, size_t *n, const char
 		size_t len = strcspn(s, ",");
 		const struct column *c = col_find(s, len);
 
-		if (!c || *n >= COLS_MAX) {
+		if (!c) {
 			*bad = s;
 			return -EINVAL;
+		}
+		if (*n >= COLS_MAX) {
+			*bad = s;
+			return -E2BIG;
 		}
 		out[(*n)++] = c;
 		s += len;

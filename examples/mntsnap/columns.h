@@ -89,8 +89,8 @@ const struct column *col_find(const char *name, size_t len);
 
 /*
  * Parse a -o list ("target,source" or "+uniq-id" to append to what
- * *n already holds, as findmnt does) into out[]. Returns 0 or -EINVAL
- * with *bad pointing at the unknown name.
+ * *n already holds, as findmnt does) into out[]. Returns 0, -EINVAL
+ * with *bad pointing at the unknown name, or -E2BIG past COLS_MAX.
  */
 int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad);
 

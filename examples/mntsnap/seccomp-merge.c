@@ -1316,6 +1316,82 @@ static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, b
 		json_object_array_add(sys, entry_obj(&f.e[i]));
 }
 
+/* An absent gate: no key, null, {} or [] (Go writes empty ones so). */
+static bool no_gate(json_object *e, const char *key)
+{
+	json_object *v = get(e, key);
+
+	return !v || (json_object_is_type(v, json_type_object) && !json_object_object_length(v)) ||
+	       (json_object_is_type(v, json_type_array) && !json_object_array_length(v));
+}
+
+/*
+ * The result's rule that may keep name from being allowed (a deny, or,
+ * under a deny default, an ALLOW with args or a gate), or -1. The merge
+ * leaves a syscall the profile names to the profile, so such a rule stays
+ * in force: the caller must say so rather than call the syscall allowed.
+ */
+static long kept_rule(json_object *p, const char *name)
+{
+	json_object *sys = get(p, "syscalls");
+	bool allow_default = !strcmp(json_object_get_string(get(p, "defaultAction")),
+				     "SCMP_ACT_ALLOW");
+
+	for (size_t i = 0; i < json_object_array_length(sys); i++) {
+		json_object *e = json_object_array_get_idx(sys, i);
+		bool allow = !strcmp(json_object_get_string(get(e, "action")), "SCMP_ACT_ALLOW");
+
+		if (!entry_names(e, name))
+			continue;
+		if (!allow || (!allow_default && !(no_gate(e, "args") && no_gate(e, "includes") &&
+						   no_gate(e, "excludes"))))
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * *what with a clause per statmount/listmount a rule of the profile keeps
+ * deciding; "already allowed" becomes "nothing to add" then, since the
+ * syscall may well be denied. -ENOMEM leaves *what as it was.
+ */
+static int say_kept(json_object *p, char **what)
+{
+	static const char *const query[] = { "statmount", "listmount" };
+	static const char all[] = "already allowed: nothing to add";
+	char *s = *what && strcmp(*what, all) ? strdup(*what) : NULL;
+	bool nothing = *what && !strcmp(*what, all), any = false;
+
+	if (*what && !nothing && !s)
+		return -ENOMEM;
+	for (size_t q = 0; q < sizeof(query) / sizeof(query[0]); q++) {
+		long k = kept_rule(p, query[q]);
+		const char *act;
+		char *n;
+
+		if (k < 0)
+			continue;
+		act = json_object_get_string(get(json_object_array_get_idx(get(p, "syscalls"),
+									   (size_t)k), "action"));
+		if (asprintf(&n, "%s%s%s left to the profile's rule at syscalls[%ld] (%s%s)",
+			     s ? s : "", s ? "; " : (nothing ? "nothing to add: " : ""), query[q], k,
+			     act, strcmp(act, "SCMP_ACT_ALLOW") ? "" : " on a condition") < 0) {
+			free(s);
+			return -ENOMEM;
+		}
+		free(s);
+		s = n;
+		any = true;
+	}
+	if (!any) {
+		free(s);
+		return 0;
+	}
+	free(*what);
+	*what = s;
+	return 0;
+}
+
 static int parse(struct mctx *m, const char *text, size_t len, json_object **ret)
 {
 	json_tokener *tok;
@@ -1451,6 +1527,10 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 		merge_profile(p, o, docker_out);
 	if (!r)
 		r = mntsnap__sc_splice(text, len, before, root, is_config, ret_json, &what);
+	if (!r && (r = say_kept(p, &what))) {
+		free(*ret_json);
+		*ret_json = NULL;
+	}
 	if (!r && o->ret_what)
 		*o->ret_what = what;
 	else

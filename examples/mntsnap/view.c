@@ -82,12 +82,19 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 	const char *bad = NULL;
 
 	switch (c) {
-	case 'o':
-		if (col_parse(arg, v->out.cols, &v->out.ncols, &bad)) {
+	case 'o': {
+		int r = col_parse(arg, v->out.cols, &v->out.ncols, &bad);
+
+		if (r == -E2BIG) {
+			cli_fail(0, "%s: too many columns (%d at most)", cmd, COLS_MAX);
+			return -EINVAL;
+		}
+		if (r) {
 			cli_fail(0, "%s: unknown column: %.*s", cmd, (int)strcspn(bad, ","), bad);
 			return -EINVAL;
 		}
 		return 1;
+	}
 	case OPT_OUTPUT_ALL:
 		v->out.ncols = 0;
 		for (size_t i = 0; i < cols_all_count && i < COLS_MAX; i++)

@@ -27,6 +27,7 @@ def unroff(text):
     for ln in text.split('\n'):
         if ln.startswith('\\&'):
             ln = ln[2:]
+        ln = re.sub(r'\\\[u([0-9A-F]{4,6})\]', lambda m: chr(int(m.group(1), 16)), ln)
         out.append(ln.replace('\\-', '-').replace('\\e', '\\'))
     return '\n'.join(out)
 

@@ -84,12 +84,51 @@ LAYERS = {
     'seccomp.c': L4,
     'policy.c': L4,
     'supervisor.c': L4,
-    'sv-request.c': L4,
+    'sv-read.c': L4,
+    'sv-decode.c': L4,
+    'sv-decide.c': L4,
     'sv-perform.c': L4,
     'sv-mount.c': L4,
     'sv-newapi.c': L4,
     'sv-json.c': L4,
+    'sv-answer.c': L4,
 }
+# The mount supervisor's request pipeline, in call order: a file here
+# calls only files after it (or lower layers), never one before it. The
+# data runs read -> decode -> decide -> perform -> answer, driven by the
+# loop (and, for the new mount API's calls, by sv-newapi.c); two stages
+# ask a later-run one for a service, so call order is not data order:
+# perform asks read for NOTIF_ID_VALID once the caller's namespaces are
+# open, and the work inside them asks decide once the paths are resolved.
+STAGES = [
+    'supervisor.c',   # the object, the container workers, the loop
+    'sv-newapi.c',    # fsopen/fsconfig/fsmount/move_mount/... through the stages
+    'sv-answer.c',    # tracking, audit, SEND
+    'sv-perform.c',   # the caller's namespaces, the worker inside them
+    'sv-mount.c',     # the work inside: resolve, mount (the only mounting code)
+    'sv-decide.c',    # the policy over the struct (pure)
+    'sv-decode.c',    # arguments -> struct sv_req (pure)
+    'sv-read.c',      # the caller's memory and fds, NOTIF_ID_VALID
+]
+# Stages that make no syscall: no call into the syscall or procfs layer,
+# no libc call that enters the kernel.
+PURE_STAGES = {'sv-decode.c', 'sv-decide.c'}
+IMPURE = {'sys.c', 'proc.c'}
+LIBC_SYSCALLS = {'open', 'openat', 'read', 'write', 'close', 'pread', 'pwrite', 'fstat',
+                 'stat', 'lstat', 'fstatat', 'readlink', 'readlinkat', 'mmap', 'fork',
+                 'clock_gettime', 'epoll_wait', 'poll', 'eventfd', 'pipe', 'pipe2', 'dup',
+                 'fcntl', 'getpid'}
+# Of the pipeline's files, only the work inside the container mounts (the
+# mounting calls' wrappers in sys.c are for it alone) and only the read
+# stage reads the caller's memory.
+STAGE_ONLY = {
+    'sv-mount.c': {'mntsnap__sys_fsopen', 'mntsnap__sys_fsconfig', 'mntsnap__sys_fsmount',
+                   'mntsnap__sys_move_mount', 'mntsnap__sys_mount_setattr',
+                   'mntsnap__sys_open_tree', 'mntsnap__sys_fspick', 'mntsnap__sys_umount2',
+                   'mntsnap__sys_mount'},
+    'sv-read.c': {'mntsnap__sys_process_vm_readv'},
+}
+
 # Headers without a .c of the same name, by layer. Every other lib/x.h
 # belongs to the layer of lib/x.c.
 HEADERS = {
@@ -220,7 +259,29 @@ def cycles(nodes, edges):
     return out
 
 
-def check(objs, layers, public, sources):
+def check_stages(objs, edges, stages, pure, only):
+    """The pipeline's calls run one way; pure stages and the stage-only calls."""
+    errs = []
+    rank = {f: i for i, f in enumerate(stages)}
+    for (a, b), syms in sorted(edges.items()):
+        if a in rank and b in rank and rank[a] > rank[b]:
+            errs.append('%s calls back into %s, an earlier stage of the pipeline: %s' %
+                        (a, b, ', '.join(sorted(syms))))
+        if a in pure and b in IMPURE:
+            errs.append('%s (a stage without syscalls) calls %s: %s' %
+                        (a, b, ', '.join(sorted(syms))))
+    for o, (_, undef) in sorted(objs.items()):
+        if o in pure:
+            for s in sorted(undef & LIBC_SYSCALLS):
+                errs.append('%s (a stage without syscalls) calls %s()' % (o, s))
+        for owner, syms in sorted(only.items()):
+            if o != owner and o in rank:
+                for s in sorted(undef & syms):
+                    errs.append('%s calls %s, which only %s may' % (o, s, owner))
+    return errs
+
+
+def check(objs, layers, public, sources, stages=None, pure=None, only=None):
     errs = []
     for s in sorted(sources):
         if s not in layers:
@@ -233,6 +294,9 @@ def check(objs, layers, public, sources):
     edges = graph(objs)
     for comp in cycles(objs.keys(), edges):
         errs.append('cycle among: %s' % ' '.join(comp))
+    errs += check_stages(objs, edges, STAGES if stages is None else stages,
+                         PURE_STAGES if pure is None else pure,
+                         STAGE_ONLY if only is None else only)
     for (a, b), syms in sorted(edges.items()):
         la, lb = layers.get(a), layers.get(b)
         if la is not None and lb is not None and la < lb:
@@ -363,6 +427,22 @@ def self_test(a, public):
                 {'r.c': L2}, 'r.c calls syscall() itself'),
         'unlisted': ({'z.c': 'int mntsnap__z(void) { return 0; }'},
                      {}, 'z.c: not in the LAYERS table'),
+        'stage-back': ({'s1.c': 'void mntsnap__s2(void); void mntsnap__s1(void) { mntsnap__s2(); }',
+                        's2.c': 'void mntsnap__s1(void); void mntsnap__s2(void) {}',
+                        's3.c': 'void mntsnap__s1(void); void mntsnap__s3(void) { mntsnap__s1(); }'},
+                       {'s1.c': L4, 's2.c': L4, 's3.c': L4},
+                       's3.c calls back into s1.c, an earlier stage'),
+        'stage-pure': ({'d.c': 'int mntsnap__sys_x(void); int mntsnap__d(void) { return mntsnap__sys_x(); }',
+                        'sys.c': 'int mntsnap__sys_x(void) { return 0; }'},
+                       {'d.c': L4, 'sys.c': L0}, 'd.c (a stage without syscalls) calls sys.c'),
+        'stage-libc': ({'d.c': 'int open(const char *, int, ...); int mntsnap__d(void) { return open("/", 0); }'},
+                       {'d.c': L4}, 'd.c (a stage without syscalls) calls open()'),
+        'stage-only': ({'s1.c': 'int mntsnap__sys_mount(void); int mntsnap__s1(void) { return mntsnap__sys_mount(); }',
+                        'sys.c': 'int mntsnap__sys_mount(void) { return 0; }'},
+                       {'s1.c': L4, 'sys.c': L0}, 's1.c calls mntsnap__sys_mount, which only s3.c may'),
+        'stage-ok': ({'s1.c': 'void mntsnap__s2(void); void mntsnap__s1(void) { mntsnap__s2(); }',
+                      's2.c': 'void mntsnap__s2(void) {}'},
+                     {'s1.c': L4, 's2.c': L4}, None),
         'clean': ({'p.c': 'void mntsnap__q(void); void mntsnap__p(void) { mntsnap__q(); }',
                    'q.c': 'void mntsnap__q(void) {}'},
                   {'p.c': L2, 'q.c': L1}, None),
@@ -378,7 +458,9 @@ def self_test(a, public):
                     f.write(code + '\n')
                 subprocess.run([a.cc, '-c', '-o', src + '.o', src], check=True, cwd=d)
                 os.unlink(src)
-            errs, _ = check(load(d, a.nm), layers, public, set(files))
+            errs, _ = check(load(d, a.nm), layers, public, set(files),
+                            stages=['s1.c', 's2.c', 's3.c'], pure={'d.c'},
+                            only={'s3.c': {'mntsnap__sys_mount'}})
             ok = (not errs) if want is None else any(want in e for e in errs)
             print('self-test %-8s %s%s' % (name, 'ok' if ok else 'MISSED',
                                            '' if ok else ': %r' % errs))

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * One request's contact with its caller: reading its arguments from its
- * memory, and proving with NOTIF_ID_VALID that the pid still names it
- * (sv-perform.c asks after opening its namespaces), so that a caller that
- * died, or whose pid now names another process, is never acted for.
+ * The read stage: one request's contact with its caller, the only code
+ * that touches the caller's memory and fds: reading its arguments from
+ * its memory, a pidfd for it, and proving with NOTIF_ID_VALID that the
+ * pid still names it (sv-perform.c asks after opening its namespaces), so
+ * that a caller that died, or whose pid now names another process, is
+ * never acted for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +81,27 @@ int mntsnap__sv_read_opt(int pid, uint64_t addr, char *buf, size_t max, bool *re
 
 #define PIDFD_THREAD_ 0200 /* O_EXCL: a pidfd for a thread, 6.9+ */
 
+/*
+ * mount(2)'s strings: source (NULL allowed), target, fstype (NULL
+ * allowed); its data is read once the flags say the call takes it.
+ */
+int mntsnap__sv_read_mount_args(struct sv_req *q)
+{
+	const uint64_t *a = q->n.data.args;
+	int pid = (int)q->n.pid;
+	bool has_target;
+	int r;
+
+	r = mntsnap__sv_read_opt(pid, a[0], q->source, sizeof(q->source), &q->has_source);
+	if (!r)
+		r = mntsnap__sv_read_opt(pid, a[1], q->target, sizeof(q->target), &has_target);
+	if (!r && !has_target)
+		r = -EFAULT;
+	if (!r)
+		r = mntsnap__sv_read_opt(pid, a[2], q->fstype, sizeof(q->fstype), &q->has_fstype);
+	return r;
+}
+
 /* "Tgid:" of procfs's TID/status: the thread group id, or -errno. */
 static int thread_group(int proc, unsigned tid)
 {
@@ -153,4 +176,69 @@ int mntsnap__sv_id_valid(struct mntsnap_supervisor *sv, struct sv_container *c, 
 	long r = sv->sys.ioctl(sv->sys.ctx, c->fd, MNTSNAP_K_SECCOMP_IOCTL_NOTIF_ID_VALID, &id);
 
 	return r < 0 ? (int)r : 0;
+}
+
+/* ---- the caller's fds --------------------------------------------------- */
+
+/*
+ * The inode number and mount id of an open file, from the "ino:" and
+ * "mnt_id:" lines of procfs's REL: -ENOENT without such a file
+ * descriptor, -EOPNOTSUPP without the lines, -errno.
+ */
+int mntsnap__sv_fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t *ret_ino,
+			   uint64_t *ret_mnt)
+{
+	char buf[1024], *ino, *mnt;
+	ssize_t n;
+	int fd;
+
+	fd = mntsnap__proc_openat(proc, rel, O_RDONLY, resolve);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	ino = strstr(buf, "\nino:");
+	mnt = strstr(buf, "\nmnt_id:");
+	if (!ino || !mnt)
+		return -EOPNOTSUPP;
+	*ret_ino = strtoull(ino + 5, NULL, 10);
+	*ret_mnt = strtoull(mnt + 8, NULL, 10);
+	return 0;
+}
+
+/*
+ * The inode and mount id of the caller's fd fd64, from its fdinfo, read
+ * while a pidfd pins the caller: -EBADF (no such fd), -ESRCH (gone),
+ * -errno.
+ */
+int mntsnap__sv_read_fd_id(const struct sv_req *q, uint64_t fd64, uint64_t *ret_ino,
+			   uint64_t *ret_mnt)
+{
+	char rel[64];
+	int pidfd, proc, r;
+
+	if (fd64 > INT32_MAX)
+		return -EBADF;
+	pidfd = mntsnap__sv_caller_pidfd(q);
+	if (pidfd < 0)
+		return -ESRCH;
+	proc = mntsnap__procfs_root();
+	if (proc < 0) {
+		close(pidfd);
+		return proc;
+	}
+	snprintf(rel, sizeof(rel), "%u/fdinfo/%d", q->n.pid, (int)fd64);
+	r = mntsnap__sv_fdinfo_id(proc, rel, MNTSNAP_RESOLVE_NO_SYMLINKS, ret_ino, ret_mnt);
+	close(proc);
+	if (!r && mntsnap__pidfd_exited(pidfd) != 0)
+		r = -ESRCH;
+	close(pidfd);
+	if (r == -ENOENT)
+		return -EBADF;
+	if (r)
+		return r == -ESRCH ? -ESRCH : r;
+	return 0;
 }
