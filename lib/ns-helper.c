@@ -679,7 +679,7 @@ static void stack_put(const struct mntsnap_ns *ns, char *st)
  * the caller when it exits (measured here: 30-40 us each; pinned, the
  * no-op round trip went from ~80 to 52-59 us and entering around a
  * 1,000-mount capture from ~120 to 64-78 us over the capture, the figures
- * the README gives). The child inherits the calling
+ * doc/benchmark-notes.md gives). The child inherits the calling
  * thread's affinity at clone(), so it is narrowed just around clone() and
  * put back. Best effort: a mask that cannot be read or set (more than
  * CPU_SETSIZE CPUs, a seccomp policy) just means no pinning. Another

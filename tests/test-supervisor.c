@@ -221,7 +221,7 @@ static void make_tree(void)
 	cr_assert_eq(symlink("/data/x", ROOT "/mnt/tox"), 0);
 }
 
-/* The README's example policy (its tmpfs and bind rules), built through the API. */
+/* doc/supervisor.md's example policy (its tmpfs and bind rules), built through the API. */
 static struct mntsnap_policy *example_policy(void)
 {
 	static const char *const force[] = { "nosuid", "nodev", "noexec", NULL };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The supervisor's JSON policy file (see README "The policy file"). */
+/* The supervisor's JSON policy file (see doc/supervisor.md, "The policy file"). */
 #ifndef MNTSNAP_POLICY_LOAD_H
 #define MNTSNAP_POLICY_LOAD_H
 

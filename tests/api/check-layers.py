@@ -22,12 +22,12 @@ Fails on:
     higher layer: a header belongs to the layer of its .c, or to the one
     HEADERS gives; nm cannot see a struct or an inline function read
     through a header, so includes are checked from the text;
-  - with --readme: a lib/*.c file that the README's architecture section
+  - with --drawing: a lib/*.c file that doc/architecture.md's layer drawing
     puts under another layer than LAYERS does, or leaves out, or a file
     that section names and lib/ does not have (the drawing readers go by
     cannot drift from the table the check goes by).
 
-  check-layers.py --api-tool TOOL --lib-src DIR (--archive A | --objdir DIR) [--readme R]
+  check-layers.py --api-tool TOOL --lib-src DIR (--archive A | --objdir DIR) [--drawing doc/architecture.md]
                   [--graph] HEADERS...
   check-layers.py --self-test --cc CC --api-tool TOOL HEADERS...
 """
@@ -323,15 +323,15 @@ def check(objs, layers, public, sources, stages=None, pure=None, only=None):
     return errs, edges
 
 
-def readme_layers(text):
-    """{lib name or glob: layer} from the README's architecture drawing.
+def drawing_layers(text):
+    """{lib name or glob: layer} from doc/architecture.md's layer drawing.
 
-    The first fenced block after "## Architecture": a line "L<n> ..."
+    The first fenced block after "## The layers": a line "L<n> ..."
     opens layer n; a line starting "lib/<name>" puts name (".[ch]" read as
     ".c", "*" as a glob) under the open layer; any other unindented line
     closes it.
     """
-    sec = text.split('\n## Architecture', 1)
+    sec = text.split('\n## The layers', 1)
     if len(sec) < 2 or '```' not in sec[1]:
         return None
     block = sec[1].split('```', 2)[1]
@@ -349,22 +349,22 @@ def readme_layers(text):
     return out
 
 
-def check_readme(text, layers, sources):
-    """Errors where the README's drawing and the table disagree."""
-    drawn = readme_layers(text)
+def check_drawing(text, layers, sources):
+    """Errors where the drawing and the table disagree."""
+    drawn = drawing_layers(text)
     if drawn is None:
-        return ['README: no fenced drawing after "## Architecture"']
+        return ['doc/architecture.md: no fenced drawing after "## The layers"']
     errs = []
     for f in sorted(sources):
         hits = {lv for pat, lv in drawn.items() if fnmatch.fnmatchcase(f, pat)}
         if not hits:
-            errs.append('%s: not in the README\'s architecture section' % f)
+            errs.append('%s: not in the layer drawing of doc/architecture.md' % f)
         elif f in layers and hits != {layers[f]}:
-            errs.append('%s: the README draws it in %s, the LAYERS table has %s' %
+            errs.append('%s: doc/architecture.md draws it in %s, the LAYERS table has %s' %
                         (f, '/'.join(NAMES[lv] for lv in sorted(hits)), NAMES[layers[f]]))
     for pat in sorted(drawn):
         if pat.endswith('.c') and not any(fnmatch.fnmatchcase(f, pat) for f in sources):
-            errs.append('README names lib/%s, which lib/ does not have' % pat)
+            errs.append('doc/architecture.md names lib/%s, which lib/ does not have' % pat)
     return errs
 
 
@@ -469,18 +469,18 @@ def self_test(a, public):
     ok = any('w.c: in lib/ but not built' in e for e in errs)
     print('self-test %-8s %s%s' % ('unbuilt', 'ok' if ok else 'MISSED', '' if ok else ': %r' % errs))
     bad += not ok
-    readme = ('# x\n\n## Architecture\n\n```\ninclude/x.h   api\n\nL0 platform\n'
+    readme = ('# x\n\n## The layers\n\n```\ninclude/x.h   api\n\nL0 platform\n'
               'lib/a.[ch]    a\nlib/r*.c      r\n\nL2 sources\nlib/b.c       b\n'
               'seccomp/      not a layer\n```\n')
     srcs = {'a.c', 'ra.c', 'rb.c', 'b.c'}
     rtests = {
         'readme-ok': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L2}, srcs, None),
         'readme-layer': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L3}, srcs,
-                         'b.c: the README draws it in L2 sources'),
+                         'b.c: doc/architecture.md draws it in L2 sources'),
         'readme-missing': ({'a.c': L0, 'ra.c': L0, 'rb.c': L0, 'b.c': L2, 'c.c': L2},
-                           srcs | {'c.c'}, "c.c: not in the README"),
+                           srcs | {'c.c'}, "c.c: not in the layer drawing"),
         'readme-stale': ({'ra.c': L0, 'rb.c': L0, 'b.c': L2}, srcs - {'a.c'},
-                         'README names lib/a.c'),
+                         'doc/architecture.md names lib/a.c'),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for name, files, want in (
@@ -499,7 +499,7 @@ def self_test(a, public):
                                              '' if ok else ': %r' % errs))
             bad += not ok
     for name, (layers, sources, want) in rtests.items():
-        errs = check_readme(readme, layers, sources)
+        errs = check_drawing(readme, layers, sources)
         ok = (not errs) if want is None else any(want in e for e in errs)
         print('self-test %-14s %s%s' % (name, 'ok' if ok else 'MISSED',
                                          '' if ok else ': %r' % errs))
@@ -515,7 +515,7 @@ def main():
     ap.add_argument('--archive', help='or the static archive holding them')
     ap.add_argument('--nm', default='nm')
     ap.add_argument('--cc', default='cc')
-    ap.add_argument('--readme', help='compare the table with this README\'s architecture section')
+    ap.add_argument('--drawing', help='compare the table with the layer drawing in this file (doc/architecture.md)')
     ap.add_argument('--graph', action='store_true', help='print edges and layers')
     ap.add_argument('--self-test', action='store_true')
     ap.add_argument('headers', nargs='+')
@@ -527,9 +527,9 @@ def main():
     sources = {f for f in os.listdir(a.lib_src) if re.fullmatch(r'[\w.-]+\.c', f)}
     errs, edges = check(objs, LAYERS, public, sources)
     errs += check_includes(a.lib_src, LAYERS)
-    if a.readme:
-        with open(a.readme) as f:
-            errs += check_readme(f.read(), LAYERS, sources)
+    if a.drawing:
+        with open(a.drawing) as f:
+            errs += check_drawing(f.read(), LAYERS, sources)
     if a.graph:
         print_graph(objs, edges, LAYERS)
     for e in errs:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench-startup: what capturing a container's mount table adds to a
- * container start, as a runtime does it (README, "Runtimes: capture before
+ * container start, as a runtime does it (doc/containers.md, "Runtimes: capture before
  * exec"): in the container's mount namespace, once its mounts are final,
  *   capture       mntsnap_capture() of the own namespace
  *   handover      mntsnap_snapshot_save_fd() into a pipe and
@@ -18,7 +18,7 @@
  * of /proc paths, masked paths, the state dir bound in) and pivots into it.
  * Prints one line per measure: median and 90th percentile in microseconds.
  * tests/bench/startup.sh runs it on tmpfs and on ext4 (a loop device) and
- * writes the README's table.
+ * writes the table of doc/benchmark-notes.md.
  */
 #include <errno.h>
 #include <fcntl.h>

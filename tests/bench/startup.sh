@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The start-up cost per container (README, "Start-up cost per container"):
+# The start-up cost per container (doc/benchmark-notes.md, "Start-up cost per
+# container"):
 # bench-startup with the runtime's state dir on tmpfs and on ext4 (a loop
 # device), inside a private mount namespace so nothing shows on the host.
-# Writes tests/bench/results-startup-2cores.txt and the README's table.
+# Writes tests/bench/results-startup-2cores.txt and that page's table.
 #   tests/bench/startup.sh [BUILD_DIR] [N]        (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,8 +39,8 @@ OUT=tests/bench/results-startup-2cores.txt
 } >"$OUT"
 cat "$OUT"
 
-# The README's table, between its markers, from those numbers.
-python3 - "$OUT" README.md <<'PY'
+# doc/benchmark-notes.md's table, between its markers, from those numbers.
+python3 - "$OUT" doc/benchmark-notes.md <<'PY'
 import sys
 rows = {}
 for line in open(sys.argv[1]):

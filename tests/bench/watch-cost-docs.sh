@@ -4,7 +4,7 @@
 # `bench-watch --isolated 1000 10000` (or reads a saved output), keeps the
 # output in tests/bench/results-watch-isolated-2cores.txt, and rewrites the
 # marked lines of `mntsnap watch --help` (examples/mntsnap/cmd-watch.c) and
-# the marked table of README.md. Numbers are never typed.
+# the marked table of doc/benchmark-notes.md. Numbers are never typed.
 #   tests/bench/watch-cost-docs.sh BUILD_DIR            (as root: runs it)
 #   tests/bench/watch-cost-docs.sh --from RESULTS.txt   (a saved run)
 set -eu
@@ -52,11 +52,11 @@ table = (
     f"| the settle sweep alone | {a[2]:.2f} ms | {b[2]:.2f} ms |\n"
     f"| candidate: read the mountinfo text whole | {a[3]:.2f} ms | {b[3]:.2f} ms |\n"
     f"| candidate: read and parse it (nothing compared yet) | {a[4]:.2f} ms | {b[4]:.2f} ms |\n")
-r = open("README.md").read()
+r = open("doc/benchmark-notes.md").read()
 r2 = re.sub(r"(<!-- watch-cost: [^\n]*-->\n).*?(<!-- end watch-cost -->)",
             lambda m: m[1] + table + m[2], r, flags=re.S)
 if r2 == r and table not in r:
-    sys.exit("watch-cost-docs.sh: no watch-cost markers in README.md")
-open("README.md", "w").write(r2)
-print("watch-cost-docs.sh: wrote --help and README from " + sys.argv[1])
+    sys.exit("watch-cost-docs.sh: no watch-cost markers in doc/benchmark-notes.md")
+open("doc/benchmark-notes.md", "w").write(r2)
+print("watch-cost-docs.sh: wrote --help and doc/benchmark-notes.md from " + sys.argv[1])
 PY
