@@ -773,6 +773,40 @@ LTest(supervisor, bind_of_read_only_stays_read_only)
 }
 
 /*
+ * A new mount keeps its rule's forced flags even when moved where another
+ * rule, forcing less, decides its remounts.
+ */
+static void script_moved_new_mount(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, "size=1m");
+	res[1] = try_mount("/mnt/a", "/mnt/b", NULL, MS_MOVE, NULL);
+	res[2] = try_mount(NULL, "/mnt/b", NULL, MS_REMOUNT | MS_BIND, NULL);
+}
+
+LTest(supervisor, new_mount_keeps_its_forced_flags)
+{
+	static const char *const force[] = { "ro", "noexec", NULL };
+	MNTSNAP_OPTS(mntsnap_policy_rule, strict, .fstype = "tmpfs", .target = "/mnt/a",
+		     .force = force);
+	MNTSNAP_OPTS(mntsnap_policy_rule, loose, .fstype = "tmpfs", .target = "/mnt/*");
+	struct mntsnap_policy *p;
+	char opts[512];
+	struct box b;
+
+	make_tree();
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &strict, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &loose, NULL), 0);
+	box_start(&b, p, NULL, script_moved_new_mount);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(b.res[i], 0, "step %d: %s", i, strerror(b.res[i]));
+	cr_assert(mi_find(b.pid, "/mnt/b", opts, NULL));
+	cr_expect(ms_has_opt(opts, "ro") && ms_has_opt(opts, "noexec"), "lost its forced flags: %s",
+		  opts);
+	box_end(&b);
+}
+
+/*
  * Binds must not go around what proc and sysfs get by default: a bind of
  * a kernel interface (proc, sysfs, ...) needs the rule's grant, and a
  * non-recursive bind of a tree with mounts below would uncover what they
