@@ -1538,7 +1538,16 @@ LTest(supervisor, bounds_of_the_new_mount_api)
 	cr_expect_eq(b.res[7], 0, "fsmount: %s", strerror(b.res[7]));
 	cr_expect_eq(b.res[8], EBUSY, "a second fsmount: %s", strerror(b.res[8]));
 	cr_expect_eq(b.res[9], 0, "a mount after the flood: %s", strerror(b.res[9]));
+	/*
+	 * The bound is the supervisor's own memory: AddressSanitizer's shadow
+	 * and its 256 MiB quarantine of freed blocks are not (the ASan build
+	 * measured 310 MiB for the same flood); there only "bounded at all".
+	 */
+#if defined(__SANITIZE_ADDRESS__)
+	cr_expect(rss > 0 && rss < 1024 * 1024, "supervisor RSS %ld KiB (AddressSanitizer)", rss);
+#else
 	cr_expect(rss > 0 && rss < 64 * 1024, "supervisor RSS %ld KiB", rss);
+#endif
 	/* one bounded line per call: no line repeats everything recorded so far */
 	cr_expect_lt(b.audit_len, (size_t)2 * FLOOD * 6 * 1024, "audit %zu bytes", b.audit_len);
 	cr_expect(strstr(b.audit, "\"reason\":\"options too long\""), "no reason given");
