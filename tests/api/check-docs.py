@@ -9,10 +9,11 @@
       link to benchmarks.md is one that page prints (under the link's
       #heading).
 
-  check-docs.py commands --path DIR SRCDIR [FILE.md...]
+  check-docs.py commands --path DIR [--build BDIR] SRCDIR [FILE.md...]
       every command the markdown marks as runnable is run, as root, in a
       private mount namespace (/ made private, a tmpfs on /tmp) over a
-      throwaway copy of the source tree (an overlay whose writes vanish),
+      throwaway copy of the source tree (an overlay whose writes vanish,
+      with BDIR seen at its build/, where the guides look),
       with DIR (the built CLI) first on PATH and the source tree as the
       working directory, as a reader of a fresh clone would run them:
         ```sh            the whole block runs
@@ -211,22 +212,52 @@ def script_for(path, cmds):
     for ln, cmd in cmds:
         s.append('printf "%%s\\n" %s >&3' % shlex.quote('%s:%d' % (path, ln)))
         s.append(cmd)
+        # `set -e` ignores a failure before the end of an `a && b` list,
+        # whose status is still non-zero: that fails the check too
+        s.append('docs_rc=$?; [ "$docs_rc" -eq 0 ] || exit "$docs_rc"')
     s.append('printf "done\\n" >&3')
     return '\n'.join(s) + '\n'
 
 
-# Inside the new mount namespace: everything private, a fresh /tmp, the
-# source tree under an overlay whose upper layer lives on that /tmp.
+# Inside the new mount namespace: everything private, the source tree under
+# an overlay whose layers live on a tmpfs mounted aside (DOCS_AUX), the
+# build under test at the tree's build/ (where the guides look), and a
+# fresh /tmp. A tree that is itself under /tmp (a clone in /tmp) stays
+# reachable: the new /tmp is filled, the tree bound into it, and only then
+# moved over /tmp.
 WRAP = r'''
 set -e
 exec 8<"$DOCS_SCRIPT" 9>"$DOCS_TRACE"
 mount --make-rprivate /
-mount -t tmpfs docs-tmp /tmp
-mkdir /tmp/.docs-upper /tmp/.docs-work
-mount -t overlay docs-src -o "lowerdir=$DOCS_SRC,upperdir=/tmp/.docs-upper,workdir=/tmp/.docs-work" "$DOCS_SRC"
+mount -t tmpfs docs-aux "$DOCS_AUX"
+mkdir "$DOCS_AUX/upper" "$DOCS_AUX/work" "$DOCS_AUX/tmp"
+mount -t overlay docs-src -o "lowerdir=$DOCS_SRC,upperdir=$DOCS_AUX/upper,workdir=$DOCS_AUX/work" "$DOCS_SRC"
+if [ -n "$DOCS_BUILD" ] && [ "$DOCS_BUILD" != "$DOCS_SRC/build" ]; then
+	mkdir -p "$DOCS_SRC/build"
+	mount --bind "$DOCS_BUILD" "$DOCS_SRC/build"
+fi
+mount -t tmpfs docs-tmp "$DOCS_AUX/tmp"
+case "$DOCS_SRC/" in
+/tmp/*)
+	mkdir -p "$DOCS_AUX/tmp/${DOCS_SRC#/tmp/}"
+	mount --rbind "$DOCS_SRC" "$DOCS_AUX/tmp/${DOCS_SRC#/tmp/}"
+	;;
+esac
+mount --move "$DOCS_AUX/tmp" /tmp
 cd "$DOCS_SRC"
 exec sh /dev/fd/8
 '''
+
+
+def wrap_env(src, script, trace, tmp, build, path_dirs, **extra):
+    """The environment WRAP reads; AUX is a directory of the run's own."""
+    aux = os.path.join(tmp, 'aux')
+    os.mkdir(aux)
+    return dict(os.environ, DOCS_SRC=os.path.realpath(src), DOCS_SCRIPT=script,
+                DOCS_TRACE=trace, DOCS_AUX=aux,
+                DOCS_BUILD=os.path.realpath(build) if build else '',
+                PATH=os.pathsep.join(path_dirs + [os.environ.get('PATH', '/usr/bin:/bin')]),
+                **extra)
 
 
 def missing_programs(text, path_dirs):
@@ -236,7 +267,7 @@ def missing_programs(text, path_dirs):
     return [n for n in need if not any(os.access(os.path.join(d, n), os.X_OK) for d in path)]
 
 
-def run_file(src, rel, text, path_dirs, timeout, verbose=True):
+def run_file(src, rel, text, path_dirs, timeout, build=None):
     cmds = commands(text)
     if not cmds:
         return None, 0
@@ -244,9 +275,7 @@ def run_file(src, rel, text, path_dirs, timeout, verbose=True):
         script, trace = os.path.join(tmp, 'script.sh'), os.path.join(tmp, 'trace')
         with open(script, 'w') as f:
             f.write(script_for(rel, cmds))
-        env = dict(os.environ, DOCS_SRC=os.path.realpath(src), DOCS_SCRIPT=script,
-                   DOCS_TRACE=trace,
-                   PATH=os.pathsep.join(path_dirs + [os.environ.get('PATH', '/usr/bin:/bin')]))
+        env = wrap_env(src, script, trace, tmp, build, path_dirs)
         p = subprocess.Popen(['unshare', '-m', 'sh', '-c', WRAP], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              start_new_session=True)
@@ -274,7 +303,7 @@ def run_file(src, rel, text, path_dirs, timeout, verbose=True):
 SEP = '\x1e--docs-capture--\x1e'
 
 
-def capture(src, path, path_dirs, timeout):
+def capture(src, path, path_dirs, timeout, build=None):
     """Rewrite the output under each "$ " line of path's console blocks with
     what that command prints when run as the commands check runs it."""
     with open(path, encoding='utf-8') as f:
@@ -301,9 +330,7 @@ def capture(src, path, path_dirs, timeout):
         script, trace = os.path.join(tmp, 'script.sh'), os.path.join(tmp, 'trace')
         with open(script, 'w') as f:
             f.write(script_for(os.path.relpath(path, src), wrapped))
-        env = dict(os.environ, DOCS_SRC=os.path.realpath(src), DOCS_SCRIPT=script,
-                   DOCS_TRACE=trace, LC_ALL='C.UTF-8',
-                   PATH=os.pathsep.join(path_dirs + [os.environ.get('PATH', '/usr/bin:/bin')]))
+        env = wrap_env(src, script, trace, tmp, build, path_dirs, LC_ALL='C.UTF-8')
         p = subprocess.Popen(['unshare', '-m', 'sh', '-c', WRAP], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
         out, _ = p.communicate(timeout=timeout)
@@ -373,11 +400,25 @@ def self_test():
             fail, n = run_file(d, 'F.md', md + '\n```sh\nfalse\n```\n', [], 60)
             if not fail or not fail.startswith('F.md:21:'):
                 errs.append('commands: a failing command not named by its line: %s' % fail)
-            fail, n = run_file(d, 'F.md', md + '\n```sh\ntouch doc/new && test -e /tmp/.docs-upper/doc/new\n```\n', [], 60)
+            fail, n = run_file(d, 'F.md', md + '\n```sh\nfalse && true\n```\n', [], 60)
+            if not fail or not fail.startswith('F.md:21:'):
+                errs.append('commands: a failure inside an && list not reported: %s' % fail)
+            fail, n = run_file(d, 'F.md', md + '\n```sh\ntouch doc/new && test -e doc/new\n```\n', [], 60)
             if fail:
                 errs.append('commands: a passing file reported: %s' % fail)
             if os.path.exists(os.path.join(d, 'doc', 'new')):
                 errs.append('commands: a write reached the source tree')
+            # a clone under /tmp (the fresh /tmp must not hide it), and
+            # --build seen at the tree's build/
+            with tempfile.TemporaryDirectory(dir='/tmp') as t, \
+                    tempfile.TemporaryDirectory(dir='/tmp') as b:
+                open(os.path.join(b, 'marker'), 'w').close()
+                fail, n = run_file(t, 'T.md', '```sh\ntouch x && test -e build/marker && '
+                                   'test ! -e /tmp/%s\n```\n' % os.path.basename(b), [], 60, b)
+                if fail:
+                    errs.append('commands: a tree under /tmp, or --build, not run as said: %s' % fail)
+                if os.path.exists(os.path.join(t, 'x')) or os.path.exists(os.path.join(t, 'build')):
+                    errs.append('commands: a write reached the tree under /tmp')
     for e in errs:
         print('FAIL: ' + e)
     print('ok   self-test' if not errs else '')
@@ -387,12 +428,18 @@ def self_test():
 def main(argv):
     if argv[1:] == ['--self-test']:
         return self_test()
-    mode, args, path_dirs, timeout = argv[1], argv[2:], [], 600
+    mode, args, path_dirs, timeout, build = argv[1], argv[2:], [], 600, None
     while args and args[0].startswith('--'):
         if args[0] == '--path':
             p = os.path.realpath(args[1])      # a directory, or a program in it
             path_dirs.append(p if os.path.isdir(p) else os.path.dirname(p))
             args = args[2:]
+        elif args[0] == '--build':         # the build the guides' build/ is
+            build = args[1]
+            args = args[2:]
+        elif args[0] == '--skip':          # this build is not the guides' build
+            print('SKIP: ' + args[1])
+            return 77
         elif args[0] == '--timeout':
             timeout = int(args[1])
             args = args[2:]
@@ -429,7 +476,7 @@ def main(argv):
                 # a guide that needs a runtime this machine lacks: said, not failed
                 print('SKIP %-24s needs %s' % (rel, ' '.join(missing)))
                 continue
-            fail, n = run_file(src, rel, text, path_dirs, timeout)
+            fail, n = run_file(src, rel, text, path_dirs, timeout, build)
             if fail:
                 errs.append(fail)
                 print('FAIL: ' + fail)
@@ -438,7 +485,7 @@ def main(argv):
         return 1 if errs else 0
     if mode == 'capture':
         for f in files:
-            capture(src, f, path_dirs, timeout)
+            capture(src, f, path_dirs, timeout, build)
         return 0
     sys.exit('usage: see the top of ' + argv[0])
 
