@@ -295,22 +295,38 @@ static int check_args(const struct mntsnap_snapshot *s, const char *str)
 	return !s || !str ? -EINVAL : 0;
 }
 
+/*
+ * The start every path lookup shares: the arguments checked, the path
+ * normalized (*norm: the caller frees it) and the mount point index built.
+ */
+static int mp_lookup_start(const struct mntsnap_snapshot *s, const char *path, char **norm,
+			   const uint32_t **idx)
+{
+	int r = check_args(s, path);
+
+	if (!r)
+		r = normalize(path, norm);
+	if (r)
+		return r;
+	*idx = get_index(s, KEY_MP);
+	if (!*idx) {
+		free(*norm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 long mntsnap__snapshot_find_path(const struct mntsnap_snapshot *s, const char *path)
 {
 	const uint32_t *idx;
 	uint32_t hit;
 	char *norm;
-	int r = check_args(s, path);
+	int r = mp_lookup_start(s, path, &norm, &idx);
 
-	if (!r)
-		r = normalize(path, &norm);
 	if (r)
 		return r;
-	idx = get_index(s, KEY_MP);
-	hit = idx ? walk(s, idx, norm) : MNTSNAP_NONE;
+	hit = walk(s, idx, norm);
 	free(norm);
-	if (!idx)
-		return -ENOMEM;
 	return hit == MNTSNAP_NONE ? -ENOENT : (long)hit;
 }
 
@@ -325,18 +341,11 @@ long mntsnap__snapshot_find_mount_point(const struct mntsnap_snapshot *s, const 
 	uint32_t pos, hit = MNTSNAP_NONE;
 	size_t n;
 	char *norm;
-	int r = check_args(s, path);
+	int r = mp_lookup_start(s, path, &norm, &idx);
 
-	if (!r)
-		r = normalize(path, &norm);
 	if (r)
 		return r;
 	n = strlen(norm);
-	idx = get_index(s, KEY_MP);
-	if (!idx) {
-		free(norm);
-		return -ENOMEM;
-	}
 	pos = lower_bound(s, KEY_MP, idx, norm, n, MNTSNAP_NONE, 0);
 	if (at(s, idx, pos, norm, n)) {
 		uint32_t latest = idx[pos];
@@ -369,17 +378,11 @@ long mntsnap__snapshot_next_mount_point(const struct mntsnap_snapshot *s, const 
 	int r = check_args(s, path);
 
 	if (!r && after >= (long)s->nrecs)
-		r = -ERANGE;
-	if (!r)
-		r = normalize(path, &norm);
+		return -ERANGE;
+	r = mp_lookup_start(s, path, &norm, &idx);
 	if (r)
 		return r;
 	n = strlen(norm);
-	idx = get_index(s, KEY_MP);
-	if (!idx) {
-		free(norm);
-		return -ENOMEM;
-	}
 	if (after < 0) {
 		pos = lower_bound(s, KEY_MP, idx, norm, n, MNTSNAP_NONE, 0);
 	} else {

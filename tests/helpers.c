@@ -19,8 +19,11 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include <linux/capability.h>
+
 #include "helpers.h"
 #include "mntsnap.h"
+#include "uapi.h"
 
 void ms_require_root(void)
 {
@@ -208,6 +211,50 @@ int ms_block_mount_syscalls(bool statmount, bool listmount, int err)
 	return 0;
 }
 #endif
+
+#if defined(__x86_64__)
+#define NOTIFY_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NOTIFY_ARCH AUDIT_ARCH_AARCH64
+#else
+#define NOTIFY_ARCH 0U
+#endif
+
+#define NOTIFY_MAX 16
+
+int ms_notify_filter(const unsigned *nrs, unsigned n)
+{
+	struct sock_filter f[5 + NOTIFY_MAX];
+	struct sock_fprog prog = { .len = (unsigned short)(n + 5), .filter = f };
+	int fd;
+
+	if (n > NOTIFY_MAX)
+		return -E2BIG;
+	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
+	/* another ABI: every call to the supervisor */
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NOTIFY_ARCH, 0,
+					    (uint8_t)(n + 2));
+	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	/* syscall i: on a match jump over the rest and the ALLOW to NOTIFY */
+	for (unsigned i = 0; i < n; i++)
+		f[3 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
+							 (uint8_t)(n - i), 0);
+	f[3 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW);
+	f[4 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	fd = (int)syscall(SYS_seccomp, MNTSNAP_K_SECCOMP_SET_MODE_FILTER,
+			  MNTSNAP_K_SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return fd < 0 ? -errno : fd;
+}
+
+int ms_drop_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
 
 static int run_tmp(void)
 {

@@ -124,6 +124,17 @@ int ms_block_mount_syscalls(bool statmount, bool listmount, int err);
 #endif
 
 /*
+ * The container side of a supervisor test: a seccomp filter that sends
+ * the n syscalls nrs of the native ABI, and every call of another ABI
+ * (i386 through int 0x80), to a user-notification listener, and allows
+ * the rest; sets PR_SET_NO_NEW_PRIVS. The listener fd, or -errno.
+ */
+int ms_notify_filter(const unsigned *nrs, unsigned n);
+
+/* Drop every capability of the calling thread: 0 or -errno. */
+int ms_drop_caps(void);
+
+/*
  * A fresh random UUID (the kernel's /proc/sys/kernel/random/uuid), for
  * images whose mkfs refuses a UUID some block device still shows: a loop
  * device of an earlier run may still be detaching, and mkfs.btrfs asks

@@ -637,6 +637,8 @@ Test(seccomp_cli, merge_rejects_like_dockerd_with_json_path)
 		/* trailing data, and text that only starts like JSON */
 		{ P("") " {}", "$", "JSON" },
 		{ "22 33 0:21 / /proc rw\n", "$", "JSON" },
+		/* a byte order mark: Go's encoding/json refuses it; said as such */
+		{ "\xef\xbb\xbf" P(""), "$", "byte order mark" },
 		/* a config takes OCI only */
 		{ "{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": " S(
 			  "{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"comment\": \"x\"}")
@@ -658,6 +660,31 @@ Test(seccomp_cli, merge_rejects_like_dockerd_with_json_path)
 }
 
 /* What dockerd and containers/common accept must go through. */
+/* A Docker rule's comment names what the rule holds, not what it might. */
+Test(seccomp_cli, comment_names_only_the_added_syscalls)
+{
+	static const char *const docker[] = { "--format", "docker", NULL };
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ S("{\"names\": [\"statmount\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "\"comment\": \"mntsnap: allow listmount\"" },
+		{ S("{\"names\": [\"listmount\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "\"comment\": \"mntsnap: allow statmount\"" },
+		{ S("{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"}"),
+		  "\"comment\": \"mntsnap: allow statmount, listmount\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r = merge_text(cases[i].text, docker);
+
+		cr_assert_eq(r.status, 0, "case %zu: %s", i, r.err);
+		cr_expect(strstr(r.out, cases[i].want), "case %zu: no %s in:\n%s", i, cases[i].want,
+			  r.out);
+		run_free(&r);
+	}
+}
+
 Test(seccomp_cli, merge_accepts_what_runtimes_write)
 {
 	static const char *const ok[] = {

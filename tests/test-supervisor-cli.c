@@ -452,14 +452,39 @@ Test(supervisor_cli, agent_serves_containers_and_survives_bad_peers, .timeout = 
 }
 
 /*
- * The audit log on a full filesystem: the request is refused, not
- * performed unaudited, and the agent says so on stderr.
+ * The agent's audit sink (already started) takes no line: the container's
+ * first mount is refused, not performed unaudited, and the agent says so
+ * on stderr.
  */
+static void expect_denied_unaudited(pid_t agent, const char *what)
+{
+	char path[64], *mi, *err;
+	int res[2], rp, st;
+	pid_t c;
+
+	c = container(&rp, 0, "c1");
+	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
+	cr_expect_eq(res[0], EPERM, "allowed mount with %s: %s", what, strerror(res[0]));
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", c);
+	mi = ms_read_file(path, NULL);
+	cr_expect_not(strstr(mi, " " BASE "/ok "), "performed unaudited (%s):\n%s", what, mi);
+	free(mi);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	close(rp);
+	kill(agent, SIGTERM);
+	cr_assert_eq(waitpid(agent, &st, 0), agent);
+	err = ms_read_file(BASE "/agent.err", NULL);
+	cr_expect(strstr(err, "denying"), "stderr (%s): %s", what, err);
+	free(err);
+}
+
+/* The audit log on a full filesystem. */
 Test(supervisor_cli, full_audit_log_denies, .timeout = 60)
 {
-	char path[64], *mi, *err, fill[4096];
-	int res[2], rp, st, fd;
-	pid_t agent, c;
+	char fill[4096];
+	pid_t agent;
+	int fd;
 
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/ok");
@@ -473,49 +498,14 @@ Test(supervisor_cli, full_audit_log_denies, .timeout = 60)
 	while (write(fd, fill, sizeof(fill)) > 0)
 		;
 	close(fd);
-	c = container(&rp, 0, "c1");
-	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
-	cr_expect_eq(res[0], EPERM, "allowed mount with a full audit log: %s", strerror(res[0]));
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", c);
-	mi = ms_read_file(path, NULL);
-	cr_expect_not(strstr(mi, " " BASE "/ok "), "performed unaudited:\n%s", mi);
-	free(mi);
-	kill(c, SIGKILL);
-	waitpid(c, &st, 0);
-	close(rp);
-	kill(agent, SIGTERM);
-	cr_assert_eq(waitpid(agent, &st, 0), agent);
-	err = ms_read_file(BASE "/agent.err", NULL);
-	cr_expect(strstr(err, "denying"), "stderr: %s", err);
-	free(err);
+	expect_denied_unaudited(agent, "a full audit log");
 }
 
-/*
- * An audit sink that is no regular file and takes no line (/dev/full):
- * the first request is refused too, not performed with its line lost.
- */
+/* An audit sink that is no regular file and takes no line (/dev/full). */
 Test(supervisor_cli, unwritable_audit_device_denies, .timeout = 60)
 {
-	char path[64], *mi, *err;
-	int res[2], rp, st;
-	pid_t agent, c;
-
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/ok");
-	agent = start_agent_to("/dev/full", BASE "/agent.err");
-	c = container(&rp, 0, "c1");
-	cr_assert_eq(read(rp, res, sizeof(res)), (ssize_t)sizeof(res));
-	cr_expect_eq(res[0], EPERM, "allowed mount with /dev/full as audit: %s", strerror(res[0]));
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", c);
-	mi = ms_read_file(path, NULL);
-	cr_expect_not(strstr(mi, " " BASE "/ok "), "performed unaudited:\n%s", mi);
-	free(mi);
-	kill(c, SIGKILL);
-	waitpid(c, &st, 0);
-	close(rp);
-	kill(agent, SIGTERM);
-	cr_assert_eq(waitpid(agent, &st, 0), agent);
-	err = ms_read_file(BASE "/agent.err", NULL);
-	cr_expect(strstr(err, "denying"), "stderr: %s", err);
-	free(err);
+	expect_denied_unaudited(start_agent_to("/dev/full", BASE "/agent.err"),
+				"/dev/full as audit");
 }

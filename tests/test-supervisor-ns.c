@@ -22,8 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/capability.h>
-#include <linux/filter.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -50,14 +48,6 @@
 #define CG BASE "/cg"
 #define NRES 32
 #define NR_pidfd_getfd_ (MNTSNAP_NR_BASE + 438)
-
-#if defined(__x86_64__)
-#define ARCH_ 0xc000003eU
-#elif defined(__aarch64__)
-#define ARCH_ 0xc00000b7U
-#else
-#define ARCH_ 0U
-#endif
 
 enum ctr_mode {
 	CTR_OWN,      /* own net and ipc namespaces, no user namespace */
@@ -94,23 +84,8 @@ static int filter(void)
 					MNTSNAP_NR_fsconfig, MNTSNAP_NR_fsmount,
 					MNTSNAP_NR_move_mount, MNTSNAP_NR_open_tree,
 					MNTSNAP_NR_mount_setattr, MNTSNAP_NR_fspick };
-	const unsigned n = sizeof(nrs) / sizeof(nrs[0]);
-	struct sock_filter f[4 + sizeof(nrs) / sizeof(nrs[0]) + 1];
-	struct sock_fprog prog = { .len = (unsigned short)(n + 5), .filter = f };
-	int fd;
+	int fd = ms_notify_filter(nrs, sizeof(nrs) / sizeof(nrs[0]));
 
-	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
-	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 2));
-	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
-	for (unsigned i = 0; i < n; i++)
-		f[3 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
-							 (uint8_t)(n - i), 0);
-	f[3 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW);
-	f[4 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		die("no_new_privs");
-	fd = (int)syscall(SYS_seccomp, MNTSNAP_K_SECCOMP_SET_MODE_FILTER,
-			  MNTSNAP_K_SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 	if (fd < 0)
 		die("seccomp");
 	return fd;
@@ -118,10 +93,7 @@ static int filter(void)
 
 static void drop_caps(void)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = { { 0 } };
-
-	if (syscall(SYS_capset, &h, d))
+	if (ms_drop_caps())
 		die("capset");
 }
 

@@ -12,8 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/capability.h>
-#include <linux/filter.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -48,14 +46,6 @@
 #define ROOT BASE "/root"
 #define NRES 64
 #define NR_pidfd_getfd_ (MNTSNAP_NR_BASE + 438)
-
-#if defined(__x86_64__)
-#define ARCH_ 0xc000003eU
-#elif defined(__aarch64__)
-#define ARCH_ 0xc00000b7U
-#else
-#define ARCH_ 0U
-#endif
 
 typedef void (*script_fn)(int *res);
 
@@ -135,26 +125,8 @@ static int child_filter(void)
 					MNTSNAP_NR_fsconfig, MNTSNAP_NR_fsmount,
 					MNTSNAP_NR_move_mount, MNTSNAP_NR_open_tree,
 					MNTSNAP_NR_mount_setattr };
-	const unsigned n = sizeof(nrs) / sizeof(nrs[0]);
-	struct sock_filter f[4 + sizeof(nrs) / sizeof(nrs[0]) + 1];
-	struct sock_fprog prog = { .len = (unsigned short)(n + 5), .filter = f };
-	int fd;
+	int fd = ms_notify_filter(nrs, sizeof(nrs) / sizeof(nrs[0]));
 
-	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
-	/* another ABI (i386 through int 0x80): every call to the supervisor */
-	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_, 0, (uint8_t)(n + 2));
-	f[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
-	/* syscall i: on a match jump over the rest and the ALLOW to NOTIFY */
-	for (unsigned i = 0; i < n; i++)
-		f[3 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
-							 (uint8_t)(n - i), 0);
-	f[3 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_ALLOW);
-	f[4 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, MNTSNAP_K_SECCOMP_RET_USER_NOTIF);
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		child_die("no_new_privs");
-	fd = (int)syscall(SYS_seccomp, MNTSNAP_K_SECCOMP_SET_MODE_FILTER,
-			  MNTSNAP_K_SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 	if (fd < 0)
 		child_die("seccomp");
 	return fd;
@@ -163,10 +135,7 @@ static int child_filter(void)
 /* No capability left: whatever gets mounted, the supervisor mounted. */
 static void child_drop_caps(void)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = { { 0 } };
-
-	if (syscall(SYS_capset, &h, d))
+	if (ms_drop_caps())
 		child_die("capset");
 }
 

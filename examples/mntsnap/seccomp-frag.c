@@ -28,6 +28,8 @@
 _Static_assert(MNTSNAP_SC_NSYS <= MNTSNAP__SC_MAXNAMES, "raise MNTSNAP__SC_MAXNAMES");
 
 static const char comment_query[] = "mntsnap: allow statmount, listmount";
+static const char comment_statmount[] = "mntsnap: allow statmount";
+static const char comment_listmount[] = "mntsnap: allow listmount";
 static const char comment_admin[] = "mntsnap: allow with CAP_SYS_ADMIN";
 
 /* Docker compares "<major>.<minor>" only; older than 5.0 is never gated. */
@@ -81,6 +83,10 @@ void mntsnap__sc_build(struct mntsnap__sc_frag *f, int format, int set, bool adm
 		if (s->query && !(skip && skip(s->name, data)))
 			q->names[q->n++] = s->name;
 	}
+	/* name only what the rule holds: the profile may allow the other already */
+	if (docker && q->n == 1)
+		q->comment = !strcmp(q->names[0], "statmount") ? comment_statmount
+							       : comment_listmount;
 	first = f->n;
 	if (set == MNTSNAP__SC_FULL && (docker || admin)) {
 		for (int i = 0; i < MNTSNAP_SC_NSYS; i++) {

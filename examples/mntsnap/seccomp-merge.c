@@ -1401,6 +1401,10 @@ static int parse(struct mctx *m, const char *text, size_t len, json_object **ret
 	if (memchr(text, '\0', len))
 		return fail(m, "$", "a NUL byte at offset %zu: not JSON text",
 			    (size_t)((const char *)memchr(text, '\0', len) - text));
+	/* Go's encoding/json (dockerd) refuses it too, at offset 0 */
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		return fail(m, "$", "starts with a UTF-8 byte order mark: JSON text has none "
+			    "(dockerd refuses it too); remove the first 3 bytes");
 	if (!(tok = json_tokener_new()))
 		return -ENOMEM;
 	/* Go's encoding/json (dockerd) takes no comments or other extensions */
