@@ -52,7 +52,8 @@
  * under a bind is its source's; a bind is remounted under the "bind"
  * rules with the source it was made from; no remount clears a flag the
  * mount locked: a bind's source mount's ro, nosuid, nodev, noexec and
- * atime mode, a new mount's forced flags); a bind whose source is on proc,
+ * atime mode, a new mount's forced flags; such a remount fails with EPERM
+ * as in a user namespace); a bind whose source is on proc,
  * sysfs or another kernel interface only under the rule's grant
  * (full-proc, writable-sysfs, host-credentials for the others), and a
  * non-recursive one only if no mount lies below its source; umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW

@@ -313,6 +313,28 @@ static void keep_locked(struct attrs *a, uint64_t locked)
 	}
 }
 
+/*
+ * A remount must not clear what the mount locks: the kernel refuses such a
+ * remount of a locked mount with EPERM (set flags stay set, a locked atime
+ * mode stays unless none is named), and so does the supervisor rather than
+ * succeed with other flags than the container asked for.
+ */
+static int check_locked(struct sv_req *q)
+{
+	const uint64_t atime = MNTSNAP_K_MOUNT_ATTR__ATIME;
+	struct attrs a;
+	int r = walk_applied(q->applied, &a, NULL, NULL);
+
+	if (r)
+		return r;
+	if ((q->locked & SV_LOCK_FLAGS & ~a.set) ||
+	    ((q->locked & SV_LOCK_ATIME) && a.atime && (a.set & atime) != (q->locked & atime))) {
+		q->reason = "locked flags";
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int setattr_(int fd, unsigned at, const struct attrs *a)
 {
 	struct mntsnap_k_mount_attr ma = { .attr_set = a->set, .attr_clr = a->clr };
@@ -760,6 +782,11 @@ static int work_decide(struct sv_req *q, const struct mntsnap_policy *p, int roo
 	r = mntsnap__sv_decide(q, p, src);
 	if (r)
 		return r;
+	if (q->kind == SV_REMOUNT || q->kind == SV_REMOUNT_BIND) {
+		r = check_locked(q);
+		if (r)
+			return r;
+	}
 	if (q->kind == SV_BIND) {
 		r = bind_source(q, p, *sfd);
 		if (r)
