@@ -191,9 +191,19 @@ static int cmp_member(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * Widest root first, then the mounts that are no slave, then tree order.
+ * A slave comes after its master's group, so it must not be the member
+ * its superblock's other mounts are bound from or its group is started
+ * by: tree order alone would pick it whenever its 32-bit mount id is the
+ * smallest (siblings are ordered by it), which the kernel's reuse of
+ * freed ids makes common.
+ */
 static uint64_t rank(const struct build *b, uint32_t i)
 {
-	return (uint64_t)strlen(b->m[i].root) << 32 | b->pos[i];
+	bool slave = b->m[i].propagation & MNTSNAP_PROP_SLAVE && b->m[i].master;
+
+	return (uint64_t)strlen(b->m[i].root) << 33 | (uint64_t)slave << 32 | b->pos[i];
 }
 
 /*

@@ -255,7 +255,11 @@ static size_t check_constraints(const struct mntsnap_order *o, size_t n, int rea
 	return count;
 }
 
-Test(restore, recreate_tree_and_diff)
+/*
+ * The tree at SRC: its order holds every constraint, and the tree made by
+ * following it at DST diffs equal with SRC's (ids aside). what: for messages.
+ */
+static void recreate_and_diff(size_t min, const char *what)
 {
 	struct mntsnap_snapshot *a, *b;
 	struct mntsnap_order *o;
@@ -264,12 +268,10 @@ Test(restore, recreate_tree_and_diff)
 		     .old_prefix = SRC, .new_prefix = DST);
 	int r;
 
-	ms_private_ns(BASE);
-	build_source();
 	a = capture_under(SRC);
-	cr_assert_geq(mntsnap_snapshot_count(a), 14);
+	cr_assert_geq(mntsnap_snapshot_count(a), min, "%s", what);
 	r = mntsnap_restore_order(a, &o);
-	cr_assert_eq(r, 0, "order: %s", strerror(-r));
+	cr_assert_eq(r, 0, "%s: order: %s", what, strerror(-r));
 	check_constraints(o, mntsnap_snapshot_count(a), 0);
 	ms_mkdir_p(DST);
 	recreate(a, o);
@@ -282,12 +284,62 @@ Test(restore, recreate_tree_and_diff)
 
 		mntsnap_diff_render(d, MNTSNAP_DIFF_FORMAT_TEXT, f);
 		fclose(f);
-		cr_assert_fail("recreated tree differs:\n%s", text);
+		cr_assert_fail("%s: recreated tree differs:\n%s", what, text);
 	}
 	mntsnap_diff_free(d);
 	mntsnap_order_free(o);
 	mntsnap_snapshot_free(a);
 	mntsnap_snapshot_free(b);
+}
+
+Test(restore, recreate_tree_and_diff)
+{
+	ms_private_ns(BASE);
+	build_source();
+	recreate_and_diff(14, "the source tree");
+}
+
+/*
+ * A shared tmpfs a, its peer b and its slave c (all three of one
+ * superblock, root "/"), their 32-bit mount ids in every order: the
+ * kernel gives a new mount the smallest free id, so after an umount a
+ * slave may well have the smallest id, and so the first place among its
+ * siblings (findmnt's order). It must still come after its master's
+ * group, and so must not be the member the others are bound from.
+ */
+Test(restore, slave_with_the_smallest_id)
+{
+	static const char order[6][3] = { "abc", "acb", "bac", "bca", "cab", "cba" };
+	char hole[64], what[64];
+
+	ms_private_ns(BASE);
+	for (int p = 0; p < 6; p++) {
+		for (int k = 0; k < 3; k++) {
+			snprintf(hole, sizeof(hole), BASE "/hole%c", 'a' + k);
+			mnt("hole", hole, "tmpfs", 0, NULL);
+		}
+		mnt("rt", SRC, "tmpfs", 0, NULL);
+		for (int k = 0; k < 3; k++) {
+			char at[64];
+
+			/* the mount made now takes the id of the hole freed now */
+			snprintf(hole, sizeof(hole), BASE "/hole%c", order[p][k]);
+			cr_assert_eq(umount(hole), 0);
+			snprintf(at, sizeof(at), SRC "/%c", 'a' + k);
+			if (k == 0)
+				mnt("data", at, "tmpfs", 0, "size=1m");
+			else
+				mnt(SRC "/a", at, NULL, MS_BIND, NULL);
+			if (k == 0)
+				mnt(NULL, at, NULL, MS_SHARED, NULL);
+		}
+		mnt(NULL, SRC "/c", NULL, MS_SLAVE, NULL);
+		snprintf(what, sizeof(what), "ids of a, b, c in the order %.3s", order[p]);
+		ms_mkdir_p(DST);
+		recreate_and_diff(4, what);
+		cr_assert_eq(umount2(DST, MNT_DETACH), 0);
+		cr_assert_eq(umount2(SRC, MNT_DETACH), 0);
+	}
 }
 
 Test(restore, every_reason_is_reported)
