@@ -55,7 +55,8 @@
  * atime mode, a new mount's forced flags; such a remount fails with EPERM
  * as in a user namespace); a bind whose source is on proc,
  * sysfs or another kernel interface only under the rule's grant
- * (full-proc, writable-sysfs, host-credentials for the others), and a
+ * (full-proc, writable-sysfs, writable-cgroup, host-credentials for the
+ * others), and a
  * non-recursive one only if no mount lies below its source; umount2(2) with 0, MNT_DETACH or UMOUNT_NOFOLLOW
  * of a mount the supervisor made for the same notify fd, nothing else;
  * MS_MOVE of such a mount (matched with its type, its resolved location as
@@ -133,7 +134,12 @@ struct mntsnap_policy;
  *          /proc/sys, no /proc/kcore; a container without a user
  *          namespace could write the host's kernel settings through a full
  *          one); _WRITABLE_SYSFS: a sysfs mount without "ro" (by default
- *          read-only); _HOST_CREDENTIALS: the filesystem is created with
+ *          read-only); _WRITABLE_CGROUP: a cgroup2 or cgroup mount
+ *          without "ro" (by default read-only, as runtimes mount
+ *          /sys/fs/cgroup: a writable one lets the container change the
+ *          limits of its own cgroup and, where the runtime left it in the
+ *          host's cgroup, kill and move the host's processes), or a bind
+ *          from one; _HOST_CREDENTIALS: the filesystem is created with
  *          the supervisor's credentials instead of those of the container's
  *          user namespace, for a type a user namespace may not mount (a
  *          block device filesystem); its superblock is then owned by the
@@ -159,6 +165,7 @@ struct mntsnap_policy_rule {
 #define MNTSNAP_POLICY_GRANT_FULL_PROC 0x1U
 #define MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS 0x2U
 #define MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS 0x4U
+#define MNTSNAP_POLICY_GRANT_WRITABLE_CGROUP 0x8U
 
 /*
  * A policy: default_allow says what happens to a request no rule matches;
@@ -229,7 +236,8 @@ struct mntsnap_sv_event {
 	const char *reason;       /* short word on why, for refusals */
 	const char *grant;        /* the rule's grants used by a performed
 				   * request, comma-joined ("full-proc",
-				   * "writable-sysfs", "host-credentials"),
+				   * "writable-sysfs", "writable-cgroup",
+				   * "host-credentials"),
 				   * NULL if none */
 };
 

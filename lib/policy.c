@@ -300,6 +300,7 @@ int mntsnap_policy_add(struct mntsnap_policy *policy, const struct mntsnap_polic
 	if (in.err < 0 || in.err > 4095)
 		return fail(ret_error, "errno %s out of range", "value");
 	if (in.grant & ~(MNTSNAP_POLICY_GRANT_FULL_PROC | MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS |
+			 MNTSNAP_POLICY_GRANT_WRITABLE_CGROUP |
 			 MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS))
 		return fail(ret_error, "grant %s has unknown bits", "value");
 	if (in.fstype && strcmp(in.fstype, "*")) {

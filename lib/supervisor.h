@@ -303,6 +303,8 @@ int mntsnap__sv_decode_mount(struct sv_req *q, uint64_t flags64);
 int mntsnap__sv_decode_umount(struct sv_req *q, uint64_t flags64);
 char *mntsnap__sv_decode_asked(const struct sv_req *q);
 const char *mntsnap__sv_match_fstype(const struct sv_req *q);
+/* cgroup2 or cgroup (v1): a view of the cgroup tree, read-only by default */
+bool mntsnap__sv_is_cgroup(const char *fstype);
 
 /*
  * lib/sv-read.c: a NUL-terminated string at addr in the caller's

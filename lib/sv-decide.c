@@ -54,7 +54,11 @@ static void note_grant(struct sv_req *q, const char *name)
  * /proc/sys there is the host's kernel settings. So a proc is "subset=pid"
  * (its processes, nothing else; also forced on its superblock remount,
  * where "subset=" would clear it) and a sysfs is "ro" (also on remounts,
- * whose flags replace the mount's), unless the rule grants otherwise.
+ * whose flags replace the mount's), unless the rule grants otherwise. A
+ * cgroup2 (or cgroup) is "ro" too, as runtimes mount /sys/fs/cgroup: it is
+ * rooted at the container's cgroup namespace, which a runtime may have left
+ * at the host's cgroup (crun without a cgroup manager), and a writable one
+ * changes the limits of that cgroup and of everything below it.
  */
 static int type_defaults(struct sv_req *q, unsigned grant)
 {
@@ -76,6 +80,11 @@ static int type_defaults(struct sv_req *q, unsigned grant)
 	} else if (!strcmp(t, "sysfs")) {
 		if (grant & MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS)
 			note_grant(q, "writable-sysfs");
+		else
+			force = ro;
+	} else if (mntsnap__sv_is_cgroup(t)) {
+		if (grant & MNTSNAP_POLICY_GRANT_WRITABLE_CGROUP)
+			note_grant(q, "writable-cgroup");
 		else
 			force = ro;
 	}

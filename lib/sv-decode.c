@@ -122,6 +122,11 @@ int mntsnap__sv_decode_umount(struct sv_req *q, uint64_t flags64)
  * fstype as rules see it: "bind" for binds, the mount's own for remounts,
  * propagation changes and moves
  */
+bool mntsnap__sv_is_cgroup(const char *fstype)
+{
+	return fstype && (!strcmp(fstype, "cgroup2") || !strcmp(fstype, "cgroup"));
+}
+
 const char *mntsnap__sv_match_fstype(const struct sv_req *q)
 {
 	switch (q->kind) {

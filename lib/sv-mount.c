@@ -627,22 +627,24 @@ static int stat_mount(uint64_t id, uint64_t param, union sm_buf *u)
  * Filesystems that are kernel interfaces rather than data: a bind of one
  * (or of a directory in one) would give the container a second, unmasked
  * or writable view of what a fresh mount of the type gets only with a
- * grant (proc: full-proc, sysfs: writable-sysfs), or of something no
+ * grant (proc: full-proc, sysfs: writable-sysfs, cgroup2 and cgroup:
+ * writable-cgroup), or of something no
  * container should reach (the rest: host-credentials). mqueue, devpts,
  * hugetlbfs and nsfs hold the container's own objects and are not here.
  */
 static unsigned kernel_grant(const char *t)
 {
 	static const char *const others[] = {
-		"debugfs", "tracefs",  "securityfs", "bpf",     "cgroup",  "cgroup2",
-		"configfs", "efivarfs", "binfmt_misc", "pstore", "fusectl", "selinuxfs",
-		"smackfs",
+		"debugfs",  "tracefs",     "securityfs", "bpf",     "configfs",
+		"efivarfs", "binfmt_misc", "pstore",     "fusectl", "selinuxfs", "smackfs",
 	};
 
 	if (!strcmp(t, "proc"))
 		return MNTSNAP_POLICY_GRANT_FULL_PROC;
 	if (!strcmp(t, "sysfs"))
 		return MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS;
+	if (mntsnap__sv_is_cgroup(t))
+		return MNTSNAP_POLICY_GRANT_WRITABLE_CGROUP;
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
 		if (!strcmp(t, others[i]))
 			return MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS;
@@ -724,7 +726,7 @@ static int bind_source(struct sv_req *q, const struct mntsnap_policy *p, int sfd
 	return r;
 }
 
-/* A new mount locks the rule's forced flags and a sysfs's default ro. */
+/* A new mount locks the rule's forced flags and a sysfs's or cgroup's default ro. */
 static int new_locked(struct sv_req *q, const struct mntsnap_policy *p)
 {
 	char *forced = mntsnap__policy_apply(p, q->rule, "");
@@ -741,6 +743,9 @@ static int new_locked(struct sv_req *q, const struct mntsnap_policy *p)
 	q->locked = a.set & SV_LOCK_FLAGS;
 	if (t && !strcmp(t, "sysfs") &&
 	    !(mntsnap__policy_grant(p, q->rule) & MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS))
+		q->locked |= MNTSNAP_K_MOUNT_ATTR_RDONLY;
+	if (mntsnap__sv_is_cgroup(t) &&
+	    !(mntsnap__policy_grant(p, q->rule) & MNTSNAP_POLICY_GRANT_WRITABLE_CGROUP))
 		q->locked |= MNTSNAP_K_MOUNT_ATTR_RDONLY;
 	return 0;
 }

@@ -88,7 +88,7 @@ Test(supervisor_cli, policy_errors_name_the_position)
 	expect_policy_error("[1]", ":1:1: the policy must be a JSON object");
 	expect_policy_error("{\"a\": 1, \"a\": 2}", "duplicate key");
 	expect_policy_error("{\"rules\": [\n  {\"grant\": [\"full-proc\", \"root\"]}]}",
-			    ":2:27: unknown grant \"root\" (full-proc, writable-sysfs or host-credentials)");
+			    ":2:27: unknown grant \"root\" (full-proc, writable-sysfs, writable-cgroup or host-credentials)");
 	expect_policy_error("{\"rules\": [{\"grant\": \"full-proc\"}]}",
 			    "\"grant\" must be an array of strings");
 }

@@ -530,6 +530,11 @@ static void script_views(int *res)
 	}
 	/* binfmt_misc: one instance per user namespace (6.7+) */
 	res[13] = try_mount("binfmt_misc", "/mnt/b", "binfmt_misc", 0, NULL);
+	/* the cgroup2 made for it: read-only, like the runtime's own */
+	res[14] = mkdir("/mnt/cg/sub", 0755) ? errno : 0;
+	if (!res[14])
+		rmdir("/mnt/cg/sub");
+	res[15] = try_write("/mnt/cg/cgroup.max.descendants", "max");
 }
 
 static void expect_views(const int *r, bool rootless)
@@ -552,9 +557,13 @@ static void expect_views(const int *r, bool rootless)
 	cr_expect_eq(r[7], 0, "mqueue: %s", strerror(r[7]));
 	cr_expect_eq(r[8], 0, "mqueue shows the host's queue");
 	/* cgroup2: rooted at the container's cgroup, which has no children */
-	if (!r[9])
+	if (!r[9]) {
 		cr_expect_eq(r[10], 0, "cgroup2 shows %d cgroups below the container's root", r[10]);
-	else
+		cr_expect_eq(r[14], EROFS, "a cgroup made in the new cgroup2: %s", strerror(r[14]));
+		/* the permission check comes first; the kernel refuses with EACCES */
+		cr_expect(r[15] == EROFS || r[15] == EACCES,
+			  "the container's cgroup.max.descendants written: %s", strerror(r[15]));
+	} else
 		cr_expect(rootless, "cgroup2 refused: %s", strerror(r[9]));
 	cr_expect_eq(r[11], 0, "tmpfs: %s", strerror(r[11]));
 	/* the container's root owns a tmpfs made for it */
@@ -659,12 +668,17 @@ static void script_granted(int *res)
 	res[5] = open("/mnt/s/class/net/lo/ifalias", O_WRONLY | O_CLOEXEC) < 0 ? errno : 0;
 	res[6] = try_mount("none", "/mnt/t", "tmpfs", 0, NULL);
 	res[7] = stat("/mnt/t", &st) ? -errno : (int)st.st_uid;
+	res[8] = try_mount("cgroup2", "/mnt/cg", "cgroup2", 0, NULL);
+	res[9] = mkdir("/mnt/cg/sub", 0755) ? errno : 0;
+	if (!res[9])
+		rmdir("/mnt/cg/sub");
 }
 
-LTest(supervisor_ns, grants_full_proc_and_writable_sysfs, .timeout = 60)
+LTest(supervisor_ns, grants_full_proc_writable_sysfs_and_cgroup, .timeout = 60)
 {
 	static const unsigned grant[] = { MNTSNAP_POLICY_GRANT_FULL_PROC,
-					  MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS, 0, 0, 0, 0 };
+					  MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS, 0,
+					  MNTSNAP_POLICY_GRANT_WRITABLE_CGROUP, 0, 0 };
 	struct report *r = run_case(ns_policy(grant), script_granted, CTR_OWN);
 
 	cr_expect_eq(r->res[0], 0, "proc: %s", strerror(r->res[0]));
@@ -677,6 +691,9 @@ LTest(supervisor_ns, grants_full_proc_and_writable_sysfs, .timeout = 60)
 	cr_expect(strstr(r->audit, "\"options_applied\":\"nosuid,nodev,noexec\",\"rule\":0,") &&
 		  strstr(r->audit, "\"grant\":\"full-proc\""), "audit:\n%s", r->audit);
 	cr_expect(strstr(r->audit, "\"grant\":\"writable-sysfs\""), "audit:\n%s", r->audit);
+	cr_expect_eq(r->res[8], 0, "cgroup2: %s", strerror(r->res[8]));
+	cr_expect_eq(r->res[9], 0, "a cgroup made in a writable cgroup2: %s", strerror(r->res[9]));
+	cr_expect(strstr(r->audit, "\"grant\":\"writable-cgroup\""), "audit:\n%s", r->audit);
 }
 
 /*

@@ -101,6 +101,7 @@ static const struct {
 } grants[] = {
 	{ "full-proc", MNTSNAP_POLICY_GRANT_FULL_PROC },
 	{ "writable-sysfs", MNTSNAP_POLICY_GRANT_WRITABLE_SYSFS },
+	{ "writable-cgroup", MNTSNAP_POLICY_GRANT_WRITABLE_CGROUP },
 	{ "host-credentials", MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS },
 };
 
@@ -119,7 +120,7 @@ static int load_grant(struct loader *l, const struct jm *v, unsigned *ret)
 			k++;
 		if (k == sizeof(grants) / sizeof(grants[0]))
 			return lfail(l, g, "unknown grant \"%s\"%s", g->str,
-				     " (full-proc, writable-sysfs or host-credentials)");
+				     " (full-proc, writable-sysfs, writable-cgroup or host-credentials)");
 		*ret |= grants[k].bit;
 	}
 	return 0;
