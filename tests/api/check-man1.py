@@ -149,6 +149,17 @@ def self_test(binary, man, cmds):
     return fails
 
 
+def roff_warnings(page):
+    """groff's warnings (-ww): a line that starts with "." or "'" by
+    accident is a macro call and vanishes from the page."""
+    try:
+        r = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z', page],
+                           capture_output=True, text=True)
+    except FileNotFoundError:
+        return []   # no groff here: the package check runs it where it is
+    return ['groff: %s' % l for l in r.stderr.splitlines() if l.strip()]
+
+
 def main():
     binary, page = sys.argv[1], sys.argv[2]
     man = plain(open(page, encoding='utf-8').read())
@@ -179,6 +190,7 @@ def main():
     if not th or th.group(1) != version:
         missing.append('.TH says %r, mntsnap --version %r' % (th and th.group(1), version))
     missing += check_output(binary, man)
+    missing += roff_warnings(page)
     if '--self-test' in sys.argv:
         missing += self_test(binary, man, cmds)
     if len(sys.argv) > 3 and not sys.argv[3].startswith('--'):
