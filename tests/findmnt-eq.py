@@ -233,6 +233,8 @@ OPTSETS = [
     ['-D', '-i', '-o', 'SOURCE,FSTYPE,TARGET'], ['--df', '--tree', '-o', 'SOURCE,TARGET'],
     ['-y', '-o', 'TARGET,MAJ:MIN,FS-OPTIONS,OPT-FIELDS'],
     ['--shell', '-o', '+VFS-OPTIONS'],
+    # refused together by findmnt (the forms add more: -J -P, -l -r, ...)
+    ['--real', '--pseudo'], ['-M', '/', '-T', '/'], ['-c', '-C'],
 ]
 OPT_FILES = ('util-linux-mountinfo.txt', 'mntsnap-escapes.txt', 'moby-fedora.txt')
 OPT_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-n'], ['-l', '-n'], ['-a'],
@@ -394,7 +396,10 @@ def live_inner(binary, base, backend):
                 ['-D', '-R', '-M', p('st')], ['-D', '-b', '-R', '-M', p('st')],
                 ['-D', '-A', '-t', 'proc'], ['-D', '-R', '-M', p('prc')],
                 ['-D', '-T', p('ff\377')], ['-D', '-b', '-T', p('a b')],
-                ['-y', '-o', 'TARGET,MAJ:MIN,USE%,FS-OPTIONS', '-R', '-M', p('st')]]
+                ['-y', '-o', 'TARGET,MAJ:MIN,USE%,FS-OPTIONS', '-R', '-M', p('st')],
+                # -R on every match of a filter: nested matches, both ways
+                ['-R', '-t', 'tmpfs'], ['-d', 'backward', '-R', '-t', 'tmpfs'],
+                ['-U', '-d', 'backward', '-R', '-M', p('st')], ['-f', '-R', '-t', 'tmpfs']]
         # every form through statmount; the text backend (the same option
         # code on another capture) in three, for the suite's time
         compare_options(t, name, ['findmnt'], [binary, 'list', '--backend', backend],
