@@ -25,7 +25,10 @@ _mntsnap()
 	local target='--pid -N --task --ns --ns-id'
 	local view='-o --output --output-all -J --json -l --list -r --raw -P --pairs -n --noheadings
 		-a --ascii -u --notruncate -b --bytes -t --types -O --options -T --target --format
-		-M --mountpoint -S --source -R --submounts --help'
+		-M --mountpoint -S --source -R --submounts --real --pseudo --shadowed -A --all
+		-U --uniq -f --first-only -i --invert -d --direction -v --nofsroot --tree -D --df
+		-y --shell --list-columns --help'
+	local live='-k --kernel -m --mtab -c --canonicalize -C --nocanonicalize'
 	case $prev in
 	--pid | -N | --task)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
@@ -36,7 +39,12 @@ _mntsnap()
 	--under | -T | --target | -M | --mountpoint)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
-	--ns-id | --threads | -S | --source | -t | --types | -O | --options | --arch | --caps | --old-prefix | --new-prefix | --count | --timeout | --kernel)
+	--ns-id | --threads | -S | --source | -t | --types | -O | --options | --arch | --caps | --old-prefix | --new-prefix | --count | --timeout)
+		return ;;
+	--kernel)
+		[[ $cmd == seccomp ]] && return ;;
+	-d | --direction)
+		COMPREPLY=($(compgen -W 'forward backward' -- "$cur"))
 		return ;;
 	--backend)
 		COMPREPLY=($(compgen -W 'auto statmount mountinfo' -- "$cur"))
@@ -72,7 +80,7 @@ _mntsnap()
 
 	local opts
 	case $cmd in
-	list) opts="$target $view -F --tab-file --mountinfo-file --backend --under --threads
+	list) opts="$target $view $live -F --tab-file --mountinfo-file --backend --under --threads
 		--allow-inconsistent" ;;
 	stat) opts="$target $view" ;;
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --no-sync --help" ;;

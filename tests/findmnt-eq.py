@@ -12,6 +12,10 @@ private mount namespace (made with unshare(1), mounts with awkward names
 inside), read by both programs in that namespace, through both of
 mntsnap's backends.
 
+findmnt's options beyond the columns (--real, --pseudo, --shadowed, -A, -U,
+-f, -i, -d, -k, -m, -C, -c, -v, --tree, -D, -y) are compared on every input
+in every output form, byte for byte (JSON by value, in order): OPTSETS.
+
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
@@ -210,8 +214,90 @@ def compare_input(t, name, fm_cmd, ms_cmd, env=None, lookups=()):
             short('exit %d/%d\n%s' % (ra, rb, compare_form('tree', a, b))))
 
 
+# findmnt's options, each compared in every output form (OPT_FORMS), byte
+# for byte; JSON by value with its order kept. A set of options that uses
+# statvfs (-D's sizes, USE%) only runs where nothing else writes: our own
+# tmpfs mounts of the live table.
+OPTSETS = [
+    ['--real'], ['--pseudo'], ['--shadowed'], ['-A'], ['-A', '--real'], ['-A', '--pseudo'],
+    ['--real', '-i'], ['--pseudo', '-t', 'tmpfs'], ['--shadowed', '-i'], ['--shadowed', '-l'],
+    ['-U'], ['-U', '-t', 'tmpfs'], ['-U', '--shadowed'], ['-U', '-i', '-t', 'proc'],
+    ['-f'], ['-f', '-t', 'tmpfs'], ['-f', '-d', 'backward'], ['-f', '-i', '-t', 'proc'],
+    ['-i'], ['-i', '-t', 'tmpfs'], ['-i', '-t', 'noproc,sysfs'], ['-i', '-O', 'ro'],
+    ['-d', 'backward'], ['-d', 'forward'], ['-d', 'backward', '-t', 'tmpfs'],
+    ['-d', 'backward', '-U'], ['--direction', 'backward', '-O', 'rw'],
+    ['-k'], ['-m'], ['-m', '--tree'], ['-m', '-k'], ['-k', '-m'], ['--mtab', '-O', 'rw'],
+    ['-C'], ['-c'], ['-v'], ['-v', '-c'], ['--nofsroot', '-o', 'SOURCE,FSROOT'],
+    ['--tree'], ['--tree', '-t', 'tmpfs'], ['-l', '--tree'], ['--tree', '-i', '-t', 'proc'],
+    ['-D', '-o', 'SOURCE,FSTYPE,TARGET'], ['-D', '-A', '-o', 'SOURCE,FSTYPE,TARGET'],
+    ['-D', '-i', '-o', 'SOURCE,FSTYPE,TARGET'], ['--df', '--tree', '-o', 'SOURCE,TARGET'],
+    ['-y', '-o', 'TARGET,MAJ:MIN,FS-OPTIONS,OPT-FIELDS'],
+    ['--shell', '-o', '+VFS-OPTIONS'],
+    # refused together by findmnt (the forms add more: -J -P, -l -r, ...)
+    ['--real', '--pseudo'], ['-M', '/', '-T', '/'], ['-c', '-C'],
+]
+OPT_FILES = ('util-linux-mountinfo.txt', 'mntsnap-escapes.txt', 'moby-fedora.txt')
+OPT_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-n'], ['-l', '-n'], ['-a'],
+             ['-r', '-n']]
+
+
+def same_output(args, ra, a, rb, b, ea=b'', eb=b''):
+    """'' when mntsnap said what findmnt said, else what differs."""
+    # options findmnt refuses together: mntsnap refuses them too, with its
+    # exit status for an error (2; findmnt's is 1), kept on purpose (README)
+    if b'mutually exclusive' in ea:
+        return '' if (ra, rb, a, b) == (1, 2, b'', b'') and b'mutually exclusive' in eb else (
+            'findmnt refuses (%s), mntsnap: exit %d %r' % (ea.strip(), rb, eb.strip()))
+    # findmnt's tree exits 0 when nothing matched (its list: 1); mntsnap
+    # says 1 in every form, by design (doc/cli.md)
+    if ra == 0 and rb == 1 and not a.strip(b'{}[]\n "filesystems:'):
+        ra = 1
+    if ra != rb:
+        return 'exit findmnt %d mntsnap %d' % (ra, rb)
+    if '-J' in args and a and b:
+        try:
+            return '' if jload(a) == jload(b) else short(
+                'findmnt %s\nmntsnap %s' % (json.dumps(jload(a))[:300], json.dumps(jload(b))[:300]))
+        except ValueError as e:
+            return 'bad JSON: %s' % e
+    if a == b:
+        return ''
+    la, lb = a.split(b'\n'), b.split(b'\n')
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return short('line %d: findmnt %r\n  mntsnap %r' % (i + 1, x, y), 600)
+    return 'findmnt %d lines, mntsnap %d' % (len(la), len(lb))
+
+
+def compare_options(t, name, fm_cmd, ms_cmd, env=None, sets=OPTSETS, forms=None):
+    """Every option set in every form, the columns KNOWN to differ left out."""
+    cenv = dict(env or os.environ, LC_ALL='C')
+    forms = forms or OPT_FORMS + [['LC_ALL=C'], ['LC_ALL=C', '-l']]
+    known = [c for (n, c) in KNOWN if n == name]
+    for opts in sets:
+        o = list(opts)
+        if set(known) & {'TARGET', 'SOURCE', 'FSTYPE', 'OPTIONS'} and '-o' not in o:
+            o += ['-o', 'TARGET,SOURCE,FSTYPE']
+        elif known and '-o' in o and o[o.index('-o') + 1].startswith('+'):
+            i = o.index('-o') + 1
+            o[i] = 'TARGET,SOURCE,FSTYPE,' + o[i][1:]
+        elif known and '-o' in o:
+            i = o.index('-o') + 1
+            o[i] = ','.join(c for c in o[i].split(',') if c.lstrip('+') not in known)
+        for form in forms:
+            e = cenv if form[:1] == ['LC_ALL=C'] else env
+            args = [x for x in form if x != 'LC_ALL=C']
+            ra, a, ea = run(fm_cmd + o + args, e)
+            rb, b, eb = run(ms_cmd + o + args, e)
+            why = same_output(args, ra, a, rb, b, ea, eb)
+            if why and rb == 2:
+                why += ': ' + eb.decode(errors='replace').strip()
+            t.check('%s %s %s' % (name, ' '.join(opts), ' '.join(form)), not why, why)
+
+
 LIVE = r'''
 set -e
+mount -t tmpfs fmeq-base "$1"
 cd "$1"
 mkdir -p 'a b' "$(printf 'tab\tx')" 'back\slash' 'hash#x' "$(printf 'ff\377')" 'ÿ'
 mkdir -p src bind ro shared slave unb
@@ -235,6 +321,28 @@ mount --make-shared slave
 mount -t tmpfs unb unb
 mount --make-unbindable unb
 mount -t tmpfs -o noatime,sync,dirsync,lazytime opts src/sub
+# a stack (st1 shadowed by st2, stx hidden under it), ids the kernel
+# reuses (ida's id goes to idd), a pseudo filesystem, a bind of a real one
+# with a root, a symlink to a mount point
+mkdir -p st ida idb idc idd prc rb
+mount -t tmpfs st1 st
+mkdir -p st/x
+mount -t tmpfs stx st/x
+mount -t tmpfs st2 st
+mkdir -p st/y
+mount -t tmpfs sty st/y
+mount -t tmpfs ida ida
+mount -t tmpfs idb idb
+mount -t tmpfs idc idc
+umount ida
+mount -t tmpfs idd idd
+mount -t proc proc prc
+mount --bind -o ro /etc rb
+ln -s st lnk
+# utab: what findmnt -m merges (userspace options), our own
+mount -t tmpfs runmount /run/mount
+printf 'SRC=idb TARGET=%s/idb ROOT=/ OPTS=x-mntsnap.test=1,noauto\n' "$PWD" > /run/mount/utab
+printf 'SRC=none TARGET=/nonexistent ROOT=/ OPTS=x-other\n' >> /run/mount/utab
 shift
 "$@"
 '''
@@ -269,6 +377,51 @@ def live_inner(binary, base, backend):
                 why = compare_form(form, a, b) if ra == rb and (a or b) else (
                     '' if ra == rb else 'exit %d/%d' % (ra, rb))
                 t.check('%s sizes %r %s' % (name, path, ' '.join(args)), not why, short(why))
+        # the options with lookups, statvfs sizes, relative sources (-c)
+        os.chdir(base)
+        p = lambda x: os.path.join(base, x)
+        sets = [['-f', '-M', p('st')], ['-M', p('st')], ['-d', 'backward', '-M', p('st')],
+                ['-d', 'backward', '-T', p('st/x/f')], ['-d', 'backward', '-T', p('bind')],
+                ['-f', '-d', 'backward', '-M', p('st')], ['-f', p('st')], ['-f', 'st2'],
+                ['-U', '-R', '-M', base], ['-U', '-M', p('st')], ['-U', '-T', p('st/x')],
+                ['--shadowed', '-R', '-M', base], ['--shadowed', '-M', p('st')],
+                ['--tree', '-T', p('st')], ['--tree', '-T', p('st/x/f')], ['--tree', p('st')],
+                ['--tree', '-S', 'st2'], ['--tree', '-R', '-M', p('st')],
+                ['-i', '-T', p('st/x/f')], ['-i', '-M', p('st')], ['-i', '-R', '-M', p('st')],
+                ['-T', p('lnk')], ['-C', '-T', p('lnk')], ['-M', p('lnk')], ['-C', '-M', p('lnk')],
+                ['-C', '-T', p('lnk/y')], ['-c', '-R', '-M', base], ['-c', '-v', '-T', p('rb')],
+                ['-v', '-T', p('rb')], ['-m', '-M', p('idb')], ['-m', '-O', 'noauto'],
+                ['-m', '-R', '-M', base], ['-N', str(os.getpid()), '-m', '-M', p('idb')],
+                ['-m', '-N', str(os.getpid()), '-M', p('idb')],
+                ['-D', '-R', '-M', p('st')], ['-D', '-b', '-R', '-M', p('st')],
+                ['-D', '-A', '-t', 'proc'], ['-D', '-R', '-M', p('prc')],
+                ['-D', '-T', p('ff\377')], ['-D', '-b', '-T', p('a b')],
+                ['-y', '-o', 'TARGET,MAJ:MIN,USE%,FS-OPTIONS', '-R', '-M', p('st')],
+                # -R on every match of a filter: nested matches, both ways
+                ['-R', '-t', 'tmpfs'], ['-d', 'backward', '-R', '-t', 'tmpfs'],
+                ['-U', '-d', 'backward', '-R', '-M', p('st')], ['-f', '-R', '-t', 'tmpfs']]
+        # every form through statmount; the text backend (the same option
+        # code on another capture) in three, for the suite's time
+        compare_options(t, name, ['findmnt'], [binary, 'list', '--backend', backend],
+                        sets=OPTSETS + sets,
+                        forms=None if backend == 'statmount' else [[], ['-l'], ['-J']])
+        # show: the same table saved, the same options (but list's live ones)
+        snap = os.path.join(base, '..', 'fmeq-%s.snap' % backend)
+        r = subprocess.run([binary, 'save', '--backend', backend, '--no-sync', snap],
+                           capture_output=True)
+        t.check('%s save' % name, r.returncode == 0, r.stderr.decode(errors='replace'))
+        live_only = {'-k', '-m', '--mtab', '-c', '-C'}
+        compare_options(t, name + ' show', ['findmnt'], [binary, 'show', snap],
+                        sets=[o for o in OPTSETS if not live_only & set(o)] + [
+                            ['-f', '-M', p('st')], ['-U', '-R', '-M', base],
+                            ['--shadowed', '-R', '-M', base], ['-d', 'backward', '-M', p('st')],
+                            ['-i', '-M', p('st')], ['--tree', '-S', 'st2']],
+                        forms=[[], ['-l'], ['-J'], ['-r']])
+        for opt in sorted(live_only):
+            r = subprocess.run([binary, 'show', snap, opt], capture_output=True)
+            t.check('%s show %s refused' % (name, opt), r.returncode == 2 and not r.stdout and
+                    b'applies to list only' in r.stderr, r.stderr.decode(errors='replace'))
+        os.unlink(snap)
         pid = str(os.getpid())
         compare_input(t, name + ' -N', ['findmnt', '-N', pid],
                       [binary, 'list', '--backend', backend, '-N', pid])
@@ -310,7 +463,9 @@ def main():
         print('findmnt missing: nothing to compare against')
         return 77
     t = Tally()
-    files = sorted(f for f in os.listdir(data) if f.endswith('.txt'))
+    # FMEQ_ONLY=WORD (by hand): only the inputs whose name holds WORD
+    only = os.environ.get('FMEQ_ONLY', '')
+    files = sorted(f for f in os.listdir(data) if f.endswith('.txt') and only in f)
     for f in files:
         path = os.path.join(data, f)
         rc, _, err = run([binary, 'list', '-F', path])
@@ -320,6 +475,9 @@ def main():
             t.skipped += 1
             continue
         compare_input(t, f, ['findmnt', '-F', path], [binary, 'list', '-F', path])
+        # every form on these, the tree and JSON on the rest (the suite's time)
+        compare_options(t, f, ['findmnt', '-F', path], [binary, 'list', '-F', path],
+                        forms=None if f in OPT_FILES else [[], ['-J']])
         rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
         with open(path, 'rb') as fh:
             same = rc == 0 and out == fh.read()
@@ -329,7 +487,8 @@ def main():
             t.check('%s --format mountinfo gives the file back' % f, same,
                     short(err.decode(errors='replace') + out.decode(errors='replace')))
     with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-') as base:
-        live(t, binary, base)
+        if only in 'live':
+            live(t, binary, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

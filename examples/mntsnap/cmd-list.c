@@ -24,6 +24,13 @@ static const char list_help[] =
 	"  --threads N           statmount with N threads\n"
 	"  --allow-inconsistent  print a table that changed during every capture\n"
 	"                        (with a warning) instead of failing with exit 2\n"
+	"  -k, --kernel          the kernel's table (the default)\n"
+	"  -m, --mtab            findmnt's mtab: the kernel's table as a list, with\n"
+	"                        the userspace options of /run/mount/utab\n"
+	"                        ($LIBMOUNT_UTAB) in OPTIONS\n"
+	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
+	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
+	"                        (-N/-k/-m and -c/-C exclude each other, as in findmnt)\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
 	"or mount point.\n";
 
@@ -35,6 +42,7 @@ struct list_args {
 	const char *under;
 	unsigned threads;
 	bool allow_inconsistent;
+	bool mtab; /* -m (the last of -m, -k, -N says) */
 };
 
 static void print_help(const char *text)
@@ -49,6 +57,7 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 {
 	static const struct option lo[] = {
 		VIEW_LONGOPTS,
+		VIEW_LIVE_LONGOPTS,
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "task", required_argument, NULL, 'N' },
 		{ "ns", required_argument, NULL, OPT_NS },
@@ -65,7 +74,10 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:F:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:", lo, NULL)) !=
+	       -1) {
+		if (view_excl(&a->view, "list", c))
+			return -EINVAL;
 		r = view_opt(&a->view, "list", c, optarg);
 		if (r < 0)
 			return r;
@@ -80,6 +92,21 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			if (cli_target_set(&a->target, "--pid", optarg))
 				return -EINVAL;
 			a->view.out.cx.tid = a->target.pid;
+			/* findmnt: -N reads the kernel's table of that task */
+			a->mtab = false;
+			break;
+		case 'k':
+			a->mtab = false;
+			break;
+		case 'm':
+			/* findmnt turns its tree off for -m, whatever comes later */
+			a->mtab = a->view.no_tree = true;
+			break;
+		case 'c':
+			a->view.out.cx.canonicalize = true;
+			break;
+		case 'C':
+			a->view.nocanon = true;
 			break;
 		case OPT_NS:
 			if (cli_target_set(&a->target, "--ns", optarg))
@@ -122,18 +149,151 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 	return 0;
 }
 
+/* libmount's unescaping of a utab value: \ooo only */
+static char *utab_value(const char *s, size_t n)
+{
+	char *out = malloc(n + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\' && i + 3 < n + 1 && s[i + 1] >= '0' && s[i + 1] <= '3' &&
+		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+			*o++ = (char)((s[i + 1] - '0') << 6 | (s[i + 2] - '0') << 3 | (s[i + 3] - '0'));
+			i += 3;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Paths equal but for trailing slashes (libmount's streq_paths()). */
+static bool same_path(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && !memcmp(a, b, la);
+}
+
+struct utab_entry {
+	char *src, *target, *root, *opts, *attrs;
+};
+
+static void utab_entry_free(struct utab_entry *e)
+{
+	free(e->src), free(e->target), free(e->root), free(e->opts), free(e->attrs);
+	*e = (struct utab_entry){ 0 };
+}
+
+static int utab_parse(const char *line, struct utab_entry *e)
+{
+	static const char *const keys[] = { "SRC=", "TARGET=", "ROOT=", "OPTS=", "ATTRS=" };
+	char **slot[] = { &e->src, &e->target, &e->root, &e->opts, &e->attrs };
+
+	for (const char *p = line; *p;) {
+		size_t len;
+
+		p += strspn(p, " \t\n");
+		len = strcspn(p, " \t\n");
+		for (size_t k = 0; len && k < sizeof(keys) / sizeof(keys[0]); k++) {
+			size_t kl = strlen(keys[k]);
+
+			if (len > kl && !strncmp(p, keys[k], kl) && !*slot[k]) {
+				*slot[k] = utab_value(p + kl, len - kl);
+				if (!*slot[k])
+					return -ENOMEM;
+			}
+		}
+		p += len;
+	}
+	return 0;
+}
+
+/*
+ * findmnt -m (libmount's mtab on a system without /etc/mtab): the kernel's
+ * table with the userspace options mount(8) keeps in the utab (x-*,
+ * noauto, ...) appended to each mount's OPTIONS. A utab line names its
+ * mount by source, mount point and root; the last such mount of the table
+ * not named yet gets its options. user[i] is NULL where there are none.
+ */
+static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
+{
+	const char *path = getenv("LIBMOUNT_UTAB");
+	size_t n = mntsnap_snapshot_count(snap), cap = 0;
+	char **user = NULL, *line = NULL;
+	bool *merged = NULL;
+	struct utab_entry e = { 0 };
+	struct mntsnap_mount m;
+	FILE *f;
+	int r = 0;
+
+	*ret = NULL;
+	f = fopen(path ? path : "/run/mount/utab", "re");
+	if (!f || !n) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	user = calloc(n + 1, sizeof(*user));
+	merged = calloc(n + 1, 1);
+	if (!user || !merged)
+		r = -ENOMEM;
+	while (!r && getline(&line, &cap, f) > 0) {
+		r = utab_parse(line, &e);
+		if (!r && e.src && e.target && e.root && (e.opts || e.attrs))
+			for (size_t j = n; j-- > 0;) {
+				mntsnap_snapshot_get(snap, j, &m);
+				if (merged[j] || strcmp(m.root, e.root) ||
+				    !same_path(m.mount_point, e.target) ||
+				    !(m.mask & MNTSNAP_F_SOURCE) || !same_path(m.source, e.src))
+					continue;
+				merged[j] = true;
+				if (e.opts && *e.opts) {
+					user[j] = e.opts;
+					e.opts = NULL;
+				}
+				break;
+			}
+		utab_entry_free(&e);
+	}
+	utab_entry_free(&e);
+	free(line);
+	free(merged);
+	fclose(f);
+	if (r) {
+		for (size_t i = 0; user && i < n; i++)
+			free(user[i]);
+		free(user);
+		return r;
+	}
+	*ret = user;
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct list_args a = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
 	uint64_t under = 0;
+	char **user = NULL;
 	int r;
 
 	view_init(&a.view);
 	r = parse_list(argc, argv, &a);
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
+	if (a.view.list_columns) {
+		col_list(stdout);
+		return 0;
+	}
+	view_finish(&a.view);
 	if (a.mountinfo_file && a.target.set)
 		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
 	if (a.mountinfo_file)
@@ -156,7 +316,17 @@ int cmd_list(int argc, char **argv)
 	cli_target_close(ns);
 	if (r)
 		return CLI_EXIT_ERR;
+	if (a.mtab)
+		r = utab_options(snap, &user);
+	if (r) {
+		mntsnap_snapshot_free(snap);
+		return cli_fail(r, "list: reading the utab");
+	}
+	a.view.out.cx.user_opts = (const char *const *)user;
 	r = view_print(&a.view, "list", snap);
+	for (size_t i = 0; user && i < mntsnap_snapshot_count(snap); i++)
+		free(user[i]);
+	free(user);
 	mntsnap_snapshot_free(snap);
 	return r;
 }
@@ -213,12 +383,15 @@ static const char stat_help[] =
 	"up in the table first.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
-	"        resolves in the target, symlinks included, without leaving its root)\n";
+	"        resolves in the target, symlinks included, without leaving its root)\n"
+	"list's mtab and canonicalize options do not apply (an error); its\n"
+	"kernel option is accepted: one mount of the kernel's table.\n";
 
 int cmd_stat(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		VIEW_LONGOPTS,
+		VIEW_LIVE_LONGOPTS,
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "task", required_argument, NULL, 'N' },
 		{ "ns", required_argument, NULL, OPT_NS },
@@ -236,7 +409,15 @@ int cmd_stat(int argc, char **argv)
 	view_init(&v);
 	v.out.mode = OUT_LIST;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:", lo, NULL)) !=
+	       -1) {
+		/* one mount of the kernel's table: -k says so */
+		if (c == 'k')
+			continue;
+		if (view_live_only("stat", c))
+			return CLI_EXIT_ERR;
+		if (view_excl(&v, "stat", c))
+			return CLI_EXIT_ERR;
 		r = view_opt(&v, "stat", c, optarg);
 		if (r < 0)
 			return CLI_EXIT_ERR;
@@ -257,6 +438,11 @@ int cmd_stat(int argc, char **argv)
 		if (r)
 			return CLI_EXIT_ERR;
 	}
+	if (v.list_columns) {
+		col_list(stdout);
+		return 0;
+	}
+	view_finish(&v);
 	if (optind < argc)
 		what = argv[optind++];
 	if (optind < argc)

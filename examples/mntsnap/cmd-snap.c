@@ -31,7 +31,10 @@ static const char show_help[] =
 	"usage: mntsnap show [OPTIONS] FILE [SOURCE|MOUNTPOINT]\n"
 	"Render a saved snapshot with list's output options (default: a tree);\n"
 	"warns on stderr when it was saved from a table that kept changing (by\n"
-	"save, when told to allow it).\n";
+	"save, when told to allow it).\n"
+	"list's kernel, mtab and canonicalize options do not apply (an error): a\n"
+	"saved table is read as it was saved, its paths are its text, never\n"
+	"resolved on this machine.\n";
 
 static const char diff_help[] =
 	"usage: mntsnap diff OLD NEW [--format text|json] [-J] [--by-path] [--ignore-ids]\n"
@@ -136,7 +139,7 @@ static int load(const char *cmd, const char *file, struct mntsnap_snapshot **ret
 
 int cmd_show(int argc, char **argv)
 {
-	static const struct option lo[] = { VIEW_LONGOPTS, { 0 } };
+	static const struct option lo[] = { VIEW_LONGOPTS, VIEW_LIVE_LONGOPTS, { 0 } };
 	struct mntsnap_snapshot *s;
 	const char *file = NULL;
 	struct view v;
@@ -146,7 +149,12 @@ int cmd_show(int argc, char **argv)
 	/* another machine's or namespace's table: paths by its own text */
 	v.saved = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS, lo, NULL)) != -1) {
+		r = view_live_only("show", c);
+		if (r)
+			return r;
+		if (view_excl(&v, "show", c))
+			return CLI_EXIT_ERR;
 		r = view_opt(&v, "show", c, optarg);
 		if (r < 0)
 			return CLI_EXIT_ERR;
@@ -160,6 +168,11 @@ int cmd_show(int argc, char **argv)
 		}
 		return cli_fail(0, "show: bad option (see mntsnap show --help)");
 	}
+	if (v.list_columns) {
+		col_list(stdout);
+		return 0;
+	}
+	view_finish(&v);
 	if (optind < argc)
 		file = argv[optind++];
 	/* as list: a SOURCE or MOUNTPOINT prints only the mounts it names */

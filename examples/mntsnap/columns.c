@@ -89,11 +89,60 @@ static const char *source_of(const struct mntsnap_mount *m)
 	return m->mask & MNTSNAP_F_SOURCE ? m->source : "none";
 }
 
+/* libmount's tags: a source naming a device by them is not a path */
+static bool is_tag(const char *s)
+{
+	static const char *const tags[] = { "LABEL=", "UUID=", "PARTLABEL=", "PARTUUID=",
+					    "ID=" };
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (!strncmp(s, tags[i], strlen(tags[i])))
+			return true;
+	return false;
+}
+
+/*
+ * findmnt -c: the source as a path resolved on this file system (relative
+ * to the working directory, as realpath(3) takes it), a device-mapper node
+ * by its /dev/mapper name; the text as it is when it resolves to nothing.
+ */
+static void put_canonical(struct obuf *b, const char *src)
+{
+	char *p = is_tag(src) ? NULL : realpath(src, NULL);
+	char name[256];
+	FILE *f;
+
+	if (!p) {
+		ob_puts(b, src);
+		return;
+	}
+	if (!strncmp(p, "/dev/dm-", 8) && strlen(p) < 64) {
+		char sys[96];
+
+		snprintf(sys, sizeof(sys), "/sys/block/%s/dm/name", p + 5);
+		f = fopen(sys, "re");
+		if (f && fgets(name, sizeof(name), f) && name[0] && name[0] != '\n') {
+			name[strcspn(name, "\n")] = '\0';
+			ob_puts(b, "/dev/mapper/");
+			ob_puts(b, name);
+			fclose(f);
+			free(p);
+			return;
+		}
+		if (f)
+			fclose(f);
+	}
+	ob_puts(b, p);
+	free(p);
+}
+
 static void get_source(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	(void)cx;
-	ob_puts(b, source_of(m));
-	if (m->root[0] && strcmp(m->root, "/")) {
+	if (cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE))
+		put_canonical(b, m->source);
+	else
+		ob_puts(b, source_of(m));
+	if (!cx->nofsroot && m->root[0] && strcmp(m->root, "/")) {
 		ob_putc(b, '[');
 		ob_puts(b, m->root);
 		ob_putc(b, ']');
@@ -139,8 +188,16 @@ void col_merged_options(struct obuf *b, const struct mntsnap_mount *m)
 
 static void get_options(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	(void)cx;
+	const char *u = cx->user_opts ? cx->user_opts[m->index] : NULL;
+	size_t start = b->len;
+
 	put_options(b, m, MNTSNAP_OPTIONS_ALL);
+	/* findmnt -m: utab's userspace options after the kernel's */
+	if (u && *u) {
+		if (b->len > start)
+			ob_putc(b, ',');
+		ob_puts(b, u);
+	}
 }
 
 static void get_vfs_options(struct obuf *b, const struct mntsnap_mount *m,
@@ -568,6 +625,27 @@ int col_parse(const char *spec, const struct column **out, size_t *n, const char
 			s++;
 	}
 	return *n ? 0 : (*bad = spec, -EINVAL);
+}
+
+const char *col_shellvar(const char *name, char *buf, size_t size)
+{
+	size_t k = 0, n = strlen(name);
+
+	/* libsmartcols: "1FOO%" -> "_1FOO_PCT" */
+	if (n + 5 > size)
+		return name;
+	if (!((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z'))
+		buf[k++] = '_';
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		bool alnum = ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9');
+
+		buf[k++] = alnum ? c : '_';
+	}
+	if (n && name[n - 1] == '%')
+		memcpy(buf + k, "PCT", 3), k += 3;
+	buf[k] = '\0';
+	return buf;
 }
 
 void col_help(FILE *f)

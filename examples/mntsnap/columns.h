@@ -62,6 +62,10 @@ struct col_ctx {
 	long tid; /* the task whose table this is (-N/--pid), 0 if none */
 	bool aligned; /* tree/list: MAJ:MIN as "%3u:%-3u", as findmnt pads it */
 	bool bytes;   /* -b: sizes in bytes, not "23.5G" */
+	bool nofsroot; /* -v: SOURCE without its "[/fsroot]" */
+	bool canonicalize; /* -c: SOURCE's path resolved (realpath, dm-N by name) */
+	/* -m: userspace options (utab's) per storage index, appended to OPTIONS */
+	const char *const *user_opts;
 };
 
 struct column {
@@ -100,6 +104,9 @@ void col_merged_options(struct obuf *b, const struct mntsnap_mount *m);
 /* Print the column list for --help. */
 void col_help(FILE *f);
 
+/* findmnt -y: the name as a shell variable ("USE%" -> "USE_PCT"); buf >= 40. */
+const char *col_shellvar(const char *name, char *buf, size_t size);
+
 enum out_mode { OUT_TREE, OUT_LIST, OUT_RAW, OUT_PAIRS, OUT_JSON };
 
 struct out_opts {
@@ -108,6 +115,20 @@ struct out_opts {
 	bool noheadings;
 	bool ascii;      /* tree drawn with |- `- (also in a non-UTF-8 locale) */
 	bool roots_in_table_order; /* -R: matches in the table's order, as findmnt */
+	bool shellvar;   /* -y: headings and JSON keys as shell variable names */
+	bool tree_lines; /* -r/-P with --tree: the tree art in TARGET, escaped */
+	bool walk_tree;  /* records in the tree's order, also when printed flat (-R) */
+	/*
+	 * Set by the view (NULL: the snapshot's own): each record's parent
+	 * (storage index, -1 for a root) and the tree's preorder (n records,
+	 * storage indices; a record not in it is not printed), and the order
+	 * of the top-level entries (a list: every entry), nroots of them.
+	 */
+	const int32_t *tree_parent;
+	const uint32_t *tree_order;
+	size_t ntree;
+	const int32_t *roots;
+	size_t nroots;
 	const struct column *cols[COLS_MAX];
 	size_t ncols;
 	struct col_ctx cx;

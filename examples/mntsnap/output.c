@@ -269,50 +269,69 @@ static int32_t roots_by_index(struct walk *w, int32_t roots)
 	return roots;
 }
 
-static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bool tree,
-		      bool roots_in_table_order, struct walk *w)
+/* The parent of record i (storage index), -1 for a root. */
+static long tree_up(const struct mntsnap_snapshot *snap, const struct out_opts *o, size_t i)
 {
-	size_t n = mntsnap_snapshot_count(snap);
-	int32_t roots = -1, sp = 0;
 	struct mntsnap_mount m;
 
+	if (o->tree_parent)
+		return o->tree_parent[i];
+	mntsnap_snapshot_get(snap, i, &m);
+	return m.parent_index == i ? -1 : (long)m.parent_index;
+}
+
+static int walk_alloc(struct walk *w, size_t n)
+{
 	*w = (struct walk){ 0 };
 	w->first = malloc((n + 1) * sizeof(int32_t));
 	w->next = malloc((n + 1) * sizeof(int32_t));
 	w->order = malloc((n + 1) * sizeof(int32_t));
 	w->stack = malloc((n + 1) * sizeof(int32_t));
 	w->depth = malloc((n + 1) * sizeof(uint32_t));
-	w->last = malloc(n + 1);
+	w->last = calloc(n + 1, 1);
 	if (!w->first || !w->next || !w->order || !w->stack || !w->depth || !w->last) {
 		walk_free(w);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
+	return 0;
+}
+
+static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bool tree,
+		      const struct out_opts *o, struct walk *w)
+{
+	size_t n = o->tree_order ? o->ntree : mntsnap_snapshot_count(snap);
+	int32_t roots = -1, sp = 0;
+	/* w->last doubles as "a top-level entry by order" until the walk */
+	int r = walk_alloc(w, mntsnap_snapshot_count(snap));
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < mntsnap_snapshot_count(snap); i++)
 		w->first[i] = -1;
+	for (size_t k = 0; o->roots && k < o->nroots; k++)
+		w->last[o->roots[k]] = 1;
 	/*
 	 * The whole table's preorder, walked backwards with push-front: the
 	 * printed mounts come out in the order findmnt's depth-first walk
 	 * meets them, also when a filter hides the mounts in between.
 	 */
 	for (size_t k = n; k-- > 0;) {
-		long ti = tree ? mntsnap_snapshot_tree_index(snap, k) : (long)k;
+		long ti = o->tree_order ? (long)o->tree_order[k]
+			  : tree ? mntsnap_snapshot_tree_index(snap, k) : (long)k;
 		size_t i = ti < 0 ? k : (size_t)ti;
-		uint32_t p;
+		long p = -1;
 
 		if (match && !match[i])
 			continue;
-		mntsnap_snapshot_get(snap, i, &m);
-		p = m.parent_index;
 		/* as findmnt: under the nearest printed ancestor */
-		while (tree && match && p != i && !match[p]) {
-			struct mntsnap_mount pm;
-
-			mntsnap_snapshot_get(snap, p, &pm);
-			if (pm.parent_index == p)
-				break;
-			p = pm.parent_index;
+		if (tree && !w->last[i]) {
+			p = tree_up(snap, o, i);
+			for (size_t step = 0; p >= 0 && match && !match[p] && step < n; step++)
+				p = tree_up(snap, o, (size_t)p);
+			if (p >= 0 && match && !match[p])
+				p = -1;
 		}
-		if (!tree || p == i || (match && !match[p])) {
+		if (p < 0) {
 			w->next[i] = roots;
 			roots = (int32_t)i;
 		} else {
@@ -320,9 +339,18 @@ static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bo
 			w->first[p] = (int32_t)i;
 		}
 	}
-	if (roots_in_table_order)
+	if (o->roots) {
+		/* the top-level entries in the order the view found them */
+		roots = -1;
+		for (size_t k = o->nroots; k-- > 0;) {
+			w->next[o->roots[k]] = roots;
+			roots = o->roots[k];
+		}
+	} else if (o->roots_in_table_order) {
 		roots = roots_by_index(w, roots);
-	/* the snapshot's parent links have no cycle: this reaches every record */
+	}
+	memset(w->last, 0, mntsnap_snapshot_count(snap) + 1);
+	/* the parent links have no cycle: this reaches every record */
 	for (int32_t cur = roots; cur >= 0;) {
 		w->order[w->count] = cur;
 		w->depth[w->count] = (uint32_t)sp;
@@ -378,6 +406,12 @@ static void pad(struct obuf *b, size_t n)
 	}
 }
 
+/* A column's heading: findmnt's, or with -y as a shell variable name. */
+static const char *heading(const struct out_opts *o, size_t c, char *buf, size_t size)
+{
+	return o->shellvar ? col_shellvar(o->cols[c]->header, buf, size) : o->cols[c]->header;
+}
+
 /* tree and list: every cell escaped first, then laid out as findmnt does */
 static int render_table(const struct mntsnap_snapshot *snap, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
@@ -390,6 +424,7 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 	struct col_ctx cx = o->cx;
 	struct mntsnap_mount m;
 	uint32_t maxd = 0;
+	char hbuf[80];
 	int r;
 
 	cx.aligned = true;
@@ -415,7 +450,8 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 			ce->off = cells.len;
 			ce->width = 0;
 			/* the tree hangs on TARGET, as in findmnt */
-			if (o->mode == OUT_TREE && o->cols[c]->get == cols_all[0].get)
+			if ((o->mode == OUT_TREE || o->tree_lines) &&
+			    o->cols[c]->get == cols_all[0].get)
 				ce->width = put_art(&cells, w, k, open, ascii);
 			ce->width += enc_table(&cells, val.p ? val.p : "", val.len, utf8);
 			ce->len = cells.len - ce->off;
@@ -428,6 +464,7 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 	 * (counted even with -n), else findmnt's width hint when both values
 	 * and header are narrower than it, else the widest value.
 	 */
+	/* widths by findmnt's own heading, also with -y (a longer name sticks out) */
 	for (size_t c = 0; c < nc; c++) {
 		size_t hl = strlen(o->cols[c]->header), hint = o->cols[c]->min_width;
 
@@ -438,12 +475,13 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 	}
 	if (!o->noheadings) {
 		for (size_t c = 0; c < nc; c++) {
-			size_t hl = strlen(o->cols[c]->header), fill = width[c] - hl;
+			const char *h = heading(o, c, hbuf, sizeof(hbuf));
+			size_t hl = strlen(h), fill = width[c] > hl ? width[c] - hl : 0;
 			bool right = o->cols[c]->flags & COL_RIGHT, lastc = c + 1 == nc;
 
 			if (right)
 				pad(out, fill);
-			ob_puts(out, o->cols[c]->header);
+			ob_puts(out, h);
 			if (!right && !lastc)
 				pad(out, fill);
 			ob_putc(out, lastc ? '\n' : ' ');
@@ -489,12 +527,20 @@ static void json_value(struct obuf *out, const struct column *col, const struct 
 static void json_record(struct obuf *out, const struct mntsnap_mount *m,
 			const struct out_opts *o, struct obuf *val)
 {
+	char hbuf[80];
+
 	ob_putc(out, '{');
 	for (size_t c = 0; c < o->ncols; c++) {
 		if (c)
 			ob_putc(out, ',');
 		ob_putc(out, '"');
-		ob_puts(out, o->cols[c]->name);
+		if (o->shellvar) {
+			/* findmnt -y -J: the shell name, lower case */
+			for (const char *h = heading(o, c, hbuf, sizeof(hbuf)); *h; h++)
+				ob_putc(out, (char)(*h >= 'A' && *h <= 'Z' ? *h + 32 : *h));
+		} else {
+			ob_puts(out, o->cols[c]->name);
+		}
 		ob_put(out, "\":", 2);
 		val->len = 0;
 		o->cols[c]->get(val, m, &o->cx);
@@ -516,7 +562,8 @@ static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w
 
 	ob_puts(out, "{\"filesystems\":[\n");
 	for (size_t k = 0; k < w->count; k++) {
-		uint32_t d = w->depth[k];
+		/* flat: a tree's order (-R) without its nesting */
+		uint32_t d = o->json_flat ? 0 : w->depth[k];
 
 		if (k && d > cur) {
 			ob_puts(out, ",\"children\":[\n");
@@ -545,23 +592,37 @@ static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w
 static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
-	bool pairs = o->mode == OUT_PAIRS;
+	bool pairs = o->mode == OUT_PAIRS, ascii = o->ascii || !locale_utf8();
 	struct obuf val = { 0 };
 	struct mntsnap_mount m;
+	unsigned char *open = NULL;
+	uint32_t maxd = 0;
+	char hbuf[80];
 	int r;
 
+	for (size_t k = 0; k < w->count; k++)
+		maxd = w->depth[k] > maxd ? w->depth[k] : maxd;
+	open = calloc(maxd + 2, 1);
+	if (!open)
+		return -ENOMEM;
 	if (!pairs && !o->noheadings)
 		for (size_t c = 0; c < o->ncols; c++) {
-			enc_raw(out, o->cols[c]->header, strlen(o->cols[c]->header));
+			const char *h = heading(o, c, hbuf, sizeof(hbuf));
+
+			enc_raw(out, h, strlen(h));
 			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
 		}
 	for (size_t k = 0; k < w->count; k++) {
 		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		open[w->depth[k]] = !w->last[k];
 		for (size_t c = 0; c < o->ncols; c++) {
 			val.len = 0;
+			/* --tree: findmnt draws the art in raw and pairs too, escaped */
+			if (o->tree_lines && o->cols[c]->get == cols_all[0].get)
+				put_art(&val, w, k, open, ascii);
 			o->cols[c]->get(&val, &m, &o->cx);
 			if (pairs) {
-				ob_puts(out, o->cols[c]->header);
+				ob_puts(out, heading(o, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
 				enc_pairs(out, val.len ? val.p : "", val.len);
 				ob_putc(out, '"');
@@ -573,16 +634,18 @@ static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *
 	}
 	r = val.err;
 	ob_free(&val);
+	free(open);
 	return r;
 }
 
 long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 		const struct out_opts *o, FILE *f)
 {
-	bool tree = o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat);
+	bool tree = o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat) ||
+		    o->tree_lines || o->walk_tree;
 	struct obuf out = { 0 };
 	struct walk w;
-	int r = walk_build(snap, match, tree, o->roots_in_table_order, &w);
+	int r = walk_build(snap, match, tree, o, &w);
 
 	if (r)
 		return r;

@@ -35,6 +35,28 @@ const char view_help[] =
 	"  -S, --source SOURCE   only the mounts of this source\n"
 	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
 	"                        below each match too, as a tree\n"
+	"  --real, --pseudo      only real / only pseudo filesystems (libmount's\n"
+	"                        pseudo types: proc, sysfs, tmpfs, cgroup2, ...)\n"
+	"  --shadowed            only mounts another mount is stacked on\n"
+	"  -A, --all             no built-in filter (-D's; a list with --real,\n"
+	"                        --pseudo or -D prints every mount, as findmnt)\n"
+	"  -U, --uniq            one mount per mount point: the last in the table\n"
+	"                        (the children of the others move to their parent)\n"
+	"  -f, --first-only      the first match only (a list)\n"
+	"  -i, --invert          the mounts the filters do not match\n"
+	"  -d, --direction forward|backward\n"
+	"                        the order lookups and lists go through the table\n"
+	"  -v, --nofsroot        SOURCE without [/fsroot]\n"
+	"  --tree                a tree also where a list is the default (-l, -r,\n"
+	"                        -P, a lookup, -D, list's mtab)\n"
+	"  -D, --df              df's columns (SOURCE,FSTYPE,SIZE,USED,AVAIL,USE%,\n"
+	"                        TARGET), a list, pseudo filesystems left out but\n"
+	"                        tmpfs (-A keeps them)\n"
+	"  -y, --shell           column names as shell variables (USE% -> USE_PCT)\n"
+	"  --list-columns        print every column and what it is, one a line\n"
+	"                        (mntsnap's: findmnt 2.38 has no such option)\n"
+	"Options findmnt refuses together are refused (exit 2): -J/-P/-r,\n"
+	"-P/-l/-r, -M/-T, --real/--pseudo.\n"
 	"Exit status: 0 something printed, 1 nothing matched, 2 error.\n";
 
 void view_init(struct view *v)
@@ -85,6 +107,7 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 	case 'o': {
 		int r = col_parse(arg, v->out.cols, &v->out.ncols, &bad);
 
+		v->outarg = arg;
 		if (r == -E2BIG) {
 			cli_fail(0, "%s: too many columns (%d at most)", cmd, COLS_MAX);
 			return -EINVAL;
@@ -96,6 +119,7 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 		return 1;
 	}
 	case OPT_OUTPUT_ALL:
+		v->output_all = true;
 		v->out.ncols = 0;
 		for (size_t i = 0; i < cols_all_count && i < COLS_MAX; i++)
 			v->out.cols[v->out.ncols++] = &cols_all[i];
@@ -145,8 +169,110 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 		return 1;
 	case OPT_FORMAT:
 		return set_format(v, cmd, arg);
+	case OPT_REAL:
+		v->real = true;
+		return 1;
+	case OPT_PSEUDO:
+		v->pseudo = true;
+		return 1;
+	case OPT_SHADOWED:
+		v->shadowed = true;
+		return 1;
+	case 'A':
+		v->all = true;
+		return 1;
+	case 'U':
+		v->uniq = true;
+		return 1;
+	case 'f':
+		v->first_only = true;
+		return 1;
+	case 'i':
+		v->invert = true;
+		return 1;
+	case 'd':
+		if (strcmp(arg, "forward") && strcmp(arg, "backward")) {
+			cli_fail(0, "%s: unknown direction '%s' (forward or backward)", cmd, arg);
+			return -EINVAL;
+		}
+		v->backward = !strcmp(arg, "backward");
+		return 1;
+	case 'v':
+		v->out.cx.nofsroot = true;
+		return 1;
+	case OPT_TREE:
+		v->force_tree = true;
+		return 1;
+	case 'D':
+		v->df = v->no_tree = true;
+		return 1;
+	case 'y':
+		v->out.shellvar = true;
+		return 1;
+	case OPT_LIST_COLUMNS:
+		v->list_columns = true;
+		return 1;
 	}
 	return 0;
+}
+
+/* findmnt's mutually exclusive options (an option may repeat) */
+static const struct {
+	int opt[4];
+	const char *names;
+} excl[VIEW_EXCL_GROUPS] = {
+	{ { 'C', 'c' }, "--nocanonicalize --canonicalize" },
+	{ { 'J', 'P', 'r' }, "--json --pairs --raw" },
+	{ { 'M', 'T' }, "--mountpoint --target" },
+	{ { 'N', 'k', 'm' }, "--task --kernel --mtab" },
+	{ { 'P', 'l', 'r' }, "--pairs --list --raw" },
+	{ { OPT_PSEUDO, OPT_REAL }, "--pseudo --real" },
+};
+
+int view_excl(struct view *v, const char *cmd, int c)
+{
+	if (c == OPT_PID)
+		c = 'N';
+	for (size_t g = 0; g < VIEW_EXCL_GROUPS; g++)
+		for (size_t k = 0; k < 4 && excl[g].opt[k]; k++) {
+			if (excl[g].opt[k] != c)
+				continue;
+			if (v->excl[g] && v->excl[g] != c)
+				return cli_fail(0, "%s: mutually exclusive options: %s", cmd,
+						excl[g].names);
+			v->excl[g] = c;
+		}
+	return 0;
+}
+
+int view_live_only(const char *cmd, int c)
+{
+	static const char *const what[] = { "-k/--kernel", "-m/--mtab", "-c/--canonicalize",
+					    "-C/--nocanonicalize" };
+	const char *p = c > 0 && c < 0x80 ? strchr(VIEW_LIVE_SHORTOPTS, c) : NULL;
+
+	if (!p)
+		return 0;
+	return cli_fail(0, "%s: %s applies to list only (see mntsnap %s --help)", cmd,
+			what[p - VIEW_LIVE_SHORTOPTS], cmd);
+}
+
+void view_finish(struct view *v)
+{
+	const char *bad;
+
+	/* findmnt -D: df's columns, unless -o names others (+COLS adds to them) */
+	if (v->df && !v->output_all) {
+		col_parse(COLS_DF, v->out.cols, &v->out.ncols, &bad);
+		if (v->outarg)
+			col_parse(v->outarg, v->out.cols, &v->out.ncols, &bad);
+	}
+}
+
+void col_list(FILE *f)
+{
+	for (size_t i = 0; i < cols_all_count; i++)
+		fprintf(f, "%-14s %s\n", cols_all[i].header, cols_all[i].help);
 }
 
 /*
@@ -228,124 +354,450 @@ static size_t mark_at(const struct mntsnap_snapshot *snap, const char *path, boo
 	return k;
 }
 
-/*
- * -T as findmnt: the mounts at the longest mount point of the table that
- * PATH starts with, by the text (libmount's mnt_table_find_mountpoint()):
- * PATH itself when it is one. So a mount covered by a later mount on a
- * directory above it still answers for the paths below its mount point,
- * as in findmnt; mntsnap_snapshot_find_path() says which mount a path
- * walk would reach. A live table resolves PATH on this file system first
- * (a path that does not resolve is on no mount); a saved one takes it as
- * the table's text, never looking at this file system.
- */
-static int mark_target(const struct view *v, const struct mntsnap_snapshot *snap, bool *hit)
-{
-	char real[PATH_MAX], *p;
-	size_t len;
+/* libmount's pseudo filesystem types (2.38), sorted for bsearch */
+static const char *const pseudo_types[] = {
+	"anon_inodefs", "apparmorfs", "autofs", "bdev", "binder", "binfmt_misc", "bpf",
+	"cgroup", "cgroup2", "configfs", "cpuset", "debugfs", "devfs", "devpts", "devtmpfs",
+	"dlmfs", "dmabuf", "drm", "efivarfs", "fuse", "fuse.archivemount", "fuse.avfsd",
+	"fuse.dumpfs", "fuse.encfs", "fuse.gvfs-fuse-daemon", "fuse.gvfsd-fuse", "fuse.lxcfs",
+	"fuse.rofiles-fuse", "fuse.vmware-vmblock", "fuse.xwmfs", "fusectl", "hugetlbfs",
+	"ipathfs", "mqueue", "nfsd", "none", "nsfs", "overlay", "pipefs", "proc", "pstore",
+	"ramfs", "resctrl", "rootfs", "rpc_pipefs", "securityfs", "selinuxfs", "smackfs",
+	"sockfs", "spufs", "sysfs", "tmpfs", "tracefs", "vboxsf", "virtiofs",
+};
 
-	/* as libmount: the path as given first, then resolved */
-	if (v->target[0] == '/' && mark_at(snap, v->target, hit))
-		return 0;
-	if (v->saved ? strlen(v->target) >= sizeof(real) : !realpath(v->target, real))
-		return 0;
-	if (v->saved)
-		strcpy(real, v->target);
-	if (real[0] != '/')
-		return 0;
-	for (len = strlen(real); len > 1 && !mark_at(snap, real, hit);) {
-		p = strrchr(real, '/');
-		*(p == real ? p + 1 : p) = '\0';
-		len = strlen(real);
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* What one run of findmnt's matching needs, built once per table. */
+struct matcher {
+	const struct view *v;
+	const struct mntsnap_snapshot *snap;
+	size_t n;
+	const char *target;  /* the mount point asked for (-T, -M, a swapped SOURCE) */
+	const char *source;  /* -S or a positional SOURCE */
+	bool *target_hit, *source_hit, *over, *gone;
+	int32_t *parent;     /* the tree after -U (storage indices, -1: a root) */
+	uint32_t *order;     /* its preorder */
+	size_t norder;
+	struct obuf ob;
+};
+
+/*
+ * findmnt's target match (mnt_fs_match_target()): the mount point as given,
+ * or as this file system resolves it (a live table, unless -C).
+ */
+static void mark_target_exact(struct matcher *mt, const char *path)
+{
+	char real[PATH_MAX];
+
+	memset(mt->target_hit, 0, mt->n);
+	mark_at(mt->snap, path, mt->target_hit);
+	if (!mt->v->saved && !mt->v->nocanon && realpath(path, real))
+		mark_at(mt->snap, real, mt->target_hit);
+}
+
+static void mark_source(struct matcher *mt)
+{
+	struct mntsnap_mount m;
+
+	memset(mt->source_hit, 0, mt->n);
+	if (!mt->source || !mt->source[0])
+		return;
+	for (long i = mntsnap_snapshot_next_source(mt->snap, mt->source, -1); i >= 0;
+	     i = mntsnap_snapshot_next_source(mt->snap, mt->source, i))
+		mt->source_hit[i] = true;
+	/* a positional argument also names a SOURCE with its [/fsroot] */
+	if (mt->source == mt->v->match)
+		for (size_t i = 0; i < mt->n; i++) {
+			mntsnap_snapshot_get(mt->snap, i, &m);
+			mt->ob.len = 0;
+			cols_all[1].get(&mt->ob, &m, &mt->v->out.cx);
+			ob_putc(&mt->ob, '\0');
+			if (!mt->ob.err && !strcmp(mt->ob.p, mt->source))
+				mt->source_hit[i] = true;
+		}
+}
+
+static bool is_pseudo(const char *fstype)
+{
+	return bsearch(&fstype, pseudo_types, sizeof(pseudo_types) / sizeof(pseudo_types[0]),
+		       sizeof(pseudo_types[0]), cmp_str);
+}
+
+/* findmnt's match_func(): every filter, -i turning the answer round */
+static bool match_one(struct matcher *mt, size_t i)
+{
+	const struct view *v = mt->v;
+	bool no = v->invert;
+	struct mntsnap_mount m;
+	const char *fstype;
+
+	mntsnap_snapshot_get(mt->snap, i, &m);
+	mt->ob.len = 0;
+	cols_all[2].get(&mt->ob, &m, &v->out.cx);
+	ob_putc(&mt->ob, '\0');
+	if (mt->ob.err)
+		return no;
+	fstype = mt->ob.p;
+	if (v->types && !match_types(fstype, v->types))
+		return no;
+	if (v->options) {
+		struct obuf ob = { 0 };
+		bool ok;
+
+		cols_all[3].get(&ob, &m, &v->out.cx);
+		ok = !ob.err && match_options(ob.p ? ob.p : "", ob.len, v->options);
+		ob_free(&ob);
+		if (!ok)
+			return no;
 	}
-	if (len == 1)
-		mark_at(snap, "/", hit);
+	if (mt->target && !mt->target_hit[i])
+		return no;
+	if (mt->source && !mt->source_hit[i])
+		return no;
+	if (v->df && !v->all) {
+		/* findmnt -D: every *tmpfs*, no other pseudo filesystem */
+		if (strstr(fstype, "tmpfs"))
+			return !no;
+		if (is_pseudo(fstype))
+			return no;
+	}
+	if (v->real && is_pseudo(fstype))
+		return no;
+	if (v->pseudo && !is_pseudo(fstype))
+		return no;
+	if (v->shadowed && !mt->over[i])
+		return no;
+	return !no;
+}
+
+/*
+ * -U (libmount's mnt_table_uniq_fs() with KEEPTREE): of the mounts at one
+ * mount point only the last in the table stays; the children of one that
+ * goes move to its parent, where they sit among its children by mount id.
+ */
+static int cmp_old_id(const void *a, const void *b, void *data)
+{
+	const struct mntsnap_snapshot *snap = data;
+	struct mntsnap_mount x, y;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	mntsnap_snapshot_get(snap, i, &x);
+	mntsnap_snapshot_get(snap, j, &y);
+	if (x.id_old != y.id_old)
+		return x.id_old < y.id_old ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static long up_kept(struct matcher *mt, size_t i)
+{
+	long p = mt->parent[i];
+
+	for (size_t step = 0; p >= 0 && mt->gone[p] && step < mt->n; step++)
+		p = mt->parent[p];
+	return p >= 0 && mt->gone[p] ? -1 : p;
+}
+
+static int build_uniq_tree(struct matcher *mt)
+{
+	size_t n = mt->n, k = 0, sp = 0;
+	uint32_t *kids = malloc((n + 1) * sizeof(*kids)), *stack = malloc((n + 1) * sizeof(*stack));
+	uint32_t *start = calloc(n + 2, sizeof(*start));
+	int32_t *np = malloc((n + 1) * sizeof(*np));
+	struct mntsnap_mount m;
+	long root = -1;
+	uint32_t root_pid = 0;
+
+	if (!kids || !stack || !start || !np) {
+		free(kids), free(stack), free(start), free(np);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		np[i] = mt->gone[i] ? -1 : (int32_t)up_kept(mt, i);
+		if (np[i] >= 0)
+			start[np[i] + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	/* counting sort into each parent's slice, then by mount id */
+	memset(stack, 0, (n + 1) * sizeof(*stack));
+	for (size_t i = 0; i < n; i++)
+		if (np[i] >= 0)
+			kids[start[np[i]] + stack[np[i]]++] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++)
+		if (start[i + 1] > start[i])
+			qsort_r(kids + start[i], start[i + 1] - start[i], sizeof(*kids), cmp_old_id,
+				(void *)mt->snap);
+	/* libmount's root: the smallest parent id, walked up */
+	for (size_t i = 0; i < n; i++) {
+		if (mt->gone[i])
+			continue;
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		if (root < 0 || m.parent_id_old < root_pid)
+			root = (long)i, root_pid = m.parent_id_old;
+	}
+	for (size_t step = 0; root >= 0 && np[root] >= 0 && step < n; step++)
+		root = np[root];
+	for (size_t o = 0; o <= n && root >= 0; o++) {
+		size_t r = o ? o - 1 : (size_t)root;
+
+		if (mt->gone[r] || np[r] >= 0 || (o && r == (size_t)root))
+			continue;
+		stack[sp++] = (uint32_t)r;
+		while (sp) {
+			uint32_t i = stack[--sp];
+
+			mt->order[k++] = i;
+			for (uint32_t c = start[i + 1]; c-- > start[i];)
+				stack[sp++] = kids[c];
+		}
+	}
+	mt->norder = k;
+	memcpy(mt->parent, np, n * sizeof(*np));
+	free(kids), free(stack), free(start), free(np);
 	return 0;
 }
 
-/* -T, -M, -S: what the lookups find; NULL hit left alone when none is asked. */
-static int mark_lookups(const struct view *v, const struct mntsnap_snapshot *snap, bool *hit)
-{
-	char real[PATH_MAX];
-	const char *mp = v->mountpoint;
-	int r = 0;
-
-	if (v->target)
-		r = mark_target(v, snap, hit);
-	/* as libmount: the directory as given, else as this file system names it (live) */
-	if (!r && mp && !(mp[0] == '/' && mark_at(snap, mp, hit)) && !v->saved &&
-	    realpath(mp, real))
-		mark_at(snap, real, hit);
-	if (!r && v->source && v->source[0])
-		for (long i = mntsnap_snapshot_next_source(snap, v->source, -1); i >= 0;
-		     i = mntsnap_snapshot_next_source(snap, v->source, i))
-			hit[i] = true;
-	return r;
-}
-
-/* -R: every mount below a match matches too (tree order: parents first). */
-static void add_submounts(const struct mntsnap_snapshot *snap, bool *match)
+static int matcher_init(struct matcher *mt, const struct view *v,
+			const struct mntsnap_snapshot *snap)
 {
 	size_t n = mntsnap_snapshot_count(snap);
+	struct mntsnap_mount m, c;
 
-	for (size_t k = 0; k < n; k++) {
-		long i = mntsnap_snapshot_tree_index(snap, k), p;
-
-		if (i >= 0 && !match[i] && (p = mntsnap_snapshot_parent(snap, (size_t)i)) >= 0)
-			match[i] = match[p];
-	}
-}
-
-static int build_match(struct view *v, const struct mntsnap_snapshot *snap, bool *match)
-{
-	size_t n = mntsnap_snapshot_count(snap);
-	bool lookup = v->target || v->mountpoint || v->source;
-	struct obuf ob = { 0 };
-	struct mntsnap_mount m;
-	bool *hit = NULL;
-	int r = 0;
-
-	if (lookup) {
-		hit = calloc(n + 1, sizeof(*hit));
-		if (!hit)
-			return -ENOMEM;
-		r = mark_lookups(v, snap, hit);
-		if (r) {
-			free(hit);
-			return r;
-		}
-	}
+	*mt = (struct matcher){ .v = v, .snap = snap, .n = n };
+	mt->target_hit = calloc(n + 1, 1);
+	mt->source_hit = calloc(n + 1, 1);
+	mt->over = calloc(n + 1, 1);
+	mt->gone = calloc(n + 1, 1);
+	mt->parent = malloc((n + 1) * sizeof(*mt->parent));
+	mt->order = malloc((n + 1) * sizeof(*mt->order));
+	if (!mt->target_hit || !mt->source_hit || !mt->over || !mt->gone || !mt->parent ||
+	    !mt->order)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		bool ok = true;
-
 		mntsnap_snapshot_get(snap, i, &m);
-		if (lookup)
-			ok = hit[i];
-		if (ok && v->types) {
-			ob.len = 0;
-			cols_all[2].get(&ob, &m, &v->out.cx);
-			ob_putc(&ob, '\0');
-			ok = !ob.err && match_types(ob.p, v->types);
-		}
-		if (ok && v->options) {
-			ob.len = 0;
-			col_merged_options(&ob, &m);
-			ok = !ob.err && match_options(ob.p, ob.len, v->options);
-		}
-		if (ok && v->match) {
-			ob.len = 0;
-			cols_all[1].get(&ob, &m, &v->out.cx);
-			ob_putc(&ob, '\0');
-			ok = !strcmp(m.mount_point, v->match) || (!ob.err && !strcmp(ob.p, v->match)) ||
-			     ((m.mask & MNTSNAP_F_SOURCE) && !strcmp(m.source, v->match));
-		}
-		match[i] = ok;
+		mt->parent[i] = m.parent_index == i ? -1 : (int32_t)m.parent_index;
+		mt->order[i] = (uint32_t)mntsnap_snapshot_tree_index(snap, i);
 	}
-	free(hit);
-	r = ob.err;
-	ob_free(&ob);
-	if (!r && v->submounts && (lookup || v->match))
-		add_submounts(snap, match);
-	return r;
+	mt->norder = n;
+	/* -U: the last mount at each mount point stays */
+	if (v->uniq)
+		for (size_t i = 0; i < n; i++) {
+			mntsnap_snapshot_get(snap, i, &m);
+			for (long j = mntsnap_snapshot_next_mount_point(snap, m.mount_point, -1);
+			     j >= 0; j = mntsnap_snapshot_next_mount_point(snap, m.mount_point, j))
+				if ((size_t)j > i)
+					mt->gone[i] = true;
+		}
+	if (v->uniq) {
+		int r = build_uniq_tree(mt);
+
+		if (r)
+			return r;
+	}
+	/* --shadowed: a mount with a child at its own mount point (after -U) */
+	for (size_t i = 0; v->shadowed && i < n; i++) {
+		if (mt->gone[i] || mt->parent[i] < 0)
+			continue;
+		mntsnap_snapshot_get(snap, i, &c);
+		mntsnap_snapshot_get(snap, (size_t)mt->parent[i], &m);
+		if (!strcmp(c.mount_point, m.mount_point))
+			mt->over[mt->parent[i]] = true;
+	}
+	return 0;
+}
+
+static void matcher_free(struct matcher *mt)
+{
+	free(mt->target_hit);
+	free(mt->source_hit);
+	free(mt->over);
+	free(mt->gone);
+	free(mt->parent);
+	free(mt->order);
+	ob_free(&mt->ob);
+}
+
+/* findmnt with no filter: its list prints every mount without matching */
+static bool listall(const struct view *v)
+{
+	if ((v->df || v->real || v->pseudo) && !v->all)
+		return false;
+	return !v->types && !v->options && !v->target && !v->mountpoint && !v->source &&
+	       !v->match;
+}
+
+/* One pass of findmnt's list lookup: the matches in the -d direction. */
+static size_t find_all(struct matcher *mt, int32_t *found)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < mt->n; j++) {
+		size_t i = mt->v->backward ? mt->n - 1 - j : j;
+
+		if (!mt->gone[i] && match_one(mt, i))
+			found[k++] = (int32_t)i;
+	}
+	return k;
+}
+
+/*
+ * The longest mount point of the table that PATH starts with, by the
+ * text (libmount's mnt_table_find_mountpoint()), PATH resolved on this
+ * file system first for a live table (unless -C).
+ */
+static bool extra_target(struct matcher *mt, const char *path)
+{
+	char real[PATH_MAX], *p;
+	bool *hit = mt->target_hit;
+
+	memset(hit, 0, mt->n);
+	if (mt->v->saved || mt->v->nocanon) {
+		if (strlen(path) >= sizeof(real))
+			return false;
+		strcpy(real, path);
+	} else if (!realpath(path, real)) {
+		return false;
+	}
+	if (real[0] != '/')
+		return false;
+	while (strlen(real) > 1 && !mark_at(mt->snap, real, hit)) {
+		p = strrchr(real, '/');
+		*(p == real ? p + 1 : p) = '\0';
+	}
+	if (!strcmp(real, "/"))
+		mark_at(mt->snap, "/", hit);
+	return true;
+}
+
+static bool is_tag_spec(const char *s)
+{
+	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
+	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
+}
+
+/*
+ * findmnt's add_matching_lines(): the mounts a lookup or filter finds,
+ * in the -d direction, with findmnt's fallbacks (a positional SOURCE
+ * tried as a mount point; -T PATH as the mount point PATH is on). Returns
+ * how many, into found[].
+ */
+static size_t find_list(struct matcher *mt, int32_t *found)
+{
+	const struct view *v = mt->v;
+	bool noswap = v->source || v->target || v->mountpoint ||
+		      (v->match && is_tag_spec(v->match));
+	size_t k = 0;
+
+	if (listall(v)) {
+		for (size_t j = 0; j < mt->n; j++) {
+			size_t i = v->backward ? mt->n - 1 - j : j;
+
+			if (!mt->gone[i])
+				found[k++] = (int32_t)i;
+		}
+		return k;
+	}
+	k = find_all(mt, found);
+	if (!k && !noswap && mt->source && !mt->target) {
+		/* a SOURCE no mount has: the mount point of that name */
+		mt->target = mt->source;
+		mt->source = NULL;
+		mark_target_exact(mt, mt->target);
+		k = find_all(mt, found);
+	}
+	if (!k && noswap && v->target && !v->mountpoint && mt->target &&
+	    extra_target(mt, mt->target))
+		k = find_all(mt, found);
+	return k;
+}
+
+/* Each record's place in the preorder and the end of its subtree there. */
+static int subtree_ends(struct matcher *mt, size_t **ret_pos, size_t **ret_end)
+{
+	size_t n = mt->n, *pos = malloc((n + 1) * sizeof(*pos)), *end = malloc((n + 1) * sizeof(*end));
+
+	if (!pos || !end) {
+		free(pos), free(end);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		pos[i] = end[i] = 0;
+	for (size_t o = 0; o < mt->norder; o++)
+		pos[mt->order[o]] = o, end[mt->order[o]] = o + 1;
+	/* children come after their parent: backwards, a subtree ends where its last does */
+	for (size_t o = mt->norder; o-- > 0;) {
+		uint32_t i = mt->order[o];
+		int32_t p = mt->parent[i];
+
+		if (p >= 0 && end[i] > end[p])
+			end[p] = end[i];
+	}
+	*ret_pos = pos, *ret_end = end;
+	return 0;
+}
+
+static int build_match(struct view *v, struct matcher *mt, bool tree, bool submounts,
+		       bool *match, int32_t *roots, size_t *nroots)
+{
+	size_t n = mt->n, k, *pos = NULL, *end = NULL;
+	int32_t *found = malloc((n + 1) * sizeof(*found));
+	int r;
+
+	if (!found)
+		return -ENOMEM;
+	*nroots = 0;
+	mt->target = v->mountpoint ? v->mountpoint : v->target;
+	mt->source = v->source ? v->source : v->match;
+	if (mt->target)
+		mark_target_exact(mt, mt->target);
+	mark_source(mt);
+	if (tree && !submounts) {
+		/* findmnt's whole tree: every mount its matching keeps */
+		for (size_t i = 0; i < n; i++)
+			match[i] = !mt->gone[i] && match_one(mt, i);
+		free(found);
+		return mt->ob.err;
+	}
+	k = find_list(mt, found);
+	if (v->first_only && k > 1)
+		k = 1;
+	if (!submounts) {
+		for (size_t j = 0; j < k; j++) {
+			match[found[j]] = true;
+			roots[(*nroots)++] = found[j];
+		}
+		free(found);
+		return mt->ob.err;
+	}
+	r = subtree_ends(mt, &pos, &end);
+	/*
+	 * -R: each found mount with everything below it not printed yet, in
+	 * the order found (findmnt's create_treenode() skips what it has)
+	 */
+	for (size_t j = 0; !r && j < k; j++) {
+		size_t f = (size_t)found[j];
+
+		if (match[f])
+			continue;
+		roots[(*nroots)++] = (int32_t)f;
+		for (size_t o = pos[f]; o < end[f]; o++) {
+			uint32_t i = mt->order[o];
+
+			if (match[i] && i != f) {
+				o = end[i] - 1;
+				continue;
+			}
+			match[i] = true;
+		}
+	}
+	free(pos);
+	free(end);
+	free(found);
+	return r ? r : mt->ob.err;
 }
 
 static bool pick(const struct mntsnap_mount *m, void *data)
@@ -375,41 +827,70 @@ static int print_mountinfo(const struct mntsnap_snapshot *snap, const bool *matc
 
 int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *snap)
 {
-	size_t n = mntsnap_snapshot_count(snap), hits = 0;
-	bool *match = NULL;
+	size_t n = mntsnap_snapshot_count(snap), hits = 0, nroots = 0;
+	bool lookup = v->target || v->mountpoint || v->source || v->match;
+	bool submounts = v->submounts && !listall(v);
+	struct matcher mt;
+	bool *match = calloc(n + 1, sizeof(*match)), tree, draw = false;
+	int32_t *roots = malloc((n + 1) * sizeof(*roots));
 	long r;
 
-	match = calloc(n + 1, sizeof(*match));
-	if (!match)
+	/*
+	 * findmnt's tree: on unless -l, -r, -P, -D, -m, or a lookup or -f
+	 * without -R; --tree turns it back on (a kernel table is a tree).
+	 */
+	tree = !v->list_forced && v->out.mode != OUT_RAW && v->out.mode != OUT_PAIRS &&
+	       !v->no_tree && (submounts || !(lookup || v->first_only));
+	if (v->force_tree)
+		tree = true;
+	if (!match || !roots) {
+		free(match), free(roots);
 		return cli_fail(-ENOMEM, "%s", cmd);
-	r = build_match(v, snap, match);
+	}
+	r = matcher_init(&mt, v, snap);
+	if (!r)
+		r = build_match(v, &mt, tree, submounts, match, roots, &nroots);
 	if (r) {
-		free(match);
+		matcher_free(&mt);
+		free(match), free(roots);
 		return cli_fail((int)r, "%s", cmd);
 	}
-	/* findmnt prints a lookup (-T, -M, -S, SOURCE|TARGET) as a list, unless -R */
-	bool lookup = v->target || v->mountpoint || v->source || v->match;
-
-	v->out.roots_in_table_order = lookup && v->submounts;
-	if (lookup && !v->submounts && v->out.mode == OUT_TREE)
-		v->out.mode = OUT_LIST;
-	if ((v->list_forced || (lookup && !v->submounts)) && v->out.mode == OUT_JSON)
-		v->out.json_flat = true;
+	/* findmnt draws its tree on TARGET: without that column, a tree's order, flat */
+	for (size_t c = 0; c < v->out.ncols; c++)
+		draw |= tree && v->out.cols[c] == &cols_all[0];
+	if (v->out.mode == OUT_TREE || v->out.mode == OUT_LIST)
+		v->out.mode = draw ? OUT_TREE : OUT_LIST;
+	v->out.json_flat = !draw;
+	v->out.tree_lines = draw && (v->out.mode == OUT_RAW || v->out.mode == OUT_PAIRS);
+	v->out.walk_tree = tree || submounts;
+	v->out.tree_parent = mt.parent;
+	v->out.tree_order = mt.order;
+	v->out.ntree = mt.norder;
+	v->out.roots = tree && !submounts ? NULL : roots;
+	v->out.nroots = nroots;
 	if (v->mountinfo) {
 		r = print_mountinfo(snap, match, cmd);
-		free(match);
-		return (int)r;
+		goto out;
 	}
-	/* nothing matched: findmnt prints nothing (its JSON tree: an empty list) */
+	/*
+	 * nothing matched: findmnt prints nothing, but for its whole tree in
+	 * JSON: an empty list
+	 */
 	for (size_t i = 0; i < n; i++)
 		hits += match[i];
-	if (!hits && (v->out.mode != OUT_JSON || v->out.json_flat)) {
-		free(match);
-		return 1;
+	if (!hits && (v->out.mode != OUT_JSON || v->out.json_flat || !tree || submounts)) {
+		r = 1;
+		goto out;
 	}
 	r = out_render(snap, match, &v->out, stdout);
-	free(match);
 	if (r < 0)
-		return cli_fail((int)r, "%s: writing output", cmd);
-	return r ? 0 : 1;
+		r = cli_fail((int)r, "%s: writing output", cmd);
+	else
+		r = r ? 0 : 1;
+out:
+	v->out.tree_parent = NULL, v->out.tree_order = NULL, v->out.roots = NULL;
+	matcher_free(&mt);
+	free(match);
+	free(roots);
+	return (int)r;
 }

@@ -23,9 +23,14 @@ enum {
 	OPT_THREADS,
 	OPT_ALLOW_INCONSISTENT,
 	OPT_MOUNTINFO_FILE,
+	OPT_REAL,
+	OPT_PSEUDO,
+	OPT_SHADOWED,
+	OPT_TREE,
+	OPT_LIST_COLUMNS,
 };
 
-#define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:M:S:Rh"
+#define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:M:S:RhAUfid:vDy"
 #define VIEW_LONGOPTS                                              \
 	{ "output", required_argument, NULL, 'o' },                \
 	{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },        \
@@ -44,7 +49,36 @@ enum {
 	{ "source", required_argument, NULL, 'S' },                 \
 	{ "submounts", no_argument, NULL, 'R' },                    \
 	{ "format", required_argument, NULL, OPT_FORMAT },          \
+	{ "real", no_argument, NULL, OPT_REAL },                    \
+	{ "pseudo", no_argument, NULL, OPT_PSEUDO },                \
+	{ "shadowed", no_argument, NULL, OPT_SHADOWED },            \
+	{ "all", no_argument, NULL, 'A' },                          \
+	{ "uniq", no_argument, NULL, 'U' },                         \
+	{ "first-only", no_argument, NULL, 'f' },                   \
+	{ "invert", no_argument, NULL, 'i' },                       \
+	{ "direction", required_argument, NULL, 'd' },              \
+	{ "nofsroot", no_argument, NULL, 'v' },                     \
+	{ "tree", no_argument, NULL, OPT_TREE },                    \
+	{ "df", no_argument, NULL, 'D' },                           \
+	{ "shell", no_argument, NULL, 'y' },                        \
+	{ "list-columns", no_argument, NULL, OPT_LIST_COLUMNS },    \
 	{ "help", no_argument, NULL, 'h' }
+
+/*
+ * list's own (the live table's): -k, -m, -c, -C. show and stat name them
+ * to say they do not apply.
+ */
+#define VIEW_LIVE_SHORTOPTS "kmcC"
+#define VIEW_LIVE_LONGOPTS                                         \
+	{ "kernel", no_argument, NULL, 'k' },                       \
+	{ "mtab", no_argument, NULL, 'm' },                         \
+	{ "canonicalize", no_argument, NULL, 'c' },                 \
+	{ "nocanonicalize", no_argument, NULL, 'C' }
+
+/* show/stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
+int view_live_only(const char *cmd, int c);
+
+#define VIEW_EXCL_GROUPS 6
 
 struct view {
 	struct out_opts out;
@@ -58,7 +92,39 @@ struct view {
 	bool submounts;     /* -R: the matches' submounts too, as a tree */
 	bool saved;         /* a saved table: paths by its text, never the file system */
 	const char *match;  /* a positional SOURCE or TARGET */
+	/* findmnt's filters and forms beyond the columns */
+	bool real, pseudo;  /* --real, --pseudo: by libmount's pseudo types */
+	bool shadowed;      /* --shadowed: mounts with a mount stacked on them */
+	bool all;           /* -A: no built-in filter (-D's, and the list's) */
+	bool uniq;          /* -U: one mount per mount point, the last */
+	bool first_only;    /* -f */
+	bool invert;        /* -i */
+	bool backward;      /* -d backward */
+	bool force_tree;    /* --tree */
+	bool no_tree;       /* -D, -m (findmnt turns its tree off for them) */
+	bool df;            /* -D */
+	bool nocanon;       /* -C: lookups by the text, no path resolved */
+	bool output_all;    /* --output-all */
+	const char *outarg; /* the last -o */
+	bool list_columns;  /* --list-columns */
+	int excl[VIEW_EXCL_GROUPS]; /* the option seen of each exclusive group */
 };
+
+/*
+ * findmnt's mutually exclusive options (-c/-C, -J/-P/-r, -M/-T,
+ * -N/-k/-m, -P/-l/-r, --pseudo/--real): CLI_EXIT_ERR (message printed)
+ * when c conflicts with an option given before, else 0.
+ */
+int view_excl(struct view *v, const char *cmd, int c);
+
+/* findmnt -D's columns */
+#define COLS_DF "SOURCE,FSTYPE,SIZE,USED,AVAIL,USE%,TARGET"
+
+/* After the options: what they mean together (-D's columns). */
+void view_finish(struct view *v);
+
+/* --list-columns: every column's name and description, one a line. */
+void col_list(FILE *f);
 
 void view_init(struct view *v);
 
