@@ -7,7 +7,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd-fstab.h"
+#include "tags.h"
 #include "view.h"
+
+/* list's own long-only options (view.h numbers the shared ones from 0x100) */
+#define OPT_VERBOSE 0x200
 
 static const char list_help[] =
 	"usage: mntsnap list [TARGET] [OPTIONS] [SOURCE|MOUNTPOINT]\n"
@@ -24,6 +29,17 @@ static const char list_help[] =
 	"  --threads N           statmount with N threads\n"
 	"  --allow-inconsistent  print a table that changed during every capture\n"
 	"                        (with a warning) instead of failing with exit 2\n"
+	"fstab (findmnt's -s, -x, -e):\n"
+	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"
+	"                        parsing (\\040 escapes, comments, LABEL=/UUID= tags),\n"
+	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
+	"                        reported and skipped\n"
+	"  -x, --verify          check fstab (or -F FILE) as findmnt --verify does:\n"
+	"                        exit 1 on errors or parse errors, 0 otherwise\n"
+	"  --verbose             with -x: every check, not just the findings\n"
+	"  -e, --evaluate        show LABEL=/UUID=/... sources as their devices\n"
+	"  -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, SOURCES columns\n"
+	"  need libblkid (a build without it refuses them, exit 2)\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
 	"or mount point.\n";
 
@@ -35,6 +51,7 @@ struct list_args {
 	const char *under;
 	unsigned threads;
 	bool allow_inconsistent;
+	bool fstab, evaluate, verify, verbose;
 };
 
 static void print_help(const char *text)
@@ -59,13 +76,17 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		{ "under", required_argument, NULL, OPT_UNDER },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "allow-inconsistent", no_argument, NULL, OPT_ALLOW_INCONSISTENT },
+		{ "fstab", no_argument, NULL, 's' },
+		{ "evaluate", no_argument, NULL, 'e' },
+		{ "verify", no_argument, NULL, 'x' },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ 0 },
 	};
 	uint64_t v;
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:F:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:F:sex", lo, NULL)) != -1) {
 		r = view_opt(&a->view, "list", c, optarg);
 		if (r < 0)
 			return r;
@@ -108,6 +129,18 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		case OPT_ALLOW_INCONSISTENT:
 			a->allow_inconsistent = true;
 			break;
+		case 's':
+			a->fstab = true;
+			break;
+		case 'e':
+			a->evaluate = true;
+			break;
+		case 'x':
+			a->verify = true;
+			break;
+		case OPT_VERBOSE:
+			a->verbose = true;
+			break;
 		default:
 			cli_fail(0, "list: bad option (see mntsnap list --help)");
 			return -EINVAL;
@@ -122,8 +155,71 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 	return 0;
 }
 
+static bool is_tag(const char *s)
+{
+	return s && (!strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
+		     !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9));
+}
+
+/* What needs libblkid: refused in one line by a build without it. */
+static int need_blkid(const struct list_args *a)
+{
+	bool cols = false;
+
+	for (size_t i = 0; i < a->view.out.ncols; i++) {
+		const char *n = a->view.out.cols[i]->name;
+
+		cols |= !strcmp(n, "label") || !strcmp(n, "partlabel") || !strcmp(n, "partuuid") ||
+			!strcmp(n, "sources");
+	}
+	if (tags_have() || !(cols || a->evaluate || a->verify || is_tag(a->view.source) ||
+			     is_tag(a->view.match)))
+		return 0;
+	return cli_fail(0, "list: -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, "
+			   "SOURCES columns need libblkid, which this build lacks");
+}
+
+/*
+ * A mount table names devices, not tags: -S LABEL=x (or the argument) is
+ * the device the tag names, as findmnt evaluates it. 1: no such device.
+ */
+static int resolve_tag_lookup(struct list_args *a, char **dev)
+{
+	const char **spec = is_tag(a->view.source) ? &a->view.source
+			    : is_tag(a->view.match) ? &a->view.match
+						    : NULL;
+	char *name = NULL, *value = NULL;
+
+	if (!spec)
+		return 0;
+	if (!tags_parse(*spec, &name, &value))
+		*dev = tags_evaluate(name, value);
+	free(name);
+	free(value);
+	if (!*dev)
+		return 1;
+	if (spec == &a->view.match)
+		a->view.source = *dev, a->view.match = NULL;
+	else
+		*spec = *dev;
+	return 0;
+}
+
+static int list_fstab(struct list_args *a)
+{
+	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
+				 .evaluate = a->evaluate, .verify = a->verify,
+				 .verbose = a->verbose };
+
+	if (a->target.set)
+		return cli_fail(0, "list: -s and -x read fstab, not a TARGET's table");
+	a->view.out.cx.evaluate = a->evaluate;
+	return fstab_list(&fa);
+}
+
 int cmd_list(int argc, char **argv)
 {
+	char *tagdev = NULL;
 	struct list_args a = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
@@ -134,6 +230,12 @@ int cmd_list(int argc, char **argv)
 	r = parse_list(argc, argv, &a);
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
+	if (need_blkid(&a))
+		return CLI_EXIT_ERR;
+	if (a.fstab || a.verify)
+		return list_fstab(&a);
+	if (resolve_tag_lookup(&a, &tagdev))
+		return 1;
 	if (a.mountinfo_file && a.target.set)
 		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
 	if (a.mountinfo_file)
@@ -158,6 +260,7 @@ int cmd_list(int argc, char **argv)
 		return CLI_EXIT_ERR;
 	r = view_print(&a.view, "list", snap);
 	mntsnap_snapshot_free(snap);
+	free(tagdev);
 	return r;
 }
 

@@ -219,6 +219,25 @@ static void enc_json(struct obuf *b, const char *str, size_t n)
 	ob_putc(b, '"');
 }
 
+/*
+ * Where the records come from: a snapshot, or (fstab) an array of records
+ * the caller built, printed as a list in their order.
+ */
+struct recs {
+	const struct mntsnap_snapshot *snap;
+	const struct mntsnap_mount *const *list;
+	size_t n;
+};
+
+static const struct mntsnap_mount *rec_get(const struct recs *rs, size_t i,
+					   struct mntsnap_mount *tmp)
+{
+	if (rs->list)
+		return rs->list[i];
+	mntsnap_snapshot_get(rs->snap, i, tmp);
+	return tmp;
+}
+
 /* The records to print, in tree order, with each one's depth and last-ness. */
 struct walk {
 	int32_t *first, *next, *order, *stack;
@@ -269,10 +288,11 @@ static int32_t roots_by_index(struct walk *w, int32_t roots)
 	return roots;
 }
 
-static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bool tree,
+static int walk_build(const struct recs *rs, const bool *match, bool tree,
 		      bool roots_in_table_order, struct walk *w)
 {
-	size_t n = mntsnap_snapshot_count(snap);
+	const struct mntsnap_snapshot *snap = rs->snap;
+	size_t n = rs->n;
 	int32_t roots = -1, sp = 0;
 	struct mntsnap_mount m;
 
@@ -301,8 +321,7 @@ static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bo
 
 		if (match && !match[i])
 			continue;
-		mntsnap_snapshot_get(snap, i, &m);
-		p = m.parent_index;
+		p = rec_get(rs, i, &m)->parent_index;
 		/* as findmnt: under the nearest printed ancestor */
 		while (tree && match && p != i && !match[p]) {
 			struct mntsnap_mount pm;
@@ -379,7 +398,7 @@ static void pad(struct obuf *b, size_t n)
 }
 
 /* tree and list: every cell escaped first, then laid out as findmnt does */
-static int render_table(const struct mntsnap_snapshot *snap, const struct walk *w,
+static int render_table(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
 	size_t nc = o->ncols, rows = w->count, width[COLS_MAX] = { 0 };
@@ -405,13 +424,14 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 	}
 
 	for (size_t k = 0; k < rows; k++) {
-		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		const struct mntsnap_mount *mp = rec_get(rs, (size_t)w->order[k], &m);
+
 		open[w->depth[k]] = !w->last[k];
 		for (size_t c = 0; c < nc; c++) {
 			struct cell *ce = &cv[k * nc + c];
 
 			val.len = 0;
-			o->cols[c]->get(&val, &m, &cx);
+			o->cols[c]->get(&val, mp, &cx);
 			ce->off = cells.len;
 			ce->width = 0;
 			/* the tree hangs on TARGET, as in findmnt */
@@ -476,8 +496,26 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 static void json_value(struct obuf *out, const struct column *col, const struct obuf *val,
 		       const struct col_ctx *cx)
 {
-	if (!val->len) {
+	if (!val->len && col->json == COL_JSON_ARRAY) {
+		/* libsmartcols writes an empty array cell as one null */
+		ob_put(out, "[null]", 6);
+	} else if (!val->len) {
 		ob_put(out, "null", 4);
+	} else if (col->json == COL_JSON_ARRAY) {
+		/* one string a line, as libsmartcols writes a multi-line cell */
+		const char *p = val->p, *end = val->p + val->len;
+
+		ob_putc(out, '[');
+		for (;;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			enc_json(out, p, (size_t)((nl ? nl : end) - p));
+			if (!nl)
+				break;
+			ob_putc(out, ',');
+			p = nl + 1;
+		}
+		ob_putc(out, ']');
 	} else if (col->json == COL_JSON_NUMBER || (col->json == COL_JSON_SIZE && cx->bytes)) {
 		ob_put(out, val->p, val->len);
 	} else {
@@ -506,7 +544,7 @@ static void json_record(struct obuf *out, const struct mntsnap_mount *m,
  * {"filesystems": [...]} as findmnt -J: each record's children in its
  * "children" array, by the tree unless flat (-l). One record a line.
  */
-static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w,
+static int render_json(const struct recs *rs, const struct walk *w,
 		       const struct out_opts *o, struct obuf *out)
 {
 	struct obuf val = { 0 };
@@ -526,8 +564,7 @@ static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w
 				ob_put(out, "]}", 2);
 			ob_put(out, ",\n", 2);
 		}
-		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
-		json_record(out, &m, o, &val);
+		json_record(out, rec_get(rs, (size_t)w->order[k], &m), o, &val);
 		cur = d;
 	}
 	if (w->count) {
@@ -542,7 +579,7 @@ static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w
 }
 
 /* raw (-r) and pairs (-P): one line a record, no alignment */
-static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *w,
+static int render_lines(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
 	bool pairs = o->mode == OUT_PAIRS;
@@ -556,10 +593,11 @@ static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *
 			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
 		}
 	for (size_t k = 0; k < w->count; k++) {
-		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		const struct mntsnap_mount *mp = rec_get(rs, (size_t)w->order[k], &m);
+
 		for (size_t c = 0; c < o->ncols; c++) {
 			val.len = 0;
-			o->cols[c]->get(&val, &m, &o->cx);
+			o->cols[c]->get(&val, mp, &o->cx);
 			if (pairs) {
 				ob_puts(out, o->cols[c]->header);
 				ob_put(out, "=\"", 2);
@@ -576,26 +614,25 @@ static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *
 	return r;
 }
 
-long out_render(const struct mntsnap_snapshot *snap, const bool *match,
-		const struct out_opts *o, FILE *f)
+static long render(const struct recs *rs, const bool *match, const struct out_opts *o, FILE *f)
 {
-	bool tree = o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat);
+	bool tree = rs->snap && (o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat));
 	struct obuf out = { 0 };
 	struct walk w;
-	int r = walk_build(snap, match, tree, o->roots_in_table_order, &w);
+	int r = walk_build(rs, match, tree, o->roots_in_table_order, &w);
 
 	if (r)
 		return r;
 	switch (o->mode) {
 	case OUT_TREE:
 	case OUT_LIST:
-		r = render_table(snap, &w, o, &out);
+		r = render_table(rs, &w, o, &out);
 		break;
 	case OUT_JSON:
-		r = render_json(snap, &w, o, &out);
+		r = render_json(rs, &w, o, &out);
 		break;
 	default:
-		r = render_lines(snap, &w, o, &out);
+		r = render_lines(rs, &w, o, &out);
 		break;
 	}
 	if (!r)
@@ -607,4 +644,20 @@ long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 		r = (int)(w.count > 0x7fffffff ? 0x7fffffff : w.count);
 	walk_free(&w);
 	return r;
+}
+
+long out_render(const struct mntsnap_snapshot *snap, const bool *match,
+		const struct out_opts *o, FILE *f)
+{
+	struct recs rs = { .snap = snap, .n = mntsnap_snapshot_count(snap) };
+
+	return render(&rs, match, o, f);
+}
+
+long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bool *match,
+		     const struct out_opts *o, FILE *f)
+{
+	struct recs rs = { .list = list, .n = n };
+
+	return render(&rs, match, o, f);
 }
