@@ -73,7 +73,7 @@ _mntsnap()
 	local opts
 	case $cmd in
 	list) opts="$target $view -F --tab-file --mountinfo-file --backend --under --threads
-		--allow-inconsistent -s --fstab -x --verify --verbose -e --evaluate" ;;
+		--allow-inconsistent -s --fstab -x --verify --verbose -e --evaluate -k --kernel" ;;
 	stat) opts="$target $view" ;;
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --no-sync --help" ;;
 	show) opts="$view" ;;

@@ -283,6 +283,11 @@ def live_inner(binary, base, backend):
         pid = str(os.getpid())
         compare_input(t, name + ' -N', ['findmnt', '-N', pid],
                       [binary, 'list', '--backend', backend, '-N', pid])
+        # --verify of the mount table itself (findmnt -x -k)
+        if have_blkid(binary, '/dev/null'):
+            for args in (['-x', '-k'], ['-x', '-k', '--verbose'], ['-x', '-k', '-t', 'tmpfs'],
+                         ['-x', '-k', '--verbose', '-T', os.path.join(base, 'ro')]):
+                fstab_same(t, name, args, [binary, 'list', '--backend', backend] + args)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 

@@ -243,3 +243,20 @@ int fstab_list(struct fstab_args *a)
 	fstab_free(&t);
 	return r;
 }
+
+int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *snap)
+{
+	struct pathcache cache;
+	struct fstab t;
+	int r = fstab_from_snapshot(snap, &t);
+
+	if (r)
+		return cli_fail(r, "list -x");
+	pathcache_init(&cache);
+	a->cache = &cache;
+	r = fstab_verify(a, &t);
+	pathcache_free(&cache);
+	a->cache = NULL;
+	fstab_free(&t);
+	return r;
+}

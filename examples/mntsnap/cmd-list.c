@@ -35,7 +35,9 @@ static const char list_help[] =
 	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
 	"                        reported and skipped\n"
 	"  -x, --verify          check fstab (or -F FILE) as findmnt --verify does:\n"
-	"                        exit 1 on errors or parse errors, 0 otherwise\n"
+	"                        exit 1 on errors or parse errors, 0 otherwise;\n"
+	"                        with -k the mount table instead\n"
+	"  -k, --kernel          the mount table (the default; with -x: check it)\n"
 	"  --verbose             with -x: every check, not just the findings\n"
 	"  -e, --evaluate        show LABEL=/UUID=/... sources as their devices\n"
 	"  -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, SOURCES columns\n"
@@ -51,7 +53,7 @@ struct list_args {
 	const char *under;
 	unsigned threads;
 	bool allow_inconsistent;
-	bool fstab, evaluate, verify, verbose;
+	bool fstab, evaluate, verify, verbose, kernel;
 };
 
 static void print_help(const char *text)
@@ -80,13 +82,14 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		{ "evaluate", no_argument, NULL, 'e' },
 		{ "verify", no_argument, NULL, 'x' },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "kernel", no_argument, NULL, 'k' },
 		{ 0 },
 	};
 	uint64_t v;
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:F:sex", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS "N:F:sexk", lo, NULL)) != -1) {
 		r = view_opt(&a->view, "list", c, optarg);
 		if (r < 0)
 			return r;
@@ -141,6 +144,10 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		case OPT_VERBOSE:
 			a->verbose = true;
 			break;
+		case 'k':
+			/* the kernel's table: the default, and -x's subject instead of fstab */
+			a->kernel = true;
+			break;
 		default:
 			cli_fail(0, "list: bad option (see mntsnap list --help)");
 			return -EINVAL;
@@ -161,16 +168,30 @@ static bool is_tag(const char *s)
 		     !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9));
 }
 
+static bool is_blkid_col(const char *n)
+{
+	return !strcmp(n, "label") || !strcmp(n, "partlabel") || !strcmp(n, "partuuid") ||
+	       !strcmp(n, "sources");
+}
+
 /* What needs libblkid: refused in one line by a build without it. */
-static int need_blkid(const struct list_args *a)
+static int need_blkid(struct list_args *a)
 {
 	bool cols = false;
 
+	/* --output-all (every column) in a build without libblkid: the rest */
+	if (!tags_have() && a->view.out.ncols == cols_all_count) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < a->view.out.ncols; i++)
+			if (!is_blkid_col(a->view.out.cols[i]->name))
+				a->view.out.cols[k++] = a->view.out.cols[i];
+		a->view.out.ncols = k;
+	}
 	for (size_t i = 0; i < a->view.out.ncols; i++) {
 		const char *n = a->view.out.cols[i]->name;
 
-		cols |= !strcmp(n, "label") || !strcmp(n, "partlabel") || !strcmp(n, "partuuid") ||
-			!strcmp(n, "sources");
+		cols |= is_blkid_col(n);
 	}
 	if (tags_have() || !(cols || a->evaluate || a->verify || is_tag(a->view.source) ||
 			     is_tag(a->view.match)))
@@ -232,7 +253,7 @@ int cmd_list(int argc, char **argv)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
 	if (need_blkid(&a))
 		return CLI_EXIT_ERR;
-	if (a.fstab || a.verify)
+	if (a.fstab || (a.verify && !a.kernel))
 		return list_fstab(&a);
 	if (resolve_tag_lookup(&a, &tagdev))
 		return 1;
@@ -258,7 +279,13 @@ int cmd_list(int argc, char **argv)
 	cli_target_close(ns);
 	if (r)
 		return CLI_EXIT_ERR;
-	r = view_print(&a.view, "list", snap);
+	if (a.verify) {
+		struct fstab_args fa = { .view = &a.view, .verbose = a.verbose, .verify = true };
+
+		r = fstab_verify_kernel(&fa, snap);
+	} else {
+		r = view_print(&a.view, "list", snap);
+	}
 	mntsnap_snapshot_free(snap);
 	free(tagdev);
 	return r;

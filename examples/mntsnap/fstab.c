@@ -432,3 +432,52 @@ void fstab_free(struct fstab *t)
 	free(t->ent);
 	*t = (struct fstab){ 0 };
 }
+
+/* one of the library's option strings for m, malloc'd; NULL when empty */
+static int options_of(const struct mntsnap_mount *m, int which, char **ret)
+{
+	long n = mntsnap_mount_options(m, which, NULL, 0);
+
+	*ret = NULL;
+	if (n < 0)
+		return (int)n;
+	if (!n)
+		return 0;
+	*ret = malloc((size_t)n + 1);
+	if (!*ret)
+		return -ENOMEM;
+	n = mntsnap_mount_options(m, which, *ret, (size_t)n + 1);
+	return n < 0 ? (int)n : 0;
+}
+
+int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
+{
+	size_t n = mntsnap_snapshot_count(snap);
+	struct mntsnap_mount m;
+	int r = 0;
+
+	*t = (struct fstab){ 0 };
+	t->ent = calloc(n + 1, sizeof(*t->ent));
+	if (!t->ent)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !r; i++) {
+		struct fstab_ent *e = &t->ent[t->n++];
+
+		mntsnap_snapshot_get(snap, i, &m);
+		e->m = m;
+		e->target = strdup(m.mount_point);
+		e->source = strdup(m.mask & MNTSNAP_F_SOURCE ? m.source : "none");
+		e->fstype = strdup(m.fs_type);
+		if (!e->target || !e->source || !e->fstype)
+			r = -ENOMEM;
+		if (!r)
+			r = options_of(&m, MNTSNAP_OPTIONS_VFS, &e->vfs_opts);
+		if (!r)
+			r = options_of(&m, MNTSNAP_OPTIONS_FS, &e->fs_opts);
+		if (!r)
+			r = options_of(&m, MNTSNAP_OPTIONS_ALL, &e->options);
+	}
+	if (r)
+		fstab_free(t);
+	return r;
+}

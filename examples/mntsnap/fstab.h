@@ -50,6 +50,13 @@ struct fstab {
 int fstab_read(const char *path, struct fstab *t);
 void fstab_free(struct fstab *t);
 
+/*
+ * A mount table as entries for -x -k (findmnt verifies the kernel's table
+ * too): target, source ("none" when it has none), type, the VFS and FS
+ * options as findmnt's columns show them; freq and passno 0.
+ */
+int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t);
+
 /* Entry i's record for the column getters. */
 static inline struct fstab_ent *fstab_of(const struct mntsnap_mount *m)
 {
