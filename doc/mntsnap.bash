@@ -68,7 +68,7 @@ _mntsnap()
 		# comma lists: complete the last name
 		local head=${cur%,*} names
 		names='TARGET SOURCE FSTYPE OPTIONS VFS-OPTIONS FS-OPTIONS OPT-FIELDS UUID FSROOT MAJ:MIN ID
-			PARENT PROPAGATION TID SIZE AVAIL USED USE% FREQ PASSNO UNIQ-ID UNIQ-PARENT NS-ID PEER-GROUP MASTER
+			PARENT PROPAGATION TID SIZE AVAIL USED USE% FREQ PASSNO SOURCES LABEL PARTLABEL PARTUUID UNIQ-ID UNIQ-PARENT NS-ID PEER-GROUP MASTER
 			PROPAGATE-FROM FS-SUBTYPE SB-MAGIC SB-FLAGS ATTR SEC-OPTIONS UIDMAP GIDMAP'
 		if [[ $cur == *,* ]]; then
 			COMPREPLY=($(compgen -P "$head," -W "$names" -- "${cur##*,}"))
@@ -81,7 +81,7 @@ _mntsnap()
 	local opts
 	case $cmd in
 	list) opts="$target $view $live -F --tab-file --mountinfo-file --backend --under --threads
-		--allow-inconsistent" ;;
+		--allow-inconsistent -s --fstab -x --verify --verbose -e --evaluate" ;;
 	stat) opts="$target $view" ;;
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --no-sync --help" ;;
 	show) opts="$view" ;;

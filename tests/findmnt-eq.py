@@ -16,6 +16,17 @@ findmnt's options beyond the columns (--real, --pseudo, --shadowed, -A, -U,
 -f, -i, -d, -k, -m, -C, -c, -v, --tree, -D, -y) are compared on every input
 in every output form, byte for byte (JSON by value, in order): OPTSETS.
 
+fstab (`-s`, `-x`, `-e`): the files in DATA_DIR/fstab (util-linux's own
+test fstabs, see the README) and hostile ones written here (escapes, long
+lines, missing fields, CRLF, NUL bytes, comments at odd places, a huge
+file, a directory of *.fstab), read by `findmnt -s -F FILE` and `mntsnap
+list -s -F FILE` in every output form: stdout byte for byte (JSON parsed),
+stderr with the program name aside, the same exit status. -x (--verify,
+with and without --verbose) the same way. Tags on real block devices
+(LABEL=, UUID=, -e, -S LABEL=, the blkid columns) on loop devices with
+an ext4 made here, in a private mount namespace (skipped without root or
+loop devices).
+
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
@@ -425,6 +436,11 @@ def live_inner(binary, base, backend):
         pid = str(os.getpid())
         compare_input(t, name + ' -N', ['findmnt', '-N', pid],
                       [binary, 'list', '--backend', backend, '-N', pid])
+        # --verify of the mount table itself (findmnt -x -k)
+        if have_blkid(binary, '/dev/null'):
+            for args in (['-x', '-k'], ['-x', '-k', '--verbose'], ['-x', '-k', '-t', 'tmpfs'],
+                         ['-x', '-k', '--verbose', '-T', os.path.join(base, 'ro')]):
+                fstab_same(t, name, args, [binary, 'list', '--backend', backend] + args)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 
@@ -455,9 +471,352 @@ def live(t, binary, base):
             t.cols[c][2] = t.cols[c][2] or ex
 
 
+FSTAB_COLUMNS = ['TARGET', 'SOURCE', 'FSTYPE', 'OPTIONS', 'VFS-OPTIONS', 'FS-OPTIONS', 'FREQ',
+                 'PASSNO', 'FSROOT', 'MAJ:MIN', 'ID', 'PARENT', 'PROPAGATION', 'OPT-FIELDS',
+                 'TID', 'UUID']
+# findmnt's blkid columns: mntsnap offers them with libblkid only
+BLKID_COLUMNS = ['LABEL', 'PARTUUID', 'PARTLABEL', 'SOURCES']
+FSTAB_FORMS = {
+    'list-default': [],  # findmnt lists fstab even without -l
+    'list': ['-l'],
+    'raw': ['-r'],
+    'pairs': ['-P'],
+    'json': ['-J'],
+    'json-flat': ['-J', '-l'],
+    'noheadings': ['-n'],
+    'raw-noheadings': ['-r', '-n'],
+    'ascii': ['-a'],
+}
+# Kept on purpose: an error (a file findmnt "can't read") is exit 2 in
+# mntsnap, whose exit 1 means "nothing matched"; findmnt says 1 for both.
+FSTAB_ERROR_EXIT = (1, 2)
+
+
+def norm_err(b):
+    """stderr without the program's name: "findmnt: x" and "mntsnap: x" alike."""
+    return re.sub(rb'(?m)^(findmnt|mntsnap): ', b'PROG: ', b)
+
+
+def fstab_same(t, name, fm, ms, env=None, json_out=False):
+    ra, a, ea = run(['findmnt'] + fm, env)
+    rb, b, eb = run(ms, env)
+    why = []
+    if ra != rb:
+        why.append('exit findmnt %d mntsnap %d' % (ra, rb))
+    if json_out and a and b:
+        try:
+            same = jload(a) == jload(b)
+        except ValueError as e:
+            same, a = False, str(e).encode()
+        if not same:
+            why.append('json: findmnt %s\nmntsnap %s' % (short(a.decode(errors='replace')),
+                                                          short(b.decode(errors='replace'))))
+    elif a != b:
+        la, lb = a.split(b'\n'), b.split(b'\n')
+        k = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+        why.append('stdout line %d: findmnt %r\n  mntsnap %r' % (
+            k + 1, la[k][:300] if k < len(la) else None, lb[k][:300] if k < len(lb) else None))
+    if norm_err(ea) != norm_err(eb):
+        why.append('stderr: findmnt %r\n  mntsnap %r' % (ea[:400], eb[:400]))
+    t.check('%s: %s' % (name, ' '.join(fm)), not why, '\n'.join(why))
+    return ra, a
+
+
+# Hostile fstabs, written by the test (NUL bytes and CRs stay exactly as meant).
+LONG = '/' + 'x' * 100000
+HOSTILE = {
+    'escapes': (b'/dev/a\\040b /mnt/sp\\040ace ext4 defaults 0 0\n'
+                b'/dev/t\\011ab /mnt/t\\011ab ext4 rw 1 2\n'
+                b'back\\134slash /mnt/back\\134\\134 tmpfs mode=1777,uid=0\n'
+                b'nl\\012src /mnt/new\\012line tmpfs rw\n'
+                b'short\\04 /mnt/sh\\8x tmpfs a\\0b\\777 0 0\n'
+                b'trail\\ /mnt/trail\\ tmpfs \\\n'
+                b'hex\\x41 /mnt/\\x41\\x7f tmpfs \\x20\n'
+                b'utf8\xc3\xbf /mnt/\xc3\xbf\xff\xfe tmpfs rw\n'
+                b'ctl\x01\x7f /mnt/ctl\x1b[31m tmpfs rw\n'
+                b'"q$`\\ /mnt/"$`x tmpfs "quoted,value"=x,a="b,c",d\n'
+                b'none /mnt/\\101\\102 tmpfs \\054comma\\075 3 4\n'),
+    'fields': (b'only-one\n'
+               b'two /fields\n'
+               b'three /fields t\n'
+               b'four /fields t o\n'
+               b'five /fields t o 5\n'
+               b'six /fields t o 5 6\n'
+               b'seven /fields t o 5 6 7 8 9\n'
+               b'badfreq /f t o x 1\n'
+               b'badfreq2 /f t o 1x 1\n'
+               b'badpass /f t o 1 2y\n'
+               b'neg /f t o -1 -2\n'
+               b'plus /f t o +3 +4\n'
+               b'hexnum /f t o 0x10 0\n'
+               b'big /f t o 4294967297 99999999999\n'
+               b'huge /f t o 99999999999999999999 0\n'
+               b'spaces   /f\t\t t \t o  \t 1 \t 2 \t \n'
+               b'  leading /f t o 0 0\n'
+               b'\tleadtab /f t o 0 0\n'
+               b'trailing /f t o 0 0    \n'
+               b'LABEL=x /tag t o\n'
+               b'LABEL="quoted\\040label" /tag t o\n'
+               b"UUID='1234-5678' /tag t o\n"
+               b'LABEL="unclosed /tag t o\n'
+               b'PARTUUID=abc /tag t o\n'
+               b'PARTLABEL=p /tag t o\n'
+               b'ID=usb-x /tag t o\n'
+               b'label=lower /tag t o\n'
+               b'FOO=bar /tag t o\n'
+               b'UUID= /tag t o\n'
+               b'=x /tag t o\n'),
+    'crlf': (b'a /crlf t o 1 2\r\n'
+             b'b /crlf t o\r\n'
+             b'\r\n'
+             b'# comment\r\n'
+             b'c /crlf t o\r\r\n'
+             b'd /cr\rmid t o\r\n'
+             b'e /crlf t o 0 0\r'),
+    'nul': (b'a /nul t o\n'
+            b'b /n\x00ul t o\n'
+            b'\x00c /nul t o\n'
+            b'd /nul t o\n'
+            b'e /nul t o 1 2\x00 trailing garbage'),
+    'nul-last-line': b'a /nul t o\nb /nul t\x00o 1 1\n',
+    'comments': (b'#\n'
+                 b'   # indented\n'
+                 b'\t#tab\n'
+                 b'a /c t o # trailing comment\n'
+                 b'b /c#hash t o#x 0 0\n'
+                 b'#c /commented t o\n'
+                 b' \t \n'
+                 b'\n\n\n'
+                 b'd /c t o 0 0 #\n'
+                 b'#'),
+    'only-comments': b'# nothing\n\n   \n#\n',
+    'empty': b'',
+    'no-final-newline': b'a /nf t o 1 1\nb /nf t o 2 2',
+    'long-lines': (b'/dev/long ' + LONG.encode() + b' ext4 defaults 0 0\n'
+                   b'/dev/longopts /lo ext4 ' + b','.join(b'o%d=%d' % (i, i) for i in range(20000))
+                   + b' 1 1\n'
+                   + b'x' * 300000 + b'\n'
+                   b'after /long t o\n'),
+    'huge': b''.join(b'/dev/disk%d /mnt/%d ext4 rw,noatime,x-n=%d %d %d\n' % (i, i, i, i % 2, i % 3)
+                     if i % 97 else b'# comment %d\n' % i for i in range(20000)),
+}
+# Entries -x checks against this machine (paths that exist everywhere)
+VERIFY = (b'/dev/root-x / ext4 defaults 0 0\n'
+          b'/dev/root-x / xfs defaults 0 0\n'
+          b'proc /proc proc defaults 0 0\n'
+          b'tmpfs /tmp/ tmpfs defaults 0 0\n'
+          b'tmpfs //tmp//. tmpfs defaults 0 0\n'
+          b'/usr /usr/local none bind 0 0\n'
+          b'/dev/usr-x /usr ext4 defaults 0 2\n'
+          b'/dev/null /nonexistent-x ext4 noauto 0 0\n'
+          b'/dev/null /nonexistent-y ext4 defaults 0 0\n'
+          b'/etc/hostname /etc/hosts none bind 0 0\n'
+          b'/etc/hostname /etc/passwd ext4 defaults 0 0\n'
+          b'/etc /mnt-x auto defaults 0 0\n'
+          b'/etc /mnt-y none defaults 0 0\n'
+          b'/etc /mnt-z nosuchfs defaults 0 0\n'
+          b'FOO=bar /mnt-t ext4 defaults 0 0\n'
+          b'UUID=00000000-dead-beef-0000-000000000000 /mnt-u ext4 defaults 0 0\n'
+          b'LABEL=no-such-label-x /mnt-l ext4 noauto 0 0\n'
+          b'server:/export /mnt-n nfs defaults 0 0\n'
+          b'/dev/swap-x swap swap discard=foo,pri=5 0 0\n'
+          b'/dev/swap-y swap swap discard=once,pri=-5 0 0\n'
+          b'/dev/swap-z none swap discard=pages,pri=1x 0 0\n'
+          b'/dev/swap-w swap swap discard,pri= 0 0\n'
+          b'broken line\n'
+          b'/dev/null /dev none bind,ro 0 0\n')
+FSTAB_FILTERS = [['-t', 'ext3'], ['-t', 'noext3,tmpfs'], ['-O', 'noauto'], ['-O', 'nonoauto'],
+                 ['-O', 'defaults'], ['-O', 'gid=5'], ['-S', '/dev/foo'], ['-S', 'tmpfs'],
+                 ['-S', 'UUID=d3a8f783-df75-4dc8-9163-975a891052c0'], ['-T', '/boot'],
+                 ['-T', '/boot/'], ['-M', '/home/foo'], ['-M', '/any/foo'], ['tmpfs'], ['/proc'],
+                 ['/dev/mapper/foo'], ['swap'], ['LABEL=none-x'], ['/nonexistent-x'],
+                 ['-t', 'nosuchfs-x']]
+
+
+def fstab_files(data, base):
+    """(name, path) of every fstab input: the collected ones, then ours."""
+    out = []
+    fdir = os.path.join(data, 'fstab')
+    for f in sorted(os.listdir(fdir)):
+        if f.endswith('.fstab'):
+            out.append((f, os.path.join(fdir, f)))
+    for name, body in HOSTILE.items():
+        path = os.path.join(base, 'hostile-%s.fstab' % name)
+        with open(path, 'wb') as fh:
+            fh.write(body)
+        out.append(('hostile-' + name, path))
+    # a directory: its *.fstab files in name order, nothing else
+    d = os.path.join(base, 'fstab.d')
+    os.mkdir(d)
+    for n, body in (('b.fstab', b'b /b t o 1 1\n'), ('a.fstab', b'a /a t o\nbad\n'),
+                    ('.hidden.fstab', b'h /h t o\n'), ('c.txt', b'c /c t o\n'),
+                    ('.fstab', b'x /x t o\n')):
+        with open(os.path.join(d, n), 'wb') as fh:
+            fh.write(body)
+    out.append(('dir', d))
+    return out
+
+
+def have_blkid(binary, path):
+    rc, _, err = run([binary, 'list', '-s', '-F', path, '-o', 'LABEL'])
+    return not (rc == 2 and b'libblkid' in err)
+
+
+def fstab_verify(t, binary, name, path, extra=()):
+    for v in ([], ['--verbose']):
+        for flt in [[]] + list(extra):
+            fstab_same(t, name, ['-x', '-F', path] + v + flt,
+                       [binary, 'list', '-x', '-F', path] + v + flt)
+
+
+def fstab(t, binary, data, base):
+    """findmnt -s and -x against mntsnap list -s and -x."""
+    files = fstab_files(data, base)
+    blkid = have_blkid(binary, files[0][1])
+    cols = FSTAB_COLUMNS + (BLKID_COLUMNS if blkid else [])
+    if not blkid:
+        print('SKIP blkid columns, -e and -x: this mntsnap has no libblkid')
+        t.skipped += 1
+    for name, path in files:
+        # findmnt's blkid cache takes minutes for 40000 UUID/LABEL lookups
+        fcols = [c for c in cols if c not in ['UUID'] + BLKID_COLUMNS] \
+            if name == 'hostile-huge' else cols
+        for form, args in FSTAB_FORMS.items():
+            # a newline in a SOURCES value: findmnt wraps the cell onto a line
+            # of its own in a table, mntsnap writes \x0a (raw, pairs and JSON agree)
+            tcols = [c for c in fcols if c != 'SOURCES'] if name == 'hostile-escapes' and \
+                form not in ('raw', 'raw-noheadings', 'pairs', 'json', 'json-flat') else fcols
+            for o in ([], ['-o', ','.join(tcols)]):
+                fstab_same(t, name, ['-s', '-F', path] + args + o,
+                           [binary, 'list', '-s', '-F', path] + args + o,
+                           json_out='-J' in args)
+        cenv = dict(os.environ, LC_ALL='C')
+        for args in ([], ['-r'], ['-P']):
+            ccols = ','.join(c for c in fcols if c != 'SOURCES' or args or
+                             name != 'hostile-escapes')
+            fstab_same(t, name + ' LC_ALL=C', ['-s', '-F', path] + args + ['-o', ccols],
+                       [binary, 'list', '-s', '-F', path] + args + ['-o', ccols], env=cenv)
+        # -x compares every entry with every later one (findmnt too): not the huge one
+        if blkid and name != 'hostile-huge':
+            fstab_same(t, name, ['-s', '-e', '-F', path, '-P', '-o', 'SOURCE,SOURCES,UUID'],
+                       [binary, 'list', '-s', '-e', '-F', path, '-P', '-o', 'SOURCE,SOURCES,UUID'])
+            fstab_verify(t, binary, name, path)
+    # the default file, /etc/fstab (whatever this machine has, or its absence)
+    for args in ([], ['-J'], ['-r', '-o', ','.join(cols)]):
+        fstab_same(t, '/etc/fstab', ['-s'] + args, [binary, 'list', '-s'] + args,
+                   json_out='-J' in args)
+    if blkid:
+        fstab_verify(t, binary, '/etc/fstab', '/etc/fstab')
+    ulfstab = os.path.join(data, 'fstab', 'util-linux.fstab')
+    for flt in FSTAB_FILTERS:
+        for args in ([], ['-J'], ['-r']):
+            fstab_same(t, 'util-linux.fstab', ['-s', '-F', ulfstab] + flt + args,
+                       [binary, 'list', '-s', '-F', ulfstab] + flt + args, json_out='-J' in args)
+    # errors: a file that is not there, not readable as fstab, a directory
+    # of nothing; -x without a table still counts the parse errors
+    for bad in ('/nonexistent-fstab-x', '/dev/null', base + '/fstab.d/c.txt'):
+        ra, a, ea = run(['findmnt', '-s', '-F', bad])
+        rb, b, eb = run([binary, 'list', '-s', '-F', bad])
+        # findmnt's "can't read" ends in a stale errno where the path is
+        # neither a file nor a directory (/dev/null: "No such file or
+        # directory"); mntsnap says why (EINVAL): only the text before differs
+        same_why = ea.split(b': ')[-1] == eb.split(b': ')[-1] or bad == '/dev/null'
+        ok = (ra, rb) in ((0, 0), (1, 1), FSTAB_ERROR_EXIT) and a == b and (
+            norm_err(ea) == norm_err(eb) or (b"can't read %s" % bad.encode() in ea and
+                                              b"can't read %s" % bad.encode() in eb and
+                                              same_why))
+        t.check('fstab error %s' % bad, ok, 'exit %d/%d: %r / %r' % (ra, rb, ea, eb))
+    if blkid:
+        vpath = os.path.join(base, 'verify.fstab')
+        with open(vpath, 'wb') as fh:
+            fh.write(VERIFY)
+        fstab_verify(t, binary, 'verify', vpath,
+                     extra=(['-t', 'swap'], ['-O', 'noauto'], ['-T', '/tmp'], ['/dev/null']))
+
+
+BLKID_COLS = ','.join(['TARGET', 'SOURCE', 'FSTYPE', 'FREQ', 'PASSNO', 'UUID'] + BLKID_COLUMNS)
+
+
+def blkid_inner(binary, base):
+    """In a private mount namespace already: an ext4 with a label on a loop
+    device, named by tag in an fstab and mounted; findmnt and mntsnap compared.
+    Prints the tally as JSON on its last line."""
+    t = Tally()
+    img = os.path.join(base, 'ext4.img')
+    label = 'mntsnap-%d' % os.getpid()
+    with open(img, 'wb') as fh:
+        fh.truncate(8 << 20)
+    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP blkid: no loop device: %s' % r.stderr.strip())
+        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+        return 0
+    dev = r.stdout.strip()
+    mnt = os.path.join(base, 'mnt')
+    try:
+        subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, dev], check=True,
+                       capture_output=True)
+        uuid = subprocess.run(['blkid', '-p', '-o', 'value', '-s', 'UUID', dev],
+                              capture_output=True, text=True).stdout.strip()
+        os.makedirs(mnt)
+        fst = os.path.join(base, 'tags.fstab')
+        with open(fst, 'w') as fh:
+            fh.write('LABEL=%s %s ext4 defaults 0 2\n' % (label, mnt))
+            fh.write('UUID=%s %s/y ext4 noauto 0 0\n' % (uuid, base))
+            fh.write('LABEL="%s" %s/q xfs defaults 0 0\n' % (label, base))
+            fh.write('%s %s/z auto defaults 0 0\n' % (dev, mnt))
+            fh.write('LABEL=no-such-label-%d /mnt-q ext4 defaults 0 0\n' % os.getpid())
+            fh.write('UUID=%s swap swap defaults 0 0\n' % uuid)
+        ms = [binary, 'list']
+        for args in (['-o', BLKID_COLS], ['-e', '-o', BLKID_COLS], ['-J', '-o', BLKID_COLS],
+                     ['-e', '-J', '-o', BLKID_COLS], ['-e', '-P'], ['-S', 'LABEL=' + label],
+                     ['-S', dev], ['-S', 'UUID=' + uuid, '-e'], ['LABEL=' + label],
+                     ['-S', 'LABEL=no-such-x'], [dev], ['-x'], ['-x', '--verbose'],
+                     ['-x', '-e', '--verbose'], ['-x', '-S', dev]):
+            fstab_same(t, 'blkid fstab', ['-s', '-F', fst] + args, ms + ['-s', '-F', fst] + args,
+                       json_out='-J' in args)
+        subprocess.run(['mount', '-t', 'ext4', dev, mnt], check=True)
+        for args in (['-S', 'LABEL=' + label], ['-S', 'UUID=' + uuid], ['LABEL=' + label],
+                     ['UUID=' + uuid], ['-S', 'LABEL=no-such-x'], ['-S', 'UUID=' + uuid, '-J'],
+                     ['-M', mnt, '-o', BLKID_COLS], ['-M', mnt, '-J', '-o', BLKID_COLS],
+                     ['-M', mnt, '-P', '-o', BLKID_COLS], ['-S', dev, '-o', BLKID_COLS]):
+            fstab_same(t, 'blkid mounted', args + ['-o', BLKID_COLS] if '-o' not in args else args,
+                       ms + (args + ['-o', BLKID_COLS] if '-o' not in args else args),
+                       json_out='-J' in args)
+    finally:
+        subprocess.run(['umount', mnt], capture_output=True)
+        subprocess.run(['losetup', '-d', dev], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def blkid(t, binary, base):
+    if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('losetup') \
+            or not shutil.which('mkfs.ext4'):
+        print('SKIP blkid tags on a loop device: needs root, unshare, losetup, mkfs.ext4')
+        t.skipped += 1
+        return
+    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
+                        os.path.abspath(__file__), '--blkid', binary, base],
+                       capture_output=True, text=True, errors='surrogateescape')
+    out = r.stdout.rstrip('\n').split('\n')
+    try:
+        res = json.loads(out[-1])
+    except ValueError:
+        t.check('blkid', False, r.stdout + r.stderr)
+        return
+    if len(out) > 1:
+        print('\n'.join(out[:-1]))
+    t.passed += res['passed']
+    t.failed += res['failed']
+    t.skipped += res['skipped']
+
+
 def main():
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
+    if sys.argv[1] == '--blkid':
+        return blkid_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
@@ -489,6 +848,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-') as base:
         if only in 'live':
             live(t, binary, base)
+    if only in 'fstab':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
+            fstab(t, binary, data, base)
+            if have_blkid(binary, os.path.join(data, 'fstab', 'util-linux.fstab')):
+                blkid(t, binary, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

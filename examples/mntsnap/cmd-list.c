@@ -7,7 +7,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd-fstab.h"
+#include "tags.h"
 #include "view.h"
+
+/* list's own long-only options (view.h numbers the shared ones from 0x100) */
+#define OPT_VERBOSE 0x200
 
 static const char list_help[] =
 	"usage: mntsnap list [TARGET] [OPTIONS] [SOURCE|MOUNTPOINT]\n"
@@ -24,13 +29,25 @@ static const char list_help[] =
 	"  --threads N           statmount with N threads\n"
 	"  --allow-inconsistent  print a table that changed during every capture\n"
 	"                        (with a warning) instead of failing with exit 2\n"
-	"  -k, --kernel          the kernel's table (the default)\n"
+	"  -k, --kernel          the kernel's table (the default; with -x: check it)\n"
 	"  -m, --mtab            findmnt's mtab: the kernel's table as a list, with\n"
 	"                        the userspace options of /run/mount/utab\n"
 	"                        ($LIBMOUNT_UTAB) in OPTIONS\n"
 	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
 	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
 	"                        (-N/-k/-m and -c/-C exclude each other, as in findmnt)\n"
+	"fstab (findmnt's -s, -x, -e):\n"
+	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"
+	"                        parsing (\\040 escapes, comments, LABEL=/UUID= tags),\n"
+	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
+	"                        reported and skipped\n"
+	"  -x, --verify          check fstab (or -F FILE) as findmnt --verify does:\n"
+	"                        exit 1 on errors or parse errors, 0 otherwise;\n"
+	"                        with -k the mount table instead\n"
+	"  --verbose             with -x: every check, not just the findings\n"
+	"  -e, --evaluate        show LABEL=/UUID=/... sources as their devices\n"
+	"  -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, SOURCES columns\n"
+	"  need libblkid (a build without it refuses them, exit 2)\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
 	"or mount point.\n";
 
@@ -43,6 +60,7 @@ struct list_args {
 	unsigned threads;
 	bool allow_inconsistent;
 	bool mtab; /* -m (the last of -m, -k, -N says) */
+	bool fstab, evaluate, verify, verbose, kernel;
 };
 
 static void print_help(const char *text)
@@ -68,13 +86,17 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		{ "under", required_argument, NULL, OPT_UNDER },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "allow-inconsistent", no_argument, NULL, OPT_ALLOW_INCONSISTENT },
+		{ "fstab", no_argument, NULL, 's' },
+		{ "evaluate", no_argument, NULL, 'e' },
+		{ "verify", no_argument, NULL, 'x' },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ 0 },
 	};
 	uint64_t v;
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:", lo, NULL)) !=
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:sex", lo, NULL)) !=
 	       -1) {
 		if (view_excl(&a->view, "list", c))
 			return -EINVAL;
@@ -96,7 +118,9 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			a->mtab = false;
 			break;
 		case 'k':
+			/* the kernel's table: the default, and -x's subject instead of fstab */
 			a->mtab = false;
+			a->kernel = true;
 			break;
 		case 'm':
 			/* findmnt turns its tree off for -m, whatever comes later */
@@ -134,6 +158,18 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			break;
 		case OPT_ALLOW_INCONSISTENT:
 			a->allow_inconsistent = true;
+			break;
+		case 's':
+			a->fstab = true;
+			break;
+		case 'e':
+			a->evaluate = true;
+			break;
+		case 'x':
+			a->verify = true;
+			break;
+		case OPT_VERBOSE:
+			a->verbose = true;
 			break;
 		default:
 			cli_fail(0, "list: bad option (see mntsnap list --help)");
@@ -276,8 +312,85 @@ static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
 	return 0;
 }
 
+static bool is_tag(const char *s)
+{
+	return s && (!strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
+		     !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9));
+}
+
+static bool is_blkid_col(const char *n)
+{
+	return !strcmp(n, "label") || !strcmp(n, "partlabel") || !strcmp(n, "partuuid") ||
+	       !strcmp(n, "sources");
+}
+
+/* What needs libblkid: refused in one line by a build without it. */
+static int need_blkid(struct list_args *a)
+{
+	bool cols = false;
+
+	/* --output-all (every column) in a build without libblkid: the rest */
+	if (!tags_have() && a->view.out.ncols == cols_all_count) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < a->view.out.ncols; i++)
+			if (!is_blkid_col(a->view.out.cols[i]->name))
+				a->view.out.cols[k++] = a->view.out.cols[i];
+		a->view.out.ncols = k;
+	}
+	for (size_t i = 0; i < a->view.out.ncols; i++) {
+		const char *n = a->view.out.cols[i]->name;
+
+		cols |= is_blkid_col(n);
+	}
+	if (tags_have() || !(cols || a->evaluate || a->verify || is_tag(a->view.source) ||
+			     is_tag(a->view.match)))
+		return 0;
+	return cli_fail(0, "list: -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, "
+			   "SOURCES columns need libblkid, which this build lacks");
+}
+
+/*
+ * A mount table names devices, not tags: -S LABEL=x (or the argument) is
+ * the device the tag names, as findmnt evaluates it. 1: no such device.
+ */
+static int resolve_tag_lookup(struct list_args *a, char **dev)
+{
+	const char **spec = is_tag(a->view.source) ? &a->view.source
+			    : is_tag(a->view.match) ? &a->view.match
+						    : NULL;
+	char *name = NULL, *value = NULL;
+
+	if (!spec)
+		return 0;
+	if (!tags_parse(*spec, &name, &value))
+		*dev = tags_evaluate(name, value);
+	free(name);
+	free(value);
+	if (!*dev)
+		return 1;
+	if (spec == &a->view.match)
+		a->view.source = *dev, a->view.match = NULL;
+	else
+		*spec = *dev;
+	return 0;
+}
+
+static int list_fstab(struct list_args *a)
+{
+	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
+				 .evaluate = a->evaluate, .verify = a->verify,
+				 .verbose = a->verbose };
+
+	if (a->target.set)
+		return cli_fail(0, "list: -s and -x read fstab, not a TARGET's table");
+	a->view.out.cx.evaluate = a->evaluate;
+	return fstab_list(&fa);
+}
+
 int cmd_list(int argc, char **argv)
 {
+	char *tagdev = NULL;
 	struct list_args a = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
@@ -294,6 +407,12 @@ int cmd_list(int argc, char **argv)
 		return 0;
 	}
 	view_finish(&a.view);
+	if (need_blkid(&a))
+		return CLI_EXIT_ERR;
+	if (a.fstab || (a.verify && !a.kernel))
+		return list_fstab(&a);
+	if (resolve_tag_lookup(&a, &tagdev))
+		return 1;
 	if (a.mountinfo_file && a.target.set)
 		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
 	if (a.mountinfo_file)
@@ -323,11 +442,18 @@ int cmd_list(int argc, char **argv)
 		return cli_fail(r, "list: reading the utab");
 	}
 	a.view.out.cx.user_opts = (const char *const *)user;
-	r = view_print(&a.view, "list", snap);
+	if (a.verify) {
+		struct fstab_args fa = { .view = &a.view, .verbose = a.verbose, .verify = true };
+
+		r = fstab_verify_kernel(&fa, snap);
+	} else {
+		r = view_print(&a.view, "list", snap);
+	}
 	for (size_t i = 0; user && i < mntsnap_snapshot_count(snap); i++)
 		free(user[i]);
 	free(user);
 	mntsnap_snapshot_free(snap);
+	free(tagdev);
 	return r;
 }
 

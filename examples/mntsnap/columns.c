@@ -21,6 +21,8 @@
 #include <sys/statvfs.h>
 
 #include "columns.h"
+#include "fstab.h"
+#include "tags.h"
 
 int ob_grow(struct obuf *b, size_t more)
 {
@@ -186,11 +188,22 @@ void col_merged_options(struct obuf *b, const struct mntsnap_mount *m)
 	put_options(b, m, MNTSNAP_OPTIONS_ALL);
 }
 
+/* fstab: the options as written, and libmount's split of them */
+static void put_fstab(struct obuf *b, const char *s)
+{
+	if (s)
+		ob_puts(b, s);
+}
+
 static void get_options(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
 	const char *u = cx->user_opts ? cx->user_opts[m->index] : NULL;
 	size_t start = b->len;
 
+	if (cx->fstab) {
+		put_fstab(b, fstab_of(m)->options);
+		return;
+	}
 	put_options(b, m, MNTSNAP_OPTIONS_ALL);
 	/* findmnt -m: utab's userspace options after the kernel's */
 	if (u && *u) {
@@ -203,15 +216,19 @@ static void get_options(struct obuf *b, const struct mntsnap_mount *m, const str
 static void get_vfs_options(struct obuf *b, const struct mntsnap_mount *m,
 			    const struct col_ctx *cx)
 {
-	(void)cx;
-	put_options(b, m, MNTSNAP_OPTIONS_VFS);
+	if (cx->fstab)
+		put_fstab(b, fstab_of(m)->vfs_opts);
+	else
+		put_options(b, m, MNTSNAP_OPTIONS_VFS);
 }
 
 static void get_fs_options(struct obuf *b, const struct mntsnap_mount *m,
 			   const struct col_ctx *cx)
 {
-	(void)cx;
-	put_options(b, m, MNTSNAP_OPTIONS_FS);
+	if (cx->fstab)
+		put_fstab(b, fstab_of(m)->fs_opts);
+	else
+		put_options(b, m, MNTSNAP_OPTIONS_FS);
 }
 
 static void get_fsroot(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
@@ -312,10 +329,99 @@ static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct 
 		ob_u64(b, (uint64_t)cx->tid);
 }
 
-/* FREQ and PASSNO exist only in fstab: empty for every mount table. */
-static void get_none(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+/* FREQ and PASSNO exist only in fstab (0 when missing): empty for every mount table. */
+static void put_int(struct obuf *b, int v)
 {
-	(void)b, (void)m, (void)cx;
+	if (v < 0)
+		ob_putc(b, '-');
+	ob_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+static void get_freq(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	if (cx->fstab)
+		put_int(b, fstab_of(m)->freq);
+}
+
+static void get_passno(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	if (cx->fstab)
+		put_int(b, fstab_of(m)->passno);
+}
+
+/*
+ * LABEL, UUID, PARTLABEL, PARTUUID as findmnt's get_tag(): an fstab
+ * entry's own tag of that name, else what libblkid says of the source
+ * device (nothing in a build without libblkid).
+ */
+static void put_tag(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx,
+		    const char *name)
+{
+	char *v = NULL;
+
+	if (cx->fstab && fstab_of(m)->tagname) {
+		if (!strcmp(fstab_of(m)->tagname, name)) {
+			ob_puts(b, fstab_of(m)->tagval);
+			return;
+		}
+		/* a tag of another name: its device's value */
+		v = tags_evaluate(fstab_of(m)->tagname, fstab_of(m)->tagval);
+		if (v) {
+			char *dv = tags_device_value(v, name);
+
+			free(v);
+			v = dv;
+		}
+	} else if ((m->mask & MNTSNAP_F_SOURCE) && m->source[0] == '/') {
+		v = tags_device_value(m->source, name);
+	}
+	if (v)
+		ob_puts(b, v);
+	free(v);
+}
+
+static void get_label(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	put_tag(b, m, cx, "LABEL");
+}
+
+static void get_partlabel(struct obuf *b, const struct mntsnap_mount *m,
+			  const struct col_ctx *cx)
+{
+	put_tag(b, m, cx, "PARTLABEL");
+}
+
+static void get_partuuid(struct obuf *b, const struct mntsnap_mount *m,
+			 const struct col_ctx *cx)
+{
+	put_tag(b, m, cx, "PARTUUID");
+}
+
+/*
+ * SOURCES as findmnt: every device with the entry's tag (with -e) or with
+ * the UUID of a /dev/ source, one a line; else SOURCE's value.
+ */
+static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	char *v = NULL;
+
+	if (cx->fstab && fstab_of(m)->tagname) {
+		if (cx->evaluate)
+			v = tags_devices(fstab_of(m)->tagname, fstab_of(m)->tagval);
+	} else if ((m->mask & MNTSNAP_F_SOURCE) && !strncmp(m->source, "/dev/", 5)) {
+		char *uuid = tags_device_value(m->source, "UUID");
+
+		if (uuid)
+			v = tags_devices("UUID", uuid);
+		free(uuid);
+	}
+	if (v && *v)
+		ob_puts(b, v);
+	else if (cx->fstab && fstab_of(m)->tagname && cx->evaluate)
+		ob_puts(b, fstab_of(m)->m.source);
+	else
+		get_source(b, m, cx);
+	free(v);
 }
 
 static void get_uniq_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
@@ -419,8 +525,9 @@ static void get_uidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 
 static void get_uuid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	(void)cx;
-	if (m->mask & MNTSNAP_F_UUID)
+	if (cx->fstab)
+		put_tag(b, m, cx, "UUID");
+	else if (m->mask & MNTSNAP_F_UUID)
 		ob_puts(b, m->uuid);
 }
 
@@ -536,6 +643,7 @@ static void get_useperc(struct obuf *b, const struct mntsnap_mount *m,
 	put_size(b, m, cx, SZ_USEPERC);
 }
 
+#define A COL_JSON_ARRAY
 #define Z COL_JSON_SIZE
 #define S COL_JSON_STRING
 #define N COL_JSON_NUMBER
@@ -551,21 +659,25 @@ const struct column cols_all[] = {
 	{ "vfs-options", "VFS-OPTIONS", "VFS specific mount options", S, 0, 0, get_vfs_options },
 	{ "fs-options", "FS-OPTIONS", "FS specific mount options", S, 0, 0, get_fs_options },
 	{ "opt-fields", "OPT-FIELDS", "optional mount fields", S, 0, 0, get_opt_fields },
-	{ "uuid", "UUID", "filesystem UUID", S, 0, 0, get_uuid, MNTSNAP_F_UUID },
+	{ "uuid", "UUID", "filesystem UUID", S, 0, 36, get_uuid, MNTSNAP_F_UUID },
 	{ "fsroot", "FSROOT", "filesystem root", S, 0, 0, get_fsroot },
 	{ "maj:min", "MAJ:MIN", "major:minor device number", S, 0, 6, get_majmin },
 	{ "id", "ID", "mount ID", N, COL_RIGHT, 2, get_id },
 	{ "parent", "PARENT", "mount parent ID", N, COL_RIGHT, 0, get_parent },
 	{ "propagation", "PROPAGATION", "VFS propagation flags", S, 0, 0, get_propagation },
 	{ "tid", "TID", "task ID (-N/--pid)", N, COL_RIGHT, 4, get_tid },
-	{ "freq", "FREQ", "dump(8) period in days [fstab only]", N, COL_RIGHT, 0, get_none },
+	{ "freq", "FREQ", "dump(8) period in days [fstab only]", N, COL_RIGHT, 0, get_freq },
 	{ "size", "SIZE", "filesystem size (statvfs of the mountpoint)", Z, COL_RIGHT, 5,
 	  get_size },
 	{ "avail", "AVAIL", "filesystem size available", Z, COL_RIGHT, 5, get_avail },
 	{ "used", "USED", "filesystem size used", Z, COL_RIGHT, 5, get_used },
 	{ "use%", "USE%", "filesystem use percentage", S, COL_RIGHT, 3, get_useperc },
 	{ "passno", "PASSNO", "pass number on parallel fsck(8) [fstab only]", N, COL_RIGHT, 0,
-	  get_none },
+	  get_passno },
+	{ "sources", "SOURCES", "all possible source devices (libblkid)", A, 0, 0, get_sources },
+	{ "label", "LABEL", "filesystem label (libblkid)", S, 0, 0, get_label },
+	{ "partlabel", "PARTLABEL", "partition label (libblkid)", S, 0, 0, get_partlabel },
+	{ "partuuid", "PARTUUID", "partition UUID (libblkid)", S, 0, 36, get_partuuid },
 	/* mntsnap's own */
 	{ "uniq-id", "UNIQ-ID", "64-bit unique mount ID", U, COL_RIGHT, 0, get_uniq_id },
 	{ "uniq-parent", "UNIQ-PARENT", "64-bit unique parent mount ID", U, COL_RIGHT, 0,
@@ -584,6 +696,7 @@ const struct column cols_all[] = {
 	{ "uidmap", "UIDMAP", "idmapped mount uid map", S, 0, 0, get_uidmap, MNTSNAP_F_UIDMAP },
 	{ "gidmap", "GIDMAP", "idmapped mount gid map", S, 0, 0, get_gidmap, MNTSNAP_F_GIDMAP },
 };
+#undef A
 #undef Z
 #undef S
 #undef N

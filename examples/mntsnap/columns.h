@@ -53,6 +53,7 @@ enum col_json {
 	COL_JSON_NUMBER, /* fits in 32 bits: a JSON number */
 	COL_JSON_U64,    /* 64-bit: a string of decimal digits (no double rounding) */
 	COL_JSON_SIZE,   /* a number with -b (bytes), a string like "23.5G" without */
+	COL_JSON_ARRAY,  /* lines: an array of strings (findmnt's SOURCES) */
 };
 
 #define COL_RIGHT 0x1 /* right-aligned in tables, as findmnt aligns numbers */
@@ -66,6 +67,13 @@ struct col_ctx {
 	bool canonicalize; /* -c: SOURCE's path resolved (realpath, dm-N by name) */
 	/* -m: userspace options (utab's) per storage index, appended to OPTIONS */
 	const char *const *user_opts;
+	/*
+	 * The records are fstab entries (fstab.h: each record is the first
+	 * member of a struct fstab_ent): OPTIONS as written, FREQ, PASSNO and
+	 * the tag columns from the entry.
+	 */
+	bool fstab;
+	bool evaluate; /* -e: tags shown as the devices they name */
 };
 
 struct column {
@@ -140,5 +148,9 @@ struct out_opts {
  */
 long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 		const struct out_opts *o, FILE *f);
+
+/* The same for n records of the caller's (never a tree: a list in their order). */
+long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bool *match,
+		     const struct out_opts *o, FILE *f);
 
 #endif

@@ -219,6 +219,25 @@ static void enc_json(struct obuf *b, const char *str, size_t n)
 	ob_putc(b, '"');
 }
 
+/*
+ * Where the records come from: a snapshot, or (fstab) an array of records
+ * the caller built, printed as a list in their order.
+ */
+struct recs {
+	const struct mntsnap_snapshot *snap;
+	const struct mntsnap_mount *const *list;
+	size_t n;
+};
+
+static const struct mntsnap_mount *rec_get(const struct recs *rs, size_t i,
+					   struct mntsnap_mount *tmp)
+{
+	if (rs->list)
+		return rs->list[i];
+	mntsnap_snapshot_get(rs->snap, i, tmp);
+	return tmp;
+}
+
 /* The records to print, in tree order, with each one's depth and last-ness. */
 struct walk {
 	int32_t *first, *next, *order, *stack;
@@ -270,14 +289,15 @@ static int32_t roots_by_index(struct walk *w, int32_t roots)
 }
 
 /* The parent of record i (storage index), -1 for a root. */
-static long tree_up(const struct mntsnap_snapshot *snap, const struct out_opts *o, size_t i)
+static long tree_up(const struct recs *rs, const struct out_opts *o, size_t i)
 {
 	struct mntsnap_mount m;
+	uint32_t p;
 
 	if (o->tree_parent)
 		return o->tree_parent[i];
-	mntsnap_snapshot_get(snap, i, &m);
-	return m.parent_index == i ? -1 : (long)m.parent_index;
+	p = rec_get(rs, i, &m)->parent_index;
+	return p == i ? -1 : (long)p;
 }
 
 static int walk_alloc(struct walk *w, size_t n)
@@ -296,17 +316,17 @@ static int walk_alloc(struct walk *w, size_t n)
 	return 0;
 }
 
-static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bool tree,
+static int walk_build(const struct recs *rs, const bool *match, bool tree,
 		      const struct out_opts *o, struct walk *w)
 {
-	size_t n = o->tree_order ? o->ntree : mntsnap_snapshot_count(snap);
+	size_t n = o->tree_order ? o->ntree : rs->n;
 	int32_t roots = -1, sp = 0;
 	/* w->last doubles as "a top-level entry by order" until the walk */
-	int r = walk_alloc(w, mntsnap_snapshot_count(snap));
+	int r = walk_alloc(w, rs->n);
 
 	if (r)
 		return r;
-	for (size_t i = 0; i < mntsnap_snapshot_count(snap); i++)
+	for (size_t i = 0; i < rs->n; i++)
 		w->first[i] = -1;
 	for (size_t k = 0; o->roots && k < o->nroots; k++)
 		w->last[o->roots[k]] = 1;
@@ -317,7 +337,7 @@ static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bo
 	 */
 	for (size_t k = n; k-- > 0;) {
 		long ti = o->tree_order ? (long)o->tree_order[k]
-			  : tree ? mntsnap_snapshot_tree_index(snap, k) : (long)k;
+			  : tree ? mntsnap_snapshot_tree_index(rs->snap, k) : (long)k;
 		size_t i = ti < 0 ? k : (size_t)ti;
 		long p = -1;
 
@@ -325,9 +345,9 @@ static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bo
 			continue;
 		/* as findmnt: under the nearest printed ancestor */
 		if (tree && !w->last[i]) {
-			p = tree_up(snap, o, i);
+			p = tree_up(rs, o, i);
 			for (size_t step = 0; p >= 0 && match && !match[p] && step < n; step++)
-				p = tree_up(snap, o, (size_t)p);
+				p = tree_up(rs, o, (size_t)p);
 			if (p >= 0 && match && !match[p])
 				p = -1;
 		}
@@ -349,7 +369,7 @@ static int walk_build(const struct mntsnap_snapshot *snap, const bool *match, bo
 	} else if (o->roots_in_table_order) {
 		roots = roots_by_index(w, roots);
 	}
-	memset(w->last, 0, mntsnap_snapshot_count(snap) + 1);
+	memset(w->last, 0, rs->n + 1);
 	/* the parent links have no cycle: this reaches every record */
 	for (int32_t cur = roots; cur >= 0;) {
 		w->order[w->count] = cur;
@@ -413,7 +433,7 @@ static const char *heading(const struct out_opts *o, size_t c, char *buf, size_t
 }
 
 /* tree and list: every cell escaped first, then laid out as findmnt does */
-static int render_table(const struct mntsnap_snapshot *snap, const struct walk *w,
+static int render_table(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
 	size_t nc = o->ncols, rows = w->count, width[COLS_MAX] = { 0 };
@@ -440,13 +460,14 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 	}
 
 	for (size_t k = 0; k < rows; k++) {
-		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		const struct mntsnap_mount *mp = rec_get(rs, (size_t)w->order[k], &m);
+
 		open[w->depth[k]] = !w->last[k];
 		for (size_t c = 0; c < nc; c++) {
 			struct cell *ce = &cv[k * nc + c];
 
 			val.len = 0;
-			o->cols[c]->get(&val, &m, &cx);
+			o->cols[c]->get(&val, mp, &cx);
 			ce->off = cells.len;
 			ce->width = 0;
 			/* the tree hangs on TARGET, as in findmnt */
@@ -514,8 +535,26 @@ static int render_table(const struct mntsnap_snapshot *snap, const struct walk *
 static void json_value(struct obuf *out, const struct column *col, const struct obuf *val,
 		       const struct col_ctx *cx)
 {
-	if (!val->len) {
+	if (!val->len && col->json == COL_JSON_ARRAY) {
+		/* libsmartcols writes an empty array cell as one null */
+		ob_put(out, "[null]", 6);
+	} else if (!val->len) {
 		ob_put(out, "null", 4);
+	} else if (col->json == COL_JSON_ARRAY) {
+		/* one string a line, as libsmartcols writes a multi-line cell */
+		const char *p = val->p, *end = val->p + val->len;
+
+		ob_putc(out, '[');
+		for (;;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			enc_json(out, p, (size_t)((nl ? nl : end) - p));
+			if (!nl)
+				break;
+			ob_putc(out, ',');
+			p = nl + 1;
+		}
+		ob_putc(out, ']');
 	} else if (col->json == COL_JSON_NUMBER || (col->json == COL_JSON_SIZE && cx->bytes)) {
 		ob_put(out, val->p, val->len);
 	} else {
@@ -552,7 +591,7 @@ static void json_record(struct obuf *out, const struct mntsnap_mount *m,
  * {"filesystems": [...]} as findmnt -J: each record's children in its
  * "children" array, by the tree unless flat (-l). One record a line.
  */
-static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w,
+static int render_json(const struct recs *rs, const struct walk *w,
 		       const struct out_opts *o, struct obuf *out)
 {
 	struct obuf val = { 0 };
@@ -573,8 +612,7 @@ static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w
 				ob_put(out, "]}", 2);
 			ob_put(out, ",\n", 2);
 		}
-		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
-		json_record(out, &m, o, &val);
+		json_record(out, rec_get(rs, (size_t)w->order[k], &m), o, &val);
 		cur = d;
 	}
 	if (w->count) {
@@ -589,7 +627,7 @@ static int render_json(const struct mntsnap_snapshot *snap, const struct walk *w
 }
 
 /* raw (-r) and pairs (-P): one line a record, no alignment */
-static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *w,
+static int render_lines(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
 	bool pairs = o->mode == OUT_PAIRS, ascii = o->ascii || !locale_utf8();
@@ -613,14 +651,15 @@ static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *
 			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
 		}
 	for (size_t k = 0; k < w->count; k++) {
-		mntsnap_snapshot_get(snap, (size_t)w->order[k], &m);
+		const struct mntsnap_mount *mp = rec_get(rs, (size_t)w->order[k], &m);
+
 		open[w->depth[k]] = !w->last[k];
 		for (size_t c = 0; c < o->ncols; c++) {
 			val.len = 0;
 			/* --tree: findmnt draws the art in raw and pairs too, escaped */
 			if (o->tree_lines && o->cols[c]->get == cols_all[0].get)
 				put_art(&val, w, k, open, ascii);
-			o->cols[c]->get(&val, &m, &o->cx);
+			o->cols[c]->get(&val, mp, &o->cx);
 			if (pairs) {
 				ob_puts(out, heading(o, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
@@ -638,27 +677,27 @@ static int render_lines(const struct mntsnap_snapshot *snap, const struct walk *
 	return r;
 }
 
-long out_render(const struct mntsnap_snapshot *snap, const bool *match,
-		const struct out_opts *o, FILE *f)
+static long render(const struct recs *rs, const bool *match, const struct out_opts *o, FILE *f)
 {
-	bool tree = o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat) ||
-		    o->tree_lines || o->walk_tree;
+	/* fstab entries (no snapshot) have no tree: a list in their order */
+	bool tree = rs->snap && (o->mode == OUT_TREE || (o->mode == OUT_JSON && !o->json_flat) ||
+				 o->tree_lines || o->walk_tree);
 	struct obuf out = { 0 };
 	struct walk w;
-	int r = walk_build(snap, match, tree, o, &w);
+	int r = walk_build(rs, match, tree, o, &w);
 
 	if (r)
 		return r;
 	switch (o->mode) {
 	case OUT_TREE:
 	case OUT_LIST:
-		r = render_table(snap, &w, o, &out);
+		r = render_table(rs, &w, o, &out);
 		break;
 	case OUT_JSON:
-		r = render_json(snap, &w, o, &out);
+		r = render_json(rs, &w, o, &out);
 		break;
 	default:
-		r = render_lines(snap, &w, o, &out);
+		r = render_lines(rs, &w, o, &out);
 		break;
 	}
 	if (!r)
@@ -670,4 +709,20 @@ long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 		r = (int)(w.count > 0x7fffffff ? 0x7fffffff : w.count);
 	walk_free(&w);
 	return r;
+}
+
+long out_render(const struct mntsnap_snapshot *snap, const bool *match,
+		const struct out_opts *o, FILE *f)
+{
+	struct recs rs = { .snap = snap, .n = mntsnap_snapshot_count(snap) };
+
+	return render(&rs, match, o, f);
+}
+
+long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bool *match,
+		     const struct out_opts *o, FILE *f)
+{
+	struct recs rs = { .list = list, .n = n };
+
+	return render(&rs, match, o, f);
 }

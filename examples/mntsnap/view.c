@@ -279,7 +279,7 @@ void col_list(FILE *f)
  * libmount's type list match: "a,b" any of them; a "no" prefix on the
  * first item negates the whole list, on a later one just that item.
  */
-static bool match_types(const char *fstype, const char *list)
+bool match_types(const char *fstype, const char *list)
 {
 	bool neg = !strncmp(list, "no", 2);
 	const char *p = list;
@@ -322,7 +322,7 @@ static bool has_option(const char *opts, size_t n, const char *name, size_t nl)
 }
 
 /* libmount's option pattern: every item present, every noX item absent. */
-static bool match_options(const char *opts, size_t n, const char *pattern)
+bool match_options(const char *opts, size_t n, const char *pattern)
 {
 	for (const char *p = pattern; *p;) {
 		size_t len = strcspn(p, ",");

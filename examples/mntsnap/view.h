@@ -137,6 +137,10 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg);
 /* MNTSNAP_F_* the chosen columns need beyond MNTSNAP_MASK_DEFAULT (UUID). */
 uint32_t view_mask(const struct view *v);
 
+/* libmount's -t list and -O pattern matches (also for fstab entries). */
+bool match_types(const char *fstype, const char *list);
+bool match_options(const char *opts, size_t n, const char *pattern);
+
 /* Help text for the options above. */
 extern const char view_help[];
 

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* mntsnap list -s / -x: fstab listing and verification (cmd-fstab.c, verify.c). */
+#ifndef MNTSNAP_CMD_FSTAB_H
+#define MNTSNAP_CMD_FSTAB_H
+
+#include <stdbool.h>
+
+#include "fstab.h"
+#include "pathcache.h"
+#include "view.h"
+
+struct fstab_args {
+	struct view *view;  /* output options and filters of list */
+	const char *path;   /* -F FILE, else /etc/fstab */
+	bool evaluate;      /* -e */
+	bool verify;        /* -x */
+	bool verbose;       /* --verbose (with -x) */
+	struct pathcache *cache; /* libmount's path cache, for the whole run */
+};
+
+/* findmnt's walk over the entries a filter selects (cmd-fstab.c) */
+struct fstab_match {
+	const struct fstab_args *a;
+	const struct fstab *t;
+	const char *target, *source;
+	bool can_swap;
+};
+
+void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const struct fstab *t);
+long fstab_match_next(struct fstab_match *mt, size_t i);
+
+/* list -s / -x: 0, 1 (nothing matched; -x: an error found), or CLI_EXIT_ERR. */
+int fstab_list(struct fstab_args *a);
+
+/*
+ * -x over the entries the filters select: findmnt's checks and messages;
+ * returns 0 (no errors), 1 (errors or parse errors) or CLI_EXIT_ERR.
+ */
+int fstab_verify(const struct fstab_args *a, const struct fstab *t);
+
+/* -x -k: the same checks on a captured mount table */
+int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *snap);
+
+/* libmount's pseudo and network filesystem types */
+bool fstab_pseudo(const char *type);
+bool fstab_netfs(const char *type);
+
+#endif

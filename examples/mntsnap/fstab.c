@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fstab(5) as libmount 2.38 reads it (findmnt -s), rule for rule:
+ *  - a line is what getline() returns; one trailing \r is dropped (CRLF);
+ *    a NUL byte ends the last line of a file without a final newline, and
+ *    makes any other line malformed (libmount looks for the newline with
+ *    strchr());
+ *  - leading blanks are skipped; an empty line or one whose first
+ *    non-blank is '#' is a comment ('#' later in a line is data);
+ *  - fields are split on runs of spaces and tabs, each unescaped by \ooo
+ *    (three octal digits: \040 space, \011 tab, \134 backslash) only;
+ *  - source, target and type are required; options, freq and passno are
+ *    optional (freq and passno 0); more fields are ignored; freq and passno
+ *    are strtol() numbers that must end at a blank (then cut to int);
+ *  - a malformed line is reported and skipped, the rest still read;
+ *  - a source NAME=value (value maybe in "" or '') is a tag when NAME is
+ *    LABEL, UUID, PARTUUID, PARTLABEL or ID;
+ *  - the options are split into VFS (the mount flags), userspace
+ *    (defaults, noauto, user, x-..., nofail, ...) and FS options, a value in
+ *    double quotes keeping its commas, empty items dropped.
+ * Why our own parser and not libmount: see fstab.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include "fstab.h"
+#include "tags.h"
+
+/* The whole file: fstab files are small, and one read keeps NULs visible. */
+static int slurp(const char *path, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (cap - len < 4096) {
+			char *p = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!p) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = p;
+			cap = cap ? cap * 2 : 8192;
+		}
+		k = read(fd, buf + len, cap - len - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = -errno;
+
+			free(buf);
+			close(fd);
+			return e;
+		}
+		if (!k)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+static bool isoct(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/* The next field at *s (blanks before it skipped by the caller): unescaped copy. */
+static char *next_field(const char **s)
+{
+	const char *p = *s, *e = p;
+	char *out, *o;
+
+	while (*e && *e != ' ' && *e != '\t')
+		e++;
+	*s = e;
+	if (e == p)
+		return NULL;
+	o = out = malloc((size_t)(e - p) + 1);
+	if (!out)
+		return NULL;
+	while (p < e) {
+		if (*p == '\\' && e - p >= 4 && isoct(p[1]) && isoct(p[2]) && isoct(p[3])) {
+			*o++ = (char)(64 * (p[1] & 7) + 8 * (p[2] & 7) + (p[3] & 7));
+			p += 4;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static const char *skip_blanks(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* libmount's next_s32(): a strtol() number ending at a blank or the end. */
+static int next_num(const char **s, int *num)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(*s, &end, 10);
+	if (end == *s)
+		return -EINVAL;
+	*s = end;
+	*num = (int)v;
+	return errno || (*end && *end != ' ' && *end != '\t') ? -EINVAL : 0;
+}
+
+/* The option maps of libmount 2.38 (optmap.c): names, "[=]", "=" and prefixes. */
+static const char *const vfs_map[] = {
+	"ro", "rw", "exec", "noexec", "suid", "nosuid", "dev", "nodev", "sync", "async",
+	"dirsync", "remount", "bind", "rbind", "sub", "nosub", "silent", "loud", "mand",
+	"nomand", "atime", "noatime", "iversion", "noiversion", "diratime", "nodiratime",
+	"relatime", "norelatime", "strictatime", "nostrictatime", "lazytime", "nolazytime",
+	"unbindable", "runbindable", "private", "rprivate", "slave", "rslave", "shared",
+	"rshared", "symfollow", "nosymfollow", NULL,
+};
+static const char *const user_map[] = {
+	"defaults", "auto", "noauto", "user[=]", "nouser", "users", "nousers", "owner",
+	"noowner", "group", "nogroup", "_netdev", "comment=", "loop[=]", "offset=",
+	"sizelimit=", "encryption=", "nofail", "uhelper=", "helper=", "verity.hashdevice=",
+	"verity.roothash=", "verity.hashoffset=", "verity.roothashfile=", "verity.fecdevice=",
+	"verity.fecoffset=", "verity.fecroots=", "verity.roothashsig=", "verity.oncorruption=",
+	NULL,
+};
+
+/*
+ * mnt_optmap_get_entry(): the entry "name" matches ("name", "name=..." or
+ * "name[=]", or a prefix "x-"/"X-"), or NULL.
+ */
+static const char *map_entry(const char *const *map, const char *name, size_t len)
+{
+	for (; *map; map++) {
+		const char *p = *map + len;
+
+		if (strlen(*map) >= len && !strncmp(*map, name, len) &&
+		    (*p == '\0' || *p == '=' || *p == '['))
+			return *map;
+	}
+	return NULL;
+}
+
+static int append(char **list, const char *item, size_t len)
+{
+	size_t old = *list ? strlen(*list) : 0;
+	char *p = realloc(*list, old + len + 2);
+
+	if (!p)
+		return -ENOMEM;
+	if (old)
+		p[old++] = ',';
+	memcpy(p + old, item, len);
+	p[old + len] = '\0';
+	*list = p;
+	return 0;
+}
+
+/* mnt_split_optstr(): each item to the VFS, userspace or FS list. */
+static int split_options(struct fstab_ent *e)
+{
+	const char *p = e->options;
+
+	while (p && *p) {
+		const char *start = p;
+		size_t nlen, len;
+		bool open = false;
+
+		while (*p && (open || *p != ',')) {
+			if (*p == '"')
+				open = !open;
+			p++;
+		}
+		len = (size_t)(p - start);
+		if (*p)
+			p++;
+		if (!len)
+			continue;
+		nlen = strcspn(start, "=,");
+		if (nlen > len)
+			nlen = len;
+		const char *ent = map_entry(vfs_map, start, nlen);
+		char **to = &e->vfs_opts;
+		bool prefix = !strncmp(start, "x-", 2) || !strncmp(start, "X-", 2);
+
+		if (!ent && (prefix || (ent = map_entry(user_map, start, nlen))))
+			to = &e->user_opts;
+		/* "defaults" means nothing: dropped from every list */
+		if (ent && !strcmp(ent, "defaults"))
+			continue;
+		/* name=value where the map takes a bare name: an FS option */
+		if ((!ent && !prefix) || (ent && len > nlen + 1 && !strchr(ent, '=')))
+			to = &e->fs_opts;
+		if (append(to, start, len))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* blkid_parse_tag_string() + mnt_valid_tagname() */
+static int parse_tag(struct fstab_ent *e)
+{
+	static const char *const names[] = { "ID", "UUID", "LABEL", "PARTUUID", "PARTLABEL" };
+	char *name = NULL, *value = NULL;
+	int r = tags_parse(e->source, &name, &value);
+
+	if (r)
+		return r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i], name)) {
+			e->tagname = name;
+			e->tagval = value;
+			return 0;
+		}
+	free(name);
+	free(value);
+	return 0;
+}
+
+static void ent_clear(struct fstab_ent *e)
+{
+	free(e->source);
+	free(e->target);
+	free(e->fstype);
+	free(e->options);
+	free(e->vfs_opts);
+	free(e->fs_opts);
+	free(e->user_opts);
+	free(e->tagname);
+	free(e->tagval);
+	free(e->evaluated);
+	*e = (struct fstab_ent){ 0 };
+}
+
+/* mnt_parse_table_line(): 1 malformed, 0 parsed, -ENOMEM */
+static int parse_line(const char *s, struct fstab_ent *e)
+{
+	if (!(e->source = next_field(&s)))
+		return 1;
+	s = skip_blanks(s);
+	if (!(e->target = next_field(&s)))
+		return 1;
+	s = skip_blanks(s);
+	if (!(e->fstype = next_field(&s)))
+		return 1;
+	s = skip_blanks(s);
+	e->options = next_field(&s);
+	if (!e->options)
+		return 0;
+	s = skip_blanks(s);
+	if (*s && next_num(&s, &e->freq))
+		return 1;
+	s = skip_blanks(s);
+	if (*s && next_num(&s, &e->passno))
+		return 1;
+	return 0;
+}
+
+static int add_line(struct fstab *t, const char *line, unsigned lineno)
+{
+	struct fstab_ent e = { 0 }, *ne;
+	int r = parse_line(line, &e);
+
+	if (!r && !(r = parse_tag(&e)))
+		r = split_options(&e);
+	if (r) {
+		ent_clear(&e);
+		return r;
+	}
+	ne = realloc(t->ent, (t->n + 1) * sizeof(*ne));
+	if (!ne) {
+		ent_clear(&e);
+		return -ENOMEM;
+	}
+	t->ent = ne;
+	e.line = lineno;
+	t->ent[t->n++] = e;
+	return 0;
+}
+
+static int parse_buf(struct fstab *t, const char *name, char *buf, size_t len)
+{
+	unsigned lineno = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		char *nl = memchr(buf + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		char *nul = memchr(buf + i, '\0', end - i);
+		const char *s;
+		int r;
+
+		lineno++;
+		/* strchr() stops at a NUL: fine at EOF (the line ends there), else broken */
+		if (nul && nl) {
+			r = 1;
+		} else {
+			if (nul)
+				end = (size_t)(nul - buf);
+			buf[end] = '\0';
+			if (end > i && buf[end - 1] == '\r')
+				buf[end - 1] = '\0';
+			s = skip_blanks(buf + i);
+			r = *s == '\0' || *s == '#' ? 0 : add_line(t, s, lineno);
+		}
+		if (r < 0)
+			return r;
+		if (r) {
+			fprintf(stderr, "mntsnap: %s: parse error at line %u -- ignored\n", name,
+				lineno);
+			t->nerrors++;
+		}
+		i = nl ? (size_t)(nl - buf) + 1 : len;
+	}
+	return 0;
+}
+
+static int read_file(struct fstab *t, const char *path, const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r = slurp(path, &buf, &len);
+
+	if (r)
+		return r;
+	r = parse_buf(t, name, buf, len);
+	free(buf);
+	return r;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int fstab_file(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 6 && !strcmp(d->d_name + n - 6, ".fstab") &&
+	       (d->d_type == DT_REG || d->d_type == DT_UNKNOWN);
+}
+
+/* mnt_table_parse_dir(): the directory's *.fstab files in name order */
+static int read_dir(struct fstab *t, const char *dir)
+{
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, fstab_file, by_name), r = 0;
+
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		char *p = NULL;
+
+		if (!r && asprintf(&p, "%s/%s", dir, names[i]->d_name) < 0)
+			r = -ENOMEM;
+		/* a parse error names the file as libmount does: without its directory */
+		if (!r)
+			r = read_file(t, p, names[i]->d_name);
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+int fstab_read(const char *path, struct fstab *t)
+{
+	struct stat st;
+	int r;
+
+	*t = (struct fstab){ 0 };
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISREG(st.st_mode))
+		r = read_file(t, path, path);
+	else if (S_ISDIR(st.st_mode))
+		r = read_dir(t, path);
+	else
+		r = -EINVAL;
+	if (r) {
+		fstab_free(t);
+		return r;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct fstab_ent *e = &t->ent[i];
+
+		e->m = (struct mntsnap_mount){
+			.mask = MNTSNAP_F_SOURCE,
+			.index = (uint32_t)i,
+			.parent_index = (uint32_t)i,
+			.root = "",
+			.mount_point = e->target,
+			.source = e->source,
+			.fs_type = e->fstype,
+			.fs_subtype = "",
+			.options = "",
+			.opt_fields = "",
+			.mnt_opts_text = "",
+		};
+	}
+	return 0;
+}
+
+void fstab_free(struct fstab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		ent_clear(&t->ent[i]);
+	free(t->ent);
+	*t = (struct fstab){ 0 };
+}
+
+/* one of the library's option strings for m, malloc'd; NULL when empty */
+static int options_of(const struct mntsnap_mount *m, int which, char **ret)
+{
+	long n = mntsnap_mount_options(m, which, NULL, 0);
+
+	*ret = NULL;
+	if (n < 0)
+		return (int)n;
+	if (!n)
+		return 0;
+	*ret = malloc((size_t)n + 1);
+	if (!*ret)
+		return -ENOMEM;
+	n = mntsnap_mount_options(m, which, *ret, (size_t)n + 1);
+	return n < 0 ? (int)n : 0;
+}
+
+int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
+{
+	size_t n = mntsnap_snapshot_count(snap);
+	struct mntsnap_mount m;
+	int r = 0;
+
+	*t = (struct fstab){ 0 };
+	t->ent = calloc(n + 1, sizeof(*t->ent));
+	if (!t->ent)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !r; i++) {
+		struct fstab_ent *e = &t->ent[t->n++];
+
+		mntsnap_snapshot_get(snap, i, &m);
+		e->m = m;
+		e->target = strdup(m.mount_point);
+		e->source = strdup(m.mask & MNTSNAP_F_SOURCE ? m.source : "none");
+		e->fstype = strdup(m.fs_type);
+		if (!e->target || !e->source || !e->fstype)
+			r = -ENOMEM;
+		if (!r)
+			r = options_of(&m, MNTSNAP_OPTIONS_VFS, &e->vfs_opts);
+		if (!r)
+			r = options_of(&m, MNTSNAP_OPTIONS_FS, &e->fs_opts);
+		if (!r)
+			r = options_of(&m, MNTSNAP_OPTIONS_ALL, &e->options);
+	}
+	if (r)
+		fstab_free(t);
+	return r;
+}

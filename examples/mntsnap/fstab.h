@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fstab(5) for `mntsnap list -s` and `-x`, read as findmnt 2.38 (libmount)
+ * reads it. The CLI's own small parser, not libmount's: the library stays
+ * libc-only, and linking libmount (with libblkid and libselinux behind it)
+ * for ~300 lines of text parsing would more than double the static CLI.
+ */
+#ifndef MNTSNAP_FSTAB_H
+#define MNTSNAP_FSTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "columns.h"
+
+struct fstab_ent {
+	/*
+	 * First, so that the column getters, which see a mntsnap_mount, can
+	 * reach the entry (cx->fstab says they may): mount_point, source and
+	 * fs_type point at the strings below, root is "".
+	 */
+	struct mntsnap_mount m;
+	char *source;   /* fs_spec, unescaped (\ooo), as written: "LABEL=x" too */
+	char *target;   /* fs_file */
+	char *fstype;   /* fs_vfstype */
+	char *options;  /* fs_mntops as written, NULL when the field is missing */
+	/* the options split as libmount splits them; NULL when none */
+	char *vfs_opts, *fs_opts, *user_opts;
+	/* a LABEL=, UUID=, PARTUUID=, PARTLABEL= or ID= source, else NULL */
+	char *tagname, *tagval;
+	char *evaluated; /* -e: the device the tag names ("" if none); m.source then */
+	int freq, passno;
+	unsigned line;
+};
+
+struct fstab {
+	struct fstab_ent *ent;
+	size_t n;
+	unsigned nerrors; /* lines ignored as malformed (each reported) */
+};
+
+#define FSTAB_PATH "/etc/fstab"
+
+/*
+ * Read path (a file, or a directory of *.fstab files as libmount reads
+ * one) into t. A malformed line is reported on stderr ("FILE: parse error
+ * at line N -- ignored") and skipped. Returns 0 or -errno (nothing
+ * printed: the caller says "can't read").
+ */
+int fstab_read(const char *path, struct fstab *t);
+void fstab_free(struct fstab *t);
+
+/*
+ * A mount table as entries for -x -k (findmnt verifies the kernel's table
+ * too): target, source ("none" when it has none), type, the VFS and FS
+ * options as findmnt's columns show them; freq and passno 0.
+ */
+int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t);
+
+/* Entry i's record for the column getters. */
+static inline struct fstab_ent *fstab_of(const struct mntsnap_mount *m)
+{
+	return (struct fstab_ent *)(void *)m;
+}
+
+#endif

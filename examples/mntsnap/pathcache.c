@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/* See pathcache.h: libmount 2.38's cache.c path rules. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pathcache.h"
+#include "tags.h"
+
+void pathcache_init(struct pathcache *c)
+{
+	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO);
+
+	*c = (struct pathcache){ 0 };
+	if (mntsnap_capture(&opts, &c->mounts))
+		c->mounts = NULL;
+}
+
+void pathcache_free(struct pathcache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->val[i] != c->key[i])
+			free(c->val[i]);
+		free(c->key[i]);
+	}
+	free(c->key);
+	free(c->val);
+	mntsnap_snapshot_free(c->mounts);
+	*c = (struct pathcache){ 0 };
+}
+
+/* a run of slashes counts as its last one; a segment keeps its leading '/' */
+static const char *next_segment(const char *s, size_t *sz)
+{
+	*sz = 0;
+	while (*s == '/' && s[1] == '/')
+		s++;
+	if (!*s)
+		return NULL;
+	for (*sz = 1; s[*sz] && s[*sz] != '/'; (*sz)++)
+		;
+	return s;
+}
+
+bool streq_paths(const char *a, const char *b)
+{
+	while (a && b) {
+		size_t as, bs;
+		const char *sa = next_segment(a, &as), *sb = next_segment(b, &bs);
+
+		if (as + bs == 0)
+			return true;
+		/* a trailing slash */
+		if (as + bs == 1 && ((sa && *sa == '/') || (sb && *sb == '/')))
+			return true;
+		if (!sa || !sb || as != bs || strncmp(sa, sb, as))
+			return false;
+		a = sa + as;
+		b = sb + bs;
+	}
+	return false;
+}
+
+static const char *find(const struct pathcache *c, const char *path)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (streq_paths(path, c->key[i]))
+			return c->val[i];
+	return NULL;
+}
+
+/* takes val (malloc'd); the key is a copy of path, or val itself when equal */
+static const char *add(struct pathcache *c, const char *path, char *val)
+{
+	char **k = realloc(c->key, (c->n + 1) * sizeof(*k)), **v;
+	char *key;
+
+	if (k)
+		c->key = k;
+	v = k ? realloc(c->val, (c->n + 1) * sizeof(*v)) : NULL;
+	if (v)
+		c->val = v;
+	key = !strcmp(path, val) ? val : strdup(path);
+	if (!k || !v || !key) {
+		if (key != val)
+			free(key);
+		free(val);
+		return NULL;
+	}
+	c->key[c->n] = key;
+	c->val[c->n++] = val;
+	return val;
+}
+
+const char *pathcache_path(struct pathcache *c, const char *path)
+{
+	const char *p = find(c, path);
+	char *r;
+
+	if (p)
+		return p;
+	if (!*path)
+		return NULL;
+	r = realpath(path, NULL);
+	if (!r && !(r = strdup(path)))
+		return NULL;
+	return add(c, path, r);
+}
+
+const char *pathcache_target(struct pathcache *c, const char *path)
+{
+	const char *p = find(c, path);
+	struct mntsnap_mount m;
+
+	if (p)
+		return p;
+	for (size_t i = c->mounts ? mntsnap_snapshot_count(c->mounts) : 0; i-- > 0;) {
+		mntsnap_snapshot_get(c->mounts, i, &m);
+		if (strcmp(m.fs_type, "swap") && streq_paths(m.mount_point, path)) {
+			char *d = strdup(path);
+
+			return d ? add(c, path, d) : NULL;
+		}
+	}
+	return pathcache_path(c, path);
+}
+
+char *pathcache_spec(struct pathcache *c, const char *spec)
+{
+	static const char *const tags[] = { "ID", "UUID", "LABEL", "PARTUUID", "PARTLABEL" };
+	char *name = NULL, *value = NULL, *dev = NULL;
+	const char *p;
+
+	if (!tags_parse(spec, &name, &value)) {
+		for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+			if (!strcmp(name, tags[i])) {
+				dev = tags_evaluate(name, value);
+				free(name);
+				free(value);
+				return dev;
+			}
+		free(name);
+		free(value);
+	}
+	p = pathcache_path(c, spec);
+	return p ? strdup(p) : NULL;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libmount's path cache, as findmnt -s and -x go through it: a path is
+ * resolved once and its first answer kept for every path libmount calls
+ * the same (streq_paths: "/tmp/" is "/tmp"), so what a -T lookup resolved
+ * first is what --verify later says is canonical. Targets that are mount
+ * points of this namespace stay as written.
+ */
+#ifndef MNTSNAP_PATHCACHE_H
+#define MNTSNAP_PATHCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mntsnap.h"
+
+struct pathcache {
+	char **key, **val;
+	size_t n;
+	struct mntsnap_snapshot *mounts; /* this namespace's table, NULL if unread */
+};
+
+/* Read the mount table (a failure leaves mounts NULL, as libmount goes on). */
+void pathcache_init(struct pathcache *c);
+void pathcache_free(struct pathcache *c);
+
+/* libmount's streq_paths(): "/a//b/" is "/a/b"; "a" is not "/a" */
+bool streq_paths(const char *a, const char *b);
+
+/* mnt_resolve_path(): cached, else realpath(3), else the path itself; NULL: no memory */
+const char *pathcache_path(struct pathcache *c, const char *path);
+
+/* mnt_resolve_target(): a mount point as written, else as pathcache_path() */
+const char *pathcache_target(struct pathcache *c, const char *path);
+
+/* mnt_resolve_spec(): a tag's device (malloc'd, libblkid) or the path's; NULL if none */
+char *pathcache_spec(struct pathcache *c, const char *spec);
+
+#endif

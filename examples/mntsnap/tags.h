@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Block device tags (LABEL=, UUID=, PARTUUID=, PARTLABEL=, ID=) for
+ * findmnt's -e, -S TAG=value and its LABEL, UUID, PARTLABEL, PARTUUID and
+ * SOURCES columns. libblkid answers, when the CLI is built with it (an
+ * optional dependency, like json-c: the core library never needs it);
+ * without it tags_have() is false and every lookup finds nothing.
+ * Every string returned is malloc'd (free() it), NULL when none.
+ */
+#ifndef MNTSNAP_TAGS_H
+#define MNTSNAP_TAGS_H
+
+#include <stdbool.h>
+
+/* Built with libblkid? */
+bool tags_have(void);
+
+/* The device NAME=value names (udev's links first, then a scan), or NULL. */
+char *tags_evaluate(const char *name, const char *value);
+
+/* "NAME=value" (value maybe quoted) split as libblkid does; 0 or -EINVAL. */
+int tags_parse(const char *spec, char **ret_name, char **ret_value);
+
+/* dev's tag NAME (LABEL, UUID, PARTLABEL, PARTUUID, TYPE), probed directly. */
+char *tags_device_value(const char *dev, const char *name);
+
+/* Every device whose NAME is value, one a line. */
+char *tags_devices(const char *name, const char *value);
+
+#endif

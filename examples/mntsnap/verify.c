@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mntsnap list -x: findmnt 2.38's --verify, check for check and message
+ * for message (its messages are the interface scripts grep for):
+ *  - the order (only when no filter is given): a target listed twice is a
+ *    warning, a target listed before the one it lies under an error;
+ *  - swap areas: the discard= and pri= values; others: the target
+ *    (canonical? there? a directory for a bind?) and, with --verbose, the
+ *    options;
+ *  - the source: a tag must name a device (an error unless noauto), a
+ *    path should be a block device (pseudo and network filesystems aside);
+ *  - the type: known to this kernel (/proc/filesystems, modules.dep), and
+ *    what libblkid finds on the device;
+ *  - the root's passno (1, unless xfs or btrfs).
+ * Findings go to stdout, each under its target; the counts to stderr.
+ * Exit 1 when there are errors or parse errors, else 0 (warnings too).
+ * It needs libblkid (tags and on-disk types): without it, -x is refused.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "cli.h"
+#include "cmd-fstab.h"
+#include "tags.h"
+
+struct vfy {
+	const struct fstab_args *a;
+	const struct fstab_ent *e;
+	char **fs;   /* filesystem types this kernel knows */
+	size_t nfs;
+	int nwarnings, nerrors;
+	bool target_printed, no_fsck;
+};
+
+static void mesg(struct vfy *v, char type, const char *fmt, va_list ap)
+{
+	if (!v->target_printed && v->e) {
+		printf("%s\n", v->e->target);
+		v->target_printed = true;
+	}
+	printf("   [%c] ", type);
+	vprintf(fmt, ap);
+	putchar('\n');
+}
+
+__attribute__((format(printf, 2, 3))) static void warn_(struct vfy *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->nwarnings++;
+	va_start(ap, fmt);
+	mesg(v, 'W', fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3))) static void err_(struct vfy *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->nerrors++;
+	va_start(ap, fmt);
+	mesg(v, 'E', fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3))) static void ok_(struct vfy *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!v->a->verbose)
+		return;
+	va_start(ap, fmt);
+	mesg(v, ' ', fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * mnt_fs_get_option(): 0 and the value (to the end of its option string,
+ * as libmount hands it out) when the entry has option name, else 1.
+ */
+static int find_in(const char *list, const char *name, const char **val, size_t *valsz)
+{
+	size_t nl = strlen(name);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *start = p, *eq = NULL;
+		bool open = false;
+
+		while (*p && (open || *p != ',')) {
+			if (*p == '"')
+				open = !open;
+			else if (!open && *p == '=' && !eq)
+				eq = p;
+			p++;
+		}
+		if ((size_t)((eq ? eq : p) - start) == nl && !strncmp(start, name, nl)) {
+			*val = eq ? eq + 1 : NULL;
+			*valsz = eq ? (size_t)(p - eq - 1) : 0;
+			return 0;
+		}
+		if (*p)
+			p++;
+	}
+	return 1;
+}
+
+static int get_option(const struct fstab_ent *e, const char *name, const char **val,
+		      size_t *valsz)
+{
+	const char *dv;
+	size_t ds;
+
+	if (!val)
+		val = &dv, valsz = &ds;
+	if (!find_in(e->fs_opts, name, val, valsz) || !find_in(e->vfs_opts, name, val, valsz) ||
+	    !find_in(e->user_opts, name, val, valsz))
+		return 0;
+	return 1;
+}
+
+/* every later target against this one (only when no filter is given) */
+static void check_order(struct vfy *v, const struct fstab *t, size_t i)
+{
+	struct pathcache *c = v->a->cache;
+	const char *tgt = pathcache_target(c, t->ent[i].target);
+
+	for (size_t k = i + 1; tgt && k < t->n; k++) {
+		const char *n = pathcache_target(c, t->ent[k].target);
+		size_t len = n ? strlen(n) : 0;
+
+		if (n && !strncmp(n, tgt, len)) {
+			if (tgt[len] == '\0')
+				warn_(v, "target specified more than once");
+			else if (tgt[len] == '/')
+				err_(v, "wrong order: %s specified before %s", tgt, n);
+		}
+	}
+}
+
+static void check_target(struct vfy *v)
+{
+	const char *cn = pathcache_target(v->a->cache, v->e->target);
+	struct stat st;
+
+	if (!cn)
+		return;
+	if (strcmp(cn, v->e->target))
+		warn_(v, "non-canonical target path (real: %s)", cn);
+	if (stat(cn, &st)) {
+		int e = errno;
+
+		if (get_option(v->e, "noauto", NULL, NULL) == 1)
+			err_(v, "unreachable on boot required target: %s", strerror(e));
+		else
+			warn_(v, "unreachable target: %s", strerror(e));
+	} else if (!S_ISDIR(st.st_mode) && get_option(v->e, "bind", NULL, NULL) == 1) {
+		/* findmnt 2.38 says so for a non-directory without "bind" */
+		err_(v, "target is not a directory");
+	} else {
+		ok_(v, "target exists");
+	}
+}
+
+static void check_options(struct vfy *v)
+{
+	if (v->e->vfs_opts)
+		ok_(v, "VFS options: %s", v->e->vfs_opts);
+	if (v->e->fs_opts)
+		ok_(v, "FS options: %s", v->e->fs_opts);
+	if (v->e->user_opts)
+		ok_(v, "userspace options: %s", v->e->user_opts);
+}
+
+static void check_swaparea(struct vfy *v)
+{
+	const char *arg;
+	size_t sz;
+
+	if (!get_option(v->e, "discard", &arg, &sz) && arg && strncmp(arg, "once", sz) &&
+	    strncmp(arg, "pages", sz))
+		err_(v, "unsupported swaparea discard policy: %s", arg);
+	if (!get_option(v->e, "pri", &arg, &sz) && arg) {
+		const char *p = arg + (*arg == '-');
+
+		for (; p < arg + sz; p++)
+			if (!isdigit((unsigned char)*p)) {
+				err_(v, "failed to parse swaparea priority option");
+				break;
+			}
+	}
+}
+
+static char *check_tag(struct vfy *v)
+{
+	char *src = tags_evaluate(v->e->tagname, v->e->tagval);
+
+	if (!src) {
+		if (get_option(v->e, "noauto", NULL, NULL) == 1)
+			err_(v, "unreachable on boot required source: %s=%s", v->e->tagname,
+			     v->e->tagval);
+		else
+			warn_(v, "unreachable: %s=%s", v->e->tagname, v->e->tagval);
+	} else {
+		ok_(v, "%s=%s translated to %s", v->e->tagname, v->e->tagval, src);
+	}
+	return src;
+}
+
+static bool pseudo_or_net(const struct fstab_ent *e)
+{
+	return fstab_pseudo(e->fstype) || fstab_netfs(e->fstype);
+}
+
+static void check_source(struct vfy *v)
+{
+	const struct fstab_ent *e = v->e;
+	char *dev = NULL, *t = NULL, *val = NULL;
+	const char *src = e->source;
+	struct stat st;
+	bool isbind;
+
+	if (e->tagname) {
+		src = dev = check_tag(v);
+		if (!src)
+			return;
+	} else if (!tags_parse(src, &t, &val) && stat(src, &st)) {
+		err_(v, "unsupported source tag: %s", src);
+		goto done;
+	}
+	isbind = get_option(e, "bind", NULL, NULL) == 0;
+	if (pseudo_or_net(e)) {
+		ok_(v, "do not check %s source (pseudo/net)", src);
+	} else if (stat(src, &st)) {
+		warn_(v, "unreachable source: %s: %s", src, strerror(errno));
+	} else if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !isbind) {
+		warn_(v, "non-bind mount source %s is a directory or regular file", src);
+	} else if (!S_ISBLK(st.st_mode) && !isbind) {
+		warn_(v, "source %s is not a block device", src);
+	} else {
+		ok_(v, "source %s exists", src);
+	}
+done:
+	free(dev);
+	free(t);
+	free(val);
+}
+
+static bool supported(const struct vfy *v, const char *name)
+{
+	for (size_t i = 0; i < v->nfs; i++)
+		if (match_types(v->fs[i], name))
+			return true;
+	return false;
+}
+
+static int add_fs(struct vfy *v, const char *name)
+{
+	char **p;
+
+	if (supported(v, name))
+		return 0;
+	p = realloc(v->fs, (v->nfs + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	v->fs = p;
+	if (!(v->fs[v->nfs] = strdup(name)))
+		return -ENOMEM;
+	v->nfs++;
+	return 0;
+}
+
+/* /proc/filesystems's names, then the kernel/fs/ modules of modules.dep */
+static void read_filesystems(struct vfy *v)
+{
+	char buf[1024], *cp;
+	struct utsname uts;
+	FILE *f = fopen("/proc/filesystems", "re");
+
+	while (f && fgets(buf, 80, f)) {
+		cp = buf;
+		if (!isspace((unsigned char)*cp))
+			while (*cp && !isspace((unsigned char)*cp))
+				cp++;
+		while (*cp && isspace((unsigned char)*cp))
+			cp++;
+		cp[strcspn(cp, "\n\t ")] = '\0';
+		if (add_fs(v, cp))
+			break;
+	}
+	if (f)
+		fclose(f);
+	if (uname(&uts))
+		return;
+	snprintf(buf, sizeof(buf), "/lib/modules/%s/modules.dep", uts.release);
+	f = fopen(buf, "re");
+	while (f && fgets(buf, sizeof(buf), f)) {
+		char *p, *name;
+
+		if (strncmp(buf, "kernel/fs/", 10) || !strncmp(buf, "kernel/fs/nls/", 14))
+			continue;
+		if (!(p = strchr(buf, ':')))
+			continue;
+		*p = '\0';
+		if (!(name = strrchr(buf, '/')))
+			continue;
+		name++;
+		if (!(p = strstr(name, ".ko")))
+			continue;
+		*p = '\0';
+		if (add_fs(v, name))
+			break;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* libblkid's TYPE of dev; NULL with why in *why (the probe's errno, as findmnt) */
+static char *ondisk_type(const char *dev, const char **why)
+{
+	char *type;
+
+	errno = 0;
+	type = tags_device_value(dev, "TYPE");
+	if (!type)
+		*why = errno ? strerror(errno) : "reason unknown";
+	return type;
+}
+
+static void check_fstype(struct vfy *v)
+{
+	const struct fstab_ent *e = v->e;
+	char *src = pathcache_spec(v->a->cache, e->source), *real = NULL;
+	const char *type = e->fstype, *why = NULL;
+	bool isauto = false, isswap = false, none = !strcmp(type, "none");
+
+	if (!src)
+		return;
+	if (pseudo_or_net(e)) {
+		ok_(v, "do not check %s FS type (pseudo/net)", src);
+		goto done;
+	}
+	if (none && get_option(e, "bind", NULL, NULL) == 1 &&
+	    get_option(e, "move", NULL, NULL) == 1) {
+		warn_(v, "\"none\" FS type is recommended for bind or move oprations only");
+		goto done;
+	}
+	if (!strcmp(type, "auto"))
+		isauto = true;
+	else if (!strcmp(type, "swap"))
+		isswap = true;
+	else if (!strcmp(type, "xfs") || !strcmp(type, "btrfs"))
+		v->no_fsck = true;
+	if (!isswap && !isauto && !none && !supported(v, type))
+		warn_(v, "%s seems unsupported by the current kernel", type);
+	real = ondisk_type(src, &why);
+	if (!real) {
+		if (isauto)
+			err_(v, "cannot detect on-disk filesystem type (%s)", why);
+		else
+			warn_(v, "cannot detect on-disk filesystem type (%s)", why);
+		goto done;
+	}
+	isswap = !strcmp(real, "swap");
+	v->no_fsck = !strcmp(real, "xfs") || !strcmp(real, "btrfs");
+	if (!isauto && strcmp(type, real))
+		err_(v, "%s does not match with on-disk %s", type, real);
+	else if (!isswap && !supported(v, real))
+		err_(v, "on-disk %s seems unsupported by the current kernel", real);
+	else
+		ok_(v, "FS type is %s", real);
+done:
+	free(src);
+	free(real);
+}
+
+static void check_passno(struct vfy *v)
+{
+	if (!strcmp(v->e->target, "/") && v->e->passno != 1 && !v->no_fsck)
+		warn_(v, "recommended root FS passno is 1 (current is %d)", v->e->passno);
+}
+
+/* systemd still on an older fstab (findmnt built with systemd checks it) */
+static void check_systemd(struct vfy *v)
+{
+	struct stat a, b;
+
+	if (!stat("/run/systemd/systemd-units-load", &a) && !stat(FSTAB_PATH, &b) &&
+	    (a.st_mtim.tv_sec < b.st_mtim.tv_sec ||
+	     (a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec < b.st_mtim.tv_nsec)))
+		warn_(v, "your fstab has been modified, but systemd still uses the old version;\n"
+			 "       use 'systemctl daemon-reload' to reload");
+}
+
+int fstab_verify(const struct fstab_args *a, const struct fstab *t)
+{
+	const struct view *vw = a->view;
+	bool all = !vw->types && !vw->options && !vw->target && !vw->mountpoint && !vw->source &&
+		   !vw->match;
+	struct fstab_match mt;
+	struct vfy v = { .a = a };
+
+	read_filesystems(&v);
+	fstab_match_init(&mt, a, t);
+	for (long i = fstab_match_next(&mt, 0); i >= 0; i = fstab_match_next(&mt, (size_t)i + 1)) {
+		v.e = &t->ent[i];
+		v.target_printed = v.no_fsck = false;
+		if (all)
+			check_order(&v, t, (size_t)i);
+		if (!strcmp(v.e->fstype, "swap")) {
+			check_swaparea(&v);
+		} else {
+			check_target(&v);
+			check_options(&v);
+		}
+		check_source(&v);
+		check_fstype(&v);
+		check_passno(&v);
+	}
+	v.e = NULL;
+	check_systemd(&v);
+	if (v.nerrors || t->nerrors || v.nwarnings)
+		fprintf(stderr, "\n%u parse error%s, %d error%s, %d warning%s\n", t->nerrors,
+			t->nerrors == 1 ? "" : "s", v.nerrors, v.nerrors == 1 ? "" : "s",
+			v.nwarnings, v.nwarnings == 1 ? "" : "s");
+	else
+		printf("Success, no errors or warnings detected\n");
+	for (size_t i = 0; i < v.nfs; i++)
+		free(v.fs[i]);
+	free(v.fs);
+	return v.nerrors || t->nerrors ? 1 : 0;
+}
