@@ -1087,7 +1087,10 @@ struct mntsnap_diff_opts {
  * is a change); a field absent from either mask is not compared. Per field:
  * mount point (after the prefix is taken off), root, source, fs type,
  * subtype, sb magic, sb flags, attributes, options, option arrays,
- * security option arrays, uid and gid maps, UUID and device: by value;
+ * security option arrays, uid and gid maps, UUID and device: by value
+ * (attributes include the per-mount option words of parsed mountinfo text
+ * this build does not know, kept in mnt_opts_text: compared as a set of
+ * words, whatever their order, as MNTSNAP_CHANGE_ATTR);
  * parent: by id, only with the id key (path keys cannot name parents);
  * propagation, peer group, master: by value, peer group and master by
  * structure (one-to-one renumbering) with IGNORE_IDS; propagate_from: by
