@@ -50,10 +50,6 @@ ROUNDTRIP_KNOWN = {
 }
 # files mntsnap's parser refuses today, with why; compared once accepted
 REFUSED_TODAY = {
-    # lines that are no mountinfo at all: findmnt skips them with a warning
-    # and lists the rest; a table with a line dropped is no table of the
-    # kernel's, so mntsnap's parser says which line and refuses it
-    'systemd-garbled.txt': 'garbage lines: findmnt skips them, mntsnap refuses',
 }
 # Known differences, each with its reason: counted as "differ" in the
 # column table, and left out of that input's whole-output comparisons.
