@@ -81,7 +81,8 @@ _mntsnap()
 	local opts
 	case $cmd in
 	list) opts="$target $view $live -F --tab-file --mountinfo-file --backend --under --threads
-		--allow-inconsistent -s --fstab -x --verify --verbose -e --evaluate" ;;
+		--allow-inconsistent -s --fstab -x --verify --verbose -e --evaluate -p --poll --poll=
+		-w --timeout" ;;
 	stat) opts="$target $view" ;;
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --no-sync --help" ;;
 	show) opts="$view" ;;
@@ -89,7 +90,7 @@ _mntsnap()
 	seccomp) opts="--format --set --arch --caps --merge --errno-enosys --kernel --check --notify-mounts --listener --help" ;;
 	ns) opts="--format -J --json --help" ;;
 	supervise) opts="--policy --listen --audit --check --help" ;;
-	watch) opts="--pid --ns --ns-id --json -o -n --count --timeout --save --no-settle --pollpri --all-changes --help" ;;
+	watch) opts="--pid -N --task --ns --ns-id --json -o -n --count --timeout --save --no-settle --pollpri --all-changes --help" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

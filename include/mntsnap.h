@@ -1087,7 +1087,10 @@ struct mntsnap_diff_opts {
  * is a change); a field absent from either mask is not compared. Per field:
  * mount point (after the prefix is taken off), root, source, fs type,
  * subtype, sb magic, sb flags, attributes, options, option arrays,
- * security option arrays, uid and gid maps, UUID and device: by value;
+ * security option arrays, uid and gid maps, UUID and device: by value
+ * (attributes include the per-mount option words of parsed mountinfo text
+ * this build does not know, kept in mnt_opts_text: compared as a set of
+ * words, whatever their order, as MNTSNAP_CHANGE_ATTR);
  * parent: by id, only with the id key (path keys cannot name parents);
  * propagation, peer group, master: by value, peer group and master by
  * structure (one-to-one renumbering) with IGNORE_IDS; propagate_from: by
@@ -1276,6 +1279,9 @@ enum {
 enum mntsnap_watch_route {
 	MNTSNAP_WATCH_ROUTE_FANOTIFY = 1, /* fanotify mount events + POLLPRI */
 	MNTSNAP_WATCH_ROUTE_POLLPRI = 2,  /* POLLPRI + sweep only */
+	/* POLLPRI + the process's mountinfo text read again: a pid handle
+	 * whose namespace may not be queried, or no statmount here */
+	MNTSNAP_WATCH_ROUTE_TEXT = 3,
 };
 
 struct mntsnap_watch_opts {
@@ -1319,13 +1325,21 @@ struct mntsnap_watch_opts {
  * seen): the same events, at a cost that grows with the table.
  * A foreign opts->ns (which must outlive the watcher) is queried directly
  * (by its nsfs fd, 6.18+, or by id with CAP_SYS_ADMIN over its owner);
+ * a pid handle that may not be (no such capability, no ptrace access to
+ * open the namespace, a kernel without the request fields) is watched
+ * from its process's mountinfo text, as a capture falls back to it:
+ * MNTSNAP_WATCH_ROUTE_TEXT, POLLPRI on that text, each change read in
+ * full and diffed (records without unique ids: event ids are 0, a moved
+ * mount is paired by source and /proc id as libmount pairs it). So is the
+ * caller's own namespace where statmount is missing or blocked;
  * fanotify marks need CAP_SYS_ADMIN over its owner too (else the POLLPRI
  * route) and an nsfs fd (an id handle's is looked up by id). Only a pid
  * handle has a mountinfo to poll: with an ns-file or id handle only
  * fanotify events are seen (no remounts), and without fanotify there is
  * nothing to watch with (-EOPNOTSUPP). A pid handle whose process exits
  * ends the watch (mntsnap_watch_drain() says -ESRCH).
- * Errors: -EPERM (no right to query the target: opts->error says why),
+ * Errors: -EPERM (no right to query a target without a process:
+ * opts->error says why),
  * -ENOSYS (no statmount/listmount: nothing to keep current with),
  * -EOPNOTSUPP (no event source, see above), -ESRCH, -ENOENT,
  * -E2BIG/-EINVAL (opts), -ENOMEM, and a capture's errors.

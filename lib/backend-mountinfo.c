@@ -276,31 +276,17 @@ static const char *str_field(struct mi_parser *P, char *p, size_t len, bool esc,
  */
 static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
-	/* show_mnt_opts()'s order; the atime words share a slot */
-	static const struct {
-		const char *w;
-		size_t len;
-		uint32_t set, clear;
-	} words[] = {
-		{ "nosuid", 6, MNTSNAP_ATTR_NOSUID, 0 },
-		{ "nodev", 5, MNTSNAP_ATTR_NODEV, 0 },
-		{ "noexec", 6, MNTSNAP_ATTR_NOEXEC, 0 },
-		{ "noatime", 7, MNTSNAP_ATTR_NOATIME, MNTSNAP_ATTR__ATIME },
-		{ "nodiratime", 10, MNTSNAP_ATTR_NODIRATIME, 0 },
-		{ "relatime", 8, MNTSNAP_ATTR_RELATIME, MNTSNAP_ATTR__ATIME },
-		{ "nosymfollow", 11, MNTSNAP_ATTR_NOSYMFOLLOW, 0 },
-		{ "idmapped", 8, MNTSNAP_ATTR_IDMAP, 0 },
-	};
+	const struct mntsnap_mnt_opt_word *words = mntsnap__mnt_opt_words;
 	char *p = t->p, *end = t->p + t->len;
 	uint32_t attr = MNTSNAP_ATTR_STRICTATIME;
 	bool first = true, keep = false, atime = false;
-	size_t next = 0;
+	int next = 0;
 
 	if (t->len > MNTSNAP_MNT_OPTS_TEXT_MAX)
 		return bad(P, "mount options", "longer than 255 bytes");
 	while (p <= end) {
 		char *c = p;
-		size_t i;
+		int i;
 
 		while (c < end && *c != ',')
 			c++;
@@ -311,10 +297,8 @@ static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsn
 				return bad(P, "mount options", "must start with ro or rw");
 			first = false;
 		} else {
-			for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-				if ((size_t)(c - p) == words[i].len && !memcmp(p, words[i].w, words[i].len))
-					break;
-			if (i == sizeof(words) / sizeof(words[0])) {
+			i = mntsnap__mnt_opt_word(p, (size_t)(c - p));
+			if (i < 0) {
 				keep = true; /* not known here: kept as written */
 			} else {
 				if (i < next || (words[i].clear && atime))

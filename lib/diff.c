@@ -201,6 +201,13 @@ static uint32_t compare(struct mntsnap_diff *d, struct groups *g, const struct k
 	 * ids are ignored.
 	 */
 	MNTSNAP_FIELDS(CMP_ROW)
+	/*
+	 * Parsed text from a newer kernel: a per-mount option attr cannot
+	 * hold ("rw,nosuid,newflag") is only in the kept text. Its unknown
+	 * words are compared; the known ones are attr's, whatever their order.
+	 */
+	if (HAS(ATTR) && !(c & MNTSNAP_CHANGE_ATTR) && mntsnap__mnt_opts_text_ne(a, b))
+		c |= MNTSNAP_CHANGE_ATTR;
 #undef HAS
 	return c;
 }

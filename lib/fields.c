@@ -42,6 +42,78 @@ const struct mntsnap_field *mntsnap__field_of(uint32_t bit)
 	return NULL;
 }
 
+const struct mntsnap_mnt_opt_word mntsnap__mnt_opt_words[MNTSNAP_MNT_OPT_NWORDS] = {
+	{ "nosuid", 6, MNTSNAP_ATTR_NOSUID, 0 },
+	{ "nodev", 5, MNTSNAP_ATTR_NODEV, 0 },
+	{ "noexec", 6, MNTSNAP_ATTR_NOEXEC, 0 },
+	{ "noatime", 7, MNTSNAP_ATTR_NOATIME, MNTSNAP_ATTR__ATIME },
+	{ "nodiratime", 10, MNTSNAP_ATTR_NODIRATIME, 0 },
+	{ "relatime", 8, MNTSNAP_ATTR_RELATIME, MNTSNAP_ATTR__ATIME },
+	{ "nosymfollow", 11, MNTSNAP_ATTR_NOSYMFOLLOW, 0 },
+	{ "idmapped", 8, MNTSNAP_ATTR_IDMAP, 0 },
+};
+
+int mntsnap__mnt_opt_word(const char *p, size_t len)
+{
+	for (int i = 0; i < MNTSNAP_MNT_OPT_NWORDS; i++)
+		if (len == mntsnap__mnt_opt_words[i].len &&
+		    !memcmp(p, mntsnap__mnt_opt_words[i].w, len))
+			return i;
+	return -1;
+}
+
+/*
+ * The next unknown word of text at *pos (the first word, ro/rw, is
+ * attr's): its start, length in *ret_len; NULL when none is left.
+ */
+static const char *next_unknown(const char *text, size_t *pos, size_t *ret_len)
+{
+	while (text[*pos]) {
+		const char *w = text + *pos;
+		size_t n = strcspn(w, ",");
+
+		*pos += n + (w[n] == ',');
+		if (w != text && mntsnap__mnt_opt_word(w, n) < 0) {
+			*ret_len = n;
+			return w;
+		}
+	}
+	return NULL;
+}
+
+/* How often the word w[0..len) is among text's unknown words. */
+static size_t count_unknown(const char *text, const char *w, size_t len)
+{
+	size_t pos = 0, n, k = 0;
+	const char *u;
+
+	while ((u = next_unknown(text, &pos, &n)))
+		k += n == len && !memcmp(u, w, len);
+	return k;
+}
+
+/* Every unknown word of a as often in b; the texts are at most 255 bytes. */
+static bool unknown_within(const char *a, const char *b)
+{
+	size_t pos = 0, n;
+	const char *u;
+
+	while ((u = next_unknown(a, &pos, &n)))
+		if (count_unknown(a, u, n) != count_unknown(b, u, n))
+			return false;
+	return true;
+}
+
+bool mntsnap__mnt_opts_text_ne(const struct mntsnap_mount *a, const struct mntsnap_mount *b)
+{
+	const char *x = a->mnt_opts_text ? a->mnt_opts_text : "";
+	const char *y = b->mnt_opts_text ? b->mnt_opts_text : "";
+
+	if (!*x && !*y)
+		return false;
+	return !unknown_within(x, y) || !unknown_within(y, x);
+}
+
 bool mntsnap__strlist_ne(const char *a, uint32_t an, const char *b, uint32_t bn)
 {
 	size_t la, lb;

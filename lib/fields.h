@@ -255,4 +255,29 @@ static inline uint32_t mntsnap__fnum(const struct mntsnap_mount *m, const struct
 int mntsnap__field_differs(const struct mntsnap_field *f, const struct mntsnap_mount *a,
 			   const struct mntsnap_mount *b);
 
+/*
+ * The per-mount option words after "ro"/"rw" that mountinfo's column 6
+ * can show and attr holds, in show_mnt_opts()'s order (the atime words
+ * share a slot: clear is their mask). A word not here is a newer
+ * kernel's, kept as text (struct mntsnap_mount mnt_opts_text).
+ */
+struct mntsnap_mnt_opt_word {
+	const char *w;
+	size_t len;
+	uint32_t set, clear;
+};
+#define MNTSNAP_MNT_OPT_NWORDS 8
+extern const struct mntsnap_mnt_opt_word mntsnap__mnt_opt_words[MNTSNAP_MNT_OPT_NWORDS];
+
+/* Index of the word p[0..len) in mntsnap__mnt_opt_words, -1 if unknown. */
+int mntsnap__mnt_opt_word(const char *p, size_t len);
+
+/*
+ * Do a's and b's per-mount options differ in what attr cannot hold: the
+ * words of their kept text that mntsnap__mnt_opt_words does not know,
+ * compared as a multiset (order and known words are attr's business). A
+ * record without text has none.
+ */
+bool mntsnap__mnt_opts_text_ne(const struct mntsnap_mount *a, const struct mntsnap_mount *b);
+
 #endif

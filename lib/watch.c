@@ -247,6 +247,9 @@ static int live_set(struct mntsnap_watch *w, struct mntsnap_snapshot *s)
 		return r;
 	memset(w->dead, 0, w->dead_cap);
 	for (uint32_t i = 0; i < s->nrecs; i++) {
+		/* the text route's records have no unique ids: nothing to find */
+		if (!s->recs[i].id)
+			continue;
 		r = idx_put(&w->idx, s->recs[i].id, i);
 		if (r)
 			return r;
@@ -628,37 +631,108 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 {
 	struct mntsnap_capture_opts o = {
 	    .sz = sizeof(o), .mask = w->want, .ns = w->tns, .error = err};
-	int r = mntsnap__capture_consistent(&o, &w->sys, w->ns_route, w->want, ret);
+	int r;
+
+	/* the text route: the process's mountinfo, what list falls back to */
+	if (w->route == MNTSNAP_WATCH_ROUTE_TEXT) {
+		o.backend = MNTSNAP_BACKEND_MOUNTINFO;
+		r = mntsnap__mountinfo_capture(&o, &w->sys, w->want, ret);
+	} else {
+		r = mntsnap__capture_consistent(&o, &w->sys, w->ns_route, w->want, ret);
+	}
 
 	if (!r && !(*ret)->ns_id && w->tns)
 		(*ret)->ns_id = w->tns->ns_id;
 	return r;
 }
 
+/*
+ * Text tables have no unique ids, so the diff matched mounts by mount
+ * point: a moved mount is one removed and one added. libmount's table
+ * diff (what findmnt --poll prints) calls that pair a move when the
+ * source and the /proc id are the same; so does the text route. part[i]:
+ * the entry index of i's partner, or -1.
+ */
+static int pair_moves(const struct mntsnap_diff *d, const struct mntsnap_snapshot *old,
+		      const struct mntsnap_snapshot *fresh, long *part)
+{
+	size_t n = mntsnap__diff_count(d);
+
+	for (size_t i = 0; i < n; i++)
+		part[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		struct mntsnap_diff_entry a, b;
+		struct mntsnap_mount o, m;
+
+		mntsnap__diff_get(d, i, &a);
+		if (a.kind != MNTSNAP_DIFF_REMOVED)
+			continue;
+		mntsnap__snapshot_get(old, (size_t)a.old_index, &o);
+		for (size_t j = 0; j < n; j++) {
+			mntsnap__diff_get(d, j, &b);
+			if (b.kind != MNTSNAP_DIFF_ADDED || part[j] >= 0)
+				continue;
+			mntsnap__snapshot_get(fresh, (size_t)b.new_index, &m);
+			if (m.id_old == o.id_old && !strcmp(m.source ? m.source : "",
+							     o.source ? o.source : "")) {
+				part[i] = (long)j;
+				part[j] = (long)i;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 static int diff_events(struct mntsnap_watch *w, const struct mntsnap_diff *d,
 		       const struct mntsnap_snapshot *old, const struct mntsnap_snapshot *fresh)
 {
 	size_t n = mntsnap__diff_count(d);
+	long *part = NULL;
 	int r = 0;
 
+	if (w->route == MNTSNAP_WATCH_ROUTE_TEXT) {
+		part = malloc((n + 1) * sizeof(*part));
+		if (!part)
+			return -ENOMEM;
+		pair_moves(d, old, fresh, part);
+	}
 	for (size_t i = 0; i < n && !r; i++) {
 		struct mntsnap_diff_entry e;
 		uint64_t id;
 
 		mntsnap__diff_get(d, i, &e);
 		id = e.new_index >= 0 ? fresh->recs[e.new_index].id : old->recs[e.old_index].id;
-		if (e.kind == MNTSNAP_DIFF_ADDED)
+		if (part && part[i] >= 0 && e.kind == MNTSNAP_DIFF_ADDED) {
+			struct mntsnap_diff_entry p;
+			struct mntsnap_mount o, m;
+
+			mntsnap__diff_get(d, (size_t)part[i], &p);
+			mntsnap__snapshot_get(old, (size_t)p.old_index, &o);
+			mntsnap__snapshot_get(fresh, (size_t)e.new_index, &m);
+			r = push(w, MNTSNAP_WATCH_MOVE,
+				 mntsnap__diff_changes(&o, &m) | MNTSNAP_CHANGE_MOUNT_POINT, id,
+				 e.new_index, old, p.old_index);
+		} else if (part && part[i] >= 0) {
+			continue; /* the removed half of a move */
+		} else if (e.kind == MNTSNAP_DIFF_ADDED) {
 			r = push(w, MNTSNAP_WATCH_MOUNT, 0, id, e.new_index, NULL, -1);
-		else if (e.kind == MNTSNAP_DIFF_REMOVED)
+		} else if (e.kind == MNTSNAP_DIFF_REMOVED) {
 			r = push(w, MNTSNAP_WATCH_UMOUNT, 0, id, -1, old, e.old_index);
-		else
+		} else {
 			r = push(w, kind_of(e.changed), e.changed, id, e.new_index, old,
 				 e.old_index);
+		}
 	}
+	free(part);
 	return r;
 }
 
-static int resync(struct mntsnap_watch *w)
+/*
+ * Capture again and report the differences as events; then RESYNC when
+ * mark (events were lost). The text route's every change is this, unmarked.
+ */
+static int resync(struct mntsnap_watch *w, bool mark)
 {
 	struct mntsnap_snapshot *fresh = NULL, *old;
 	struct mntsnap_diff *d = NULL;
@@ -679,7 +753,7 @@ static int resync(struct mntsnap_watch *w)
 	fresh = NULL;
 	if (!r)
 		r = diff_events(w, d, old, w->live);
-	if (!r)
+	if (!r && mark)
 		r = push(w, MNTSNAP_WATCH_RESYNC, 0, 0, -1, NULL, -1);
 fail:
 	mntsnap__diff_free(d);
@@ -797,8 +871,10 @@ static int drain_sources(struct mntsnap_watch *w)
 	if (w->need_resync) {
 		timer_set(w, 0); /* a capture covers a pending settle sweep */
 		w->unsettled = false;
-		return resync(w);
+		return resync(w, true);
 	}
+	if (w->route == MNTSNAP_WATCH_ROUTE_TEXT)
+		return pri ? resync(w, false) : 0;
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
 		return pri ? sweep(w) : 0;
 	if ((pri && !nfan) || tick) {
@@ -865,7 +941,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 		return r; /* a resync due next, or no namespace left to look at */
 	timer_set(w, 0);
 	w->unsettled = false;
-	r = sweep(w);
+	r = w->route == MNTSNAP_WATCH_ROUTE_TEXT ? resync(w, false) : sweep(w);
 	if (r) {
 		failed(w);
 		return r;
@@ -1013,6 +1089,20 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 	return mntsnap__ns_explain(e, "watch (direct query of the target namespace)", err);
 }
 
+/*
+ * route_target() said the namespace cannot be queried directly (no
+ * CAP_SYS_ADMIN over its owner, a handle that could not open the
+ * namespace at all, a kernel without the request fields): a pid handle
+ * still has its process's mountinfo, as list falls back to it. That text
+ * is polled (POLLPRI) and read again on every change, the differences
+ * being the events. A handle without a process has no text: the error
+ * stands, and so does a target that is gone.
+ */
+static bool text_fallback(const struct mntsnap_ns *ns, int err)
+{
+	return ns->pidfd >= 0 && err != -ESRCH && err != -ENOMEM;
+}
+
 /* fanotify mount events on the namespace; false: not available here. */
 static bool fan_setup(struct mntsnap_watch *w)
 {
@@ -1069,12 +1159,14 @@ static int ep_add(struct mntsnap_watch *w, int fd, uint32_t events)
 /* The event sources, before the first capture: nothing after it is lost. */
 static int sources_setup(struct mntsnap_watch *w)
 {
-	w->route = MNTSNAP_WATCH_ROUTE_POLLPRI;
-	if (!(w->flags & MNTSNAP_WATCH_POLLPRI_ONLY) && fan_setup(w))
-		w->route = MNTSNAP_WATCH_ROUTE_FANOTIFY;
+	if (w->route != MNTSNAP_WATCH_ROUTE_TEXT) {
+		w->route = MNTSNAP_WATCH_ROUTE_POLLPRI;
+		if (!(w->flags & MNTSNAP_WATCH_POLLPRI_ONLY) && fan_setup(w))
+			w->route = MNTSNAP_WATCH_ROUTE_FANOTIFY;
+	}
 	w->mi_wake = open_mountinfo(w);
 	w->mi_check = open_mountinfo(w);
-	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI && w->mi_check < 0)
+	if (w->route != MNTSNAP_WATCH_ROUTE_FANOTIFY && w->mi_check < 0)
 		return -EOPNOTSUPP;
 	/* the settle sweep's clock, and the wake-up for a resync after a
 	 * failed drain (on every route) */
@@ -1122,8 +1214,17 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
 	if (o->ns && !o->ns->self) {
 		r = route_target(w, o->ns, o->error);
+		if (r && w->tns && text_fallback(o->ns, r)) {
+			w->route = MNTSNAP_WATCH_ROUTE_TEXT;
+			if (o->error)
+				memset(o->error, 0, sizeof(*o->error));
+			r = 0;
+		}
 		if (r)
 			return r;
+	} else if (!w->sys.seam && !mntsnap__have_statmount()) {
+		/* statmount blocked or missing here: our own mountinfo, as list */
+		w->route = MNTSNAP_WATCH_ROUTE_TEXT;
 	}
 	mntsnap_ns_fill_req(w->tns, w->ns_route, &w->tmpl);
 	r = mntsnap__sm_buf_init(&w->buf);

@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: MIT
 """findmnt (util-linux) is the oracle for every column name mntsnap shares
 with it: the same mount table and the same -o columns must give the same
-values in JSON (flat and nested), list, raw, pairs and tree form, sibling
-order aside.
+values in JSON (flat and nested), list, raw, pairs and tree form, and
+(compare_ordered) the same bytes in every form, sibling order included:
+findmnt orders a mount's children by their 32-bit mount ID, which the
+kernel reuses after an umount, the list forms keep the kernel's order.
 
 Inputs: the mountinfo files in DATA_DIR (collected from util-linux's,
 moby's and systemd's test suites and a few of our own; see README there),
 read by `findmnt -F FILE` and `mntsnap list -F FILE`, and live tables of a
 private mount namespace (made with unshare(1), mounts with awkward names
-inside), read by both programs in that namespace, through both of
-mntsnap's backends.
+inside, and rounds of mounts and umounts that make the kernel reuse mount
+IDs), read by both programs in that namespace, through both of mntsnap's
+backends, and by -N PID of a process in another mount namespace.
 
 findmnt's options beyond the columns (--real, --pseudo, --shadowed, -A, -U,
 -f, -i, -d, -k, -m, -C, -c, -v, --tree, -D, -y) are compared on every input
@@ -306,6 +309,109 @@ def compare_options(t, name, fm_cmd, ms_cmd, env=None, sets=OPTSETS, forms=None)
             t.check('%s %s %s' % (name, ' '.join(opts), ' '.join(form)), not why, why)
 
 
+def exact(form, a, b):
+    """'' when findmnt's output a and mntsnap's b are the same, order and
+    all: bytes for the text forms, the parsed documents for JSON (findmnt
+    indents, mntsnap writes a record a line)."""
+    if form.startswith('json'):
+        same = jload(a) == jload(b)
+    else:
+        same = a == b
+    if same:
+        return ''
+    ta = a.decode('utf-8', 'surrogateescape').split('\n')
+    tb = b.decode('utf-8', 'surrogateescape').split('\n')
+    at = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
+    return 'first difference at line %d:\nfindmnt %r\nmntsnap %r' % (
+        at, ta[at] if at < len(ta) else None, tb[at] if at < len(tb) else None)
+
+
+# every output form, each compared whole: tree, -J tree and list, -l, -r,
+# -P, -n, -a, and the tree and list in LC_ALL=C
+ORDERED = [('tree', []), ('tree-ascii', ['-a']), ('json-tree', ['-J']),
+           ('json-flat', ['-J', '-l']), ('list', ['-l']), ('raw', ['-r']), ('pairs', ['-P']),
+           ('tree -n', ['-n']), ('list -n', ['-l', '-n']), ('raw -n', ['-r', '-n'])]
+
+
+def compare_ordered(t, name, fm_cmd, ms_cmd, env=None):
+    """Sibling order included: the same bytes in each form."""
+    cols = ','.join(c for c in COLUMNS if (name, c) not in KNOWN)
+    cenv = dict(env or os.environ, LC_ALL='C')
+    for form, args, e in [f + (env,) for f in ORDERED] + [
+            ('tree', [], cenv), ('list', ['-l'], cenv)]:
+        what = '%s ordered %s%s' % (name, form, ' LC_ALL=C' if e is cenv else '')
+        ra, a, _ = run(fm_cmd + args + ['-o', cols], e)
+        rb, b, eb = run(ms_cmd + args + ['-o', cols], e)
+        if ra or rb:
+            t.check(what, ra == rb, 'exit %d/%d %s' % (ra, rb, eb.decode(errors='replace')))
+            continue
+        why = exact(form.split()[0], a, b)
+        t.check(what, not why, short(why))
+
+
+# Mount A, B, C; umount A; mount D: D takes A's 32-bit ID, so the kernel's
+# order (unique ids) and findmnt's sibling order (IDs) part. Several
+# rounds, in a parent of its own, and a few under a child too.
+REUSE = r'''
+reuse() {
+    mkdir -p "$1"
+    mount -t tmpfs "reuse-$2" "$1"
+    for r in 1 2 3 4; do
+        for n in a b c d e; do mkdir -p "$1/$n$r"; done
+        mount -t tmpfs "A$r" "$1/a$r"; mount -t tmpfs "B$r" "$1/b$r"
+        mount -t tmpfs "C$r" "$1/c$r"; umount "$1/a$r"
+        mount -t tmpfs "D$r" "$1/d$r"; umount "$1/b$r"
+        mount -t tmpfs "E$r" "$1/e$r"
+    done
+}
+reuse "$1/reuse" top
+reuse "$1/reuse/c2" nested
+'''
+
+
+def reused_ids(binary, base):
+    """Did the reuse rounds reuse IDs (ID order and unique-id order part)?"""
+    r = subprocess.run([binary, 'list', '-r', '-n', '-o', 'ID,UNIQ-ID,TARGET'],
+                       capture_output=True, text=True, errors='surrogateescape')
+    rows = [l.split(' ', 2) for l in r.stdout.splitlines()]
+    rows = [(int(i), int(u)) for i, u, tgt in rows if tgt.startswith(base + '/reuse')]
+    by_uniq = [i for i, u in sorted(rows, key=lambda x: x[1])]
+    return len(rows) > 10 and by_uniq != sorted(by_uniq)
+
+
+OTHER_NS = r'''
+set -e
+base=$1
+shift
+mount -t tmpfs other "$base/other-ns"
+''' + REUSE.replace('"$1/reuse', '"$base/other-ns/reuse') + r'''
+echo ready
+exec sleep 120
+'''
+
+
+def compare_other_ns(t, binary, base, backend):
+    """-N PID of a process in a mount namespace of its own, with reused IDs."""
+    os.makedirs(os.path.join(base, 'other-ns'), exist_ok=True)
+    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', OTHER_NS,
+                          'sh', base], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('live(%s) -N other namespace setup' % backend, False,
+                    p.stderr.read().decode(errors='replace'))
+            return
+        pid = str(p.pid)
+        name = 'live(%s) -N other' % backend
+        KNOWN[name, 'TID'] = 'each process reads its own /proc/self'
+        compare_input(t, name, ['findmnt', '-N', pid],
+                      [binary, 'list', '--backend', backend, '-N', pid])
+        compare_ordered(t, name, ['findmnt', '-N', pid],
+                        [binary, 'list', '--backend', backend, '-N', pid])
+    finally:
+        p.kill()
+        p.wait()
+
+
 LIVE = r'''
 set -e
 mount -t tmpfs fmeq-base "$1"
@@ -354,6 +460,8 @@ ln -s st lnk
 mount -t tmpfs runmount /run/mount
 printf 'SRC=idb TARGET=%s/idb ROOT=/ OPTS=x-mntsnap.test=1,noauto\n' "$PWD" > /run/mount/utab
 printf 'SRC=none TARGET=/nonexistent ROOT=/ OPTS=x-other\n' >> /run/mount/utab
+
+''' + REUSE + r'''
 shift
 "$@"
 '''
@@ -377,6 +485,9 @@ def live_inner(binary, base, backend):
                    [os.path.join(base, 'bind')], ['src with space'], ['/nonexistent-x'])
         compare_input(t, name, ['findmnt'], [binary, 'list', '--backend', backend],
                       lookups=lookups)
+        t.check('%s: the rounds reused mount IDs' % name, reused_ids(binary, base),
+                'no ID reused: the sibling order is not put to the test')
+        compare_ordered(t, name, ['findmnt'], [binary, 'list', '--backend', backend])
         # sizes by statvfs(2): our own tmpfs mounts, whose usage nothing changes
         sizes = 'TARGET,SIZE,AVAIL,USED,USE%'
         for path in ('a b', 'ff\377', 'ro', 'src/sub'):
@@ -441,6 +552,7 @@ def live_inner(binary, base, backend):
             for args in (['-x', '-k'], ['-x', '-k', '--verbose'], ['-x', '-k', '-t', 'tmpfs'],
                          ['-x', '-k', '--verbose', '-T', os.path.join(base, 'ro')]):
                 fstab_same(t, name, args, [binary, 'list', '--backend', backend] + args)
+        compare_other_ns(t, binary, base, backend)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 
@@ -837,6 +949,7 @@ def main():
         # every form on these, the tree and JSON on the rest (the suite's time)
         compare_options(t, f, ['findmnt', '-F', path], [binary, 'list', '-F', path],
                         forms=None if f in OPT_FILES else [[], ['-J']])
+        compare_ordered(t, f, ['findmnt', '-F', path], [binary, 'list', '-F', path])
         rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
         with open(path, 'rb') as fh:
             same = rc == 0 and out == fh.read()

@@ -971,6 +971,84 @@ LTest(watch, target_exit_ends_watch)
 	target_end(&t);
 }
 
+/*
+ * No right to query the target's namespace (listmount/statmount of a
+ * foreign namespace refused, as without CAP_SYS_ADMIN over its owner or
+ * ptrace access to open it; no fanotify): a pid target is still watched,
+ * as list reads it, from the process's mountinfo text, polled for
+ * POLLPRI and read again on each change. Before, the watch refused with
+ * EOPNOTSUPP ("Operation not supported") where list -N PID worked.
+ */
+static long foreign_refused_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+				      uint64_t *ids, size_t nr, unsigned flags)
+{
+	(void)ctx;
+	if (req->mnt_ns_fd || (req->size > MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && req->mnt_ns_id))
+		return -EPERM;
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
+}
+
+static long foreign_refused_statmount(void *ctx, const struct mntsnap_k_mnt_id_req *req,
+				      struct mntsnap_k_statmount *buf, size_t bufsize,
+				      unsigned flags)
+{
+	(void)ctx;
+	if (req->mnt_ns_fd || (req->size > MNTSNAP_K_MNT_ID_REQ_SIZE_VER0 && req->mnt_ns_id))
+		return -EPERM;
+	return mntsnap__sys_statmount(NULL, req, buf, bufsize, flags);
+}
+
+LTest(watch, foreign_pid_without_query_right_polls_its_mountinfo)
+{
+	const struct mntsnap_sysops ops = {.listmount = foreign_refused_listmount,
+					   .statmount = foreign_refused_statmount,
+					   .fanotify_init = no_fanotify,
+					   .ctx = (void *)(intptr_t)EPERM};
+	MNTSNAP_OPTS(mntsnap_watch_opts, o);
+	const struct mntsnap_snapshot *live;
+	struct mntsnap_watch *w = NULL;
+	struct mntsnap_snapshot *text;
+	struct evlist l = {0};
+	struct mntsnap_diff *d;
+	struct mntsnap_ns *ns;
+	struct target t;
+	int r;
+
+	ms_private_ns(BASE);
+	t = target_start(false);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
+	o.ns = ns;
+	r = mntsnap__watch_new_with(&o, &ops, &w);
+	cr_assert_eq(r, 0, "watch_new: %s", strerror(-r));
+	cr_assert_eq(mntsnap_watch_route(w), MNTSNAP_WATCH_ROUTE_TEXT);
+	target_do(&t, 'm', BASE "/in-target");
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_MOUNT);
+	cr_assert_str_eq(l.e[0].mp, BASE "/in-target");
+	l.n = 0;
+	target_do(&t, 'm', BASE "/second");
+	target_do(&t, 'u', BASE "/in-target");
+	cr_assert_geq(wait_events(w, &l, 2), 0);
+	cr_assert_eq(l.n, 2);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_UMOUNT, "umounts first, as in a diff");
+	cr_assert_str_eq(l.e[0].old_mp, BASE "/in-target");
+	cr_assert_eq(l.e[1].kind, MNTSNAP_WATCH_MOUNT);
+	cr_assert_str_eq(l.e[1].mp, BASE "/second");
+	/* the live table is the process's mountinfo, as list reads it */
+	MNTSNAP_OPTS(mntsnap_capture_opts, c, .ns = ns, .backend = MNTSNAP_BACKEND_MOUNTINFO);
+	cr_assert_eq(mntsnap_capture(&c, &text), 0);
+	cr_assert_eq(mntsnap_watch_snapshot(w, &live), 0);
+	cr_assert_eq(mntsnap_diff(live, text, &d), 0);
+	cr_assert_eq(mntsnap_diff_count(d), 0, "live snapshot differs from the text");
+	mntsnap_diff_free(d);
+	mntsnap_snapshot_free(text);
+	mntsnap_watch_free(w);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+	free(l.e);
+}
+
 /* A mount made in the master namespace propagates into a slave namespace. */
 LTest(watch, propagated_into_slave_namespace)
 {
@@ -1354,6 +1432,86 @@ static int run_cli(char *const argv[])
 	return reap(spawn(BASE "/run.out", argv));
 }
 
+/* ---- findmnt --poll next to mntsnap ------------------------------------------------ */
+
+/* One side-by-side run: findmnt first (the oracle), then mntsnap's runs. */
+struct sbs {
+	pid_t pid[4];
+	char out[4][256];
+	int n;
+};
+
+/* A private namespace with a tmpfs at BASE/out for the outputs; skip without findmnt. */
+static void sbs_setup(void)
+{
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/out");
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	if (system("findmnt --version >/dev/null 2>&1"))
+		cr_skip_test("findmnt not installed");
+}
+
+/*
+ * Start argv[0] (findmnt) and the mntsnap runs argv[1..n), each writing
+ * to BASE/out/<out[i]>, and wait until every one watches: findmnt has
+ * opened mountinfo and read it once (nothing to see that by: 0.3 s),
+ * each mntsnap has made its epoll fd, after its first capture.
+ */
+static void sbs_start(struct sbs *s, int n, char **const argv[], const char *const out[])
+{
+	s->n = n;
+	for (int i = 0; i < n; i++) {
+		snprintf(s->out[i], sizeof(s->out[i]), BASE "/out/%s", out[i]);
+		s->pid[i] = spawn(s->out[i], argv[i]);
+	}
+	wait_ready(s->pid[0], "findmnt", "mountinfo");
+	usleep(300000);
+	for (int i = 1; i < n; i++)
+		wait_ready(s->pid[i], "mntsnap", "eventpoll");
+}
+
+/*
+ * After one change: wait (5 s at most) until findmnt printed more than
+ * prev lines, then until every mntsnap run has as many; findmnt's count.
+ */
+static size_t sbs_sync(const struct sbs *s, size_t prev)
+{
+	size_t n;
+
+	wait_lines(s->out[0], prev + 1);
+	usleep(50000); /* the rest of findmnt's batch */
+	n = count_lines(s->out[0]);
+	for (int i = 1; i < s->n; i++)
+		wait_lines(s->out[i], n);
+	return n;
+}
+
+/* SIGTERM to every run; each mntsnap ends with status 0, a clean end. */
+static void sbs_stop(struct sbs *s)
+{
+	for (int i = 0; i < s->n; i++)
+		kill(s->pid[i], SIGTERM);
+	reap(s->pid[0]);
+	for (int i = 1; i < s->n; i++)
+		cr_assert_eq(reap(s->pid[i]), 0, "SIGTERM is a clean end");
+}
+
+/* BASE/out/<mine> equals BASE/out/<oracle> byte for byte; the oracle's text (free it). */
+static char *sbs_assert_same(const char *mine, const char *oracle)
+{
+	char pa[256], pb[256], what[128], *a, *b;
+	size_t len;
+
+	snprintf(pa, sizeof(pa), BASE "/out/%s", oracle);
+	snprintf(pb, sizeof(pb), BASE "/out/%s", mine);
+	snprintf(what, sizeof(what), "mntsnap (%s) vs findmnt --poll (%s)", mine, oracle);
+	a = ms_read_file(pa, &len);
+	b = ms_read_file(pb, &len);
+	ms_assert_text_eq(b, a, what);
+	free(b);
+	return a;
+}
+
 #define COLS "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS,OLD-TARGET,OLD-OPTIONS"
 
 /*
@@ -1366,20 +1524,11 @@ static void vs_findmnt(bool pollpri)
 {
 	char *fm[] = {"findmnt", "--poll", "-r", "-o", COLS, NULL};
 	char *ms[] = {(char *)bin(), "watch", "-o", COLS, pollpri ? "--pollpri" : NULL, NULL};
-	char *a, *b;
-	pid_t pf, pm;
-	size_t len;
+	struct sbs sbs;
 
-	ms_private_ns(BASE);
-	ms_mkdir_p(BASE "/out");
-	mnt("out", BASE "/out", "tmpfs", 0, NULL);
-	if (system("findmnt --version >/dev/null 2>&1"))
-		cr_skip_test("findmnt not installed");
-	pf = spawn(BASE "/out/findmnt", fm);
-	pm = spawn(BASE "/out/mntsnap", ms);
-	wait_ready(pf, "findmnt", "mountinfo");
-	usleep(300000); /* its first read of the table: nothing to see it by */
-	wait_ready(pm, "mntsnap", "eventpoll");
+	sbs_setup();
+	sbs_start(&sbs, 2, (char **const[]){fm, ms},
+		  (const char *const[]){"findmnt", "mntsnap"});
 	wait_lines(BASE "/out/mntsnap", 1); /* header: the first capture is done */
 
 	struct {
@@ -1413,15 +1562,8 @@ static void vs_findmnt(bool pollpri)
 	cr_assert_eq(umount(BASE "/odd\\\t\n\xc3\xa9\xff\x7f~"), 0);
 	wait_lines(BASE "/out/findmnt", n + 3);
 	wait_lines(BASE "/out/mntsnap", n + 3);
-	kill(pf, SIGTERM);
-	kill(pm, SIGTERM);
-	reap(pf);
-	cr_assert_eq(reap(pm), 0, "SIGTERM is a clean end");
-	a = ms_read_file(BASE "/out/findmnt", &len);
-	b = ms_read_file(BASE "/out/mntsnap", &len);
-	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
-	free(a);
-	free(b);
+	sbs_stop(&sbs);
+	free(sbs_assert_same("mntsnap", "findmnt"));
 }
 
 Test(watch_cli, table_equals_findmnt_poll)
@@ -1467,27 +1609,16 @@ static void vs_findmnt_merge(bool pollpri, bool all_changes)
 	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, 1, 1},
 	    {NULL, BASE "/w", NULL, NULL, MS_REMOUNT, 1, 1},
 	};
-	char *a, *b;
-	pid_t pf, pm, pa = -1;
+	struct sbs sbs;
+	char *a;
 	size_t len, n = 1, na = 1;
 
-	ms_private_ns(BASE);
-	ms_mkdir_p(BASE "/out");
-	mnt("out", BASE "/out", "tmpfs", 0, NULL);
-	if (system("findmnt --version >/dev/null 2>&1"))
-		cr_skip_test("findmnt not installed");
-	pf = spawn(BASE "/out/findmnt", fm);
-	pm = spawn(BASE "/out/mntsnap", ms);
-	if (all_changes)
-		pa = spawn(BASE "/out/all", msa);
-	wait_ready(pf, "findmnt", "mountinfo");
-	usleep(300000); /* its first read of the table: nothing to see it by */
-	wait_ready(pm, "mntsnap", "eventpoll");
+	sbs_setup();
+	sbs_start(&sbs, all_changes ? 3 : 2, (char **const[]){fm, ms, msa},
+		  (const char *const[]){"findmnt", "mntsnap", "all"});
 	wait_lines(BASE "/out/mntsnap", 1);
-	if (all_changes) {
-		wait_ready(pa, "mntsnap", "eventpoll");
+	if (all_changes)
 		wait_lines(BASE "/out/all", 1);
-	}
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		mnt(steps[i].src, steps[i].dst, steps[i].type, steps[i].fl, steps[i].data);
 		n += (size_t)steps[i].lines;
@@ -1498,19 +1629,11 @@ static void vs_findmnt_merge(bool pollpri, bool all_changes)
 		for (int t = 0; all_changes && t < 300 && count_lines(BASE "/out/all") < na; t++)
 			usleep(10000);
 	}
-	kill(pf, SIGTERM);
-	kill(pm, SIGTERM);
-	reap(pf);
-	cr_assert_eq(reap(pm), 0, "SIGTERM is a clean end");
-	a = ms_read_file(BASE "/out/findmnt", &len);
-	b = ms_read_file(BASE "/out/mntsnap", &len);
-	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	sbs_stop(&sbs);
+	a = sbs_assert_same("mntsnap", "findmnt");
 	cr_assert(strstr(a, "remount " BASE "/w none tmpfs ro,relatime  ro,relatime\n"), "%s", a);
 	free(a);
-	free(b);
 	if (all_changes) {
-		kill(pa, SIGTERM);
-		cr_assert_eq(reap(pa), 0);
 		a = ms_read_file(BASE "/out/all", &len);
 		/* the invisible steps, under an action findmnt does not have */
 		cr_assert(strstr(a, "\nchange " BASE "/w propagation,peer_group\n"), "%s", a);
@@ -1543,22 +1666,13 @@ Test(watch_cli, mount_point_past_path_max_equals_findmnt)
 	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,OLD-TARGET", NULL};
 	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,OLD-TARGET", NULL};
 	char *js[] = {(char *)bin(), "watch", "--json", NULL};
-	char seg[201], *a, *b, *j;
+	char seg[201], *a, *j;
 	size_t len, want;
-	pid_t pf, pm, pj;
+	struct sbs sbs;
 
-	ms_private_ns(BASE);
-	ms_mkdir_p(BASE "/out");
-	mnt("out", BASE "/out", "tmpfs", 0, NULL);
-	if (system("findmnt --version >/dev/null 2>&1"))
-		cr_skip_test("findmnt not installed");
-	pf = spawn(BASE "/out/findmnt", fm);
-	pm = spawn(BASE "/out/mntsnap", ms);
-	pj = spawn(BASE "/out/json", js);
-	wait_ready(pf, "findmnt", "mountinfo");
-	usleep(300000); /* its first read of the table: nothing to see it by */
-	wait_ready(pm, "mntsnap", "eventpoll");
-	wait_ready(pj, "mntsnap", "eventpoll");
+	sbs_setup();
+	sbs_start(&sbs, 3, (char **const[]){fm, ms, js},
+		  (const char *const[]){"findmnt", "mntsnap", "json"});
 	wait_lines(BASE "/out/mntsnap", 1);
 
 	memset(seg, 'd', 200);
@@ -1579,21 +1693,13 @@ Test(watch_cli, mount_point_past_path_max_equals_findmnt)
 	wait_lines(BASE "/out/findmnt", 3);
 	wait_lines(BASE "/out/mntsnap", 3);
 	wait_lines(BASE "/out/json", 2);
-	kill(pf, SIGTERM);
-	kill(pm, SIGTERM);
-	kill(pj, SIGTERM);
-	reap(pf);
-	cr_assert_eq(reap(pm), 0);
-	cr_assert_eq(reap(pj), 0);
-	a = ms_read_file(BASE "/out/findmnt", &len);
-	b = ms_read_file(BASE "/out/mntsnap", &len);
-	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	sbs_stop(&sbs);
+	a = sbs_assert_same("mntsnap", "findmnt");
 	j = ms_read_file(BASE "/out/json", &len);
 	want = strlen(BASE "/deep") + 25 * 201 + 3;
 	cr_assert(strstr(j, "/mp\",\"uniq-id\""), "%s", j);
 	cr_assert_gt(strcspn(j, "\n"), want, "the JSON line holds the whole path");
 	free(a);
-	free(b);
 	free(j);
 }
 
@@ -1608,16 +1714,11 @@ static void bind_source_vs_findmnt(bool pollpri)
 	char *fm[] = {"findmnt", "--poll", "-r", "-o", "ACTION,TARGET,SOURCE", NULL};
 	char *ms[] = {(char *)bin(), "watch", "-o", "ACTION,TARGET,SOURCE",
 		      pollpri ? "--pollpri" : NULL, NULL};
-	char *a, *b;
-	size_t len;
-	pid_t pf, pm;
+	char *a;
+	struct sbs sbs;
 	int fd;
 
-	ms_private_ns(BASE);
-	ms_mkdir_p(BASE "/out");
-	mnt("out", BASE "/out", "tmpfs", 0, NULL);
-	if (system("findmnt --version >/dev/null 2>&1"))
-		cr_skip_test("findmnt not installed");
+	sbs_setup();
 	mnt("src", BASE "/src", "tmpfs", 0, NULL);
 	ms_mkdir_p(BASE "/src/sub/deeper");
 	fd = open(BASE "/src/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -1626,11 +1727,8 @@ static void bind_source_vs_findmnt(bool pollpri)
 	fd = open(BASE "/onfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	cr_assert_geq(fd, 0);
 	close(fd);
-	pf = spawn(BASE "/out/findmnt", fm);
-	pm = spawn(BASE "/out/mntsnap", ms);
-	wait_ready(pf, "findmnt", "mountinfo");
-	usleep(300000); /* its first read of the table: nothing to see it by */
-	wait_ready(pm, "mntsnap", "eventpoll");
+	sbs_start(&sbs, 2, (char **const[]){fm, ms},
+		  (const char *const[]){"findmnt", "mntsnap"});
 	wait_lines(BASE "/out/mntsnap", 1);
 
 	mnt(BASE "/src/sub/deeper", BASE "/dir", NULL, MS_BIND, NULL);
@@ -1642,16 +1740,10 @@ static void bind_source_vs_findmnt(bool pollpri)
 	cr_assert_eq(umount(BASE "/dir"), 0);
 	wait_lines(BASE "/out/findmnt", 4);
 	wait_lines(BASE "/out/mntsnap", 4);
-	kill(pf, SIGTERM);
-	kill(pm, SIGTERM);
-	reap(pf);
-	cr_assert_eq(reap(pm), 0);
-	a = ms_read_file(BASE "/out/findmnt", &len);
-	b = ms_read_file(BASE "/out/mntsnap", &len);
+	sbs_stop(&sbs);
+	a = sbs_assert_same("mntsnap", "findmnt");
 	cr_assert(strstr(a, "src[/sub/deeper]") && strstr(a, "src[/file]"), "findmnt: %s", a);
-	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
 	free(a);
-	free(b);
 }
 
 Test(watch_cli, bind_source_has_fsroot_as_findmnt)
@@ -1681,31 +1773,20 @@ static void beneath_vs_findmnt(bool pollpri)
 		       pollpri ? "--pollpri" : NULL, NULL};
 	char *js[] = {(char *)bin(), "watch", "--json", "--all-changes",
 		      pollpri ? "--pollpri" : NULL, NULL};
-	char *a, *b, *c, *j;
+	char *a, *c, *j;
 	size_t len;
-	pid_t pf, pm, pa, pj;
+	struct sbs sbs;
 	int fd, r;
 
-	ms_private_ns(BASE);
-	ms_mkdir_p(BASE "/out");
-	mnt("out", BASE "/out", "tmpfs", 0, NULL);
-	if (system("findmnt --version >/dev/null 2>&1"))
-		cr_skip_test("findmnt not installed");
+	sbs_setup();
 	mnt("top", BASE "/t", "tmpfs", 0, NULL);
 	mnt("under", BASE "/src", "tmpfs", 0, NULL);
 	mnt("last", BASE "/last", "tmpfs", 0, NULL);
 	fd = (int)syscall(428 /* open_tree */, AT_FDCWD, BASE "/src",
 			  1 /* OPEN_TREE_CLONE */ | O_CLOEXEC);
 	cr_assert_geq(fd, 0, "open_tree: %s", strerror(errno));
-	pf = spawn(BASE "/out/findmnt", fm);
-	pm = spawn(BASE "/out/mntsnap", ms);
-	pa = spawn(BASE "/out/all", all);
-	pj = spawn(BASE "/out/json", js);
-	wait_ready(pf, "findmnt", "mountinfo");
-	usleep(300000); /* its first read of the table: nothing to see it by */
-	wait_ready(pm, "mntsnap", "eventpoll");
-	wait_ready(pa, "mntsnap", "eventpoll");
-	wait_ready(pj, "mntsnap", "eventpoll");
+	sbs_start(&sbs, 4, (char **const[]){fm, ms, all, js},
+		  (const char *const[]){"findmnt", "mntsnap", "all", "json"});
 	wait_lines(BASE "/out/mntsnap", 1);
 
 	r = (int)syscall(429 /* move_mount */, fd, "", AT_FDCWD, BASE "/t",
@@ -1723,24 +1804,14 @@ static void beneath_vs_findmnt(bool pollpri)
 	wait_lines(BASE "/out/mntsnap", 3);
 	wait_lines(BASE "/out/all", 3);
 	wait_lines(BASE "/out/json", 3);
-	kill(pf, SIGTERM);
-	kill(pm, SIGTERM);
-	kill(pa, SIGTERM);
-	kill(pj, SIGTERM);
-	reap(pf);
-	cr_assert_eq(reap(pm), 0);
-	cr_assert_eq(reap(pa), 0);
-	cr_assert_eq(reap(pj), 0);
-	a = ms_read_file(BASE "/out/findmnt", &len);
-	b = ms_read_file(BASE "/out/mntsnap", &len);
-	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	sbs_stop(&sbs);
+	a = sbs_assert_same("mntsnap", "findmnt");
 	c = ms_read_file(BASE "/out/all", &len);
 	cr_assert(strstr(c, "change " BASE "/t top\n"), "--all-changes: %s", c);
 	cr_assert_not(strstr(c, "move "), "--all-changes: %s", c);
 	j = ms_read_file(BASE "/out/json", &len);
 	cr_assert(strstr(j, "{\"action\":\"change\",\"target\":\"" BASE "/t\""), "%s", j);
 	free(a);
-	free(b);
 	free(c);
 	free(j);
 }
@@ -1772,22 +1843,13 @@ Test(watch_cli, propagated_batch_in_findmnt_order)
 	char *fm[] = {"findmnt", "--poll", "-r", "-o", COLS, NULL};
 	char *ms[] = {(char *)bin(), "watch", "-o", COLS, NULL};
 	char *js[] = {(char *)bin(), "watch", "--json", NULL};
-	char *a, *b, *j, *line, *save = NULL;
+	char *a, *j, *line, *save = NULL;
 	size_t len, n = 1;
-	pid_t pf, pm, pj;
+	struct sbs sbs;
 
-	ms_private_ns(BASE);
-	ms_mkdir_p(BASE "/out");
-	mnt("out", BASE "/out", "tmpfs", 0, NULL);
-	if (system("findmnt --version >/dev/null 2>&1"))
-		cr_skip_test("findmnt not installed");
-	pf = spawn(BASE "/out/findmnt", fm);
-	pm = spawn(BASE "/out/mntsnap", ms);
-	pj = spawn(BASE "/out/json", js);
-	wait_ready(pf, "findmnt", "mountinfo");
-	usleep(300000); /* its first read of the table: nothing to see it by */
-	wait_ready(pm, "mntsnap", "eventpoll");
-	wait_ready(pj, "mntsnap", "eventpoll");
+	sbs_setup();
+	sbs_start(&sbs, 3, (char **const[]){fm, ms, js},
+		  (const char *const[]){"findmnt", "mntsnap", "json"});
 	wait_lines(BASE "/out/mntsnap", 1);
 
 	struct {
@@ -1819,15 +1881,8 @@ Test(watch_cli, propagated_batch_in_findmnt_order)
 		wait_lines(BASE "/out/mntsnap", n);
 		wait_lines(BASE "/out/json", n - 1);
 	}
-	kill(pf, SIGTERM);
-	kill(pm, SIGTERM);
-	kill(pj, SIGTERM);
-	reap(pf);
-	cr_assert_eq(reap(pm), 0);
-	cr_assert_eq(reap(pj), 0);
-	a = ms_read_file(BASE "/out/findmnt", &len);
-	b = ms_read_file(BASE "/out/mntsnap", &len);
-	ms_assert_text_eq(b, a, "mntsnap watch vs findmnt --poll -r");
+	sbs_stop(&sbs);
+	a = sbs_assert_same("mntsnap", "findmnt");
 	/* the JSON in the same order: "action target" of each findmnt line */
 	j = ms_read_file(BASE "/out/json", &len);
 	line = strtok_r(a, "\n", &save); /* the header */
@@ -1844,7 +1899,6 @@ Test(watch_cli, propagated_batch_in_findmnt_order)
 			  (int)(nl - jl), jl);
 	}
 	free(a);
-	free(b);
 	free(j);
 }
 
@@ -2210,4 +2264,181 @@ Test(watch_cli, json_makes_findmnt_decisions)
 Test(watch_cli, json_all_changes)
 {
 	json_decisions(true);
+}
+
+/*
+ * mntsnap list -p/--poll is findmnt --poll: the same history, one change
+ * at a time, printed the same in each output form (the tree and list
+ * forms lay out each batch anew as findmnt does, the heading once, with
+ * the first lines), with -o's poll columns and an ACTION filter.
+ */
+/* A mount's step: with -p's ACTION list leaving mounts out, nothing comes to wait for. */
+static size_t mount_step(const struct sbs *s, size_t n, bool shown)
+{
+	if (shown)
+		return sbs_sync(s, n);
+	usleep(300000);
+	return n;
+}
+
+static void list_poll_vs_findmnt(const char *poll, const char *form, const char *cols)
+{
+	bool mounts = !strchr(poll, '=') || strstr(poll, "=mount") || strstr(poll, ",mount");
+	char *fm[] = {"findmnt", (char *)poll, (char *)form, "-o", (char *)cols, NULL};
+	char *ms[] = {(char *)bin(), "list", (char *)poll, (char *)form, "-o", (char *)cols, NULL};
+	struct sbs sbs;
+	size_t n = 0;
+	int fd;
+
+	if (!*form) /* no form option: the default, a list for --poll */
+		fm[2] = "-o", fm[3] = (char *)cols, fm[4] = NULL, ms[3] = "-o", ms[4] = (char *)cols,
+		ms[5] = NULL;
+	sbs_setup();
+	mnt("src", BASE "/src", "tmpfs", 0, NULL);
+	ms_mkdir_p(BASE "/src/sub");
+	fd = open(BASE "/src/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	fd = open(BASE "/onfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	ms_mkdir_p(BASE "/moved");
+	sbs_start(&sbs, 2, (char **const[]){fm, ms}, (const char *const[]){"findmnt", "list"});
+	/* a long target first: a later, narrower batch is laid out anew */
+	mnt("long-source-name", BASE "/a-rather-long-mount-point", "tmpfs", 0, "size=1m");
+	n = mount_step(&sbs, n, mounts);
+	mnt("b", BASE "/b", "tmpfs", 0, NULL);
+	n = mount_step(&sbs, n, mounts);
+	mnt(BASE "/src/sub", BASE "/bind", NULL, MS_BIND, NULL);
+	n = mount_step(&sbs, n, mounts);
+	mnt(BASE "/src/file", BASE "/onfile", NULL, MS_BIND, NULL);
+	n = mount_step(&sbs, n, mounts);
+	mnt(NULL, BASE "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	n = sbs_sync(&sbs, n);
+	mnt(NULL, BASE "/a-rather-long-mount-point", NULL, MS_REMOUNT, "size=2m");
+	n = sbs_sync(&sbs, n);
+	mnt(BASE "/b", BASE "/moved", NULL, MS_MOVE, NULL);
+	n = sbs_sync(&sbs, n);
+	mnt("sp", BASE "/with space", "tmpfs", 0, NULL);
+	n = mount_step(&sbs, n, mounts);
+	cr_assert_eq(umount(BASE "/moved"), 0);
+	n = sbs_sync(&sbs, n);
+	cr_assert_eq(umount(BASE "/bind"), 0);
+	n = sbs_sync(&sbs, n);
+	cr_assert_eq(umount(BASE "/with space"), 0);
+	sbs_sync(&sbs, n);
+	sbs_stop(&sbs);
+	free(sbs_assert_same("list", "findmnt"));
+}
+
+#define PCOLS "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS"
+Test(watch_cli, list_poll_equals_findmnt_poll)
+{
+	list_poll_vs_findmnt("-p", "", PCOLS);
+}
+Test(watch_cli, list_poll_raw_equals_findmnt_poll)
+{
+	list_poll_vs_findmnt("--poll", "-r", PCOLS ",OLD-TARGET,OLD-OPTIONS");
+}
+Test(watch_cli, list_poll_pairs_equals_findmnt_poll)
+{
+	list_poll_vs_findmnt("-p", "-P", PCOLS ",OLD-TARGET,OLD-OPTIONS,ID,PROPAGATION");
+}
+Test(watch_cli, list_poll_noheadings_list_equals_findmnt_poll)
+{
+	list_poll_vs_findmnt("-p", "-n", "+OLD-TARGET,OLD-OPTIONS,FSROOT,MAJ:MIN");
+}
+Test(watch_cli, list_poll_actions_equal_findmnt_poll)
+{
+	list_poll_vs_findmnt("--poll=umount,move,remount", "-l", "+OLD-TARGET,OLD-OPTIONS");
+}
+
+/*
+ * -w MS: findmnt stops when MS pass without a change, exit status 0,
+ * nothing printed when nothing changed; so does list -p. A change
+ * restarts the wait: a mount 0.3 s in ends a -w 1000 run after 1.3 s,
+ * with its line.
+ */
+Test(watch_cli, list_poll_timeout_as_findmnt)
+{
+	char *fm[] = {"findmnt", "-p", "-w", "1000", "-r", NULL};
+	char *ms[] = {(char *)bin(), "list", "-p", "-w", "1000", "-r", NULL};
+	struct timespec t0, t1;
+	struct sbs sbs;
+	char *a;
+
+	sbs_setup();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sbs_start(&sbs, 2, (char **const[]){fm, ms}, (const char *const[]){"findmnt", "list"});
+	mnt("late", BASE "/late", "tmpfs", 0, NULL);
+	cr_assert_eq(reap(sbs.pid[0]), 0, "findmnt -w ends with 0");
+	cr_assert_eq(reap(sbs.pid[1]), 0, "list -p -w ends with 0");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert_gt((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000, 1200,
+		     "the change restarted the wait");
+	a = sbs_assert_same("list", "findmnt");
+	cr_assert(strstr(a, "mount " BASE "/late late tmpfs"), "%s", a);
+	free(a);
+	/* nothing changes: nothing printed, status 0 */
+	fm[3] = ms[4] = "400";
+	sbs_start(&sbs, 2, (char **const[]){fm, ms}, (const char *const[]){"findmnt2", "list2"});
+	cr_assert_eq(reap(sbs.pid[0]), 0);
+	cr_assert_eq(reap(sbs.pid[1]), 0);
+	free(sbs_assert_same("list2", "findmnt2"));
+	cr_assert_eq(count_lines(BASE "/out/list2"), 0);
+}
+
+/*
+ * -N PID: the table of a process in another mount namespace, watched
+ * (watch -N and list -p -N) as findmnt --poll -N PID reads it.
+ */
+Test(watch_cli, task_target_equals_findmnt_poll_N)
+{
+	char pid[16];
+	char *fm[] = {"findmnt", "-p", "-r", "-N", pid, "-o", COLS, NULL};
+	char *ms[] = {(char *)bin(), "watch", "-N", pid, "-o", COLS, NULL};
+	char *ls[] = {(char *)bin(), "list", "-p", "-r", "-N", pid, "-o", COLS, NULL};
+	struct target t;
+	struct sbs sbs;
+	size_t n = 1;
+
+	sbs_setup();
+	t = target_start(false);
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	sbs_start(&sbs, 3, (char **const[]){fm, ms, ls},
+		  (const char *const[]){"findmnt", "watch", "list"});
+	wait_lines(BASE "/out/watch", 1);
+	target_do(&t, 'm', BASE "/in-target");
+	n = sbs_sync(&sbs, n);
+	target_do(&t, 'm', BASE "/second");
+	n = sbs_sync(&sbs, n);
+	target_do(&t, 'u', BASE "/in-target");
+	sbs_sync(&sbs, n);
+	sbs_stop(&sbs);
+	free(sbs_assert_same("watch", "findmnt"));
+	free(sbs_assert_same("list", "findmnt"));
+	target_end(&t);
+}
+
+/*
+ * watch --pid 1 (and -N 1) works wherever list -N 1 does: where the
+ * namespace of PID 1 may not be queried directly, both read its
+ * mountinfo text. It said "Operation not supported".
+ */
+Test(watch_cli, pid_1_as_list_reads_it)
+{
+	char *list[] = {(char *)bin(), "list", "-N", "1", "-n", "-o", "TARGET", NULL};
+	char *w1[] = {(char *)bin(), "watch", "--pid", "1", "--timeout", "0.2", NULL};
+	char *w2[] = {(char *)bin(), "watch", "-N", "1", "--timeout", "0.2", NULL};
+	size_t len;
+	char *e;
+
+	ms_private_ns(BASE);
+	if (run_cli(list))
+		cr_skip_test("list -N 1 does not work here either");
+	cr_assert_eq(run_cli(w1), 0);
+	e = ms_read_file(BASE "/run.out.err", &len);
+	cr_assert_eq(len, 0, "watch --pid 1: %s", e);
+	free(e);
+	cr_assert_eq(run_cli(w2), 0);
 }

@@ -73,6 +73,24 @@ int cli_parse_backend(const char *s);
 /* Parse an unsigned 64-bit number (decimal or 0x hex); -EINVAL if not one. */
 int cli_parse_u64(const char *s, uint64_t *ret);
 
+/*
+ * list -p/--poll (findmnt's poll mode), run by the watcher of mntsnap
+ * watch: lines as findmnt --poll prints them. specs: the -o lists in
+ * order; mode: enum out_mode; actions: -p's list (NULL: all); timeout_ms:
+ * -w (< 0: none); tid: the TID column's task. Returns the exit status.
+ */
+struct cli_poll {
+	const struct cli_target *t;
+	const char *const *specs;
+	size_t nspecs;
+	int mode;
+	bool noheadings;
+	const char *actions;
+	long timeout_ms;
+	long tid;
+};
+int cli_poll(const struct cli_poll *p);
+
 /* The commands. */
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);

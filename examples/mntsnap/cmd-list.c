@@ -48,6 +48,11 @@ static const char list_help[] =
 	"  -e, --evaluate        show LABEL=/UUID=/... sources as their devices\n"
 	"  -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, SOURCES columns\n"
 	"  need libblkid (a build without it refuses them, exit 2)\n"
+	"  -p, --poll[=ACTIONS]  monitor the table, a line per change as findmnt\n"
+	"                        --poll (columns ACTION,TARGET,SOURCE,FSTYPE,OPTIONS;\n"
+	"                        -o adds OLD-TARGET, OLD-OPTIONS); ACTIONS: mount,\n"
+	"                        umount,remount,move (default: all); see mntsnap watch\n"
+	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
 	"or mount point.\n";
 
@@ -61,6 +66,13 @@ struct list_args {
 	bool allow_inconsistent;
 	bool mtab; /* -m (the last of -m, -k, -N says) */
 	bool fstab, evaluate, verify, verbose, kernel;
+	/* -p/-w: the -o lists are kept for the poll table (view's -o knows
+	 * no ACTION) and handed to the view afterwards when not polling */
+	bool poll;
+	const char *poll_actions;
+	long timeout_ms;
+	const char *specs[16];
+	size_t nspecs;
 };
 
 static void print_help(const char *text)
@@ -90,16 +102,22 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		{ "evaluate", no_argument, NULL, 'e' },
 		{ "verify", no_argument, NULL, 'x' },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "poll", optional_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 'w' },
 		{ 0 },
 	};
 	uint64_t v;
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:sex", lo, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:sexp::w:", lo,
+				NULL)) != -1) {
 		if (view_excl(&a->view, "list", c))
 			return -EINVAL;
+		if (c == 'o' && a->nspecs < sizeof(a->specs) / sizeof(a->specs[0])) {
+			a->specs[a->nspecs++] = optarg;
+			continue;
+		}
 		r = view_opt(&a->view, "list", c, optarg);
 		if (r < 0)
 			return r;
@@ -171,6 +189,19 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		case OPT_VERBOSE:
 			a->verbose = true;
 			break;
+		case 'p':
+			a->poll = true;
+			a->poll_actions = optarg;
+			break;
+		case 'w': {
+			char *end;
+
+			errno = 0;
+			a->timeout_ms = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end)
+				return cli_fail(0, "list: bad --timeout '%s'", optarg), -EINVAL;
+			break;
+		}
 		default:
 			cli_fail(0, "list: bad option (see mntsnap list --help)");
 			return -EINVAL;
@@ -182,6 +213,9 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		cli_fail(0, "list: unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
+	for (size_t i = 0; !a->poll && i < a->nspecs; i++)
+		if (view_opt(&a->view, "list", 'o', a->specs[i]) < 0)
+			return -EINVAL;
 	return 0;
 }
 
@@ -388,6 +422,19 @@ static int list_fstab(struct list_args *a)
 	return fstab_list(&fa);
 }
 
+/* -p: findmnt's poll mode, on the watcher (cmd-watch.c). */
+static int list_poll(const struct list_args *a)
+{
+	struct cli_poll q = { .t = &a->target, .specs = a->specs, .nspecs = a->nspecs,
+			      .mode = a->view.out.mode, .noheadings = a->view.out.noheadings,
+			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms,
+			      .tid = a->target.set ? a->target.pid : getpid() };
+
+	if (a->mountinfo_file)
+		return cli_fail(0, "list: --poll watches a live table, not a --tab-file");
+	return cli_poll(&q);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	char *tagdev = NULL;
@@ -399,9 +446,12 @@ int cmd_list(int argc, char **argv)
 	int r;
 
 	view_init(&a.view);
+	a.timeout_ms = -1;
 	r = parse_list(argc, argv, &a);
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
+	if (a.poll)
+		return list_poll(&a);
 	if (a.view.list_columns) {
 		col_list(stdout);
 		return 0;

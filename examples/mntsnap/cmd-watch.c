@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "columns.h"
 
 static const char watch_help[] =
     "usage: mntsnap watch [TARGET] [--json] [-o COLUMNS] [-n] [--count N]\n"
@@ -27,7 +28,11 @@ static const char watch_help[] =
     "the namespace's mountinfo; stops after N events, SECONDS, SIGINT/SIGTERM,\n"
     "when a --pid target exits or when the reader of a pipe it writes to goes\n"
     "away (exit status 0 in all these cases).\n"
-    "TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace)\n"
+"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (default: own\n"
+    "        namespace). A process whose namespace may not be queried (no\n"
+    "        CAP_SYS_ADMIN over its owner, no ptrace access to open it) is\n"
+    "        watched from its mountinfo text, as list reads it: re-read on\n"
+    "        every change (no UNIQ-ID; a move is an umount and a mount)\n"
     "  --json       one JSON object per line: action, target, uniq-id, source,\n"
     "               fstype, options; move/remount add old-target, old-options\n"
     "               and \"changed\": {field: {\"old\": ..., \"new\": ...}}\n"
@@ -81,9 +86,14 @@ static const char *const col_names[C_N] = {
 /* a column may be named more than once (findmnt -o allows it) */
 #define MAX_COLS 64
 
+struct poll_out;
+
 struct wargs {
 	struct cli_target t;
+	struct poll_out *poll; /* list --poll: findmnt's lines, not watch's */
 	bool json, noheadings, no_settle, pollpri, all_changes;
+	bool idle_timeout; /* the timeout counts from the last change (findmnt -w) */
+	uint32_t mask;     /* MNTSNAP_F_* beyond the default the lines read */
 	int cols[MAX_COLS], ncols;
 	uint64_t count;
 	double timeout;
@@ -572,6 +582,10 @@ static int parse_args(struct wargs *a, int argc, char **argv)
 		} else if (i + 1 >= argc) {
 			return cli_fail(0, "watch: unknown option or missing value: '%s'", o),
 			       -EINVAL;
+		} else if (!strcmp(o, "-N") || !strcmp(o, "--task")) {
+			/* findmnt's spelling of --pid, as list takes it */
+			if (cli_target_set(&a->t, "--pid", argv[++i]))
+				return -EINVAL;
 		} else if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
 			r = parse_columns(a, argv[++i]);
 			if (r)
@@ -660,12 +674,338 @@ static int drain_sorted(struct mntsnap_watch *w, struct ev_at **ret, size_t *ret
 	return 0;
 }
 
+/* ---- list --poll: findmnt --poll's output ------------------------------------------ */
+
+/* The columns only poll mode has; every other one is a list column. */
+enum { P_LIST, P_ACTION, P_OLD_TARGET, P_OLD_OPTIONS };
+
+struct pcol {
+	int own; /* P_* */
+	const struct column *col; /* P_LIST */
+	const char *name, *header; /* JSON key, heading */
+	unsigned char min_width, flags;
+	bool strict; /* never narrower than min_width (SCOLS_FL_STRICTWIDTH) */
+};
+
+/*
+ * findmnt's own poll columns: ACTION is 10 wide at least (a strict width
+ * hint), OLD-TARGET and OLD-OPTIONS have ratio hints only, which never
+ * widen a column of a table printed to a file or pipe.
+ */
+static const struct pcol own_cols[] = {
+	{ P_ACTION, NULL, "action", "ACTION", 10, 0, true },
+	{ P_OLD_TARGET, NULL, "old-target", "OLD-TARGET", 0, 0 },
+	{ P_OLD_OPTIONS, NULL, "old-options", "OLD-OPTIONS", 0, 0 },
+};
+
+struct poll_out {
+	struct pcol cols[MAX_COLS];
+	int ncols;
+	int mode;       /* enum out_mode; the tree is a list here */
+	bool noheadings;
+	bool headed;    /* the heading went out with the first lines */
+	unsigned actions; /* 1 << enum mntsnap_watch_kind; 0: every one */
+	uint32_t need;  /* MNTSNAP_F_* the columns read */
+	struct col_ctx cx;
+};
+
+static int pcol_add(struct poll_out *p, const char *name)
+{
+	const struct column *c;
+
+	if (p->ncols == MAX_COLS)
+		return cli_fail(0, "list: too many columns (%d at most)", MAX_COLS), -EINVAL;
+	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++) {
+		if (!strcasecmp(name, own_cols[i].header)) {
+			p->cols[p->ncols++] = own_cols[i];
+			return 0;
+		}
+	}
+	c = col_find(name, strlen(name));
+	if (!c)
+		return cli_fail(0, "list: unknown column '%s' (see --help)", name), -EINVAL;
+	p->cols[p->ncols++] = (struct pcol){ P_LIST, c, c->name, c->header, c->min_width,
+					     c->flags };
+	p->need |= c->need;
+	return 0;
+}
+
+/* One -o list: "+LIST" adds to the columns chosen so far, as list's -o. */
+static int pcol_parse(struct poll_out *p, const char *spec)
+{
+	char *dup = strdup(spec), *save = NULL;
+	int r = 0;
+
+	if (!dup)
+		return cli_fail(-ENOMEM, "list");
+	if (*spec != '+')
+		p->ncols = 0;
+	for (char *t = strtok_r(dup + (*spec == '+'), ",", &save); t && !r;
+	     t = strtok_r(NULL, ",", &save))
+		r = pcol_add(p, t);
+	free(dup);
+	if (!r && !p->ncols)
+		r = (cli_fail(0, "list: -o needs at least one column"), -EINVAL);
+	return r;
+}
+
+/* findmnt --poll's ACTION list: mount,umount,remount,move */
+static int poll_actions(const char *list, unsigned *ret)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} acts[] = { { "mount", MNTSNAP_WATCH_MOUNT },
+		     { "umount", MNTSNAP_WATCH_UMOUNT },
+		     { "remount", MNTSNAP_WATCH_CHANGE },
+		     { "move", MNTSNAP_WATCH_MOVE } };
+	const char *p = list;
+
+	*ret = 0;
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+			if (strlen(acts[i].name) == n && !strncmp(p, acts[i].name, n))
+				break;
+		if (i == sizeof(acts) / sizeof(acts[0]))
+			return cli_fail(0, "list: unknown --poll action '%.*s' (mount, umount, "
+					   "remount, move)", (int)n, p), -EINVAL;
+		*ret |= 1U << acts[i].kind;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+/* The raw value of column c for event e (nothing when it has none). */
+static void pcol_value(struct obuf *b, const struct poll_out *p, const struct pcol *c,
+		       const struct mntsnap_watch_event *e)
+{
+	int kind = line_kind(e);
+
+	switch (c->own) {
+	case P_ACTION:
+		ob_puts(b, action_name(e));
+		break;
+	case P_OLD_TARGET: /* findmnt: for a move and an umount */
+		if (kind == MNTSNAP_WATCH_MOVE || kind == MNTSNAP_WATCH_UMOUNT)
+			ob_puts(b, e->old.mount_point);
+		break;
+	case P_OLD_OPTIONS: /* findmnt: for a remount and an umount */
+		if (kind == MNTSNAP_WATCH_CHANGE || kind == MNTSNAP_WATCH_UMOUNT)
+			col_merged_options(b, &e->old);
+		break;
+	default:
+		c->col->get(b, subject(e), &p->cx);
+	}
+}
+
+/* Does findmnt print e with this ACTION list? */
+static bool poll_wants(const struct poll_out *p, const struct mntsnap_watch_event *e)
+{
+	if (e->kind == MNTSNAP_WATCH_RESYNC || !findmnt_sees(e))
+		return false; /* a resync's differences are lines of their own */
+	return !p->actions || (p->actions & (1U << line_kind(e)));
+}
+
+struct pcell {
+	size_t off, len, width;
+};
+
+static void pad_to(struct obuf *b, size_t n)
+{
+	while (n--)
+		ob_putc(b, ' ');
+}
+
+/*
+ * The tree and list forms: one table per batch, as findmnt prints each
+ * read of the table (libsmartcols lays out every batch anew: a column is
+ * as wide as its widest value in the batch, its heading, counted even
+ * when not printed, or its width hint, as list's tables); the heading
+ * goes out once, with the first batch.
+ */
+static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *const *ev,
+		      size_t n, struct obuf *out)
+{
+	struct pcell *cv = calloc(n * (size_t)p->ncols + 1, sizeof(*cv));
+	size_t width[MAX_COLS] = { 0 };
+	struct obuf cells = { 0 }, val = { 0 };
+	int r;
+
+	if (!cv)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		for (int c = 0; c < p->ncols; c++) {
+			struct pcell *ce = &cv[k * (size_t)p->ncols + (size_t)c];
+
+			val.len = 0;
+			pcol_value(&val, p, &p->cols[c], ev[k]);
+			ce->off = cells.len;
+			ce->width = out_enc_cell(&cells, val.len ? val.p : "", val.len, OUT_LIST);
+			ce->len = cells.len - ce->off;
+			if (ce->width > width[c])
+				width[c] = ce->width;
+		}
+	}
+	for (int c = 0; c < p->ncols; c++) {
+		size_t hl = strlen(p->cols[c].header), hint = p->cols[c].min_width;
+
+		if (width[c] < hl)
+			width[c] = hl;
+		else if (width[c] < hint && hl < hint)
+			width[c] = hint;
+		if (p->cols[c].strict && width[c] < hint)
+			width[c] = hint;
+	}
+	for (int c = 0; !p->noheadings && !p->headed && c < p->ncols; c++) {
+		size_t fill = width[c] - strlen(p->cols[c].header);
+		bool right = p->cols[c].flags & COL_RIGHT, lastc = c + 1 == p->ncols;
+
+		if (right)
+			pad_to(out, fill);
+		ob_puts(out, p->cols[c].header);
+		if (!right && !lastc)
+			pad_to(out, fill);
+		ob_putc(out, lastc ? '\n' : ' ');
+	}
+	for (size_t k = 0; k < n; k++) {
+		for (int c = 0; c < p->ncols; c++) {
+			struct pcell *ce = &cv[k * (size_t)p->ncols + (size_t)c];
+			size_t fill = width[c] - ce->width;
+			bool right = p->cols[c].flags & COL_RIGHT, lastc = c + 1 == p->ncols;
+
+			/* an empty last cell is not padded at all */
+			if (right && !(lastc && !ce->len))
+				pad_to(out, fill);
+			ob_put(out, cells.p + ce->off, ce->len);
+			if (!right && !lastc)
+				pad_to(out, fill);
+			ob_putc(out, lastc ? '\n' : ' ');
+		}
+	}
+	r = cells.err ? cells.err : val.err;
+	ob_free(&cells);
+	ob_free(&val);
+	free(cv);
+	return r;
+}
+
+/* -r and -P: a line per event, the heading (-r) once, with the first. */
+static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *const *ev,
+		      size_t n, struct obuf *out)
+{
+	bool pairs = p->mode == OUT_PAIRS;
+	struct obuf val = { 0 };
+	int r;
+
+	for (int c = 0; !pairs && !p->noheadings && !p->headed && c < p->ncols; c++) {
+		out_enc_cell(out, p->cols[c].header, strlen(p->cols[c].header), OUT_RAW);
+		ob_putc(out, c + 1 < p->ncols ? ' ' : '\n');
+	}
+	for (size_t k = 0; k < n; k++) {
+		for (int c = 0; c < p->ncols; c++) {
+			val.len = 0;
+			pcol_value(&val, p, &p->cols[c], ev[k]);
+			if (pairs) {
+				ob_puts(out, p->cols[c].header);
+				ob_put(out, "=\"", 2);
+			}
+			out_enc_cell(out, val.len ? val.p : "", val.len, p->mode);
+			if (pairs)
+				ob_putc(out, '"');
+			ob_putc(out, c + 1 < p->ncols ? ' ' : '\n');
+		}
+	}
+	r = val.err;
+	ob_free(&val);
+	return r;
+}
+
+/*
+ * -J: each batch one document as list -J -l writes one, {"filesystems":
+ * [...]} with a line per event, the keys the columns' lowercase names.
+ * (findmnt 2.38's --poll -J aborts on an assertion at its first batch.)
+ */
+static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const *ev, size_t n,
+		     struct obuf *out)
+{
+	struct obuf val = { 0 };
+	int r;
+
+	ob_puts(out, "{\"filesystems\":[\n");
+	for (size_t k = 0; k < n; k++) {
+		ob_putc(out, '{');
+		for (int c = 0; c < p->ncols; c++) {
+			const struct column *col = p->cols[c].col;
+
+			val.len = 0;
+			pcol_value(&val, p, &p->cols[c], ev[k]);
+			if (c)
+				ob_putc(out, ',');
+			ob_putc(out, '"');
+			ob_puts(out, p->cols[c].name);
+			ob_put(out, "\":", 2);
+			if (!val.len)
+				ob_puts(out, "null");
+			else if (col && col->json == COL_JSON_NUMBER)
+				ob_put(out, val.p, val.len);
+			else
+				out_enc_cell(out, val.p, val.len, OUT_JSON);
+		}
+		ob_puts(out, k + 1 < n ? "},\n" : "}\n");
+	}
+	ob_puts(out, "]}\n");
+	r = val.err;
+	ob_free(&val);
+	return r;
+}
+
+/* The events of one drain that findmnt prints, printed as it prints them. */
+static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n)
+{
+	const struct mntsnap_watch_event **ev = calloc(n + 1, sizeof(*ev));
+	struct obuf out = { 0 };
+	size_t k = 0;
+	int r;
+
+	if (!ev)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (poll_wants(p, &v[i].e))
+			ev[k++] = &v[i].e;
+	if (!k) {
+		free(ev);
+		return 0;
+	}
+	if (p->mode == OUT_JSON)
+		r = poll_json(p, ev, k, &out);
+	else if (p->mode == OUT_RAW || p->mode == OUT_PAIRS)
+		r = poll_lines(p, ev, k, &out);
+	else
+		r = poll_table(p, ev, k, &out);
+	if (!r)
+		r = out.err;
+	if (!r)
+		fwrite(out.p, 1, out.len, stdout);
+	p->headed = true;
+	ob_free(&out);
+	free(ev);
+	return r;
+}
+
 /* Print the events of one drain; 1 once --count is reached, 0, -ENOMEM. */
 static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t *seen)
 {
 	struct ev_at *v = NULL;
 	size_t n = 0;
 	int r = drain_sorted(w, &v, &n);
+
+	if (!r && a->poll) {
+		r = poll_batch(a->poll, v, n);
+		free(v);
+		return r;
+	}
 
 	for (size_t i = 0; !r && i < n; i++) {
 		const struct mntsnap_watch_event *e = &v[i].e;
@@ -721,6 +1061,9 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 			p[2].fd = -1; /* no stdout: writing says so */
 		else if (p[2].revents & (POLLERR | POLLHUP))
 			return 0; /* nobody reads any more */
+		/* findmnt -w bounds each wait for a change, not the whole run */
+		if (a->idle_timeout && end && r > 0)
+			end = now_s() + a->timeout;
 		r = mntsnap_watch_drain(w);
 		if (r == -ESRCH) {
 			fflush(stdout);
@@ -760,6 +1103,7 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 {
 	struct mntsnap_error err = {0};
 	MNTSNAP_OPTS(mntsnap_watch_opts, o, .ns = ns, .error = &err,
+		     .mask = a->mask ? MNTSNAP_MASK_DEFAULT | a->mask : 0,
 		     .flags = (a->no_settle ? MNTSNAP_WATCH_NO_SETTLE : 0) |
 			      (a->pollpri ? MNTSNAP_WATCH_POLLPRI_ONLY : 0));
 	struct mntsnap_watch *w = NULL;
@@ -776,17 +1120,14 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 	return r ? CLI_EXIT_ERR : 0;
 }
 
-int cmd_watch(int argc, char **argv)
+/* Open the target, run the watch until a stop condition; the exit status. */
+static int watch_main(const struct wargs *a)
 {
-	struct wargs a = {.cols = {C_ACTION, C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS}, .ncols = 5};
 	struct mntsnap_ns *ns = NULL;
 	sigset_t set;
 	int r, sigfd;
 
-	r = parse_args(&a, argc, argv);
-	if (r)
-		return r > 0 ? 0 : CLI_EXIT_ERR;
-	if (cli_target_open(&a.t, &ns))
+	if (cli_target_open(&a->t, &ns))
 		return CLI_EXIT_ERR;
 	/* SIGINT/SIGTERM end the loop cleanly (and --save still writes) */
 	sigemptyset(&set);
@@ -798,8 +1139,41 @@ int cmd_watch(int argc, char **argv)
 		cli_target_close(ns);
 		return cli_fail(-errno, "watch: signalfd");
 	}
-	r = watch_run(&a, ns, sigfd);
+	r = watch_run(a, ns, sigfd);
 	close(sigfd);
 	cli_target_close(ns);
 	return r;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct wargs a = {.cols = {C_ACTION, C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS}, .ncols = 5};
+	int r = parse_args(&a, argc, argv);
+
+	if (r)
+		return r > 0 ? 0 : CLI_EXIT_ERR;
+	return watch_main(&a);
+}
+
+int cli_poll(const struct cli_poll *q)
+{
+	struct poll_out po = {.mode = q->mode == OUT_TREE ? OUT_LIST : q->mode,
+			      .noheadings = q->noheadings};
+	/* the heading is the poll table's, printed with its first lines */
+	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true};
+
+	po.cx.tid = q->tid;
+	po.cx.aligned = po.mode == OUT_LIST;
+	if (pcol_parse(&po, "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS"))
+		return CLI_EXIT_ERR;
+	for (size_t i = 0; i < q->nspecs; i++)
+		if (pcol_parse(&po, q->specs[i]))
+			return CLI_EXIT_ERR;
+	if (q->actions && poll_actions(q->actions, &po.actions))
+		return CLI_EXIT_ERR;
+	/* -w 0: one look, as findmnt's poll() with no wait; < 0: no bound */
+	if (q->timeout_ms >= 0)
+		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
+	a.mask = po.need;
+	return watch_main(&a);
 }

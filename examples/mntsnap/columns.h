@@ -153,4 +153,12 @@ long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bool *match,
 		     const struct out_opts *o, FILE *f);
 
+/*
+ * One cell's bytes s[0..n) escaped as mode writes them (a JSON string
+ * with its quotes) onto b; for the tree and list forms, its width in
+ * terminal columns (0 for the others). For tables made elsewhere (list
+ * --poll's lines).
+ */
+size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode);
+
 #endif

@@ -726,3 +726,20 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
 
 	return render(&rs, match, o, f);
 }
+
+size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode)
+{
+	switch (mode) {
+	case OUT_RAW:
+		enc_raw(b, s, n);
+		return 0;
+	case OUT_PAIRS:
+		enc_pairs(b, s, n);
+		return 0;
+	case OUT_JSON:
+		enc_json(b, s, n);
+		return 0;
+	default:
+		return enc_table(b, s, n, locale_utf8());
+	}
+}
