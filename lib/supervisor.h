@@ -245,8 +245,9 @@ struct mntsnap_supervisor {
  * how to take on the credentials a decided request is performed with
  * (lib/sv-perform.c): host true for a rule granting
  * MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS, else those of the container's
- * user namespace when it has one. 0 or -errno; called once, after the
- * decision and before anything is mounted.
+ * user namespace when it has one. Until then the worker has the caller's
+ * fsuid, fsgid and groups, for the path lookups. 0 or -errno; called
+ * once, after the decision and before anything is mounted.
  */
 struct sv_work {
 	struct sv_req *q;

@@ -3,9 +3,13 @@
  * The supervisor's work inside a container: runs in the worker
  * (sv-perform.c) inside every namespace of the caller. It
  * checks the namespace root is the caller's root, opens every path with
- * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS, names what it reached, decides
- * with the policy, and mounts onto the opened fds: what is checked is
- * what is used.
+ * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS (with the caller's fsuid, fsgid
+ * and groups: what it may not search is EACCES), names what it reached,
+ * decides with the policy, takes the credentials of the mount (become)
+ * and mounts onto the opened fds: what is checked is what is used. The
+ * name of a directory is read with fchdir + getcwd, so a target
+ * directory the caller may not enter (no x bit) is EACCES too, where
+ * mount(2) itself would only ask to reach it.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -37,17 +37,28 @@
  *     child, and no filesystem instance depends on the time namespace,
  *     so the copy is paid only then. Binds, remounts, moves and umounts
  *     create no superblock: the first child does them itself;
- *  4. the worker resolves and decides with the supervisor's credentials,
- *     then, before mounting anything, takes the container's: when the
- *     container has a user namespace of its own it joins it and becomes
- *     its root, so what it creates is owned by that user namespace and
- *     the kernel's own limits for it apply (FS_USERNS_MOUNT types only,
- *     locked mounts, "too revealing" proc/sysfs); only a rule granting
- *     MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS keeps the supervisor's;
+ *  4. the worker resolves the paths with the caller's fsuid, fsgid and
+ *     supplementary groups (as_caller(); the supervisor read them from
+ *     its procfs before NOTIF_ID_VALID) and decides, then, before
+ *     mounting anything, puts its own back and takes the container's
+ *     (become()): when the container has a user namespace of its own it
+ *     joins it and becomes its root, so what it creates is owned by that
+ *     user namespace and the kernel's own limits for it apply
+ *     (FS_USERNS_MOUNT types only, locked mounts, "too revealing"
+ *     proc/sysfs); only a rule granting MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS
+ *     keeps the supervisor's. Its capabilities meanwhile: CAP_SYS_ADMIN
+ *     (mounts, setns), CAP_SYS_CHROOT (setns into a mount namespace),
+ *     CAP_SETUID/CAP_SETGID until become(); never CAP_DAC_OVERRIDE or
+ *     CAP_DAC_READ_SEARCH, which would let a lookup pass where the
+ *     caller's could not;
  *  5. its results come back through a shared mapping (a forked worker has
  *     its own copy of everything else), and its mm is non-dumpable: a
  *     container that sees the worker in its pid namespace cannot ptrace
- *     it or read the supervisor's memory through its /proc/PID/mem.
+ *     it or read the supervisor's memory through its /proc/PID/mem. It
+ *     can kill it (the worker is uid 0 there, like the container's root):
+ *     the request then fails, unless the worker had attached the mount,
+ *     which it announces with the mount's id in that mapping first
+ *     (worker_lost()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -345,10 +356,12 @@ static int as_self(struct worker *k)
 
 /*
  * The credentials a decided request is performed with (struct sv_work):
- * in a container with a user namespace of its own, its root there, with
+ * the worker's own back from the caller's (as_self()); then, in a
+ * container with a user namespace of its own, its root there, with
  * CAP_SYS_ADMIN over that namespace only. Supplementary groups go first
  * (the host's groups mean nothing in there). Joining is for good: the
- * worker exits after this one request.
+ * worker exits after this one request. Else the supervisor's ids with
+ * CAP_SYS_ADMIN only.
  */
 static int become(const struct sv_work *w, bool host)
 {
