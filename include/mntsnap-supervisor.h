@@ -34,6 +34,18 @@
  *    sees the canonical path ("/mnt/l" -> "/../../tmp" is "/tmp") and the
  *    mount goes onto that same opened object (fsmount + move_mount onto
  *    the fd, open_tree for binds), never onto a path looked up again;
+ *  - those lookups are checked with the calling thread's fsuid, fsgid and
+ *    supplementary groups (read from the supervisor's procfs before
+ *    SECCOMP_IOCTL_NOTIF_ID_VALID): a path the caller cannot search fails
+ *    with EACCES as it would for the caller itself; only the mount is
+ *    then made with the container root's credentials (or the
+ *    supervisor's, see above);
+ *  - a worker that ends (killed: it is a process of the container's pid
+ *    namespace) after attaching the mount does not turn a performed
+ *    request into a failure: the mount's id is known before the attach,
+ *    and if it is attached in the caller's mount namespace the answer is
+ *    0, audited with its mnt_id, and the mount counts as made for the
+ *    container;
  *  - a requester whose root is not its mount namespace's root (chroot()
  *    inside the container) is refused with EPERM: there "/" would mean
  *    something else to it than to the supervisor; so is one in the

@@ -245,13 +245,22 @@ struct mntsnap_supervisor {
  * how to take on the credentials a decided request is performed with
  * (lib/sv-perform.c): host true for a rule granting
  * MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS, else those of the container's
- * user namespace when it has one. 0 or -errno; called once, after the
- * decision and before anything is mounted.
+ * user namespace when it has one. Until then the worker has the caller's
+ * fsuid, fsgid and groups, for the path lookups. 0 or -errno; called
+ * once, after the decision and before anything is mounted.
  */
 struct sv_work {
 	struct sv_req *q;
 	const struct mntsnap_policy *policy;
 	int (*become)(const struct sv_work *w, bool host);
+	/*
+	 * Called with the new mount's unique id right before it is attached
+	 * in the container (q complete as far as the work goes): if the
+	 * worker dies after that, the supervisor finds out from the
+	 * container's mount table whether the request happened.
+	 */
+	void (*attaching)(const struct sv_work *w, uint64_t mnt_id);
+	const struct mntsnap_sysops *sys; /* move_mount (a test's seam) */
 	void *ctx;
 	bool own_userns; /* the container has a user namespace of its own */
 };
@@ -331,6 +340,28 @@ int mntsnap__sv_fdinfo_id(int proc, const char *rel, uint64_t resolve, uint64_t 
 			  uint64_t *ret_mnt);
 int mntsnap__sv_read_fd_id(const struct sv_req *q, uint64_t fd64, uint64_t *ret_ino,
 			   uint64_t *ret_mnt);
+
+/*
+ * The calling thread's credentials for permission checks: fsuid, fsgid
+ * and supplementary groups, as ids of the reader's user namespace.
+ */
+struct sv_creds {
+	uint32_t fsuid, fsgid;
+	size_t ngroups;
+	uint32_t *groups; /* malloc'd */
+};
+
+/*
+ * lib/sv-read.c: q's caller's credentials from the fourth "Uid:"/"Gid:"
+ * fields and "Groups:" of its status below the supervisor's own procfs
+ * root (ids of the supervisor's user namespace); _inside: the same ids
+ * mapped into the caller's user namespace with its uid_map/gid_map (read
+ * by the supervisor: outside ids are the supervisor's). Check
+ * NOTIF_ID_VALID afterwards. 0, -ESRCH (gone), -EIO (unparsable),
+ * -EPERM (an id with no mapping inside), -ENOMEM.
+ */
+int mntsnap__sv_read_creds(const struct sv_req *q, struct sv_creds *ret);
+int mntsnap__sv_creds_inside(const struct sv_req *q, struct sv_creds *c);
 
 /* lib/sv-read.c: exactly len bytes at addr: 0, -EFAULT, -ESRCH. */
 int mntsnap__sv_read_mem(int pid, uint64_t addr, void *buf, size_t len);

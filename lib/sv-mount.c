@@ -3,9 +3,13 @@
  * The supervisor's work inside a container: runs in the worker
  * (sv-perform.c) inside every namespace of the caller. It
  * checks the namespace root is the caller's root, opens every path with
- * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS, names what it reached, decides
- * with the policy, and mounts onto the opened fds: what is checked is
- * what is used.
+ * RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS (with the caller's fsuid, fsgid
+ * and groups: what it may not search is EACCES), names what it reached,
+ * decides with the policy, takes the credentials of the mount (become)
+ * and mounts onto the opened fds: what is checked is what is used. The
+ * name of a directory is read with fchdir + getcwd, so a target
+ * directory the caller may not enter (no x bit) is EACCES too, where
+ * mount(2) itself would only ask to reach it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -215,6 +219,21 @@ static uint64_t unique_id(int fd)
 	return st.stx_mnt_id;
 }
 
+/*
+ * Attach the new mount mfd onto tfd, announced first (struct sv_work's
+ * attaching): from here the worker may die with the request done.
+ */
+static int attach(const struct sv_work *w, int mfd, int tfd)
+{
+	const struct mntsnap_sysops *sys = w->sys ? w->sys : &mntsnap__sys_real;
+
+	if (w->attaching)
+		w->attaching(w, w->q->mnt_id);
+	return (int)sys->move_mount(sys->ctx, mfd, "", tfd, "",
+				    MNTSNAP_K_MOVE_MOUNT_F_EMPTY_PATH |
+					    MNTSNAP_K_MOVE_MOUNT_T_EMPTY_PATH);
+}
+
 /* fsopen, the source and every option: a context to create, or -errno. */
 static int new_context(struct sv_req *q, struct attrs *a)
 {
@@ -273,8 +292,9 @@ static int create(struct sv_req *q, struct attrs *a)
 }
 
 /* A new filesystem instance, fsmount + move_mount onto tfd. */
-static int do_new(struct sv_req *q, int tfd)
+static int do_new(const struct sv_work *w, int tfd)
 {
+	struct sv_req *q = w->q;
 	struct attrs a;
 	int fs, mfd, r;
 
@@ -287,7 +307,7 @@ static int do_new(struct sv_req *q, int tfd)
 	if (r)
 		return r;
 	q->mnt_id = unique_id(mfd);
-	r = move_onto(mfd, tfd);
+	r = attach(w, mfd, tfd);
 	close(mfd);
 	return r;
 }
@@ -347,8 +367,9 @@ static int setattr_(int fd, unsigned at, const struct attrs *a)
 }
 
 /* open_tree clone of the source, the applied flags on it, onto tfd. */
-static int do_bind(struct sv_req *q, int sfd, int tfd)
+static int do_bind(const struct sv_work *w, int sfd, int tfd)
 {
+	struct sv_req *q = w->q;
 	unsigned rec = q->rec ? MNTSNAP_AT_RECURSIVE : 0;
 	struct attrs a;
 	int t, r;
@@ -366,7 +387,7 @@ static int do_bind(struct sv_req *q, int sfd, int tfd)
 	if (!r)
 		q->mnt_id = unique_id(t);
 	if (!r)
-		r = move_onto(t, tfd);
+		r = attach(w, t, tfd);
 	close(t);
 	return r;
 }
@@ -837,9 +858,9 @@ int mntsnap__sv_work_mount(void *data, void **ret_buf, size_t *ret_len)
 	if (!r) {
 		q->reason = "mount";
 		if (q->kind == SV_NEW)
-			r = do_new(q, tfd);
+			r = do_new(w, tfd);
 		else if (q->kind == SV_BIND)
-			r = do_bind(q, sfd, tfd);
+			r = do_bind(w, sfd, tfd);
 		else if (q->kind == SV_PROPAGATION)
 			r = do_propagation(q, tfd);
 		else if (q->kind == SV_MOVE)

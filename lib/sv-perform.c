@@ -37,17 +37,28 @@
  *     child, and no filesystem instance depends on the time namespace,
  *     so the copy is paid only then. Binds, remounts, moves and umounts
  *     create no superblock: the first child does them itself;
- *  4. the worker resolves and decides with the supervisor's credentials,
- *     then, before mounting anything, takes the container's: when the
- *     container has a user namespace of its own it joins it and becomes
- *     its root, so what it creates is owned by that user namespace and
- *     the kernel's own limits for it apply (FS_USERNS_MOUNT types only,
- *     locked mounts, "too revealing" proc/sysfs); only a rule granting
- *     MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS keeps the supervisor's;
+ *  4. the worker resolves the paths with the caller's fsuid, fsgid and
+ *     supplementary groups (as_caller(); the supervisor read them from
+ *     its procfs before NOTIF_ID_VALID) and decides, then, before
+ *     mounting anything, puts its own back and takes the container's
+ *     (become()): when the container has a user namespace of its own it
+ *     joins it and becomes its root, so what it creates is owned by that
+ *     user namespace and the kernel's own limits for it apply
+ *     (FS_USERNS_MOUNT types only, locked mounts, "too revealing"
+ *     proc/sysfs); only a rule granting MNTSNAP_POLICY_GRANT_HOST_CREDENTIALS
+ *     keeps the supervisor's. Its capabilities meanwhile: CAP_SYS_ADMIN
+ *     (mounts, setns), CAP_SYS_CHROOT (setns into a mount namespace),
+ *     CAP_SETUID/CAP_SETGID until become(); never CAP_DAC_OVERRIDE or
+ *     CAP_DAC_READ_SEARCH, which would let a lookup pass where the
+ *     caller's could not;
  *  5. its results come back through a shared mapping (a forked worker has
  *     its own copy of everything else), and its mm is non-dumpable: a
  *     container that sees the worker in its pid namespace cannot ptrace
- *     it or read the supervisor's memory through its /proc/PID/mem.
+ *     it or read the supervisor's memory through its /proc/PID/mem. It
+ *     can kill it (the worker is uid 0 there, like the container's root):
+ *     the request then fails, unless the worker had attached the mount,
+ *     which it announces with the mount's id in that mapping first
+ *     (worker_lost()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,16 +78,21 @@
 #include "mntsnap.h"
 #include "ns.h"
 #include "proc.h"
+#include "snapshot.h"
 #include "supervisor.h"
+#include "sys-seam.h"
 #include "sys.h"
 #include "uapi.h"
 
+#define CAP_SETGID_ 6
+#define CAP_SETUID_ 7
 #define CAP_SYS_CHROOT_ 18
 #define CAP_SYS_ADMIN_ 21
 #define CLONE_NEWTIME_ 0x00000080
 #define DEFAULT_TIMEOUT_MS 10000
 #define WORKER_STACK (512 * 1024) /* each of the two children's */
 #define APPLIED_MAX (3 * SV_DATA_MAX)
+#define GROUPS_CMP_MAX 4096 /* compared one by one: beyond, taken as different */
 #ifndef __WALL
 #define __WALL 0x40000000
 #endif
@@ -101,6 +117,7 @@ static const struct {
 struct outcome {
 	bool done;
 	bool worked;        /* the work ran: the fields below are its */
+	uint64_t attaching; /* the mount about to be attached (see attaching()) */
 	int status;
 	int rule;
 	bool own_sb;
@@ -125,6 +142,15 @@ struct worker {
 	bool forked;        /* the worker has its own mm (joins a time namespace) */
 	bool joined_user;   /* entered the user namespace before the others */
 	uint32_t caps[6];   /* capget/capset v3: effective, permitted, inheritable x2 */
+	/* the caller's credentials, ids of the namespace the worker is in
+	 * when it takes them (see as_caller()) */
+	struct sv_creds creds;
+	/* the worker's own, put back by as_self() */
+	uint32_t *saved;    /* supplementary groups: room for nsaved */
+	size_t nsaved;
+	uint32_t saved_fsuid, saved_fsgid;
+	bool as_caller;
+	bool groups_set;
 };
 
 /* ---- the caller's namespaces ------------------------------------------- */
@@ -246,20 +272,107 @@ static int close_all_but(const int *keep)
 	}
 }
 
+static int set_fsuid(uint32_t id)
+{
+	mntsnap__sys_setfsuid(id);
+	return (uint32_t)mntsnap__sys_setfsuid(~0U) == id ? 0 : -EPERM;
+}
+
+static int set_fsgid(uint32_t id)
+{
+	mntsnap__sys_setfsgid(id);
+	return (uint32_t)mntsnap__sys_setfsgid(~0U) == id ? 0 : -EPERM;
+}
+
+static bool same_groups(const struct sv_creds *c, const uint32_t *g, size_t n)
+{
+	if (c->ngroups != n || n > GROUPS_CMP_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		while (j < n && g[j] != c->groups[i])
+			j++;
+		if (j == n)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The caller's fsuid, fsgid and supplementary groups, taken after the
+ * namespaces are entered and before any path of the request is looked
+ * up: the lookups (RESOLVE_IN_ROOT, sv-mount.c) are then checked as the
+ * kernel checks the caller's own, so a directory it may not search is
+ * EACCES, never crossed with the supervisor's uid 0 (a uid 1000 process
+ * bound /root/x, below a 0700 /root, and read it through the bind).
+ * The kernel drops the filesystem capabilities (CAP_DAC_OVERRIDE,
+ * CAP_DAC_READ_SEARCH, CAP_FOWNER, ...) from the effective set when
+ * fsuid leaves 0; the worker holds none of them anyway. Raw syscalls:
+ * they change this task only, never the supervisor's threads (libc's
+ * setgroups is broadcast to every thread of the process). In a user
+ * namespace whose setgroups is "deny" the groups cannot change: the
+ * caller's must then be the worker's already, else -EPERM.
+ */
+static int as_caller(struct worker *k)
+{
+	const struct sv_creds *c = &k->creds;
+	long n = mntsnap__sys_getgroups(k->nsaved, k->saved);
+	int r;
+
+	if (n < 0)
+		return (int)n;
+	k->nsaved = (size_t)n;
+	k->saved_fsuid = (uint32_t)mntsnap__sys_setfsuid(~0U);
+	k->saved_fsgid = (uint32_t)mntsnap__sys_setfsgid(~0U);
+	k->as_caller = true;
+	r = (int)mntsnap__sys_setgroups(c->ngroups, c->groups);
+	k->groups_set = !r;
+	if (r == -EPERM && same_groups(c, k->saved, k->nsaved))
+		r = 0;
+	if (!r)
+		r = set_fsgid(c->fsgid);
+	if (!r)
+		r = set_fsuid(c->fsuid);
+	return r;
+}
+
+/* The worker's own credentials back, for the mount itself. */
+static int as_self(struct worker *k)
+{
+	int r = 0;
+
+	if (!k->as_caller)
+		return 0;
+	if (k->groups_set)
+		r = (int)mntsnap__sys_setgroups(k->nsaved, k->saved);
+	if (!r)
+		r = set_fsgid(k->saved_fsgid);
+	if (!r)
+		r = set_fsuid(k->saved_fsuid);
+	k->as_caller = false;
+	return r;
+}
+
 /*
  * The credentials a decided request is performed with (struct sv_work):
- * in a container with a user namespace of its own, its root there, with
+ * the worker's own back from the caller's (as_self()); then, in a
+ * container with a user namespace of its own, its root there, with
  * CAP_SYS_ADMIN over that namespace only. Supplementary groups go first
  * (the host's groups mean nothing in there). Joining is for good: the
- * worker exits after this one request.
+ * worker exits after this one request. Else the supervisor's ids with
+ * CAP_SYS_ADMIN only.
  */
 static int become(const struct sv_work *w, bool host)
 {
 	struct worker *k = w->ctx;
-	int r;
+	int r = as_self(k);
 
+	if (r)
+		return r;
+	/* CAP_SETUID/CAP_SETGID served as_caller() and as_self() only */
 	if (k->fd[NS_USER] < 0 || k->joined_user || host)
-		return 0;
+		return caps_limit(k, 1ULL << CAP_SYS_ADMIN_);
 	r = (int)mntsnap__sys_setgroups0();
 	if (r && r != -EPERM)
 		return r;
@@ -273,7 +386,8 @@ static int become(const struct sv_work *w, bool host)
 	return caps_limit(k, 1ULL << CAP_SYS_ADMIN_);
 }
 
-static void copy_out(struct worker *k, int r)
+/* The work's results into the shared outcome (done not yet set). */
+static void fill_out(struct worker *k, int r)
 {
 	struct outcome *o = k->out;
 	struct sv_req *q = k->w.q;
@@ -295,7 +409,27 @@ static void copy_out(struct worker *k, int r)
 	} else if (q->applied && !r) {
 		o->status = -E2BIG; /* performed but unreportable: cannot happen, 3 pages */
 	}
-	__atomic_store_n(&o->done, true, __ATOMIC_RELEASE);
+}
+
+static void copy_out(struct worker *k, int r)
+{
+	fill_out(k, r);
+	__atomic_store_n(&k->out->done, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Right before the new mount is attached: the request as it will stand
+ * once the attach succeeds, and the mount's id, where the supervisor
+ * reads them (shared memory) should the worker die before it reports
+ * back: the container's root can SIGKILL a worker of its pid namespace
+ * between the attach and the report (see run_worker()).
+ */
+static void attaching(const struct sv_work *w, uint64_t mnt_id)
+{
+	struct worker *k = w->ctx;
+
+	fill_out(k, 0);
+	__atomic_store_n(&k->out->attaching, mnt_id, __ATOMIC_RELEASE);
 }
 
 static void work(struct worker *k)
@@ -371,10 +505,15 @@ static int enter_main(void *arg)
 		k->joined_user = !r;
 	}
 	if (!r)
-		r = caps_limit(k, 1ULL << CAP_SYS_ADMIN_ | 1ULL << CAP_SYS_CHROOT_);
+		r = caps_limit(k, 1ULL << CAP_SYS_ADMIN_ | 1ULL << CAP_SYS_CHROOT_ |
+					  1ULL << CAP_SETUID_ | 1ULL << CAP_SETGID_);
 	for (int i = NS_MNT; !r && i <= NS_PID; i++)
 		if (k->fd[i] >= 0)
 			r = (int)mntsnap__sys_setns(k->fd[i], kinds[i].flag);
+	if (!r) {
+		k->w.q->reason = "credentials";
+		r = as_caller(k); /* inherited by the worker it starts */
+	}
 	if (r)
 		fail_out(k, r);
 	if (!k->need_child) {
@@ -419,31 +558,99 @@ static void take_outcome(struct sv_req *q, const struct outcome *o)
 		q->applied = strndup(o->applied, sizeof(o->applied) - 1);
 }
 
-/* Run the request's work in a worker inside the namespaces fd names. */
-static int run_worker(struct mntsnap_supervisor *sv, struct sv_req *q, int *fd)
+/*
+ * Is the mount id attached in the caller's mount namespace (nsfd)? Asked
+ * with statmount in that namespace (by its fd, its id, or a helper inside
+ * it, lib/route.c): a mount that was never moved is in no namespace or an
+ * anonymous one, and unknown there.
+ */
+static bool attached(struct mntsnap_supervisor *sv, int nsfd, uint64_t id)
 {
-	struct worker k = { .w = { .q = q, .policy = sv->policy, .become = become },
-			    .out = NULL, .ppid = getpid(),
+	struct mntsnap_snapshot *snap = NULL;
+	struct mntsnap_ns *ns;
+	int r;
+
+	if (mntsnap__ns_open_fd(nsfd, &ns))
+		return false;
+	r = mntsnap__stat_id_sys(&sv->sys, ns, id, 0, &snap);
+	mntsnap__snapshot_free(snap);
+	mntsnap__ns_free(ns);
+	return !r;
+}
+
+/*
+ * The worker ended without reporting back: killed (the container's root
+ * may SIGKILL a worker of its pid namespace) or out of time. If it was
+ * past announcing the attach of a new mount and that mount is in the
+ * caller's namespace, the request happened: 0, and q as the work left it
+ * (the mount is then recorded as the container's and audited with its
+ * id). Else the error.
+ */
+static int worker_lost(struct mntsnap_supervisor *sv, struct sv_req *q, const int *fd,
+		       const struct outcome *o, const siginfo_t *si)
+{
+	uint64_t id = __atomic_load_n(&o->attaching, __ATOMIC_ACQUIRE);
+
+	if (id && attached(sv, fd[NS_MNT], id)) {
+		take_outcome(q, o);
+		q->mnt_id = id;
+		q->reason = NULL;
+		return 0;
+	}
+	if (si->si_code == CLD_KILLED && si->si_status == SIGALRM) {
+		q->reason = "worker timeout";
+		return -ETIMEDOUT;
+	}
+	q->reason = "worker died";
+	return -ECHILD;
+}
+
+/*
+ * Run the request's work in a worker inside the namespaces fd names,
+ * resolving its paths with the caller's credentials c (taken over).
+ */
+static int run_worker(struct mntsnap_supervisor *sv, struct sv_req *q, int *fd,
+		      struct sv_creds *c)
+{
+	struct worker k = { .w = { .q = q, .policy = sv->policy, .become = become,
+				   .attaching = attaching, .sys = &sv->sys },
+			    .out = NULL, .ppid = getpid(), .creds = *c,
 			    .timeout_ms = sv->o.timeout_ms ? sv->o.timeout_ms : DEFAULT_TIMEOUT_MS };
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	long ngroups = mntsnap__sys_getgroups(0, NULL);
 	siginfo_t si;
 	char *stack;
 	pid_t pid;
 	int r;
 
+	c->groups = NULL;
 	k.w.ctx = &k;
 	k.w.own_userns = fd[NS_USER] >= 0;
 	memcpy(k.fd, fd, sizeof(k.fd));
+	/* room for the worker's own groups: the same as this thread's */
+	k.nsaved = ngroups > 0 ? (size_t)ngroups : 0;
+	k.saved = calloc(k.nsaved + 1, sizeof(*k.saved));
+	if (ngroups < 0 || !k.saved) {
+		free(k.saved);
+		free(k.creds.groups);
+		return ngroups < 0 ? (int)ngroups : -ENOMEM;
+	}
 	k.out = mmap(NULL, sizeof(*k.out), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		     -1, 0);
-	if (k.out == MAP_FAILED)
-		return -errno;
+	if (k.out == MAP_FAILED) {
+		r = -errno;
+		free(k.saved);
+		free(k.creds.groups);
+		return r;
+	}
 	/* [guard][first child's stack][guard][worker's stack] */
 	stack = mmap(NULL, 2 * (WORKER_STACK + page), PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
 		r = -errno;
 		munmap(k.out, sizeof(*k.out));
+		free(k.saved);
+		free(k.creds.groups);
 		return r;
 	}
 	mprotect(stack, page, PROT_NONE);
@@ -465,12 +672,13 @@ static int run_worker(struct mntsnap_supervisor *sv, struct sv_req *q, int *fd)
 			if (k.out->worked)
 				take_outcome(q, k.out);
 		} else {
-			r = si.si_code == CLD_KILLED && si.si_status == SIGALRM ? -ETIMEDOUT : -ECHILD;
-			q->reason = r == -ETIMEDOUT ? "worker timeout" : "worker died";
+			r = worker_lost(sv, q, fd, k.out, &si);
 		}
 	}
 	munmap(stack, 2 * (WORKER_STACK + page));
 	munmap(k.out, sizeof(*k.out));
+	free(k.saved);
+	free(k.creds.groups);
 	return r;
 }
 
@@ -491,12 +699,30 @@ static int root_identity(struct sv_req *q)
 }
 
 /*
+ * The caller's credentials (before NOTIF_ID_VALID, like everything read
+ * about it), as ids of the user namespace the worker takes them in: the
+ * supervisor's, unless the worker joins the caller's user namespace
+ * first (a supervisor without CAP_SYS_ADMIN, see enter_main()).
+ */
+static int read_creds(struct sv_req *q, const int *fd, struct sv_creds *c)
+{
+	int r = mntsnap__sv_read_creds(q, c);
+
+	if (!r && fd[NS_USER] >= 0 && !mntsnap__cap_effective(CAP_SYS_ADMIN_))
+		r = mntsnap__sv_creds_inside(q, c);
+	if (r && r != -ESRCH)
+		q->reason = "credentials";
+	return r;
+}
+
+/*
  * Open the caller's namespaces and root identity, prove with
  * NOTIF_ID_VALID (after the opens) that the pid still names the caller,
  * and run the work in a worker inside them. -ENOENT: the caller is gone.
  */
 int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q)
 {
+	struct sv_creds cr = { 0 };
 	int fd[NS_N], r;
 
 	q->reason = "caller gone";
@@ -505,12 +731,15 @@ int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, s
 		q->reason = "supervisor's own namespace";
 	if (!r)
 		r = root_identity(q);
+	if (!r)
+		r = read_creds(q, fd, &cr);
 	if (!r && mntsnap__sv_id_valid(sv, c, q->n.id))
 		r = -ENOENT;
 	if (r == -ESRCH)
 		r = -ENOENT;
 	if (!r)
-		r = run_worker(sv, q, fd);
+		r = run_worker(sv, q, fd, &cr);
+	free(cr.groups);
 	ns_close(fd);
 	return r;
 }

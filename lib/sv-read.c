@@ -242,3 +242,186 @@ int mntsnap__sv_read_fd_id(const struct sv_req *q, uint64_t fd64, uint64_t *ret_
 		return r == -ESRCH ? -ESRCH : r;
 	return 0;
 }
+
+/* ---- the caller's credentials ------------------------------------------- */
+
+#define PROC_TEXT_MAX (1U << 20) /* 65536 groups of 10 digits fit */
+
+/* The whole of procfs's rel below the supervisor's procfs root, malloc'd. */
+static int proc_text(const struct sv_req *q, const char *name, char **ret)
+{
+	size_t len = 0, cap = 4096;
+	char rel[48], *buf = NULL;
+	int proc, fd, r = 0;
+
+	proc = mntsnap__procfs_root();
+	if (proc < 0)
+		return proc;
+	snprintf(rel, sizeof(rel), "%u/%s", q->n.pid, name);
+	fd = mntsnap__proc_openat(proc, rel, O_RDONLY, MNTSNAP_RESOLVE_NO_SYMLINKS);
+	close(proc);
+	if (fd < 0)
+		return fd == -ENOENT ? -ESRCH : fd;
+	for (;;) {
+		ssize_t got;
+
+		if (!buf || len + 1 >= cap) {
+			char *n = realloc(buf, buf ? cap *= 2 : cap);
+
+			if (!n) {
+				r = -ENOMEM;
+				break;
+			}
+			buf = n;
+		}
+		got = read(fd, buf + len, cap - len - 1);
+		if (got <= 0) {
+			r = got < 0 ? -errno : 0;
+			break;
+		}
+		len += (size_t)got;
+		if (len > PROC_TEXT_MAX) {
+			r = -EIO;
+			break;
+		}
+	}
+	close(fd);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	return 0;
+}
+
+/* The n-th (0-based) number after key ("\nUid:": at a line's start). */
+static int status_field(const char *text, const char *key, int n, uint32_t *ret)
+{
+	const char *p = strstr(text, key);
+	char *end;
+
+	if (!p)
+		return -EIO;
+	p += strlen(key);
+	for (int i = 0; i <= n; i++) {
+		unsigned long v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			return -EIO;
+		v = strtoul(p, &end, 10);
+		if (v > UINT32_MAX)
+			return -EIO;
+		*ret = (uint32_t)v;
+		p = end;
+	}
+	return 0;
+}
+
+static int status_groups(const char *text, struct sv_creds *c)
+{
+	const char *p = strstr(text, "\nGroups:"), *e;
+	size_t n = 0;
+
+	if (!p)
+		return -EIO;
+	p += 8;
+	e = strchr(p, '\n');
+	if (!e)
+		return -EIO;
+	for (const char *s = p; s < e; s++)
+		n += *s >= '0' && *s <= '9' && (s == p || s[-1] == ' ' || s[-1] == '\t');
+	c->groups = calloc(n ? n : 1, sizeof(*c->groups));
+	if (!c->groups)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char *end;
+		unsigned long v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		v = strtoul(p, &end, 10);
+		if (end == p || v > UINT32_MAX)
+			return -EIO;
+		c->groups[c->ngroups++] = (uint32_t)v;
+		p = end;
+	}
+	return 0;
+}
+
+int mntsnap__sv_read_creds(const struct sv_req *q, struct sv_creds *ret)
+{
+	char *text;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = proc_text(q, "status", &text);
+	if (r)
+		return r;
+	/* Uid: real, effective, saved, fs; the kernel checks paths with fs */
+	r = status_field(text, "\nUid:", 3, &ret->fsuid);
+	if (!r)
+		r = status_field(text, "\nGid:", 3, &ret->fsgid);
+	if (!r)
+		r = status_groups(text, ret);
+	free(text);
+	if (r) {
+		free(ret->groups);
+		memset(ret, 0, sizeof(*ret));
+	}
+	return r;
+}
+
+/*
+ * id (outside) through a uid_map/gid_map text as the supervisor reads it:
+ * "inside outside count" lines, outside ids in the reader's namespace.
+ */
+static int map_in(const char *map, uint32_t id, uint32_t *ret)
+{
+	const char *p = map;
+
+	while (*p) {
+		unsigned long in, out, count;
+		char *end;
+
+		in = strtoul(p, &end, 10);
+		out = strtoul(end, &end, 10);
+		count = strtoul(end, &end, 10);
+		if (end == p)
+			break;
+		if (id >= out && id - out < count) {
+			*ret = (uint32_t)(in + (id - out));
+			return 0;
+		}
+		p = strchr(end, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return -EPERM;
+}
+
+int mntsnap__sv_creds_inside(const struct sv_req *q, struct sv_creds *c)
+{
+	char *umap, *gmap;
+	int r;
+
+	r = proc_text(q, "uid_map", &umap);
+	if (r)
+		return r;
+	r = proc_text(q, "gid_map", &gmap);
+	if (r) {
+		free(umap);
+		return r;
+	}
+	r = map_in(umap, c->fsuid, &c->fsuid);
+	if (!r)
+		r = map_in(gmap, c->fsgid, &c->fsgid);
+	for (size_t i = 0; !r && i < c->ngroups; i++)
+		r = map_in(gmap, c->groups[i], &c->groups[i]);
+	free(umap);
+	free(gmap);
+	return r;
+}

@@ -124,6 +124,32 @@ long mntsnap__sys_setgroups0(void)
 	return ret_errno(syscall(SYS_setgroups, 0, NULL));
 }
 
+/*
+ * setfsuid/setfsgid never fail: they return the previous id, and a value
+ * the kernel refused leaves it unchanged (the caller checks with a second
+ * call). Unlike libc's wrappers these change the calling task only (glibc
+ * broadcasts setgroups to every thread of the process).
+ */
+long mntsnap__sys_setfsuid(unsigned id)
+{
+	return syscall(SYS_setfsuid, id);
+}
+
+long mntsnap__sys_setfsgid(unsigned id)
+{
+	return syscall(SYS_setfsgid, id);
+}
+
+long mntsnap__sys_setgroups(size_t n, const uint32_t *list)
+{
+	return ret_errno(syscall(SYS_setgroups, n, list));
+}
+
+long mntsnap__sys_getgroups(size_t n, uint32_t *list)
+{
+	return ret_errno(syscall(SYS_getgroups, n, list));
+}
+
 long mntsnap__sys_seccomp(unsigned op, unsigned flags, void *args)
 {
 	return ret_errno(syscall(SYS_seccomp, op, flags, args));
@@ -160,6 +186,13 @@ long mntsnap__sys_move_mount(int from_dfd, const char *from, int to_dfd, const c
 	return ret_errno(syscall(MNTSNAP_NR_move_mount, from_dfd, from, to_dfd, to, flags));
 }
 
+long mntsnap__sys_move_mount_ctx(void *ctx, int from_dfd, const char *from, int to_dfd,
+				 const char *to, unsigned flags)
+{
+	(void)ctx;
+	return mntsnap__sys_move_mount(from_dfd, from, to_dfd, to, flags);
+}
+
 long mntsnap__sys_mount_setattr(int dfd, const char *path, unsigned flags, void *attr,
 			       size_t size)
 {
@@ -178,6 +211,7 @@ const struct mntsnap_sysops mntsnap__sys_real = {
 	.ioctl = mntsnap__sys_ioctl,
 	.fanotify_init = mntsnap__sys_fanotify_init,
 	.fanotify_mark = mntsnap__sys_fanotify_mark,
+	.move_mount = mntsnap__sys_move_mount_ctx,
 	.ctx = NULL,
 };
 
@@ -200,6 +234,8 @@ void mntsnap__sys_resolve(const struct mntsnap_sysops *in,
 		out->fanotify_init = in->fanotify_init;
 	if (in->fanotify_mark)
 		out->fanotify_mark = in->fanotify_mark;
+	if (in->move_mount)
+		out->move_mount = in->move_mount;
 	out->ctx = in->ctx;
 }
 

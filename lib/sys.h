@@ -31,6 +31,10 @@ struct mntsnap_sysops {
 	long (*fanotify_init)(void *ctx, unsigned flags, unsigned event_f_flags);
 	long (*fanotify_mark)(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
 			      const char *path);
+	/* the supervisor's worker attaching a mount: tests end the worker
+	 * right before or after it, as a container's SIGKILL would */
+	long (*move_mount)(void *ctx, int from_dfd, const char *from, int to_dfd,
+			   const char *to, unsigned flags);
 	void *ctx; /* passed as first argument */
 	/* set by mntsnap__sys_resolve() when a test's table was given: then
 	 * no per-process cache is read or written (fake errors stay local) */
@@ -48,6 +52,8 @@ long mntsnap__sys_ioctl(void *ctx, int fd, unsigned long req, void *arg);
 long mntsnap__sys_fanotify_init(void *ctx, unsigned flags, unsigned event_f_flags);
 long mntsnap__sys_fanotify_mark(void *ctx, int fd, unsigned flags, uint64_t mask, int dirfd,
 			       const char *path);
+long mntsnap__sys_move_mount_ctx(void *ctx, int from_dfd, const char *from, int to_dfd,
+			      const char *to, unsigned flags);
 
 /*
  * The other raw syscalls the library makes, outside the replaceable table
@@ -67,6 +73,12 @@ long mntsnap__sys_seccomp(unsigned op, unsigned flags, void *args);
 long mntsnap__sys_setresuid(unsigned r, unsigned e, unsigned s);
 long mntsnap__sys_setresgid(unsigned r, unsigned e, unsigned s);
 long mntsnap__sys_setgroups0(void); /* no supplementary groups */
+/* the calling task's fs ids (the previous one back, never an error) and
+ * supplementary groups (-errno) */
+long mntsnap__sys_setfsuid(unsigned id);
+long mntsnap__sys_setfsgid(unsigned id);
+long mntsnap__sys_setgroups(size_t n, const uint32_t *list);
+long mntsnap__sys_getgroups(size_t n, uint32_t *list);
 long mntsnap__sys_close_range(unsigned lo, unsigned hi, unsigned flags);
 long mntsnap__sys_fsopen(const char *fstype, unsigned flags);
 long mntsnap__sys_fsconfig(int fs, unsigned cmd, const char *key, const void *val, int aux);

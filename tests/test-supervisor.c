@@ -99,7 +99,22 @@ static void child_rootless(void)
 	write_file("/proc/self/gid_map", ROOTLESS_MAP);
 }
 
-enum box_mode { BOX_ROOTFUL, BOX_ROOTLESS, BOX_SAME_NS, BOX_ROOTLESS_UNPRIV };
+/* BOX_USER: rootful, its script runs as uid/gid USER_ID with group USER_GROUP */
+enum box_mode { BOX_ROOTFUL, BOX_ROOTLESS, BOX_SAME_NS, BOX_ROOTLESS_UNPRIV, BOX_USER };
+
+#define USER_ID 1000
+#define USER_GROUP 2000
+
+/* A container process that is no root: process.user of an OCI config. */
+static void child_user(void)
+{
+	gid_t g = USER_GROUP;
+
+	if (setgroups(1, &g) || setresgid(USER_ID, USER_ID, USER_ID) ||
+	    setresuid(USER_ID, USER_ID, USER_ID))
+		child_die("drop to uid 1000");
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
 
 static void child_enter_root(enum box_mode mode)
 {
@@ -246,6 +261,8 @@ static int box_spawn(struct box *b, struct mntsnap_policy *pol, script_fn script
 		cfd = child_filter();
 		if (write(ready[1], &cfd, sizeof(cfd)) != sizeof(cfd))
 			_exit(101);
+		if (mode == BOX_USER)
+			child_user();
 		child_drop_caps();
 		script(b->res);
 		if (write(done[1], "x", 1) != 1)
@@ -1256,6 +1273,99 @@ LTest(supervisor, umount_only_own_mounts)
 	box_end(&b);
 }
 
+/* ---- a caller that is no root: its paths are checked with its ids ------- */
+
+/* Binds of any source and tmpfs, both onto any /mnt/NAME, nothing forced. */
+static struct mntsnap_policy *any_bind_policy(void)
+{
+	MNTSNAP_OPTS(mntsnap_policy_rule, tmpfs, .fstype = "tmpfs", .target = "/mnt/*");
+	MNTSNAP_OPTS(mntsnap_policy_rule, bind, .fstype = "bind", .target = "/mnt/*");
+	struct mntsnap_policy *p;
+
+	cr_assert_eq(mntsnap_policy_new(false, EPERM, &p), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &tmpfs, NULL), 0);
+	cr_assert_eq(mntsnap_policy_add(p, &bind, NULL), 0);
+	return p;
+}
+
+/*
+ * root/x/secret below a 0700 /root of uid 0; data/grp (0710, group
+ * USER_GROUP) and data/own (0070, group USER_ID) each with a y inside;
+ * mnt/priv (0700) with a t inside.
+ */
+static void make_private_dirs(void)
+{
+	static const struct {
+		const char *dir;
+		mode_t mode;
+		gid_t gid;
+	} d[] = { { ROOT "/root", 0700, 0 },	      { ROOT "/data/grp", 0710, USER_GROUP },
+		  { ROOT "/data/own", 0070, USER_ID }, { ROOT "/mnt/priv", 0700, 0 } };
+	static const char *const inner[] = { ROOT "/root/x", ROOT "/data/grp/y", ROOT "/data/own/y",
+					     ROOT "/mnt/priv/t" };
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		ms_mkdir_p(inner[i]);
+		cr_assert_eq(chown(d[i].dir, 0, d[i].gid), 0);
+		cr_assert_eq(chmod(d[i].dir, d[i].mode), 0);
+	}
+	ms_write_text(ROOT "/root/x/secret", "root only\n");
+}
+
+static void script_user(int *res)
+{
+	int fd = open("/root/x/secret", O_RDONLY | O_CLOEXEC);
+
+	res[0] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	res[1] = try_mount("/root/x", "/mnt/a", NULL, MS_BIND, NULL);
+	res[2] = try_mount("/data/grp/y", "/mnt/b", NULL, MS_BIND, NULL);
+	res[3] = try_mount("/data/own/y", "/mnt/c", NULL, MS_BIND, NULL);
+	res[4] = try_mount("none", "/mnt/priv/t", "tmpfs", 0, NULL);
+	res[5] = try_mount("none", "/mnt/d", "tmpfs", 0, NULL);
+	res[6] = umount2("/mnt/d", 0) ? errno : 0;
+	res[7] = try_mount("none", "/mnt/e", "tmpfs", 0, NULL);
+}
+
+/*
+ * A container process running as uid 1000 asks for what the policy
+ * allows: the paths are resolved with its fsuid, fsgid and groups, so
+ * what it cannot search is EACCES as the kernel would say (before, the
+ * bind of /root/x succeeded and uid 1000 read the secret through it);
+ * what its group or supplementary group may search works; the mounts
+ * themselves are still made as the container's root (the tmpfs root is
+ * uid 0's, as for any other caller).
+ */
+LTest(supervisor, caller_credentials)
+{
+	char p[128];
+	struct stat st;
+	struct box b;
+
+	make_tree();
+	make_private_dirs();
+	box_start_as(&b, any_bind_policy(), NULL, script_user, BOX_USER);
+	cr_expect_eq(b.res[0], EACCES, "uid 1000 opened the secret itself: %s",
+		     strerror(b.res[0]));
+	cr_expect_eq(b.res[1], EACCES, "bind of /root/x: %s", strerror(b.res[1]));
+	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL));
+	cr_expect_eq(b.res[2], 0, "bind through a dir of a supplementary group: %s",
+		     strerror(b.res[2]));
+	cr_expect_eq(b.res[3], 0, "bind through a dir of its gid: %s", strerror(b.res[3]));
+	cr_expect_eq(b.res[4], EACCES, "tmpfs below a 0700 dir: %s", strerror(b.res[4]));
+	cr_expect_eq(b.res[5], 0, "tmpfs: %s", strerror(b.res[5]));
+	cr_expect_eq(b.res[6], 0, "umount2 of its tmpfs: %s", strerror(b.res[6]));
+	cr_expect_eq(b.res[7], 0, "tmpfs: %s", strerror(b.res[7]));
+	snprintf(p, sizeof(p), "/proc/%d/root/mnt/e", b.pid);
+	cr_assert_eq(stat(p, &st), 0, "%s: %s", p, strerror(errno));
+	cr_expect(st.st_uid == 0 && st.st_gid == 0, "tmpfs root %u:%u, not the container's root",
+		  (unsigned)st.st_uid, (unsigned)st.st_gid);
+	cr_expect(strstr(b.audit, "\"source\":\"/root/x\""), "%s", b.audit);
+	cr_expect(strstr(b.audit, "\"result\":-13,\"error\":\"EACCES\""), "%s", b.audit);
+	box_end(&b);
+}
+
 /* ---- a caller that dies while the supervisor works on its request -------- */
 
 struct killer {
@@ -1311,6 +1421,111 @@ LTest(supervisor, caller_dies_mid_request)
 	cr_expect(mi_find(b.pid, "/mnt/b", NULL, NULL));
 	cr_expect_eq(b.audit_lines, 2, "%s", b.audit);
 	box_end(&b);
+}
+
+/* ---- a worker killed around the attach of the mount ---------------------- */
+
+/*
+ * The seam for the worker's move_mount: the n-th call (counted in memory
+ * the CLONE_VM worker shares) ends the worker with SIGKILL right after
+ * the real attach when after[n] is 1, right before it when 0, as the
+ * container's root can kill a worker of its pid namespace; -1 leaves it
+ * alone.
+ */
+struct attach_killer {
+	int n;
+	int after[8];
+};
+
+static long kill_at_attach(void *ctx, int from_dfd, const char *from, int to_dfd, const char *to,
+			   unsigned flags)
+{
+	struct attach_killer *k = ctx;
+	int when = k->n < 8 ? k->after[k->n] : -1;
+	long r;
+
+	k->n++;
+	if (when == 0)
+		syscall(SYS_kill, syscall(SYS_getpid), SIGKILL);
+	r = mntsnap__sys_move_mount(from_dfd, from, to_dfd, to, flags);
+	if (when == 1)
+		syscall(SYS_kill, syscall(SYS_getpid), SIGKILL);
+	return r;
+}
+
+static void script_killed_worker(int *res)
+{
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);	/* killed after */
+	res[1] = umount2("/mnt/a", 0) ? errno : 0;
+	res[2] = try_mount("/data/x", "/mnt/b", NULL, MS_BIND, NULL); /* killed after */
+	res[3] = umount2("/mnt/b", 0) ? errno : 0;
+	res[4] = try_mount("none", "/mnt/c", "tmpfs", 0, NULL);	/* killed before */
+	res[5] = try_mount("/data/x", "/mnt/d", NULL, MS_BIND, NULL); /* killed before */
+	res[6] = try_mount("none", "/mnt/e", "tmpfs", 0, NULL);
+}
+
+/* The audit line of the request on target, in a static buffer. */
+static const char *audit_line(const struct box *b, const char *syscall_name, const char *target)
+{
+	static char line[4096];
+	char key[256];
+	const char *p = b->audit;
+
+	snprintf(key, sizeof(key), "\"syscall\":\"%s\"", syscall_name);
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char t[256];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		snprintf(t, sizeof(t), "\"target\":\"%s\"", target);
+		if (strstr(line, key) && strstr(line, t))
+			return line;
+		p = e ? e + 1 : NULL;
+	}
+	return "";
+}
+
+/*
+ * A worker killed after it attached the mount: the request happened, so
+ * mount(2) returns 0, the audit says so with the mount's id, and the
+ * mount is the container's (its umount2 works). Before: ECHILD, "worker
+ * died", no mnt_id, and umount2 refused with EPERM. Killed before the
+ * attach: ECHILD and nothing mounted, as before.
+ */
+LTest(supervisor, worker_killed_at_attach)
+{
+	struct attach_killer *k = mmap(NULL, sizeof(*k), PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct mntsnap_sysops sys = { .move_mount = kill_at_attach };
+	struct box b;
+
+	cr_assert(k != MAP_FAILED);
+	*k = (struct attach_killer){ 0, { 1, 1, 0, 0, -1, -1, -1, -1 } };
+	sys.ctx = k;
+	make_tree();
+	box_start(&b, example_policy(), &sys, script_killed_worker);
+	cr_expect_eq(k->n, 5, "move_mount calls: %d", k->n);
+	cr_expect_eq(b.res[0], 0, "tmpfs, worker killed after the attach: %s", strerror(b.res[0]));
+	cr_expect_eq(b.res[1], 0, "its umount2: %s", strerror(b.res[1]));
+	cr_expect(strstr(audit_line(&b, "mount", "/mnt/a"), "\"result\":0,"), "%s", b.audit);
+	cr_expect_not(strstr(audit_line(&b, "mount", "/mnt/a"), "\"mnt_id\":null"), "%s", b.audit);
+	cr_expect(strstr(audit_line(&b, "mount", "/mnt/a"), "\"options_applied\":\"nosuid,nodev,noexec\""),
+		  "%s", b.audit);
+	cr_expect_eq(b.res[2], 0, "bind, worker killed after the attach: %s", strerror(b.res[2]));
+	cr_expect_eq(b.res[3], 0, "its umount2: %s", strerror(b.res[3]));
+	cr_expect(strstr(audit_line(&b, "mount", "/mnt/b"), "\"source_resolved\":\"/data/x\""),
+		  "%s", b.audit);
+	cr_expect_eq(b.res[4], ECHILD, "tmpfs, killed before: %s", strerror(b.res[4]));
+	cr_expect_not(mi_find(b.pid, "/mnt/c", NULL, NULL));
+	cr_expect(strstr(audit_line(&b, "mount", "/mnt/c"), "\"reason\":\"worker died\""), "%s",
+		  b.audit);
+	cr_expect_eq(b.res[5], ECHILD, "bind, killed before: %s", strerror(b.res[5]));
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL));
+	cr_expect_eq(b.res[6], 0, "the next request: %s", strerror(b.res[6]));
+	cr_expect(mi_find(b.pid, "/mnt/e", NULL, NULL));
+	box_end(&b);
+	munmap(k, sizeof(*k));
 }
 
 /* ---- 1,000 requests from 8 processes at once ----------------------------- */
