@@ -237,7 +237,9 @@ struct mntsnap_sv_event {
 	uint64_t unlogged;        /* not 0: this event only sums up that many
 				   * of the container's requests left out of
 				   * the audit (see audit below); syscall
-				   * NULL, reason "not logged", rule -2 */
+				   * NULL, pid 0, reason "not logged",
+				   * rule -2, time that of the event it
+				   * precedes */
 };
 
 typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *data);

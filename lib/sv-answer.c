@@ -170,14 +170,18 @@ static bool audit_budget(struct sv_container *c, size_t len)
 	return true;
 }
 
-/* The event summing up c's left-out requests, if any. Under audit_lock. */
-static void audit_unlogged_locked(struct mntsnap_supervisor *sv, struct sv_container *c)
+/*
+ * The event summing up c's left-out requests, if any, at time_ns (that of
+ * the event it precedes: the lines stay in time order). Under audit_lock.
+ */
+static void audit_unlogged_locked(struct mntsnap_supervisor *sv, struct sv_container *c,
+				  uint64_t time_ns)
 {
 	struct mntsnap_sv_event ev = { 0 };
 
 	if (!c->unlogged)
 		return;
-	ev.time_ns = clock_ns(CLOCK_REALTIME);
+	ev.time_ns = time_ns;
 	ev.container = c->id;
 	ev.rule = -2;
 	ev.reason = "not logged";
@@ -191,7 +195,7 @@ void mntsnap__sv_audit_unlogged(struct mntsnap_supervisor *sv, struct sv_contain
 	if (!sv->o.audit)
 		return;
 	pthread_mutex_lock(&sv->audit_lock);
-	audit_unlogged_locked(sv, c);
+	audit_unlogged_locked(sv, c, clock_ns(CLOCK_REALTIME));
 	pthread_mutex_unlock(&sv->audit_lock);
 }
 
@@ -233,7 +237,7 @@ static void audit(struct mntsnap_supervisor *sv, struct sv_container *c, struct 
 		/* still answered as ever: only its line is left out, and counted */
 		c->unlogged++;
 	} else {
-		audit_unlogged_locked(sv, c);
+		audit_unlogged_locked(sv, c, ev.time_ns);
 		sv->o.audit(&ev, sv->o.audit_data);
 	}
 	pthread_mutex_unlock(&sv->audit_lock);
