@@ -81,7 +81,10 @@
  * of the supervisor's, recognised by the inode its fdinfo names: the
  * supervisor never takes a reference to a container's file, whose last
  * close could block it; once the container has closed it the context is
- * forgotten, at most 64 are pending per notify fd), fsconfig() string and
+ * forgotten, at most 64 are pending per notify fd, and all notify fds
+ * together at most half of RLIMIT_NOFILE's soft limit less 32, as each
+ * costs the supervisor an fd: beyond it fsopen(), fsmount() and
+ * open_tree() fail with ENFILE, reason "placeholder limit"), fsconfig() string and
  * flag options on it are recorded, and move_mount() of the placeholder
  * onto an absolute path decides the whole request (type, source, every
  * option, mount attributes, resolved target) and performs it like
@@ -251,6 +254,12 @@ struct mntsnap_sv_event {
 				   * "writable-sysfs", "writable-cgroup",
 				   * "host-credentials"),
 				   * NULL if none */
+	uint64_t unlogged;        /* not 0: this event only sums up that many
+				   * of the container's requests left out of
+				   * the audit (see audit below); syscall
+				   * NULL, pid 0, reason "not logged",
+				   * rule -2, time that of the event it
+				   * precedes */
 };
 
 typedef void (*mntsnap_sv_audit_fn)(const struct mntsnap_sv_event *ev, void *data);
@@ -267,12 +276,30 @@ typedef int (*mntsnap_sv_audit_ready_fn)(void *data);
  * NUL included: a buffer this long always takes a line.
  */
 #define MNTSNAP_SV_AUDIT_LINE_MAX (256U * 1024U)
+/*
+ * Each string field a container chooses (fstype, source, target, their
+ * resolved forms, the options) takes at most this many bytes of a line
+ * (escapes included, never cut in two); the line then says
+ * "truncated":{"source":4095,...} with the whole lengths in bytes.
+ */
+#define MNTSNAP_SV_AUDIT_FIELD_MAX 1024U
 #define MNTSNAP_SV_ID_MAX 1024 /* a container id's length, see mntsnap_supervisor_add */
 
 /*
  * audit: called once per request answered (also for refusals), from
  * mntsnap_supervisor_dispatch()'s workers, one at a time (never
- * concurrently), before the request is answered. audit_ready (may be
+ * concurrently), before the request is answered. Every request that
+ * changed a mount (a mount, umount2, remount, move or propagation change
+ * performed) is always audited. The others (refusals, and the new mount
+ * API's placeholder calls, which change nothing) are audited within a
+ * budget per container, a token bucket of audit bytes (lines as
+ * mntsnap_sv_event_json() makes them): 1 MiB at once, then 16 KiB a
+ * second. Beyond it they are still answered as ever, only not audited;
+ * the container's next audited event is preceded by one event whose
+ * unlogged says how many were left out (also when its processes have
+ * gone, and at mntsnap_supervisor_free). So no container fills the audit
+ * sink (which would make audit_ready refuse every container's requests)
+ * faster than its own mounts do. audit_ready (may be
  * NULL), with audit_data: asked before a request is acted on; when it
  * fails the request is refused (the policy's errno, reason "audit
  * unavailable"), never performed, so nothing is done that the audit

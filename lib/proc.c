@@ -29,8 +29,9 @@ int mntsnap__procfs_root(void)
 	struct statfs sf;
 	struct stat st;
 
+	/* out of fds is no missing procfs: callers report it as what it is */
 	if (fd < 0)
-		return -EOPNOTSUPP;
+		return errno == EMFILE || errno == ENFILE ? -errno : -EOPNOTSUPP;
 	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC || fstat(fd, &st) ||
 	    st.st_ino != 1 /* PROC_ROOT_INO */) {
 		close(fd);

@@ -124,6 +124,7 @@ static void container_free(struct sv_container *c)
 		free(c->mounted[i].bind_source);
 	free(c->mounted);
 	mntsnap__ns_free(c->ns);
+	atomic_fetch_sub(&c->sv->placeholders, c->nctx);
 	for (size_t i = 0; i < c->nctx; i++)
 		mntsnap__sv_fsctx_free(c->ctx[i]);
 	free(c->ctx);
@@ -167,8 +168,10 @@ static void *worker(void *arg)
 				continue;
 			break;
 		}
-		if (p[1].revents)
+		if (p[1].revents) {
+			mntsnap__sv_audit_unlogged(sv, c);
 			return NULL;
+		}
 		if (p[0].revents & POLLIN) {
 			int r = handle_one(sv, c);
 
@@ -181,6 +184,8 @@ static void *worker(void *arg)
 		if (write(sv->events, &one, sizeof(one)) < 0)
 			continue; /* the counter is full: dispatch has been told already */
 	}
+	/* the left-out refusals are summed up before the container is forgotten */
+	mntsnap__sv_audit_unlogged(sv, c);
 	atomic_store(&c->finished, true);
 	if (write(sv->events, &one, sizeof(one)) < 0)
 		return NULL;

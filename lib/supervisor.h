@@ -164,6 +164,7 @@ struct sv_fsctx {
  */
 struct sv_mount {
 	uint64_t id;
+	uint64_t ns_id;    /* the mount namespace it was made in (0: unknown) */
 	char *bind_source; /* NULL: a new mount */
 	bool own_sb;       /* its superblock was created for it (CREATE_EXCL) */
 	uint64_t locked;
@@ -193,7 +194,23 @@ struct sv_container {
 	struct sv_fsctx **ctx;    /* pending new-mount-API contexts, see fsopen */
 	size_t nctx;
 	size_t ctx_bytes;         /* recorded in them (sources, options) */
+	size_t prune_at;          /* mounted checked for vanished mounts at this many */
+	/* the audit budget of requests that change no mount (sv-answer.c) */
+	double audit_tokens;      /* bytes */
+	uint64_t audit_last_ns;   /* CLOCK_MONOTONIC of the last refill, 0: full */
+	uint64_t unlogged;        /* left out since the last audited event */
 };
+
+/*
+ * The audit budget per container for requests that change no mount
+ * (refusals, placeholder calls): a token bucket of line bytes. A busy
+ * container's requests of ordinary paths (about 400 bytes a line) fit
+ * 2,600 at once; a flood of maximal ones is held to 16 KiB a second.
+ */
+#define SV_AUDIT_BURST (1024.0 * 1024.0)
+#define SV_AUDIT_RATE (16.0 * 1024.0) /* bytes per second */
+/* A container's record of mounts is checked for vanished ones past this. */
+#define SV_PRUNE_MIN 64
 
 enum sv_kind { SV_NEW, SV_BIND, SV_REMOUNT, SV_REMOUNT_BIND, SV_UMOUNT, SV_PROPAGATION, SV_MOVE };
 
@@ -236,6 +253,7 @@ struct mntsnap_supervisor {
 	pthread_mutex_t audit_lock; /* the audit callbacks are never called concurrently */
 	struct sv_container **c;
 	size_t n;
+	atomic_size_t placeholders; /* pending contexts of every container: one fd each */
 	dev_t own_dev;  /* the supervisor's own mount namespace (nsfs inode) */
 	ino_t own_ino;
 };
@@ -408,5 +426,11 @@ void mntsnap__sv_fsctx_free(struct sv_fsctx *x);
  */
 int mntsnap__sv_audit_ready(struct mntsnap_supervisor *sv);
 void mntsnap__sv_answer(struct mntsnap_supervisor *sv, struct sv_container *c, struct sv_req *q);
+
+/* lib/sv-answer.c: the event summing up c's requests left out of the audit, if any. */
+void mntsnap__sv_audit_unlogged(struct mntsnap_supervisor *sv, struct sv_container *c);
+
+/* lib/sv-json.c: the length of ev's line, newline included. */
+size_t mntsnap__sv_event_json_len(const struct mntsnap_sv_event *ev);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -74,6 +75,7 @@ static void ctx_remove(struct sv_container *c, struct sv_fsctx *x)
 {
 	for (size_t i = 0; i < c->nctx; i++)
 		if (c->ctx[i] == x) {
+			atomic_fetch_sub(&c->sv->placeholders, 1);
 			c->ctx_bytes -= ctx_bytes(x);
 			c->ctx[i] = c->ctx[--c->nctx];
 			mntsnap__sv_fsctx_free(x);
@@ -105,6 +107,35 @@ static void ctx_reclaim(struct sv_container *c)
 }
 
 /*
+ * How many placeholders every container together may hold: each costs
+ * the supervisor an fd (its end of the pipe), and 16 containers of 64
+ * took a supervisor to its 1024 fds, after which other containers'
+ * mounts failed with EMFILE. Half the soft RLIMIT_NOFILE, less 32 for
+ * what a request needs meanwhile (namespace fds, pidfds, the workers'
+ * pipes), is left to them; the rest to requests and notify fds.
+ */
+static size_t placeholders_max(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > SIZE_MAX)
+		return SIZE_MAX;
+	return rl.rlim_cur / 2 > 32 ? (size_t)rl.rlim_cur / 2 - 32 : 0;
+}
+
+/* Count one more placeholder against the supervisor's bound; false when full. */
+static bool placeholder_take(struct mntsnap_supervisor *sv)
+{
+	size_t max = placeholders_max();
+
+	if (atomic_fetch_add(&sv->placeholders, 1) < max)
+		return true;
+	atomic_fetch_sub(&sv->placeholders, 1);
+	return false;
+}
+
+/*
  * A new placeholder, handed to the caller with ADDFD|SEND, which also
  * answers the call with the fd number. On success the context is c's.
  */
@@ -119,19 +150,31 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 
 	if (c->nctx >= SV_MAX_CTX)
 		ctx_reclaim(c);
-	if (c->nctx >= SV_MAX_CTX)
+	if (c->nctx >= SV_MAX_CTX) {
+		q->reason = "container's placeholder limit";
 		return -EMFILE;
+	}
 	if (c->ctx_bytes + ctx_bytes(x) > SV_CONTAINER_BYTES_MAX) {
 		q->reason = "container's context memory";
 		return -ENOMEM;
+	}
+	if (!placeholder_take(sv)) {
+		/* the supervisor's bound, not the container's: "in the system" */
+		q->reason = "placeholder limit";
+		return -ENFILE;
 	}
 	/*
 	 * Inert: nothing is ever written to it and the container holds only
 	 * the read end, non-blocking so that a read() (libmount reads an fs
 	 * context fd for the kernel's messages) answers EAGAIN at once.
 	 */
-	if (pipe2(pfd, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
+	if (pipe2(pfd, O_CLOEXEC | O_NONBLOCK)) {
+		r = -errno;
+		atomic_fetch_sub(&sv->placeholders, 1);
+		if (r == -EMFILE || r == -ENFILE)
+			q->reason = "supervisor's fd limit";
+		return (int)r;
+	}
 	x->fd = pfd[1];
 	if (fstat(pfd[0], &st)) {
 		r = -errno;
@@ -172,6 +215,8 @@ static int ctx_hand_over(struct mntsnap_supervisor *sv, struct sv_container *c, 
 	c->ctx[c->nctx++] = x;
 	c->ctx_bytes += ctx_bytes(x);
 out:
+	if (r)
+		atomic_fetch_sub(&sv->placeholders, 1); /* x->fd is closed with x */
 	close(pfd[0]);
 	return (int)r;
 }

@@ -737,6 +737,8 @@ int mntsnap__sv_perform(struct mntsnap_supervisor *sv, struct sv_container *c, s
 		r = -ENOENT;
 	if (r == -ESRCH)
 		r = -ENOENT;
+	if (r == -EMFILE || r == -ENFILE)
+		q->reason = "supervisor's fd limit"; /* not the caller's doing */
 	if (!r)
 		r = run_worker(sv, q, fd, &cr);
 	free(cr.groups);

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -166,7 +167,8 @@ static int try_mount(const char *src, const char *tgt, const char *type, unsigne
 static void on_audit(const struct mntsnap_sv_event *ev, void *data)
 {
 	struct box *b = data;
-	char line[65536];
+	/* the audit callbacks are never called concurrently */
+	static char line[MNTSNAP_SV_AUDIT_LINE_MAX];
 	int n = mntsnap_sv_event_json(ev, line, sizeof(line));
 
 	cr_assert_gt(n, 0, "audit line: %s", strerror(-n));
@@ -1774,6 +1776,241 @@ LTest(supervisor, audit_unavailable_denies)
 	cr_expect_eq(b.res[2], EPERM, "open_tree: %s", strerror(b.res[2]));
 	cr_expect_not(mi_find(b.pid, "/mnt/a", NULL, NULL), "performed unaudited");
 	cr_expect(strstr(b.audit, "\"reason\":\"audit unavailable\""), "%s", b.audit);
+	box_end(&b);
+}
+
+/* ---- what one container can cost the supervisor -------------------------- */
+
+#define FLOOD_REFUSALS 1000
+
+/*
+ * Refused mount(2) calls with every string as long as the kernel takes,
+ * of bytes >= 0x80 (each one \u00XX in the line): 68 KB lines, at disk
+ * speed, until the audit filesystem is full and every container is
+ * refused. Then a mount the policy allows.
+ */
+static void script_audit_flood(int *res)
+{
+	static char src[4096], tgt[4096], type[256], data[4096];
+
+	memset(src, 0x80, sizeof(src) - 1);
+	memset(tgt, 0x81, sizeof(tgt) - 1);
+	tgt[0] = '/';
+	memset(type, 0x82, sizeof(type) - 1);
+	memset(data, 0x83, sizeof(data) - 1);
+	res[0] = 0;
+	for (int i = 0; i < FLOOD_REFUSALS; i++)
+		res[0] += try_mount(src, tgt, type, 0, data) != EPERM;
+	res[1] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+}
+
+/*
+ * The longest line of an audit, the sum of its "unlogged" counts, its
+ * lines and those of them that are such sums.
+ */
+static size_t audit_scan(const char *audit, long *ret_unlogged, int *ret_lines, int *ret_sums)
+{
+	size_t longest = 0;
+
+	*ret_unlogged = 0;
+	*ret_lines = 0;
+	*ret_sums = 0;
+	for (const char *l = audit, *nl; l && *l; l = nl + 1) {
+		const char *u;
+
+		nl = strchr(l, '\n');
+		cr_assert(nl, "audit line without newline");
+		if ((size_t)(nl - l) > longest)
+			longest = (size_t)(nl - l);
+		u = strstr(l, "\"unlogged\":");
+		if (u && u < nl) {
+			*ret_unlogged += strtol(u + 11, NULL, 10);
+			(*ret_sums)++;
+		}
+		(*ret_lines)++;
+	}
+	return longest;
+}
+
+LTest(supervisor, audit_volume_of_refusals_is_bounded)
+{
+	long unlogged;
+	size_t longest;
+	struct box b;
+	int lines, sums;
+
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_audit_flood);
+	cr_expect_eq(b.res[0], 0, "%d refusals answered otherwise than EPERM", b.res[0]);
+	cr_expect_eq(b.res[1], 0, "the allowed mount: %s", strerror(b.res[1]));
+	longest = audit_scan(b.audit, &unlogged, &lines, &sums);
+	/* 7 fields of at most 1 KiB, the rest short */
+	cr_expect_leq(longest, 8 * MNTSNAP_SV_AUDIT_FIELD_MAX + 1024, "a line of %zu bytes", longest);
+	cr_expect(strstr(b.audit, "\"truncated\":{\"fstype\":255,\"source\":4095,\"target\":4095,"
+				  "\"options_asked\":4095}"),
+		  "no truncation marker: %.300s", b.audit);
+	/* the budget: 1 MiB at once, 16 KiB a second (the flood takes seconds at most) */
+	cr_expect_lt(b.audit_len, (size_t)1536 * 1024, "audit %zu bytes", b.audit_len);
+	cr_expect_gt(unlogged, 0, "nothing left out: %zu bytes", b.audit_len);
+	/* every refusal either has its line or is counted; the mount has its line */
+	cr_expect_eq(lines - sums - 1 + unlogged, FLOOD_REFUSALS, "%d lines, %d sums, %ld unlogged",
+		     lines, sums, unlogged);
+	cr_expect(strstr(b.audit, "\"target\":\"/mnt/a\",\"source_resolved\":null,"
+				  "\"target_resolved\":\"/mnt/a\""),
+		  "the performed mount has no line");
+	cr_expect(strstr(b.audit, "\"syscall\":null") && strstr(b.audit, "\"reason\":\"not logged\""),
+		  "no summary line");
+	box_end(&b);
+}
+
+#define HOLD 40
+
+/* HOLD placeholders held at once, then a mount(2). */
+static void script_hold_placeholders(int *res)
+{
+	int fd[HOLD];
+
+	res[0] = 0;
+	res[1] = 0;
+	for (int i = 0; i < HOLD; i++) {
+		fd[i] = sfsopen("tmpfs");
+		if (fd[i] >= 0)
+			res[0]++;
+		else if (!res[1])
+			res[1] = errno;
+	}
+	res[2] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+	for (int i = 0; i < HOLD; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/*
+ * Each pending placeholder costs the supervisor an fd: all containers
+ * together hold at most half its soft fd limit less 32 (here 128: 32),
+ * so they never take the fds other containers' requests need.
+ */
+LTest(supervisor, placeholders_are_bounded_by_the_fd_limit)
+{
+	struct rlimit rl, low;
+	struct box b;
+
+	make_tree();
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	low = rl;
+	low.rlim_cur = 128;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	box_start(&b, example_policy(), NULL, script_hold_placeholders);
+	cr_expect_eq(b.res[0], 128 / 2 - 32, "%d placeholders held", b.res[0]);
+	cr_expect_eq(b.res[1], ENFILE, "beyond the bound: %s", strerror(b.res[1]));
+	cr_expect_eq(b.res[2], 0, "a mount meanwhile: %s", strerror(b.res[2]));
+	cr_expect(strstr(b.audit, "\"error\":\"ENFILE\",\"mnt_id\":null,"
+				  "\"reason\":\"placeholder limit\""),
+		  "%.2000s", b.audit);
+	box_end(&b);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+}
+
+/* Waits until the supervisor has used up its fds, then asks for a mount. */
+static void script_after_fds_gone(int *res)
+{
+	for (int i = 0; i < 10000 && __atomic_load_n(&res[NRES - 1], __ATOMIC_SEQ_CST) != 1; i++)
+		usleep(1000);
+	res[0] = try_mount("none", "/mnt/a", "tmpfs", 0, NULL);
+}
+
+/* A supervisor out of fds says so: EMFILE, not "caller gone". */
+LTest(supervisor, supervisor_out_of_fds_is_audited_as_such)
+{
+	MNTSNAP_OPTS(mntsnap_supervisor_opts, o, .audit = on_audit, .audit_data = NULL);
+	struct rlimit rl, low;
+	int fill[256], nfill = 0, nfd;
+	struct box b;
+
+	make_tree();
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	low = rl;
+	low.rlim_cur = 256;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	nfd = box_spawn(&b, example_policy(), script_after_fds_gone, BOX_ROOTFUL);
+	o.audit_data = &b;
+	cr_assert_eq(mntsnap_supervisor_new(b.pol, &o, &b.sv), 0);
+	cr_assert_eq(mntsnap_supervisor_add(b.sv, nfd, "box"), 0);
+	while (nfill < 256 && (fill[nfill] = dup(0)) >= 0)
+		nfill++;
+	cr_assert_eq(errno, EMFILE);
+	__atomic_store_n(&b.res[NRES - 1], 1, __ATOMIC_SEQ_CST);
+	box_serve(&b);
+	while (nfill > 0)
+		close(fill[--nfill]);
+	cr_expect_eq(b.res[0], EMFILE, "the mount: %s", strerror(b.res[0]));
+	cr_expect(strstr(b.audit, "\"error\":\"EMFILE\",\"mnt_id\":null,"
+				  "\"reason\":\"supervisor's fd limit\""),
+		  "%s", b.audit);
+	box_end(&b);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+}
+
+#define VANISH_ROUNDS 300
+
+/*
+ * Mounts that vanish without a umount2 the supervisor sees: a helper in
+ * a user and mount namespace of its own (made before the mounts, so
+ * /mnt/d is a plain directory there) removes /mnt/d, and the kernel
+ * detaches the bind on it in the container's namespace too.
+ */
+static void script_vanishing_mounts(int *res)
+{
+	int p2c[2], c2p[2];
+	char r = 0;
+	pid_t h;
+
+	res[0] = res[1] = 0;
+	if (pipe2(p2c, O_CLOEXEC) || pipe2(c2p, O_CLOEXEC))
+		return;
+	h = fork();
+	if (h == 0) {
+		close(p2c[1]); /* else its reads never end */
+		close(c2p[0]);
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) || write(c2p[1], "k", 1) != 1)
+			_exit(1);
+		while (read(p2c[0], &r, 1) == 1) {
+			r = rmdir("/mnt/d") ? 'E' : 'k';
+			if (write(c2p[1], &r, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	if (h < 0 || read(c2p[0], &r, 1) != 1 || r != 'k') {
+		res[1] = -1;
+		return;
+	}
+	for (int i = 0; i < VANISH_ROUNDS; i++) {
+		mkdir("/mnt/d", 0755);
+		if (try_mount("/data/x", "/mnt/d", NULL, MS_BIND, NULL) ||
+		    write(p2c[1], "r", 1) != 1 || read(c2p[0], &r, 1) != 1 || r != 'k') {
+			res[1] = i + 1;
+			break;
+		}
+		res[0]++;
+	}
+	close(p2c[1]);
+	waitpid(h, NULL, 0);
+}
+
+LTest(supervisor, record_of_vanished_mounts_is_pruned)
+{
+	struct box b;
+
+	make_tree();
+	box_start(&b, example_policy(), NULL, script_vanishing_mounts);
+	cr_expect_eq(b.res[1], 0, "round %d failed", b.res[1]);
+	cr_expect_eq(b.res[0], VANISH_ROUNDS);
+	cr_expect_not(mi_find(b.pid, "/mnt/d", NULL, NULL), "a bind on /mnt/d left");
+	cr_expect_leq(b.sv->c[0]->nmounted, SV_PRUNE_MIN, "%zu mounts recorded, none left",
+		      b.sv->c[0]->nmounted);
 	box_end(&b);
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -218,6 +219,11 @@ static void take_connection(struct agent *a, int lfd)
 	socklen_t cl = sizeof(cred);
 
 	c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0 && (errno == EMFILE || errno == ENFILE)) {
+		/* the connection stays queued: poll would report it at once again */
+		fprintf(stderr, "mntsnap: supervise: accept: %s\n", strerror(errno));
+		usleep(100000);
+	}
 	if (c < 0 || !buf)
 		goto out;
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) || cred.uid != geteuid()) {
@@ -321,6 +327,23 @@ static int serve(struct agent *a, int lfd)
 	return 0;
 }
 
+/*
+ * The soft fd limit up to the hard one: a service starts with 1024, and
+ * each container costs the supervisor its notify fd and one per pending
+ * placeholder of the new mount API (the library holds those to half the
+ * soft limit, so a higher one leaves more room to every container).
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		fprintf(stderr, "mntsnap: supervise: raising the fd limit: %s\n", strerror(errno));
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: mntsnap supervise --policy FILE --listen SOCKET [--audit FILE]\n"
@@ -373,6 +396,7 @@ int cmd_supervise(int argc, char **argv)
 		mntsnap_policy_free(p);
 		return 0;
 	}
+	raise_nofile();
 	a.line = malloc(MNTSNAP_SV_AUDIT_LINE_MAX);
 	if (!a.line) {
 		mntsnap_policy_free(p);
