@@ -1750,7 +1750,14 @@ LTest(supervisor, bounds_of_the_new_mount_api)
 	/* one bounded line per call: no line repeats everything recorded so far */
 	cr_expect_lt(b.audit_len, (size_t)2 * FLOOD * 6 * 1024, "audit %zu bytes", b.audit_len);
 	cr_expect(strstr(b.audit, "\"reason\":\"options too long\""), "no reason given");
-	cr_expect(strstr(b.audit, "\"reason\":\"already mounted\""), "no reason given");
+	/*
+	 * the flood spent the container's audit budget for refusals: the
+	 * second fsmount's line is there, or counted in the "not logged"
+	 * line before the next performed mount's, depending on how fast the
+	 * budget refilled
+	 */
+	cr_expect(strstr(b.audit, "\"reason\":\"already mounted\"") ||
+		  strstr(b.audit, "\"reason\":\"not logged\""), "no reason given");
 	box_end(&b);
 }
 
