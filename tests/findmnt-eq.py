@@ -247,6 +247,11 @@ OPTSETS = [
     ['-D', '-i', '-o', 'SOURCE,FSTYPE,TARGET'], ['--df', '--tree', '-o', 'SOURCE,TARGET'],
     ['-y', '-o', 'TARGET,MAJ:MIN,FS-OPTIONS,OPT-FIELDS'],
     ['--shell', '-o', '+VFS-OPTIONS'],
+    # libmount's list rules: a leading "no" negates the list and is
+    # skipped, "noTYPE" never matches, case does not count; a bare "no"
+    # option item matches every mount
+    ['-t', 'nonotmpfs'], ['-t', 'noproc,notmpfs'], ['-t', 'TMPFS,Proc'], ['-t', 'notmpfs,proc'],
+    ['-O', 'no'], ['-O', 'noatime,no'],
     # refused together by findmnt (the forms add more: -J -P, -l -r, ...)
     ['--real', '--pseudo'], ['-M', '/', '-T', '/'], ['-c', '-C'],
 ]

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "view.h"
@@ -276,29 +277,28 @@ void col_list(FILE *f)
 }
 
 /*
- * libmount's type list match: "a,b" any of them; a "no" prefix on the
- * first item negates the whole list, on a later one just that item.
+ * libmount's type list match (match_fstype()): a leading "no" negates the
+ * whole list and is skipped; then an item "noTYPE" never matches TYPE and
+ * an item TYPE matches unless the list is negated; case does not count.
+ * So "nonotmpfs" is "not (not tmpfs)": every type but tmpfs, as findmnt.
  */
 bool match_types(const char *fstype, const char *list)
 {
-	bool neg = !strncmp(list, "no", 2);
-	const char *p = list;
+	size_t len = strlen(fstype);
+	bool no = !strncmp(list, "no", 2);
+	const char *p = no ? list + 2 : list;
 
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		const char *q = p;
-		size_t ql = len;
-
-		if (ql >= 2 && !strncmp(q, "no", 2)) {
-			q += 2, ql -= 2;
-		}
-		if (strlen(fstype) == ql && !strncmp(fstype, q, ql))
-			return !neg;
-		p += len;
-		if (*p == ',')
-			p++;
+	for (;;) {
+		if (!strncmp(p, "no", 2) && !strncasecmp(p + 2, fstype, len) &&
+		    (p[len + 2] == '\0' || p[len + 2] == ','))
+			return false;
+		if (!strncasecmp(p, fstype, len) && (p[len] == '\0' || p[len] == ','))
+			return !no;
+		p = strchr(p, ',');
+		if (!p)
+			return no;
+		p++;
 	}
-	return neg;
 }
 
 /* Does the comma list opts (length n) hold option name[=value]? */
@@ -326,7 +326,8 @@ bool match_options(const char *opts, size_t n, const char *pattern)
 {
 	for (const char *p = pattern; *p;) {
 		size_t len = strcspn(p, ",");
-		bool neg = len > 2 && !strncmp(p, "no", 2);
+		/* as libmount: a bare "no" is "without the empty option": true */
+		bool neg = len >= 2 && !strncmp(p, "no", 2);
 		const char *q = p + (*p == '+' ? 1 : 0);
 		size_t ql = len - (size_t)(q - p);
 
