@@ -13,6 +13,9 @@
 #ifndef MNTSNAP_HAVE_JSON
 #define MNTSNAP_HAVE_JSON 0
 #endif
+#ifndef MNTSNAP_HAVE_BLKID
+#define MNTSNAP_HAVE_BLKID 0
+#endif
 
 static const struct cli_cmd cmds[] = {
 	{ "list", "list the mounts of a namespace", cmd_list },
@@ -117,13 +120,15 @@ static void usage(FILE *f)
  * (-), so a bug report says which code paths the binary can take:
  * libseccomp for the library's mntsnap-seccomp.h adapter, json-c for
  * `seccomp --merge` (profile files), libcap for reading the caller's
- * capabilities (capget(2) without it).
+ * capabilities (capget(2) without it), libblkid for list's tags (-e, -x,
+ * LABEL=, the blkid columns).
  */
 static void version(FILE *f)
 {
-	fprintf(f, "mntsnap %s\nfeatures: %clibseccomp %clibcap %cjson-c\n", mntsnap_version(),
-		MNTSNAP_HAVE_LIBSECCOMP ? '+' : '-', MNTSNAP_HAVE_LIBCAP ? '+' : '-',
-		MNTSNAP_HAVE_JSON ? '+' : '-');
+	fprintf(f, "mntsnap %s\nfeatures: %clibseccomp %clibcap %cjson-c %clibblkid\n",
+		mntsnap_version(), MNTSNAP_HAVE_LIBSECCOMP ? '+' : '-',
+		MNTSNAP_HAVE_LIBCAP ? '+' : '-', MNTSNAP_HAVE_JSON ? '+' : '-',
+		MNTSNAP_HAVE_BLKID ? '+' : '-');
 }
 
 /*
