@@ -252,6 +252,8 @@ OPTSETS = [
     # option item matches every mount
     ['-t', 'nonotmpfs'], ['-t', 'noproc,notmpfs'], ['-t', 'TMPFS,Proc'], ['-t', 'notmpfs,proc'],
     ['-O', 'no'], ['-O', 'noatime,no'],
+    # a "MAJ:MIN" source is a device number (sscanf: "0:03", "0:3x" too)
+    ['-S', '0:3'], ['-S', '0:03'], ['-S', '0:5x', '-o', 'TARGET,MAJ:MIN'], ['-S', '0:3', '-R'],
     # refused together by findmnt (the forms add more: -J -P, -l -r, ...)
     ['--real', '--pseudo'], ['-M', '/', '-T', '/'], ['-c', '-C'],
 ]

@@ -2,6 +2,7 @@
 /* Output and filter options of list, show and stat (see view.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -403,10 +404,20 @@ static void mark_target_exact(struct matcher *mt, const char *path)
 static void mark_source(struct matcher *mt)
 {
 	struct mntsnap_mount m;
+	unsigned maj, min;
 
 	memset(mt->source_hit, 0, mt->n);
 	if (!mt->source || !mt->source[0])
 		return;
+	/* findmnt: a source that reads as "MAJ:MIN" (sscanf) is a device number */
+	if (sscanf(mt->source, "%u:%u", &maj, &min) == 2) {
+		for (size_t i = 0; i < mt->n; i++) {
+			mntsnap_snapshot_get(mt->snap, i, &m);
+			mt->source_hit[i] = (m.mask & MNTSNAP_F_DEV) && m.dev_major == maj &&
+					    m.dev_minor == min;
+		}
+		return;
+	}
 	for (long i = mntsnap_snapshot_next_source(mt->snap, mt->source, -1); i >= 0;
 	     i = mntsnap_snapshot_next_source(mt->snap, mt->source, i))
 		mt->source_hit[i] = true;
