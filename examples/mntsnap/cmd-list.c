@@ -15,7 +15,7 @@
 #define OPT_VERBOSE 0x200
 
 static const char list_help[] =
-	"usage: mntsnap list [TARGET] [OPTIONS] [SOURCE|MOUNTPOINT]\n"
+	"usage: mntsnap list [TARGET] [OPTIONS] [SOURCE|MOUNTPOINT | SOURCE MOUNTPOINT]\n"
 	"List the mounts of a mount namespace (default: the caller's), as\n"
 	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
@@ -54,7 +54,7 @@ static const char list_help[] =
 	"                        umount,remount,move (default: all); see mntsnap watch\n"
 	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
-	"or mount point.\n";
+	"or mount point; SOURCE MOUNTPOINT only those with both (as -S and -M).\n";
 
 struct list_args {
 	struct cli_target target;
@@ -209,6 +209,12 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 	}
 	if (optind < argc)
 		a->view.match = argv[optind++];
+	/* findmnt DEVICE MOUNTPOINT: a mount with both, the second as -M */
+	if (optind < argc && !a->view.source && !a->view.mountpoint && !a->view.target) {
+		a->view.source = a->view.match;
+		a->view.mountpoint = argv[optind++];
+		a->view.match = NULL;
+	}
 	if (optind < argc) {
 		cli_fail(0, "list: unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;

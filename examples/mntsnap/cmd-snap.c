@@ -28,7 +28,7 @@ static const char save_help[] =
 	"             tmpfs, or that does not outlive a boot\n";
 
 static const char show_help[] =
-	"usage: mntsnap show [OPTIONS] FILE [SOURCE|MOUNTPOINT]\n"
+	"usage: mntsnap show [OPTIONS] FILE [SOURCE|MOUNTPOINT | SOURCE MOUNTPOINT]\n"
 	"Render a saved snapshot with list's output options (default: a tree);\n"
 	"warns on stderr when it was saved from a table that kept changing (by\n"
 	"save, when told to allow it).\n"
@@ -178,9 +178,15 @@ int cmd_show(int argc, char **argv)
 	/* as list: a SOURCE or MOUNTPOINT prints only the mounts it names */
 	if (optind < argc)
 		v.match = argv[optind++];
+	/* as list: SOURCE MOUNTPOINT, a mount with both */
+	if (optind < argc && !v.source && !v.mountpoint && !v.target) {
+		v.source = v.match;
+		v.mountpoint = argv[optind++];
+		v.match = NULL;
+	}
 	if (optind < argc)
-		return cli_fail(0, "show: unexpected argument '%s' (one FILE, then at most one "
-				   "SOURCE or MOUNTPOINT)", argv[optind]);
+		return cli_fail(0, "show: unexpected argument '%s' (one FILE, then a SOURCE or "
+				   "MOUNTPOINT, or a SOURCE and a MOUNTPOINT)", argv[optind]);
 	if (!file)
 		return cli_fail(0, "show: FILE is missing (see mntsnap show --help)");
 	if (load("show", file, &s))
