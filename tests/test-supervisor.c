@@ -1503,6 +1503,16 @@ LTest(supervisor, worker_killed_at_attach)
 	struct box b;
 
 	cr_assert(k != MAP_FAILED);
+#if defined(__SANITIZE_ADDRESS__)
+	/*
+	 * The worker shares the test's memory (CLONE_VM), AddressSanitizer's
+	 * state included: SIGKILLed inside instrumented code it leaves that
+	 * state half-changed, and the next worker dies in it (ECHILD). The
+	 * plain build runs this test; the released code has no sanitizer.
+	 */
+	munmap(k, sizeof(*k));
+	cr_skip_test("a SIGKILLed CLONE_VM worker leaves AddressSanitizer's shared state broken");
+#endif
 	*k = (struct attach_killer){ 0, { 1, 1, 0, 0, -1, -1, -1, -1 } };
 	sys.ctx = k;
 	make_tree();
