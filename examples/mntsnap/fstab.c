@@ -290,12 +290,19 @@ static int add_line(struct fstab *t, const char *line, unsigned lineno)
 		ent_clear(&e);
 		return r;
 	}
-	ne = realloc(t->ent, (t->n + 1) * sizeof(*ne));
-	if (!ne) {
-		ent_clear(&e);
-		return -ENOMEM;
+	/*
+	 * Doubling (16, 32, 64, ...: full when n is 0, or a power of two from
+	 * 16 on): a realloc per entry copies the array each time realloc
+	 * cannot grow it in place (20,000 entries under AddressSanitizer: 5 min).
+	 */
+	if (!t->n || (t->n >= 16 && !(t->n & (t->n - 1)))) {
+		ne = realloc(t->ent, (t->n ? 2 * t->n : 16) * sizeof(*ne));
+		if (!ne) {
+			ent_clear(&e);
+			return -ENOMEM;
+		}
+		t->ent = ne;
 	}
-	t->ent = ne;
 	e.line = lineno;
 	t->ent[t->n++] = e;
 	return 0;
