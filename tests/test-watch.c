@@ -1452,6 +1452,25 @@ static void sbs_setup(void)
 }
 
 /*
+ * sbs_setup() and a source for binds: a tmpfs at BASE/src with the
+ * directory dir and a file in it, and a file BASE/onfile to bind onto.
+ */
+static void sbs_setup_src(const char *dir)
+{
+	int fd;
+
+	sbs_setup();
+	mnt("src", BASE "/src", "tmpfs", 0, NULL);
+	ms_mkdir_p(dir);
+	fd = open(BASE "/src/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	fd = open(BASE "/onfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+}
+
+/*
  * Start argv[0] (findmnt) and the mntsnap runs argv[1..n), each writing
  * to BASE/out/<out[i]>, and wait until every one watches: findmnt has
  * opened mountinfo and read it once (nothing to see that by: 0.3 s),
@@ -1716,17 +1735,8 @@ static void bind_source_vs_findmnt(bool pollpri)
 		      pollpri ? "--pollpri" : NULL, NULL};
 	char *a;
 	struct sbs sbs;
-	int fd;
 
-	sbs_setup();
-	mnt("src", BASE "/src", "tmpfs", 0, NULL);
-	ms_mkdir_p(BASE "/src/sub/deeper");
-	fd = open(BASE "/src/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	fd = open(BASE "/onfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	cr_assert_geq(fd, 0);
-	close(fd);
+	sbs_setup_src(BASE "/src/sub/deeper");
 	sbs_start(&sbs, 2, (char **const[]){fm, ms},
 		  (const char *const[]){"findmnt", "mntsnap"});
 	wait_lines(BASE "/out/mntsnap", 1);
@@ -2288,20 +2298,11 @@ static void list_poll_vs_findmnt(const char *poll, const char *form, const char 
 	char *ms[] = {(char *)bin(), "list", (char *)poll, (char *)form, "-o", (char *)cols, NULL};
 	struct sbs sbs;
 	size_t n = 0;
-	int fd;
 
 	if (!*form) /* no form option: the default, a list for --poll */
 		fm[2] = "-o", fm[3] = (char *)cols, fm[4] = NULL, ms[3] = "-o", ms[4] = (char *)cols,
 		ms[5] = NULL;
-	sbs_setup();
-	mnt("src", BASE "/src", "tmpfs", 0, NULL);
-	ms_mkdir_p(BASE "/src/sub");
-	fd = open(BASE "/src/file", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	fd = open(BASE "/onfile", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	cr_assert_geq(fd, 0);
-	close(fd);
+	sbs_setup_src(BASE "/src/sub");
 	ms_mkdir_p(BASE "/moved");
 	sbs_start(&sbs, 2, (char **const[]){fm, ms}, (const char *const[]){"findmnt", "list"});
 	/* a long target first: a later, narrower batch is laid out anew */
