@@ -155,6 +155,17 @@ static void child_drop_caps(void)
 		child_die("capset");
 }
 
+/* Create the file path (a write to its mount): 0 or its errno. */
+static int try_create(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 /* One mount(2): 0 or its errno. */
 static int try_mount(const char *src, const char *tgt, const char *type, unsigned long fl,
 		     const char *data)
@@ -640,23 +651,15 @@ LTest(supervisor, remount_keeps_forced_options)
  */
 static void script_remount_others(int *res)
 {
-	int fd;
-
 	res[0] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
 	/* the bind rule forces ro; a remount,bind must not lose it */
 	res[1] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND, NULL);
-	fd = open("/mnt/c/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	res[2] = fd < 0 ? errno : 0;
-	if (fd >= 0)
-		close(fd);
+	res[2] = try_create("/mnt/c/new");
 	/* the source's superblock, shared with the host */
 	res[3] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_RDONLY, NULL);
 	/* the runtime's read-only tmpfs volume */
 	res[4] = try_mount(NULL, "/mnt/s", NULL, MS_REMOUNT | MS_BIND, NULL);
-	fd = open("/mnt/s/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	res[5] = fd < 0 ? errno : 0;
-	if (fd >= 0)
-		close(fd);
+	res[5] = try_create("/mnt/s/new");
 	res[6] = try_mount(NULL, "/mnt/s", NULL, MS_REMOUNT | MS_RDONLY, "size=4k");
 	/* its own bind, remounted read-only again: the bind rule still decides */
 	res[7] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
@@ -728,14 +731,9 @@ static void script_move_bind(int *res)
  */
 static void script_bind_of_ro(int *res)
 {
-	int fd;
-
 	res[0] = try_mount("/data/x", "/mnt/c", NULL, MS_BIND, NULL);
 	res[1] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND, NULL);
-	fd = open("/mnt/c/new", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	res[2] = fd < 0 ? errno : 0;
-	if (fd >= 0)
-		close(fd);
+	res[2] = try_create("/mnt/c/new");
 	res[3] = try_mount(NULL, "/mnt/c", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
 	res[4] = try_mount(NULL, "/mnt/c", NULL,
 			   MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOATIME, NULL);
