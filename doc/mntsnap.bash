@@ -27,7 +27,7 @@ _mntsnap()
 		-a --ascii -u --notruncate -b --bytes -t --types -O --options -T --target --format
 		-M --mountpoint -S --source -R --submounts --real --pseudo --shadowed -A --all
 		-U --uniq -f --first-only -i --invert -d --direction -v --nofsroot --tree -D --df
-		-y --shell --list-columns --help'
+		-y --shell --list-columns --vfs-all -V --version --help'
 	local live='-k --kernel -m --mtab -c --canonicalize -C --nocanonicalize'
 	case $prev in
 	--pid | -N | --task)

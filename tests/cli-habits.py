@@ -93,10 +93,16 @@ def main():
     r, o, _ = run(b, 'list', '-F', esc, '-l', '-o', '+uniq-id,ns-id,peer-group')
     want = [b'TARGET', b'SOURCE', b'FSTYPE', b'OPTIONS', b'UNIQ-ID', b'NS-ID', b'PEER-GROUP']
     check('+COLUMNS appends', r == 0 and o.split(b'\n')[0].split() == want, o[:200])
+    # --output-all is findmnt's columns only; mntsnap's own are named with -o
     r, o, _ = run(b, 'list', '-F', esc, '--output-all', '-J')
     keys = set(json.loads(o)['filesystems'][0]) if r == 0 else set()
-    check('--output-all has every column', {'target', 'uniq-id', 'sb-magic', 'attr', 'children',
-                                            'propagate-from', 'opt-fields'} <= keys, keys)
+    check('--output-all has findmnt\'s columns', {'target', 'avail', 'vfs-options', 'children',
+                                                'opt-fields', 'tid'} <= keys, keys)
+    check('--output-all has none of mntsnap\'s own', not keys & {'uniq-id', 'sb-magic', 'attr',
+                                                                'propagate-from'}, keys)
+    r, o, _ = run(b, 'list', '-F', esc, '--output-all', '-o', '+UNIQ-ID,ATTR', '-J')
+    keys = set(json.loads(o)['filesystems'][0]) if r == 0 else set()
+    check('--output-all -o +COLS adds mntsnap\'s own', {'uniq-id', 'attr', 'avail'} <= keys, keys)
     # JSON: /x/ÿ (valid UTF-8) and /x/\xff (not) stay apart and come back exactly
     with tempfile.TemporaryDirectory() as tmp:
         mi = os.path.join(tmp, 'mi')

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Every column gets its field: for every column of --output-all, the
+"""Every column gets its field: for every column (--list-columns: findmnt's
+and mntsnap's own; --output-all is findmnt's 24 only), the
 value `list` prints (JSON, flat) equals the one `stat` prints for the
 same mount, and the library's own (lib-json: a MNTSNAP_MASK_FULL capture
 rendered by mntsnap_render, no CLI code) where the library's JSON has
@@ -136,13 +137,23 @@ def norm_lib(col, v):
     return v
 
 
+def all_columns(binary):
+    """Every column by name, as -o takes them: the blkid ones only in a
+    build with libblkid (one without refuses them)."""
+    names = [l.split()[0] for l in sh(binary, 'list', '--list-columns').decode().splitlines()]
+    if b'-libblkid' in sh(binary, '--version'):
+        names = [n for n in names if n not in ('LABEL', 'PARTLABEL', 'PARTUUID', 'SOURCES')]
+    return ','.join(names)
+
+
 def inner(binary, libjson, base, backend):
     have_idmap, have_ext4 = setup(base)
     if not have_idmap:
         print('SKIP idmapped mount: the kernel refused it')
     if not have_ext4:
         print('SKIP ext4 image: mkfs.ext4 or a loop device missing')
-    full = jload(sh(binary, 'list', '--backend', backend, '-J', '-l', '--output-all'))
+    every = all_columns(binary)
+    full = jload(sh(binary, 'list', '--backend', backend, '-J', '-l', '-o', every))
     recs = {r['target']: r for r in full['filesystems']}
     lib = {r['target']: r for r in jload(sh(libjson, backend))['filesystems']}
     cols = [c.lower() for c in full['filesystems'][0].keys()]
@@ -155,7 +166,7 @@ def inner(binary, libjson, base, backend):
         check('%s: %s listed' % (backend, name), rec is not None)
         if rec is None:
             continue
-        st = jload(sh(binary, 'stat', '-J', '--output-all', path))['filesystems'][0]
+        st = jload(sh(binary, 'stat', '-J', '-o', every, path))['filesystems'][0]
         for c in cols:
             # TID is each command's own: stat has no table task
             if c == 'tid':

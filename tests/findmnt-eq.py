@@ -30,6 +30,11 @@ with and without --verbose) the same way. Tags on real block devices
 an ext4 made here, in a private mount namespace (skipped without root or
 loop devices).
 
+Columns (columns_and_version): --output-all (findmnt's 24 columns in its
+order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
+counts, an empty name prints nothing and exits 1), on a mountinfo file
+and an fstab written here, in every form.
+
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
@@ -939,6 +944,201 @@ def blkid(t, binary, base):
     t.skipped += res['skipped']
 
 
+# --output-all, --vfs-all, -V and -o's empty names (findmnt's column-list
+# parse). Inputs whose mount points do not exist here, so the statvfs
+# columns of --output-all (SIZE, AVAIL, USED, USE%) are empty on both sides
+# and nothing another process writes can change them between the two runs.
+VFSALL_MI = (
+    b'1 0 8:1 / /nonexistent-fmeq rw,relatime shared:1 - ext4 /dev/sda1 rw\n'
+    b'2 1 0:21 / /nonexistent-fmeq/a ro,nosuid,nodev,noexec,noatime,nodiratime - tmpfs t1 '
+    b'ro,size=4k\n'
+    b'3 1 0:22 / /nonexistent-fmeq/b rw,nosymfollow master:1 - tmpfs t2 '
+    b'rw,sync,dirsync,lazytime,mand,iversion\n'
+    b'4 1 0:23 / /nonexistent-fmeq/c rw,strictatime,newflag - tmpfs t3 rw,silent\n'
+    b'5 4 0:24 /sub /nonexistent-fmeq/c/d rw,relatime,nodiratime - tmpfs t4 '
+    b'ro,noexec=1,context="system_u:object_r:x,c0,c1",user,owner\n'
+    b'6 1 0:25 / /nonexistent-fmeq/e rw,noatime - tmpfs t5 rw,atime,norelatime,"unclosed,nosuid\n'
+    b'7 1 0:26 / /nonexistent-fmeq/f rw - cifs //srv/x '
+    b'rw,user=joe,group,bind,rbind,shared,remount\n'
+    b'8 1 0:27 / /nonexistent-fmeq/g ro,relatime - tmpfs t7 rw,,loud,nomand,noiversion\n')
+VFSALL_FSTAB = (
+    b'a /nonexistent-fmeq/a t\n'
+    b'b /nonexistent-fmeq/b t defaults\n'
+    b'c /nonexistent-fmeq/c t ro,bind\n'
+    b'd /nonexistent-fmeq/d t rbind,user,noauto\n'
+    b'e /nonexistent-fmeq/e t owner,ro=1,rw,sync,noatime,relatime,norelatime 1 2\n'
+    b'f /nonexistent-fmeq/f t "x,y",nosuid,noexec="a,b"\n'
+    b'g /nonexistent-fmeq/g t ,,nodev,,\n'
+    b'h /nonexistent-fmeq/h t shared,remount,silent,mand,iversion,strictatime,lazytime,'
+    b'nosymfollow,dirsync,nodiratime,users\n'
+    b'i /nonexistent-fmeq/i t user=joe,group,user=,ro=\n')
+COLS_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-n'], ['-r', '-n'], ['-a'],
+              ['-y', '-P'], ['LC_ALL=C'], ['LC_ALL=C', '-l']]
+OUTPUT_ALL_SETS = [
+    ['--output-all'], ['--output-all', '-D'], ['-D', '--output-all'], ['-D', '-A', '--output-all'],
+    ['--output-all', '-o', '+TARGET'], ['-o', '+SOURCE', '--output-all'],
+    ['-o', 'TARGET', '--output-all'], ['--output-all', '-o', 'TARGET,ID'],
+    ['--output-all', '-t', 'tmpfs'], ['--output-all', '--vfs-all'], ['--output-all', '-i', '-t', 'ext4'],
+    ['--output-all', '-R', '-M', '/nonexistent-fmeq/c'], ['--output-all', '--tree'],
+    ['--output-all', '-v'], ['-D', '-o', '+TARGET'], ['-D', '-o', 'TARGET']]
+VFS_ALL_SETS = [
+    ['--vfs-all'], ['--vfs-all', '-o', 'TARGET,VFS-OPTIONS'],
+    ['--vfs-all', '-o', 'TARGET,VFS-OPTIONS,OPTIONS,FS-OPTIONS'],
+    ['-o', 'TARGET,VFS-OPTIONS', '--vfs-all'], ['--vfs-all', '-o', '+VFS-OPTIONS'],
+    ['--vfs-all', '-O', 'ro', '-o', 'TARGET,VFS-OPTIONS'],
+    ['--vfs-all', '-M', '/nonexistent-fmeq/a', '-o', 'VFS-OPTIONS']]
+# -o lists with an empty name (findmnt: nothing printed, exit 1, no
+# message), names that end in a comma (unknown: "TARGET,"), and only
+# the last -o counts, +LIST adding to the columns of the rest
+O_LISTS = [
+    ['-o', ''], ['-o', 'TARGET,,SOURCE'], ['-o', ',TARGET'], ['-o', '+'], ['-o', '+,'],
+    ['-o', ','], ['-o', ',,'], ['-o', 'TARGET,'], ['-o', '+TARGET,'], ['-o', 'TARGET,,bogus'],
+    ['-o', 'bogus,,'], ['-o', '+,TARGET'], ['-o', 'TARGET,,'], ['-o', 'bogus', '-o', 'TARGET'],
+    ['-o', 'TARGET', '-o', '+SOURCE'], ['-o', 'TARGET', '-o', ''], ['--output-all', '-o', ''],
+    ['-o', '', '--output-all'], ['-o', '', '-J'], ['-o', 'TARGET,,SOURCE', '-P'],
+    ['-o', '', '-D'], ['-D', '-o', ',']]
+
+
+def cols_same(t, what, fm, ms, env=None):
+    """findmnt fm against mntsnap ms: stdout byte for byte (JSON by value),
+    stderr present on both or neither, the same exit status. Kept on
+    purpose (README): an unknown column is exit 2 (findmnt: 1), both
+    saying so."""
+    ra, a, ea = run(['findmnt'] + fm, env)
+    rb, b, eb = run(ms, env)
+    why = []
+    if ra != rb and not ((ra, rb) == (1, 2) and b'unknown column' in ea and
+                         b'unknown column' in eb):
+        why.append('exit findmnt %d mntsnap %d' % (ra, rb))
+    if '-J' in fm and a and b:
+        try:
+            if jload(a) != jload(b):
+                why.append('json: findmnt %s\nmntsnap %s' % (short(a.decode(errors='replace')),
+                                                              short(b.decode(errors='replace'))))
+        except ValueError as e:
+            why.append('bad JSON: %s' % e)
+    elif a != b:
+        why.append(exact('raw', a, b))
+    if bool(ea) != bool(eb):
+        why.append('stderr: findmnt %r mntsnap %r' % (ea[:300], eb[:300]))
+    t.check('%s: %s' % (what, ' '.join(fm)), not why, short('\n'.join(why), 800))
+
+
+# --vfs-all on live mounts, in a private mount namespace: flags the kernel
+# shows in both option fields, utab's userspace options under -m ("user"
+# counts as noexec,nosuid,nodev). Each command's output to files in $3.
+VFS_LIVE = r'''
+set -e
+b=$1/v
+mkdir -p "$b"
+mount -t tmpfs vbase "$b"
+mkdir -p "$b/a" "$b/b" "$b/c" "$b/d"
+mount -t tmpfs -o noatime,sync,dirsync,lazytime,nosuid va "$b/a"
+mount -t tmpfs -o ro,nodev,noexec,nodiratime,strictatime vb "$b/b"
+mount -t tmpfs vc "$b/c"
+mount -o remount,bind,nosymfollow "$b/c"
+mount --bind -o ro "$b/a" "$b/d"
+mount -t tmpfs runmount /run/mount
+printf 'SRC=vc TARGET=%s/c ROOT=/ OPTS=user,x-foo\n' "$b" > /run/mount/utab
+n=0
+while IFS='|' read -r fargs margs; do
+    n=$((n + 1))
+    findmnt $fargs -R -M "$b" > "$3/$n.f" 2> "$3/$n.fe" && echo 0 > "$3/$n.fr" || echo $? > "$3/$n.fr"
+    "$2" list $margs -R -M "$b" > "$3/$n.m" 2> "$3/$n.me" && echo 0 > "$3/$n.mr" || echo $? > "$3/$n.mr"
+done
+'''
+VFS_LIVE_SETS = ['--vfs-all', '--vfs-all -o TARGET,VFS-OPTIONS,OPTIONS', '--vfs-all -J -o +VFS-OPTIONS',
+                 '--vfs-all -P -o TARGET,VFS-OPTIONS', '--vfs-all -m -o TARGET,VFS-OPTIONS,OPTIONS',
+                 '--vfs-all -m -J -o TARGET,VFS-OPTIONS', '--vfs-all -r -o TARGET,FS-OPTIONS,VFS-OPTIONS',
+                 '--vfs-all -O nosuid -o TARGET,VFS-OPTIONS', '--vfs-all --backend mountinfo -r -o VFS-OPTIONS']
+
+
+def vfs_all_live(t, binary, base):
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP --vfs-all live: needs root and unshare(1)')
+        t.skipped += 1
+        return
+    out = os.path.join(base, 'vout')
+    os.mkdir(out)
+    # findmnt has no --backend: that set runs mntsnap's text backend
+    sets = [x.replace('--backend mountinfo ', '') for x in VFS_LIVE_SETS]
+    r = subprocess.run(['unshare', '-m', '--propagation', 'private', 'sh', '-c', VFS_LIVE, 'sh',
+                        base, binary, out],
+                       input=''.join('%s|%s\n' % x for x in zip(sets, VFS_LIVE_SETS)).encode(),
+                       capture_output=True)
+    t.check('columns live setup', r.returncode == 0, r.stderr.decode(errors='replace'))
+    for n, args in enumerate(sets, 1):
+        rd = lambda x: open(os.path.join(out, '%d.%s' % (n, x)), 'rb').read()
+        try:
+            a, b, ea, eb, ra, rb = rd('f'), rd('m'), rd('fe'), rd('me'), rd('fr'), rd('mr')
+        except OSError as e:
+            t.check('columns live: %s' % args, False, str(e))
+            continue
+        why = '' if ra == rb and bool(ea) == bool(eb) else 'exit %r/%r %r' % (ra, rb, eb)
+        if not why and '-J' in args:
+            why = '' if jload(a) == jload(b) else 'json %r\n%r' % (a[:300], b[:300])
+        elif not why and a != b:
+            why = exact('raw', a, b)
+        t.check('columns live: %s' % VFS_LIVE_SETS[n - 1], not why and a, short(why or 'empty'))
+
+
+def columns_and_version(t, binary, base):
+    """findmnt's --output-all (its 24 columns in its order), --vfs-all
+    (every VFS option in libmount's order and spelling), -V and -o lists
+    with empty names, in every output form, on a mountinfo file and an
+    fstab written here."""
+    mi = os.path.join(base, 'vfsall.mountinfo')
+    fs = os.path.join(base, 'vfsall.fstab')
+    with open(mi, 'wb') as f:
+        f.write(VFSALL_MI)
+    with open(fs, 'wb') as f:
+        f.write(VFSALL_FSTAB)
+    blkid = have_blkid(binary, fs)
+    cenv = dict(os.environ, LC_ALL='C')
+    for src, sets in ((['-F', mi], OUTPUT_ALL_SETS + VFS_ALL_SETS + O_LISTS),
+                      (['-s', '-F', fs], [['--output-all'], ['--output-all', '-J']] +
+                       VFS_ALL_SETS[:5] + O_LISTS[:4])):
+        for opts in sets:
+            # the static build (no libblkid) leaves the blkid columns out
+            # of --output-all, findmnt cannot
+            if '--output-all' in opts and not blkid:
+                continue
+            for form in COLS_FORMS:
+                if os.environ.get('FMEQ_QUICK') and form not in ([], ['-J'], ['-r']):
+                    continue
+                args = [x for x in form if x != 'LC_ALL=C']
+                # options findmnt refuses together: compared elsewhere
+                if {'-J', '-P', '-r', '-l'} & set(opts) and {'-J', '-P', '-r', '-l'} & set(args):
+                    continue
+                cols_same(t, 'columns', src + opts + args, [binary, 'list'] + src + opts + args,
+                          cenv if 'LC_ALL=C' in form else None)
+    # show takes the same view options as list: a table saved here and
+    # findmnt's read of the same table right after (no statvfs column)
+    snap = os.path.join(base, 'vfsall.snap')
+    r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+    t.check('columns: save for show', r.returncode == 0, r.stderr.decode(errors='replace'))
+    for opts in (['--vfs-all', '-r', '-o', 'TARGET,VFS-OPTIONS'],
+                 ['--vfs-all', '-J', '-o', 'TARGET,VFS-OPTIONS,OPTIONS'],
+                 ['-o', 'TARGET,,SOURCE'], ['-o', ''], ['-o', 'TARGET,']):
+        cols_same(t, 'show', opts, [binary, 'show', snap] + opts)
+    vfs_all_live(t, binary, base)
+    # -V: the version of each program, the only difference allowed here
+    rv, ver, _ = run([binary, '--version'])
+    for opts in (['-V'], ['--version'], ['-J', '-V'], ['-V', '--bogus-x'], ['-o', 'bogus', '-V'],
+                 ['-s', '-V']):
+        for cmd in (['list'], ['show', snap], ['stat', '/']) if opts[0] != '-s' else (['list'],):
+            ra, a, ea = run(['findmnt'] + opts)
+            rb, b, eb = run([binary] + cmd + opts)
+            ok = (ra, rb) == (0, 0) and a.startswith(b'findmnt from util-linux ') and \
+                rv == 0 and b == ver and not ea and not eb
+            t.check('version: %s %s' % (cmd[0], ' '.join(opts)), ok,
+                    'exit %d/%d %r %r / %r' % (ra, rb, a, b, eb))
+    # a bad option before -V is refused by both
+    ra, _, ea = run(['findmnt', '--bogus-x', '-V'])
+    rb, _, eb = run([binary, 'list', '--bogus-x', '-V'])
+    t.check('version: --bogus-x -V refused', ra != 0 and rb == 2 and ea and eb, '%r' % eb)
+
+
 def main():
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
@@ -981,6 +1181,9 @@ def main():
             fstab(t, binary, data, base)
             if have_blkid(binary, os.path.join(data, 'fstab', 'util-linux.fstab')):
                 blkid(t, binary, base)
+    if only in 'columns':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-cols-') as base:
+            columns_and_version(t, binary, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

@@ -6,6 +6,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mntsnap-config.h"
+
+#ifndef MNTSNAP_HAVE_JSON
+#define MNTSNAP_HAVE_JSON 0
+#endif
+#ifndef MNTSNAP_HAVE_BLKID
+#define MNTSNAP_HAVE_BLKID 0
+#endif
 
 static int need_value(int argc, char **argv, int i)
 {
@@ -134,4 +142,21 @@ int cli_parse_backend(const char *s)
 	if (!strcmp(s, "mountinfo"))
 		return MNTSNAP_BACKEND_MOUNTINFO;
 	return -EINVAL;
+}
+
+/*
+ * The version, then the optional libraries this build has (+) and lacks
+ * (-), so a bug report says which code paths the binary can take:
+ * libseccomp for the library's mntsnap-seccomp.h adapter, json-c for
+ * `seccomp --merge` (profile files), libcap for reading the caller's
+ * capabilities (capget(2) without it), libblkid for list's tags (-e, -x,
+ * LABEL=, the blkid columns). `mntsnap --version` and list/show/stat -V
+ * (findmnt's option) print it.
+ */
+void cli_version(FILE *f)
+{
+	fprintf(f, "mntsnap %s\nfeatures: %clibseccomp %clibcap %cjson-c %clibblkid\n",
+		mntsnap_version(), MNTSNAP_HAVE_LIBSECCOMP ? '+' : '-',
+		MNTSNAP_HAVE_LIBCAP ? '+' : '-', MNTSNAP_HAVE_JSON ? '+' : '-',
+		MNTSNAP_HAVE_BLKID ? '+' : '-');
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mntsnap.h"
 
@@ -90,6 +91,9 @@ struct cli_poll {
 	long tid;
 };
 int cli_poll(const struct cli_poll *p);
+
+/* The version and the optional libraries of this build (mntsnap --version). */
+void cli_version(FILE *f);
 
 /* The commands. */
 int cmd_list(int argc, char **argv);

@@ -114,10 +114,9 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 				NULL)) != -1) {
 		if (view_excl(&a->view, "list", c))
 			return -EINVAL;
-		if (c == 'o' && a->nspecs < sizeof(a->specs) / sizeof(a->specs[0])) {
+		/* -p's table takes every -o (cli_poll); the view the last */
+		if (c == 'o' && a->nspecs < sizeof(a->specs) / sizeof(a->specs[0]))
 			a->specs[a->nspecs++] = optarg;
-			continue;
-		}
 		r = view_opt(&a->view, "list", c, optarg);
 		if (r < 0)
 			return r;
@@ -126,6 +125,9 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		switch (c) {
 		case 'h':
 			print_help(list_help);
+			return 1;
+		case 'V':
+			cli_version(stdout);
 			return 1;
 		case 'N':
 		case OPT_PID:
@@ -219,9 +221,6 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		cli_fail(0, "list: unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
-	for (size_t i = 0; !a->poll && i < a->nspecs; i++)
-		if (view_opt(&a->view, "list", 'o', a->specs[i]) < 0)
-			return -EINVAL;
 	return 0;
 }
 
@@ -364,25 +363,16 @@ static bool is_blkid_col(const char *n)
 	       !strcmp(n, "sources");
 }
 
-/* What needs libblkid: refused in one line by a build without it. */
+/*
+ * What needs libblkid: refused in one line by a build without it
+ * (--output-all leaves the blkid columns out there, view_finish()).
+ */
 static int need_blkid(struct list_args *a)
 {
 	bool cols = false;
 
-	/* --output-all (every column) in a build without libblkid: the rest */
-	if (!tags_have() && a->view.out.ncols == cols_all_count) {
-		size_t k = 0;
-
-		for (size_t i = 0; i < a->view.out.ncols; i++)
-			if (!is_blkid_col(a->view.out.cols[i]->name))
-				a->view.out.cols[k++] = a->view.out.cols[i];
-		a->view.out.ncols = k;
-	}
-	for (size_t i = 0; i < a->view.out.ncols; i++) {
-		const char *n = a->view.out.cols[i]->name;
-
-		cols |= is_blkid_col(n);
-	}
+	for (size_t i = 0; i < a->view.out.ncols; i++)
+		cols |= is_blkid_col(a->view.out.cols[i]->name);
 	if (tags_have() || !(cols || a->evaluate || a->verify || is_tag(a->view.source) ||
 			     is_tag(a->view.match)))
 		return 0;
@@ -462,7 +452,9 @@ int cmd_list(int argc, char **argv)
 		col_list(stdout);
 		return 0;
 	}
-	view_finish(&a.view);
+	r = view_finish(&a.view, "list");
+	if (r)
+		return r;
 	if (need_blkid(&a))
 		return CLI_EXIT_ERR;
 	if (a.fstab || (a.verify && !a.kernel))
@@ -609,6 +601,10 @@ int cmd_stat(int argc, char **argv)
 			print_help(stat_help);
 			return 0;
 		}
+		if (c == 'V') {
+			cli_version(stdout);
+			return 0;
+		}
 		if (c == 'N' || c == OPT_PID)
 			r = cli_target_set(&t, "--pid", optarg), v.out.cx.tid = t.pid;
 		else if (c == OPT_NS)
@@ -624,7 +620,9 @@ int cmd_stat(int argc, char **argv)
 		col_list(stdout);
 		return 0;
 	}
-	view_finish(&v);
+	r = view_finish(&v, "stat");
+	if (r)
+		return r;
 	if (optind < argc)
 		what = argv[optind++];
 	if (optind < argc)

@@ -166,13 +166,19 @@ int cmd_show(int argc, char **argv)
 			fputs("COLUMNS: as mntsnap list --help shows them\n", stdout);
 			return 0;
 		}
+		if (c == 'V') {
+			cli_version(stdout);
+			return 0;
+		}
 		return cli_fail(0, "show: bad option (see mntsnap show --help)");
 	}
 	if (v.list_columns) {
 		col_list(stdout);
 		return 0;
 	}
-	view_finish(&v);
+	r = view_finish(&v, "show");
+	if (r)
+		return r;
 	if (optind < argc)
 		file = argv[optind++];
 	/* as list: a SOURCE or MOUNTPOINT prints only the mounts it names */

@@ -23,6 +23,7 @@
 #include "columns.h"
 #include "fstab.h"
 #include "tags.h"
+#include "vfs-all.h"
 
 int ob_grow(struct obuf *b, size_t more)
 {
@@ -213,10 +214,36 @@ static void get_options(struct obuf *b, const struct mntsnap_mount *m, const str
 	}
 }
 
+/*
+ * --vfs-all: what the options findmnt's OPTIONS column is made of amount
+ * to (an fstab entry: its options as written; none written, no value)
+ */
+static void put_vfs_all(struct obuf *b, const struct mntsnap_mount *m,
+			const struct col_ctx *cx)
+{
+	struct obuf all = { 0 };
+	const char *o;
+
+	if (cx->fstab) {
+		o = fstab_of(m)->options;
+		if (o)
+			vfs_all_options(b, o, strlen(o));
+		return;
+	}
+	get_options(&all, m, cx);
+	if (all.err)
+		b->err = all.err;
+	else
+		vfs_all_options(b, all.p ? all.p : "", all.len);
+	ob_free(&all);
+}
+
 static void get_vfs_options(struct obuf *b, const struct mntsnap_mount *m,
 			    const struct col_ctx *cx)
 {
-	if (cx->fstab)
+	if (cx->vfs_all)
+		put_vfs_all(b, m, cx);
+	else if (cx->fstab)
 		put_fstab(b, fstab_of(m)->vfs_opts);
 	else
 		put_options(b, m, MNTSNAP_OPTIONS_VFS);
@@ -711,33 +738,50 @@ const struct column *col_find(const char *name, size_t len)
 	return NULL;
 }
 
-int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad)
+/*
+ * util-linux's string_add_to_idarray(): a name ends at a comma, but the
+ * last one runs to the end of the list, so "TARGET," names the column
+ * "TARGET," (unknown, as findmnt says); a name of no bytes stops all.
+ */
+int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad,
+	      size_t *badlen)
 {
-	const char *s = spec;
+	const char *s = spec, *begin = NULL;
+	size_t k = *n;
 
 	/* "+LIST" extends the columns already chosen, otherwise it replaces them */
 	if (*s == '+')
 		s++;
 	else
-		*n = 0;
-	while (*s) {
-		size_t len = strcspn(s, ",");
-		const struct column *c = col_find(s, len);
+		k = 0;
+	if (!*s)
+		return -ENODATA;
+	for (const char *p = s; *p; p++) {
+		const char *end = NULL;
+		const struct column *c;
 
-		if (!c) {
-			*bad = s;
+		if (!begin)
+			begin = p;
+		if (*p == ',')
+			end = p;
+		if (!p[1])
+			end = p + 1;
+		if (!end)
+			continue;
+		if (end <= begin)
+			return -ENODATA;
+		*bad = begin;
+		*badlen = (size_t)(end - begin);
+		c = col_find(begin, *badlen);
+		if (!c)
 			return -EINVAL;
-		}
-		if (*n >= COLS_MAX) {
-			*bad = s;
+		if (k >= COLS_MAX)
 			return -E2BIG;
-		}
-		out[(*n)++] = c;
-		s += len;
-		if (*s == ',')
-			s++;
+		out[k++] = c;
+		begin = NULL;
 	}
-	return *n ? 0 : (*bad = spec, -EINVAL);
+	*n = k;
+	return 0;
 }
 
 const char *col_shellvar(const char *name, char *buf, size_t size)

@@ -74,6 +74,8 @@ struct col_ctx {
 	 */
 	bool fstab;
 	bool evaluate; /* -e: tags shown as the devices they name */
+	/* --vfs-all: VFS-OPTIONS names every VFS option, the default ones too */
+	bool vfs_all;
 };
 
 struct column {
@@ -95,16 +97,27 @@ extern const size_t cols_all_count;
 
 /* findmnt's default: TARGET,SOURCE,FSTYPE,OPTIONS */
 #define COLS_DEFAULT "TARGET,SOURCE,FSTYPE,OPTIONS"
+/*
+ * findmnt --output-all: findmnt 2.38's own columns in the order of its
+ * column table (mntsnap's own columns are named with -o, never added)
+ */
+#define COLS_FINDMNT_ALL                                                              \
+	"AVAIL,FREQ,FSROOT,FSTYPE,FS-OPTIONS,ID,LABEL,MAJ:MIN,OPTIONS,OPT-FIELDS,PARENT," \
+	"PARTLABEL,PARTUUID,PASSNO,PROPAGATION,SIZE,SOURCE,SOURCES,TARGET,TID,USED,USE%," \
+	"UUID,VFS-OPTIONS"
 #define COLS_MAX 64
 
 const struct column *col_find(const char *name, size_t len);
 
 /*
- * Parse a -o list ("target,source" or "+uniq-id" to append to what
- * *n already holds, as findmnt does) into out[]. Returns 0, -EINVAL
- * with *bad pointing at the unknown name, or -E2BIG past COLS_MAX.
+ * Parse a -o list ("target,source", or "+uniq-id" to append to what *n
+ * already holds) into out[], split as findmnt splits it. Returns 0;
+ * -ENODATA for an empty name ("", "A,,B", ",A", "+": findmnt prints
+ * nothing and says nothing); -EINVAL with the unknown name at *bad,
+ * *badlen bytes long; -E2BIG past COLS_MAX.
  */
-int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad);
+int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad,
+	      size_t *badlen);
 
 /* findmnt's OPTIONS: VFS and FS options merged, the FS rw/ro dropped. */
 void col_merged_options(struct obuf *b, const struct mntsnap_mount *m);

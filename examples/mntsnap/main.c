@@ -8,14 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "mntsnap-config.h"
-
-#ifndef MNTSNAP_HAVE_JSON
-#define MNTSNAP_HAVE_JSON 0
-#endif
-#ifndef MNTSNAP_HAVE_BLKID
-#define MNTSNAP_HAVE_BLKID 0
-#endif
 
 static const struct cli_cmd cmds[] = {
 	{ "list", "list the mounts of a namespace", cmd_list },
@@ -116,22 +108,6 @@ static void usage(FILE *f)
 }
 
 /*
- * The version, then the optional libraries this build has (+) and lacks
- * (-), so a bug report says which code paths the binary can take:
- * libseccomp for the library's mntsnap-seccomp.h adapter, json-c for
- * `seccomp --merge` (profile files), libcap for reading the caller's
- * capabilities (capget(2) without it), libblkid for list's tags (-e, -x,
- * LABEL=, the blkid columns).
- */
-static void version(FILE *f)
-{
-	fprintf(f, "mntsnap %s\nfeatures: %clibseccomp %clibcap %cjson-c %clibblkid\n",
-		mntsnap_version(), MNTSNAP_HAVE_LIBSECCOMP ? '+' : '-',
-		MNTSNAP_HAVE_LIBCAP ? '+' : '-', MNTSNAP_HAVE_JSON ? '+' : '-',
-		MNTSNAP_HAVE_BLKID ? '+' : '-');
-}
-
-/*
  * Every command's output goes through here: what sits in stdout's buffer
  * is written and the descriptor closed, and a failure of either (a full
  * disk, /dev/full, a closed pipe) fails the command. A command that
@@ -182,7 +158,7 @@ int main(int argc, char **argv)
 		return finish(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		version(stdout);
+		cli_version(stdout);
 		return finish(0);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

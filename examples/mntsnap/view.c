@@ -8,13 +8,19 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "tags.h"
 #include "view.h"
 
 const char view_help[] =
 	"Output (findmnt's options):\n"
 	"  -o, --output COLUMNS  columns to print (default " COLS_DEFAULT ";\n"
-	"                        +COLUMNS adds to it); see COLUMNS below\n"
-	"  --output-all          every column\n"
+	"                        +COLUMNS adds to it; the last -o counts); see\n"
+	"                        COLUMNS below. An empty name (-o '', -o A,,B):\n"
+	"                        nothing printed, exit 1, as findmnt\n"
+	"  --output-all          findmnt's 24 columns, in findmnt's order (mntsnap's\n"
+	"                        own, UNIQ-ID ... GIDMAP, only by name with -o)\n"
+	"  --vfs-all             VFS-OPTIONS lists every VFS option, the default\n"
+	"                        ones too (rw,exec,suid,dev,async,...), as findmnt\n"
 	"  -J, --json            JSON (nested by the tree; flat with -l)\n"
 	"  -l, --list            a list instead of a tree\n"
 	"  -r, --raw             raw: unaligned, blanks and non-ASCII as \\xHH\n"
@@ -58,6 +64,7 @@ const char view_help[] =
 	"  -y, --shell           column names as shell variables (USE% -> USE_PCT)\n"
 	"  --list-columns        print every column and what it is, one a line\n"
 	"                        (mntsnap's: findmnt 2.38 has no such option)\n"
+	"  -V, --version         mntsnap's version (as mntsnap --version)\n"
 	"Options findmnt refuses together are refused (exit 2): -J/-P/-r,\n"
 	"-P/-l/-r, -M/-T, --real/--pseudo.\n"
 	"Exit status: 0 something printed, 1 nothing matched, 2 error.\n";
@@ -65,10 +72,11 @@ const char view_help[] =
 void view_init(struct view *v)
 {
 	const char *bad;
+	size_t badlen;
 
 	*v = (struct view){ 0 };
 	v->out.mode = OUT_TREE;
-	col_parse(COLS_DEFAULT, v->out.cols, &v->out.ncols, &bad);
+	col_parse(COLS_DEFAULT, v->out.cols, &v->out.ncols, &bad, &badlen);
 }
 
 static int set_format(struct view *v, const char *cmd, const char *f)
@@ -104,28 +112,16 @@ uint32_t view_mask(const struct view *v)
 
 int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 {
-	const char *bad = NULL;
-
 	switch (c) {
-	case 'o': {
-		int r = col_parse(arg, v->out.cols, &v->out.ncols, &bad);
-
+	case 'o':
+		/* checked by view_finish(): findmnt reads only the last -o */
 		v->outarg = arg;
-		if (r == -E2BIG) {
-			cli_fail(0, "%s: too many columns (%d at most)", cmd, COLS_MAX);
-			return -EINVAL;
-		}
-		if (r) {
-			cli_fail(0, "%s: unknown column: %.*s", cmd, (int)strcspn(bad, ","), bad);
-			return -EINVAL;
-		}
 		return 1;
-	}
 	case OPT_OUTPUT_ALL:
 		v->output_all = true;
-		v->out.ncols = 0;
-		for (size_t i = 0; i < cols_all_count && i < COLS_MAX; i++)
-			v->out.cols[v->out.ncols++] = &cols_all[i];
+		return 1;
+	case OPT_VFS_ALL:
+		v->out.cx.vfs_all = true;
 		return 1;
 	case 'J':
 		v->out.mode = OUT_JSON;
@@ -260,16 +256,40 @@ int view_live_only(const char *cmd, int c)
 			what[p - VIEW_LIVE_SHORTOPTS], cmd);
 }
 
-void view_finish(struct view *v)
+/* findmnt's blkid columns: left out of --output-all in a build without libblkid */
+static bool is_blkid_col(const struct column *c)
 {
-	const char *bad;
+	return !strcmp(c->name, "label") || !strcmp(c->name, "partlabel") ||
+	       !strcmp(c->name, "partuuid") || !strcmp(c->name, "sources");
+}
 
-	/* findmnt -D: df's columns, unless -o names others (+COLS adds to them) */
-	if (v->df && !v->output_all) {
-		col_parse(COLS_DF, v->out.cols, &v->out.ncols, &bad);
-		if (v->outarg)
-			col_parse(v->outarg, v->out.cols, &v->out.ncols, &bad);
+int view_finish(struct view *v, const char *cmd)
+{
+	const char *base = v->output_all ? COLS_FINDMNT_ALL : v->df ? COLS_DF : COLS_DEFAULT;
+	const char *bad = NULL;
+	size_t badlen = 0;
+	int r;
+
+	v->out.ncols = 0;
+	col_parse(base, v->out.cols, &v->out.ncols, &bad, &badlen);
+	if (v->output_all && !tags_have()) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < v->out.ncols; i++)
+			if (!is_blkid_col(v->out.cols[i]))
+				v->out.cols[k++] = v->out.cols[i];
+		v->out.ncols = k;
 	}
+	if (!v->outarg)
+		return 0;
+	r = col_parse(v->outarg, v->out.cols, &v->out.ncols, &bad, &badlen);
+	if (r == -ENODATA)
+		return 1;
+	if (r == -E2BIG)
+		return cli_fail(0, "%s: too many columns (%d at most)", cmd, COLS_MAX);
+	if (r)
+		return cli_fail(0, "%s: unknown column: %.*s", cmd, (int)badlen, bad);
+	return 0;
 }
 
 void col_list(FILE *f)

@@ -28,9 +28,10 @@ enum {
 	OPT_SHADOWED,
 	OPT_TREE,
 	OPT_LIST_COLUMNS,
+	OPT_VFS_ALL,
 };
 
-#define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:M:S:RhAUfid:vDy"
+#define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:M:S:RhAUfid:vDyV"
 #define VIEW_LONGOPTS                                              \
 	{ "output", required_argument, NULL, 'o' },                \
 	{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },        \
@@ -62,6 +63,8 @@ enum {
 	{ "df", no_argument, NULL, 'D' },                           \
 	{ "shell", no_argument, NULL, 'y' },                        \
 	{ "list-columns", no_argument, NULL, OPT_LIST_COLUMNS },    \
+	{ "vfs-all", no_argument, NULL, OPT_VFS_ALL },              \
+	{ "version", no_argument, NULL, 'V' },                      \
 	{ "help", no_argument, NULL, 'h' }
 
 /*
@@ -104,8 +107,8 @@ struct view {
 	bool no_tree;       /* -D, -m (findmnt turns its tree off for them) */
 	bool df;            /* -D */
 	bool nocanon;       /* -C: lookups by the text, no path resolved */
-	bool output_all;    /* --output-all */
-	const char *outarg; /* the last -o */
+	bool output_all;    /* --output-all: findmnt's columns, not mntsnap's own */
+	const char *outarg; /* the last -o (findmnt: only the last one counts) */
 	bool list_columns;  /* --list-columns */
 	int excl[VIEW_EXCL_GROUPS]; /* the option seen of each exclusive group */
 };
@@ -120,8 +123,13 @@ int view_excl(struct view *v, const char *cmd, int c);
 /* findmnt -D's columns */
 #define COLS_DF "SOURCE,FSTYPE,SIZE,USED,AVAIL,USE%,TARGET"
 
-/* After the options: what they mean together (-D's columns). */
-void view_finish(struct view *v);
+/*
+ * After the options: the columns they choose together, as findmnt's:
+ * --output-all's, -D's or the default, then the last -o (+LIST adds to
+ * them). Returns 0; 1 for an empty column name (nothing printed, no
+ * message: findmnt's exit); CLI_EXIT_ERR (message printed).
+ */
+int view_finish(struct view *v, const char *cmd);
 
 /* --list-columns: every column's name and description, one a line. */
 void col_list(FILE *f);
