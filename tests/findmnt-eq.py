@@ -967,11 +967,11 @@ VFSALL_FSTAB = (
     b'c /nonexistent-fmeq/c t ro,bind\n'
     b'd /nonexistent-fmeq/d t rbind,user,noauto\n'
     b'e /nonexistent-fmeq/e t owner,ro=1,rw,sync,noatime,relatime,norelatime 1 2\n'
-    b'f /nonexistent-fmeq/f t "x,y",nosuid,noexec="a,b"\n'
+    b'f /nonexistent-fmeq/f t "x,y",nosuid,noexec="a,b","unclosed,noexec\n'
     b'g /nonexistent-fmeq/g t ,,nodev,,\n'
     b'h /nonexistent-fmeq/h t shared,remount,silent,mand,iversion,strictatime,lazytime,'
     b'nosymfollow,dirsync,nodiratime,users\n'
-    b'i /nonexistent-fmeq/i t user=joe,group,user=,ro=\n')
+    b'i /nonexistent-fmeq/i t user=joe,group,user=,ro=,sub,nosub\n')
 COLS_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-n'], ['-r', '-n'], ['-a'],
               ['-y', '-P'], ['LC_ALL=C'], ['LC_ALL=C', '-l']]
 OUTPUT_ALL_SETS = [

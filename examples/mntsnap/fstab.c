@@ -130,10 +130,14 @@ static int next_num(const char **s, int *num)
 	return errno || (*end && *end != ' ' && *end != '\t') ? -EINVAL : 0;
 }
 
-/* The option maps of libmount 2.38 (optmap.c): names, "[=]", "=" and prefixes. */
+/*
+ * The option maps of libmount 2.38 (optmap.c): names, "[=]", "=" and
+ * prefixes. Its "sub"/"nosub" exist only where MS_NOSUB is defined, which
+ * no 2.38 build has: FS options there.
+ */
 static const char *const vfs_map[] = {
 	"ro", "rw", "exec", "noexec", "suid", "nosuid", "dev", "nodev", "sync", "async",
-	"dirsync", "remount", "bind", "rbind", "sub", "nosub", "silent", "loud", "mand",
+	"dirsync", "remount", "bind", "rbind", "silent", "loud", "mand",
 	"nomand", "atime", "noatime", "iversion", "noiversion", "diratime", "nodiratime",
 	"relatime", "norelatime", "strictatime", "nostrictatime", "lazytime", "nolazytime",
 	"unbindable", "runbindable", "private", "rprivate", "slave", "rslave", "shared",
@@ -194,6 +198,9 @@ static int split_options(struct fstab_ent *e)
 				open = !open;
 			p++;
 		}
+		/* a quote never closed: libmount's parser ends there, the rest dropped */
+		if (open)
+			break;
 		len = (size_t)(p - start);
 		if (*p)
 			p++;
