@@ -40,6 +40,7 @@ Prints a column-by-column table and "N passed, N failed".
 """
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -1082,6 +1083,38 @@ def vfs_all_live(t, binary, base):
         t.check('columns live: %s' % VFS_LIVE_SETS[n - 1], not why and a, short(why or 'empty'))
 
 
+# names libmount's flag parse knows, and what it must pass over
+VFS_WORDS = ['ro', 'rw', 'exec', 'noexec', 'suid', 'nosuid', 'dev', 'nodev', 'sync', 'async',
+             'dirsync', 'remount', 'bind', 'rbind', 'sub', 'nosub', 'silent', 'loud', 'mand',
+             'nomand', 'atime', 'noatime', 'iversion', 'noiversion', 'diratime', 'nodiratime',
+             'relatime', 'norelatime', 'strictatime', 'nostrictatime', 'lazytime', 'nolazytime',
+             'unbindable', 'runbindable', 'private', 'rprivate', 'slave', 'rslave', 'shared',
+             'rshared', 'symfollow', 'nosymfollow', 'user', 'users', 'owner', 'group', 'nouser',
+             'nogroup', 'defaults', 'noauto', 'x-foo', 'user=joe', 'ro=1', 'ro=', '"q,ro"',
+             'noexec="a,b"', '=x', 'Ro', 'rw=', 'loop', 'comment=x', 'mode=755', '"', 'x"y']
+
+
+def vfs_all_random(t, binary, base):
+    """--vfs-all on option strings drawn at random (a fixed seed): fstab
+    entries, and mountinfo lines (per-mount and super options)."""
+    rnd = random.Random(23)
+    words = lambda k: [rnd.choice(VFS_WORDS) for _ in range(rnd.randint(0, k))]
+    fst = ''.join('s%d /nonexistent-fmeq/%d t %s 0 0\n' % (i, i, ','.join(words(8)) or 'defaults')
+                  for i in range(400))
+    mi = '1 0 0:1 / /nonexistent-fmeq rw - tmpfs root rw\n' + ''.join(
+        '%d 1 0:%d / /nonexistent-fmeq/%d %s - tmpfs t %s\n' % (
+            i, i, i, ','.join([rnd.choice(['rw', 'ro'])] + rnd.sample(VFS_WORDS[:42], 3)),
+            ','.join([rnd.choice(['rw', 'ro'])] + [w for w in words(5) if w]))
+        for i in range(2, 400))
+    cols = ['--vfs-all', '-r', '-o', 'TARGET,VFS-OPTIONS,FS-OPTIONS,OPTIONS']
+    for name, src, body in (('fstab', ['-s', '-F'], fst), ('mountinfo', ['-F'], mi)):
+        path = os.path.join(base, 'random.' + name)
+        with open(path, 'w') as f:
+            f.write(body)
+        cols_same(t, 'columns random ' + name, src + [path] + cols,
+                  [binary, 'list'] + src + [path] + cols)
+
+
 def columns_and_version(t, binary, base):
     """findmnt's --output-all (its 24 columns in its order), --vfs-all
     (every VFS option in libmount's order and spelling), -V and -o lists
@@ -1122,6 +1155,7 @@ def columns_and_version(t, binary, base):
                  ['-o', 'TARGET,,SOURCE'], ['-o', ''], ['-o', 'TARGET,']):
         cols_same(t, 'show', opts, [binary, 'show', snap] + opts)
     vfs_all_live(t, binary, base)
+    vfs_all_random(t, binary, base)
     # -V: the version of each program, the only difference allowed here
     rv, ver, _ = run([binary, '--version'])
     for opts in (['-V'], ['--version'], ['-J', '-V'], ['-V', '--bogus-x'], ['-o', 'bogus', '-V'],
