@@ -6,12 +6,12 @@
 #include "pathcache.h"
 #include "tags.h"
 
-void pathcache_init(struct pathcache *c)
+void pathcache_init(struct pathcache *c, bool targets)
 {
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO);
 
 	*c = (struct pathcache){ 0 };
-	if (mntsnap_capture(&opts, &c->mounts))
+	if (targets && mntsnap_capture(&opts, &c->mounts))
 		c->mounts = NULL;
 }
 

@@ -20,8 +20,12 @@ struct pathcache {
 	struct mntsnap_snapshot *mounts; /* this namespace's table, NULL if unread */
 };
 
-/* Read the mount table (a failure leaves mounts NULL, as libmount goes on). */
-void pathcache_init(struct pathcache *c);
+/*
+ * targets: read this namespace's mount table, whose mount points then stay
+ * as written (libmount's cache_set_targets(), which findmnt does for
+ * fstab only); a failure leaves mounts NULL, as libmount goes on.
+ */
+void pathcache_init(struct pathcache *c, bool targets);
 void pathcache_free(struct pathcache *c);
 
 /* libmount's streq_paths(): "/a//b/" is "/a/b"; "a" is not "/a" */
