@@ -975,11 +975,15 @@ EDGE_SETS = [
     ['--shadowed', '-i', '-t', 'ext4'],
     ['-S', '0:0'], ['0:0'], ['-S', '0:0', '-i'], ['-S', '8:1'], ['-S', '0:0', '-t', 'ext4'],
     ['-R', '-M', '/'], ['-R', '-t', 'ext4'],
+    # -C: no path cache at all, nothing compared resolved, no tag evaluated
+    ['-C'], ['-C', '-T', '/t'], ['-C', '-U'], ['-C', '-f', '/tmp/../t'], ['-f', '/tmp/../t'],
+    ['-C', '-S', '/dev/../dev/vdz'], ['-S', '/dev/../dev/vdz'], ['-C', '-f', 'LABEL=q'],
 ]
 EDGE_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-n']]
 # options findmnt refuses together with -s or -x (mntsnap: exit 2, README)
 EDGE_EXCL = [['-x', '-J'], ['-x', '-l'], ['-x', '-r'], ['-x', '-P'], ['-s', '-k'], ['-m', '-s'],
-             ['-s', '-m'], ['-x', '-p'], ['-p', '-s'], ['-s', '-N', '1'], ['-N', '1', '-s']]
+             ['-s', '-m'], ['-x', '-p'], ['-p', '-s'], ['-s', '-N', '1'], ['-N', '1', '-s'],
+             ['-s', '-C', '-e'], ['-e', '-C']]
 # a task's own mount table, checked as findmnt -N PID -x checks it: a
 # stack, a mount point only that namespace has, a pseudo filesystem
 TASK_NS = r'''set -e

@@ -56,7 +56,8 @@ static bool match_source(struct pathcache *c, const struct fstab_ent *e, const c
 
 	if (streq_srcpath(e, source) || (e->tagname && !strcmp(source, e->source)))
 		return true;
-	if (fstab_pseudo(e->fstype) || fstab_netfs(e->fstype))
+	/* -C: libmount without a cache compares nothing resolved */
+	if (c->off || fstab_pseudo(e->fstype) || fstab_netfs(e->fstype))
 		return false;
 	cn = pathcache_spec(c, source);
 	if (!cn)
@@ -262,7 +263,7 @@ static long find_tag(struct fstab_match *mt, const char *name, const char *val)
 		if (!e->gone && e->tagname && !strcmp(e->tagname, name) && !strcmp(e->tagval, val))
 			return (long)at(mt, k);
 	}
-	dev = tags_evaluate(name, val);
+	dev = mt->a->cache->off ? NULL : tags_evaluate(name, val);
 	r = dev ? find_srcpath(mt, dev) : -1;
 	free(dev);
 	return r;
@@ -492,7 +493,8 @@ int fstab_list(struct fstab_args *a)
 		return cli_fail(r, "list");
 	}
 	/* findmnt's cache knows this namespace's mount points for fstab */
-	pathcache_init(&cache, true);
+	pathcache_init(&cache, !a->view->nocanon);
+	cache.off = a->view->nocanon;
 	a->cache = &cache;
 	if (a->view->uniq)
 		fstab_uniq(&t, &cache);
@@ -516,6 +518,7 @@ int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *sna
 	 * fstab only: a kernel table's targets (-k, -N's) resolve as paths
 	 */
 	pathcache_init(&cache, false);
+	cache.off = a->view->nocanon;
 	a->cache = &cache;
 	if (a->view->uniq)
 		fstab_uniq(&t, &cache);

@@ -35,6 +35,7 @@ static const char list_help[] =
 	"                        ($LIBMOUNT_UTAB) in OPTIONS\n"
 	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
 	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
+	"                        (-s, -x: no tag evaluated either)\n"
 	"                        (-N/-k/-m and -c/-C exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
 	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"

@@ -132,10 +132,13 @@ static int get_option(const struct fstab_ent *e, const char *name, const char **
 static void check_order(struct vfy *v, const struct fstab *t, size_t i)
 {
 	struct pathcache *c = v->a->cache;
-	const char *tgt = pathcache_target(c, t->ent[i].target);
+	/* -C: the targets as written */
+	const char *tgt = c->off ? t->ent[i].target : pathcache_target(c, t->ent[i].target);
 
 	for (size_t k = i + 1; tgt && k < t->n; k++) {
-		const char *n = t->ent[k].gone ? NULL : pathcache_target(c, t->ent[k].target);
+		const char *n = t->ent[k].gone ? NULL
+				: c->off       ? t->ent[k].target
+					       : pathcache_target(c, t->ent[k].target);
 		size_t len = n ? strlen(n) : 0;
 
 		if (n && !strncmp(n, tgt, len)) {
@@ -149,7 +152,8 @@ static void check_order(struct vfy *v, const struct fstab *t, size_t i)
 
 static void check_target(struct vfy *v)
 {
-	const char *cn = pathcache_target(v->a->cache, v->e->target);
+	const char *cn = v->a->cache->off ? v->e->target
+					  : pathcache_target(v->a->cache, v->e->target);
 	struct stat st;
 
 	if (!cn)
@@ -202,7 +206,8 @@ static void check_swaparea(struct vfy *v)
 
 static char *check_tag(struct vfy *v)
 {
-	char *src = tags_evaluate(v->e->tagname, v->e->tagval);
+	/* -C: findmnt evaluates no tag without its cache */
+	char *src = v->a->cache->off ? NULL : tags_evaluate(v->e->tagname, v->e->tagval);
 
 	if (!src) {
 		if (get_option(v->e, "noauto", NULL, NULL) == 1)

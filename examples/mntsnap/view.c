@@ -225,6 +225,7 @@ static const struct {
 	const char *names;
 } excl[VIEW_EXCL_GROUPS] = {
 	{ { 'C', 'c' }, "--nocanonicalize --canonicalize" },
+	{ { 'C', 'e' }, "--nocanonicalize --evaluate" },
 	{ { 'J', 'P', 'r', 'x' }, "--json --pairs --raw --verify" },
 	{ { 'M', 'T' }, "--mountpoint --target" },
 	{ { 'N', 'k', 'm', 's' }, "--task --kernel --mtab --fstab" },
