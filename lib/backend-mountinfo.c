@@ -326,12 +326,33 @@ static bool opt_num(const struct tok *t, const char *tag, size_t tl, uint32_t *r
 	return t->len > tl && !memcmp(t->p, tag, tl) && parse_u32(t->p + tl, t->len - tl, ret);
 }
 
-/* Column 7: optional fields up to the "-" separator. */
+/*
+ * "tag:N" written as the kernel writes it: in the kernel's order (shared,
+ * master, propagate_from, unbindable: ranks 1-4, each once) and without a
+ * leading zero. Anything else is text the renderer would not give back.
+ */
+static bool in_order(const struct tok *t, size_t tl, unsigned rank, unsigned *last)
+{
+	bool ok = rank > *last && (t->len <= tl + 1 || t->p[tl] != '0');
+
+	*last = rank;
+	return ok;
+}
+
+/*
+ * Column 7: optional fields up to the "-" separator. Fields the kernel
+ * would not write so (a tag unknown here, known ones out of order, a
+ * propagate_from that put_optional() would leave out: on no slave, 0, or
+ * equal to the master) keep the text as the line had it in opt_fields,
+ * so that the line renders back exactly and OPT-FIELDS shows what the
+ * file says, as findmnt does.
+ */
 static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			  struct mntsnap_mount *m)
 {
 	char *first = NULL, *last_end = NULL;
-	bool unknown = false;
+	bool unknown = false, pf = false;
+	unsigned rank = 0;
 	struct tok t;
 	uint32_t v;
 
@@ -351,13 +372,18 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 		if (opt_num(&t, "shared:", 7, &v)) {
 			m->propagation |= MNTSNAP_PROP_SHARED;
 			m->peer_group = v;
+			unknown |= !in_order(&t, 7, 1, &rank);
 		} else if (opt_num(&t, "master:", 7, &v)) {
 			m->propagation |= MNTSNAP_PROP_SLAVE;
 			m->master = v;
+			unknown |= !in_order(&t, 7, 2, &rank);
 		} else if (opt_num(&t, "propagate_from:", 15, &v)) {
 			m->propagate_from = v;
+			pf = true;
+			unknown |= !in_order(&t, 15, 3, &rank);
 		} else if (TOK_IS(&t, "unbindable")) {
 			m->propagation |= MNTSNAP_PROP_UNBINDABLE;
+			unknown |= !in_order(&t, 10, 4, &rank);
 		} else if (!t.len) {
 			/*
 			 * two spaces in a row (no kernel writes it): as libmount,
@@ -384,6 +410,9 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 	}
 	if (!m->propagation)
 		m->propagation = MNTSNAP_PROP_PRIVATE;
+	if (pf && (!(m->propagation & MNTSNAP_PROP_SLAVE) || !m->propagate_from ||
+		   m->propagate_from == m->master))
+		unknown = true;
 	if (unknown) {
 		*last_end = '\0'; /* the space before "-": parsed already */
 		m->opt_fields = first;
@@ -573,8 +602,8 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 	r = parse_sb_opts(P, p, end, m);
 	if (r)
 		return r;
-	/* statmount sets a propagate_from only for slaves: so do we */
-	if (!(m->propagation & MNTSNAP_PROP_SLAVE))
+	/* statmount sets a propagate_from only for slaves, and 0 for the master: so do we */
+	if (!(m->propagation & MNTSNAP_PROP_SLAVE) || m->propagate_from == m->master)
 		m->propagate_from = 0;
 	if (P->ns_id) {
 		m->ns_id = P->ns_id;

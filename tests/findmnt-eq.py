@@ -1173,6 +1173,192 @@ def columns_and_version(t, binary, base):
     t.check('version: --bogus-x -V refused', ra != 0 and rb == 2 and ea and eb, '%r' % eb)
 
 
+# ---- fstab with findmnt's list options, -N PID -x, and table edges -------
+# -s honours -i, -f, -d, -U, -D (and --real, --pseudo, --shadowed, -S
+# MAJ:MIN, findmnt -f SPEC's mount(8) lookup) as findmnt's get_next_fs()
+# does; -x walks forward whatever -d says. Entries that tell the rules
+# apart: a target twice (-U keeps the last; "/t/" is "/t"), pseudo
+# filesystems and a tmpfs (-D keeps every *tmpfs*), a tag, a swap area.
+EDGE_FSTAB = (b'LABEL=q /q ext4 defaults 0 0\n'
+              b'/dev/vdz / ext4 rw 0 1\n'
+              b'/dev/vdy / ext4 rw 0 1\n'
+              b'proc /proc proc defaults 0 0\n'
+              b'none /t tmpfs defaults 0 0\n'
+              b'/dev/vdz /t/ ext4 rw 0 2\n'
+              b'devtmpfs /dev devtmpfs rw 0 0\n'
+              b'/dev/vdz swap swap sw 0 0\n'
+              b'tmpfs /tmp tmpfs rw 0 0\n')
+NOSIZES = ['-o', 'SOURCE,FSTYPE,TARGET']   # -D's sizes of a live / would race
+EDGE_SETS = [
+    ['-i', '-t', 'ext4'], ['-i'], ['-i', '/'], ['-i', '-M', '/'], ['-i', '-S', 'proc'],
+    ['-i', '-T', '/proc'], ['-i', '-t', 'noext4'], ['-O', 'rw', '-i'],
+    ['-f'], ['-f', '-d', 'backward'], ['-f', '-t', 'tmpfs'], ['-f', '-i', '-t', 'ext4'],
+    ['-f', '/'], ['-f', '-d', 'backward', '/'], ['-f', '/dev/vdy'], ['-f', '-S', '/dev/vdy'],
+    ['-f', '-S', '/dev/vdy', '-M', '/q'], ['-f', 'LABEL=q'], ['-f', '-T', '/'], ['-f', '/t'],
+    ['-f', '-M', '/t'], ['-f', '/nonexistent-x'], ['-f', '-O', 'defaults'], ['-f', 'proc'],
+    ['-f', '-i'], ['-U', '-f', '-d', 'backward'],
+    ['-d', 'backward'], ['-d', 'backward', '-t', 'ext4'], ['-d', 'backward', '-i', '-t', 'ext4'],
+    ['-d', 'backward', 'proc'], ['-d', 'backward', '/'],
+    ['-U'], ['-U', '-d', 'backward'], ['-U', '-i', '-t', 'ext4'], ['-U', '-M', '/'],
+    ['-U', '-O', 'rw'], ['-U', '-f'],
+    ['-D'] + NOSIZES, ['-D', '-A'] + NOSIZES, ['-D', '-i'] + NOSIZES,
+    ['-D', '-t', 'ext4'] + NOSIZES, ['-D', '-d', 'backward'] + NOSIZES,
+    ['-D', '--real'] + NOSIZES, ['-D', '-S', 'none'] + NOSIZES, ['-i', '-D', '-A'] + NOSIZES,
+    ['--real'], ['--pseudo'], ['--real', '-i'], ['--pseudo', '-i'],
+    ['--shadowed'], ['--shadowed', '-t', 'ext4'], ['--shadowed', '-i'],
+    ['--shadowed', '-i', '-t', 'ext4'],
+    ['-S', '0:0'], ['0:0'], ['-S', '0:0', '-i'], ['-S', '8:1'], ['-S', '0:0', '-t', 'ext4'],
+    ['-R', '-M', '/'], ['-R', '-t', 'ext4'],
+    # -C: no path cache at all, nothing compared resolved, no tag evaluated
+    ['-C'], ['-C', '-T', '/t'], ['-C', '-U'], ['-C', '-f', '/tmp/../t'], ['-f', '/tmp/../t'],
+    ['-C', '-S', '/dev/../dev/vdz'], ['-S', '/dev/../dev/vdz'], ['-C', '-f', 'LABEL=q'],
+]
+EDGE_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-n']]
+# options findmnt refuses together with -s or -x (mntsnap: exit 2, README)
+EDGE_EXCL = [['-x', '-J'], ['-x', '-l'], ['-x', '-r'], ['-x', '-P'], ['-s', '-k'], ['-m', '-s'],
+             ['-s', '-m'], ['-x', '-p'], ['-p', '-s'], ['-s', '-N', '1'], ['-N', '1', '-s'],
+             ['-s', '-C', '-e'], ['-e', '-C']]
+# a task's own mount table, checked as findmnt -N PID -x checks it: a
+# stack, a mount point only that namespace has, a pseudo filesystem
+TASK_NS = r'''set -e
+b=$1
+mount -t tmpfs one "$b/st"; mount -t tmpfs two "$b/st"
+mount -t tmpfs s "$b/sub"; mkdir "$b/sub/only-there"; mount -t tmpfs o "$b/sub/only-there"
+mount -t proc proc "$b/prc"
+echo ready; exec sleep 120'''
+# mountinfo text that is no kernel's: optional fields as the file has them
+# (OPT-FIELDS shows them, --format mountinfo gives them back), an empty
+# table (no tree, so nothing at all even in -J)
+PF_MI = (b'20 1 8:1 / / rw shared:1 - ext4 /dev/sda1 rw\n'
+         b'24 20 0:8 / /s rw shared:2 master:1 propagate_from:1 - tmpfs t rw\n'
+         b'25 20 0:9 / /t rw master:1 propagate_from:1 - tmpfs t rw\n'
+         b'26 20 0:10 / /u rw shared:3 propagate_from:4 - tmpfs t rw\n'
+         b'27 20 0:11 / /v rw master:1 shared:5 - tmpfs t rw\n'
+         b'28 20 0:12 / /w rw shared:06 unbindable - tmpfs t rw\n')
+EMPTY_SETS = [[], ['--tree'], ['-i'], ['-t', 'nosuch'], ['-U'], ['-D'], ['-f'], ['-R', '-M', '/'],
+              ['-A'], ['--shadowed']]
+# README's kept differences on mountinfo files: parent ids in a cycle
+# (mntsnap refuses the file; findmnt's list prints it, its tree never
+# ends) and a mount id twice (mntsnap warns and draws one tree; findmnt
+# draws the child under both). The list forms print the same.
+CYCLE_MI = b'20 21 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
+DUPID_MI = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
+            b'21 20 0:6 / /b rw - tmpfs b rw\n22 21 0:7 / /a/x rw - tmpfs x rw\n')
+
+
+def edge_files(t, binary, base):
+    """Hand-written mountinfo files: every form equal, or the kept difference."""
+    files = {}
+    for name, body in (('pf', PF_MI), ('empty', b''), ('cycle', CYCLE_MI),
+                       ('dupid', DUPID_MI)):
+        files[name] = os.path.join(base, 'edge-%s.mi' % name)
+        with open(files[name], 'wb') as fh:
+            fh.write(body)
+    fm, ms = ['findmnt', '-F', files['pf']], [binary, 'list', '-F', files['pf']]
+    for o in ([], ['-o', 'TARGET,OPT-FIELDS,PROPAGATION']):
+        for form in OPT_FORMS:
+            ra, a, ea = run(fm + form + o)
+            rb, b, eb = run(ms + form + o)
+            why = same_output(form, ra, a, rb, b, ea, eb)
+            t.check('edge pf %s' % ' '.join(form + o), not why, why)
+    rc, out, err = run(ms + ['--format', 'mountinfo'])
+    t.check('edge pf --format mountinfo gives the file back', rc == 0 and out == PF_MI,
+            short((err + out).decode(errors='replace')))
+    fm, ms = ['findmnt', '-F', files['empty']], [binary, 'list', '-F', files['empty']]
+    for flt in EMPTY_SETS:
+        for form in OPT_FORMS:
+            ra, a, ea = run(fm + flt + form)
+            rb, b, eb = run(ms + flt + form)
+            t.check('edge empty %s' % ' '.join(flt + form),
+                    (ra, a, bool(ea)) == (rb, b, bool(eb)),
+                    'findmnt %d %r %r\nmntsnap %d %r %r' % (ra, a, ea, rb, b, eb))
+    for form in ([], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l']):
+        rb, b, eb = run([binary, 'list', '-F', files['cycle']] + form)
+        ok = (rb, b) == (2, b'') and b'parent ids form a cycle' in eb
+        if form and form != ['-J']:   # findmnt's tree forms never end
+            ra, a, _ = run(['findmnt', '-F', files['cycle']] + form)
+            ok = ok and ra == 0 and b'/a' in a
+        t.check('edge cycle (kept: refused) %s' % ' '.join(form), ok,
+                'exit %d %r %r' % (rb, b, eb))
+    for form in ([], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-a']):
+        ra, a, ea = run(['findmnt', '-F', files['dupid']] + form)
+        rb, b, eb = run([binary, 'list', '-F', files['dupid']] + form)
+        warned = b'mount id more than once' in eb and not ea
+        if '-J' in form and '-l' not in form:
+            # the same records, each once: nested their way in each
+            ids = lambda d: sorted({key(r) for _, _, r in flat(jload(d)['filesystems'])})
+            same = ids(a) == ids(b)
+        elif form in ([], ['-a']):
+            # the lines without the art and the padding the art sets
+            strip = lambda d: sorted({' '.join(l.split()) for _, l in untree(d.decode())})
+            same = strip(a) == strip(b)
+        else:
+            same = jload(a) == jload(b) if '-J' in form else a == b
+        t.check('edge dupid (kept: warned, one tree) %s' % ' '.join(form),
+                ra == rb == 0 and warned and same,
+                'exit %d/%d\n%r\n%r\n%r' % (ra, rb, a, b, eb))
+
+
+def task_verify(t, binary, base):
+    """findmnt -N PID -x: that task's mount table checked, in every spelling."""
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP -N PID -x: needs root and unshare(1)')
+        t.skipped += 1
+        return
+    b = os.path.join(base, 'task')
+    for d in ('st', 'sub', 'prc'):
+        os.makedirs(os.path.join(b, d), exist_ok=True)
+    # mounts only in a private namespace of its own
+    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', TASK_NS,
+                          'sh', b], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pid = str(p.pid)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('-N PID -x setup', False, p.stderr.read().decode(errors='replace'))
+            return
+        for args in (['-N', pid, '-x'], ['-x', '-N', pid], ['-N', pid, '-x', '--verbose'],
+                     ['-N', pid, '-x', '--verbose', '-M', '/'], ['-N', pid, '-x', '-M', b + '/st'],
+                     ['-N', pid, '-x', '-U'], ['-N', pid, '-x', '-i', '-t', 'tmpfs'],
+                     ['-N', pid, '-x', '-f'], ['-N', pid, '-x', '-d', 'backward'],
+                     ['-N', pid, '-x', '--verbose', '-T', b + '/sub/only-there'],
+                     ['-N', pid, '-x', '--shadowed'], ['-N', pid, '-x', '-D'],
+                     ['-N', pid, '-x', 'two'], ['-x', '-k', '-U'],
+                     ['-x', '-k', '-i', '-t', 'tmpfs'], ['-x', '-k', '-f']):
+            fstab_same(t, 'task', args, [binary, 'list'] + args)
+    finally:
+        p.kill()
+        p.wait()
+    # gone: findmnt "can't read" (1), mntsnap says which pid (2, an error)
+    ra, a, ea = run(['findmnt', '-N', pid, '-x'])
+    rb, b, eb = run([binary, 'list', '-N', pid, '-x'])
+    t.check('-N gone PID -x', (ra, rb, a, b) == (1, 2, b'', b'') and
+            (b'--pid %s: no such process' % pid.encode()) in eb, 'exit %d/%d %r' % (ra, rb, eb))
+
+
+def fstab_modes_and_edges(t, binary, base):
+    path = os.path.join(base, 'edge.fstab')
+    with open(path, 'wb') as fh:
+        fh.write(EDGE_FSTAB)
+    verify = [['-x'], ['-x', '--verbose']] if have_blkid(binary, path) else []
+    for opts in EDGE_SETS:
+        for form in EDGE_FORMS + verify:
+            if form[:1] == ['-x'] and '-o' in opts:
+                continue
+            if os.environ.get('FMEQ_QUICK') and form not in ([], ['-J'], ['-x']):
+                continue
+            fstab_same(t, 'edge.fstab', ['-s', '-F', path] + opts + form,
+                       [binary, 'list', '-s', '-F', path] + opts + form, json_out='-J' in form)
+    for opts in EDGE_EXCL:
+        ra, a, ea = run(['findmnt', '-F', path] + opts)
+        rb, b, eb = run([binary, 'list', '-F', path] + opts)
+        t.check('edge.fstab %s refused' % ' '.join(opts),
+                (ra, rb, a, b) == (1, 2, b'', b'') and b'mutually exclusive' in ea and
+                b'mutually exclusive' in eb, 'exit %d/%d %r %r' % (ra, rb, ea, eb))
+    edge_files(t, binary, base)
+    if verify:
+        task_verify(t, binary, base)
+
+
 def main():
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
@@ -1210,6 +1396,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-') as base:
         if only in 'live':
             live(t, binary, base)
+    if only in 'fstab-edges':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-edges-') as base:
+            fstab_modes_and_edges(t, binary, base)
     if only in 'fstab':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
             fstab(t, binary, data, base)

@@ -1014,6 +1014,62 @@ LTest(mountinfo, unknown_optional_tags_kept)
 }
 
 /*
+ * Known optional fields the kernel would never write so: propagate_from
+ * equal to the master (or on a mount that is no slave), fields out of the
+ * kernel's order, a number with a leading zero. The record keeps the
+ * kernel's normal form (propagate_from 0 where it equals master, as
+ * statmount gives it), the text is kept as the line had it: rendered back
+ * byte for byte, through save and load, and OPT-FIELDS shows it (findmnt
+ * prints what the file says).
+ */
+LTest(mountinfo, noncanonical_optional_fields_kept)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw shared:1 - ext4 /dev/sda1 rw\n"
+		"24 20 0:8 / /s rw shared:2 master:1 propagate_from:1 - tmpfs t rw\n"
+		"25 20 0:9 / /t rw master:1 propagate_from:1 - tmpfs t rw\n"
+		"26 20 0:10 / /u rw shared:3 propagate_from:4 - tmpfs t rw\n"
+		"27 20 0:11 / /v rw master:1 shared:5 - tmpfs t rw\n"
+		"28 20 0:12 / /w rw shared:06 - tmpfs t rw\n"
+		"29 20 0:13 / /x rw master:1 propagate_from:2 unbindable - tmpfs t rw\n";
+	static const char *const want[] = {
+		"", "shared:2 master:1 propagate_from:1", "master:1 propagate_from:1",
+		"shared:3 propagate_from:4", "master:1 shared:5", "shared:06", "",
+	};
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
+	char tmpl[] = "/tmp/mntsnap-optf-XXXXXX";
+	struct mntsnap_mount m;
+	char *got;
+	int fd;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		mntsnap_snapshot_get(s, i, &m);
+		cr_assert_str_eq(m.opt_fields, want[i], "record %zu", i);
+	}
+	mntsnap_snapshot_get(s, 2, &m);
+	cr_assert_eq(m.propagation, MNTSNAP_PROP_SLAVE);
+	cr_assert_eq(m.master, 1);
+	cr_assert_eq(m.propagate_from, 0, "equal to master: 0, as statmount says");
+	mntsnap_snapshot_get(s, 6, &m);
+	cr_assert_eq(m.propagate_from, 2);
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "non-canonical optional fields");
+	free(got);
+	fd = mkstemp(tmpl);
+	cr_assert_geq(fd, 0);
+	unlink(tmpl);
+	cr_assert_eq(mntsnap_snapshot_save_fd(s, fd), 0);
+	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+	cr_assert_eq(mntsnap_snapshot_load_fd(fd, NULL, &l), 0);
+	close(fd);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+}
+
+/*
  * A newer kernel's text: per-mount options this library does not know
  * ("newflag"), known ones out of the kernel's order, super options it
  * does not know, an empty optional field. Never a refused table: the

@@ -56,7 +56,8 @@ static bool match_source(struct pathcache *c, const struct fstab_ent *e, const c
 
 	if (streq_srcpath(e, source) || (e->tagname && !strcmp(source, e->source)))
 		return true;
-	if (fstab_pseudo(e->fstype) || fstab_netfs(e->fstype))
+	/* -C: libmount without a cache compares nothing resolved */
+	if (c->off || fstab_pseudo(e->fstype) || fstab_netfs(e->fstype))
 		return false;
 	cn = pathcache_spec(c, source);
 	if (!cn)
@@ -109,55 +110,310 @@ static bool is_tag_spec(const char *s)
 	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
 }
 
-/* findmnt's match_func() for one entry */
-static bool match_ent(const struct fstab_match *mt, const struct fstab_ent *e)
+/* mnt_fs_get_devno(): an fstab entry has none (0) */
+static bool devno_is(const struct fstab *t, const struct fstab_ent *e, unsigned maj, unsigned min)
 {
-	const struct view *v = mt->a->view;
-
-	if (v->types && !match_types(e->fstype, v->types))
-		return false;
-	if (v->options && !match_options(e->options ? e->options : "",
-					 e->options ? strlen(e->options) : 0, v->options))
-		return false;
-	if (mt->target && !match_target(mt->a->cache, e, mt->target))
-		return false;
-	if (mt->source && !match_source(mt->a->cache, e, mt->source))
-		return false;
-	return true;
-}
-
-void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const struct fstab *t)
-{
-	const struct view *v = a->view;
-
-	*mt = (struct fstab_match){ .a = a, .t = t };
-	mt->target = v->target ? v->target : v->mountpoint;
-	mt->source = v->source ? v->source : v->match;
-	/* a lone SOURCE|MOUNTPOINT argument may be a target (not a LABEL=/UUID= one) */
-	mt->can_swap = !v->source && !mt->target && v->match && !is_tag_spec(v->match);
+	if (t->kernel && (e->m.mask & MNTSNAP_F_DEV))
+		return e->m.dev_major == maj && e->m.dev_minor == min;
+	return !maj && !min;
 }
 
 /*
- * findmnt's get_next_fs(): the next match from entry i on, or -1. Lazily,
- * as findmnt: what a lookup resolves is in the path cache for the checks
- * of the entries found before the next one. An argument that matches no
+ * mnt_table_over_fs(): a mount with one stacked on it. libmount answers
+ * only for a mountinfo table; for fstab it fails, which findmnt takes as
+ * "not shadowed".
+ */
+static bool shadowed(const struct fstab *t, size_t i)
+{
+	const struct fstab_ent *e = &t->ent[i];
+
+	if (!t->kernel)
+		return false;
+	for (size_t k = 0; k < t->n; k++)
+		if (k != i && !t->ent[k].gone && t->ent[k].m.parent_index == i &&
+		    streq_paths(t->ent[k].target, e->target))
+			return true;
+	return false;
+}
+
+/*
+ * findmnt's match_func() for one entry: every filter in findmnt's order,
+ * each answering "no" (or, with -i, "yes") as soon as it fails; -D keeps
+ * every *tmpfs* outright (-i: drops it) before the pseudo test.
+ */
+static bool match_ent(const struct fstab_match *mt, size_t i)
+{
+	const struct view *v = mt->a->view;
+	const struct fstab_ent *e = &mt->t->ent[i];
+	bool no = v->invert;
+
+	if (v->types && !match_types(e->fstype, v->types))
+		return no;
+	if (v->options && !match_options(e->options ? e->options : "",
+					 e->options ? strlen(e->options) : 0, v->options))
+		return no;
+	if (mt->majmin && !devno_is(mt->t, e, mt->maj, mt->min))
+		return no;
+	if (mt->target && !match_target(mt->a->cache, e, mt->target))
+		return no;
+	if (mt->source && !match_source(mt->a->cache, e, mt->source))
+		return no;
+	if (v->df && !v->all) {
+		if (strstr(e->fstype, "tmpfs"))
+			return !no;
+		if (fstab_pseudo(e->fstype))
+			return no;
+	}
+	if (v->real && fstab_pseudo(e->fstype))
+		return no;
+	if (v->pseudo && !fstab_pseudo(e->fstype))
+		return no;
+	if (v->shadowed && !shadowed(mt->t, i))
+		return no;
+	return !no;
+}
+
+/* the entry at step k of a walk in the -d direction */
+static size_t at(const struct fstab_match *mt, size_t k)
+{
+	return mt->backward ? mt->t->n - 1 - k : k;
+}
+
+/* mnt_table_get_nents(): the entries -U left */
+static size_t nents(const struct fstab *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		n += !t->ent[i].gone;
+	return n;
+}
+
+/* the first entry (in the walk's direction) whose source path is p, or -1 */
+static long first_srcpath(const struct fstab_match *mt, const char *p)
+{
+	for (size_t k = 0; k < mt->t->n; k++) {
+		size_t i = at(mt, k);
+
+		if (!mt->t->ent[i].gone && streq_srcpath(&mt->t->ent[i], p))
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * mnt_table_find_srcpath(): pass after pass over the whole table (as
+ * written; PATH resolved; the tags PATH's device carries; each entry's
+ * own path resolved), so an entry matching an earlier pass wins over an
+ * earlier entry matching a later one. (A device the caller may not read:
+ * libmount then evaluates every tag of the table through udev's links;
+ * here its tags simply do not match.)
+ */
+static long find_srcpath(struct fstab_match *mt, const char *path)
+{
+	const struct fstab *t = mt->t;
+	size_t ntags = 0, n = nents(t);
+	const char *cn, *p;
+	long r;
+
+	if (!*path)
+		return -1;
+	r = first_srcpath(mt, path);
+	if (r >= 0)
+		return r;
+	for (size_t i = 0; i < t->n; i++)
+		ntags += !t->ent[i].gone && t->ent[i].tagname;
+	cn = pathcache_path(mt->a->cache, path);
+	if (!cn)
+		return -1;
+	if (ntags < n && (r = first_srcpath(mt, cn)) >= 0)
+		return r;
+	for (size_t k = 0; ntags && k < t->n; k++) {
+		const struct fstab_ent *e = &t->ent[at(mt, k)];
+		char *v;
+		bool ok;
+
+		if (e->gone || !e->tagname)
+			continue;
+		v = tags_device_value(cn, e->tagname);
+		ok = v && !strcmp(v, e->tagval);
+		free(v);
+		if (ok)
+			return (long)at(mt, k);
+	}
+	for (size_t k = 0; ntags <= n && k < t->n; k++) {
+		const struct fstab_ent *e = &t->ent[at(mt, k)];
+
+		if (e->gone || e->tagname || fstab_pseudo(e->fstype) || fstab_netfs(e->fstype))
+			continue;
+		p = pathcache_path(mt->a->cache, e->source);
+		if (p && !strcmp(p, cn))
+			return (long)at(mt, k);
+	}
+	return -1;
+}
+
+/* mnt_table_find_tag(): the tag as written, else the device it names */
+static long find_tag(struct fstab_match *mt, const char *name, const char *val)
+{
+	char *dev;
+	long r;
+
+	for (size_t k = 0; k < mt->t->n; k++) {
+		const struct fstab_ent *e = &mt->t->ent[at(mt, k)];
+
+		if (!e->gone && e->tagname && !strcmp(e->tagname, name) && !strcmp(e->tagval, val))
+			return (long)at(mt, k);
+	}
+	dev = mt->a->cache->off ? NULL : tags_evaluate(name, val);
+	r = dev ? find_srcpath(mt, dev) : -1;
+	free(dev);
+	return r;
+}
+
+/* mnt_table_find_source() */
+static long find_source(struct fstab_match *mt, const char *source)
+{
+	static const char *const names[] = { "ID", "UUID", "LABEL", "PARTUUID", "PARTLABEL" };
+	char *name = NULL, *val = NULL;
+	long r = -2;
+
+	if (!tags_parse(source, &name, &val))
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(name, names[i]))
+				r = find_tag(mt, name, val);
+	free(name);
+	free(val);
+	return r == -2 ? find_srcpath(mt, source) : r;
+}
+
+/* the first entry (in the walk's direction) whose target is p by the text, or -1 */
+static long first_target(const struct fstab_match *mt, const char *p)
+{
+	for (size_t k = 0; k < mt->t->n; k++) {
+		size_t i = at(mt, k);
+
+		if (!mt->t->ent[i].gone && streq_paths(mt->t->ent[i].target, p))
+			return (long)i;
+	}
+	return -1;
+}
+
+/* mnt_table_find_target(): as written, made absolute, resolved, each entry's resolved */
+static long find_target(struct fstab_match *mt, const char *path)
+{
+	char cwd[PATH_MAX], *abs = NULL;
+	const char *cn, *p;
+	long r;
+
+	if (!*path)
+		return -1;
+	if ((r = first_target(mt, path)) >= 0)
+		return r;
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)) && asprintf(&abs, "%s/%s", cwd, path) > 0) {
+		r = first_target(mt, abs);
+		free(abs);
+		if (r >= 0)
+			return r;
+	}
+	cn = pathcache_path(mt->a->cache, path);
+	if (!cn)
+		return -1;
+	if ((r = first_target(mt, cn)) >= 0)
+		return r;
+	for (size_t k = 0; k < mt->t->n; k++) {
+		const struct fstab_ent *e = &mt->t->ent[at(mt, k)];
+
+		if (e->gone || mt->t->kernel || !strcmp(e->fstype, "swap") || !strcmp(e->target, "/"))
+			continue;
+		p = pathcache_target(mt->a->cache, e->target);
+		if (p && !strcmp(p, cn))
+			return (long)at(mt, k);
+	}
+	return -1;
+}
+
+/* findmnt's is_listall_mode(): no filter, so every entry without matching */
+bool fstab_listall(const struct view *v)
+{
+	if ((v->df || v->real || v->pseudo) && !v->all)
+		return false;
+	return !v->types && !v->options && !v->target && !v->mountpoint && !v->source &&
+	       !v->match;
+}
+
+void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const struct fstab *t,
+		      bool backward)
+{
+	const struct view *v = a->view;
+	int maj, min;
+
+	*mt = (struct fstab_match){ .a = a, .t = t, .backward = backward };
+	mt->target = v->target ? v->target : v->mountpoint;
+	mt->source = v->source ? v->source : v->match;
+	mt->listall = fstab_listall(v);
+	/* findmnt's set_source_match(): "MAJ:MIN" (sscanf) is a device number */
+	if (mt->source && sscanf(mt->source, "%d:%d", &maj, &min) == 2) {
+		mt->majmin = true;
+		mt->maj = (unsigned)maj, mt->min = (unsigned)min;
+		mt->source = NULL;
+	}
+	/* a lone SOURCE|MOUNTPOINT argument may be a target (not a LABEL=/UUID= one) */
+	mt->can_swap = !v->source && !mt->target && !mt->majmin && v->match &&
+		       !is_tag_spec(v->match);
+	/* findmnt -f SPEC without -t/-O: mount(8)'s lookup, the first found */
+	mt->compat = mt->source && !v->types && !v->options && v->first_only;
+}
+
+/*
+ * findmnt's get_next_fs(): the next entry, or -1. Every entry when no
+ * filter is given; with -f SPEC mount(8)'s lookup (the source, else the
+ * target of that name); else the next match in the walk. Lazily, as
+ * findmnt: what a lookup resolves is in the path cache for the checks of
+ * the entries found before the next one. An argument that matches no
  * source at all is then tried as a target, from the top.
  */
-long fstab_match_next(struct fstab_match *mt, size_t i)
+long fstab_match_next(struct fstab_match *mt)
 {
+	if (mt->compat) {
+		long r = -1;
+
+		if (!mt->pos++) {
+			r = find_source(mt, mt->source);
+			if (r < 0 && mt->can_swap)
+				r = find_target(mt, mt->source);
+		}
+		return r;
+	}
 	for (;;) {
-		for (; i < mt->t->n; i++)
-			if (match_ent(mt, &mt->t->ent[i])) {
-				mt->can_swap = false;
-				return (long)i;
-			}
+		while (mt->pos < mt->t->n) {
+			size_t i = at(mt, mt->pos++);
+
+			if (mt->t->ent[i].gone || !(mt->listall || match_ent(mt, i)))
+				continue;
+			mt->can_swap = false;
+			return (long)i;
+		}
 		if (!mt->can_swap)
 			return -1;
 		mt->can_swap = false;
 		mt->target = mt->source;
 		mt->source = NULL;
-		i = 0;
+		mt->pos = 0;
 	}
+}
+
+/*
+ * -U: libmount's mnt_table_uniq_fs() as findmnt calls it. From the last
+ * entry back, an entry goes when one after it that stayed has its target
+ * (mnt_fs_match_target(), so "/mnt/" is "/mnt" and resolved paths count).
+ */
+void fstab_uniq(struct fstab *t, struct pathcache *c)
+{
+	for (size_t i = t->n; i-- > 0;)
+		for (size_t k = i + 1; k < t->n && !t->ent[i].gone; k++)
+			if (!t->ent[k].gone && match_target(c, &t->ent[k], t->ent[i].target))
+				t->ent[i].gone = true;
 }
 
 /* -e: each tag source as the device it names ("" when none) */
@@ -179,26 +435,47 @@ static int evaluate(struct fstab *t)
 	return 0;
 }
 
-static int print_ents(struct fstab_args *a, struct fstab *t, const bool *match)
+/* the entries found, in the order found (the -d direction) */
+static int print_ents(struct fstab_args *a, const struct fstab *t, const size_t *found, size_t n)
 {
 	struct view *v = a->view;
-	const struct mntsnap_mount **list = calloc(t->n + 1, sizeof(*list));
+	const struct mntsnap_mount **list = calloc(n + 1, sizeof(*list));
 	long r;
 
 	if (!list)
 		return cli_fail(-ENOMEM, "list");
-	for (size_t i = 0; i < t->n; i++)
-		list[i] = &t->ent[i].m;
+	for (size_t k = 0; k < n; k++)
+		list[k] = &t->ent[found[k]].m;
 	v->out.cx.fstab = true;
 	v->out.cx.tid = 0;
 	if (v->out.mode == OUT_TREE)
 		v->out.mode = OUT_LIST;
 	v->out.json_flat = true;
-	r = out_render_list(list, t->n, match, &v->out, stdout);
+	r = out_render_list(list, n, NULL, &v->out, stdout);
 	free(list);
 	if (r < 0)
 		return cli_fail((int)r, "list: writing output");
 	return r ? 0 : 1;
+}
+
+/* findmnt's add_matching_lines(): every entry found, -f the first only */
+static int list_matches(struct fstab_args *a, const struct fstab *t)
+{
+	size_t *found = calloc(t->n + 1, sizeof(*found)), hits = 0;
+	struct fstab_match mt;
+	int r;
+
+	if (!found)
+		return cli_fail(-ENOMEM, "list");
+	fstab_match_init(&mt, a, t, a->view->backward);
+	for (long i; (i = fstab_match_next(&mt)) >= 0;) {
+		found[hits++] = (size_t)i;
+		if (a->view->first_only)
+			break;
+	}
+	r = hits ? print_ents(a, t, found, hits) : 1;
+	free(found);
+	return r;
 }
 
 int fstab_list(struct fstab_args *a)
@@ -206,7 +483,6 @@ int fstab_list(struct fstab_args *a)
 	const char *path = a->path ? a->path : FSTAB_PATH;
 	struct pathcache cache;
 	struct fstab t;
-	bool *match;
 	int r;
 
 	if (a->view->mountinfo)
@@ -218,26 +494,13 @@ int fstab_list(struct fstab_args *a)
 		fstab_free(&t);
 		return cli_fail(r, "list");
 	}
-	match = calloc(t.n + 1, sizeof(*match));
-	if (!match) {
-		fstab_free(&t);
-		return cli_fail(-ENOMEM, "list");
-	}
 	/* findmnt's cache knows this namespace's mount points for fstab */
-	pathcache_init(&cache);
+	pathcache_init(&cache, !a->view->nocanon);
+	cache.off = a->view->nocanon;
 	a->cache = &cache;
-	if (a->verify) {
-		r = fstab_verify(a, &t);
-	} else {
-		struct fstab_match mt;
-		size_t hits = 0;
-
-		fstab_match_init(&mt, a, &t);
-		for (long i = fstab_match_next(&mt, 0); i >= 0; i = fstab_match_next(&mt, (size_t)i + 1))
-			match[i] = true, hits++;
-		r = hits ? print_ents(a, &t, match) : 1;
-	}
-	free(match);
+	if (a->view->uniq)
+		fstab_uniq(&t, &cache);
+	r = a->verify ? fstab_verify(a, &t) : list_matches(a, &t);
 	pathcache_free(&cache);
 	a->cache = NULL;
 	fstab_free(&t);
@@ -252,8 +515,15 @@ int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *sna
 
 	if (r)
 		return cli_fail(r, "list -x");
-	pathcache_init(&cache);
+	/*
+	 * findmnt gives its path cache this namespace's mount points for
+	 * fstab only: a kernel table's targets (-k, -N's) resolve as paths
+	 */
+	pathcache_init(&cache, false);
+	cache.off = a->view->nocanon;
 	a->cache = &cache;
+	if (a->view->uniq)
+		fstab_uniq(&t, &cache);
 	r = fstab_verify(a, &t);
 	pathcache_free(&cache);
 	a->cache = NULL;

@@ -23,11 +23,25 @@ struct fstab_match {
 	const struct fstab_args *a;
 	const struct fstab *t;
 	const char *target, *source;
-	bool can_swap;
+	bool majmin;         /* a "MAJ:MIN" source: the device number maj:min */
+	unsigned maj, min;
+	bool can_swap;       /* the argument may still be tried as a target */
+	bool listall;        /* no filter: every entry */
+	bool compat;         /* -f SPEC: mount(8)'s lookup */
+	bool backward;       /* -d backward (-x always walks forward) */
+	size_t pos;          /* steps walked */
 };
 
-void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const struct fstab *t);
-long fstab_match_next(struct fstab_match *mt, size_t i);
+/* findmnt's is_listall_mode(): no filter given (-D, --real, --pseudo are, without -A) */
+bool fstab_listall(const struct view *v);
+
+void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const struct fstab *t,
+		      bool backward);
+/* the next entry found (an index of t), or -1 */
+long fstab_match_next(struct fstab_match *mt);
+
+/* -U: drop (mark gone) every entry whose target a later entry has */
+void fstab_uniq(struct fstab *t, struct pathcache *c);
 
 /* list -s / -x: 0, 1 (nothing matched; -x: an error found), or CLI_EXIT_ERR. */
 int fstab_list(struct fstab_args *a);

@@ -35,15 +35,18 @@ static const char list_help[] =
 	"                        ($LIBMOUNT_UTAB) in OPTIONS\n"
 	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
 	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
+	"                        (-s, -x: no tag evaluated either)\n"
 	"                        (-N/-k/-m and -c/-C exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
 	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"
 	"                        parsing (\\040 escapes, comments, LABEL=/UUID= tags),\n"
 	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
-	"                        reported and skipped\n"
+	"                        reported and skipped; the filters, -i, -f, -d, -U\n"
+	"                        and -D select entries as findmnt's do\n"
 	"  -x, --verify          check fstab (or -F FILE) as findmnt --verify does:\n"
 	"                        exit 1 on errors or parse errors, 0 otherwise;\n"
-	"                        with -k the mount table instead\n"
+	"                        with -k the mount table instead, with -N PID (or\n"
+	"                        another TARGET) that task's\n"
 	"  --verbose             with -x: every check, not just the findings\n"
 	"  -e, --evaluate        show LABEL=/UUID=/... sources as their devices\n"
 	"  -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, SOURCES columns\n"
@@ -413,7 +416,7 @@ static int list_fstab(struct list_args *a)
 				 .verbose = a->verbose };
 
 	if (a->target.set)
-		return cli_fail(0, "list: -s and -x read fstab, not a TARGET's table");
+		return cli_fail(0, "list: -s reads fstab, not a TARGET's table");
 	a->view.out.cx.evaluate = a->evaluate;
 	return fstab_list(&fa);
 }
@@ -457,7 +460,8 @@ int cmd_list(int argc, char **argv)
 		return r;
 	if (need_blkid(&a))
 		return CLI_EXIT_ERR;
-	if (a.fstab || (a.verify && !a.kernel))
+	/* findmnt -x checks fstab, the kernel's table with -k, or -N's task's */
+	if (a.fstab || (a.verify && !a.kernel && !a.target.set))
 		return list_fstab(&a);
 	if (resolve_tag_lookup(&a, &tagdev))
 		return 1;

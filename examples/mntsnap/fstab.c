@@ -474,6 +474,7 @@ int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
 	t->ent = calloc(n + 1, sizeof(*t->ent));
 	if (!t->ent)
 		return -ENOMEM;
+	t->kernel = true;
 	for (size_t i = 0; i < n && !r; i++) {
 		struct fstab_ent *e = &t->ent[t->n++];
 

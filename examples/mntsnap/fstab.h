@@ -31,12 +31,14 @@ struct fstab_ent {
 	char *evaluated; /* -e: the device the tag names ("" if none); m.source then */
 	int freq, passno;
 	unsigned line;
+	bool gone;       /* -U: a later entry has this target */
 };
 
 struct fstab {
 	struct fstab_ent *ent;
 	size_t n;
 	unsigned nerrors; /* lines ignored as malformed (each reported) */
+	bool kernel;      /* a mount table (-x -k, -N): entries have devices and parents */
 };
 
 #define FSTAB_PATH "/etc/fstab"

@@ -6,12 +6,12 @@
 #include "pathcache.h"
 #include "tags.h"
 
-void pathcache_init(struct pathcache *c)
+void pathcache_init(struct pathcache *c, bool targets)
 {
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO);
 
 	*c = (struct pathcache){ 0 };
-	if (mntsnap_capture(&opts, &c->mounts))
+	if (targets && mntsnap_capture(&opts, &c->mounts))
 		c->mounts = NULL;
 }
 
@@ -93,9 +93,11 @@ static const char *add(struct pathcache *c, const char *path, char *val)
 
 const char *pathcache_path(struct pathcache *c, const char *path)
 {
-	const char *p = find(c, path);
+	const char *p = c->off ? NULL : find(c, path);
 	char *r;
 
+	if (c->off)
+		return NULL;
 	if (p)
 		return p;
 	if (!*path)
@@ -108,9 +110,11 @@ const char *pathcache_path(struct pathcache *c, const char *path)
 
 const char *pathcache_target(struct pathcache *c, const char *path)
 {
-	const char *p = find(c, path);
+	const char *p = c->off ? NULL : find(c, path);
 	struct mntsnap_mount m;
 
+	if (c->off)
+		return NULL;
 	if (p)
 		return p;
 	for (size_t i = c->mounts ? mntsnap_snapshot_count(c->mounts) : 0; i-- > 0;) {
@@ -140,6 +144,12 @@ char *pathcache_spec(struct pathcache *c, const char *spec)
 			}
 		free(name);
 		free(value);
+	}
+	/* no cache: libmount still canonicalizes, it only keeps nothing */
+	if (c->off) {
+		char *r = realpath(spec, NULL);
+
+		return r ? r : strdup(spec);
 	}
 	p = pathcache_path(c, spec);
 	return p ? strdup(p) : NULL;

@@ -18,16 +18,25 @@ struct pathcache {
 	char **key, **val;
 	size_t n;
 	struct mntsnap_snapshot *mounts; /* this namespace's table, NULL if unread */
+	/*
+	 * -C (findmnt's FL_NOCACHE): no cache at all, so nothing is compared
+	 * in a resolved form: path and target give NULL, spec resolves uncached
+	 */
+	bool off;
 };
 
-/* Read the mount table (a failure leaves mounts NULL, as libmount goes on). */
-void pathcache_init(struct pathcache *c);
+/*
+ * targets: read this namespace's mount table, whose mount points then stay
+ * as written (libmount's cache_set_targets(), which findmnt does for
+ * fstab only); a failure leaves mounts NULL, as libmount goes on.
+ */
+void pathcache_init(struct pathcache *c, bool targets);
 void pathcache_free(struct pathcache *c);
 
 /* libmount's streq_paths(): "/a//b/" is "/a/b"; "a" is not "/a" */
 bool streq_paths(const char *a, const char *b);
 
-/* mnt_resolve_path(): cached, else realpath(3), else the path itself; NULL: no memory */
+/* mnt_resolve_path(): cached, else realpath(3), else the path itself; NULL: no memory or off */
 const char *pathcache_path(struct pathcache *c, const char *path);
 
 /* mnt_resolve_target(): a mount point as written, else as pathcache_path() */

@@ -2,8 +2,9 @@
 /*
  * mntsnap list -x: findmnt 2.38's --verify, check for check and message
  * for message (its messages are the interface scripts grep for):
- *  - the order (only when no filter is given): a target listed twice is a
- *    warning, a target listed before the one it lies under an error;
+ *  - the order (only when no filter is given; -U's dropped entries
+ *    aside): a target listed twice is a warning, a target listed before
+ *    the one it lies under an error;
  *  - swap areas: the discard= and pri= values; others: the target
  *    (canonical? there? a directory for a bind?) and, with --verbose, the
  *    options;
@@ -131,10 +132,13 @@ static int get_option(const struct fstab_ent *e, const char *name, const char **
 static void check_order(struct vfy *v, const struct fstab *t, size_t i)
 {
 	struct pathcache *c = v->a->cache;
-	const char *tgt = pathcache_target(c, t->ent[i].target);
+	/* -C: the targets as written */
+	const char *tgt = c->off ? t->ent[i].target : pathcache_target(c, t->ent[i].target);
 
 	for (size_t k = i + 1; tgt && k < t->n; k++) {
-		const char *n = pathcache_target(c, t->ent[k].target);
+		const char *n = t->ent[k].gone ? NULL
+				: c->off       ? t->ent[k].target
+					       : pathcache_target(c, t->ent[k].target);
 		size_t len = n ? strlen(n) : 0;
 
 		if (n && !strncmp(n, tgt, len)) {
@@ -148,7 +152,8 @@ static void check_order(struct vfy *v, const struct fstab *t, size_t i)
 
 static void check_target(struct vfy *v)
 {
-	const char *cn = pathcache_target(v->a->cache, v->e->target);
+	const char *cn = v->a->cache->off ? v->e->target
+					  : pathcache_target(v->a->cache, v->e->target);
 	struct stat st;
 
 	if (!cn)
@@ -201,7 +206,8 @@ static void check_swaparea(struct vfy *v)
 
 static char *check_tag(struct vfy *v)
 {
-	char *src = tags_evaluate(v->e->tagname, v->e->tagval);
+	/* -C: findmnt evaluates no tag without its cache */
+	char *src = v->a->cache->off ? NULL : tags_evaluate(v->e->tagname, v->e->tagval);
 
 	if (!src) {
 		if (get_option(v->e, "noauto", NULL, NULL) == 1)
@@ -402,15 +408,15 @@ static void check_systemd(struct vfy *v)
 
 int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 {
-	const struct view *vw = a->view;
-	bool all = !vw->types && !vw->options && !vw->target && !vw->mountpoint && !vw->source &&
-		   !vw->match;
+	/* findmnt checks the order only when it lists every entry */
+	bool all = fstab_listall(a->view);
 	struct fstab_match mt;
 	struct vfy v = { .a = a };
 
 	read_filesystems(&v);
-	fstab_match_init(&mt, a, t);
-	for (long i = fstab_match_next(&mt, 0); i >= 0; i = fstab_match_next(&mt, (size_t)i + 1)) {
+	/* findmnt's verify_table() walks forward whatever -d says, and stops after one with -f */
+	fstab_match_init(&mt, a, t, false);
+	for (long i; (i = fstab_match_next(&mt)) >= 0;) {
 		v.e = &t->ent[i];
 		v.target_printed = v.no_fsck = false;
 		if (all)
@@ -424,6 +430,8 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 		check_source(&v);
 		check_fstype(&v);
 		check_passno(&v);
+		if (a->view->first_only)
+			break;
 	}
 	v.e = NULL;
 	check_systemd(&v);

@@ -221,11 +221,14 @@ static const struct {
 	const char *names;
 } excl[VIEW_EXCL_GROUPS] = {
 	{ { 'C', 'c' }, "--nocanonicalize --canonicalize" },
-	{ { 'J', 'P', 'r' }, "--json --pairs --raw" },
+	{ { 'C', 'e' }, "--nocanonicalize --evaluate" },
+	{ { 'J', 'P', 'r', 'x' }, "--json --pairs --raw --verify" },
 	{ { 'M', 'T' }, "--mountpoint --target" },
-	{ { 'N', 'k', 'm' }, "--task --kernel --mtab" },
-	{ { 'P', 'l', 'r' }, "--pairs --list --raw" },
+	{ { 'N', 'k', 'm', 's' }, "--task --kernel --mtab --fstab" },
+	{ { 'P', 'l', 'r', 'x' }, "--pairs --list --raw --verify" },
 	{ { OPT_PSEUDO, OPT_REAL }, "--pseudo --real" },
+	{ { 'p', 'x' }, "--poll --verify" },
+	{ { 'm', 'p', 's' }, "--mtab --poll --fstab" },
 };
 
 int view_excl(struct view *v, const char *cmd, int c)
@@ -876,6 +879,13 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	       !v->no_tree && (submounts || !(lookup || v->first_only));
 	if (v->force_tree)
 		tree = true;
+	/*
+	 * findmnt draws a tree only of a table that is one (tab_is_tree(): its
+	 * last entry a kernel one with a root): an empty table is none, so
+	 * even its -J form prints nothing
+	 */
+	if (!n)
+		tree = false;
 	if (!match || !roots) {
 		free(match), free(roots);
 		return cli_fail(-ENOMEM, "%s", cmd);

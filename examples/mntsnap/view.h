@@ -81,7 +81,7 @@ enum {
 /* show/stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
 int view_live_only(const char *cmd, int c);
 
-#define VIEW_EXCL_GROUPS 6
+#define VIEW_EXCL_GROUPS 9
 
 struct view {
 	struct out_opts out;
@@ -114,9 +114,10 @@ struct view {
 };
 
 /*
- * findmnt's mutually exclusive options (-c/-C, -J/-P/-r, -M/-T,
- * -N/-k/-m, -P/-l/-r, --pseudo/--real): CLI_EXIT_ERR (message printed)
- * when c conflicts with an option given before, else 0.
+ * findmnt's mutually exclusive options (-c/-C, -C/-e, -J/-P/-r/-x, -M/-T,
+ * -N/-k/-m/-s, -P/-l/-r/-x, --pseudo/--real, -p/-x, -m/-p/-s):
+ * CLI_EXIT_ERR (message printed) when c conflicts with an option given
+ * before, else 0. (-s, -x, -p, -e are list's; the others never pass them.)
  */
 int view_excl(struct view *v, const char *cmd, int c);
 
