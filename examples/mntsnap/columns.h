@@ -74,6 +74,12 @@ struct col_ctx {
 	 */
 	bool fstab;
 	bool evaluate; /* -e: tags shown as the devices they name */
+	/*
+	 * -U: PARENT per storage index as libmount's KEEPTREE de-duplication
+	 * leaves it (a mount whose parent went is re-parented); NULL: the
+	 * record's own.
+	 */
+	const uint32_t *parent_ids;
 };
 
 struct column {
