@@ -46,6 +46,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 COLUMNS = ['TARGET', 'SOURCE', 'FSTYPE', 'OPTIONS', 'VFS-OPTIONS', 'FS-OPTIONS',
            'OPT-FIELDS', 'FSROOT', 'MAJ:MIN', 'ID', 'PARENT', 'PROPAGATION', 'TID',
@@ -486,6 +487,142 @@ shift
 '''
 
 
+# -U on a stack three deep with a mount on its bottom one, and -C -T on
+# paths that are not there, symlinks, relative paths, "." and "..".
+UNIQ_NOCANON = r"""
+set -e
+mkdir -p "$1"
+mount -t tmpfs u "$1"
+mkdir -p "$1/s" "$1/sub/deeper" "$1/m"
+mount -t tmpfs s1 "$1/s"
+mkdir -p "$1/s/under"
+mount -t tmpfs under "$1/s/under"
+mount -t tmpfs s2 "$1/s"
+mount -t tmpfs s3 "$1/s"
+mount -t tmpfs m "$1/m"
+mkdir -p "$1/m/x"
+touch "$1/m/file"
+ln -s "$1/m" "$1/lnk"
+ln -s m "$1/rlnk"
+"""
+
+
+def compare_uniq_nocanon(t, name, ms_cmd, base):
+    """-U's PARENT (libmount re-parents what it keeps) in every form, and
+    -C -T's lookups by the text (nothing for a path that is not there)."""
+    u = os.path.join(base, 'uniq-nocanon')
+    r = subprocess.run(['sh', '-c', UNIQ_NOCANON, 'sh', u], capture_output=True)
+    if r.returncode:
+        t.check('%s -U/-C setup' % name, False, r.stderr.decode(errors='replace'))
+        return
+    cols = ['-o', 'TARGET,SOURCE,ID,PARENT']
+    sets = [['-U', '-M', u + '/s'] + cols, ['-U', '-R', '-M', u] + cols,
+            ['-U', '-R', '-M', u, '-o', 'TARGET,ID,PARENT'], ['-U', '-t', 'tmpfs'] + cols,
+            ['-U'] + cols, ['-U', '--tree', '-T', u + '/s'] + cols]
+    old = os.getcwd()
+    os.chdir(u)
+    for c in ('', '-C'):
+        for path in (u + '/nonexistent', u + '/sub/nonexistent', u + '/lnk', u + '/lnk/x',
+                     u + '/rlnk/x', u + '/m/file', u + '//m/', u + '/sub/../m/x',
+                     u + '/./m/x', u + '/nonexistent/../m', 'm/x', 'm', 'sub/deeper', 'lnk/x',
+                     'nonexistent', '.', './m', '../uniq-nocanon/m', ''):
+            sets.append(([c] if c else []) + ['-T', path])
+        for path in (u + '/sub/../m', u + '/./m', '//' + u + '//m//', '', 'm'):
+            sets.append(([c] if c else []) + ['-M', path])
+    try:
+        for opts in sets:
+            for form in ([], ['-l'], ['-r'], ['-P'], ['-J']):
+                ra, a, ea = run(['findmnt'] + opts + form)
+                rb, b, eb = run(ms_cmd + opts + form)
+                why = same_output(form, ra, a, rb, b, ea, eb)
+                t.check('%s %s %s' % (name, ' '.join(opts), ' '.join(form)), not why, why)
+    finally:
+        os.chdir(old)
+        subprocess.run(['umount', '-R', u], capture_output=True)
+
+
+# findmnt --poll's filters: each change shown only when its record (the
+# new one; an umount's old one) matches, as findmnt's poll_match() decides.
+# One command per step, each making its changes in one system call, so a
+# step is one batch for both programs.
+POLL_STEPS = [
+    'mount -t tmpfs t1 a', 'mount -o remount,ro a', 'mount --move a b',
+    'mount -t tmpfs "s p" "sp ace"', 'mount -o remount,size=2m "sp ace"',
+    'mount -t tmpfs s1 st', 'mount -t tmpfs s2 st', 'mkdir -p st/in',
+    'mount -t tmpfs in st/in', 'mount --rbind tree rb', 'umount -l rb',
+    'umount b', 'umount "sp ace"', 'umount -l st',
+]
+
+
+def poll_sets(d):
+    p = lambda x: os.path.join(d, x)
+    return [['-M', p('b')], ['-T', p('b')], ['-S', 't1'], ['-t', 'tmpfs', '-O', 'ro'],
+            ['-i', '-t', 'tmpfs'], [p('b')], ['t1'], ['t1', p('b')], ['-f'],
+            ['-f', '-t', 'tmpfs', '-O', 'ro'], ['-d', 'backward'], ['-d', 'backward', '-f'],
+            ['--shadowed'], ['--shadowed', '-i'], ['--real'], ['--pseudo', '-r'],
+            ['-v', '-S', 'tr'], ['-O', 'size=2048k'], ['-C', '-T', p('b')], ['-T', 'b'],
+            ['-C', '-T', 'b'], ['-T', p('nonexistent')], ['-i'], ['-S', 'in', '-r'],
+            ['-M', p('st'), '-o', '+OLD-TARGET,OLD-OPTIONS'], ['-D'], ['-R', '-M', d],
+            ['--poll=umount', '-t', 'tmpfs', '-S', 'in'], ['-p', '-d', 'backward', '-P'],
+            ['--shadowed', '-o', '+OLD-TARGET'], ['--shadowed', '-S', 'k1', '-r'],
+            ['-S', 'k2', '-d', 'backward'],
+            # findmnt de-duplicates only its first table: its first batch
+            # shows each mount -U dropped there (a stack) as mounted
+            ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1']]
+
+
+def compare_poll_filters(t, name, binary, base):
+    d = os.path.join(base, 'poll-filters')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'pf', d], check=True)
+    for x in ('a', 'b', 'sp ace', 'st', 'rb', 'tree'):
+        os.makedirs(os.path.join(d, x))
+    subprocess.run(['mount', '-t', 'tmpfs', 'tr', os.path.join(d, 'tree')], check=True)
+    os.makedirs(os.path.join(d, 'tree', 'x'))
+    subprocess.run(['mount', '-t', 'tmpfs', 'trx', os.path.join(d, 'tree', 'x')], check=True)
+    # a stack in the tree: its copy's lower mount is shadowed (--shadowed)
+    os.makedirs(os.path.join(d, 'tree', 'k'))
+    for src in ('k1', 'k2'):
+        subprocess.run(['mount', '-t', 'tmpfs', src, os.path.join(d, 'tree', 'k')], check=True)
+    old = os.getcwd()
+    os.chdir(d)
+    procs = []
+    try:
+        for i, opts in enumerate(poll_sets(d)):
+            args = (opts if opts[0].startswith('-p') or opts[0].startswith('--poll') else
+                    ['-p'] + opts) + ['-w', '5000']
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = open(os.path.join(base, 'poll-%d.%s' % (i, who)), 'wb+')
+                procs.append((i, who, subprocess.Popen(cmd + args, stdout=out,
+                                                       stderr=subprocess.STDOUT), out))
+        time.sleep(2)
+        for step in POLL_STEPS:
+            subprocess.run(['sh', '-c', step], check=True, capture_output=True)
+            time.sleep(0.4)
+        res = {}
+        for i, who, p, out in procs:
+            try:
+                rc = p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
+            out.seek(0)
+            res[i, who] = (rc, out.read())
+            out.close()
+        for i, opts in enumerate(poll_sets(d)):
+            (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
+            why = '' if (ra, a) == (rb, b) else short(
+                'exit %d/%d\\nfindmnt %r\\nmntsnap %r' % (ra, rb, a, b), 1500)
+            t.check('%s --poll %s' % (name, ' '.join(opts)), not why, why)
+    finally:
+        for i, who, p, out in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        os.chdir(old)
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
 def live_inner(binary, base, backend):
     """In a private mount namespace already: mount, compare, report."""
     t = Tally()
@@ -572,6 +709,9 @@ def live_inner(binary, base, backend):
                          ['-x', '-k', '--verbose', '-T', os.path.join(base, 'ro')]):
                 fstab_same(t, name, args, [binary, 'list', '--backend', backend] + args)
         compare_other_ns(t, binary, base, backend)
+        compare_uniq_nocanon(t, name, [binary, 'list', '--backend', backend], base)
+        if backend == 'statmount':
+            compare_poll_filters(t, name, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 

@@ -80,8 +80,10 @@ int cli_parse_u64(const char *s, uint64_t *ret);
  * order; mode: enum out_mode; actions: -p's list (NULL: all); timeout_ms:
  * -w (< 0: none); tid: the TID column's task. Returns the exit status.
  */
+struct view;
 struct cli_poll {
 	const struct cli_target *t;
+	const struct view *view; /* the filters (findmnt applies them per change), -f, -d, -v, -c */
 	const char *const *specs;
 	size_t nspecs;
 	int mode;

@@ -36,6 +36,7 @@ static const char list_help[] =
 	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
 	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
 	"                        (-s, -x: no tag evaluated either)\n"
+	"                        (-T of a path that is not there: nothing)\n"
 	"                        (-N/-k/-m and -c/-C exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
 	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"
@@ -55,6 +56,9 @@ static const char list_help[] =
 	"                        --poll (columns ACTION,TARGET,SOURCE,FSTYPE,OPTIONS;\n"
 	"                        -o adds OLD-TARGET, OLD-OPTIONS); ACTIONS: mount,\n"
 	"                        umount,remount,move (default: all); see mntsnap watch\n"
+	"                        the filters (-t -O -T -M -S --real --pseudo -D\n"
+	"                        --shadowed -i, SOURCE) pick the changes shown, as\n"
+	"                        in findmnt: -T is -M there; -f: the first, then stop\n"
 	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
 	"or mount point; SOURCE MOUNTPOINT only those with both (as -S and -M).\n";
@@ -424,7 +428,8 @@ static int list_fstab(struct list_args *a)
 /* -p: findmnt's poll mode, on the watcher (cmd-watch.c). */
 static int list_poll(const struct list_args *a)
 {
-	struct cli_poll q = { .t = &a->target, .specs = a->specs, .nspecs = a->nspecs,
+	struct cli_poll q = { .t = &a->target, .view = &a->view, .specs = a->specs,
+			      .nspecs = a->nspecs,
 			      .mode = a->view.out.mode, .noheadings = a->view.out.noheadings,
 			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms,
 			      .tid = a->target.set ? a->target.pid : getpid() };

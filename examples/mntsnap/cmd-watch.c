@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "columns.h"
+#include "view.h"
 
 static const char watch_help[] =
     "usage: mntsnap watch [TARGET] [--json] [-o COLUMNS] [-n] [--count N]\n"
@@ -698,6 +699,17 @@ static const struct pcol own_cols[] = {
 	{ P_OLD_OPTIONS, NULL, "old-options", "OLD-OPTIONS", 0, 0 },
 };
 
+/*
+ * A mount -U dropped at the start, and what libmount pairs a mount with
+ * (source and mount point): the one kept there then, its source and
+ * option texts as they were.
+ */
+struct dropped {
+	uint64_t id;
+	uint32_t id_old;
+	char *src, *mp, *vfs, *fs; /* the kept one's; src NULL: none (never paired) */
+};
+
 struct poll_out {
 	struct pcol cols[MAX_COLS];
 	int ncols;
@@ -707,6 +719,17 @@ struct poll_out {
 	unsigned actions; /* 1 << enum mntsnap_watch_kind; 0: every one */
 	uint32_t need;  /* MNTSNAP_F_* the columns read */
 	struct col_ctx cx;
+	struct view_filter *filter; /* NULL: no filter, every change */
+	bool first_only; /* -f: the first line findmnt prints, then stop */
+	bool backward;   /* -d backward: each batch's lines bottom up */
+	/*
+	 * -U: findmnt de-duplicates only the table it starts from, so its
+	 * first batch shows every mount it dropped there as mounted: the
+	 * dropped mounts (unique ids, /proc ids on the text route) until then.
+	 */
+	bool uniq;
+	struct dropped *dropped;
+	size_t ndropped;
 };
 
 static int pcol_add(struct poll_out *p, const char *name)
@@ -800,12 +823,74 @@ static void pcol_value(struct obuf *b, const struct poll_out *p, const struct pc
 	}
 }
 
-/* Does findmnt print e with this ACTION list? */
+/* Does findmnt print e with this ACTION list? (Its filters: poll_filter().) */
 static bool poll_wants(const struct poll_out *p, const struct mntsnap_watch_event *e)
 {
 	if (e->kind == MNTSNAP_WATCH_RESYNC || !findmnt_sees(e))
 		return false; /* a resync's differences are lines of their own */
 	return !p->actions || (p->actions & (1U << line_kind(e)));
+}
+
+/* Is a the parent of child? (By unique id; the text route has /proc ids only.) */
+static bool is_parent(const struct mntsnap_mount *a, const struct mntsnap_mount *child)
+{
+	if (a->id && child->parent_id)
+		return child->parent_id == a->id;
+	return child->id_old && child->parent_id_old == a->id_old;
+}
+
+/*
+ * --shadowed for one change: is a mount stacked on its record in the
+ * table findmnt's filter sees it in? The new table (the watcher's live
+ * snapshot) for what is mounted, moved or remounted; the old one for an
+ * umount, where a mount stacked on it went in the same batch (the only
+ * way such a mount can go: umount -R, a lazy umount, or moved away).
+ */
+static bool poll_over(const struct ev_at *v, size_t n, const struct mntsnap_watch_event *e,
+		      const struct mntsnap_snapshot *live)
+{
+	const struct mntsnap_mount *m = subject(e);
+	struct mntsnap_mount c;
+
+	if (e->kind == MNTSNAP_WATCH_UMOUNT) {
+		for (size_t i = 0; i < n; i++) {
+			const struct mntsnap_watch_event *o = &v[i].e;
+
+			if ((o->kind == MNTSNAP_WATCH_UMOUNT || o->kind == MNTSNAP_WATCH_MOVE) &&
+			    o != e && is_parent(m, &o->old) &&
+			    !strcmp(o->old.mount_point, m->mount_point))
+				return true;
+		}
+		return false;
+	}
+	if (!live)
+		return false;
+	for (long j = mntsnap_snapshot_next_mount_point(live, m->mount_point, -1); j >= 0;
+	     j = mntsnap_snapshot_next_mount_point(live, m->mount_point, j))
+		if (mntsnap_snapshot_get(live, (size_t)j, &c) == 0 && is_parent(m, &c))
+			return true;
+	return false;
+}
+
+/*
+ * findmnt's filters on a change (poll_match(new ? new : old)): the record
+ * after a mount, move or remount, the one before an umount.
+ */
+static bool poll_filter(struct poll_out *p, const struct ev_at *v, size_t n,
+			const struct mntsnap_watch_event *e, struct mntsnap_watch *w)
+{
+	const struct mntsnap_snapshot *live = NULL;
+	bool over = false;
+
+	if (!p->filter)
+		return true;
+	if (p->filter->v->shadowed) {
+		/* --shadowed only: the live table, rebuilt once per batch */
+		if (e->kind != MNTSNAP_WATCH_UMOUNT && mntsnap_watch_snapshot(w, &live))
+			live = NULL;
+		over = poll_over(v, n, e, live);
+	}
+	return view_filter_match(p->filter, subject(e), over);
 }
 
 struct pcell {
@@ -961,8 +1046,179 @@ static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const
 	return r;
 }
 
-/* The events of one drain that findmnt prints, printed as it prints them. */
-static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n)
+static int dropped_pair(struct dropped *d, const struct mntsnap_mount *top);
+
+/* Is e about one of the mounts -U dropped at the start? Its slot, or -1. */
+static long dropped_slot(const struct poll_out *p, const struct mntsnap_mount *m)
+{
+	for (size_t i = 0; i < p->ndropped; i++) {
+		const struct dropped *d = &p->dropped[i];
+
+		if (d->id ? d->id == m->id : d->id_old == m->id_old)
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * -U at the start (findmnt's mnt_table_uniq_fs() on its first table): the
+ * mounts with a later one at the same mount point. Only the ids are kept:
+ * the first batch reads their records from the table as it is then.
+ */
+static int uniq_start(struct poll_out *p, struct mntsnap_watch *w)
+{
+	const struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	size_t n;
+	int r = mntsnap_watch_snapshot(w, &s);
+
+	if (r)
+		return r;
+	n = mntsnap_snapshot_count(s);
+	p->dropped = calloc(n + 1, sizeof(*p->dropped));
+	if (!p->dropped)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		long top = -1;
+
+		mntsnap_snapshot_get(s, i, &m);
+		for (long j = mntsnap_snapshot_next_mount_point(s, m.mount_point, -1); j >= 0;
+		     j = mntsnap_snapshot_next_mount_point(s, m.mount_point, j))
+			if ((size_t)j > i && j > top)
+				top = j;
+		if (top >= 0) {
+			struct dropped *d = &p->dropped[p->ndropped++];
+
+			d->id = m.id, d->id_old = m.id_old;
+			mntsnap_snapshot_get(s, (size_t)top, &m);
+			r = dropped_pair(d, &m);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static void dropped_free(struct poll_out *p)
+{
+	for (size_t i = 0; i < p->ndropped; i++)
+		free(p->dropped[i].src), free(p->dropped[i].mp), free(p->dropped[i].vfs),
+			free(p->dropped[i].fs);
+	free(p->dropped);
+}
+
+/* mountinfo's VFS (what = MNTSNAP_OPTIONS_VFS) or super options text, malloc'd */
+static char *opt_text(const struct mntsnap_mount *m, int what)
+{
+	size_t len = strlen(m->options ? m->options : "") + 512;
+	char *b = malloc(len);
+
+	if (b && mntsnap_mount_options(m, what, b, len) < 0)
+		b[0] = '\0';
+	return b;
+}
+
+/* What libmount's table diff compares a dropped mount with: the kept one's texts. */
+static int dropped_pair(struct dropped *d, const struct mntsnap_mount *top)
+{
+	if (!(top->mask & MNTSNAP_F_SOURCE) || !top->source[0])
+		return 0;
+	d->src = strdup(top->source);
+	d->mp = strdup(top->mount_point);
+	d->vfs = opt_text(top, MNTSNAP_OPTIONS_VFS);
+	d->fs = opt_text(top, MNTSNAP_OPTIONS_FS);
+	return d->src && d->mp && d->vfs && d->fs ? 0 : -ENOMEM;
+}
+
+/*
+ * A dropped mount m in findmnt's first batch: no line when libmount pairs
+ * it (same source and mount point) with the mount kept there and their
+ * options are equal, a remount when they differ, else a mount.
+ */
+static int dropped_kind(const struct dropped *d, const struct mntsnap_mount *m)
+{
+	char *vfs, *fs;
+	bool same;
+
+	if (!d->src || !(m->mask & MNTSNAP_F_SOURCE) || strcmp(m->source, d->src) ||
+	    strcmp(m->mount_point, d->mp))
+		return MNTSNAP_WATCH_MOUNT;
+	vfs = opt_text(m, MNTSNAP_OPTIONS_VFS);
+	fs = opt_text(m, MNTSNAP_OPTIONS_FS);
+	same = vfs && fs && !strcmp(vfs, d->vfs) && !strcmp(fs, d->fs);
+	free(vfs), free(fs);
+	return same ? -1 : MNTSNAP_WATCH_CHANGE;
+}
+
+/*
+ * findmnt -p -U's first batch: its de-duplicated first table against the
+ * whole new one, so each mount it dropped and still there is a "mount"
+ * (with what it is now), one gone is nothing. *ret: the batch so changed
+ * (malloc'd, sorted as drain_sorted() sorts), *ret_n.
+ */
+static int uniq_first(struct poll_out *p, const struct ev_at *v, size_t n,
+		      struct mntsnap_watch *w, struct ev_at **ret, size_t *ret_n)
+{
+	const struct mntsnap_snapshot *live;
+	bool *seen = calloc(p->ndropped + 1, 1);
+	struct ev_at *out = calloc(n + p->ndropped + 1, sizeof(*out));
+	size_t k = 0;
+	int r = mntsnap_watch_snapshot(w, &live);
+
+	if (!r && (!seen || !out))
+		r = -ENOMEM;
+	for (size_t i = 0; !r && i < n; i++) {
+		long d = v[i].e.kind == MNTSNAP_WATCH_RESYNC ? -1
+							      : dropped_slot(p, subject(&v[i].e));
+
+		out[k] = v[i];
+		if (d >= 0) {
+			int kind = dropped_kind(&p->dropped[d], &v[i].e.mount);
+
+			seen[d] = true;
+			if (v[i].e.kind == MNTSNAP_WATCH_UMOUNT || kind < 0)
+				continue;
+			out[k].e.kind = kind;
+			/* a remount's old record: the dropped mount's own (the kept one's is gone) */
+			out[k].e.changed = 0;
+		}
+		k++;
+	}
+	for (size_t d = 0; !r && d < p->ndropped; d++) {
+		const struct dropped *x = &p->dropped[d];
+		long j = x->id ? mntsnap_snapshot_find(live, x->id)
+			       : mntsnap_snapshot_find_old(live, x->id_old);
+		int kind;
+
+		if (seen[d] || j < 0)
+			continue;
+		out[k] = (struct ev_at){ .e = { .id = x->id }, .i = n + d };
+		mntsnap_snapshot_get(live, (size_t)j, &out[k].e.mount);
+		out[k].e.old = out[k].e.mount;
+		kind = dropped_kind(x, &out[k].e.mount);
+		if (kind < 0)
+			continue;
+		out[k].e.kind = kind;
+		k++;
+	}
+	free(seen);
+	if (r) {
+		free(out);
+		return r;
+	}
+	qsort(out, k, sizeof(*out), cmp_ev_at);
+	*ret = out;
+	*ret_n = k;
+	return 0;
+}
+
+/*
+ * The events of one drain that findmnt prints, printed as it prints them
+ * (-d backward: from the last; -f: the first only). 1 when -f printed its
+ * line (findmnt then stops), 0, -ENOMEM.
+ */
+static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n,
+		      struct mntsnap_watch *w)
 {
 	const struct mntsnap_watch_event **ev = calloc(n + 1, sizeof(*ev));
 	struct obuf out = { 0 };
@@ -971,9 +1227,12 @@ static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n)
 
 	if (!ev)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (poll_wants(p, &v[i].e))
-			ev[k++] = &v[i].e;
+	for (size_t j = 0; j < n && !(p->first_only && k); j++) {
+		const struct ev_at *x = &v[p->backward ? n - 1 - j : j];
+
+		if (poll_wants(p, &x->e) && poll_filter(p, v, n, &x->e, w))
+			ev[k++] = &x->e;
+	}
 	if (!k) {
 		free(ev);
 		return 0;
@@ -991,7 +1250,7 @@ static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n)
 	p->headed = true;
 	ob_free(&out);
 	free(ev);
-	return r;
+	return r ? r : p->first_only;
 }
 
 /* Print the events of one drain; 1 once --count is reached, 0, -ENOMEM. */
@@ -1001,8 +1260,17 @@ static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t
 	size_t n = 0;
 	int r = drain_sorted(w, &v, &n);
 
+	if (!r && a->poll && a->poll->uniq && n) {
+		struct ev_at *u = NULL;
+
+		/* -U: only findmnt's first batch differs */
+		a->poll->uniq = false;
+		r = uniq_first(a->poll, v, n, w, &u, &n);
+		free(v);
+		v = u;
+	}
 	if (!r && a->poll) {
-		r = poll_batch(a->poll, v, n);
+		r = poll_batch(a->poll, v, n, w);
 		free(v);
 		return r;
 	}
@@ -1111,6 +1379,10 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 
 	if (r)
 		return err.msg[0] ? cli_fail(0, "watch: %s", err.msg) : cli_fail(r, "watch");
+	if (a->poll && a->poll->uniq && (r = uniq_start(a->poll, w))) {
+		mntsnap_watch_free(w);
+		return cli_fail(r, "watch");
+	}
 	if (!a->json && !a->noheadings)
 		print_header(a);
 	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd);
@@ -1161,10 +1433,22 @@ int cli_poll(const struct cli_poll *q)
 			      .noheadings = q->noheadings};
 	/* the heading is the poll table's, printed with its first lines */
 	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true};
+	const struct view *v = q->view;
+	struct view_filter f;
+	int r;
 
 	po.cx.tid = q->tid;
 	po.cx.aligned = po.mode == OUT_LIST;
-	if (pcol_parse(&po, "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS"))
+	if (v) {
+		po.cx.nofsroot = v->out.cx.nofsroot;
+		po.cx.canonicalize = v->out.cx.canonicalize;
+		po.cx.bytes = v->out.cx.bytes;
+		po.first_only = v->first_only;
+		po.backward = v->backward;
+		po.uniq = v->uniq;
+	}
+	/* findmnt -D -p: df's columns, no ACTION */
+	if (pcol_parse(&po, v && v->df ? COLS_DF : "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS"))
 		return CLI_EXIT_ERR;
 	for (size_t i = 0; i < q->nspecs; i++)
 		if (pcol_parse(&po, q->specs[i]))
@@ -1175,5 +1459,14 @@ int cli_poll(const struct cli_poll *q)
 	if (q->timeout_ms >= 0)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
 	a.mask = po.need;
-	return watch_main(&a);
+	if (!v)
+		return watch_main(&a);
+	/* the filters: each change's record tested as it comes, no table read */
+	view_filter_init(&f, v);
+	if (view_filter_active(&f))
+		po.filter = &f;
+	r = watch_main(&a);
+	view_filter_free(&f);
+	dropped_free(&po);
+	return r;
 }

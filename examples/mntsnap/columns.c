@@ -299,9 +299,10 @@ static void get_id(struct obuf *b, const struct mntsnap_mount *m, const struct c
 
 static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	(void)cx;
-	if (m->parent_id_old)
-		ob_u64(b, m->parent_id_old);
+	uint32_t pid = cx->parent_ids ? cx->parent_ids[m->index] : m->parent_id_old;
+
+	if (pid)
+		ob_u64(b, pid);
 }
 
 static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,

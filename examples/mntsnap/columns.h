@@ -76,6 +76,12 @@ struct col_ctx {
 	bool evaluate; /* -e: tags shown as the devices they name */
 	/* --vfs-all: VFS-OPTIONS names every VFS option, the default ones too */
 	bool vfs_all;
+	/*
+	 * -U: PARENT per storage index as libmount's KEEPTREE de-duplication
+	 * leaves it (a mount whose parent went is re-parented); NULL: the
+	 * record's own.
+	 */
+	const uint32_t *parent_ids;
 };
 
 struct column {

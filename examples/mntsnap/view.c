@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* Output and filter options of list, show and stat (see view.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tags.h"
@@ -50,7 +53,8 @@ const char view_help[] =
 	"  -A, --all             no built-in filter (-D's; a list with --real,\n"
 	"                        --pseudo or -D prints every mount, as findmnt)\n"
 	"  -U, --uniq            one mount per mount point: the last in the table\n"
-	"                        (the children of the others move to their parent)\n"
+	"                        (the children of the others move to their parent,\n"
+	"                        PARENT included)\n"
 	"  -f, --first-only      the first match only (a list)\n"
 	"  -i, --invert          the mounts the filters do not match\n"
 	"  -d, --direction forward|backward\n"
@@ -380,6 +384,32 @@ static size_t mark_at(const struct mntsnap_snapshot *snap, const char *path, boo
 	return k;
 }
 
+/* Is one of path's components "." or ".."? */
+static bool has_dot_part(const char *path)
+{
+	for (const char *p = path; *p;) {
+		size_t l = strcspn(p, "/");
+
+		if ((l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
+			return true;
+		p += l + (p[l] == '/');
+	}
+	return false;
+}
+
+/*
+ * Mark the mounts whose mount point is path by the text, as libmount's
+ * streq_paths() compares: repeated and trailing slashes aside, "" the
+ * same as "/", but "." and ".." components kept (mark_at() resolves
+ * them; a kernel's mount point never has one, so such a path is none).
+ */
+static size_t mark_text(const struct mntsnap_snapshot *snap, const char *path, bool *hit)
+{
+	if (has_dot_part(path))
+		return 0;
+	return mark_at(snap, *path ? path : "/", hit);
+}
+
 /* libmount's pseudo filesystem types (2.38), sorted for bsearch */
 static const char *const pseudo_types[] = {
 	"anon_inodefs", "apparmorfs", "autofs", "bdev", "binder", "binfmt_misc", "bpf",
@@ -406,6 +436,7 @@ struct matcher {
 	const char *source;  /* -S or a positional SOURCE */
 	bool *target_hit, *source_hit, *over, *gone;
 	int32_t *parent;     /* the tree after -U (storage indices, -1: a root) */
+	uint32_t *parent_ids; /* -U: each record's PARENT after it (NULL without -U) */
 	uint32_t *order;     /* its preorder */
 	size_t norder;
 	struct obuf ob;
@@ -420,7 +451,7 @@ static void mark_target_exact(struct matcher *mt, const char *path)
 	char real[PATH_MAX];
 
 	memset(mt->target_hit, 0, mt->n);
-	mark_at(mt->snap, path, mt->target_hit);
+	mark_text(mt->snap, path, mt->target_hit);
 	if (!mt->v->saved && !mt->v->nocanon && realpath(path, real))
 		mark_at(mt->snap, real, mt->target_hit);
 }
@@ -463,36 +494,36 @@ static bool is_pseudo(const char *fstype)
 		       sizeof(pseudo_types[0]), cmp_str);
 }
 
-/* findmnt's match_func(): every filter, -i turning the answer round */
-static bool match_one(struct matcher *mt, size_t i)
+/*
+ * findmnt's match_func(): every filter, -i turning the answer round; the
+ * lookups (-T/-M, -S) decided by the caller (lookups_ok), over: another
+ * mount is stacked on this one (--shadowed). ob: scratch space.
+ */
+static bool match_rec(const struct view *v, const struct mntsnap_mount *m, bool lookups_ok,
+		      bool over, struct obuf *ob)
 {
-	const struct view *v = mt->v;
 	bool no = v->invert;
-	struct mntsnap_mount m;
 	const char *fstype;
 
-	mntsnap_snapshot_get(mt->snap, i, &m);
-	mt->ob.len = 0;
-	cols_all[2].get(&mt->ob, &m, &v->out.cx);
-	ob_putc(&mt->ob, '\0');
-	if (mt->ob.err)
+	ob->len = 0;
+	cols_all[2].get(ob, m, &v->out.cx);
+	ob_putc(ob, '\0');
+	if (ob->err)
 		return no;
-	fstype = mt->ob.p;
+	fstype = ob->p;
 	if (v->types && !match_types(fstype, v->types))
 		return no;
 	if (v->options) {
-		struct obuf ob = { 0 };
+		struct obuf o = { 0 };
 		bool ok;
 
-		cols_all[3].get(&ob, &m, &v->out.cx);
-		ok = !ob.err && match_options(ob.p ? ob.p : "", ob.len, v->options);
-		ob_free(&ob);
+		cols_all[3].get(&o, m, &v->out.cx);
+		ok = !o.err && match_options(o.p ? o.p : "", o.len, v->options);
+		ob_free(&o);
 		if (!ok)
 			return no;
 	}
-	if (mt->target && !mt->target_hit[i])
-		return no;
-	if (mt->source && !mt->source_hit[i])
+	if (!lookups_ok)
 		return no;
 	if (v->df && !v->all) {
 		/* findmnt -D: every *tmpfs*, no other pseudo filesystem */
@@ -505,9 +536,112 @@ static bool match_one(struct matcher *mt, size_t i)
 		return no;
 	if (v->pseudo && !is_pseudo(fstype))
 		return no;
-	if (v->shadowed && !mt->over[i])
+	if (v->shadowed && !over)
 		return no;
 	return !no;
+}
+
+static bool match_one(struct matcher *mt, size_t i)
+{
+	struct mntsnap_mount m;
+	bool lookups_ok = (!mt->target || mt->target_hit[i]) && (!mt->source || mt->source_hit[i]);
+
+	mntsnap_snapshot_get(mt->snap, i, &m);
+	return match_rec(mt->v, &m, lookups_ok, mt->over[i], &mt->ob);
+}
+
+static bool is_tag_spec(const char *s)
+{
+	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
+	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
+}
+
+/* libmount's streq_paths(): repeated and trailing slashes aside */
+static bool streq_paths(const char *a, const char *b)
+{
+	for (;;) {
+		size_t la, lb;
+
+		while (a[0] == '/' && a[1] == '/')
+			a++;
+		while (b[0] == '/' && b[1] == '/')
+			b++;
+		la = *a ? 1 + strcspn(a + 1, "/") : 0;
+		lb = *b ? 1 + strcspn(b + 1, "/") : 0;
+		if (la + lb == 0 || (la + lb == 1 && (*a == '/' || *b == '/')))
+			return true;
+		if (la != lb || memcmp(a, b, la))
+			return false;
+		a += la, b += lb;
+	}
+}
+
+void view_filter_init(struct view_filter *f, const struct view *v)
+{
+	unsigned maj, min;
+
+	*f = (struct view_filter){ .v = v };
+	f->target = v->mountpoint ? v->mountpoint : v->target;
+	f->source = v->source ? v->source : v->match;
+	/* findmnt's "MAJ:MIN" source is a device number, never swapped */
+	if (f->source && sscanf(f->source, "%u:%u", &maj, &min) == 2)
+		f->devno = true, f->maj = maj, f->min = min;
+	/* findmnt --poll ARG: a source, or else a mount point (not a tag) */
+	f->swap = v->match && !v->source && !f->target && !f->devno && !is_tag_spec(v->match);
+}
+
+bool view_filter_active(const struct view_filter *f)
+{
+	const struct view *v = f->v;
+
+	return v->types || v->options || f->target || f->source || v->df || v->real ||
+	       v->pseudo || v->shadowed || v->invert;
+}
+
+/* mnt_fs_match_target(): the text, or the path as this file system resolves it */
+static bool filter_target(struct view_filter *f, const char *target,
+			  const struct mntsnap_mount *m)
+{
+	char real[PATH_MAX];
+
+	if (!(m->mask & MNTSNAP_F_MOUNT_POINT))
+		return false;
+	if (streq_paths(m->mount_point, target))
+		return true;
+	if (f->v->nocanon)
+		return false;
+	/* libmount resolves it once, at its first use, and keeps the answer */
+	if (!f->resolved) {
+		f->resolved = true;
+		f->real = realpath(target, real) ? strdup(real) : NULL;
+	}
+	return f->real && streq_paths(m->mount_point, f->real);
+}
+
+/* mnt_fs_match_source() on a kernel table: the text, or the device number */
+static bool filter_source(const struct view_filter *f, const struct mntsnap_mount *m)
+{
+	if (f->devno)
+		return (m->mask & MNTSNAP_F_DEV) && m->dev_major == f->maj && m->dev_minor == f->min;
+	return (m->mask & MNTSNAP_F_SOURCE) && !strcmp(m->source, f->source);
+}
+
+bool view_filter_match(struct view_filter *f, const struct mntsnap_mount *m, bool over)
+{
+	bool ok = (!f->target || filter_target(f, f->target, m)) &&
+		  (!f->source || filter_source(f, m));
+	bool r = match_rec(f->v, m, ok, over, &f->ob);
+
+	/* findmnt's poll_match(): a positional argument no source matched, as a mount point */
+	if (!r && f->swap)
+		r = match_rec(f->v, m, filter_target(f, f->source, m), over, &f->ob);
+	return r;
+}
+
+void view_filter_free(struct view_filter *f)
+{
+	free(f->real);
+	ob_free(&f->ob);
 }
 
 /*
@@ -597,6 +731,33 @@ static int build_uniq_tree(struct matcher *mt)
 	return 0;
 }
 
+/*
+ * -U's PARENT: libmount drops a duplicate by handing its children its own
+ * parent id, so a kept mount below dropped ones shows the parent id of the
+ * highest of them (the kept ancestor's id, or what the dropped root had).
+ * From the original links, before build_uniq_tree() replaces them.
+ */
+static int uniq_parent_ids(struct matcher *mt)
+{
+	struct mntsnap_mount m;
+
+	mt->parent_ids = malloc((mt->n + 1) * sizeof(*mt->parent_ids));
+	if (!mt->parent_ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < mt->n; i++) {
+		long p = mt->parent[i];
+
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		mt->parent_ids[i] = m.parent_id_old;
+		for (size_t step = 0; p >= 0 && mt->gone[p] && step < mt->n; step++) {
+			mntsnap_snapshot_get(mt->snap, (size_t)p, &m);
+			mt->parent_ids[i] = m.parent_id_old;
+			p = mt->parent[p];
+		}
+	}
+	return 0;
+}
+
 static int matcher_init(struct matcher *mt, const struct view *v,
 			const struct mntsnap_snapshot *snap)
 {
@@ -629,7 +790,10 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 					mt->gone[i] = true;
 		}
 	if (v->uniq) {
-		int r = build_uniq_tree(mt);
+		int r = uniq_parent_ids(mt);
+
+		if (!r)
+			r = build_uniq_tree(mt);
 
 		if (r)
 			return r;
@@ -653,6 +817,7 @@ static void matcher_free(struct matcher *mt)
 	free(mt->over);
 	free(mt->gone);
 	free(mt->parent);
+	free(mt->parent_ids);
 	free(mt->order);
 	ob_free(&mt->ob);
 }
@@ -681,9 +846,62 @@ static size_t find_all(struct matcher *mt, int32_t *found)
 }
 
 /*
+ * -C: libmount's mnt_table_find_target() without a cache: the text, or
+ * for a relative path the working directory and the text (a leading "./"
+ * or a lone "." dropped), nothing resolved.
+ */
+static bool mark_text_or_cwd(const struct mntsnap_snapshot *snap, const char *path, bool *hit)
+{
+	char cwd[PATH_MAX], *abs;
+	bool found;
+
+	if (mark_text(snap, path, hit))
+		return true;
+	if (path[0] == '/' || !path[0] || !getcwd(cwd, sizeof(cwd)))
+		return false;
+	if (!strncmp(path, "./", 2))
+		path += 2;
+	else if (!strcmp(path, "."))
+		path = "";
+	if (asprintf(&abs, "%s%s%s", cwd, *path ? "/" : "", path) < 0)
+		return false;
+	found = mark_text(snap, abs, hit);
+	free(abs);
+	return found;
+}
+
+/*
+ * -C's walk (libmount's mnt_table_find_mountpoint() without a cache):
+ * nothing unless PATH exists; then PATH's text with its last component
+ * stripped off until a mount point matches, stopping early where what
+ * is left is one character ("m" of "m/x"; "/" ends every walk).
+ */
+static void walk_text(struct matcher *mt, const char *path)
+{
+	struct stat st;
+	char *p = strdup(path), *slash;
+
+	if (!p || fstatat(AT_FDCWD, path, &st, AT_NO_AUTOMOUNT)) {
+		free(p);
+		return;
+	}
+	do {
+		if (mark_text_or_cwd(mt->snap, p, mt->target_hit))
+			goto out;
+		slash = strrchr(p, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	} while (p[1] != '\0'); /* libmount's test: for "" the byte after (never a NUL) */
+	mark_at(mt->snap, "/", mt->target_hit);
+out:
+	free(p);
+}
+
+/*
  * The longest mount point of the table that PATH starts with, by the
  * text (libmount's mnt_table_find_mountpoint()), PATH resolved on this
- * file system first for a live table (unless -C).
+ * file system first for a live table (-C: see walk_text()).
  */
 static bool extra_target(struct matcher *mt, const char *path)
 {
@@ -691,7 +909,11 @@ static bool extra_target(struct matcher *mt, const char *path)
 	bool *hit = mt->target_hit;
 
 	memset(hit, 0, mt->n);
-	if (mt->v->saved || mt->v->nocanon) {
+	if (mt->v->nocanon && !mt->v->saved) {
+		walk_text(mt, path);
+		return true;
+	}
+	if (mt->v->saved) {
 		if (strlen(path) >= sizeof(real))
 			return false;
 		strcpy(real, path);
@@ -709,11 +931,6 @@ static bool extra_target(struct matcher *mt, const char *path)
 	return true;
 }
 
-static bool is_tag_spec(const char *s)
-{
-	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
-	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
-}
 
 /*
  * findmnt's add_matching_lines(): the mounts a lookup or filter finds,
@@ -909,6 +1126,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	v->out.tree_parent = mt.parent;
 	v->out.tree_order = mt.order;
 	v->out.ntree = mt.norder;
+	v->out.cx.parent_ids = mt.parent_ids;
 	v->out.roots = tree && !submounts ? NULL : roots;
 	v->out.nroots = nroots;
 	if (v->mountinfo) {
@@ -932,6 +1150,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 		r = r ? 0 : 1;
 out:
 	v->out.tree_parent = NULL, v->out.tree_order = NULL, v->out.roots = NULL;
+	v->out.cx.parent_ids = NULL;
 	matcher_free(&mt);
 	free(match);
 	free(roots);

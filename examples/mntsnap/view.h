@@ -150,6 +150,30 @@ uint32_t view_mask(const struct view *v);
 bool match_types(const char *fstype, const char *list);
 bool match_options(const char *opts, size_t n, const char *pattern);
 
+/*
+ * findmnt --poll's filter (its poll_match()): the view's filters on one
+ * record at a time, with no table around it: -t, -O, -T/-M (the mount
+ * point itself: no fallback to the mount a path is on), -S (text or
+ * MAJ:MIN), a positional SOURCE tried as a mount point too, -D, --real,
+ * --pseudo, --shadowed (the caller says whether a mount is stacked on
+ * it) and -i.
+ */
+struct view_filter {
+	const struct view *v;
+	const char *target, *source;
+	bool swap;      /* a positional argument: a mount point when no source matched */
+	bool devno;     /* source is "MAJ:MIN" */
+	unsigned maj, min;
+	bool resolved;  /* target's realpath tried (once, at its first use) */
+	char *real;     /* that realpath, NULL if none */
+	struct obuf ob;
+};
+void view_filter_init(struct view_filter *f, const struct view *v);
+/* Does any filter apply (else every record matches)? */
+bool view_filter_active(const struct view_filter *f);
+bool view_filter_match(struct view_filter *f, const struct mntsnap_mount *m, bool over);
+void view_filter_free(struct view_filter *f);
+
 /* Help text for the options above. */
 extern const char view_help[];
 
