@@ -113,6 +113,7 @@ static bool is_tag_spec(const char *s)
 static bool match_ent(const struct fstab_match *mt, const struct fstab_ent *e)
 {
 	const struct view *v = mt->a->view;
+	unsigned maj, min;
 
 	if (v->types && !match_types(e->fstype, v->types))
 		return false;
@@ -123,7 +124,8 @@ static bool match_ent(const struct fstab_match *mt, const struct fstab_ent *e)
 		return false;
 	if (mt->source && !match_source(mt->a->cache, e, mt->source))
 		return false;
-	return true;
+	/* -S MAJ:MIN: an fstab line has no device number (libmount's is 0) */
+	return !v->devno || (sscanf(v->devno, "%u:%u", &maj, &min) == 2 && !maj && !min);
 }
 
 void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const struct fstab *t)

@@ -404,7 +404,7 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 {
 	const struct view *vw = a->view;
 	bool all = !vw->types && !vw->options && !vw->target && !vw->mountpoint && !vw->source &&
-		   !vw->match;
+		   !vw->devno && !vw->match;
 	struct fstab_match mt;
 	struct vfy v = { .a = a };
 

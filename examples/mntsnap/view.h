@@ -78,7 +78,7 @@ enum {
 /* show/stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
 int view_live_only(const char *cmd, int c);
 
-#define VIEW_EXCL_GROUPS 6
+#define VIEW_EXCL_GROUPS 9
 
 struct view {
 	struct out_opts out;
@@ -88,7 +88,9 @@ struct view {
 	const char *options; /* -O */
 	const char *target; /* -T */
 	const char *mountpoint; /* -M */
-	const char *source; /* -S */
+	const char *source; /* -S NAME (the last) */
+	const char *devno;  /* -S MAJ:MIN (the last): findmnt matches it beside
+			     * -S NAME, both must hold */
 	bool submounts;     /* -R: the matches' submounts too, as a tree */
 	bool saved;         /* a saved table: paths by its text, never the file system */
 	const char *match;  /* a positional SOURCE or TARGET */
@@ -111,11 +113,15 @@ struct view {
 };
 
 /*
- * findmnt's mutually exclusive options (-c/-C, -J/-P/-r, -M/-T,
- * -N/-k/-m, -P/-l/-r, --pseudo/--real): CLI_EXIT_ERR (message printed)
- * when c conflicts with an option given before, else 0.
+ * findmnt's mutually exclusive options (-c/-C, -C/-e, -J/-P/-r/-x, -M/-T,
+ * -N/-k/-m/-s, -P/-l/-r/-x, -p/-x, -m/-p/-s, --pseudo/--real):
+ * CLI_EXIT_ERR (message printed) when c conflicts with an option given
+ * before, else 0.
  */
 int view_excl(struct view *v, const char *cmd, int c);
+
+/* Does s read as findmnt's MAJ:MIN (its sscanf("%d:%d"))? */
+bool view_is_devno(const char *s);
 
 /* findmnt -D's columns */
 #define COLS_DF "SOURCE,FSTYPE,SIZE,USED,AVAIL,USE%,TARGET"
