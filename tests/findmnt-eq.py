@@ -995,8 +995,12 @@ def optparse(t, binary, base):
     # -F twice, -N PID -F FILE, -N twice: findmnt reads each in turn into one
     # table, a list
     pid = str(os.getpid())
+    # (a file without its final newline: its last line ends with the file)
+    nonl = os.path.join(base, 'optparse-nonl.mountinfo')
+    with open(nonl, 'w') as f:
+        f.write(OPTPARSE_TABLE.rstrip('\n'))
     for args in (['-F', table, '-F', table], ['-N', pid, '-F', table], ['-F', table, '-N', pid],
-                 ['-N', pid, '-N', pid]):
+                 ['-N', pid, '-N', pid], ['-F', nonl, '-F', table]):
         for form in ([], ['-r'], ['--tree'], ['-J'], ['-t', 'proc,sysfs', '-r']):
             optparse_same(t, 'optparse', ['findmnt'], [binary, 'list'], args + form)
     # the live table: the empty path is the root; -p -F FILE polls FILE

@@ -533,6 +533,7 @@ static int join_tabs(struct list_args *a, int *fd)
 	for (size_t i = 0; i < a->ntabs; i++) {
 		char pidtab[64];
 		const char *file = a->tabs[i];
+		char last;
 		size_t n;
 		FILE *f;
 
@@ -543,11 +544,17 @@ static int join_tabs(struct list_args *a, int *fd)
 		f = fopen(file, "re");
 		if (!f)
 			return cli_fail(-errno, "list: %s", file);
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			if (write(*fd, buf, n) != (ssize_t)n) {
-				fclose(f);
-				return cli_fail(-EIO, "list: joining the tables");
-			}
+		last = '\n';
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			last = buf[n - 1];
+			if (write(*fd, buf, n) != (ssize_t)n)
+				break;
+		}
+		/* each file is read on its own: a last line without its newline ends there */
+		if (n || ferror(f) || (last != '\n' && write(*fd, "\n", 1) != 1)) {
+			fclose(f);
+			return cli_fail(-EIO, "list: joining the tables");
+		}
 		fclose(f);
 	}
 	snprintf(a->tabpath, sizeof(a->tabpath), "/proc/self/fd/%d", *fd);
