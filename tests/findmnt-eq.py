@@ -1499,6 +1499,79 @@ def fstab_modes_and_edges(t, binary, base):
         task_verify(t, binary, base)
 
 
+# Option parsing as findmnt 2.38's getopt loop does it: the last -o wins,
+# -S MAJ:MIN and -S NAME are two matches, refused combinations, the empty
+# path, and libmount's option and type patterns with empty items.
+OPTPARSE_TABLE = (
+    '20 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n'
+    '21 20 0:5 / /proc rw,nosuid - proc proc rw\n'
+    '22 20 0:6 / /mnt ro,nosuid - tmpfs none rw,mode=755,size="a,b",uid=0\n'
+    '23 22 0:7 / /mnt/x rw,noexec - ext4 /dev/sdb rw,data=ordered\n'
+    '24 20 0:8 / /sys rw,nosuid,nodev - sysfs sysfs rw\n')
+OPTPARSE_ARGS = [
+    # repeated options: which one findmnt keeps
+    ['-o', 'TARGET', '-o', '+PARENT'], ['-o', '+ID', '-o', '+PARENT'],
+    ['-o', 'SOURCE', '-o', 'TARGET,ID'], ['-D', '-o', 'TARGET', '-o', '+PARENT'],
+    ['-S', '0:8', '-S', 'sysfs'], ['-S', '0:5', '-S', 'sysfs'], ['-S', 'sysfs', '-S', '0:8'],
+    ['-S', '0:5', '-S', '0:8'], ['-S', 'none', '-S', 'proc'], ['-S', '0:6', '0:5'],
+    ['-S', '0:5', '/proc'], ['-S', '0:5', 'proc'], ['-T', '/mnt', '-T', '/proc'],
+    ['-M', '/mnt', '-M', '/proc'], ['-t', 'proc', '-t', 'tmpfs'], ['-O', 'ro', '-O', 'rw'],
+    # refused by findmnt (exit 1), by mntsnap with its error status (2)
+    ['-S', 'proc', '/proc'], ['-M', '/proc', 'proc'], ['-T', '/', '/proc'],
+    ['-s', '-k'], ['-s', '-m'], ['-p', '-s'], ['-p', '-x'], ['-C', '-e'], ['-x', '-r'],
+    # the empty path is "/" to libmount; other relative paths name nothing
+    ['-T', ''], ['-M', ''], [''], ['-M', '//'], ['-T', '/mnt//'], ['-M', 'proc'],
+    ['-T', 'mnt/x'], ['mnt'],
+] + [['-O', o] for o in (
+    ',', ',,', 'no', 'no,', 'rw,no', 'ro,no', 'noro,no', '+', 'rw,+', '+,', '+,rw', '+no',
+    'no=x', 'rw,', ',rw,', 'mode', 'mode=', 'mode=755', 'mode=75', 'size="a,b"', 'size="a',
+    'nosuid,no', 'nomode=755', 'rw,nosuid', '=', 'rw,=x', 'x"', '"', '', 'nonosuid',
+    '+nosuid')] + [['-t', o] for o in (
+    ',', ',,', 'no', 'no,', 'noext4,', 'ext4,', ',ext4', '', 'tmpfs,no', 'nono', 'EXT4')]
+
+
+def optparse_same(t, label, fm, ms, args, env=None):
+    ra, a, ea = run(fm + args, env)
+    rb, b, eb = run(ms + args, env)
+    if ra == 1 and ea and not a:
+        # findmnt refuses: mntsnap too, exit 2 (README: 1 is "nothing matched")
+        why = '' if (rb, b, bool(eb)) == (2, b'', True) else 'findmnt refuses (%s), mntsnap: exit %d %r %r' % (
+            ea.strip(), rb, short(b.decode(errors='replace')), eb.strip())
+    else:
+        why = same_output(args, ra, a, rb, b, ea, eb)
+        if not why and bool(ea) != bool(eb):
+            why = 'stderr: findmnt %r, mntsnap %r' % (ea.strip(), eb.strip())
+    t.check('%s %r' % (label, args), not why, why)
+
+
+def optparse(t, binary, base):
+    table = os.path.join(base, 'optparse.mountinfo')
+    with open(table, 'w') as f:
+        f.write(OPTPARSE_TABLE)
+    fm, ms = ['findmnt', '-F', table], [binary, 'list', '-F', table]
+    for args in OPTPARSE_ARGS:
+        for form in ([], ['-r'], ['-J']):
+            optparse_same(t, 'optparse', fm, ms, args + form)
+    # -F twice, -N PID -F FILE, -N twice: findmnt reads each in turn into one
+    # table, a list
+    pid = str(os.getpid())
+    # (a file without its final newline: its last line ends with the file)
+    nonl = os.path.join(base, 'optparse-nonl.mountinfo')
+    with open(nonl, 'w') as f:
+        f.write(OPTPARSE_TABLE.rstrip('\n'))
+    for args in (['-F', table, '-F', table], ['-N', pid, '-F', table], ['-F', table, '-N', pid],
+                 ['-N', pid, '-N', pid], ['-F', nonl, '-F', table]):
+        for form in ([], ['-r'], ['--tree'], ['-J'], ['-t', 'proc,sysfs', '-r']):
+            optparse_same(t, 'optparse', ['findmnt'], [binary, 'list'], args + form)
+    # the live table: the empty path is the root; -p -F FILE polls FILE
+    # (a plain file never changes: nothing, exit 0 after -w)
+    for args in (['-r', '-T', ''], ['-r', '-M', ''], ['-r', ''], ['-J', '-M', ''],
+                 ['-p', '-F', table, '-w', '100'], ['-p', '-F', '/proc/self/mountinfo', '-w', '100'],
+                 ['-p', '-F', os.path.join(base, 'missing'), '-w', '100'],
+                 ['-p', '-F', table, '-F', table, '-w', '100']):
+        optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
+
+
 def main():
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
@@ -1539,6 +1612,9 @@ def main():
     if only in 'fstab-edges':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-edges-') as base:
             fstab_modes_and_edges(t, binary, base)
+    if only in 'optparse':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-optparse-') as base:
+            optparse(t, binary, base)
     if only in 'fstab':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
             fstab(t, binary, data, base)

@@ -61,6 +61,10 @@ int cli_under_id(const char *cmd, const struct mntsnap_ns *ns, const char *path,
  */
 int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		struct mntsnap_snapshot **ret_snap);
+/* The same for tables joined into one (list's -F/-N given more than
+ * once): their ids repeat by nature, without the warning that says so. */
+int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
+		       bool joined, struct mntsnap_snapshot **ret_snap);
 
 /*
  * Why stdout failed, once everything is written: flushed, so the error is

@@ -339,24 +339,33 @@ bool fstab_listall(const struct view *v)
 	if ((v->df || v->real || v->pseudo) && !v->all)
 		return false;
 	return !v->types && !v->options && !v->target && !v->mountpoint && !v->source &&
-	       !v->match;
+	       !v->devno && !v->match;
 }
 
 void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const struct fstab *t,
 		      bool backward)
 {
 	const struct view *v = a->view;
+	const char *dn;
 	int maj, min;
 
 	*mt = (struct fstab_match){ .a = a, .t = t, .backward = backward };
 	mt->target = v->target ? v->target : v->mountpoint;
 	mt->source = v->source ? v->source : v->match;
 	mt->listall = fstab_listall(v);
-	/* findmnt's set_source_match(): "MAJ:MIN" (sscanf) is a device number */
-	if (mt->source && sscanf(mt->source, "%d:%d", &maj, &min) == 2) {
+	/*
+	 * findmnt's set_source_match(): "MAJ:MIN" (sscanf) is a device number,
+	 * matched beside -S NAME (-S MAJ:MIN: view.devno; a lone argument:
+	 * view.match)
+	 */
+	dn = v->devno;
+	if (!v->source && v->match && view_is_devno(v->match)) {
+		dn = v->match;
+		mt->source = NULL;
+	}
+	if (dn && sscanf(dn, "%d:%d", &maj, &min) == 2) {
 		mt->majmin = true;
 		mt->maj = (unsigned)maj, mt->min = (unsigned)min;
-		mt->source = NULL;
 	}
 	/* a lone SOURCE|MOUNTPOINT argument may be a target (not a LABEL=/UUID= one) */
 	mt->can_swap = !v->source && !mt->target && !mt->majmin && v->match &&

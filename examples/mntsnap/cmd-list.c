@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* mntsnap list / mntsnap stat */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -14,13 +16,17 @@
 /* list's own long-only options (view.h numbers the shared ones from 0x100) */
 #define OPT_VERBOSE 0x200
 
+/* -F FILE and -N PID: findmnt reads them all, one table, in the order given */
+#define LIST_TABS_MAX 16
+
 static const char list_help[] =
 	"usage: mntsnap list [TARGET] [OPTIONS] [SOURCE|MOUNTPOINT | SOURCE MOUNTPOINT]\n"
 	"List the mounts of a mount namespace (default: the caller's), as\n"
 	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
 	"  -F, --tab-file FILE   parse a saved mountinfo file instead\n"
-	"                        (also --mountinfo-file FILE)\n"
+	"                        (also --mountinfo-file FILE); -F and -N more than\n"
+	"                        once: their tables read in turn into one, a list\n"
 	"  --backend auto|statmount|mountinfo\n"
 	"                        force a backend; auto falls back to mountinfo when\n"
 	"                        statmount/listmount are missing or blocked\n"
@@ -37,7 +43,8 @@ static const char list_help[] =
 	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
 	"                        (-s, -x: no tag evaluated either)\n"
 	"                        (-T of a path that is not there: nothing)\n"
-	"                        (-N/-k/-m and -c/-C exclude each other, as in findmnt)\n"
+	"                        (-N/-k/-m/-s, -c/-C, -C/-e, -m/-p/-s, -p/-x, and -x\n"
+	"                        with -J/-P/-r/-l exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
 	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"
 	"                        parsing (\\040 escapes, comments, LABEL=/UUID= tags),\n"
@@ -59,9 +66,12 @@ static const char list_help[] =
 	"                        the filters (-t -O -T -M -S --real --pseudo -D\n"
 	"                        --shadowed -i, SOURCE) pick the changes shown, as\n"
 	"                        in findmnt: -T is -M there; -f: the first, then stop\n"
+	"                        (-F FILE: a task's table in /proc is that task's;\n"
+	"                        another file never changes: nothing until -w)\n"
 	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
-	"or mount point; SOURCE MOUNTPOINT only those with both (as -S and -M).\n";
+	"or mount point; SOURCE MOUNTPOINT only those with both (as -S and -M).\n"
+	"-S NAME, -T and -M refuse such an argument (-S MAJ:MIN does not).\n";
 
 struct list_args {
 	struct cli_target target;
@@ -80,6 +90,11 @@ struct list_args {
 	long timeout_ms;
 	const char *specs[16];
 	size_t nspecs;
+	/* the -F files and -N's /proc/PID/mountinfo (NULL, tabpids[i]), in order */
+	const char *tabs[LIST_TABS_MAX];
+	long tabpids[LIST_TABS_MAX];
+	size_t ntabs, npids;
+	char tabpath[32]; /* their join: /proc/self/fd/N */
 };
 
 static void print_help(const char *text)
@@ -121,9 +136,14 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 				NULL)) != -1) {
 		if (view_excl(&a->view, "list", c))
 			return -EINVAL;
-		/* -p's table takes every -o (cli_poll); the view the last */
-		if (c == 'o' && a->nspecs < sizeof(a->specs) / sizeof(a->specs[0]))
-			a->specs[a->nspecs++] = optarg;
+		/* findmnt keeps the last -o only (-p's table too; the view: view_finish) */
+		if (c == 'o') {
+			a->specs[0] = optarg;
+			a->nspecs = 1;
+		}
+		if ((c == 'F' || c == 'N' || c == OPT_PID) && a->ntabs == LIST_TABS_MAX)
+			return cli_fail(0, "list: more than %d tables (-F, -N)", LIST_TABS_MAX),
+			       -EINVAL;
 		r = view_opt(&a->view, "list", c, optarg);
 		if (r < 0)
 			return r;
@@ -137,13 +157,19 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			cli_version(stdout);
 			return 1;
 		case 'N':
-		case OPT_PID:
-			if (cli_target_set(&a->target, "--pid", optarg))
+		case OPT_PID: {
+			struct cli_target t = { 0 };
+
+			/* another -N: one more table to read (checked alike) */
+			if (cli_target_set(a->npids ? &t : &a->target, "--pid", optarg))
 				return -EINVAL;
 			a->view.out.cx.tid = a->target.pid;
 			/* findmnt: -N reads the kernel's table of that task */
 			a->mtab = false;
+			a->tabpids[a->ntabs] = a->npids++ ? t.pid : a->target.pid;
+			a->tabs[a->ntabs++] = NULL;
 			break;
+		}
 		case 'k':
 			/* the kernel's table: the default, and -x's subject instead of fstab */
 			a->mtab = false;
@@ -169,6 +195,7 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			break;
 		case 'F':
 			a->mountinfo_file = optarg;
+			a->tabs[a->ntabs++] = optarg;
 			break;
 		case OPT_BACKEND:
 			a->backend = cli_parse_backend(optarg);
@@ -216,10 +243,18 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			return -EINVAL;
 		}
 	}
+	/* findmnt: -S NAME, -T or -M and an argument: an error (-S MAJ:MIN is not) */
+	if (optind < argc && (a->view.source || a->view.mountpoint || a->view.target))
+		return cli_fail(0, "list: -S, -T and -M exclude a SOURCE|MOUNTPOINT argument "
+				   "(but -S MAJ:MIN)"),
+		       -EINVAL;
 	if (optind < argc)
 		a->view.match = argv[optind++];
+	/* an argument MAJ:MIN is findmnt's one MAJ:MIN match: it replaces -S's */
+	if (view_is_devno(a->view.match))
+		a->view.devno = NULL;
 	/* findmnt DEVICE MOUNTPOINT: a mount with both, the second as -M */
-	if (optind < argc && !a->view.source && !a->view.mountpoint && !a->view.target) {
+	if (optind < argc) {
 		a->view.source = a->view.match;
 		a->view.mountpoint = argv[optind++];
 		a->view.match = NULL;
@@ -425,18 +460,108 @@ static int list_fstab(struct list_args *a)
 	return fstab_list(&fa);
 }
 
-/* -p: findmnt's poll mode, on the watcher (cmd-watch.c). */
-static int list_poll(const struct list_args *a)
+/*
+ * The task whose mount table FILE is (/proc/PID/mountinfo or mounts, a
+ * task's too, /proc/self/... and /proc/mounts through their links), 0 for
+ * any other file.
+ */
+static long proc_table_pid(const char *file)
+{
+	char *real = realpath(file, NULL);
+	long pid = 0, tid;
+	int end = 0;
+
+	if (!real)
+		return 0;
+	if (sscanf(real, "/proc/%ld/task/%ld/%n", &pid, &tid, &end) != 2 || !end)
+		if (sscanf(real, "/proc/%ld/%n", &pid, &end) != 1 || !end)
+			end = 0;
+	if (!end || (strcmp(real + end, "mountinfo") && strcmp(real + end, "mounts")))
+		pid = 0;
+	free(real);
+	return pid > 0 ? pid : 0;
+}
+
+/*
+ * -p: findmnt's poll mode, on the watcher (cmd-watch.c). findmnt -p -F FILE
+ * polls FILE: a task's table in /proc is that task's mounts, watched here
+ * as -N's; any other file never signals a change, so findmnt waits out -w
+ * (or for ever) and prints nothing: the same here.
+ */
+static int list_poll(struct list_args *a)
 {
 	struct cli_poll q = { .t = &a->target, .view = &a->view, .specs = a->specs,
 			      .nspecs = a->nspecs,
 			      .mode = a->view.out.mode, .noheadings = a->view.out.noheadings,
-			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms,
-			      .tid = a->target.set ? a->target.pid : getpid() };
+			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms };
+	long pid;
+	FILE *f;
 
-	if (a->mountinfo_file)
-		return cli_fail(0, "list: --poll watches a live table, not a --tab-file");
+	if (a->ntabs > 1)
+		return cli_fail(0, "list: --poll watches one table: one -F or -N");
+	if (a->mountinfo_file) {
+		f = fopen(a->mountinfo_file, "re");
+		if (!f)
+			return cli_fail(-errno, "list: %s", a->mountinfo_file);
+		fclose(f);
+		pid = proc_table_pid(a->mountinfo_file);
+		if (!pid) {
+			poll(NULL, 0, a->timeout_ms < 0 ? -1 : (int)a->timeout_ms);
+			return 0;
+		}
+		if (pid != getpid())
+			a->target.set = true, a->target.pid = pid;
+	}
+	q.tid = a->target.set ? a->target.pid : getpid();
 	return cli_poll(&q);
+}
+
+/*
+ * More than one -F or -N: findmnt reads each table in turn into one, a
+ * list (no tree over two tables). The same text, concatenated into a
+ * memory file read as -F. -N's is /proc/PID/mountinfo, as findmnt reads it.
+ */
+static int join_tabs(struct list_args *a, int *fd)
+{
+	char buf[65536];
+
+	*fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
+	if (*fd < 0)
+		return cli_fail(-errno, "list: joining the tables");
+	for (size_t i = 0; i < a->ntabs; i++) {
+		char pidtab[64];
+		const char *file = a->tabs[i];
+		char last;
+		size_t n;
+		FILE *f;
+
+		if (!file) {
+			snprintf(pidtab, sizeof(pidtab), "/proc/%ld/mountinfo", a->tabpids[i]);
+			file = pidtab;
+		}
+		f = fopen(file, "re");
+		if (!f)
+			return cli_fail(-errno, "list: %s", file);
+		last = '\n';
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			last = buf[n - 1];
+			if (write(*fd, buf, n) != (ssize_t)n)
+				break;
+		}
+		/* each file is read on its own: a last line without its newline ends there */
+		if (n || ferror(f) || (last != '\n' && write(*fd, "\n", 1) != 1)) {
+			fclose(f);
+			return cli_fail(-EIO, "list: joining the tables");
+		}
+		fclose(f);
+	}
+	snprintf(a->tabpath, sizeof(a->tabpath), "/proc/self/fd/%d", *fd);
+	a->mountinfo_file = a->tabpath;
+	a->target = (struct cli_target){ 0 };
+	a->view.out.cx.tid = 0;
+	a->view.no_tree = true;
+	a->view.force_tree = false;
+	return 0;
 }
 
 int cmd_list(int argc, char **argv)
@@ -447,7 +572,7 @@ int cmd_list(int argc, char **argv)
 	struct mntsnap_ns *ns = NULL;
 	uint64_t under = 0;
 	char **user = NULL;
-	int r;
+	int r, tabfd = -1;
 
 	view_init(&a.view);
 	a.timeout_ms = -1;
@@ -470,6 +595,11 @@ int cmd_list(int argc, char **argv)
 		return list_fstab(&a);
 	if (resolve_tag_lookup(&a, &tagdev))
 		return 1;
+	if (a.ntabs > 1 && join_tabs(&a, &tabfd)) {
+		if (tabfd >= 0)
+			close(tabfd);
+		return CLI_EXIT_ERR;
+	}
 	if (a.mountinfo_file && a.target.set)
 		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
 	if (a.mountinfo_file)
@@ -488,8 +618,10 @@ int cmd_list(int argc, char **argv)
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
 		     .mountinfo_path = a.mountinfo_file, .under_id = under,
 		     .threads = a.threads, .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a.view));
-	r = cli_capture("list", &opts, a.allow_inconsistent, &snap);
+	r = cli_capture_joined("list", &opts, a.allow_inconsistent, tabfd >= 0, &snap);
 	cli_target_close(ns);
+	if (tabfd >= 0)
+		close(tabfd);
 	if (r)
 		return CLI_EXIT_ERR;
 	if (a.mtab)

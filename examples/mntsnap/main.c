@@ -46,6 +46,12 @@ int cli_stdout_status(void)
 int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		struct mntsnap_snapshot **ret_snap)
 {
+	return cli_capture_joined(cmd, o, allow_inconsistent, false, ret_snap);
+}
+
+int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
+		       bool joined, struct mntsnap_snapshot **ret_snap)
+{
 	struct mntsnap_error err = { 0 };
 	int r;
 
@@ -68,11 +74,14 @@ int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inco
 			cli_fail(r, "%s: capture", cmd);
 		return r;
 	}
-	if (!mntsnap_snapshot_consistent(*ret_snap) && !mntsnap_snapshot_attempts(*ret_snap))
-		fprintf(stderr,
-			"mntsnap: warning: %s: the text lists a mount id more than once: "
-			"parent links of that id are ambiguous\n", cmd);
-	else if (!mntsnap_snapshot_consistent(*ret_snap))
+	if (!mntsnap_snapshot_consistent(*ret_snap) && !mntsnap_snapshot_attempts(*ret_snap)) {
+		/* tables joined (list -F A -F B) repeat ids by nature */
+		if (!joined)
+			fprintf(stderr,
+				"mntsnap: warning: %s: the text lists a mount id more than once: "
+				"parent links of that id are ambiguous\n",
+				cmd);
+	} else if (!mntsnap_snapshot_consistent(*ret_snap))
 		fprintf(stderr,
 			"mntsnap: warning: %s: the mount table changed during each of %u "
 			"captures: this table may list mounts that never existed together\n",

@@ -38,13 +38,17 @@ const char view_help[] =
 	"Filters:\n"
 	"  -t, --types LIST      only these filesystem types (a leading \"no\"\n"
 	"                        negates the whole list, as in findmnt)\n"
-	"  -O, --options LIST    only mounts with these options (noX: without X)\n"
+	"  -O, --options LIST    only mounts with these options (noX: without X,\n"
+	"                        +X: X literally, X=V: with that value); libmount's\n"
+	"                        rules: \",\" matches every mount, a \"no\" or \"+\"\n"
+	"                        that ends LIST repeats the option before it\n"
 	"  -T, --target PATH     only the mounts at the mount point PATH is on\n"
+	"                        (-T, -M: an empty PATH is /, as in libmount)\n"
 	"                        (show: found in the saved table, never on this\n"
 	"                        file system)\n"
 	"  -M, --mountpoint DIR  only the mounts at mount point DIR (stacked ones too)\n"
 	"  -S, --source SOURCE   only the mounts of this source (MAJ:MIN: of this\n"
-	"                        device number, as findmnt)\n"
+	"                        device number, as findmnt; -S MAJ:MIN -S NAME: both)\n"
 	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
 	"                        below each match too, as a tree\n"
 	"  --real, --pseudo      only real / only pseudo filesystems (libmount's\n"
@@ -165,7 +169,14 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 		v->mountpoint = arg;
 		return 1;
 	case 'S':
-		v->source = arg;
+		/*
+		 * findmnt keeps a MAJ:MIN and a NAME apart (its MAJ:MIN and
+		 * SOURCE matches): -S 8:1 -S /dev/sda1 wants both
+		 */
+		if (view_is_devno(arg))
+			v->devno = arg;
+		else
+			v->source = arg;
 		return 1;
 	case 'R':
 		v->submounts = true;
@@ -234,6 +245,13 @@ static const struct {
 	{ { 'p', 'x' }, "--poll --verify" },
 	{ { 'm', 'p', 's' }, "--mtab --poll --fstab" },
 };
+
+bool view_is_devno(const char *s)
+{
+	int maj, min;
+
+	return s && sscanf(s, "%d:%d", &maj, &min) == 2;
+}
 
 int view_excl(struct view *v, const char *cmd, int c)
 {
@@ -330,45 +348,89 @@ bool match_types(const char *fstype, const char *list)
 	}
 }
 
-/* Does the comma list opts (length n) hold option name[=value]? */
-static bool has_option(const char *opts, size_t n, const char *name, size_t nl)
+/* One item of a libmount option string (as its mnt_optstr_parse_next()). */
+struct opt_item {
+	const char *name, *val;
+	size_t namesz, valsz;
+};
+
+/*
+ * The next item of the option string [*pos, end): commas before it are
+ * skipped, a comma inside double quotes does not end it, the first '='
+ * after its first character splits name and value. false at the end; an
+ * item whose quote never closes ends the string there, as in libmount.
+ */
+static bool opt_next(const char **pos, const char *end, struct opt_item *it)
 {
-	const char *eq = memchr(name, '=', nl);
-	size_t key = eq ? (size_t)(eq - name) : nl;
+	const char *p = *pos, *start, *sep = NULL, *stop;
+	bool quoted = false;
 
-	for (size_t i = 0; i < n;) {
-		size_t e = i;
-
-		while (e < n && opts[e] != ',')
-			e++;
-		if (eq ? (e - i == nl && !memcmp(opts + i, name, nl))
-		       : (e - i >= key && !memcmp(opts + i, name, key) &&
-			  (e - i == key || opts[i + key] == '=')))
-			return true;
-		i = e + 1;
+	while (p < end && *p == ',')
+		p++;
+	for (start = p; p < end; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		if (quoted)
+			continue;
+		if (!sep && p > start && *p == '=')
+			sep = p;
+		stop = *p == ',' ? p : p + 1 == end ? end : NULL;
+		if (!stop)
+			continue;
+		it->name = start;
+		it->namesz = (size_t)((sep ? sep : stop) - start);
+		it->val = sep ? sep + 1 : NULL;
+		it->valsz = sep ? (size_t)(stop - sep - 1) : 0;
+		*pos = stop < end ? stop + 1 : stop;
+		return true;
 	}
 	return false;
 }
 
-/* libmount's option pattern: every item present, every noX item absent. */
+/* The first option named name in opts (length n), its value in *val. */
+static bool find_option(const char *opts, size_t n, const char *name, size_t namesz,
+			struct opt_item *val)
+{
+	const char *pos = opts;
+
+	while (opt_next(&pos, opts + n, val))
+		if (val->namesz == namesz && !memcmp(val->name, name, namesz))
+			return true;
+	return false;
+}
+
+/*
+ * libmount's option pattern (mnt_match_options()): each item present (with
+ * its value, if it gives one), each noX item absent, +X literally X. Empty
+ * items are skipped, so "," matches every mount. libmount copies each name
+ * with a string copy that copies nothing when the pattern has nothing left
+ * after it: a "no" or "+" that ends the pattern asks again for the name
+ * before it ("rw,no": with rw and without it, never true), or, first, for
+ * an empty name, which no option has ("no": every mount, "+": none).
+ */
 bool match_options(const char *opts, size_t n, const char *pattern)
 {
-	for (const char *p = pattern; *p;) {
-		size_t len = strcspn(p, ",");
-		/* as libmount: a bare "no" is "without the empty option": true */
-		bool neg = len >= 2 && !strncmp(p, "no", 2);
-		const char *q = p + (*p == '+' ? 1 : 0);
-		size_t ql = len - (size_t)(q - p);
+	const char *pos = pattern, *end = pattern + strlen(pattern), *key = "";
+	struct opt_item it, val;
+	size_t keysz = 0;
 
-		if (neg && !has_option(opts, n, q, ql))
-			q += 2, ql -= 2;
-		else
-			neg = false;
-		if (has_option(opts, n, q, ql) == neg)
+	while (opt_next(&pos, end, &it)) {
+		const char *name = it.name;
+		size_t namesz = it.namesz;
+		bool no = false, found;
+
+		if (*name == '+')
+			name++, namesz--;
+		else if (!strncmp(name, "no", 2))
+			no = true, name += 2, namesz -= 2;
+		if (*name)
+			key = name, keysz = namesz;
+		found = find_option(opts, n, key, keysz, &val);
+		if (found && it.valsz &&
+		    (it.valsz != val.valsz || memcmp(it.val, val.val, val.valsz)))
+			found = false;
+		if (found == no)
 			return false;
-		p += len;
-		if (*p == ',')
-			p++;
 	}
 	return true;
 }
@@ -378,6 +440,14 @@ static size_t mark_at(const struct mntsnap_snapshot *snap, const char *path, boo
 {
 	size_t k = 0;
 
+	/*
+	 * libmount compares mount points by components, each with its slash
+	 * (streq_paths()), and one slash more or less at the end does not
+	 * count: "" is "/" without it, the one relative path that names a
+	 * mount point (findmnt -M '' is the root).
+	 */
+	if (!path[0])
+		path = "/";
 	for (long i = mntsnap_snapshot_next_mount_point(snap, path, -1); i >= 0;
 	     i = mntsnap_snapshot_next_mount_point(snap, path, i), k++)
 		hit[i] = true;
@@ -434,6 +504,8 @@ struct matcher {
 	size_t n;
 	const char *target;  /* the mount point asked for (-T, -M, a swapped SOURCE) */
 	const char *source;  /* -S or a positional SOURCE */
+	bool devno;          /* -S MAJ:MIN: only mounts of device maj:min */
+	unsigned maj, min;
 	bool *target_hit, *source_hit, *over, *gone;
 	int32_t *parent;     /* the tree after -U (storage indices, -1: a root) */
 	uint32_t *parent_ids; /* -U: each record's PARENT after it (NULL without -U) */
@@ -524,6 +596,9 @@ static bool match_rec(const struct view *v, const struct mntsnap_mount *m, bool 
 			return no;
 	}
 	if (!lookups_ok)
+		return no;
+	if (mt->devno &&
+	    !((m.mask & MNTSNAP_F_DEV) && m.dev_major == mt->maj && m.dev_minor == mt->min))
 		return no;
 	if (v->df && !v->all) {
 		/* findmnt -D: every *tmpfs*, no other pseudo filesystem */
@@ -765,6 +840,7 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 	struct mntsnap_mount m, c;
 
 	*mt = (struct matcher){ .v = v, .snap = snap, .n = n };
+	mt->devno = v->devno && sscanf(v->devno, "%u:%u", &mt->maj, &mt->min) == 2;
 	mt->target_hit = calloc(n + 1, 1);
 	mt->source_hit = calloc(n + 1, 1);
 	mt->over = calloc(n + 1, 1);
@@ -828,7 +904,7 @@ static bool listall(const struct view *v)
 	if ((v->df || v->real || v->pseudo) && !v->all)
 		return false;
 	return !v->types && !v->options && !v->target && !v->mountpoint && !v->source &&
-	       !v->match;
+	       !v->devno && !v->match;
 }
 
 /* One pass of findmnt's list lookup: the matches in the -d direction. */
@@ -941,7 +1017,7 @@ static bool extra_target(struct matcher *mt, const char *path)
 static size_t find_list(struct matcher *mt, int32_t *found)
 {
 	const struct view *v = mt->v;
-	bool noswap = v->source || v->target || v->mountpoint ||
+	bool noswap = v->source || v->devno || v->target || v->mountpoint ||
 		      (v->match && is_tag_spec(v->match));
 	size_t k = 0;
 
@@ -1081,7 +1157,7 @@ static int print_mountinfo(const struct mntsnap_snapshot *snap, const bool *matc
 int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *snap)
 {
 	size_t n = mntsnap_snapshot_count(snap), hits = 0, nroots = 0;
-	bool lookup = v->target || v->mountpoint || v->source || v->match;
+	bool lookup = v->target || v->mountpoint || v->source || v->devno || v->match;
 	bool submounts = v->submounts && !listall(v);
 	struct matcher mt;
 	bool *match = calloc(n + 1, sizeof(*match)), tree, draw = false;

@@ -91,7 +91,9 @@ struct view {
 	const char *options; /* -O */
 	const char *target; /* -T */
 	const char *mountpoint; /* -M */
-	const char *source; /* -S */
+	const char *source; /* -S NAME (the last) */
+	const char *devno;  /* -S MAJ:MIN (the last): findmnt matches it beside
+			     * -S NAME, both must hold */
 	bool submounts;     /* -R: the matches' submounts too, as a tree */
 	bool saved;         /* a saved table: paths by its text, never the file system */
 	const char *match;  /* a positional SOURCE or TARGET */
@@ -120,6 +122,9 @@ struct view {
  * before, else 0. (-s, -x, -p, -e are list's; the others never pass them.)
  */
 int view_excl(struct view *v, const char *cmd, int c);
+
+/* Does s read as findmnt's MAJ:MIN (its sscanf("%d:%d"))? */
+bool view_is_devno(const char *s);
 
 /* findmnt -D's columns */
 #define COLS_DF "SOURCE,FSTYPE,SIZE,USED,AVAIL,USE%,TARGET"
