@@ -504,8 +504,6 @@ struct matcher {
 	size_t n;
 	const char *target;  /* the mount point asked for (-T, -M, a swapped SOURCE) */
 	const char *source;  /* -S or a positional SOURCE */
-	bool devno;          /* -S MAJ:MIN: only mounts of device maj:min */
-	unsigned maj, min;
 	bool *target_hit, *source_hit, *over, *gone;
 	int32_t *parent;     /* the tree after -U (storage indices, -1: a root) */
 	uint32_t *parent_ids; /* -U: each record's PARENT after it (NULL without -U) */
@@ -566,6 +564,15 @@ static bool is_pseudo(const char *fstype)
 		       sizeof(pseudo_types[0]), cmp_str);
 }
 
+/* -S MAJ:MIN: the mount's device number is maj:min */
+static bool devno_is(const char *devno, const struct mntsnap_mount *m)
+{
+	unsigned maj, min;
+
+	return sscanf(devno, "%u:%u", &maj, &min) == 2 && (m->mask & MNTSNAP_F_DEV) &&
+	       m->dev_major == maj && m->dev_minor == min;
+}
+
 /*
  * findmnt's match_func(): every filter, -i turning the answer round; the
  * lookups (-T/-M, -S) decided by the caller (lookups_ok), over: another
@@ -597,8 +604,7 @@ static bool match_rec(const struct view *v, const struct mntsnap_mount *m, bool 
 	}
 	if (!lookups_ok)
 		return no;
-	if (mt->devno &&
-	    !((m.mask & MNTSNAP_F_DEV) && m.dev_major == mt->maj && m.dev_minor == mt->min))
+	if (v->devno && !devno_is(v->devno, m))
 		return no;
 	if (v->df && !v->all) {
 		/* findmnt -D: every *tmpfs*, no other pseudo filesystem */
@@ -840,7 +846,6 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 	struct mntsnap_mount m, c;
 
 	*mt = (struct matcher){ .v = v, .snap = snap, .n = n };
-	mt->devno = v->devno && sscanf(v->devno, "%u:%u", &mt->maj, &mt->min) == 2;
 	mt->target_hit = calloc(n + 1, 1);
 	mt->source_hit = calloc(n + 1, 1);
 	mt->over = calloc(n + 1, 1);
