@@ -19,8 +19,10 @@ static const char list_help[] =
 	"List the mounts of a mount namespace (default: the caller's), as\n"
 	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
-	"  -F, --tab-file FILE   parse a saved mountinfo file instead\n"
-	"                        (also --mountinfo-file FILE)\n"
+	"  -F, --tab-file FILE   read a saved table instead (also --mountinfo-file):\n"
+	"                        mountinfo text, or the fstab format of\n"
+	"                        /proc/mounts, an mtab or fstab (told by its first\n"
+	"                        line, as findmnt does; then listed as -s lists)\n"
 	"  --backend auto|statmount|mountinfo\n"
 	"                        force a backend; auto falls back to mountinfo when\n"
 	"                        statmount/listmount are missing or blocked\n"
@@ -37,7 +39,8 @@ static const char list_help[] =
 	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
 	"                        (-N/-k/-m and -c/-C exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
-	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"
+	"  -s, --fstab           list /etc/fstab ($LIBMOUNT_FSTAB, or -F FILE)\n"
+	"                        instead: findmnt's\n"
 	"                        parsing (\\040 escapes, comments, LABEL=/UUID= tags),\n"
 	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
 	"                        reported and skipped\n"
@@ -428,6 +431,29 @@ static int list_fstab(struct list_args *a)
 	return fstab_list(&fa);
 }
 
+/*
+ * -F FILE without -s: libmount guesses the format from the text. A file
+ * in the fstab format (an mtab, a copy of /proc/mounts) is listed as -s
+ * lists fstab, by findmnt's rules for a kernel table (-m: for an mtab).
+ * Returns -1 for mountinfo text (or a file only the library's reader
+ * can say what is wrong with), else the exit status.
+ */
+static int list_tabfile(struct list_args *a)
+{
+	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
+				 .evaluate = a->evaluate, .verify = a->verify,
+				 .verbose = a->verbose, .kernel_tab = !a->mtab };
+	int fmt = fstab_guess_format(a->mountinfo_file);
+
+	if (fmt == FSTAB_FMT_SWAPS)
+		return cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
+				a->mountinfo_file);
+	if (fmt != FSTAB_FMT_FSTAB)
+		return -1;
+	a->view.out.cx.evaluate = a->evaluate;
+	return fstab_list(&fa);
+}
+
 /* -p: findmnt's poll mode, on the watcher (cmd-watch.c). */
 static int list_poll(const struct list_args *a)
 {
@@ -467,6 +493,8 @@ int cmd_list(int argc, char **argv)
 		return CLI_EXIT_ERR;
 	if (a.fstab || (a.verify && !a.kernel))
 		return list_fstab(&a);
+	if (a.mountinfo_file && !a.target.set && (r = list_tabfile(&a)) >= 0)
+		return r;
 	if (resolve_tag_lookup(&a, &tagdev))
 		return 1;
 	if (a.mountinfo_file && a.target.set)
