@@ -629,7 +629,8 @@ struct mntsnap_capture_opts {
  * statmount; -EBADMSG only for text that is malformed when read quietly.
  * mountinfo_path is parsed once, as it is, and is refused as soon as it
  * shows a NUL byte or does not start with a digit (-EBADMSG) or passes
- * 2 GiB (-E2BIG).
+ * 2 GiB (-E2BIG). Its last line may lack the final '\n' (a file someone
+ * wrote); a live text's may not (a short read).
  */
 int mntsnap_capture(const struct mntsnap_capture_opts *opts,
 		    struct mntsnap_snapshot **ret_snap);
@@ -687,7 +688,9 @@ int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t
  * can give: ID_OLD, DEV, SB_FLAGS, ATTR, PROPAGATION, PROPAGATE_FROM (0
  * unless it differs from master, as for statmount records), ROOT,
  * MOUNT_POINT, FS_TYPE, FS_SUBTYPE, SOURCE, OPTS; never the 64-bit ids.
- * Every line must end in '\n'; empty text gives an empty snapshot. A
+ * Every line must end in '\n' (a buffer may be a short read of /proc;
+ * mntsnap_capture() with a mountinfo_path takes a file's last line
+ * without one); empty text gives an empty snapshot. A
  * mount id listed twice is kept (every line a record, rendered back as
  * it was) and the snapshot marked inconsistent (mntsnap_snapshot_consistent()
  * 0): parent links of that id are ambiguous.

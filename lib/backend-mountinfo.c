@@ -919,13 +919,22 @@ static int read_text(struct mi_parser *P, int fd, char **ret_buf, size_t *ret_le
 	return 0;
 }
 
-/* Read and parse a text that does not change (a file): one pass. */
+/*
+ * Read and parse a text that does not change (a file): one pass. A file
+ * someone wrote (printf, an editor) may end its last line without '\n':
+ * that line is read as if it had one, as libmount reads it. Only here:
+ * the kernel ends every line of its own text, so a live read that stops
+ * inside a line is a short read and stays an error (parse_text()).
+ * read_text() leaves at least 4096 bytes free behind the text.
+ */
 static int parse_fd(struct mi_parser *P, int fd)
 {
 	size_t have = 0;
 	char *buf = NULL;
 	int r = read_text(P, fd, &buf, &have);
 
+	if (!r && have && buf[have - 1] != '\n')
+		buf[have++] = '\n';
 	if (!r)
 		r = parse_text(P, buf, have);
 	free(buf);

@@ -1572,6 +1572,94 @@ def optparse(t, binary, base):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
 
 
+# -F FILE in the format of /proc/mounts (an mtab) or fstab, without -s:
+# libmount guesses the format by the first line that is not blank or a
+# comment ("%u %u": mountinfo) and findmnt lists the file as a kernel
+# table; a mountinfo file whose last line has no newline; LIBMOUNT_FSTAB,
+# libmount's fstab path for -s and -x.
+TABFILE_LOOKUPS = [['-T', '/usr/bin'], ['-T', '/proc/self'], ['-T', '/nonexistent-x/y'],
+                   ['-C', '-T', '/usr/bin'], ['-m', '-T', '/usr/bin'], ['-M', '/usr'], ['-k'],
+                   ['-m'], ['-c'], ['-v'], ['-R', '/'], ['--tree'], ['-A']]
+
+
+def tabfile_formats(t, binary, data, base):
+    """findmnt -F FILE / mntsnap list -F FILE on every format libmount guesses."""
+    files = []
+    mounts = os.path.join(base, 'mounts')
+    with open('/proc/self/mounts', 'rb') as src, open(mounts, 'wb') as dst:
+        dst.write(src.read())   # one copy: both programs read the same bytes
+    files.append(('mounts', mounts))
+    files.append(('util-linux.fstab', os.path.join(data, 'fstab', 'util-linux.fstab')))
+    for name in ('escapes', 'fields', 'crlf', 'nul', 'comments', 'only-comments',
+                 'no-final-newline'):
+        path = os.path.join(base, 'tabfile-%s' % name)
+        with open(path, 'wb') as fh:
+            fh.write(HOSTILE[name])
+        files.append((name, path))
+    mixed = os.path.join(base, 'tabfile-mixed')   # the first line decides: fstab
+    with open(mixed, 'wb') as fh:
+        fh.write(b'# fstab first\n/dev/a / ext4 rw 0 1\n'
+                 b'21 1 0:20 / /proc rw,relatime - proc proc rw\n \t3 4 5\n')
+    files.append(('mixed', mixed))
+    cols = ','.join(FSTAB_COLUMNS)
+    blkid = have_blkid(binary, files[1][1])
+    for name, path in files:
+        for form, args in FSTAB_FORMS.items():
+            if os.environ.get('FMEQ_QUICK') and form not in ('list-default', 'raw', 'json'):
+                continue
+            for o in ([], ['-o', cols]):
+                fstab_same(t, 'tabfile ' + name, ['-F', path] + args + o,
+                           [binary, 'list', '-F', path] + args + o, json_out='-J' in args)
+        if name in ('mounts', 'util-linux.fstab'):
+            for flt in FSTAB_FILTERS + TABFILE_LOOKUPS:
+                fstab_same(t, 'tabfile ' + name, ['-F', path, '-r'] + flt,
+                           [binary, 'list', '-F', path, '-r'] + flt)
+            if blkid:
+                for v in (['-x'], ['-x', '--verbose'], ['-x', '-k']):
+                    fstab_same(t, 'tabfile ' + name, ['-F', path] + v,
+                               [binary, 'list', '-F', path] + v)
+    fstab_same(t, 'tabfile /proc/self/mounts', ['-F', '/proc/self/mounts', '-r', '-t', 'proc'],
+               [binary, 'list', '-F', '/proc/self/mounts', '-r', '-t', 'proc'])
+    # kept on purpose: a line that is no mountinfo line in a mountinfo file
+    bad = os.path.join(base, 'tabfile-mountinfo-then-fstab')
+    with open(bad, 'wb') as fh:
+        fh.write(b'21 1 0:20 / /proc rw - proc proc rw\n/dev/a / ext4 rw 0 1\n')
+    ra, _, ea = run(['findmnt', '-F', bad])
+    rb, _, eb = run([binary, 'list', '-F', bad])
+    t.check('tabfile mountinfo then fstab: findmnt warns, mntsnap refuses naming line 2',
+            ra == 0 and b'line 2' in ea and rb == 2 and b'line 2' in eb, '%r / %r' % (ea, eb))
+    # mountinfo files without their final newline: read as findmnt reads them
+    for f in ('util-linux-mountinfo.txt', 'moby-ubuntu.txt'):
+        path = os.path.join(base, 'nonl-' + f)
+        with open(os.path.join(data, f), 'rb') as src, open(path, 'wb') as dst:
+            dst.write(src.read().rstrip(b'\n'))
+        fm, ms = ['findmnt', '-F', path], [binary, 'list', '-F', path]
+        compare_input(t, 'nonl-' + f, fm, ms)
+        compare_options(t, 'nonl-' + f, fm, ms, forms=[[], ['-J']])
+        compare_ordered(t, 'nonl-' + f, fm, ms)
+    # LIBMOUNT_FSTAB: a file, a directory of *.fstab; unreadable ones
+    d = os.path.join(base, 'libmount-fstab.d')
+    os.mkdir(d)
+    with open(os.path.join(d, 'a.fstab'), 'wb') as fh:
+        fh.write(b'a /a ext4 rw 1 2\nbroken\n')
+    for val in (files[1][1], d):
+        env = dict(os.environ, LIBMOUNT_FSTAB=val)
+        for args in ([], ['-J'], ['-r', '-o', cols], ['-r', '/boot']):
+            fstab_same(t, 'LIBMOUNT_FSTAB=' + os.path.basename(val), ['-s'] + args,
+                       [binary, 'list', '-s'] + args, env=env, json_out='-J' in args)
+        if blkid:
+            fstab_same(t, 'LIBMOUNT_FSTAB=' + os.path.basename(val), ['-x', '--verbose'],
+                       [binary, 'list', '-x', '--verbose'], env=env)
+    for val in ('', '/nonexistent-fstab-x'):
+        env = dict(os.environ, LIBMOUNT_FSTAB=val)
+        for args in (['-s'], ['-x']):
+            ra, a, ea = run(['findmnt'] + args, env)
+            rb, b, eb = run([binary, 'list'] + args, env)
+            t.check('LIBMOUNT_FSTAB=%r %s: an error in both' % (val, args[0]),
+                    (ra, rb) == FSTAB_ERROR_EXIT and a == b == b'' and
+                    b"can't read" in ea and b"can't read" in eb, '%d %d %r %r' % (ra, rb, ea, eb))
+
+
 def main():
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
@@ -1623,6 +1711,9 @@ def main():
     if only in 'columns':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-cols-') as base:
             columns_and_version(t, binary, base)
+    if only in 'tabfile':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabfile-') as base:
+            tabfile_formats(t, binary, data, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

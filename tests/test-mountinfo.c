@@ -1485,6 +1485,53 @@ LTest(mountinfo, mask_limits_fields)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * A file's last line without '\n' is read (findmnt reads it too); the same
+ * text handed over as a buffer, as a short read of /proc would be, is not.
+ */
+LTest(mountinfo, file_last_line_without_newline)
+{
+	static const char text[] = "1 0 8:1 / / rw - ext4 /dev/x rw\n"
+				   "2 1 0:5 / /proc rw - proc proc rw";
+	char path[] = "/tmp/mntsnap-mi-nonl-XXXXXX";
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_error e = {0};
+	struct mntsnap_mount m;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+			     .mountinfo_path = path, .error = &e);
+		cr_assert_eq(mntsnap_capture(&o, &s), 0, "%s", e.msg);
+	}
+	cr_assert_eq(mntsnap_snapshot_count(s), 2);
+	cr_assert_eq(mntsnap_snapshot_get(s, 1, &m), 0);
+	cr_assert_str_eq(m.mount_point, "/proc");
+	cr_assert_str_eq(m.source, "proc");
+	mntsnap_snapshot_free(s);
+	s = NULL;
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .error = &e);
+		cr_assert_eq(mntsnap_parse_mountinfo(text, sizeof(text) - 1, &o, &s), -EBADMSG);
+		cr_assert(strstr(e.msg, "line 2: truncated"), "%s", e.msg);
+	}
+	/* a last line that is no mountinfo line is still refused, naming it */
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "\n3 1", 4), 4);
+	close(fd);
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+			     .mountinfo_path = path, .error = &e);
+		cr_assert_eq(mntsnap_capture(&o, &s), -EBADMSG);
+		cr_assert_eq(e.line, 3, "%s", e.msg);
+	}
+	unlink(path);
+}
+
 /* ---- fd hygiene ----------------------------------------------------------- */
 
 LTest(mountinfo, no_fd_leaks)
@@ -1503,7 +1550,7 @@ LTest(mountinfo, no_fd_leaks)
 			     .mountinfo_path = path);
 
 		/* a malformed file: the error path closes too */
-		snprintf(path, sizeof(path), "%s/bad/truncated.txt", MI_DATA_DIR);
+		snprintf(path, sizeof(path), "%s/bad/bad-dev.txt", MI_DATA_DIR);
 		cr_assert_eq(mntsnap_capture(&o, &s), -EBADMSG);
 		snprintf(path, sizeof(path), "%s/nfs.txt", MI_DATA_DIR);
 		cr_assert_eq(mntsnap_capture(&o, &s), 0);

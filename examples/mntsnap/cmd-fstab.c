@@ -425,6 +425,70 @@ void fstab_uniq(struct fstab *t, struct pathcache *c)
 				t->ent[i].gone = true;
 }
 
+/*
+ * mnt_table_find_target() for the extra target match (find_target() is
+ * -f SPEC's, over the entries left by the filters): last entry first, the
+ * path as written, then
+ * (with the cache, i.e. without -C) its canonical form against each
+ * target as written and against each target resolved (not swap, not "/",
+ * not a line of /proc/mounts: libmount marks those the kernel's).
+ */
+static const struct fstab_ent *tab_find_target(const struct fstab_args *a,
+					       const struct fstab *t, const char *path)
+{
+	bool kernel = a->path && !strcmp(a->path, "/proc/mounts");
+	const char *cn, *p;
+
+	for (size_t i = t->n; i-- > 0;)
+		if (streq_paths(t->ent[i].target, path))
+			return &t->ent[i];
+	if (a->view->nocanon || !(cn = pathcache_path(a->cache, path)))
+		return NULL;
+	for (size_t i = t->n; i-- > 0;)
+		if (streq_paths(t->ent[i].target, cn))
+			return &t->ent[i];
+	for (size_t i = t->n; i-- > 0 && !kernel;) {
+		const struct fstab_ent *e = &t->ent[i];
+
+		if (!strcmp(e->fstype, "swap") || !strcmp(e->target, "/"))
+			continue;
+		p = pathcache_target(a->cache, e->target);
+		if (p && streq_paths(p, cn))
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * findmnt's enable_extra_target_match() on a kernel table: for a -T PATH
+ * no entry matched, the target of the entry PATH is under, as libmount's
+ * mnt_table_find_mountpoint() finds it: PATH (resolved unless -C; it must
+ * exist), then PATH cut at its last '/' while more than one character
+ * is left, then "/". NULL when there is none or it is PATH itself.
+ */
+static char *extra_target(const struct fstab_args *a, const struct fstab *t, const char *target)
+{
+	const char *tgt = a->view->nocanon ? target : pathcache_path(a->cache, target);
+	const struct fstab_ent *e = NULL;
+	struct stat st;
+	char *mnt, *p;
+
+	if (!tgt || !*tgt || stat(tgt, &st) || !(mnt = strdup(tgt)))
+		return NULL;
+	do {
+		if (*mnt && (e = tab_find_target(a, t, mnt)))
+			break;
+		p = strrchr(mnt, '/');
+		if (!p)
+			break;
+		*p = '\0';
+	} while (mnt[1]);
+	free(mnt);
+	if (!e)
+		e = tab_find_target(a, t, "/");
+	return e && strcmp(e->target, tgt) ? strdup(e->target) : NULL;
+}
+
 /* -e: each tag source as the device it names ("" when none) */
 static int evaluate(struct fstab *t)
 {
@@ -467,6 +531,48 @@ static int print_ents(struct fstab_args *a, const struct fstab *t, const size_t 
 	return r ? 0 : 1;
 }
 
+/* findmnt's condition for the extra target match: a kernel table, -T alone */
+static bool extra_ok(const struct fstab_args *a)
+{
+	const struct view *v = a->view;
+	bool noswap = v->source || v->target || v->mountpoint ||
+		      (v->match && is_tag_spec(v->match));
+
+	return a->kernel_tab && noswap && v->target && !v->mountpoint;
+}
+
+/* The entries at -T's mount point instead; how many */
+static size_t extra_matches(struct fstab_args *a, const struct fstab *t, size_t *found)
+{
+	struct view *v = a->view;
+	const char *saved = v->target;
+	char *mnt = extra_target(a, t, v->target);
+	struct fstab_match mt;
+	size_t hits = 0;
+
+	if (!mnt)
+		return 0;
+	v->target = mnt;
+	fstab_match_init(&mt, a, t, v->backward);
+	for (long i; (i = fstab_match_next(&mt)) >= 0;) {
+		found[hits++] = (size_t)i;
+		if (v->first_only)
+			break;
+	}
+	v->target = saved;
+	free(mnt);
+	return hits;
+}
+
+/* libmount's mnt_get_fstab_path(): $LIBMOUNT_FSTAB, unless setuid/setgid */
+static const char *fstab_path(void)
+{
+	const char *p = getuid() == geteuid() && getgid() == getegid() ? getenv("LIBMOUNT_FSTAB")
+								       : NULL;
+
+	return p ? p : FSTAB_PATH;
+}
+
 /* findmnt's add_matching_lines(): every entry found, -f the first only */
 static int list_matches(struct fstab_args *a, const struct fstab *t)
 {
@@ -482,6 +588,8 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 		if (a->view->first_only)
 			break;
 	}
+	if (!hits && extra_ok(a))
+		hits = extra_matches(a, t, found);
 	r = hits ? print_ents(a, t, found, hits) : 1;
 	free(found);
 	return r;
@@ -489,13 +597,14 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 
 int fstab_list(struct fstab_args *a)
 {
-	const char *path = a->path ? a->path : FSTAB_PATH;
+	const char *path = a->path ? a->path : fstab_path();
 	struct pathcache cache;
 	struct fstab t;
 	int r;
 
 	if (a->view->mountinfo)
-		return cli_fail(0, "list: --format mountinfo is the kernel's text: not for fstab");
+		return cli_fail(0, "list: --format mountinfo is the kernel's text: not for a table "
+				   "in the fstab format");
 	r = fstab_read(path, &t);
 	if (r)
 		return cli_fail(r, "can't read %s", path);
@@ -503,8 +612,11 @@ int fstab_list(struct fstab_args *a)
 		fstab_free(&t);
 		return cli_fail(r, "list");
 	}
-	/* findmnt's cache knows this namespace's mount points for fstab */
-	pathcache_init(&cache, !a->view->nocanon);
+	/*
+	 * findmnt's cache knows this namespace's mount points for fstab, not
+	 * for a kernel table (-F FILE in the fstab format, without -s)
+	 */
+	pathcache_init(&cache, !a->view->nocanon && !a->kernel_tab);
 	cache.off = a->view->nocanon;
 	a->cache = &cache;
 	if (a->view->uniq)

@@ -15,6 +15,13 @@ struct fstab_args {
 	bool evaluate;      /* -e */
 	bool verify;        /* -x */
 	bool verbose;       /* --verbose (with -x) */
+	/*
+	 * -F FILE in the fstab format without -s: findmnt reads it as a kernel
+	 * table (its TABTYPE_KERNEL): the path cache does not know this
+	 * namespace's mount points, and -T PATH no entry has falls back to the
+	 * entry PATH is under
+	 */
+	bool kernel_tab;
 	struct pathcache *cache; /* libmount's path cache, for the whole run */
 };
 

@@ -24,9 +24,12 @@ static const char list_help[] =
 	"List the mounts of a mount namespace (default: the caller's), as\n"
 	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
-	"  -F, --tab-file FILE   parse a saved mountinfo file instead\n"
-	"                        (also --mountinfo-file FILE); -F and -N more than\n"
-	"                        once: their tables read in turn into one, a list\n"
+	"  -F, --tab-file FILE   read a saved table instead (also --mountinfo-file):\n"
+	"                        mountinfo text, or the fstab format of\n"
+	"                        /proc/mounts, an mtab or fstab (told by its first\n"
+	"                        line, as findmnt does; then listed as -s lists);\n"
+	"                        -F and -N more than once: their tables read in\n"
+	"                        turn into one, a list\n"
 	"  --backend auto|statmount|mountinfo\n"
 	"                        force a backend; auto falls back to mountinfo when\n"
 	"                        statmount/listmount are missing or blocked\n"
@@ -46,7 +49,8 @@ static const char list_help[] =
 	"                        (-N/-k/-m/-s, -c/-C, -C/-e, -m/-p/-s, -p/-x, and -x\n"
 	"                        with -J/-P/-r/-l exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
-	"  -s, --fstab           list /etc/fstab (or -F FILE) instead: findmnt's\n"
+	"  -s, --fstab           list /etc/fstab ($LIBMOUNT_FSTAB, or -F FILE)\n"
+	"                        instead: findmnt's\n"
 	"                        parsing (\\040 escapes, comments, LABEL=/UUID= tags),\n"
 	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
 	"                        reported and skipped; the filters, -i, -f, -d, -U\n"
@@ -461,6 +465,29 @@ static int list_fstab(struct list_args *a)
 }
 
 /*
+ * -F FILE without -s: libmount guesses the format from the text. A file
+ * in the fstab format (an mtab, a copy of /proc/mounts) is listed as -s
+ * lists fstab, by findmnt's rules for a kernel table (-m: for an mtab).
+ * Returns -1 for mountinfo text (or a file only the library's reader
+ * can say what is wrong with), else the exit status.
+ */
+static int list_tabfile(struct list_args *a)
+{
+	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
+				 .evaluate = a->evaluate, .verify = a->verify,
+				 .verbose = a->verbose, .kernel_tab = !a->mtab };
+	int fmt = fstab_guess_format(a->mountinfo_file);
+
+	if (fmt == FSTAB_FMT_SWAPS)
+		return cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
+				a->mountinfo_file);
+	if (fmt != FSTAB_FMT_FSTAB)
+		return -1;
+	a->view.out.cx.evaluate = a->evaluate;
+	return fstab_list(&fa);
+}
+
+/*
  * The task whose mount table FILE is (/proc/PID/mountinfo or mounts, a
  * task's too, /proc/self/... and /proc/mounts through their links), 0 for
  * any other file.
@@ -593,6 +620,8 @@ int cmd_list(int argc, char **argv)
 	/* findmnt -x checks fstab, the kernel's table with -k, or -N's task's */
 	if (a.fstab || (a.verify && !a.kernel && !a.target.set))
 		return list_fstab(&a);
+	if (a.mountinfo_file && !a.target.set && a.ntabs <= 1 && (r = list_tabfile(&a)) >= 0)
+		return r;
 	if (resolve_tag_lookup(&a, &tagdev))
 		return 1;
 	if (a.ntabs > 1 && join_tabs(&a, &tabfd)) {

@@ -401,6 +401,67 @@ static int read_dir(struct fstab *t, const char *dir)
 	return r;
 }
 
+/*
+ * libmount's guess_table_format(), on the line mnt_table_parse_next()
+ * would parse first: lines are getline()'s, a line with a NUL byte before
+ * its newline is no line to guess by (strchr() finds no newline: a parse
+ * error), the last line may end without one, a trailing \r is dropped,
+ * blanks skipped, empty and '#' lines passed over. Then sscanf("%u %u")
+ * of two numbers means mountinfo ("<id> <parent id> ..."), "Filename\t"
+ * the swaps header, anything else fstab. A file without such a line is
+ * an empty table to libmount: fstab's reader passes over comments too
+ * (an empty file stays mountinfo text, of no mounts).
+ */
+static int guess_line(const char *s)
+{
+	unsigned a, b;
+
+	if (sscanf(s, "%u %u", &a, &b) == 2)
+		return FSTAB_FMT_MOUNTINFO;
+	if (!strncmp(s, "Filename\t", 9))
+		return FSTAB_FMT_SWAPS;
+	return FSTAB_FMT_FSTAB;
+}
+
+int fstab_guess_format(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = FSTAB_FMT_FSTAB;
+	size_t cap = 0;
+	char *buf = NULL;
+	struct stat st;
+	ssize_t n;
+	FILE *f;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return FSTAB_FMT_MOUNTINFO;
+	}
+	if ((n = getline(&buf, &cap, f)) <= 0)
+		r = FSTAB_FMT_MOUNTINFO;
+	for (; n > 0; n = getline(&buf, &cap, f)) {
+		char *nl = strchr(buf, '\n');
+		const char *s;
+
+		if (!nl && (size_t)n > strlen(buf) && !feof(f))
+			continue;
+		if (nl)
+			*nl = '\0';
+		nl = buf + strlen(buf);
+		if (nl > buf && nl[-1] == '\r')
+			nl[-1] = '\0';
+		s = skip_blanks(buf);
+		if (*s && *s != '#') {
+			r = guess_line(s);
+			break;
+		}
+	}
+	free(buf);
+	fclose(f);
+	return r;
+}
+
 int fstab_read(const char *path, struct fstab *t)
 {
 	struct stat st;

@@ -50,6 +50,20 @@ struct fstab {
  * printed: the caller says "can't read").
  */
 int fstab_read(const char *path, struct fstab *t);
+
+/* What -F FILE holds, as libmount 2.38 guesses it (fstab_guess_format()). */
+enum fstab_format {
+	FSTAB_FMT_MOUNTINFO, /* also: empty, or not a regular file (the library says why) */
+	FSTAB_FMT_FSTAB,     /* fstab, mtab or /proc/mounts (one format), or no line to tell by */
+	FSTAB_FMT_SWAPS,     /* /proc/swaps */
+};
+
+/*
+ * The format of the regular file at path, by its first line that is not
+ * blank or a comment. Returns an enum fstab_format, or -errno when the
+ * file cannot be read (the caller's next reader says why).
+ */
+int fstab_guess_format(const char *path);
 void fstab_free(struct fstab *t);
 
 /*
