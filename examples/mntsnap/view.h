@@ -78,7 +78,7 @@ enum {
 /* show/stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
 int view_live_only(const char *cmd, int c);
 
-#define VIEW_EXCL_GROUPS 6
+#define VIEW_EXCL_GROUPS 7
 
 struct view {
 	struct out_opts out;
@@ -92,6 +92,8 @@ struct view {
 	bool submounts;     /* -R: the matches' submounts too, as a tree */
 	bool saved;         /* a saved table: paths by its text, never the file system */
 	const char *match;  /* a positional SOURCE or TARGET */
+	bool pair;          /* source and mountpoint are the SOURCE MOUNTPOINT arguments */
+	const char *source_tag; /* the NAME=value asked for, source its device (or NULL) */
 	/* findmnt's filters and forms beyond the columns */
 	bool real, pseudo;  /* --real, --pseudo: by libmount's pseudo types */
 	bool shadowed;      /* --shadowed: mounts with a mount stacked on them */
@@ -111,7 +113,7 @@ struct view {
 };
 
 /*
- * findmnt's mutually exclusive options (-c/-C, -J/-P/-r, -M/-T,
+ * findmnt's mutually exclusive options (-c/-C, -C/-e, -J/-P/-r, -M/-T,
  * -N/-k/-m, -P/-l/-r, --pseudo/--real): CLI_EXIT_ERR (message printed)
  * when c conflicts with an option given before, else 0.
  */
