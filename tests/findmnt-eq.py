@@ -1660,11 +1660,136 @@ def tabfile_formats(t, binary, data, base):
                     b"can't read" in ea and b"can't read" in eb, '%d %d %r %r' % (ra, rb, ea, eb))
 
 
+def lookup_pair(t, name, binary, args, cwd=None):
+    """findmnt ARGS and mntsnap list ARGS (in cwd): stdout, exit status and
+    whether stderr says anything, as same_output() allows."""
+    fm = subprocess.run(['findmnt'] + args, capture_output=True, cwd=cwd)
+    ms = subprocess.run([binary, 'list'] + args, capture_output=True, cwd=cwd)
+    why = same_output(args, fm.returncode, fm.stdout, ms.returncode, ms.stdout,
+                      fm.stderr, ms.stderr)
+    if not why and bool(fm.stderr.strip()) != bool(ms.stderr.strip()):
+        why = 'stderr findmnt %r mntsnap %r' % (fm.stderr[:200], ms.stderr[:200])
+    t.check('%s: %s%s' % (name, ' '.join(args), ' (in %s)' % cwd if cwd else ''), not why, why)
+
+
+def source_lookups_file(t, binary, base):
+    """-S/SOURCE lookups on a -F table as libmount makes them through its
+    cache: the path asked for and each line's source resolved (symlinks,
+    relative, "//" and trailing slashes), never a pseudo or network
+    filesystem's; a LABEL= source is a tag; -C: the text only; -f: the
+    lookup alone (mnt_table_find_source(), then a mount point)."""
+    d = os.path.join(base, 'srclook')
+    os.makedirs(os.path.join(d, 'sub'))
+    img = os.path.join(d, 'dev.img')
+    open(img, 'w').close()
+    os.symlink(img, os.path.join(d, 'lnk'))
+    os.symlink('../lnk', os.path.join(d, 'sub', 'rel'))
+    mi = os.path.join(d, 'mountinfo')
+    with open(mi, 'w') as fh:
+        for i, (root, mp, fstype, src) in enumerate((
+                ('/', '/', 'ext4', '/dev/vda'), ('/', '/x', 'ext4', d + '/lnk'),
+                ('/', '/y', 'tmpfs', d + '/lnk'), ('/', '/z', 'nfs', d + '/lnk'),
+                ('/sub', '/w', 'ext4', d + '/sub/rel'), ('/', '/v', 'ext4', 'LABEL=srclook'),
+                ('/', '/u', 'ext4', img), ('/', '/t', 'ext4', d + '//lnk/'))):
+            fh.write('%d %d 7:%d %s %s rw - %s %s rw\n' % (i + 1, 1 if i else 0, i, root, mp,
+                                                          fstype, src))
+    lnk = os.path.join(d, 'lnk')
+    for args in (['-S', img], [img], ['-f', img], ['-f', '-d', 'backward', img], ['-C', '-S', img],
+                 ['-S', lnk], ['-f', '-S', lnk], ['-S', d + '/sub/rel'], ['-f', d + '/sub/rel'],
+                 ['-S', d + '/sub/../lnk'], ['-i', '-S', img], ['-f', '-i', '-S', img],
+                 ['-S', lnk + '/'], ['-f', '-S', d + '//lnk'], ['-C', '-S', lnk],
+                 ['-C', '-f', lnk], ['-S', 'LABEL=srclook'], ['-f', 'LABEL=srclook'],
+                 ['-C', '-f', '-S', 'LABEL=srclook'], ['/x'], ['-f', '/x'], ['-f', '--real', '/y'],
+                 ['-f', '-R', lnk], ['-f', '-t', 'ext4', '-i', lnk]):
+        lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args)
+    for args in (['-S', 'lnk'], ['-f', 'lnk'], ['lnk'], ['-S', './sub/rel'], ['-f', 'x']):
+        lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
+
+
+def source_lookups_inner(binary, base):
+    """In a private mount namespace already: an ext4 with a label on a loop
+    device mounted twice (the second covered by a tmpfs), named by a symlink,
+    a relative and a ../ path; -C (no cache: nothing resolved, no tag
+    probed); -f with --real, --pseudo, --shadowed, -i, -D, -M (ignored by
+    its lookup), -t/-O (then a filter again). Prints the tally as JSON."""
+    t = Tally()
+    img = os.path.join(base, 'srclook.img')
+    label = 'srclook-%d' % os.getpid()
+    with open(img, 'wb') as fh:
+        fh.truncate(8 << 20)
+    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP source lookups: no loop device: %s' % r.stderr.strip())
+        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+        return 0
+    dev = r.stdout.strip()
+    m1, m2, lnk = (os.path.join(base, n) for n in ('sl1', 'sl2', 'sl-lnk'))
+    blk = have_blkid(binary, os.devnull)
+    try:
+        subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, dev], check=True,
+                       capture_output=True)
+        os.makedirs(m1), os.makedirs(m2)
+        os.symlink(dev, lnk)
+        subprocess.run(['mount', '-t', 'ext4', dev, m1], check=True)
+        subprocess.run(['mount', '--bind', m1, m2], check=True)
+        subprocess.run(['mount', '-t', 'tmpfs', 'srclook', m2], check=True)
+        cases = [['-S', lnk], [lnk], ['-S', '/dev/..' + dev], ['-f', lnk],
+                 ['-f', '-d', 'backward', lnk], ['-f', '/dev//' + dev[5:]], ['-f', '--shadowed', lnk],
+                 ['--shadowed', lnk], ['-f', '--pseudo', '-S', lnk], ['-C', '-S', lnk],
+                 ['-C', lnk], ['-C', '-f', lnk], ['-f', '-R', '-S', lnk],
+                 ['-f', '--real', '-S', 'proc'], ['-f', '--real', 'proc'],
+                 ['-f', '--shadowed', '-S', 'proc'], ['--real', '-S', 'proc'],
+                 ['-f', '-i', '-S', 'proc'], ['-f', '-D', '-S', 'proc'],
+                 ['-f', '-S', 'proc', '-M', m1], ['-f', 'proc', m1], ['-f', 'srclook', m1],
+                 ['-f', '-t', 'proc', '--real', '-S', 'proc'],
+                 ['-f', '-O', 'rw', '--real', '-S', 'proc'], ['-f', '--real', m2],
+                 ['-C', '-e', '-M', m1]]
+        if blk:
+            cases += [['-C', '-M', m1, '-o', 'TARGET,LABEL,UUID,PARTUUID'],
+                      ['-C', '-S', 'LABEL=' + label], ['-C', 'LABEL=' + label],
+                      ['-f', '--pseudo', '-S', 'LABEL=' + label], ['-S', lnk, '-o', 'TARGET,LABEL']]
+        for args in cases:
+            lookup_pair(t, 'source lookup', binary, ['-r'] + args)
+        lookup_pair(t, 'source lookup', binary, ['-r', '-S', './' + dev[5:]], cwd='/dev')
+        lookup_pair(t, 'source lookup', binary, ['-r', '-f', dev[5:]], cwd='/dev')
+    finally:
+        for mp in (m2, m2, m1):
+            subprocess.run(['umount', mp], capture_output=True)
+        subprocess.run(['losetup', '-d', dev], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def source_lookups(t, binary, base):
+    source_lookups_file(t, binary, base)
+    if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('losetup') \
+            or not shutil.which('mkfs.ext4'):
+        print('SKIP source lookups on a loop device: needs root, unshare, losetup, mkfs.ext4')
+        t.skipped += 1
+        return
+    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
+                        os.path.abspath(__file__), '--source-lookups', binary, base],
+                       capture_output=True, text=True, errors='surrogateescape')
+    out = r.stdout.rstrip('\n').split('\n')
+    try:
+        res = json.loads(out[-1])
+    except ValueError:
+        t.check('source lookups', False, r.stdout + r.stderr)
+        return
+    if len(out) > 1:
+        print('\n'.join(out[:-1]))
+    t.passed += res['passed']
+    t.failed += res['failed']
+    t.skipped += res['skipped']
+
+
 def main():
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
     if sys.argv[1] == '--blkid':
         return blkid_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--source-lookups':
+        return source_lookups_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
@@ -1703,6 +1828,9 @@ def main():
     if only in 'optparse':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-optparse-') as base:
             optparse(t, binary, base)
+    if only in 'source-lookups':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-src-') as base:
+            source_lookups(t, binary, base)
     if only in 'fstab':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
             fstab(t, binary, data, base)

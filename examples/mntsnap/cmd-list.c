@@ -43,7 +43,9 @@ static const char list_help[] =
 	"                        the userspace options of /run/mount/utab\n"
 	"                        ($LIBMOUNT_UTAB) in OPTIONS\n"
 	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
-	"  -C, --nocanonicalize  -T, -M, a MOUNTPOINT: by the text, nothing resolved\n"
+	"  -C, --nocanonicalize  -T, -M, -S, SOURCE|MOUNTPOINT: by the text, nothing\n"
+	"                        resolved, no device probed (LABEL, UUID, PARTLABEL,\n"
+	"                        PARTUUID empty; -S LABEL=x as text; not with -e)\n"
 	"                        (-s, -x: no tag evaluated either)\n"
 	"                        (-T of a path that is not there: nothing)\n"
 	"                        (-N/-k/-m/-s, -c/-C, -C/-e, -m/-p/-s, -p/-x, and -x\n"
@@ -187,7 +189,9 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			a->view.out.cx.canonicalize = true;
 			break;
 		case 'C':
+			/* findmnt -C: no libmount cache, so no path resolved and no tag probed */
 			a->view.nocanon = true;
+			a->view.out.cx.nocache = true;
 			break;
 		case OPT_NS:
 			if (cli_target_set(&a->target, "--ns", optarg))
@@ -262,6 +266,7 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 		a->view.source = a->view.match;
 		a->view.mountpoint = argv[optind++];
 		a->view.match = NULL;
+		a->view.pair = true;
 	}
 	if (optind < argc) {
 		cli_fail(0, "list: unexpected argument '%s' (see --help)", argv[optind]);
@@ -428,9 +433,11 @@ static int need_blkid(struct list_args *a)
 
 /*
  * A mount table names devices, not tags: -S LABEL=x (or the argument) is
- * the device the tag names, as findmnt evaluates it. 1: no such device.
+ * the device the tag names, as findmnt evaluates it (the tag kept for -f,
+ * which tries its text first). A tag naming no device, or any under -C
+ * (findmnt then has no cache), is matched as text.
  */
-static int resolve_tag_lookup(struct list_args *a, char **dev)
+static void resolve_tag_lookup(struct list_args *a, char **dev)
 {
 	const char **spec = is_tag(a->view.source) ? &a->view.source
 			    : is_tag(a->view.match) ? &a->view.match
@@ -438,18 +445,22 @@ static int resolve_tag_lookup(struct list_args *a, char **dev)
 	char *name = NULL, *value = NULL;
 
 	if (!spec)
-		return 0;
+		return;
+	/* a tag is never tried as a mount point (findmnt: no swap) */
+	a->view.pair = false;
+	a->view.source_tag = *spec;
+	if (a->view.nocanon)
+		return;
 	if (!tags_parse(*spec, &name, &value))
 		*dev = tags_evaluate(name, value);
 	free(name);
 	free(value);
 	if (!*dev)
-		return 1;
+		return;
 	if (spec == &a->view.match)
 		a->view.source = *dev, a->view.match = NULL;
 	else
 		*spec = *dev;
-	return 0;
 }
 
 static int list_fstab(struct list_args *a)
@@ -622,8 +633,7 @@ int cmd_list(int argc, char **argv)
 		return list_fstab(&a);
 	if (a.mountinfo_file && !a.target.set && a.ntabs <= 1 && (r = list_tabfile(&a)) >= 0)
 		return r;
-	if (resolve_tag_lookup(&a, &tagdev))
-		return 1;
+	resolve_tag_lookup(&a, &tagdev);
 	if (a.ntabs > 1 && join_tabs(&a, &tabfd)) {
 		if (tabfd >= 0)
 			close(tabfd);

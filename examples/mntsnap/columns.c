@@ -105,20 +105,19 @@ static bool is_tag(const char *s)
 }
 
 /*
- * findmnt -c: the source as a path resolved on this file system (relative
- * to the working directory, as realpath(3) takes it), a device-mapper node
- * by its /dev/mapper name; the text as it is when it resolves to nothing.
+ * libmount's canonicalize_path(): src as a path resolved on this file
+ * system (relative to the working directory, as realpath(3) takes it), a
+ * device-mapper node by its /dev/mapper name. NULL when it resolves to
+ * nothing (or is a tag): the caller uses the text as it is.
  */
-static void put_canonical(struct obuf *b, const char *src)
+char *col_canonical(const char *src)
 {
 	char *p = is_tag(src) ? NULL : realpath(src, NULL);
 	char name[256];
 	FILE *f;
 
-	if (!p) {
-		ob_puts(b, src);
-		return;
-	}
+	if (!p)
+		return NULL;
 	if (!strncmp(p, "/dev/dm-", 8) && strlen(p) < 64) {
 		char sys[96];
 
@@ -126,16 +125,23 @@ static void put_canonical(struct obuf *b, const char *src)
 		f = fopen(sys, "re");
 		if (f && fgets(name, sizeof(name), f) && name[0] && name[0] != '\n') {
 			name[strcspn(name, "\n")] = '\0';
-			ob_puts(b, "/dev/mapper/");
-			ob_puts(b, name);
-			fclose(f);
 			free(p);
-			return;
+			p = NULL;
+			if (asprintf(&p, "/dev/mapper/%s", name) < 0)
+				p = NULL;
 		}
 		if (f)
 			fclose(f);
 	}
-	ob_puts(b, p);
+	return p;
+}
+
+/* findmnt -c: the source resolved, the text as it is when it resolves to nothing */
+static void put_canonical(struct obuf *b, const char *src)
+{
+	char *p = col_canonical(src);
+
+	ob_puts(b, p ? p : src);
 	free(p);
 }
 
@@ -377,6 +383,23 @@ static void get_passno(struct obuf *b, const struct mntsnap_mount *m, const stru
 		put_int(b, fstab_of(m)->passno);
 }
 
+/* Tag NAME of a source NAME2=value: its own value, else (with the cache) its device's. */
+static char *tag_of_tag(const char *src, const char *name, bool nocache)
+{
+	char *tn = NULL, *tv = NULL, *v = NULL, *dev;
+
+	if (tags_parse(src, &tn, &tv))
+		return NULL;
+	if (!strcmp(tn, name)) {
+		v = tv, tv = NULL;
+	} else if (!nocache && (dev = tags_evaluate(tn, tv))) {
+		v = tags_device_value(dev, name);
+		free(dev);
+	}
+	free(tn), free(tv);
+	return v;
+}
+
 /*
  * LABEL, UUID, PARTLABEL, PARTUUID as findmnt's get_tag(): an fstab
  * entry's own tag of that name, else what libblkid says of the source
@@ -393,14 +416,18 @@ static void put_tag(struct obuf *b, const struct mntsnap_mount *m, const struct 
 			return;
 		}
 		/* a tag of another name: its device's value */
-		v = tags_evaluate(fstab_of(m)->tagname, fstab_of(m)->tagval);
+		if (!cx->nocache)
+			v = tags_evaluate(fstab_of(m)->tagname, fstab_of(m)->tagval);
 		if (v) {
 			char *dv = tags_device_value(v, name);
 
 			free(v);
 			v = dv;
 		}
-	} else if ((m->mask & MNTSNAP_F_SOURCE) && m->source[0] == '/') {
+	} else if ((m->mask & MNTSNAP_F_SOURCE) && is_tag(m->source)) {
+		/* a tag as a mount's source (libmount keeps it as one) */
+		v = tag_of_tag(m->source, name, cx->nocache);
+	} else if (!cx->nocache && (m->mask & MNTSNAP_F_SOURCE) && m->source[0] == '/') {
 		v = tags_device_value(m->source, name);
 	}
 	if (v)
@@ -555,7 +582,7 @@ static void get_uuid(struct obuf *b, const struct mntsnap_mount *m, const struct
 {
 	if (cx->fstab)
 		put_tag(b, m, cx, "UUID");
-	else if (m->mask & MNTSNAP_F_UUID)
+	else if (!cx->nocache && (m->mask & MNTSNAP_F_UUID))
 		ob_puts(b, m->uuid);
 }
 

@@ -65,6 +65,11 @@ struct col_ctx {
 	bool bytes;   /* -b: sizes in bytes, not "23.5G" */
 	bool nofsroot; /* -v: SOURCE without its "[/fsroot]" */
 	bool canonicalize; /* -c: SOURCE's path resolved (realpath, dm-N by name) */
+	/*
+	 * -C: findmnt then has no libmount cache, so no device is probed for
+	 * LABEL, UUID, PARTLABEL, PARTUUID (only an fstab entry's own tag)
+	 */
+	bool nocache;
 	/* -m: userspace options (utab's) per storage index, appended to OPTIONS */
 	const char *const *user_opts;
 	/*
@@ -83,6 +88,9 @@ struct col_ctx {
 	 */
 	const uint32_t *parent_ids;
 };
+
+/* A path resolved as libmount's canonicalize_path() (malloc'd), NULL if it does not resolve. */
+char *col_canonical(const char *src);
 
 struct column {
 	const char *name;   /* -o name and JSON key (lowercase); matched case-blind */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "pathcache.h"
 #include "tags.h"
 
@@ -102,7 +103,8 @@ const char *pathcache_path(struct pathcache *c, const char *path)
 		return p;
 	if (!*path)
 		return NULL;
-	r = realpath(path, NULL);
+	/* canonicalize_path(): a device-mapper node by its /dev/mapper name too */
+	r = col_canonical(path);
 	if (!r && !(r = strdup(path)))
 		return NULL;
 	return add(c, path, r);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pathcache.h"
 #include "tags.h"
 #include "view.h"
 
@@ -48,7 +49,9 @@ const char view_help[] =
 	"                        file system)\n"
 	"  -M, --mountpoint DIR  only the mounts at mount point DIR (stacked ones too)\n"
 	"  -S, --source SOURCE   only the mounts of this source (MAJ:MIN: of this\n"
-	"                        device number, as findmnt; -S MAJ:MIN -S NAME: both)\n"
+	"                        device number, as findmnt; -S MAJ:MIN -S NAME: both);\n"
+	"                        list: a symlink or relative path resolved too, as\n"
+	"                        findmnt does\n"
 	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
 	"                        below each match too, as a tree\n"
 	"  --real, --pseudo      only real / only pseudo filesystems (libmount's\n"
@@ -59,7 +62,9 @@ const char view_help[] =
 	"  -U, --uniq            one mount per mount point: the last in the table\n"
 	"                        (the children of the others move to their parent,\n"
 	"                        PARENT included)\n"
-	"  -f, --first-only      the first match only (a list)\n"
+	"  -f, --first-only      the first match only (a list); with a SOURCE and no\n"
+	"                        -t/-O: findmnt's lookup of it alone (-T, -M, -i,\n"
+	"                        --real, --pseudo, --shadowed do not apply)\n"
 	"  -i, --invert          the mounts the filters do not match\n"
 	"  -d, --direction forward|backward\n"
 	"                        the order lookups and lists go through the table\n"
@@ -236,6 +241,7 @@ static const struct {
 	const char *names;
 } excl[VIEW_EXCL_GROUPS] = {
 	{ { 'C', 'c' }, "--nocanonicalize --canonicalize" },
+	/* list's -e: tags evaluated need the cache -C turns off */
 	{ { 'C', 'e' }, "--nocanonicalize --evaluate" },
 	{ { 'J', 'P', 'r', 'x' }, "--json --pairs --raw --verify" },
 	{ { 'M', 'T' }, "--mountpoint --target" },
@@ -505,6 +511,8 @@ struct matcher {
 	const char *target;  /* the mount point asked for (-T, -M, a swapped SOURCE) */
 	const char *source;  /* -S or a positional SOURCE */
 	bool *target_hit, *source_hit, *over, *gone;
+	/* libmount's cache: paths resolved once, "/a//b/" as "/a/b" (not for -C) */
+	struct pathcache pc;
 	int32_t *parent;     /* the tree after -U (storage indices, -1: a root) */
 	uint32_t *parent_ids; /* -U: each record's PARENT after it (NULL without -U) */
 	uint32_t *order;     /* its preorder */
@@ -524,6 +532,135 @@ static void mark_target_exact(struct matcher *mt, const char *path)
 	mark_text(mt->snap, path, mt->target_hit);
 	if (!mt->v->saved && !mt->v->nocanon && realpath(path, real))
 		mark_at(mt->snap, real, mt->target_hit);
+}
+
+static bool is_pseudo(const char *fstype)
+{
+	return bsearch(&fstype, pseudo_types, sizeof(pseudo_types) / sizeof(pseudo_types[0]),
+		       sizeof(pseudo_types[0]), cmp_str);
+}
+
+static bool is_tag_spec(const char *s)
+{
+	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
+	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
+}
+
+/* libmount's network filesystem types (mnt_fstype_is_netfs()) */
+static bool is_netfs(const char *t)
+{
+	static const char *const net[] = { "cifs", "smb3", "smbfs", "afs", "ncpfs", "glusterfs",
+					   "fuse.curlftpfs", "fuse.sshfs" };
+
+	if (!strncmp(t, "nfs", 3) || !strncmp(t, "9p", 2))
+		return true;
+	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+		if (!strcmp(t, net[i]))
+			return true;
+	return false;
+}
+
+enum { FS_PSEUDO = 1, FS_NET = 2 };
+
+/*
+ * Record i's source as libmount sees it (NULL: none) and its pseudo/net
+ * flags by FSTYPE; the source stays valid while the snapshot does.
+ */
+static const char *src_path(struct matcher *mt, size_t i, unsigned *flags)
+{
+	struct mntsnap_mount m;
+
+	mntsnap_snapshot_get(mt->snap, i, &m);
+	mt->ob.len = 0;
+	cols_all[2].get(&mt->ob, &m, &mt->v->out.cx);
+	ob_putc(&mt->ob, '\0');
+	*flags = 0;
+	if (!mt->ob.err && is_pseudo(mt->ob.p))
+		*flags |= FS_PSEUDO;
+	else if (!mt->ob.err && is_netfs(mt->ob.p))
+		*flags |= FS_NET;
+	return m.mask & MNTSNAP_F_SOURCE ? m.source : NULL;
+}
+
+/* mnt_fs_streq_srcpath(): a pseudo filesystem's source by its exact text */
+static bool streq_srcpath(const char *src, unsigned flags, const char *path)
+{
+	if (!src)
+		return false;
+	return flags & FS_PSEUDO ? !strcmp(src, path) : streq_paths(src, path);
+}
+
+/*
+ * libmount resolves paths through its cache, which findmnt has unless -C:
+ * a saved table (show) is never resolved on this file system.
+ */
+static bool resolves(const struct matcher *mt)
+{
+	return !mt->v->saved && !mt->v->nocanon;
+}
+
+/* A record's source that is a tag (libmount: no path then), split; false if none. */
+static bool src_tag(const char *src, char **name, char **value)
+{
+	static const char *const valid[] = { "ID", "UUID", "LABEL", "PARTUUID", "PARTLABEL" };
+
+	*name = *value = NULL;
+	if (!src || tags_parse(src, name, value))
+		return false;
+	for (size_t k = 0; k < sizeof(valid) / sizeof(valid[0]); k++)
+		if (!strcmp(*name, valid[k]))
+			return true;
+	free(*name), free(*value);
+	*name = *value = NULL;
+	return false;
+}
+
+/* mnt_cache_device_has_tag(): the device dev probed for NAME=value */
+static bool dev_has_tag(const char *dev, const char *name, const char *value)
+{
+	char *v = tags_device_value(dev, name);
+	bool ok = v && !strcmp(v, value);
+
+	free(v);
+	return ok;
+}
+
+/*
+ * mnt_fs_match_source() beyond the text, through the cache: the source
+ * asked for resolved (a symlink such as /dev/disk/by-uuid/..., a relative
+ * or a ../ path) against each record's source as written and as resolved,
+ * or a record's tag against the device's; never for a pseudo or network
+ * filesystem. A tag asked for is its device here (cmd-list evaluates it),
+ * or its text alone when it names none or under -C.
+ */
+static void mark_source_resolved(struct matcher *mt)
+{
+	const char *cn = resolves(mt) && !is_tag_spec(mt->source) ?
+				 pathcache_path(&mt->pc, mt->source) : NULL;
+
+	for (size_t i = 0; i < mt->n; i++) {
+		unsigned fl;
+		const char *src = src_path(mt, i, &fl), *rs;
+		char *tn, *tv;
+
+		if (mt->source_hit[i] || !src)
+			continue;
+		if (src_tag(src, &tn, &tv)) {
+			mt->source_hit[i] = cn && !(fl & (FS_PSEUDO | FS_NET)) &&
+					    dev_has_tag(cn, tn, tv);
+			free(tn), free(tv);
+			continue;
+		}
+		if (streq_srcpath(src, fl, mt->source)) {
+			mt->source_hit[i] = true;
+			continue;
+		}
+		if (!cn || (fl & (FS_PSEUDO | FS_NET)))
+			continue;
+		rs = pathcache_path(&mt->pc, src);
+		if (streq_paths(src, cn) || (rs && !strcmp(rs, cn)))
+			mt->source_hit[i] = true;
+	}
 }
 
 static void mark_source(struct matcher *mt)
@@ -546,6 +683,7 @@ static void mark_source(struct matcher *mt)
 	for (long i = mntsnap_snapshot_next_source(mt->snap, mt->source, -1); i >= 0;
 	     i = mntsnap_snapshot_next_source(mt->snap, mt->source, i))
 		mt->source_hit[i] = true;
+	mark_source_resolved(mt);
 	/* a positional argument also names a SOURCE with its [/fsroot] */
 	if (mt->source == mt->v->match)
 		for (size_t i = 0; i < mt->n; i++) {
@@ -556,12 +694,6 @@ static void mark_source(struct matcher *mt)
 			if (!mt->ob.err && !strcmp(mt->ob.p, mt->source))
 				mt->source_hit[i] = true;
 		}
-}
-
-static bool is_pseudo(const char *fstype)
-{
-	return bsearch(&fstype, pseudo_types, sizeof(pseudo_types) / sizeof(pseudo_types[0]),
-		       sizeof(pseudo_types[0]), cmp_str);
 }
 
 /* -S MAJ:MIN: the mount's device number is maj:min */
@@ -629,32 +761,6 @@ static bool match_one(struct matcher *mt, size_t i)
 
 	mntsnap_snapshot_get(mt->snap, i, &m);
 	return match_rec(mt->v, &m, lookups_ok, mt->over[i], &mt->ob);
-}
-
-static bool is_tag_spec(const char *s)
-{
-	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
-	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
-}
-
-/* libmount's streq_paths(): repeated and trailing slashes aside */
-static bool streq_paths(const char *a, const char *b)
-{
-	for (;;) {
-		size_t la, lb;
-
-		while (a[0] == '/' && a[1] == '/')
-			a++;
-		while (b[0] == '/' && b[1] == '/')
-			b++;
-		la = *a ? 1 + strcspn(a + 1, "/") : 0;
-		lb = *b ? 1 + strcspn(b + 1, "/") : 0;
-		if (la + lb == 0 || (la + lb == 1 && (*a == '/' || *b == '/')))
-			return true;
-		if (la != lb || memcmp(a, b, la))
-			return false;
-		a += la, b += lb;
-	}
 }
 
 void view_filter_init(struct view_filter *f, const struct view *v)
@@ -897,6 +1003,7 @@ static void matcher_free(struct matcher *mt)
 	free(mt->source_hit);
 	free(mt->over);
 	free(mt->gone);
+	pathcache_free(&mt->pc);
 	free(mt->parent);
 	free(mt->parent_ids);
 	free(mt->order);
@@ -1012,6 +1119,158 @@ static bool extra_target(struct matcher *mt, const char *path)
 	return true;
 }
 
+/*
+ * findmnt -f SOURCE works "like mount SOURCE" (is_mount_compatible_mode()):
+ * a source that is no MAJ:MIN, without -t or -O, is looked up alone, so
+ * -T/-M, -i, --real, --pseudo, --shadowed and -D's filter do not apply.
+ */
+static bool mount_compat(const struct matcher *mt)
+{
+	const struct view *v = mt->v;
+	unsigned maj, min;
+
+	return v->first_only && mt->source && !v->types && !v->options &&
+	       sscanf(mt->source, "%u:%u", &maj, &min) != 2;
+}
+
+/* The records in the -d direction (-U's dropped ones skipped): -1 at the end. */
+static long next_rec(const struct matcher *mt, size_t *j)
+{
+	while (*j < mt->n) {
+		size_t i = mt->v->backward ? mt->n - 1 - *j : *j;
+
+		(*j)++;
+		if (!mt->gone[i])
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * mnt_table_find_srcpath(): pass after pass over the table, the first
+ * record of the first pass that finds one - the path as written; through
+ * the cache (not -C): the path resolved, a record's tag on that device,
+ * every record's source resolved (never a pseudo or network filesystem's).
+ */
+static long find_srcpath(struct matcher *mt, const char *path)
+{
+	const char *cn;
+	long i;
+	size_t j = 0;
+	unsigned fl;
+
+	while ((i = next_rec(mt, &j)) >= 0) {
+		const char *src = src_path(mt, (size_t)i, &fl);
+		char *tn, *tv;
+
+		if (src_tag(src, &tn, &tv)) {
+			free(tn), free(tv);
+			continue;
+		}
+		if (streq_srcpath(src, fl, path))
+			return i;
+	}
+	cn = resolves(mt) ? pathcache_path(&mt->pc, path) : NULL;
+	if (!cn)
+		return -1;
+	for (int pass = 0; pass < 3; pass++)
+		for (j = 0; (i = next_rec(mt, &j)) >= 0;) {
+			const char *src = src_path(mt, (size_t)i, &fl), *rs;
+			char *tn, *tv;
+			bool tag = src_tag(src, &tn, &tv), hit = false;
+
+			if (pass == 0 && !tag)
+				hit = streq_srcpath(src, fl, cn);
+			else if (pass == 1 && tag)
+				hit = dev_has_tag(cn, tn, tv);
+			else if (pass == 2 && !tag && src && !(fl & (FS_PSEUDO | FS_NET)))
+				hit = (rs = pathcache_path(&mt->pc, src)) && !strcmp(rs, cn);
+			free(tn), free(tv);
+			if (hit)
+				return i;
+		}
+	return -1;
+}
+
+/* mnt_table_find_tag()'s first pass: a record whose own source is NAME=value */
+static long find_tag_text(struct matcher *mt, const char *spec)
+{
+	char *n = NULL, *v = NULL, *tn, *tv;
+	long i, hit = -1;
+	size_t j = 0;
+	unsigned fl;
+
+	if (tags_parse(spec, &n, &v))
+		return -1;
+	while (hit < 0 && (i = next_rec(mt, &j)) >= 0) {
+		if (!src_tag(src_path(mt, (size_t)i, &fl), &tn, &tv))
+			continue;
+		if (!strcmp(tn, n) && !strcmp(tv, v))
+			hit = i;
+		free(tn), free(tv);
+	}
+	free(n), free(v);
+	return hit;
+}
+
+static long find_mount_point(struct matcher *mt, const char *path)
+{
+	struct mntsnap_mount m;
+	char cwd[PATH_MAX], *alt = NULL;
+	long i, hit = -1;
+	size_t j = 0;
+
+	while ((i = next_rec(mt, &j)) >= 0) {
+		mntsnap_snapshot_get(mt->snap, (size_t)i, &m);
+		if (streq_paths(m.mount_point, path))
+			return i;
+	}
+	/* mnt_table_find_target(): a relative path on the working directory, as text */
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd))) {
+		const char *rel = !strncmp(path, "./", 2) ? path + 2 : strcmp(path, ".") ? path : "";
+
+		if (asprintf(&alt, "%s%s%s", cwd, *rel ? "/" : "", rel) < 0)
+			alt = NULL;
+	}
+	for (int pass = 0; hit < 0 && pass < 2; pass++) {
+		if (pass == 1) {
+			free(alt);
+			alt = resolves(mt) && pathcache_path(&mt->pc, path) ?
+				      strdup(pathcache_path(&mt->pc, path)) : NULL;
+		}
+		for (j = 0; alt && hit < 0 && (i = next_rec(mt, &j)) >= 0;) {
+			mntsnap_snapshot_get(mt->snap, (size_t)i, &m);
+			if (streq_paths(m.mount_point, alt))
+				hit = i;
+		}
+	}
+	free(alt);
+	return hit;
+}
+
+/*
+ * -f's lookup (mnt_table_find_source(), then, for an argument that may be
+ * either, mnt_table_find_target() as mount(8) does): at most one record.
+ */
+static size_t find_first_source(struct matcher *mt, int32_t *found)
+{
+	const struct view *v = mt->v;
+	bool swap = !v->source_tag && !is_tag_spec(mt->source) && (v->match || v->pair) && !v->target &&
+		    (!v->mountpoint || v->pair);
+	long i = -1;
+
+	/* a tag: by its text first, then (evaluated, not -C) its device */
+	if (v->source_tag)
+		i = find_tag_text(mt, v->source_tag);
+	if (i < 0 && mt->source[0] && !is_tag_spec(mt->source))
+		i = find_srcpath(mt, mt->source);
+	if (i < 0 && swap && mt->source[0])
+		i = find_mount_point(mt, mt->source);
+	if (i < 0)
+		return 0;
+	found[0] = (int32_t)i;
+	return 1;
+}
 
 /*
  * findmnt's add_matching_lines(): the mounts a lookup or filter finds,
@@ -1035,6 +1294,8 @@ static size_t find_list(struct matcher *mt, int32_t *found)
 		}
 		return k;
 	}
+	if (mount_compat(mt))
+		return find_first_source(mt, found);
 	k = find_all(mt, found);
 	if (!k && !noswap && mt->source && !mt->target) {
 		/* a SOURCE no mount has: the mount point of that name */

@@ -97,6 +97,8 @@ struct view {
 	bool submounts;     /* -R: the matches' submounts too, as a tree */
 	bool saved;         /* a saved table: paths by its text, never the file system */
 	const char *match;  /* a positional SOURCE or TARGET */
+	bool pair;          /* source and mountpoint are the SOURCE MOUNTPOINT arguments */
+	const char *source_tag; /* the NAME=value asked for, source its device (or NULL) */
 	/* findmnt's filters and forms beyond the columns */
 	bool real, pseudo;  /* --real, --pseudo: by libmount's pseudo types */
 	bool shadowed;      /* --shadowed: mounts with a mount stacked on them */
