@@ -1494,6 +1494,16 @@ def fstab_modes_and_edges(t, binary, base):
         t.check('edge.fstab %s refused' % ' '.join(opts),
                 (ra, rb, a, b) == (1, 2, b'', b'') and b'mutually exclusive' in ea and
                 b'mutually exclusive' in eb, 'exit %d/%d %r %r' % (ra, rb, ea, eb))
+    # entries without an options field: libmount keeps no option string for
+    # them, and -O matches none of them (each lookup in it fails), whatever
+    # the pattern has, an empty or "no" item included
+    noopt = os.path.join(base, 'noopts.fstab')
+    with open(noopt, 'wb') as fh:
+        fh.write(b'/dev/sda1 / ext4 defaults 0 1\nproc /proc proc\nsysfs /sys sysfs\n')
+    for opts in (['-O', 'noatime'], ['-O', 'defaults'], ['-O', ','], ['-O', 'no'], ['-O', '+'],
+                 ['-i', '-O', 'noatime'], ['-O', 'nodefaults'], []):
+        fstab_same(t, 'noopts.fstab', ['-s', '-F', noopt] + opts + ['-r'],
+                   [binary, 'list', '-s', '-F', noopt] + opts + ['-r'])
     edge_files(t, binary, base)
     if verify:
         task_verify(t, binary, base)

@@ -149,8 +149,8 @@ static bool match_ent(const struct fstab_match *mt, size_t i)
 
 	if (v->types && !match_types(e->fstype, v->types))
 		return no;
-	if (v->options && !match_options(e->options ? e->options : "",
-					 e->options ? strlen(e->options) : 0, v->options))
+	if (v->options && !match_options(e->options, e->options ? strlen(e->options) : 0,
+					 v->options))
 		return no;
 	if (mt->majmin && !devno_is(mt->t, e, mt->maj, mt->min))
 		return no;

@@ -413,6 +413,8 @@ static bool find_option(const char *opts, size_t n, const char *name, size_t nam
  * after it: a "no" or "+" that ends the pattern asks again for the name
  * before it ("rw,no": with rw and without it, never true), or, first, for
  * an empty name, which no option has ("no": every mount, "+": none).
+ * opts NULL: an fstab entry without an options field; libmount has no
+ * option string then, every lookup in it fails, so any item fails.
  */
 bool match_options(const char *opts, size_t n, const char *pattern)
 {
@@ -425,6 +427,8 @@ bool match_options(const char *opts, size_t n, const char *pattern)
 		size_t namesz = it.namesz;
 		bool no = false, found;
 
+		if (!opts)
+			return false;
 		if (*name == '+')
 			name++, namesz--;
 		else if (!strncmp(name, "no", 2))
