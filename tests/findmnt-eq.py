@@ -1063,26 +1063,32 @@ def blkid_inner(binary, base):
     return 0
 
 
-def blkid(t, binary, base):
+def loop_device_part(t, binary, base, flag, what):
+    """Run this file's FLAG part (a loop-device ext4) in a private mount
+    namespace and add its counts; skipped without what it needs."""
     if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('losetup') \
             or not shutil.which('mkfs.ext4'):
-        print('SKIP blkid tags on a loop device: needs root, unshare, losetup, mkfs.ext4')
+        print('SKIP %s on a loop device: needs root, unshare, losetup, mkfs.ext4' % what)
         t.skipped += 1
         return
     r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
-                        os.path.abspath(__file__), '--blkid', binary, base],
+                        os.path.abspath(__file__), flag, binary, base],
                        capture_output=True, text=True, errors='surrogateescape')
     out = r.stdout.rstrip('\n').split('\n')
     try:
         res = json.loads(out[-1])
     except ValueError:
-        t.check('blkid', False, r.stdout + r.stderr)
+        t.check(what, False, r.stdout + r.stderr)
         return
     if len(out) > 1:
         print('\n'.join(out[:-1]))
     t.passed += res['passed']
     t.failed += res['failed']
     t.skipped += res['skipped']
+
+
+def blkid(t, binary, base):
+    loop_device_part(t, binary, base, '--blkid', 'blkid tags')
 
 
 # --output-all, --vfs-all, -V and -o's empty names (findmnt's column-list
@@ -1772,25 +1778,7 @@ def source_lookups_inner(binary, base):
 
 def source_lookups(t, binary, base):
     source_lookups_file(t, binary, base)
-    if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('losetup') \
-            or not shutil.which('mkfs.ext4'):
-        print('SKIP source lookups on a loop device: needs root, unshare, losetup, mkfs.ext4')
-        t.skipped += 1
-        return
-    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
-                        os.path.abspath(__file__), '--source-lookups', binary, base],
-                       capture_output=True, text=True, errors='surrogateescape')
-    out = r.stdout.rstrip('\n').split('\n')
-    try:
-        res = json.loads(out[-1])
-    except ValueError:
-        t.check('source lookups', False, r.stdout + r.stderr)
-        return
-    if len(out) > 1:
-        print('\n'.join(out[:-1]))
-    t.passed += res['passed']
-    t.failed += res['failed']
-    t.skipped += res['skipped']
+    loop_device_part(t, binary, base, '--source-lookups', 'source lookups')
 
 
 def main():

@@ -927,22 +927,30 @@ LTest(mountinfo, fixture_lenient)
  * it is inconsistent; saving and loading keep all of that. (A live text
  * with a repeated id is a tear and is read again: test-churn.)
  */
-LTest(mountinfo, duplicate_ids_in_parsed_text)
+/* s saved to a file and loaded back (the file gone) */
+static struct mntsnap_snapshot *saved_and_loaded(const struct mntsnap_snapshot *s)
 {
-	struct mntsnap_snapshot *s = load_fixture("duplicate-id.txt", true), *l = NULL;
-	char tmpl[] = "/tmp/mntsnap-dupid-XXXXXX";
-	char *a, *b;
-	int fd;
+	char tmpl[] = "/tmp/mntsnap-saved-XXXXXX";
+	struct mntsnap_snapshot *l = NULL;
+	int fd = mkostemp(tmpl, O_CLOEXEC);
 
-	cr_assert_eq(mntsnap_snapshot_count(s), 3);
-	cr_assert_eq(mntsnap_snapshot_consistent(s), 0, "a repeated id is not a consistent table");
-	fd = mkstemp(tmpl);
 	cr_assert_geq(fd, 0);
 	unlink(tmpl);
 	cr_assert_eq(mntsnap_snapshot_save_fd(s, fd), 0);
 	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
 	cr_assert_eq(mntsnap_snapshot_load_fd(fd, NULL, &l), 0);
 	close(fd);
+	return l;
+}
+
+LTest(mountinfo, duplicate_ids_in_parsed_text)
+{
+	struct mntsnap_snapshot *s = load_fixture("duplicate-id.txt", true), *l;
+	char *a, *b;
+
+	cr_assert_eq(mntsnap_snapshot_count(s), 3);
+	cr_assert_eq(mntsnap_snapshot_consistent(s), 0, "a repeated id is not a consistent table");
+	l = saved_and_loaded(s);
 	cr_assert_eq(mntsnap_snapshot_consistent(l), 0);
 	a = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
 	b = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
@@ -1037,10 +1045,8 @@ LTest(mountinfo, noncanonical_optional_fields_kept)
 		"shared:3 propagate_from:4", "master:1 shared:5", "shared:06", "",
 	};
 	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
-	char tmpl[] = "/tmp/mntsnap-optf-XXXXXX";
 	struct mntsnap_mount m;
 	char *got;
-	int fd;
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		mntsnap_snapshot_get(s, i, &m);
@@ -1055,13 +1061,7 @@ LTest(mountinfo, noncanonical_optional_fields_kept)
 	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
 	ms_assert_text_eq(got, text, "non-canonical optional fields");
 	free(got);
-	fd = mkstemp(tmpl);
-	cr_assert_geq(fd, 0);
-	unlink(tmpl);
-	cr_assert_eq(mntsnap_snapshot_save_fd(s, fd), 0);
-	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
-	cr_assert_eq(mntsnap_snapshot_load_fd(fd, NULL, &l), 0);
-	close(fd);
+	l = saved_and_loaded(s);
 	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
 	ms_assert_text_eq(got, text, "saved and loaded");
 	free(got);
@@ -1083,10 +1083,9 @@ LTest(mountinfo, newer_kernel_text_kept)
 		"23 22 0:5 / /a ro,noatime,nosuid - tmpfs t rw,brandnew=1\n"
 		"24 22 0:6 / /b rw,nodev,relatime - tmpfs u rw\n";
 	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
-	char tmpl[] = "/tmp/mntsnap-newer-XXXXXX", opts[256];
+	char opts[256];
 	struct mntsnap_mount m;
 	char *got;
-	int fd;
 
 	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
 	ms_assert_text_eq(got, text, "newer kernel text");
@@ -1104,13 +1103,7 @@ LTest(mountinfo, newer_kernel_text_kept)
 	cr_assert(m.attr & MNTSNAP_ATTR_RDONLY);
 	mntsnap_snapshot_get(s, 2, &m);
 	cr_assert_str_eq(m.mnt_opts_text, "", "the kernel's own order: nothing kept");
-	fd = mkstemp(tmpl);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(mntsnap_snapshot_save_fd(s, fd), 0);
-	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
-	cr_assert_eq(mntsnap_snapshot_load_fd(fd, NULL, &l), 0);
-	close(fd);
-	unlink(tmpl);
+	l = saved_and_loaded(s);
 	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
 	ms_assert_text_eq(got, text, "newer kernel text, saved and loaded");
 	free(got);
