@@ -1803,15 +1803,17 @@ def mtab_verify_and_tids(t, binary, base):
             fh.write('SRC=%s TARGET=/proc ROOT=%s OPTS=x-fmeq,noauto\n'
                      % (proc[proc.index('-') + 2], proc[3]))
     env = dict(os.environ, LIBMOUNT_UTAB=utab)
-    if have_blkid(binary, '/dev/null'):
-        for args in (['-m', '-x'], ['--mtab', '--verify', '--verbose'], ['-x', '-m'],
-                     ['-m', '-x', '--verbose', '-M', '/proc'], ['-m', '-x', '-t', 'proc']):
-            fstab_same(t, 'mtab verify', args, [binary, 'list'] + args, env=env)
     num = os.path.join(base, '4242')
     zero = os.path.join(base, '0')
     for d in (num, zero):
         os.makedirs(d)
         shutil.copy('/proc/1/mountinfo', os.path.join(d, 'mi'))
+    if have_blkid(binary, '/dev/null'):
+        for args in (['-m', '-x'], ['--mtab', '--verify', '--verbose'], ['-x', '-m'],
+                     ['-m', '-x', '--verbose', '-M', '/proc'], ['-m', '-x', '-t', 'proc'],
+                     ['-m', '-x', '-F', os.path.join(zero, 'mi')],
+                     ['-m', '-x', '--verbose', '-F', '/proc/1/mounts']):
+            fstab_same(t, 'mtab verify', args, [binary, 'list'] + args, env=env)
     os.symlink(os.path.join(num, 'mi'), os.path.join(base, 'link'))
     tabs = [['-F', '/proc/1/mountinfo'], ['-F', '/proc/1/task/1/mountinfo'],
             ['-F', '/proc/1/mounts'], ['-F', os.path.join(num, 'mi')],
