@@ -30,6 +30,13 @@ with and without --verbose) the same way. Tags on real block devices
 an ext4 made here, in a private mount namespace (skipped without root or
 loop devices).
 
+The mtab and tables from files (mtab_tid_uuid): -m -x checks the
+kernel's table with utab's userspace options ($LIBMOUNT_UTAB); TID of
+-F /proc/PID/mountinfo (a task's, a copy under a numbered directory,
+/proc/self's: the reader's own pid) and of -F/-N tables read in turn;
+UUID, LABEL, PARTUUID, PARTLABEL of a saved mountinfo (an ext4 with a
+label and a UUID on a loop device), also with -C and --output-all.
+
 Columns (columns_and_version): --output-all (findmnt's 24 columns in its
 order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name prints nothing and exits 1), on a mountinfo file
@@ -1781,6 +1788,104 @@ def source_lookups(t, binary, base):
     loop_device_part(t, binary, base, '--source-lookups', 'source lookups')
 
 
+def mtab_verify_and_tids(t, binary, base):
+    """-m -x verifies the mtab (the kernel's table, utab's userspace options
+    shown by --verbose), not fstab; TID of a table read from a file: the
+    number that names the file's directory (libmount's rule for a mountinfo
+    file: /proc/PID/mountinfo, a task's, any FILE under a directory named
+    by a number), none for the /proc/mounts format; each -F/-N table's
+    rows their own TID."""
+    utab = os.path.join(base, 'utab')
+    proc = next((ln.split() for ln in open('/proc/self/mountinfo')
+                 if ln.split()[4] == '/proc'), None)
+    with open(utab, 'w') as fh:
+        if proc:
+            fh.write('SRC=%s TARGET=/proc ROOT=%s OPTS=x-fmeq,noauto\n'
+                     % (proc[proc.index('-') + 2], proc[3]))
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    num = os.path.join(base, '4242')
+    zero = os.path.join(base, '0')
+    for d in (num, zero):
+        os.makedirs(d)
+        shutil.copy('/proc/1/mountinfo', os.path.join(d, 'mi'))
+    if have_blkid(binary, '/dev/null'):
+        for args in (['-m', '-x'], ['--mtab', '--verify', '--verbose'], ['-x', '-m'],
+                     ['-m', '-x', '--verbose', '-M', '/proc'], ['-m', '-x', '-t', 'proc'],
+                     ['-m', '-x', '-F', os.path.join(zero, 'mi')],
+                     ['-m', '-x', '--verbose', '-F', '/proc/1/mounts']):
+            fstab_same(t, 'mtab verify', args, [binary, 'list'] + args, env=env)
+    os.symlink(os.path.join(num, 'mi'), os.path.join(base, 'link'))
+    tabs = [['-F', '/proc/1/mountinfo'], ['-F', '/proc/1/task/1/mountinfo'],
+            ['-F', '/proc/1/mounts'], ['-F', os.path.join(num, 'mi')],
+            ['-F', os.path.join(zero, 'mi')], ['-F', os.path.join(base, 'link')],
+            ['-N', '1', '-F', '/proc/1/mountinfo'], ['-F', '/proc/1/mountinfo', '-N', '1'],
+            ['-F', os.path.join(num, 'mi'), '-F', '/proc/1/mountinfo']]
+    for tab in tabs:
+        for form in ([], ['-J'], ['-l'], ['-r'], ['-P'], ['-J', '-l']):
+            args = tab + ['-o', 'TARGET,TID,ID'] + form
+            fstab_same(t, 'file tid', args, [binary, 'list'] + args, json_out='-J' in form)
+    # /proc/self/...: the reading program's own pid, findmnt's and ours
+    for prog in (['findmnt'], [binary, 'list']):
+        for f in ('/proc/self/mountinfo', '/proc/thread-self/mountinfo'):
+            r = subprocess.run(['sh', '-c', 'echo $$; exec "$@"', 'sh'] + prog +
+                               ['-F', f, '-n', '-o', 'TID', '-t', 'proc'],
+                               capture_output=True, text=True)
+            out = r.stdout.split()
+            t.check('%s -F %s: TID is its own pid' % (prog[0], f),
+                    r.returncode == 0 and len(out) >= 2 and set(out[1:]) == {out[0]},
+                    repr(r.stdout + r.stderr))
+
+
+TAB_UUID_COLS = 'TARGET,SOURCE,UUID,LABEL,PARTUUID,PARTLABEL'
+
+
+def tab_uuid_inner(binary, base):
+    """In a private mount namespace already: an ext4 with a label and a
+    UUID on a loop device, mounted, the table saved; findmnt -F and mntsnap
+    list -F compared on the tag columns (libblkid, as findmnt's cache).
+    Prints the tally as JSON on its last line."""
+    t = Tally()
+    img = os.path.join(base, 'uuid.img')
+    with open(img, 'wb') as fh:
+        fh.truncate(8 << 20)
+    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP saved-table UUID: no loop device: %s' % r.stderr.strip())
+        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+        return 0
+    dev = r.stdout.strip()
+    mnt = os.path.join(base, 'umnt')
+    try:
+        subprocess.run(['mkfs.ext4', '-q', '-F', '-L', 'fmeq-uuid', '-U',
+                        '11111111-2222-3333-4444-%012d' % os.getpid(), dev],
+                       check=True, capture_output=True)
+        os.makedirs(mnt)
+        subprocess.run(['mount', '-t', 'ext4', dev, mnt], check=True)
+        mi = os.path.join(base, 'saved.mi')
+        shutil.copy('/proc/self/mountinfo', mi)
+        for args in (['-o', TAB_UUID_COLS], ['-J', '-o', TAB_UUID_COLS], ['-l', '-o', TAB_UUID_COLS],
+                     ['-r', '-o', TAB_UUID_COLS], ['-P', '-o', TAB_UUID_COLS],
+                     ['-C', '-o', TAB_UUID_COLS], ['-C', '-J', '-o', TAB_UUID_COLS],
+                     ['--output-all'], ['-J', '--output-all'], ['-o', 'UUID']):
+            args = ['-F', mi, '-M', mnt] + args
+            fstab_same(t, 'saved-table uuid', args, [binary, 'list'] + args,
+                       json_out='-J' in args)
+        # the live table already agreed: it still does
+        for args in (['-M', mnt, '-o', TAB_UUID_COLS], ['-M', mnt, '-J', '-o', TAB_UUID_COLS]):
+            fstab_same(t, 'live uuid', args, [binary, 'list'] + args, json_out='-J' in args)
+    finally:
+        subprocess.run(['umount', mnt], capture_output=True)
+        subprocess.run(['losetup', '-d', dev], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def mtab_tid_uuid(t, binary, base):
+    mtab_verify_and_tids(t, binary, base)
+    if have_blkid(binary, '/dev/null'):
+        loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
+
+
 def main():
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
@@ -1788,6 +1893,8 @@ def main():
         return blkid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--source-lookups':
         return source_lookups_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--tab-uuid':
+        return tab_uuid_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
@@ -1840,6 +1947,9 @@ def main():
     if only in 'tabfile':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabfile-') as base:
             tabfile_formats(t, binary, data, base)
+    if only in 'mtab-tid-uuid':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-mtab-') as base:
+            mtab_tid_uuid(t, binary, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

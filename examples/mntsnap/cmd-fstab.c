@@ -634,8 +634,14 @@ int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *sna
 	struct fstab t;
 	int r = fstab_from_snapshot(snap, &t);
 
-	if (r)
+	/* -m: libmount's mtab holds utab's userspace options, --verbose shows them */
+	for (size_t i = 0; !r && a->user_opts && i < t.n; i++)
+		if (a->user_opts[i] && !(t.ent[i].user_opts = strdup(a->user_opts[i])))
+			r = -ENOMEM;
+	if (r) {
+		fstab_free(&t);
 		return cli_fail(r, "list -x");
+	}
 	/*
 	 * findmnt gives its path cache this namespace's mount points for
 	 * fstab only: a kernel table's targets (-k, -N's) resolve as paths

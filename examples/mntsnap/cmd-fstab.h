@@ -22,6 +22,8 @@ struct fstab_args {
 	 * entry PATH is under
 	 */
 	bool kernel_tab;
+	/* -m -x: utab's userspace options per storage index (NULL: none) */
+	const char *const *user_opts;
 	struct pathcache *cache; /* libmount's path cache, for the whole run */
 };
 

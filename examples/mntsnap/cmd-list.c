@@ -29,7 +29,8 @@ static const char list_help[] =
 	"                        /proc/mounts, an mtab or fstab (told by its first\n"
 	"                        line, as findmnt does; then listed as -s lists);\n"
 	"                        -F and -N more than once: their tables read in\n"
-	"                        turn into one, a list\n"
+	"                        turn into one, a list; TID: the task a mountinfo\n"
+	"                        FILE's path names (/proc/PID/mountinfo: PID)\n"
 	"  --backend auto|statmount|mountinfo\n"
 	"                        force a backend; auto falls back to mountinfo when\n"
 	"                        statmount/listmount are missing or blocked\n"
@@ -59,8 +60,9 @@ static const char list_help[] =
 	"                        and -D select entries as findmnt's do\n"
 	"  -x, --verify          check fstab (or -F FILE) as findmnt --verify does:\n"
 	"                        exit 1 on errors or parse errors, 0 otherwise;\n"
-	"                        with -k the mount table instead, with -N PID (or\n"
-	"                        another TARGET) that task's\n"
+	"                        with -k or -m the mount table instead (-m: utab's\n"
+	"                        userspace options too), with -N PID (or another\n"
+	"                        TARGET) that task's\n"
 	"  --verbose             with -x: every check, not just the findings\n"
 	"  -e, --evaluate        show LABEL=/UUID=/... sources as their devices\n"
 	"  -e, -x, -S TAG=value and the LABEL, PARTLABEL, PARTUUID, SOURCES columns\n"
@@ -101,6 +103,8 @@ struct list_args {
 	long tabpids[LIST_TABS_MAX];
 	size_t ntabs, npids;
 	char tabpath[32]; /* their join: /proc/self/fd/N */
+	/* per table in the join: its mounts (-errno if unknown) and their TID */
+	long tabrows[LIST_TABS_MAX], tabtids[LIST_TABS_MAX];
 };
 
 static void print_help(const char *text)
@@ -521,6 +525,35 @@ static long proc_table_pid(const char *file)
 }
 
 /*
+ * The TID libmount gives the rows of a mountinfo FILE: the number naming
+ * the directory FILE lies in once its links are resolved (/proc/PID/,
+ * /proc/PID/task/TID/, /proc/self/ as the reader's pid, also a copy kept
+ * under a directory named by a number), read as strtol() reads it and
+ * cut to a pid_t; 0 (no TID) for any other file.
+ */
+static long tab_file_tid(const char *file)
+{
+	char *real = realpath(file, NULL), *slash, *end, *dir;
+	long tid = 0;
+
+	if (!real)
+		return 0;
+	slash = strrchr(real, '/');
+	if (slash) {
+		*slash = '\0';
+		dir = strrchr(real, '/');
+		if (dir && dir[1]) {
+			errno = 0;
+			tid = strtol(dir + 1, &end, 10);
+			if (errno || *end)
+				tid = 0;
+		}
+	}
+	free(real);
+	return (int)tid;
+}
+
+/*
  * -p: findmnt's poll mode, on the watcher (cmd-watch.c). findmnt -p -F FILE
  * polls FILE: a task's table in /proc is that task's mounts, watched here
  * as -N's; any other file never signals a change, so findmnt waits out -w
@@ -554,6 +587,84 @@ static int list_poll(struct list_args *a)
 	return cli_poll(&q);
 }
 
+/* Copy f to fd, a newline added where its last line has none. */
+static int copy_tab(FILE *f, int fd)
+{
+	char buf[65536], last = '\n';
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		last = buf[n - 1];
+		if (write(fd, buf, n) != (ssize_t)n)
+			break;
+	}
+	/* each file is read on its own: a last line without its newline ends there */
+	if (n || ferror(f) || (last != '\n' && write(fd, "\n", 1) != 1))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * The mounts the mountinfo text in fd holds, as the library reads it
+ * (what the joined table's rows of this table are); -errno if it is none.
+ */
+static long count_mounts(int fd)
+{
+	char path[32];
+	struct mntsnap_snapshot *snap = NULL;
+	long n;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+		     .mountinfo_path = path);
+	r = mntsnap_capture(&opts, &snap);
+	if (r)
+		return r;
+	n = (long)mntsnap_snapshot_count(snap);
+	mntsnap_snapshot_free(snap);
+	return n;
+}
+
+/*
+ * Table i copied to the joined text in fd, its mounts counted (-errno when
+ * the library reads none: then no row gets a TID of its own).
+ */
+static int join_one(struct list_args *a, size_t i, int fd)
+{
+	char pidtab[64], buf[65536];
+	const char *file = a->tabs[i];
+	ssize_t n = 0;
+	int one, r;
+	FILE *f;
+
+	if (!file) {
+		snprintf(pidtab, sizeof(pidtab), "/proc/%ld/mountinfo", a->tabpids[i]);
+		file = pidtab;
+	}
+	f = fopen(file, "re");
+	if (!f)
+		return cli_fail(-errno, "list: %s", file);
+	/* findmnt's TID for these rows: the task the path names (-N's too) */
+	a->tabtids[i] = tab_file_tid(file);
+	one = memfd_create("mntsnap-tab", MFD_CLOEXEC);
+	r = one < 0 ? -errno : copy_tab(f, one);
+	fclose(f);
+	if (!r) {
+		a->tabrows[i] = count_mounts(one);
+		if (lseek(one, 0, SEEK_SET))
+			r = -errno;
+	}
+	while (!r && (n = read(one, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			r = -EIO;
+	if (!r && n < 0)
+		r = -errno;
+	if (one >= 0)
+		close(one);
+	return r ? cli_fail(r, "list: joining the tables") : 0;
+}
+
 /*
  * More than one -F or -N: findmnt reads each table in turn into one, a
  * list (no tree over two tables). The same text, concatenated into a
@@ -561,38 +672,12 @@ static int list_poll(struct list_args *a)
  */
 static int join_tabs(struct list_args *a, int *fd)
 {
-	char buf[65536];
-
 	*fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
 	if (*fd < 0)
 		return cli_fail(-errno, "list: joining the tables");
-	for (size_t i = 0; i < a->ntabs; i++) {
-		char pidtab[64];
-		const char *file = a->tabs[i];
-		char last;
-		size_t n;
-		FILE *f;
-
-		if (!file) {
-			snprintf(pidtab, sizeof(pidtab), "/proc/%ld/mountinfo", a->tabpids[i]);
-			file = pidtab;
-		}
-		f = fopen(file, "re");
-		if (!f)
-			return cli_fail(-errno, "list: %s", file);
-		last = '\n';
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-			last = buf[n - 1];
-			if (write(*fd, buf, n) != (ssize_t)n)
-				break;
-		}
-		/* each file is read on its own: a last line without its newline ends there */
-		if (n || ferror(f) || (last != '\n' && write(*fd, "\n", 1) != 1)) {
-			fclose(f);
-			return cli_fail(-EIO, "list: joining the tables");
-		}
-		fclose(f);
-	}
+	for (size_t i = 0; i < a->ntabs; i++)
+		if (join_one(a, i, *fd))
+			return -1;
 	snprintf(a->tabpath, sizeof(a->tabpath), "/proc/self/fd/%d", *fd);
 	a->mountinfo_file = a->tabpath;
 	a->target = (struct cli_target){ 0 };
@@ -600,6 +685,31 @@ static int join_tabs(struct list_args *a, int *fd)
 	a->view.no_tree = true;
 	a->view.force_tree = false;
 	return 0;
+}
+
+/*
+ * The joined table's TID per row: each table's rows their own (findmnt
+ * reads each file on its own). NULL when the counts do not add up to the
+ * table read (a table the library reads otherwise alone than joined).
+ */
+static long *joined_tids(const struct list_args *a, const struct mntsnap_snapshot *snap)
+{
+	size_t n = mntsnap_snapshot_count(snap), at = 0;
+	long *tids;
+
+	for (size_t i = 0; i < a->ntabs; i++) {
+		if (a->tabrows[i] < 0)
+			return NULL;
+		at += (size_t)a->tabrows[i];
+	}
+	if (at != n)
+		return NULL;
+	tids = calloc(n + 1, sizeof(*tids));
+	at = 0;
+	for (size_t i = 0; tids && i < a->ntabs; i++)
+		for (long k = 0; k < a->tabrows[i]; k++)
+			tids[at++] = a->tabtids[i];
+	return tids;
 }
 
 int cmd_list(int argc, char **argv)
@@ -610,6 +720,7 @@ int cmd_list(int argc, char **argv)
 	struct mntsnap_ns *ns = NULL;
 	uint64_t under = 0;
 	char **user = NULL;
+	long *tids = NULL;
 	int r, tabfd = -1;
 
 	view_init(&a.view);
@@ -628,8 +739,8 @@ int cmd_list(int argc, char **argv)
 		return r;
 	if (need_blkid(&a))
 		return CLI_EXIT_ERR;
-	/* findmnt -x checks fstab, the kernel's table with -k, or -N's task's */
-	if (a.fstab || (a.verify && !a.kernel && !a.target.set))
+	/* findmnt -x checks fstab, the kernel's table with -k or -m, or -N's task's */
+	if (a.fstab || (a.verify && !a.kernel && !a.mtab && !a.target.set))
 		return list_fstab(&a);
 	if (a.mountinfo_file && !a.target.set && a.ntabs <= 1 && (r = list_tabfile(&a)) >= 0)
 		return r;
@@ -641,8 +752,13 @@ int cmd_list(int argc, char **argv)
 	}
 	if (a.mountinfo_file && a.target.set)
 		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
-	if (a.mountinfo_file)
+	if (a.mountinfo_file) {
 		a.backend = MNTSNAP_BACKEND_MOUNTINFO;
+		a.view.out.cx.file_uuid = true;
+	}
+	/* one mountinfo file: its rows' TID is the task its path names, if any */
+	if (a.mountinfo_file && tabfd < 0)
+		a.view.out.cx.tid = tab_file_tid(a.mountinfo_file);
 	/* findmnt's TID: the task whose table is read (our own, by default) */
 	if (!a.mountinfo_file && !a.target.set)
 		a.view.out.cx.tid = getpid();
@@ -663,6 +779,8 @@ int cmd_list(int argc, char **argv)
 		close(tabfd);
 	if (r)
 		return CLI_EXIT_ERR;
+	if (tabfd >= 0)
+		a.view.out.cx.tids = tids = joined_tids(&a, snap);
 	if (a.mtab)
 		r = utab_options(snap, &user);
 	if (r) {
@@ -671,7 +789,8 @@ int cmd_list(int argc, char **argv)
 	}
 	a.view.out.cx.user_opts = (const char *const *)user;
 	if (a.verify) {
-		struct fstab_args fa = { .view = &a.view, .verbose = a.verbose, .verify = true };
+		struct fstab_args fa = { .view = &a.view, .verbose = a.verbose, .verify = true,
+					 .user_opts = (const char *const *)user };
 
 		r = fstab_verify_kernel(&fa, snap);
 	} else {
@@ -680,6 +799,7 @@ int cmd_list(int argc, char **argv)
 	for (size_t i = 0; user && i < mntsnap_snapshot_count(snap); i++)
 		free(user[i]);
 	free(user);
+	free(tids);
 	mntsnap_snapshot_free(snap);
 	free(tagdev);
 	return r;

@@ -356,19 +356,21 @@ static void get_opt_fields(struct obuf *b, const struct mntsnap_mount *m,
 	}
 }
 
-static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
-{
-	(void)m;
-	if (cx->tid)
-		ob_u64(b, (uint64_t)cx->tid);
-}
-
 /* FREQ and PASSNO exist only in fstab (0 when missing): empty for every mount table. */
 static void put_int(struct obuf *b, int v)
 {
 	if (v < 0)
 		ob_putc(b, '-');
 	ob_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* a pid_t, as findmnt prints it ("%d": a file's directory may say -5) */
+static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	long tid = cx->tids ? cx->tids[m->index] : cx->tid;
+
+	if (tid)
+		put_int(b, (int)tid);
 }
 
 static void get_freq(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
@@ -580,7 +582,7 @@ static void get_uidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 
 static void get_uuid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab)
+	if (cx->fstab || cx->file_uuid)
 		put_tag(b, m, cx, "UUID");
 	else if (!cx->nocache && (m->mask & MNTSNAP_F_UUID))
 		ob_puts(b, m->uuid);

@@ -61,6 +61,11 @@ enum col_json {
 /* What a getter may need beyond the record. */
 struct col_ctx {
 	long tid; /* the task whose table this is (-N/--pid), 0 if none */
+	/*
+	 * Tables read in turn (-F/-N more than once): each row's TID per
+	 * storage index, as its own table gives it; NULL: tid for every row
+	 */
+	const long *tids;
 	bool aligned; /* tree/list: MAJ:MIN as "%3u:%-3u", as findmnt pads it */
 	bool bytes;   /* -b: sizes in bytes, not "23.5G" */
 	bool nofsroot; /* -v: SOURCE without its "[/fsroot]" */
@@ -70,6 +75,12 @@ struct col_ctx {
 	 * LABEL, UUID, PARTLABEL, PARTUUID (only an fstab entry's own tag)
 	 */
 	bool nocache;
+	/*
+	 * A table read from a file (-F): its text holds no UUID, so UUID is
+	 * libblkid's for the source device, as LABEL (findmnt asks its cache
+	 * for both); a live table's is the superblock's, whatever the backend
+	 */
+	bool file_uuid;
 	/* -m: userspace options (utab's) per storage index, appended to OPTIONS */
 	const char *const *user_opts;
 	/*
