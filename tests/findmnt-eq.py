@@ -42,6 +42,11 @@ order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name prints nothing and exits 1), on a mountinfo file
 and an fstab written here, in every form.
 
+Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
+on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
+ambiguous, an option's argument that looks like an option, `--`,
+POSIXLY_CORRECT; mntsnap's own options by a prefix; show and stat alike.
+
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
@@ -1553,7 +1558,7 @@ OPTPARSE_ARGS = [
     ',', ',,', 'no', 'no,', 'noext4,', 'ext4,', ',ext4', '', 'tmpfs,no', 'nono', 'EXT4')]
 
 
-def optparse_same(t, label, fm, ms, args, env=None):
+def optparse_same(t, label, fm, ms, args, env=None, json_out=False):
     ra, a, ea = run(fm + args, env)
     rb, b, eb = run(ms + args, env)
     if ra == 1 and ea and not a:
@@ -1561,7 +1566,7 @@ def optparse_same(t, label, fm, ms, args, env=None):
         why = '' if (rb, b, bool(eb)) == (2, b'', True) else 'findmnt refuses (%s), mntsnap: exit %d %r %r' % (
             ea.strip(), rb, short(b.decode(errors='replace')), eb.strip())
     else:
-        why = same_output(args, ra, a, rb, b, ea, eb)
+        why = same_output(args + ['-J'] * json_out, ra, a, rb, b, ea, eb)
         if not why and bool(ea) != bool(eb):
             why = 'stderr: findmnt %r, mntsnap %r' % (ea.strip(), eb.strip())
     t.check('%s %r' % (label, args), not why, why)
@@ -1593,6 +1598,112 @@ def optparse(t, binary, base):
                  ['-p', '-F', os.path.join(base, 'missing'), '-w', '100'],
                  ['-p', '-F', table, '-F', table, '-w', '100']):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
+
+
+# findmnt 2.38.1's long options (util-linux misc-utils/findmnt.c) with the
+# arguments each is tried with after `-F TABLE`, chosen so its effect shows
+# ('=' marks an option taking an argument: tried as --PREFIX ARG and
+# --PREFIX=ARG). TABLE is DATA_DIR's util-linux-mountinfo.txt; FSTAB and
+# PID are filled in.
+ABBREV_OPTS = {
+    'all': ['--pseudo', '-l'], 'ascii': [], 'bytes': ['-o', 'TARGET,SIZE', '-t', 'proc'],
+    'canonicalize': ['-l'], 'direction': ['=backward', '-l'], 'df': ['-A', '-t', 'proc'],
+    'evaluate': ['-l'], 'first-only': ['-t', 'tmpfs'], 'fstab': ['FSTAB'], 'help': [],
+    'invert': ['-t', 'tmpfs', '-l'], 'json': [], 'kernel': ['-l'], 'list': [],
+    'mountpoint': ['=/proc'], 'mtab': [], 'noheadings': ['-l'], 'notruncate': [],
+    'options': ['=noexec', '-l'], 'output': ['=TARGET,ID'], 'output-all': ['-l'],
+    'poll': ['-w', '100'], 'pairs': [], 'raw': [], 'types': ['=tmpfs'],
+    'nocanonicalize': ['-l'], 'nofsroot': ['-l'], 'submounts': ['/dev'],
+    'source': ['=tmpfs', '-l'], 'tab-file': ['=TABLE', '-r'], 'task': ['=PID', '-t', 'proc'],
+    'target': ['=/dev/shm/x'], 'timeout': ['=100', '-p'], 'uniq': ['-l'],
+    'verify': ['FSTAB'], 'version': [], 'shell': ['-P'], 'verbose': ['-l'], 'tree': ['-l'],
+    'real': ['-l'], 'pseudo': ['-l'], 'vfs-all': ['-o', 'TARGET,VFS-OPTIONS'],
+    'shadowed': ['-l'],
+}
+# a table whose names look like options: an option's argument, or an
+# argument after --, is never taken for an abbreviation
+ABBREV_TABLE = (
+    '20 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n'
+    '21 20 0:5 / /proc rw,nosuid - --un --lis rw\n'
+    '22 20 0:6 / /mnt ro,nosuid - tmpfs --b rw\n')
+ABBREV_ARGS = [['-t', '--un'], ['-t--un'], ['-lt', '--un'], ['--types', '--un'],
+               ['--ty', '--un'], ['-S', '--lis'], ['--so', '--b'], ['-o', 'TARGET', '-O', 'rw'],
+               ['--', '--lis'], ['-l', '--', '--b'], ['-F', '/nonexistent', '--lis'],
+               ['-p', '--lis', '-w', '100'], ['-r', '--t', 'x'], ['--=x']]
+
+
+def abbrev_expand(args, name, table, fstab, pid):
+    """ABBREV_OPTS' arguments for prefix PFX of name: [(findmnt args, mntsnap args)]"""
+    subst = {'FSTAB': fstab, 'TABLE': table, 'PID': pid}
+    rest = [subst.get(a, a) for a in ABBREV_OPTS[name]]
+    head = [] if name in ('tab-file', 'task', 'fstab', 'verify') else ['-F', table]
+    if name in ('fstab', 'verify'):
+        head, rest = ['-F', rest[0]], []
+    if rest[:1] and rest[0].startswith('='):
+        v = subst.get(rest[0][1:], rest[0][1:])
+        return [head + [args, v] + rest[1:], head + [args + '=' + v] + rest[1:]]
+    return [head + [args] + rest]
+
+
+def abbrevs(t, binary, data, base):
+    """Every prefix of every findmnt long option, as findmnt resolves it:
+    mntsnap's own long options (--list-columns, --under, --backend, ...)
+    never make one ambiguous, and a prefix findmnt calls ambiguous (--n,
+    --ta) is refused (exit 2, findmnt 1). -h and -V print mntsnap's own
+    text (README), so those prefixes are compared with mntsnap's --help and
+    --version. show and stat take them alike."""
+    table = os.path.join(data, 'util-linux-mountinfo.txt')
+    fstab = os.path.join(data, 'fstab', 'mntsnap-options.fstab')
+    pid = str(os.getpid())
+    names = list(ABBREV_OPTS)
+    prefixes = sorted({n[:k] for n in names for k in range(1, len(n) + 1)})
+    for p in prefixes:
+        exact = p in names
+        cands = [n for n in names if n.startswith(p)]
+        name = p if exact else cands[0]
+        for args in abbrev_expand('--' + p, name, table, fstab, pid):
+            if name in ('help', 'version') and (exact or len(cands) == 1):
+                rb, b, eb = run([binary, 'list', '--' + name])
+                rc, c, ec = run([binary, 'list'] + args)
+                t.check('abbrev %r' % args, (rb, b) == (rc, c) and rb == 0,
+                        'mntsnap --%s: %d, %r: %d %r' % (name, rb, args, rc, ec))
+                continue
+            optparse_same(t, 'abbrev', ['findmnt'], [binary, 'list'], args,
+                          json_out=name == 'json' and (exact or len(cands) == 1))
+    odd = os.path.join(base, 'abbrev.mountinfo')
+    with open(odd, 'w') as f:
+        f.write(ABBREV_TABLE)
+    for args in ABBREV_ARGS:
+        optparse_same(t, 'abbrev args', ['findmnt', '-F', odd], [binary, 'list', '-F', odd], args)
+    # POSIXLY_CORRECT: the first argument ends the options, for both
+    optparse_same(t, 'abbrev POSIXLY_CORRECT', ['findmnt', '-F', odd], [binary, 'list', '-F', odd],
+                  ['--lis', 'proc', '--lis'], dict(os.environ, POSIXLY_CORRECT='1'))
+    # mntsnap's own long options by a prefix findmnt does not know
+    for short, whole in ((['--list-c'], ['--list-columns']), (['--mountinfo', table], ['-F', table]),
+                         (['--thr', '2', '--allow', '--back', 'mountinfo', '-t', 'proc'],
+                          ['--threads', '2', '--allow-inconsistent', '--backend', 'mountinfo',
+                           '-t', 'proc']),
+                         (['--und', '/', '-t', 'proc'], ['--under', '/', '-t', 'proc']),
+                         (['--pi', pid, '-t', 'proc'], ['--pid', pid, '-t', 'proc'])):
+        ra, a, ea = run([binary, 'list'] + short)
+        rb, b, eb = run([binary, 'list'] + whole)
+        t.check('abbrev own %r' % short, (ra, a) == (rb, b) and ra == 0 and a,
+                '%r: %d %r, %r: %d %r' % (short, ra, ea, whole, rb, eb))
+    # show and stat: the same abbreviations (show: a snapshot of this table)
+    snap = os.path.join(base, 'abbrev.snap')
+    rc, _, err = run([binary, 'save', snap])
+    t.check('abbrev save', rc == 0, err.decode(errors='replace'))
+    for cmd, tail in ((['show', snap], []), (['stat'], ['/'])):
+        for short, whole in ((['--lis'], ['--list']), (['--js'], ['--json']),
+                             (['--b', '-o', 'TARGET,SIZE'], ['--bytes', '-o', 'TARGET,SIZE']),
+                             (['--al', '-o', 'TARGET'], ['--all', '-o', 'TARGET'])):
+            ra, a, ea = run([binary] + cmd + short + tail)
+            rb, b, eb = run([binary] + cmd + whole + tail)
+            t.check('abbrev %s %r' % (cmd[0], short), (ra, a) == (rb, b) and ra == 0 and a,
+                    '%r: %d %r, %r: %d %r' % (short, ra, ea, whole, rb, eb))
+        ra, a, ea = run([binary] + cmd + ['--n'] + tail)
+        t.check('abbrev %s --n refused' % cmd[0], ra == 2 and not a and b'ambiguous' in ea,
+                '%d %r %r' % (ra, a, ea))
 
 
 # -F FILE in the format of /proc/mounts (an mtab) or fstab, without -s:
@@ -1933,6 +2044,9 @@ def main():
     if only in 'optparse':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-optparse-') as base:
             optparse(t, binary, base)
+    if only in 'abbrev':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-abbrev-') as base:
+            abbrevs(t, binary, data, base)
     if only in 'source-lookups':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-src-') as base:
             source_lookups(t, binary, base)

@@ -98,6 +98,18 @@ struct cli_poll {
 };
 int cli_poll(const struct cli_poll *p);
 
+/*
+ * list, show and stat speak findmnt's long options: a copy of argv in
+ * which each --PREFIX[=V] that findmnt 2.38.1 resolves (and that is no
+ * whole name of lo) is that option's full name, for getopt_long with
+ * shortopts and lo. A prefix findmnt calls ambiguous is refused (message
+ * printed). The copy is freed with cli_findmnt_argv_free(). 0 or -errno.
+ */
+struct option;
+int cli_findmnt_argv(const char *cmd, int argc, char **argv, const char *shortopts,
+		     const struct option *lo, char ***ret_argv);
+void cli_findmnt_argv_free(int argc, char **av);
+
 /* The version and the optional libraries of this build (mntsnap --version). */
 void cli_version(FILE *f);
 

@@ -115,35 +115,36 @@ static void print_help(const char *text)
 	col_help(stdout);
 }
 
+#define LIST_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:sexp::w:"
+static const struct option list_lo[] = {
+	VIEW_LONGOPTS,
+	VIEW_LIVE_LONGOPTS,
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "task", required_argument, NULL, 'N' },
+	{ "ns", required_argument, NULL, OPT_NS },
+	{ "ns-id", required_argument, NULL, OPT_NS_ID },
+	{ "tab-file", required_argument, NULL, 'F' },
+	{ "mountinfo-file", required_argument, NULL, 'F' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "under", required_argument, NULL, OPT_UNDER },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "allow-inconsistent", no_argument, NULL, OPT_ALLOW_INCONSISTENT },
+	{ "fstab", no_argument, NULL, 's' },
+	{ "evaluate", no_argument, NULL, 'e' },
+	{ "verify", no_argument, NULL, 'x' },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "poll", optional_argument, NULL, 'p' },
+	{ "timeout", required_argument, NULL, 'w' },
+	{ 0 },
+};
+
 static int parse_list(int argc, char **argv, struct list_args *a)
 {
-	static const struct option lo[] = {
-		VIEW_LONGOPTS,
-		VIEW_LIVE_LONGOPTS,
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "task", required_argument, NULL, 'N' },
-		{ "ns", required_argument, NULL, OPT_NS },
-		{ "ns-id", required_argument, NULL, OPT_NS_ID },
-		{ "tab-file", required_argument, NULL, 'F' },
-		{ "mountinfo-file", required_argument, NULL, 'F' },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "under", required_argument, NULL, OPT_UNDER },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "allow-inconsistent", no_argument, NULL, OPT_ALLOW_INCONSISTENT },
-		{ "fstab", no_argument, NULL, 's' },
-		{ "evaluate", no_argument, NULL, 'e' },
-		{ "verify", no_argument, NULL, 'x' },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
-		{ "poll", optional_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 'w' },
-		{ 0 },
-	};
 	uint64_t v;
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:sexp::w:", lo,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, LIST_SHORTOPTS, list_lo, NULL)) != -1) {
 		if (view_excl(&a->view, "list", c))
 			return -EINVAL;
 		/* findmnt keeps the last -o only (-p's table too; the view: view_finish) */
@@ -712,7 +713,7 @@ static long *joined_tids(const struct list_args *a, const struct mntsnap_snapsho
 	return tids;
 }
 
-int cmd_list(int argc, char **argv)
+static int list_run(int argc, char **argv)
 {
 	char *tagdev = NULL;
 	struct list_args a = { 0 };
@@ -849,6 +850,18 @@ static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snaps
 	return 0;
 }
 
+int cmd_list(int argc, char **argv)
+{
+	char **av;
+	int r;
+
+	if (cli_findmnt_argv("list", argc, argv, LIST_SHORTOPTS, list_lo, &av))
+		return CLI_EXIT_ERR;
+	r = list_run(argc, av);
+	cli_findmnt_argv_free(argc, av);
+	return r;
+}
+
 static const char stat_help[] =
 	"usage: mntsnap stat [TARGET] [OPTIONS] (ID | PATH)\n"
 	"One mount by its 64-bit unique id or by a path on it, without walking\n"
@@ -861,17 +874,19 @@ static const char stat_help[] =
 	"list's mtab and canonicalize options do not apply (an error); its\n"
 	"kernel option is accepted: one mount of the kernel's table.\n";
 
-int cmd_stat(int argc, char **argv)
+#define STAT_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:"
+static const struct option stat_lo[] = {
+	VIEW_LONGOPTS,
+	VIEW_LIVE_LONGOPTS,
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "task", required_argument, NULL, 'N' },
+	{ "ns", required_argument, NULL, OPT_NS },
+	{ "ns-id", required_argument, NULL, OPT_NS_ID },
+	{ 0 },
+};
+
+static int stat_run(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		VIEW_LONGOPTS,
-		VIEW_LIVE_LONGOPTS,
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "task", required_argument, NULL, 'N' },
-		{ "ns", required_argument, NULL, OPT_NS },
-		{ "ns-id", required_argument, NULL, OPT_NS_ID },
-		{ 0 },
-	};
 	struct cli_target t = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
@@ -883,8 +898,7 @@ int cmd_stat(int argc, char **argv)
 	view_init(&v);
 	v.out.mode = OUT_LIST;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:", lo, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, STAT_SHORTOPTS, stat_lo, NULL)) != -1) {
 		/* one mount of the kernel's table: -k says so */
 		if (c == 'k')
 			continue;
@@ -952,3 +966,14 @@ int cmd_stat(int argc, char **argv)
 	return r;
 }
 
+int cmd_stat(int argc, char **argv)
+{
+	char **av;
+	int r;
+
+	if (cli_findmnt_argv("stat", argc, argv, STAT_SHORTOPTS, stat_lo, &av))
+		return CLI_EXIT_ERR;
+	r = stat_run(argc, av);
+	cli_findmnt_argv_free(argc, av);
+	return r;
+}

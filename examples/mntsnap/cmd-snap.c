@@ -137,9 +137,11 @@ static int load(const char *cmd, const char *file, struct mntsnap_snapshot **ret
 	return r;
 }
 
-int cmd_show(int argc, char **argv)
+#define SHOW_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS
+static const struct option show_lo[] = { VIEW_LONGOPTS, VIEW_LIVE_LONGOPTS, { 0 } };
+
+static int show_run(int argc, char **argv)
 {
-	static const struct option lo[] = { VIEW_LONGOPTS, VIEW_LIVE_LONGOPTS, { 0 } };
 	struct mntsnap_snapshot *s;
 	const char *file = NULL;
 	struct view v;
@@ -149,7 +151,7 @@ int cmd_show(int argc, char **argv)
 	/* another machine's or namespace's table: paths by its own text */
 	v.saved = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHOW_SHORTOPTS, show_lo, NULL)) != -1) {
 		r = view_live_only("show", c);
 		if (r)
 			return r;
@@ -204,6 +206,18 @@ int cmd_show(int argc, char **argv)
 			file, mntsnap_snapshot_attempts(s));
 	r = view_print(&v, "show", s);
 	mntsnap_snapshot_free(s);
+	return r;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	char **av;
+	int r;
+
+	if (cli_findmnt_argv("show", argc, argv, SHOW_SHORTOPTS, show_lo, &av))
+		return CLI_EXIT_ERR;
+	r = show_run(argc, av);
+	cli_findmnt_argv_free(argc, av);
 	return r;
 }
 

@@ -78,6 +78,10 @@ const char view_help[] =
 	"  --list-columns        print every column and what it is, one a line\n"
 	"                        (mntsnap's: findmnt 2.38 has no such option)\n"
 	"  -V, --version         mntsnap's version (as mntsnap --version)\n"
+	"Long options shorten as findmnt's do: a prefix of one of findmnt's long\n"
+	"option names is that option, though mntsnap's own names share it; a\n"
+	"prefix of several of findmnt's is refused; mntsnap's own options go\n"
+	"whole or by a prefix findmnt does not know (mntsnap(1), OUTPUT OPTIONS).\n"
 	"Options findmnt refuses together are refused (exit 2): -J/-P/-r,\n"
 	"-P/-l/-r, -M/-T, --real/--pseudo.\n"
 	"Exit status: 0 something printed, 1 nothing matched, 2 error.\n";
