@@ -1676,6 +1676,35 @@ def tabfile_formats(t, binary, data, base):
                     b"can't read" in ea and b"can't read" in eb, '%d %d %r %r' % (ra, rb, ea, eb))
 
 
+def tabfiles_joined(t, binary, base):
+    """-F more than once: findmnt reads every file into one table, in the
+    format its first telling line has (the files after it keep that
+    format: a line of the other one is a parse error, warned and skipped
+    in fstab mode; in a mountinfo table mntsnap refuses it, as README
+    keeps, naming the file and its line)."""
+    mi, fs, fs2, pm, com = (os.path.join(base, 'join-' + n)
+                            for n in ('mi', 'fs', 'fs2', 'pm', 'com'))
+    with open(mi, 'wb') as fh:
+        fh.write(b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /x rw - tmpfs t rw\n')
+    with open(fs, 'wb') as fh:
+        fh.write(b'/dev/a /a ext4 rw 0 0\n/dev/b /b xfs ro 0 0\n')
+    with open(fs2, 'wb') as fh:
+        fh.write(b'# second\nLABEL=x /c ext4 defaults 1 2\n')
+    with open(com, 'wb') as fh:
+        fh.write(b'# nothing but comments\n\n')
+    with open('/proc/self/mounts', 'rb') as src, open(pm, 'wb') as dst:
+        dst.write(src.read())
+    for files in ((fs, fs2), (fs, fs), (fs2, fs, fs2), (fs, mi), (com, fs), (pm, pm),
+                  (mi, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in ([], ['-s'], ['-l', '-o', 'TARGET', '-t', 'proc'], ['-r', '/a'],
+                      ['-J'], ['-s', '-r', '-o', 'SOURCE,TARGET']):
+            if '-s' in extra and mi in files and fs not in files:
+                continue   # mountinfo lines read as fstab: warnings only, tested above
+            fstab_same(t, 'joined', extra + fa, [binary, 'list'] + extra + fa,
+                       json_out='-J' in extra)
+
+
 def lookup_pair(t, name, binary, args, cwd=None):
     """findmnt ARGS and mntsnap list ARGS (in cwd): stdout, exit status and
     whether stderr says anything, as same_output() allows."""
@@ -1840,6 +1869,9 @@ def main():
     if only in 'tabfile':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabfile-') as base:
             tabfile_formats(t, binary, data, base)
+    if only in 'tabread':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabread-') as base:
+            tabfiles_joined(t, binary, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

@@ -29,7 +29,8 @@ static const char list_help[] =
 	"                        /proc/mounts, an mtab or fstab (told by its first\n"
 	"                        line, as findmnt does; then listed as -s lists);\n"
 	"                        -F and -N more than once: their tables read in\n"
-	"                        turn into one, a list\n"
+	"                        turn into one, a list (in the format the first\n"
+	"                        line that tells has, -s: fstab)\n"
 	"  --backend auto|statmount|mountinfo\n"
 	"                        force a backend; auto falls back to mountinfo when\n"
 	"                        statmount/listmount are missing or blocked\n"
@@ -100,6 +101,9 @@ struct list_args {
 	const char *tabs[LIST_TABS_MAX];
 	long tabpids[LIST_TABS_MAX];
 	size_t ntabs, npids;
+	/* the files they are (tabs[i], or /proc/PID/mountinfo in pidtabs[i]) */
+	const char *paths[LIST_TABS_MAX];
+	char pidtabs[LIST_TABS_MAX][40];
 	char tabpath[32]; /* their join: /proc/self/fd/N */
 };
 
@@ -463,11 +467,34 @@ static void resolve_tag_lookup(struct list_args *a, char **dev)
 		*spec = *dev;
 }
 
+/* the files of -F and -N, in the order given (-N PID: /proc/PID/mountinfo) */
+static void tab_paths(struct list_args *a)
+{
+	for (size_t i = 0; i < a->ntabs; i++) {
+		if (!a->tabs[i])
+			snprintf(a->pidtabs[i], sizeof(a->pidtabs[i]), "/proc/%ld/mountinfo",
+				 a->tabpids[i]);
+		a->paths[i] = a->tabs[i] ? a->tabs[i] : a->pidtabs[i];
+	}
+}
+
+/* findmnt reads every -F file into one table, in the fstab format too */
+static void fstab_paths(struct list_args *a, struct fstab_args *fa)
+{
+	if (a->ntabs < 2)
+		return;
+	fa->paths = a->paths;
+	fa->npaths = a->ntabs;
+	fa->path = a->paths[0];
+}
+
 static int list_fstab(struct list_args *a)
 {
 	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
 				 .evaluate = a->evaluate, .verify = a->verify,
 				 .verbose = a->verbose };
+
+	fstab_paths(a, &fa);
 
 	if (a->target.set)
 		return cli_fail(0, "list: -s reads fstab, not a TARGET's table");
@@ -479,6 +506,8 @@ static int list_fstab(struct list_args *a)
  * -F FILE without -s: libmount guesses the format from the text. A file
  * in the fstab format (an mtab, a copy of /proc/mounts) is listed as -s
  * lists fstab, by findmnt's rules for a kernel table (-m: for an mtab).
+ * More than one table: libmount keeps its first guess for the files read
+ * after it (a line of the other format is then a parse error).
  * Returns -1 for mountinfo text (or a file only the library's reader
  * can say what is wrong with), else the exit status.
  */
@@ -487,13 +516,15 @@ static int list_tabfile(struct list_args *a)
 	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
 				 .evaluate = a->evaluate, .verify = a->verify,
 				 .verbose = a->verbose, .kernel_tab = !a->mtab };
-	int fmt = fstab_guess_format(a->mountinfo_file);
+	int fmt = a->ntabs > 1 ? fstab_guess_formats(a->paths, a->ntabs)
+			       : fstab_guess_format(a->mountinfo_file);
 
 	if (fmt == FSTAB_FMT_SWAPS)
 		return cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
-				a->mountinfo_file);
+				a->ntabs > 1 ? a->paths[0] : a->mountinfo_file);
 	if (fmt != FSTAB_FMT_FSTAB)
 		return -1;
+	fstab_paths(a, &fa);
 	a->view.out.cx.evaluate = a->evaluate;
 	return fstab_list(&fa);
 }
@@ -617,6 +648,7 @@ int cmd_list(int argc, char **argv)
 	r = parse_list(argc, argv, &a);
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
+	tab_paths(&a);
 	if (a.poll)
 		return list_poll(&a);
 	if (a.view.list_columns) {
@@ -631,7 +663,7 @@ int cmd_list(int argc, char **argv)
 	/* findmnt -x checks fstab, the kernel's table with -k, or -N's task's */
 	if (a.fstab || (a.verify && !a.kernel && !a.target.set))
 		return list_fstab(&a);
-	if (a.mountinfo_file && !a.target.set && a.ntabs <= 1 && (r = list_tabfile(&a)) >= 0)
+	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;
 	resolve_tag_lookup(&a, &tagdev);
 	if (a.ntabs > 1 && join_tabs(&a, &tabfd)) {
