@@ -1794,6 +1794,105 @@ def tabfile_formats(t, binary, data, base):
                     b"can't read" in ea and b"can't read" in eb, '%d %d %r %r' % (ra, rb, ea, eb))
 
 
+def tabfiles_joined(t, binary, base):
+    """-F more than once: findmnt reads every file into one table, in the
+    format its first telling line has (the files after it keep that
+    format: a line of the other one is a parse error, warned and skipped
+    in fstab mode; in a mountinfo table mntsnap refuses it, as README
+    keeps, naming the file and its line)."""
+    mi, fs, fs2, pm, com = (os.path.join(base, 'join-' + n)
+                            for n in ('mi', 'fs', 'fs2', 'pm', 'com'))
+    with open(mi, 'wb') as fh:
+        fh.write(b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /x rw - tmpfs t rw\n')
+    with open(fs, 'wb') as fh:
+        fh.write(b'/dev/a /a ext4 rw 0 0\n/dev/b /b xfs ro 0 0\n')
+    with open(fs2, 'wb') as fh:
+        fh.write(b'# second\nLABEL=x /c ext4 defaults 1 2\n')
+    with open(com, 'wb') as fh:
+        fh.write(b'# nothing but comments\n\n')
+    with open('/proc/self/mounts', 'rb') as src, open(pm, 'wb') as dst:
+        dst.write(src.read())
+    for files in ((fs, fs2), (fs, fs), (fs2, fs, fs2), (fs, mi), (com, fs), (pm, pm),
+                  (mi, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in ([], ['-s'], ['-l', '-o', 'TARGET', '-t', 'proc'], ['-r', '/a'],
+                      ['-J'], ['-s', '-r', '-o', 'SOURCE,TARGET']):
+            if '-s' in extra and mi in files and fs not in files:
+                continue   # mountinfo lines read as fstab: warnings only, tested above
+            fstab_same(t, 'joined', extra + fa, [binary, 'list'] + extra + fa,
+                       json_out='-J' in extra)
+
+
+def tabfile_loose(t, binary, base):
+    """Mountinfo text libmount reads past: blank and '#' lines (after
+    blanks too), blanks before and after a line, CRLF, tabs or several
+    blanks between fields, the optional fields split by tabs, a source of
+    "  " (empty) or after a tab.
+    findmnt lists these without a word; so must mntsnap, and a line
+    neither can read is still refused naming its line in the file."""
+    l1, l2 = b'20 1 8:1 / / rw - ext4 /dev/sda1 rw', b'21 20 0:5 / /x rw - tmpfs t rw'
+    texts = {
+        'blank': l1 + b'\n\n' + l2 + b'\n',
+        'comment': b'# saved\n' + l1 + b'\n' + l2 + b'\n',
+        'indented-comment': b' \t# saved\n' + l1 + b'\n  \n\t\n' + l2 + b'\n',
+        'indent': b'  ' + l1 + b'\n\t' + l2 + b'\n',
+        'trail': l1 + b'  \n' + l2 + b'\t\n',
+        'crlf': l1 + b'\r\n' + l2 + b'\r\n',
+        'crlf-blanks': l1 + b' \r\n\r\n' + l2 + b'\r\n',
+        'tabs': b'20\t1\t8:1 /\t/ rw - ext4\t/dev/sda1 rw\n' + l2 + b'\n',
+        'spaces': b'20  1   8:1 / /  rw - ext4 /dev/sda1 rw\n' + l2 + b'\n',
+        'opt-fields': (b'20 1 8:1 / / rw\tshared:1\tmaster:2 - ext4 /dev/sda1 rw\n'
+                       b'21 20 0:5 / /x rw\tshared:3\t - tmpfs t rw\n'),
+        'opt-fields-spaces': (b'20 1 8:1 / / rw shared:1  master:2 - ext4 /dev/sda1 rw\n'
+                              b'21 20 0:5 / /x rw  - tmpfs t rw\n'),
+        'empty-source': l1 + b'\n21 20 0:5 / /x rw - tmpfs  rw\n',
+        'tab-source': l1 + b'\n21 20 0:5 / /x rw - tmpfs \tt rw\n',
+        'escapes': l1 + b'\n21 20 0:5 / /a\\040b\\011c rw - tmpfs t\\134x rw\n',
+        'no-final-newline': b'# c\n' + l1 + b'\n' + l2,
+    }
+    for name, text in texts.items():
+        path = os.path.join(base, 'loose-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(text)
+        # kept (README): a tab between optional fields shows as a space
+        # in OPT-FIELDS (the library splits them at spaces)
+        cols = ','.join(c for c in COLUMNS if name != 'opt-fields' or c != 'OPT-FIELDS')
+        for extra in ([], ['-J', '-l', '-o', cols], ['-r', '-o', cols], ['-l'], ['-P', '/x']):
+            fstab_same(t, 'loose ' + name, ['-F', path] + extra,
+                       [binary, 'list', '-F', path] + extra, json_out='-J' in extra)
+        fstab_same(t, 'loose ' + name + ' twice', ['-F', path, '-F', path, '-r'],
+                   [binary, 'list', '-F', path, '-F', path, '-r'])
+    # what libmount cannot read: refused (README), the line named as in the file
+    bad = os.path.join(base, 'loose-bad')
+    with open(bad, 'wb') as fh:
+        fh.write(b'# c\n\n' + l1 + b'\n21 20 0:5 / /x rw - tmpfs\n')
+    ra, _, ea = run(['findmnt', '-F', bad])
+    rb, b, eb = run([binary, 'list', '-F', bad])
+    t.check('loose-bad: findmnt warns about line 4, mntsnap refuses naming line 4',
+            ra == 0 and b'line 4' in ea and rb == 2 and b == b'' and b'list: line 4: ' in eb,
+            '%r / %r' % (ea, eb))
+    mi, fs, com = (os.path.join(base, n) for n in ('j-mi', 'j-fs', 'j-com'))
+    with open(mi, 'wb') as fh:
+        fh.write(l1 + b'\n' + l2 + b'\n')
+    with open(fs, 'wb') as fh:
+        fh.write(b'# fstab\n/dev/a /a ext4 rw 0 0\n')
+    with open(com, 'wb') as fh:
+        fh.write(b'# nothing but comments\n\n')
+    fstab_same(t, 'joined comments then mountinfo', ['-F', com, '-F', mi, '-r'],
+               [binary, 'list', '-F', com, '-F', mi, '-r'])
+    for files in ((mi, fs), (mi, com, fs)):
+        fa = [a for f in files for a in ('-F', f)]
+        ra, _, ea = run(['findmnt'] + fa)
+        rb, b, eb = run([binary, 'list'] + fa)
+        t.check('joined %s: findmnt warns, mntsnap refuses naming the file and its line' %
+                ' '.join(os.path.basename(f) for f in files),
+                ra == 0 and (fs + ': parse error at line 2').encode() in ea and rb == 2 and
+                b == b'' and ('list: %s: line 2: ' % fs).encode() in eb, '%r / %r' % (ea, eb))
+    # the kernel's own text is read as it is: -F /proc/self/mountinfo too
+    fstab_same(t, 'loose /proc/self/mountinfo', ['-F', '/proc/self/mountinfo', '-r', '-t', 'proc'],
+               [binary, 'list', '-F', '/proc/self/mountinfo', '-r', '-t', 'proc'])
+
+
 def lookup_pair(t, name, binary, args, cwd=None):
     """findmnt ARGS and mntsnap list ARGS (in cwd): stdout, exit status and
     whether stderr says anything, as same_output() allows."""
@@ -2064,6 +2163,10 @@ def main():
     if only in 'mtab-tid-uuid':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-mtab-') as base:
             mtab_tid_uuid(t, binary, base)
+    if only in 'tabread':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabread-') as base:
+            tabfiles_joined(t, binary, base)
+            tabfile_loose(t, binary, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

@@ -61,10 +61,28 @@ int cli_under_id(const char *cmd, const struct mntsnap_ns *ns, const char *path,
  */
 int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		struct mntsnap_snapshot **ret_snap);
-/* The same for tables joined into one (list's -F/-N given more than
- * once): their ids repeat by nature, without the warning that says so. */
+/* Where line i + 1 of a text list made from -F files came from. */
+struct cli_tabline {
+	unsigned file; /* index in files */
+	unsigned line; /* 1-based, in that file */
+};
+
+struct cli_tabmap {
+	/* tables joined into one (-F/-N more than once): their ids repeat by
+	 * nature, without the warning that says so; errors name the file */
+	bool joined;
+	const char *const *files;
+	const struct cli_tabline *lines;
+	size_t n;
+};
+
+/*
+ * The same for a text list made of -F files (joined, or cleaned of what
+ * libmount reads past): a parse error names the line of the file it
+ * came from. map NULL: cli_capture().
+ */
 int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
-		       bool joined, struct mntsnap_snapshot **ret_snap);
+		       const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap);
 
 /*
  * Why stdout failed, once everything is written: flushed, so the error is

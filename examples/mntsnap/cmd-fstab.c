@@ -600,14 +600,15 @@ int fstab_list(struct fstab_args *a)
 	const char *path = a->path ? a->path : fstab_path();
 	struct pathcache cache;
 	struct fstab t;
+	size_t failed = 0;
 	int r;
 
 	if (a->view->mountinfo)
 		return cli_fail(0, "list: --format mountinfo is the kernel's text: not for a table "
 				   "in the fstab format");
-	r = fstab_read(path, &t);
+	r = a->npaths > 1 ? fstab_read_all(a->paths, a->npaths, &t, &failed) : fstab_read(path, &t);
 	if (r)
-		return cli_fail(r, "can't read %s", path);
+		return cli_fail(r, "can't read %s", a->npaths > 1 ? a->paths[failed] : path);
 	if (a->evaluate && (r = evaluate(&t))) {
 		fstab_free(&t);
 		return cli_fail(r, "list");

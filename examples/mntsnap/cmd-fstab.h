@@ -12,6 +12,9 @@
 struct fstab_args {
 	struct view *view;  /* output options and filters of list */
 	const char *path;   /* -F FILE, else /etc/fstab */
+	/* -F given more than once: every file in turn, one table (path: the first) */
+	const char *const *paths;
+	size_t npaths;
 	bool evaluate;      /* -e */
 	bool verify;        /* -x */
 	bool verbose;       /* --verbose (with -x) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -25,12 +26,14 @@ static const char list_help[] =
 	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
 	"  -F, --tab-file FILE   read a saved table instead (also --mountinfo-file):\n"
-	"                        mountinfo text, or the fstab format of\n"
+	"                        mountinfo text (blank and '#' lines, CRLF, tabs\n"
+	"                        read past as findmnt does), or the fstab format of\n"
 	"                        /proc/mounts, an mtab or fstab (told by its first\n"
 	"                        line, as findmnt does; then listed as -s lists);\n"
 	"                        -F and -N more than once: their tables read in\n"
-	"                        turn into one, a list; TID: the task a mountinfo\n"
-	"                        FILE's path names (/proc/PID/mountinfo: PID)\n"
+	"                        turn into one, a list (in the format the first\n"
+	"                        line that tells has, -s: fstab); TID: the task a\n"
+	"                        mountinfo FILE's path names (/proc/PID/mountinfo: PID)\n"
 	"  --backend auto|statmount|mountinfo\n"
 	"                        force a backend; auto falls back to mountinfo when\n"
 	"                        statmount/listmount are missing or blocked\n"
@@ -102,6 +105,9 @@ struct list_args {
 	const char *tabs[LIST_TABS_MAX];
 	long tabpids[LIST_TABS_MAX];
 	size_t ntabs, npids;
+	/* the files they are (tabs[i], or /proc/PID/mountinfo in pidtabs[i]) */
+	const char *paths[LIST_TABS_MAX];
+	char pidtabs[LIST_TABS_MAX][40];
 	char tabpath[32]; /* their join: /proc/self/fd/N */
 	/* per table in the join: its mounts (-errno if unknown) and their TID */
 	long tabrows[LIST_TABS_MAX], tabtids[LIST_TABS_MAX];
@@ -468,11 +474,34 @@ static void resolve_tag_lookup(struct list_args *a, char **dev)
 		*spec = *dev;
 }
 
+/* the files of -F and -N, in the order given (-N PID: /proc/PID/mountinfo) */
+static void tab_paths(struct list_args *a)
+{
+	for (size_t i = 0; i < a->ntabs; i++) {
+		if (!a->tabs[i])
+			snprintf(a->pidtabs[i], sizeof(a->pidtabs[i]), "/proc/%ld/mountinfo",
+				 a->tabpids[i]);
+		a->paths[i] = a->tabs[i] ? a->tabs[i] : a->pidtabs[i];
+	}
+}
+
+/* findmnt reads every -F file into one table, in the fstab format too */
+static void fstab_paths(struct list_args *a, struct fstab_args *fa)
+{
+	if (a->ntabs < 2)
+		return;
+	fa->paths = a->paths;
+	fa->npaths = a->ntabs;
+	fa->path = a->paths[0];
+}
+
 static int list_fstab(struct list_args *a)
 {
 	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
 				 .evaluate = a->evaluate, .verify = a->verify,
 				 .verbose = a->verbose };
+
+	fstab_paths(a, &fa);
 
 	if (a->target.set)
 		return cli_fail(0, "list: -s reads fstab, not a TARGET's table");
@@ -484,6 +513,8 @@ static int list_fstab(struct list_args *a)
  * -F FILE without -s: libmount guesses the format from the text. A file
  * in the fstab format (an mtab, a copy of /proc/mounts) is listed as -s
  * lists fstab, by findmnt's rules for a kernel table (-m: for an mtab).
+ * More than one table: libmount keeps its first guess for the files read
+ * after it (a line of the other format is then a parse error).
  * Returns -1 for mountinfo text (or a file only the library's reader
  * can say what is wrong with), else the exit status.
  */
@@ -492,13 +523,15 @@ static int list_tabfile(struct list_args *a)
 	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
 				 .evaluate = a->evaluate, .verify = a->verify,
 				 .verbose = a->verbose, .kernel_tab = !a->mtab };
-	int fmt = fstab_guess_format(a->mountinfo_file);
+	int fmt = a->ntabs > 1 ? fstab_guess_formats(a->paths, a->ntabs)
+			       : fstab_guess_format(a->mountinfo_file);
 
 	if (fmt == FSTAB_FMT_SWAPS)
 		return cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
-				a->mountinfo_file);
+				a->ntabs > 1 ? a->paths[0] : a->mountinfo_file);
 	if (fmt != FSTAB_FMT_FSTAB)
 		return -1;
+	fstab_paths(a, &fa);
 	a->view.out.cx.evaluate = a->evaluate;
 	return fstab_list(&fa);
 }
@@ -588,99 +621,243 @@ static int list_poll(struct list_args *a)
 	return cli_poll(&q);
 }
 
-/* Copy f to fd, a newline added where its last line has none. */
-static int copy_tab(FILE *f, int fd)
-{
-	char buf[65536], last = '\n';
-	size_t n;
+/* -F's text as the library reads it, and where each of its lines came from */
+struct tab_join {
+	int fd;
+	struct cli_tabline *lines;
+	size_t n, cap;
+	bool changed; /* the text is not the file's as it was */
+};
 
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		last = buf[n - 1];
-		if (write(fd, buf, n) != (ssize_t)n)
-			break;
+static void tj_free(struct tab_join *tj)
+{
+	if (tj->fd >= 0)
+		close(tj->fd);
+	free(tj->lines);
+	*tj = (struct tab_join){ .fd = -1 };
+}
+
+static int tj_put(struct tab_join *tj, unsigned file, unsigned line, const char *s, size_t len)
+{
+	if (tj->n == tj->cap) {
+		size_t cap = tj->cap ? 2 * tj->cap : 256;
+		struct cli_tabline *nl = realloc(tj->lines, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		tj->lines = nl;
+		tj->cap = cap;
 	}
-	/* each file is read on its own: a last line without its newline ends there */
-	if (n || ferror(f) || (last != '\n' && write(fd, "\n", 1) != 1))
+	tj->lines[tj->n++] = (struct cli_tabline){ .file = file, .line = line };
+	if (write(tj->fd, s, len) != (ssize_t)len || write(tj->fd, "\n", 1) != 1)
 		return -EIO;
 	return 0;
 }
 
-/*
- * The mounts the mountinfo text in fd holds, as the library reads it
- * (what the joined table's rows of this table are); -errno if it is none.
- */
-static long count_mounts(int fd)
+static const char *mi_sep(const char *s)
 {
-	char path[32];
-	struct mntsnap_snapshot *snap = NULL;
-	long n;
-	int r;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
-		     .mountinfo_path = path);
-	r = mntsnap_capture(&opts, &snap);
-	if (r)
-		return r;
-	n = (long)mntsnap_snapshot_count(snap);
-	mntsnap_snapshot_free(snap);
-	return n;
+/* libmount's unmangle(): a field ends at a blank (a space or a tab) */
+static const char *mi_word(const char *s)
+{
+	while (*s && *s != ' ' && *s != '\t')
+		s++;
+	return s;
+}
+
+static char *mi_put(char *o, const char *s, const char *e, char after)
+{
+	memcpy(o, s, (size_t)(e - s));
+	o += e - s;
+	if (after)
+		*o++ = after;
+	return o;
 }
 
 /*
- * Table i copied to the joined text in fd, its mounts counted (-errno when
- * the library reads none: then no row gets a TID of its own).
+ * A mountinfo line split as libmount 2.38 splits it
+ * (mnt_parse_mountinfo_line()), written back as the kernel writes it:
+ * one space between fields. Six fields apart by blanks (spaces or tabs,
+ * any number); the optional fields up to the first " - " (kept as
+ * written, as the library keeps them, a tab as a space); the type; "  " after it is an empty source (the kernel's
+ * text for one), else blanks then the source; blanks then the
+ * superblock options: the library's are the rest of the line, blanks at
+ * its end dropped (libmount stops at a blank: a kept difference).
+ * Escapes stay as they are. Returns the length at out (a buffer as long
+ * as s, and one byte), or 0 when libmount cannot split the line either.
  */
-static int join_one(struct list_args *a, size_t i, int fd)
+static size_t mi_clean_line(const char *s, char *out)
 {
-	char pidtab[64], buf[65536];
-	const char *file = a->tabs[i];
-	ssize_t n = 0;
-	int one, r;
-	FILE *f;
+	const char *e, *sep;
+	char *o = out;
 
-	if (!file) {
-		snprintf(pidtab, sizeof(pidtab), "/proc/%ld/mountinfo", a->tabpids[i]);
-		file = pidtab;
+	for (int i = 0; i < 6; i++, s = e) {
+		s = mi_sep(s);
+		e = mi_word(s);
+		if (e == s)
+			return 0;
+		o = mi_put(o, s, e, i < 5 ? ' ' : '\0');
 	}
+	sep = strstr(s, " - ");
+	if (!sep)
+		return 0;
+	/* the library keeps them as written (spaces): a tab is a space */
+	for (; s < sep; s++)
+		*o++ = *s == '\t' ? ' ' : *s;
+	o = mi_put(o, sep, sep + 3, '\0');
+	s = mi_sep(sep + 3);
+	e = mi_word(s);
+	if (e == s || !*e)
+		return 0;
+	o = mi_put(o, s, e, ' ');
+	s = e;
+	if (s[0] != ' ' || s[1] != ' ') {
+		s = mi_sep(s);
+		e = mi_word(s);
+		if (e == s)
+			return 0;
+		o = mi_put(o, s, e, '\0');
+		s = e;
+	}
+	*o++ = ' ';
+	s = mi_sep(s);
+	if (!*s)
+		return 0;
+	/* the super options are the rest (README: an old cifs line's raw space) */
+	for (e = s + strlen(s); e[-1] == ' ' || e[-1] == '\t'; e--)
+		;
+	o = mi_put(o, s, e, '\0');
+	return (size_t)(o - out);
+}
+
+/*
+ * One line of a -F file. libmount drops the newline, then one \r before
+ * it, skips blanks and passes over an empty or '#' line; the rest is
+ * split as mi_clean_line() says. A line it cannot split (or with a NUL
+ * byte) goes on as it was: the library refuses it naming its line, as
+ * the README keeps (findmnt warns and lists the rest).
+ */
+static int tj_line(struct tab_join *tj, unsigned file, unsigned lineno, char *buf, size_t n,
+		   char *out)
+{
+	size_t len = n && buf[n - 1] == '\n' ? n - 1 : n, k;
+	const char *s;
+
+	if (memchr(buf, '\0', len))
+		return tj_put(tj, file, lineno, buf, len);
+	buf[len] = '\0';
+	if (len && buf[len - 1] == '\r')
+		buf[--len] = '\0';
+	s = mi_sep(buf);
+	if (!*s || *s == '#') {
+		tj->changed = true;
+		return 0;
+	}
+	k = mi_clean_line(s, out);
+	if (!k) {
+		tj->changed |= len != n - 1;
+		return tj_put(tj, file, lineno, buf, len);
+	}
+	tj->changed |= k != n - 1 || memcmp(out, buf, k);
+	return tj_put(tj, file, lineno, out, k);
+}
+
+/* a saved file, not a task's table in /proc nor a device or pipe */
+static bool tab_cleanable(const char *file)
+{
+	struct stat st;
+
+	return !stat(file, &st) && S_ISREG(st.st_mode) && !proc_table_pid(file);
+}
+
+/*
+ * A file's lines into tj: a task's table in /proc as the kernel wrote it
+ * (the library's strict reader judges that text: a short or corrupt read
+ * is refused), any other file cleaned line by line as libmount reads it.
+ */
+static int tj_file(struct tab_join *tj, unsigned idx, const char *file)
+{
+	bool kernel = !tab_cleanable(file);
+	char *buf = NULL, *out = NULL;
+	size_t cap = 0, ocap = 0;
+	unsigned lineno = 0;
+	ssize_t n;
+	FILE *f;
+	int r = 0;
+
 	f = fopen(file, "re");
 	if (!f)
-		return cli_fail(-errno, "list: %s", file);
-	/* findmnt's TID for these rows: the task the path names (-N's too) */
-	a->tabtids[i] = tab_file_tid(file);
-	one = memfd_create("mntsnap-tab", MFD_CLOEXEC);
-	r = one < 0 ? -errno : copy_tab(f, one);
-	fclose(f);
-	if (!r) {
-		a->tabrows[i] = count_mounts(one);
-		if (lseek(one, 0, SEEK_SET))
-			r = -errno;
+		return -errno;
+	while (!r && (n = getline(&buf, &cap, f)) > 0) {
+		lineno++;
+		if (kernel) {
+			/* each file is read on its own: a last line without its newline ends there */
+			r = tj_put(tj, idx, lineno, buf,
+				   buf[n - 1] == '\n' ? (size_t)n - 1 : (size_t)n);
+			continue;
+		}
+		if (ocap < (size_t)n + 1) {
+			char *no = realloc(out, (size_t)n + 1);
+
+			if (!no) {
+				r = -ENOMEM;
+				break;
+			}
+			out = no;
+			ocap = (size_t)n + 1;
+		}
+		r = tj_line(tj, idx, lineno, buf, (size_t)n, out);
 	}
-	while (!r && (n = read(one, buf, sizeof(buf))) > 0)
-		if (write(fd, buf, (size_t)n) != n)
-			r = -EIO;
-	if (!r && n < 0)
-		r = -errno;
-	if (one >= 0)
-		close(one);
-	return r ? cli_fail(r, "list: joining the tables") : 0;
+	if (!r && ferror(f))
+		r = -EIO;
+	free(buf);
+	free(out);
+	fclose(f);
+	return r;
 }
 
 /*
- * More than one -F or -N: findmnt reads each table in turn into one, a
- * list (no tree over two tables). The same text, concatenated into a
- * memory file read as -F. -N's is /proc/PID/mountinfo, as findmnt reads it.
+ * -F and -N tables as the library reads them, into a memory file. More
+ * than one: findmnt reads each table in turn into one, a list (no tree
+ * over two tables); -N's is /proc/PID/mountinfo, as findmnt reads it.
+ * One -F file: used only when cleaning changed its text (the file is
+ * read as it is otherwise). Returns 0, or CLI_EXIT_ERR (said why).
  */
-static int join_tabs(struct list_args *a, int *fd)
+static int join_tabs(struct list_args *a, struct tab_join *tj)
 {
-	*fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
-	if (*fd < 0)
-		return cli_fail(-errno, "list: joining the tables");
-	for (size_t i = 0; i < a->ntabs; i++)
-		if (join_one(a, i, *fd))
-			return -1;
-	snprintf(a->tabpath, sizeof(a->tabpath), "/proc/self/fd/%d", *fd);
+	int r = 0;
+
+	/* the library reads it itself, bounded (a device never ends) */
+	if (a->ntabs == 1 && !tab_cleanable(a->paths[0]))
+		return 0;
+	tj->fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
+	if (tj->fd < 0)
+		return cli_fail(-errno, "list: joining the tables"), CLI_EXIT_ERR;
+	for (size_t i = 0; !r && i < a->ntabs; i++) {
+		size_t before = tj->n;
+
+		if ((r = tj_file(tj, (unsigned)i, a->paths[i])))
+			return cli_fail(r, "list: %s", a->paths[i]), CLI_EXIT_ERR;
+		/*
+		 * findmnt's TID for this table's rows: the task its path names
+		 * (-N's too); each line kept is one mount of the joined table
+		 */
+		a->tabtids[i] = tab_file_tid(a->paths[i]);
+		a->tabrows[i] = (long)(tj->n - before);
+	}
+	if (a->ntabs == 1 && !tj->changed) {
+		close(tj->fd);
+		tj->fd = -1;
+		return 0;
+	}
+	snprintf(a->tabpath, sizeof(a->tabpath), "/proc/self/fd/%d", tj->fd);
 	a->mountinfo_file = a->tabpath;
+	if (a->ntabs == 1)
+		return 0;
 	a->target = (struct cli_target){ 0 };
 	a->view.out.cx.tid = 0;
 	a->view.no_tree = true;
@@ -721,14 +898,17 @@ static int list_run(int argc, char **argv)
 	struct mntsnap_ns *ns = NULL;
 	uint64_t under = 0;
 	char **user = NULL;
+	struct tab_join tj = { .fd = -1 };
+	struct cli_tabmap map = { 0 };
 	long *tids = NULL;
-	int r, tabfd = -1;
+	int r;
 
 	view_init(&a.view);
 	a.timeout_ms = -1;
 	r = parse_list(argc, argv, &a);
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
+	tab_paths(&a);
 	if (a.poll)
 		return list_poll(&a);
 	if (a.view.list_columns) {
@@ -743,13 +923,17 @@ static int list_run(int argc, char **argv)
 	/* findmnt -x checks fstab, the kernel's table with -k or -m, or -N's task's */
 	if (a.fstab || (a.verify && !a.kernel && !a.mtab && !a.target.set))
 		return list_fstab(&a);
-	if (a.mountinfo_file && !a.target.set && a.ntabs <= 1 && (r = list_tabfile(&a)) >= 0)
+	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;
 	resolve_tag_lookup(&a, &tagdev);
-	if (a.ntabs > 1 && join_tabs(&a, &tabfd)) {
-		if (tabfd >= 0)
-			close(tabfd);
-		return CLI_EXIT_ERR;
+	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
+		r = join_tabs(&a, &tj);
+		if (r) {
+			tj_free(&tj);
+			return r;
+		}
+		map = (struct cli_tabmap){ .joined = a.ntabs > 1, .files = a.paths,
+					   .lines = tj.lines, .n = tj.n };
 	}
 	if (a.mountinfo_file && a.target.set)
 		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
@@ -758,29 +942,32 @@ static int list_run(int argc, char **argv)
 		a.view.out.cx.file_uuid = true;
 	}
 	/* one mountinfo file: its rows' TID is the task its path names, if any */
-	if (a.mountinfo_file && tabfd < 0)
-		a.view.out.cx.tid = tab_file_tid(a.mountinfo_file);
+	if (a.mountinfo_file && a.ntabs <= 1)
+		a.view.out.cx.tid = tab_file_tid(a.ntabs ? a.paths[0] : a.mountinfo_file);
 	/* findmnt's TID: the task whose table is read (our own, by default) */
 	if (!a.mountinfo_file && !a.target.set)
 		a.view.out.cx.tid = getpid();
-	if (cli_target_open(&a.target, &ns))
+	if (cli_target_open(&a.target, &ns)) {
+		tj_free(&tj);
 		return CLI_EXIT_ERR;
+	}
 	/* PATH as the target sees it: it may not exist here at all */
 	if (a.under && cli_under_id("list", ns, a.under, &under)) {
 		cli_target_close(ns);
+		tj_free(&tj);
 		return CLI_EXIT_ERR;
 	}
 
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
 		     .mountinfo_path = a.mountinfo_file, .under_id = under,
 		     .threads = a.threads, .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a.view));
-	r = cli_capture_joined("list", &opts, a.allow_inconsistent, tabfd >= 0, &snap);
+	r = cli_capture_joined("list", &opts, a.allow_inconsistent, tj.fd >= 0 ? &map : NULL,
+			       &snap);
 	cli_target_close(ns);
-	if (tabfd >= 0)
-		close(tabfd);
+	tj_free(&tj);
 	if (r)
 		return CLI_EXIT_ERR;
-	if (tabfd >= 0)
+	if (a.ntabs > 1)
 		a.view.out.cx.tids = tids = joined_tids(&a, snap);
 	if (a.mtab)
 		r = utab_options(snap, &user);

@@ -423,15 +423,20 @@ static int guess_line(const char *s)
 	return FSTAB_FMT_FSTAB;
 }
 
-int fstab_guess_format(const char *path)
+/* no line of the file tells its format (it is empty, or all comments) */
+#define FMT_UNTOLD 100
+
+/* guess_line() of the file's first line that tells, else FMT_UNTOLD; *empty: no line at all */
+static int guess_file(const char *path, bool *empty)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = FSTAB_FMT_FSTAB;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = FMT_UNTOLD;
 	size_t cap = 0;
 	char *buf = NULL;
 	struct stat st;
 	ssize_t n;
 	FILE *f;
 
+	*empty = false;
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
@@ -439,7 +444,7 @@ int fstab_guess_format(const char *path)
 		return FSTAB_FMT_MOUNTINFO;
 	}
 	if ((n = getline(&buf, &cap, f)) <= 0)
-		r = FSTAB_FMT_MOUNTINFO;
+		*empty = true;
 	for (; n > 0; n = getline(&buf, &cap, f)) {
 		char *nl = strchr(buf, '\n');
 		const char *s;
@@ -462,20 +467,58 @@ int fstab_guess_format(const char *path)
 	return r;
 }
 
-int fstab_read(const char *path, struct fstab *t)
+int fstab_guess_format(const char *path)
+{
+	bool empty;
+	int r = guess_file(path, &empty);
+
+	if (r != FMT_UNTOLD)
+		return r;
+	return empty ? FSTAB_FMT_MOUNTINFO : FSTAB_FMT_FSTAB;
+}
+
+/*
+ * libmount keeps the format it guessed for the files read after into
+ * the same table: the first line that tells, over the files in turn.
+ */
+int fstab_guess_formats(const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool empty;
+		int r = guess_file(paths[i], &empty);
+
+		if (r != FMT_UNTOLD)
+			return r;
+	}
+	return n ? fstab_guess_format(paths[0]) : FSTAB_FMT_MOUNTINFO;
+}
+
+static int read_path(struct fstab *t, const char *path)
 {
 	struct stat st;
-	int r;
 
-	*t = (struct fstab){ 0 };
 	if (stat(path, &st))
 		return -errno;
 	if (S_ISREG(st.st_mode))
-		r = read_file(t, path, path);
-	else if (S_ISDIR(st.st_mode))
-		r = read_dir(t, path);
-	else
-		r = -EINVAL;
+		return read_file(t, path, path);
+	if (S_ISDIR(st.st_mode))
+		return read_dir(t, path);
+	return -EINVAL;
+}
+
+int fstab_read(const char *path, struct fstab *t)
+{
+	return fstab_read_all(&path, 1, t, NULL);
+}
+
+int fstab_read_all(const char *const *paths, size_t n, struct fstab *t, size_t *failed)
+{
+	int r = 0;
+
+	*t = (struct fstab){ 0 };
+	for (size_t i = 0; !r && i < n; i++)
+		if ((r = read_path(t, paths[i])) && failed)
+			*failed = i;
 	if (r) {
 		fstab_free(t);
 		return r;

@@ -51,6 +51,12 @@ struct fstab {
  */
 int fstab_read(const char *path, struct fstab *t);
 
+/*
+ * fstab_read() of each path in turn into one table (findmnt -F A -F B);
+ * on an error, *failed (if not NULL) is the index of the path not read.
+ */
+int fstab_read_all(const char *const *paths, size_t n, struct fstab *t, size_t *failed);
+
 /* What -F FILE holds, as libmount 2.38 guesses it (fstab_guess_format()). */
 enum fstab_format {
 	FSTAB_FMT_MOUNTINFO, /* also: empty, or not a regular file (the library says why) */
@@ -64,6 +70,12 @@ enum fstab_format {
  * file cannot be read (the caller's next reader says why).
  */
 int fstab_guess_format(const char *path);
+
+/*
+ * The format of several files read into one table: libmount keeps what
+ * it guessed first, so the first line that tells, over the files in turn.
+ */
+int fstab_guess_formats(const char *const *paths, size_t n);
 void fstab_free(struct fstab *t);
 
 /*

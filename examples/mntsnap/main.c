@@ -46,12 +46,33 @@ int cli_stdout_status(void)
 int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		struct mntsnap_snapshot **ret_snap)
 {
-	return cli_capture_joined(cmd, o, allow_inconsistent, false, ret_snap);
+	return cli_capture_joined(cmd, o, allow_inconsistent, NULL, ret_snap);
+}
+
+/* The library's "line N: ..." about a text made of -F files: that file's line. */
+static void capture_error(const char *cmd, const struct mntsnap_error *err,
+			  const struct cli_tabmap *map)
+{
+	const struct cli_tabline *l;
+	unsigned n;
+	int off = 0;
+
+	if (!map || !err->line || err->line > map->n ||
+	    sscanf(err->msg, "line %u: %n", &n, &off) != 1 || !off || n != err->line) {
+		cli_fail(0, "%s: %s", cmd, err->msg);
+		return;
+	}
+	l = &map->lines[err->line - 1];
+	if (map->joined)
+		cli_fail(0, "%s: %s: line %u: %s", cmd, map->files[l->file], l->line, err->msg + off);
+	else
+		cli_fail(0, "%s: line %u: %s", cmd, l->line, err->msg + off);
 }
 
 int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
-		       bool joined, struct mntsnap_snapshot **ret_snap)
+		       const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
 {
+	bool joined = map && map->joined;
 	struct mntsnap_error err = { 0 };
 	int r;
 
@@ -69,7 +90,7 @@ int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool all
 	if (r) {
 		/* the library's message already names the errno */
 		if (err.msg[0])
-			cli_fail(0, "%s: %s", cmd, err.msg);
+			capture_error(cmd, &err, map);
 		else
 			cli_fail(r, "%s: capture", cmd);
 		return r;
