@@ -187,3 +187,16 @@ void cli_findmnt_argv_free(int argc, char **av)
 		free(av[argc + 1 + i]);
 	free(av);
 }
+
+int cli_findmnt_run(const char *cmd, int argc, char **argv, const char *shortopts,
+		    const struct option *lo, int (*run)(int argc, char **argv))
+{
+	char **av;
+	int r;
+
+	if (cli_findmnt_argv(cmd, argc, argv, shortopts, lo, &av))
+		return CLI_EXIT_ERR;
+	r = run(argc, av);
+	cli_findmnt_argv_free(argc, av);
+	return r;
+}

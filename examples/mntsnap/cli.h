@@ -127,6 +127,9 @@ struct option;
 int cli_findmnt_argv(const char *cmd, int argc, char **argv, const char *shortopts,
 		     const struct option *lo, char ***ret_argv);
 void cli_findmnt_argv_free(int argc, char **av);
+/* run(argc, that copy) for cmd: its exit status (CLI_EXIT_ERR if refused) */
+int cli_findmnt_run(const char *cmd, int argc, char **argv, const char *shortopts,
+		    const struct option *lo, int (*run)(int argc, char **argv));
 
 /* The version and the optional libraries of this build (mntsnap --version). */
 void cli_version(FILE *f);

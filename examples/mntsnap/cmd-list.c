@@ -1039,14 +1039,7 @@ static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snaps
 
 int cmd_list(int argc, char **argv)
 {
-	char **av;
-	int r;
-
-	if (cli_findmnt_argv("list", argc, argv, LIST_SHORTOPTS, list_lo, &av))
-		return CLI_EXIT_ERR;
-	r = list_run(argc, av);
-	cli_findmnt_argv_free(argc, av);
-	return r;
+	return cli_findmnt_run("list", argc, argv, LIST_SHORTOPTS, list_lo, list_run);
 }
 
 static const char stat_help[] =
@@ -1155,12 +1148,5 @@ static int stat_run(int argc, char **argv)
 
 int cmd_stat(int argc, char **argv)
 {
-	char **av;
-	int r;
-
-	if (cli_findmnt_argv("stat", argc, argv, STAT_SHORTOPTS, stat_lo, &av))
-		return CLI_EXIT_ERR;
-	r = stat_run(argc, av);
-	cli_findmnt_argv_free(argc, av);
-	return r;
+	return cli_findmnt_run("stat", argc, argv, STAT_SHORTOPTS, stat_lo, stat_run);
 }

@@ -211,14 +211,7 @@ static int show_run(int argc, char **argv)
 
 int cmd_show(int argc, char **argv)
 {
-	char **av;
-	int r;
-
-	if (cli_findmnt_argv("show", argc, argv, SHOW_SHORTOPTS, show_lo, &av))
-		return CLI_EXIT_ERR;
-	r = show_run(argc, av);
-	cli_findmnt_argv_free(argc, av);
-	return r;
+	return cli_findmnt_run("show", argc, argv, SHOW_SHORTOPTS, show_lo, show_run);
 }
 
 struct diff_args {
