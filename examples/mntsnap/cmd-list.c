@@ -125,10 +125,7 @@ static void print_help(const char *text)
 static const struct option list_lo[] = {
 	VIEW_LONGOPTS,
 	VIEW_LIVE_LONGOPTS,
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "task", required_argument, NULL, 'N' },
-	{ "ns", required_argument, NULL, OPT_NS },
-	{ "ns-id", required_argument, NULL, OPT_NS_ID },
+	VIEW_TARGET_LONGOPTS,
 	{ "tab-file", required_argument, NULL, 'F' },
 	{ "mountinfo-file", required_argument, NULL, 'F' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
@@ -1058,10 +1055,7 @@ static const char stat_help[] =
 static const struct option stat_lo[] = {
 	VIEW_LONGOPTS,
 	VIEW_LIVE_LONGOPTS,
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "task", required_argument, NULL, 'N' },
-	{ "ns", required_argument, NULL, OPT_NS },
-	{ "ns-id", required_argument, NULL, OPT_NS_ID },
+	VIEW_TARGET_LONGOPTS,
 	{ 0 },
 };
 

@@ -78,6 +78,13 @@ enum {
 	{ "canonicalize", no_argument, NULL, 'c' },                 \
 	{ "nocanonicalize", no_argument, NULL, 'C' }
 
+/* list's and stat's TARGET: -N/--pid/--task PID, --ns PATH, --ns-id ID */
+#define VIEW_TARGET_LONGOPTS                                       \
+	{ "pid", required_argument, NULL, OPT_PID },                \
+	{ "task", required_argument, NULL, 'N' },                   \
+	{ "ns", required_argument, NULL, OPT_NS },                  \
+	{ "ns-id", required_argument, NULL, OPT_NS_ID }
+
 /* show/stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
 int view_live_only(const char *cmd, int c);
 
