@@ -1022,21 +1022,30 @@ def fstab(t, binary, data, base):
 BLKID_COLS = ','.join(['TARGET', 'SOURCE', 'FSTYPE', 'FREQ', 'PASSNO', 'UUID'] + BLKID_COLUMNS)
 
 
+def loop_image(base, name, what):
+    """An 8 MiB image file NAME under BASE attached to a free loop device:
+    its path, or None (the skip and an empty tally printed) when there is
+    none to attach."""
+    img = os.path.join(base, name)
+    with open(img, 'wb') as fh:
+        fh.truncate(8 << 20)
+    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP %s: no loop device: %s' % (what, r.stderr.strip()))
+        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+        return None
+    return r.stdout.strip()
+
+
 def blkid_inner(binary, base):
     """In a private mount namespace already: an ext4 with a label on a loop
     device, named by tag in an fstab and mounted; findmnt and mntsnap compared.
     Prints the tally as JSON on its last line."""
     t = Tally()
-    img = os.path.join(base, 'ext4.img')
     label = 'mntsnap-%d' % os.getpid()
-    with open(img, 'wb') as fh:
-        fh.truncate(8 << 20)
-    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
-    if r.returncode:
-        print('SKIP blkid: no loop device: %s' % r.stderr.strip())
-        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+    dev = loop_image(base, 'ext4.img', 'blkid')
+    if dev is None:
         return 0
-    dev = r.stdout.strip()
     mnt = os.path.join(base, 'mnt')
     try:
         subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, dev], check=True,
@@ -1946,16 +1955,10 @@ def source_lookups_inner(binary, base):
     probed); -f with --real, --pseudo, --shadowed, -i, -D, -M (ignored by
     its lookup), -t/-O (then a filter again). Prints the tally as JSON."""
     t = Tally()
-    img = os.path.join(base, 'srclook.img')
     label = 'srclook-%d' % os.getpid()
-    with open(img, 'wb') as fh:
-        fh.truncate(8 << 20)
-    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
-    if r.returncode:
-        print('SKIP source lookups: no loop device: %s' % r.stderr.strip())
-        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+    dev = loop_image(base, 'srclook.img', 'source lookups')
+    if dev is None:
         return 0
-    dev = r.stdout.strip()
     m1, m2, lnk = (os.path.join(base, n) for n in ('sl1', 'sl2', 'sl-lnk'))
     blk = have_blkid(binary, os.devnull)
     try:
@@ -2055,15 +2058,9 @@ def tab_uuid_inner(binary, base):
     list -F compared on the tag columns (libblkid, as findmnt's cache).
     Prints the tally as JSON on its last line."""
     t = Tally()
-    img = os.path.join(base, 'uuid.img')
-    with open(img, 'wb') as fh:
-        fh.truncate(8 << 20)
-    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
-    if r.returncode:
-        print('SKIP saved-table UUID: no loop device: %s' % r.stderr.strip())
-        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+    dev = loop_image(base, 'uuid.img', 'saved-table UUID')
+    if dev is None:
         return 0
-    dev = r.stdout.strip()
     mnt = os.path.join(base, 'umnt')
     try:
         subprocess.run(['mkfs.ext4', '-q', '-F', '-L', 'fmeq-uuid', '-U',
