@@ -42,6 +42,10 @@ order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name prints nothing and exits 1), on a mountinfo file
 and an fstab written here, in every form.
 
+Numbers (number_args): -N/--task, -w/--timeout and -S MAJ:MIN with the
+numbers findmnt reads (decimal only, signs, blanks, 32-bit ranges, overflow)
+and refuses: the same value read, or the same refusal in findmnt's words.
+
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
@@ -1607,6 +1611,72 @@ def optparse(t, binary, base):
                  ['-p', '-F', os.path.join(base, 'missing'), '-w', '100'],
                  ['-p', '-F', table, '-F', table, '-w', '100']):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
+    number_args(t, binary, base)
+
+
+# findmnt's numbers: -N (--task) is util-linux's strtou32_or_err() and -w
+# (--timeout) its strtos32_or_err(): decimal only (strtoimax base 10: blanks
+# and a sign before the digits, nothing after), a negative TID or a value
+# outside 32 bits "out of range"; -S MAJ:MIN is sscanf("%d:%d"). Every
+# number findmnt refuses, mntsnap refuses with the same message (its name
+# and exit status 2 aside); every number findmnt reads, mntsnap reads as
+# the same number.
+NUM_TABLE = ('20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+             '25 20 0:0 / /z rw - tmpfs z rw\n'
+             '26 20 0:4294967295 / /y rw - tmpfs y rw\n'
+             '27 20 4095:1048575 / /w rw - tmpfs w rw\n')
+NUM_BAD = ('', ' ', '1x', '1 ', '-1x', '0x1', '0x', 'x', '--1', '+-1', '1e3',
+           '99999999999999999999', '-99999999999999999999', '18446744073709551615x')
+NUM_TID = NUM_BAD + ('-1', '-0', '0', '4294967295', '4294967296', '2147483648')
+NUM_MS = NUM_BAD + ('010', ' 10', '+10', '0x10', '2147483648', '-2147483649', '4294967296')
+NUM_DEVNO = ('0:0', '0:-99999999999999999999', '0:99999999999999999999', '0:4294967296',
+             '0:-1', ' 0: 0', '+0:-0', '0:0x', '00:00', '4095:1048575', '-4294963201:1048575',
+             '0x0:0', '0:0:0', '0', ':0')
+
+
+def run_bounded(cmd, secs=10):
+    """run() that gives up after secs (a -w read as a huge wait never ends)."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, timeout=secs)
+    except subprocess.TimeoutExpired:
+        return None, b'', b'(still running after %ds)' % secs
+    return r.returncode, r.stdout, r.stderr
+
+
+def number_same(t, label, fm, ms, args):
+    ra, a, ea = run_bounded(fm + args)
+    rb, b, eb = run_bounded(ms + args)
+    if ra == 1 and ea and not a:
+        # refused: mntsnap too, exit 2; findmnt's "invalid ... argument"
+        # in its words (a TID it reads but cannot open: any message)
+        why = '' if (rb, b) == (2, b'') and eb and (
+            b' argument: ' not in ea or norm_err(ea) == norm_err(eb)) else \
+            'findmnt refuses (%r), mntsnap: exit %s %r %r' % (ea.strip(), rb, short(
+                b.decode(errors='replace')), eb.strip())
+    else:
+        why = same_output(args, ra, a, rb, b, ea, eb) if rb is not None else \
+            'findmnt exit %d, mntsnap %r' % (ra, eb)
+    t.check('%s %r' % (label, args), not why, why)
+
+
+def number_args(t, binary, base):
+    table = os.path.join(base, 'numbers.mountinfo')
+    with open(table, 'w') as f:
+        f.write(NUM_TABLE)
+    pid = str(os.getpid())
+    live_fm, live_ms = ['findmnt'], [binary, 'list']
+    for v in NUM_TID + ('0' + pid, '00' + pid, ' ' + pid, '+' + pid, hex(int(pid))):
+        for opt in (['-N', v], ['--task', v], ['--task=' + v]):
+            number_same(t, 'number -N', live_fm, live_ms,
+                        opt + ['-t', 'proc', '-o', 'TARGET,TID'])
+    for v in NUM_MS:
+        for opt in (['-w', v], ['--timeout=' + v]):
+            number_same(t, 'number -w', ['findmnt', '-p', '-F', table],
+                        [binary, 'list', '-p', '-F', table], opt)
+    for v in NUM_DEVNO:
+        for args in (['-S', v], [v]):
+            number_same(t, 'number -S', ['findmnt', '-F', table], [binary, 'list', '-F', table],
+                        args + ['-r', '-o', 'TARGET,MAJ:MIN'])
 
 
 # findmnt 2.38.1's long options (util-linux misc-utils/findmnt.c) with the

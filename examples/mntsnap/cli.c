@@ -24,6 +24,29 @@ static int need_value(int argc, char **argv, int i)
 	return 0;
 }
 
+/*
+ * --pid is findmnt's -N (--task): its TID read as findmnt reads it
+ * (strtou32_or_err(): decimal, so "010" is 10 and "0x1" no number) and
+ * refused in findmnt's words; a number findmnt reads but no process can
+ * have (0, past pid_t) is refused here, where findmnt fails to open it.
+ */
+static int set_pid(struct cli_target *t, const char *val)
+{
+	int64_t n;
+	int r = cli_parse_findmnt_num(val, true, 0, UINT32_MAX, &n);
+
+	if (r) {
+		cli_fail(r == -ERANGE ? r : 0, "invalid TID argument: '%s'", val);
+		return -EINVAL;
+	}
+	if (!n || n > 0x7fffffff) {
+		cli_fail(0, "--pid: not a valid pid: '%s'", val);
+		return -EINVAL;
+	}
+	t->pid = (long)n;
+	return 0;
+}
+
 int cli_target_set(struct cli_target *t, const char *opt, const char *val)
 {
 	uint64_t v;
@@ -37,16 +60,15 @@ int cli_target_set(struct cli_target *t, const char *opt, const char *val)
 		t->ns_path = val;
 		return 0;
 	}
-	if (cli_parse_u64(val, &v) || !v || (strcmp(opt, "--ns-id") && v > 0x7fffffff)) {
-		cli_fail(0, "%s: not a valid %s: '%s'", opt, strcmp(opt, "--ns-id") ? "pid" : "ns-id",
-			 val);
-		return -EINVAL;
-	}
-	if (strcmp(opt, "--ns-id"))
-		t->pid = (long)v;
-	else
+	if (!strcmp(opt, "--ns-id")) {
+		if (cli_parse_u64(val, &v) || !v) {
+			cli_fail(0, "--ns-id: not a valid ns-id: '%s'", val);
+			return -EINVAL;
+		}
 		t->ns_id = v;
-	return 0;
+		return 0;
+	}
+	return set_pid(t, val);
 }
 
 int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i)

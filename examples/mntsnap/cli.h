@@ -97,6 +97,15 @@ int cli_parse_backend(const char *s);
 int cli_parse_u64(const char *s, uint64_t *ret);
 
 /*
+ * A number in a findmnt option, read as findmnt reads it: decimal only,
+ * blanks and a sign before the digits, nothing after, within [lo, hi];
+ * with is_unsigned any negative number is out of range. Returns 0,
+ * -EINVAL (no number: findmnt's plain message) or -ERANGE (findmnt adds
+ * strerror(ERANGE) to it).
+ */
+int cli_parse_findmnt_num(const char *s, bool is_unsigned, int64_t lo, int64_t hi, int64_t *ret);
+
+/*
  * list -p/--poll (findmnt's poll mode), run by the watcher of mntsnap
  * watch: lines as findmnt --poll prints them. specs: the -o lists in
  * order; mode: enum out_mode; actions: -p's list (NULL: all); timeout_ms:

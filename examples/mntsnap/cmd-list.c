@@ -246,12 +246,15 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			a->poll_actions = optarg;
 			break;
 		case 'w': {
-			char *end;
+			/* findmnt's strtos32_or_err(): decimal, 32 bits, its words */
+			int64_t ms;
+			int e = cli_parse_findmnt_num(optarg, false, INT32_MIN, INT32_MAX, &ms);
 
-			errno = 0;
-			a->timeout_ms = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end)
-				return cli_fail(0, "list: bad --timeout '%s'", optarg), -EINVAL;
+			if (e)
+				return cli_fail(e == -ERANGE ? e : 0, "invalid timeout argument: '%s'",
+						optarg),
+				       -EINVAL;
+			a->timeout_ms = (long)ms;
 			break;
 		}
 		default:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* mntsnap: the command-line face of libmntsnap. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,49 @@ int cli_parse_u64(const char *s, uint64_t *ret)
 	v = strtoull(s, &end, 0);
 	if (errno || *end)
 		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/*
+ * util-linux's str2num_or_err() (-w) and str2unum_or_err() (-N) with base
+ * 10, step for step, so that what findmnt refuses mntsnap refuses with the
+ * same words: strtoimax() first, and for an unsigned option a negative
+ * result is out of range before any junk after it counts ("-1x" is out of
+ * range, "1x" not a number); the unsigned value is then strtoumax()'s,
+ * whose ERANGE alone counts (a number past INTMAX_MAX is still read).
+ */
+int cli_parse_findmnt_num(const char *s, bool is_unsigned, int64_t lo, int64_t hi, int64_t *ret)
+{
+	char *end = NULL;
+	intmax_t v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoimax(s, &end, 10);
+	if (is_unsigned) {
+		uintmax_t u;
+
+		if (v < 0)
+			return -ERANGE;
+		errno = 0;
+		u = strtoumax(s, &end, 10);
+		if (errno == ERANGE)
+			return -ERANGE;
+		if (errno || end == s || *end)
+			return -EINVAL;
+		if (u > (uintmax_t)hi)
+			return -ERANGE;
+		v = (intmax_t)u;
+	} else {
+		if (errno == ERANGE)
+			return -ERANGE;
+		if (errno || end == s || *end)
+			return -EINVAL;
+	}
+	if (v < lo || v > hi)
+		return -ERANGE;
 	*ret = v;
 	return 0;
 }

@@ -256,11 +256,27 @@ static const struct {
 	{ { 'm', 'p', 's' }, "--mtab --poll --fstab" },
 };
 
+/*
+ * -S MAJ:MIN as findmnt reads it: sscanf("%d:%d"), each int then taken as
+ * makedev()'s unsigned int. "%u" differs past long's range: a minor of
+ * -99999999999999999999 is 0 to "%d" (LONG_MIN cut to int), ~0 to "%u".
+ */
+static bool devno_parse(const char *s, unsigned *maj, unsigned *min)
+{
+	int a, b;
+
+	if (sscanf(s, "%d:%d", &a, &b) != 2)
+		return false;
+	*maj = (unsigned)a;
+	*min = (unsigned)b;
+	return true;
+}
+
 bool view_is_devno(const char *s)
 {
-	int maj, min;
+	unsigned maj, min;
 
-	return s && sscanf(s, "%d:%d", &maj, &min) == 2;
+	return s && devno_parse(s, &maj, &min);
 }
 
 int view_excl(struct view *v, const char *cmd, int c)
@@ -680,7 +696,7 @@ static void mark_source(struct matcher *mt)
 	if (!mt->source || !mt->source[0])
 		return;
 	/* findmnt: a source that reads as "MAJ:MIN" (sscanf) is a device number */
-	if (sscanf(mt->source, "%u:%u", &maj, &min) == 2) {
+	if (devno_parse(mt->source, &maj, &min)) {
 		for (size_t i = 0; i < mt->n; i++) {
 			mntsnap_snapshot_get(mt->snap, i, &m);
 			mt->source_hit[i] = (m.mask & MNTSNAP_F_DEV) && m.dev_major == maj &&
@@ -709,7 +725,7 @@ static bool devno_is(const char *devno, const struct mntsnap_mount *m)
 {
 	unsigned maj, min;
 
-	return sscanf(devno, "%u:%u", &maj, &min) == 2 && (m->mask & MNTSNAP_F_DEV) &&
+	return devno_parse(devno, &maj, &min) && (m->mask & MNTSNAP_F_DEV) &&
 	       m->dev_major == maj && m->dev_minor == min;
 }
 
@@ -779,7 +795,7 @@ void view_filter_init(struct view_filter *f, const struct view *v)
 	f->target = v->mountpoint ? v->mountpoint : v->target;
 	f->source = v->source ? v->source : v->match;
 	/* findmnt's "MAJ:MIN" source is a device number, never swapped */
-	if (f->source && sscanf(f->source, "%u:%u", &maj, &min) == 2)
+	if (f->source && devno_parse(f->source, &maj, &min))
 		f->devno = true, f->maj = maj, f->min = min;
 	/* findmnt --poll ARG: a source, or else a mount point (not a tag) */
 	f->swap = v->match && !v->source && !f->target && !f->devno && !is_tag_spec(v->match);
@@ -1138,7 +1154,7 @@ static bool mount_compat(const struct matcher *mt)
 	unsigned maj, min;
 
 	return v->first_only && mt->source && !v->types && !v->options &&
-	       sscanf(mt->source, "%u:%u", &maj, &min) != 2;
+	       !devno_parse(mt->source, &maj, &min);
 }
 
 /* The records in the -d direction (-U's dropped ones skipped): -1 at the end. */
