@@ -22,7 +22,8 @@ in every output form, byte for byte (JSON by value, in order): OPTSETS.
 fstab (`-s`, `-x`, `-e`): the files in DATA_DIR/fstab (util-linux's own
 test fstabs, see the README) and hostile ones written here (escapes, long
 lines, missing fields, CRLF, NUL bytes, comments at odd places, a huge
-file, a directory of *.fstab), read by `findmnt -s -F FILE` and `mntsnap
+file, a directory of *.fstab in versionsort order with symlinks, FIFOs,
+subdirectories and an unreadable file), read by `findmnt -s -F FILE` and `mntsnap
 list -s -F FILE` in every output form: stdout byte for byte (JSON parsed),
 stderr with the program name aside, the same exit status. -x (--verify,
 with and without --verbose) the same way. Tags on real block devices
@@ -932,16 +933,43 @@ def fstab_files(data, base):
         with open(path, 'wb') as fh:
             fh.write(body)
         out.append(('hostile-' + name, path))
-    # a directory: its *.fstab files in name order, nothing else
+    # a directory: its *.fstab files, nothing else
     d = os.path.join(base, 'fstab.d')
-    os.mkdir(d)
-    for n, body in (('b.fstab', b'b /b t o 1 1\n'), ('a.fstab', b'a /a t o\nbad\n'),
-                    ('.hidden.fstab', b'h /h t o\n'), ('c.txt', b'c /c t o\n'),
-                    ('.fstab', b'x /x t o\n')):
-        with open(os.path.join(d, n), 'wb') as fh:
-            fh.write(body)
+    fstab_dir(d, base)
     out.append(('dir', d))
     return out
+
+
+# libmount's directory of fstabs (mnt_table_parse_dir()): the names ending
+# in .fstab, not hidden, in versionsort (glibc strverscmp) order, each
+# read if stat() (through symlinks) finds a regular file; the rest (a
+# directory, a symlink to one, a dangling or looping symlink, a FIFO)
+# passed over silently. Names that byte order sorts otherwise.
+FSTAB_DIR = (
+    ('b.fstab', b'b /b t o 1 1\n'), ('a.fstab', b'a /a t o\nbad\n'),
+    ('.hidden.fstab', b'h /h t o\n'), ('c.txt', b'c /c t o\n'), ('.fstab', b'x /x t o\n'),
+    ('2.fstab', b'two /two t o\n'), ('10.fstab', b'ten /ten t o\n'),
+    ('v1.9.fstab', b'v19 /v1.9 t o\n'), ('v1.10.fstab', b'v110 /v1.10 t o\n'),
+    ('v1.010.fstab', b'v1010 /v1.010 t o\n'), ('v1.09.fstab', b'v109 /v1.09 t o\n'),
+    ('v1.0.fstab', b'v10 /v1.0 t o\n'), ('v1.00.fstab', b'v100 /v1.00 t o\n'),
+    ('v1.0a.fstab', b'v10a /v1.0a t o\n'), ('v1.a.fstab', b'v1a /v1.a t o\n'),
+    ('Z.fstab', b'Z /Z t o\n'), ('x.fstab.bak', b'bak /bak t o\n'))
+
+
+def fstab_dir(d, base):
+    os.mkdir(d)
+    for n, body in FSTAB_DIR:
+        with open(os.path.join(d, n), 'wb') as fh:
+            fh.write(body)
+    outside = os.path.join(base, 'outside-fstab')
+    with open(outside, 'wb') as fh:
+        fh.write(b'out /outside t o\n')
+    os.mkdir(os.path.join(d, 'sub.fstab'))
+    os.mkfifo(os.path.join(d, 'fifo.fstab'))
+    for n, to in (('l.fstab', 'b.fstab'), ('abs.fstab', outside), ('dangling.fstab', 'nowhere'),
+                  ('ld.fstab', 'sub.fstab'), ('loop.fstab', 'loop.fstab'),
+                  ('.hl.fstab', 'b.fstab'), ('lt.fstab', 'c.txt')):
+        os.symlink(to, os.path.join(d, n))
 
 
 def have_blkid(binary, path):
@@ -1015,12 +1043,40 @@ def fstab(t, binary, data, base):
                                               b"can't read %s" % bad.encode() in eb and
                                               same_why))
         t.check('fstab error %s' % bad, ok, 'exit %d/%d: %r / %r' % (ra, rb, ea, eb))
+    fstab_dir_unreadable(t, binary, base)
     if blkid:
         vpath = os.path.join(base, 'verify.fstab')
         with open(vpath, 'wb') as fh:
             fh.write(VERIFY)
         fstab_verify(t, binary, 'verify', vpath,
                      extra=(['-t', 'swap'], ['-O', 'noauto'], ['-T', '/tmp'], ['/dev/null']))
+
+
+
+def fstab_dir_unreadable(t, binary, base):
+    """A *.fstab in a directory that cannot be opened: libmount passes over
+    it (the rest is read, no message); run as nobody when root."""
+    d = os.path.join(base, 'unreadable.d')
+    os.mkdir(d)
+    for n in ('a', 'b', 'c'):
+        with open(os.path.join(d, n + '.fstab'), 'wb') as fh:
+            fh.write(b'%s /%s t o\n' % (n.encode(), n.encode()))
+    os.chmod(os.path.join(d, 'b.fstab'), 0)
+    pre = []
+    if os.geteuid() == 0:
+        if not shutil.which('setpriv'):
+            print('SKIP an unreadable *.fstab: root without setpriv(1)')
+            t.skipped += 1
+            return
+        os.chmod(base, 0o755)
+        pre = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']
+    for args in ([], ['-J'], ['-r', '-o', 'TARGET']):
+        ra, a, ea = run(pre + ['findmnt', '-s', '-F', d] + args)
+        rb, b, eb = run(pre + [binary, 'list', '-s', '-F', d] + args)
+        same = (ra, norm_err(ea)) == (rb, norm_err(eb)) and (
+            jload(a) == jload(b) if args == ['-J'] and ra == rb == 0 else a == b)
+        t.check('an unreadable *.fstab in a directory %r' % args, same,
+                '%d %r %r / %d %r %r' % (ra, a, ea, rb, b, eb))
 
 
 BLKID_COLS = ','.join(['TARGET', 'SOURCE', 'FSTYPE', 'FREQ', 'PASSNO', 'UUID'] + BLKID_COLUMNS)
@@ -1852,7 +1908,7 @@ def tabfile_formats(t, binary, data, base):
         compare_ordered(t, 'nonl-' + f, fm, ms)
     # LIBMOUNT_FSTAB: a file, a directory of *.fstab; unreadable ones
     d = os.path.join(base, 'libmount-fstab.d')
-    os.mkdir(d)
+    fstab_dir(d, base)
     with open(os.path.join(d, 'a.fstab'), 'wb') as fh:
         fh.write(b'a /a ext4 rw 1 2\nbroken\n')
     for val in (files[1][1], d):

@@ -32,16 +32,17 @@
 
 #include "fstab.h"
 #include "tags.h"
+#include "verscmp.h"
 
-/* The whole file: fstab files are small, and one read keeps NULs visible. */
-static int slurp(const char *path, char **ret, size_t *ret_len)
+/*
+ * The whole file from fd (closed here): fstab files are small, and one
+ * read keeps NULs visible.
+ */
+static int slurp_fd(int fd, char **ret, size_t *ret_len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
 
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		ssize_t k;
 
@@ -75,6 +76,13 @@ static int slurp(const char *path, char **ret, size_t *ret_len)
 	*ret = buf;
 	*ret_len = len;
 	return 0;
+}
+
+static int slurp(const char *path, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : slurp_fd(fd, ret, ret_len);
 }
 
 static bool isoct(char c)
@@ -365,39 +373,76 @@ static int read_file(struct fstab *t, const char *path, const char *name)
 	return r;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+static int by_version(const struct dirent **a, const struct dirent **b)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
+	return cli_verscmp((*a)->d_name, (*b)->d_name);
 }
 
+/*
+ * libmount's mnt_table_parse_dir_filter(): a name ending in ".fstab" with
+ * something before it, not hidden, of a regular file or a symlink (or a
+ * type the file system does not tell); what a symlink names is looked at
+ * when the file is read.
+ */
 static int fstab_file(const struct dirent *d)
 {
 	size_t n = strlen(d->d_name);
 
 	return d->d_name[0] != '.' && n > 6 && !strcmp(d->d_name + n - 6, ".fstab") &&
-	       (d->d_type == DT_REG || d->d_type == DT_UNKNOWN);
+	       (d->d_type == DT_REG || d->d_type == DT_LNK || d->d_type == DT_UNKNOWN);
 }
 
-/* mnt_table_parse_dir(): the directory's *.fstab files in name order */
+/*
+ * One file of the directory, as libmount reads it: stat() through
+ * symlinks first, so that a FIFO or a device behind a link is never
+ * opened, and passed over without a word unless it is a regular file
+ * that opens (a directory, a dangling or looping link, no permission).
+ */
+static int read_dir_file(struct fstab *t, int dfd, const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	int fd, r;
+
+	if (fstatat(dfd, name, &st, 0) || !S_ISREG(st.st_mode))
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = slurp_fd(fd, &buf, &len);
+	if (r)
+		return r == -ENOMEM ? r : 0;
+	/* a parse error names the file as libmount does: without its directory */
+	r = parse_buf(t, name, buf, len);
+	free(buf);
+	return r;
+}
+
+/*
+ * mnt_table_parse_dir(): the directory's *.fstab files in versionsort
+ * order ("2.fstab" before "10.fstab"), each read by read_dir_file().
+ */
 static int read_dir(struct fstab *t, const char *dir)
 {
 	struct dirent **names = NULL;
-	int n = scandir(dir, &names, fstab_file, by_name), r = 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n, r = 0;
 
-	if (n < 0)
+	if (dfd < 0)
 		return -errno;
+	n = scandir(dir, &names, fstab_file, by_version);
+	if (n < 0) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
 	for (int i = 0; i < n; i++) {
-		char *p = NULL;
-
-		if (!r && asprintf(&p, "%s/%s", dir, names[i]->d_name) < 0)
-			r = -ENOMEM;
-		/* a parse error names the file as libmount does: without its directory */
 		if (!r)
-			r = read_file(t, p, names[i]->d_name);
-		free(p);
+			r = read_dir_file(t, dfd, names[i]->d_name);
 		free(names[i]);
 	}
 	free(names);
+	close(dfd);
 	return r;
 }
 
