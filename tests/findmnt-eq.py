@@ -1494,8 +1494,7 @@ SHAPE_SETS = [[], ['-U'], ['--shadowed'], ['-i', '--shadowed'], ['-U', '--shadow
               ['-U', '-i', '--shadowed'], ['-t', 'tmpfs'], ['-i', '-t', 'tmpfs'],
               ['-U', '-t', 'ext4'], ['--shadowed', '-l'], ['-R', '-t', 'ext4'],
               ['-D', '-o', 'SOURCE,FSTYPE,TARGET'], ['-D', '-U', '-o', 'SOURCE,FSTYPE,TARGET']]
-SHAPE_FORMS = [['-o', 'TARGET,ID,PARENT,FSTYPE'], ['-J', '-o', 'TARGET,ID,PARENT,FSTYPE'],
-               ['-r', '--tree']]
+SHAPE_FORMS = [['-o', 'TARGET,ID,PARENT,FSTYPE'], ['-J', '-o', 'TARGET,ID,PARENT,FSTYPE']]
 SHAPE_TARGETS = ['/', '/a', '/a/b', '/b', '/c']
 SHAPE_TYPES = ['ext4', 'tmpfs', 'proc']
 
@@ -1529,13 +1528,14 @@ def tree_shapes(t, binary, base):
     rnd = random.Random(2338)
     tables = [('self', SELF_MI), ('orphans', ORPHANS_MI), ('redrawn', REDRAWN_MI)]
     tables += [('random%02d' % k, random_table(rnd)) for k in range(
-        8 if os.environ.get('FMEQ_QUICK') else 24)]
+        6 if os.environ.get('FMEQ_QUICK') else 12)]
     for name, body in tables:
         path = os.path.join(base, 'shape-%s.mi' % name)
         with open(path, 'wb') as fh:
             fh.write(body)
         for opts in SHAPE_SETS:
-            for form in SHAPE_FORMS:
+            # the tree drawn in raw too (its art escaped), on the fixed tables
+            for form in SHAPE_FORMS + ([['-r', '--tree']] if name[:6] != 'random' else []):
                 ra, a, ea = run(['findmnt', '-F', path] + opts + form)
                 rb, b, eb = run([binary, 'list', '-F', path] + opts + form)
                 why = same_output(form, ra, a, rb, b, ea, eb)
