@@ -47,6 +47,11 @@ Numbers (number_args): -N/--task, -w/--timeout and -S MAJ:MIN with the
 numbers findmnt reads (decimal only, signs, blanks, 32-bit ranges, overflow)
 and refuses: the same value read, or the same refusal in findmnt's words.
 
+Tree shapes (tree_shapes): a namespace's root that is its own parent
+(--shadowed keeps it), mounts whose parents the table lacks, before or
+after -U's moves, and tables drawn at random (a fixed seed) with both,
+lines shuffled: every option that shapes the tree, in every form.
+
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
@@ -1526,6 +1531,78 @@ def edge_files(t, binary, base):
                 'exit %d/%d\n%r\n%r\n%r' % (ra, rb, a, b, eb))
 
 
+# ---- the tree's shape on tables no live namespace gives -----------------
+# A namespace's root, whose parent id is its own (the kernel writes that
+# for a task whose root is its namespace's root): libmount's
+# mnt_table_over_fs() finds it over itself, so --shadowed keeps it, and
+# no mount is its own child. And mounts whose parents the table lacks
+# (a chroot's view, text cut by hand, -U's drops): findmnt's tree starts
+# at mnt_table_get_root_fs() (the smallest parent id, after -U moved
+# children up, walked up), then draws each mount not drawn yet that
+# matches, in the table's order, with its subtree.
+SELF_MI = b'20 20 8:1 / / rw - ext4 /dev/sda1 rw\n30 20 0:30 / /a rw - tmpfs a rw\n'
+ORPHANS_MI = (b'22 20 0:22 / / ro - nfs /dev/sda1 rw\n24 22 8:1 / / ro - xfs srv:/e rw\n'
+              b'27 21 0:27 / /d rw - proc tmpfs rw\n')
+# missing parents, children listed first: 38 is drawn (with 51), then
+# again under 29; 39 and 29 again under 46, and 46 again under 41
+# (findmnt asks whether lines are missing once, before that pass)
+REDRAWN_MI = (b'38 29 0:38 / /a rw - tmpfs a rw\n53 4 0:53 / /c rw - ext4 c rw\n'
+              b'39 46 0:39 / /a rw - ext4 d rw\n29 46 0:29 / /a rw - ext4 e rw\n'
+              b'46 41 0:46 / /a/b rw - ext4 f rw\n51 38 0:51 / /a rw - ext4 g rw\n'
+              b'41 14 0:41 / /a/b rw - tmpfs h rw\n')
+SHAPE_SETS = [[], ['-U'], ['--shadowed'], ['-i', '--shadowed'], ['-U', '--shadowed'],
+              ['-U', '-i', '--shadowed'], ['-t', 'tmpfs'], ['-i', '-t', 'tmpfs'],
+              ['-U', '-t', 'ext4'], ['--shadowed', '-l'], ['-R', '-t', 'ext4'],
+              ['-D', '-o', 'SOURCE,FSTYPE,TARGET'], ['-D', '-U', '-o', 'SOURCE,FSTYPE,TARGET']]
+SHAPE_FORMS = [['-o', 'TARGET,ID,PARENT,FSTYPE'], ['-J', '-o', 'TARGET,ID,PARENT,FSTYPE']]
+SHAPE_TARGETS = ['/', '/a', '/a/b', '/b', '/c']
+SHAPE_TYPES = ['ext4', 'tmpfs', 'proc']
+
+
+def random_table(rnd):
+    """A mountinfo text no kernel wrote, drawn at random: ids unique, no
+    parent cycle (a parent is drawn before its child, or is the mount
+    itself, or is missing), mount points from a few so that -U drops and
+    --shadowed finds some, the lines shuffled (children before parents)."""
+    ids = rnd.sample(range(20, 60), rnd.randint(1, 9))
+    recs = []
+    for k, i in enumerate(ids):
+        r = rnd.random()
+        if k == 0 or r < 0.15:
+            parent, tgt = rnd.randint(1, 19), rnd.choice(SHAPE_TARGETS)
+        elif r < 0.25:
+            parent, tgt = i, rnd.choice(SHAPE_TARGETS)
+        else:
+            p = recs[rnd.randrange(k)]
+            parent = p[0]
+            tgt = p[2] if rnd.random() < 0.3 else rnd.choice(SHAPE_TARGETS)
+        recs.append((i, parent, tgt, rnd.choice(SHAPE_TYPES)))
+    if rnd.random() < 0.6:
+        rnd.shuffle(recs)
+    return ''.join('%d %d 0:%d / %s rw - %s src%d rw\n' % (i, p, i, tgt, fs, i)
+                   for i, p, tgt, fs in recs).encode()
+
+
+def tree_shapes(t, binary, base):
+    """Self-parent roots, missing parents, -U's moves: every form equal."""
+    rnd = random.Random(2338)
+    tables = [('self', SELF_MI), ('orphans', ORPHANS_MI), ('redrawn', REDRAWN_MI)]
+    tables += [('random%02d' % k, random_table(rnd)) for k in range(
+        6 if os.environ.get('FMEQ_QUICK') else 12)]
+    for name, body in tables:
+        path = os.path.join(base, 'shape-%s.mi' % name)
+        with open(path, 'wb') as fh:
+            fh.write(body)
+        for opts in SHAPE_SETS:
+            # the tree drawn in raw too (its art escaped), on the fixed tables
+            for form in SHAPE_FORMS + ([['-r', '--tree']] if name[:6] != 'random' else []):
+                ra, a, ea = run(['findmnt', '-F', path] + opts + form)
+                rb, b, eb = run([binary, 'list', '-F', path] + opts + form)
+                why = same_output(form, ra, a, rb, b, ea, eb)
+                t.check('shape %s %s' % (name, ' '.join(opts + form)), not why,
+                        why + ('\n' + body.decode() if why else ''))
+
+
 def task_verify(t, binary, base):
     """findmnt -N PID -x: that task's mount table checked, in every spelling."""
     if os.geteuid() != 0 or not shutil.which('unshare'):
@@ -2286,6 +2363,9 @@ def main():
     if only in 'mtab-tid-uuid':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-mtab-') as base:
             mtab_tid_uuid(t, binary, base)
+    if only in 'tree-shapes':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-shapes-') as base:
+            tree_shapes(t, binary, base)
     if only in 'tabread':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabread-') as base:
             tabfiles_joined(t, binary, base)

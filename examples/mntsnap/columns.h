@@ -175,6 +175,14 @@ struct out_opts {
 	size_t ntree;
 	const int32_t *roots;
 	size_t nroots;
+	/*
+	 * Set by the view for findmnt's whole tree: the lines as findmnt
+	 * draws them (a record, its depth), nlines of them, which may show
+	 * a record twice (see view.c's findmnt_lines()); the above then unused.
+	 */
+	const int32_t *line_rec;
+	const uint32_t *line_depth;
+	size_t nlines;
 	const struct column *cols[COLS_MAX];
 	size_t ncols;
 	struct col_ctx cx;

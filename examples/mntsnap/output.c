@@ -316,18 +316,55 @@ static int walk_alloc(struct walk *w, size_t n)
 	return 0;
 }
 
+/*
+ * The view's own lines: a line is the last of its siblings when no line
+ * of its depth follows before a shallower one. Walked backwards, at[d]
+ * says a line of depth d follows, forgotten at each shallower line.
+ */
+static int walk_lines(const struct out_opts *o, struct walk *w)
+{
+	uint32_t maxd = 0;
+	unsigned char *at;
+	int r = walk_alloc(w, o->nlines);
+
+	if (r)
+		return r;
+	for (size_t k = 0; k < o->nlines; k++)
+		maxd = o->line_depth[k] > maxd ? o->line_depth[k] : maxd;
+	at = calloc((size_t)maxd + 2, 1);
+	if (!at) {
+		walk_free(w);
+		return -ENOMEM;
+	}
+	for (size_t k = o->nlines; k-- > 0;) {
+		uint32_t d = o->line_depth[k];
+
+		memset(at + d + 1, 0, maxd - d + 1);
+		w->order[k] = o->line_rec[k];
+		w->depth[k] = d;
+		w->last[k] = !at[d];
+		at[d] = 1;
+	}
+	w->count = o->nlines;
+	free(at);
+	return 0;
+}
+
 static int walk_build(const struct recs *rs, const bool *match, bool tree,
 		      const struct out_opts *o, struct walk *w)
 {
 	size_t n = o->tree_order ? o->ntree : rs->n;
 	int32_t roots = -1, sp = 0;
-	/* w->last doubles as "a top-level entry by order" until the walk */
-	int r = walk_alloc(w, rs->n);
+	int r;
 
+	if (tree && o->line_rec)
+		return walk_lines(o, w);
+	r = walk_alloc(w, rs->n);
 	if (r)
 		return r;
 	for (size_t i = 0; i < rs->n; i++)
 		w->first[i] = -1;
+	/* w->last doubles as "a top-level entry by order" until the walk */
 	for (size_t k = 0; o->roots && k < o->nroots; k++)
 		w->last[o->roots[k]] = 1;
 	/*

@@ -888,7 +888,6 @@ static int build_uniq_tree(struct matcher *mt)
 	uint32_t *kids = malloc((n + 1) * sizeof(*kids)), *stack = malloc((n + 1) * sizeof(*stack));
 	uint32_t *start = calloc(n + 2, sizeof(*start));
 	int32_t *np = malloc((n + 1) * sizeof(*np));
-	struct mntsnap_mount m;
 	long root = -1;
 	uint32_t root_pid = 0;
 
@@ -912,13 +911,15 @@ static int build_uniq_tree(struct matcher *mt)
 		if (start[i + 1] > start[i])
 			qsort_r(kids + start[i], start[i + 1] - start[i], sizeof(*kids), cmp_old_id,
 				(void *)mt->snap);
-	/* libmount's root: the smallest parent id, walked up */
+	/*
+	 * libmount's root: the smallest parent id, walked up; the parent ids
+	 * -U left (a kept mount below dropped ones has the highest one's)
+	 */
 	for (size_t i = 0; i < n; i++) {
 		if (mt->gone[i])
 			continue;
-		mntsnap_snapshot_get(mt->snap, i, &m);
-		if (root < 0 || m.parent_id_old < root_pid)
-			root = (long)i, root_pid = m.parent_id_old;
+		if (root < 0 || mt->parent_ids[i] < root_pid)
+			root = (long)i, root_pid = mt->parent_ids[i];
 	}
 	for (size_t step = 0; root >= 0 && np[root] >= 0 && step < n; step++)
 		root = np[root];
@@ -969,6 +970,16 @@ static int uniq_parent_ids(struct matcher *mt)
 	return 0;
 }
 
+/* The kernel's namespace root: its parent id is its own (by the ids the record has) */
+static bool self_parent(const struct mntsnap_mount *m)
+{
+	if (m->parent_index != m->index)
+		return false;
+	if (m->mask & MNTSNAP_F_ID)
+		return m->parent_id == m->id;
+	return (m->mask & MNTSNAP_F_ID_OLD) && m->parent_id_old == m->id_old;
+}
+
 static int matcher_init(struct matcher *mt, const struct view *v,
 			const struct mntsnap_snapshot *snap)
 {
@@ -1009,13 +1020,23 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 		if (r)
 			return r;
 	}
-	/* --shadowed: a mount with a child at its own mount point (after -U) */
+	/*
+	 * --shadowed (mnt_table_over_fs()): a mount with a child at its own
+	 * mount point (after -U), the paths compared as libmount does. A
+	 * namespace's root is its own parent, so it is over itself.
+	 */
 	for (size_t i = 0; v->shadowed && i < n; i++) {
-		if (mt->gone[i] || mt->parent[i] < 0)
+		if (mt->gone[i])
 			continue;
 		mntsnap_snapshot_get(snap, i, &c);
+		if (self_parent(&c)) {
+			mt->over[i] = true;
+			continue;
+		}
+		if (mt->parent[i] < 0)
+			continue;
 		mntsnap_snapshot_get(snap, (size_t)mt->parent[i], &m);
-		if (!strcmp(c.mount_point, m.mount_point))
+		if (streq_paths(c.mount_point, m.mount_point))
 			mt->over[mt->parent[i]] = true;
 	}
 	return 0;
@@ -1334,6 +1355,139 @@ static size_t find_list(struct matcher *mt, int32_t *found)
 	return k;
 }
 
+/*
+ * findmnt's whole tree, line by line (create_treenode()): from libmount's
+ * root (mnt_table_get_root_fs(): the smallest parent id, walked up; the
+ * first of the preorder), each mount's children by mount id, a mount
+ * that does not match leaving its place to its children. Then, as long
+ * as the table has more mounts than lines, every mount not drawn that
+ * matches, in the table's order, with its subtree: the roots of a table
+ * whose parents are missing come in the table's order, and a mount
+ * listed before its parent's line is drawn again under it (findmnt only
+ * asks whether the mount it starts from is drawn).
+ */
+struct lines {
+	int32_t *rec;
+	uint32_t *depth;
+	size_t n, cap;
+};
+
+static int lines_add(struct lines *l, uint32_t i, uint32_t d)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		int32_t *rec = realloc(l->rec, cap * sizeof(*rec));
+		uint32_t *depth;
+
+		if (!rec)
+			return -ENOMEM;
+		l->rec = rec;
+		depth = realloc(l->depth, cap * sizeof(*depth));
+		if (!depth)
+			return -ENOMEM;
+		l->depth = depth;
+		l->cap = cap;
+	}
+	l->rec[l->n] = (int32_t)i;
+	l->depth[l->n++] = d;
+	return 0;
+}
+
+/* Each record's children (after -U), by mount id: kids[start[i]..start[i + 1]) */
+static int kids_by_id(const struct matcher *mt, uint32_t **ret_start, uint32_t **ret_kids)
+{
+	size_t n = mt->n;
+	uint32_t *start = calloc(n + 2, sizeof(*start)), *kids = malloc((n + 1) * sizeof(*kids));
+	uint32_t *fill = calloc(n + 1, sizeof(*fill));
+
+	if (!start || !kids || !fill) {
+		free(start), free(kids), free(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!mt->gone[i] && mt->parent[i] >= 0)
+			start[mt->parent[i] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	for (size_t i = 0; i < n; i++)
+		if (!mt->gone[i] && mt->parent[i] >= 0)
+			kids[start[mt->parent[i]] + fill[mt->parent[i]]++] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++)
+		if (start[i + 1] - start[i] > 1)
+			qsort_r(kids + start[i], start[i + 1] - start[i], sizeof(*kids), cmp_old_id,
+				(void *)mt->snap);
+	free(fill);
+	*ret_start = start, *ret_kids = kids;
+	return 0;
+}
+
+struct draw {
+	const uint32_t *start, *kids;
+	const bool *match;
+	bool *drawn;
+	struct pending {
+		uint32_t rec, depth; /* the depth its line takes */
+	} *stack;
+	struct lines *l;
+};
+
+/* create_treenode(root, NULL): root's subtree, depth first, without recursion */
+static int draw_subtree(struct draw *dr, uint32_t root)
+{
+	size_t sp = 0;
+
+	dr->stack[sp++] = (struct pending){ root, 0 };
+	while (sp) {
+		struct pending p = dr->stack[--sp];
+
+		if (dr->match[p.rec]) {
+			int r = lines_add(dr->l, p.rec, p.depth++);
+
+			if (r)
+				return r;
+			dr->drawn[p.rec] = true;
+		}
+		/* pushed last first: the smallest id pops first */
+		for (uint32_t c = dr->start[p.rec + 1]; c-- > dr->start[p.rec];)
+			dr->stack[sp++] = (struct pending){ dr->kids[c], p.depth };
+	}
+	return 0;
+}
+
+static int findmnt_lines(const struct matcher *mt, const bool *match, struct lines *l)
+{
+	size_t n = mt->n, kept = 0;
+	bool rest;
+	struct draw dr = { .match = match, .l = l };
+	uint32_t *start = NULL, *kids = NULL;
+	int r = kids_by_id(mt, &start, &kids);
+
+	*l = (struct lines){ 0 };
+	if (r)
+		return r;
+	dr.start = start, dr.kids = kids;
+	dr.drawn = calloc(n + 1, sizeof(*dr.drawn));
+	/* a tree: each record pushed once a subtree, its children when it pops */
+	dr.stack = malloc((n + 1) * sizeof(*dr.stack));
+	if (!dr.drawn || !dr.stack)
+		r = -ENOMEM;
+	if (!r && mt->norder)
+		r = draw_subtree(&dr, mt->order[0]);
+	for (size_t i = 0; i < n; i++)
+		kept += !mt->gone[i];
+	rest = l->n < kept;
+	/* asked once, before the loop: the lines it draws twice count too */
+	for (size_t i = 0; !r && rest && i < n; i++)
+		if (!mt->gone[i] && !dr.drawn[i] && match[i])
+			r = draw_subtree(&dr, (uint32_t)i);
+	free(start), free(kids), free(dr.drawn), free(dr.stack);
+	if (r) {
+		free(l->rec), free(l->depth);
+		*l = (struct lines){ 0 };
+	}
+	return r;
+}
+
 /* Each record's place in the preorder and the end of its subtree there. */
 static int subtree_ends(struct matcher *mt, size_t **ret_pos, size_t **ret_end)
 {
@@ -1450,6 +1604,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	bool lookup = v->target || v->mountpoint || v->source || v->devno || v->match;
 	bool submounts = v->submounts && !listall(v);
 	struct matcher mt;
+	struct lines lines = { 0 };
 	bool *match = calloc(n + 1, sizeof(*match)), tree, draw = false;
 	int32_t *roots = malloc((n + 1) * sizeof(*roots));
 	long r;
@@ -1476,6 +1631,8 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	r = matcher_init(&mt, v, snap);
 	if (!r)
 		r = build_match(v, &mt, tree, submounts, match, roots, &nroots);
+	if (!r && tree && !submounts)
+		r = findmnt_lines(&mt, match, &lines);
 	if (r) {
 		matcher_free(&mt);
 		free(match), free(roots);
@@ -1495,6 +1652,9 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	v->out.cx.parent_ids = mt.parent_ids;
 	v->out.roots = tree && !submounts ? NULL : roots;
 	v->out.nroots = nroots;
+	v->out.line_rec = lines.rec;
+	v->out.line_depth = lines.depth;
+	v->out.nlines = lines.n;
 	if (v->mountinfo) {
 		r = print_mountinfo(snap, match, cmd);
 		goto out;
@@ -1516,7 +1676,9 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 		r = r ? 0 : 1;
 out:
 	v->out.tree_parent = NULL, v->out.tree_order = NULL, v->out.roots = NULL;
+	v->out.line_rec = NULL, v->out.line_depth = NULL;
 	v->out.cx.parent_ids = NULL;
+	free(lines.rec), free(lines.depth);
 	matcher_free(&mt);
 	free(match);
 	free(roots);
