@@ -38,6 +38,12 @@ kernel's table with utab's userspace options ($LIBMOUNT_UTAB); TID of
 UUID, LABEL, PARTUUID, PARTLABEL of a saved mountinfo (an ext4 with a
 label and a UUID on a loop device), also with -C and --output-all.
 
+Mount tables by fstab's rules (kernel_tags_types, and a tmpfs mounted with
+the source "LABEL=..." in the live namespace): -x -k on "type.subtype"
+fstypes (fuse.rclone, tmpfs.y, ext4.x: the whole string is the type), tag
+sources (verified and, with -e, evaluated: SOURCE empty, null in JSON,
+SOURCES [null]), an empty source with -C.
+
 Columns (columns_and_version): --output-all (findmnt's 24 columns in its
 order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name prints nothing and exits 1), on a mountinfo file
@@ -731,6 +737,8 @@ def live_inner(binary, base, backend):
                          ['-x', '-k', '--verbose', '-T', os.path.join(base, 'ro')]):
                 fstab_same(t, name, args, [binary, 'list', '--backend', backend] + args)
         compare_other_ns(t, binary, base, backend)
+        if have_blkid(binary, '/dev/null'):
+            kernel_tags_live(t, name, binary, base, backend)
         compare_uniq_nocanon(t, name, [binary, 'list', '--backend', backend], base)
         if backend == 'statmount':
             compare_poll_filters(t, name, binary, base)
@@ -2105,6 +2113,89 @@ def tabfile_loose(t, binary, base):
                [binary, 'list', '-F', '/proc/self/mountinfo', '-r', '-t', 'proc'])
 
 
+def kernel_tags_types(t, binary, base):
+    """A mount table (-F mountinfo) read as libmount reads every table:
+    FSTYPE is the kernel's whole "type.subtype" (fuse.rclone, tmpfs.y,
+    ext4.x), which -x -k checks against libmount's pseudo and network
+    lists as written; a LABEL=/UUID=/ID=/PARTLABEL=/PARTUUID= source is a
+    tag (-x: resolved or "unreachable on boot required source", -e:
+    evaluated, empty when no device has it, null in JSON), another NAME=
+    is a path; an empty source with -C resolves to nothing (no type
+    check)."""
+    if not have_blkid(binary, os.devnull):
+        print('SKIP kernel tags and types: built without libblkid')
+        t.skipped += 1
+        return
+    d = os.path.join(base, 'kt')
+    for sub in ('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'):
+        os.makedirs(os.path.join(d, sub))
+    j = lambda x: os.path.join(d, x).encode()
+    root = b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+    texts = {
+        'subtypes': root + b''.join(b'%d 20 0:%d / %s rw - %s %s rw\n' % (21 + i, 30 + i, j(m), ty, src)
+                                     for i, (m, ty, src) in enumerate((
+                                         ('a', b'ext4.x', b'/dev/null'),
+                                         ('b', b'fuse.rclone', b'remote:'),
+                                         ('c', b'tmpfs.y', b'y'),
+                                         ('d', b'fuse', b'f'),
+                                         ('e', b'fuse.sshfs', b'u@h:/'),
+                                         ('f', b'fuse.lxcfs', b'lxcfs'),
+                                         ('g', b'nfs4.z', b'h:/x')))),
+        'tags': root + b''.join(b'%d 20 8:1 %s %s rw - %s %s rw\n' % (21 + i, r, j(m), ty, src)
+                                for i, (m, r, ty, src) in enumerate((
+                                    ('a', b'/', b'ext4', b'LABEL=fmeq-no-such'),
+                                    ('b', b'/sub', b'ext4', b'UUID=1234'),
+                                    ('c', b'/', b'tmpfs', b'ID=x'),
+                                    ('d', b'/', b'ext4', b'PARTLABEL=p'),
+                                    ('e', b'/', b'ext4', b'PARTUUID=q'),
+                                    ('f', b'/', b'ext4', b'FOO=bar'),
+                                    ('g', b'/', b'ext4', b'LABEL="qx"'),
+                                    ('h', b'/', b'ext4', b'LABEL=')))),
+        'empty-source': root + b'38 20 0:15 / ' + j('a') + b' rw - ext4  rw\n',
+    }
+    for name, text in texts.items():
+        path = os.path.join(base, 'kt-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(text)
+        sets = [['-x', '-k'], ['-x', '-k', '--verbose'], ['-x', '-k', '-C'],
+                ['-x', '-k', '-C', '--verbose'], ['-x', '-k', '-M', os.path.join(d, 'a')],
+                ['-x', '-k', '-t', 'fuse.rclone'], ['-r', '-t', 'fuse.rclone,tmpfs.y'],
+                ['-r', '--real'], ['-r', '--pseudo']]
+        if name == 'tags':
+            cols = ['-o', 'TARGET,SOURCE,SOURCES,LABEL,UUID,PARTUUID,PARTLABEL']
+            sets += [['-e'], ['-e', '-l', '-o', 'TARGET,SOURCE,SOURCES'], ['-e', '-r'] + cols,
+                     ['-r'] + cols, ['-e', '-c', '-r'], ['-e', '-v', '-r'], ['-D', '-e'],
+                     ['-e', '-M', os.path.join(d, 'b')], ['-e', '-P', '-S', 'ID=x']]
+        for args in sets:
+            fstab_same(t, 'kernel ' + name, ['-F', path] + args,
+                       [binary, 'list', '-F', path] + args)
+        for args in (['-e', '-J', '-o', 'TARGET,SOURCE,SOURCES'], ['-e', '-J', '-l'] + cols,
+                     ['-D', '-e', '-J']) if name == 'tags' else ():
+            fstab_same(t, 'kernel ' + name, ['-F', path] + args,
+                       [binary, 'list', '-F', path] + args, json_out=True)
+
+
+def kernel_tags_live(t, name, binary, base, backend):
+    """In live_inner's namespace: a tmpfs whose source is "LABEL=..."
+    (mount(2) takes any text; mount(8) would resolve the tag)."""
+    import ctypes
+    mp = os.path.join(base, 'tagsrc')
+    os.makedirs(mp, exist_ok=True)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b'LABEL=fmeq-no-such', mp.encode(), b'tmpfs', 0, None):
+        t.check('%s tag source mount' % name, False, os.strerror(ctypes.get_errno()))
+        return
+    try:
+        ms = [binary, 'list', '--backend', backend]
+        for args in (['-M', mp], ['-e', '-M', mp], ['-e', '-r', '-o', 'TARGET,SOURCE,SOURCES', '-M', mp],
+                     ['-D', '-e', '-M', mp], ['-x', '-k', '-M', mp], ['-x', '-k', '--verbose', '-M', mp]):
+            fstab_same(t, name, args, ms + args)
+        fstab_same(t, name, ['-e', '-J', '-M', mp, '-o', 'TARGET,SOURCE,SOURCES'],
+                   ms + ['-e', '-J', '-M', mp, '-o', 'TARGET,SOURCE,SOURCES'], json_out=True)
+    finally:
+        subprocess.run(['umount', mp], capture_output=True)
+
+
 def lookup_pair(t, name, binary, args, cwd=None):
     """findmnt ARGS and mntsnap list ARGS (in cwd): stdout, exit status and
     whether stderr says anything, as same_output() allows."""
@@ -2370,6 +2461,9 @@ def main():
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabread-') as base:
             tabfiles_joined(t, binary, base)
             tabfile_loose(t, binary, base)
+    if only in 'kernel-tags-types':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
+            kernel_tags_types(t, binary, base)
     print('\n%-12s %6s %6s  first difference' % ('column', 'equal', 'differ'))
     for c in COLUMNS:
         eq, ne, ex = t.cols[c]

@@ -23,8 +23,14 @@
 #include "pathcache.h"
 #include "tags.h"
 
-/* mnt_fs_match_target(): as written, then the canonical forms */
-static bool match_target(struct pathcache *c, const struct fstab_ent *e, const char *target)
+/*
+ * mnt_fs_match_target(): as written, then the canonical forms. A mount
+ * table's targets count as canonical and are never resolved, so never
+ * cached either (what the cache holds shows: -x resolves an empty source
+ * to a cached "/", libmount's streq_paths() taking "" for "/").
+ */
+static bool match_target(struct pathcache *c, const struct fstab *t, const struct fstab_ent *e,
+			 const char *target)
 {
 	const char *cn, *tcn;
 
@@ -33,7 +39,7 @@ static bool match_target(struct pathcache *c, const struct fstab_ent *e, const c
 	cn = pathcache_target(c, target);
 	if (cn && streq_paths(e->target, cn))
 		return true;
-	if (!cn || !strcmp(e->fstype, "swap"))
+	if (!cn || t->kernel || !strcmp(e->fstype, "swap"))
 		return false;
 	tcn = pathcache_target(c, e->target);
 	return tcn && !strcmp(cn, tcn);
@@ -154,7 +160,7 @@ static bool match_ent(const struct fstab_match *mt, size_t i)
 		return no;
 	if (mt->majmin && !devno_is(mt->t, e, mt->maj, mt->min))
 		return no;
-	if (mt->target && !match_target(mt->a->cache, e, mt->target))
+	if (mt->target && !match_target(mt->a->cache, mt->t, e, mt->target))
 		return no;
 	if (mt->source && !match_source(mt->a->cache, e, mt->source))
 		return no;
@@ -421,7 +427,7 @@ void fstab_uniq(struct fstab *t, struct pathcache *c)
 {
 	for (size_t i = t->n; i-- > 0;)
 		for (size_t k = i + 1; k < t->n && !t->ent[i].gone; k++)
-			if (!t->ent[k].gone && match_target(c, &t->ent[k], t->ent[i].target))
+			if (!t->ent[k].gone && match_target(c, t, &t->ent[k], t->ent[i].target))
 				t->ent[i].gone = true;
 }
 

@@ -505,7 +505,6 @@ static int list_fstab(struct list_args *a)
 
 	if (a->target.set)
 		return cli_fail(0, "list: -s reads fstab, not a TARGET's table");
-	a->view.out.cx.evaluate = a->evaluate;
 	return fstab_list(&fa);
 }
 
@@ -532,7 +531,6 @@ static int list_tabfile(struct list_args *a)
 	if (fmt != FSTAB_FMT_FSTAB)
 		return -1;
 	fstab_paths(a, &fa);
-	a->view.out.cx.evaluate = a->evaluate;
 	return fstab_list(&fa);
 }
 
@@ -920,6 +918,8 @@ static int list_run(int argc, char **argv)
 		return r;
 	if (need_blkid(&a))
 		return CLI_EXIT_ERR;
+	/* -e: a tag source shows as its device in every table, a mount's too */
+	a.view.out.cx.evaluate = a.evaluate;
 	/* findmnt -x checks fstab, the kernel's table with -k or -m, or -N's task's */
 	if (a.fstab || (a.verify && !a.kernel && !a.mtab && !a.target.set))
 		return list_fstab(&a);

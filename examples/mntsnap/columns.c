@@ -145,17 +145,74 @@ static void put_canonical(struct obuf *b, const char *src)
 	free(p);
 }
 
+/*
+ * libmount's tag of a record (mnt_fs_get_tag()): an fstab entry's, or a
+ * mount's source when it reads NAME=value with a name libmount knows (the
+ * kernel keeps whatever source text mount(2) was given, and libmount
+ * parses every table's sources alike). 0 (malloc'd), -EINVAL or -ENOMEM.
+ */
+static int record_tag(const struct mntsnap_mount *m, const struct col_ctx *cx, char **name,
+		      char **value)
+{
+	const struct fstab_ent *e = cx->fstab ? fstab_of(m) : NULL;
+
+	if (!e)
+		return m->mask & MNTSNAP_F_SOURCE ? tags_source(m->source, name, value) : -EINVAL;
+	if (!e->tagname)
+		return -EINVAL;
+	*name = strdup(e->tagname);
+	*value = strdup(e->tagval);
+	if (*name && *value)
+		return 0;
+	free(*name);
+	free(*value);
+	return -ENOMEM;
+}
+
+/* -e: the device a tag names, NULL if none (an fstab entry's is evaluated when read) */
+static char *tag_device(const struct mntsnap_mount *m, const struct col_ctx *cx,
+			const char *name, const char *value)
+{
+	const char *dev = cx->fstab ? fstab_of(m)->evaluated : NULL;
+
+	if (!cx->fstab)
+		return tags_evaluate(name, value);
+	return dev && *dev ? strdup(dev) : NULL;
+}
+
+/*
+ * findmnt's SOURCE: a path (-c: resolved), else the tag; with -e the
+ * tag's device, and nothing at all (no [root] either) when no device has
+ * it; then the fsroot in brackets.
+ */
 static void get_source(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE))
+	char *tn = NULL, *tv = NULL, *dev = NULL;
+	int r = record_tag(m, cx, &tn, &tv);
+
+	if (r == -ENOMEM) {
+		b->err = r;
+		return;
+	}
+	if (!r && cx->evaluate) {
+		dev = tag_device(m, cx, tn, tv);
+		if (!dev)
+			goto out;
+		ob_puts(b, dev);
+	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE)) {
 		put_canonical(b, m->source);
-	else
+	} else {
 		ob_puts(b, source_of(m));
+	}
 	if (!cx->nofsroot && m->root[0] && strcmp(m->root, "/")) {
 		ob_putc(b, '[');
 		ob_puts(b, m->root);
 		ob_putc(b, ']');
 	}
+out:
+	free(dev);
+	free(tn);
+	free(tv);
 }
 
 static void get_fstype(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
@@ -460,11 +517,16 @@ static void get_partuuid(struct obuf *b, const struct mntsnap_mount *m,
  */
 static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	char *v = NULL;
+	char *v = NULL, *tn = NULL, *tv = NULL;
+	int r = record_tag(m, cx, &tn, &tv);
 
-	if (cx->fstab && fstab_of(m)->tagname) {
+	if (r == -ENOMEM) {
+		b->err = r;
+		return;
+	}
+	if (!r) {
 		if (cx->evaluate)
-			v = tags_devices(fstab_of(m)->tagname, fstab_of(m)->tagval);
+			v = tags_devices(tn, tv);
 	} else if ((m->mask & MNTSNAP_F_SOURCE) && !strncmp(m->source, "/dev/", 5)) {
 		char *uuid = tags_device_value(m->source, "UUID");
 
@@ -474,11 +536,11 @@ static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const str
 	}
 	if (v && *v)
 		ob_puts(b, v);
-	else if (cx->fstab && fstab_of(m)->tagname && cx->evaluate)
-		ob_puts(b, fstab_of(m)->m.source);
 	else
 		get_source(b, m, cx);
 	free(v);
+	free(tn);
+	free(tv);
 }
 
 static void get_uniq_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)

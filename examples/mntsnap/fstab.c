@@ -235,24 +235,12 @@ static int split_options(struct fstab_ent *e)
 	return 0;
 }
 
-/* blkid_parse_tag_string() + mnt_valid_tagname() */
+/* a source libmount takes as a tag: tagname and tagval set */
 static int parse_tag(struct fstab_ent *e)
 {
-	static const char *const names[] = { "ID", "UUID", "LABEL", "PARTUUID", "PARTLABEL" };
-	char *name = NULL, *value = NULL;
-	int r = tags_parse(e->source, &name, &value);
+	int r = tags_source(e->source, &e->tagname, &e->tagval);
 
-	if (r)
-		return r == -ENOMEM ? r : 0;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(names[i], name)) {
-			e->tagname = name;
-			e->tagval = value;
-			return 0;
-		}
-	free(name);
-	free(value);
-	return 0;
+	return r == -ENOMEM ? r : 0;
 }
 
 static void ent_clear(struct fstab_ent *e)
@@ -613,6 +601,22 @@ static int options_of(const struct mntsnap_mount *m, int which, char **ret)
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * FSTYPE as the kernel writes it in mountinfo ("fuse.sshfs": the type and
+ * its subtype), the one string libmount checks against its pseudo and
+ * network lists and /proc/filesystems; malloc'd.
+ */
+static char *fstype_of(const struct mntsnap_mount *m)
+{
+	char *t = NULL;
+
+	if (!(m->mask & MNTSNAP_F_FS_SUBTYPE) || !m->fs_subtype[0])
+		return strdup(m->fs_type);
+	if (asprintf(&t, "%s.%s", m->fs_type, m->fs_subtype) < 0)
+		return NULL;
+	return t;
+}
+
 int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
 {
 	size_t n = mntsnap_snapshot_count(snap);
@@ -631,9 +635,12 @@ int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
 		e->m = m;
 		e->target = strdup(m.mount_point);
 		e->source = strdup(m.mask & MNTSNAP_F_SOURCE ? m.source : "none");
-		e->fstype = strdup(m.fs_type);
+		e->fstype = fstype_of(&m);
 		if (!e->target || !e->source || !e->fstype)
 			r = -ENOMEM;
+		/* libmount takes a tag from any table's source, a mount's too */
+		if (!r)
+			r = parse_tag(e);
 		if (!r)
 			r = options_of(&m, MNTSNAP_OPTIONS_VFS, &e->vfs_opts);
 		if (!r)

@@ -80,7 +80,8 @@ void fstab_free(struct fstab *t);
 
 /*
  * A mount table as entries for -x -k (findmnt verifies the kernel's table
- * too): target, source ("none" when it has none), type, the VFS and FS
+ * too): target, source ("none" when it has none; a tag as in fstab), type
+ * as mountinfo writes it ("fuse.sshfs", never just "fuse"), the VFS and FS
  * options as findmnt's columns show them; freq and passno 0.
  */
 int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t);

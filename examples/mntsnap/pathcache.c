@@ -132,26 +132,23 @@ const char *pathcache_target(struct pathcache *c, const char *path)
 
 char *pathcache_spec(struct pathcache *c, const char *spec)
 {
-	static const char *const tags[] = { "ID", "UUID", "LABEL", "PARTUUID", "PARTLABEL" };
-	char *name = NULL, *value = NULL, *dev = NULL;
+	char *name = NULL, *value = NULL, *dev;
 	const char *p;
 
-	if (!tags_parse(spec, &name, &value)) {
-		for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-			if (!strcmp(name, tags[i])) {
-				dev = tags_evaluate(name, value);
-				free(name);
-				free(value);
-				return dev;
-			}
+	if (!tags_source(spec, &name, &value)) {
+		dev = tags_evaluate(name, value);
 		free(name);
 		free(value);
+		return dev;
 	}
-	/* no cache: libmount still canonicalizes, it only keeps nothing */
+	/*
+	 * no cache: libmount still canonicalizes, it only keeps nothing; an
+	 * empty path resolves to nothing (canonicalize_path())
+	 */
 	if (c->off) {
-		char *r = realpath(spec, NULL);
+		char *r = *spec ? col_canonical(spec) : NULL;
 
-		return r ? r : strdup(spec);
+		return r || !*spec ? r : strdup(spec);
 	}
 	p = pathcache_path(c, spec);
 	return p ? strdup(p) : NULL;

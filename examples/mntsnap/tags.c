@@ -41,6 +41,22 @@ int tags_parse(const char *spec, char **ret_name, char **ret_value)
 	return 0;
 }
 
+int tags_source(const char *spec, char **ret_name, char **ret_value)
+{
+	static const char *const names[] = { "ID", "UUID", "LABEL", "PARTUUID", "PARTLABEL" };
+	int r = tags_parse(spec, ret_name, ret_value);
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i], *ret_name))
+			return 0;
+	free(*ret_name);
+	free(*ret_value);
+	*ret_name = *ret_value = NULL;
+	return -EINVAL;
+}
+
 #ifdef MNTSNAP_HAVE_BLKID
 #include <blkid.h>
 

@@ -21,6 +21,13 @@ char *tags_evaluate(const char *name, const char *value);
 /* "NAME=value" (value maybe quoted) split as libblkid does; 0 or -EINVAL. */
 int tags_parse(const char *spec, char **ret_name, char **ret_value);
 
+/*
+ * A source libmount takes as a tag (blkid_parse_tag_string() and a name
+ * mnt_valid_tagname() knows: LABEL, UUID, PARTUUID, PARTLABEL, ID), in any
+ * table, fstab or mount; 0 (name and value malloc'd), -EINVAL or -ENOMEM.
+ */
+int tags_source(const char *spec, char **ret_name, char **ret_value);
+
 /* dev's tag NAME (LABEL, UUID, PARTLABEL, PARTUUID, TYPE), probed directly. */
 char *tags_device_value(const char *dev, const char *name);
 
