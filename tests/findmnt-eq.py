@@ -42,6 +42,11 @@ order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name prints nothing and exits 1), on a mountinfo file
 and an fstab written here, in every form.
 
+Poll mode (poll_sets, live; poll_args): -m -p, --output-all, --vfs-all
+per change; -p's ACTIONS and -o lists refused as findmnt refuses them,
+-p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
+start (its parse errors on stderr).
+
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
@@ -580,7 +585,16 @@ def poll_sets(d):
             ['-S', 'k2', '-d', 'backward'],
             # findmnt de-duplicates only its first table: its first batch
             # shows each mount -U dropped there (a stack) as mounted
-            ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1']]
+            ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1'],
+            # -m polls as -p alone (findmnt 2.38.1's exclusive-option check
+            # never sees -m beside -p)
+            ['-m'], ['-m', '-r', '-p'], ['-p', '-m', '-o', '+OLD-OPTIONS']] + [
+            # --output-all: findmnt's 24 columns, no ACTION; TID is the
+            # task the table is read from, here this one for both
+            ['--output-all', '-F', '/proc/%d/mountinfo' % os.getpid()] + f
+            for f in ([], ['-r'], ['-P'], ['-l', '-n'], ['-o', '+ACTION'], ['-D'],
+                      ['-o', '+OLD-TARGET,OLD-OPTIONS', '-b'], ['-o', 'ACTION,TARGET'])] + [
+            ['--vfs-all', '-o', 'TARGET,VFS-OPTIONS'], ['-o', 'ACTION,VFS-OPTIONS', '--vfs-all', '-r']]
 
 
 def compare_poll_filters(t, name, binary, base):
@@ -1567,6 +1581,42 @@ OPTPARSE_ARGS = [
     ',', ',,', 'no', 'no,', 'noext4,', 'ext4,', ',ext4', '', 'tmpfs,no', 'nono', 'EXT4')]
 
 
+# findmnt --poll's own arguments, refused at once as findmnt refuses them:
+# an ACTIONS list as util-linux's string_to_idarray() splits it (an empty
+# item or a fifth one: exit 1, no message; an unknown one says so), the
+# last -p with a list counting; -m beside -p (findmnt 2.38.1 polls), -s or
+# -x beside it (refused); -p's -o lists split as findmnt splits them.
+POLL_ARGS = [
+    ['--poll='], ['--poll=mount,'], ['--poll=,mount'], ['--poll=mount,,umount'], ['--poll=,'],
+    ['--poll=bogus'], ['--poll=MOUNT,Umount'], ['--poll=mount,umount,remount,move,mount'],
+    ['--poll=mount,umount,remount,move'], ['--poll=umount', '-p'], ['-p', '--poll='],
+    ['--poll=', '-x'], ['-x', '--poll='], ['--poll=', '-o', 'bogus'], ['-pbogus'], ['-p,'],
+    ['-m', '-p'], ['-p', '-m'], ['-p', '-m', '-r'], ['-p', '-s'], ['-s', '-p'], ['-m', '-s'],
+    ['-p', '-x'], ['-p', '-o', ''], ['-p', '-o', 'TARGET,'], ['-p', '-o', ',TARGET'],
+    ['-p', '-o', 'TARGET,,SOURCE'], ['-p', '-o', '+'], ['-p', '-o', '+ACTION,'],
+    ['-p', '--output-all', '-o', ''], ['-p', '-o', 'action,old-target']]
+# -p -F FILE, FILE no task's table: findmnt reads FILE at the start (the
+# table changes are told against), reporting its malformed lines, then
+# waits out -w: FILE in fstab format, as text
+POLL_FSTABS = {
+    'bad-line': b'/dev/a /a ext4 defaults 0 0\n/dev/b /b ext4 defaults x 0\n',
+    'several': b'bad\n/dev/a /a ext4 defaults 0 0\n\n# x\n/dev/b\n/dev/c /c ext4 defaults x\n',
+    'clean': b'# c\n/dev/a /a ext4 defaults 0 0\n',
+}
+
+
+def poll_args(t, binary, base):
+    for args in POLL_ARGS:
+        optparse_same(t, 'poll args', ['findmnt'], [binary, 'list'], args + ['-w', '100'])
+    for name, text in sorted(POLL_FSTABS.items()):
+        path = os.path.join(base, name + '.fstab')
+        with open(path, 'wb') as f:
+            f.write(text)
+        for args in (['-p', '-F', path], ['-m', '-p', '-F', path], ['-p', '-r', '-F', path]):
+            fstab_same(t, 'poll fstab %s' % name, args + ['-w', '100'],
+                       [binary, 'list'] + args + ['-w', '100'])
+
+
 def optparse_same(t, label, fm, ms, args, env=None, json_out=False):
     ra, a, ea = run(fm + args, env)
     rb, b, eb = run(ms + args, env)
@@ -2140,6 +2190,9 @@ def main():
     if only in 'optparse':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-optparse-') as base:
             optparse(t, binary, base)
+    if only in 'poll-args':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-poll-') as base:
+            poll_args(t, binary, base)
     if only in 'abbrev':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-abbrev-') as base:
             abbrevs(t, binary, data, base)

@@ -99,8 +99,9 @@ int cli_parse_u64(const char *s, uint64_t *ret);
 /*
  * list -p/--poll (findmnt's poll mode), run by the watcher of mntsnap
  * watch: lines as findmnt --poll prints them. specs: the -o lists in
- * order; mode: enum out_mode; actions: -p's list (NULL: all); timeout_ms:
- * -w (< 0: none); tid: the TID column's task. Returns the exit status.
+ * order; mode: enum out_mode; actions: cli_poll_actions()'s mask (0: all);
+ * timeout_ms: -w (< 0: none); tid: the TID column's task. Returns the exit
+ * status.
  */
 struct view;
 struct cli_poll {
@@ -110,11 +111,20 @@ struct cli_poll {
 	size_t nspecs;
 	int mode;
 	bool noheadings;
-	const char *actions;
+	unsigned actions;
 	long timeout_ms;
 	long tid;
 };
 int cli_poll(const struct cli_poll *p);
+
+/*
+ * -p's ACTIONS (mount,umount,remount,move, case-blind), read when the
+ * option is, as findmnt reads them (util-linux's string_to_idarray()):
+ * 0 with *ret set; 1 for an empty list or item, or a fifth item (findmnt
+ * exits 1 then, saying nothing); -EINVAL for an unknown action (message
+ * printed).
+ */
+int cli_poll_actions(const char *list, unsigned *ret);
 
 /*
  * list, show and stat speak findmnt's long options: a copy of argv in

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "columns.h"
+#include "tags.h"
 #include "view.h"
 
 static const char watch_help[] =
@@ -732,48 +733,88 @@ struct poll_out {
 	size_t ndropped;
 };
 
-static int pcol_add(struct poll_out *p, const char *name)
+static int pcol_add(struct poll_out *p, const char *name, size_t len)
 {
 	const struct column *c;
 
 	if (p->ncols == MAX_COLS)
 		return cli_fail(0, "list: too many columns (%d at most)", MAX_COLS), -EINVAL;
 	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++) {
-		if (!strcasecmp(name, own_cols[i].header)) {
+		if (strlen(own_cols[i].header) == len &&
+		    !strncasecmp(name, own_cols[i].header, len)) {
 			p->cols[p->ncols++] = own_cols[i];
 			return 0;
 		}
 	}
-	c = col_find(name, strlen(name));
+	c = col_find(name, len);
 	if (!c)
-		return cli_fail(0, "list: unknown column '%s' (see --help)", name), -EINVAL;
+		return cli_fail(0, "list: unknown column: %.*s", (int)len, name), -EINVAL;
 	p->cols[p->ncols++] = (struct pcol){ P_LIST, c, c->name, c->header, c->min_width,
 					     c->flags };
 	p->need |= c->need;
 	return 0;
 }
 
-/* One -o list: "+LIST" adds to the columns chosen so far, as list's -o. */
+/*
+ * One -o list, split as findmnt splits it (util-linux's
+ * string_add_to_idarray(), list's col_parse()): "+LIST" adds to the
+ * columns chosen so far; a name ends at a comma but the last runs to the
+ * end, so "TARGET," is a name no column has. 1 for an empty name ("",
+ * "A,,B", ",A", "+"): findmnt exits 1 then, saying nothing.
+ */
 static int pcol_parse(struct poll_out *p, const char *spec)
 {
-	char *dup = strdup(spec), *save = NULL;
-	int r = 0;
+	const char *s = spec + (*spec == '+'), *begin = NULL;
+	int r;
 
-	if (!dup)
-		return cli_fail(-ENOMEM, "list");
 	if (*spec != '+')
 		p->ncols = 0;
-	for (char *t = strtok_r(dup + (*spec == '+'), ",", &save); t && !r;
-	     t = strtok_r(NULL, ",", &save))
-		r = pcol_add(p, t);
-	free(dup);
-	if (!r && !p->ncols)
-		r = (cli_fail(0, "list: -o needs at least one column"), -EINVAL);
-	return r;
+	if (!*s)
+		return 1;
+	for (const char *c = s; *c; c++) {
+		const char *end = NULL;
+
+		if (!begin)
+			begin = c;
+		if (*c == ',')
+			end = c;
+		if (!c[1])
+			end = c + 1;
+		if (!end)
+			continue;
+		if (end <= begin)
+			return 1;
+		r = pcol_add(p, begin, (size_t)(end - begin));
+		if (r)
+			return r;
+		begin = NULL;
+	}
+	return 0;
 }
 
-/* findmnt --poll's ACTION list: mount,umount,remount,move */
-static int poll_actions(const char *list, unsigned *ret)
+/*
+ * findmnt --output-all: its 24 columns (no ACTION: poll mode adds that
+ * only to the default ones); a build without libblkid leaves out the four
+ * blkid columns, as list's --output-all does.
+ */
+static int pcol_all(struct poll_out *p)
+{
+	int k = 0, r = pcol_parse(p, COLS_FINDMNT_ALL);
+
+	if (r || tags_have())
+		return r;
+	p->need = 0;
+	for (int i = 0; i < p->ncols; i++) {
+		if (col_is_blkid(p->cols[i].col))
+			continue;
+		p->need |= p->cols[i].col->need;
+		p->cols[k++] = p->cols[i];
+	}
+	p->ncols = k;
+	return 0;
+}
+
+int cli_poll_actions(const char *list, unsigned *ret)
 {
 	static const struct {
 		const char *name;
@@ -782,21 +823,41 @@ static int poll_actions(const char *list, unsigned *ret)
 		     { "umount", MNTSNAP_WATCH_UMOUNT },
 		     { "remount", MNTSNAP_WATCH_CHANGE },
 		     { "move", MNTSNAP_WATCH_MOVE } };
-	const char *p = list;
+	const size_t nacts = sizeof(acts) / sizeof(acts[0]);
+	const char *begin = NULL;
+	unsigned mask = 0, n = 0;
 
-	*ret = 0;
-	while (*p) {
-		size_t n = strcspn(p, ","), i;
+	if (!*list)
+		return 1;
+	for (const char *c = list; *c; c++) {
+		const char *end = NULL;
+		size_t i, len;
 
-		for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
-			if (strlen(acts[i].name) == n && !strncmp(p, acts[i].name, n))
+		/* findmnt keeps four actions: a fifth item is refused unread */
+		if (n == nacts)
+			return 1;
+		if (!begin)
+			begin = c;
+		if (*c == ',')
+			end = c;
+		if (!c[1])
+			end = c + 1;
+		if (!end)
+			continue;
+		if (end <= begin)
+			return 1;
+		len = (size_t)(end - begin);
+		for (i = 0; i < nacts; i++)
+			if (strlen(acts[i].name) == len && !strncasecmp(begin, acts[i].name, len))
 				break;
-		if (i == sizeof(acts) / sizeof(acts[0]))
+		if (i == nacts)
 			return cli_fail(0, "list: unknown --poll action '%.*s' (mount, umount, "
-					   "remount, move)", (int)n, p), -EINVAL;
-		*ret |= 1U << acts[i].kind;
-		p += n + (p[n] == ',');
+					   "remount, move)", (int)len, begin), -EINVAL;
+		mask |= 1U << acts[i].kind;
+		n++;
+		begin = NULL;
 	}
+	*ret = mask;
 	return 0;
 }
 
@@ -1443,18 +1504,22 @@ int cli_poll(const struct cli_poll *q)
 		po.cx.nofsroot = v->out.cx.nofsroot;
 		po.cx.canonicalize = v->out.cx.canonicalize;
 		po.cx.bytes = v->out.cx.bytes;
+		po.cx.vfs_all = v->out.cx.vfs_all;
+		po.cx.nocache = v->out.cx.nocache;
 		po.first_only = v->first_only;
 		po.backward = v->backward;
 		po.uniq = v->uniq;
 	}
-	/* findmnt -D -p: df's columns, no ACTION */
-	if (pcol_parse(&po, v && v->df ? COLS_DF : "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS"))
-		return CLI_EXIT_ERR;
-	for (size_t i = 0; i < q->nspecs; i++)
-		if (pcol_parse(&po, q->specs[i]))
-			return CLI_EXIT_ERR;
-	if (q->actions && poll_actions(q->actions, &po.actions))
-		return CLI_EXIT_ERR;
+	/* findmnt -p --output-all, -p -D: those columns, no ACTION */
+	if (v && v->output_all)
+		r = pcol_all(&po);
+	else
+		r = pcol_parse(&po, v && v->df ? COLS_DF : "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS");
+	for (size_t i = 0; !r && i < q->nspecs; i++)
+		r = pcol_parse(&po, q->specs[i]);
+	if (r)
+		return r > 0 ? 1 : CLI_EXIT_ERR;
+	po.actions = q->actions;
 	/* -w 0: one look, as findmnt's poll() with no wait; < 0: no bound */
 	if (q->timeout_ms >= 0)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
