@@ -42,8 +42,9 @@ order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name prints nothing and exits 1), on a mountinfo file
 and an fstab written here, in every form.
 
-Poll mode (poll_sets, live; poll_args): -m -p, --output-all, --vfs-all
-per change; -p's ACTIONS and -o lists refused as findmnt refuses them,
+Poll mode (poll_sets, compare_poll_utab, live; poll_args): -m -p (utab's
+options in the first batch's old records), --output-all, --vfs-all per
+change; -p's ACTIONS and -o lists refused as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
 start (its parse errors on stderr).
 
@@ -649,6 +650,77 @@ def compare_poll_filters(t, name, binary, base):
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
 
 
+def poll_history(t, name, binary, sets, steps, env, cwd):
+    """Each option set polled by both programs through the same steps
+    (each one batch): the same bytes and exit status."""
+    procs = []
+    try:
+        for i, opts in enumerate(sets):
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = tempfile.TemporaryFile()
+                procs.append((i, who, subprocess.Popen(cmd + opts + ['-w', '3000'], stdout=out,
+                                                       stderr=subprocess.STDOUT, env=env,
+                                                       cwd=cwd), out))
+        time.sleep(1.5)
+        for step in steps:
+            subprocess.run(['sh', '-c', step], check=True, capture_output=True, cwd=cwd)
+            time.sleep(0.4)
+        res = {}
+        for i, who, p, out in procs:
+            try:
+                rc = p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
+            out.seek(0)
+            res[i, who] = (rc, out.read())
+        for i, opts in enumerate(sets):
+            (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
+            why = '' if (ra, a) == (rb, b) else short(
+                'exit %d/%d\nfindmnt %r\nmntsnap %r' % (ra, rb, a, b), 1500)
+            t.check('%s %s' % (name, ' '.join(opts)), not why and a, why or 'nothing printed')
+    finally:
+        for i, who, p, out in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            out.close()
+
+
+def compare_poll_utab(t, name, binary, base):
+    """-m -p: findmnt starts from the mtab (utab's userspace options in
+    OPTIONS) and reads every later table from mountinfo: only the first
+    batch's records from before (an umount's OPTIONS, OLD-OPTIONS) show
+    them. Two histories, an umount first and a remount first."""
+    d = os.path.join(base, 'poll-utab')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'pu', d], check=True)
+    utab = os.path.join(d, 'utab')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    sets = [['-m', '-p', '-o', '+OLD-OPTIONS'], ['-p', '-m', '-r', '-o', '+OLD-OPTIONS'],
+            ['-p', '-o', '+OLD-OPTIONS'], ['-m', '-p', '-P'],
+            ['-m', '-p', '-F', '/proc/self/mountinfo', '-o', 'ACTION,OLD-OPTIONS'],
+            ['-m', '-p', '-F', '/proc/self/mounts', '-o', 'ACTION,OLD-OPTIONS']]
+    try:
+        for first in ('umount a', 'mount -o remount,ro b'):
+            for x in ('a', 'b'):
+                os.makedirs(os.path.join(d, x), exist_ok=True)
+                subprocess.run(['mount', '-t', 'tmpfs', 'u' + x, os.path.join(d, x)], check=True)
+            with open(utab, 'w') as f:
+                for x, opts in (('a', 'user=joe,noauto'), ('b', 'x-foo')):
+                    r = subprocess.run(['findmnt', '-n', '-o', 'ID', '-M', os.path.join(d, x)],
+                                       capture_output=True, text=True)
+                    f.write('ID=%s SRC=u%s TARGET=%s ROOT=/ OPTS=%s\n' % (
+                        r.stdout.strip(), x, os.path.join(d, x), opts))
+            steps = [first, 'mount -o remount,ro b' if first == 'umount a' else 'umount a',
+                     'umount b']
+            poll_history(t, '%s -m -p, first %r:' % (name, first), binary, sets, steps, env, d)
+            subprocess.run(['umount', '-R', '-l', os.path.join(d, 'b')], capture_output=True)
+            subprocess.run(['umount', '-R', '-l', os.path.join(d, 'a')], capture_output=True)
+    finally:
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
 def live_inner(binary, base, backend):
     """In a private mount namespace already: mount, compare, report."""
     t = Tally()
@@ -738,6 +810,7 @@ def live_inner(binary, base, backend):
         compare_uniq_nocanon(t, name, [binary, 'list', '--backend', backend], base)
         if backend == 'statmount':
             compare_poll_filters(t, name, binary, base)
+            compare_poll_utab(t, name, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 

@@ -114,6 +114,12 @@ struct cli_poll {
 	unsigned actions;
 	long timeout_ms;
 	long tid;
+	/*
+	 * -m: utab's userspace options per row of snap (*ret NULL: none),
+	 * shown in the first batch's records from before, as findmnt, which
+	 * starts from the mtab; NULL: not -m
+	 */
+	int (*utab)(const struct mntsnap_snapshot *snap, char ***ret);
 };
 int cli_poll(const struct cli_poll *p);
 

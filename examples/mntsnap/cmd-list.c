@@ -75,7 +75,8 @@ static const char list_help[] =
 	"                        --output-all, -D: theirs, no ACTION; -o adds ACTION,\n"
 	"                        OLD-TARGET, OLD-OPTIONS); ACTIONS: mount,umount,\n"
 	"                        remount,move (default: all; an empty item: exit 1,\n"
-	"                        as findmnt); -m polls as -p; see mntsnap watch\n"
+	"                        as findmnt); -m polls as -p (utab's options in\n"
+	"                        the first batch's old records); see mntsnap watch\n"
 	"                        the filters (-t -O -T -M -S --real --pseudo -D\n"
 	"                        --shadowed -i, SOURCE) pick the changes shown, as\n"
 	"                        in findmnt: -T is -M there; -f: the first, then stop\n"
@@ -901,6 +902,26 @@ static int poll_read_tab(struct list_args *a)
 }
 
 /*
+ * -m -p: findmnt reads its first table as libmount's mtab, which merges
+ * utab's options into a table in the mountinfo format only: the kernel's,
+ * or -F's when it is a task's mountinfo (a task's mounts file is not).
+ */
+static bool poll_mtab(const struct list_args *a)
+{
+	char *real;
+	size_t n;
+	bool mi;
+
+	if (!a->mtab || !a->mountinfo_file)
+		return a->mtab;
+	real = realpath(a->mountinfo_file, NULL);
+	n = real ? strlen(real) : 0;
+	mi = n >= 10 && !strcmp(real + n - 10, "/mountinfo");
+	free(real);
+	return mi;
+}
+
+/*
  * -p: findmnt's poll mode, on the watcher (cmd-watch.c). findmnt -p -F FILE
  * polls FILE: a task's table in /proc is that task's mounts, watched here
  * as -N's; any other file never signals a change, so findmnt waits out -w
@@ -911,7 +932,8 @@ static int list_poll(struct list_args *a)
 	struct cli_poll q = { .t = &a->target, .view = &a->view, .specs = a->specs,
 			      .nspecs = a->nspecs,
 			      .mode = a->view.out.mode, .noheadings = a->view.out.noheadings,
-			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms };
+			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms,
+			      .utab = poll_mtab(a) ? utab_options : NULL };
 	long pid;
 	int r;
 

@@ -731,6 +731,16 @@ struct poll_out {
 	bool uniq;
 	struct dropped *dropped;
 	size_t ndropped;
+	/*
+	 * -m: findmnt starts from the mtab, the kernel's table with utab's
+	 * userspace options, and reads each later table from mountinfo, so
+	 * only its first batch shows them, in the records from before (an
+	 * umount's OPTIONS, OLD-OPTIONS): those mounts and their options
+	 * until the first batch is done. utab: the reader (NULL: not -m).
+	 */
+	int (*utab)(const struct mntsnap_snapshot *snap, char ***ret);
+	struct dropped *user; /* id, id_old and the options (src) */
+	size_t nuser;
 };
 
 static int pcol_add(struct poll_out *p, const char *name, size_t len)
@@ -861,6 +871,32 @@ int cli_poll_actions(const char *list, unsigned *ret)
 	return 0;
 }
 
+/* -m, first batch: utab's options of the mount e's old record is, or NULL. */
+static const char *old_user_opts(const struct poll_out *p, const struct mntsnap_watch_event *e)
+{
+	const struct mntsnap_mount *m = &e->old;
+
+	for (size_t i = 0; i < p->nuser; i++)
+		if (p->user[i].id ? p->user[i].id == m->id : p->user[i].id_old == m->id_old)
+			return p->user[i].src;
+	return NULL;
+}
+
+/* findmnt's OPTIONS of e's old record: the kernel's, then utab's (-m, first batch) */
+static void old_options(struct obuf *b, const struct poll_out *p,
+			const struct mntsnap_watch_event *e)
+{
+	const char *u = old_user_opts(p, e);
+	size_t start = b->len;
+
+	col_merged_options(b, &e->old);
+	if (u) {
+		if (b->len > start)
+			ob_putc(b, ',');
+		ob_puts(b, u);
+	}
+}
+
 /* The raw value of column c for event e (nothing when it has none). */
 static void pcol_value(struct obuf *b, const struct poll_out *p, const struct pcol *c,
 		       const struct mntsnap_watch_event *e)
@@ -877,10 +913,13 @@ static void pcol_value(struct obuf *b, const struct poll_out *p, const struct pc
 		break;
 	case P_OLD_OPTIONS: /* findmnt: for a remount and an umount */
 		if (kind == MNTSNAP_WATCH_CHANGE || kind == MNTSNAP_WATCH_UMOUNT)
-			col_merged_options(b, &e->old);
+			old_options(b, p, e);
 		break;
 	default:
-		c->col->get(b, subject(e), &p->cx);
+		if (e->kind == MNTSNAP_WATCH_UMOUNT && !strcmp(c->col->name, "options"))
+			old_options(b, p, e);
+		else
+			c->col->get(b, subject(e), &p->cx);
 	}
 }
 
@@ -1166,6 +1205,45 @@ static void dropped_free(struct poll_out *p)
 		free(p->dropped[i].src), free(p->dropped[i].mp), free(p->dropped[i].vfs),
 			free(p->dropped[i].fs);
 	free(p->dropped);
+	p->dropped = NULL;
+	p->ndropped = 0;
+}
+
+static void user_free(struct poll_out *p)
+{
+	for (size_t i = 0; i < p->nuser; i++)
+		free(p->user[i].src);
+	free(p->user);
+	p->user = NULL;
+	p->nuser = 0;
+}
+
+/* -m at the start: the mounts utab gives options to, in the table then */
+static int user_start(struct poll_out *p, struct mntsnap_watch *w)
+{
+	const struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	char **user = NULL;
+	size_t n;
+	int r = mntsnap_watch_snapshot(w, &s);
+
+	if (!r)
+		r = p->utab(s, &user);
+	if (r || !user)
+		return r;
+	n = mntsnap_snapshot_count(s);
+	p->user = calloc(n + 1, sizeof(*p->user));
+	for (size_t i = 0; i < n; i++) {
+		if (!user[i] || !p->user) {
+			free(user[i]);
+			continue;
+		}
+		mntsnap_snapshot_get(s, i, &m);
+		p->user[p->nuser++] = (struct dropped){ .id = m.id, .id_old = m.id_old,
+							.src = user[i] };
+	}
+	free(user);
+	return p->user ? 0 : -ENOMEM;
 }
 
 /* mountinfo's VFS (what = MNTSNAP_OPTIONS_VFS) or super options text, malloc'd */
@@ -1332,6 +1410,8 @@ static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t
 	}
 	if (!r && a->poll) {
 		r = poll_batch(a->poll, v, n, w);
+		/* -m: findmnt reads every later table without the utab */
+		user_free(a->poll);
 		free(v);
 		return r;
 	}
@@ -1444,6 +1524,10 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 		mntsnap_watch_free(w);
 		return cli_fail(r, "watch");
 	}
+	if (a->poll && a->poll->utab && (r = user_start(a->poll, w))) {
+		mntsnap_watch_free(w);
+		return cli_fail(r, "list: reading the utab");
+	}
 	if (!a->json && !a->noheadings)
 		print_header(a);
 	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd);
@@ -1520,6 +1604,7 @@ int cli_poll(const struct cli_poll *q)
 	if (r)
 		return r > 0 ? 1 : CLI_EXIT_ERR;
 	po.actions = q->actions;
+	po.utab = q->utab;
 	/* -w 0: one look, as findmnt's poll() with no wait; < 0: no bound */
 	if (q->timeout_ms >= 0)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
@@ -1533,5 +1618,6 @@ int cli_poll(const struct cli_poll *q)
 	r = watch_main(&a);
 	view_filter_free(&f);
 	dropped_free(&po);
+	user_free(&po);
 	return r;
 }
