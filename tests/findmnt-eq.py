@@ -43,7 +43,7 @@ counts, an empty name prints nothing and exits 1), on a mountinfo file
 and an fstab written here, in every form.
 
 Poll mode (poll_sets, compare_poll_utab, live; poll_args): -m -p (utab's
-options in the first batch's old records), --output-all, --vfs-all per
+options in the first batch's old records), --output-all, --vfs-all, -y per
 change; -p's ACTIONS and -o lists refused as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
 start (its parse errors on stderr).
@@ -595,7 +595,10 @@ def poll_sets(d):
             ['--output-all', '-F', '/proc/%d/mountinfo' % os.getpid()] + f
             for f in ([], ['-r'], ['-P'], ['-l', '-n'], ['-o', '+ACTION'], ['-D'],
                       ['-o', '+OLD-TARGET,OLD-OPTIONS', '-b'], ['-o', 'ACTION,TARGET'])] + [
-            ['--vfs-all', '-o', 'TARGET,VFS-OPTIONS'], ['-o', 'ACTION,VFS-OPTIONS', '--vfs-all', '-r']]
+            ['--vfs-all', '-o', 'TARGET,VFS-OPTIONS'], ['-o', 'ACTION,VFS-OPTIONS', '--vfs-all', '-r'],
+            # -y: shell names in the heading and -P's names (widths by findmnt's own)
+            ['-y', '-P', '-o', '+MAJ:MIN,USE%,OLD-TARGET'], ['-y', '-r', '-o', '+OLD-OPTIONS,USE%'],
+            ['-y', '-o', '+FS-OPTIONS,USE%,OLD-TARGET'], ['-y', '-D']]
 
 
 def compare_poll_filters(t, name, binary, base):

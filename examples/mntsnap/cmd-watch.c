@@ -716,6 +716,7 @@ struct poll_out {
 	int ncols;
 	int mode;       /* enum out_mode; the tree is a list here */
 	bool noheadings;
+	bool shellvar;  /* -y: headings, pair names and JSON keys as shell names */
 	bool headed;    /* the heading went out with the first lines */
 	unsigned actions; /* 1 << enum mntsnap_watch_kind; 0: every one */
 	uint32_t need;  /* MNTSNAP_F_* the columns read */
@@ -997,6 +998,12 @@ struct pcell {
 	size_t off, len, width;
 };
 
+/* Column c's heading: findmnt's, or with -y as a shell variable name. */
+static const char *pcol_heading(const struct poll_out *p, int c, char *buf, size_t size)
+{
+	return p->shellvar ? col_shellvar(p->cols[c].header, buf, size) : p->cols[c].header;
+}
+
 static void pad_to(struct obuf *b, size_t n)
 {
 	while (n--)
@@ -1016,6 +1023,7 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 	struct pcell *cv = calloc(n * (size_t)p->ncols + 1, sizeof(*cv));
 	size_t width[MAX_COLS] = { 0 };
 	struct obuf cells = { 0 }, val = { 0 };
+	char hbuf[80];
 	int r;
 
 	if (!cv)
@@ -1033,6 +1041,7 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 				width[c] = ce->width;
 		}
 	}
+	/* widths by findmnt's own heading, also with -y (a longer name sticks out) */
 	for (int c = 0; c < p->ncols; c++) {
 		size_t hl = strlen(p->cols[c].header), hint = p->cols[c].min_width;
 
@@ -1044,12 +1053,13 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 			width[c] = hint;
 	}
 	for (int c = 0; !p->noheadings && !p->headed && c < p->ncols; c++) {
-		size_t fill = width[c] - strlen(p->cols[c].header);
+		const char *h = pcol_heading(p, c, hbuf, sizeof(hbuf));
+		size_t hl = strlen(h), fill = width[c] > hl ? width[c] - hl : 0;
 		bool right = p->cols[c].flags & COL_RIGHT, lastc = c + 1 == p->ncols;
 
 		if (right)
 			pad_to(out, fill);
-		ob_puts(out, p->cols[c].header);
+		ob_puts(out, h);
 		if (!right && !lastc)
 			pad_to(out, fill);
 		ob_putc(out, lastc ? '\n' : ' ');
@@ -1082,10 +1092,13 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
 {
 	bool pairs = p->mode == OUT_PAIRS;
 	struct obuf val = { 0 };
+	char hbuf[80];
 	int r;
 
 	for (int c = 0; !pairs && !p->noheadings && !p->headed && c < p->ncols; c++) {
-		out_enc_cell(out, p->cols[c].header, strlen(p->cols[c].header), OUT_RAW);
+		const char *h = pcol_heading(p, c, hbuf, sizeof(hbuf));
+
+		out_enc_cell(out, h, strlen(h), OUT_RAW);
 		ob_putc(out, c + 1 < p->ncols ? ' ' : '\n');
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -1093,7 +1106,7 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
 			val.len = 0;
 			pcol_value(&val, p, &p->cols[c], ev[k]);
 			if (pairs) {
-				ob_puts(out, p->cols[c].header);
+				ob_puts(out, pcol_heading(p, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
 			}
 			out_enc_cell(out, val.len ? val.p : "", val.len, p->mode);
@@ -1116,6 +1129,7 @@ static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const
 		     struct obuf *out)
 {
 	struct obuf val = { 0 };
+	char hbuf[80];
 	int r;
 
 	ob_puts(out, "{\"filesystems\":[\n");
@@ -1129,7 +1143,13 @@ static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const
 			if (c)
 				ob_putc(out, ',');
 			ob_putc(out, '"');
-			ob_puts(out, p->cols[c].name);
+			if (p->shellvar) {
+				/* as list -y -J: the shell name, lower case */
+				for (const char *h = pcol_heading(p, c, hbuf, sizeof(hbuf)); *h; h++)
+					ob_putc(out, (char)(*h >= 'A' && *h <= 'Z' ? *h + 32 : *h));
+			} else {
+				ob_puts(out, p->cols[c].name);
+			}
 			ob_put(out, "\":", 2);
 			if (!val.len)
 				ob_puts(out, "null");
@@ -1590,6 +1610,7 @@ int cli_poll(const struct cli_poll *q)
 		po.cx.bytes = v->out.cx.bytes;
 		po.cx.vfs_all = v->out.cx.vfs_all;
 		po.cx.nocache = v->out.cx.nocache;
+		po.shellvar = v->out.shellvar;
 		po.first_only = v->first_only;
 		po.backward = v->backward;
 		po.uniq = v->uniq;
