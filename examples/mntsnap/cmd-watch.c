@@ -981,7 +981,7 @@ static bool poll_filter(struct poll_out *p, const struct ev_at *v, size_t n,
 			const struct mntsnap_watch_event *e, struct mntsnap_watch *w)
 {
 	const struct mntsnap_snapshot *live = NULL;
-	bool over = false;
+	bool over = false, r;
 
 	if (!p->filter)
 		return true;
@@ -991,7 +991,11 @@ static bool poll_filter(struct poll_out *p, const struct ev_at *v, size_t n,
 			live = NULL;
 		over = poll_over(v, n, e, live);
 	}
-	return view_filter_match(p->filter, subject(e), over);
+	/* -m, first batch: an umount's record is the mtab's, utab's options in it */
+	p->filter->user_opts = e->kind == MNTSNAP_WATCH_UMOUNT ? old_user_opts(p, e) : NULL;
+	r = view_filter_match(p->filter, subject(e), over);
+	p->filter->user_opts = NULL;
+	return r;
 }
 
 struct pcell {

@@ -717,8 +717,8 @@ static bool devno_is(const char *devno, const struct mntsnap_mount *m)
  * lookups (-T/-M, -S) decided by the caller (lookups_ok), over: another
  * mount is stacked on this one (--shadowed). ob: scratch space.
  */
-static bool match_rec(const struct view *v, const struct mntsnap_mount *m, bool lookups_ok,
-		      bool over, struct obuf *ob)
+static bool match_rec(const struct view *v, const struct mntsnap_mount *m, const char *user,
+		      bool lookups_ok, bool over, struct obuf *ob)
 {
 	bool no = v->invert;
 	const char *fstype;
@@ -736,6 +736,11 @@ static bool match_rec(const struct view *v, const struct mntsnap_mount *m, bool 
 		bool ok;
 
 		cols_all[3].get(&o, m, &v->out.cx);
+		if (user && *user) {
+			if (o.len)
+				ob_putc(&o, ',');
+			ob_puts(&o, user);
+		}
 		ok = !o.err && match_options(o.p ? o.p : "", o.len, v->options);
 		ob_free(&o);
 		if (!ok)
@@ -767,7 +772,7 @@ static bool match_one(struct matcher *mt, size_t i)
 	bool lookups_ok = (!mt->target || mt->target_hit[i]) && (!mt->source || mt->source_hit[i]);
 
 	mntsnap_snapshot_get(mt->snap, i, &m);
-	return match_rec(mt->v, &m, lookups_ok, mt->over[i], &mt->ob);
+	return match_rec(mt->v, &m, NULL, lookups_ok, mt->over[i], &mt->ob);
 }
 
 void view_filter_init(struct view_filter *f, const struct view *v)
@@ -824,11 +829,11 @@ bool view_filter_match(struct view_filter *f, const struct mntsnap_mount *m, boo
 {
 	bool ok = (!f->target || filter_target(f, f->target, m)) &&
 		  (!f->source || filter_source(f, m));
-	bool r = match_rec(f->v, m, ok, over, &f->ob);
+	bool r = match_rec(f->v, m, f->user_opts, ok, over, &f->ob);
 
 	/* findmnt's poll_match(): a positional argument no source matched, as a mount point */
 	if (!r && f->swap)
-		r = match_rec(f->v, m, filter_target(f, f->source, m), over, &f->ob);
+		r = match_rec(f->v, m, f->user_opts, filter_target(f, f->source, m), over, &f->ob);
 	return r;
 }
 

@@ -181,6 +181,11 @@ struct view_filter {
 	unsigned maj, min;
 	bool resolved;  /* target's realpath tried (once, at its first use) */
 	char *real;     /* that realpath, NULL if none */
+	/*
+	 * userspace options the record next tested has beyond its own (-m -p:
+	 * utab's, in findmnt's first table), matched by -O after them; NULL: none
+	 */
+	const char *user_opts;
 	struct obuf ob;
 };
 void view_filter_init(struct view_filter *f, const struct view *v);
