@@ -1687,15 +1687,16 @@ POLL_FSTABS = {
 
 
 def poll_args(t, binary, base):
+    # -w 0: one look, no wait (what is taken ends at once, exit 0)
     for args in POLL_ARGS:
-        optparse_same(t, 'poll args', ['findmnt'], [binary, 'list'], args + ['-w', '100'])
+        optparse_same(t, 'poll args', ['findmnt'], [binary, 'list'], args + ['-w', '0'])
     for name, text in sorted(POLL_FSTABS.items()):
         path = os.path.join(base, name + '.fstab')
         with open(path, 'wb') as f:
             f.write(text)
         for args in (['-p', '-F', path], ['-m', '-p', '-F', path], ['-p', '-r', '-F', path]):
-            fstab_same(t, 'poll fstab %s' % name, args + ['-w', '100'],
-                       [binary, 'list'] + args + ['-w', '100'])
+            fstab_same(t, 'poll fstab %s' % name, args + ['-w', '0'],
+                       [binary, 'list'] + args + ['-w', '0'])
 
 
 def optparse_same(t, label, fm, ms, args, env=None, json_out=False):
