@@ -58,6 +58,12 @@ Tree shapes (tree_shapes): a namespace's root that is its own parent
 after -U's moves, and tables drawn at random (a fixed seed) with both,
 lines shuffled: every option that shapes the tree, in every form.
 
+Poll mode (poll_sets, compare_poll_utab, live; poll_args): -m -p (utab's
+options in the first batch's old records), --output-all, --vfs-all, -y per
+change; -p's ACTIONS and -o lists refused as findmnt refuses them,
+-p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
+start (its parse errors on stderr).
+
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
@@ -596,7 +602,19 @@ def poll_sets(d):
             ['-S', 'k2', '-d', 'backward'],
             # findmnt de-duplicates only its first table: its first batch
             # shows each mount -U dropped there (a stack) as mounted
-            ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1']]
+            ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1'],
+            # -m polls as -p alone (findmnt 2.38.1's exclusive-option check
+            # never sees -m beside -p)
+            ['-m'], ['-m', '-r', '-p'], ['-p', '-m', '-o', '+OLD-OPTIONS']] + [
+            # --output-all: findmnt's 24 columns, no ACTION; TID is the
+            # task the table is read from, here this one for both
+            ['--output-all', '-F', '/proc/%d/mountinfo' % os.getpid()] + f
+            for f in ([], ['-r'], ['-P'], ['-l', '-n'], ['-o', '+ACTION'], ['-D'],
+                      ['-o', '+OLD-TARGET,OLD-OPTIONS', '-b'], ['-o', 'ACTION,TARGET'])] + [
+            ['--vfs-all', '-o', 'TARGET,VFS-OPTIONS'], ['-o', 'ACTION,VFS-OPTIONS', '--vfs-all', '-r'],
+            # -y: shell names in the heading and -P's names (widths by findmnt's own)
+            ['-y', '-P', '-o', '+MAJ:MIN,USE%,OLD-TARGET'], ['-y', '-r', '-o', '+OLD-OPTIONS,USE%'],
+            ['-y', '-o', '+FS-OPTIONS,USE%,OLD-TARGET'], ['-y', '-D']]
 
 
 def compare_poll_filters(t, name, binary, base):
@@ -648,6 +666,82 @@ def compare_poll_filters(t, name, binary, base):
                 p.kill()
                 p.wait()
         os.chdir(old)
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
+def poll_history(t, name, binary, sets, steps, env, cwd):
+    """Each option set polled by both programs through the same steps
+    (each one batch): the same bytes and exit status."""
+    procs = []
+    try:
+        for i, opts in enumerate(sets):
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = tempfile.TemporaryFile()
+                procs.append((i, who, subprocess.Popen(cmd + opts + ['-w', '3000'], stdout=out,
+                                                       stderr=subprocess.STDOUT, env=env,
+                                                       cwd=cwd), out))
+        time.sleep(1.5)
+        for step in steps:
+            subprocess.run(['sh', '-c', step], check=True, capture_output=True, cwd=cwd)
+            time.sleep(0.4)
+        res = {}
+        for i, who, p, out in procs:
+            try:
+                rc = p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
+            out.seek(0)
+            res[i, who] = (rc, out.read())
+        for i, opts in enumerate(sets):
+            (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
+            why = '' if (ra, a) == (rb, b) else short(
+                'exit %d/%d\nfindmnt %r\nmntsnap %r' % (ra, rb, a, b), 1500)
+            t.check('%s %s' % (name, ' '.join(opts)), not why, why)
+        t.check('%s: something printed' % name, any(res[i, 'f'][1] for i in range(len(sets))),
+                'nothing printed by any set')
+    finally:
+        for i, who, p, out in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            out.close()
+
+
+def compare_poll_utab(t, name, binary, base):
+    """-m -p: findmnt starts from the mtab (utab's userspace options in
+    OPTIONS) and reads every later table from mountinfo: only the first
+    batch's records from before (an umount's OPTIONS, OLD-OPTIONS) show
+    them. Two histories, an umount first and a remount first."""
+    d = os.path.join(base, 'poll-utab')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'pu', d], check=True)
+    utab = os.path.join(d, 'utab')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    sets = [['-m', '-p', '-o', '+OLD-OPTIONS'], ['-p', '-m', '-r', '-o', '+OLD-OPTIONS'],
+            ['-p', '-o', '+OLD-OPTIONS'], ['-m', '-p', '-P'],
+            ['-m', '-p', '-F', '/proc/self/mountinfo', '-o', 'ACTION,OLD-OPTIONS'],
+            ['-m', '-p', '-F', '/proc/self/mounts', '-o', 'ACTION,OLD-OPTIONS'],
+            # -O matches the mtab's options, utab's among them
+            ['-m', '-p', '-O', 'user=joe'], ['-m', '-p', '-i', '-O', 'user=joe', '-r'],
+            ['-m', '-p', '-O', 'noauto', '-r'], ['-p', '-O', 'user=joe']]
+    try:
+        for first in ('umount a', 'mount -o remount,ro b'):
+            for x in ('a', 'b'):
+                os.makedirs(os.path.join(d, x), exist_ok=True)
+                subprocess.run(['mount', '-t', 'tmpfs', 'u' + x, os.path.join(d, x)], check=True)
+            with open(utab, 'w') as f:
+                for x, opts in (('a', 'user=joe,noauto'), ('b', 'x-foo')):
+                    r = subprocess.run(['findmnt', '-n', '-o', 'ID', '-M', os.path.join(d, x)],
+                                       capture_output=True, text=True)
+                    f.write('ID=%s SRC=u%s TARGET=%s ROOT=/ OPTS=%s\n' % (
+                        r.stdout.strip(), x, os.path.join(d, x), opts))
+            steps = [first, 'mount -o remount,ro b' if first == 'umount a' else 'umount a',
+                     'umount b']
+            poll_history(t, '%s -m -p, first %r:' % (name, first), binary, sets, steps, env, d)
+            subprocess.run(['umount', '-R', '-l', os.path.join(d, 'b')], capture_output=True)
+            subprocess.run(['umount', '-R', '-l', os.path.join(d, 'a')], capture_output=True)
+    finally:
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
 
 
@@ -742,6 +836,7 @@ def live_inner(binary, base, backend):
         compare_uniq_nocanon(t, name, [binary, 'list', '--backend', backend], base)
         if backend == 'statmount':
             compare_poll_filters(t, name, binary, base)
+            compare_poll_utab(t, name, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 
@@ -1712,6 +1807,43 @@ OPTPARSE_ARGS = [
     ',', ',,', 'no', 'no,', 'noext4,', 'ext4,', ',ext4', '', 'tmpfs,no', 'nono', 'EXT4')]
 
 
+# findmnt --poll's own arguments, refused at once as findmnt refuses them:
+# an ACTIONS list as util-linux's string_to_idarray() splits it (an empty
+# item or a fifth one: exit 1, no message; an unknown one says so), the
+# last -p with a list counting; -m beside -p (findmnt 2.38.1 polls), -s or
+# -x beside it (refused); -p's -o lists split as findmnt splits them.
+POLL_ARGS = [
+    ['--poll='], ['--poll=mount,'], ['--poll=,mount'], ['--poll=mount,,umount'], ['--poll=,'],
+    ['--poll=bogus'], ['--poll=MOUNT,Umount'], ['--poll=mount,umount,remount,move,mount'],
+    ['--poll=mount,umount,remount,move'], ['--poll=umount', '-p'], ['-p', '--poll='],
+    ['--poll=', '-x'], ['-x', '--poll='], ['--poll=', '-o', 'bogus'], ['-pbogus'], ['-p,'],
+    ['-m', '-p'], ['-p', '-m'], ['-p', '-m', '-r'], ['-p', '-s'], ['-s', '-p'], ['-m', '-s'],
+    ['-p', '-x'], ['-p', '-o', ''], ['-p', '-o', 'TARGET,'], ['-p', '-o', ',TARGET'],
+    ['-p', '-o', 'TARGET,,SOURCE'], ['-p', '-o', '+'], ['-p', '-o', '+ACTION,'],
+    ['-p', '--output-all', '-o', ''], ['-p', '-o', 'action,old-target']]
+# -p -F FILE, FILE no task's table: findmnt reads FILE at the start (the
+# table changes are told against), reporting its malformed lines, then
+# waits out -w: FILE in fstab format, as text
+POLL_FSTABS = {
+    'bad-line': b'/dev/a /a ext4 defaults 0 0\n/dev/b /b ext4 defaults x 0\n',
+    'several': b'bad\n/dev/a /a ext4 defaults 0 0\n\n# x\n/dev/b\n/dev/c /c ext4 defaults x\n',
+    'clean': b'# c\n/dev/a /a ext4 defaults 0 0\n',
+}
+
+
+def poll_args(t, binary, base):
+    # -w 0: one look, no wait (what is taken ends at once, exit 0)
+    for args in POLL_ARGS:
+        optparse_same(t, 'poll args', ['findmnt'], [binary, 'list'], args + ['-w', '0'])
+    for name, text in sorted(POLL_FSTABS.items()):
+        path = os.path.join(base, name + '.fstab')
+        with open(path, 'wb') as f:
+            f.write(text)
+        for args in (['-p', '-F', path], ['-m', '-p', '-F', path], ['-p', '-r', '-F', path]):
+            fstab_same(t, 'poll fstab %s' % name, args + ['-w', '0'],
+                       [binary, 'list'] + args + ['-w', '0'])
+
+
 def optparse_same(t, label, fm, ms, args, env=None, json_out=False):
     ra, a, ea = run(fm + args, env)
     rb, b, eb = run(ms + args, env)
@@ -2434,6 +2566,9 @@ def main():
     if only in 'optparse':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-optparse-') as base:
             optparse(t, binary, base)
+    if only in 'poll-args':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-poll-') as base:
+            poll_args(t, binary, base)
     if only in 'abbrev':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-abbrev-') as base:
             abbrevs(t, binary, data, base)

@@ -108,8 +108,9 @@ int cli_parse_findmnt_num(const char *s, bool is_unsigned, int64_t lo, int64_t h
 /*
  * list -p/--poll (findmnt's poll mode), run by the watcher of mntsnap
  * watch: lines as findmnt --poll prints them. specs: the -o lists in
- * order; mode: enum out_mode; actions: -p's list (NULL: all); timeout_ms:
- * -w (< 0: none); tid: the TID column's task. Returns the exit status.
+ * order; mode: enum out_mode; actions: cli_poll_actions()'s mask (0: all);
+ * timeout_ms: -w (< 0: none); tid: the TID column's task. Returns the exit
+ * status.
  */
 struct view;
 struct cli_poll {
@@ -119,11 +120,26 @@ struct cli_poll {
 	size_t nspecs;
 	int mode;
 	bool noheadings;
-	const char *actions;
+	unsigned actions;
 	long timeout_ms;
 	long tid;
+	/*
+	 * -m: utab's userspace options per row of snap (*ret NULL: none),
+	 * shown in the first batch's records from before, as findmnt, which
+	 * starts from the mtab; NULL: not -m
+	 */
+	int (*utab)(const struct mntsnap_snapshot *snap, char ***ret);
 };
 int cli_poll(const struct cli_poll *p);
+
+/*
+ * -p's ACTIONS (mount,umount,remount,move, case-blind), read when the
+ * option is, as findmnt reads them (util-linux's string_to_idarray()):
+ * 0 with *ret set; 1 for an empty list or item, or a fifth item (findmnt
+ * exits 1 then, saying nothing); -EINVAL for an unknown action (message
+ * printed).
+ */
+int cli_poll_actions(const char *list, unsigned *ret);
 
 /*
  * list, show and stat speak findmnt's long options: a copy of argv in

@@ -52,7 +52,7 @@ static const char list_help[] =
 	"                        PARTUUID empty; -S LABEL=x as text; not with -e)\n"
 	"                        (-s, -x: no tag evaluated either)\n"
 	"                        (-T of a path that is not there: nothing)\n"
-	"                        (-N/-k/-m/-s, -c/-C, -C/-e, -m/-p/-s, -p/-x, and -x\n"
+	"                        (-N/-k/-m/-s, -c/-C, -C/-e, -p/-s, -p/-x, and -x\n"
 	"                        with -J/-P/-r/-l exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
 	"  -s, --fstab           list /etc/fstab ($LIBMOUNT_FSTAB, or -F FILE)\n"
@@ -72,13 +72,17 @@ static const char list_help[] =
 	"  need libblkid (a build without it refuses them, exit 2)\n"
 	"  -p, --poll[=ACTIONS]  monitor the table, a line per change as findmnt\n"
 	"                        --poll (columns ACTION,TARGET,SOURCE,FSTYPE,OPTIONS;\n"
-	"                        -o adds OLD-TARGET, OLD-OPTIONS); ACTIONS: mount,\n"
-	"                        umount,remount,move (default: all); see mntsnap watch\n"
+	"                        --output-all, -D: theirs, no ACTION; -o adds ACTION,\n"
+	"                        OLD-TARGET, OLD-OPTIONS); ACTIONS: mount,umount,\n"
+	"                        remount,move (default: all; an empty item: exit 1,\n"
+	"                        as findmnt); -m polls as -p (utab's options in\n"
+	"                        the first batch's old records); see mntsnap watch\n"
 	"                        the filters (-t -O -T -M -S --real --pseudo -D\n"
 	"                        --shadowed -i, SOURCE) pick the changes shown, as\n"
 	"                        in findmnt: -T is -M there; -f: the first, then stop\n"
 	"                        (-F FILE: a task's table in /proc is that task's;\n"
-	"                        another file never changes: nothing until -w)\n"
+	"                        another file is read once, its bad lines reported,\n"
+	"                        and never changes: nothing until -w)\n"
 	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
 	"or mount point; SOURCE MOUNTPOINT only those with both (as -S and -M).\n"
@@ -97,7 +101,7 @@ struct list_args {
 	/* -p/-w: the -o lists are kept for the poll table (view's -o knows
 	 * no ACTION) and handed to the view afterwards when not polling */
 	bool poll;
-	const char *poll_actions;
+	unsigned poll_actions; /* 1 << enum mntsnap_watch_kind; 0: every one */
 	long timeout_ms;
 	const char *specs[16];
 	size_t nspecs;
@@ -242,8 +246,12 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			a->verbose = true;
 			break;
 		case 'p':
+			/* findmnt reads ACTIONS here: a bad list stops it at once;
+			 * -p without one keeps the last list given */
 			a->poll = true;
-			a->poll_actions = optarg;
+			r = optarg ? cli_poll_actions(optarg, &a->poll_actions) : 0;
+			if (r)
+				return r > 0 ? -ENODATA : r;
 			break;
 		case 'w': {
 			/* findmnt's strtos32_or_err(): decimal, 32 bits, its words */
@@ -585,40 +593,6 @@ static long tab_file_tid(const char *file)
 	return (int)tid;
 }
 
-/*
- * -p: findmnt's poll mode, on the watcher (cmd-watch.c). findmnt -p -F FILE
- * polls FILE: a task's table in /proc is that task's mounts, watched here
- * as -N's; any other file never signals a change, so findmnt waits out -w
- * (or for ever) and prints nothing: the same here.
- */
-static int list_poll(struct list_args *a)
-{
-	struct cli_poll q = { .t = &a->target, .view = &a->view, .specs = a->specs,
-			      .nspecs = a->nspecs,
-			      .mode = a->view.out.mode, .noheadings = a->view.out.noheadings,
-			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms };
-	long pid;
-	FILE *f;
-
-	if (a->ntabs > 1)
-		return cli_fail(0, "list: --poll watches one table: one -F or -N");
-	if (a->mountinfo_file) {
-		f = fopen(a->mountinfo_file, "re");
-		if (!f)
-			return cli_fail(-errno, "list: %s", a->mountinfo_file);
-		fclose(f);
-		pid = proc_table_pid(a->mountinfo_file);
-		if (!pid) {
-			poll(NULL, 0, a->timeout_ms < 0 ? -1 : (int)a->timeout_ms);
-			return 0;
-		}
-		if (pid != getpid())
-			a->target.set = true, a->target.pid = pid;
-	}
-	q.tid = a->target.set ? a->target.pid : getpid();
-	return cli_poll(&q);
-}
-
 /* -F's text as the library reads it, and where each of its lines came from */
 struct tab_join {
 	int fd;
@@ -888,6 +862,100 @@ static long *joined_tids(const struct list_args *a, const struct mntsnap_snapsho
 	return tids;
 }
 
+/*
+ * -p -F FILE, FILE no task's table: findmnt reads FILE once at the start
+ * (the table it tells changes against) and never again, as such a file
+ * never signals a change. Read it here as list -F reads it, for the same
+ * messages (an fstab-format line findmnt ignores is reported so, a
+ * mountinfo one refused, an unreadable FILE an error), and drop it.
+ * Returns 0 or the exit status.
+ */
+static int poll_read_tab(struct list_args *a)
+{
+	struct mntsnap_snapshot *snap = NULL;
+	struct tab_join tj = { .fd = -1 };
+	struct cli_tabmap map = { 0 };
+	struct fstab t = { 0 };
+	int r, fmt = fstab_guess_format(a->mountinfo_file);
+
+	/* libmount reads a swaps table without a word; list refuses to list one */
+	if (fmt == FSTAB_FMT_SWAPS)
+		return 0;
+	if (fmt == FSTAB_FMT_FSTAB) {
+		r = fstab_read(a->mountinfo_file, &t);
+		fstab_free(&t);
+		return r ? cli_fail(r, "list: %s", a->mountinfo_file) : 0;
+	}
+	r = join_tabs(a, &tj);
+	if (r) {
+		tj_free(&tj);
+		return r;
+	}
+	map = (struct cli_tabmap){ .files = a->paths, .lines = tj.lines, .n = tj.n };
+
+	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+		     .mountinfo_path = a->mountinfo_file);
+	r = cli_capture_joined("list", &opts, a->allow_inconsistent, tj.fd >= 0 ? &map : NULL,
+			       &snap);
+	tj_free(&tj);
+	mntsnap_snapshot_free(snap);
+	return r ? CLI_EXIT_ERR : 0;
+}
+
+/*
+ * -m -p: findmnt reads its first table as libmount's mtab, which merges
+ * utab's options into a table in the mountinfo format only: the kernel's,
+ * or -F's when it is a task's mountinfo (a task's mounts file is not).
+ */
+static bool poll_mtab(const struct list_args *a)
+{
+	char *real;
+	size_t n;
+	bool mi;
+
+	if (!a->mtab || !a->mountinfo_file)
+		return a->mtab;
+	real = realpath(a->mountinfo_file, NULL);
+	n = real ? strlen(real) : 0;
+	mi = n >= 10 && !strcmp(real + n - 10, "/mountinfo");
+	free(real);
+	return mi;
+}
+
+/*
+ * -p: findmnt's poll mode, on the watcher (cmd-watch.c). findmnt -p -F FILE
+ * polls FILE: a task's table in /proc is that task's mounts, watched here
+ * as -N's; any other file never signals a change, so findmnt waits out -w
+ * (or for ever) and prints nothing: the same here, once FILE is read.
+ */
+static int list_poll(struct list_args *a)
+{
+	struct cli_poll q = { .t = &a->target, .view = &a->view, .specs = a->specs,
+			      .nspecs = a->nspecs,
+			      .mode = a->view.out.mode, .noheadings = a->view.out.noheadings,
+			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms,
+			      .utab = poll_mtab(a) ? utab_options : NULL };
+	long pid;
+	int r;
+
+	if (a->ntabs > 1)
+		return cli_fail(0, "list: --poll watches one table: one -F or -N");
+	if (a->mountinfo_file) {
+		pid = proc_table_pid(a->mountinfo_file);
+		if (!pid) {
+			r = poll_read_tab(a);
+			if (r)
+				return r;
+			poll(NULL, 0, a->timeout_ms < 0 ? -1 : (int)a->timeout_ms);
+			return 0;
+		}
+		if (pid != getpid())
+			a->target.set = true, a->target.pid = pid;
+	}
+	q.tid = a->target.set ? a->target.pid : getpid();
+	return cli_poll(&q);
+}
+
 static int list_run(int argc, char **argv)
 {
 	char *tagdev = NULL;
@@ -904,8 +972,9 @@ static int list_run(int argc, char **argv)
 	view_init(&a.view);
 	a.timeout_ms = -1;
 	r = parse_list(argc, argv, &a);
+	/* -ENODATA: an empty -p ACTIONS item, exit 1 with no word, as findmnt */
 	if (r)
-		return r > 0 ? 0 : CLI_EXIT_ERR;
+		return r > 0 ? 0 : r == -ENODATA ? 1 : CLI_EXIT_ERR;
 	tab_paths(&a);
 	if (a.poll)
 		return list_poll(&a);

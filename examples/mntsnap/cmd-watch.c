@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "columns.h"
+#include "tags.h"
 #include "view.h"
 
 static const char watch_help[] =
@@ -715,6 +716,7 @@ struct poll_out {
 	int ncols;
 	int mode;       /* enum out_mode; the tree is a list here */
 	bool noheadings;
+	bool shellvar;  /* -y: headings, pair names and JSON keys as shell names */
 	bool headed;    /* the heading went out with the first lines */
 	unsigned actions; /* 1 << enum mntsnap_watch_kind; 0: every one */
 	uint32_t need;  /* MNTSNAP_F_* the columns read */
@@ -730,50 +732,100 @@ struct poll_out {
 	bool uniq;
 	struct dropped *dropped;
 	size_t ndropped;
+	/*
+	 * -m: findmnt starts from the mtab, the kernel's table with utab's
+	 * userspace options, and reads each later table from mountinfo, so
+	 * only its first batch shows them, in the records from before (an
+	 * umount's OPTIONS, OLD-OPTIONS): those mounts and their options
+	 * until the first batch is done. utab: the reader (NULL: not -m).
+	 */
+	int (*utab)(const struct mntsnap_snapshot *snap, char ***ret);
+	struct dropped *user; /* id, id_old and the options (src) */
+	size_t nuser;
 };
 
-static int pcol_add(struct poll_out *p, const char *name)
+static int pcol_add(struct poll_out *p, const char *name, size_t len)
 {
 	const struct column *c;
 
 	if (p->ncols == MAX_COLS)
 		return cli_fail(0, "list: too many columns (%d at most)", MAX_COLS), -EINVAL;
 	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++) {
-		if (!strcasecmp(name, own_cols[i].header)) {
+		if (strlen(own_cols[i].header) == len &&
+		    !strncasecmp(name, own_cols[i].header, len)) {
 			p->cols[p->ncols++] = own_cols[i];
 			return 0;
 		}
 	}
-	c = col_find(name, strlen(name));
+	c = col_find(name, len);
 	if (!c)
-		return cli_fail(0, "list: unknown column '%s' (see --help)", name), -EINVAL;
+		return cli_fail(0, "list: unknown column: %.*s", (int)len, name), -EINVAL;
 	p->cols[p->ncols++] = (struct pcol){ P_LIST, c, c->name, c->header, c->min_width,
 					     c->flags };
 	p->need |= c->need;
 	return 0;
 }
 
-/* One -o list: "+LIST" adds to the columns chosen so far, as list's -o. */
+/*
+ * One -o list, split as findmnt splits it (util-linux's
+ * string_add_to_idarray(), list's col_parse()): "+LIST" adds to the
+ * columns chosen so far; a name ends at a comma but the last runs to the
+ * end, so "TARGET," is a name no column has. 1 for an empty name ("",
+ * "A,,B", ",A", "+"): findmnt exits 1 then, saying nothing.
+ */
 static int pcol_parse(struct poll_out *p, const char *spec)
 {
-	char *dup = strdup(spec), *save = NULL;
-	int r = 0;
+	const char *s = spec + (*spec == '+'), *begin = NULL;
+	int r;
 
-	if (!dup)
-		return cli_fail(-ENOMEM, "list");
 	if (*spec != '+')
 		p->ncols = 0;
-	for (char *t = strtok_r(dup + (*spec == '+'), ",", &save); t && !r;
-	     t = strtok_r(NULL, ",", &save))
-		r = pcol_add(p, t);
-	free(dup);
-	if (!r && !p->ncols)
-		r = (cli_fail(0, "list: -o needs at least one column"), -EINVAL);
-	return r;
+	if (!*s)
+		return 1;
+	for (const char *c = s; *c; c++) {
+		const char *end = NULL;
+
+		if (!begin)
+			begin = c;
+		if (*c == ',')
+			end = c;
+		if (!c[1])
+			end = c + 1;
+		if (!end)
+			continue;
+		if (end <= begin)
+			return 1;
+		r = pcol_add(p, begin, (size_t)(end - begin));
+		if (r)
+			return r;
+		begin = NULL;
+	}
+	return 0;
 }
 
-/* findmnt --poll's ACTION list: mount,umount,remount,move */
-static int poll_actions(const char *list, unsigned *ret)
+/*
+ * findmnt --output-all: its 24 columns (no ACTION: poll mode adds that
+ * only to the default ones); a build without libblkid leaves out the four
+ * blkid columns, as list's --output-all does.
+ */
+static int pcol_all(struct poll_out *p)
+{
+	int k = 0, r = pcol_parse(p, COLS_FINDMNT_ALL);
+
+	if (r || tags_have())
+		return r;
+	p->need = 0;
+	for (int i = 0; i < p->ncols; i++) {
+		if (col_is_blkid(p->cols[i].col))
+			continue;
+		p->need |= p->cols[i].col->need;
+		p->cols[k++] = p->cols[i];
+	}
+	p->ncols = k;
+	return 0;
+}
+
+int cli_poll_actions(const char *list, unsigned *ret)
 {
 	static const struct {
 		const char *name;
@@ -782,22 +834,68 @@ static int poll_actions(const char *list, unsigned *ret)
 		     { "umount", MNTSNAP_WATCH_UMOUNT },
 		     { "remount", MNTSNAP_WATCH_CHANGE },
 		     { "move", MNTSNAP_WATCH_MOVE } };
-	const char *p = list;
+	const size_t nacts = sizeof(acts) / sizeof(acts[0]);
+	const char *begin = NULL;
+	unsigned mask = 0, n = 0;
 
-	*ret = 0;
-	while (*p) {
-		size_t n = strcspn(p, ","), i;
+	if (!*list)
+		return 1;
+	for (const char *c = list; *c; c++) {
+		const char *end = NULL;
+		size_t i, len;
 
-		for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
-			if (strlen(acts[i].name) == n && !strncmp(p, acts[i].name, n))
+		/* findmnt keeps four actions: a fifth item is refused unread */
+		if (n == nacts)
+			return 1;
+		if (!begin)
+			begin = c;
+		if (*c == ',')
+			end = c;
+		if (!c[1])
+			end = c + 1;
+		if (!end)
+			continue;
+		if (end <= begin)
+			return 1;
+		len = (size_t)(end - begin);
+		for (i = 0; i < nacts; i++)
+			if (strlen(acts[i].name) == len && !strncasecmp(begin, acts[i].name, len))
 				break;
-		if (i == sizeof(acts) / sizeof(acts[0]))
+		if (i == nacts)
 			return cli_fail(0, "list: unknown --poll action '%.*s' (mount, umount, "
-					   "remount, move)", (int)n, p), -EINVAL;
-		*ret |= 1U << acts[i].kind;
-		p += n + (p[n] == ',');
+					   "remount, move)", (int)len, begin), -EINVAL;
+		mask |= 1U << acts[i].kind;
+		n++;
+		begin = NULL;
 	}
+	*ret = mask;
 	return 0;
+}
+
+/* -m, first batch: utab's options of the mount e's old record is, or NULL. */
+static const char *old_user_opts(const struct poll_out *p, const struct mntsnap_watch_event *e)
+{
+	const struct mntsnap_mount *m = &e->old;
+
+	for (size_t i = 0; i < p->nuser; i++)
+		if (p->user[i].id ? p->user[i].id == m->id : p->user[i].id_old == m->id_old)
+			return p->user[i].src;
+	return NULL;
+}
+
+/* findmnt's OPTIONS of e's old record: the kernel's, then utab's (-m, first batch) */
+static void old_options(struct obuf *b, const struct poll_out *p,
+			const struct mntsnap_watch_event *e)
+{
+	const char *u = old_user_opts(p, e);
+	size_t start = b->len;
+
+	col_merged_options(b, &e->old);
+	if (u) {
+		if (b->len > start)
+			ob_putc(b, ',');
+		ob_puts(b, u);
+	}
 }
 
 /* The raw value of column c for event e (nothing when it has none). */
@@ -816,10 +914,13 @@ static void pcol_value(struct obuf *b, const struct poll_out *p, const struct pc
 		break;
 	case P_OLD_OPTIONS: /* findmnt: for a remount and an umount */
 		if (kind == MNTSNAP_WATCH_CHANGE || kind == MNTSNAP_WATCH_UMOUNT)
-			col_merged_options(b, &e->old);
+			old_options(b, p, e);
 		break;
 	default:
-		c->col->get(b, subject(e), &p->cx);
+		if (e->kind == MNTSNAP_WATCH_UMOUNT && !strcmp(c->col->name, "options"))
+			old_options(b, p, e);
+		else
+			c->col->get(b, subject(e), &p->cx);
 	}
 }
 
@@ -880,7 +981,7 @@ static bool poll_filter(struct poll_out *p, const struct ev_at *v, size_t n,
 			const struct mntsnap_watch_event *e, struct mntsnap_watch *w)
 {
 	const struct mntsnap_snapshot *live = NULL;
-	bool over = false;
+	bool over = false, r;
 
 	if (!p->filter)
 		return true;
@@ -890,12 +991,22 @@ static bool poll_filter(struct poll_out *p, const struct ev_at *v, size_t n,
 			live = NULL;
 		over = poll_over(v, n, e, live);
 	}
-	return view_filter_match(p->filter, subject(e), over);
+	/* -m, first batch: an umount's record is the mtab's, utab's options in it */
+	p->filter->user_opts = e->kind == MNTSNAP_WATCH_UMOUNT ? old_user_opts(p, e) : NULL;
+	r = view_filter_match(p->filter, subject(e), over);
+	p->filter->user_opts = NULL;
+	return r;
 }
 
 struct pcell {
 	size_t off, len, width;
 };
+
+/* Column c's heading: findmnt's, or with -y as a shell variable name. */
+static const char *pcol_heading(const struct poll_out *p, int c, char *buf, size_t size)
+{
+	return p->shellvar ? col_shellvar(p->cols[c].header, buf, size) : p->cols[c].header;
+}
 
 static void pad_to(struct obuf *b, size_t n)
 {
@@ -916,6 +1027,7 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 	struct pcell *cv = calloc(n * (size_t)p->ncols + 1, sizeof(*cv));
 	size_t width[MAX_COLS] = { 0 };
 	struct obuf cells = { 0 }, val = { 0 };
+	char hbuf[80];
 	int r;
 
 	if (!cv)
@@ -933,6 +1045,7 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 				width[c] = ce->width;
 		}
 	}
+	/* widths by findmnt's own heading, also with -y (a longer name sticks out) */
 	for (int c = 0; c < p->ncols; c++) {
 		size_t hl = strlen(p->cols[c].header), hint = p->cols[c].min_width;
 
@@ -944,12 +1057,13 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 			width[c] = hint;
 	}
 	for (int c = 0; !p->noheadings && !p->headed && c < p->ncols; c++) {
-		size_t fill = width[c] - strlen(p->cols[c].header);
+		const char *h = pcol_heading(p, c, hbuf, sizeof(hbuf));
+		size_t hl = strlen(h), fill = width[c] > hl ? width[c] - hl : 0;
 		bool right = p->cols[c].flags & COL_RIGHT, lastc = c + 1 == p->ncols;
 
 		if (right)
 			pad_to(out, fill);
-		ob_puts(out, p->cols[c].header);
+		ob_puts(out, h);
 		if (!right && !lastc)
 			pad_to(out, fill);
 		ob_putc(out, lastc ? '\n' : ' ');
@@ -982,10 +1096,13 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
 {
 	bool pairs = p->mode == OUT_PAIRS;
 	struct obuf val = { 0 };
+	char hbuf[80];
 	int r;
 
 	for (int c = 0; !pairs && !p->noheadings && !p->headed && c < p->ncols; c++) {
-		out_enc_cell(out, p->cols[c].header, strlen(p->cols[c].header), OUT_RAW);
+		const char *h = pcol_heading(p, c, hbuf, sizeof(hbuf));
+
+		out_enc_cell(out, h, strlen(h), OUT_RAW);
 		ob_putc(out, c + 1 < p->ncols ? ' ' : '\n');
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -993,7 +1110,7 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
 			val.len = 0;
 			pcol_value(&val, p, &p->cols[c], ev[k]);
 			if (pairs) {
-				ob_puts(out, p->cols[c].header);
+				ob_puts(out, pcol_heading(p, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
 			}
 			out_enc_cell(out, val.len ? val.p : "", val.len, p->mode);
@@ -1016,6 +1133,7 @@ static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const
 		     struct obuf *out)
 {
 	struct obuf val = { 0 };
+	char hbuf[80];
 	int r;
 
 	ob_puts(out, "{\"filesystems\":[\n");
@@ -1029,7 +1147,13 @@ static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const
 			if (c)
 				ob_putc(out, ',');
 			ob_putc(out, '"');
-			ob_puts(out, p->cols[c].name);
+			if (p->shellvar) {
+				/* as list -y -J: the shell name, lower case */
+				for (const char *h = pcol_heading(p, c, hbuf, sizeof(hbuf)); *h; h++)
+					ob_putc(out, (char)(*h >= 'A' && *h <= 'Z' ? *h + 32 : *h));
+			} else {
+				ob_puts(out, p->cols[c].name);
+			}
 			ob_put(out, "\":", 2);
 			if (!val.len)
 				ob_puts(out, "null");
@@ -1105,6 +1229,45 @@ static void dropped_free(struct poll_out *p)
 		free(p->dropped[i].src), free(p->dropped[i].mp), free(p->dropped[i].vfs),
 			free(p->dropped[i].fs);
 	free(p->dropped);
+	p->dropped = NULL;
+	p->ndropped = 0;
+}
+
+static void user_free(struct poll_out *p)
+{
+	for (size_t i = 0; i < p->nuser; i++)
+		free(p->user[i].src);
+	free(p->user);
+	p->user = NULL;
+	p->nuser = 0;
+}
+
+/* -m at the start: the mounts utab gives options to, in the table then */
+static int user_start(struct poll_out *p, struct mntsnap_watch *w)
+{
+	const struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	char **user = NULL;
+	size_t n;
+	int r = mntsnap_watch_snapshot(w, &s);
+
+	if (!r)
+		r = p->utab(s, &user);
+	if (r || !user)
+		return r;
+	n = mntsnap_snapshot_count(s);
+	p->user = calloc(n + 1, sizeof(*p->user));
+	for (size_t i = 0; i < n; i++) {
+		if (!user[i] || !p->user) {
+			free(user[i]);
+			continue;
+		}
+		mntsnap_snapshot_get(s, i, &m);
+		p->user[p->nuser++] = (struct dropped){ .id = m.id, .id_old = m.id_old,
+							.src = user[i] };
+	}
+	free(user);
+	return p->user ? 0 : -ENOMEM;
 }
 
 /* mountinfo's VFS (what = MNTSNAP_OPTIONS_VFS) or super options text, malloc'd */
@@ -1271,6 +1434,8 @@ static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t
 	}
 	if (!r && a->poll) {
 		r = poll_batch(a->poll, v, n, w);
+		/* -m: findmnt reads every later table without the utab */
+		user_free(a->poll);
 		free(v);
 		return r;
 	}
@@ -1383,6 +1548,10 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 		mntsnap_watch_free(w);
 		return cli_fail(r, "watch");
 	}
+	if (a->poll && a->poll->utab && (r = user_start(a->poll, w))) {
+		mntsnap_watch_free(w);
+		return cli_fail(r, "list: reading the utab");
+	}
 	if (!a->json && !a->noheadings)
 		print_header(a);
 	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd);
@@ -1443,18 +1612,24 @@ int cli_poll(const struct cli_poll *q)
 		po.cx.nofsroot = v->out.cx.nofsroot;
 		po.cx.canonicalize = v->out.cx.canonicalize;
 		po.cx.bytes = v->out.cx.bytes;
+		po.cx.vfs_all = v->out.cx.vfs_all;
+		po.cx.nocache = v->out.cx.nocache;
+		po.shellvar = v->out.shellvar;
 		po.first_only = v->first_only;
 		po.backward = v->backward;
 		po.uniq = v->uniq;
 	}
-	/* findmnt -D -p: df's columns, no ACTION */
-	if (pcol_parse(&po, v && v->df ? COLS_DF : "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS"))
-		return CLI_EXIT_ERR;
-	for (size_t i = 0; i < q->nspecs; i++)
-		if (pcol_parse(&po, q->specs[i]))
-			return CLI_EXIT_ERR;
-	if (q->actions && poll_actions(q->actions, &po.actions))
-		return CLI_EXIT_ERR;
+	/* findmnt -p --output-all, -p -D: those columns, no ACTION */
+	if (v && v->output_all)
+		r = pcol_all(&po);
+	else
+		r = pcol_parse(&po, v && v->df ? COLS_DF : "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS");
+	for (size_t i = 0; !r && i < q->nspecs; i++)
+		r = pcol_parse(&po, q->specs[i]);
+	if (r)
+		return r > 0 ? 1 : CLI_EXIT_ERR;
+	po.actions = q->actions;
+	po.utab = q->utab;
 	/* -w 0: one look, as findmnt's poll() with no wait; < 0: no bound */
 	if (q->timeout_ms >= 0)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
@@ -1468,5 +1643,6 @@ int cli_poll(const struct cli_poll *q)
 	r = watch_main(&a);
 	view_filter_free(&f);
 	dropped_free(&po);
+	user_free(&po);
 	return r;
 }

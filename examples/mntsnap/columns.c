@@ -822,6 +822,12 @@ const struct column cols_all[] = {
 #undef U
 const size_t cols_all_count = sizeof(cols_all) / sizeof(cols_all[0]);
 
+bool col_is_blkid(const struct column *c)
+{
+	return !strcmp(c->name, "label") || !strcmp(c->name, "partlabel") ||
+	       !strcmp(c->name, "partuuid") || !strcmp(c->name, "sources");
+}
+
 const struct column *col_find(const char *name, size_t len)
 {
 	for (size_t i = 0; i < cols_all_count; i++)

@@ -134,6 +134,9 @@ extern const size_t cols_all_count;
 
 const struct column *col_find(const char *name, size_t len);
 
+/* findmnt's blkid columns: left out of --output-all in a build without libblkid */
+bool col_is_blkid(const struct column *c);
+
 /*
  * Parse a -o list ("target,source", or "+uniq-id" to append to what *n
  * already holds) into out[], split as findmnt splits it. Returns 0;

@@ -253,7 +253,13 @@ static const struct {
 	{ { 'P', 'l', 'r', 'x' }, "--pairs --list --raw --verify" },
 	{ { OPT_PSEUDO, OPT_REAL }, "--pseudo --real" },
 	{ { 'p', 'x' }, "--poll --verify" },
-	{ { 'm', 'p', 's' }, "--mtab --poll --fstab" },
+	/*
+	 * findmnt's row is -m/-p/-s, but its check walks the rows in ASCII
+	 * order of their first option and stops at the first row past the
+	 * option: that row comes after -p/-x, so -m never reaches it and
+	 * findmnt 2.38.1 takes -m -p (it polls). -N/-k/-m/-s keeps -m from -s.
+	 */
+	{ { 'p', 's' }, "--poll --fstab" },
 };
 
 /*
@@ -307,13 +313,6 @@ int view_live_only(const char *cmd, int c)
 			what[p - VIEW_LIVE_SHORTOPTS], cmd);
 }
 
-/* findmnt's blkid columns: left out of --output-all in a build without libblkid */
-static bool is_blkid_col(const struct column *c)
-{
-	return !strcmp(c->name, "label") || !strcmp(c->name, "partlabel") ||
-	       !strcmp(c->name, "partuuid") || !strcmp(c->name, "sources");
-}
-
 int view_finish(struct view *v, const char *cmd)
 {
 	const char *base = v->output_all ? COLS_FINDMNT_ALL : v->df ? COLS_DF : COLS_DEFAULT;
@@ -327,7 +326,7 @@ int view_finish(struct view *v, const char *cmd)
 		size_t k = 0;
 
 		for (size_t i = 0; i < v->out.ncols; i++)
-			if (!is_blkid_col(v->out.cols[i]))
+			if (!col_is_blkid(v->out.cols[i]))
 				v->out.cols[k++] = v->out.cols[i];
 		v->out.ncols = k;
 	}
@@ -734,8 +733,8 @@ static bool devno_is(const char *devno, const struct mntsnap_mount *m)
  * lookups (-T/-M, -S) decided by the caller (lookups_ok), over: another
  * mount is stacked on this one (--shadowed). ob: scratch space.
  */
-static bool match_rec(const struct view *v, const struct mntsnap_mount *m, bool lookups_ok,
-		      bool over, struct obuf *ob)
+static bool match_rec(const struct view *v, const struct mntsnap_mount *m, const char *user,
+		      bool lookups_ok, bool over, struct obuf *ob)
 {
 	bool no = v->invert;
 	const char *fstype;
@@ -753,6 +752,11 @@ static bool match_rec(const struct view *v, const struct mntsnap_mount *m, bool 
 		bool ok;
 
 		cols_all[3].get(&o, m, &v->out.cx);
+		if (user && *user) {
+			if (o.len)
+				ob_putc(&o, ',');
+			ob_puts(&o, user);
+		}
 		ok = !o.err && match_options(o.p ? o.p : "", o.len, v->options);
 		ob_free(&o);
 		if (!ok)
@@ -784,7 +788,7 @@ static bool match_one(struct matcher *mt, size_t i)
 	bool lookups_ok = (!mt->target || mt->target_hit[i]) && (!mt->source || mt->source_hit[i]);
 
 	mntsnap_snapshot_get(mt->snap, i, &m);
-	return match_rec(mt->v, &m, lookups_ok, mt->over[i], &mt->ob);
+	return match_rec(mt->v, &m, NULL, lookups_ok, mt->over[i], &mt->ob);
 }
 
 void view_filter_init(struct view_filter *f, const struct view *v)
@@ -841,11 +845,11 @@ bool view_filter_match(struct view_filter *f, const struct mntsnap_mount *m, boo
 {
 	bool ok = (!f->target || filter_target(f, f->target, m)) &&
 		  (!f->source || filter_source(f, m));
-	bool r = match_rec(f->v, m, ok, over, &f->ob);
+	bool r = match_rec(f->v, m, f->user_opts, ok, over, &f->ob);
 
 	/* findmnt's poll_match(): a positional argument no source matched, as a mount point */
 	if (!r && f->swap)
-		r = match_rec(f->v, m, filter_target(f, f->source, m), over, &f->ob);
+		r = match_rec(f->v, m, f->user_opts, filter_target(f, f->source, m), over, &f->ob);
 	return r;
 }
 

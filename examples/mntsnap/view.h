@@ -126,7 +126,8 @@ struct view {
 
 /*
  * findmnt's mutually exclusive options (-c/-C, -C/-e, -J/-P/-r/-x, -M/-T,
- * -N/-k/-m/-s, -P/-l/-r/-x, --pseudo/--real, -p/-x, -m/-p/-s):
+ * -N/-k/-m/-s, -P/-l/-r/-x, --pseudo/--real, -p/-x, -p/-s; -m -p is
+ * taken, as findmnt 2.38.1 takes it):
  * CLI_EXIT_ERR (message printed) when c conflicts with an option given
  * before, else 0. (-s, -x, -p, -e are list's; the others never pass them.)
  */
@@ -180,6 +181,11 @@ struct view_filter {
 	unsigned maj, min;
 	bool resolved;  /* target's realpath tried (once, at its first use) */
 	char *real;     /* that realpath, NULL if none */
+	/*
+	 * userspace options the record next tested has beyond its own (-m -p:
+	 * utab's, in findmnt's first table), matched by -O after them; NULL: none
+	 */
+	const char *user_opts;
 	struct obuf ob;
 };
 void view_filter_init(struct view_filter *f, const struct view *v);
