@@ -726,9 +726,10 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *snap, size_t i,
  * mount's children by ascending old (32-bit) mount id, as libmount's
  * mnt_table_next_child_fs() hands them out (the order of mounting; the
  * kernel reuses freed old ids, so unique ids may say otherwise), equal
- * ids in storage order; records without old ids in storage order. The
- * root findmnt draws (libmount's mnt_table_get_root_fs(): the smallest
- * parent id, walked up) comes first, other roots of a filtered or
+ * ids in storage order; records without old ids in storage order. Old
+ * ids compare as libmount's ints: a parsed file's 2^31 and up (never
+ * the kernel's) come before 0. The root findmnt draws (libmount's
+ * mnt_table_get_root_fs(): the smallest parent id, walked up) comes first, other roots of a filtered or
  * partial table after it in the same order. Returns the storage index,
  * or -ERANGE.
  */

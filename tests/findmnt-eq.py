@@ -1916,6 +1916,14 @@ TABLINE_SAME = {
                    b'22 20 0:4 / /b\\5000 rw - tmpfs s\\477 rw', ['-M', '/a\x01']),
     'id-signed': (b'2147483648 20 0:3 / /a rw - tmpfs a rw\n'
                   b'4294967295 2147483648 0:4 / /a/b rw - tmpfs b rw', []),
+    # siblings by signed id: -2147483648 and -1 before 21, in -U too
+    'id-signed-siblings': (b'21 20 0:3 / /a rw - tmpfs a rw\n'
+                           b'2147483648 20 0:4 / /b rw - tmpfs b rw\n'
+                           b'4294967295 20 0:5 / /c rw - tmpfs c rw\n'
+                           b'22 20 0:6 / /a rw - tmpfs d rw', ['-U']),
+    # the root: the smallest signed parent id (-2147483648), walked up
+    'id-signed-root': (b'22 2147483648 0:3 / /b/a rw - tmpfs a rw\n'
+                       b'2147483648 20 0:4 / /b rw - tmpfs b rw', []),
 }
 # Accepted, but findmnt's options stop at the first blank of the super
 # options field and mntsnap keeps the rest of the line (README: a later

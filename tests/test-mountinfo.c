@@ -1384,6 +1384,49 @@ LTest(mountinfo, hand_made_lines_read_as_libmount)
 	}
 }
 
+/*
+ * Old ids at or above 2^31 (a hand-made file's; the kernel's stay below):
+ * libmount keeps them in an int, so they sort before the others as
+ * siblings and as the root's smallest parent id; lookups by id still
+ * find each, refreshes keep the order.
+ */
+LTest(mountinfo, old_ids_order_as_ints)
+{
+	static const char text[] = "20 1 8:1 / / rw - ext4 r rw\n"
+				   "21 20 0:3 / /a rw - tmpfs a rw\n"
+				   "2147483648 20 0:4 / /b rw - tmpfs b rw\n"
+				   "4294967295 20 0:5 / /c rw - tmpfs c rw\n"
+				   "2147483647 20 0:6 / /d rw - tmpfs d rw\n";
+	static const char *const want[] = { "/", "/b", "/c", "/a", "/d" };
+	static const char up[] = "30 2147483649 0:3 / /x/y rw - tmpfs a rw\n"
+				 "2147483649 20 0:4 / /x rw - tmpfs b rw\n"
+				 "20 1 8:1 / / rw - ext4 r rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+
+	for (size_t i = 0; i < 5; i++) {
+		long k = mntsnap_snapshot_tree_index(s, i);
+
+		cr_assert_geq(k, 0);
+		mntsnap_snapshot_get(s, (size_t)k, &m);
+		cr_assert_str_eq(m.mount_point, want[i], "tree position %zu", i);
+	}
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 4294967295U), 3);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 2147483648U), 2);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 2147483647U), 4);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 21), 1);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 7), -ENOENT);
+	cr_assert_eq(mntsnap_snapshot_parent(s, 3), 0);
+	mntsnap_snapshot_free(s);
+	/* the root: smallest parent id as an int (-2147483647), walked up to / */
+	s = parse_text(up, sizeof(up) - 1);
+	mntsnap_snapshot_get(s, (size_t)mntsnap_snapshot_tree_index(s, 0), &m);
+	cr_assert_str_eq(m.mount_point, "/");
+	mntsnap_snapshot_get(s, (size_t)mntsnap_snapshot_tree_index(s, 2), &m);
+	cr_assert_str_eq(m.mount_point, "/x/y");
+	mntsnap_snapshot_free(s);
+}
+
 /* Deterministic random bytes and mutated lines: an error or a table, no crash. */
 LTest(mountinfo, random_bytes)
 {

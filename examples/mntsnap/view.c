@@ -852,8 +852,9 @@ static int cmp_old_id(const void *a, const void *b, void *data)
 
 	mntsnap_snapshot_get(snap, i, &x);
 	mntsnap_snapshot_get(snap, j, &y);
+	/* libmount compares them as ints: 2^31 and up come first */
 	if (x.id_old != y.id_old)
-		return x.id_old < y.id_old ? -1 : 1;
+		return (int32_t)x.id_old < (int32_t)y.id_old ? -1 : 1;
 	return i < j ? -1 : i > j;
 }
 
@@ -901,7 +902,7 @@ static int build_uniq_tree(struct matcher *mt)
 		if (mt->gone[i])
 			continue;
 		mntsnap_snapshot_get(mt->snap, i, &m);
-		if (root < 0 || m.parent_id_old < root_pid)
+		if (root < 0 || (int32_t)m.parent_id_old < (int32_t)root_pid)
 			root = (long)i, root_pid = m.parent_id_old;
 	}
 	for (size_t step = 0; root >= 0 && np[root] >= 0 && step < n; step++)
