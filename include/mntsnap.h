@@ -175,7 +175,12 @@ struct mntsnap_mount {
 	const char *fs_type;
 	const char *fs_subtype;
 	const char *source;
-	const char *options;    /* fs + LSM options, escaped like mountinfo */
+	/*
+	 * fs + LSM options, escaped like mountinfo. Parsed text with a field
+	 * after a bare ro/rw ("rw extra"): the rest of the line, its leading
+	 * blank included (rendered without a comma).
+	 */
+	const char *options;
 	const char *opt_array;
 	const char *opt_sec_array;
 	const char *uidmap;     /* "first lower count" strings */
@@ -216,7 +221,8 @@ struct mntsnap_mount {
 	/*
 	 * Parsed mountinfo text only: the per-mount options (column 6)
 	 * exactly as the line had them, kept when they hold an option this
-	 * library does not know (a newer kernel's flag: "rw,nosuid,newflag"),
+	 * library does not know (a newer kernel's flag: "rw,nosuid,newflag")
+	 * or are not in the kernel's form ("nosuid,rw": ro/rw not first),
 	 * so that rendering, OPTIONS and VFS-OPTIONS give the text back; the
 	 * known ones are in attr all the same. "" otherwise. Not a MNTSNAP_F_*
 	 * field; at most MNTSNAP_MNT_OPTS_TEXT_MAX bytes.
@@ -720,9 +726,10 @@ int mntsnap_snapshot_get(const struct mntsnap_snapshot *snap, size_t i,
  * mount's children by ascending old (32-bit) mount id, as libmount's
  * mnt_table_next_child_fs() hands them out (the order of mounting; the
  * kernel reuses freed old ids, so unique ids may say otherwise), equal
- * ids in storage order; records without old ids in storage order. The
- * root findmnt draws (libmount's mnt_table_get_root_fs(): the smallest
- * parent id, walked up) comes first, other roots of a filtered or
+ * ids in storage order; records without old ids in storage order. Old
+ * ids compare as libmount's ints: a parsed file's 2^31 and up (never
+ * the kernel's) come before 0. The root findmnt draws (libmount's
+ * mnt_table_get_root_fs(): the smallest parent id, walked up) comes first, other roots of a filtered or
  * partial table after it in the same order. Returns the storage index,
  * or -ERANGE.
  */

@@ -206,11 +206,15 @@ static bool is_oct(char c)
 }
 
 /*
- * Decode \ooo in place (exactly three octal digits, first 0-3 so the value
- * fits a byte) and NUL-terminate at s[n]; any other backslash stays
- * literal, like libmount's unmangle. Returns the new length, or -1 for an
- * escape that decodes to NUL (the kernel never emits one; it would cut
- * the string short). Decoding only shrinks, so it works in place.
+ * Decode \ooo in place (exactly three octal digits) and NUL-terminate at
+ * s[n]; any other backslash stays literal, like libmount's unmangle. As
+ * there, a value above \377 keeps its low 8 bits (\401 is 0x01, \777
+ * 0xff): the kernel escapes only a few bytes, each as \0oo or \1oo, so
+ * its own text never has one, and a hand-made line reads as findmnt
+ * reads it. Returns the new length, or -1 for an escape that decodes to
+ * NUL (\000, \400: never the kernel's; libmount ends the string there,
+ * which would silently show another path). Decoding only shrinks, so
+ * it works in place.
  */
 static long unescape(char *s, size_t n)
 {
@@ -231,9 +235,9 @@ static long unescape(char *s, size_t n)
 		src += run;
 		if (!bs)
 			break;
-		if (end - bs >= 4 && bs[1] >= '0' && bs[1] <= '3' && is_oct(bs[2]) &&
-		    is_oct(bs[3])) {
-			char c = (char)(((bs[1] - '0') << 6) | ((bs[2] - '0') << 3) | (bs[3] - '0'));
+		if (end - bs >= 4 && is_oct(bs[1]) && is_oct(bs[2]) && is_oct(bs[3])) {
+			char c = (char)((((bs[1] - '0') << 6) | ((bs[2] - '0') << 3) | (bs[3] - '0')) &
+					0xff);
 
 			if (!c)
 				return -1;
@@ -261,7 +265,7 @@ static const char *str_field(struct mi_parser *P, char *p, size_t len, bool esc,
 		return p;
 	}
 	if (unescape(p, len) < 0) {
-		*rerr = bad(P, field, "escape \\000 decodes to NUL");
+		*rerr = bad(P, field, "an escape decodes to NUL (\\000 or \\400)");
 		return NULL;
 	}
 	return p;
@@ -272,7 +276,9 @@ static const char *str_field(struct mi_parser *P, char *p, size_t len, bool esc,
  * attr. The text itself is kept (mnt_opts_text) when rendering attr would
  * not give it back: an option this build does not know (a newer kernel's
  * flag must never make the fallback backend refuse the table), a known
- * one twice or out of the kernel's order (a hand-made line).
+ * one twice or out of the kernel's order, or ro/rw not first or not there
+ * at all (a hand-made line: libmount takes the column as it is, so
+ * findmnt lists "nosuid,rw"; "ro" anywhere is the mount's read-only flag).
  */
 static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
@@ -286,17 +292,18 @@ static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsn
 		return bad(P, "mount options", "longer than 255 bytes");
 	while (p <= end) {
 		char *c = p;
+		bool rorw;
 		int i;
 
 		while (c < end && *c != ',')
 			c++;
-		if (first) {
-			if (c - p == 2 && !memcmp(p, "ro", 2))
+		rorw = c - p == 2 && p[0] == 'r' && (p[1] == 'o' || p[1] == 'w');
+		if (rorw) {
+			if (p[1] == 'o')
 				attr |= MNTSNAP_ATTR_RDONLY;
-			else if (c - p != 2 || memcmp(p, "rw", 2))
-				return bad(P, "mount options", "must start with ro or rw");
-			first = false;
+			keep |= !first;
 		} else {
+			keep |= first;
 			i = mntsnap__mnt_opt_word(p, (size_t)(c - p));
 			if (i < 0) {
 				keep = true; /* not known here: kept as written */
@@ -308,6 +315,7 @@ static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsn
 				attr = (attr & ~words[i].clear) | words[i].set;
 			}
 		}
+		first = false;
 		if (c == end)
 			break;
 		p = c + 1;
@@ -420,7 +428,15 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 	return 0;
 }
 
-/* Column 11: super options -> sb_flags and the escaped rest. */
+/*
+ * Column 11: super options -> sb_flags and the escaped rest. The rest of
+ * the line is the field: a raw space in it (an old cifs's unc=, or a
+ * field a later kernel appends after it: "rw extra") is kept with what
+ * follows, so the line renders back; after a bare ro/rw the kept text
+ * starts with that space, and the renderers put no comma before it.
+ * libmount stops the field at the blank (README keeps the difference:
+ * no text of the line is dropped).
+ */
 static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap_mount *m)
 {
 	static const struct {
@@ -444,6 +460,18 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 	else
 		return bad(P, "super options", "must start with ro or rw");
 	p += 2;
+	if (p < end && *p == ' ') {
+		const char *q = p;
+
+		while (q < end && *q == ' ')
+			q++;
+		if (q == end)
+			return bad(P, "super options", "blanks after ro/rw and nothing else");
+		*end = '\0'; /* kept escaped, verbatim, the space included */
+		m->options = p;
+		m->mask |= MNTSNAP_F_OPTS;
+		return 0;
+	}
 	if (p < end && *p != ',')
 		return bad(P, "super options", "must start with ro or rw");
 	/* the kernel prints these flags in this order before any fs option */
@@ -460,7 +488,8 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 	m->mask |= MNTSNAP_F_OPTS;
 	if (p < end) {
 		p++; /* the comma */
-		if (p == end)
+		/* "rw, x" would render back as a bare rw's "rw x" */
+		if (p == end || *p == ' ')
 			return bad(P, "super options", "empty option after ','");
 		*end = '\0'; /* kept escaped, verbatim */
 		m->options = p;

@@ -63,17 +63,19 @@ int mntsnap__mnt_opt_word(const char *p, size_t len)
 }
 
 /*
- * The next unknown word of text at *pos (the first word, ro/rw, is
- * attr's): its start, length in *ret_len; NULL when none is left.
+ * The next unknown word of text at *pos (ro/rw, first in the kernel's
+ * text and anywhere in a hand-made line's, is attr's): its start, length
+ * in *ret_len; NULL when none is left.
  */
 static const char *next_unknown(const char *text, size_t *pos, size_t *ret_len)
 {
 	while (text[*pos]) {
 		const char *w = text + *pos;
 		size_t n = strcspn(w, ",");
+		bool rorw = n == 2 && w[0] == 'r' && (w[1] == 'o' || w[1] == 'w');
 
 		*pos += n + (w[n] == ',');
-		if (w != text && mntsnap__mnt_opt_word(w, n) < 0) {
+		if (!rorw && mntsnap__mnt_opt_word(w, n) < 0) {
 			*ret_len = n;
 			return w;
 		}

@@ -208,7 +208,8 @@ static uint32_t root_at(const struct mntsnap_snapshot *s, const uint32_t *idx, c
 			continue;
 		if (s->tree && s->nrecs && s->tree[0] == r)
 			return r;
-		if (best == MNTSNAP_NONE || s->recs[r].id_old < s->recs[best].id_old)
+		if (best == MNTSNAP_NONE ||
+		    mntsnap__old_key(s->recs[r].id_old) < mntsnap__old_key(s->recs[best].id_old))
 			best = r;
 	}
 	return best;

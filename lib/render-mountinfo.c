@@ -192,7 +192,9 @@ static void put_sb_opts(struct out *o, const struct mntsnap_mount *m)
 	 * split the record: it, and only it, is escaped.
 	 */
 	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {
-		puts_(o, ",");
+		/* a parsed line's text after a bare ro/rw starts with its space */
+		if (m->options[0] != ' ')
+			puts_(o, ",");
 		put_escaped(o, m->options, ESC_OPTS);
 	}
 }

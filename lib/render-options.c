@@ -69,7 +69,9 @@ static void put_fs(struct sbuf *b, const struct mntsnap_mount *m)
 	if (m->sb_flags & MNTSNAP_SB_LAZYTIME)
 		puts_(b, ",lazytime");
 	if ((m->mask & MNTSNAP_F_OPTS) && m->options[0]) {
-		puts_(b, ",");
+		/* a parsed line's text after a bare ro/rw starts with its space */
+		if (m->options[0] != ' ')
+			puts_(b, ",");
 		put_unmangled(b, m->options);
 	}
 }

@@ -511,8 +511,8 @@ static void sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool ol
 	for (uint32_t i = 1;; i++) {
 		if (i >= n)
 			return;
-		if ((old ? s->recs[i - 1].id_old : s->recs[i - 1].id) >
-		    (old ? s->recs[i].id_old : s->recs[i].id))
+		if ((old ? mntsnap__old_key(s->recs[i - 1].id_old) : s->recs[i - 1].id) >
+		    (old ? mntsnap__old_key(s->recs[i].id_old) : s->recs[i].id))
 			break;
 	}
 	b = tmp;
@@ -523,8 +523,10 @@ static void sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool ol
 			uint32_t i = lo, j = mid, k = lo;
 
 			while (i < mid && j < hi) {
-				uint64_t ki = old ? s->recs[a[i]].id_old : s->recs[a[i]].id;
-				uint64_t kj = old ? s->recs[a[j]].id_old : s->recs[a[j]].id;
+				uint64_t ki = old ? mntsnap__old_key(s->recs[a[i]].id_old)
+						  : s->recs[a[i]].id;
+				uint64_t kj = old ? mntsnap__old_key(s->recs[a[j]].id_old)
+						  : s->recs[a[j]].id;
 
 				b[k++] = kj < ki ? a[j++] : a[i++];
 			}
@@ -546,7 +548,7 @@ static void sort_by_key(const struct mntsnap_snapshot *s, uint32_t *idx, bool ol
 static bool sorted_by_old(const struct mntsnap_snapshot *s)
 {
 	for (uint32_t i = 1; i < s->nrecs; i++)
-		if (s->recs[i - 1].id_old > s->recs[i].id_old)
+		if (mntsnap__old_key(s->recs[i - 1].id_old) > mntsnap__old_key(s->recs[i].id_old))
 			return false;
 	return true;
 }
@@ -559,15 +561,19 @@ static bool sorted_by_id(const struct mntsnap_snapshot *s)
 	return true;
 }
 
+/* key: an id, or an id_old (then compared by mntsnap__old_key()) */
 static long bsearch_key(const struct mntsnap_snapshot *s, const uint32_t *idx,
 			uint64_t key, bool old)
 {
 	uint32_t lo = 0, hi = s->nrecs;
 
+	if (old)
+		key = mntsnap__old_key((uint32_t)key);
+
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		uint32_t i = idx ? idx[mid] : mid;
-		uint64_t k = old ? s->recs[i].id_old : s->recs[i].id;
+		uint64_t k = old ? mntsnap__old_key(s->recs[i].id_old) : s->recs[i].id;
 
 		if (k == key)
 			return i;
@@ -635,8 +641,9 @@ static uint32_t findmnt_root(const struct mntsnap_snapshot *s)
 	for (uint32_t i = 1; i < n; i++) {
 		const struct mntsnap_rec *a = &s->recs[i], *b = &s->recs[best];
 
-		if ((a->mask & b->mask & MNTSNAP_F_ID_OLD) ? a->parent_id_old < b->parent_id_old
-							   : a->parent_id < b->parent_id)
+		if ((a->mask & b->mask & MNTSNAP_F_ID_OLD)
+			    ? mntsnap__old_key(a->parent_id_old) < mntsnap__old_key(b->parent_id_old)
+			    : a->parent_id < b->parent_id)
 			best = i;
 	}
 	for (uint32_t step = 0; step < n && s->recs[best].parent != best; step++)
@@ -755,8 +762,8 @@ int mntsnap__snap_finish(struct mntsnap_snapshot *s)
 	/*
 	 * Siblings in findmnt's order: libmount's mnt_table_next_child_fs()
 	 * hands out a mount's children by ascending 32-bit mount id (the
-	 * order of mounting, with ids the kernel reuses), not in the table's
-	 * order. A reverse walk in old-id order (by_old, or storage where that
+	 * order of mounting, with ids the kernel reuses; compared as ints,
+	 * which mntsnap__old_key() gives), not in the table's order. A reverse walk in old-id order (by_old, or storage where that
 	 * is sorted; stable, so equal ids keep storage order) with
 	 * push-front gives that.
 	 */
@@ -979,7 +986,8 @@ static void link_added(struct mntsnap_snapshot *s, uint32_t i)
 	r->parent = p;
 	r->first_child = MNTSNAP_NONE;
 	r->depth = s->recs[p].depth + 1;
-	for (c = s->recs[p].first_child; c != MNTSNAP_NONE && s->recs[c].id_old <= r->id_old;
+	for (c = s->recs[p].first_child;
+	     c != MNTSNAP_NONE && mntsnap__old_key(s->recs[c].id_old) <= mntsnap__old_key(r->id_old);
 	     c = s->recs[c].next_sibling)
 		prev = c;
 	r->next_sibling = c;
@@ -1001,12 +1009,12 @@ static void link_added(struct mntsnap_snapshot *s, uint32_t i)
 /* Insert record i into by_old[0, i), after equal keys (a stable sort's place). */
 static void by_old_insert(struct mntsnap_snapshot *s, uint32_t i)
 {
-	uint32_t lo = 0, hi = i, key = s->recs[i].id_old;
+	uint32_t lo = 0, hi = i, key = mntsnap__old_key(s->recs[i].id_old);
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (s->recs[s->by_old[mid]].id_old <= key)
+		if (mntsnap__old_key(s->recs[s->by_old[mid]].id_old) <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1019,7 +1027,7 @@ static void by_old_insert(struct mntsnap_snapshot *s, uint32_t i)
 static bool added_keep_old_order(const struct mntsnap_snapshot *s, uint32_t first)
 {
 	for (uint32_t i = first ? first : 1; i < s->nrecs; i++)
-		if (s->recs[i - 1].id_old > s->recs[i].id_old)
+		if (mntsnap__old_key(s->recs[i - 1].id_old) > mntsnap__old_key(s->recs[i].id_old))
 			return false;
 	return true;
 }

@@ -96,6 +96,19 @@ struct mntsnap_snapshot {
 	char kernel_release[65];
 };
 
+/*
+ * The order of 32-bit mount ids: libmount keeps them in an int and
+ * compares them signed (children by ascending id, the root by the
+ * smallest parent id), so a saved file's 2147483648 and up sort before
+ * 0. Flipping the sign bit turns that order into an unsigned one; the
+ * kernel's ids, all below 2^31, keep their plain order. by_old is sorted
+ * and searched by this key.
+ */
+static inline uint32_t mntsnap__old_key(uint32_t id_old)
+{
+	return id_old ^ 0x80000000U;
+}
+
 /* Create an empty snapshot to fill. */
 struct mntsnap_snapshot *mntsnap__snap_new(int backend, uint32_t mask);
 

@@ -2328,6 +2328,96 @@ def kernel_tags_live(t, name, binary, base, backend):
         subprocess.run(['umount', mp], capture_output=True)
 
 
+# One mountinfo line after a plain root, as libmount reads it without a
+# word. Accepted and shown as findmnt shows it: per-mount options in any
+# order or without ro/rw (the record keeps their text), \ooo escapes
+# above \377 (libmount keeps the low 8 bits), ids at or above 2^31
+# (findmnt prints them as a signed int). Extra columns: compared too.
+TABLINE_SAME = {
+    'vfs-order': (b'21 20 0:3 / /a nosuid,rw - tmpfs a rw', []),
+    'vfs-ro-late': (b'21 20 0:3 / /a noexec,ro,nodev - tmpfs a rw', []),
+    'vfs-no-rw': (b'21 20 0:3 / /a nosuid - tmpfs a rw,size=1k', []),
+    'vfs-unknown-first': (b'21 20 0:3 / /a newflag,rw - tmpfs a rw', []),
+    'octal-high': (b'21 20 0:3 / /a\\401 rw - tmpfs s\\777z rw\n'
+                   b'22 20 0:4 / /b\\5000 rw - tmpfs s\\477 rw', ['-M', '/a\x01']),
+    'id-signed': (b'2147483648 20 0:3 / /a rw - tmpfs a rw\n'
+                  b'4294967295 2147483648 0:4 / /a/b rw - tmpfs b rw', []),
+    # siblings by signed id: -2147483648 and -1 before 21, in -U too
+    'id-signed-siblings': (b'21 20 0:3 / /a rw - tmpfs a rw\n'
+                           b'2147483648 20 0:4 / /b rw - tmpfs b rw\n'
+                           b'4294967295 20 0:5 / /c rw - tmpfs c rw\n'
+                           b'22 20 0:6 / /a rw - tmpfs d rw', ['-U']),
+    # the root: the smallest signed parent id (-2147483648), walked up
+    'id-signed-root': (b'22 2147483648 0:3 / /b/a rw - tmpfs a rw\n'
+                       b'2147483648 20 0:4 / /b rw - tmpfs b rw', []),
+}
+# Accepted, but findmnt's options stop at the first blank of the super
+# options field and mntsnap keeps the rest of the line (README: a later
+# kernel's field after them, or an old cifs's raw space): the other
+# columns are compared, and --format mountinfo gives the line back.
+TABLINE_TAIL = {
+    'sb-tail': b'21 20 0:3 / /a rw - tmpfs a rw extra',
+    'sb-tail-opts': b'21 20 0:3 / /a rw - tmpfs a rw,size=1k newfield:7',
+}
+# Text no kernel writes, where a reading would misstate the table:
+# refused naming the line (README), findmnt lists it without a word.
+TABLINE_REFUSED = {
+    'dev-three': b'21 20 0:3:4 / /a rw - tmpfs a rw',
+    'dev-negative': b'21 20 -1:-1 / /a rw - tmpfs a rw',
+    'id-plus': b'+21 20 0:3 / /a rw - tmpfs a rw',
+    'id-negative': b'-5 20 0:3 / /a rw - tmpfs a rw',
+    'shared-word': b'21 20 0:3 / /a rw shared:x - tmpfs a rw',
+    'escape-nul': b'21 20 0:3 / /a\\000b rw - tmpfs a rw',
+    'escape-nul-400': b'21 20 0:3 / /a\\400b rw - tmpfs a rw',
+    'sb-rw-late': b'21 20 0:3 / /a rw - tmpfs a size=1k,rw',
+}
+
+
+def tabfile_lines(t, binary, base):
+    """Single mountinfo lines libmount 2.38.1 reads silently: each is
+    read as findmnt reads it, or refused as README keeps it."""
+    root = b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+    cols = COLS + ',FS-OPTIONS,VFS-OPTIONS,OPT-FIELDS'
+    for name, (line, extra) in TABLINE_SAME.items():
+        path = os.path.join(base, 'line-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(root + line + b'\n')
+        for form in ([], ['-J'], ['-J', '-l', '-o', cols], ['-r', '-o', cols], ['-l'],
+                     ['-P', '-o', cols], ['-o', 'TARGET,ID,PARENT']):
+            fstab_same(t, 'line ' + name, ['-F', path] + form,
+                       [binary, 'list', '-F', path] + form, json_out='-J' in form)
+        if extra:
+            fstab_same(t, 'line ' + name, ['-F', path] + extra,
+                       [binary, 'list', '-F', path] + extra)
+        if name.startswith('vfs'):
+            rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
+            t.check('line %s --format mountinfo gives the file back' % name,
+                    rc == 0 and out == root + line + b'\n', '%r %r' % (out, err))
+    for name, line in TABLINE_TAIL.items():
+        path = os.path.join(base, 'line-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(root + line + b'\n')
+        other = ','.join(c for c in COLUMNS if c not in ('OPTIONS', 'FS-OPTIONS'))
+        for form in (['-J', '-l', '-o', other], ['-r', '-o', other], ['-o', other]):
+            fstab_same(t, 'line ' + name, ['-F', path] + form,
+                       [binary, 'list', '-F', path] + form, json_out='-J' in form)
+        rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
+        t.check('line %s --format mountinfo gives the file back' % name,
+                rc == 0 and out == root + line + b'\n', '%r %r' % (out, err))
+        rc, out, err = run([binary, 'list', '-F', path, '-n', '-l', '-o', 'FS-OPTIONS', '/a'])
+        t.check('line %s: FS-OPTIONS keeps the rest of the line' % name,
+                rc == 0 and out == line.split(b' ', 9)[9] + b'\n', '%r %r' % (out, err))
+    for name, line in TABLINE_REFUSED.items():
+        path = os.path.join(base, 'line-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(root + line + b'\n')
+        ra, a, ea = run(['findmnt', '-F', path, '-r'])
+        rb, b, eb = run([binary, 'list', '-F', path, '-r'])
+        t.check('line %s: findmnt lists it silently, mntsnap refuses naming line 2 (kept)' % name,
+                ra == 0 and a.count(b'\n') == 3 and not ea and rb == 2 and not b and
+                b'list: line 2: ' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
+
+
 def lookup_pair(t, name, binary, args, cwd=None):
     """findmnt ARGS and mntsnap list ARGS (in cwd): stdout, exit status and
     whether stderr says anything, as same_output() allows."""
@@ -2596,6 +2686,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabread-') as base:
             tabfiles_joined(t, binary, base)
             tabfile_loose(t, binary, base)
+            tabfile_lines(t, binary, base)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

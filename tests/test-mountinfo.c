@@ -1220,7 +1220,7 @@ LTest(mountinfo, fixture_malformed)
 		{ "missing-fields.txt", 2, "mount point: missing" },
 		{ "cycle.txt", 0, "cycle" },
 		{ "empty-line.txt", 2, "empty line" },
-		{ "bad-mount-options.txt", 3, "mount options: must start with ro or rw" },
+		{ "bad-mount-options.txt", 3, "mount options: longer than 255 bytes" },
 		{ "bad-super-options.txt", 2, "super options" },
 		{ "bad-shared.txt", 2, "optional fields" },
 		{ "no-fstype.txt", 2, "fs type" },
@@ -1285,8 +1285,18 @@ LTest(mountinfo, malformed_inline)
 	EXPECT_BAD("1 1 0:2 / / rw - t\n", 1, "source: missing");
 	EXPECT_BAD("1 1 0:2 / / rw -\n", 1, "fs type: missing");
 	EXPECT_BAD("1 1 0:2 / / rw\n", 1, "separator");
-	EXPECT_BAD("1 1 0:2 / / xx - t s rw\n", 1, "mount options");
-	EXPECT_BAD("1 1 0:2 / / - t s rw\n", 1, "mount options");
+	/* "-" as the options: the separator is then missing */
+	EXPECT_BAD("1 1 0:2 / / - t s rw\n", 1, "separator");
+	/* escapes that decode to NUL: libmount would end the string there */
+	EXPECT_BAD("1 1 0:2 / /a\\400b rw - t s rw\n", 1, "mount point: an escape decodes to NUL");
+	EXPECT_BAD("1 1 0:2 / / rw - t s\\400 rw\n", 1, "source: an escape decodes to NUL");
+	/* the superblock's ro/rw comes first, and something after a blank */
+	EXPECT_BAD("1 1 0:2 / / rw - t s size=1k,rw\n", 1, "super options: must start with ro or rw");
+	EXPECT_BAD("1 1 0:2 / / rw - t s rw \n", 1, "super options: blanks after ro/rw");
+	EXPECT_BAD("1 1 0:2 / / rw - t s rwx\n", 1, "super options: must start with ro or rw");
+	EXPECT_BAD("1 1 0:2 / / rw - t s rw, x\n", 1, "super options: empty option after ','");
+	EXPECT_BAD("1 1 0:2 / / rw shared:x - t s rw\n", 1, "optional fields");
+	EXPECT_BAD("1 1 -1:-1 / / rw - t s rw\n", 1, "major:minor");
 	EXPECT_BAD("1 1 0:2 /  rw - t s rw\n", 1, "mount point: empty");
 	EXPECT_BAD("1 1 0:2  / rw - t s rw\n", 1, "root: empty");
 	EXPECT_BAD("1 1 0:2 / /\n", 1, "mount options: missing");
@@ -1313,6 +1323,108 @@ LTest(mountinfo, malformed_inline)
 		cr_assert_eq(mntsnap_snapshot_count(s), 0);
 		mntsnap_snapshot_free(s);
 	}
+}
+
+/*
+ * Lines libmount reads without a word though no kernel writes them so,
+ * read as findmnt reads them: per-mount options with ro/rw not first or
+ * not there (the text kept, "ro" anywhere the read-only flag), escapes
+ * above \377 (the low 8 bits), a field after the super options (kept
+ * with them, so the line renders back).
+ */
+LTest(mountinfo, hand_made_lines_read_as_libmount)
+{
+	static const char text[] =
+		"20 1 8:1 / / nosuid,rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a noexec,ro,nodev - tmpfs a rw extra\n"
+		"22 20 0:4 / /b nosuid - tmpfs b ro,size=1k newfield:7\n"
+		"23 20 0:5 / /c rw,nosuid,rw - tmpfs c rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
+	char opts[256];
+	struct mntsnap_mount m;
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "hand-made lines render back");
+	free(got);
+	mntsnap_snapshot_get(s, 0, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "nosuid,rw");
+	cr_assert_eq(m.attr & (MNTSNAP_ATTR_RDONLY | MNTSNAP_ATTR_NOSUID), MNTSNAP_ATTR_NOSUID);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,nosuid", "libmount's merge of nosuid,rw and rw");
+	mntsnap_snapshot_get(s, 1, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "noexec,ro,nodev");
+	cr_assert_eq(m.attr & (MNTSNAP_ATTR_RDONLY | MNTSNAP_ATTR_NOEXEC | MNTSNAP_ATTR_NODEV),
+		     MNTSNAP_ATTR_RDONLY | MNTSNAP_ATTR_NOEXEC | MNTSNAP_ATTR_NODEV);
+	cr_assert_eq(m.sb_flags, 0);
+	cr_assert_str_eq(m.options, " extra", "the field after rw, its blank kept");
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_FS, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw extra");
+	mntsnap_snapshot_get(s, 2, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "nosuid");
+	cr_assert_eq(m.attr & MNTSNAP_ATTR_RDONLY, 0);
+	cr_assert_eq(m.sb_flags, MNTSNAP_SB_RDONLY);
+	cr_assert_str_eq(m.options, "size=1k newfield:7");
+	mntsnap_snapshot_get(s, 3, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "rw,nosuid,rw", "rw twice: kept");
+	l = saved_and_loaded(s);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "hand-made lines, saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+	{
+		static const char esc[] = "1 1 0:2 / /a\\401\\777\\5000\\477 rw - t s\\501 rw\n";
+
+		s = parse_text(esc, sizeof(esc) - 1);
+		mntsnap_snapshot_get(s, 0, &m);
+		cr_assert_str_eq(m.mount_point, "/a\001\377@0?", "low 8 bits, as unmangle");
+		cr_assert_str_eq(m.source, "sA");
+		mntsnap_snapshot_free(s);
+	}
+}
+
+/*
+ * Old ids at or above 2^31 (a hand-made file's; the kernel's stay below):
+ * libmount keeps them in an int, so they sort before the others as
+ * siblings and as the root's smallest parent id; lookups by id still
+ * find each, refreshes keep the order.
+ */
+LTest(mountinfo, old_ids_order_as_ints)
+{
+	static const char text[] = "20 1 8:1 / / rw - ext4 r rw\n"
+				   "21 20 0:3 / /a rw - tmpfs a rw\n"
+				   "2147483648 20 0:4 / /b rw - tmpfs b rw\n"
+				   "4294967295 20 0:5 / /c rw - tmpfs c rw\n"
+				   "2147483647 20 0:6 / /d rw - tmpfs d rw\n";
+	static const char *const want[] = { "/", "/b", "/c", "/a", "/d" };
+	static const char up[] = "30 2147483649 0:3 / /x/y rw - tmpfs a rw\n"
+				 "2147483649 20 0:4 / /x rw - tmpfs b rw\n"
+				 "20 1 8:1 / / rw - ext4 r rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+
+	for (size_t i = 0; i < 5; i++) {
+		long k = mntsnap_snapshot_tree_index(s, i);
+
+		cr_assert_geq(k, 0);
+		mntsnap_snapshot_get(s, (size_t)k, &m);
+		cr_assert_str_eq(m.mount_point, want[i], "tree position %zu", i);
+	}
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 4294967295U), 3);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 2147483648U), 2);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 2147483647U), 4);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 21), 1);
+	cr_assert_eq(mntsnap_snapshot_find_old(s, 7), -ENOENT);
+	cr_assert_eq(mntsnap_snapshot_parent(s, 3), 0);
+	mntsnap_snapshot_free(s);
+	/* the root: smallest parent id as an int (-2147483647), walked up to / */
+	s = parse_text(up, sizeof(up) - 1);
+	mntsnap_snapshot_get(s, (size_t)mntsnap_snapshot_tree_index(s, 0), &m);
+	cr_assert_str_eq(m.mount_point, "/");
+	mntsnap_snapshot_get(s, (size_t)mntsnap_snapshot_tree_index(s, 2), &m);
+	cr_assert_str_eq(m.mount_point, "/x/y");
+	mntsnap_snapshot_free(s);
 }
 
 /* Deterministic random bytes and mutated lines: an error or a table, no crash. */

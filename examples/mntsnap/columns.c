@@ -352,12 +352,26 @@ static void get_majmin(struct obuf *b, const struct mntsnap_mount *m, const stru
 		ob_put(b, "  ", 3 - w);
 }
 
+/*
+ * A 32-bit mount id as findmnt prints it: libmount keeps it in an int and
+ * prints "%d", so a file's 2147483648 is -2147483648 and 4294967295 is -1
+ * (the kernel's own ids stay below 2^31).
+ */
+static void ob_id(struct obuf *b, uint32_t id)
+{
+	if (id > INT32_MAX) {
+		ob_putc(b, '-');
+		id = (uint32_t)(-(uint64_t)id); /* |(int32_t)id|, 2^31 included */
+	}
+	ob_u64(b, id);
+}
+
 static void get_id(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
 	(void)cx;
 	/* 0 is libmount's "no id" (a parsed line that had none) */
 	if (m->id_old)
-		ob_u64(b, m->id_old);
+		ob_id(b, m->id_old);
 }
 
 static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
@@ -365,7 +379,7 @@ static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const stru
 	uint32_t pid = cx->parent_ids ? cx->parent_ids[m->index] : m->parent_id_old;
 
 	if (pid)
-		ob_u64(b, pid);
+		ob_id(b, pid);
 }
 
 static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,

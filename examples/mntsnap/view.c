@@ -872,8 +872,9 @@ static int cmp_old_id(const void *a, const void *b, void *data)
 
 	mntsnap_snapshot_get(snap, i, &x);
 	mntsnap_snapshot_get(snap, j, &y);
+	/* libmount compares them as ints: 2^31 and up come first */
 	if (x.id_old != y.id_old)
-		return x.id_old < y.id_old ? -1 : 1;
+		return (int32_t)x.id_old < (int32_t)y.id_old ? -1 : 1;
 	return i < j ? -1 : i > j;
 }
 
@@ -916,13 +917,13 @@ static int build_uniq_tree(struct matcher *mt)
 			qsort_r(kids + start[i], start[i + 1] - start[i], sizeof(*kids), cmp_old_id,
 				(void *)mt->snap);
 	/*
-	 * libmount's root: the smallest parent id, walked up; the parent ids
+	 * libmount's root: the smallest parent id (an int), walked up; the parent ids
 	 * -U left (a kept mount below dropped ones has the highest one's)
 	 */
 	for (size_t i = 0; i < n; i++) {
 		if (mt->gone[i])
 			continue;
-		if (root < 0 || mt->parent_ids[i] < root_pid)
+		if (root < 0 || (int32_t)mt->parent_ids[i] < (int32_t)root_pid)
 			root = (long)i, root_pid = mt->parent_ids[i];
 	}
 	for (size_t step = 0; root >= 0 && np[root] >= 0 && step < n; step++)
