@@ -39,8 +39,8 @@ label and a UUID on a loop device), also with -C and --output-all.
 
 Columns (columns_and_version): --output-all (findmnt's 24 columns in its
 order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
-counts, an empty name prints nothing and exits 1), on a mountinfo file
-and an fstab written here, in every form.
+counts, an empty name or a 55th column prints nothing and exits 1), on a
+mountinfo file and an fstab written here, in every form.
 
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
@@ -1567,6 +1567,26 @@ OPTPARSE_ARGS = [
     ',', ',,', 'no', 'no,', 'noext4,', 'ext4,', ',ext4', '', 'tmpfs,no', 'nono', 'EXT4')]
 
 
+def _ids(n):
+    return ','.join(['ID'] * n)
+
+
+# findmnt 2.38.1 holds its columns in columns[2 x 27]: the default ones
+# (4; -D's 7; --output-all's 24) that +LIST extends count, and the 55th
+# name fails string_add_to_idarray() at once: exit 1, nothing printed,
+# no message (an unknown name past the 54th is not even looked at)
+COLCOUNT_ARGS = [
+    ['-o', _ids(54)], ['-o', _ids(55)], ['-o', _ids(64)], ['-o', _ids(65)],
+    ['-o', '+' + _ids(50)], ['-o', '+' + _ids(51)],
+    ['-D', '-o', '+' + _ids(47)], ['-D', '-o', '+' + _ids(48)],
+    ['--output-all', '-o', '+' + _ids(30)], ['--output-all', '-o', '+' + _ids(31)],
+    ['--output-all', '-o', _ids(54)], ['-o', 'TARGET,' + _ids(54)],
+    ['-o', _ids(54) + ',NOSUCH'], ['-o', _ids(53) + ',NOSUCH'], ['-o', _ids(54) + ','],
+    ['-o', _ids(54) + ',,'], ['-o', _ids(53) + ',,'], ['-o', _ids(60), '-o', 'TARGET'],
+    ['-o', 'TARGET', '-o', '+' + _ids(53)], ['-o', 'TARGET', '-o', '+' + _ids(54)],
+]
+
+
 def optparse_same(t, label, fm, ms, args, env=None, json_out=False):
     ra, a, ea = run(fm + args, env)
     rb, b, eb = run(ms + args, env)
@@ -1586,7 +1606,7 @@ def optparse(t, binary, base):
     with open(table, 'w') as f:
         f.write(OPTPARSE_TABLE)
     fm, ms = ['findmnt', '-F', table], [binary, 'list', '-F', table]
-    for args in OPTPARSE_ARGS:
+    for args in OPTPARSE_ARGS + COLCOUNT_ARGS:
         for form in ([], ['-r'], ['-J']):
             optparse_same(t, 'optparse', fm, ms, args + form)
     # -F twice, -N PID -F FILE, -N twice: findmnt reads each in turn into one
@@ -1605,7 +1625,13 @@ def optparse(t, binary, base):
     for args in (['-r', '-T', ''], ['-r', '-M', ''], ['-r', ''], ['-J', '-M', ''],
                  ['-p', '-F', table, '-w', '100'], ['-p', '-F', '/proc/self/mountinfo', '-w', '100'],
                  ['-p', '-F', os.path.join(base, 'missing'), '-w', '100'],
-                 ['-p', '-F', table, '-F', table, '-w', '100']):
+                 ['-p', '-F', table, '-F', table, '-w', '100'],
+                 # --poll's columns: ACTION and the 4 defaults, or -D's 7
+                 ['-p', '-F', table, '-w', '100', '-o', '+' + _ids(49)],
+                 ['-p', '-F', table, '-w', '100', '-o', '+' + _ids(50)],
+                 ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(47)],
+                 ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(48)],
+                 ['-p', '-F', table, '-w', '100', '-o', _ids(55)]):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
 
 

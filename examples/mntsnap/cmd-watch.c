@@ -753,12 +753,18 @@ static int pcol_add(struct poll_out *p, const char *name)
 	return 0;
 }
 
-/* One -o list: "+LIST" adds to the columns chosen so far, as list's -o. */
+/*
+ * One -o list: "+LIST" adds to the columns chosen so far, as list's -o.
+ * 1 (nothing printed, no message) past findmnt's COLS_MAX columns.
+ */
 static int pcol_parse(struct poll_out *p, const char *spec)
 {
-	char *dup = strdup(spec), *save = NULL;
+	char *dup, *save = NULL;
 	int r = 0;
 
+	if (col_overflow(spec, (size_t)p->ncols, COLS_MAX))
+		return 1;
+	dup = strdup(spec);
 	if (!dup)
 		return cli_fail(-ENOMEM, "list");
 	if (*spec != '+')
@@ -1450,9 +1456,11 @@ int cli_poll(const struct cli_poll *q)
 	/* findmnt -D -p: df's columns, no ACTION */
 	if (pcol_parse(&po, v && v->df ? COLS_DF : "ACTION,TARGET,SOURCE,FSTYPE,OPTIONS"))
 		return CLI_EXIT_ERR;
-	for (size_t i = 0; i < q->nspecs; i++)
-		if (pcol_parse(&po, q->specs[i]))
-			return CLI_EXIT_ERR;
+	for (size_t i = 0; i < q->nspecs; i++) {
+		r = pcol_parse(&po, q->specs[i]);
+		if (r)
+			return r > 0 ? 1 : CLI_EXIT_ERR;
+	}
 	if (q->actions && poll_actions(q->actions, &po.actions))
 		return CLI_EXIT_ERR;
 	/* -w 0: one look, as findmnt's poll() with no wait; < 0: no bound */
