@@ -60,6 +60,21 @@ import sys
 import tempfile
 import time
 
+# util-linux's debug switches (libsmartcols' LIBSMARTCOLS_DEBUG and
+# LIBSMARTCOLS_DEBUG_PADDING, which prints padding as '.', libmount's,
+# libblkid's, ...) change findmnt's bytes; they are the libraries'
+# debugging aids, not findmnt's interface (README: kept on purpose), so
+# nothing here runs with them, whatever the caller's environment holds.
+UL_DEBUG_ENV = ('LIBMOUNT_DEBUG', 'LIBBLKID_DEBUG', 'LOOPDEV_DEBUG', 'ULPATH_DEBUG',
+                'ULSYSFS_DEBUG', 'ULPROCFS_DEBUG', 'ULFILEEQ_DEBUG', 'TERMINAL_COLORS_DEBUG')
+
+
+def clear_ul_debug_env():
+    for k in list(os.environ):
+        if k.startswith('LIBSMARTCOLS_') or k in UL_DEBUG_ENV:
+            del os.environ[k]
+
+
 COLUMNS = ['TARGET', 'SOURCE', 'FSTYPE', 'OPTIONS', 'VFS-OPTIONS', 'FS-OPTIONS',
            'OPT-FIELDS', 'FSROOT', 'MAJ:MIN', 'ID', 'PARENT', 'PROPAGATION', 'TID',
            'FREQ', 'PASSNO']
@@ -2120,6 +2135,7 @@ def mtab_tid_uuid(t, binary, base):
 
 
 def main():
+    clear_ul_debug_env()
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
     if sys.argv[1] == '--blkid':
