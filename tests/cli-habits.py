@@ -8,6 +8,7 @@ is taken, -N as --pid, and JSON that loses no byte and no 64-bit digit.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,80 @@ def check(name, ok, why=''):
         print('FAIL %s %s' % (name, why))
 
 
+OPTWORD = r'(?<![\w-])(--?[a-zA-Z][\w-]*)'
+# an argument for each option that takes one, to try it with
+OPTARG = {
+    '-o': 'TARGET', '--output': 'TARGET', '-t': 'proc', '--types': 'proc', '-O': 'rw',
+    '--options': 'rw', '-T': '/', '--target': '/', '-M': '/', '--mountpoint': '/',
+    '-S': 'proc', '--source': 'proc', '-d': 'forward', '--direction': 'forward',
+    '--format': 'list', '-w': '10', '--timeout': '10', '-F': '/proc/self/mountinfo',
+    '--tab-file': '/proc/self/mountinfo', '--mountinfo-file': '/proc/self/mountinfo',
+    '-N': str(os.getpid()), '--task': str(os.getpid()), '--pid': str(os.getpid()),
+    '--ns': '/proc/self/ns/mnt', '--ns-id': '1',
+}
+
+
+def show_options(b, snap):
+    """show's --help is the one list of what show takes and what it refuses
+    (its "Refused" block): each refused option is refused (exit 2, the
+    reason said), each other option of the text is taken, and the README,
+    doc/cli.md, mntsnap(1) and the bash completion say the same."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+    _, text, _ = run(b, 'show', '--help')
+    text = text.decode()
+    refused, taken, inside = {}, set(), False
+    for line in text.split('\n'):
+        if line.startswith('Refused'):
+            inside = True
+            continue
+        if inside and line.startswith('  -'):
+            names = re.split(r'\s{2,}', line.strip())[0]
+            group = re.findall(OPTWORD, names)
+            for n in group:
+                refused[n] = group[0]
+            continue
+        if inside and line.startswith(' '):
+            continue
+        inside = False
+        taken |= set(re.findall(OPTWORD, line))
+    check('show --help: a Refused block', len(refused) >= 12, text)
+    taken -= set(refused)
+    for o in sorted(refused):
+        arg = [OPTARG[o]] if o in OPTARG else []
+        r, out, e = run(b, 'show', snap, o, *arg)
+        check('show %s: refused, the reason said' % o, r == 2 and not out and
+              b'applies to list only: ' in e and refused[o].encode() in e, e)
+    for o in sorted(taken):
+        arg = [OPTARG[o]] if o in OPTARG else []
+        r, out, e = run(b, 'show', snap, o, *arg)
+        check('show %s: taken' % o, r in (0, 1) and not e, e)
+    # the docs name every refused option and no taken one
+    first = sorted(set(refused.values()))
+    with open(os.path.join(root, 'README.md')) as f:
+        m = re.search(r'`show` takes them for a saved table but(.*?)refused', f.read(), re.S)
+    said = set(re.findall(OPTWORD, m.group(1))) if m else set()
+    check('README: show refuses exactly --help\'s list', said == set(first) | {'--pid'} and
+          not said & taken, sorted(said ^ set(first)))
+    with open(os.path.join(root, 'doc', 'cli.md')) as f:
+        m = re.search(r'`show` refuses (.*?)\(exit 2', f.read(), re.S)
+    said = set(re.findall(OPTWORD, m.group(1))) if m else set()
+    check('doc/cli.md: show refuses exactly --help\'s list', said == set(first) | {'--pid'} and
+          not said & taken, sorted(said ^ set(first)))
+    with open(os.path.join(root, 'doc', 'mntsnap.1')) as f:
+        man = f.read().replace('\\-', '-').replace('\\fB', '').replace('\\fR', '')
+    m = re.search(r'^\.SS show\n(.*?)(?=^\.SS )', man, re.M | re.S)
+    said = set(re.findall(OPTWORD, m.group(1))) if m else set()
+    check('mntsnap(1) show: names every refused option, no taken one',
+          said >= set(refused) and not said & taken, sorted(set(refused) - said))
+    prog = ('source "$1"; COMP_WORDS=(mntsnap show -); COMP_CWORD=2; _mntsnap; '
+            'printf "%s\\n" "${COMPREPLY[@]}"')
+    r = subprocess.run(['bash', '-c', prog, 'c', os.path.join(root, 'doc', 'mntsnap.bash')],
+                       capture_output=True, text=True)
+    got = set(r.stdout.split())
+    check('completion: show offers what it takes, nothing it refuses',
+          got >= taken and not got & set(refused), sorted((taken - got) | (got & set(refused))))
+
+
 def main():
     b, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     esc = os.path.join(data, 'mntsnap-escapes.txt')
@@ -42,11 +117,18 @@ def main():
         check('%s usage claims [TARGET] only if taken' % c, (b'[TARGET]' in usage) == takes,
               usage)
     # error messages that say what is wrong
-    many = ','.join(['TARGET'] * 65)
-    r, _, e = run(b, 'list', '-F', esc, '-o', many)
-    check('65 columns: too many, not unknown', r == 2 and b'too many columns' in e, e)
-    r, _, e = run(b, 'list', '-F', esc, '-o', 'TARGET', '-o', '+' + many[7:] + ',TARGET')
-    check('+COLS past 64: too many', r == 2 and b'too many columns' in e, e)
+    # findmnt's 54 columns at most (its columns[2 x 27]); one more: exit 1,
+    # nothing printed, no message, as findmnt (findmnt-eq compares it)
+    many = ','.join(['TARGET'] * 54)
+    for c in ('list', 'stat'):
+        r, o, e = run(b, c, *(['-F', esc] if c == 'list' else []), '-o', many,
+                      *(['/'] if c == 'stat' else []))
+        check('%s: 54 columns' % c, r == 0 and len(o.split(b'\n')[0].split()) == 54, e)
+        r, o, e = run(b, c, *(['-F', esc] if c == 'list' else []), '-o', many + ',TARGET',
+                      *(['/'] if c == 'stat' else []))
+        check('%s: 55 columns: exit 1, silent' % c, (r, o, e) == (1, b'', b''), e)
+    r, o, e = run(b, 'list', '-F', esc, '-o', 'TARGET', '-o', '+' + many[7:] + ',TARGET')
+    check('+COLS past 54 with the default 4: exit 1, silent', (r, o, e) == (1, b'', b''), e)
     r, o, e = run(b, 'supervise', '--policy', '/nonexistent-policy.json')
     check('supervise without --listen: says so', r == 2 and b'--listen' in e and not o, e)
     r, _, e = run(b, 'supervise', '--listen', '/tmp/x.sock')
@@ -63,6 +145,7 @@ def main():
         # FILE SOURCE MOUNTPOINT is findmnt's third form; one more is an error
         r, o, e = run(b, 'show', snap, '/', 'x', 'y')
         check('show FILE SRC MP y: names the extra', r == 2 and b"'y'" in e, e)
+        show_options(b, snap)
     # stat by findmnt's ID: the same mount as stat by path
     r1, o1, _ = run(b, 'stat', '-n', '-o', 'UNIQ-ID,TARGET', '/')
     r, fid, _ = run('findmnt', '-n', '-o', 'ID', '/')

@@ -46,8 +46,8 @@ SOURCES [null]), an empty source with -C.
 
 Columns (columns_and_version): --output-all (findmnt's 24 columns in its
 order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
-counts, an empty name prints nothing and exits 1), on a mountinfo file
-and an fstab written here, in every form.
+counts, an empty name or a 55th column prints nothing and exits 1), on a
+mountinfo file and an fstab written here, in every form.
 
 Numbers (number_args): -N/--task, -w/--timeout and -S MAJ:MIN with the
 numbers findmnt reads (decimal only, signs, blanks, 32-bit ranges, overflow)
@@ -81,6 +81,21 @@ import subprocess
 import sys
 import tempfile
 import time
+
+# util-linux's debug switches (libsmartcols' LIBSMARTCOLS_DEBUG and
+# LIBSMARTCOLS_DEBUG_PADDING, which prints padding as '.', libmount's,
+# libblkid's, ...) change findmnt's bytes; they are the libraries'
+# debugging aids, not findmnt's interface (README: kept on purpose), so
+# nothing here runs with them, whatever the caller's environment holds.
+UL_DEBUG_ENV = ('LIBMOUNT_DEBUG', 'LIBBLKID_DEBUG', 'LOOPDEV_DEBUG', 'ULPATH_DEBUG',
+                'ULSYSFS_DEBUG', 'ULPROCFS_DEBUG', 'ULFILEEQ_DEBUG', 'TERMINAL_COLORS_DEBUG')
+
+
+def clear_ul_debug_env():
+    for k in list(os.environ):
+        if k.startswith('LIBSMARTCOLS_') or k in UL_DEBUG_ENV:
+            del os.environ[k]
+
 
 COLUMNS = ['TARGET', 'SOURCE', 'FSTYPE', 'OPTIONS', 'VFS-OPTIONS', 'FS-OPTIONS',
            'OPT-FIELDS', 'FSROOT', 'MAJ:MIN', 'ID', 'PARENT', 'PROPAGATION', 'TID',
@@ -1844,6 +1859,26 @@ def poll_args(t, binary, base):
                        [binary, 'list'] + args + ['-w', '0'])
 
 
+def _ids(n):
+    return ','.join(['ID'] * n)
+
+
+# findmnt 2.38.1 holds its columns in columns[2 x 27]: the default ones
+# (4; -D's 7; --output-all's 24) that +LIST extends count, and the 55th
+# name fails string_add_to_idarray() at once: exit 1, nothing printed,
+# no message (an unknown name past the 54th is not even looked at)
+COLCOUNT_ARGS = [
+    ['-o', _ids(54)], ['-o', _ids(55)], ['-o', _ids(64)], ['-o', _ids(65)],
+    ['-o', '+' + _ids(50)], ['-o', '+' + _ids(51)],
+    ['-D', '-o', '+' + _ids(47)], ['-D', '-o', '+' + _ids(48)],
+    ['--output-all', '-o', '+' + _ids(30)], ['--output-all', '-o', '+' + _ids(31)],
+    ['--output-all', '-o', _ids(54)], ['-o', 'TARGET,' + _ids(54)],
+    ['-o', _ids(54) + ',NOSUCH'], ['-o', _ids(53) + ',NOSUCH'], ['-o', _ids(54) + ','],
+    ['-o', _ids(54) + ',,'], ['-o', _ids(53) + ',,'], ['-o', _ids(60), '-o', 'TARGET'],
+    ['-o', 'TARGET', '-o', '+' + _ids(53)], ['-o', 'TARGET', '-o', '+' + _ids(54)],
+]
+
+
 def optparse_same(t, label, fm, ms, args, env=None, json_out=False):
     ra, a, ea = run(fm + args, env)
     rb, b, eb = run(ms + args, env)
@@ -1863,7 +1898,7 @@ def optparse(t, binary, base):
     with open(table, 'w') as f:
         f.write(OPTPARSE_TABLE)
     fm, ms = ['findmnt', '-F', table], [binary, 'list', '-F', table]
-    for args in OPTPARSE_ARGS:
+    for args in OPTPARSE_ARGS + COLCOUNT_ARGS:
         for form in ([], ['-r'], ['-J']):
             optparse_same(t, 'optparse', fm, ms, args + form)
     # -F twice, -N PID -F FILE, -N twice: findmnt reads each in turn into one
@@ -1882,7 +1917,13 @@ def optparse(t, binary, base):
     for args in (['-r', '-T', ''], ['-r', '-M', ''], ['-r', ''], ['-J', '-M', ''],
                  ['-p', '-F', table, '-w', '100'], ['-p', '-F', '/proc/self/mountinfo', '-w', '100'],
                  ['-p', '-F', os.path.join(base, 'missing'), '-w', '100'],
-                 ['-p', '-F', table, '-F', table, '-w', '100']):
+                 ['-p', '-F', table, '-F', table, '-w', '100'],
+                 # --poll's columns: ACTION and the 4 defaults, or -D's 7
+                 ['-p', '-F', table, '-w', '100', '-o', '+' + _ids(49)],
+                 ['-p', '-F', table, '-w', '100', '-o', '+' + _ids(50)],
+                 ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(47)],
+                 ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(48)],
+                 ['-p', '-F', table, '-w', '100', '-o', _ids(55)]):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
     number_args(t, binary, base)
 
@@ -2610,6 +2651,7 @@ def mtab_tid_uuid(t, binary, base):
 
 
 def main():
+    clear_ul_debug_env()
     if sys.argv[1] == '--live':
         return live_inner(*sys.argv[2:5])
     if sys.argv[1] == '--blkid':

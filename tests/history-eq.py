@@ -73,6 +73,15 @@ import tempfile
 import threading
 import time
 
+# util-linux's debug switches (LIBSMARTCOLS_DEBUG_PADDING prints padding
+# as '.', LIBMOUNT_DEBUG, ...) are the libraries' debugging aids, not
+# findmnt's interface (README: kept on purpose): never compared with them
+for _k in list(os.environ):
+    if _k.startswith('LIBSMARTCOLS_') or _k in (
+            'LIBMOUNT_DEBUG', 'LIBBLKID_DEBUG', 'LOOPDEV_DEBUG', 'ULPATH_DEBUG', 'ULSYSFS_DEBUG',
+            'ULPROCFS_DEBUG', 'ULFILEEQ_DEBUG', 'TERMINAL_COLORS_DEBUG'):
+        del os.environ[_k]
+
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME = 32, 1024, 2048
 MS_BIND, MS_MOVE, MS_REC = 4096, 8192, 16384

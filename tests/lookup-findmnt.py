@@ -24,6 +24,14 @@ import subprocess
 import sys
 import tempfile
 
+# util-linux's debug switches (LIBSMARTCOLS_DEBUG_PADDING prints padding
+# as '.', LIBMOUNT_DEBUG, ...) are the libraries' debugging aids, not
+# findmnt's interface (README: kept on purpose): never compared with them
+for _k in list(os.environ):
+    if _k.startswith('LIBSMARTCOLS_') or _k in (
+            'LIBMOUNT_DEBUG', 'LIBBLKID_DEBUG', 'LOOPDEV_DEBUG', 'ULPATH_DEBUG', 'ULSYSFS_DEBUG',
+            'ULPROCFS_DEBUG', 'ULFILEEQ_DEBUG', 'TERMINAL_COLORS_DEBUG'):
+        del os.environ[_k]
 ENV = dict(os.environ, LC_ALL='C.UTF-8')
 # files whose findmnt output differs from mntsnap's for known reasons
 # (tests/findmnt-eq.py's KNOWN list says why): option text order, a raw

@@ -14,9 +14,6 @@
 #include "tags.h"
 #include "view.h"
 
-/* list's own long-only options (view.h numbers the shared ones from 0x100) */
-#define OPT_VERBOSE 0x200
-
 /* -F FILE and -N PID: findmnt reads them all, one table, in the order given */
 #define LIST_TABS_MAX 16
 
@@ -125,23 +122,16 @@ static void print_help(const char *text)
 	col_help(stdout);
 }
 
-#define LIST_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:F:sexp::w:"
+#define LIST_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS VIEW_TABLE_SHORTOPTS "N:"
 static const struct option list_lo[] = {
 	VIEW_LONGOPTS,
 	VIEW_LIVE_LONGOPTS,
 	VIEW_TARGET_LONGOPTS,
-	{ "tab-file", required_argument, NULL, 'F' },
-	{ "mountinfo-file", required_argument, NULL, 'F' },
+	VIEW_TABLE_LONGOPTS,
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "under", required_argument, NULL, OPT_UNDER },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "allow-inconsistent", no_argument, NULL, OPT_ALLOW_INCONSISTENT },
-	{ "fstab", no_argument, NULL, 's' },
-	{ "evaluate", no_argument, NULL, 'e' },
-	{ "verify", no_argument, NULL, 'x' },
-	{ "verbose", no_argument, NULL, OPT_VERBOSE },
-	{ "poll", optional_argument, NULL, 'p' },
-	{ "timeout", required_argument, NULL, 'w' },
 	{ 0 },
 };
 
@@ -940,6 +930,14 @@ static int list_poll(struct list_args *a)
 
 	if (a->ntabs > 1)
 		return cli_fail(0, "list: --poll watches one table: one -F or -N");
+	/*
+	 * findmnt reads -o before any table, a file that never changes too:
+	 * past its 54 columns (ACTION and the 4 default ones, -D's 7 or
+	 * --output-all's 24, that +LIST extends, counted) it exits 1, silent
+	 */
+	if (a->nspecs && col_overflow(a->specs[a->nspecs - 1],
+				      a->view.output_all ? 24 : a->view.df ? 7 : 5, COLS_MAX))
+		return 1;
 	if (a->mountinfo_file) {
 		pid = proc_table_pid(a->mountinfo_file);
 		if (!pid) {

@@ -29,12 +29,61 @@ static const char save_help[] =
 
 static const char show_help[] =
 	"usage: mntsnap show [OPTIONS] FILE [SOURCE|MOUNTPOINT | SOURCE MOUNTPOINT]\n"
-	"Render a saved snapshot with list's output options (default: a tree);\n"
-	"warns on stderr when it was saved from a table that kept changing (by\n"
-	"save, when told to allow it).\n"
-	"list's kernel, mtab and canonicalize options do not apply (an error): a\n"
-	"saved table is read as it was saved, its paths are its text, never\n"
-	"resolved on this machine.\n";
+	"Render a saved snapshot with list's output and filter options below\n"
+	"(default: a tree); warns on stderr when it was saved from a table that\n"
+	"kept changing (by save, when told to allow it). A saved table is read\n"
+	"as it was saved, its paths are its text, never resolved on this machine.\n";
+
+/*
+ * list's options that have no meaning for a saved table: show refuses
+ * each (exit 2) with its reason. The one list: --help prints it and the
+ * tests hold the docs and the completion to that text.
+ */
+static const struct {
+	int c;
+	const char *names, *why;
+} show_refused[] = {
+	{ 'k', "-k, --kernel", "the kernel's table is this machine's; show's is FILE" },
+	{ 'm', "-m, --mtab", "the mtab is this machine's table; show's is FILE" },
+	{ 'c', "-c, --canonicalize", "it resolves paths on this machine; FILE's are its text" },
+	{ 'C', "-C, --nocanonicalize", "it turns off lookups on this machine; show makes none" },
+	{ 'e', "-e, --evaluate", "it evaluates tags by this machine's devices" },
+	{ 's', "-s, --fstab", "it lists an fstab, not a saved table" },
+	{ 'x', "-x, --verify", "it checks devices and directories on this machine" },
+	{ OPT_VERBOSE, "--verbose", "it is -x's" },
+	{ 'p', "-p, --poll", "a saved table never changes (mntsnap list -p, watch)" },
+	{ 'w', "-w, --timeout", "it is -p's" },
+	{ 'F', "-F, --tab-file, --mountinfo-file", "it reads another table; show's is FILE" },
+	{ 'N', "-N, --task, --pid", "it reads a live task's table; show's is FILE" },
+	{ OPT_PID, "-N, --task, --pid", "it reads a live task's table; show's is FILE" },
+	{ OPT_NS, "--ns", "it reads a live namespace's table; show's is FILE" },
+	{ OPT_NS_ID, "--ns-id", "it reads a live namespace's table; show's is FILE" },
+};
+#define SHOW_NREFUSED (sizeof(show_refused) / sizeof(show_refused[0]))
+
+static void show_refused_help(FILE *f)
+{
+	fputs("Refused (exit 2): list's options with no meaning for a saved table\n", f);
+	for (size_t i = 0; i < SHOW_NREFUSED; i++) {
+		const char *n = show_refused[i].names;
+
+		if (i && !strcmp(n, show_refused[i - 1].names))
+			continue;
+		/* as view_help's columns: a long name gets a line of its own */
+		fprintf(f, strlen(n) > 20 ? "  %s\n%24s%s\n" : "  %-20s  %s%s\n", n, "",
+			show_refused[i].why);
+	}
+}
+
+/* CLI_EXIT_ERR (message printed) for an option show refuses, else 0 */
+static int show_refuse(int c)
+{
+	for (size_t i = 0; i < SHOW_NREFUSED; i++)
+		if (show_refused[i].c == c)
+			return cli_fail(0, "show: %s applies to list only: %s (see mntsnap show "
+					   "--help)", show_refused[i].names, show_refused[i].why);
+	return 0;
+}
 
 static const char diff_help[] =
 	"usage: mntsnap diff OLD NEW [--format text|json] [-J] [--by-path] [--ignore-ids]\n"
@@ -137,8 +186,14 @@ static int load(const char *cmd, const char *file, struct mntsnap_snapshot **ret
 	return r;
 }
 
-#define SHOW_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS
-static const struct option show_lo[] = { VIEW_LONGOPTS, VIEW_LIVE_LONGOPTS, { 0 } };
+#define SHOW_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS VIEW_TABLE_SHORTOPTS "N:"
+static const struct option show_lo[] = {
+	VIEW_LONGOPTS,
+	VIEW_LIVE_LONGOPTS,
+	VIEW_TABLE_LONGOPTS,
+	VIEW_TARGET_LONGOPTS,
+	{ 0 },
+};
 
 static int show_run(int argc, char **argv)
 {
@@ -152,7 +207,7 @@ static int show_run(int argc, char **argv)
 	v.saved = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHOW_SHORTOPTS, show_lo, NULL)) != -1) {
-		r = view_live_only("show", c);
+		r = show_refuse(c);
 		if (r)
 			return r;
 		if (view_excl(&v, "show", c))
@@ -165,6 +220,7 @@ static int show_run(int argc, char **argv)
 		if (c == 'h') {
 			fputs(show_help, stdout);
 			fputs(view_help, stdout);
+			show_refused_help(stdout);
 			fputs("COLUMNS: as mntsnap list --help shows them\n", stdout);
 			return 0;
 		}

@@ -771,13 +771,16 @@ static int pcol_add(struct poll_out *p, const char *name, size_t len)
  * string_add_to_idarray(), list's col_parse()): "+LIST" adds to the
  * columns chosen so far; a name ends at a comma but the last runs to the
  * end, so "TARGET," is a name no column has. 1 for an empty name ("",
- * "A,,B", ",A", "+"): findmnt exits 1 then, saying nothing.
+ * "A,,B", ",A", "+") or past findmnt's COLS_MAX columns: findmnt exits 1
+ * then, saying nothing.
  */
 static int pcol_parse(struct poll_out *p, const char *spec)
 {
 	const char *s = spec + (*spec == '+'), *begin = NULL;
 	int r;
 
+	if (col_overflow(spec, (size_t)p->ncols, COLS_MAX))
+		return 1;
 	if (*spec != '+')
 		p->ncols = 0;
 	if (!*s)

@@ -855,8 +855,8 @@ const struct column *col_find(const char *name, size_t len)
  * last one runs to the end of the list, so "TARGET," names the column
  * "TARGET," (unknown, as findmnt says); a name of no bytes stops all.
  */
-int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad,
-	      size_t *badlen)
+int col_parse(const char *spec, const struct column **out, size_t *n, size_t max,
+	      const char **bad, size_t *badlen)
 {
 	const char *s = spec, *begin = NULL;
 	size_t k = *n;
@@ -872,6 +872,9 @@ int col_parse(const char *spec, const struct column **out, size_t *n, const char
 		const char *end = NULL;
 		const struct column *c;
 
+		/* string_to_idarray(): a full array fails before the next byte is read */
+		if (k >= max)
+			return -E2BIG;
 		if (!begin)
 			begin = p;
 		if (*p == ',')
@@ -887,13 +890,38 @@ int col_parse(const char *spec, const struct column **out, size_t *n, const char
 		c = col_find(begin, *badlen);
 		if (!c)
 			return -EINVAL;
-		if (k >= COLS_MAX)
-			return -E2BIG;
 		out[k++] = c;
 		begin = NULL;
 	}
 	*n = k;
 	return 0;
+}
+
+bool col_overflow(const char *spec, size_t n, size_t max)
+{
+	const char *s = spec + (*spec == '+'), *begin = NULL;
+	size_t k = *spec == '+' ? n : 0;
+
+	/* col_parse()'s walk, names counted, not looked up */
+	for (const char *p = s; *p; p++) {
+		const char *end = NULL;
+
+		if (k >= max)
+			return true;
+		if (!begin)
+			begin = p;
+		if (*p == ',')
+			end = p;
+		if (!p[1])
+			end = p + 1;
+		if (!end)
+			continue;
+		if (end <= begin)
+			return false;
+		k++;
+		begin = NULL;
+	}
+	return false;
 }
 
 const char *col_shellvar(const char *name, char *buf, size_t size)

@@ -130,7 +130,11 @@ extern const size_t cols_all_count;
 	"AVAIL,FREQ,FSROOT,FSTYPE,FS-OPTIONS,ID,LABEL,MAJ:MIN,OPTIONS,OPT-FIELDS,PARENT," \
 	"PARTLABEL,PARTUUID,PASSNO,PROPAGATION,SIZE,SOURCE,SOURCES,TARGET,TID,USED,USE%," \
 	"UUID,VFS-OPTIONS"
-#define COLS_MAX 64
+/*
+ * findmnt keeps its columns in columns[2 x its 27 columns]: 54 in all,
+ * the default ones (or -D's, --output-all's) that +LIST extends counted
+ */
+#define COLS_MAX 54
 
 const struct column *col_find(const char *name, size_t len);
 
@@ -139,13 +143,22 @@ bool col_is_blkid(const struct column *c);
 
 /*
  * Parse a -o list ("target,source", or "+uniq-id" to append to what *n
- * already holds) into out[], split as findmnt splits it. Returns 0;
- * -ENODATA for an empty name ("", "A,,B", ",A", "+": findmnt prints
- * nothing and says nothing); -EINVAL with the unknown name at *bad,
- * *badlen bytes long; -E2BIG past COLS_MAX.
+ * already holds) into out[] (max entries at most, max <= COLS_MAX), split
+ * as findmnt splits it. Returns 0; -ENODATA for an empty name ("", "A,,B",
+ * ",A", "+": findmnt prints nothing and says nothing); -EINVAL with the
+ * unknown name at *bad, *badlen bytes long; -E2BIG for anything left of
+ * the list once out[] is full (findmnt: nothing printed, no message, the
+ * name past the last not even looked up).
  */
-int col_parse(const char *spec, const struct column **out, size_t *n, const char **bad,
-	      size_t *badlen);
+int col_parse(const char *spec, const struct column **out, size_t *n, size_t max,
+	      const char **bad, size_t *badlen);
+
+/*
+ * Does the -o list spec overflow findmnt's columns[] (max entries, n of
+ * them chosen before a "+LIST")? findmnt then exits 1 with no message;
+ * an empty or unknown name before that point is col_parse()'s to report.
+ */
+bool col_overflow(const char *spec, size_t n, size_t max);
 
 /* findmnt's OPTIONS: VFS and FS options merged, the FS rw/ro dropped. */
 void col_merged_options(struct obuf *b, const struct mntsnap_mount *m);

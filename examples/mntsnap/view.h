@@ -29,6 +29,7 @@ enum {
 	OPT_TREE,
 	OPT_LIST_COLUMNS,
 	OPT_VFS_ALL,
+	OPT_VERBOSE,
 };
 
 #define VIEW_SHORTOPTS "o:JlrPnaubt:O:T:M:S:RhAUfid:vDyV"
@@ -78,6 +79,21 @@ enum {
 	{ "canonicalize", no_argument, NULL, 'c' },                 \
 	{ "nocanonicalize", no_argument, NULL, 'C' }
 
+/*
+ * list's fstab, poll and table options: -e, -s, -x, --verbose, -p, -w, -F
+ * (show names them to refuse them, each with its reason)
+ */
+#define VIEW_TABLE_SHORTOPTS "F:sexp::w:"
+#define VIEW_TABLE_LONGOPTS                                        \
+	{ "tab-file", required_argument, NULL, 'F' },               \
+	{ "mountinfo-file", required_argument, NULL, 'F' },         \
+	{ "fstab", no_argument, NULL, 's' },                        \
+	{ "evaluate", no_argument, NULL, 'e' },                     \
+	{ "verify", no_argument, NULL, 'x' },                       \
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },              \
+	{ "poll", optional_argument, NULL, 'p' },                   \
+	{ "timeout", required_argument, NULL, 'w' }
+
 /* list's and stat's TARGET: -N/--pid/--task PID, --ns PATH, --ns-id ID */
 #define VIEW_TARGET_LONGOPTS                                       \
 	{ "pid", required_argument, NULL, OPT_PID },                \
@@ -85,7 +101,7 @@ enum {
 	{ "ns", required_argument, NULL, OPT_NS },                  \
 	{ "ns-id", required_argument, NULL, OPT_NS_ID }
 
-/* show/stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
+/* stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
 int view_live_only(const char *cmd, int c);
 
 #define VIEW_EXCL_GROUPS 9
@@ -142,8 +158,9 @@ bool view_is_devno(const char *s);
 /*
  * After the options: the columns they choose together, as findmnt's:
  * --output-all's, -D's or the default, then the last -o (+LIST adds to
- * them). Returns 0; 1 for an empty column name (nothing printed, no
- * message: findmnt's exit); CLI_EXIT_ERR (message printed).
+ * them). Returns 0; 1 for an empty column name or more than COLS_MAX
+ * columns (nothing printed, no message: findmnt's exit); CLI_EXIT_ERR
+ * (message printed).
  */
 int view_finish(struct view *v, const char *cmd);
 
