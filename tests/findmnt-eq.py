@@ -2004,7 +2004,7 @@ ABBREV_OPTS = {
     'evaluate': ['-l'], 'first-only': ['-t', 'tmpfs'], 'fstab': ['FSTAB'], 'help': [],
     'invert': ['-t', 'tmpfs', '-l'], 'json': [], 'kernel': ['-l'], 'list': [],
     'mountpoint': ['=/proc'], 'mtab': [], 'noheadings': ['-l'], 'notruncate': [],
-    'options': ['=noexec', '-l'], 'output': ['=TARGET,ID'], 'output-all': ['-l'],
+    'options': ['=noexec', '-l'], 'output': ['=TARGET,ID'], 'output-all': ['-l', '-t', 'proc'],
     'poll': ['-w', '100'], 'pairs': [], 'raw': [], 'types': ['=tmpfs'],
     'nocanonicalize': ['-l'], 'nofsroot': ['-l'], 'submounts': ['/dev'],
     'source': ['=tmpfs', '-l'], 'tab-file': ['=TABLE', '-r'], 'task': ['=PID', '-t', 'proc'],
