@@ -868,7 +868,11 @@ enum mntsnap_format {
 	 * findmnt's default tree, byte for byte in a UTF-8 locale: a header,
 	 * TARGET SOURCE FSTYPE OPTIONS in columns aligned to their widest
 	 * cell, the tree drawn in TARGET, siblings in findmnt's order (see
-	 * mntsnap_snapshot_tree_index); unprintable bytes as \xHH
+	 * mntsnap_snapshot_tree_index); unprintable bytes as \xHH. Exact for
+	 * a table that holds every mount's parent, as a kernel's does; a
+	 * parsed text whose parents are missing gets its extra roots in id
+	 * order, each mount drawn once (findmnt 2.38.1 takes them in text
+	 * order and may draw a mount twice; `mntsnap list` copies that)
 	 */
 	MNTSNAP_FORMAT_TREE = 3,
 };
