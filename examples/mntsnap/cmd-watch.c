@@ -774,36 +774,18 @@ static int pcol_add(struct poll_out *p, const char *name, size_t len)
  * "A,,B", ",A", "+") or past findmnt's COLS_MAX columns: findmnt exits 1
  * then, saying nothing.
  */
+static int pcol_add_one(void *arg, const char *name, size_t len)
+{
+	return pcol_add(arg, name, len);
+}
+
 static int pcol_parse(struct poll_out *p, const char *spec)
 {
-	const char *s = spec + (*spec == '+'), *begin = NULL;
-	int r;
-
 	if (col_overflow(spec, (size_t)p->ncols, COLS_MAX))
 		return 1;
 	if (*spec != '+')
 		p->ncols = 0;
-	if (!*s)
-		return 1;
-	for (const char *c = s; *c; c++) {
-		const char *end = NULL;
-
-		if (!begin)
-			begin = c;
-		if (*c == ',')
-			end = c;
-		if (!c[1])
-			end = c + 1;
-		if (!end)
-			continue;
-		if (end <= begin)
-			return 1;
-		r = pcol_add(p, begin, (size_t)(end - begin));
-		if (r)
-			return r;
-		begin = NULL;
-	}
-	return 0;
+	return col_walk(spec + (*spec == '+'), 0, SIZE_MAX, pcol_add_one, p);
 }
 
 /*
@@ -828,7 +810,7 @@ static int pcol_all(struct poll_out *p)
 	return 0;
 }
 
-int cli_poll_actions(const char *list, unsigned *ret)
+static int poll_action_one(void *arg, const char *name, size_t len)
 {
 	static const struct {
 		const char *name;
@@ -837,40 +819,25 @@ int cli_poll_actions(const char *list, unsigned *ret)
 		     { "umount", MNTSNAP_WATCH_UMOUNT },
 		     { "remount", MNTSNAP_WATCH_CHANGE },
 		     { "move", MNTSNAP_WATCH_MOVE } };
-	const size_t nacts = sizeof(acts) / sizeof(acts[0]);
-	const char *begin = NULL;
-	unsigned mask = 0, n = 0;
+	unsigned *mask = arg;
 
-	if (!*list)
-		return 1;
-	for (const char *c = list; *c; c++) {
-		const char *end = NULL;
-		size_t i, len;
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (strlen(acts[i].name) == len && !strncasecmp(name, acts[i].name, len)) {
+			*mask |= 1U << acts[i].kind;
+			return 0;
+		}
+	return cli_fail(0, "list: unknown --poll action '%.*s' (mount, umount, remount, move)",
+			(int)len, name), -EINVAL;
+}
 
-		/* findmnt keeps four actions: a fifth item is refused unread */
-		if (n == nacts)
-			return 1;
-		if (!begin)
-			begin = c;
-		if (*c == ',')
-			end = c;
-		if (!c[1])
-			end = c + 1;
-		if (!end)
-			continue;
-		if (end <= begin)
-			return 1;
-		len = (size_t)(end - begin);
-		for (i = 0; i < nacts; i++)
-			if (strlen(acts[i].name) == len && !strncasecmp(begin, acts[i].name, len))
-				break;
-		if (i == nacts)
-			return cli_fail(0, "list: unknown --poll action '%.*s' (mount, umount, "
-					   "remount, move)", (int)len, begin), -EINVAL;
-		mask |= 1U << acts[i].kind;
-		n++;
-		begin = NULL;
-	}
+int cli_poll_actions(const char *list, unsigned *ret)
+{
+	unsigned mask = 0;
+	/* findmnt keeps four actions: a fifth item is refused unread */
+	int r = col_walk(list, 0, 4, poll_action_one, &mask);
+
+	if (r)
+		return r == -E2BIG ? 1 : r;
 	*ret = mask;
 	return 0;
 }

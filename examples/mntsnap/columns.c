@@ -850,29 +850,17 @@ const struct column *col_find(const char *name, size_t len)
 	return NULL;
 }
 
-/*
- * util-linux's string_add_to_idarray(): a name ends at a comma, but the
- * last one runs to the end of the list, so "TARGET," names the column
- * "TARGET," (unknown, as findmnt says); a name of no bytes stops all.
- */
-int col_parse(const char *spec, const struct column **out, size_t *n, size_t max,
-	      const char **bad, size_t *badlen)
+int col_walk(const char *list, size_t k, size_t max,
+	     int (*fn)(void *arg, const char *name, size_t len), void *arg)
 {
-	const char *s = spec, *begin = NULL;
-	size_t k = *n;
+	const char *begin = NULL;
+	int r;
 
-	/* "+LIST" extends the columns already chosen, otherwise it replaces them */
-	if (*s == '+')
-		s++;
-	else
-		k = 0;
-	if (!*s)
-		return -ENODATA;
-	for (const char *p = s; *p; p++) {
+	if (!*list)
+		return 1;
+	for (const char *p = list; *p; p++) {
 		const char *end = NULL;
-		const struct column *c;
 
-		/* string_to_idarray(): a full array fails before the next byte is read */
 		if (k >= max)
 			return -E2BIG;
 		if (!begin)
@@ -884,44 +872,63 @@ int col_parse(const char *spec, const struct column **out, size_t *n, size_t max
 		if (!end)
 			continue;
 		if (end <= begin)
-			return -ENODATA;
-		*bad = begin;
-		*badlen = (size_t)(end - begin);
-		c = col_find(begin, *badlen);
-		if (!c)
-			return -EINVAL;
-		out[k++] = c;
+			return 1;
+		r = fn(arg, begin, (size_t)(end - begin));
+		if (r)
+			return r;
+		k++;
 		begin = NULL;
 	}
-	*n = k;
+	return 0;
+}
+
+struct col_parse_state {
+	const struct column **out;
+	size_t k;
+	const char **bad;
+	size_t *badlen;
+};
+
+static int col_parse_one(void *arg, const char *name, size_t len)
+{
+	struct col_parse_state *st = arg;
+	const struct column *c = col_find(name, len);
+
+	*st->bad = name;
+	*st->badlen = len;
+	if (!c)
+		return -EINVAL;
+	st->out[st->k++] = c;
+	return 0;
+}
+
+/* "+LIST" extends the columns already chosen, otherwise it replaces them */
+int col_parse(const char *spec, const struct column **out, size_t *n, size_t max,
+	      const char **bad, size_t *badlen)
+{
+	bool plus = *spec == '+';
+	struct col_parse_state st = { .out = out, .k = plus ? *n : 0, .bad = bad,
+				      .badlen = badlen };
+	int r = col_walk(spec + plus, st.k, max, col_parse_one, &st);
+
+	if (r)
+		return r == 1 ? -ENODATA : r;
+	*n = st.k;
+	return 0;
+}
+
+static int col_count_one(void *arg, const char *name, size_t len)
+{
+	(void)arg, (void)name, (void)len;
 	return 0;
 }
 
 bool col_overflow(const char *spec, size_t n, size_t max)
 {
-	const char *s = spec + (*spec == '+'), *begin = NULL;
-	size_t k = *spec == '+' ? n : 0;
+	bool plus = *spec == '+';
 
 	/* col_parse()'s walk, names counted, not looked up */
-	for (const char *p = s; *p; p++) {
-		const char *end = NULL;
-
-		if (k >= max)
-			return true;
-		if (!begin)
-			begin = p;
-		if (*p == ',')
-			end = p;
-		if (!p[1])
-			end = p + 1;
-		if (!end)
-			continue;
-		if (end <= begin)
-			return false;
-		k++;
-		begin = NULL;
-	}
-	return false;
+	return col_walk(spec + plus, plus ? n : 0, max, col_count_one, NULL) == -E2BIG;
 }
 
 const char *col_shellvar(const char *name, char *buf, size_t size)

@@ -142,6 +142,18 @@ const struct column *col_find(const char *name, size_t len);
 bool col_is_blkid(const struct column *c);
 
 /*
+ * util-linux's string_to_idarray() walk over a comma list, the one rule of
+ * -o and -p's ACTIONS: each name goes to fn with its length; a name ends
+ * at a comma, but the last runs to the end of the list ("TARGET," names
+ * "TARGET,"). k names are held already, max at most: a full array fails
+ * before the next byte is read, the name past the last never looked at.
+ * Returns 0; 1 for an empty list or name ("", "A,,B", ",A": findmnt exits
+ * 1 then, saying nothing); -E2BIG past max; else fn's nonzero return.
+ */
+int col_walk(const char *list, size_t k, size_t max,
+	     int (*fn)(void *arg, const char *name, size_t len), void *arg);
+
+/*
  * Parse a -o list ("target,source", or "+uniq-id" to append to what *n
  * already holds) into out[] (max entries at most, max <= COLS_MAX), split
  * as findmnt splits it. Returns 0; -ENODATA for an empty name ("", "A,,B",
