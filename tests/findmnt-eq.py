@@ -660,16 +660,7 @@ def compare_poll_filters(t, name, binary, base):
         for step in POLL_STEPS:
             subprocess.run(['sh', '-c', step], check=True, capture_output=True)
             time.sleep(0.4)
-        res = {}
-        for i, who, p, out in procs:
-            try:
-                rc = p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                rc = p.wait()
-            out.seek(0)
-            res[i, who] = (rc, out.read())
-            out.close()
+        res = poll_results(procs)
         for i, opts in enumerate(poll_sets(d)):
             (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
             why = '' if (ra, a) == (rb, b) else short(
@@ -680,8 +671,24 @@ def compare_poll_filters(t, name, binary, base):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+            out.close()
         os.chdir(old)
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
+def poll_results(procs):
+    """{(set, 'f' or 'm'): (exit status, output)} of the poll processes
+    (set, who, Popen, output file), each given 30 s to end, then killed."""
+    res = {}
+    for i, who, p, out in procs:
+        try:
+            rc = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        out.seek(0)
+        res[i, who] = (rc, out.read())
+    return res
 
 
 def poll_history(t, name, binary, sets, steps, env, cwd):
@@ -699,15 +706,7 @@ def poll_history(t, name, binary, sets, steps, env, cwd):
         for step in steps:
             subprocess.run(['sh', '-c', step], check=True, capture_output=True, cwd=cwd)
             time.sleep(0.4)
-        res = {}
-        for i, who, p, out in procs:
-            try:
-                rc = p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                rc = p.wait()
-            out.seek(0)
-            res[i, who] = (rc, out.read())
+        res = poll_results(procs)
         for i, opts in enumerate(sets):
             (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
             why = '' if (ra, a) == (rb, b) else short(
