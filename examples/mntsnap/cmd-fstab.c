@@ -80,42 +80,6 @@ static bool match_source(struct pathcache *c, const struct fstab_ent *e, const c
 	return ok;
 }
 
-bool fstab_pseudo(const char *type)
-{
-	/* libmount 2.38's list (mnt_fstype_is_pseudofs) */
-	static const char *const pseudo[] = {
-		"anon_inodefs", "apparmorfs", "autofs", "bdev", "binder", "binfmt_misc", "bpf",
-		"cgroup", "cgroup2", "configfs", "cpuset", "debugfs", "devfs", "devpts",
-		"devtmpfs", "dlmfs", "dmabuf", "drm", "efivarfs", "fuse", "fuse.archivemount",
-		"fuse.avfsd", "fuse.dumpfs", "fuse.encfs", "fuse.gvfs-fuse-daemon",
-		"fuse.gvfsd-fuse", "fuse.lxcfs", "fuse.rofiles-fuse", "fuse.vmware-vmblock",
-		"fuse.xwmfs", "fusectl", "hugetlbfs", "ipathfs", "mqueue", "nfsd", "none", "nsfs",
-		"overlay", "pipefs", "proc", "pstore", "ramfs", "resctrl", "rootfs", "rpc_pipefs",
-		"securityfs", "selinuxfs", "smackfs", "sockfs", "spufs", "sysfs", "tmpfs",
-		"tracefs", "vboxsf", "virtiofs",
-	};
-
-	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
-		if (!strcmp(type, pseudo[i]))
-			return true;
-	return false;
-}
-
-bool fstab_netfs(const char *t)
-{
-	/* mnt_fstype_is_netfs() */
-	return !strcmp(t, "cifs") || !strcmp(t, "smb3") || !strcmp(t, "smbfs") ||
-	       !strncmp(t, "nfs", 3) || !strcmp(t, "afs") || !strcmp(t, "ncpfs") ||
-	       !strcmp(t, "glusterfs") || !strcmp(t, "fuse.curlftpfs") ||
-	       !strcmp(t, "fuse.sshfs") || !strncmp(t, "9p", 2);
-}
-
-static bool is_tag_spec(const char *s)
-{
-	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
-	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
-}
-
 /* mnt_fs_get_devno(): an fstab entry has none (0) */
 static bool devno_is(const struct fstab *t, const struct fstab_ent *e, unsigned maj, unsigned min)
 {
@@ -375,7 +339,7 @@ void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const 
 	}
 	/* a lone SOURCE|MOUNTPOINT argument may be a target (not a LABEL=/UUID= one) */
 	mt->can_swap = !v->source && !mt->target && !mt->majmin && v->match &&
-		       !is_tag_spec(v->match);
+		       !tags_is_devtag(v->match);
 	/* findmnt -f SPEC without -t/-O: mount(8)'s lookup, the first found */
 	mt->compat = mt->source && !v->types && !v->options && v->first_only;
 }
@@ -542,7 +506,7 @@ static bool extra_ok(const struct fstab_args *a)
 {
 	const struct view *v = a->view;
 	bool noswap = v->source || v->target || v->mountpoint ||
-		      (v->match && is_tag_spec(v->match));
+		      (v->match && tags_is_devtag(v->match));
 
 	return a->kernel_tab && noswap && v->target && !v->mountpoint;
 }

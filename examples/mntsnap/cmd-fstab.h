@@ -67,8 +67,5 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t);
 /* -x -k: the same checks on a captured mount table */
 int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *snap);
 
-/* libmount's pseudo and network filesystem types */
-bool fstab_pseudo(const char *type);
-bool fstab_netfs(const char *type);
 
 #endif

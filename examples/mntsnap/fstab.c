@@ -652,3 +652,39 @@ int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
 		fstab_free(t);
 	return r;
 }
+
+/* libmount's pseudo filesystem types (2.38), sorted for bsearch */
+static const char *const pseudo_types[] = {
+	"anon_inodefs", "apparmorfs", "autofs", "bdev", "binder", "binfmt_misc", "bpf",
+	"cgroup", "cgroup2", "configfs", "cpuset", "debugfs", "devfs", "devpts", "devtmpfs",
+	"dlmfs", "dmabuf", "drm", "efivarfs", "fuse", "fuse.archivemount", "fuse.avfsd",
+	"fuse.dumpfs", "fuse.encfs", "fuse.gvfs-fuse-daemon", "fuse.gvfsd-fuse", "fuse.lxcfs",
+	"fuse.rofiles-fuse", "fuse.vmware-vmblock", "fuse.xwmfs", "fusectl", "hugetlbfs",
+	"ipathfs", "mqueue", "nfsd", "none", "nsfs", "overlay", "pipefs", "proc", "pstore",
+	"ramfs", "resctrl", "rootfs", "rpc_pipefs", "securityfs", "selinuxfs", "smackfs",
+	"sockfs", "spufs", "sysfs", "tmpfs", "tracefs", "vboxsf", "virtiofs",
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool fstab_pseudo(const char *type)
+{
+	return bsearch(&type, pseudo_types, sizeof(pseudo_types) / sizeof(pseudo_types[0]),
+		       sizeof(pseudo_types[0]), cmp_str);
+}
+
+bool fstab_netfs(const char *t)
+{
+	static const char *const net[] = { "cifs", "smb3", "smbfs", "afs", "ncpfs", "glusterfs",
+					   "fuse.curlftpfs", "fuse.sshfs" };
+
+	if (!strncmp(t, "nfs", 3) || !strncmp(t, "9p", 2))
+		return true;
+	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+		if (!strcmp(t, net[i]))
+			return true;
+	return false;
+}

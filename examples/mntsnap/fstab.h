@@ -86,6 +86,14 @@ void fstab_free(struct fstab *t);
  */
 int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t);
 
+/*
+ * libmount 2.38's pseudo (mnt_fstype_is_pseudofs()) and network
+ * (mnt_fstype_is_netfs()) filesystem types, whole "type.subtype" names:
+ * one list for the list filters, -x and the -x -k checks.
+ */
+bool fstab_pseudo(const char *type);
+bool fstab_netfs(const char *type);
+
 /* Entry i's record for the column getters. */
 static inline struct fstab_ent *fstab_of(const struct mntsnap_mount *m)
 {

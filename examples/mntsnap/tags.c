@@ -168,3 +168,9 @@ char *tags_devices(const char *name, const char *value)
 }
 
 #endif
+
+bool tags_is_devtag(const char *s)
+{
+	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
+	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
+}

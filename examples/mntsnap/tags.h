@@ -28,6 +28,12 @@ int tags_parse(const char *spec, char **ret_name, char **ret_value);
  */
 int tags_source(const char *spec, char **ret_name, char **ret_value);
 
+/*
+ * LABEL=, UUID=, PARTLABEL=, PARTUUID=: the tags findmnt's lookups resolve
+ * to a device by their prefix alone (a path never starts so).
+ */
+bool tags_is_devtag(const char *s);
+
 /* dev's tag NAME (LABEL, UUID, PARTLABEL, PARTUUID, TYPE), probed directly. */
 char *tags_device_value(const char *dev, const char *name);
 

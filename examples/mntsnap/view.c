@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fstab.h"
 #include "pathcache.h"
 #include "tags.h"
 #include "view.h"
@@ -511,23 +512,6 @@ static size_t mark_text(const struct mntsnap_snapshot *snap, const char *path, b
 	return mark_at(snap, *path ? path : "/", hit);
 }
 
-/* libmount's pseudo filesystem types (2.38), sorted for bsearch */
-static const char *const pseudo_types[] = {
-	"anon_inodefs", "apparmorfs", "autofs", "bdev", "binder", "binfmt_misc", "bpf",
-	"cgroup", "cgroup2", "configfs", "cpuset", "debugfs", "devfs", "devpts", "devtmpfs",
-	"dlmfs", "dmabuf", "drm", "efivarfs", "fuse", "fuse.archivemount", "fuse.avfsd",
-	"fuse.dumpfs", "fuse.encfs", "fuse.gvfs-fuse-daemon", "fuse.gvfsd-fuse", "fuse.lxcfs",
-	"fuse.rofiles-fuse", "fuse.vmware-vmblock", "fuse.xwmfs", "fusectl", "hugetlbfs",
-	"ipathfs", "mqueue", "nfsd", "none", "nsfs", "overlay", "pipefs", "proc", "pstore",
-	"ramfs", "resctrl", "rootfs", "rpc_pipefs", "securityfs", "selinuxfs", "smackfs",
-	"sockfs", "spufs", "sysfs", "tmpfs", "tracefs", "vboxsf", "virtiofs",
-};
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* What one run of findmnt's matching needs, built once per table. */
 struct matcher {
 	const struct view *v;
@@ -559,32 +543,6 @@ static void mark_target_exact(struct matcher *mt, const char *path)
 		mark_at(mt->snap, real, mt->target_hit);
 }
 
-static bool is_pseudo(const char *fstype)
-{
-	return bsearch(&fstype, pseudo_types, sizeof(pseudo_types) / sizeof(pseudo_types[0]),
-		       sizeof(pseudo_types[0]), cmp_str);
-}
-
-static bool is_tag_spec(const char *s)
-{
-	return !strncmp(s, "LABEL=", 6) || !strncmp(s, "UUID=", 5) ||
-	       !strncmp(s, "PARTLABEL=", 10) || !strncmp(s, "PARTUUID=", 9);
-}
-
-/* libmount's network filesystem types (mnt_fstype_is_netfs()) */
-static bool is_netfs(const char *t)
-{
-	static const char *const net[] = { "cifs", "smb3", "smbfs", "afs", "ncpfs", "glusterfs",
-					   "fuse.curlftpfs", "fuse.sshfs" };
-
-	if (!strncmp(t, "nfs", 3) || !strncmp(t, "9p", 2))
-		return true;
-	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
-		if (!strcmp(t, net[i]))
-			return true;
-	return false;
-}
-
 enum { FS_PSEUDO = 1, FS_NET = 2 };
 
 /*
@@ -600,9 +558,9 @@ static const char *src_path(struct matcher *mt, size_t i, unsigned *flags)
 	cols_all[2].get(&mt->ob, &m, &mt->v->out.cx);
 	ob_putc(&mt->ob, '\0');
 	*flags = 0;
-	if (!mt->ob.err && is_pseudo(mt->ob.p))
+	if (!mt->ob.err && fstab_pseudo(mt->ob.p))
 		*flags |= FS_PSEUDO;
-	else if (!mt->ob.err && is_netfs(mt->ob.p))
+	else if (!mt->ob.err && fstab_netfs(mt->ob.p))
 		*flags |= FS_NET;
 	return m.mask & MNTSNAP_F_SOURCE ? m.source : NULL;
 }
@@ -660,7 +618,7 @@ static bool dev_has_tag(const char *dev, const char *name, const char *value)
  */
 static void mark_source_resolved(struct matcher *mt)
 {
-	const char *cn = resolves(mt) && !is_tag_spec(mt->source) ?
+	const char *cn = resolves(mt) && !tags_is_devtag(mt->source) ?
 				 pathcache_path(&mt->pc, mt->source) : NULL;
 
 	for (size_t i = 0; i < mt->n; i++) {
@@ -772,12 +730,12 @@ static bool match_rec(const struct view *v, const struct mntsnap_mount *m, const
 		/* findmnt -D: every *tmpfs*, no other pseudo filesystem */
 		if (strstr(fstype, "tmpfs"))
 			return !no;
-		if (is_pseudo(fstype))
+		if (fstab_pseudo(fstype))
 			return no;
 	}
-	if (v->real && is_pseudo(fstype))
+	if (v->real && fstab_pseudo(fstype))
 		return no;
-	if (v->pseudo && !is_pseudo(fstype))
+	if (v->pseudo && !fstab_pseudo(fstype))
 		return no;
 	if (v->shadowed && !over)
 		return no;
@@ -804,7 +762,7 @@ void view_filter_init(struct view_filter *f, const struct view *v)
 	if (f->source && devno_parse(f->source, &maj, &min))
 		f->devno = true, f->maj = maj, f->min = min;
 	/* findmnt --poll ARG: a source, or else a mount point (not a tag) */
-	f->swap = v->match && !v->source && !f->target && !f->devno && !is_tag_spec(v->match);
+	f->swap = v->match && !v->source && !f->target && !f->devno && !tags_is_devtag(v->match);
 }
 
 bool view_filter_active(const struct view_filter *f)
@@ -1307,14 +1265,14 @@ static long find_mount_point(struct matcher *mt, const char *path)
 static size_t find_first_source(struct matcher *mt, int32_t *found)
 {
 	const struct view *v = mt->v;
-	bool swap = !v->source_tag && !is_tag_spec(mt->source) && (v->match || v->pair) && !v->target &&
+	bool swap = !v->source_tag && !tags_is_devtag(mt->source) && (v->match || v->pair) && !v->target &&
 		    (!v->mountpoint || v->pair);
 	long i = -1;
 
 	/* a tag: by its text first, then (evaluated, not -C) its device */
 	if (v->source_tag)
 		i = find_tag_text(mt, v->source_tag);
-	if (i < 0 && mt->source[0] && !is_tag_spec(mt->source))
+	if (i < 0 && mt->source[0] && !tags_is_devtag(mt->source))
 		i = find_srcpath(mt, mt->source);
 	if (i < 0 && swap && mt->source[0])
 		i = find_mount_point(mt, mt->source);
@@ -1334,7 +1292,7 @@ static size_t find_list(struct matcher *mt, int32_t *found)
 {
 	const struct view *v = mt->v;
 	bool noswap = v->source || v->devno || v->target || v->mountpoint ||
-		      (v->match && is_tag_spec(v->match));
+		      (v->match && tags_is_devtag(v->match));
 	size_t k = 0;
 
 	if (listall(v)) {
