@@ -667,11 +667,7 @@ def compare_poll_filters(t, name, binary, base):
                 'exit %d/%d\\nfindmnt %r\\nmntsnap %r' % (ra, rb, a, b), 1500)
             t.check('%s --poll %s' % (name, ' '.join(opts)), not why, why)
     finally:
-        for i, who, p, out in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            out.close()
+        poll_stop(procs)
         os.chdir(old)
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
 
@@ -689,6 +685,15 @@ def poll_results(procs):
         out.seek(0)
         res[i, who] = (rc, out.read())
     return res
+
+
+def poll_stop(procs):
+    """Kill what is still running of the poll processes, close their output."""
+    for i, who, p, out in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        out.close()
 
 
 def poll_history(t, name, binary, sets, steps, env, cwd):
@@ -715,11 +720,7 @@ def poll_history(t, name, binary, sets, steps, env, cwd):
         t.check('%s: something printed' % name, any(res[i, 'f'][1] for i in range(len(sets))),
                 'nothing printed by any set')
     finally:
-        for i, who, p, out in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            out.close()
+        poll_stop(procs)
 
 
 def compare_poll_utab(t, name, binary, base):

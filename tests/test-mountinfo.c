@@ -943,6 +943,17 @@ static struct mntsnap_snapshot *saved_and_loaded(const struct mntsnap_snapshot *
 	return l;
 }
 
+/* s saved and loaded renders back as text, byte for byte */
+static void assert_saved_text(const struct mntsnap_snapshot *s, const char *text, const char *what)
+{
+	struct mntsnap_snapshot *l = saved_and_loaded(s);
+	char *got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+
+	ms_assert_text_eq(got, text, what);
+	free(got);
+	mntsnap_snapshot_free(l);
+}
+
 LTest(mountinfo, duplicate_ids_in_parsed_text)
 {
 	struct mntsnap_snapshot *s = load_fixture("duplicate-id.txt", true), *l;
@@ -1044,7 +1055,7 @@ LTest(mountinfo, noncanonical_optional_fields_kept)
 		"", "shared:2 master:1 propagate_from:1", "master:1 propagate_from:1",
 		"shared:3 propagate_from:4", "master:1 shared:5", "shared:06", "",
 	};
-	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
 	struct mntsnap_mount m;
 	char *got;
 
@@ -1061,11 +1072,7 @@ LTest(mountinfo, noncanonical_optional_fields_kept)
 	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
 	ms_assert_text_eq(got, text, "non-canonical optional fields");
 	free(got);
-	l = saved_and_loaded(s);
-	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
-	ms_assert_text_eq(got, text, "saved and loaded");
-	free(got);
-	mntsnap_snapshot_free(l);
+	assert_saved_text(s, text, "saved and loaded");
 	mntsnap_snapshot_free(s);
 }
 
@@ -1082,7 +1089,7 @@ LTest(mountinfo, newer_kernel_text_kept)
 		"22 1 259:3 / / rw,nosuid,noatime,newflag shared:1 - ext4 /dev/root rw,newsb\n"
 		"23 22 0:5 / /a ro,noatime,nosuid - tmpfs t rw,brandnew=1\n"
 		"24 22 0:6 / /b rw,nodev,relatime - tmpfs u rw\n";
-	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
 	char opts[256];
 	struct mntsnap_mount m;
 	char *got;
@@ -1103,11 +1110,7 @@ LTest(mountinfo, newer_kernel_text_kept)
 	cr_assert(m.attr & MNTSNAP_ATTR_RDONLY);
 	mntsnap_snapshot_get(s, 2, &m);
 	cr_assert_str_eq(m.mnt_opts_text, "", "the kernel's own order: nothing kept");
-	l = saved_and_loaded(s);
-	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
-	ms_assert_text_eq(got, text, "newer kernel text, saved and loaded");
-	free(got);
-	mntsnap_snapshot_free(l);
+	assert_saved_text(s, text, "newer kernel text, saved and loaded");
 	mntsnap_snapshot_free(s);
 	/* two spaces where the optional fields go: no field, as libmount reads it */
 	{
@@ -1339,7 +1342,7 @@ LTest(mountinfo, hand_made_lines_read_as_libmount)
 		"21 20 0:3 / /a noexec,ro,nodev - tmpfs a rw extra\n"
 		"22 20 0:4 / /b nosuid - tmpfs b ro,size=1k newfield:7\n"
 		"23 20 0:5 / /c rw,nosuid,rw - tmpfs c rw\n";
-	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l = NULL;
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
 	char opts[256];
 	struct mntsnap_mount m;
 	char *got;
@@ -1367,11 +1370,7 @@ LTest(mountinfo, hand_made_lines_read_as_libmount)
 	cr_assert_str_eq(m.options, "size=1k newfield:7");
 	mntsnap_snapshot_get(s, 3, &m);
 	cr_assert_str_eq(m.mnt_opts_text, "rw,nosuid,rw", "rw twice: kept");
-	l = saved_and_loaded(s);
-	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
-	ms_assert_text_eq(got, text, "hand-made lines, saved and loaded");
-	free(got);
-	mntsnap_snapshot_free(l);
+	assert_saved_text(s, text, "hand-made lines, saved and loaded");
 	mntsnap_snapshot_free(s);
 	{
 		static const char esc[] = "1 1 0:2 / /a\\401\\777\\5000\\477 rw - t s\\501 rw\n";
