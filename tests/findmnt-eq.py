@@ -2378,6 +2378,12 @@ TABLINE_SAME = {
     'vfs-ro-late': (b'21 20 0:3 / /a noexec,ro,nodev - tmpfs a rw', []),
     'vfs-no-rw': (b'21 20 0:3 / /a nosuid - tmpfs a rw,size=1k', []),
     'vfs-unknown-first': (b'21 20 0:3 / /a newflag,rw - tmpfs a rw', []),
+    # \ooo in the per-mount options: libmount unmangles that field too
+    # (no kernel escapes it; the text is rendered back as written)
+    'vfs-escape': (b'21 20 0:3 / /a rw,a\\101 - tmpfs a rw\n'
+                   b'22 20 0:4 / /b rw,a\\040b - tmpfs b rw\n'
+                   b'23 20 0:5 / /c rw,a\\401 - tmpfs c rw,a\\401\n'
+                   b'24 20 0:6 / /d rw,a\\000b - tmpfs d rw', ['-O', 'aA', '-o', 'TARGET']),
     'octal-high': (b'21 20 0:3 / /a\\401 rw - tmpfs s\\777z rw\n'
                    b'22 20 0:4 / /b\\5000 rw - tmpfs s\\477 rw', ['-M', '/a\x01']),
     'id-signed': (b'2147483648 20 0:3 / /a rw - tmpfs a rw\n'

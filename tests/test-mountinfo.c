@@ -1120,6 +1120,49 @@ LTest(mountinfo, newer_kernel_text_kept)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * \ooo in the per-mount options: no kernel escapes that field, but
+ * libmount unmangles it as every other, so VFS-OPTIONS and OPTIONS show
+ * the bytes ("\101" is "A", "\401" byte 1, "\000" ends the string as in
+ * libmount); the text is kept as written and rendered back so.
+ */
+LTest(mountinfo, mnt_opts_escapes_shown_unmangled)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"24 20 0:6 / /d rw,a\\101 - tmpfs d rw\n"
+		"25 20 0:7 / /e rw,a\\040b - tmpfs e rw\n"
+		"26 20 0:8 / /f rw,a\\401 - tmpfs f rw,a\\401\n"
+		"27 20 0:9 / /g rw,a\\000b - tmpfs g rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
+	char opts[256];
+	struct mntsnap_mount m;
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "escaped per-mount options render back");
+	free(got);
+	mntsnap_snapshot_get(s, 1, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "rw,a\\101");
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_VFS, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,aA");
+	mntsnap_snapshot_get(s, 2, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,a b");
+	mntsnap_snapshot_get(s, 3, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,a\001", "vfs and fs the same bytes: one of them");
+	mntsnap_snapshot_get(s, 4, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_VFS, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,a", "\\000 ends the options, as in libmount");
+	l = saved_and_loaded(s);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "escaped per-mount options, saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+}
+
 /* findmnt -r's escaping: \xHH for space, control bytes and backslash. */
 static void findmnt_raw(FILE *f, const char *s)
 {
