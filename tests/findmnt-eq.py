@@ -2384,6 +2384,14 @@ TABLINE_SAME = {
                    b'22 20 0:4 / /b rw,a\\040b - tmpfs b rw\n'
                    b'23 20 0:5 / /c rw,a\\401 - tmpfs c rw,a\\401\n'
                    b'24 20 0:6 / /d rw,a\\000b - tmpfs d rw', ['-O', 'aA', '-o', 'TARGET']),
+    # an empty part around the type's dot: the field as written (no
+    # kernel writes it: do_new_mount() refuses "fuse.", "tmpfs." is tmpfs)
+    'fstype-empty-part': (b'21 20 0:3 / /a rw - tmpfs. a rw\n'
+                          b'22 20 0:4 / /b rw - fuse. b rw\n'
+                          b'23 20 0:5 / /c rw - .x c rw\n'
+                          b'24 20 0:6 / /d rw - . d rw', ['--pseudo', '-r']),
+    'fstype-empty-part-t': (b'21 20 0:3 / /a rw - tmpfs. a rw\n'
+                            b'22 20 0:4 / /b rw - .x b rw', ['-t', 'tmpfs.,.x']),
     'octal-high': (b'21 20 0:3 / /a\\401 rw - tmpfs s\\777z rw\n'
                    b'22 20 0:4 / /b\\5000 rw - tmpfs s\\477 rw', ['-M', '/a\x01']),
     'id-signed': (b'2147483648 20 0:3 / /a rw - tmpfs a rw\n'

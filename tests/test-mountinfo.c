@@ -1163,6 +1163,49 @@ LTest(mountinfo, mnt_opts_escapes_shown_unmangled)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * An fs type with an empty part around its dot ("tmpfs.", "fuse.", ".x",
+ * "."): libmount keeps the field as written, so does the record (type
+ * as written, no subtype), and it renders back so. An escaped '.' that
+ * would make it read back otherwise is still refused.
+ */
+LTest(mountinfo, fstype_empty_part_kept_as_written)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a rw - tmpfs. a rw\n"
+		"22 20 0:4 / /b rw - fuse. b rw\n"
+		"23 20 0:5 / /c rw - .x c rw\n"
+		"24 20 0:6 / /d rw - . d rw\n";
+	static const char *const want[] = { "tmpfs.", "fuse.", ".x", "." };
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
+	struct mntsnap_mount m;
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "empty type parts render back");
+	free(got);
+	for (size_t i = 0; i < 4; i++) {
+		mntsnap_snapshot_get(s, i + 1, &m);
+		cr_assert_str_eq(m.fs_type, want[i]);
+		cr_assert_str_eq(m.fs_subtype, "");
+	}
+	l = saved_and_loaded(s);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "empty type parts, saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+	{
+		static const char esc[] = "1 0 0:2 / / rw - x\\056. s rw\n";
+		struct mntsnap_snapshot *r = NULL;
+
+		cr_assert_lt(mntsnap_parse_mountinfo(esc, sizeof(esc) - 1, NULL, &r), 0,
+			     "x.. would read back as x + .");
+		cr_assert_null(r);
+	}
+}
+
 /* findmnt -r's escaping: \xHH for space, control bytes and backslash. */
 static void findmnt_raw(FILE *f, const char *s)
 {
