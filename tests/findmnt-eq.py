@@ -593,7 +593,9 @@ def compare_uniq_nocanon(t, name, ms_cmd, base):
 # findmnt --poll's filters: each change shown only when its record (the
 # new one; an umount's old one) matches, as findmnt's poll_match() decides.
 # One command per step, each making its changes in one system call, so a
-# step is one batch for both programs.
+# step is one batch for both programs. No step stacks a mount of the
+# same source on the same mount point and no source is empty: findmnt's
+# pairing misreports those (POLL_KEPT).
 POLL_STEPS = [
     'mount -t tmpfs t1 a', 'mount -o remount,ro a', 'mount --move a b',
     'mount -t tmpfs "s p" "sp ace"', 'mount -o remount,size=2m "sp ace"',
@@ -720,6 +722,64 @@ def poll_history(t, name, binary, sets, steps, env, cwd):
                 p.kill()
                 p.wait()
             out.close()
+
+
+# Kept (README): findmnt's -p is libmount's mnt_diff_tables(), which pairs
+# the old and new tables' mounts by (source, target), not by mount id. A
+# second mount of the same source on the same target pairs with the first
+# (no "mount", and no "umount" for one of the two); a mount with an empty
+# source pairs with nothing, so every later change shows it as a "move"
+# to where it is. mntsnap reports each mount and umount the kernel made.
+POLL_KEPT = [
+    ('stack', ['mount -t tmpfs t1 a', 'mount -t tmpfs t1 a', 'umount a', 'umount a'],
+     [b'mount a t1', b'mount a t1', b'umount a t1', b'umount a t1'],
+     [b'mount a t1', b'umount a t1']),
+    ('empty-source', [None, 'mount -t tmpfs t2 b', 'umount b', 'umount a'],
+     [b'mount a ', b'mount b t2', b'umount b t2', b'umount a '],
+     [b'mount a ', b'move a ', b'mount b t2', b'move a ', b'umount b t2', b'umount a ']),
+]
+
+
+def compare_poll_kept(t, name, binary, base):
+    """The two -p histories findmnt's pairing misreports: mntsnap's lines
+    are the kernel's events, findmnt's the pairing's (kept, README)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for shape, steps, want, fm in POLL_KEPT:
+        d = os.path.join(base, 'poll-kept-' + shape)
+        os.makedirs(d)
+        subprocess.run(['mount', '-t', 'tmpfs', 'pk', d], check=True)
+        os.makedirs(os.path.join(d, 'a'))
+        os.makedirs(os.path.join(d, 'b'))
+        procs = []
+        try:
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = tempfile.TemporaryFile()
+                procs.append((0, who, subprocess.Popen(
+                    cmd + ['-p', '-r', '-n', '-o', 'ACTION,TARGET,SOURCE', '-w', '2000'],
+                    stdout=out, stderr=subprocess.STDOUT, cwd=d), out))
+            time.sleep(1.5)
+            for step in steps:
+                if step is None:  # mount(2) with source "": mount(8) cannot
+                    if libc.mount(b'', os.path.join(d, 'a').encode(), b'tmpfs', 0, None):
+                        raise OSError(ctypes.get_errno(), 'mount "" a')
+                else:
+                    subprocess.run(['sh', '-c', step], check=True, capture_output=True, cwd=d)
+                time.sleep(0.4)
+            res = poll_results(procs)
+            rel = lambda out: [l.replace(d.encode() + b'/', b'', 1) for l in out.splitlines()]
+            (ra, a), (rb, b) = res[0, 'f'], res[0, 'm']
+            t.check('%s -p %s: mntsnap reports each kernel event, findmnt\'s pairing does not '
+                    '(kept)' % (name, shape),
+                    rb == 0 and rel(b) == want and rel(a) == fm,
+                    'findmnt %r / mntsnap %d %r' % (a, rb, b))
+        finally:
+            for i, who, p, out in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+                out.close()
+            subprocess.run(['umount', '-R', '-l', d], capture_output=True)
 
 
 def compare_poll_utab(t, name, binary, base):
@@ -851,6 +911,7 @@ def live_inner(binary, base, backend):
         if backend == 'statmount':
             compare_poll_filters(t, name, binary, base)
             compare_poll_utab(t, name, binary, base)
+            compare_poll_kept(t, name, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 
