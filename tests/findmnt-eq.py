@@ -2453,6 +2453,11 @@ TABLINE_SAME = {
                           b'24 20 0:6 / /d rw - . d rw', ['--pseudo', '-r']),
     'fstype-empty-part-t': (b'21 20 0:3 / /a rw - tmpfs. a rw\n'
                             b'22 20 0:4 / /b rw - .x b rw', ['-t', 'tmpfs.,.x']),
+    # OPTIONS: libmount's cut of a last option also drops an empty item
+    # before it ("a,ro," + "rw" is "ro,a")
+    'vfs-trailing-empty': (b'21 20 0:3 / /a a,ro, - tmpfs t rw\n'
+                           b'22 20 0:4 / /b rox,ro, - tmpfs t rw\n'
+                           b'23 20 0:5 / /c a,,ro - tmpfs t rw', []),
     'octal-high': (b'21 20 0:3 / /a\\401 rw - tmpfs s\\777z rw\n'
                    b'22 20 0:4 / /b\\5000 rw - tmpfs s\\477 rw', ['-M', '/a\x01']),
     'id-signed': (b'2147483648 20 0:3 / /a rw - tmpfs a rw\n'

@@ -1206,6 +1206,30 @@ LTest(mountinfo, fstype_empty_part_kept_as_written)
 	}
 }
 
+/*
+ * OPTIONS of per-mount options ending in an empty item: libmount's cut of
+ * "ro" from "a,ro," leaves "a,", and its remove drops that last comma.
+ */
+LTest(mountinfo, options_merge_trailing_empty_item)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a a,ro, - tmpfs t rw\n"
+		"22 20 0:4 / /b rox,ro, - tmpfs t rw\n"
+		"23 20 0:5 / /c a,,ro - tmpfs t rw\n";
+	static const char *const want[] = { "ro,a", "ro,rox", "ro,a," };
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+	char opts[64];
+
+	for (size_t i = 0; i < 3; i++) {
+		mntsnap_snapshot_get(s, i + 1, &m);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i]);
+	}
+	mntsnap_snapshot_free(s);
+}
+
 /* findmnt -r's escaping: \xHH for space, control bytes and backslash. */
 static void findmnt_raw(FILE *f, const char *s)
 {
