@@ -2493,6 +2493,35 @@ TABLINE_REFUSED = {
 }
 
 
+# Kept (README): an optional-field tag no kernel writes that holds a known
+# one inside it. libmount's mnt_fs_get_propagation() tests the whole field
+# with strstr(), so findmnt calls "xshared:1" shared; mntsnap reads each
+# tag whole, and an unknown tag says nothing of propagation (private).
+TABLINE_PROP_SUBSTR = {
+    'prop-substr-shared': (b'21 20 0:3 / /a rw xshared:1 - tmpfs a rw', b'shared'),
+    'prop-substr-master': (b'21 20 0:3 / /a rw nomaster:2 - tmpfs a rw', b'private,slave'),
+    'prop-substr-unbindable': (b'21 20 0:3 / /a rw unbindablex - tmpfs a rw',
+                               b'private,unbindable'),
+}
+
+
+def tabfile_prop_substr(t, binary, base):
+    root = b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+    other = ','.join(c for c in COLUMNS if c != 'PROPAGATION')
+    for name, (line, fm) in TABLINE_PROP_SUBSTR.items():
+        path = os.path.join(base, 'line-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(root + line + b'\n')
+        for form in (['-r', '-o', other], ['-J', '-l', '-o', other]):
+            fstab_same(t, 'line ' + name, ['-F', path] + form,
+                       [binary, 'list', '-F', path] + form, json_out='-J' in form)
+        ra, a, _ = run(['findmnt', '-F', path, '-rn', '-o', 'PROPAGATION', '/a'])
+        rb, b, eb = run([binary, 'list', '-F', path, '-rn', '-o', 'PROPAGATION', '/a'])
+        t.check('line %s: findmnt says %s, mntsnap private (kept)' % (name, fm.decode()),
+                ra == 0 and a == fm + b'\n' and rb == 0 and b == b'private\n',
+                '%r / %d %r %r' % (a, rb, b, eb))
+
+
 def tabfile_lines(t, binary, base):
     """Single mountinfo lines libmount 2.38.1 reads silently: each is
     read as findmnt reads it, or refused as README keeps it."""
@@ -2808,6 +2837,7 @@ def main():
             tabfiles_joined(t, binary, base)
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
+            tabfile_prop_substr(t, binary, base)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)
