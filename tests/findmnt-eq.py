@@ -2458,6 +2458,13 @@ TABLINE_SAME = {
     'vfs-trailing-empty': (b'21 20 0:3 / /a a,ro, - tmpfs t rw\n'
                            b'22 20 0:4 / /b rox,ro, - tmpfs t rw\n'
                            b'23 20 0:5 / /c a,,ro - tmpfs t rw', []),
+    # an empty source (mount(2) takes ""): -S '' and a positional '' find
+    # it, as libmount's mnt_fs_match_source() compares "" with ""
+    'source-empty': (b'21 20 0:3 / /a rw - tmpfs  rw\n'
+                     b'22 20 0:4 / /b rw - tmpfs b rw', ['-S', '', '-r']),
+    'source-empty-arg': (b'21 20 0:3 / /a rw - tmpfs  rw', ['', '-r']),
+    'source-empty-i': (b'21 20 0:3 / /a rw - tmpfs  rw\n'
+                       b'22 20 0:4 / /b rw - tmpfs b rw', ['-S', '', '-i', '-l']),
     'octal-high': (b'21 20 0:3 / /a\\401 rw - tmpfs s\\777z rw\n'
                    b'22 20 0:4 / /b\\5000 rw - tmpfs s\\477 rw', ['-M', '/a\x01']),
     'id-signed': (b'2147483648 20 0:3 / /a rw - tmpfs a rw\n'
