@@ -781,8 +781,8 @@ bool view_filter_active(const struct view_filter *f)
 {
 	const struct view *v = f->v;
 
-	return v->types || v->options || f->target || f->source || v->df || v->real ||
-	       v->pseudo || v->shadowed || v->invert;
+	return v->types || v->options || f->target || f->source || v->devno || v->df ||
+	       v->real || v->pseudo || v->shadowed || v->invert;
 }
 
 /* mnt_fs_match_target(): the text, or the path as this file system resolves it */
