@@ -619,9 +619,6 @@ def poll_sets(d):
             ['-S', 'k2', '-d', 'backward'],
             # -S MAJ:MIN is a device number test (no change here is on it)
             ['-S', '4095:4095'], ['-S', '4095:4095', '-i', '-r'],
-            # a task's table in /proc/PID/mounts' format: libmount gives
-            # TID to mountinfo text only, so the cells are empty
-            ['-r', '-o', '+TID', '-F', '/proc/%d/mounts' % os.getpid()],
             # findmnt de-duplicates only its first table: its first batch
             # shows each mount -U dropped there (a stack) as mounted
             ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1'],
