@@ -932,7 +932,7 @@ long mntsnap_render_mountinfo_line(const struct mntsnap_mount *m, char *buf,
 /* Which options mntsnap_mount_options() writes, with findmnt's meaning. */
 enum mntsnap_options_kind {
 	MNTSNAP_OPTIONS_ALL = 0, /* OPTIONS: VFS + FS merged, one rw/ro first */
-	MNTSNAP_OPTIONS_VFS = 1, /* VFS-OPTIONS: mountinfo's column 6 */
+	MNTSNAP_OPTIONS_VFS = 1, /* VFS-OPTIONS: column 6, \ooo unescaped */
 	MNTSNAP_OPTIONS_FS = 2,  /* FS-OPTIONS: the super options, \ooo unescaped */
 };
 

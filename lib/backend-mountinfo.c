@@ -33,7 +33,8 @@
  *    the rest is kept escaped, verbatim, like statmount's mnt_opts; none
  *    is the empty value (MNTSNAP_F_OPTS set, ""), as statmount's unset
  *    MNT_OPTS bit is when the kernel supports it. Likewise no subtype.
- *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype.
+ *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype,
+ *    unless a part is empty ("tmpfs.", ".x": the type as written).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -507,6 +508,30 @@ static int parse_dev(struct mi_parser *P, const struct tok *t, struct mntsnap_mo
 	return 0;
 }
 
+/*
+ * An fs type with an empty part around its first '.' ("tmpfs.", "fuse.",
+ * ".x", "."): the whole field is the type and there is no subtype, as
+ * libmount keeps the field as written. No kernel writes one (do_new_mount()
+ * refuses an empty subtype, "tmpfs." mounts as "tmpfs", no type's name is
+ * empty); a hand-made line reads as findmnt reads it. Its one '.' must be
+ * the raw one at an end, so that the record renders back to this text.
+ */
+static int parse_fstype_whole(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
+{
+	const char *dot;
+	int r = 0;
+
+	m->fs_type = str_field(P, t->p, t->len, t->esc, "fs type", &r);
+	if (!m->fs_type)
+		return r;
+	dot = strchr(m->fs_type, '.');
+	if (dot != strrchr(m->fs_type, '.') || (dot != m->fs_type && dot[1]))
+		return bad(P, "fs type", "escaped '.' (the kernel never escapes it)");
+	m->mask |= MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE;
+	m->fs_subtype = "";
+	return 0;
+}
+
 /* fs type, split at the first '.' into type and subtype. */
 static int parse_fstype(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
@@ -520,8 +545,10 @@ static int parse_fstype(struct mi_parser *P, const struct tok *t, struct mntsnap
 	tl = dot ? (size_t)(dot - t->p) : t->len;
 	int r = 0;
 
-	if (!tl)
+	if (!t->len)
 		return bad(P, "fs type", "empty");
+	if (dot && (!tl || tl + 1 == t->len))
+		return parse_fstype_whole(P, t, m);
 	m->fs_type = str_field(P, t->p, tl, t->esc, "fs type", &r);
 	if (!m->fs_type)
 		return r;

@@ -146,13 +146,43 @@ static void put_mnt_opts(struct out *o, const struct mntsnap_mount *m)
 		puts_(o, ",idmapped");
 }
 
+/*
+ * libmount's unmangle() in place: \ooo becomes its byte (the low 8 bits:
+ * "\401" is byte 1), anything else stays. A decoded NUL ends the string,
+ * as it ends libmount's.
+ */
+static void unmangle_in_place(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++, w++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+			s += 3;
+		} else {
+			*w = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/*
+ * VFS-OPTIONS as findmnt shows it: column 6 with \ooo unmangled, as
+ * libmount unmangles every field. No kernel escapes this field, but kept
+ * text (a hand-made or later kernel's line) may hold an escape; the
+ * mountinfo renderer writes that text back as it was (put_mnt_opts).
+ */
 void mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 {
 	struct out o = { .buf = buf, .len = len };
 
 	put_mnt_opts(&o, m);
-	if (len)
-		buf[o.pos < len ? o.pos : len - 1] = '\0';
+	if (!len)
+		return;
+	buf[o.pos < len ? o.pos : len - 1] = '\0';
+	if (m->mnt_opts_text && m->mnt_opts_text[0])
+		unmangle_in_place(buf);
 }
 
 static void put_optional(struct out *o, const struct mntsnap_mount *m)

@@ -110,16 +110,21 @@ struct span {
  * Cut the option [at, end) out of the n bytes at s with its comma: the one
  * after it, or for the last option the one before it. What is left is
  * always the other options joined by commas, so the order of cuts does
- * not matter.
+ * not matter. As libmount's mnt_optstr_remove_option_at(): when the cut
+ * leaves the string ending right after a comma (the option was followed
+ * by an empty last item: "a,ro,"), that comma goes too ("a").
  */
 static void opt_cut(char *s, size_t *n, struct span o)
 {
-	size_t from = o.at, to = o.end < *n ? o.end + 1 : o.end;
+	bool last = o.end >= *n;
+	size_t from = o.at, to = last ? o.end : o.end + 1;
 
-	if (o.end >= *n && from > 0)
+	if (last && from > 0)
 		from--;
 	memmove(s + from, s + to, *n - to);
 	*n -= to - from;
+	if (!last && from == *n && from > 0 && s[from - 1] == ',')
+		(*n)--;
 }
 
 /* The first option of the len bytes at s is exactly "rw". */

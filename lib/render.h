@@ -31,7 +31,7 @@ static inline int mntsnap__record_written(FILE *f)
 	return ferror(f) ? (errno ? -errno : -EIO) : 0;
 }
 
-/* Column 6 of mountinfo ("rw,nosuid,relatime") into buf. */
+/* Column 6 of mountinfo ("rw,nosuid,relatime") into buf, \ooo unmangled. */
 void mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
 
 /*

@@ -593,7 +593,9 @@ def compare_uniq_nocanon(t, name, ms_cmd, base):
 # findmnt --poll's filters: each change shown only when its record (the
 # new one; an umount's old one) matches, as findmnt's poll_match() decides.
 # One command per step, each making its changes in one system call, so a
-# step is one batch for both programs.
+# step is one batch for both programs. No step stacks a mount of the
+# same source on the same mount point and no source is empty: findmnt's
+# pairing misreports those (POLL_KEPT).
 POLL_STEPS = [
     'mount -t tmpfs t1 a', 'mount -o remount,ro a', 'mount --move a b',
     'mount -t tmpfs "s p" "sp ace"', 'mount -o remount,size=2m "sp ace"',
@@ -615,6 +617,8 @@ def poll_sets(d):
             ['--poll=umount', '-t', 'tmpfs', '-S', 'in'], ['-p', '-d', 'backward', '-P'],
             ['--shadowed', '-o', '+OLD-TARGET'], ['--shadowed', '-S', 'k1', '-r'],
             ['-S', 'k2', '-d', 'backward'],
+            # -S MAJ:MIN is a device number test (no change here is on it)
+            ['-S', '4095:4095'], ['-S', '4095:4095', '-i', '-r'],
             # findmnt de-duplicates only its first table: its first batch
             # shows each mount -U dropped there (a stack) as mounted
             ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1'],
@@ -721,6 +725,64 @@ def poll_history(t, name, binary, sets, steps, env, cwd):
                 'nothing printed by any set')
     finally:
         poll_stop(procs)
+
+
+# Kept (README): findmnt's -p is libmount's mnt_diff_tables(), which pairs
+# the old and new tables' mounts by (source, target), not by mount id. A
+# second mount of the same source on the same target pairs with the first
+# (no "mount", and no "umount" for one of the two); a mount with an empty
+# source pairs with nothing, so every later change shows it as a "move"
+# to where it is. mntsnap reports each mount and umount the kernel made.
+POLL_KEPT = [
+    ('stack', ['mount -t tmpfs t1 a', 'mount -t tmpfs t1 a', 'umount a', 'umount a'],
+     [b'mount a t1', b'mount a t1', b'umount a t1', b'umount a t1'],
+     [b'mount a t1', b'umount a t1']),
+    ('empty-source', [None, 'mount -t tmpfs t2 b', 'umount b', 'umount a'],
+     [b'mount a ', b'mount b t2', b'umount b t2', b'umount a '],
+     [b'mount a ', b'move a ', b'mount b t2', b'move a ', b'umount b t2', b'umount a ']),
+]
+
+
+def compare_poll_kept(t, name, binary, base):
+    """The two -p histories findmnt's pairing misreports: mntsnap's lines
+    are the kernel's events, findmnt's the pairing's (kept, README)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for shape, steps, want, fm in POLL_KEPT:
+        d = os.path.join(base, 'poll-kept-' + shape)
+        os.makedirs(d)
+        subprocess.run(['mount', '-t', 'tmpfs', 'pk', d], check=True)
+        os.makedirs(os.path.join(d, 'a'))
+        os.makedirs(os.path.join(d, 'b'))
+        procs = []
+        try:
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = tempfile.TemporaryFile()
+                procs.append((0, who, subprocess.Popen(
+                    cmd + ['-p', '-r', '-n', '-o', 'ACTION,TARGET,SOURCE', '-w', '2000'],
+                    stdout=out, stderr=subprocess.STDOUT, cwd=d), out))
+            time.sleep(1.5)
+            for step in steps:
+                if step is None:  # mount(2) with source "": mount(8) cannot
+                    if libc.mount(b'', os.path.join(d, 'a').encode(), b'tmpfs', 0, None):
+                        raise OSError(ctypes.get_errno(), 'mount "" a')
+                else:
+                    subprocess.run(['sh', '-c', step], check=True, capture_output=True, cwd=d)
+                time.sleep(0.4)
+            res = poll_results(procs)
+            rel = lambda out: [l.replace(d.encode() + b'/', b'', 1) for l in out.splitlines()]
+            (ra, a), (rb, b) = res[0, 'f'], res[0, 'm']
+            t.check('%s -p %s: mntsnap reports each kernel event, findmnt\'s pairing does not '
+                    '(kept)' % (name, shape),
+                    rb == 0 and rel(b) == want and rel(a) == fm,
+                    'findmnt %r / mntsnap %d %r' % (a, rb, b))
+        finally:
+            for i, who, p, out in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+                out.close()
+            subprocess.run(['umount', '-R', '-l', d], capture_output=True)
 
 
 def compare_poll_utab(t, name, binary, base):
@@ -852,6 +914,7 @@ def live_inner(binary, base, backend):
         if backend == 'statmount':
             compare_poll_filters(t, name, binary, base)
             compare_poll_utab(t, name, binary, base)
+            compare_poll_kept(t, name, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
     return 0
 
@@ -2379,6 +2442,32 @@ TABLINE_SAME = {
     'vfs-ro-late': (b'21 20 0:3 / /a noexec,ro,nodev - tmpfs a rw', []),
     'vfs-no-rw': (b'21 20 0:3 / /a nosuid - tmpfs a rw,size=1k', []),
     'vfs-unknown-first': (b'21 20 0:3 / /a newflag,rw - tmpfs a rw', []),
+    # \ooo in the per-mount options: libmount unmangles that field too
+    # (no kernel escapes it; the text is rendered back as written)
+    'vfs-escape': (b'21 20 0:3 / /a rw,a\\101 - tmpfs a rw\n'
+                   b'22 20 0:4 / /b rw,a\\040b - tmpfs b rw\n'
+                   b'23 20 0:5 / /c rw,a\\401 - tmpfs c rw,a\\401\n'
+                   b'24 20 0:6 / /d rw,a\\000b - tmpfs d rw', ['-O', 'aA', '-o', 'TARGET']),
+    # an empty part around the type's dot: the field as written (no
+    # kernel writes it: do_new_mount() refuses "fuse.", "tmpfs." is tmpfs)
+    'fstype-empty-part': (b'21 20 0:3 / /a rw - tmpfs. a rw\n'
+                          b'22 20 0:4 / /b rw - fuse. b rw\n'
+                          b'23 20 0:5 / /c rw - .x c rw\n'
+                          b'24 20 0:6 / /d rw - . d rw', ['--pseudo', '-r']),
+    'fstype-empty-part-t': (b'21 20 0:3 / /a rw - tmpfs. a rw\n'
+                            b'22 20 0:4 / /b rw - .x b rw', ['-t', 'tmpfs.,.x']),
+    # OPTIONS: libmount's cut of a last option also drops an empty item
+    # before it ("a,ro," + "rw" is "ro,a")
+    'vfs-trailing-empty': (b'21 20 0:3 / /a a,ro, - tmpfs t rw\n'
+                           b'22 20 0:4 / /b rox,ro, - tmpfs t rw\n'
+                           b'23 20 0:5 / /c a,,ro - tmpfs t rw', []),
+    # an empty source (mount(2) takes ""): -S '' and a positional '' find
+    # it, as libmount's mnt_fs_match_source() compares "" with ""
+    'source-empty': (b'21 20 0:3 / /a rw - tmpfs  rw\n'
+                     b'22 20 0:4 / /b rw - tmpfs b rw', ['-S', '', '-r']),
+    'source-empty-arg': (b'21 20 0:3 / /a rw - tmpfs  rw', ['', '-r']),
+    'source-empty-i': (b'21 20 0:3 / /a rw - tmpfs  rw\n'
+                       b'22 20 0:4 / /b rw - tmpfs b rw', ['-S', '', '-i', '-l']),
     'octal-high': (b'21 20 0:3 / /a\\401 rw - tmpfs s\\777z rw\n'
                    b'22 20 0:4 / /b\\5000 rw - tmpfs s\\477 rw', ['-M', '/a\x01']),
     'id-signed': (b'2147483648 20 0:3 / /a rw - tmpfs a rw\n'
@@ -2412,6 +2501,35 @@ TABLINE_REFUSED = {
     'escape-nul-400': b'21 20 0:3 / /a\\400b rw - tmpfs a rw',
     'sb-rw-late': b'21 20 0:3 / /a rw - tmpfs a size=1k,rw',
 }
+
+
+# Kept (README): an optional-field tag no kernel writes that holds a known
+# one inside it. libmount's mnt_fs_get_propagation() tests the whole field
+# with strstr(), so findmnt calls "xshared:1" shared; mntsnap reads each
+# tag whole, and an unknown tag says nothing of propagation (private).
+TABLINE_PROP_SUBSTR = {
+    'prop-substr-shared': (b'21 20 0:3 / /a rw xshared:1 - tmpfs a rw', b'shared'),
+    'prop-substr-master': (b'21 20 0:3 / /a rw nomaster:2 - tmpfs a rw', b'private,slave'),
+    'prop-substr-unbindable': (b'21 20 0:3 / /a rw unbindablex - tmpfs a rw',
+                               b'private,unbindable'),
+}
+
+
+def tabfile_prop_substr(t, binary, base):
+    root = b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+    other = ','.join(c for c in COLUMNS if c != 'PROPAGATION')
+    for name, (line, fm) in TABLINE_PROP_SUBSTR.items():
+        path = os.path.join(base, 'line-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(root + line + b'\n')
+        for form in (['-r', '-o', other], ['-J', '-l', '-o', other]):
+            fstab_same(t, 'line ' + name, ['-F', path] + form,
+                       [binary, 'list', '-F', path] + form, json_out='-J' in form)
+        ra, a, _ = run(['findmnt', '-F', path, '-rn', '-o', 'PROPAGATION', '/a'])
+        rb, b, eb = run([binary, 'list', '-F', path, '-rn', '-o', 'PROPAGATION', '/a'])
+        t.check('line %s: findmnt says %s, mntsnap private (kept)' % (name, fm.decode()),
+                ra == 0 and a == fm + b'\n' and rb == 0 and b == b'private\n',
+                '%r / %d %r %r' % (a, rb, b, eb))
 
 
 def tabfile_lines(t, binary, base):
@@ -2729,6 +2847,7 @@ def main():
             tabfiles_joined(t, binary, base)
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
+            tabfile_prop_substr(t, binary, base)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

@@ -1123,6 +1123,116 @@ LTest(mountinfo, newer_kernel_text_kept)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * \ooo in the per-mount options: no kernel escapes that field, but
+ * libmount unmangles it as every other, so VFS-OPTIONS and OPTIONS show
+ * the bytes ("\101" is "A", "\401" byte 1, "\000" ends the string as in
+ * libmount); the text is kept as written and rendered back so.
+ */
+LTest(mountinfo, mnt_opts_escapes_shown_unmangled)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"24 20 0:6 / /d rw,a\\101 - tmpfs d rw\n"
+		"25 20 0:7 / /e rw,a\\040b - tmpfs e rw\n"
+		"26 20 0:8 / /f rw,a\\401 - tmpfs f rw,a\\401\n"
+		"27 20 0:9 / /g rw,a\\000b - tmpfs g rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
+	char opts[256];
+	struct mntsnap_mount m;
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "escaped per-mount options render back");
+	free(got);
+	mntsnap_snapshot_get(s, 1, &m);
+	cr_assert_str_eq(m.mnt_opts_text, "rw,a\\101");
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_VFS, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,aA");
+	mntsnap_snapshot_get(s, 2, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,a b");
+	mntsnap_snapshot_get(s, 3, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,a\001", "vfs and fs the same bytes: one of them");
+	mntsnap_snapshot_get(s, 4, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_VFS, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, "rw,a", "\\000 ends the options, as in libmount");
+	l = saved_and_loaded(s);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "escaped per-mount options, saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * An fs type with an empty part around its dot ("tmpfs.", "fuse.", ".x",
+ * "."): libmount keeps the field as written, so does the record (type
+ * as written, no subtype), and it renders back so. An escaped '.' that
+ * would make it read back otherwise is still refused.
+ */
+LTest(mountinfo, fstype_empty_part_kept_as_written)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a rw - tmpfs. a rw\n"
+		"22 20 0:4 / /b rw - fuse. b rw\n"
+		"23 20 0:5 / /c rw - .x c rw\n"
+		"24 20 0:6 / /d rw - . d rw\n";
+	static const char *const want[] = { "tmpfs.", "fuse.", ".x", "." };
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
+	struct mntsnap_mount m;
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "empty type parts render back");
+	free(got);
+	for (size_t i = 0; i < 4; i++) {
+		mntsnap_snapshot_get(s, i + 1, &m);
+		cr_assert_str_eq(m.fs_type, want[i]);
+		cr_assert_str_eq(m.fs_subtype, "");
+	}
+	l = saved_and_loaded(s);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "empty type parts, saved and loaded");
+	free(got);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+	{
+		static const char esc[] = "1 0 0:2 / / rw - x\\056. s rw\n";
+		struct mntsnap_snapshot *r = NULL;
+
+		cr_assert_lt(mntsnap_parse_mountinfo(esc, sizeof(esc) - 1, NULL, &r), 0,
+			     "x.. would read back as x + .");
+		cr_assert_null(r);
+	}
+}
+
+/*
+ * OPTIONS of per-mount options ending in an empty item: libmount's cut of
+ * "ro" from "a,ro," leaves "a,", and its remove drops that last comma.
+ */
+LTest(mountinfo, options_merge_trailing_empty_item)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a a,ro, - tmpfs t rw\n"
+		"22 20 0:4 / /b rox,ro, - tmpfs t rw\n"
+		"23 20 0:5 / /c a,,ro - tmpfs t rw\n";
+	static const char *const want[] = { "ro,a", "ro,rox", "ro,a," };
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+	char opts[64];
+
+	for (size_t i = 0; i < 3; i++) {
+		mntsnap_snapshot_get(s, i + 1, &m);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i]);
+	}
+	mntsnap_snapshot_free(s);
+}
+
 /* findmnt -r's escaping: \xHH for space, control bytes and backslash. */
 static void findmnt_raw(FILE *f, const char *s)
 {

@@ -554,6 +554,17 @@ static long proc_table_pid(const char *file)
 	return pid > 0 ? pid : 0;
 }
 
+/* FILE is a task's table in /proc/mounts' format (/proc/PID/mounts). */
+static bool proc_table_is_mounts(const char *file)
+{
+	char *real = realpath(file, NULL);
+	const char *base = real ? strrchr(real, '/') : NULL;
+	bool r = base && !strcmp(base + 1, "mounts");
+
+	free(real);
+	return r;
+}
+
 /*
  * The TID libmount gives the rows of a mountinfo FILE: the number naming
  * the directory FILE lies in once its links are resolved (/proc/PID/,
@@ -951,6 +962,9 @@ static int list_poll(struct list_args *a)
 			a->target.set = true, a->target.pid = pid;
 	}
 	q.tid = a->target.set ? a->target.pid : getpid();
+	/* libmount gives rows a TID for mountinfo text only, none for mounts' */
+	if (a->mountinfo_file && proc_table_is_mounts(a->mountinfo_file))
+		q.tid = 0;
 	return cli_poll(&q);
 }
 

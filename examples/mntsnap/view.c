@@ -652,8 +652,20 @@ static void mark_source(struct matcher *mt)
 	unsigned maj, min;
 
 	memset(mt->source_hit, 0, mt->n);
-	if (!mt->source || !mt->source[0])
+	if (!mt->source)
 		return;
+	/*
+	 * "" is a source too (mount(2) takes it, mountinfo shows an empty
+	 * field): libmount's mnt_fs_match_source() finds the mounts whose
+	 * source is "", nothing resolved.
+	 */
+	if (!mt->source[0]) {
+		for (size_t i = 0; i < mt->n; i++) {
+			mntsnap_snapshot_get(mt->snap, i, &m);
+			mt->source_hit[i] = (m.mask & MNTSNAP_F_SOURCE) && !m.source[0];
+		}
+		return;
+	}
 	/* findmnt: a source that reads as "MAJ:MIN" (sscanf) is a device number */
 	if (devno_parse(mt->source, &maj, &min)) {
 		for (size_t i = 0; i < mt->n; i++) {
@@ -769,8 +781,8 @@ bool view_filter_active(const struct view_filter *f)
 {
 	const struct view *v = f->v;
 
-	return v->types || v->options || f->target || f->source || v->df || v->real ||
-	       v->pseudo || v->shadowed || v->invert;
+	return v->types || v->options || f->target || f->source || v->devno || v->df ||
+	       v->real || v->pseudo || v->shadowed || v->invert;
 }
 
 /* mnt_fs_match_target(): the text, or the path as this file system resolves it */
