@@ -35,6 +35,7 @@ The mtab and tables from files (mtab_tid_uuid): -m -x checks the
 kernel's table with utab's userspace options ($LIBMOUNT_UTAB); TID of
 -F /proc/PID/mountinfo (a task's, a copy under a numbered directory,
 /proc/self's: the reader's own pid) and of -F/-N tables read in turn;
+stat's (live: its own pid, -N: the task's) and show's (none);
 UUID, LABEL, PARTUUID, PARTLABEL of a saved mountinfo (an ext4 with a
 label and a UUID on a loop device), also with -C and --output-all.
 
@@ -2724,6 +2725,48 @@ def mtab_verify_and_tids(t, binary, base):
                     repr(r.stdout + r.stderr))
 
 
+def show_stat_tids(t, binary, base):
+    """TID of stat and show, as findmnt prints it for the table each reads:
+    stat's live table the reader's own pid (each program its own: both are
+    run as the shell that prints its pid first), stat -N/--task the task's;
+    show's saved table names no task, as a copy of a table under a path
+    that names none (findmnt -F FILE: empty)."""
+    for prog in (['findmnt', '-T'], [binary, 'stat']):
+        for form in (['-n'], ['-l', '-n'], ['-r', '-n'], ['-J']):
+            r = subprocess.run(['sh', '-c', 'echo $$; exec "$@"', 'sh'] + prog +
+                               ['/proc', '-o', 'TID'] + form, capture_output=True, text=True)
+            lines = r.stdout.split('\n', 1)
+            try:
+                got = [str(x['tid']) for x in json.loads(lines[1])['filesystems']] \
+                    if '-J' in form else lines[1].split()
+            except (ValueError, KeyError, IndexError):
+                got = []
+            t.check('%s %s /proc %s: TID is its own pid' % (
+                        os.path.basename(prog[0]), prog[1], ' '.join(form)),
+                    r.returncode == 0 and got == [lines[0]], repr(r.stdout + r.stderr))
+    p = subprocess.Popen(['sleep', '60'])
+    try:
+        for opt in ('-N', '--task', '--pid'):
+            for form in ([], ['-l'], ['-r'], ['-P'], ['-J']):
+                cols = ['-o', 'TARGET,TID,ID']
+                fm = ['-N', str(p.pid), '-T', '/proc'] + cols + form
+                fstab_same(t, 'stat %s tid' % opt, fm,
+                           [binary, 'stat', opt, str(p.pid)] + cols + form + ['/proc'],
+                           json_out='-J' in form)
+    finally:
+        p.kill()
+        p.wait()
+    snap = os.path.join(base, 'tid.snap')
+    copy = os.path.join(base, 'tid.mi')
+    rc, _, err = run([binary, 'save', '--no-sync', snap])
+    shutil.copy('/proc/self/mountinfo', copy)
+    t.check('show tid: save', rc == 0, err.decode(errors='replace'))
+    for form in ([], ['-l'], ['-r'], ['-P'], ['-J']):
+        args = ['-M', '/proc', '-o', 'TARGET,TID'] + form
+        fstab_same(t, 'show tid', ['-F', copy] + args, [binary, 'show', snap] + args,
+                   json_out='-J' in form)
+
+
 TAB_UUID_COLS = 'TARGET,SOURCE,UUID,LABEL,PARTUUID,PARTLABEL'
 
 
@@ -2764,6 +2807,7 @@ def tab_uuid_inner(binary, base):
 
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
+    show_stat_tids(t, binary, base)
     if have_blkid(binary, '/dev/null'):
         loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mntsnap-config.h"
@@ -122,6 +123,16 @@ int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
 void cli_target_close(struct mntsnap_ns *ns)
 {
 	mntsnap_ns_free(ns);
+}
+
+/*
+ * findmnt fills TID with the task whose /proc/PID/mountinfo it read: its
+ * own for the live table, -N's task. --ns and --ns-id name a namespace,
+ * no task: no TID.
+ */
+long cli_target_tid(const struct cli_target *t)
+{
+	return t->set ? t->pid : getpid();
 }
 
 int cli_under_id(const char *cmd, const struct mntsnap_ns *ns, const char *path,

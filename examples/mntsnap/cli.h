@@ -45,6 +45,9 @@ int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i);
 int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns);
 void cli_target_close(struct mntsnap_ns *ns);
 
+/* The TID column's task for a live table read from t (0: none). */
+long cli_target_tid(const struct cli_target *t);
+
 /*
  * --under PATH: the unique id of the mount at PATH as the target sees it
  * (ns NULL: the caller's namespace). Returns 0 or -errno (message printed,

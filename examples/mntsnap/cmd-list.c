@@ -961,7 +961,7 @@ static int list_poll(struct list_args *a)
 		if (pid != getpid())
 			a->target.set = true, a->target.pid = pid;
 	}
-	q.tid = a->target.set ? a->target.pid : getpid();
+	q.tid = cli_target_tid(&a->target);
 	/* libmount gives rows a TID for mountinfo text only, none for mounts' */
 	if (a->mountinfo_file && proc_table_is_mounts(a->mountinfo_file))
 		q.tid = 0;
@@ -1026,8 +1026,8 @@ static int list_run(int argc, char **argv)
 	if (a.mountinfo_file && a.ntabs <= 1)
 		a.view.out.cx.tid = tab_file_tid(a.ntabs ? a.paths[0] : a.mountinfo_file);
 	/* findmnt's TID: the task whose table is read (our own, by default) */
-	if (!a.mountinfo_file && !a.target.set)
-		a.view.out.cx.tid = getpid();
+	if (!a.mountinfo_file)
+		a.view.out.cx.tid = cli_target_tid(&a.target);
 	if (cli_target_open(&a.target, &ns)) {
 		tj_free(&tj);
 		return CLI_EXIT_ERR;
@@ -1178,7 +1178,7 @@ static int stat_run(int argc, char **argv)
 			return 0;
 		}
 		if (c == 'N' || c == OPT_PID)
-			r = cli_target_set(&t, "--pid", optarg), v.out.cx.tid = t.pid;
+			r = cli_target_set(&t, "--pid", optarg);
 		else if (c == OPT_NS)
 			r = cli_target_set(&t, "--ns", optarg);
 		else if (c == OPT_NS_ID)
@@ -1195,6 +1195,8 @@ static int stat_run(int argc, char **argv)
 	r = view_finish(&v, "stat");
 	if (r)
 		return r;
+	/* as list's: the live table's TID, -N's task's or our own */
+	v.out.cx.tid = cli_target_tid(&t);
 	if (optind < argc)
 		what = argv[optind++];
 	if (optind < argc)
