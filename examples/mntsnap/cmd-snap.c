@@ -32,8 +32,10 @@ static const char show_help[] =
 	"Render a saved snapshot with list's output and filter options below\n"
 	"(default: a tree); warns on stderr when it was saved from a table that\n"
 	"kept changing (by save, when told to allow it). A saved table is read\n"
-	"as it was saved, its paths are its text, never resolved on this machine;\n"
-	"its TID column is empty (the task that was read is gone).\n";
+	"as it was saved, its paths are its text, never resolved on this machine\n"
+	"(-T PATH: the longest mount point PATH starts with, by the text, even\n"
+	"for a PATH missing here); its TID column is empty (the task that was\n"
+	"read is gone).\n";
 
 /*
  * list's options that have no meaning for a saved table: show refuses
