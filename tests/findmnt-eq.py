@@ -620,6 +620,10 @@ def poll_sets(d):
             ['-S', 'k2', '-d', 'backward'],
             # -S MAJ:MIN is a device number test (no change here is on it)
             ['-S', '4095:4095'], ['-S', '4095:4095', '-i', '-r'],
+            # a task's table in /proc/PID/mounts' format: libmount gives
+            # TID to mountinfo text only, so the cells are empty; findmnt
+            # misses one remount there (poll_kept_mounts())
+            ['-r', '-o', '+TID', '-F', '/proc/%d/mounts' % os.getpid()],
             # findmnt de-duplicates only its first table: its first batch
             # shows each mount -U dropped there (a stack) as mounted
             ['-U'], ['-U', '-r', '-o', '+OLD-OPTIONS'], ['-U', '-t', 'tmpfs', '-S', 'st1'],
@@ -668,13 +672,33 @@ def compare_poll_filters(t, name, binary, base):
         res = poll_results(procs)
         for i, opts in enumerate(poll_sets(d)):
             (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
-            why = '' if (ra, a) == (rb, b) else short(
+            b, kept = poll_kept_mounts(opts, a, b)
+            why = '' if (ra, a) == (rb, b) and kept else short(
                 'exit %d/%d\\nfindmnt %r\\nmntsnap %r' % (ra, rb, a, b), 1500)
             t.check('%s --poll %s' % (name, ' '.join(opts)), not why, why)
     finally:
         poll_stop(procs)
         os.chdir(old)
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
+def poll_kept_mounts(opts, a, b):
+    """Kept (README): over a table in /proc/mounts' format libmount splits
+    the one options field into VFS and FS options by its own option map,
+    and mnt_diff_tables() compares the FS options only when both records
+    have some: a tmpfs of its defaults has none, so findmnt prints no line
+    for the remount that gives "sp ace" its first one (size=2m), which
+    mntsnap reports as over mountinfo. Returns mntsnap's output b without
+    that one line and whether it was there and findmnt's a lacked it
+    (True, b as it is, for the other option sets)."""
+    if '-F' not in opts or not opts[opts.index('-F') + 1].endswith('/mounts'):
+        return b, True
+    lines = b.split(b'\n')
+    hit = [k for k, ln in enumerate(lines) if ln.startswith(b'remount ') and
+           b'/sp\\x20ace s\\x20p tmpfs ' in ln and b'size=2048k' in ln]
+    if len(hit) != 1 or lines[hit[0]] + b'\n' in a:
+        return b, False
+    return b'\n'.join(lines[:hit[0]] + lines[hit[0] + 1:]), True
 
 
 def poll_results(procs):
