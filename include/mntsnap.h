@@ -166,8 +166,13 @@ struct mntsnap_mount {
 	uint32_t sb_flags;      /* MS_RDONLY|MS_SYNCHRONOUS|MS_DIRSYNC|MS_LAZYTIME */
 	uint32_t attr;          /* MOUNT_ATTR_* */
 	uint32_t propagation;   /* MS_SHARED|MS_SLAVE|MS_UNBINDABLE|MS_PRIVATE */
-	uint32_t peer_group;    /* shared:N, 0 if not shared */
-	uint32_t master;        /* master:N, 0 if not a slave */
+	/*
+	 * shared:N, 0 if not shared; master:N, 0 if not a slave. 0 too for
+	 * parsed text whose shared:/master: value is no 32-bit number
+	 * ("shared:4294967296"): the flag is set, opt_fields keeps the text.
+	 */
+	uint32_t peer_group;
+	uint32_t master;
 	uint32_t propagate_from; /* propagate_from:N, 0 if none */
 	uint64_t ns_id;         /* mount namespace id */
 	const char *root;       /* raw path inside the filesystem */
@@ -192,7 +197,8 @@ struct mntsnap_mount {
 	/*
 	 * Parsed mountinfo text only: the optional fields (column 7) exactly
 	 * as the line had them, kept when they hold a tag this library does
-	 * not know ("foo:bar"), so that rendering gives the line back; ""
+	 * not know ("foo:bar") or a known tag's value that is no 32-bit
+	 * number ("shared:1-"), so that rendering gives the line back; ""
 	 * otherwise. Not a MNTSNAP_F_* field.
 	 */
 	const char *opt_fields;

@@ -349,8 +349,28 @@ static bool in_order(const struct tok *t, size_t tl, unsigned rank, unsigned *la
 }
 
 /*
+ * A known tag whose value is no 32-bit decimal: a later kernel's wider
+ * peer group id ("shared:4294967296"), an empty or hand-made value
+ * ("master:", "shared:1-", "shared:1,master:2"). The tag still says what
+ * the mount is, as libmount finds "shared:" or "master:" in the text (so
+ * findmnt's PROPAGATION agrees, but for a tag inside the value: the
+ * field is read by its own tag); the number it cannot hold stays as it
+ * was (0: unknown). A propagate_from without its number says nothing. The
+ * caller keeps the field as written: a table is never refused over text
+ * a newer kernel may write.
+ */
+static void known_tag_kind(const struct tok *t, struct mntsnap_mount *m)
+{
+	if (t->len >= 7 && !memcmp(t->p, "shared:", 7))
+		m->propagation |= MNTSNAP_PROP_SHARED;
+	else if (t->len >= 7 && !memcmp(t->p, "master:", 7))
+		m->propagation |= MNTSNAP_PROP_SLAVE;
+}
+
+/*
  * Column 7: optional fields up to the "-" separator. Fields the kernel
- * would not write so (a tag unknown here, known ones out of order, a
+ * would not write so (a tag unknown here, a known tag's value that is no
+ * 32-bit number, known ones out of order, a
  * propagate_from that put_optional() would leave out: on no slave, 0, or
  * equal to the master) keep the text as the line had it in opt_fields,
  * so that the line renders back exactly and OPT-FIELDS shows what the
@@ -404,12 +424,9 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			else
 				unknown = true;
 			continue;
-		} else if (t.p[0] == ':' ||
-			   (t.len >= 7 && (!memcmp(t.p, "shared:", 7) || !memcmp(t.p, "master:", 7))) ||
-			   (t.len >= 15 && !memcmp(t.p, "propagate_from:", 15))) {
-			return bad(P, "optional fields", "bad shared/master/propagate_from value");
 		} else {
 			unknown = true;
+			known_tag_kind(&t, m);
 		}
 		/*
 		 * other tag[:value] fields: proc(5) says readers ignore them; a

@@ -2505,6 +2505,17 @@ TABLINE_SAME = {
     # the root: the smallest signed parent id (-2147483648), walked up
     'id-signed-root': (b'22 2147483648 0:3 / /b/a rw - tmpfs a rw\n'
                        b'2147483648 20 0:4 / /b rw - tmpfs b rw', []),
+    # a known tag whose value is no 32-bit number (a later kernel's wider
+    # peer group id, a hand-made word): kept as written, the tag still
+    # says shared or slave, as libmount's strstr() finds it
+    'opt-shared-wide': (b'21 20 0:3 / /a rw shared:4294967296 - tmpfs a rw', []),
+    'opt-shared-dash': (b'21 20 0:3 / /a rw shared:1- - tmpfs a rw', []),
+    'opt-shared-word': (b'21 20 0:3 / /a rw shared:x - tmpfs a rw', []),
+    'opt-shared-empty': (b'21 20 0:3 / /a rw shared: master:1 - tmpfs a rw', []),
+    'opt-master-wide': (b'21 20 0:3 / /a rw master:4294967296 - tmpfs a rw', []),
+    'opt-master-empty': (b'21 20 0:3 / /a rw shared:2 master: unbindable - tmpfs a rw', []),
+    'opt-pf-word': (b'21 20 0:3 / /a rw master:1 propagate_from:x - tmpfs a rw', []),
+    'opt-colon': (b'21 20 0:3 / /a rw :5 - tmpfs a rw', []),
 }
 # Accepted, but findmnt's options stop at the first blank of the super
 # options field and mntsnap keeps the rest of the line (README: a later
@@ -2521,7 +2532,6 @@ TABLINE_REFUSED = {
     'dev-negative': b'21 20 -1:-1 / /a rw - tmpfs a rw',
     'id-plus': b'+21 20 0:3 / /a rw - tmpfs a rw',
     'id-negative': b'-5 20 0:3 / /a rw - tmpfs a rw',
-    'shared-word': b'21 20 0:3 / /a rw shared:x - tmpfs a rw',
     'escape-nul': b'21 20 0:3 / /a\\000b rw - tmpfs a rw',
     'escape-nul-400': b'21 20 0:3 / /a\\400b rw - tmpfs a rw',
     'sb-rw-late': b'21 20 0:3 / /a rw - tmpfs a size=1k,rw',
@@ -2531,19 +2541,24 @@ TABLINE_REFUSED = {
 # Kept (README): an optional-field tag no kernel writes that holds a known
 # one inside it. libmount's mnt_fs_get_propagation() tests the whole field
 # with strstr(), so findmnt calls "xshared:1" shared; mntsnap reads each
-# tag whole, and an unknown tag says nothing of propagation (private).
+# tag whole, and an unknown tag says nothing of propagation (private);
+# a known tag with another inside its value ("shared:1,master:2") says
+# what its own tag says. Each: the line, findmnt's value, mntsnap's.
 TABLINE_PROP_SUBSTR = {
-    'prop-substr-shared': (b'21 20 0:3 / /a rw xshared:1 - tmpfs a rw', b'shared'),
-    'prop-substr-master': (b'21 20 0:3 / /a rw nomaster:2 - tmpfs a rw', b'private,slave'),
+    'prop-substr-shared': (b'21 20 0:3 / /a rw xshared:1 - tmpfs a rw', b'shared', b'private'),
+    'prop-substr-master': (b'21 20 0:3 / /a rw nomaster:2 - tmpfs a rw', b'private,slave',
+                           b'private'),
     'prop-substr-unbindable': (b'21 20 0:3 / /a rw unbindablex - tmpfs a rw',
-                               b'private,unbindable'),
+                               b'private,unbindable', b'private'),
+    'prop-substr-comma': (b'21 20 0:3 / /a rw shared:1,master:2 - tmpfs a rw',
+                          b'shared,slave', b'shared'),
 }
 
 
 def tabfile_prop_substr(t, binary, base):
     root = b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
     other = ','.join(c for c in COLUMNS if c != 'PROPAGATION')
-    for name, (line, fm) in TABLINE_PROP_SUBSTR.items():
+    for name, (line, fm, ms) in TABLINE_PROP_SUBSTR.items():
         path = os.path.join(base, 'line-' + name)
         with open(path, 'wb') as fh:
             fh.write(root + line + b'\n')
@@ -2552,9 +2567,12 @@ def tabfile_prop_substr(t, binary, base):
                        [binary, 'list', '-F', path] + form, json_out='-J' in form)
         ra, a, _ = run(['findmnt', '-F', path, '-rn', '-o', 'PROPAGATION', '/a'])
         rb, b, eb = run([binary, 'list', '-F', path, '-rn', '-o', 'PROPAGATION', '/a'])
-        t.check('line %s: findmnt says %s, mntsnap private (kept)' % (name, fm.decode()),
-                ra == 0 and a == fm + b'\n' and rb == 0 and b == b'private\n',
+        t.check('line %s: findmnt says %s, mntsnap %s (kept)' % (name, fm.decode(), ms.decode()),
+                ra == 0 and a == fm + b'\n' and rb == 0 and b == ms + b'\n',
                 '%r / %d %r %r' % (a, rb, b, eb))
+        rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
+        t.check('line %s --format mountinfo gives the file back' % name,
+                rc == 0 and out == root + line + b'\n', '%r %r' % (out, err))
 
 
 def tabfile_lines(t, binary, base):
@@ -2573,7 +2591,7 @@ def tabfile_lines(t, binary, base):
         if extra:
             fstab_same(t, 'line ' + name, ['-F', path] + extra,
                        [binary, 'list', '-F', path] + extra)
-        if name.startswith('vfs'):
+        if name.startswith(('vfs', 'opt')):
             rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
             t.check('line %s --format mountinfo gives the file back' % name,
                     rc == 0 and out == root + line + b'\n', '%r %r' % (out, err))
