@@ -2792,6 +2792,27 @@ def target_lookups_file(t, binary, base):
         lookup_pair(t, 'target lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
 
 
+def uniq_targets_file(t, binary, base):
+    """-U on a -F mountinfo table whose mount point text is not what a
+    kernel writes: libmount's mnt_table_uniq_fs() keeps the last mount of
+    each mount point, its compare being mnt_fs_streq_target(), so "/t",
+    "/t/" and "//t" are one mount point, and two lines with the same text
+    ("/d//x", "/e/.", relative "g") are too; "/e/." and "/e" are not."""
+    d = os.path.join(base, 'uniqtgt')
+    os.makedirs(d)
+    mi = os.path.join(d, 'mountinfo')
+    mps = ['/', '/d//x', '/d//x', '/e/.', '/e/.', '/e', '/t', '/t/', '//t', 'g', 'g', '/d/x/',
+           '/t//u', '/t/u/']
+    with open(mi, 'w') as fh:
+        for i, mp in enumerate(mps):
+            fh.write('%d %d 0:%d / %s rw - tmpfs u%d rw\n' % (20 + i, 20 if i != 12 else 28,
+                                                              i + 3, mp, i))
+    for args in (['-U'], ['-U', '-l'], ['-U', '-r'], ['-U', '-J'], ['-U', '-P'],
+                 ['-U', '-M', '/t'], ['-U', '-M', '/d/x'], ['-U', '-R', '-M', '//t'],
+                 ['-U', '--shadowed', '-r'], ['-U', '-i', '-M', '/e/.', '-r']):
+        lookup_pair(t, 'uniq targets -F', binary, ['-F', mi] + args)
+
+
 def target_lookups_inner(binary, base):
     """In a private mount namespace already: tmpfs mounts at m (with one on
     m/x below it), a stack of two at st, named through a symlink, with
@@ -2840,6 +2861,7 @@ def target_lookups_inner(binary, base):
 
 def target_lookups(t, binary, base):
     target_lookups_file(t, binary, base)
+    uniq_targets_file(t, binary, base)
     if os.geteuid() != 0 or not shutil.which('unshare'):
         print('SKIP target lookups on a live table: needs root and unshare(1)')
         t.skipped += 1

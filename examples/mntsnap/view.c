@@ -938,6 +938,72 @@ static bool self_parent(const struct mntsnap_mount *m)
 	return (m->mask & MNTSNAP_F_ID_OLD) && m->parent_id_old == m->id_old;
 }
 
+/*
+ * A mount point as streq_paths() compares it: each run of slashes as one,
+ * no trailing slash ("/t//u/" is "/t/u", "/" is ""). Two texts are
+ * streq_paths()-equal exactly when these keys are, so -U can sort by key
+ * instead of comparing every pair.
+ */
+static char *uniq_key(const char *path)
+{
+	char *k = malloc(strlen(path) + 1), *o = k;
+
+	if (!k)
+		return NULL;
+	for (const char *s = path; *s; s++)
+		if (*s != '/' || s[1] != '/')
+			*o++ = *s;
+	while (o > k && o[-1] == '/')
+		o--;
+	*o = '\0';
+	return k;
+}
+
+struct uniq_ent {
+	char *key;
+	size_t index;
+};
+
+static int uniq_ent_cmp(const void *a, const void *b)
+{
+	const struct uniq_ent *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/*
+ * -U: libmount's mnt_table_uniq_fs() as findmnt calls it, the last mount
+ * of each mount point stays, the mount points compared by
+ * mnt_fs_streq_target() (streq_paths()), so the text "/t/", "//t" and "/t"
+ * is one mount point, even in a file no kernel wrote.
+ */
+static int uniq_mark_gone(struct matcher *mt)
+{
+	struct uniq_ent *e = calloc(mt->n + 1, sizeof(*e));
+	struct mntsnap_mount m;
+	int r = 0;
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < mt->n && !r; i++) {
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		e[i] = (struct uniq_ent){ .key = uniq_key(m.mount_point), .index = i };
+		if (!e[i].key)
+			r = -ENOMEM;
+	}
+	if (!r) {
+		qsort(e, mt->n, sizeof(*e), uniq_ent_cmp);
+		for (size_t i = 0; i + 1 < mt->n; i++)
+			if (!strcmp(e[i].key, e[i + 1].key))
+				mt->gone[e[i].index] = true;
+	}
+	for (size_t i = 0; i < mt->n; i++)
+		free(e[i].key);
+	free(e);
+	return r;
+}
+
 static int matcher_init(struct matcher *mt, const struct view *v,
 			const struct mntsnap_snapshot *snap)
 {
@@ -960,17 +1026,11 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 		mt->order[i] = (uint32_t)mntsnap_snapshot_tree_index(snap, i);
 	}
 	mt->norder = n;
-	/* -U: the last mount at each mount point stays */
-	if (v->uniq)
-		for (size_t i = 0; i < n; i++) {
-			mntsnap_snapshot_get(snap, i, &m);
-			for (long j = mntsnap_snapshot_next_mount_point(snap, m.mount_point, -1);
-			     j >= 0; j = mntsnap_snapshot_next_mount_point(snap, m.mount_point, j))
-				if ((size_t)j > i)
-					mt->gone[i] = true;
-		}
 	if (v->uniq) {
-		int r = uniq_parent_ids(mt);
+		int r = uniq_mark_gone(mt);
+
+		if (!r)
+			r = uniq_parent_ids(mt);
 
 		if (!r)
 			r = build_uniq_tree(mt);
