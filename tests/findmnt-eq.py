@@ -70,6 +70,13 @@ on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
 POSIXLY_CORRECT; mntsnap's own options by a prefix; show and stat alike.
 
+Mount point lookups (target_lookups): -M, -T, MOUNTPOINT (alone and after
+a SOURCE), with -C/--nocanonicalize, -R, -f, -d, -i, on a -F table whose
+mount point text no kernel writes ("/a/", "//b", "rel", "/e/./f"), asked
+for with slashes repeated or trailing, through symlinks, relative to the
+working directory, and -T below a mount point; the same on a live private
+namespace (both backends) and on that table saved (show).
+
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
@@ -2620,11 +2627,12 @@ def tabfile_lines(t, binary, base):
                 b'list: line 2: ' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
 
 
-def lookup_pair(t, name, binary, args, cwd=None):
-    """findmnt ARGS and mntsnap list ARGS (in cwd): stdout, exit status and
-    whether stderr says anything, as same_output() allows."""
+def lookup_pair(t, name, binary, args, cwd=None, ms_cmd=('list',)):
+    """findmnt ARGS and mntsnap list ARGS (in cwd; ms_cmd: mntsnap's
+    command and its own options): stdout, exit status and whether stderr
+    says anything, as same_output() allows."""
     fm = subprocess.run(['findmnt'] + args, capture_output=True, cwd=cwd)
-    ms = subprocess.run([binary, 'list'] + args, capture_output=True, cwd=cwd)
+    ms = subprocess.run([binary] + list(ms_cmd) + args, capture_output=True, cwd=cwd)
     why = same_output(args, fm.returncode, fm.stdout, ms.returncode, ms.stdout,
                       fm.stderr, ms.stderr)
     if not why and bool(fm.stderr.strip()) != bool(ms.stderr.strip()):
@@ -2809,6 +2817,156 @@ def show_stat_tids(t, binary, base):
                    json_out='-J' in form)
 
 
+# -M/-T/MOUNTPOINT forms of one path: as given, a trailing slash, doubled slashes
+def target_forms(p):
+    forms = [p, p + '/', p.replace('/', '//'), '/' + p if p.startswith('/') else './' + p]
+    return [f for i, f in enumerate(forms) if f not in forms[:i]]
+
+
+def target_lookup_sets(paths, walks):
+    """The lookups of target_lookups_*: every option that names a mount
+    point (-M, -T, the positional MOUNTPOINT alone or after a SOURCE),
+    with -C/--nocanonicalize, -R, -f, -d backward, -i; walks: -T paths
+    below a mount point (findmnt's second pass, a mount point found by
+    the path's text)."""
+    sets = []
+    for p in paths:
+        for x in target_forms(p):
+            sets += [['-M', x], ['-T', x], [x], ['-C', '-M', x], ['--nocanonicalize', '-T', x],
+                     ['-R', '-M', x]]
+        sets += [['-R', '-T', p], ['-C', '-R', '-M', p], ['-f', '-M', p], ['-f', p],
+                 ['-d', 'backward', '-M', p], ['-i', '-M', p], ['-J', '-M', p], ['-l', '-T', p],
+                 ['-C', p]]
+    for w in walks:
+        sets += [['-T', w], ['-C', '-T', w], ['-R', '-T', w], ['-d', 'backward', '-T', w]]
+    return sets
+
+
+def target_lookups_file(t, binary, base):
+    """-M/-T/MOUNTPOINT on a -F mountinfo table whose mount point text is
+    not what a kernel writes ("/a/", "//b", "rel", "x//y/"): libmount's
+    mnt_fs_match_target() compares texts with streq_paths() (slashes
+    repeated or trailing aside), then (its cache, not -C) the path asked
+    for resolved on this file system, never the line's own text resolved
+    (a kernel table's); -T PATH matching nothing: the mount point PATH is
+    on, by PATH's text stripped component by component, that line's text
+    then matched again."""
+    d = os.path.join(base, 'tgtlook')
+    for sub in ('m/x/y', 'n/z', 'real/q', 'o'):
+        os.makedirs(os.path.join(d, sub))
+    open(os.path.join(d, 'm', 'x', 'f'), 'w').close()
+    os.symlink('m', os.path.join(d, 'lnk'))
+    os.symlink('real', os.path.join(d, 'lnk2'))
+    mi = os.path.join(d, 'mountinfo')
+    mps = ['/', '/a/', '//b', 'rel', '/a/x', d + '/m/', d.replace('/', '//') + '//n', '/' + d + '/o',
+           d + '/lnk', d + '/real', '/c//d/', '/a/', '/e/./f', d + '/m/x/']
+    with open(mi, 'w') as fh:
+        for i, mp in enumerate(mps):
+            fh.write('%d %d 0:%d / %s rw - tmpfs t%d rw\n' % (20 + i, 20 if i != 4 else 21, i + 3,
+                                                              mp, i))
+    paths = ['/a', '/b', 'rel', '/c/d', '/e/./f', d + '/m', d + '/n', d + '/o', d + '/lnk',
+             d + '/lnk2', d + '/real', d + '/m/x']
+    walks = [d + '/m/x/y', d + '/m/x/f', d + '//m/x/', d + '/n/z', d + '/lnk/x/y', d + '/lnk2/q',
+             d + '/o/', '/a/x/y', d + '/m/../n/z']
+    for args in target_lookup_sets(paths, walks) + [['t1', '/a'], ['t2', '/b/'], ['t3', 'rel/'],
+                                                    ['-J', 't5', d + '//m'], ['-C', 't1', '//a']]:
+        lookup_pair(t, 'target lookup -F', binary, ['-F', mi, '-r'] + args)
+    for args in (['-M', 'm'], ['-M', 'm/'], ['-M', './n'], ['-T', 'm/x/y'], ['-T', 'lnk/x'],
+                 ['m'], ['-C', '-M', 'm'], ['-C', '-T', 'm/x/y'], ['-C', '-T', 'n/z'],
+                 ['-R', '-M', 'm'], ['-M', 'rel'], ['-T', 'rel'], ['-T', 'o']):
+        lookup_pair(t, 'target lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
+
+
+def uniq_targets_file(t, binary, base):
+    """-U on a -F mountinfo table whose mount point text is not what a
+    kernel writes: libmount's mnt_table_uniq_fs() keeps the last mount of
+    each mount point, its compare being mnt_fs_streq_target(), so "/t",
+    "/t/" and "//t" are one mount point, and two lines with the same text
+    ("/d//x", "/e/.", relative "g") are too; "/e/." and "/e" are not."""
+    d = os.path.join(base, 'uniqtgt')
+    os.makedirs(d)
+    mi = os.path.join(d, 'mountinfo')
+    mps = ['/', '/d//x', '/d//x', '/e/.', '/e/.', '/e', '/t', '/t/', '//t', 'g', 'g', '/d/x/',
+           '/t//u', '/t/u/']
+    with open(mi, 'w') as fh:
+        for i, mp in enumerate(mps):
+            fh.write('%d %d 0:%d / %s rw - tmpfs u%d rw\n' % (20 + i, 20 if i != 12 else 28,
+                                                              i + 3, mp, i))
+    for args in (['-U'], ['-U', '-l'], ['-U', '-r'], ['-U', '-J'], ['-U', '-P'],
+                 ['-U', '-M', '/t'], ['-U', '-M', '/d/x'], ['-U', '-R', '-M', '//t'],
+                 ['-U', '--shadowed', '-r'], ['-U', '-i', '-M', '/e/.', '-r']):
+        lookup_pair(t, 'uniq targets -F', binary, ['-F', mi] + args)
+
+
+def target_lookups_inner(binary, base):
+    """In a private mount namespace already: tmpfs mounts at m (with one on
+    m/x below it), a stack of two at st, named through a symlink, with
+    slashes repeated or trailing, relative to the working directory; both
+    backends, and show on the table saved. Prints the tally as JSON."""
+    t = Tally()
+    d = os.path.join(base, 'tgtlive')
+    for sub in ('m', 'st'):
+        os.makedirs(os.path.join(d, sub))
+    os.symlink('m', os.path.join(d, 'lnk'))
+    mounted = []
+    try:
+        for src, mp in (('tl-m', 'm'), ('tl-mx', 'm/x'), ('tl-st1', 'st'), ('tl-st2', 'st')):
+            mp = os.path.join(d, mp)
+            os.makedirs(mp, exist_ok=True)
+            subprocess.run(['mount', '-t', 'tmpfs', src, mp], check=True)
+            mounted.append(mp)
+        os.makedirs(os.path.join(d, 'm', 'x', 'y'))
+        p = lambda x: os.path.join(d, x)
+        sets = target_lookup_sets([p('m'), p('st'), p('lnk'), p('m/x')],
+                                  [p('m/x/y'), p('lnk/x/y'), p('m//x/y/'), p('st/q')])
+        # the matching is the same code on either capture: the text
+        # backend on the first path's lookups only, for the suite's time
+        for backend, n in (('statmount', len(sets)), ('mountinfo', len(sets) // 4)):
+            ms = ('list', '--backend', backend)
+            for args in sets[:n]:
+                lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
+                            ms_cmd=ms)
+            for args in (['-M', 'm/'], ['-T', 'm/x/y'], ['-C', '-M', 'm'], ['-C', '-T', 'lnk/x'],
+                         ['m'], ['-R', '-M', './m']):
+                lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
+                            cwd=d, ms_cmd=ms)
+        # a saved table: its paths by their text, never resolved
+        snap = os.path.join(base, 'tgtlive.snap')
+        r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+        t.check('target lookup save', r.returncode == 0, r.stderr.decode(errors='replace'))
+        for args in (['-M', p('m/')], ['-M', p('m').replace('/', '//')], ['-R', '-M', p('m') + '//'],
+                     ['-T', p('st/')], [p('m/x') + '/'], ['-T', p('m//x/y')]):
+            lookup_pair(t, 'target lookup show', binary, ['-r'] + args, ms_cmd=('show', snap))
+    finally:
+        for mp in reversed(mounted):
+            subprocess.run(['umount', mp], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def target_lookups(t, binary, base):
+    target_lookups_file(t, binary, base)
+    uniq_targets_file(t, binary, base)
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP target lookups on a live table: needs root and unshare(1)')
+        t.skipped += 1
+        return
+    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
+                        os.path.abspath(__file__), '--target-lookups', binary, base],
+                       capture_output=True, text=True, errors='surrogateescape')
+    out = r.stdout.rstrip('\n').split('\n')
+    try:
+        res = json.loads(out[-1])
+    except ValueError:
+        t.check('target lookups live', False, r.stdout + r.stderr)
+        return
+    if len(out) > 1:
+        print('\n'.join(out[:-1]))
+    t.passed += res['passed']
+    t.failed += res['failed']
+    t.skipped += res['skipped']
+
+
 TAB_UUID_COLS = 'TARGET,SOURCE,UUID,LABEL,PARTUUID,PARTLABEL'
 
 
@@ -2864,6 +3022,8 @@ def main():
         return source_lookups_inner(*sys.argv[2:4])
     if sys.argv[1] == '--tab-uuid':
         return tab_uuid_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--target-lookups':
+        return target_lookups_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
@@ -2908,6 +3068,9 @@ def main():
     if only in 'abbrev':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-abbrev-') as base:
             abbrevs(t, binary, data, base)
+    if only in 'target-lookups':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tgt-') as base:
+            target_lookups(t, binary, base)
     if only in 'source-lookups':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-src-') as base:
             source_lookups(t, binary, base)

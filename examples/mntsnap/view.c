@@ -467,49 +467,26 @@ bool match_options(const char *opts, size_t n, const char *pattern)
 	return true;
 }
 
-/* Mark every mount at mount point path (findmnt -M lists stacked ones too). */
-static size_t mark_at(const struct mntsnap_snapshot *snap, const char *path, bool *hit)
-{
-	size_t k = 0;
-
-	/*
-	 * libmount compares mount points by components, each with its slash
-	 * (streq_paths()), and one slash more or less at the end does not
-	 * count: "" is "/" without it, the one relative path that names a
-	 * mount point (findmnt -M '' is the root).
-	 */
-	if (!path[0])
-		path = "/";
-	for (long i = mntsnap_snapshot_next_mount_point(snap, path, -1); i >= 0;
-	     i = mntsnap_snapshot_next_mount_point(snap, path, i), k++)
-		hit[i] = true;
-	return k;
-}
-
-/* Is one of path's components "." or ".."? */
-static bool has_dot_part(const char *path)
-{
-	for (const char *p = path; *p;) {
-		size_t l = strcspn(p, "/");
-
-		if ((l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
-			return true;
-		p += l + (p[l] == '/');
-	}
-	return false;
-}
-
 /*
- * Mark the mounts whose mount point is path by the text, as libmount's
- * streq_paths() compares: repeated and trailing slashes aside, "" the
- * same as "/", but "." and ".." components kept (mark_at() resolves
- * them; a kernel's mount point never has one, so such a path is none).
+ * Mark every mount whose mount point is path by the text, stacked ones
+ * too, as libmount's mnt_fs_streq_target() compares (streq_paths()):
+ * slashes repeated or at the end aside, "" the same as "/", nothing else
+ * normalized ("." and ".." are components like any other), a relative
+ * path only the same relative text. Not the library's index: a table
+ * read from a file may hold mount points no kernel writes ("/a/", "//b",
+ * "rel"), which findmnt finds by any of those spellings.
  */
 static size_t mark_text(const struct mntsnap_snapshot *snap, const char *path, bool *hit)
 {
-	if (has_dot_part(path))
-		return 0;
-	return mark_at(snap, *path ? path : "/", hit);
+	struct mntsnap_mount m;
+	size_t k = 0, n = mntsnap_snapshot_count(snap);
+
+	for (size_t i = 0; i < n; i++) {
+		mntsnap_snapshot_get(snap, i, &m);
+		if ((m.mask & MNTSNAP_F_MOUNT_POINT) && streq_paths(m.mount_point, path))
+			hit[i] = true, k++;
+	}
+	return k;
 }
 
 /* What one run of findmnt's matching needs, built once per table. */
@@ -528,20 +505,6 @@ struct matcher {
 	size_t norder;
 	struct obuf ob;
 };
-
-/*
- * findmnt's target match (mnt_fs_match_target()): the mount point as given,
- * or as this file system resolves it (a live table, unless -C).
- */
-static void mark_target_exact(struct matcher *mt, const char *path)
-{
-	char real[PATH_MAX];
-
-	memset(mt->target_hit, 0, mt->n);
-	mark_text(mt->snap, path, mt->target_hit);
-	if (!mt->v->saved && !mt->v->nocanon && realpath(path, real))
-		mark_at(mt->snap, real, mt->target_hit);
-}
 
 enum { FS_PSEUDO = 1, FS_NET = 2 };
 
@@ -580,6 +543,24 @@ static bool streq_srcpath(const char *src, unsigned flags, const char *path)
 static bool resolves(const struct matcher *mt)
 {
 	return !mt->v->saved && !mt->v->nocanon;
+}
+
+/*
+ * findmnt's target match (mnt_fs_match_target()): the mount point text
+ * as given, else the path as this file system resolves it through the
+ * cache (mnt_resolve_path(): the path itself when it does not resolve),
+ * unless -C or a saved table. A kernel table's own mount points are
+ * never resolved: libmount takes them as canonical, so a line whose
+ * text names a symlink is found by that text only.
+ */
+static void mark_target_exact(struct matcher *mt, const char *path)
+{
+	const char *cn;
+
+	memset(mt->target_hit, 0, mt->n);
+	mark_text(mt->snap, path, mt->target_hit);
+	if (resolves(mt) && (cn = pathcache_path(&mt->pc, path)))
+		mark_text(mt->snap, cn, mt->target_hit);
 }
 
 /* A record's source that is a tag (libmount: no path then), split; false if none. */
@@ -957,6 +938,72 @@ static bool self_parent(const struct mntsnap_mount *m)
 	return (m->mask & MNTSNAP_F_ID_OLD) && m->parent_id_old == m->id_old;
 }
 
+/*
+ * A mount point as streq_paths() compares it: each run of slashes as one,
+ * no trailing slash ("/t//u/" is "/t/u", "/" is ""). Two texts are
+ * streq_paths()-equal exactly when these keys are, so -U can sort by key
+ * instead of comparing every pair.
+ */
+static char *uniq_key(const char *path)
+{
+	char *k = malloc(strlen(path) + 1), *o = k;
+
+	if (!k)
+		return NULL;
+	for (const char *s = path; *s; s++)
+		if (*s != '/' || s[1] != '/')
+			*o++ = *s;
+	while (o > k && o[-1] == '/')
+		o--;
+	*o = '\0';
+	return k;
+}
+
+struct uniq_ent {
+	char *key;
+	size_t index;
+};
+
+static int uniq_ent_cmp(const void *a, const void *b)
+{
+	const struct uniq_ent *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/*
+ * -U: libmount's mnt_table_uniq_fs() as findmnt calls it, the last mount
+ * of each mount point stays, the mount points compared by
+ * mnt_fs_streq_target() (streq_paths()), so the text "/t/", "//t" and "/t"
+ * is one mount point, even in a file no kernel wrote.
+ */
+static int uniq_mark_gone(struct matcher *mt)
+{
+	struct uniq_ent *e = calloc(mt->n + 1, sizeof(*e));
+	struct mntsnap_mount m;
+	int r = 0;
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < mt->n && !r; i++) {
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		e[i] = (struct uniq_ent){ .key = uniq_key(m.mount_point), .index = i };
+		if (!e[i].key)
+			r = -ENOMEM;
+	}
+	if (!r) {
+		qsort(e, mt->n, sizeof(*e), uniq_ent_cmp);
+		for (size_t i = 0; i + 1 < mt->n; i++)
+			if (!strcmp(e[i].key, e[i + 1].key))
+				mt->gone[e[i].index] = true;
+	}
+	for (size_t i = 0; i < mt->n; i++)
+		free(e[i].key);
+	free(e);
+	return r;
+}
+
 static int matcher_init(struct matcher *mt, const struct view *v,
 			const struct mntsnap_snapshot *snap)
 {
@@ -979,17 +1026,11 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 		mt->order[i] = (uint32_t)mntsnap_snapshot_tree_index(snap, i);
 	}
 	mt->norder = n;
-	/* -U: the last mount at each mount point stays */
-	if (v->uniq)
-		for (size_t i = 0; i < n; i++) {
-			mntsnap_snapshot_get(snap, i, &m);
-			for (long j = mntsnap_snapshot_next_mount_point(snap, m.mount_point, -1);
-			     j >= 0; j = mntsnap_snapshot_next_mount_point(snap, m.mount_point, j))
-				if ((size_t)j > i)
-					mt->gone[i] = true;
-		}
 	if (v->uniq) {
-		int r = uniq_parent_ids(mt);
+		int r = uniq_mark_gone(mt);
+
+		if (!r)
+			r = uniq_parent_ids(mt);
 
 		if (!r)
 			r = build_uniq_tree(mt);
@@ -1056,92 +1097,6 @@ static size_t find_all(struct matcher *mt, int32_t *found)
 }
 
 /*
- * -C: libmount's mnt_table_find_target() without a cache: the text, or
- * for a relative path the working directory and the text (a leading "./"
- * or a lone "." dropped), nothing resolved.
- */
-static bool mark_text_or_cwd(const struct mntsnap_snapshot *snap, const char *path, bool *hit)
-{
-	char cwd[PATH_MAX], *abs;
-	bool found;
-
-	if (mark_text(snap, path, hit))
-		return true;
-	if (path[0] == '/' || !path[0] || !getcwd(cwd, sizeof(cwd)))
-		return false;
-	if (!strncmp(path, "./", 2))
-		path += 2;
-	else if (!strcmp(path, "."))
-		path = "";
-	if (asprintf(&abs, "%s%s%s", cwd, *path ? "/" : "", path) < 0)
-		return false;
-	found = mark_text(snap, abs, hit);
-	free(abs);
-	return found;
-}
-
-/*
- * -C's walk (libmount's mnt_table_find_mountpoint() without a cache):
- * nothing unless PATH exists; then PATH's text with its last component
- * stripped off until a mount point matches, stopping early where what
- * is left is one character ("m" of "m/x"; "/" ends every walk).
- */
-static void walk_text(struct matcher *mt, const char *path)
-{
-	struct stat st;
-	char *p = strdup(path), *slash;
-
-	if (!p || fstatat(AT_FDCWD, path, &st, AT_NO_AUTOMOUNT)) {
-		free(p);
-		return;
-	}
-	do {
-		if (mark_text_or_cwd(mt->snap, p, mt->target_hit))
-			goto out;
-		slash = strrchr(p, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-	} while (p[1] != '\0'); /* libmount's test: for "" the byte after (never a NUL) */
-	mark_at(mt->snap, "/", mt->target_hit);
-out:
-	free(p);
-}
-
-/*
- * The longest mount point of the table that PATH starts with, by the
- * text (libmount's mnt_table_find_mountpoint()), PATH resolved on this
- * file system first for a live table (-C: see walk_text()).
- */
-static bool extra_target(struct matcher *mt, const char *path)
-{
-	char real[PATH_MAX], *p;
-	bool *hit = mt->target_hit;
-
-	memset(hit, 0, mt->n);
-	if (mt->v->nocanon && !mt->v->saved) {
-		walk_text(mt, path);
-		return true;
-	}
-	if (mt->v->saved) {
-		if (strlen(path) >= sizeof(real))
-			return false;
-		strcpy(real, path);
-	} else if (!realpath(path, real)) {
-		return false;
-	}
-	if (real[0] != '/')
-		return false;
-	while (strlen(real) > 1 && !mark_at(mt->snap, real, hit)) {
-		p = strrchr(real, '/');
-		*(p == real ? p + 1 : p) = '\0';
-	}
-	if (!strcmp(real, "/"))
-		mark_at(mt->snap, "/", hit);
-	return true;
-}
-
-/*
  * findmnt -f SOURCE works "like mount SOURCE" (is_mount_compatible_mode()):
  * a source that is no MAJ:MIN, without -t or -O, is looked up alone, so
  * -T/-M, -i, --real, --pseudo, --shadowed and -D's filter do not apply.
@@ -1155,17 +1110,23 @@ static bool mount_compat(const struct matcher *mt)
 	       !devno_parse(mt->source, &maj, &min);
 }
 
-/* The records in the -d direction (-U's dropped ones skipped): -1 at the end. */
-static long next_rec(const struct matcher *mt, size_t *j)
+/* The records in one direction (-U's dropped ones skipped): -1 at the end. */
+static long next_rec_dir(const struct matcher *mt, size_t *j, bool backward)
 {
 	while (*j < mt->n) {
-		size_t i = mt->v->backward ? mt->n - 1 - *j : *j;
+		size_t i = backward ? mt->n - 1 - *j : *j;
 
 		(*j)++;
 		if (!mt->gone[i])
 			return (long)i;
 	}
 	return -1;
+}
+
+/* The records in the -d direction */
+static long next_rec(const struct matcher *mt, size_t *j)
+{
+	return next_rec_dir(mt, j, mt->v->backward);
 }
 
 /*
@@ -1235,20 +1196,29 @@ static long find_tag_text(struct matcher *mt, const char *spec)
 	return hit;
 }
 
-static long find_mount_point(struct matcher *mt, const char *path)
+/*
+ * mnt_table_find_target(): the first record (in the -d direction, or
+ * backward) whose mount point is path by the text; then, for a relative
+ * path, by the working directory and the text (a leading "./" or a lone
+ * "." dropped: absolute_path()); then (the cache, not -C or a saved
+ * table) by path resolved. The records' own mount points are a kernel
+ * table's, never resolved. -1: none.
+ */
+static long find_mount_point(struct matcher *mt, const char *path, bool backward)
 {
 	struct mntsnap_mount m;
 	char cwd[PATH_MAX], *alt = NULL;
 	long i, hit = -1;
 	size_t j = 0;
 
-	while ((i = next_rec(mt, &j)) >= 0) {
+	if (!*path)
+		return -1;
+	while (hit < 0 && (i = next_rec_dir(mt, &j, backward)) >= 0) {
 		mntsnap_snapshot_get(mt->snap, (size_t)i, &m);
 		if (streq_paths(m.mount_point, path))
-			return i;
+			hit = i;
 	}
-	/* mnt_table_find_target(): a relative path on the working directory, as text */
-	if (path[0] != '/' && getcwd(cwd, sizeof(cwd))) {
+	if (hit < 0 && path[0] != '/' && getcwd(cwd, sizeof(cwd))) {
 		const char *rel = !strncmp(path, "./", 2) ? path + 2 : strcmp(path, ".") ? path : "";
 
 		if (asprintf(&alt, "%s%s%s", cwd, *rel ? "/" : "", rel) < 0)
@@ -1260,7 +1230,7 @@ static long find_mount_point(struct matcher *mt, const char *path)
 			alt = resolves(mt) && pathcache_path(&mt->pc, path) ?
 				      strdup(pathcache_path(&mt->pc, path)) : NULL;
 		}
-		for (j = 0; alt && hit < 0 && (i = next_rec(mt, &j)) >= 0;) {
+		for (j = 0; alt && hit < 0 && (i = next_rec_dir(mt, &j, backward)) >= 0;) {
 			mntsnap_snapshot_get(mt->snap, (size_t)i, &m);
 			if (streq_paths(m.mount_point, alt))
 				hit = i;
@@ -1268,6 +1238,64 @@ static long find_mount_point(struct matcher *mt, const char *path)
 	}
 	free(alt);
 	return hit;
+}
+
+/*
+ * libmount's mnt_table_find_mountpoint(): the record (the table read
+ * backward) whose mount point path is on, found by path's text with its
+ * last component stripped off until one matches - as long as path
+ * exists (a saved table: never asked, its paths are never looked at
+ * here); what is left of one character ("m" of "m/x") ends the walk, and
+ * "/" is the last try. -1: none.
+ */
+static long find_mount_point_of(struct matcher *mt, const char *path)
+{
+	struct stat st;
+	char *p, *slash;
+	long i = -1;
+
+	if (!*path || (!mt->v->saved && fstatat(AT_FDCWD, path, &st, AT_NO_AUTOMOUNT)))
+		return -1;
+	p = strdup(path);
+	if (!p)
+		return -1;
+	do {
+		i = find_mount_point(mt, p, true);
+		if (i >= 0)
+			break;
+		slash = strrchr(p, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	} while (p[1] != '\0'); /* libmount's test: for "" the byte after (never a NUL) */
+	free(p);
+	return i >= 0 ? i : find_mount_point(mt, "/", true);
+}
+
+/*
+ * findmnt -T PATH that matched nothing (enable_extra_target_match()):
+ * the mount point PATH is on (PATH resolved through the cache first,
+ * not under -C or for a saved table) takes PATH's place, by the text of
+ * its line, and the match runs again with it. false: no other target.
+ */
+static bool extra_target(struct matcher *mt, const char *path)
+{
+	const char *tgt = resolves(mt) ? pathcache_path(&mt->pc, path) : path;
+	struct mntsnap_mount m;
+	long i;
+
+	if (!tgt)
+		return false;
+	i = find_mount_point_of(mt, tgt);
+	if (i < 0)
+		return false;
+	mntsnap_snapshot_get(mt->snap, (size_t)i, &m);
+	if (!strcmp(m.mount_point, tgt))
+		return false;
+	/* the snapshot's string: valid as long as the matcher */
+	mt->target = m.mount_point;
+	mark_target_exact(mt, mt->target);
+	return true;
 }
 
 /*
@@ -1287,7 +1315,7 @@ static size_t find_first_source(struct matcher *mt, int32_t *found)
 	if (i < 0 && mt->source[0] && !tags_is_devtag(mt->source))
 		i = find_srcpath(mt, mt->source);
 	if (i < 0 && swap && mt->source[0])
-		i = find_mount_point(mt, mt->source);
+		i = find_mount_point(mt, mt->source, mt->v->backward);
 	if (i < 0)
 		return 0;
 	found[0] = (int32_t)i;
