@@ -77,6 +77,7 @@ import os
 import random
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -2768,6 +2769,56 @@ def mtab_tid_uuid(t, binary, base):
         loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
 
 
+def block_devs():
+    """MAJ:MIN of block devices whose /dev/NAME is that device, as
+    libmount's sysfs_blkdev_get_path() requires of a name it gives."""
+    out = []
+    for mm in sorted(os.listdir('/sys/dev/block')):
+        name = os.path.basename(os.readlink(os.path.join('/sys/dev/block', mm)))
+        dev = '/dev/' + name.replace('!', '/')
+        try:
+            st = os.stat(dev)
+        except OSError:
+            continue
+        ma, mi = (int(x) for x in mm.split(':'))
+        if stat.S_ISBLK(st.st_mode) and st.st_rdev == os.makedev(ma, mi):
+            out.append((mm, dev))
+    return out
+
+
+def dev_root(t, binary, base):
+    """A mountinfo source "/dev/root" (the kernel's name for a root fs
+    mounted without an initramfs): libmount's kernel_fs_postparse() names
+    the device by the line's MAJ:MIN (/sys/dev/block, then /dev/NAME), so
+    SOURCE, -S and -x show and match the real device; major 0 (and a
+    device /sys does not know) falls back to root= on the kernel command
+    line, none here, so /dev/root stays. mounts-format text is not
+    post-parsed: its /dev/root stays."""
+    devs = block_devs()[:2]
+    if not devs:
+        print('SKIP /dev/root: no block device here')
+        t.skipped += 1
+        return
+    mi = os.path.join(base, 'devroot.mountinfo')
+    lines = ['20 1 %s / / rw - ext4 /dev/root rw' % devs[0][0],
+             '21 20 0:3 / /a rw - tmpfs /dev/root rw',
+             '23 20 250:250 / /c rw - ext4 /dev/root rw']
+    if len(devs) > 1:
+        lines.append('22 20 %s /sub /b rw - ext4 /dev/root rw' % devs[1][0])
+    with open(mi, 'w') as fh:
+        fh.write('\n'.join(lines) + '\n')
+    mo = os.path.join(base, 'devroot.mounts')
+    with open(mo, 'w') as fh:
+        fh.write('/dev/root / ext4 rw 0 0\nproc /proc proc rw 0 0\n')
+    for args in ([], ['-l'], ['-r', '-o', 'SOURCE,TARGET,MAJ:MIN,SOURCES'], ['-J'], ['-P'],
+                 ['-S', devs[0][1], '-l'], ['-S', '/dev/root', '-l'], [devs[0][1]],
+                 ['-f', '-S', devs[0][1]], ['-S', devs[-1][1] + '[/sub]'],
+                 ['-v', '-o', 'SOURCE'], ['-c', '-o', 'SOURCE']):
+        lookup_pair(t, '/dev/root', binary, ['-F', mi] + args)
+    for args in ([], ['-S', '/dev/root']):
+        lookup_pair(t, '/dev/root mounts format', binary, ['-F', mo] + args)
+
+
 def main():
     clear_ul_debug_env()
     if sys.argv[1] == '--live':
@@ -2848,6 +2899,9 @@ def main():
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
+    if only in 'dev-root':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-devroot-') as base:
+            dev_root(t, binary, base)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)
