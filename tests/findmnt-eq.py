@@ -2813,10 +2813,117 @@ def dev_root(t, binary, base):
     for args in ([], ['-l'], ['-r', '-o', 'SOURCE,TARGET,MAJ:MIN,SOURCES'], ['-J'], ['-P'],
                  ['-S', devs[0][1], '-l'], ['-S', '/dev/root', '-l'], [devs[0][1]],
                  ['-f', '-S', devs[0][1]], ['-S', devs[-1][1] + '[/sub]'],
-                 ['-v', '-o', 'SOURCE'], ['-c', '-o', 'SOURCE']):
+                 ['-v', '-o', 'SOURCE'], ['-c', '-o', 'SOURCE'], ['-x', '-k']):
         lookup_pair(t, '/dev/root', binary, ['-F', mi] + args)
     for args in ([], ['-S', '/dev/root']):
         lookup_pair(t, '/dev/root mounts format', binary, ['-F', mo] + args)
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP /dev/root and root=: needs root and unshare')
+        t.skipped += 1
+        return
+    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
+                        os.path.abspath(__file__), '--dev-root', binary, base],
+                       capture_output=True, text=True, errors='surrogateescape')
+    out = r.stdout.rstrip('\n').split('\n')
+    try:
+        res = json.loads(out[-1])
+    except ValueError:
+        t.check('/dev/root and root=', False, r.stdout + r.stderr)
+        return
+    if len(out) > 1:
+        print('\n'.join(out[:-1]))
+    t.passed += res['passed']
+    t.failed += res['failed']
+    t.skipped += res['skipped']
+
+
+def dev_root_inner(binary, base):
+    """In a private mount namespace already: /proc/cmdline replaced (a bind
+    mount) by lines whose root= libmount's mnt_guess_system_root() reads
+    for a "/dev/root" it cannot name by MAJ:MIN (major 0, or a device
+    /sys does not know): MAJ:MIN, the kernel's hex number, a path, a
+    missing path, a tag nothing has, the last of two, one past " -- ",
+    and a table read live (a tmpfs mounted as "/dev/root"). Prints the
+    tally as JSON on its last line."""
+    t = Tally()
+    mm, dev = block_devs()[0]
+    ma, mi_ = (int(x) for x in mm.split(':'))
+    hexdev = '%x' % ((mi_ & 0xff) | (ma << 8) | ((mi_ & ~0xff) << 12))
+    mi = os.path.join(base, 'devroot-cmdline.mountinfo')
+    with open(mi, 'w') as fh:
+        fh.write('20 1 0:3 / / rw - tmpfs /dev/root rw\n'
+                 '21 20 250:250 / /c rw - ext4 /dev/root rw\n'
+                 '22 20 0:4 / /d rw - proc proc rw\n')
+    live = os.path.join(base, 'live-root')
+    os.makedirs(live)
+    subprocess.run(['mount', '-t', 'tmpfs', '/dev/root', live], check=True)
+    cmd = os.path.join(base, 'cmdline')
+    for line in ('ro root=%s quiet' % mm, 'root=%s' % hexdev, 'root=%s ro' % dev,
+                 'root=/dev/no-such-mntsnap-disk', 'root=PARTUUID=0badc0de-01 rw',
+                 'root=/dev/no-such root=%s' % mm, 'quiet -- root=%s' % mm,
+                 'nfsroot=%s' % mm, 'root=%s' % os.path.basename(dev), 'root=FOO=bar',
+                 'root=/dev/no-such  root=%s' % mm, 'root=', ''):
+        with open(cmd, 'w') as fh:
+            fh.write(line + '\n')
+        subprocess.run(['mount', '--bind', cmd, '/proc/cmdline'], check=True)
+        try:
+            for args in (['-F', mi, '-l'], ['-F', mi, '-S', dev, '-r'], ['-F', mi, '-x', '-k'],
+                         ['-M', live, '-r', '-o', 'SOURCE,TARGET'], ['-S', dev, '-M', live]):
+                lookup_pair(t, '/dev/root, cmdline %r' % line, binary, args)
+        finally:
+            subprocess.run(['umount', '/proc/cmdline'], check=True)
+    # -p: findmnt reads each new table as mountinfo text, renamed alike
+    with open(cmd, 'w') as fh:
+        fh.write('root=%s\n' % mm)
+    subprocess.run(['mount', '--bind', cmd, '/proc/cmdline'], check=True)
+    polled = os.path.join(base, 'polled-root')
+    os.makedirs(polled)
+    try:
+        poll_history(t, '/dev/root -p', binary,
+                     [['-p', '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-TARGET'],
+                      ['-p', '-S', dev, '-o', 'ACTION,SOURCE']],
+                     ['mount -t tmpfs /dev/root %s' % polled, 'mount -o remount,ro %s' % polled,
+                      'umount %s' % polled], None, base)
+    finally:
+        subprocess.run(['umount', '/proc/cmdline'], check=True)
+    dev_root_tags(t, binary, mi, live, cmd)
+    subprocess.run(['umount', live], check=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def dev_root_tags(t, binary, mi, live, cmd):
+    """root=UUID=, root=LABEL= naming an ext4 on a loop device (libblkid's
+    answer, as libmount's mnt_resolve_spec()): skipped without a loop
+    device, mkfs.ext4 or a CLI built with libblkid."""
+    base = os.path.dirname(mi)
+    if not shutil.which('losetup') or not shutil.which('mkfs.ext4') \
+            or not have_blkid(binary, '/dev/null'):
+        print('SKIP /dev/root, root=TAG: needs losetup, mkfs.ext4, a CLI with libblkid')
+        t.skipped += 1
+        return
+    dev = loop_image(base, 'devroot.img', '/dev/root, root=TAG')
+    if dev is None:
+        t.skipped += 1
+        return
+    label = 'mntsnap-root-%d' % os.getpid()
+    try:
+        subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, dev], check=True,
+                       capture_output=True)
+        uuid = subprocess.run(['blkid', '-p', '-o', 'value', '-s', 'UUID', dev],
+                              capture_output=True, text=True).stdout.strip()
+        for line in ('root=UUID=%s' % uuid, 'root=LABEL=%s ro' % label):
+            with open(cmd, 'w') as fh:
+                fh.write(line + '\n')
+            subprocess.run(['mount', '--bind', cmd, '/proc/cmdline'], check=True)
+            try:
+                for args in (['-F', mi, '-l'], ['-F', mi, '-S', dev, '-r'],
+                             ['-M', live, '-r', '-o', 'SOURCE,TARGET']):
+                    lookup_pair(t, '/dev/root, cmdline %r' % line, binary, args)
+            finally:
+                subprocess.run(['umount', '/proc/cmdline'], check=True)
+    finally:
+        subprocess.run(['losetup', '-d', dev], capture_output=True)
 
 
 def main():
@@ -2827,6 +2934,8 @@ def main():
         return blkid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--source-lookups':
         return source_lookups_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--dev-root':
+        return dev_root_inner(*sys.argv[2:4])
     if sys.argv[1] == '--tab-uuid':
         return tab_uuid_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]

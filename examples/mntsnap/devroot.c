@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "devroot.h"
+#include "pathcache.h"
 
 /*
  * sysfs_devno_to_devpath(): /sys/dev/block/MAJ:MIN's link names the
@@ -52,8 +54,11 @@ static char *devno_path(unsigned maj, unsigned min)
 }
 
 /*
- * mnt_get_kernel_cmdline_option("root="): the last root= before " -- "
- * (kernel arguments end there), preceded by a blank or first.
+ * mnt_get_kernel_cmdline_option("root="), its walk kept: the last root=
+ * before " -- " (kernel arguments end there) that follows a blank or
+ * starts the line. Each value's end is cut in place, so a root= right
+ * after another's single blank no longer follows one and is skipped,
+ * as libmount skips it.
  */
 static char *cmdline_root(void)
 {
@@ -65,27 +70,38 @@ static char *cmdline_root(void)
 		return NULL;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	if (n <= 0 || buf[0] == '\n')
+	if (n <= 0)
 		return NULL;
 	buf[n] = '\0';
+	/* fgets(): the first line only */
 	p = strchr(buf, '\n');
 	if (p)
 		p[1] = '\0';
+	if (!buf[0] || buf[0] == '\n')
+		return NULL;
 	p = strstr(buf, " -- ");
 	if (p)
 		*p = '\0';
 	else
 		buf[strlen(buf) - 1] = '\0';
-	for (p = buf; (p = strstr(p, "root=")); p++) {
-		size_t len;
+	for (p = buf; p && *p; p++) {
+		char *v;
+		bool end;
 
+		p = strstr(p, "root=");
+		if (!p)
+			break;
 		if (p != buf && !isblank((unsigned char)p[-1]))
 			continue;
-		len = strcspn(p + 5, " \t");
+		v = p + 5;
+		while (*p && !isblank((unsigned char)*p))
+			p++;
+		end = !*p;
+		*p = '\0';
 		free(res);
-		res = strndup(p + 5, len);
-		if (!res)
-			return NULL;
+		res = strdup(v);
+		if (end || !res)
+			break;
 	}
 	return res;
 }
@@ -102,13 +118,15 @@ static bool all_xdigits(const char *s)
 
 /*
  * mnt_guess_system_root() past the record's own device: root= as
- * MAJ:MIN, as the kernel's hex device number, or a path (realpath, the
- * path itself when that fails). NAME=value tags are left as /dev/root
- * here (the caller's findmnt resolves them through libblkid).
+ * MAJ:MIN, as the kernel's hex device number, else as libmount's
+ * mnt_resolve_spec() without a cache (findmnt gives its table one only
+ * after parsing): a tag's device (libblkid; none in a build without it),
+ * a path resolved, or the text itself when it resolves to nothing.
  */
 static char *cmdline_guess(void)
 {
 	char *spec = cmdline_root(), *dev = NULL;
+	struct pathcache pc;
 	unsigned x, y;
 
 	if (!spec)
@@ -124,10 +142,11 @@ static char *cmdline_guess(void)
 		/* the kernel's new_decode_dev() */
 		if (!errno && !*end && n <= UINT32_MAX)
 			dev = devno_path((n & 0xfff00) >> 8, (n & 0xff) | ((n >> 12) & 0xfff00));
-	} else if (!strchr(spec, '=')) {
-		dev = realpath(spec, NULL);
-		if (!dev && *spec)
-			dev = strdup(spec);
+	} else {
+		pathcache_init(&pc, false);
+		pc.off = true;
+		dev = pathcache_spec(&pc, spec);
+		pathcache_free(&pc);
 	}
 	free(spec);
 	return dev;
@@ -138,6 +157,18 @@ static bool is_dev_root(const struct mntsnap_mount *m)
 {
 	return (m->mask & MNTSNAP_F_SOURCE) && (m->mask & MNTSNAP_F_DEV) &&
 	       !strcmp(m->source, "/dev/root");
+}
+
+char *devroot_name(const struct mntsnap_mount *m)
+{
+	char *dev = NULL;
+
+	if (!is_dev_root(m))
+		return NULL;
+	/* major 0 (pseudo, network, btrfs): the number says nothing */
+	if (m->dev_major)
+		dev = devno_path(m->dev_major, m->dev_minor);
+	return dev ? dev : cmdline_guess();
 }
 
 int devroot_names(const struct mntsnap_snapshot *snap, char ***ret)
@@ -153,11 +184,7 @@ int devroot_names(const struct mntsnap_snapshot *snap, char ***ret)
 			continue;
 		if (!names && !(names = calloc(n, sizeof(*names))))
 			return -ENOMEM;
-		/* major 0 (pseudo, network, btrfs): the number says nothing */
-		if (m.dev_major)
-			names[i] = devno_path(m.dev_major, m.dev_minor);
-		if (!names[i])
-			names[i] = cmdline_guess();
+		names[i] = devroot_name(&m);
 	}
 	*ret = names;
 	return 0;

@@ -14,4 +14,7 @@
 int devroot_names(const struct mntsnap_snapshot *snap, char ***ret);
 void devroot_free(char **names, size_t n);
 
+/* The same for one record: malloc'd, NULL when it keeps its source */
+char *devroot_name(const struct mntsnap_mount *m);
+
 #endif
