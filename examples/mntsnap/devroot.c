@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: MIT
 /*
  * "/dev/root" as findmnt shows it. The kernel names the root filesystem
  * of a system booted without an initramfs "/dev/root" in mountinfo (and

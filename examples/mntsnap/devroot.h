@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: MIT */
 #ifndef MNTSNAP_CLI_DEVROOT_H
 #define MNTSNAP_CLI_DEVROOT_H
 
