@@ -85,6 +85,7 @@ import os
 import random
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -3012,6 +3013,177 @@ def mtab_tid_uuid(t, binary, base):
         loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
 
 
+def block_devs():
+    """MAJ:MIN of block devices whose /dev/NAME is that device, as
+    libmount's sysfs_blkdev_get_path() requires of a name it gives."""
+    out = []
+    for mm in sorted(os.listdir('/sys/dev/block')):
+        name = os.path.basename(os.readlink(os.path.join('/sys/dev/block', mm)))
+        dev = '/dev/' + name.replace('!', '/')
+        try:
+            st = os.stat(dev)
+        except OSError:
+            continue
+        ma, mi = (int(x) for x in mm.split(':'))
+        if stat.S_ISBLK(st.st_mode) and st.st_rdev == os.makedev(ma, mi):
+            out.append((mm, dev))
+    return out
+
+
+def needs_blkid(binary, args):
+    """-x and SOURCES need libblkid, which a CLI may be built without."""
+    return ('-x' in args or any('SOURCES' in a for a in args)) \
+        and not have_blkid(binary, '/dev/null')
+
+
+def dev_root(t, binary, base):
+    """A mountinfo source "/dev/root" (the kernel's name for a root fs
+    mounted without an initramfs): libmount's kernel_fs_postparse() names
+    the device by the line's MAJ:MIN (/sys/dev/block, then /dev/NAME), so
+    SOURCE, -S and -x show and match the real device; major 0 (and a
+    device /sys does not know) falls back to root= on the kernel command
+    line, none here, so /dev/root stays. mounts-format text is not
+    post-parsed: its /dev/root stays."""
+    devs = block_devs()[:2]
+    if not devs:
+        print('SKIP /dev/root: no block device here')
+        t.skipped += 1
+        return
+    mi = os.path.join(base, 'devroot.mountinfo')
+    lines = ['20 1 %s / / rw - ext4 /dev/root rw' % devs[0][0],
+             '21 20 0:3 / /a rw - tmpfs /dev/root rw',
+             '23 20 250:250 / /c rw - ext4 /dev/root rw']
+    if len(devs) > 1:
+        lines.append('22 20 %s /sub /b rw - ext4 /dev/root rw' % devs[1][0])
+    with open(mi, 'w') as fh:
+        fh.write('\n'.join(lines) + '\n')
+    mo = os.path.join(base, 'devroot.mounts')
+    with open(mo, 'w') as fh:
+        fh.write('/dev/root / ext4 rw 0 0\nproc /proc proc rw 0 0\n')
+    for args in ([], ['-l'], ['-r', '-o', 'SOURCE,TARGET,MAJ:MIN,SOURCES'], ['-J'], ['-P'],
+                 ['-S', devs[0][1], '-l'], ['-S', '/dev/root', '-l'], [devs[0][1]],
+                 ['-f', '-S', devs[0][1]], ['-S', devs[-1][1] + '[/sub]'],
+                 ['-v', '-o', 'SOURCE'], ['-c', '-o', 'SOURCE'], ['-x', '-k']):
+        if needs_blkid(binary, args):
+            continue
+        lookup_pair(t, '/dev/root', binary, ['-F', mi] + args)
+    for args in ([], ['-S', '/dev/root']):
+        lookup_pair(t, '/dev/root mounts format', binary, ['-F', mo] + args)
+    # the library keeps the kernel's text: the file renders back as read
+    rc, out, err = run([binary, 'list', '-F', mi, '--format', 'mountinfo'])
+    with open(mi, 'rb') as fh:
+        t.check('/dev/root: --format mountinfo gives the file back', rc == 0 and out == fh.read(),
+                short(err.decode(errors='replace') + out.decode(errors='replace')))
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP /dev/root and root=: needs root and unshare')
+        t.skipped += 1
+        return
+    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
+                        os.path.abspath(__file__), '--dev-root', binary, base],
+                       capture_output=True, text=True, errors='surrogateescape')
+    out = r.stdout.rstrip('\n').split('\n')
+    try:
+        res = json.loads(out[-1])
+    except ValueError:
+        t.check('/dev/root and root=', False, r.stdout + r.stderr)
+        return
+    if len(out) > 1:
+        print('\n'.join(out[:-1]))
+    t.passed += res['passed']
+    t.failed += res['failed']
+    t.skipped += res['skipped']
+
+
+def dev_root_inner(binary, base):
+    """In a private mount namespace already: /proc/cmdline replaced (a bind
+    mount) by lines whose root= libmount's mnt_guess_system_root() reads
+    for a "/dev/root" it cannot name by MAJ:MIN (major 0, or a device
+    /sys does not know): MAJ:MIN, the kernel's hex number, a path, a
+    missing path, a tag nothing has, the last of two, one past " -- ",
+    and a table read live (a tmpfs mounted as "/dev/root"). Prints the
+    tally as JSON on its last line."""
+    t = Tally()
+    mm, dev = block_devs()[0]
+    ma, mi_ = (int(x) for x in mm.split(':'))
+    hexdev = '%x' % ((mi_ & 0xff) | (ma << 8) | ((mi_ & ~0xff) << 12))
+    mi = os.path.join(base, 'devroot-cmdline.mountinfo')
+    with open(mi, 'w') as fh:
+        fh.write('20 1 0:3 / / rw - tmpfs /dev/root rw\n'
+                 '21 20 250:250 / /c rw - ext4 /dev/root rw\n'
+                 '22 20 0:4 / /d rw - proc proc rw\n')
+    live = os.path.join(base, 'live-root')
+    os.makedirs(live)
+    subprocess.run(['mount', '-t', 'tmpfs', '/dev/root', live], check=True)
+    cmd = os.path.join(base, 'cmdline')
+    for line in ('ro root=%s quiet' % mm, 'root=%s' % hexdev, 'root=%s ro' % dev,
+                 'root=/dev/no-such-mntsnap-disk', 'root=PARTUUID=0badc0de-01 rw',
+                 'root=/dev/no-such root=%s' % mm, 'quiet -- root=%s' % mm,
+                 'nfsroot=%s' % mm, 'root=%s' % os.path.basename(dev), 'root=FOO=bar',
+                 'root=/dev/no-such  root=%s' % mm, 'root=', ''):
+        with open(cmd, 'w') as fh:
+            fh.write(line + '\n')
+        subprocess.run(['mount', '--bind', cmd, '/proc/cmdline'], check=True)
+        try:
+            for args in (['-F', mi, '-l'], ['-F', mi, '-S', dev, '-r'], ['-F', mi, '-x', '-k'],
+                         ['-M', live, '-r', '-o', 'SOURCE,TARGET'], ['-S', dev, '-M', live]):
+                if not needs_blkid(binary, args):
+                    lookup_pair(t, '/dev/root, cmdline %r' % line, binary, args)
+        finally:
+            subprocess.run(['umount', '/proc/cmdline'], check=True)
+    # -p: findmnt reads each new table as mountinfo text, renamed alike
+    with open(cmd, 'w') as fh:
+        fh.write('root=%s\n' % mm)
+    subprocess.run(['mount', '--bind', cmd, '/proc/cmdline'], check=True)
+    polled = os.path.join(base, 'polled-root')
+    os.makedirs(polled)
+    try:
+        poll_history(t, '/dev/root -p', binary,
+                     [['-p', '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-TARGET'],
+                      ['-p', '-S', dev, '-o', 'ACTION,SOURCE']],
+                     ['mount -t tmpfs /dev/root %s' % polled, 'mount -o remount,ro %s' % polled,
+                      'umount %s' % polled], None, base)
+    finally:
+        subprocess.run(['umount', '/proc/cmdline'], check=True)
+    dev_root_tags(t, binary, mi, live, cmd)
+    subprocess.run(['umount', live], check=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def dev_root_tags(t, binary, mi, live, cmd):
+    """root=UUID=, root=LABEL= naming an ext4 on a loop device (libblkid's
+    answer, as libmount's mnt_resolve_spec()): skipped without a loop
+    device, mkfs.ext4 or a CLI built with libblkid."""
+    base = os.path.dirname(mi)
+    if not shutil.which('losetup') or not shutil.which('mkfs.ext4') \
+            or not have_blkid(binary, '/dev/null'):
+        print('SKIP /dev/root, root=TAG: needs losetup, mkfs.ext4, a CLI with libblkid')
+        t.skipped += 1
+        return
+    dev = loop_image(base, 'devroot.img', '/dev/root, root=TAG')
+    if dev is None:
+        t.skipped += 1
+        return
+    label = 'mntsnap-root-%d' % os.getpid()
+    try:
+        subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, dev], check=True,
+                       capture_output=True)
+        uuid = subprocess.run(['blkid', '-p', '-o', 'value', '-s', 'UUID', dev],
+                              capture_output=True, text=True).stdout.strip()
+        for line in ('root=UUID=%s' % uuid, 'root=LABEL=%s ro' % label):
+            with open(cmd, 'w') as fh:
+                fh.write(line + '\n')
+            subprocess.run(['mount', '--bind', cmd, '/proc/cmdline'], check=True)
+            try:
+                for args in (['-F', mi, '-l'], ['-F', mi, '-S', dev, '-r'],
+                             ['-M', live, '-r', '-o', 'SOURCE,TARGET']):
+                    lookup_pair(t, '/dev/root, cmdline %r' % line, binary, args)
+            finally:
+                subprocess.run(['umount', '/proc/cmdline'], check=True)
+    finally:
+        subprocess.run(['losetup', '-d', dev], capture_output=True)
+
+
 def main():
     clear_ul_debug_env()
     if sys.argv[1] == '--live':
@@ -3020,6 +3192,8 @@ def main():
         return blkid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--source-lookups':
         return source_lookups_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--dev-root':
+        return dev_root_inner(*sys.argv[2:4])
     if sys.argv[1] == '--tab-uuid':
         return tab_uuid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--target-lookups':
@@ -3097,6 +3271,9 @@ def main():
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
+    if only in 'dev-root':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-devroot-') as base:
+            dev_root(t, binary, base)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

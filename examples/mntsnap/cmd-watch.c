@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "devroot.h"
 #include "columns.h"
 #include "tags.h"
 #include "view.h"
@@ -1403,7 +1404,19 @@ static int print_events(const struct wargs *a, struct mntsnap_watch *w, uint64_t
 		v = u;
 	}
 	if (!r && a->poll) {
-		r = poll_batch(a->poll, v, n, w);
+		char **names = calloc(2 * n + 1, sizeof(*names));
+
+		/* findmnt re-reads mountinfo text, "/dev/root" renamed (devroot.h) */
+		for (size_t i = 0; names && i < n; i++) {
+			names[2 * i] = devroot_name(&v[i].e.mount);
+			names[2 * i + 1] = devroot_name(&v[i].e.old);
+			if (names[2 * i])
+				v[i].e.mount.source = names[2 * i];
+			if (names[2 * i + 1])
+				v[i].e.old.source = names[2 * i + 1];
+		}
+		r = names ? poll_batch(a->poll, v, n, w) : -ENOMEM;
+		devroot_free(names, 2 * n);
 		/* -m: findmnt reads every later table without the utab */
 		user_free(a->poll);
 		free(v);

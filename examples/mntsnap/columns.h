@@ -90,6 +90,11 @@ struct col_ctx {
 	 */
 	bool fstab;
 	bool evaluate; /* -e: tags shown as the devices they name */
+	/*
+	 * Per storage index: the device findmnt shows for a "/dev/root"
+	 * source (devroot.h), NULL for the others; NULL: none to rename
+	 */
+	char *const *root_src;
 	/* --vfs-all: VFS-OPTIONS names every VFS option, the default ones too */
 	bool vfs_all;
 	/*
@@ -135,6 +140,13 @@ extern const size_t cols_all_count;
  * the default ones (or -D's, --output-all's) that +LIST extends counted
  */
 #define COLS_MAX 54
+
+/* Record m as findmnt sees it: a "/dev/root" source renamed (cx->root_src) */
+static inline void col_fix_source(const struct col_ctx *cx, struct mntsnap_mount *m)
+{
+	if (cx && cx->root_src && cx->root_src[m->index])
+		m->source = cx->root_src[m->index];
+}
 
 const struct column *col_find(const char *name, size_t len);
 

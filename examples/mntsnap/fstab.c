@@ -30,6 +30,7 @@
 
 #include <sys/stat.h>
 
+#include "devroot.h"
 #include "fstab.h"
 #include "tags.h"
 #include "verscmp.h"
@@ -621,12 +622,19 @@ int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
 {
 	size_t n = mntsnap_snapshot_count(snap);
 	struct mntsnap_mount m;
-	int r = 0;
+	char **root_src = NULL;
+	int r;
 
 	*t = (struct fstab){ 0 };
+	/* findmnt -x -k checks the device libmount names for "/dev/root" */
+	r = devroot_names(snap, &root_src);
+	if (r)
+		return r;
 	t->ent = calloc(n + 1, sizeof(*t->ent));
-	if (!t->ent)
+	if (!t->ent) {
+		devroot_free(root_src, n);
 		return -ENOMEM;
+	}
 	t->kernel = true;
 	for (size_t i = 0; i < n && !r; i++) {
 		struct fstab_ent *e = &t->ent[t->n++];
@@ -634,7 +642,10 @@ int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
 		mntsnap_snapshot_get(snap, i, &m);
 		e->m = m;
 		e->target = strdup(m.mount_point);
-		e->source = strdup(m.mask & MNTSNAP_F_SOURCE ? m.source : "none");
+		e->source = strdup(root_src && root_src[i] ? root_src[i] :
+				   m.mask & MNTSNAP_F_SOURCE ? m.source : "none");
+		if (root_src && root_src[i])
+			e->m.source = e->source;
 		e->fstype = fstype_of(&m);
 		if (!e->target || !e->source || !e->fstype)
 			r = -ENOMEM;
@@ -648,6 +659,7 @@ int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
 		if (!r)
 			r = options_of(&m, MNTSNAP_OPTIONS_ALL, &e->options);
 	}
+	devroot_free(root_src, n);
 	if (r)
 		fstab_free(t);
 	return r;

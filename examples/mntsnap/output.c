@@ -225,6 +225,7 @@ static void enc_json(struct obuf *b, const char *str, size_t n)
  */
 struct recs {
 	const struct mntsnap_snapshot *snap;
+	const struct col_ctx *cx; /* its root_src names "/dev/root" as findmnt does */
 	const struct mntsnap_mount *const *list;
 	size_t n;
 };
@@ -235,6 +236,7 @@ static const struct mntsnap_mount *rec_get(const struct recs *rs, size_t i,
 	if (rs->list)
 		return rs->list[i];
 	mntsnap_snapshot_get(rs->snap, i, tmp);
+	col_fix_source(rs->cx, tmp);
 	return tmp;
 }
 
@@ -751,7 +753,7 @@ static long render(const struct recs *rs, const bool *match, const struct out_op
 long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 		const struct out_opts *o, FILE *f)
 {
-	struct recs rs = { .snap = snap, .n = mntsnap_snapshot_count(snap) };
+	struct recs rs = { .snap = snap, .cx = &o->cx, .n = mntsnap_snapshot_count(snap) };
 
 	return render(&rs, match, o, f);
 }

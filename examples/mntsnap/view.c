@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "fstab.h"
+#include "devroot.h"
 #include "pathcache.h"
 #include "tags.h"
 #include "view.h"
@@ -506,6 +507,13 @@ struct matcher {
 	struct obuf ob;
 };
 
+/* Record i as findmnt sees it: a "/dev/root" source renamed (devroot.h) */
+static void mt_get(const struct matcher *mt, size_t i, struct mntsnap_mount *m)
+{
+	mntsnap_snapshot_get(mt->snap, i, m);
+	col_fix_source(&mt->v->out.cx, m);
+}
+
 enum { FS_PSEUDO = 1, FS_NET = 2 };
 
 /*
@@ -516,7 +524,7 @@ static const char *src_path(struct matcher *mt, size_t i, unsigned *flags)
 {
 	struct mntsnap_mount m;
 
-	mntsnap_snapshot_get(mt->snap, i, &m);
+	mt_get(mt, i, &m);
 	mt->ob.len = 0;
 	cols_all[2].get(&mt->ob, &m, &mt->v->out.cx);
 	ob_putc(&mt->ob, '\0');
@@ -642,7 +650,7 @@ static void mark_source(struct matcher *mt)
 	 */
 	if (!mt->source[0]) {
 		for (size_t i = 0; i < mt->n; i++) {
-			mntsnap_snapshot_get(mt->snap, i, &m);
+			mt_get(mt, i, &m);
 			mt->source_hit[i] = (m.mask & MNTSNAP_F_SOURCE) && !m.source[0];
 		}
 		return;
@@ -650,7 +658,7 @@ static void mark_source(struct matcher *mt)
 	/* findmnt: a source that reads as "MAJ:MIN" (sscanf) is a device number */
 	if (devno_parse(mt->source, &maj, &min)) {
 		for (size_t i = 0; i < mt->n; i++) {
-			mntsnap_snapshot_get(mt->snap, i, &m);
+			mt_get(mt, i, &m);
 			mt->source_hit[i] = (m.mask & MNTSNAP_F_DEV) && m.dev_major == maj &&
 					    m.dev_minor == min;
 		}
@@ -658,12 +666,12 @@ static void mark_source(struct matcher *mt)
 	}
 	for (long i = mntsnap_snapshot_next_source(mt->snap, mt->source, -1); i >= 0;
 	     i = mntsnap_snapshot_next_source(mt->snap, mt->source, i))
-		mt->source_hit[i] = true;
+		mt->source_hit[i] = !(mt->v->out.cx.root_src && mt->v->out.cx.root_src[i]);
 	mark_source_resolved(mt);
 	/* a positional argument also names a SOURCE with its [/fsroot] */
 	if (mt->source == mt->v->match)
 		for (size_t i = 0; i < mt->n; i++) {
-			mntsnap_snapshot_get(mt->snap, i, &m);
+			mt_get(mt, i, &m);
 			mt->ob.len = 0;
 			cols_all[1].get(&mt->ob, &m, &mt->v->out.cx);
 			ob_putc(&mt->ob, '\0');
@@ -740,7 +748,7 @@ static bool match_one(struct matcher *mt, size_t i)
 	struct mntsnap_mount m;
 	bool lookups_ok = (!mt->target || mt->target_hit[i]) && (!mt->source || mt->source_hit[i]);
 
-	mntsnap_snapshot_get(mt->snap, i, &m);
+	mt_get(mt, i, &m);
 	return match_rec(mt->v, &m, NULL, lookups_ok, mt->over[i], &mt->ob);
 }
 
@@ -917,10 +925,10 @@ static int uniq_parent_ids(struct matcher *mt)
 	for (size_t i = 0; i < mt->n; i++) {
 		long p = mt->parent[i];
 
-		mntsnap_snapshot_get(mt->snap, i, &m);
+		mt_get(mt, i, &m);
 		mt->parent_ids[i] = m.parent_id_old;
 		for (size_t step = 0; p >= 0 && mt->gone[p] && step < mt->n; step++) {
-			mntsnap_snapshot_get(mt->snap, (size_t)p, &m);
+			mt_get(mt, (size_t)p, &m);
 			mt->parent_ids[i] = m.parent_id_old;
 			p = mt->parent[p];
 		}
@@ -1214,7 +1222,7 @@ static long find_mount_point(struct matcher *mt, const char *path, bool backward
 	if (!*path)
 		return -1;
 	while (hit < 0 && (i = next_rec_dir(mt, &j, backward)) >= 0) {
-		mntsnap_snapshot_get(mt->snap, (size_t)i, &m);
+		mt_get(mt, (size_t)i, &m);
 		if (streq_paths(m.mount_point, path))
 			hit = i;
 	}
@@ -1231,7 +1239,7 @@ static long find_mount_point(struct matcher *mt, const char *path, bool backward
 				      strdup(pathcache_path(&mt->pc, path)) : NULL;
 		}
 		for (j = 0; alt && hit < 0 && (i = next_rec_dir(mt, &j, backward)) >= 0;) {
-			mntsnap_snapshot_get(mt->snap, (size_t)i, &m);
+			mt_get(mt, (size_t)i, &m);
 			if (streq_paths(m.mount_point, alt))
 				hit = i;
 		}
@@ -1612,6 +1620,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	struct lines lines = { 0 };
 	bool *match = calloc(n + 1, sizeof(*match)), tree, draw = false;
 	int32_t *roots = malloc((n + 1) * sizeof(*roots));
+	char **root_src = NULL;
 	long r;
 
 	/*
@@ -1633,6 +1642,13 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 		free(match), free(roots);
 		return cli_fail(-ENOMEM, "%s", cmd);
 	}
+	/* findmnt's "/dev/root": the real device, for the lookups and columns */
+	r = devroot_names(snap, &root_src);
+	if (r) {
+		free(match), free(roots);
+		return cli_fail((int)r, "%s", cmd);
+	}
+	v->out.cx.root_src = root_src;
 	r = matcher_init(&mt, v, snap);
 	if (!r)
 		r = build_match(v, &mt, tree, submounts, match, roots, &nroots);
@@ -1641,6 +1657,8 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	if (r) {
 		matcher_free(&mt);
 		free(match), free(roots);
+		v->out.cx.root_src = NULL;
+		devroot_free(root_src, n);
 		return cli_fail((int)r, "%s", cmd);
 	}
 	/* findmnt draws its tree on TARGET: without that column, a tree's order, flat */
@@ -1683,6 +1701,8 @@ out:
 	v->out.tree_parent = NULL, v->out.tree_order = NULL, v->out.roots = NULL;
 	v->out.line_rec = NULL, v->out.line_depth = NULL;
 	v->out.cx.parent_ids = NULL;
+	v->out.cx.root_src = NULL;
+	devroot_free(root_src, n);
 	free(lines.rec), free(lines.depth);
 	matcher_free(&mt);
 	free(match);
