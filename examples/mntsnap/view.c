@@ -1642,8 +1642,12 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 		free(match), free(roots);
 		return cli_fail(-ENOMEM, "%s", cmd);
 	}
-	/* findmnt's "/dev/root": the real device, for the lookups and columns */
-	r = devroot_names(snap, &root_src);
+	/*
+	 * findmnt's "/dev/root": the real device, for the lookups and columns;
+	 * by this machine's /sys and kernel command line, so never for a saved
+	 * table, which may be another machine's and is read by its text alone
+	 */
+	r = v->saved ? 0 : devroot_names(snap, &root_src);
 	if (r) {
 		free(match), free(roots);
 		return cli_fail((int)r, "%s", cmd);
