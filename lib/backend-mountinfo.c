@@ -33,6 +33,8 @@
  *    the rest is kept escaped, verbatim, like statmount's mnt_opts; none
  *    is the empty value (MNTSNAP_F_OPTS set, ""), as statmount's unset
  *    MNT_OPTS bit is when the kernel supports it. Likewise no subtype.
+ *    An empty last option right after the flags ("rw,", which no options
+ *    string renders) keeps the field as written in sb_opts_text.
  *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype,
  *    unless a part is empty ("tmpfs.", ".x": the type as written).
  */
@@ -453,6 +455,7 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 		{ "lazytime", 8, MNTSNAP_SB_LAZYTIME },
 	};
 	size_t len = (size_t)(end - p);
+	char *field = p;
 
 	if (len >= 2 && !memcmp(p, "ro", 2))
 		m->sb_flags = MNTSNAP_SB_RDONLY;
@@ -490,10 +493,18 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 	if (p < end) {
 		p++; /* the comma */
 		/* "rw, x" would render back as a bare rw's "rw x" */
-		if (p == end || *p == ' ')
+		if (p < end && *p == ' ')
 			return bad(P, "super options", "empty option after ','");
 		*end = '\0'; /* kept escaped, verbatim */
-		m->options = p;
+		/*
+		 * "rw," (an empty last option after the flags): no fs option,
+		 * and no options string renders that comma, so the field is
+		 * kept as written, as libmount reads it (FS-OPTIONS "rw,")
+		 */
+		if (p == end)
+			m->sb_opts_text = field;
+		else
+			m->options = p;
 	}
 	return 0;
 }
@@ -635,7 +646,7 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 	int r;
 
 	m->peer_group = m->master = m->propagate_from = 0;
-	m->fs_subtype = m->options = m->opt_fields = m->mnt_opts_text = NULL;
+	m->fs_subtype = m->options = m->opt_fields = m->mnt_opts_text = m->sb_opts_text = NULL;
 	m->mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR |
 		 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |
 		 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_SOURCE;

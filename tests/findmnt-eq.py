@@ -315,7 +315,8 @@ OPTSETS = [
     # refused together by findmnt (the forms add more: -J -P, -l -r, ...)
     ['--real', '--pseudo'], ['-M', '/', '-T', '/'], ['-c', '-C'],
 ]
-OPT_FILES = ('util-linux-mountinfo.txt', 'mntsnap-escapes.txt', 'moby-fedora.txt')
+OPT_FILES = ('util-linux-mountinfo.txt', 'mntsnap-escapes.txt', 'moby-fedora.txt',
+             'mntsnap-super-options.txt')
 OPT_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-n'], ['-l', '-n'], ['-a'],
              ['-r', '-n']]
 
@@ -2577,6 +2578,22 @@ def tabfile_lines(t, binary, base):
                 b'list: line 2: ' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
 
 
+def super_options(t, binary, data):
+    """Super options findmnt lists as written though sb_flags and options
+    cannot say them ("rw,": an empty last option after the flags): the
+    option columns in each form and -O on every word of them match
+    findmnt (the file's other checks: every option set, render-back)."""
+    path = os.path.join(data, 'mntsnap-super-options.txt')
+    cols = 'TARGET,FS-OPTIONS,OPTIONS,VFS-OPTIONS'
+    for form in (['-r'], ['-J'], ['-P'], ['-l', '-n']):
+        fstab_same(t, 'super options', ['-F', path, '-o', cols] + form,
+                   [binary, 'list', '-F', path, '-o', cols] + form, json_out='-J' in form)
+    for o in ('rw', 'ro', 'sync', 'nosync', 'dirsync', 'mand', 'lazytime', 'nolazytime',
+              'nomand,nosync', 'ro,sync', 'size=1k', 'relatime', 'nosuid,ro', 'nodev'):
+        args = ['-F', path, '-r', '-o', cols, '-O', o]
+        fstab_same(t, 'super options', args, [binary, 'list'] + args)
+
+
 def lookup_pair(t, name, binary, args, cwd=None):
     """findmnt ARGS and mntsnap list ARGS (in cwd): stdout, exit status and
     whether stderr says anything, as same_output() allows."""
@@ -2848,6 +2865,8 @@ def main():
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
+    if only in 'super-options':
+        super_options(t, binary, data)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

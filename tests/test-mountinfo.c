@@ -1394,7 +1394,6 @@ LTest(mountinfo, malformed_inline)
 	EXPECT_BAD("1 1 0:2 / / rw - t s rw", 1, "truncated");
 	EXPECT_BAD("1 1 0:2 / / rw - t s\n", 1, "super options: missing");
 	EXPECT_BAD("1 1 0:2 / / rw - t s \n", 1, "super options");
-	EXPECT_BAD("1 1 0:2 / / rw - t s rw,\n", 1, "super options");
 	EXPECT_BAD("1 1 0:2 / / rw - t\n", 1, "source: missing");
 	EXPECT_BAD("1 1 0:2 / / rw -\n", 1, "fs type: missing");
 	EXPECT_BAD("1 1 0:2 / / rw\n", 1, "separator");
@@ -1491,6 +1490,80 @@ LTest(mountinfo, hand_made_lines_read_as_libmount)
 		cr_assert_str_eq(m.source, "sA");
 		mntsnap_snapshot_free(s);
 	}
+}
+
+/*
+ * Super options that end in an empty option right after the superblock's
+ * flags ("rw,", "ro,sync,"): libmount reads the field as text, so findmnt
+ * lists the mount with FS-OPTIONS as written. sb_flags and options hold
+ * what the text says (no fs option); the text is kept (sb_opts_text) so
+ * that the line renders back, also after save and load.
+ */
+LTest(mountinfo, super_options_trailing_empty_item)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw,\n"
+		"21 20 0:3 / /a ro,nosuid - tmpfs t ro,\n"
+		"22 20 0:4 / /b rw - tmpfs u ro,sync,\n"
+		"23 20 0:5 / /c rw - tmpfs v rw,lazytime,\n"
+		"24 20 0:6 / /d rw - tmpfs w rw,,\n";
+	static const struct {
+		uint32_t sb_flags;
+		const char *kept, *fs, *all, *vfs;
+	} want[] = {
+		/* libmount's merge drops the comma its cut of "rw" leaves last */
+		{ 0, "rw,", "rw,", "rw,relatime", "rw,relatime" },
+		{ MNTSNAP_SB_RDONLY, "ro,", "ro,", "ro,nosuid", "ro,nosuid" },
+		{ MNTSNAP_SB_RDONLY | MNTSNAP_SB_SYNCHRONOUS, "ro,sync,", "ro,sync,", "ro,sync,",
+		  "rw" },
+		{ MNTSNAP_SB_LAZYTIME, "rw,lazytime,", "rw,lazytime,", "rw,lazytime,", "rw" },
+		{ 0, "", "rw,,", "rw,,", "rw" },
+	};
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+	char opts[256];
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "super options with an empty last item");
+	free(got);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		mntsnap_snapshot_get(s, i, &m);
+		cr_assert_eq(m.sb_flags, want[i].sb_flags, "line %zu", i + 1);
+		cr_assert_str_eq(m.sb_opts_text, want[i].kept, "line %zu", i + 1);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_FS, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i].fs, "line %zu FS-OPTIONS", i + 1);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i].all, "line %zu OPTIONS", i + 1);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_VFS, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i].vfs, "line %zu VFS-OPTIONS", i + 1);
+	}
+	mntsnap_snapshot_get(s, 0, &m);
+	cr_assert_str_eq(m.options, "", "no fs option");
+	assert_saved_text(s, text, "super options with an empty last item, saved and loaded");
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * The JSON renderer reuses one mount's option strings for the next with
+ * the same attr, sb flags and options: text kept as written (per-mount or
+ * super options) is the mount's own and must not be taken from another.
+ */
+LTest(mountinfo, json_options_of_kept_text)
+{
+	static const char text[] =
+		"1 0 0:2 / / rw - tmpfs s rw\n"
+		"2 1 0:3 / /a rw - tmpfs s rw,\n"
+		"3 1 0:4 / /b rw,newflag - tmpfs s rw\n"
+		"4 1 0:5 / /c rw - tmpfs s rw\n";
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	char *got = ms_render(s, MNTSNAP_FORMAT_JSON);
+
+	cr_assert(strstr(got, "\"vfs-options\":\"rw\",\"fs-options\":\"rw,\""), "%s", got);
+	cr_assert(strstr(got, "\"options\":\"rw,newflag\",\"vfs-options\":\"rw,newflag\""),
+		  "%s", got);
+	free(got);
+	mntsnap_snapshot_free(s);
 }
 
 /*
