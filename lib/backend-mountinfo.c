@@ -34,7 +34,8 @@
  *    is the empty value (MNTSNAP_F_OPTS set, ""), as statmount's unset
  *    MNT_OPTS bit is when the kernel supports it. Likewise no subtype.
  *    An empty last option right after the flags ("rw,", which no options
- *    string renders) keeps the field as written in sb_opts_text.
+ *    string renders) or a first word not ro or rw ("size=1k,rw") keeps
+ *    the field as written in sb_opts_text (parse_sb_text()).
  *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype,
  *    unless a part is empty ("tmpfs.", ".x": the type as written).
  */
@@ -78,6 +79,8 @@ struct mi_parser {
 	uint64_t ns_id;
 	char *scratch;      /* a copy of the line, for const input only */
 	size_t scratch_cap;
+	char *sb_rest;      /* options of super options kept as text */
+	size_t sb_rest_cap;
 	unsigned line;
 	bool copy;
 	bool live;          /* a live /proc text, not a file or a caller's buffer */
@@ -432,6 +435,55 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 }
 
 /*
+ * Super options [p, end) whose first word is not ro or rw ("size=1k,rw",
+ * "rwx", "size=1k"): no kernel writes them (the superblock's ro/rw comes
+ * first), libmount reads them as text, so findmnt lists them as written
+ * and merges them into OPTIONS. Kept as written (sb_opts_text); the first
+ * option that is exactly ro or rw gives sb_flags (none: rw, as libmount's
+ * OPTIONS says), and options are the others, as written, so that a
+ * reader without the text still has every fs option.
+ */
+static int parse_sb_text(struct mi_parser *P, char *p, char *end, struct mntsnap_mount *m)
+{
+	size_t len = (size_t)(end - p), at = 0, e = 0;
+	char *n;
+
+	for (; at < len; at = e + 1) {
+		const char *c = memchr(p + at, ',', len - at);
+
+		e = c ? (size_t)(c - p) : len;
+		if (e - at == 2 && p[at] == 'r' && (p[at + 1] == 'o' || p[at + 1] == 'w'))
+			break;
+	}
+	if (len + 1 > P->sb_rest_cap) {
+		n = realloc(P->sb_rest, len + 256);
+		if (!n)
+			return mntsnap__set_error(P->err, -ENOMEM, P->line, "out of memory");
+		P->sb_rest = n;
+		P->sb_rest_cap = len + 256;
+	}
+	m->sb_flags = at < len && p[at + 1] == 'o' ? MNTSNAP_SB_RDONLY : 0;
+	if (at >= len) {
+		memcpy(P->sb_rest, p, len);
+		P->sb_rest[len] = '\0';
+	} else {
+		/* the word and a comma next to it: the one after, or before */
+		size_t from = at, to = e < len ? e + 1 : e;
+
+		if (e == len && at > 0)
+			from--;
+		memcpy(P->sb_rest, p, from);
+		memcpy(P->sb_rest + from, p + to, len - to);
+		P->sb_rest[from + len - to] = '\0';
+	}
+	*end = '\0';
+	m->sb_opts_text = p;
+	m->options = P->sb_rest;
+	m->mask |= MNTSNAP_F_OPTS;
+	return 0;
+}
+
+/*
  * Column 11: super options -> sb_flags and the escaped rest. The rest of
  * the line is the field: a raw space in it (an old cifs's unc=, or a
  * field a later kernel appends after it: "rw extra") is kept with what
@@ -462,7 +514,7 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 	else if (len >= 2 && !memcmp(p, "rw", 2))
 		m->sb_flags = 0;
 	else
-		return bad(P, "super options", "must start with ro or rw");
+		return parse_sb_text(P, p, end, m);
 	p += 2;
 	if (p < end && *p == ' ') {
 		const char *q = p;
@@ -477,7 +529,7 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 		return 0;
 	}
 	if (p < end && *p != ',')
-		return bad(P, "super options", "must start with ro or rw");
+		return parse_sb_text(P, field, end, m);
 	/* the kernel prints these flags in this order before any fs option */
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && p < end; i++) {
 		size_t wl = words[i].len;
@@ -839,6 +891,7 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 			P->s->consistent = 0;
 	}
 	free(P->scratch);
+	free(P->sb_rest);
 	if (r) {
 		mntsnap__snapshot_free(P->s);
 		return r;

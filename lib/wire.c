@@ -62,7 +62,8 @@
  *              that skips it still has every known option in ATTR
  *   8 SBOPTS   (optional, as OPTFIELDS) the same shape for the super
  *              option text of parsed lines that sb_flags and options do
- *              not render back ("rw,": struct mntsnap_mount sb_opts_text);
+ *              not render back ("rw,", "size=1k,rw": struct mntsnap_mount
+ *              sb_opts_text);
  *              a reader that skips it still has their sb flags and options
  *   0x100 + tag  FIELD: one record field added after version 1 (fields.h
  *              rows with a wire tag; the first is the UUID). Its bit is

@@ -2478,6 +2478,10 @@ TABLINE_SAME = {
                            b'2147483648 20 0:4 / /b rw - tmpfs b rw\n'
                            b'4294967295 20 0:5 / /c rw - tmpfs c rw\n'
                            b'22 20 0:6 / /a rw - tmpfs d rw', ['-U']),
+    # super options whose first word is not ro or rw: read as text, as
+    # libmount reads them (FS-OPTIONS as written, merged into OPTIONS)
+    'sb-rw-late': (b'21 20 0:3 / /a rw - tmpfs a size=1k,rw', ['-O', 'size=1k', '-r']),
+    'sb-no-rw': (b'21 20 0:3 / /a ro - tmpfs a size=1k', ['-O', 'ro', '-r']),
     # the root: the smallest signed parent id (-2147483648), walked up
     'id-signed-root': (b'22 2147483648 0:3 / /b/a rw - tmpfs a rw\n'
                        b'2147483648 20 0:4 / /b rw - tmpfs b rw', []),
@@ -2500,7 +2504,6 @@ TABLINE_REFUSED = {
     'shared-word': b'21 20 0:3 / /a rw shared:x - tmpfs a rw',
     'escape-nul': b'21 20 0:3 / /a\\000b rw - tmpfs a rw',
     'escape-nul-400': b'21 20 0:3 / /a\\400b rw - tmpfs a rw',
-    'sb-rw-late': b'21 20 0:3 / /a rw - tmpfs a size=1k,rw',
 }
 
 
@@ -2580,16 +2583,18 @@ def tabfile_lines(t, binary, base):
 
 def super_options(t, binary, data):
     """Super options findmnt lists as written though sb_flags and options
-    cannot say them ("rw,": an empty last option after the flags): the
+    cannot say them ("rw,": an empty last option after the flags;
+    "size=1k,rw": the first word not ro or rw): the
     option columns in each form and -O on every word of them match
     findmnt (the file's other checks: every option set, render-back)."""
     path = os.path.join(data, 'mntsnap-super-options.txt')
     cols = 'TARGET,FS-OPTIONS,OPTIONS,VFS-OPTIONS'
-    for form in (['-r'], ['-J'], ['-P'], ['-l', '-n']):
+    for form in (['-r'], ['-J'], ['-P'], ['-l', '-n'], []):
         fstab_same(t, 'super options', ['-F', path, '-o', cols] + form,
                    [binary, 'list', '-F', path, '-o', cols] + form, json_out='-J' in form)
     for o in ('rw', 'ro', 'sync', 'nosync', 'dirsync', 'mand', 'lazytime', 'nolazytime',
-              'nomand,nosync', 'ro,sync', 'size=1k', 'relatime', 'nosuid,ro', 'nodev'):
+              'nomand,nosync', 'ro,sync', 'size=1k', 'relatime', 'nosuid,ro', 'nodev', 'rwx',
+              'norwx', 'a', 'b,ro', 'a b'):
         args = ['-F', path, '-r', '-o', cols, '-O', o]
         fstab_same(t, 'super options', args, [binary, 'list'] + args)
 

@@ -1334,7 +1334,6 @@ LTest(mountinfo, fixture_malformed)
 		{ "cycle.txt", 0, "cycle" },
 		{ "empty-line.txt", 2, "empty line" },
 		{ "bad-mount-options.txt", 3, "mount options: longer than 255 bytes" },
-		{ "bad-super-options.txt", 2, "super options" },
 		{ "bad-shared.txt", 2, "optional fields" },
 		{ "no-fstype.txt", 2, "fs type" },
 		{ "random.txt", 1, "" },
@@ -1402,10 +1401,8 @@ LTest(mountinfo, malformed_inline)
 	/* escapes that decode to NUL: libmount would end the string there */
 	EXPECT_BAD("1 1 0:2 / /a\\400b rw - t s rw\n", 1, "mount point: an escape decodes to NUL");
 	EXPECT_BAD("1 1 0:2 / / rw - t s\\400 rw\n", 1, "source: an escape decodes to NUL");
-	/* the superblock's ro/rw comes first, and something after a blank */
-	EXPECT_BAD("1 1 0:2 / / rw - t s size=1k,rw\n", 1, "super options: must start with ro or rw");
+	/* something after a blank */
 	EXPECT_BAD("1 1 0:2 / / rw - t s rw \n", 1, "super options: blanks after ro/rw");
-	EXPECT_BAD("1 1 0:2 / / rw - t s rwx\n", 1, "super options: must start with ro or rw");
 	EXPECT_BAD("1 1 0:2 / / rw - t s rw, x\n", 1, "super options: empty option after ','");
 	EXPECT_BAD("1 1 0:2 / / rw shared:x - t s rw\n", 1, "optional fields");
 	EXPECT_BAD("1 1 -1:-1 / / rw - t s rw\n", 1, "major:minor");
@@ -1541,6 +1538,58 @@ LTest(mountinfo, super_options_trailing_empty_item)
 	mntsnap_snapshot_get(s, 0, &m);
 	cr_assert_str_eq(m.options, "", "no fs option");
 	assert_saved_text(s, text, "super options with an empty last item, saved and loaded");
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * Super options whose first word is not ro or rw: no kernel writes them,
+ * libmount reads them as text (FS-OPTIONS as written, merged into
+ * OPTIONS). Kept as written (sb_opts_text); the first option that is
+ * exactly ro or rw gives sb_flags (none: rw), options are the others as
+ * written. Rendered back byte for byte, also after save and load.
+ */
+LTest(mountinfo, super_options_not_starting_with_ro_rw)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 size=1k,rw\n"
+		"21 20 0:3 / /a ro,nosuid - tmpfs t size=1k,ro\n"
+		"22 20 0:4 / /b rw - tmpfs u rwx\n"
+		"23 20 0:5 / /c rw,noatime - tmpfs v size=1k\n"
+		"24 20 0:6 / /d rw - tmpfs w a,ro,b,rw\n"
+		"25 20 0:7 / /e rw - tmpfs x ,rw\n"
+		"26 20 0:8 / /f rw - tmpfs y a\\040b,ro,sync\n";
+	static const struct {
+		uint32_t sb_flags;
+		const char *options, *fs, *all;
+	} want[] = {
+		{ 0, "size=1k", "size=1k,rw", "rw,size=1k" },
+		{ MNTSNAP_SB_RDONLY, "size=1k", "size=1k,ro", "ro,nosuid,size=1k" },
+		{ 0, "rwx", "rwx", "rw,rwx" },
+		{ 0, "size=1k", "size=1k", "rw,noatime,size=1k" },
+		/* libmount cuts both rw (vfs's, fs's) and then no ro */
+		{ MNTSNAP_SB_RDONLY, "a,b,rw", "a,ro,b,rw", "rw,a,ro,b" },
+		{ 0, "", ",rw", "rw" },
+		{ MNTSNAP_SB_RDONLY, "a\\040b,sync", "a b,ro,sync", "ro,a b,sync" },
+	};
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+	char opts[256];
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "super options not starting with ro or rw");
+	free(got);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		mntsnap_snapshot_get(s, i, &m);
+		cr_assert_eq(m.sb_flags, want[i].sb_flags, "line %zu", i + 1);
+		cr_assert_str_eq(m.options, want[i].options, "line %zu", i + 1);
+		cr_assert_neq(m.sb_opts_text[0], '\0', "line %zu: kept", i + 1);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_FS, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i].fs, "line %zu FS-OPTIONS", i + 1);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i].all, "line %zu OPTIONS", i + 1);
+	}
+	assert_saved_text(s, text, "super options not starting with ro or rw, saved and loaded");
 	mntsnap_snapshot_free(s);
 }
 
