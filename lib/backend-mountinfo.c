@@ -354,35 +354,72 @@ static bool in_order(const struct tok *t, size_t tl, unsigned rank, unsigned *la
 }
 
 /*
- * Column 7: optional fields up to the "-" separator. Fields the kernel
- * would not write so (a tag unknown here, known ones out of order, a
- * propagate_from that put_optional() would leave out: on no slave, 0, or
- * equal to the master) keep the text as the line had it in opt_fields,
- * so that the line renders back exactly and OPT-FIELDS shows what the
- * file says, as findmnt does.
+ * C isspace() but '\n' (a line has none): what libmount's strstr() for
+ * " - " leaves between optional fields, and what findmnt shows as written.
+ */
+static bool is_field_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/*
+ * Next optional field: up to a space or other white space; false if the
+ * line ends first. The kernel writes one space between fields, so the
+ * white space after it (*sep) tells whether the text is the kernel's.
+ */
+static bool next_field(char **pos, char *end, struct tok *t, char *sep)
+{
+	char *sp = *pos;
+
+	while (sp < end && !is_field_space(*sp))
+		sp++;
+	if (sp == end)
+		return false;
+	t->p = *pos;
+	t->len = (size_t)(sp - *pos);
+	t->esc = false;
+	*sep = *sp;
+	*pos = sp + 1;
+	return true;
+}
+
+/* The " - " separator: a "-" field with a space on each side. */
+static bool is_separator(const struct tok *t, char before, char after)
+{
+	return TOK_IS(t, "-") && before == ' ' && after == ' ';
+}
+
+/*
+ * Column 7: optional fields up to the " - " separator. libmount keeps
+ * the text between the blank after the per-mount options and " - " as
+ * written and finds the tags in it, so any white space may part the
+ * fields ("shared:1\vmaster:2", a tab, two spaces, one before the first
+ * field). Fields the kernel would not write so (such white space, a tag
+ * unknown here, known ones out of order, a propagate_from that
+ * put_optional() would leave out: on no slave, 0, or equal to the
+ * master) keep that text in opt_fields, so that the line renders back
+ * exactly and OPT-FIELDS shows what the file says, as findmnt does.
  */
 static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			  struct mntsnap_mount *m)
 {
-	char *first = NULL, *last_end = NULL;
+	char *first = *pos, before = ' ', after;
 	bool unknown = false, pf = false;
 	unsigned rank = 0;
 	struct tok t;
 	uint32_t v;
 
 	m->propagation = 0;
-	for (;;) {
-		if (!next_tok(pos, end, &t)) {
+	for (;; before = after) {
+		if (!next_field(pos, end, &t, &after)) {
 			/* "... rw -" with nothing after the separator */
-			if (end - *pos == 1 && **pos == '-')
+			if (end - *pos == 1 && **pos == '-' && before == ' ')
 				return bad(P, "fs type", "missing");
 			return bad(P, "optional fields", "missing ' - ' separator");
 		}
-		if (TOK_IS(&t, "-"))
+		if (is_separator(&t, before, after))
 			break;
-		if (!first)
-			first = t.p;
-		last_end = t.p + t.len;
+		unknown |= after != ' ';
 		if (opt_num(&t, "shared:", 7, &v)) {
 			m->propagation |= MNTSNAP_PROP_SHARED;
 			m->peer_group = v;
@@ -398,37 +435,33 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 		} else if (TOK_IS(&t, "unbindable")) {
 			m->propagation |= MNTSNAP_PROP_UNBINDABLE;
 			unknown |= !in_order(&t, 10, 4, &rank);
-		} else if (!t.len) {
-			/*
-			 * two spaces in a row (no kernel writes it): as libmount,
-			 * nothing before the first field ("rw  - tmpfs"), the
-			 * text as it was between fields ("shared:4  master:1")
-			 */
-			if (first == t.p)
-				first = NULL;
-			else
-				unknown = true;
-			continue;
-		} else if (t.p[0] == ':' ||
+		} else if (t.len && (t.p[0] == ':' ||
 			   (t.len >= 7 && (!memcmp(t.p, "shared:", 7) || !memcmp(t.p, "master:", 7))) ||
-			   (t.len >= 15 && !memcmp(t.p, "propagate_from:", 15))) {
+			   (t.len >= 15 && !memcmp(t.p, "propagate_from:", 15)))) {
 			return bad(P, "optional fields", "bad shared/master/propagate_from value");
 		} else {
+			/*
+			 * two blanks in a row (no kernel writes it), or other
+			 * tag[:value] fields: proc(5) says readers ignore them; a
+			 * later kernel's (or a hand-made) tag is kept all the same,
+			 * with the fields around it as written, so the line renders
+			 * back
+			 */
 			unknown = true;
 		}
-		/*
-		 * other tag[:value] fields: proc(5) says readers ignore them; a
-		 * later kernel's (or a hand-made) tag is kept all the same, with
-		 * the fields around it as written, so the line renders back
-		 */
 	}
 	if (!m->propagation)
 		m->propagation = MNTSNAP_PROP_PRIVATE;
 	if (pf && (!(m->propagation & MNTSNAP_PROP_SLAVE) || !m->propagate_from ||
 		   m->propagate_from == m->master))
 		unknown = true;
-	if (unknown) {
-		*last_end = '\0'; /* the space before "-": parsed already */
+	/*
+	 * the text is what lies before the separator's space: none when the
+	 * "-" comes first or right after a second space ("rw  - tmpfs"), as
+	 * libmount reads it
+	 */
+	if (unknown && t.p - 1 > first) {
+		t.p[-1] = '\0'; /* the space before "-": parsed already */
 		m->opt_fields = first;
 	}
 	return 0;

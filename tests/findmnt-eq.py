@@ -2306,19 +2306,32 @@ def tabfile_loose(t, binary, base):
         'tab-source': l1 + b'\n21 20 0:5 / /x rw - tmpfs \tt rw\n',
         'escapes': l1 + b'\n21 20 0:5 / /a\\040b\\011c rw - tmpfs t\\134x rw\n',
         'no-final-newline': b'# c\n' + l1 + b'\n' + l2,
+        # C isspace() that is no blank (\v, \f, \r): strtol() and sscanf()
+        # skip it before the ids and major:minor, at the line's start too
+        'isspace-start': b'\v' + l1 + b'\n\f\r \t' + l2 + b'\n',
+        'isspace-numbers': b'20 \v1 \f8:\v1 / / rw - ext4 /dev/sda1 rw\n' + l2 + b'\n',
+        # ... and the optional fields are the text up to " - ", as written
+        'opt-fields-isspace': (b'20 1 8:1 / / rw shared:1\vmaster:2 - ext4 /dev/sda1 rw\n'
+                               b'21 20 0:5 / /x rw \fshared:3\r - tmpfs t rw\f\n'
+                               b'22 20 0:6 / /y rw shared:4\v-\vx\t - tmpfs u rw\v\n'),
+        'opt-fields-lead': b'20 1 8:1 / / rw  shared:1 - ext4 /dev/sda1 rw\n' + l2 + b'\n',
     }
+    # text libmount keeps as written: --format mountinfo gives the file back
+    as_written = ('opt-fields-isspace', 'opt-fields-lead')
     for name, text in texts.items():
         path = os.path.join(base, 'loose-' + name)
         with open(path, 'wb') as fh:
             fh.write(text)
-        # kept (README): a tab between optional fields shows as a space
-        # in OPT-FIELDS (the library splits them at spaces)
-        cols = ','.join(c for c in COLUMNS if name != 'opt-fields' or c != 'OPT-FIELDS')
+        cols = ','.join(COLUMNS)
         for extra in ([], ['-J', '-l', '-o', cols], ['-r', '-o', cols], ['-l'], ['-P', '/x']):
             fstab_same(t, 'loose ' + name, ['-F', path] + extra,
                        [binary, 'list', '-F', path] + extra, json_out='-J' in extra)
         fstab_same(t, 'loose ' + name + ' twice', ['-F', path, '-F', path, '-r'],
                    [binary, 'list', '-F', path, '-F', path, '-r'])
+        if name in as_written:
+            rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
+            t.check('loose %s: --format mountinfo gives the file back' % name,
+                    rc == 0 and out == text, '%r %r' % (err, out))
     # what libmount cannot read: refused (README), the line named as in the file
     bad = os.path.join(base, 'loose-bad')
     with open(bad, 'wb') as fh:
@@ -2327,6 +2340,14 @@ def tabfile_loose(t, binary, base):
     rb, b, eb = run([binary, 'list', '-F', bad])
     t.check('loose-bad: findmnt warns about line 4, mntsnap refuses naming line 4',
             ra == 0 and b'line 4' in ea and rb == 2 and b == b'' and b'list: line 4: ' in eb,
+            '%r / %r' % (ea, eb))
+    # strtol() wants a blank after the id: "21\v20" is a parse error to findmnt
+    with open(bad, 'wb') as fh:
+        fh.write(l1 + b'\n21\v20 0:5 / /x rw - tmpfs t rw\n')
+    ra, _, ea = run(['findmnt', '-F', bad])
+    rb, b, eb = run([binary, 'list', '-F', bad])
+    t.check('loose-bad id\\v: findmnt warns about line 2, mntsnap refuses naming line 2',
+            ra == 0 and b'line 2' in ea and rb == 2 and b == b'' and b'list: line 2: ' in eb,
             '%r / %r' % (ea, eb))
     mi, fs, com = (os.path.join(base, n) for n in ('j-mi', 'j-fs', 'j-com'))
     with open(mi, 'wb') as fh:

@@ -1594,6 +1594,56 @@ LTest(mountinfo, super_options_not_starting_with_ro_rw)
 }
 
 /*
+ * Optional fields apart by white space other than one space: a tab, \v,
+ * \f or \r ("shared:1\vmaster:2"), two blanks, one before the first
+ * field. libmount keeps the text between the per-mount options' blank
+ * and " - " as written and finds the tags in it, so findmnt lists the
+ * line (OPT-FIELDS as written, PROPAGATION shared,slave). Read the same:
+ * each tag gives its value, the text is kept (opt_fields) and rendered
+ * back byte for byte, also after save and load.
+ */
+LTest(mountinfo, optional_fields_apart_by_white_space)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw shared:1\vmaster:2 - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a rw shared:3\fmaster:1 - tmpfs t rw\n"
+		"22 20 0:4 / /b rw shared:4\t\vmaster:1\v - tmpfs u rw\n"
+		"23 20 0:5 / /c rw \vshared:5 - tmpfs v rw\n"
+		"24 20 0:6 / /d rw  shared:6 - tmpfs w rw\n"
+		"25 20 0:7 / /e rw shared:7\r - tmpfs x rw\n"
+		"26 20 0:8 / /f rw shared:8\v-\vx - tmpfs y rw\n";
+	static const struct {
+		uint32_t propagation, peer, master;
+		const char *kept;
+	} want[] = {
+		{ MNTSNAP_PROP_SHARED | MNTSNAP_PROP_SLAVE, 1, 2, "shared:1\vmaster:2" },
+		{ MNTSNAP_PROP_SHARED | MNTSNAP_PROP_SLAVE, 3, 1, "shared:3\fmaster:1" },
+		{ MNTSNAP_PROP_SHARED | MNTSNAP_PROP_SLAVE, 4, 1, "shared:4\t\vmaster:1\v" },
+		{ MNTSNAP_PROP_SHARED, 5, 0, "\vshared:5" },
+		{ MNTSNAP_PROP_SHARED, 6, 0, " shared:6" },
+		{ MNTSNAP_PROP_SHARED, 7, 0, "shared:7\r" },
+		/* "-" between \v is a field: the separator is " - " */
+		{ MNTSNAP_PROP_SHARED, 8, 0, "shared:8\v-\vx" },
+	};
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+	char *got;
+
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "optional fields apart by white space");
+	free(got);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		mntsnap_snapshot_get(s, i, &m);
+		cr_assert_eq(m.propagation, want[i].propagation, "line %zu", i + 1);
+		cr_assert_eq(m.peer_group, want[i].peer, "line %zu", i + 1);
+		cr_assert_eq(m.master, want[i].master, "line %zu", i + 1);
+		cr_assert_str_eq(m.opt_fields, want[i].kept, "line %zu", i + 1);
+	}
+	assert_saved_text(s, text, "optional fields apart by white space, saved and loaded");
+	mntsnap_snapshot_free(s);
+}
+
+/*
  * The JSON renderer reuses one mount's option strings for the next with
  * the same attr, sb flags and options: text kept as written (per-mount or
  * super options) is the mount's own and must not be taken from another.
