@@ -234,6 +234,18 @@ struct mntsnap_mount {
 	 * field; at most MNTSNAP_MNT_OPTS_TEXT_MAX bytes.
 	 */
 	const char *mnt_opts_text;
+	/*
+	 * Parsed mountinfo text only: the super options (column 11) exactly
+	 * as the line had them, kept when sb_flags and options would not
+	 * render them back: an empty last option right after the
+	 * superblock's flags ("rw,", "ro,sync,"), or a first word that is
+	 * not ro or rw ("size=1k,rw", "rwx": no kernel writes them). sb_flags
+	 * and options hold what the text says all the same ("rw," is
+	 * sb_flags 0, options ""; "size=1k,ro" is MNTSNAP_SB_RDONLY, options
+	 * "size=1k": the first option that is exactly ro or rw gives the flag,
+	 * none is rw). "" otherwise. Not a MNTSNAP_F_* field.
+	 */
+	const char *sb_opts_text;
 };
 
 /* The longest per-mount option text a parsed line may have. */

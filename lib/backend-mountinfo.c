@@ -33,6 +33,9 @@
  *    the rest is kept escaped, verbatim, like statmount's mnt_opts; none
  *    is the empty value (MNTSNAP_F_OPTS set, ""), as statmount's unset
  *    MNT_OPTS bit is when the kernel supports it. Likewise no subtype.
+ *    An empty last option right after the flags ("rw,", which no options
+ *    string renders) or a first word not ro or rw ("size=1k,rw") keeps
+ *    the field as written in sb_opts_text (parse_sb_text()).
  *  - fs type "fuse.sshfs" is split at the first '.' into type and subtype,
  *    unless a part is empty ("tmpfs.", ".x": the type as written).
  */
@@ -76,6 +79,8 @@ struct mi_parser {
 	uint64_t ns_id;
 	char *scratch;      /* a copy of the line, for const input only */
 	size_t scratch_cap;
+	char *sb_rest;      /* options of super options kept as text */
+	size_t sb_rest_cap;
 	unsigned line;
 	bool copy;
 	bool live;          /* a live /proc text, not a file or a caller's buffer */
@@ -368,36 +373,73 @@ static void known_tag_kind(const struct tok *t, struct mntsnap_mount *m)
 }
 
 /*
- * Column 7: optional fields up to the "-" separator. Fields the kernel
- * would not write so (a tag unknown here, a known tag's value that is no
- * 32-bit number, known ones out of order, a
- * propagate_from that put_optional() would leave out: on no slave, 0, or
- * equal to the master) keep the text as the line had it in opt_fields,
- * so that the line renders back exactly and OPT-FIELDS shows what the
- * file says, as findmnt does.
+ * C isspace() but '\n' (a line has none): what libmount's strstr() for
+ * " - " leaves between optional fields, and what findmnt shows as written.
+ */
+static bool is_field_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/*
+ * Next optional field: up to a space or other white space; false if the
+ * line ends first. The kernel writes one space between fields, so the
+ * white space after it (*sep) tells whether the text is the kernel's.
+ */
+static bool next_field(char **pos, char *end, struct tok *t, char *sep)
+{
+	char *sp = *pos;
+
+	while (sp < end && !is_field_space(*sp))
+		sp++;
+	if (sp == end)
+		return false;
+	t->p = *pos;
+	t->len = (size_t)(sp - *pos);
+	t->esc = false;
+	*sep = *sp;
+	*pos = sp + 1;
+	return true;
+}
+
+/* The " - " separator: a "-" field with a space on each side. */
+static bool is_separator(const struct tok *t, char before, char after)
+{
+	return TOK_IS(t, "-") && before == ' ' && after == ' ';
+}
+
+/*
+ * Column 7: optional fields up to the " - " separator. libmount keeps
+ * the text between the blank after the per-mount options and " - " as
+ * written and finds the tags in it, so any white space may part the
+ * fields ("shared:1\vmaster:2", a tab, two spaces, one before the first
+ * field). Fields the kernel would not write so (such white space, a tag
+ * unknown here, a known tag's value that is no 32-bit number, known ones
+ * out of order, a propagate_from that
+ * put_optional() would leave out: on no slave, 0, or equal to the
+ * master) keep that text in opt_fields, so that the line renders back
+ * exactly and OPT-FIELDS shows what the file says, as findmnt does.
  */
 static int parse_optional(struct mi_parser *P, char **pos, char *end,
 			  struct mntsnap_mount *m)
 {
-	char *first = NULL, *last_end = NULL;
+	char *first = *pos, before = ' ', after;
 	bool unknown = false, pf = false;
 	unsigned rank = 0;
 	struct tok t;
 	uint32_t v;
 
 	m->propagation = 0;
-	for (;;) {
-		if (!next_tok(pos, end, &t)) {
+	for (;; before = after) {
+		if (!next_field(pos, end, &t, &after)) {
 			/* "... rw -" with nothing after the separator */
-			if (end - *pos == 1 && **pos == '-')
+			if (end - *pos == 1 && **pos == '-' && before == ' ')
 				return bad(P, "fs type", "missing");
 			return bad(P, "optional fields", "missing ' - ' separator");
 		}
-		if (TOK_IS(&t, "-"))
+		if (is_separator(&t, before, after))
 			break;
-		if (!first)
-			first = t.p;
-		last_end = t.p + t.len;
+		unknown |= after != ' ';
 		if (opt_num(&t, "shared:", 7, &v)) {
 			m->propagation |= MNTSNAP_PROP_SHARED;
 			m->peer_group = v;
@@ -413,36 +455,81 @@ static int parse_optional(struct mi_parser *P, char **pos, char *end,
 		} else if (TOK_IS(&t, "unbindable")) {
 			m->propagation |= MNTSNAP_PROP_UNBINDABLE;
 			unknown |= !in_order(&t, 10, 4, &rank);
-		} else if (!t.len) {
-			/*
-			 * two spaces in a row (no kernel writes it): as libmount,
-			 * nothing before the first field ("rw  - tmpfs"), the
-			 * text as it was between fields ("shared:4  master:1")
-			 */
-			if (first == t.p)
-				first = NULL;
-			else
-				unknown = true;
-			continue;
 		} else {
+			/*
+			 * two blanks in a row (no kernel writes it), or other
+			 * tag[:value] fields: proc(5) says readers ignore them; a
+			 * later kernel's (or a hand-made) tag is kept all the same,
+			 * with the fields around it as written, so the line renders
+			 * back
+			 */
 			unknown = true;
 			known_tag_kind(&t, m);
 		}
-		/*
-		 * other tag[:value] fields: proc(5) says readers ignore them; a
-		 * later kernel's (or a hand-made) tag is kept all the same, with
-		 * the fields around it as written, so the line renders back
-		 */
 	}
 	if (!m->propagation)
 		m->propagation = MNTSNAP_PROP_PRIVATE;
 	if (pf && (!(m->propagation & MNTSNAP_PROP_SLAVE) || !m->propagate_from ||
 		   m->propagate_from == m->master))
 		unknown = true;
-	if (unknown) {
-		*last_end = '\0'; /* the space before "-": parsed already */
+	/*
+	 * the text is what lies before the separator's space: none when the
+	 * "-" comes first or right after a second space ("rw  - tmpfs"), as
+	 * libmount reads it
+	 */
+	if (unknown && t.p - 1 > first) {
+		t.p[-1] = '\0'; /* the space before "-": parsed already */
 		m->opt_fields = first;
 	}
+	return 0;
+}
+
+/*
+ * Super options [p, end) whose first word is not ro or rw ("size=1k,rw",
+ * "rwx", "size=1k"): no kernel writes them (the superblock's ro/rw comes
+ * first), libmount reads them as text, so findmnt lists them as written
+ * and merges them into OPTIONS. Kept as written (sb_opts_text); the first
+ * option that is exactly ro or rw gives sb_flags (none: rw, as libmount's
+ * OPTIONS says), and options are the others, as written, so that a
+ * reader without the text still has every fs option.
+ */
+static int parse_sb_text(struct mi_parser *P, char *p, char *end, struct mntsnap_mount *m)
+{
+	size_t len = (size_t)(end - p), at = 0, e = 0;
+	char *n;
+
+	for (; at < len; at = e + 1) {
+		const char *c = memchr(p + at, ',', len - at);
+
+		e = c ? (size_t)(c - p) : len;
+		if (e - at == 2 && p[at] == 'r' && (p[at + 1] == 'o' || p[at + 1] == 'w'))
+			break;
+	}
+	if (len + 1 > P->sb_rest_cap) {
+		n = realloc(P->sb_rest, len + 256);
+		if (!n)
+			return mntsnap__set_error(P->err, -ENOMEM, P->line, "out of memory");
+		P->sb_rest = n;
+		P->sb_rest_cap = len + 256;
+	}
+	m->sb_flags = at < len && p[at + 1] == 'o' ? MNTSNAP_SB_RDONLY : 0;
+	if (at >= len) {
+		memcpy(P->sb_rest, p, len);
+		P->sb_rest[len] = '\0';
+	} else {
+		/* the word and a comma next to it: the one after, or before */
+		size_t from = at, to = e < len ? e + 1 : e;
+
+		if (e == len && at > 0)
+			from--;
+		memcpy(P->sb_rest, p, from);
+		memcpy(P->sb_rest + from, p + to, len - to);
+		P->sb_rest[from + len - to] = '\0';
+	}
+	*end = '\0';
+	m->sb_opts_text = p;
+	m->options = P->sb_rest;
+	m->mask |= MNTSNAP_F_OPTS;
 	return 0;
 }
 
@@ -470,13 +557,14 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 		{ "lazytime", 8, MNTSNAP_SB_LAZYTIME },
 	};
 	size_t len = (size_t)(end - p);
+	char *field = p;
 
 	if (len >= 2 && !memcmp(p, "ro", 2))
 		m->sb_flags = MNTSNAP_SB_RDONLY;
 	else if (len >= 2 && !memcmp(p, "rw", 2))
 		m->sb_flags = 0;
 	else
-		return bad(P, "super options", "must start with ro or rw");
+		return parse_sb_text(P, p, end, m);
 	p += 2;
 	if (p < end && *p == ' ') {
 		const char *q = p;
@@ -491,7 +579,7 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 		return 0;
 	}
 	if (p < end && *p != ',')
-		return bad(P, "super options", "must start with ro or rw");
+		return parse_sb_text(P, field, end, m);
 	/* the kernel prints these flags in this order before any fs option */
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && p < end; i++) {
 		size_t wl = words[i].len;
@@ -507,10 +595,18 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 	if (p < end) {
 		p++; /* the comma */
 		/* "rw, x" would render back as a bare rw's "rw x" */
-		if (p == end || *p == ' ')
+		if (p < end && *p == ' ')
 			return bad(P, "super options", "empty option after ','");
 		*end = '\0'; /* kept escaped, verbatim */
-		m->options = p;
+		/*
+		 * "rw," (an empty last option after the flags): no fs option,
+		 * and no options string renders that comma, so the field is
+		 * kept as written, as libmount reads it (FS-OPTIONS "rw,")
+		 */
+		if (p == end)
+			m->sb_opts_text = field;
+		else
+			m->options = p;
 	}
 	return 0;
 }
@@ -652,7 +748,7 @@ static int parse_line(struct mi_parser *P, char *p, char *end)
 	int r;
 
 	m->peer_group = m->master = m->propagate_from = 0;
-	m->fs_subtype = m->options = m->opt_fields = m->mnt_opts_text = NULL;
+	m->fs_subtype = m->options = m->opt_fields = m->mnt_opts_text = m->sb_opts_text = NULL;
 	m->mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_DEV | MNTSNAP_F_SB_FLAGS | MNTSNAP_F_ATTR |
 		 MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM | MNTSNAP_F_ROOT |
 		 MNTSNAP_F_MOUNT_POINT | MNTSNAP_F_SOURCE;
@@ -845,6 +941,7 @@ static int parser_done(struct mi_parser *P, int r, bool reverse,
 			P->s->consistent = 0;
 	}
 	free(P->scratch);
+	free(P->sb_rest);
 	if (r) {
 		mntsnap__snapshot_free(P->s);
 		return r;

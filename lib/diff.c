@@ -208,6 +208,10 @@ static uint32_t compare(struct mntsnap_diff *d, struct groups *g, const struct k
 	 */
 	if (HAS(ATTR) && !(c & MNTSNAP_CHANGE_ATTR) && mntsnap__mnt_opts_text_ne(a, b))
 		c |= MNTSNAP_CHANGE_ATTR;
+	/* super options kept as written ("rw," for "rw"): the text is theirs */
+	if (HAS(OPTS) && !(c & MNTSNAP_CHANGE_OPTIONS) &&
+	    strcmp(a->sb_opts_text ? a->sb_opts_text : "", b->sb_opts_text ? b->sb_opts_text : ""))
+		c |= MNTSNAP_CHANGE_OPTIONS;
 #undef HAS
 	return c;
 }

@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
@@ -97,6 +99,31 @@ static void prop_text(const struct mntsnap_mount *m, char *buf, size_t len)
 	buf[n - 1] = '\0';
 }
 
+/*
+ * Super options kept as written ("rw,") differ from the record's options
+ * in text only: both sides as FS-OPTIONS shows them ("rw -> rw,").
+ */
+static void put_fs_pair(FILE *f, const struct mntsnap_mount *a, const struct mntsnap_mount *b)
+{
+	size_t la = mntsnap__fs_options(a, NULL, 0), lb = mntsnap__fs_options(b, NULL, 0);
+	char *x = malloc(la + 1), *y = malloc(lb + 1);
+
+	if (x && y) {
+		mntsnap__fs_options(a, x, la + 1);
+		mntsnap__fs_options(b, y, lb + 1);
+		put_pair(f, x, y);
+	} else {
+		put_pair(f, a->options, b->options);
+	}
+	free(x);
+	free(y);
+}
+
+static bool has_sb_text(const struct mntsnap_mount *m)
+{
+	return m->sb_opts_text && m->sb_opts_text[0];
+}
+
 /* "old -> new" for one changed field. */
 static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		       const struct mntsnap_mount *b)
@@ -114,7 +141,10 @@ static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		put_pair(f, a->source, b->source);
 		return;
 	case MNTSNAP_CHANGE_OPTIONS:
-		put_pair(f, a->options, b->options);
+		if (has_sb_text(a) || has_sb_text(b))
+			put_fs_pair(f, a, b);
+		else
+			put_pair(f, a->options, b->options);
 		return;
 	case MNTSNAP_CHANGE_ATTR:
 		mntsnap__vfs_options(a, x, sizeof(x));

@@ -369,7 +369,9 @@ static void put_options_cached(struct jb *b, const struct mntsnap_mount *m,
 {
 	uint32_t has = m->mask & MNTSNAP_F_OPTS;
 
-	if (!c) {
+	/* parsed text kept as written: the cache's key does not hold it */
+	if (!c || (m->mnt_opts_text && m->mnt_opts_text[0]) ||
+	    (m->sb_opts_text && m->sb_opts_text[0])) {
 		put_all_options(b, m);
 		return;
 	}

@@ -205,6 +205,12 @@ static void put_optional(struct out *o, const struct mntsnap_mount *m)
 
 static void put_sb_opts(struct out *o, const struct mntsnap_mount *m)
 {
+	/* parsed text the fields below would not give back ("rw,") */
+	if (m->sb_opts_text && m->sb_opts_text[0]) {
+		puts_(o, " ");
+		put_escaped(o, m->sb_opts_text, ESC_OPTS);
+		return;
+	}
 	puts_(o, m->sb_flags & MNTSNAP_SB_RDONLY ? " ro" : " rw");
 	if (m->sb_flags & MNTSNAP_SB_SYNCHRONOUS)
 		puts_(o, ",sync");

@@ -59,6 +59,11 @@ static void put_unmangled(struct sbuf *b, const char *s)
 
 static void put_fs(struct sbuf *b, const struct mntsnap_mount *m)
 {
+	/* parsed text the fields below would not give back ("rw,") */
+	if (m->sb_opts_text && m->sb_opts_text[0]) {
+		put_unmangled(b, m->sb_opts_text);
+		return;
+	}
 	puts_(b, m->sb_flags & MNTSNAP_SB_RDONLY ? "ro" : "rw");
 	if (m->sb_flags & MNTSNAP_SB_SYNCHRONOUS)
 		puts_(b, ",sync");
@@ -169,9 +174,12 @@ size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size
 		memcpy(out + 2, vfs + 2, vlen - 2);
 		memcpy(out + vlen, fs + 2, flen - 2);
 		n = vlen + flen - 2;
-		/* "rw," : all that was left is one empty option */
-		if (n == 3)
-			n = 2;
+		/*
+		 * fs "rw,": cutting its rw leaves the string ending in a comma,
+		 * which libmount's cut drops too ("rw,relatime" + "rw,")
+		 */
+		if (flen == 3)
+			n = vlen;
 		out[n] = '\0';
 		return n;
 	}

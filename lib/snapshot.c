@@ -414,10 +414,11 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	struct mntsnap_idmap im = {0};
 	bool of = m->opt_fields && m->opt_fields[0];
 	bool mo = m->mnt_opts_text && m->mnt_opts_text[0];
-	long o = 0, t = 0;
+	bool so = m->sb_opts_text && m->sb_opts_text[0];
+	long o = 0, t = 0, u = 0;
 	int r;
 
-	if (!(m->mask & MNTSNAP__FIELDS_IDMAP) && !of && !mo)
+	if (!(m->mask & MNTSNAP__FIELDS_IDMAP) && !of && !mo && !so)
 		return MNTSNAP_NONE;
 	r = store_fields(s, &im, MNTSNAP_FL_IDMAP, m, m->mask);
 	if (r)
@@ -431,6 +432,11 @@ static long add_idmap(struct mntsnap_snapshot *s, const struct mntsnap_mount *m)
 	if (t < 0)
 		return t;
 	im.mnt_opts = (uint32_t)t;
+	if (so)
+		u = mntsnap__snap_str(s, m->sb_opts_text, strlen(m->sb_opts_text));
+	if (u < 0)
+		return u;
+	im.sb_opts = (uint32_t)u;
 	r = grow((void **)&s->idmaps, &s->idmaps_cap, s->nidmaps + 1, sizeof(*s->idmaps));
 	if (r)
 		return r;
@@ -1253,6 +1259,7 @@ int mntsnap__snapshot_get(const struct mntsnap_snapshot *s, size_t i,
 	im = r->idmap != MNTSNAP_NONE ? &s->idmaps[r->idmap] : NULL;
 	ret->opt_fields = im ? t + im->opt_fields : t;
 	ret->mnt_opts_text = im ? t + im->mnt_opts : t;
+	ret->sb_opts_text = im ? t + im->sb_opts : t;
 	MNTSNAP_FIELDS(V_ROW)
 	return 0;
 }

@@ -30,13 +30,15 @@ struct mntsnap_sb {
 };
 
 /*
- * Per-mount id maps, unknown optional fields and per-mount option text of
- * parsed text (struct mntsnap_mount opt_fields, mnt_opts_text): rare, kept out of the common record.
+ * Per-mount id maps, unknown optional fields, per-mount and super option
+ * text of parsed text (struct mntsnap_mount opt_fields, mnt_opts_text,
+ * sb_opts_text): rare, kept out of the common record.
  */
 struct mntsnap_idmap {
 	uint32_t uidmap, uidmap_num, gidmap, gidmap_num;
 	uint32_t opt_fields; /* strtab offset, 0 = none */
 	uint32_t mnt_opts;   /* strtab offset, 0 = none (mnt_opts_text) */
+	uint32_t sb_opts;    /* strtab offset, 0 = none (sb_opts_text) */
 };
 
 struct mntsnap_rec {

@@ -60,6 +60,11 @@
  *              option text of parsed lines holding an option this build
  *              did not know (struct mntsnap_mount mnt_opts_text); a reader
  *              that skips it still has every known option in ATTR
+ *   8 SBOPTS   (optional, as OPTFIELDS) the same shape for the super
+ *              option text of parsed lines that sb_flags and options do
+ *              not render back ("rw,", "size=1k,rw": struct mntsnap_mount
+ *              sb_opts_text);
+ *              a reader that skips it still has their sb flags and options
  *   0x100 + tag  FIELD: one record field added after version 1 (fields.h
  *              rows with a wire tag; the first is the UUID). Its bit is
  *              never set in the masks of META, SBS or RECORDS, which carry
@@ -130,7 +135,8 @@ enum {
 	SEC_RECORDS = 5,
 	SEC_OPTFIELDS = 6, /* optional */
 	SEC_MNTOPTS = 7,   /* optional */
-	SEC__KNOWN = 8,
+	SEC_SBOPTS = 8,    /* optional */
+	SEC__KNOWN = 9,
 };
 
 /*
@@ -544,15 +550,16 @@ static void enc_section(struct wbuf *out, unsigned type, const struct wbuf *payl
 	enc_section_flags(out, type, WIRE_SEC_REQUIRED, payload);
 }
 
-/* A record's rare text of section sec (OPTFIELDS, MNTOPTS): 0 if none. */
+/* A record's rare text of section sec (OPTFIELDS, MNTOPTS, SBOPTS): 0 if none. */
 static uint32_t rare_text(const struct mntsnap_snapshot *s, uint32_t i, int sec)
 {
 	const struct mntsnap_rec *r = &s->recs[i];
+	const struct mntsnap_idmap *im;
 
 	if (r->idmap == MNTSNAP_NONE)
 		return 0;
-	return sec == SEC_OPTFIELDS ? s->idmaps[r->idmap].opt_fields
-				    : s->idmaps[r->idmap].mnt_opts;
+	im = &s->idmaps[r->idmap];
+	return sec == SEC_OPTFIELDS ? im->opt_fields : sec == SEC_MNTOPTS ? im->mnt_opts : im->sb_opts;
 }
 
 /* Unknown optional fields or option text of parsed text; false if none. */
@@ -651,7 +658,7 @@ int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct m
 	struct wbuf sec[SEC__KNOWN] = { { 0 } }, out = { 0 };
 	struct strpool sp = { { 0 } };
 	struct prev pv = { .mp = "" };
-	bool optf, mnto;
+	bool optf, mnto, sbo;
 	int r;
 
 	if (!s || !ret_buf || !ret_len)
@@ -665,6 +672,7 @@ int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct m
 		enc_rec(&sec[SEC_RECORDS], &sp, s, i, &pv);
 	optf = enc_rare(&sec[SEC_OPTFIELDS], &sp, s, SEC_OPTFIELDS);
 	mnto = enc_rare(&sec[SEC_MNTOPTS], &sp, s, SEC_MNTOPTS);
+	sbo = enc_rare(&sec[SEC_SBOPTS], &sp, s, SEC_SBOPTS);
 	/* field sections first, into one buffer: they add to the strings */
 	for (int i = 0; i < ntab; i++) {
 		struct wbuf one = { 0 };
@@ -691,6 +699,8 @@ int mntsnap__wire_encode_fields(const struct mntsnap_snapshot *s, const struct m
 		enc_section_flags(&out, SEC_OPTFIELDS, 0, &sec[SEC_OPTFIELDS]);
 	if (mnto)
 		enc_section_flags(&out, SEC_MNTOPTS, 0, &sec[SEC_MNTOPTS]);
+	if (sbo)
+		enc_section_flags(&out, SEC_SBOPTS, 0, &sec[SEC_SBOPTS]);
 	if (fsec.err)
 		out.err = out.err ? out.err : fsec.err;
 	else if (fsec.len)
@@ -1235,6 +1245,7 @@ struct dctx {
 	uint32_t prev_old, prev_mask;
 	const struct sec *optf; /* SEC_OPTFIELDS, or one with p NULL */
 	const struct sec *mnto; /* SEC_MNTOPTS, or one with p NULL */
+	const struct sec *sbo;  /* SEC_SBOPTS, or one with p NULL */
 	const struct sec *fsecs; /* field sections by table row, p NULL if absent */
 	uint32_t *snap_mask;
 };
@@ -1441,13 +1452,17 @@ static int check_tree(struct rd *d, const struct mntsnap_snapshot *s, const stru
 }
 
 /*
- * Optional fields (sec OPTFIELDS) or per-mount option text (MNTOPTS) of
- * parsed text onto the records they belong to.
+ * Optional fields (sec OPTFIELDS), per-mount option text (MNTOPTS) or
+ * super option text (SBOPTS) of parsed text onto the records they belong
+ * to. No newline in any (it would split the rendered line), no blank in
+ * the per-mount options (column 6 ends at one).
  */
 static int dec_rare(struct dctx *c, struct drec *x, uint32_t nrecs, int which)
 {
-	const struct sec *sec = which == SEC_OPTFIELDS ? c->optf : c->mnto;
-	const char *what = which == SEC_OPTFIELDS ? "optional fields" : "mount option text";
+	const struct sec *sec = which == SEC_OPTFIELDS ? c->optf : which == SEC_MNTOPTS ? c->mnto
+								 : c->sbo;
+	const char *what = which == SEC_OPTFIELDS ? "optional fields"
+			   : which == SEC_MNTOPTS ? "mount option text" : "super option text";
 	struct rd *d = c->d;
 	uint64_t at = 0;
 	uint32_t n;
@@ -1466,16 +1481,19 @@ static int dec_rare(struct dctx *c, struct drec *x, uint32_t nrecs, int which)
 			return bad(d, "%s: record index out of order or range", what);
 		at += delta;
 		f = r_str(d, c->t, what);
-		if (!d->r && (!f[0] || strpbrk(f, which == SEC_OPTFIELDS ? "\n" : "\n ") ||
+		if (!d->r && (!f[0] || strpbrk(f, which == SEC_MNTOPTS ? "\n " : "\n") ||
 			      (which == SEC_MNTOPTS && strlen(f) > MNTSNAP_MNT_OPTS_TEXT_MAX)))
 			return bad(d, "%s of record %" PRIu64 ": empty, too long or not one line",
 				   what, at);
 		if (which == SEC_OPTFIELDS)
 			x[at].m.opt_fields = f;
-		else
+		else if (which == SEC_MNTOPTS)
 			x[at].m.mnt_opts_text = f;
+		else
+			x[at].m.sb_opts_text = f;
 	}
-	rd_done(d, which == SEC_OPTFIELDS ? "OPTFIELDS" : "MNTOPTS");
+	rd_done(d, which == SEC_OPTFIELDS ? "OPTFIELDS" : which == SEC_MNTOPTS ? "MNTOPTS"
+										: "SBOPTS");
 	return d->r;
 }
 
@@ -1512,6 +1530,8 @@ static int dec_records(struct rd *d, const struct sec *sec, struct dctx *c,
 		r = dec_rare(c, x, n, SEC_OPTFIELDS);
 	if (!r)
 		r = dec_rare(c, x, n, SEC_MNTOPTS);
+	if (!r)
+		r = dec_rare(c, x, n, SEC_SBOPTS);
 	for (uint32_t i = 0; i < n && !r; i++) {
 		long k = mntsnap__snap_add(s, &x[i].m);
 
@@ -1569,6 +1589,7 @@ int mntsnap__wire_decode(const void *buf, size_t len, struct mntsnap_error *err,
 	c.ims = ims;
 	c.optf = &secs[SEC_OPTFIELDS];
 	c.mnto = &secs[SEC_MNTOPTS];
+	c.sbo = &secs[SEC_SBOPTS];
 	if (!r)
 		r = dec_records(&d, &secs[SEC_RECORDS], &c, s);
 	free(sbs);

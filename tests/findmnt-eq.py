@@ -324,7 +324,8 @@ OPTSETS = [
     # refused together by findmnt (the forms add more: -J -P, -l -r, ...)
     ['--real', '--pseudo'], ['-M', '/', '-T', '/'], ['-c', '-C'],
 ]
-OPT_FILES = ('util-linux-mountinfo.txt', 'mntsnap-escapes.txt', 'moby-fedora.txt')
+OPT_FILES = ('util-linux-mountinfo.txt', 'mntsnap-escapes.txt', 'moby-fedora.txt',
+             'mntsnap-super-options.txt')
 OPT_FORMS = [[], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-n'], ['-l', '-n'], ['-a'],
              ['-r', '-n']]
 
@@ -2338,19 +2339,32 @@ def tabfile_loose(t, binary, base):
         'tab-source': l1 + b'\n21 20 0:5 / /x rw - tmpfs \tt rw\n',
         'escapes': l1 + b'\n21 20 0:5 / /a\\040b\\011c rw - tmpfs t\\134x rw\n',
         'no-final-newline': b'# c\n' + l1 + b'\n' + l2,
+        # C isspace() that is no blank (\v, \f, \r): strtol() and sscanf()
+        # skip it before the ids and major:minor, at the line's start too
+        'isspace-start': b'\v' + l1 + b'\n\f\r \t' + l2 + b'\n',
+        'isspace-numbers': b'20 \v1 \f8:\v1 / / rw - ext4 /dev/sda1 rw\n' + l2 + b'\n',
+        # ... and the optional fields are the text up to " - ", as written
+        'opt-fields-isspace': (b'20 1 8:1 / / rw shared:1\vmaster:2 - ext4 /dev/sda1 rw\n'
+                               b'21 20 0:5 / /x rw \fshared:3\r - tmpfs t rw\f\n'
+                               b'22 20 0:6 / /y rw shared:4\v-\vx\t - tmpfs u rw\v\n'),
+        'opt-fields-lead': b'20 1 8:1 / / rw  shared:1 - ext4 /dev/sda1 rw\n' + l2 + b'\n',
     }
+    # text libmount keeps as written: --format mountinfo gives the file back
+    as_written = ('opt-fields-isspace', 'opt-fields-lead')
     for name, text in texts.items():
         path = os.path.join(base, 'loose-' + name)
         with open(path, 'wb') as fh:
             fh.write(text)
-        # kept (README): a tab between optional fields shows as a space
-        # in OPT-FIELDS (the library splits them at spaces)
-        cols = ','.join(c for c in COLUMNS if name != 'opt-fields' or c != 'OPT-FIELDS')
+        cols = ','.join(COLUMNS)
         for extra in ([], ['-J', '-l', '-o', cols], ['-r', '-o', cols], ['-l'], ['-P', '/x']):
             fstab_same(t, 'loose ' + name, ['-F', path] + extra,
                        [binary, 'list', '-F', path] + extra, json_out='-J' in extra)
         fstab_same(t, 'loose ' + name + ' twice', ['-F', path, '-F', path, '-r'],
                    [binary, 'list', '-F', path, '-F', path, '-r'])
+        if name in as_written:
+            rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
+            t.check('loose %s: --format mountinfo gives the file back' % name,
+                    rc == 0 and out == text, '%r %r' % (err, out))
     # what libmount cannot read: refused (README), the line named as in the file
     bad = os.path.join(base, 'loose-bad')
     with open(bad, 'wb') as fh:
@@ -2359,6 +2373,14 @@ def tabfile_loose(t, binary, base):
     rb, b, eb = run([binary, 'list', '-F', bad])
     t.check('loose-bad: findmnt warns about line 4, mntsnap refuses naming line 4',
             ra == 0 and b'line 4' in ea and rb == 2 and b == b'' and b'list: line 4: ' in eb,
+            '%r / %r' % (ea, eb))
+    # strtol() wants a blank after the id: "21\v20" is a parse error to findmnt
+    with open(bad, 'wb') as fh:
+        fh.write(l1 + b'\n21\v20 0:5 / /x rw - tmpfs t rw\n')
+    ra, _, ea = run(['findmnt', '-F', bad])
+    rb, b, eb = run([binary, 'list', '-F', bad])
+    t.check('loose-bad id\\v: findmnt warns about line 2, mntsnap refuses naming line 2',
+            ra == 0 and b'line 2' in ea and rb == 2 and b == b'' and b'list: line 2: ' in eb,
             '%r / %r' % (ea, eb))
     mi, fs, com = (os.path.join(base, n) for n in ('j-mi', 'j-fs', 'j-com'))
     with open(mi, 'wb') as fh:
@@ -2510,6 +2532,10 @@ TABLINE_SAME = {
                            b'2147483648 20 0:4 / /b rw - tmpfs b rw\n'
                            b'4294967295 20 0:5 / /c rw - tmpfs c rw\n'
                            b'22 20 0:6 / /a rw - tmpfs d rw', ['-U']),
+    # super options whose first word is not ro or rw: read as text, as
+    # libmount reads them (FS-OPTIONS as written, merged into OPTIONS)
+    'sb-rw-late': (b'21 20 0:3 / /a rw - tmpfs a size=1k,rw', ['-O', 'size=1k', '-r']),
+    'sb-no-rw': (b'21 20 0:3 / /a ro - tmpfs a size=1k', ['-O', 'ro', '-r']),
     # the root: the smallest signed parent id (-2147483648), walked up
     'id-signed-root': (b'22 2147483648 0:3 / /b/a rw - tmpfs a rw\n'
                        b'2147483648 20 0:4 / /b rw - tmpfs b rw', []),
@@ -2542,7 +2568,10 @@ TABLINE_REFUSED = {
     'id-negative': b'-5 20 0:3 / /a rw - tmpfs a rw',
     'escape-nul': b'21 20 0:3 / /a\\000b rw - tmpfs a rw',
     'escape-nul-400': b'21 20 0:3 / /a\\400b rw - tmpfs a rw',
-    'sb-rw-late': b'21 20 0:3 / /a rw - tmpfs a size=1k,rw',
+    # past 32 bits: libmount's %u wraps them into another number
+    'id-2-32': b'4294967296 20 0:3 / /a rw - tmpfs a rw',
+    'major-past-32': b'21 20 99999999999:1 / /a rw - tmpfs a rw',
+    'minor-past-32': b'21 20 0:4294967296 / /a rw - tmpfs a rw',
 }
 
 
@@ -2626,6 +2655,24 @@ def tabfile_lines(t, binary, base):
         t.check('line %s: findmnt lists it silently, mntsnap refuses naming line 2 (kept)' % name,
                 ra == 0 and a.count(b'\n') == 3 and not ea and rb == 2 and not b and
                 b'list: line 2: ' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
+
+
+def super_options(t, binary, data):
+    """Super options findmnt lists as written though sb_flags and options
+    cannot say them ("rw,": an empty last option after the flags;
+    "size=1k,rw": the first word not ro or rw): the
+    option columns in each form and -O on every word of them match
+    findmnt (the file's other checks: every option set, render-back)."""
+    path = os.path.join(data, 'mntsnap-super-options.txt')
+    cols = 'TARGET,FS-OPTIONS,OPTIONS,VFS-OPTIONS'
+    for form in (['-r'], ['-J'], ['-P'], ['-l', '-n'], []):
+        fstab_same(t, 'super options', ['-F', path, '-o', cols] + form,
+                   [binary, 'list', '-F', path, '-o', cols] + form, json_out='-J' in form)
+    for o in ('rw', 'ro', 'sync', 'nosync', 'dirsync', 'mand', 'lazytime', 'nolazytime',
+              'nomand,nosync', 'ro,sync', 'size=1k', 'relatime', 'nosuid,ro', 'nodev', 'rwx',
+              'norwx', 'a', 'b,ro', 'a b'):
+        args = ['-F', path, '-r', '-o', cols, '-O', o]
+        fstab_same(t, 'super options', args, [binary, 'list'] + args)
 
 
 def lookup_pair(t, name, binary, args, cwd=None, ms_cmd=('list',)):
@@ -3274,6 +3321,8 @@ def main():
     if only in 'dev-root':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-devroot-') as base:
             dev_root(t, binary, base)
+    if only in 'super-options':
+        super_options(t, binary, data)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

@@ -773,3 +773,48 @@ Test(diff, unknown_per_mount_option_is_a_difference)
 	mntsnap_snapshot_free(c);
 	mntsnap_snapshot_free(o);
 }
+
+/*
+ * Super options kept as written ("rw,": an empty last option after the
+ * flags, sb_flags and options as for "rw"): a table whose line gained the
+ * comma differs from the one without it in its options, for
+ * mntsnap_diff() and for mntsnap diff of the saved tables, which shows
+ * both sides as FS-OPTIONS does.
+ */
+Test(diff, super_options_text_is_a_difference)
+{
+	static const char base[] = "22 1 259:3 / / rw - ext4 /dev/vda rw\n"
+				   "23 22 0:5 / /proc rw,relatime - proc proc rw\n";
+	static const char comma[] = "22 1 259:3 / / rw - ext4 /dev/vda rw,\n"
+				    "23 22 0:5 / /proc rw,relatime - proc proc rw\n";
+	struct mntsnap_snapshot *a, *b;
+	struct mntsnap_diff_entry e;
+	struct mntsnap_diff *d;
+	char cli[4200], cmd[9000];
+
+	ms_private_ns(BASE);
+	a = parse_text(BASE "/a.txt", base);
+	b = parse_text(BASE "/b.txt", comma);
+	for (int flags = 0; flags <= MNTSNAP_DIFF_IGNORE_IDS; flags += MNTSNAP_DIFF_IGNORE_IDS) {
+		d = diff(a, b, (uint32_t)flags, NULL, NULL);
+		cr_assert_eq(mntsnap_diff_count(d), 1, "flags %d: count %zu", flags,
+			     mntsnap_diff_count(d));
+		e = find(d, a, b, "/");
+		cr_assert_eq(e.kind, MNTSNAP_DIFF_CHANGED);
+		cr_assert_eq(e.changed, MNTSNAP_CHANGE_OPTIONS, "0x%x", e.changed);
+		mntsnap_diff_free(d);
+		d = diff(b, b, (uint32_t)flags, NULL, NULL);
+		cr_assert_eq(mntsnap_diff_count(d), 0, "the same text");
+		mntsnap_diff_free(d);
+	}
+	cr_assert_eq(mntsnap_snapshot_save(a, BASE "/a.bin"), 0);
+	cr_assert_eq(mntsnap_snapshot_save(b, BASE "/b.bin"), 0);
+	cli_path(cli, sizeof(cli));
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/a.bin " BASE "/b.bin >/dev/null", cli);
+	cr_assert_eq(run(cmd), 1, "saved tables: different, exit 1");
+	snprintf(cmd, sizeof(cmd), "%s diff " BASE "/a.bin " BASE "/b.bin | grep -q 'rw -> rw,'",
+		 cli);
+	cr_assert_eq(run(cmd), 0, "the text diff shows both sides");
+	mntsnap_snapshot_free(a);
+	mntsnap_snapshot_free(b);
+}

@@ -651,12 +651,37 @@ static char *mi_put(char *o, const char *s, const char *e, char after)
 	return o;
 }
 
+/* C isspace(): what strtol() and sscanf()'s %u skip before a number */
+static const char *mi_space(const char *s)
+{
+	while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+		s++;
+	return s;
+}
+
+/*
+ * major:minor as libmount's sscanf("%u:%u") reads it: white space that
+ * is no blank (\v, \f, \r; a blank ends the field) may stand before
+ * the minor too. Written back without it.
+ */
+static char *mi_put_dev(char *o, const char *s, const char *e)
+{
+	const char *colon = memchr(s, ':', (size_t)(e - s));
+
+	if (!colon)
+		return mi_put(o, s, e, ' ');
+	o = mi_put(o, s, colon + 1, '\0');
+	return mi_put(o, mi_space(colon + 1), e, ' ');
+}
+
 /*
  * A mountinfo line split as libmount 2.38 splits it
  * (mnt_parse_mountinfo_line()), written back as the kernel writes it:
  * one space between fields. Six fields apart by blanks (spaces or tabs,
- * any number); the optional fields up to the first " - " (kept as
- * written, as the library keeps them, a tab as a space); the type; "  " after it is an empty source (the kernel's
+ * any number; before the ids and major:minor any C white space, and
+ * before the minor \v, \f or \r); the optional fields up to the first
+ * " - " (kept as written after one blank, as the library keeps them);
+ * the type; "  " after it is an empty source (the kernel's
  * text for one), else blanks then the source; blanks then the
  * superblock options: the library's are the rest of the line, blanks at
  * its end dropped (libmount stops at a blank: a kept difference).
@@ -669,18 +694,28 @@ static size_t mi_clean_line(const char *s, char *out)
 	char *o = out;
 
 	for (int i = 0; i < 6; i++, s = e) {
-		s = mi_sep(s);
+		/* the ids and major:minor are numbers: strtol(), sscanf() */
+		s = i < 3 ? mi_space(s) : mi_sep(s);
 		e = mi_word(s);
 		if (e == s)
 			return 0;
-		o = mi_put(o, s, e, i < 5 ? ' ' : '\0');
+		if (i == 2)
+			o = mi_put_dev(o, s, e);
+		else
+			o = mi_put(o, s, e, i < 5 ? ' ' : '\0');
 	}
 	sep = strstr(s, " - ");
 	if (!sep)
 		return 0;
-	/* the library keeps them as written (spaces): a tab is a space */
-	for (; s < sep; s++)
-		*o++ = *s == '\t' ? ' ' : *s;
+	/*
+	 * the optional fields are the text after the blank that ends the
+	 * per-mount options, as written (any white space between fields:
+	 * the library reads them so)
+	 */
+	if (s < sep) {
+		*o++ = ' ';
+		o = mi_put(o, s + 1, sep, '\0');
+	}
 	o = mi_put(o, sep, sep + 3, '\0');
 	s = mi_sep(sep + 3);
 	e = mi_word(s);
