@@ -815,7 +815,12 @@ def compare_poll_utab(t, name, binary, base):
                         r.stdout.strip(), x, os.path.join(d, x), opts))
             steps = [first, 'mount -o remount,ro b' if first == 'umount a' else 'umount a',
                      'umount b']
-            poll_history(t, '%s -m -p, first %r:' % (name, first), binary, sets, steps, env, d)
+            # -S MAJ:MIN beside ARG: findmnt never retries ARG as a mount point
+            mm = subprocess.run(['findmnt', '-n', '-o', 'MAJ:MIN', '-M', os.path.join(d, 'b')],
+                                capture_output=True, text=True).stdout.strip()
+            devno = [['-p', '-S', mm, os.path.join(d, 'b')], ['-p', '-S', mm, 'ub']]
+            poll_history(t, '%s -m -p, first %r:' % (name, first), binary, sets + devno, steps,
+                         env, d)
             subprocess.run(['umount', '-R', '-l', os.path.join(d, 'b')], capture_output=True)
             subprocess.run(['umount', '-R', '-l', os.path.join(d, 'a')], capture_output=True)
     finally:
@@ -2671,8 +2676,35 @@ def source_lookups_inner(binary, base):
     return 0
 
 
+def source_match_forms(t, binary, base):
+    """What a SOURCE matches, as findmnt 2.38 decides it. -S MAJ:MIN is a
+    device number (set_source_match() sets FL_NOSWAPMATCH): with -f and a
+    positional SOURCE (is_mount_compatible_mode(), which then ignores the
+    MAJ:MIN) that SOURCE is never retried as a mount point."""
+    d = os.path.join(base, 'srcmatch')
+    os.makedirs(d)
+    tabs = {
+        'stack': ('20 1 254:0 / / rw - ext4 /dev/vda rw', '25 20 0:23 / /mnt/a\\040b rw - tmpfs x rw',
+                  '29 20 0:42 / /mnt/stack rw - tmpfs t1 rw', '30 29 0:43 / /mnt/stack rw - tmpfs t2 rw')}
+    sets = {
+        'stack': (['-f', '-S', '0:43', '/mnt/stack'], ['-f', '-S', '0:42', '-d', 'backward', '/mnt/stack'],
+                  ['-f', '-S', '0:42', '/mnt/a b'], ['-f', '-S', '0:42', '/dev/vda'],
+                  ['-f', '-S', '0:42', 't2'], ['-S', '0:43', '/mnt/stack'], ['-S', '0:43', 't2'],
+                  ['-f', '/mnt/stack'], ['-f', '-d', 'backward', '/mnt/stack'], ['-f', '-S', '0:43'],
+                  ['-S', '0:43'], ['-f', '0:43'], ['-f', '0:43', '/mnt/stack'], ['/mnt/stack'],
+                  ['-f', 'nosuch', '/mnt/stack'], ['-f', '-t', 'tmpfs', '-S', '0:43', '/mnt/stack'])}
+    for name, lines in tabs.items():
+        mi = os.path.join(d, name + '.mi')
+        with open(mi, 'w') as fh:
+            fh.write('\n'.join(lines) + '\n')
+        for args in sets[name]:
+            for form in (['-l'], [], ['-J']):
+                lookup_pair(t, 'source match -F %s' % name, binary, ['-F', mi] + form + args)
+
+
 def source_lookups(t, binary, base):
     source_lookups_file(t, binary, base)
+    source_match_forms(t, binary, base)
     loop_device_part(t, binary, base, '--source-lookups', 'source lookups')
 
 

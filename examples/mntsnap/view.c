@@ -65,8 +65,9 @@ const char view_help[] =
 	"                        (the children of the others move to their parent,\n"
 	"                        PARENT included)\n"
 	"  -f, --first-only      the first match only (a list); with a SOURCE and no\n"
-	"                        -t/-O: findmnt's lookup of it alone (-T, -M, -i,\n"
-	"                        --real, --pseudo, --shadowed do not apply)\n"
+	"                        -t/-O: findmnt's lookup of it alone (-T, -M,\n"
+	"                        -S MAJ:MIN, -i, --real, --pseudo, --shadowed do\n"
+	"                        not apply)\n"
 	"  -i, --invert          the mounts the filters do not match\n"
 	"  -d, --direction forward|backward\n"
 	"                        the order lookups and lists go through the table\n"
@@ -773,8 +774,12 @@ void view_filter_init(struct view_filter *f, const struct view *v)
 	/* findmnt's "MAJ:MIN" source is a device number, never swapped */
 	if (f->source && devno_parse(f->source, &maj, &min))
 		f->devno = true, f->maj = maj, f->min = min;
-	/* findmnt --poll ARG: a source, or else a mount point (not a tag) */
-	f->swap = v->match && !v->source && !f->target && !f->devno && !tags_is_devtag(v->match);
+	/*
+	 * findmnt --poll ARG: a source, or else a mount point (not a tag, nor
+	 * next to -S MAJ:MIN, which sets FL_NOSWAPMATCH)
+	 */
+	f->swap = v->match && !v->source && !v->devno && !f->target && !f->devno &&
+		  !tags_is_devtag(v->match);
 }
 
 bool view_filter_active(const struct view_filter *f)
@@ -1277,8 +1282,13 @@ static long find_mount_point(struct matcher *mt, const char *path)
 static size_t find_first_source(struct matcher *mt, int32_t *found)
 {
 	const struct view *v = mt->v;
+	/*
+	 * findmnt retries the SOURCE as a mount point unless FL_NOSWAPMATCH:
+	 * a tag, -T/-M, or -S MAJ:MIN (set_source_match() sets it for a
+	 * device number; this lookup then ignores the MAJ:MIN itself).
+	 */
 	bool swap = !v->source_tag && !tags_is_devtag(mt->source) && (v->match || v->pair) && !v->target &&
-		    (!v->mountpoint || v->pair);
+		    (!v->mountpoint || v->pair) && !v->devno;
 	long i = -1;
 
 	/* a tag: by its text first, then (evaluated, not -C) its device */
