@@ -679,17 +679,13 @@ static void mark_source(struct matcher *mt)
 	for (long i = mntsnap_snapshot_next_source(mt->snap, mt->source, -1); i >= 0;
 	     i = mntsnap_snapshot_next_source(mt->snap, mt->source, i))
 		mt->source_hit[i] = true;
+	/*
+	 * Never the SOURCE column's text: its "[/fsroot]" (a bind) and -c's
+	 * resolved path are how findmnt prints a source, not what
+	 * mnt_fs_match_source() compares - a positional argument matches as
+	 * -S does.
+	 */
 	mark_source_resolved(mt);
-	/* a positional argument also names a SOURCE with its [/fsroot] */
-	if (mt->source == mt->v->match)
-		for (size_t i = 0; i < mt->n; i++) {
-			mntsnap_snapshot_get(mt->snap, i, &m);
-			mt->ob.len = 0;
-			cols_all[1].get(&mt->ob, &m, &mt->v->out.cx);
-			ob_putc(&mt->ob, '\0');
-			if (!mt->ob.err && !strcmp(mt->ob.p, mt->source))
-				mt->source_hit[i] = true;
-		}
 }
 
 /* -S MAJ:MIN: the mount's device number is maj:min */
