@@ -849,7 +849,12 @@ def compare_poll_utab(t, name, binary, base):
                         r.stdout.strip(), x, os.path.join(d, x), opts))
             steps = [first, 'mount -o remount,ro b' if first == 'umount a' else 'umount a',
                      'umount b']
-            poll_history(t, '%s -m -p, first %r:' % (name, first), binary, sets, steps, env, d)
+            # -S MAJ:MIN beside ARG: findmnt never retries ARG as a mount point
+            mm = subprocess.run(['findmnt', '-n', '-o', 'MAJ:MIN', '-M', os.path.join(d, 'b')],
+                                capture_output=True, text=True).stdout.strip()
+            devno = [['-p', '-S', mm, os.path.join(d, 'b')], ['-p', '-S', mm, 'ub']]
+            poll_history(t, '%s -m -p, first %r:' % (name, first), binary, sets + devno, steps,
+                         env, d)
             subprocess.run(['umount', '-R', '-l', os.path.join(d, 'b')], capture_output=True)
             subprocess.run(['umount', '-R', '-l', os.path.join(d, 'a')], capture_output=True)
     finally:
@@ -891,7 +896,11 @@ def live_inner(binary, base, backend):
         # the options with lookups, statvfs sizes, relative sources (-c)
         os.chdir(base)
         p = lambda x: os.path.join(base, x)
-        sets = [['-f', '-M', p('st')], ['-M', p('st')], ['-d', 'backward', '-M', p('st')],
+        # a bind's source as findmnt prints it, DEV[/fsroot]: no source
+        rb_src = subprocess.run(['findmnt', '-n', '-o', 'SOURCE', '-M', p('rb')],
+                                capture_output=True, text=True).stdout.strip()
+        sets = [[rb_src], ['-t', 'ext4', rb_src], ['-R', rb_src], ['src[/sub]'],
+                ['-f', '-M', p('st')], ['-M', p('st')], ['-d', 'backward', '-M', p('st')],
                 ['-d', 'backward', '-T', p('st/x/f')], ['-d', 'backward', '-T', p('bind')],
                 ['-f', '-d', 'backward', '-M', p('st')], ['-f', p('st')], ['-f', 'st2'],
                 ['-U', '-R', '-M', base], ['-U', '-M', p('st')], ['-U', '-T', p('st/x')],
@@ -926,7 +935,8 @@ def live_inner(binary, base, backend):
                         sets=[o for o in OPTSETS if not live_only & set(o)] + [
                             ['-f', '-M', p('st')], ['-U', '-R', '-M', base],
                             ['--shadowed', '-R', '-M', base], ['-d', 'backward', '-M', p('st')],
-                            ['-i', '-M', p('st')], ['--tree', '-S', 'st2']],
+                            ['-i', '-M', p('st')], ['--tree', '-S', 'st2'],
+                            [rb_src], ['-t', 'ext4', rb_src], ['src[/sub]']],
                         forms=[[], ['-l'], ['-J'], ['-r']])
         for opt in sorted(live_only):
             r = subprocess.run([binary, 'show', snap, opt], capture_output=True)
@@ -2770,8 +2780,56 @@ def source_lookups_inner(binary, base):
     return 0
 
 
+def source_match_forms(t, binary, base):
+    """What a SOURCE matches, as findmnt 2.38 decides it. -S MAJ:MIN is a
+    device number (set_source_match() sets FL_NOSWAPMATCH): with -f and a
+    positional SOURCE (is_mount_compatible_mode(), which then ignores the
+    MAJ:MIN) that SOURCE is never retried as a mount point. -c changes how
+    SOURCE is printed, not what it matches: mnt_fs_match_source() gives up
+    on a pseudo or network filesystem's source that differs in text. A
+    bind mount's source as findmnt prints it, DEV[/fsroot], names nothing:
+    the [/fsroot] is the SOURCE column's, never the mount's source."""
+    d = os.path.join(base, 'srcmatch')
+    os.makedirs(d)
+    lnproc = os.path.join(d, 'lnproc')
+    os.symlink('/proc', lnproc)
+    tabs = {
+        'stack': ('20 1 254:0 / / rw - ext4 /dev/vda rw', '25 20 0:23 / /mnt/a\\040b rw - tmpfs x rw',
+                  '29 20 0:42 / /mnt/stack rw - tmpfs t1 rw', '30 29 0:43 / /mnt/stack rw - tmpfs t2 rw'),
+        'pseudo': ('20 1 254:0 / / rw - ext4 /dev/vda rw', '22 20 0:3 / /b rw - tmpfs %s rw' % lnproc,
+                   '25 20 0:6 / /e rw - tmpfs /dev/../dev/vda rw',
+                   '28 20 0:9 / /h rw - tmpfs /proc/self/root/dev/vda rw',
+                   '31 20 0:10 / /n rw - nfs /dev/../dev/vda rw',
+                   '32 20 0:11 / /p rw - nfs4 /proc/self/root/dev/vda rw'),
+        'fsroot': ('20 1 254:0 / / rw - ext4 /dev/vda rw', '26 20 254:0 /home /mnt/bind ro - ext4 /dev/vda rw',
+                   '35 20 0:47 /sub\\134dir /mnt/bs rw - tmpfs none rw')}
+    sets = {
+        'stack': (['-f', '-S', '0:43', '/mnt/stack'], ['-f', '-S', '0:42', '-d', 'backward', '/mnt/stack'],
+                  ['-f', '-S', '0:42', '/mnt/a b'], ['-f', '-S', '0:42', '/dev/vda'],
+                  ['-f', '-S', '0:42', 't2'], ['-S', '0:43', '/mnt/stack'], ['-S', '0:43', 't2'],
+                  ['-f', '/mnt/stack'], ['-f', '-d', 'backward', '/mnt/stack'], ['-f', '-S', '0:43'],
+                  ['-S', '0:43'], ['-f', '0:43'], ['-f', '0:43', '/mnt/stack'], ['/mnt/stack'],
+                  ['-f', 'nosuch', '/mnt/stack'], ['-f', '-t', 'tmpfs', '-S', '0:43', '/mnt/stack']),
+        'pseudo': (['-c', '/dev/vda'], ['-c', '/proc'], ['-c', lnproc], ['-c', '-S', '/dev/vda'],
+                   ['-c', '-f', '/dev/vda'], ['-c', '-f', '/proc'], ['-c', '-S', '/proc'], ['/dev/vda'],
+                   ['-c', '/dev/../dev/vda'], ['-c', '-t', 'tmpfs', '/dev/vda'], ['-c', '-i', '/dev/vda'],
+                   ['-C', '/dev/vda'], ['-c', '-v', '/dev/vda']),
+        'fsroot': (['/dev/vda[/home]'], ['none[/sub\\dir]'], ['-t', 'ext4', '/dev/vda[/home]'],
+                   ['-S', '/dev/vda[/home]'], ['-v', '/dev/vda[/home]'], ['-f', '/dev/vda[/home]'],
+                   ['-R', '/dev/vda[/home]'], ['-c', '/dev/vda[/home]'], ['/dev/vda'], ['none'],
+                   ['-v', '/dev/vda'], ['-S', '/dev/vda'], ['-f', '-d', 'backward', '/dev/vda'])}
+    for name, lines in tabs.items():
+        mi = os.path.join(d, name + '.mi')
+        with open(mi, 'w') as fh:
+            fh.write('\n'.join(lines) + '\n')
+        for args in sets[name]:
+            for form in (['-l'], [], ['-J']):
+                lookup_pair(t, 'source match -F %s' % name, binary, ['-F', mi] + form + args)
+
+
 def source_lookups(t, binary, base):
     source_lookups_file(t, binary, base)
+    source_match_forms(t, binary, base)
     loop_device_part(t, binary, base, '--source-lookups', 'source lookups')
 
 

@@ -66,8 +66,9 @@ const char view_help[] =
 	"                        (the children of the others move to their parent,\n"
 	"                        PARENT included)\n"
 	"  -f, --first-only      the first match only (a list); with a SOURCE and no\n"
-	"                        -t/-O: findmnt's lookup of it alone (-T, -M, -i,\n"
-	"                        --real, --pseudo, --shadowed do not apply)\n"
+	"                        -t/-O: findmnt's lookup of it alone (-T, -M,\n"
+	"                        -S MAJ:MIN, -i, --real, --pseudo, --shadowed do\n"
+	"                        not apply)\n"
 	"  -i, --invert          the mounts the filters do not match\n"
 	"  -d, --direction forward|backward\n"
 	"                        the order lookups and lists go through the table\n"
@@ -667,17 +668,13 @@ static void mark_source(struct matcher *mt)
 	for (long i = mntsnap_snapshot_next_source(mt->snap, mt->source, -1); i >= 0;
 	     i = mntsnap_snapshot_next_source(mt->snap, mt->source, i))
 		mt->source_hit[i] = !(mt->v->out.cx.root_src && mt->v->out.cx.root_src[i]);
+	/*
+	 * Never the SOURCE column's text: its "[/fsroot]" (a bind) and -c's
+	 * resolved path are how findmnt prints a source, not what
+	 * mnt_fs_match_source() compares - a positional argument matches as
+	 * -S does.
+	 */
 	mark_source_resolved(mt);
-	/* a positional argument also names a SOURCE with its [/fsroot] */
-	if (mt->source == mt->v->match)
-		for (size_t i = 0; i < mt->n; i++) {
-			mt_get(mt, i, &m);
-			mt->ob.len = 0;
-			cols_all[1].get(&mt->ob, &m, &mt->v->out.cx);
-			ob_putc(&mt->ob, '\0');
-			if (!mt->ob.err && !strcmp(mt->ob.p, mt->source))
-				mt->source_hit[i] = true;
-		}
 }
 
 /* -S MAJ:MIN: the mount's device number is maj:min */
@@ -762,8 +759,12 @@ void view_filter_init(struct view_filter *f, const struct view *v)
 	/* findmnt's "MAJ:MIN" source is a device number, never swapped */
 	if (f->source && devno_parse(f->source, &maj, &min))
 		f->devno = true, f->maj = maj, f->min = min;
-	/* findmnt --poll ARG: a source, or else a mount point (not a tag) */
-	f->swap = v->match && !v->source && !f->target && !f->devno && !tags_is_devtag(v->match);
+	/*
+	 * findmnt --poll ARG: a source, or else a mount point (not a tag, nor
+	 * next to -S MAJ:MIN, which sets FL_NOSWAPMATCH)
+	 */
+	f->swap = v->match && !v->source && !v->devno && !f->target && !f->devno &&
+		  !tags_is_devtag(v->match);
 }
 
 bool view_filter_active(const struct view_filter *f)
@@ -1313,8 +1314,13 @@ static bool extra_target(struct matcher *mt, const char *path)
 static size_t find_first_source(struct matcher *mt, int32_t *found)
 {
 	const struct view *v = mt->v;
+	/*
+	 * findmnt retries the SOURCE as a mount point unless FL_NOSWAPMATCH:
+	 * a tag, -T/-M, or -S MAJ:MIN (set_source_match() sets it for a
+	 * device number; this lookup then ignores the MAJ:MIN itself).
+	 */
 	bool swap = !v->source_tag && !tags_is_devtag(mt->source) && (v->match || v->pair) && !v->target &&
-		    (!v->mountpoint || v->pair);
+		    (!v->mountpoint || v->pair) && !v->devno;
 	long i = -1;
 
 	/* a tag: by its text first, then (evaluated, not -C) its device */
