@@ -2822,6 +2822,13 @@ def tab_uuid_inner(binary, base):
         # the live table already agreed: it still does
         for args in (['-M', mnt, '-o', TAB_UUID_COLS], ['-M', mnt, '-J', '-o', TAB_UUID_COLS]):
             fstab_same(t, 'live uuid', args, [binary, 'list'] + args, json_out='-J' in args)
+        # stat PATH -S TAG: findmnt -T PATH -S TAG, the tag evaluated to its device
+        uuid = '11111111-2222-3333-4444-%012d' % os.getpid()
+        for tag in ('LABEL=fmeq-uuid', 'UUID=' + uuid, 'LABEL=fmeq-none', 'UUID=' + uuid[:-1] + 'f'):
+            for form in (['-l'], ['-J'], ['-P']):
+                args = ['-S', tag, '-o', 'TARGET,SOURCE,FSTYPE'] + form
+                fstab_same(t, 'stat -S %s' % tag, args + ['-T', mnt], [binary, 'stat'] + args + [mnt],
+                           json_out='-J' in form)
     finally:
         subprocess.run(['umount', mnt], capture_output=True)
         subprocess.run(['losetup', '-d', dev], capture_output=True)

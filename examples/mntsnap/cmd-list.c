@@ -446,19 +446,19 @@ static int need_blkid(struct list_args *a)
  * which tries its text first). A tag naming no device, or any under -C
  * (findmnt then has no cache), is matched as text.
  */
-static void resolve_tag_lookup(struct list_args *a, char **dev)
+static void resolve_tag_lookup(struct view *v, char **dev)
 {
-	const char **spec = is_tag(a->view.source) ? &a->view.source
-			    : is_tag(a->view.match) ? &a->view.match
-						    : NULL;
+	const char **spec = is_tag(v->source) ? &v->source
+			    : is_tag(v->match)  ? &v->match
+						: NULL;
 	char *name = NULL, *value = NULL;
 
 	if (!spec)
 		return;
 	/* a tag is never tried as a mount point (findmnt: no swap) */
-	a->view.pair = false;
-	a->view.source_tag = *spec;
-	if (a->view.nocanon)
+	v->pair = false;
+	v->source_tag = *spec;
+	if (v->nocanon)
 		return;
 	if (!tags_parse(*spec, &name, &value))
 		*dev = tags_evaluate(name, value);
@@ -466,8 +466,8 @@ static void resolve_tag_lookup(struct list_args *a, char **dev)
 	free(value);
 	if (!*dev)
 		return;
-	if (spec == &a->view.match)
-		a->view.source = *dev, a->view.match = NULL;
+	if (spec == &v->match)
+		v->source = *dev, v->match = NULL;
 	else
 		*spec = *dev;
 }
@@ -1006,7 +1006,7 @@ static int list_run(int argc, char **argv)
 		return list_fstab(&a);
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;
-	resolve_tag_lookup(&a, &tagdev);
+	resolve_tag_lookup(&a.view, &tagdev);
 	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
 		r = join_tabs(&a, &tj);
 		if (r) {
@@ -1212,6 +1212,7 @@ static int stat_run(int argc, char **argv)
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
 	const char *what = NULL, *target = NULL;
+	char *tagdev = NULL;
 	struct view v;
 	uint64_t id;
 	int c, r;
@@ -1273,6 +1274,8 @@ static int stat_run(int argc, char **argv)
 				   "see --help)", argv[optind]);
 	if (!what)
 		return cli_fail(0, "stat: give a mount id or a path (see --help)");
+	if (is_tag(v.source) && !tags_have())
+		return cli_fail(0, "stat: -S TAG=value needs libblkid, which this build lacks");
 	if (cli_target_open(&t, &ns))
 		return CLI_EXIT_ERR;
 	/* a bare number is an id; "./123" and -T's argument name a path */
@@ -1291,8 +1294,11 @@ static int stat_run(int argc, char **argv)
 	cli_target_close(ns);
 	if (r)
 		return cli_fail(r, "stat %s", what);
+	/* as list's -S TAG: the device the tag names */
+	resolve_tag_lookup(&v, &tagdev);
 	r = view_print(&v, "stat", snap);
 	mntsnap_snapshot_free(snap);
+	free(tagdev);
 	return r;
 }
 
