@@ -29,6 +29,13 @@ _mntsnap()
 		-U --uniq -f --first-only -i --invert -d --direction -v --nofsroot --tree -D --df
 		-y --shell --list-columns --vfs-all -V --version --help'
 	local live='-k --kernel -m --mtab -c --canonicalize -C --nocanonicalize'
+	# stat PATH is findmnt -T PATH: it refuses what selects other mounts
+	# (-R, -i, --shadowed, -M, --tree) or another table (mntsnap stat --help)
+	local stat='-o --output --output-all -J --json -l --list -r --raw -P --pairs -n --noheadings
+		-a --ascii -u --notruncate -b --bytes -t --types -O --options -T --target --format
+		-S --source --real --pseudo -A --all -U --uniq -f --first-only -d --direction
+		-v --nofsroot -D --df -y --shell --list-columns --vfs-all -V --version --help
+		-k --kernel -c --canonicalize -e --evaluate'
 	case $prev in
 	--pid | -N | --task)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
@@ -83,7 +90,7 @@ _mntsnap()
 	list) opts="$target $view $live -F --tab-file --mountinfo-file --backend --under --threads
 		--allow-inconsistent -s --fstab -x --verify --verbose -e --evaluate -p --poll --poll=
 		-w --timeout" ;;
-	stat) opts="$target $view" ;;
+	stat) opts="$target $stat" ;;
 	save) opts="$target --backend --full --strict --under --allow-inconsistent --no-sync --help" ;;
 	show) opts="$view" ;;
 	diff) opts="--format -J --json --by-path --ignore-ids --old-prefix --new-prefix --help" ;;

@@ -43,13 +43,37 @@ OPTARG = {
 }
 
 
-def show_options(b, snap):
-    """show's --help is the one list of what show takes and what it refuses
+def ns_id_of_self(b):
+    """this namespace's 64-bit id, as mntsnap ns marks it (the "*" row)"""
+    _, o, _ = run(b, 'ns')
+    for line in o.decode().split('\n'):
+        if line.startswith('*'):
+            return line.split()[1]
+    return '1'
+
+
+# each command that refuses some of list's options: its arguments before
+# and after the option tried, and where each document says what it refuses
+# (README's sentence, doc/cli.md's), names given beyond --help's first ones
+REFUSERS = {
+    'show': {'pre': lambda snap: [snap], 'post': [],
+             'readme': r'`show` takes them for a saved table but(.*?)refused',
+             'cli': r'`show` refuses (.*?)\(exit 2', 'extra': {'--pid'}},
+    'stat': {'pre': lambda snap: [], 'post': ['/'],
+             'readme': r'`stat` takes them for one mount but(.*?)refused',
+             'cli': r'`stat` refuses (.*?)\(exit 2', 'extra': set()},
+}
+
+
+def refused_options(b, cmd, snap):
+    """CMD's --help is the one list of what it takes and what it refuses
     (its "Refused" block): each refused option is refused (exit 2, the
     reason said), each other option of the text is taken, and the README,
     doc/cli.md, mntsnap(1) and the bash completion say the same."""
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
-    _, text, _ = run(b, 'show', '--help')
+    how = REFUSERS[cmd]
+    optarg = dict(OPTARG, **{'--ns-id': ns_id_of_self(b)})
+    _, text, _ = run(b, cmd, '--help')
     text = text.decode()
     refused, taken, inside = {}, set(), False
     for line in text.split('\n'):
@@ -66,41 +90,43 @@ def show_options(b, snap):
             continue
         inside = False
         taken |= set(re.findall(OPTWORD, line))
-    check('show --help: a Refused block', len(refused) >= 12, text)
+    check('%s --help: a Refused block' % cmd, len(refused) >= 12, text)
     taken -= set(refused)
     for o in sorted(refused):
-        arg = [OPTARG[o]] if o in OPTARG else []
-        r, out, e = run(b, 'show', snap, o, *arg)
-        check('show %s: refused, the reason said' % o, r == 2 and not out and
+        arg = [optarg[o]] if o in optarg else []
+        r, out, e = run(b, cmd, *how['pre'](snap), o, *arg, *how['post'])
+        check('%s %s: refused, the reason said' % (cmd, o), r == 2 and not out and
               b'applies to list only: ' in e and refused[o].encode() in e, e)
     for o in sorted(taken):
-        arg = [OPTARG[o]] if o in OPTARG else []
-        r, out, e = run(b, 'show', snap, o, *arg)
-        check('show %s: taken' % o, r in (0, 1) and not e, e)
+        arg = [optarg[o]] if o in optarg else []
+        # stat -T PATH is stat PATH (findmnt -T's spelling): no second PATH
+        post = [] if cmd == 'stat' and o in ('-T', '--target') else how['post']
+        r, out, e = run(b, cmd, *how['pre'](snap), o, *arg, *post)
+        check('%s %s: taken' % (cmd, o), r in (0, 1) and not e, e)
     # the docs name every refused option and no taken one
     first = sorted(set(refused.values()))
     with open(os.path.join(root, 'README.md')) as f:
-        m = re.search(r'`show` takes them for a saved table but(.*?)refused', f.read(), re.S)
+        m = re.search(how['readme'], f.read(), re.S)
     said = set(re.findall(OPTWORD, m.group(1))) if m else set()
-    check('README: show refuses exactly --help\'s list', said == set(first) | {'--pid'} and
-          not said & taken, sorted(said ^ set(first)))
+    check('README: %s refuses exactly --help\'s list' % cmd,
+          said == set(first) | how['extra'] and not said & taken, sorted(said ^ set(first)))
     with open(os.path.join(root, 'doc', 'cli.md')) as f:
-        m = re.search(r'`show` refuses (.*?)\(exit 2', f.read(), re.S)
+        m = re.search(how['cli'], f.read(), re.S)
     said = set(re.findall(OPTWORD, m.group(1))) if m else set()
-    check('doc/cli.md: show refuses exactly --help\'s list', said == set(first) | {'--pid'} and
-          not said & taken, sorted(said ^ set(first)))
+    check('doc/cli.md: %s refuses exactly --help\'s list' % cmd,
+          said == set(first) | how['extra'] and not said & taken, sorted(said ^ set(first)))
     with open(os.path.join(root, 'doc', 'mntsnap.1')) as f:
         man = f.read().replace('\\-', '-').replace('\\fB', '').replace('\\fR', '')
-    m = re.search(r'^\.SS show\n(.*?)(?=^\.SS )', man, re.M | re.S)
+    m = re.search(r'^\.SS %s\n(.*?)(?=^\.SS )' % cmd, man, re.M | re.S)
     said = set(re.findall(OPTWORD, m.group(1))) if m else set()
-    check('mntsnap(1) show: names every refused option, no taken one',
-          said >= set(refused) and not said & taken, sorted(set(refused) - said))
-    prog = ('source "$1"; COMP_WORDS=(mntsnap show -); COMP_CWORD=2; _mntsnap; '
-            'printf "%s\\n" "${COMPREPLY[@]}"')
+    check('mntsnap(1) %s: names every refused option, no taken one' % cmd,
+          said >= set(refused) and not said & taken, sorted((set(refused) - said) | (said & taken)))
+    prog = ('source "$1"; COMP_WORDS=(mntsnap %s -); COMP_CWORD=2; _mntsnap; '
+            'printf "%%s\\n" "${COMPREPLY[@]}"' % cmd)
     r = subprocess.run(['bash', '-c', prog, 'c', os.path.join(root, 'doc', 'mntsnap.bash')],
                        capture_output=True, text=True)
     got = set(r.stdout.split())
-    check('completion: show offers what it takes, nothing it refuses',
+    check('completion: %s offers what it takes, nothing it refuses' % cmd,
           got >= taken and not got & set(refused), sorted((taken - got) | (got & set(refused))))
 
 
@@ -145,7 +171,8 @@ def main():
         # FILE SOURCE MOUNTPOINT is findmnt's third form; one more is an error
         r, o, e = run(b, 'show', snap, '/', 'x', 'y')
         check('show FILE SRC MP y: names the extra', r == 2 and b"'y'" in e, e)
-        show_options(b, snap)
+        refused_options(b, 'show', snap)
+        refused_options(b, 'stat', snap)
     # stat by findmnt's ID: the same mount as stat by path
     r1, o1, _ = run(b, 'stat', '-n', '-o', 'UNIQ-ID,TARGET', '/')
     r, fid, _ = run('findmnt', '-n', '-o', 'ID', '/')

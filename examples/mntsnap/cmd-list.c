@@ -446,19 +446,19 @@ static int need_blkid(struct list_args *a)
  * which tries its text first). A tag naming no device, or any under -C
  * (findmnt then has no cache), is matched as text.
  */
-static void resolve_tag_lookup(struct list_args *a, char **dev)
+static void resolve_tag_lookup(struct view *v, char **dev)
 {
-	const char **spec = is_tag(a->view.source) ? &a->view.source
-			    : is_tag(a->view.match) ? &a->view.match
-						    : NULL;
+	const char **spec = is_tag(v->source) ? &v->source
+			    : is_tag(v->match)  ? &v->match
+						: NULL;
 	char *name = NULL, *value = NULL;
 
 	if (!spec)
 		return;
 	/* a tag is never tried as a mount point (findmnt: no swap) */
-	a->view.pair = false;
-	a->view.source_tag = *spec;
-	if (a->view.nocanon)
+	v->pair = false;
+	v->source_tag = *spec;
+	if (v->nocanon)
 		return;
 	if (!tags_parse(*spec, &name, &value))
 		*dev = tags_evaluate(name, value);
@@ -466,8 +466,8 @@ static void resolve_tag_lookup(struct list_args *a, char **dev)
 	free(value);
 	if (!*dev)
 		return;
-	if (spec == &a->view.match)
-		a->view.source = *dev, a->view.match = NULL;
+	if (spec == &v->match)
+		v->source = *dev, v->match = NULL;
 	else
 		*spec = *dev;
 }
@@ -1041,7 +1041,7 @@ static int list_run(int argc, char **argv)
 		return list_fstab(&a);
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;
-	resolve_tag_lookup(&a, &tagdev);
+	resolve_tag_lookup(&a.view, &tagdev);
 	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
 		r = join_tabs(&a, &tj);
 		if (r) {
@@ -1167,45 +1167,114 @@ static const char stat_help[] =
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
-	"list's mtab and canonicalize options do not apply (an error); its\n"
-	"kernel option is accepted: one mount of the kernel's table.\n";
+	"stat PATH is findmnt -T PATH (-T PATH is PATH): the options below apply to\n"
+	"that one mount as findmnt's do (a filter it fails: nothing printed, exit 1);\n"
+	"-k, --kernel: the kernel's table, stat's own; -c, --canonicalize and\n"
+	"-e, --evaluate: SOURCE as list's options print it.\n";
 
-#define STAT_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS "N:"
+/*
+ * findmnt -T PATH's options that select other mounts than the one stat
+ * reads, or another table: stat refuses each (exit 2) with its reason, and
+ * the list that does it. The one list: --help prints it and the tests hold
+ * the docs and the completion to that text.
+ */
+static const struct view_refusal stat_refused[] = {
+	{ 'R', "-R, --submounts", "stat prints one mount (mntsnap list -T PATH -R)" },
+	{ 'i', "-i, --invert", "every other mount (mntsnap list -T PATH -i)" },
+	{ OPT_SHADOWED, "--shadowed", "stat reads the top mount (list -T PATH --shadowed)" },
+	{ 'M', "-M, --mountpoint", "stat finds the mount PATH is on, as -T (list -M)" },
+	/* findmnt --tree -T PATH: PATH's mount only if PATH is its mount point */
+	{ OPT_TREE, "--tree", "stat prints one mount, never a tree (list --tree -T)" },
+	{ 'm', "-m, --mtab", "it reads the mtab, a whole table; stat the kernel" },
+	{ 'C', "-C, --nocanonicalize", "stat opens PATH here, never looks it up by text" },
+	{ 's', "-s, --fstab", "it lists an fstab; stat reads a mount" },
+	{ 'x', "-x, --verify", "it checks a whole table (mntsnap list -x)" },
+	{ OPT_VERBOSE, "--verbose", "it is -x's" },
+	{ 'p', "-p, --poll", "it watches the table (mntsnap list -p, watch)" },
+	{ 'w', "-w, --timeout", "it is -p's" },
+	{ 'F', "-F, --tab-file, --mountinfo-file", "another table (mntsnap list -F FILE -T PATH)" },
+};
+#define STAT_NREFUSED (sizeof(stat_refused) / sizeof(stat_refused[0]))
+
+static void stat_print_help(void)
+{
+	fputs(stat_help, stdout);
+	fputs(view_help, stdout);
+	view_refused_help(stdout, "findmnt -T's options for other mounts or tables",
+			  stat_refused, STAT_NREFUSED);
+	fputs("COLUMNS:\n", stdout);
+	col_help(stdout);
+}
+
+#define STAT_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS VIEW_TABLE_SHORTOPTS "N:"
 static const struct option stat_lo[] = {
 	VIEW_LONGOPTS,
 	VIEW_LIVE_LONGOPTS,
+	VIEW_TABLE_LONGOPTS,
 	VIEW_TARGET_LONGOPTS,
 	{ 0 },
 };
+
+/*
+ * stat's own handling of findmnt -T's options: 1 if c was one, 0 if not,
+ * CLI_EXIT_ERR (message printed).
+ */
+static int stat_opt(struct view *v, int c, const char *arg, const char **what)
+{
+	switch (c) {
+	case 'T':
+		/* findmnt -T PATH: stat PATH (the last -T, as findmnt's) */
+		*what = arg;
+		return 1;
+	case 'k':
+		/* one mount of the kernel's table: stat's only table */
+		return 1;
+	case 'c':
+		v->out.cx.canonicalize = true;
+		return 1;
+	case 'e':
+		if (!tags_have())
+			return cli_fail(0, "stat: -e needs libblkid, which this build lacks");
+		v->out.cx.evaluate = true;
+		return 1;
+	}
+	return 0;
+}
 
 static int stat_run(int argc, char **argv)
 {
 	struct cli_target t = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
-	const char *what = NULL;
+	const char *what = NULL, *target = NULL;
+	char *tagdev = NULL;
 	struct view v;
 	uint64_t id;
 	int c, r;
 
 	view_init(&v);
 	v.out.mode = OUT_LIST;
+	/* findmnt -T's one mount: its forms (a list, no tree unless --tree) */
+	v.one = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, STAT_SHORTOPTS, stat_lo, NULL)) != -1) {
-		/* one mount of the kernel's table: -k says so */
-		if (c == 'k')
-			continue;
-		if (view_live_only("stat", c))
-			return CLI_EXIT_ERR;
+		r = view_refuse("stat", stat_refused, STAT_NREFUSED, c);
+		if (r)
+			return r;
 		if (view_excl(&v, "stat", c))
 			return CLI_EXIT_ERR;
+		r = stat_opt(&v, c, optarg, &target);
+		if (r == CLI_EXIT_ERR)
+			return r;
+		if (r)
+			continue;
 		r = view_opt(&v, "stat", c, optarg);
 		if (r < 0)
 			return CLI_EXIT_ERR;
 		if (r)
 			continue;
 		if (c == 'h') {
-			print_help(stat_help);
+			stat_print_help();
 			return 0;
 		}
 		if (c == 'V') {
@@ -1232,32 +1301,39 @@ static int stat_run(int argc, char **argv)
 		return r;
 	/* as list's: the live table's TID, -N's task's or our own */
 	v.out.cx.tid = cli_target_tid(&t);
-	if (optind < argc)
+	what = target;
+	if (optind < argc && !target)
 		what = argv[optind++];
 	if (optind < argc)
-		return cli_fail(0, "stat: unexpected argument '%s' (see --help)", argv[optind]);
+		return cli_fail(0, "stat: unexpected argument '%s' (one ID or PATH, or -T PATH; "
+				   "see --help)", argv[optind]);
 	if (!what)
 		return cli_fail(0, "stat: give a mount id or a path (see --help)");
+	if (is_tag(v.source) && !tags_have())
+		return cli_fail(0, "stat: -S TAG=value needs libblkid, which this build lacks");
 	if (cli_target_open(&t, &ns))
 		return CLI_EXIT_ERR;
-	/* a bare number is an id; "./123" names a path */
-	if (!cli_parse_u64(what, &id) && id < STAT_UNIQUE_MIN) {
+	/* a bare number is an id; "./123" and -T's argument name a path */
+	if (target || cli_parse_u64(what, &id)) {
+		r = mntsnap_ns_stat_path(ns, what, MNTSNAP_MASK_FULL, &snap);
+	} else if (id < STAT_UNIQUE_MIN) {
 		r = stat_old_id(ns, (uint32_t)id, &snap);
 		if (r == -ENOENT) {
 			cli_target_close(ns);
 			return cli_fail(0, "stat %s: no mount has /proc mount id %s (an id below "
 					   "2^31 is findmnt's ID, not a unique id)", what, what);
 		}
-	}
-	else if (!cli_parse_u64(what, &id))
+	} else {
 		r = mntsnap_stat_id(ns, id, MNTSNAP_MASK_FULL, &snap);
-	else
-		r = mntsnap_ns_stat_path(ns, what, MNTSNAP_MASK_FULL, &snap);
+	}
 	cli_target_close(ns);
 	if (r)
 		return cli_fail(r, "stat %s", what);
+	/* as list's -S TAG: the device the tag names */
+	resolve_tag_lookup(&v, &tagdev);
 	r = view_print(&v, "stat", snap);
 	mntsnap_snapshot_free(snap);
+	free(tagdev);
 	return r;
 }
 

@@ -42,10 +42,7 @@ static const char show_help[] =
  * each (exit 2) with its reason. The one list: --help prints it and the
  * tests hold the docs and the completion to that text.
  */
-static const struct {
-	int c;
-	const char *names, *why;
-} show_refused[] = {
+static const struct view_refusal show_refused[] = {
 	{ 'k', "-k, --kernel", "the kernel's table is this machine's; show's is FILE" },
 	{ 'm', "-m, --mtab", "the mtab is this machine's table; show's is FILE" },
 	{ 'c', "-c, --canonicalize", "it resolves paths on this machine; FILE's are its text" },
@@ -63,30 +60,6 @@ static const struct {
 	{ OPT_NS_ID, "--ns-id", "it reads a live namespace's table; show's is FILE" },
 };
 #define SHOW_NREFUSED (sizeof(show_refused) / sizeof(show_refused[0]))
-
-static void show_refused_help(FILE *f)
-{
-	fputs("Refused (exit 2): list's options with no meaning for a saved table\n", f);
-	for (size_t i = 0; i < SHOW_NREFUSED; i++) {
-		const char *n = show_refused[i].names;
-
-		if (i && !strcmp(n, show_refused[i - 1].names))
-			continue;
-		/* as view_help's columns: a long name gets a line of its own */
-		fprintf(f, strlen(n) > 20 ? "  %s\n%24s%s\n" : "  %-20s  %s%s\n", n, "",
-			show_refused[i].why);
-	}
-}
-
-/* CLI_EXIT_ERR (message printed) for an option show refuses, else 0 */
-static int show_refuse(int c)
-{
-	for (size_t i = 0; i < SHOW_NREFUSED; i++)
-		if (show_refused[i].c == c)
-			return cli_fail(0, "show: %s applies to list only: %s (see mntsnap show "
-					   "--help)", show_refused[i].names, show_refused[i].why);
-	return 0;
-}
 
 static const char diff_help[] =
 	"usage: mntsnap diff OLD NEW [--format text|json] [-J] [--by-path] [--ignore-ids]\n"
@@ -210,7 +183,7 @@ static int show_run(int argc, char **argv)
 	v.saved = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHOW_SHORTOPTS, show_lo, NULL)) != -1) {
-		r = show_refuse(c);
+		r = view_refuse("show", show_refused, SHOW_NREFUSED, c);
 		if (r)
 			return r;
 		if (view_excl(&v, "show", c))
@@ -223,7 +196,8 @@ static int show_run(int argc, char **argv)
 		if (c == 'h') {
 			fputs(show_help, stdout);
 			fputs(view_help, stdout);
-			show_refused_help(stdout);
+			view_refused_help(stdout, "list's options with no meaning for a saved table",
+					  show_refused, SHOW_NREFUSED);
 			fputs("COLUMNS: as mntsnap list --help shows them\n", stdout);
 			return 0;
 		}

@@ -305,16 +305,28 @@ int view_excl(struct view *v, const char *cmd, int c)
 	return 0;
 }
 
-int view_live_only(const char *cmd, int c)
+void view_refused_help(FILE *f, const char *what, const struct view_refusal *t, size_t n)
 {
-	static const char *const what[] = { "-k/--kernel", "-m/--mtab", "-c/--canonicalize",
-					    "-C/--nocanonicalize" };
-	const char *p = c > 0 && c < 0x80 ? strchr(VIEW_LIVE_SHORTOPTS, c) : NULL;
+	fprintf(f, "Refused (exit 2): %s\n", what);
+	for (size_t i = 0; i < n; i++) {
+		const char *names = t[i].names;
 
-	if (!p)
-		return 0;
-	return cli_fail(0, "%s: %s applies to list only (see mntsnap %s --help)", cmd,
-			what[p - VIEW_LIVE_SHORTOPTS], cmd);
+		/* one option under several values (-N, --pid): one line */
+		if (i && !strcmp(names, t[i - 1].names))
+			continue;
+		/* as view_help's columns: a long name gets a line of its own */
+		fprintf(f, strlen(names) > 20 ? "  %s\n%24s%s\n" : "  %-20s  %s%s\n", names, "",
+			t[i].why);
+	}
+}
+
+int view_refuse(const char *cmd, const struct view_refusal *t, size_t n, int c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].c == c)
+			return cli_fail(0, "%s: %s applies to list only: %s (see mntsnap %s --help)",
+					cmd, t[i].names, t[i].why, cmd);
+	return 0;
 }
 
 int view_finish(struct view *v, const char *cmd)
@@ -1620,7 +1632,7 @@ static int print_mountinfo(const struct mntsnap_snapshot *snap, const bool *matc
 int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *snap)
 {
 	size_t n = mntsnap_snapshot_count(snap), hits = 0, nroots = 0;
-	bool lookup = v->target || v->mountpoint || v->source || v->devno || v->match;
+	bool lookup = v->target || v->mountpoint || v->source || v->devno || v->match || v->one;
 	bool submounts = v->submounts && !listall(v);
 	struct matcher mt;
 	struct lines lines = { 0 };

@@ -69,8 +69,8 @@ enum {
 	{ "help", no_argument, NULL, 'h' }
 
 /*
- * list's own (the live table's): -k, -m, -c, -C. show and stat name them
- * to say they do not apply.
+ * list's own (the live table's): -k, -m, -c, -C. show refuses each; stat
+ * takes -k and -c, refuses -m and -C.
  */
 #define VIEW_LIVE_SHORTOPTS "kmcC"
 #define VIEW_LIVE_LONGOPTS                                         \
@@ -81,7 +81,8 @@ enum {
 
 /*
  * list's fstab, poll and table options: -e, -s, -x, --verbose, -p, -w, -F
- * (show names them to refuse them, each with its reason)
+ * (show and stat name them to refuse them, each with its reason; stat
+ * takes -e)
  */
 #define VIEW_TABLE_SHORTOPTS "F:sexp::w:"
 #define VIEW_TABLE_LONGOPTS                                        \
@@ -101,8 +102,21 @@ enum {
 	{ "ns", required_argument, NULL, OPT_NS },                  \
 	{ "ns-id", required_argument, NULL, OPT_NS_ID }
 
-/* stat: the message for one of VIEW_LIVE_SHORTOPTS; 0 for another c. */
-int view_live_only(const char *cmd, int c);
+/*
+ * list's options a command refuses (show, stat): each with its reason. The
+ * command's one list: its --help prints it (view_refused_help()) and the
+ * tests hold the docs and the completion to that text.
+ */
+struct view_refusal {
+	int c;
+	const char *names, *why;
+};
+
+/* The "Refused (exit 2): ..." block of --help, what introducing the list. */
+void view_refused_help(FILE *f, const char *what, const struct view_refusal *t, size_t n);
+
+/* CLI_EXIT_ERR (message printed, naming the reason) if t refuses c, else 0. */
+int view_refuse(const char *cmd, const struct view_refusal *t, size_t n, int c);
 
 #define VIEW_EXCL_GROUPS 9
 
@@ -119,6 +133,7 @@ struct view {
 			     * -S NAME, both must hold */
 	bool submounts;     /* -R: the matches' submounts too, as a tree */
 	bool saved;         /* a saved table: paths by its text, never the file system */
+	bool one;           /* stat: findmnt -T's lookup, done: a lookup's forms */
 	const char *match;  /* a positional SOURCE or TARGET */
 	bool pair;          /* source and mountpoint are the SOURCE MOUNTPOINT arguments */
 	const char *source_tag; /* the NAME=value asked for, source its device (or NULL) */
