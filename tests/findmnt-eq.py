@@ -675,9 +675,12 @@ def compare_poll_filters(t, name, binary, base):
                 procs.append((i, who, subprocess.Popen(cmd + args, stdout=out,
                                                        stderr=subprocess.STDOUT), out))
         time.sleep(2)
+        # a second between steps: about 120 pollers share the machine, and
+        # one that wakes late reads two steps as one batch, which -d
+        # backward then prints in another order than the one that did not
         for step in POLL_STEPS:
             subprocess.run(['sh', '-c', step], check=True, capture_output=True)
-            time.sleep(0.4)
+            time.sleep(1)
         res = poll_results(procs)
         for i, opts in enumerate(poll_sets(d)):
             (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
