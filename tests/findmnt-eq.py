@@ -674,7 +674,9 @@ def compare_poll_filters(t, name, binary, base):
                 out = open(os.path.join(base, 'poll-%d.%s' % (i, who)), 'wb+')
                 procs.append((i, who, subprocess.Popen(cmd + args, stdout=out,
                                                        stderr=subprocess.STDOUT), out))
-        time.sleep(2)
+        # every poller has read its first table before the first step,
+        # even on a loaded machine
+        time.sleep(4)
         # a second between steps: about 120 pollers share the machine, and
         # one that wakes late reads two steps as one batch, which -d
         # backward then prints in another order than the one that did not
