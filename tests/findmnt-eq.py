@@ -1379,14 +1379,9 @@ def blkid_inner(binary, base):
     return 0
 
 
-def loop_device_part(t, binary, base, flag, what):
-    """Run this file's FLAG part (a loop-device ext4) in a private mount
-    namespace and add its counts; skipped without what it needs."""
-    if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('losetup') \
-            or not shutil.which('mkfs.ext4'):
-        print('SKIP %s on a loop device: needs root, unshare, losetup, mkfs.ext4' % what)
-        t.skipped += 1
-        return
+def private_ns_part(t, flag, binary, base, what):
+    """Run this file's FLAG part in a private mount namespace (where it
+    may mount) and add the counts it prints last, as JSON."""
     r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
                         os.path.abspath(__file__), flag, binary, base],
                        capture_output=True, text=True, errors='surrogateescape')
@@ -1401,6 +1396,17 @@ def loop_device_part(t, binary, base, flag, what):
     t.passed += res['passed']
     t.failed += res['failed']
     t.skipped += res['skipped']
+
+
+def loop_device_part(t, binary, base, flag, what):
+    """Run this file's FLAG part (a loop-device ext4) in a private mount
+    namespace and add its counts; skipped without what it needs."""
+    if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('losetup') \
+            or not shutil.which('mkfs.ext4'):
+        print('SKIP %s on a loop device: needs root, unshare, losetup, mkfs.ext4' % what)
+        t.skipped += 1
+        return
+    private_ns_part(t, flag, binary, base, what)
 
 
 def blkid(t, binary, base):
@@ -3062,20 +3068,7 @@ def target_lookups(t, binary, base):
         print('SKIP target lookups on a live table: needs root and unshare(1)')
         t.skipped += 1
         return
-    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
-                        os.path.abspath(__file__), '--target-lookups', binary, base],
-                       capture_output=True, text=True, errors='surrogateescape')
-    out = r.stdout.rstrip('\n').split('\n')
-    try:
-        res = json.loads(out[-1])
-    except ValueError:
-        t.check('target lookups live', False, r.stdout + r.stderr)
-        return
-    if len(out) > 1:
-        print('\n'.join(out[:-1]))
-    t.passed += res['passed']
-    t.failed += res['failed']
-    t.skipped += res['skipped']
+    private_ns_part(t, '--target-lookups', binary, base, 'target lookups live')
 
 
 TAB_UUID_COLS = 'TARGET,SOURCE,UUID,LABEL,PARTUUID,PARTLABEL'
@@ -3221,20 +3214,7 @@ def dev_root(t, binary, base):
         print('SKIP /dev/root and root=: needs root and unshare')
         t.skipped += 1
         return
-    r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
-                        os.path.abspath(__file__), '--dev-root', binary, base],
-                       capture_output=True, text=True, errors='surrogateescape')
-    out = r.stdout.rstrip('\n').split('\n')
-    try:
-        res = json.loads(out[-1])
-    except ValueError:
-        t.check('/dev/root and root=', False, r.stdout + r.stderr)
-        return
-    if len(out) > 1:
-        print('\n'.join(out[:-1]))
-    t.passed += res['passed']
-    t.failed += res['failed']
-    t.skipped += res['skipped']
+    private_ns_part(t, '--dev-root', binary, base, '/dev/root and root=')
 
 
 def dev_root_inner(binary, base):
