@@ -668,8 +668,11 @@ def compare_poll_filters(t, name, binary, base):
     procs = []
     try:
         for i, opts in enumerate(poll_sets(d)):
+            # -w: a poller that sees no change for that long ends; under a
+            # sanitizer 120 starting pollers can hold off the first step
+            # for seconds, so the bound is far above the 4 s wait below
             args = (opts if opts[0].startswith('-p') or opts[0].startswith('--poll') else
-                    ['-p'] + opts) + ['-w', '5000']
+                    ['-p'] + opts) + ['-w', '15000']
             for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
                 out = open(os.path.join(base, 'poll-%d.%s' % (i, who)), 'wb+')
                 procs.append((i, who, subprocess.Popen(cmd + args, stdout=out,
