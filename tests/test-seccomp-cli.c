@@ -1062,6 +1062,37 @@ Test(seccomp_cli, errno_enosys_with_allow_default)
 }
 
 /*
+ * An ALLOW default without a syscalls list (or with an empty or null one)
+ * already allows statmount and listmount: the merge adds nothing and says
+ * so. It once walked the missing list and aborted in json-c.
+ */
+Test(seccomp_cli, allow_default_without_syscalls)
+{
+	static const char *const texts[] = {
+		"{\n    \"defaultAction\": \"SCMP_ACT_ALLOW\"\n}\n",
+		"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": []}\n",
+		"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": null}\n",
+		"{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": "
+		"{\"defaultAction\": \"SCMP_ACT_ALLOW\"}}}\n",
+	};
+	static const char *const modes[][5] = {
+		{ NULL }, { "--errno-enosys", NULL }, { "--caps", "CAP_KILL", NULL },
+		{ "--set", "full", "--caps", "CAP_SYS_ADMIN", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+			struct run r = merge_text(texts[i], modes[k]);
+
+			cr_assert_eq(r.status, 0, "%s with %s: status %d: %s", texts[i],
+				     modes[k][0] ? modes[k][0] : "no option", r.status, r.err);
+			cr_assert_str_eq(r.out, texts[i], "%s", r.out);
+			run_free(&r);
+		}
+	}
+}
+
+/*
  * --errno-enosys: a rule without errnoRet answers EPERM whatever the
  * default's errno (runtime-spec; runc and crun), so under an ENOSYS default
  * it still needs the change.

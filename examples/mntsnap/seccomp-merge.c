@@ -1337,7 +1337,8 @@ static long kept_rule(json_object *p, const char *name)
 	bool allow_default = !strcmp(json_object_get_string(get(p, "defaultAction")),
 				     "SCMP_ACT_ALLOW");
 
-	for (size_t i = 0; i < json_object_array_length(sys); i++) {
+	/* an ALLOW default with nothing to add keeps having no list */
+	for (size_t i = 0; sys && i < json_object_array_length(sys); i++) {
 		json_object *e = json_object_array_get_idx(sys, i);
 		bool allow = !strcmp(json_object_get_string(get(e, "action")), "SCMP_ACT_ALLOW");
 
