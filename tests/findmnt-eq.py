@@ -3018,6 +3018,33 @@ def uniq_targets_file(t, binary, base):
         lookup_pair(t, 'uniq targets -F', binary, ['-F', mi] + args)
 
 
+def stat_kept(t, binary, d):
+    """README's kept stat differences, held to exactly what it says: on a
+    stack stat prints the top mount, findmnt -T's last row of the stack,
+    and a PATH stat cannot open (missing, empty, a link to a pipe) is an
+    error, exit 2 and a message, where findmnt -T walks the text or
+    prints nothing. Anything else stat does there is a failure."""
+    cols = ['-r', '-n', '-o', 'TARGET,SOURCE,FSTYPE,ID']
+    fm = subprocess.run(['findmnt'] + cols + ['-T', os.path.join(d, 'st')],
+                        capture_output=True)
+    ms = subprocess.run([binary, 'stat'] + cols + [os.path.join(d, 'st')],
+                        capture_output=True)
+    rows = fm.stdout.splitlines()
+    t.check('stat on a stack: the top mount, findmnt -T each',
+            fm.returncode == 0 and len(rows) == 2 and ms.returncode == 0 and
+            ms.stdout.splitlines() == rows[-1:],
+            'findmnt %d %r\nmntsnap %d %r %r' % (fm.returncode, fm.stdout, ms.returncode,
+                                                 ms.stdout, ms.stderr))
+    for path, stdin in ((os.path.join(d, 'nosuch'), None), ('', None),
+                        ('/dev/stdin', subprocess.PIPE)):
+        r = subprocess.run([binary, 'stat'] + cols + [path], input=b'' if stdin else None,
+                           capture_output=True)
+        t.check('stat %r it cannot open: exit 2 and why' % path,
+                r.returncode == 2 and not r.stdout and
+                (path.encode() if path else b"''") in r.stderr,
+                'exit %d %r %r' % (r.returncode, r.stdout, r.stderr))
+
+
 def target_lookups_inner(binary, base):
     """In a private mount namespace already: tmpfs mounts at m (with one on
     m/x below it), a stack of two at st, named through a symlink, with
@@ -3050,6 +3077,7 @@ def target_lookups_inner(binary, base):
                          ['m'], ['-R', '-M', './m']):
                 lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
                             cwd=d, ms_cmd=ms)
+        stat_kept(t, binary, d)
         # a saved table: its paths by their text, never resolved
         snap = os.path.join(base, 'tgtlive.snap')
         r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)

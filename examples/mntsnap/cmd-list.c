@@ -1309,6 +1309,9 @@ static int stat_run(int argc, char **argv)
 				   "see --help)", argv[optind]);
 	if (!what)
 		return cli_fail(0, "stat: give a mount id or a path (see --help)");
+	/* findmnt -T '' walks the empty text up to "/": stat opens what it names */
+	if (!*what)
+		return cli_fail(0, "stat '': an empty PATH names no file (give / for the root)");
 	if (is_tag(v.source) && !tags_have())
 		return cli_fail(0, "stat: -S TAG=value needs libblkid, which this build lacks");
 	if (cli_target_open(&t, &ns))
