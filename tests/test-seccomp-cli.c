@@ -1062,6 +1062,41 @@ Test(seccomp_cli, errno_enosys_with_allow_default)
 }
 
 /*
+ * A user's ERRNO rule that --errno-enosys turns into the exact shape of an
+ * entry older mntsnap versions wrote ("ENOSYS before Linux 6.8", errno 38)
+ * is one from then on: the same merge must treat it so, or merging the
+ * result again changes it (found by fuzz-seccomp-merge).
+ */
+Test(seccomp_cli, errno_enosys_reaches_its_fixed_point)
+{
+	static const char *const rules[] = {
+		S("{\"comment\": \"mntsnap: ENOSYS before Linux 6.8\", \"names\": [\"statmount\", "
+		  "\"listmount\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 19, "
+		  "\"excludes\": {\"minKernel\": \"6.8\"}}"),
+		S("{\"comment\": \"mntsnap: ENOSYS without CAP_SYS_ADMIN\", \"names\": [\"statmount\"], "
+		  "\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1, "
+		  "\"excludes\": {\"caps\": [\"CAP_SYS_ADMIN\"]}}"),
+	};
+	static const char *const modes[][6] = {
+		{ "--errno-enosys", NULL },
+		{ "--errno-enosys", "--set", "full", "--caps", "CAP_KILL,CAP_SYS_ADMIN", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+			struct run once = merge_text(rules[i], modes[k]), twice;
+
+			cr_assert_eq(once.status, 0, "%s", once.err);
+			twice = merge_text(once.out, modes[k]);
+			cr_assert_eq(twice.status, 0, "%s", twice.err);
+			ms_assert_text_eq(twice.out, once.out, "second merge");
+			run_free(&once);
+			run_free(&twice);
+		}
+	}
+}
+
+/*
  * An ALLOW default without a syscalls list (or with an empty or null one)
  * already allows statmount and listmount: the merge adds nothing and says
  * so. It once walked the missing list and aborted in json-c.

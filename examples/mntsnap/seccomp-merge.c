@@ -1298,11 +1298,6 @@ static void merge_profile(json_object *p, const struct mntsnap__merge_opts *o, b
 	struct mntsnap__sc_frag f;
 	bool admin = o->caps && cap_in(o->caps, MNTSNAP__SC_ADMIN);
 
-	/* the profile's own ERRNO rules, whatever the default */
-	if (o->enosys && sys) {
-		sys = enosys_rules(sys);
-		json_object_object_add(p, "syscalls", sys);	/* drops the old array */
-	}
 	/* An ALLOW default needs nothing (and runtimes drop rules equal to it). */
 	if (!strcmp(json_object_get_string(get(p, "defaultAction")), "SCMP_ACT_ALLOW"))
 		return;
@@ -1462,7 +1457,7 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 		      char **ret_json, char **ret_err)
 {
 	struct mctx m = { 0 };
-	json_object *root = NULL, *p = NULL, *before = NULL;
+	json_object *root = NULL, *p = NULL, *before = NULL, *sys;
 	char *what = NULL;
 	const char *path = "$";
 	bool is_config = false, docker_out;
@@ -1494,6 +1489,15 @@ int mntsnap__sc_merge(const char *text, size_t len, const struct mntsnap__merge_
 	if (!r && is_config && o->format == MNTSNAP__SC_DOCKER)
 		r = fail(&m, path, "--format docker would write Docker-only keys into an OCI "
 				   "config, which runtimes do not read: use --format oci");
+	/*
+	 * --errno-enosys: the profile's own ERRNO rules about statmount/
+	 * listmount, whatever the default, before what follows looks at them:
+	 * a rule that becomes exactly what an older mntsnap wrote (its comment,
+	 * errno 38) is such an entry from then on, and goes with them now as
+	 * it would in the next merge.
+	 */
+	if (!r && o->enosys && (sys = get(p, "syscalls")))
+		json_object_object_add(p, "syscalls", enosys_rules(sys)); /* drops the old */
 	/*
 	 * Entries an earlier merge wrote go (the merge writes them again), and
 	 * say nothing about the reader: --format docker puts a commented entry
