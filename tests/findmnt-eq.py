@@ -3119,6 +3119,55 @@ def tab_uuid_inner(binary, base):
     return 0
 
 
+def utab_order_inner(binary, base):
+    """In a private mount namespace already: -m when the utab holds more
+    than one line for the same source, mount point and root (the source
+    mounted twice there, or a stale line left behind). libmount 2.38 walks
+    the utab from its last line to its first and gives each line to the
+    last mount of the table (the top of a stack) that matches and has no
+    line yet, so the last line names the top mount. list, -x -m and -p -m,
+    on one mount, a stack of two and of three. Prints the tally as JSON
+    on its last line."""
+    t = Tally()
+    d = os.path.join(base, 'uo')
+    os.makedirs(d)
+    utab = os.path.join(base, 'uo.utab')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    lines = ['SRC=uo TARGET=%s ROOT=/ OPTS=x-first' % d,
+             'SRC=uo TARGET=%s/ ROOT=/ OPTS=x-second,noauto' % d,
+             'SRC=other TARGET=%s ROOT=/ OPTS=x-other' % d,
+             'SRC=uo TARGET=%s ROOT=/ ATTRS=attr-only' % d,
+             'SRC=uo TARGET=%s ROOT=/ OPTS=x-third' % d]
+    sets = [['-m', '-M', d], ['-m', '-M', d, '-O', 'x-first'], ['-m', '-M', d, '-O', 'x-second'],
+            ['-m', '-M', d, '-O', 'x-third'], ['-m', '-M', d, '-J'],
+            ['-m', '-M', d, '-o', 'TARGET,OPTIONS,ID', '-r']]
+    blk = have_blkid(binary, '/dev/null')
+    try:
+        for depth in (1, 2, 3):
+            subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'uo', d], check=True)
+            for k in (2, 4, 5):
+                with open(utab, 'w') as f:
+                    f.write(''.join(ln + '\n' for ln in lines[:k]))
+                name = 'utab order: %d mounts, %d utab lines' % (depth, k)
+                for args in sets:
+                    fstab_same(t, name, args, [binary, 'list'] + args, env=env,
+                               json_out='-J' in args)
+                if blk:
+                    args = ['-m', '-x', '--verbose', '-M', d]
+                    fstab_same(t, name, args, [binary, 'list'] + args, env=env)
+        # -p -m: an umount's record is the mtab's, with the utab line -m
+        # gave it; one mount (findmnt's -p pairs a stack's mounts, kept)
+        subprocess.run(['umount', d], check=True)
+        subprocess.run(['umount', d], check=True)
+        poll_history(t, 'utab order -p -m:', binary,
+                     [['-m', '-p'], ['-m', '-p', '-o', '+OLD-OPTIONS', '-r']],
+                     ['umount %s' % d], env, base)
+    finally:
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
 # stat PATH is findmnt -T PATH: the options stat takes (its --help; the
 # ones it refuses, each with its reason, are held to its Refused block by
 # cli-habits.py) filter or print that one mount as findmnt -T does.
@@ -3148,6 +3197,11 @@ def stat_options(t, binary):
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
     show_stat_tids(t, binary, base)
+    if os.geteuid() == 0 and shutil.which('unshare'):
+        private_ns_part(t, '--utab-order', binary, base, 'utab order')
+    else:
+        print('SKIP utab order: needs root and unshare(1)')
+        t.skipped += 1
     if have_blkid(binary, '/dev/null'):
         loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
 
@@ -3320,6 +3374,8 @@ def main():
         return source_lookups_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dev-root':
         return dev_root_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--utab-order':
+        return utab_order_inner(*sys.argv[2:4])
     if sys.argv[1] == '--tab-uuid':
         return tab_uuid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--target-lookups':

@@ -350,23 +350,87 @@ static int utab_parse(const char *line, struct utab_entry *e)
 	return 0;
 }
 
+/* Give utab line e to the last mount of snap that it names and no later line named. */
+static void utab_merge(const struct mntsnap_snapshot *snap, struct utab_entry *e, bool *merged,
+		       char **user)
+{
+	struct mntsnap_mount m;
+
+	if (!e->src || !e->target || !e->root || (!e->opts && !e->attrs))
+		return;
+	for (size_t j = mntsnap_snapshot_count(snap); j-- > 0;) {
+		mntsnap_snapshot_get(snap, j, &m);
+		if (merged[j] || strcmp(m.root, e->root) || !same_path(m.mount_point, e->target) ||
+		    !(m.mask & MNTSNAP_F_SOURCE) || !same_path(m.source, e->src))
+			continue;
+		merged[j] = true;
+		if (e->opts && *e->opts) {
+			user[j] = e->opts;
+			e->opts = NULL;
+		}
+		return;
+	}
+}
+
+static void utab_entries_free(struct utab_entry *ent, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		utab_entry_free(&ent[i]);
+	free(ent);
+}
+
+/* Every line of utab file f, in file order. */
+static int utab_read(FILE *f, struct utab_entry **ret, size_t *count)
+{
+	struct utab_entry *ent = NULL, *grown;
+	size_t n = 0, cap = 0, lcap = 0;
+	char *line = NULL;
+	int r = 0;
+
+	while (!r && getline(&line, &lcap, f) > 0) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(ent, cap * sizeof(*ent));
+			if (!grown) {
+				r = -ENOMEM;
+				break;
+			}
+			ent = grown;
+		}
+		ent[n] = (struct utab_entry){ 0 };
+		r = utab_parse(line, &ent[n++]);
+	}
+	free(line);
+	if (r) {
+		utab_entries_free(ent, n);
+		return r;
+	}
+	*ret = ent;
+	*count = n;
+	return 0;
+}
+
 /*
  * findmnt -m (libmount's mtab on a system without /etc/mtab): the kernel's
  * table with the userspace options mount(8) keeps in the utab (x-*,
  * noauto, ...) appended to each mount's OPTIONS. A utab line names its
- * mount by source, mount point and root; the last such mount of the table
- * not named yet gets its options. user[i] is NULL where there are none.
+ * mount by source, mount point and root (never by ID=). libmount 2.38
+ * (__mnt_table_parse_mtab, mnt_table_merge_user_fs) walks the utab from
+ * its LAST line to its first and gives each line to the last mount of the
+ * table (the top of a stack) it names that no line got yet: with two lines
+ * for one mount the last line wins, and on a stack the last line goes to
+ * the top mount, the one before it to the mount below. A line with only
+ * ATTRS= still takes its mount. user[i] is NULL where there are no options.
  */
 static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
 {
 	const char *path = getenv("LIBMOUNT_UTAB");
-	size_t n = mntsnap_snapshot_count(snap), cap = 0;
-	char **user = NULL, *line = NULL;
+	size_t n = mntsnap_snapshot_count(snap), nent = 0;
+	struct utab_entry *ent = NULL;
+	char **user = NULL;
 	bool *merged = NULL;
-	struct utab_entry e = { 0 };
-	struct mntsnap_mount m;
 	FILE *f;
-	int r = 0;
+	int r;
 
 	*ret = NULL;
 	f = fopen(path ? path : "/run/mount/utab", "re");
@@ -375,38 +439,22 @@ static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
 			fclose(f);
 		return 0;
 	}
+	r = utab_read(f, &ent, &nent);
+	fclose(f);
+	if (r)
+		return r;
 	user = calloc(n + 1, sizeof(*user));
 	merged = calloc(n + 1, 1);
-	if (!user || !merged)
-		r = -ENOMEM;
-	while (!r && getline(&line, &cap, f) > 0) {
-		r = utab_parse(line, &e);
-		if (!r && e.src && e.target && e.root && (e.opts || e.attrs))
-			for (size_t j = n; j-- > 0;) {
-				mntsnap_snapshot_get(snap, j, &m);
-				if (merged[j] || strcmp(m.root, e.root) ||
-				    !same_path(m.mount_point, e.target) ||
-				    !(m.mask & MNTSNAP_F_SOURCE) || !same_path(m.source, e.src))
-					continue;
-				merged[j] = true;
-				if (e.opts && *e.opts) {
-					user[j] = e.opts;
-					e.opts = NULL;
-				}
-				break;
-			}
-		utab_entry_free(&e);
-	}
-	utab_entry_free(&e);
-	free(line);
-	free(merged);
-	fclose(f);
-	if (r) {
-		for (size_t i = 0; user && i < n; i++)
-			free(user[i]);
+	if (!user || !merged) {
 		free(user);
-		return r;
+		free(merged);
+		utab_entries_free(ent, nent);
+		return -ENOMEM;
 	}
+	for (size_t i = nent; i-- > 0;)
+		utab_merge(snap, &ent[i], merged, user);
+	utab_entries_free(ent, nent);
+	free(merged);
 	*ret = user;
 	return 0;
 }
