@@ -3173,7 +3173,8 @@ def utab_order_inner(binary, base):
 # cli-habits.py) filter or print that one mount as findmnt -T does.
 STAT_PATHS = ['/', '/proc', '/sys', '/dev', '/sys/fs/cgroup/cpu', '/usr/bin']
 STAT_OPTS = [[], ['-t', 'proc'], ['-t', 'noproc'], ['-O', 'rw'], ['-O', 'ro'], ['--real'],
-             ['--pseudo'], ['-A'], ['-U'], ['-f'], ['-d', 'backward'], ['-v'],
+             ['--pseudo'], ['-A'], ['-A', '--real'], ['--real', '-A'], ['-A', '--pseudo'],
+             ['--pseudo', '-A'], ['-U'], ['-f'], ['-d', 'backward'], ['-v'],
              ['-D', '-o', 'TARGET,SOURCE,FSTYPE'], ['-D', '-A', '-o', 'TARGET,FSTYPE'], ['-y'],
              ['-S', 'proc'], ['-S', 'sysfs'], ['-c'], ['-k'],
              ['-v', '-o', 'SOURCE,TARGET,FSTYPE,FSROOT,MAJ:MIN,ID,PARENT,PROPAGATION,'
