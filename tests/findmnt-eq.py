@@ -3164,8 +3164,60 @@ def utab_order_inner(binary, base):
                      ['umount %s' % d], env, base)
     finally:
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+    utab_lines(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
+
+
+def utab_lines(t, binary, base):
+    """-m: a utab line read as libmount 2.38's mnt_parse_utab_line() reads
+    it (fields apart by spaces only, a line's CR dropped, # lines and a line
+    with an empty SRC/TARGET/ROOT/BINDSRC/OPTS/ATTRS value skipped whole,
+    any \\ooo an octal byte) and joined by mnt_table_merge_user_fs()'s
+    tests (paths by streq_paths(): "//" is "/"; a pseudo file system's
+    source by its exact text; a NAME=value source, the mount's or the
+    line's, names no path). In a private mount namespace already."""
+    d = os.path.join(base, 'ul')
+    tag = os.path.join(base, 'ult')
+    utab = os.path.join(base, 'ul.utab')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    lines = ['SRC=ul TARGET=%s ROOT=/ OPTS=x-ok' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-dslash' % d.replace('/ul', '//ul'),
+             'SRC=ul TARGET=%s/// ROOT=/ OPTS=x-tslash' % d,
+             'SRC=ul/ TARGET=%s ROOT=/ OPTS=x-pseudo-src-slash' % d,
+             'SRC=ul\tTARGET=%s ROOT=/ OPTS=x-tab' % d,
+             'SRC=ul TARGET=%s\tROOT=/ OPTS=x-tab2 ROOT=/' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-cr\r' % d,
+             '# SRC=ul TARGET=%s ROOT=/ OPTS=x-comment' % d,
+             ' \t SRC=ul TARGET=%s ROOT=/ OPTS=x-lead' % d,
+             'SRC=ul TARGET=%s ROOT=/ BINDSRC= OPTS=x-empty-bindsrc' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-empty-attrs ATTRS=' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-\\477,x-\\101\\60' % d,
+             'SRC=ul SRC= TARGET=%s ROOT=/ OPTS=x-second-src' % d,
+             'SRC=ul TARGET=%s ROOT=/ ID=7 OPTS=x-id' % d,
+             'SRC=LABEL=ult TARGET=%s ROOT=/ OPTS=x-tag' % tag,
+             'SRC=LABEL= TARGET=%s ROOT=/ OPTS=x-tag-empty' % tag,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-noeol' % d]
+    try:
+        os.makedirs(d)
+        os.makedirs(tag)
+        subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'ul', d], check=True)
+        # mount(8) would look the label up: mount(2) takes the text as it is
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.mount(b'LABEL=ult', tag.encode(), b'tmpfs', 0, b'size=1m'):
+            raise OSError(ctypes.get_errno(), 'mount LABEL=ult')
+        # each line after a plain one: read backward, it takes the mount
+        # first, or it is skipped and the plain one does
+        for ln in lines[1:]:
+            with open(utab, 'w') as f:
+                f.write(lines[0] + '\n' + (ln if ln.endswith('x-noeol') else ln + '\n'))
+            for args in (['-m', '-o', 'TARGET,OPTIONS', '-M', d], ['-m', '-o', 'OPTIONS', '-M', tag],
+                         ['-m', '-r', '-o', 'OPTIONS', '-M', d, '-O', 'x-?']):
+                fstab_same(t, 'utab line %r' % ln, args, [binary, 'list'] + args, env=env)
+    finally:
+        subprocess.run(['umount', '-l', d], capture_output=True)
+        subprocess.run(['umount', '-l', tag], capture_output=True)
 
 
 # stat PATH is findmnt -T PATH: the options stat takes (its --help; the
