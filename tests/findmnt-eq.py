@@ -3147,12 +3147,114 @@ def tab_uuid_inner(binary, base):
     return 0
 
 
+def utab_order_inner(binary, base):
+    """In a private mount namespace already: -m when the utab holds more
+    than one line for the same source, mount point and root (the source
+    mounted twice there, or a stale line left behind). libmount 2.38 walks
+    the utab from its last line to its first and gives each line to the
+    last mount of the table (the top of a stack) that matches and has no
+    line yet, so the last line names the top mount. list, -x -m and -p -m,
+    on one mount, a stack of two and of three. Prints the tally as JSON
+    on its last line."""
+    t = Tally()
+    d = os.path.join(base, 'uo')
+    os.makedirs(d)
+    utab = os.path.join(base, 'uo.utab')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    lines = ['SRC=uo TARGET=%s ROOT=/ OPTS=x-first' % d,
+             'SRC=uo TARGET=%s/ ROOT=/ OPTS=x-second,noauto' % d,
+             'SRC=other TARGET=%s ROOT=/ OPTS=x-other' % d,
+             'SRC=uo TARGET=%s ROOT=/ ATTRS=attr-only' % d,
+             'SRC=uo TARGET=%s ROOT=/ OPTS=x-third' % d]
+    sets = [['-m', '-M', d], ['-m', '-M', d, '-O', 'x-first'], ['-m', '-M', d, '-O', 'x-second'],
+            ['-m', '-M', d, '-O', 'x-third'], ['-m', '-M', d, '-J'],
+            ['-m', '-M', d, '-o', 'TARGET,OPTIONS,ID', '-r']]
+    blk = have_blkid(binary, '/dev/null')
+    try:
+        for depth in (1, 2, 3):
+            subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'uo', d], check=True)
+            for k in (2, 4, 5):
+                with open(utab, 'w') as f:
+                    f.write(''.join(ln + '\n' for ln in lines[:k]))
+                name = 'utab order: %d mounts, %d utab lines' % (depth, k)
+                for args in sets:
+                    fstab_same(t, name, args, [binary, 'list'] + args, env=env,
+                               json_out='-J' in args)
+                if blk:
+                    args = ['-m', '-x', '--verbose', '-M', d]
+                    fstab_same(t, name, args, [binary, 'list'] + args, env=env)
+        # -p -m: an umount's record is the mtab's, with the utab line -m
+        # gave it; one mount (findmnt's -p pairs a stack's mounts, kept)
+        subprocess.run(['umount', d], check=True)
+        subprocess.run(['umount', d], check=True)
+        poll_history(t, 'utab order -p -m:', binary,
+                     [['-m', '-p'], ['-m', '-p', '-o', '+OLD-OPTIONS', '-r']],
+                     ['umount %s' % d], env, base)
+    finally:
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+    utab_lines(t, binary, base)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def utab_lines(t, binary, base):
+    """-m: a utab line read as libmount 2.38's mnt_parse_utab_line() reads
+    it (fields apart by spaces only, a line's CR dropped, # lines and a line
+    with an empty SRC/TARGET/ROOT/BINDSRC/OPTS/ATTRS value skipped whole,
+    any \\ooo an octal byte) and joined by mnt_table_merge_user_fs()'s
+    tests (paths by streq_paths(): "//" is "/"; a pseudo file system's
+    source by its exact text; a NAME=value source, the mount's or the
+    line's, names no path). In a private mount namespace already."""
+    d = os.path.join(base, 'ul')
+    tag = os.path.join(base, 'ult')
+    utab = os.path.join(base, 'ul.utab')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    lines = ['SRC=ul TARGET=%s ROOT=/ OPTS=x-ok' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-dslash' % d.replace('/ul', '//ul'),
+             'SRC=ul TARGET=%s/// ROOT=/ OPTS=x-tslash' % d,
+             'SRC=ul/ TARGET=%s ROOT=/ OPTS=x-pseudo-src-slash' % d,
+             'SRC=ul\tTARGET=%s ROOT=/ OPTS=x-tab' % d,
+             'SRC=ul TARGET=%s\tROOT=/ OPTS=x-tab2 ROOT=/' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-cr\r' % d,
+             '# SRC=ul TARGET=%s ROOT=/ OPTS=x-comment' % d,
+             ' \t SRC=ul TARGET=%s ROOT=/ OPTS=x-lead' % d,
+             'SRC=ul TARGET=%s ROOT=/ BINDSRC= OPTS=x-empty-bindsrc' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-empty-attrs ATTRS=' % d,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-\\477,x-\\101\\60' % d,
+             'SRC=ul SRC= TARGET=%s ROOT=/ OPTS=x-second-src' % d,
+             'SRC=ul TARGET=%s ROOT=/ ID=7 OPTS=x-id' % d,
+             'SRC=LABEL=ult TARGET=%s ROOT=/ OPTS=x-tag' % tag,
+             'SRC=LABEL= TARGET=%s ROOT=/ OPTS=x-tag-empty' % tag,
+             'SRC=ul TARGET=%s ROOT=/ OPTS=x-noeol' % d]
+    try:
+        os.makedirs(d)
+        os.makedirs(tag)
+        subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'ul', d], check=True)
+        # mount(8) would look the label up: mount(2) takes the text as it is
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.mount(b'LABEL=ult', tag.encode(), b'tmpfs', 0, b'size=1m'):
+            raise OSError(ctypes.get_errno(), 'mount LABEL=ult')
+        # each line after a plain one: read backward, it takes the mount
+        # first, or it is skipped and the plain one does
+        for ln in lines[1:]:
+            with open(utab, 'w') as f:
+                f.write(lines[0] + '\n' + (ln if ln.endswith('x-noeol') else ln + '\n'))
+            for args in (['-m', '-o', 'TARGET,OPTIONS', '-M', d], ['-m', '-o', 'OPTIONS', '-M', tag],
+                         ['-m', '-r', '-o', 'OPTIONS', '-M', d, '-O', 'x-?']):
+                fstab_same(t, 'utab line %r' % ln, args, [binary, 'list'] + args, env=env)
+    finally:
+        subprocess.run(['umount', '-l', d], capture_output=True)
+        subprocess.run(['umount', '-l', tag], capture_output=True)
+
+
 # stat PATH is findmnt -T PATH: the options stat takes (its --help; the
 # ones it refuses, each with its reason, are held to its Refused block by
 # cli-habits.py) filter or print that one mount as findmnt -T does.
 STAT_PATHS = ['/', '/proc', '/sys', '/dev', '/sys/fs/cgroup/cpu', '/usr/bin']
 STAT_OPTS = [[], ['-t', 'proc'], ['-t', 'noproc'], ['-O', 'rw'], ['-O', 'ro'], ['--real'],
-             ['--pseudo'], ['-A'], ['-U'], ['-f'], ['-d', 'backward'], ['-v'],
+             ['--pseudo'], ['-A'], ['-A', '--real'], ['--real', '-A'], ['-A', '--pseudo'],
+             ['--pseudo', '-A'], ['-U'], ['-f'], ['-d', 'backward'], ['-v'],
              ['-D', '-o', 'TARGET,SOURCE,FSTYPE'], ['-D', '-A', '-o', 'TARGET,FSTYPE'], ['-y'],
              ['-S', 'proc'], ['-S', 'sysfs'], ['-c'], ['-k'],
              ['-v', '-o', 'SOURCE,TARGET,FSTYPE,FSROOT,MAJ:MIN,ID,PARENT,PROPAGATION,'
@@ -3176,6 +3278,11 @@ def stat_options(t, binary):
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
     show_stat_tids(t, binary, base)
+    if os.geteuid() == 0 and shutil.which('unshare'):
+        private_ns_part(t, '--utab-order', binary, base, 'utab order')
+    else:
+        print('SKIP utab order: needs root and unshare(1)')
+        t.skipped += 1
     if have_blkid(binary, '/dev/null'):
         loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
 
@@ -3348,6 +3455,8 @@ def main():
         return source_lookups_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dev-root':
         return dev_root_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--utab-order':
+        return utab_order_inner(*sys.argv[2:4])
     if sys.argv[1] == '--tab-uuid':
         return tab_uuid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--target-lookups':

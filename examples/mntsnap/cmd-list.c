@@ -284,7 +284,10 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 	return 0;
 }
 
-/* libmount's unescaping of a utab value: \ooo only */
+/*
+ * libmount's unmangle() of a utab value: \ooo, three octal digits, is the
+ * byte 64a+8b+c cut to 8 bits (\477 is '?'); anything else stays.
+ */
 static char *utab_value(const char *s, size_t n)
 {
 	char *out = malloc(n + 1), *o = out;
@@ -292,9 +295,9 @@ static char *utab_value(const char *s, size_t n)
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 3 < n + 1 && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			*o++ = (char)((s[i + 1] - '0') << 6 | (s[i + 2] - '0') << 3 | (s[i + 3] - '0'));
+		if (s[i] == '\\' && i + 3 < n && (s[i + 1] & ~7) == '0' &&
+		    (s[i + 2] & ~7) == '0' && (s[i + 3] & ~7) == '0') {
+			*o++ = (char)(64 * (s[i + 1] & 7) + 8 * (s[i + 2] & 7) + (s[i + 3] & 7));
 			i += 3;
 		} else {
 			*o++ = s[i];
@@ -304,49 +307,169 @@ static char *utab_value(const char *s, size_t n)
 	return out;
 }
 
-/* Paths equal but for trailing slashes (libmount's streq_paths()). */
-static bool same_path(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	while (la > 1 && a[la - 1] == '/')
-		la--;
-	while (lb > 1 && b[lb - 1] == '/')
-		lb--;
-	return la == lb && !memcmp(a, b, la);
-}
-
 struct utab_entry {
-	char *src, *target, *root, *opts, *attrs;
+	char *src, *target, *root, *bindsrc, *opts, *attrs;
 };
 
 static void utab_entry_free(struct utab_entry *e)
 {
-	free(e->src), free(e->target), free(e->root), free(e->opts), free(e->attrs);
+	free(e->src), free(e->target), free(e->root), free(e->bindsrc), free(e->opts);
+	free(e->attrs);
 	*e = (struct utab_entry){ 0 };
 }
 
-static int utab_parse(const char *line, struct utab_entry *e)
+/*
+ * One utab line as libmount 2.38 reads it (mnt_table_parse_next(),
+ * mnt_parse_utab_line()): the newline and a CR before it dropped, a blank
+ * or '#' line no entry; fields apart by spaces only (a value ends at a
+ * space or tab, but a tab does not start the next field, so what follows
+ * it up to the next space is skipped as unknown); each key's first value
+ * counts. An empty value of a key libmount knows (SRC=, TARGET=, ROOT=,
+ * BINDSRC=, OPTS=, ATTRS=) makes the whole line a parse error, skipped.
+ * Returns 1 with e filled, 0 for no entry, -ENOMEM.
+ */
+static int utab_parse(char *line, struct utab_entry *e)
 {
-	static const char *const keys[] = { "SRC=", "TARGET=", "ROOT=", "OPTS=", "ATTRS=" };
-	char **slot[] = { &e->src, &e->target, &e->root, &e->opts, &e->attrs };
+	static const char *const keys[] = { "SRC=", "TARGET=", "ROOT=", "BINDSRC=", "OPTS=",
+					    "ATTRS=" };
+	char **slot[] = { &e->src, &e->target, &e->root, &e->bindsrc, &e->opts, &e->attrs };
+	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
+	char *p = line + strcspn(line, "\n");
 
-	for (const char *p = line; *p;) {
-		size_t len;
+	*p = '\0';
+	if (p > line && p[-1] == '\r')
+		p[-1] = '\0';
+	p = line + strspn(line, " \t");
+	if (!*p || *p == '#')
+		return 0;
+	while (*p) {
+		size_t k = 0, len;
 
-		p += strspn(p, " \t\n");
-		len = strcspn(p, " \t\n");
-		for (size_t k = 0; len && k < sizeof(keys) / sizeof(keys[0]); k++) {
-			size_t kl = strlen(keys[k]);
-
-			if (len > kl && !strncmp(p, keys[k], kl) && !*slot[k]) {
-				*slot[k] = utab_value(p + kl, len - kl);
-				if (!*slot[k])
-					return -ENOMEM;
-			}
+		p += strspn(p, " ");
+		if (!*p)
+			break;
+		while (k < nkeys && (*slot[k] || strncmp(p, keys[k], strlen(keys[k]))))
+			k++;
+		if (k == nkeys) {
+			p += strcspn(p, " ");
+			continue;
+		}
+		p += strlen(keys[k]);
+		len = strcspn(p, " \t");
+		if (!len) {
+			utab_entry_free(e);
+			return 0;
+		}
+		*slot[k] = utab_value(p, len);
+		if (!*slot[k]) {
+			utab_entry_free(e);
+			return -ENOMEM;
 		}
 		p += len;
 	}
+	return 1;
+}
+
+/* A source libmount takes as a tag has no path (mnt_fs_get_srcpath() NULL). */
+static int tag_source(const char *src)
+{
+	char *name = NULL, *value = NULL;
+	int r = tags_source(src, &name, &value);
+
+	free(name);
+	free(value);
+	return r == -ENOMEM ? r : !r;
+}
+
+/* mnt_fs_streq_srcpath() for m's source, by libmount's pseudo types (fs_type.subtype) */
+static bool utab_srcpath(const struct mntsnap_mount *m, const char *src)
+{
+	char type[256];
+
+	if ((m->mask & MNTSNAP_F_FS_SUBTYPE) && m->fs_subtype[0])
+		snprintf(type, sizeof(type), "%s.%s", m->fs_type, m->fs_subtype);
+	else
+		snprintf(type, sizeof(type), "%s", m->fs_type);
+	return fstab_pseudo(type) ? !strcmp(m->source, src) : streq_paths(m->source, src);
+}
+
+/*
+ * mnt_table_merge_user_fs(): give utab line e to the last mount of snap,
+ * the top of a stack, that no later line got and that e names: the same
+ * root, mount point by streq_paths() ("//" is "/", a trailing '/' none),
+ * source by mnt_fs_streq_srcpath() (a pseudo filesystem's by its exact
+ * text; a tag, the mount's or the line's, never matches). A line without
+ * SRC, TARGET, ROOT or both OPTS and ATTRS is passed over.
+ */
+static int utab_merge(const struct mntsnap_snapshot *snap, struct utab_entry *e, bool *merged,
+		      char **user)
+{
+	struct mntsnap_mount m;
+	int r;
+
+	if (!e->src || !e->target || !e->root || (!e->opts && !e->attrs))
+		return 0;
+	r = tag_source(e->src);
+	if (r)
+		return r < 0 ? r : 0;
+	for (size_t j = mntsnap_snapshot_count(snap); j-- > 0;) {
+		mntsnap_snapshot_get(snap, j, &m);
+		if (merged[j] || strcmp(m.root, e->root) || !streq_paths(m.mount_point, e->target) ||
+		    !(m.mask & MNTSNAP_F_SOURCE))
+			continue;
+		r = tag_source(m.source);
+		if (r < 0)
+			return r;
+		if (r || !utab_srcpath(&m, e->src))
+			continue;
+		merged[j] = true;
+		if (e->opts) {
+			user[j] = e->opts;
+			e->opts = NULL;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static void utab_entries_free(struct utab_entry *ent, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		utab_entry_free(&ent[i]);
+	free(ent);
+}
+
+/* Every line of utab file f, in file order. */
+static int utab_read(FILE *f, struct utab_entry **ret, size_t *count)
+{
+	struct utab_entry *ent = NULL, *grown;
+	size_t n = 0, cap = 0, lcap = 0;
+	char *line = NULL;
+	int r = 0;
+
+	while (!r && getline(&line, &lcap, f) > 0) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(ent, cap * sizeof(*ent));
+			if (!grown) {
+				r = -ENOMEM;
+				break;
+			}
+			ent = grown;
+		}
+		ent[n] = (struct utab_entry){ 0 };
+		r = utab_parse(line, &ent[n]);
+		if (r > 0)
+			n++;
+		r = r < 0 ? r : 0;
+	}
+	free(line);
+	if (r) {
+		utab_entries_free(ent, n);
+		return r;
+	}
+	*ret = ent;
+	*count = n;
 	return 0;
 }
 
@@ -354,19 +477,23 @@ static int utab_parse(const char *line, struct utab_entry *e)
  * findmnt -m (libmount's mtab on a system without /etc/mtab): the kernel's
  * table with the userspace options mount(8) keeps in the utab (x-*,
  * noauto, ...) appended to each mount's OPTIONS. A utab line names its
- * mount by source, mount point and root; the last such mount of the table
- * not named yet gets its options. user[i] is NULL where there are none.
+ * mount by source, mount point and root (never by ID=). libmount 2.38
+ * (__mnt_table_parse_mtab, mnt_table_merge_user_fs) walks the utab from
+ * its LAST line to its first and gives each line to the last mount of the
+ * table (the top of a stack) it names that no line got yet: with two lines
+ * for one mount the last line wins, and on a stack the last line goes to
+ * the top mount, the one before it to the mount below. A line with only
+ * ATTRS= still takes its mount. user[i] is NULL where there are no options.
  */
 static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
 {
 	const char *path = getenv("LIBMOUNT_UTAB");
-	size_t n = mntsnap_snapshot_count(snap), cap = 0;
-	char **user = NULL, *line = NULL;
+	size_t n = mntsnap_snapshot_count(snap), nent = 0;
+	struct utab_entry *ent = NULL;
+	char **user = NULL;
 	bool *merged = NULL;
-	struct utab_entry e = { 0 };
-	struct mntsnap_mount m;
 	FILE *f;
-	int r = 0;
+	int r;
 
 	*ret = NULL;
 	f = fopen(path ? path : "/run/mount/utab", "re");
@@ -375,34 +502,24 @@ static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
 			fclose(f);
 		return 0;
 	}
+	r = utab_read(f, &ent, &nent);
+	fclose(f);
+	if (r)
+		return r;
 	user = calloc(n + 1, sizeof(*user));
 	merged = calloc(n + 1, 1);
-	if (!user || !merged)
-		r = -ENOMEM;
-	while (!r && getline(&line, &cap, f) > 0) {
-		r = utab_parse(line, &e);
-		if (!r && e.src && e.target && e.root && (e.opts || e.attrs))
-			for (size_t j = n; j-- > 0;) {
-				mntsnap_snapshot_get(snap, j, &m);
-				if (merged[j] || strcmp(m.root, e.root) ||
-				    !same_path(m.mount_point, e.target) ||
-				    !(m.mask & MNTSNAP_F_SOURCE) || !same_path(m.source, e.src))
-					continue;
-				merged[j] = true;
-				if (e.opts && *e.opts) {
-					user[j] = e.opts;
-					e.opts = NULL;
-				}
-				break;
-			}
-		utab_entry_free(&e);
+	if (!user || !merged) {
+		free(user);
+		free(merged);
+		utab_entries_free(ent, nent);
+		return -ENOMEM;
 	}
-	utab_entry_free(&e);
-	free(line);
+	for (size_t i = nent; !r && i-- > 0;)
+		r = utab_merge(snap, &ent[i], merged, user);
+	utab_entries_free(ent, nent);
 	free(merged);
-	fclose(f);
 	if (r) {
-		for (size_t i = 0; user && i < n; i++)
+		for (size_t i = 0; i < n; i++)
 			free(user[i]);
 		free(user);
 		return r;

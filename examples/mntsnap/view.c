@@ -1094,13 +1094,18 @@ static void matcher_free(struct matcher *mt)
 	ob_free(&mt->ob);
 }
 
-/* findmnt with no filter: its list prints every mount without matching */
+/*
+ * findmnt with no filter: its list prints every mount without matching
+ * (is_listall_mode()). -A only makes -D, --real and --pseudo no reason to
+ * match; a lookup still matches, and with it --real and --pseudo filter.
+ * stat's one mount is findmnt -T PATH's lookup (v->one).
+ */
 static bool listall(const struct view *v)
 {
 	if ((v->df || v->real || v->pseudo) && !v->all)
 		return false;
 	return !v->types && !v->options && !v->target && !v->mountpoint && !v->source &&
-	       !v->devno && !v->match;
+	       !v->devno && !v->match && !v->one;
 }
 
 /* One pass of findmnt's list lookup: the matches in the -d direction. */
