@@ -641,7 +641,7 @@ static bool dev_has_tag(const char *dev, const char *name, const char *value)
  * asked for resolved (a symlink such as /dev/disk/by-uuid/..., a relative
  * or a ../ path) against each record's source as written and as resolved,
  * or a record's tag against the device's; never for a pseudo or network
- * filesystem. A tag asked for is its device here (cmd-list evaluates it),
+ * filesystem. A tag asked for is its device here (view_resolve_tag()),
  * or its text alone when it names none or under -C.
  */
 static void mark_source_resolved(struct matcher *mt)
