@@ -3140,7 +3140,9 @@ def tab_uuid_inner(binary, base):
                 args = ['-S', tag, '-o', 'TARGET,SOURCE,FSTYPE'] + form
                 fstab_same(t, 'stat -S %s' % tag, args + ['-T', mnt], [binary, 'stat'] + args + [mnt],
                            json_out='-J' in form)
+        show_tags(t, binary, base, mnt, uuid)
     finally:
+        subprocess.run(['umount', os.path.join(base, 'ubind')], capture_output=True)
         subprocess.run(['umount', mnt], capture_output=True)
         subprocess.run(['losetup', '-d', dev], capture_output=True)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
@@ -3246,6 +3248,36 @@ def utab_lines(t, binary, base):
     finally:
         subprocess.run(['umount', '-l', d], capture_output=True)
         subprocess.run(['umount', '-l', tag], capture_output=True)
+
+
+def show_tags(t, binary, base, mnt, uuid):
+    """show of a table saved with its ext4 on a loop device (LABEL
+    fmeq-uuid, UUID uuid) at mnt and a bind mount of it, against findmnt -F
+    on the mountinfo text of the same moment: the tag columns (UUID too,
+    when the snapshot holds none: libblkid's, as LABEL; a saved UUID is the
+    same here) and -S TAG=value or a TAG=value argument, the device the tag
+    names (both mounts)."""
+    bind = os.path.join(base, 'ubind')
+    os.makedirs(bind)
+    subprocess.run(['mount', '--bind', mnt, bind], check=True)
+    mi = os.path.join(base, 'show-tags.mi')
+    snaps = {'': os.path.join(base, 'tags.snap'), ' --full': os.path.join(base, 'tags-full.snap')}
+    shutil.copy('/proc/self/mountinfo', mi)
+    for how, snap in snaps.items():
+        rc, _, err = run([binary, 'save', '--no-sync'] + how.split() + [snap])
+        t.check('show tags: save%s' % how, rc == 0, err.decode(errors='replace'))
+    cols = ['-o', TAB_UUID_COLS + ',SOURCES']
+    sets = [['-M', mnt] + cols, ['-M', bind] + cols, ['-M', mnt, '-o', 'UUID'],
+            ['-M', mnt, '--output-all']]
+    for tag in ('LABEL=fmeq-uuid', 'UUID=' + uuid, 'LABEL="fmeq-uuid"', 'LABEL=fmeq-none',
+                'UUID=' + uuid[:-1] + 'f'):
+        sets += [['-S', tag, '-o', 'TARGET,SOURCE,FSTYPE'], [tag, '-o', 'TARGET,SOURCE,UUID'],
+                 ['-f', '-S', tag], ['-S', tag, '-M', bind, '-o', 'TARGET,LABEL']]
+    for how, snap in snaps.items():
+        for args in sets:
+            for form in ([], ['-l'], ['-J'], ['-P']):
+                fstab_same(t, 'show%s tags' % how, ['-F', mi] + args + form,
+                           [binary, 'show', snap] + args + form, json_out='-J' in form)
 
 
 # stat PATH is findmnt -T PATH: the options stat takes (its --help; the

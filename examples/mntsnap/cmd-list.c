@@ -557,38 +557,6 @@ static int need_blkid(struct list_args *a)
 			   "SOURCES columns need libblkid, which this build lacks");
 }
 
-/*
- * A mount table names devices, not tags: -S LABEL=x (or the argument) is
- * the device the tag names, as findmnt evaluates it (the tag kept for -f,
- * which tries its text first). A tag naming no device, or any under -C
- * (findmnt then has no cache), is matched as text.
- */
-static void resolve_tag_lookup(struct view *v, char **dev)
-{
-	const char **spec = is_tag(v->source) ? &v->source
-			    : is_tag(v->match)  ? &v->match
-						: NULL;
-	char *name = NULL, *value = NULL;
-
-	if (!spec)
-		return;
-	/* a tag is never tried as a mount point (findmnt: no swap) */
-	v->pair = false;
-	v->source_tag = *spec;
-	if (v->nocanon)
-		return;
-	if (!tags_parse(*spec, &name, &value))
-		*dev = tags_evaluate(name, value);
-	free(name);
-	free(value);
-	if (!*dev)
-		return;
-	if (spec == &v->match)
-		v->source = *dev, v->match = NULL;
-	else
-		*spec = *dev;
-}
-
 /* the files of -F and -N, in the order given (-N PID: /proc/PID/mountinfo) */
 static void tab_paths(struct list_args *a)
 {
@@ -1158,7 +1126,7 @@ static int list_run(int argc, char **argv)
 		return list_fstab(&a);
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;
-	resolve_tag_lookup(&a.view, &tagdev);
+	view_resolve_tag(&a.view, &tagdev);
 	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
 		r = join_tabs(&a, &tj);
 		if (r) {
@@ -1450,7 +1418,7 @@ static int stat_run(int argc, char **argv)
 	if (r)
 		return cli_fail(r, "stat %s", what);
 	/* as list's -S TAG: the device the tag names */
-	resolve_tag_lookup(&v, &tagdev);
+	view_resolve_tag(&v, &tagdev);
 	r = view_print(&v, "stat", snap);
 	mntsnap_snapshot_free(snap);
 	free(tagdev);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "tags.h"
 #include "view.h"
 
 static const char save_help[] =
@@ -35,7 +36,12 @@ static const char show_help[] =
 	"as it was saved, its paths are its text, never resolved on this machine\n"
 	"(-T PATH: the longest mount point PATH starts with, by the text, even\n"
 	"for a PATH missing here); its TID column is empty (the task that was\n"
-	"read is gone).\n";
+	"read is gone). Devices are this machine's, as findmnt -F asks libblkid:\n"
+	"-S TAG=value and a TAG=value argument (LABEL=, UUID=, PARTLABEL=,\n"
+	"PARTUUID=) match the device the tag names here (naming none: the text);\n"
+	"LABEL, PARTLABEL, PARTUUID, SOURCES are the source device's values here,\n"
+	"and UUID where FILE holds none (saved with the default fields only; a\n"
+	"saved UUID wins).\n";
 
 /*
  * list's options that have no meaning for a saved table: show refuses
@@ -175,12 +181,15 @@ static int show_run(int argc, char **argv)
 {
 	struct mntsnap_snapshot *s;
 	const char *file = NULL;
+	char *tagdev = NULL;
 	struct view v;
 	int c, r;
 
 	view_init(&v);
 	/* another machine's or namespace's table: paths by its own text */
 	v.saved = true;
+	/* a UUID it was saved without (no --full): libblkid's, as findmnt -F */
+	v.out.cx.file_uuid = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHOW_SHORTOPTS, show_lo, NULL)) != -1) {
 		r = view_refuse("show", show_refused, SHOW_NREFUSED, c);
@@ -230,6 +239,9 @@ static int show_run(int argc, char **argv)
 				   "MOUNTPOINT, or a SOURCE and a MOUNTPOINT)", argv[optind]);
 	if (!file)
 		return cli_fail(0, "show: FILE is missing (see mntsnap show --help)");
+	if (((v.source && tags_is_devtag(v.source)) || (v.match && tags_is_devtag(v.match))) &&
+	    !tags_have())
+		return cli_fail(0, "show: -S TAG=value needs libblkid, which this build lacks");
 	if (load("show", file, &s))
 		return CLI_EXIT_ERR;
 	if (!mntsnap_snapshot_consistent(s))
@@ -237,8 +249,11 @@ static int show_run(int argc, char **argv)
 			"mntsnap: warning: show: %s was saved from a table that changed during "
 			"each of %u captures: it may list mounts that never existed together\n",
 			file, mntsnap_snapshot_attempts(s));
+	/* as list's -F FILE: the device the tag names here, as findmnt -F */
+	view_resolve_tag(&v, &tagdev);
 	r = view_print(&v, "show", s);
 	mntsnap_snapshot_free(s);
+	free(tagdev);
 	return r;
 }
 

@@ -526,8 +526,20 @@ static void get_partuuid(struct obuf *b, const struct mntsnap_mount *m,
 }
 
 /*
+ * The table's own UUID for m (a live capture's, the superblock's; a
+ * snapshot's saved with --full), NULL where it has none: a table read
+ * from a file then asks libblkid (file_uuid).
+ */
+static const char *table_uuid(const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	return !cx->fstab && (m->mask & MNTSNAP_F_UUID) ? m->uuid : NULL;
+}
+
+/*
  * SOURCES as findmnt: every device with the entry's tag (with -e) or with
- * the UUID of a /dev/ source, one a line; else SOURCE's value.
+ * the UUID of a /dev/ source (libblkid's; a table from a file: the UUID
+ * column's, so a snapshot's saved one first), one a line; else SOURCE's
+ * value.
  */
 static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
@@ -542,7 +554,10 @@ static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const str
 		if (cx->evaluate)
 			v = tags_devices(tn, tv);
 	} else if ((m->mask & MNTSNAP_F_SOURCE) && !strncmp(m->source, "/dev/", 5)) {
-		char *uuid = tags_device_value(m->source, "UUID");
+		/* the UUID column's: a saved one (show of save --full) wins */
+		const char *saved = cx->file_uuid ? table_uuid(m, cx) : NULL;
+		char *uuid = saved ? (*saved ? strdup(saved) : NULL)
+				   : tags_device_value(m->source, "UUID");
 
 		if (uuid)
 			v = tags_devices("UUID", uuid);
@@ -658,10 +673,14 @@ static void get_uidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 
 static void get_uuid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab || cx->file_uuid)
+	const char *u = table_uuid(m, cx);
+
+	if (u) {
+		if (!cx->nocache)
+			ob_puts(b, u);
+	} else if (cx->fstab || cx->file_uuid) {
 		put_tag(b, m, cx, "UUID");
-	else if (!cx->nocache && (m->mask & MNTSNAP_F_UUID))
-		ob_puts(b, m->uuid);
+	}
 }
 
 static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)

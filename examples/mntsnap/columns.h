@@ -76,9 +76,12 @@ struct col_ctx {
 	 */
 	bool nocache;
 	/*
-	 * A table read from a file (-F): its text holds no UUID, so UUID is
-	 * libblkid's for the source device, as LABEL (findmnt asks its cache
-	 * for both); a live table's is the superblock's, whatever the backend
+	 * A table read from a file (-F's mountinfo text, show's snapshot):
+	 * where it holds no UUID for a mount (text never does, a snapshot
+	 * saved without --full neither), UUID is libblkid's for the source
+	 * device, as LABEL (findmnt -F asks its cache for both); a UUID it
+	 * holds is shown. A live table's is the superblock's, whatever the
+	 * backend
 	 */
 	bool file_uuid;
 	/* -m: userspace options (utab's) per storage index, appended to OPTIONS */

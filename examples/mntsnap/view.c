@@ -289,6 +289,32 @@ bool view_is_devno(const char *s)
 	return s && devno_parse(s, &maj, &min);
 }
 
+void view_resolve_tag(struct view *v, char **dev)
+{
+	const char **spec = v->source && tags_is_devtag(v->source) ? &v->source
+			    : v->match && tags_is_devtag(v->match)   ? &v->match
+								     : NULL;
+	char *name = NULL, *value = NULL;
+
+	if (!spec)
+		return;
+	/* a tag is never tried as a mount point (findmnt: no swap) */
+	v->pair = false;
+	v->source_tag = *spec;
+	if (v->nocanon)
+		return;
+	if (!tags_parse(*spec, &name, &value))
+		*dev = tags_evaluate(name, value);
+	free(name);
+	free(value);
+	if (!*dev)
+		return;
+	if (spec == &v->match)
+		v->source = *dev, v->match = NULL;
+	else
+		*spec = *dev;
+}
+
 int view_excl(struct view *v, const char *cmd, int c)
 {
 	if (c == OPT_PID)
@@ -615,7 +641,7 @@ static bool dev_has_tag(const char *dev, const char *name, const char *value)
  * asked for resolved (a symlink such as /dev/disk/by-uuid/..., a relative
  * or a ../ path) against each record's source as written and as resolved,
  * or a record's tag against the device's; never for a pseudo or network
- * filesystem. A tag asked for is its device here (cmd-list evaluates it),
+ * filesystem. A tag asked for is its device here (view_resolve_tag()),
  * or its text alone when it names none or under -C.
  */
 static void mark_source_resolved(struct matcher *mt)

@@ -167,6 +167,17 @@ int view_excl(struct view *v, const char *cmd, int c);
 /* Does s read as findmnt's MAJ:MIN (its sscanf("%d:%d"))? */
 bool view_is_devno(const char *s);
 
+/*
+ * A mount table names devices, not tags: -S LABEL=x (or such an
+ * argument) is the device the tag names, as findmnt evaluates it with
+ * libblkid (mnt_resolve_spec()), in a live table, a -F file and a saved
+ * one alike: the tag is kept in source_tag for -f, which tries its text
+ * first. A tag naming no device, or any under -C (findmnt then has no
+ * cache), is matched as text. *dev: that device (malloc'd, free() it
+ * after the view is printed), else left NULL.
+ */
+void view_resolve_tag(struct view *v, char **dev);
+
 /* findmnt -D's columns */
 #define COLS_DF "SOURCE,FSTYPE,SIZE,USED,AVAIL,USE%,TARGET"
 
