@@ -70,7 +70,8 @@ on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
 POSIXLY_CORRECT; mntsnap's own options by a prefix; show and stat alike.
 
-Locales (locales): every form, -D and the size columns, and -p, under
+Locales (locales): every form, -D and the size columns, -p and -x (its
+strerror() text is libc's in LC_MESSAGES, as findmnt's %m), under
 locales built here with localedef (a LOCPATH of the test's own; skipped
 where localedef or a charmap is missing: Debian's locales package), on
 mounts named by bytes each charset prints its own way: the decimal point
@@ -3403,6 +3404,9 @@ def locale_inner(binary, base):
              ['-r', '--tree'], ['-P', '--tree']]
     colsets = [[], ['-o', 'TARGET,SOURCE,SIZE,USED,AVAIL,USE%'], ['-D'],
                ['-o', 'SOURCE,SIZE,TARGET,AVAIL,USED', '-b']]
+    # FMEQ_QUICK (a sanitizer build): the tree, -l, -r and -P forms only
+    if os.environ.get('FMEQ_QUICK'):
+        forms = [[], ['-l'], ['-r'], ['-P']]
     for label, env in envs:
         for cols in colsets:
             for form in forms:
@@ -3414,6 +3418,21 @@ def locale_inner(binary, base):
                 why = exact('json' if '-J' in form else 'text', a, b) if ra == rb else (
                     'exit findmnt %d mntsnap %d: %s' % (ra, rb, eb.decode(errors='replace')))
                 t.check('locale %s %s' % (label, ' '.join(cols + form)), not why, short(why))
+    # -x: findmnt's %m is strerror() in its LC_MESSAGES (libc's catalog
+    # translates it: "Datei oder Verzeichnis nicht gefunden" in de_DE)
+    fst = os.path.join(base, 'locale.fstab')
+    with open(fst, 'wb') as fh:
+        fh.write(b'/dev/nonexistent-x %s/nowhere ext4 defaults 0 0\n'
+                 b'/dev/nonexistent-y %s/e\xe9f tmpfs noauto 0 2\n' % (os.fsencode(base),
+                                                                      os.fsencode(top)))
+    if have_blkid(binary, fst):
+        for label, env in envs:
+            for args in (['-x'], ['-x', '--verbose']):
+                ra, a, ea = run(['findmnt', '-s', '-F', fst] + args, env)
+                rb, b, eb = run([binary, 'list', '-s', '-F', fst] + args, env)
+                why = '' if (ra, a, ea) == (rb, b, eb) else short(
+                    'exit %d/%d\nfindmnt %r %r\nmntsnap %r %r' % (ra, rb, a, ea, b, eb), 1200)
+                t.check('locale %s %s' % (label, ' '.join(args)), not why, why)
     # -p: each change's line as list prints it, sizes and escapes alike
     # (not -J: findmnt 2.38.1's -p -J fails an assertion at its first change)
     steps = ["mkdir -p \"$(printf 'p\\351')\" && mount -t tmpfs -o size=1300k "
