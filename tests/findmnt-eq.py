@@ -70,6 +70,16 @@ on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
 POSIXLY_CORRECT; mntsnap's own options by a prefix; show and stat alike.
 
+Locales (locales): every form, -D and the size columns, -p and -x (its
+strerror() text is libc's in LC_MESSAGES, as findmnt's %m), under
+locales built here with localedef (a LOCPATH of the test's own; skipped
+where localedef or a charmap is missing: Debian's locales package), on
+mounts named by bytes each charset prints its own way: the decimal point
+(LC_NUMERIC), what a cell shows raw and how wide (LC_CTYPE: Latin-1,
+KOI8-R, ISO-8859-7's holes, EUC-JP's double-width and 3-byte characters,
+BIG5's second byte that is a backslash), the ASCII tree outside UTF-8,
+and findmnt's setlocale(LC_ALL, "") rule for mixed or missing categories.
+
 Mount point lookups (target_lookups): -M, -T, MOUNTPOINT (alone and after
 a SOURCE), with -C/--nocanonicalize, -R, -f, -d, -i, on a -F table whose
 mount point text no kernel writes ("/a/", "//b", "rel", "/e/./f"), asked
@@ -3477,6 +3487,144 @@ def dev_root_tags(t, binary, mi, live, cmd):
         subprocess.run(['losetup', '-d', dev], capture_output=True)
 
 
+# Locales findmnt's output depends on (built with localedef into a LOCPATH
+# of the test's own): the decimal point of SIZE, USED, AVAIL (LC_NUMERIC,
+# a comma in de_DE), what a table shows raw or as \xHH and how wide it
+# counts it (LC_CTYPE's mbrtowc, iswprint, wcwidth, isprint: Latin-1's
+# printable bytes, KOI8-R's box drawing at 0x80, ISO-8859-7's holes,
+# EUC-JP's double-width and 3-byte characters, BIG5's characters whose
+# second byte is a backslash), raw's and pairs' isprint()/isblank(), and
+# the tree in ASCII outside UTF-8. (name, locale source, charmap)
+LOCALES = [('de_DE.ISO-8859-1', 'de_DE', 'ISO-8859-1'), ('ja_JP.EUC-JP', 'ja_JP', 'EUC-JP'),
+           ('de_DE.UTF-8', 'de_DE', 'UTF-8'), ('ru_RU.KOI8-R', 'ru_RU', 'KOI8-R'),
+           ('el_GR.ISO-8859-7', 'el_GR', 'ISO-8859-7'), ('zh_TW.BIG5', 'zh_TW', 'BIG5')]
+# mount sources and mount point names, bytes: each is printable in some
+# of LOCALES and not in others
+LOCALE_NAMES = [b'e\xe9f', b'g\xc3\xa9h', b'\xa4\xa2x', b'c1\x85\x9bz', b'nb\xa0\xff',
+                b'bs\\x41', b'kana\x8e\xb1', b'j3\x8f\xb0\xa1', b'lead\xa4', b'big\xb3\\x5',
+                b'koi\xc1\xd2', b'box\x80\x95', b'el\xae\xe1', b'sp ace', b'w\xe3\x81\x82',
+                b'q$`"x', b'\xe9\xe9\xe9\xe9\xe9\xe9\xe9\xe9\xe9\xe9']
+
+
+def make_locales(t, base):
+    """LOCALES built into base/loc: (LOCPATH, the names built); a locale
+    whose source or charmap this machine lacks is skipped, saying so."""
+    loc = os.path.join(base, 'loc')
+    os.makedirs(loc, exist_ok=True)
+    built = []
+    i18n = '/usr/share/i18n'
+    for name, src, cmap in LOCALES:
+        have = shutil.which('localedef') and os.path.exists(os.path.join(i18n, 'locales', src)) \
+            and any(os.path.exists(os.path.join(i18n, 'charmaps', cmap + x)) for x in ('', '.gz'))
+        if have:
+            subprocess.run(['localedef', '-i', src, '-f', cmap, os.path.join(loc, name)],
+                           capture_output=True)
+            r = subprocess.run(['locale', 'charmap'], capture_output=True, text=True,
+                               env={'LOCPATH': loc, 'LC_ALL': name, 'PATH': os.environ['PATH']})
+            have = r.stdout.strip() == cmap
+        if have:
+            built.append(name)
+        else:
+            print('SKIP locale %s: localedef, its source %s or its charmap %s missing here'
+                  ' (Debian: the locales package)' % (name, src, cmap))
+            t.skipped += 1
+    return loc, built
+
+
+def locale_inner(binary, base):
+    """In a private mount namespace already: tmpfs mounts named by
+    LOCALE_NAMES (sizes with a fraction, some of each used) under one of
+    our own, read by both programs in every form under each of LOCALES,
+    C and C.UTF-8, and under environments that mix the categories. Prints
+    the tally as JSON on its last line."""
+    t = Tally()
+    loc, built = make_locales(t, base)
+    top = os.path.join(base, 'm')
+    os.makedirs(top)
+    subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=18534k', 'lc-top', top], check=True)
+    with open(os.path.join(top, 'fill'), 'wb') as fh:
+        fh.write(b'x' * 1126400)
+    for k, n in enumerate(LOCALE_NAMES):
+        d = os.path.join(os.fsencode(top), n)
+        os.mkdir(d)
+        subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=%dk' % (1229 + 1000 * k), n, d],
+                       check=True)
+        if k % 3 == 0:
+            with open(os.path.join(d, b'fill'), 'wb') as fh:
+                fh.write(b'y' * (300000 + 7000 * k))
+    plain = {k: v for k, v in os.environ.items()
+             if not k.startswith('LC_') and k not in ('LANG', 'LANGUAGE')}
+    plain['LOCPATH'] = loc
+    envs = [('LC_ALL=' + n, dict(plain, LC_ALL=n)) for n in built + ['C', 'C.UTF-8']]
+    if 'de_DE.UTF-8' in built and 'de_DE.ISO-8859-1' in built:
+        # each category from its own variable; LC_ALL over them all; and
+        # one that does not load: findmnt's setlocale(LC_ALL, "") then
+        # fails as a whole, and every category stays C
+        envs += [('LC_CTYPE=de_DE.ISO-8859-1 LC_NUMERIC=de_DE.UTF-8',
+                  dict(plain, LANG='C', LC_CTYPE='de_DE.ISO-8859-1', LC_NUMERIC='de_DE.UTF-8')),
+                 ('LANG=de_DE.UTF-8 LC_NUMERIC=C', dict(plain, LANG='de_DE.UTF-8', LC_NUMERIC='C')),
+                 ('LC_ALL=de_DE.ISO-8859-1 LC_NUMERIC=C',
+                  dict(plain, LC_ALL='de_DE.ISO-8859-1', LC_NUMERIC='C')),
+                 ('LANG=de_DE.UTF-8 LC_NUMERIC=xx_XX.nowhere',
+                  dict(plain, LANG='de_DE.UTF-8', LC_NUMERIC='xx_XX.nowhere'))]
+    forms = [[], ['-a'], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-n'], ['-l', '-n'],
+             ['-r', '--tree'], ['-P', '--tree']]
+    colsets = [[], ['-o', 'TARGET,SOURCE,SIZE,USED,AVAIL,USE%'], ['-D'],
+               ['-o', 'SOURCE,SIZE,TARGET,AVAIL,USED', '-b']]
+    # FMEQ_QUICK (a sanitizer build): the tree, -l, -r and -P forms only
+    if os.environ.get('FMEQ_QUICK'):
+        forms = [[], ['-l'], ['-r'], ['-P']]
+    for label, env in envs:
+        for cols in colsets:
+            for form in forms:
+                if '-D' in cols and '--tree' in form:
+                    continue
+                args = ['-R', '-M', top] + cols + form
+                ra, a, _ = run(['findmnt'] + args, env)
+                rb, b, eb = run([binary, 'list'] + args, env)
+                why = exact('json' if '-J' in form else 'text', a, b) if ra == rb else (
+                    'exit findmnt %d mntsnap %d: %s' % (ra, rb, eb.decode(errors='replace')))
+                t.check('locale %s %s' % (label, ' '.join(cols + form)), not why, short(why))
+    # -x: findmnt's %m is strerror() in its LC_MESSAGES (libc's catalog
+    # translates it: "Datei oder Verzeichnis nicht gefunden" in de_DE)
+    fst = os.path.join(base, 'locale.fstab')
+    with open(fst, 'wb') as fh:
+        fh.write(b'/dev/nonexistent-x %s/nowhere ext4 defaults 0 0\n'
+                 b'/dev/nonexistent-y %s/e\xe9f tmpfs noauto 0 2\n' % (os.fsencode(base),
+                                                                      os.fsencode(top)))
+    if have_blkid(binary, fst):
+        for label, env in envs:
+            for args in (['-x'], ['-x', '--verbose']):
+                ra, a, ea = run(['findmnt', '-s', '-F', fst] + args, env)
+                rb, b, eb = run([binary, 'list', '-s', '-F', fst] + args, env)
+                why = '' if (ra, a, ea) == (rb, b, eb) else short(
+                    'exit %d/%d\nfindmnt %r %r\nmntsnap %r %r' % (ra, rb, a, ea, b, eb), 1200)
+                t.check('locale %s %s' % (label, ' '.join(args)), not why, why)
+    # -p: each change's line as list prints it, sizes and escapes alike
+    # (not -J: findmnt 2.38.1's -p -J fails an assertion at its first change)
+    steps = ["mkdir -p \"$(printf 'p\\351')\" && mount -t tmpfs -o size=1300k "
+             "\"$(printf 's\\244\\242\\351x')\" \"$(printf 'p\\351')\"",
+             "mkdir -p q && mount -t tmpfs -o size=2700k \"$(printf 'k\\301\\200 \\217')\" q",
+             "umount \"$(printf 'p\\351')\"", "umount q"]
+    for n in ('de_DE.ISO-8859-1', 'ja_JP.EUC-JP', 'de_DE.UTF-8'):
+        if n in built:
+            sets = [['-p', '-t', 'tmpfs', '-o', 'ACTION,TARGET,SOURCE,SIZE,AVAIL,USED'] + f
+                    for f in ([], ['-r'], ['-P'], ['-n'])]
+            poll_history(t, 'locale LC_ALL=%s' % n, binary, sets, steps,
+                         dict(plain, LC_ALL=n), top)
+    subprocess.run(['umount', '-R', top])
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def locales(t, binary, base):
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP locales: needs root and unshare(1) for its mounts')
+        t.skipped += 1
+        return
+    private_ns_part(t, '--locale', binary, base, 'locales')
+
+
 def main():
     clear_ul_debug_env()
     if sys.argv[1] == '--live':
@@ -3489,6 +3637,8 @@ def main():
         return dev_root_inner(*sys.argv[2:4])
     if sys.argv[1] == '--utab-order':
         return utab_order_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--locale':
+        return locale_inner(*sys.argv[2:4])
     if sys.argv[1] == '--tab-uuid':
         return tab_uuid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--target-lookups':
@@ -3573,6 +3723,9 @@ def main():
             dev_root(t, binary, base)
     if only in 'super-options':
         super_options(t, binary, data)
+    if only in 'locales':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-locale-') as base:
+            locales(t, binary, base)
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

@@ -1010,7 +1010,8 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 			val.len = 0;
 			pcol_value(&val, p, &p->cols[c], ev[k]);
 			ce->off = cells.len;
-			ce->width = out_enc_cell(&cells, val.len ? val.p : "", val.len, OUT_LIST);
+			ce->width = out_enc_cell(&cells, val.len ? val.p : "", val.len, OUT_LIST,
+						 &p->cx.loc);
 			ce->len = cells.len - ce->off;
 			if (ce->width > width[c])
 				width[c] = ce->width;
@@ -1073,7 +1074,7 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
 	for (int c = 0; !pairs && !p->noheadings && !p->headed && c < p->ncols; c++) {
 		const char *h = pcol_heading(p, c, hbuf, sizeof(hbuf));
 
-		out_enc_cell(out, h, strlen(h), OUT_RAW);
+		out_enc_cell(out, h, strlen(h), OUT_RAW, &p->cx.loc);
 		ob_putc(out, c + 1 < p->ncols ? ' ' : '\n');
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -1084,7 +1085,7 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
 				ob_puts(out, pcol_heading(p, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
 			}
-			out_enc_cell(out, val.len ? val.p : "", val.len, p->mode);
+			out_enc_cell(out, val.len ? val.p : "", val.len, p->mode, &p->cx.loc);
 			if (pairs)
 				ob_putc(out, '"');
 			ob_putc(out, c + 1 < p->ncols ? ' ' : '\n');
@@ -1131,7 +1132,7 @@ static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const
 			else if (col && col->json == COL_JSON_NUMBER)
 				ob_put(out, val.p, val.len);
 			else
-				out_enc_cell(out, val.p, val.len, OUT_JSON);
+				out_enc_cell(out, val.p, val.len, OUT_JSON, &p->cx.loc);
 		}
 		ob_puts(out, k + 1 < n ? "},\n" : "}\n");
 	}
@@ -1591,6 +1592,7 @@ int cli_poll(const struct cli_poll *q)
 
 	po.cx.tid = q->tid;
 	po.cx.aligned = po.mode == OUT_LIST;
+	out_locale_init(&po.cx.loc);
 	if (v) {
 		po.cx.nofsroot = v->out.cx.nofsroot;
 		po.cx.canonicalize = v->out.cx.canonicalize;

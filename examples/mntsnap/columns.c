@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -697,12 +696,14 @@ static void get_gidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
  */
 enum size_kind { SZ_SIZE, SZ_AVAIL, SZ_USED, SZ_USEPERC };
 
-/* util-linux's size_to_human_string(SIZE_SUFFIX_1LETTER): "4K", "23.5G" */
-static void put_human(struct obuf *b, uint64_t bytes)
+/*
+ * util-linux's size_to_human_string(SIZE_SUFFIX_1LETTER): "4K", "23.5G",
+ * with the decimal point of findmnt's LC_NUMERIC ("23,5G" in de_DE)
+ */
+static void put_human(struct obuf *b, uint64_t bytes, const char *decimal_point)
 {
 	static const char letters[] = "BKMGTPE";
-	struct lconv *l = localeconv();
-	const char *dp = l && l->decimal_point && *l->decimal_point ? l->decimal_point : ".";
+	const char *dp = *decimal_point ? decimal_point : ".";
 	int exp = 0;
 	uint64_t dec, frac;
 	char tmp[48];
@@ -771,7 +772,7 @@ static void put_size(struct obuf *b, const struct mntsnap_mount *m, const struct
 	else if (cx->bytes)
 		ob_u64(b, v);
 	else
-		put_human(b, v);
+		put_human(b, v, cx->loc.decimal_point);
 }
 
 static void get_size(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)

@@ -58,8 +58,31 @@ enum col_json {
 
 #define COL_RIGHT 0x1 /* right-aligned in tables, as findmnt aligns numbers */
 
+/*
+ * The locale findmnt prints in, as util-linux reads it after
+ * setlocale(LC_ALL, ""): out_locale_init() fills it from the process's
+ * LC_CTYPE (main() sets that as findmnt would) and the environment's
+ * LC_NUMERIC, which the process itself keeps at "C" (strtod() and
+ * printf() read numbers in mntsnap's own syntax).
+ */
+struct out_locale {
+	/* SIZE, AVAIL, USED's "18,1G": LC_NUMERIC's decimal point */
+	char decimal_point[8];
+	/* LC_CTYPE's codeset is UTF-8: cells by UTF-8, the tree art in box drawing */
+	bool utf8;
+	/* another multibyte codeset (EUC-JP, BIG5): cells a character at a time */
+	bool multibyte;
+	/* -r, -P: the bytes shown as they are (isprint(), not blank, not \ ...) */
+	unsigned char raw_ok[256], pairs_ok[256];
+	/* a single-byte codeset: the columns a byte takes in a cell, -1: \xHH */
+	signed char cell[256];
+};
+
+void out_locale_init(struct out_locale *l);
+
 /* What a getter may need beyond the record. */
 struct col_ctx {
+	struct out_locale loc;
 	long tid; /* the task whose table this is (-N/--pid), 0 if none */
 	/*
 	 * Tables read in turn (-F/-N more than once): each row's TID per
@@ -202,7 +225,7 @@ struct out_opts {
 	enum out_mode mode;
 	bool json_flat;  /* -J -l: no "children" nesting */
 	bool noheadings;
-	bool ascii;      /* tree drawn with |- `- (also in a non-UTF-8 locale) */
+	bool ascii;      /* tree drawn with |- `- (also in a non-UTF-8 locale: !cx.loc.utf8) */
 	bool roots_in_table_order; /* -R: matches in the table's order, as findmnt */
 	bool shellvar;   /* -y: headings and JSON keys as shell variable names */
 	bool tree_lines; /* -r/-P with --tree: the tree art in TARGET, escaped */
@@ -248,6 +271,7 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
  * terminal columns (0 for the others). For tables made elsewhere (list
  * --poll's lines).
  */
-size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode);
+size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode,
+		    const struct out_locale *loc);
 
 #endif

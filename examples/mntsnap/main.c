@@ -208,10 +208,25 @@ int main(int argc, char **argv)
 	 * write for finish(), which reports why it failed (ENOSPC, ...).
 	 */
 	static char outbuf[256 * 1024];
+	char ctype[256];
 
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	/* the character set decides what a table shows verbatim and the tree's art */
-	setlocale(LC_CTYPE, "");
+	/*
+	 * The character set decides what a table shows verbatim and the
+	 * tree's art: findmnt's setlocale(LC_ALL, ""), which takes every
+	 * category of the environment's locale or, when one does not load,
+	 * none; then every category but LC_CTYPE back to "C", so strtod(),
+	 * printf() and strerror() stay mntsnap's (LC_NUMERIC's decimal point
+	 * reaches SIZE through struct out_locale). setlocale() keeps what it
+	 * loaded, so out_locale_init() reads it again without a file.
+	 */
+	if (setlocale(LC_ALL, "")) {
+		const char *ct = setlocale(LC_CTYPE, NULL);
+
+		snprintf(ctype, sizeof(ctype), "%s", ct ? ct : "C");
+		setlocale(LC_ALL, "C");
+		setlocale(LC_CTYPE, ctype);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_ERR;

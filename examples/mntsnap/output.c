@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Column output in findmnt's five forms: tree (the default), list, raw,
- * pairs and JSON, with findmnt's escaping in each:
- *  - tree/list: control bytes, bytes that are not valid printable UTF-8
- *    (in a UTF-8 locale; every byte >= 0x80 otherwise) and a backslash
- *    that starts "\x" become \xHH;
- *  - raw: additionally space, backslash and every byte >= 0x80 (so
- *    fields stay split on spaces);
- *  - pairs: additionally " $ ` and backslash (safe inside "..." in sh);
+ * pairs and JSON, with findmnt's escaping in each, which follows the
+ * locale's character set (LC_CTYPE) as libsmartcols asks it:
+ *  - tree/list: control bytes, bytes of a character the locale does not
+ *    print (not valid printable UTF-8 in a UTF-8 locale; mbrtowc() and
+ *    iswprint() in another one, isprint() for a byte that starts no
+ *    character) and a backslash that starts "\x" become \xHH, each
+ *    character counted as wcwidth() columns;
+ *  - raw: every byte isprint() refuses, blanks and backslash (so fields
+ *    stay split on spaces): every byte >= 0x80 in a UTF-8 locale, none
+ *    of Latin-1's printable ones in de_DE.ISO-8859-1;
+ *  - pairs: the same but blanks; " $ ` and backslash (safe inside "..." in sh);
  *  - JSON: " and \ escaped, controls as \b \f \n \r \t or \u00XX, valid
  *    UTF-8 verbatim, and each byte b of an invalid sequence as \udcHH
  *    (U+DC00 + b, the lone surrogate Python's "surrogateescape" uses): no
@@ -16,8 +20,10 @@
  * Empty values are null in JSON. Values are built into one buffer and
  * written with a single fwrite: no stdio call per field or character.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -67,15 +73,57 @@ static int utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 #endif
 
 /*
- * Bytes each form passes through as they are (for bytes < 0x80; a tree
- * cell's backslash and UTF-8 are decided where the run stops).
+ * Bytes the tree and JSON pass through as they are (for bytes < 0x80; a
+ * tree cell's backslash and bytes >= 0x80 are decided where the run
+ * stops); raw's and pairs' are the locale's (struct out_locale).
  */
 static const unsigned char table_ok[256] = { [0x20 ... 0x5b] = 1, [0x5d ... 0x7e] = 1 };
-static const unsigned char raw_ok[256] = { [0x21 ... 0x5b] = 1, [0x5d ... 0x7e] = 1 };
-static const unsigned char pairs_ok[256] = {
-	[0x20 ... 0x21] = 1, [0x23] = 1, [0x25 ... 0x5b] = 1, [0x5d ... 0x5f] = 1, [0x61 ... 0x7e] = 1,
-};
 static const unsigned char json_ok[256] = { [0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1 };
+
+/*
+ * The locale as findmnt sees it. Its setlocale(LC_ALL, "") takes every
+ * category of the environment's locale or, when one of them does not
+ * load, none: so does newlocale(LC_ALL_MASK, "") here, for LC_NUMERIC's
+ * decimal point. The character set is the process's LC_CTYPE, which
+ * main() sets by the same rule; each byte's class is asked once, with
+ * carefulputc.h's tests (fputs_nonblank(), fputs_quoted()) and
+ * mbs_safe_encode()'s for a single-byte codeset.
+ */
+void out_locale_init(struct out_locale *l)
+{
+	const char *cs = nl_langinfo(CODESET);
+	locale_t all = newlocale(LC_ALL_MASK, "", (locale_t)0);
+
+	*l = (struct out_locale){ .decimal_point = "." };
+	if (all) {
+		const char *dp = nl_langinfo_l(RADIXCHAR, all);
+
+		if (dp && *dp && strlen(dp) < sizeof(l->decimal_point))
+			strcpy(l->decimal_point, dp);
+		freelocale(all);
+	}
+	/* libsmartcols draws box drawing for "UTF-8" only, as glibc names it */
+	l->utf8 = cs && !strcmp(cs, "UTF-8");
+	l->multibyte = !l->utf8 && MB_CUR_MAX > 1;
+	for (int c = 1; c < 256; c++) {
+		bool shown = isprint(c) && !iscntrl(c);
+		char ch = (char)c;
+		mbstate_t st = { 0 };
+		wchar_t wc;
+		size_t len;
+
+		l->raw_ok[c] = shown && !isblank(c) && c != '\\';
+		l->pairs_ok[c] = shown && !strchr("\"\\`$", c);
+		l->cell[c] = -1;
+		if (iscntrl(c))
+			continue;
+		len = mbrtowc(&wc, &ch, 1, &st);
+		if (len == (size_t)-1 || len == (size_t)-2)
+			l->cell[c] = isprint(c) ? 1 : -1;
+		else if (iswprint((wint_t)wc))
+			l->cell[c] = (signed char)(wcwidth(wc) > 0 ? wcwidth(wc) : 0);
+	}
+}
 
 /*
  * The first i' >= i (< n) where s[i'] is not ok[], or n. With SSE2,
@@ -112,12 +160,66 @@ static inline size_t run_end(const unsigned char *s, size_t i, size_t n,
 	return i;
 }
 
+/*
+ * A tree/list cell in a multibyte codeset other than UTF-8 (EUC-JP,
+ * BIG5, GB18030), as mbs_safe_encode() walks it: a character at a time
+ * with one mbstate_t, a backslash before "x" and a control byte escaped
+ * before mbrtowc() sees them, a byte that starts no character shown when
+ * isprint() says so, the bytes of an unprintable character each as \xHH.
+ * mbrtowc() reads a NUL-terminated copy, as it reads findmnt's string
+ * (a sequence cut by the end is then invalid, not incomplete).
+ */
+static size_t enc_table_mb(struct obuf *b, const char *str, size_t n)
+{
+	size_t w = 0, i = 0, max = MB_CUR_MAX;
+	char *s = calloc(n + max + 1, 1);
+	mbstate_t st = { 0 };
+
+	if (!s) {
+		b->err = -ENOMEM;
+		return 0;
+	}
+	memcpy(s, str, n);
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len;
+		wchar_t wc;
+
+		if ((c == '\\' && s[i + 1] == 'x') || iscntrl(c)) {
+			put_x(b, c);
+			w += 4, i++;
+			continue;
+		}
+		len = mbrtowc(&wc, s + i, max, &st);
+		if (len == (size_t)-1 || len == (size_t)-2 || !len) {
+			if (isprint(c))
+				ob_putc(b, (char)c), w++;
+			else
+				put_x(b, c), w += 4;
+			i++;
+		} else if (!iswprint((wint_t)wc)) {
+			for (size_t k = 0; k < len && i < n; k++, i++)
+				put_x(b, (unsigned char)s[i]), w += 4;
+		} else {
+			int cw = wcwidth(wc);
+
+			ob_put(b, s + i, len);
+			w += cw > 0 ? (size_t)cw : 0;
+			i += len;
+		}
+	}
+	free(s);
+	return w;
+}
+
 /* tree/list cell; returns its width in terminal columns */
-static size_t enc_table(struct obuf *b, const char *str, size_t n, bool utf8)
+static size_t enc_table(struct obuf *b, const char *str, size_t n, const struct out_locale *loc)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t w = 0, i = 0, run = 0, e;
 
+	if (loc->multibyte)
+		return enc_table_mb(b, str, n);
 	while (i < n) {
 		unsigned char c;
 		uint32_t cp;
@@ -133,8 +235,15 @@ static size_t enc_table(struct obuf *b, const char *str, size_t n, bool utf8)
 			i++, w++;
 			continue;
 		}
+		if (c >= 0x80 && !loc->utf8 && loc->cell[c] >= 0) {
+			/* a single-byte codeset's printable byte */
+			w += (size_t)loc->cell[c];
+			i++;
+			continue;
+		}
 		ob_put(b, str + run, i - run);
-		if (c >= 0x80 && utf8 && (len = utf8_seq(s + i, n - i, &cp)) && iswprint((wint_t)cp)) {
+		if (c >= 0x80 && loc->utf8 && (len = utf8_seq(s + i, n - i, &cp)) &&
+		    iswprint((wint_t)cp)) {
 			int cw = wcwidth((wchar_t)cp);
 
 			ob_put(b, str + i, (size_t)len);
@@ -159,6 +268,11 @@ static void enc_x(struct obuf *b, const char *str, size_t n, const unsigned char
 	size_t run = 0, i = 0;
 
 	while ((i = run_end(s, i, n, ok, lo, stop)) < n) {
+		/* a byte >= 0x80 the locale prints (Latin-1's) */
+		if (ok[s[i]]) {
+			i++;
+			continue;
+		}
 		ob_put(b, str + run, i - run);
 		put_x(b, s[i]);
 		run = ++i;
@@ -166,14 +280,14 @@ static void enc_x(struct obuf *b, const char *str, size_t n, const unsigned char
 	ob_put(b, str + run, n - run);
 }
 
-static void enc_raw(struct obuf *b, const char *str, size_t n)
+static void enc_raw(struct obuf *b, const char *str, size_t n, const struct out_locale *loc)
 {
-	enc_x(b, str, n, raw_ok, 0x21, "\x7f\\\\\\\\");
+	enc_x(b, str, n, loc->raw_ok, 0x21, "\x7f\\\\\\\\");
 }
 
-static void enc_pairs(struct obuf *b, const char *str, size_t n)
+static void enc_pairs(struct obuf *b, const char *str, size_t n, const struct out_locale *loc)
 {
-	enc_x(b, str, n, pairs_ok, 0x20, "\x7f\"$`\\");
+	enc_x(b, str, n, loc->pairs_ok, 0x20, "\x7f\"$`\\");
 }
 
 static void enc_json(struct obuf *b, const char *str, size_t n)
@@ -432,13 +546,6 @@ struct cell {
 	size_t off, len, width;
 };
 
-static bool locale_utf8(void)
-{
-	const char *cs = nl_langinfo(CODESET);
-
-	return cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
-}
-
 /* Tree art for entry k of the walk: "│ " / "  " per ancestor, then "├─" / "└─". */
 static size_t put_art(struct obuf *b, const struct walk *w, size_t k, unsigned char *open,
 		      bool ascii)
@@ -476,7 +583,7 @@ static int render_table(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
 	size_t nc = o->ncols, rows = w->count, width[COLS_MAX] = { 0 };
-	bool utf8 = locale_utf8(), ascii = o->ascii || !utf8;
+	bool ascii = o->ascii || !o->cx.loc.utf8;
 	struct obuf cells = { 0 }, val = { 0 };
 	unsigned char *open = NULL;
 	struct cell *cv;
@@ -513,7 +620,7 @@ static int render_table(const struct recs *rs, const struct walk *w,
 			if ((o->mode == OUT_TREE || o->tree_lines) &&
 			    o->cols[c]->get == cols_all[0].get)
 				ce->width = put_art(&cells, w, k, open, ascii);
-			ce->width += enc_table(&cells, val.p ? val.p : "", val.len, utf8);
+			ce->width += enc_table(&cells, val.p ? val.p : "", val.len, &o->cx.loc);
 			ce->len = cells.len - ce->off;
 			if (ce->width > width[c])
 				width[c] = ce->width;
@@ -669,7 +776,7 @@ static int render_json(const struct recs *rs, const struct walk *w,
 static int render_lines(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
-	bool pairs = o->mode == OUT_PAIRS, ascii = o->ascii || !locale_utf8();
+	bool pairs = o->mode == OUT_PAIRS, ascii = o->ascii || !o->cx.loc.utf8;
 	struct obuf val = { 0 };
 	struct mntsnap_mount m;
 	unsigned char *open = NULL;
@@ -686,7 +793,7 @@ static int render_lines(const struct recs *rs, const struct walk *w,
 		for (size_t c = 0; c < o->ncols; c++) {
 			const char *h = heading(o, c, hbuf, sizeof(hbuf));
 
-			enc_raw(out, h, strlen(h));
+			enc_raw(out, h, strlen(h), &o->cx.loc);
 			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
 		}
 	for (size_t k = 0; k < w->count; k++) {
@@ -702,10 +809,10 @@ static int render_lines(const struct recs *rs, const struct walk *w,
 			if (pairs) {
 				ob_puts(out, heading(o, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
-				enc_pairs(out, val.len ? val.p : "", val.len);
+				enc_pairs(out, val.len ? val.p : "", val.len, &o->cx.loc);
 				ob_putc(out, '"');
 			} else {
-				enc_raw(out, val.len ? val.p : "", val.len);
+				enc_raw(out, val.len ? val.p : "", val.len, &o->cx.loc);
 			}
 			ob_putc(out, c + 1 < o->ncols ? ' ' : '\n');
 		}
@@ -766,19 +873,20 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
 	return render(&rs, match, o, f);
 }
 
-size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode)
+size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode,
+		    const struct out_locale *loc)
 {
 	switch (mode) {
 	case OUT_RAW:
-		enc_raw(b, s, n);
+		enc_raw(b, s, n, loc);
 		return 0;
 	case OUT_PAIRS:
-		enc_pairs(b, s, n);
+		enc_pairs(b, s, n, loc);
 		return 0;
 	case OUT_JSON:
 		enc_json(b, s, n);
 		return 0;
 	default:
-		return enc_table(b, s, n, locale_utf8());
+		return enc_table(b, s, n, loc);
 	}
 }

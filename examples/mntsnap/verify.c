@@ -19,6 +19,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,18 @@ struct vfy {
 	size_t nfs;
 	int nwarnings, nerrors;
 	bool target_printed, no_fsck;
+	/*
+	 * findmnt's locale (every category of the environment's, or none):
+	 * its %m is strerror() in LC_MESSAGES, translated where libc has a
+	 * catalog; mntsnap's process keeps "C" for its own messages
+	 */
+	locale_t loc;
 };
+
+static const char *errstr(const struct vfy *v, int e)
+{
+	return v->loc ? strerror_l(e, v->loc) : strerror(e);
+}
 
 static void mesg(struct vfy *v, char type, const char *fmt, va_list ap)
 {
@@ -164,9 +176,9 @@ static void check_target(struct vfy *v)
 		int e = errno;
 
 		if (get_option(v->e, "noauto", NULL, NULL) == 1)
-			err_(v, "unreachable on boot required target: %s", strerror(e));
+			err_(v, "unreachable on boot required target: %s", errstr(v, e));
 		else
-			warn_(v, "unreachable target: %s", strerror(e));
+			warn_(v, "unreachable target: %s", errstr(v, e));
 	} else if (!S_ISDIR(st.st_mode) && get_option(v->e, "bind", NULL, NULL) == 1) {
 		/* findmnt 2.38 says so for a non-directory without "bind" */
 		err_(v, "target is not a directory");
@@ -246,7 +258,7 @@ static void check_source(struct vfy *v)
 	if (pseudo_or_net(e)) {
 		ok_(v, "do not check %s source (pseudo/net)", src);
 	} else if (stat(src, &st)) {
-		warn_(v, "unreachable source: %s: %s", src, strerror(errno));
+		warn_(v, "unreachable source: %s: %s", src, errstr(v, errno));
 	} else if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !isbind) {
 		warn_(v, "non-bind mount source %s is a directory or regular file", src);
 	} else if (!S_ISBLK(st.st_mode) && !isbind) {
@@ -330,14 +342,14 @@ static void read_filesystems(struct vfy *v)
 }
 
 /* libblkid's TYPE of dev; NULL with why in *why (the probe's errno, as findmnt) */
-static char *ondisk_type(const char *dev, const char **why)
+static char *ondisk_type(const struct vfy *v, const char *dev, const char **why)
 {
 	char *type;
 
 	errno = 0;
 	type = tags_device_value(dev, "TYPE");
 	if (!type)
-		*why = errno ? strerror(errno) : "reason unknown";
+		*why = errno ? errstr(v, errno) : "reason unknown";
 	return type;
 }
 
@@ -367,7 +379,7 @@ static void check_fstype(struct vfy *v)
 		v->no_fsck = true;
 	if (!isswap && !isauto && !none && !supported(v, type))
 		warn_(v, "%s seems unsupported by the current kernel", type);
-	real = ondisk_type(src, &why);
+	real = ondisk_type(v, src, &why);
 	if (!real) {
 		if (isauto)
 			err_(v, "cannot detect on-disk filesystem type (%s)", why);
@@ -411,7 +423,7 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 	/* findmnt checks the order only when it lists every entry */
 	bool all = fstab_listall(a->view);
 	struct fstab_match mt;
-	struct vfy v = { .a = a };
+	struct vfy v = { .a = a, .loc = newlocale(LC_ALL_MASK, "", (locale_t)0) };
 
 	read_filesystems(&v);
 	/* findmnt's verify_table() walks forward whatever -d says, and stops after one with -f */
@@ -444,5 +456,7 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 	for (size_t i = 0; i < v.nfs; i++)
 		free(v.fs[i]);
 	free(v.fs);
+	if (v.loc)
+		freelocale(v.loc);
 	return v.nerrors || t->nerrors ? 1 : 0;
 }

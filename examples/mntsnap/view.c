@@ -97,6 +97,7 @@ void view_init(struct view *v)
 
 	*v = (struct view){ 0 };
 	v->out.mode = OUT_TREE;
+	out_locale_init(&v->out.cx.loc);
 	col_parse(COLS_DEFAULT, v->out.cols, &v->out.ncols, COLS_MAX, &bad, &badlen);
 }
 
