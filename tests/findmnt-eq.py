@@ -3119,6 +3119,81 @@ def tab_uuid_inner(binary, base):
     return 0
 
 
+# A chroot()ed task's slave whose master group has no mount under the
+# task's root, while the master's master does: /proc/PID/mountinfo (what
+# findmnt -N reads) says "master:2 propagate_from:1", the dominating group
+# as seen from the task's root. $1 the base, $2 "same" (the task in this
+# namespace) or "own" (in a namespace of its own).
+CHROOT_TASK = r"""
+set -e
+B=$1/chr
+mkdir -p $B
+mount -t tmpfs chr $B
+mkdir -p $B/cr/x $B/cr/z $B/y
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $B/cr/$d; else mkdir $B/cr/$d; mount --bind /$d $B/cr/$d; fi
+done
+mount -t tmpfs X $B/cr/x
+mount --make-shared $B/cr/x
+mount --bind $B/cr/x $B/y
+mount --make-slave $B/y
+mount --make-shared $B/y
+mount --bind $B/y $B/cr/z
+mount --make-slave $B/cr/z
+echo ready
+if [ "$2" = own ]; then
+    exec unshare -m --propagation unchanged chroot $B/cr sleep 120
+fi
+exec chroot $B/cr sleep 120
+"""
+
+
+def task_chroot_pf(t, binary, base, where):
+    """-N PID and stat -N PID of a chroot()ed task: OPT-FIELDS as the
+    task's mountinfo shows them, propagate_from relative to its root."""
+    p = subprocess.Popen(['sh', '-c', CHROOT_TASK, 'sh', base, where],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('chroot task (%s) setup' % where, False, p.stderr.read().decode(errors='replace'))
+            return
+        pid = str(p.pid)
+        for _ in range(100):  # the exec of unshare/chroot and sleep
+            try:
+                with open('/proc/%s/mountinfo' % pid) as f:
+                    if ' /z ' in f.read():
+                        break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        name = 'chroot task (%s)' % where
+        for backend in ('statmount', 'mountinfo'):
+            for args in (['-o', 'TARGET,OPT-FIELDS,PROPAGATION', '-t', 'tmpfs'],
+                         ['-J', '-o', 'TARGET,OPT-FIELDS', '-M', '/z'],
+                         ['-r', '-o', 'TARGET,OPT-FIELDS']):
+                fstab_same(t, '%s list %s' % (name, backend), ['-N', pid] + args,
+                           [binary, 'list', '--backend', backend, '-N', pid] + args,
+                           json_out='-J' in args)
+        for args in (['-o', 'TARGET,OPT-FIELDS'], ['-J', '-o', 'TARGET,OPT-FIELDS,PROPAGATION']):
+            fstab_same(t, '%s stat -N PID /z' % name, ['-N', pid, '-T', '/z'] + args,
+                       [binary, 'stat', '-N', pid] + args + ['/z'], json_out='-J' in args)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def task_kept_inner(binary, base):
+    """In a private mount namespace already: a chroot()ed task's view, and
+    the deliberate stat differences README's kept list states. Prints the
+    tally as JSON."""
+    t = Tally()
+    for where in ('same', 'own'):
+        task_chroot_pf(t, binary, base, where)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
 # stat PATH is findmnt -T PATH: the options stat takes (its --help; the
 # ones it refuses, each with its reason, are held to its Refused block by
 # cli-habits.py) filter or print that one mount as findmnt -T does.
@@ -3324,6 +3399,8 @@ def main():
         return tab_uuid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--target-lookups':
         return target_lookups_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--task-kept':
+        return task_kept_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
@@ -3390,6 +3467,9 @@ def main():
             mtab_tid_uuid(t, binary, base)
     if only in 'stat-options':
         stat_options(t, binary)
+    if only in 'task-kept':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-task-') as base:
+            private_ns_part(t, '--task-kept', binary, base, 'task views and kept stat rules')
     if only in 'tree-shapes':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-shapes-') as base:
             tree_shapes(t, binary, base)
