@@ -3183,6 +3183,88 @@ def task_chroot_pf(t, binary, base, where):
         p.wait()
 
 
+def kept_run(binary, args, cwd=None, secs=10):
+    r = subprocess.run([binary] + args, capture_output=True, cwd=cwd, timeout=secs)
+    return r.returncode, r.stdout.decode(errors='replace'), r.stderr.decode(errors='replace')
+
+
+def stat_kept_other_ns(t, binary, base):
+    """README's kept stat rules that need a namespace of another process:
+    a PATH into it (/proc/PID/root/...) is an error that names -N PID; -N
+    PID PATH resolves PATH in the task's namespace (findmnt -N -T stats
+    it in its own, where it is not: exit 1)."""
+    d = os.path.join(base, 'kept-ns')
+    os.makedirs(d)
+    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c',
+                          'mount -t tmpfs kept-ns "$1" && mkdir "$1/in" && echo ready && '
+                          'exec sleep 120', 'sh', d],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('kept stat: other namespace setup', False, p.stderr.read().decode(errors='replace'))
+            return
+        pid = str(p.pid)
+        for path in ('/proc/%s/root' % pid, '/proc/%s/root%s' % (pid, d), '/proc/%s/cwd' % pid):
+            rc, out, err = kept_run(binary, ['stat', path])
+            t.check('kept stat: a path into another namespace names -N: stat %s' % path,
+                    rc == 2 and not out and 'another mount namespace' in err and
+                    '-N PID' in err, 'rc %d out %r err %r' % (rc, out, err))
+        rc, out, err = kept_run(binary, ['stat', '-N', pid, '-n', '-o', 'TARGET,SOURCE',
+                                         os.path.join(d, 'in')])
+        fm = subprocess.run(['findmnt', '-N', pid, '-n', '-o', 'TARGET,SOURCE', '-T',
+                             os.path.join(d, 'in')], capture_output=True)
+        t.check('kept stat: -N PID PATH resolves PATH in the task\'s namespace',
+                rc == 0 and out.split() == [d, 'kept-ns'] and fm.returncode == 1,
+                'rc %d out %r err %r; findmnt rc %d' % (rc, out, err, fm.returncode))
+    finally:
+        p.kill()
+        p.wait()
+
+
+def stat_kept_number(t, binary, base):
+    """README's kept rule: stat N takes a bare number as a /proc mount id,
+    ./N is the path (findmnt -T N: the path)."""
+    d = os.path.join(base, 'kept-num')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'kept-num', d], check=True)
+    sub = os.path.join(d, 'sub')
+    os.makedirs(sub)
+    subprocess.run(['mount', '-t', 'tmpfs', 'kept-sub', sub], check=True)
+    try:
+        mid = subprocess.run(['findmnt', '-no', 'ID', sub], capture_output=True,
+                             text=True).stdout.strip()
+        os.makedirs(os.path.join(d, mid))
+        rc, out, err = kept_run(binary, ['stat', '-n', '-o', 'TARGET', mid], cwd=d)
+        t.check('kept stat: a bare number is a mount id', rc == 0 and out.strip() == sub,
+                'rc %d out %r err %r' % (rc, out, err))
+        rc, out, err = kept_run(binary, ['stat', '-n', '-o', 'TARGET', './' + mid], cwd=d)
+        t.check('kept stat: ./N is a path', rc == 0 and out.strip() == d,
+                'rc %d out %r err %r' % (rc, out, err))
+    finally:
+        subprocess.run(['umount', sub], capture_output=True)
+        subprocess.run(['umount', d], capture_output=True)
+
+
+def poll_kept_task_exit(t, binary, base):
+    """README's kept rule: -p -N PID (and -p -F /proc/PID/mountinfo) stops
+    with a message, exit 0, when the task exits (findmnt polls on)."""
+    for form in ('-N', '-F'):
+        p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c',
+                              'sleep 1.5; exit 0'])
+        args = ['list', '-p', '-N', str(p.pid)] if form == '-N' else \
+            ['list', '-p', '-F', '/proc/%d/mountinfo' % p.pid]
+        try:
+            t0 = time.monotonic()
+            rc, out, err = kept_run(binary, args, secs=15)
+            took = time.monotonic() - t0
+        except subprocess.TimeoutExpired:
+            rc, err, took = -1, 'still polling after 15 s', 15
+        p.wait()
+        t.check('kept poll: %s stops when the task exits' % ' '.join(args[:3]),
+                rc == 0 and 'the target process has exited' in err and took < 15,
+                'rc %d err %r after %.1f s' % (rc, err, took))
+
+
 def task_kept_inner(binary, base):
     """In a private mount namespace already: a chroot()ed task's view, and
     the deliberate stat differences README's kept list states. Prints the
@@ -3190,6 +3272,9 @@ def task_kept_inner(binary, base):
     t = Tally()
     for where in ('same', 'own'):
         task_chroot_pf(t, binary, base, where)
+    stat_kept_other_ns(t, binary, base)
+    stat_kept_number(t, binary, base)
+    poll_kept_task_exit(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
 
