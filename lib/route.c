@@ -226,7 +226,8 @@ static int cmp_u64(const void *a, const void *b)
  * which (the chain may pass through groups with no mount in the namespace
  * at all). So such a target's propagate_from comes from its text, matched
  * by /proc mount id; a record the text lacks (mounted or gone between the
- * two reads) keeps none.
+ * two reads), or every record when the text may not be read, keeps none
+ * (absent, never the caller's root's answer).
  */
 static int pid_propagate_from(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			      struct mntsnap_snapshot *s, struct mntsnap_error *err)
@@ -241,6 +242,13 @@ static int pid_propagate_from(const struct mntsnap_ns *ns, const struct mntsnap_
 	int r;
 
 	r = mntsnap__capture_source(&c, sys, MNTSNAP_NS_ROUTE_TEXT, &txt);
+	if (r == -EACCES || r == -EPERM) {
+		for (uint32_t i = 0; i < s->nrecs; i++) {
+			s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
+			s->recs[i].propagate_from = 0;
+		}
+		return 0;
+	}
 	if (r)
 		return r;
 	pairs = malloc(((size_t)txt->nrecs + 1) * sizeof(*pairs));
