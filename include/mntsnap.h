@@ -582,7 +582,8 @@ struct mntsnap_capture_opts {
 	unsigned max_retries;     /* consistency retries; 0 = default (3) */
 	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace. A pid handle
 					 * is the process's view (mounts reachable from its
-					 * root, relative to it, as /proc/PID/mountinfo;
+					 * root, relative to it, propagate_from as seen
+					 * from it, as /proc/PID/mountinfo;
 					 * the whole namespace when no procfs at /proc can
 					 * name the process); other handles the whole
 					 * namespace */
@@ -666,7 +667,10 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
  * A foreign ns (stat_id) is asked in mntsnap_capture()'s order: by
  * mnt_ns_fd (6.18+), by mnt_ns_id (CAP_SYS_ADMIN over its owner), else
  * inside it by a helper process (see mntsnap_ns_run); the answer is the
- * same on every route.
+ * same on every route. A pid handle's mount point and propagate_from are
+ * those its /proc/PID/mountinfo shows: relative to the process's root
+ * (the propagate_from of a process whose root is not its namespace's root
+ * comes from that text).
  * Errors: -ENOENT (no such mount (in ns), path does not exist, or an id
  * handle's namespace is gone), -EINVAL (id is not a unique id, empty
  * path), -ENOSYS (kernel without statmount), -EPERM (no right to query or

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -176,15 +177,17 @@ static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops
  * relative to it (show_mountinfo() skips the rest); listmount and
  * statmount of its namespace show them all, relative to the namespace's
  * root. A pid target means that process's view: re-rooted here. Text
- * captures of /proc/PID/mountinfo are that view already.
+ * captures of /proc/PID/mountinfo are that view already. *ret_moved:
+ * the process's root is not the root the capture's paths start from.
  */
 static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-		    struct mntsnap_snapshot *s, uint32_t extra)
+		    struct mntsnap_snapshot *s, bool *ret_moved)
 {
 	char root[PATH_MAX];
 	uint64_t id;
 	int r = process_root(ns, sys, &id, root, sizeof(root));
 
+	*ret_moved = !r && strcmp(root, "/");
 	if (!r)
 		r = mntsnap__snap_reroot(s, id, root);
 	/*
@@ -195,10 +198,95 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 	 */
 	if (r == -ENOENT || r == -EOPNOTSUPP)
 		r = 0;
+	return r;
+}
+
+/* The fields a pid target's capture asked for only to re-root itself. */
+static void drop_extra(struct mntsnap_snapshot *s, uint32_t extra)
+{
 	for (uint32_t i = 0; extra && i < s->nrecs; i++)
 		s->recs[i].mask &= ~extra;
 	s->mask &= ~extra;
-	return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * propagate_from is the kernel's get_dominating_id() relative to a root:
+ * statmount's to the caller's (a helper's: its namespace's root), that of
+ * /proc/PID/mountinfo to the process's own. They differ for a process
+ * whose root is elsewhere (a chroot()ed task): a slave whose master group
+ * has no mount under that root is dominated by the first group up the
+ * master chain that has one, and only the process's own text can tell
+ * which (the chain may pass through groups with no mount in the namespace
+ * at all). So such a target's propagate_from comes from its text, matched
+ * by /proc mount id; a record the text lacks (mounted or gone between the
+ * two reads), or every record when the text may not be read, keeps none
+ * (absent, never the caller's root's answer).
+ */
+static int pid_propagate_from(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			      struct mntsnap_snapshot *s, struct mntsnap_error *err)
+{
+	struct mntsnap_capture_opts c = {
+		.sz = sizeof(c), .ns = ns, .backend = MNTSNAP_BACKEND_MOUNTINFO, .error = err,
+		.mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM,
+	};
+	struct mntsnap_snapshot *txt = NULL;
+	uint64_t *pairs; /* id_old << 32 | propagate_from, sorted */
+	uint32_t n = 0;
+	int r;
+
+	r = mntsnap__capture_source(&c, sys, MNTSNAP_NS_ROUTE_TEXT, &txt);
+	if (r == -EACCES || r == -EPERM) {
+		for (uint32_t i = 0; i < s->nrecs; i++) {
+			s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
+			s->recs[i].propagate_from = 0;
+		}
+		return 0;
+	}
+	if (r)
+		return r;
+	pairs = malloc(((size_t)txt->nrecs + 1) * sizeof(*pairs));
+	if (!pairs) {
+		mntsnap__snapshot_free(txt);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < txt->nrecs; i++)
+		if ((txt->recs[i].mask & (MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATE_FROM)) ==
+		    (MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATE_FROM))
+			pairs[n++] = (uint64_t)txt->recs[i].id_old << 32 | txt->recs[i].propagate_from;
+	mntsnap__snapshot_free(txt);
+	qsort(pairs, n, sizeof(*pairs), cmp_u64);
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		struct mntsnap_rec *rec = &s->recs[i];
+		uint64_t *lo = pairs, *hi = pairs + n;
+
+		if (!(rec->mask & MNTSNAP_F_PROPAGATE_FROM))
+			continue;
+		rec->mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
+		rec->propagate_from = 0;
+		if (!(rec->mask & MNTSNAP_F_ID_OLD))
+			continue;
+		while (lo < hi) { /* the first pair of this id */
+			uint64_t *mid = lo + (hi - lo) / 2;
+
+			if (*mid >> 32 < rec->id_old)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < pairs + n && *lo >> 32 == rec->id_old) {
+			rec->propagate_from = (uint32_t)*lo;
+			rec->mask |= MNTSNAP_F_PROPAGATE_FROM;
+		}
+	}
+	free(pairs);
+	return 0;
 }
 
 /* Is the process's root "/" of its namespace (or can that not be told)? */
@@ -215,12 +303,15 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 {
 	struct mntsnap_capture_opts c = *o;
 	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
-	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only;
+	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only, moved = false;
 	int r;
 
-	/* re-rooting needs ids and mount points, asked for if the caller did not */
+	/* re-rooting needs ids and mount points, asked for if the caller did not;
+	 * propagate_from from the text is matched by /proc id */
 	if (pid) {
 		extra = (MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT) & ~want;
+		if (want & MNTSNAP_F_PROPAGATE_FROM)
+			extra |= MNTSNAP_F_ID_OLD & ~want;
 		c.mask = want | extra;
 	}
 	r = ns_capture(&c, sys, ret_snap);
@@ -237,13 +328,18 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 				   ret_snap);
 	}
 	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
-		r = pid_view(o->ns, sys, *ret_snap, extra);
+		r = pid_view(o->ns, sys, *ret_snap, &moved);
+		if (r)
+			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
+		if (!r && moved && (want & MNTSNAP_F_PROPAGATE_FROM))
+			r = pid_propagate_from(o->ns, sys, *ret_snap, o->error);
 		if (r) {
 			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;
-			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
 		}
 	}
+	if (!r && pid)
+		drop_extra(*ret_snap, extra);
 	/* the snapshot names the target even when records lack NS_ID */
 	if (!r && !(*ret_snap)->ns_id)
 		(*ret_snap)->ns_id = o->ns->ns_id;
@@ -295,16 +391,19 @@ static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns 
 static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
+	bool pid = ns->pidfd >= 0 && !ns->text_only;
+	uint32_t extra = pid && (mask & MNTSNAP_F_PROPAGATE_FROM) ? MNTSNAP_F_ID_OLD & ~mask : 0;
 	int r = mntsnap__ns_check_alive(ns);
 
 	if (r)
 		return r;
-	r = ns_stat_id(sys, ns, id, mask, ret_snap);
+	r = ns_stat_id(sys, ns, id, mask | extra, ret_snap);
 	/* the nsfd outlives the process: an empty namespace answers ENOENT */
 	if (r < 0 && mntsnap__ns_check_alive(ns) == -ESRCH)
 		return -ESRCH;
-	/* a pid target's mount points are relative to the process's root */
-	if (!r && ns->pidfd >= 0 && !ns->text_only) {
+	/* a pid target's mount points (and propagate_from, see
+	 * pid_propagate_from()) are relative to the process's root */
+	if (!r && pid) {
 		char root[PATH_MAX];
 		uint64_t rid;
 
@@ -312,7 +411,11 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 		if (!r)
 			r = mntsnap__snap_relative_to(*ret_snap, root);
 		else if (r == -ENOENT || r == -EOPNOTSUPP)
-			r = 0; /* as in pid_view() */
+			r = 0, strcpy(root, "/"); /* as in pid_view() */
+		if (!r && strcmp(root, "/") && (mask & MNTSNAP_F_PROPAGATE_FROM))
+			r = pid_propagate_from(ns, sys, *ret_snap, NULL);
+		if (!r)
+			drop_extra(*ret_snap, extra);
 		if (r) {
 			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;

@@ -3209,6 +3209,166 @@ def utab_order_inner(binary, base):
     return 0
 
 
+# A chroot()ed task's slave whose master group has no mount under the
+# task's root, while the master's master does: /proc/PID/mountinfo (what
+# findmnt -N reads) says "master:2 propagate_from:1", the dominating group
+# as seen from the task's root. $1 the base, $2 "same" (the task in this
+# namespace) or "own" (in a namespace of its own).
+CHROOT_TASK = r"""
+set -e
+B=$1/chr
+mkdir -p $B
+mount -t tmpfs chr $B
+mkdir -p $B/cr/x $B/cr/z $B/y
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $B/cr/$d; else mkdir $B/cr/$d; mount --bind /$d $B/cr/$d; fi
+done
+mount -t tmpfs X $B/cr/x
+mount --make-shared $B/cr/x
+mount --bind $B/cr/x $B/y
+mount --make-slave $B/y
+mount --make-shared $B/y
+mount --bind $B/y $B/cr/z
+mount --make-slave $B/cr/z
+echo ready
+if [ "$2" = own ]; then
+    exec unshare -m --propagation unchanged chroot $B/cr sleep 120
+fi
+exec chroot $B/cr sleep 120
+"""
+
+
+def task_chroot_pf(t, binary, base, where):
+    """-N PID and stat -N PID of a chroot()ed task: OPT-FIELDS as the
+    task's mountinfo shows them, propagate_from relative to its root."""
+    p = subprocess.Popen(['sh', '-c', CHROOT_TASK, 'sh', base, where],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('chroot task (%s) setup' % where, False, p.stderr.read().decode(errors='replace'))
+            return
+        pid = str(p.pid)
+        for _ in range(100):  # the exec of unshare/chroot and sleep
+            try:
+                with open('/proc/%s/mountinfo' % pid) as f:
+                    if ' /z ' in f.read():
+                        break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        name = 'chroot task (%s)' % where
+        for backend in ('statmount', 'mountinfo'):
+            for args in (['-o', 'TARGET,OPT-FIELDS,PROPAGATION', '-t', 'tmpfs'],
+                         ['-J', '-o', 'TARGET,OPT-FIELDS', '-M', '/z'],
+                         ['-r', '-o', 'TARGET,OPT-FIELDS']):
+                fstab_same(t, '%s list %s' % (name, backend), ['-N', pid] + args,
+                           [binary, 'list', '--backend', backend, '-N', pid] + args,
+                           json_out='-J' in args)
+        for args in (['-o', 'TARGET,OPT-FIELDS'], ['-J', '-o', 'TARGET,OPT-FIELDS,PROPAGATION']):
+            fstab_same(t, '%s stat -N PID /z' % name, ['-N', pid, '-T', '/z'] + args,
+                       [binary, 'stat', '-N', pid] + args + ['/z'], json_out='-J' in args)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def kept_run(binary, args, cwd=None, secs=10):
+    r = subprocess.run([binary] + args, capture_output=True, cwd=cwd, timeout=secs)
+    return r.returncode, r.stdout.decode(errors='replace'), r.stderr.decode(errors='replace')
+
+
+def stat_kept_other_ns(t, binary, base):
+    """README's kept stat rules that need a namespace of another process:
+    a PATH into it (/proc/PID/root/...) is an error that names -N PID; -N
+    PID PATH resolves PATH in the task's namespace (findmnt -N -T stats
+    it in its own, where it is not: exit 1)."""
+    d = os.path.join(base, 'kept-ns')
+    os.makedirs(d)
+    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c',
+                          'mount -t tmpfs kept-ns "$1" && mkdir "$1/in" && echo ready && '
+                          'exec sleep 120', 'sh', d],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('kept stat: other namespace setup', False, p.stderr.read().decode(errors='replace'))
+            return
+        pid = str(p.pid)
+        for path in ('/proc/%s/root' % pid, '/proc/%s/root%s' % (pid, d), '/proc/%s/cwd' % pid):
+            rc, out, err = kept_run(binary, ['stat', path])
+            t.check('kept stat: a path into another namespace names -N: stat %s' % path,
+                    rc == 2 and not out and 'another mount namespace' in err and
+                    '-N PID' in err, 'rc %d out %r err %r' % (rc, out, err))
+        rc, out, err = kept_run(binary, ['stat', '-N', pid, '-n', '-o', 'TARGET,SOURCE',
+                                         os.path.join(d, 'in')])
+        fm = subprocess.run(['findmnt', '-N', pid, '-n', '-o', 'TARGET,SOURCE', '-T',
+                             os.path.join(d, 'in')], capture_output=True)
+        t.check('kept stat: -N PID PATH resolves PATH in the task\'s namespace',
+                rc == 0 and out.split() == [d, 'kept-ns'] and fm.returncode == 1,
+                'rc %d out %r err %r; findmnt rc %d' % (rc, out, err, fm.returncode))
+    finally:
+        p.kill()
+        p.wait()
+
+
+def stat_kept_number(t, binary, base):
+    """README's kept rule: stat N takes a bare number as a /proc mount id,
+    ./N is the path (findmnt -T N: the path)."""
+    d = os.path.join(base, 'kept-num')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'kept-num', d], check=True)
+    sub = os.path.join(d, 'sub')
+    os.makedirs(sub)
+    subprocess.run(['mount', '-t', 'tmpfs', 'kept-sub', sub], check=True)
+    try:
+        mid = subprocess.run(['findmnt', '-no', 'ID', sub], capture_output=True,
+                             text=True).stdout.strip()
+        os.makedirs(os.path.join(d, mid))
+        rc, out, err = kept_run(binary, ['stat', '-n', '-o', 'TARGET', mid], cwd=d)
+        t.check('kept stat: a bare number is a mount id', rc == 0 and out.strip() == sub,
+                'rc %d out %r err %r' % (rc, out, err))
+        rc, out, err = kept_run(binary, ['stat', '-n', '-o', 'TARGET', './' + mid], cwd=d)
+        t.check('kept stat: ./N is a path', rc == 0 and out.strip() == d,
+                'rc %d out %r err %r' % (rc, out, err))
+    finally:
+        subprocess.run(['umount', sub], capture_output=True)
+        subprocess.run(['umount', d], capture_output=True)
+
+
+def poll_kept_task_exit(t, binary, base):
+    """README's kept rule: -p -N PID (and -p -F /proc/PID/mountinfo) stops
+    with a message, exit 0, when the task exits (findmnt polls on)."""
+    for form in ('-N', '-F'):
+        p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c',
+                              'sleep 1.5; exit 0'])
+        args = ['list', '-p', '-N', str(p.pid)] if form == '-N' else \
+            ['list', '-p', '-F', '/proc/%d/mountinfo' % p.pid]
+        try:
+            t0 = time.monotonic()
+            rc, out, err = kept_run(binary, args, secs=15)
+            took = time.monotonic() - t0
+        except subprocess.TimeoutExpired:
+            rc, err, took = -1, 'still polling after 15 s', 15
+        p.wait()
+        t.check('kept poll: %s stops when the task exits' % ' '.join(args[:3]),
+                rc == 0 and 'the target process has exited' in err and took < 15,
+                'rc %d err %r after %.1f s' % (rc, err, took))
+
+
+def task_kept_inner(binary, base):
+    """In a private mount namespace already: a chroot()ed task's view, and
+    the deliberate stat differences README's kept list states. Prints the
+    tally as JSON."""
+    t = Tally()
+    for where in ('same', 'own'):
+        task_chroot_pf(t, binary, base, where)
+    stat_kept_other_ns(t, binary, base)
+    stat_kept_number(t, binary, base)
+    poll_kept_task_exit(t, binary, base)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
 def utab_lines(t, binary, base):
     """-m: a utab line read as libmount 2.38's mnt_parse_utab_line() reads
     it (fields apart by spaces only, a line's CR dropped, # lines and a line
@@ -3643,6 +3803,8 @@ def main():
         return tab_uuid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--target-lookups':
         return target_lookups_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--task-kept':
+        return task_kept_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
@@ -3709,6 +3871,9 @@ def main():
             mtab_tid_uuid(t, binary, base)
     if only in 'stat-options':
         stat_options(t, binary)
+    if only in 'task-kept':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-task-') as base:
+            private_ns_part(t, '--task-kept', binary, base, 'task views and kept stat rules')
     if only in 'tree-shapes':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-shapes-') as base:
             tree_shapes(t, binary, base)

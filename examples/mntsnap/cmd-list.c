@@ -1238,6 +1238,26 @@ static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snaps
 	return 0;
 }
 
+/*
+ * stat PATH said "no such mount" for a path that exists: statx gave the
+ * id of a mount this namespace does not hold (a path under /proc/PID/root
+ * or /proc/PID/cwd of a task of another mount namespace, or a detached
+ * mount). Asked twice, so a mount that was just unmounted under PATH
+ * (PATH now on another one) is not taken for that.
+ */
+static bool stat_path_elsewhere(const char *path)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct stat st;
+	int r;
+
+	if (stat(path, &st))
+		return false;
+	r = mntsnap_stat_path(path, MNTSNAP_F_ID, &s);
+	mntsnap_snapshot_free(s);
+	return r == -ENOENT;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	return cli_findmnt_run("list", argc, argv, LIST_SHORTOPTS, list_lo, list_run);
@@ -1248,7 +1268,8 @@ static const char stat_help[] =
 	"One mount by its 64-bit unique id or by a path on it, without walking\n"
 	"the mount table (statmount, or statx STATX_MNT_ID_UNIQUE + statmount).\n"
 	"An ID below 2^31 is a /proc mount id (findmnt's ID column): it is looked\n"
-	"up in the table first.\n"
+	"up in the table first. Digits only are an ID (./N is a path). A PATH on\n"
+	"a mount of another namespace (/proc/PID/root/...): ask it with -N PID.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
@@ -1404,6 +1425,12 @@ static int stat_run(int argc, char **argv)
 	/* a bare number is an id; "./123" and -T's argument name a path */
 	if (target || cli_parse_u64(what, &id)) {
 		r = mntsnap_ns_stat_path(ns, what, MNTSNAP_MASK_FULL, &snap);
+		if (r == -ENOENT && !ns && stat_path_elsewhere(what)) {
+			cli_target_close(ns);
+			return cli_fail(0, "stat %s: on a mount of another mount namespace "
+					   "(as under /proc/PID/root), not of this one: ask that "
+					   "namespace with -N PID", what);
+		}
 	} else if (id < STAT_UNIQUE_MIN) {
 		r = stat_old_id(ns, (uint32_t)id, &snap);
 		if (r == -ENOENT) {
