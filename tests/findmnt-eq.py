@@ -2308,6 +2308,39 @@ def tabfile_formats(t, binary, data, base):
                     b"can't read" in ea and b"can't read" in eb, '%d %d %r %r' % (ra, rb, ea, eb))
 
 
+def tabfile_pipes(t, binary, base):
+    """-F FILE that is a pipe (/dev/stdin fed by a pipe, bash's <(...),
+    /proc/self/fd/N): libmount reads it as one stream and
+    guesses its format from its first line, as for a regular file of the
+    same bytes; the same output, stderr and exit status from both."""
+    mounts = os.path.join(base, 'pipe-mounts')
+    with open('/proc/self/mounts', 'rb') as src, open(mounts, 'wb') as dst:
+        dst.write(src.read())   # one copy: both programs read the same bytes
+    mi = os.path.join(base, 'pipe-mountinfo')
+    with open('/proc/self/mountinfo', 'rb') as src, open(mi, 'wb') as dst:
+        dst.write(src.read())
+    fs = os.path.join(base, 'pipe-fstab')
+    with open(fs, 'wb') as fh:
+        fh.write(b'# fstab\nproc /proc proc defaults 0 0\n/dev/vda / ext4 rw 0 1\n'
+                 b'broken\n')
+    for f in (mounts, fs, mi, os.path.join(base, 'fstab-escapes')):
+        if not os.path.exists(f):
+            with open(f, 'wb') as fh:
+                fh.write(HOSTILE['escapes'])
+        for how in ('cat {f} | @ -F /dev/stdin', '@ -F <(cat {f})',
+                    'cat {f} | @ -F /proc/self/fd/0', 'cat {f} | @ -F /dev/fd/0'):
+            for args in ('', ' -r -t proc -o TARGET,SOURCE', ' -J', ' -P /proc'):
+                c = how.format(f=f) + args
+                ra, a, ea = run(['bash', '-c', c.replace('@', 'findmnt')])
+                rb, b, eb = run(['bash', '-c', c.replace('@', binary + ' list')])
+                if args == ' -J' and ra == rb == 0:
+                    a, b = jload(a), jload(b)
+                t.check('tabfile pipe: %s' % c.replace('@', 'findmnt'),
+                        (ra, a, norm_err(ea)) == (rb, b, norm_err(eb)),
+                        short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb),
+                              800))
+
+
 def tabfiles_joined(t, binary, base):
     """-F more than once: findmnt reads every file into one table, in the
     format its first telling line has (the files after it keep that
@@ -3385,6 +3418,9 @@ def main():
     if only in 'tabfile':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabfile-') as base:
             tabfile_formats(t, binary, data, base)
+    if only in 'tabfile-pipes':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-pipes-') as base:
+            tabfile_pipes(t, binary, base)
     if only in 'mtab-tid-uuid':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-mtab-') as base:
             mtab_tid_uuid(t, binary, base)
