@@ -39,7 +39,10 @@ static const char list_help[] =
 	"                        (PATH as the TARGET sees it)\n"
 	"  --threads N           statmount with N threads\n"
 	"  --allow-inconsistent  print a table that changed during every capture\n"
-	"                        (with a warning) instead of failing with exit 2\n"
+	"                        (with a warning) instead of failing with exit 2;\n"
+	"                        without it and without --backend or --under, list\n"
+	"                        reads such a table from the mountinfo text once,\n"
+	"                        as findmnt does, silently\n"
 	"  -k, --kernel          the kernel's table (the default; with -x: check it)\n"
 	"  -m, --mtab            findmnt's mtab: the kernel's table as a list, with\n"
 	"                        the userspace options of /run/mount/utab\n"
@@ -1184,7 +1187,7 @@ static int list_run(int argc, char **argv)
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
 		     .mountinfo_path = a.mountinfo_file, .under_id = under,
 		     .threads = a.threads, .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a.view));
-	r = cli_capture_joined("list", &opts, a.allow_inconsistent, tj.fd >= 0 ? &map : NULL,
+	r = cli_capture_findmnt("list", &opts, a.allow_inconsistent, tj.fd >= 0 ? &map : NULL,
 			       &snap);
 	cli_target_close(ns);
 	tj_free(&tj);
