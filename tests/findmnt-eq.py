@@ -90,6 +90,7 @@ namespace (both backends) and on that table saved (show).
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
+import ctypes
 import json
 import os
 import random
@@ -2318,6 +2319,39 @@ def tabfile_formats(t, binary, data, base):
                     b"can't read" in ea and b"can't read" in eb, '%d %d %r %r' % (ra, rb, ea, eb))
 
 
+def tabfile_pipes(t, binary, base):
+    """-F FILE that is a pipe (/dev/stdin fed by a pipe, bash's <(...),
+    /proc/self/fd/N): libmount reads it as one stream and
+    guesses its format from its first line, as for a regular file of the
+    same bytes; the same output, stderr and exit status from both."""
+    mounts = os.path.join(base, 'pipe-mounts')
+    with open('/proc/self/mounts', 'rb') as src, open(mounts, 'wb') as dst:
+        dst.write(src.read())   # one copy: both programs read the same bytes
+    mi = os.path.join(base, 'pipe-mountinfo')
+    with open('/proc/self/mountinfo', 'rb') as src, open(mi, 'wb') as dst:
+        dst.write(src.read())
+    fs = os.path.join(base, 'pipe-fstab')
+    with open(fs, 'wb') as fh:
+        fh.write(b'# fstab\nproc /proc proc defaults 0 0\n/dev/vda / ext4 rw 0 1\n'
+                 b'broken\n')
+    for f in (mounts, fs, mi, os.path.join(base, 'fstab-escapes')):
+        if not os.path.exists(f):
+            with open(f, 'wb') as fh:
+                fh.write(HOSTILE['escapes'])
+        for how in ('cat {f} | @ -F /dev/stdin', '@ -F <(cat {f})',
+                    'cat {f} | @ -F /proc/self/fd/0', 'cat {f} | @ -F /dev/fd/0'):
+            for args in ('', ' -r -t proc -o TARGET,SOURCE', ' -J', ' -P /proc'):
+                c = how.format(f=f) + args
+                ra, a, ea = run(['bash', '-c', c.replace('@', 'findmnt')])
+                rb, b, eb = run(['bash', '-c', c.replace('@', binary + ' list')])
+                if args == ' -J' and ra == rb == 0:
+                    a, b = jload(a), jload(b)
+                t.check('tabfile pipe: %s' % c.replace('@', 'findmnt'),
+                        (ra, a, norm_err(ea)) == (rb, b, norm_err(eb)),
+                        short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb),
+                              800))
+
+
 def tabfiles_joined(t, binary, base):
     """-F more than once: findmnt reads every file into one table, in the
     format its first telling line has (the files after it keep that
@@ -3557,6 +3591,62 @@ def dev_root(t, binary, base):
     private_ns_part(t, '--dev-root', binary, base, '/dev/root and root=')
 
 
+BUSY_MOUNTS = 800
+BUSY_CHURN = r"""
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+t = sys.argv[1].encode(); end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    libc.mount(b"churn", t, b"tmpfs", 0, None); libc.umount2(t, 0)
+"""
+
+
+def busy_table_inner(binary, base):
+    """In a private mount namespace already: a table that never stops
+    changing (a tmpfs mounted and unmounted without pause next to
+    BUSY_MOUNTS mounts), where every statmount capture of the whole
+    table races. findmnt reads the mountinfo text once and prints; list
+    and stat print what findmnt prints, exit 0, no word on stderr. The
+    churn runs at most 20 s (killed sooner). Prints the tally as JSON."""
+    t = Tally()
+    top = os.path.join(base, 'busy')
+    os.makedirs(top)
+    subprocess.run(['mount', '-t', 'tmpfs', 'busy', top], check=True)
+    os.makedirs(os.path.join(top, 'a'))
+    libc = ctypes.CDLL(None, use_errno=True)
+    for i in range(BUSY_MOUNTS):
+        d = os.path.join(top, 'm%d' % i)
+        os.makedirs(d)
+        if libc.mount(b'm%d' % i, d.encode(), b'tmpfs', 0, None):
+            raise OSError(ctypes.get_errno(), 'mount ' + d)
+    churn = subprocess.Popen([sys.executable, '-c', BUSY_CHURN, os.path.join(top, 'a'), '20'])
+    try:
+        time.sleep(0.3)
+        m1 = os.path.join(top, 'm1')
+        for args in (['-r', '-M', m1], ['-n', '-o', 'TARGET', '-t', 'proc'], ['-J', m1],
+                     ['-r', '-o', 'TARGET,SOURCE,ID', '-S', 'm7'], ['-T', m1, '-o', 'SOURCE']):
+            ra, a, ea = run(['findmnt'] + args)
+            rb, b, eb = run([binary, 'list'] + args)
+            if '-J' in args and ra == rb == 0:
+                a, b = jload(a), jload(b)
+            t.check('busy table: findmnt %s' % ' '.join(args), (ra, a, ea) == (rb, b, eb),
+                    'findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb))
+        # the library's own contract is unchanged: consistent or refused
+        rb, b, eb = run([binary, 'list', '--backend', 'statmount', '-r', '-M', m1])
+        t.check('busy table: list --backend statmount still refuses a table that kept '
+                'changing', rb == 2 and b'kept changing' in eb, '%d %r' % (rb, eb))
+        rb, b, eb = run([binary, 'stat', '-r', m1])
+        ra, a, ea = run(['findmnt', '-r', '-T', m1])
+        t.check('busy table: stat PATH as findmnt -T', (ra, a, ea) == (rb, b, eb),
+                'findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb))
+    finally:
+        churn.kill()
+        churn.wait()
+        subprocess.run(['umount', '-R', top], check=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
 def dev_root_inner(binary, base):
     """In a private mount namespace already: /proc/cmdline replaced (a bind
     mount) by lines whose root= libmount's mnt_guess_system_root() reads
@@ -3793,6 +3883,8 @@ def main():
         return blkid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--source-lookups':
         return source_lookups_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--busy-table':
+        return busy_table_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dev-root':
         return dev_root_inner(*sys.argv[2:4])
     if sys.argv[1] == '--utab-order':
@@ -3866,6 +3958,9 @@ def main():
     if only in 'tabfile':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabfile-') as base:
             tabfile_formats(t, binary, data, base)
+    if only in 'tabfile-pipes':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-pipes-') as base:
+            tabfile_pipes(t, binary, base)
     if only in 'mtab-tid-uuid':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-mtab-') as base:
             mtab_tid_uuid(t, binary, base)
@@ -3883,6 +3978,13 @@ def main():
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
+    if only in 'busy-table':
+        if os.geteuid() != 0 or not shutil.which('unshare'):
+            print('SKIP busy table: needs root and unshare')
+            t.skipped += 1
+        else:
+            with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-busy-') as base:
+                private_ns_part(t, '--busy-table', binary, base, 'busy table')
     if only in 'dev-root':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-devroot-') as base:
             dev_root(t, binary, base)

@@ -86,6 +86,13 @@ struct cli_tabmap {
  */
 int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		       const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap);
+/*
+ * The same for findmnt's table (list): with the default backend, a table
+ * that kept changing during every statmount capture is read from the
+ * mountinfo text as findmnt reads it (its last read as it is), silently.
+ */
+int cli_capture_findmnt(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
+			const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap);
 
 /*
  * Why stdout failed, once everything is written: flushed, so the error is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* mntsnap list / mntsnap stat */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,10 @@ static const char list_help[] =
 	"                        (PATH as the TARGET sees it)\n"
 	"  --threads N           statmount with N threads\n"
 	"  --allow-inconsistent  print a table that changed during every capture\n"
-	"                        (with a warning) instead of failing with exit 2\n"
+	"                        (with a warning) instead of failing with exit 2;\n"
+	"                        without it and without --backend or --under, list\n"
+	"                        reads such a table from the mountinfo text once,\n"
+	"                        as findmnt does, silently\n"
 	"  -k, --kernel          the kernel's table (the default; with -x: check it)\n"
 	"  -m, --mtab            findmnt's mtab: the kernel's table as a list, with\n"
 	"                        the userspace options of /run/mount/utab\n"
@@ -110,6 +114,8 @@ struct list_args {
 	const char *paths[LIST_TABS_MAX];
 	char pidtabs[LIST_TABS_MAX][40];
 	char tabpath[32]; /* their join: /proc/self/fd/N */
+	/* a -F pipe read into a memory file named by no fd of ours (spool_tabs) */
+	char spooled[LIST_TABS_MAX][32];
 	/* per table in the join: its mounts (-errno if unknown) and their TID */
 	long tabrows[LIST_TABS_MAX], tabtids[LIST_TABS_MAX];
 };
@@ -566,6 +572,107 @@ static void tab_paths(struct list_args *a)
 				 a->tabpids[i]);
 		a->paths[i] = a->tabs[i] ? a->tabs[i] : a->pidtabs[i];
 	}
+}
+
+/* as the library bounds a mountinfo file: what can be a mount table */
+#define SPOOL_MAX (1UL << 31)
+
+/* copy fd (a stream) to a new memory file; its fd, or -errno */
+static int spool_fd(int fd)
+{
+	char buf[65536];
+	size_t total = 0;
+	int mfd = memfd_create("mntsnap-tab", MFD_CLOEXEC), r = 0;
+
+	if (mfd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : 0;
+			break;
+		}
+		total += (size_t)n;
+		if (total > SPOOL_MAX) {
+			r = -EFBIG;
+			break;
+		}
+		if (write(mfd, buf, (size_t)n) != n) {
+			r = -EIO;
+			break;
+		}
+	}
+	if (r) {
+		close(mfd);
+		return r;
+	}
+	return mfd;
+}
+
+/* the fd of ours a path names (/dev/stdin, /dev/fd/N, /proc/self/fd/N), else -1 */
+static int path_own_fd(const char *path)
+{
+	int fd = -1, end = 0;
+
+	if (!strcmp(path, "/dev/stdin"))
+		return 0;
+	if ((sscanf(path, "/dev/fd/%d%n", &fd, &end) == 1 ||
+	     sscanf(path, "/proc/self/fd/%d%n", &fd, &end) == 1) &&
+	    !path[end] && fd >= 0)
+		return fd;
+	return -1;
+}
+
+/*
+ * -F FILE that can be read only once (a pipe, a FIFO, a socket, a
+ * terminal: lseek() fails with ESPIPE, as for "cat x | findmnt -F
+ * /dev/stdin" or bash's <(...)). libmount reads any FILE as one stream
+ * and guesses its format from its first line; here FILE is opened by
+ * name more than once (the format guess, then that format's reader), so
+ * such a FILE is read whole once, into a memory file, and is from then on
+ * a regular file of the same bytes. When FILE names an fd of ours, the
+ * memory file takes that fd, so FILE's name stays what messages say;
+ * else (a named FIFO) FILE becomes /proc/self/fd/N of the memory file.
+ * A seekable FILE (a device such as /dev/zero too) is read as it was.
+ * Returns 0, or CLI_EXIT_ERR (said why).
+ */
+static int spool_tabs(struct list_args *a)
+{
+	for (size_t i = 0; i < a->ntabs; i++) {
+		const char *f = a->tabs[i];
+		int fd, mfd, own;
+
+		if (!f)
+			continue;
+		fd = open(f, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			continue; /* the readers say why, as for any FILE */
+		if (lseek(fd, 0, SEEK_CUR) >= 0 || errno != ESPIPE) {
+			close(fd);
+			continue;
+		}
+		mfd = spool_fd(fd);
+		close(fd);
+		if (mfd < 0)
+			return cli_fail(mfd, "list: %s", f), CLI_EXIT_ERR;
+		own = path_own_fd(f);
+		if (own >= 0 && own != mfd) {
+			if (dup3(mfd, own, O_CLOEXEC) < 0) {
+				close(mfd);
+				return cli_fail(-errno, "list: %s", f), CLI_EXIT_ERR;
+			}
+			close(mfd);
+			continue;
+		}
+		snprintf(a->spooled[i], sizeof(a->spooled[i]), "/proc/self/fd/%d", mfd);
+		if (a->mountinfo_file == f)
+			a->mountinfo_file = a->spooled[i];
+		a->tabs[i] = a->paths[i] = a->spooled[i];
+	}
+	return 0;
 }
 
 /* findmnt reads every -F file into one table, in the fstab format too */
@@ -1108,6 +1215,9 @@ static int list_run(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : r == -ENODATA ? 1 : CLI_EXIT_ERR;
 	tab_paths(&a);
+	/* findmnt -s reads its fstab by name (a pipe is refused): not spooled */
+	if (!a.fstab && spool_tabs(&a))
+		return CLI_EXIT_ERR;
 	if (a.poll)
 		return list_poll(&a);
 	if (a.view.list_columns) {
@@ -1162,7 +1272,7 @@ static int list_run(int argc, char **argv)
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
 		     .mountinfo_path = a.mountinfo_file, .under_id = under,
 		     .threads = a.threads, .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a.view));
-	r = cli_capture_joined("list", &opts, a.allow_inconsistent, tj.fd >= 0 ? &map : NULL,
+	r = cli_capture_findmnt("list", &opts, a.allow_inconsistent, tj.fd >= 0 ? &map : NULL,
 			       &snap);
 	cli_target_close(ns);
 	tj_free(&tj);

@@ -70,18 +70,13 @@ static void capture_error(const char *cmd, const struct mntsnap_error *err,
 		cli_fail(0, "%s: line %u: %s", cmd, l->line, err->msg + off);
 }
 
-int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
-		       const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
+/* What a capture's answer means for the command: 0, or the error reported. */
+static int capture_said(const char *cmd, int r, const struct mntsnap_error *errp,
+			const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
 {
 	bool joined = map && map->joined;
-	struct mntsnap_error err = { 0 };
-	int r;
+	struct mntsnap_error err = *errp;
 
-	o->error = &err;
-	if (!allow_inconsistent)
-		o->flags |= MNTSNAP_CAPTURE_CONSISTENT;
-	r = mntsnap_capture(o, ret_snap);
-	o->error = NULL;
 	if (r == -EAGAIN) {
 		cli_fail(0, "%s: the mount table kept changing (%s); not using a table that "
 			    "may never have existed (--allow-inconsistent: use it anyway)",
@@ -109,6 +104,56 @@ int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool all
 			"captures: this table may list mounts that never existed together\n",
 			cmd, mntsnap_snapshot_attempts(*ret_snap));
 	return 0;
+}
+
+int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
+		       const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_error err = { 0 };
+	int r;
+
+	o->error = &err;
+	if (!allow_inconsistent)
+		o->flags |= MNTSNAP_CAPTURE_CONSISTENT;
+	r = mntsnap_capture(o, ret_snap);
+	o->error = NULL;
+	return capture_said(cmd, r, &err, map, ret_snap);
+}
+
+/*
+ * findmnt's table (list): findmnt reads the mountinfo text once and
+ * prints it, whatever changed meanwhile. A table that kept changing
+ * during every statmount capture is therefore read as findmnt reads it:
+ * the mountinfo text (the library's text backend, its own re-reads
+ * included), its last read taken as it is, silently, exit 0. Only for
+ * the default backend: a backend asked for by name, --allow-inconsistent
+ * and a subtree (--under: no unique ids in the text) keep
+ * cli_capture_joined()'s rule.
+ */
+int cli_capture_findmnt(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
+			const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
+{
+	struct mntsnap_error err = { 0 };
+	int r;
+
+	if (allow_inconsistent || o->backend != MNTSNAP_BACKEND_AUTO || o->mountinfo_path ||
+	    o->under_id)
+		return cli_capture_joined(cmd, o, allow_inconsistent, map, ret_snap);
+	o->error = &err;
+	o->flags |= MNTSNAP_CAPTURE_CONSISTENT;
+	r = mntsnap_capture(o, ret_snap);
+	if (r == -EAGAIN) {
+		err = (struct mntsnap_error){ 0 };
+		o->backend = MNTSNAP_BACKEND_MOUNTINFO;
+		o->flags &= ~(uint32_t)MNTSNAP_CAPTURE_CONSISTENT;
+		r = mntsnap_capture(o, ret_snap);
+		if (!r) {
+			o->error = NULL;
+			return 0;
+		}
+	}
+	o->error = NULL;
+	return capture_said(cmd, r, &err, map, ret_snap);
 }
 
 int cli_parse_u64(const char *s, uint64_t *ret)
