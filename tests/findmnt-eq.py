@@ -1395,7 +1395,12 @@ def blkid_inner(binary, base):
 
 def private_ns_part(t, flag, binary, base, what):
     """Run this file's FLAG part in a private mount namespace (where it
-    may mount) and add the counts it prints last, as JSON."""
+    may mount) and add the counts it prints last, as JSON; skipped
+    without root or unshare(1)."""
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP %s: needs root and unshare(1)' % what)
+        t.skipped += 1
+        return
     r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
                         os.path.abspath(__file__), flag, binary, base],
                        capture_output=True, text=True, errors='surrogateescape')
@@ -1415,9 +1420,8 @@ def private_ns_part(t, flag, binary, base, what):
 def loop_device_part(t, binary, base, flag, what):
     """Run this file's FLAG part (a loop-device ext4) in a private mount
     namespace and add its counts; skipped without what it needs."""
-    if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('losetup') \
-            or not shutil.which('mkfs.ext4'):
-        print('SKIP %s on a loop device: needs root, unshare, losetup, mkfs.ext4' % what)
+    if not shutil.which('losetup') or not shutil.which('mkfs.ext4'):
+        print('SKIP %s on a loop device: needs losetup and mkfs.ext4' % what)
         t.skipped += 1
         return
     private_ns_part(t, flag, binary, base, what)
@@ -3139,10 +3143,6 @@ def target_lookups_inner(binary, base):
 def target_lookups(t, binary, base):
     target_lookups_file(t, binary, base)
     uniq_targets_file(t, binary, base)
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP target lookups on a live table: needs root and unshare(1)')
-        t.skipped += 1
-        return
     private_ns_part(t, '--target-lookups', binary, base, 'target lookups live')
 
 
@@ -3514,11 +3514,7 @@ def stat_options(t, binary):
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
     show_stat_tids(t, binary, base)
-    if os.geteuid() == 0 and shutil.which('unshare'):
-        private_ns_part(t, '--utab-order', binary, base, 'utab order')
-    else:
-        print('SKIP utab order: needs root and unshare(1)')
-        t.skipped += 1
+    private_ns_part(t, '--utab-order', binary, base, 'utab order')
     if have_blkid(binary, '/dev/null'):
         loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
 
@@ -3584,10 +3580,6 @@ def dev_root(t, binary, base):
     with open(mi, 'rb') as fh:
         t.check('/dev/root: --format mountinfo gives the file back', rc == 0 and out == fh.read(),
                 short(err.decode(errors='replace') + out.decode(errors='replace')))
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP /dev/root and root=: needs root and unshare')
-        t.skipped += 1
-        return
     private_ns_part(t, '--dev-root', binary, base, '/dev/root and root=')
 
 
@@ -3867,14 +3859,6 @@ def locale_inner(binary, base):
     return 0
 
 
-def locales(t, binary, base):
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP locales: needs root and unshare(1) for its mounts')
-        t.skipped += 1
-        return
-    private_ns_part(t, '--locale', binary, base, 'locales')
-
-
 def main():
     clear_ul_debug_env()
     if sys.argv[1] == '--live':
@@ -3979,12 +3963,8 @@ def main():
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
     if only in 'busy-table':
-        if os.geteuid() != 0 or not shutil.which('unshare'):
-            print('SKIP busy table: needs root and unshare')
-            t.skipped += 1
-        else:
-            with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-busy-') as base:
-                private_ns_part(t, '--busy-table', binary, base, 'busy table')
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-busy-') as base:
+            private_ns_part(t, '--busy-table', binary, base, 'busy table')
     if only in 'dev-root':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-devroot-') as base:
             dev_root(t, binary, base)
@@ -3992,7 +3972,7 @@ def main():
         super_options(t, binary, data)
     if only in 'locales':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-locale-') as base:
-            locales(t, binary, base)
+            private_ns_part(t, '--locale', binary, base, 'locales')
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

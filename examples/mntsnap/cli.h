@@ -82,23 +82,28 @@ struct cli_tabmap {
 /*
  * The same for a text list made of -F files (joined, or cleaned of what
  * libmount reads past): a parse error names the line of the file it
- * came from. map NULL: cli_capture().
+ * came from. map NULL, !as_findmnt: cli_capture(). as_findmnt: findmnt's
+ * table (list): with the default backend, a table that kept changing
+ * during every statmount capture is read from the mountinfo text as
+ * findmnt reads it (its last read as it is), silently.
  */
 int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
-		       const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap);
-/*
- * The same for findmnt's table (list): with the default backend, a table
- * that kept changing during every statmount capture is read from the
- * mountinfo text as findmnt reads it (its last read as it is), silently.
- */
-int cli_capture_findmnt(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
-			const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap);
+		       const struct cli_tabmap *map, bool as_findmnt,
+		       struct mntsnap_snapshot **ret_snap);
 
 /*
  * Why stdout failed, once everything is written: flushed, so the error is
  * the write's own (ENOSPC, EPIPE, ...); 0 if all went out.
  */
 int cli_stdout_status(void);
+
+/*
+ * All fd has left, read to its end into one buffer (a read a signal
+ * interrupts is retried; fd stays open): *ret (free()) holds *ret_len
+ * bytes and a NUL behind them, so a text's own NUL bytes stay visible by
+ * the length. More than max bytes is -EFBIG. Returns 0 or -errno.
+ */
+int cli_read_fd(int fd, size_t max, char **ret, size_t *ret_len);
 
 /* "auto", "statmount" or "mountinfo" -> enum mntsnap_backend; -EINVAL otherwise. */
 int cli_parse_backend(const char *s);

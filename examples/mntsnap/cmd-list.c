@@ -577,39 +577,33 @@ static void tab_paths(struct list_args *a)
 /* as the library bounds a mountinfo file: what can be a mount table */
 #define SPOOL_MAX (1UL << 31)
 
-/* copy fd (a stream) to a new memory file; its fd, or -errno */
+/*
+ * copy fd (a stream) to a new memory file; its fd, or -errno. Read whole
+ * first: the readers hold the table in memory as well, later.
+ */
 static int spool_fd(int fd)
 {
-	char buf[65536];
-	size_t total = 0;
-	int mfd = memfd_create("mntsnap-tab", MFD_CLOEXEC), r = 0;
+	char *buf;
+	size_t len, off = 0;
+	int mfd, r = cli_read_fd(fd, SPOOL_MAX, &buf, &len);
 
-	if (mfd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : 0;
-			break;
-		}
-		total += (size_t)n;
-		if (total > SPOOL_MAX) {
-			r = -EFBIG;
-			break;
-		}
-		if (write(mfd, buf, (size_t)n) != n) {
-			r = -EIO;
-			break;
-		}
-	}
-	if (r) {
-		close(mfd);
+	if (r)
 		return r;
+	mfd = memfd_create("mntsnap-tab", MFD_CLOEXEC);
+	if (mfd < 0)
+		r = -errno;
+	while (!r && off < len) {
+		ssize_t n = write(mfd, buf + off, len - off);
+
+		if (n <= 0)
+			r = n < 0 ? -errno : -EIO;
+		else
+			off += (size_t)n;
 	}
-	return mfd;
+	free(buf);
+	if (r && mfd >= 0)
+		close(mfd);
+	return r ? r : mfd;
 }
 
 /* the fd of ours a path names (/dev/stdin, /dev/fd/N, /proc/self/fd/N), else -1 */
@@ -1124,7 +1118,7 @@ static int poll_read_tab(struct list_args *a)
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
 		     .mountinfo_path = a->mountinfo_file);
 	r = cli_capture_joined("list", &opts, a->allow_inconsistent, tj.fd >= 0 ? &map : NULL,
-			       &snap);
+			       false, &snap);
 	tj_free(&tj);
 	mntsnap_snapshot_free(snap);
 	return r ? CLI_EXIT_ERR : 0;
@@ -1272,8 +1266,8 @@ static int list_run(int argc, char **argv)
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
 		     .mountinfo_path = a.mountinfo_file, .under_id = under,
 		     .threads = a.threads, .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a.view));
-	r = cli_capture_findmnt("list", &opts, a.allow_inconsistent, tj.fd >= 0 ? &map : NULL,
-			       &snap);
+	r = cli_capture_joined("list", &opts, a.allow_inconsistent, tj.fd >= 0 ? &map : NULL,
+			       true, &snap);
 	cli_target_close(ns);
 	tj_free(&tj);
 	if (r)

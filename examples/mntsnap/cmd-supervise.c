@@ -32,40 +32,6 @@
 #define MAX_MSG (1 << 20)
 #define MAX_FDS 16
 
-static char *read_all(int fd, size_t max, size_t *ret_len)
-{
-	size_t n = 0, cap = 4096;
-	char *b = malloc(cap);
-	ssize_t r;
-
-	while (b) {
-		if (n == cap) {
-			char *nb = cap >= max ? NULL : realloc(b, cap * 2);
-
-			if (!nb) {
-				free(b);
-				errno = EFBIG;
-				return NULL;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(b);
-			return NULL;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	if (b)
-		*ret_len = n;
-	return b;
-}
-
 static int load_policy(const char *file, struct mntsnap_policy **ret)
 {
 	size_t len = 0;
@@ -75,10 +41,10 @@ static int load_policy(const char *file, struct mntsnap_policy **ret)
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cli_fail(-errno, "--policy %s", file), -EINVAL;
-	text = read_all(fd, MAX_MSG, &len);
+	rc = cli_read_fd(fd, MAX_MSG, &text, &len);
 	close(fd);
-	if (!text)
-		return cli_fail(-errno, "--policy %s", file), -EINVAL;
+	if (rc)
+		return cli_fail(rc, "--policy %s", file), -EINVAL;
 	rc = policy_load_text(file, text, len, ret, &msg);
 	free(text);
 	if (rc == -EINVAL && msg)

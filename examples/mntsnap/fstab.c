@@ -25,58 +25,28 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "devroot.h"
 #include "fstab.h"
 #include "tags.h"
 #include "verscmp.h"
 
 /*
- * The whole file from fd (closed here): fstab files are small, and one
- * read keeps NULs visible.
+ * The whole file from fd (closed here): fstab files are small (no bound,
+ * as libmount sets none), and one read keeps NULs visible.
  */
 static int slurp_fd(int fd, char **ret, size_t *ret_len)
 {
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
+	int r = cli_read_fd(fd, SIZE_MAX, ret, ret_len);
 
-	for (;;) {
-		ssize_t k;
-
-		if (cap - len < 4096) {
-			char *p = realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!p) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = p;
-			cap = cap ? cap * 2 : 8192;
-		}
-		k = read(fd, buf + len, cap - len - 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int e = -errno;
-
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (!k)
-			break;
-		len += (size_t)k;
-	}
 	close(fd);
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
+	return r;
 }
 
 static int slurp(const char *path, char **ret, size_t *ret_len)

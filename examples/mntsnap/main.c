@@ -47,7 +47,7 @@ int cli_stdout_status(void)
 int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		struct mntsnap_snapshot **ret_snap)
 {
-	return cli_capture_joined(cmd, o, allow_inconsistent, NULL, ret_snap);
+	return cli_capture_joined(cmd, o, allow_inconsistent, NULL, false, ret_snap);
 }
 
 /* The library's "line N: ..." about a text made of -F files: that file's line. */
@@ -106,43 +106,29 @@ static int capture_said(const char *cmd, int r, const struct mntsnap_error *errp
 	return 0;
 }
 
+/*
+ * as_findmnt: findmnt reads the mountinfo text once and prints it,
+ * whatever changed meanwhile. A table that kept changing during every
+ * statmount capture is therefore read as findmnt reads it: the mountinfo
+ * text (the library's text backend, its own re-reads included), its last
+ * read taken as it is, silently, exit 0. Only for the default backend: a
+ * backend asked for by name, --allow-inconsistent and a subtree (--under:
+ * no unique ids in the text) keep the rule of every other command.
+ */
 int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
-		       const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
+		       const struct cli_tabmap *map, bool as_findmnt,
+		       struct mntsnap_snapshot **ret_snap)
 {
 	struct mntsnap_error err = { 0 };
 	int r;
 
+	as_findmnt = as_findmnt && !allow_inconsistent && o->backend == MNTSNAP_BACKEND_AUTO &&
+		     !o->mountinfo_path && !o->under_id;
 	o->error = &err;
 	if (!allow_inconsistent)
 		o->flags |= MNTSNAP_CAPTURE_CONSISTENT;
 	r = mntsnap_capture(o, ret_snap);
-	o->error = NULL;
-	return capture_said(cmd, r, &err, map, ret_snap);
-}
-
-/*
- * findmnt's table (list): findmnt reads the mountinfo text once and
- * prints it, whatever changed meanwhile. A table that kept changing
- * during every statmount capture is therefore read as findmnt reads it:
- * the mountinfo text (the library's text backend, its own re-reads
- * included), its last read taken as it is, silently, exit 0. Only for
- * the default backend: a backend asked for by name, --allow-inconsistent
- * and a subtree (--under: no unique ids in the text) keep
- * cli_capture_joined()'s rule.
- */
-int cli_capture_findmnt(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
-			const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
-{
-	struct mntsnap_error err = { 0 };
-	int r;
-
-	if (allow_inconsistent || o->backend != MNTSNAP_BACKEND_AUTO || o->mountinfo_path ||
-	    o->under_id)
-		return cli_capture_joined(cmd, o, allow_inconsistent, map, ret_snap);
-	o->error = &err;
-	o->flags |= MNTSNAP_CAPTURE_CONSISTENT;
-	r = mntsnap_capture(o, ret_snap);
-	if (r == -EAGAIN) {
+	if (r == -EAGAIN && as_findmnt) {
 		err = (struct mntsnap_error){ 0 };
 		o->backend = MNTSNAP_BACKEND_MOUNTINFO;
 		o->flags &= ~(uint32_t)MNTSNAP_CAPTURE_CONSISTENT;
