@@ -568,6 +568,8 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 int fstab_list(struct fstab_args *a)
 {
 	const char *path = a->path ? a->path : fstab_path();
+	const char *const *paths = a->npaths > 1 ? a->paths : &path;
+	const char *const *names = a->names ? a->names : paths;
 	struct pathcache cache;
 	struct fstab t;
 	size_t failed = 0;
@@ -576,9 +578,9 @@ int fstab_list(struct fstab_args *a)
 	if (a->view->mountinfo)
 		return cli_fail(0, "list: --format mountinfo is the kernel's text: not for a table "
 				   "in the fstab format");
-	r = a->npaths > 1 ? fstab_read_all(a->paths, a->npaths, &t, &failed) : fstab_read(path, &t);
+	r = fstab_read_all(paths, names, a->npaths > 1 ? a->npaths : 1, &t, &failed);
 	if (r)
-		return cli_fail(r, "can't read %s", a->npaths > 1 ? a->paths[failed] : path);
+		return cli_fail(r, "can't read %s", names[failed]);
 	if (a->evaluate && (r = evaluate(&t))) {
 		fstab_free(&t);
 		return cli_fail(r, "list");

@@ -15,6 +15,11 @@ struct fstab_args {
 	/* -F given more than once: every file in turn, one table (path: the first) */
 	const char *const *paths;
 	size_t npaths;
+	/*
+	 * path or paths as the user named them, for messages (a -F pipe is
+	 * read from a memory file); NULL: as they are
+	 */
+	const char *const *names;
 	bool evaluate;      /* -e */
 	bool verify;        /* -x */
 	bool verbose;       /* --verbose (with -x) */

@@ -113,6 +113,8 @@ struct list_args {
 	/* the files they are (tabs[i], or /proc/PID/mountinfo in pidtabs[i]) */
 	const char *paths[LIST_TABS_MAX];
 	char pidtabs[LIST_TABS_MAX][40];
+	/* the paths as given, for messages (spool_tabs() changes a pipe's path) */
+	const char *names[LIST_TABS_MAX];
 	char tabpath[32]; /* their join: /proc/self/fd/N */
 	/* a -F pipe read into a memory file named by no fd of ours (spool_tabs) */
 	char spooled[LIST_TABS_MAX][32];
@@ -570,7 +572,7 @@ static void tab_paths(struct list_args *a)
 		if (!a->tabs[i])
 			snprintf(a->pidtabs[i], sizeof(a->pidtabs[i]), "/proc/%ld/mountinfo",
 				 a->tabpids[i]);
-		a->paths[i] = a->tabs[i] ? a->tabs[i] : a->pidtabs[i];
+		a->names[i] = a->paths[i] = a->tabs[i] ? a->tabs[i] : a->pidtabs[i];
 	}
 }
 
@@ -628,8 +630,9 @@ static int path_own_fd(const char *path)
  * name more than once (the format guess, then that format's reader), so
  * such a FILE is read whole once, into a memory file, and is from then on
  * a regular file of the same bytes. When FILE names an fd of ours, the
- * memory file takes that fd, so FILE's name stays what messages say;
- * else (a named FIFO) FILE becomes /proc/self/fd/N of the memory file.
+ * memory file takes that fd; else (a named FIFO) FILE becomes
+ * /proc/self/fd/N of the memory file, and messages name FILE as given
+ * (a->names).
  * A seekable FILE (a device such as /dev/zero too) is read as it was.
  * Returns 0, or CLI_EXIT_ERR (said why).
  */
@@ -672,11 +675,13 @@ static int spool_tabs(struct list_args *a)
 /* findmnt reads every -F file into one table, in the fstab format too */
 static void fstab_paths(struct list_args *a, struct fstab_args *fa)
 {
-	if (a->ntabs < 2)
-		return;
-	fa->paths = a->paths;
-	fa->npaths = a->ntabs;
-	fa->path = a->paths[0];
+	if (a->ntabs > 1) {
+		fa->paths = a->paths;
+		fa->npaths = a->ntabs;
+		fa->path = a->paths[0];
+	}
+	if (a->ntabs && fa->path == a->paths[0])
+		fa->names = a->names;
 }
 
 static int list_fstab(struct list_args *a)
@@ -711,7 +716,7 @@ static int list_tabfile(struct list_args *a)
 
 	if (fmt == FSTAB_FMT_SWAPS)
 		return cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
-				a->ntabs > 1 ? a->paths[0] : a->mountinfo_file);
+				a->names[0]);
 	if (fmt != FSTAB_FMT_FSTAB)
 		return -1;
 	fstab_paths(a, &fa);
@@ -1035,7 +1040,7 @@ static int join_tabs(struct list_args *a, struct tab_join *tj)
 		size_t before = tj->n;
 
 		if ((r = tj_file(tj, (unsigned)i, a->paths[i])))
-			return cli_fail(r, "list: %s", a->paths[i]), CLI_EXIT_ERR;
+			return cli_fail(r, "list: %s", a->names[i]), CLI_EXIT_ERR;
 		/*
 		 * findmnt's TID for this table's rows: the task its path names
 		 * (-N's too); each line kept is one mount of the joined table
@@ -1113,7 +1118,7 @@ static int poll_read_tab(struct list_args *a)
 		tj_free(&tj);
 		return r;
 	}
-	map = (struct cli_tabmap){ .files = a->paths, .lines = tj.lines, .n = tj.n };
+	map = (struct cli_tabmap){ .files = a->names, .lines = tj.lines, .n = tj.n };
 
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
 		     .mountinfo_path = a->mountinfo_file);
@@ -1237,7 +1242,7 @@ static int list_run(int argc, char **argv)
 			tj_free(&tj);
 			return r;
 		}
-		map = (struct cli_tabmap){ .joined = a.ntabs > 1, .files = a.paths,
+		map = (struct cli_tabmap){ .joined = a.ntabs > 1, .files = a.names,
 					   .lines = tj.lines, .n = tj.n };
 	}
 	if (a.mountinfo_file && a.target.set)

@@ -497,14 +497,14 @@ int fstab_guess_formats(const char *const *paths, size_t n)
 	return n ? fstab_guess_format(paths[0]) : FSTAB_FMT_MOUNTINFO;
 }
 
-static int read_path(struct fstab *t, const char *path)
+static int read_path(struct fstab *t, const char *path, const char *name)
 {
 	struct stat st;
 
 	if (stat(path, &st))
 		return -errno;
 	if (S_ISREG(st.st_mode))
-		return read_file(t, path, path);
+		return read_file(t, path, name);
 	if (S_ISDIR(st.st_mode))
 		return read_dir(t, path);
 	return -EINVAL;
@@ -512,16 +512,17 @@ static int read_path(struct fstab *t, const char *path)
 
 int fstab_read(const char *path, struct fstab *t)
 {
-	return fstab_read_all(&path, 1, t, NULL);
+	return fstab_read_all(&path, NULL, 1, t, NULL);
 }
 
-int fstab_read_all(const char *const *paths, size_t n, struct fstab *t, size_t *failed)
+int fstab_read_all(const char *const *paths, const char *const *names, size_t n,
+		   struct fstab *t, size_t *failed)
 {
 	int r = 0;
 
 	*t = (struct fstab){ 0 };
 	for (size_t i = 0; !r && i < n; i++)
-		if ((r = read_path(t, paths[i])) && failed)
+		if ((r = read_path(t, paths[i], names ? names[i] : paths[i])) && failed)
 			*failed = i;
 	if (r) {
 		fstab_free(t);

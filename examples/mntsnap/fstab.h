@@ -54,8 +54,11 @@ int fstab_read(const char *path, struct fstab *t);
 /*
  * fstab_read() of each path in turn into one table (findmnt -F A -F B);
  * on an error, *failed (if not NULL) is the index of the path not read.
+ * A parse error names file i names[i] (NULL: paths[i]): the user's name
+ * of a pipe read into a memory file.
  */
-int fstab_read_all(const char *const *paths, size_t n, struct fstab *t, size_t *failed);
+int fstab_read_all(const char *const *paths, const char *const *names, size_t n,
+		   struct fstab *t, size_t *failed);
 
 /* What -F FILE holds, as libmount 2.38 guesses it (fstab_guess_format()). */
 enum fstab_format {
