@@ -1278,15 +1278,19 @@ def fstab(t, binary, data, base):
         for args in ([], ['-J'], ['-r']):
             fstab_same(t, 'util-linux.fstab', ['-s', '-F', ulfstab] + flt + args,
                        [binary, 'list', '-s', '-F', ulfstab] + flt + args, json_out='-J' in args)
-    # errors: a file that is not there, not readable as fstab, a directory
-    # of nothing; -x without a table still counts the parse errors
-    for bad in ('/nonexistent-fstab-x', '/dev/null', base + '/fstab.d/c.txt'):
+    # errors: a file that is not there, not readable as fstab (a device, a
+    # FIFO: fstab is read by name, never a pipe's), a directory of nothing;
+    # -x without a table still counts the parse errors
+    fifo = os.path.join(base, 'fstab-fifo')
+    os.mkfifo(fifo)
+    for bad in ('/nonexistent-fstab-x', '/dev/null', fifo, base + '/fstab.d/c.txt'):
         ra, a, ea = run(['findmnt', '-s', '-F', bad])
         rb, b, eb = run([binary, 'list', '-s', '-F', bad])
         # findmnt's "can't read" ends in a stale errno where the path is
-        # neither a file nor a directory (/dev/null: "No such file or
-        # directory"); mntsnap says why (EINVAL): only the text before differs
-        same_why = ea.split(b': ')[-1] == eb.split(b': ')[-1] or bad == '/dev/null'
+        # neither a file nor a directory (/dev/null, a FIFO: "No such file
+        # or directory"); mntsnap says why (EINVAL, libmount's own return),
+        # as README keeps: only the text before differs
+        same_why = ea.split(b': ')[-1] == eb.split(b': ')[-1] or bad in ('/dev/null', fifo)
         ok = (ra, rb) in ((0, 0), (1, 1), FSTAB_ERROR_EXIT) and a == b and (
             norm_err(ea) == norm_err(eb) or (b"can't read %s" % bad.encode() in ea and
                                               b"can't read %s" % bad.encode() in eb and
