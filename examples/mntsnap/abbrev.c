@@ -189,14 +189,15 @@ void cli_findmnt_argv_free(int argc, char **av)
 }
 
 int cli_findmnt_run(const char *cmd, int argc, char **argv, const char *shortopts,
-		    const struct option *lo, int (*run)(int argc, char **argv))
+		    const struct option *lo, const struct out_locale *loc,
+		    int (*run)(int argc, char **argv, const struct out_locale *loc))
 {
 	char **av;
 	int r;
 
 	if (cli_findmnt_argv(cmd, argc, argv, shortopts, lo, &av))
 		return CLI_EXIT_ERR;
-	r = run(argc, av);
+	r = run(argc, av, loc);
 	cli_findmnt_argv_free(argc, av);
 	return r;
 }

@@ -12,10 +12,13 @@
 /* Exit codes: 0 ok (diff: equal), 1 diff found differences or nothing matched, 2 error. */
 #define CLI_EXIT_ERR 2
 
+struct out_locale;
 struct cli_cmd {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv);
+	/* instead of run: a command that prints findmnt's tables, in loc */
+	int (*run_loc)(int argc, char **argv, const struct out_locale *loc);
 };
 
 /* Print "mntsnap: <what>: <strerror(-err)>" to stderr and return CLI_EXIT_ERR. */
@@ -169,18 +172,19 @@ int cli_findmnt_argv(const char *cmd, int argc, char **argv, const char *shortop
 void cli_findmnt_argv_free(int argc, char **av);
 /* run(argc, that copy) for cmd: its exit status (CLI_EXIT_ERR if refused) */
 int cli_findmnt_run(const char *cmd, int argc, char **argv, const char *shortopts,
-		    const struct option *lo, int (*run)(int argc, char **argv));
+		    const struct option *lo, const struct out_locale *loc,
+		    int (*run)(int argc, char **argv, const struct out_locale *loc));
 
 /* The version and the optional libraries of this build (mntsnap --version). */
 void cli_version(FILE *f);
 
 /* The commands. */
-int cmd_list(int argc, char **argv);
-int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv, const struct out_locale *loc);
+int cmd_stat(int argc, char **argv, const struct out_locale *loc);
 int cmd_seccomp(int argc, char **argv);
 int cmd_ns(int argc, char **argv);
 int cmd_save(int argc, char **argv);
-int cmd_show(int argc, char **argv);
+int cmd_show(int argc, char **argv, const struct out_locale *loc);
 int cmd_diff(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_supervise(int argc, char **argv);

@@ -1194,7 +1194,7 @@ static int list_poll(struct list_args *a)
 	return cli_poll(&q);
 }
 
-static int list_run(int argc, char **argv)
+static int list_run(int argc, char **argv, const struct out_locale *loc)
 {
 	char *tagdev = NULL;
 	struct list_args a = { 0 };
@@ -1207,7 +1207,7 @@ static int list_run(int argc, char **argv)
 	long *tids = NULL;
 	int r;
 
-	view_init(&a.view);
+	view_init(&a.view, loc);
 	a.timeout_ms = -1;
 	r = parse_list(argc, argv, &a);
 	/* -ENODATA: an empty -p ACTIONS item, exit 1 with no word, as findmnt */
@@ -1367,9 +1367,9 @@ static bool stat_path_elsewhere(const char *path)
 	return r == -ENOENT;
 }
 
-int cmd_list(int argc, char **argv)
+int cmd_list(int argc, char **argv, const struct out_locale *loc)
 {
-	return cli_findmnt_run("list", argc, argv, LIST_SHORTOPTS, list_lo, list_run);
+	return cli_findmnt_run("list", argc, argv, LIST_SHORTOPTS, list_lo, loc, list_run);
 }
 
 static const char stat_help[] =
@@ -1456,7 +1456,7 @@ static int stat_opt(struct view *v, int c, const char *arg, const char **what)
 	return 0;
 }
 
-static int stat_run(int argc, char **argv)
+static int stat_run(int argc, char **argv, const struct out_locale *loc)
 {
 	struct cli_target t = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
@@ -1467,7 +1467,7 @@ static int stat_run(int argc, char **argv)
 	uint64_t id;
 	int c, r;
 
-	view_init(&v);
+	view_init(&v, loc);
 	v.out.mode = OUT_LIST;
 	/* findmnt -T's one mount: its forms (a list, no tree unless --tree) */
 	v.one = true;
@@ -1561,7 +1561,7 @@ static int stat_run(int argc, char **argv)
 	return r;
 }
 
-int cmd_stat(int argc, char **argv)
+int cmd_stat(int argc, char **argv, const struct out_locale *loc)
 {
-	return cli_findmnt_run("stat", argc, argv, STAT_SHORTOPTS, stat_lo, stat_run);
+	return cli_findmnt_run("stat", argc, argv, STAT_SHORTOPTS, stat_lo, loc, stat_run);
 }

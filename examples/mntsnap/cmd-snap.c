@@ -177,7 +177,7 @@ static const struct option show_lo[] = {
 	{ 0 },
 };
 
-static int show_run(int argc, char **argv)
+static int show_run(int argc, char **argv, const struct out_locale *loc)
 {
 	struct mntsnap_snapshot *s;
 	const char *file = NULL;
@@ -185,7 +185,7 @@ static int show_run(int argc, char **argv)
 	struct view v;
 	int c, r;
 
-	view_init(&v);
+	view_init(&v, loc);
 	/* another machine's or namespace's table: paths by its own text */
 	v.saved = true;
 	/* a UUID it was saved without (no --full): libblkid's, as findmnt -F */
@@ -257,9 +257,9 @@ static int show_run(int argc, char **argv)
 	return r;
 }
 
-int cmd_show(int argc, char **argv)
+int cmd_show(int argc, char **argv, const struct out_locale *loc)
 {
-	return cli_findmnt_run("show", argc, argv, SHOW_SHORTOPTS, show_lo, show_run);
+	return cli_findmnt_run("show", argc, argv, SHOW_SHORTOPTS, show_lo, loc, show_run);
 }
 
 struct diff_args {

@@ -1592,8 +1592,11 @@ int cli_poll(const struct cli_poll *q)
 
 	po.cx.tid = q->tid;
 	po.cx.aligned = po.mode == OUT_LIST;
-	out_locale_init(&po.cx.loc);
+	/* no view: no locale of list's either, C's decimal point */
+	if (!v)
+		out_locale_init(&po.cx.loc, (locale_t)0);
 	if (v) {
+		po.cx.loc = v->out.cx.loc;
 		po.cx.nofsroot = v->out.cx.nofsroot;
 		po.cx.canonicalize = v->out.cx.canonicalize;
 		po.cx.bytes = v->out.cx.bytes;

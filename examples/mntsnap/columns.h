@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,12 +61,19 @@ enum col_json {
 
 /*
  * The locale findmnt prints in, as util-linux reads it after
- * setlocale(LC_ALL, ""): out_locale_init() fills it from the process's
- * LC_CTYPE (main() sets that as findmnt would) and the environment's
- * LC_NUMERIC, which the process itself keeps at "C" (strtod() and
- * printf() read numbers in mntsnap's own syntax).
+ * setlocale(LC_ALL, ""): main() fills it once, with out_locale_init(),
+ * from the process's LC_CTYPE (main() sets that as findmnt would) and
+ * the environment's locale as that setlocale() loaded it, whose other
+ * categories the process itself keeps at "C" (strtod() and printf() read
+ * numbers in mntsnap's own syntax, its messages are its own).
  */
 struct out_locale {
+	/*
+	 * every category of the environment's locale, or (locale_t)0 when
+	 * one of them does not load (findmnt's C then): -x's strerror() in
+	 * LC_MESSAGES; main()'s, freed when the command returns
+	 */
+	locale_t env;
 	/* SIZE, AVAIL, USED's "18,1G": LC_NUMERIC's decimal point */
 	char decimal_point[8];
 	/* LC_CTYPE's codeset is UTF-8: cells by UTF-8, the tree art in box drawing */
@@ -78,7 +86,7 @@ struct out_locale {
 	signed char cell[256];
 };
 
-void out_locale_init(struct out_locale *l);
+void out_locale_init(struct out_locale *l, locale_t env);
 
 /* What a getter may need beyond the record. */
 struct col_ctx {

@@ -9,14 +9,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "columns.h"
 
 static const struct cli_cmd cmds[] = {
-	{ "list", "list the mounts of a namespace", cmd_list },
-	{ "stat", "one mount by id or path, without a full walk", cmd_stat },
+	{ "list", "list the mounts of a namespace", .run_loc = cmd_list },
+	{ "stat", "one mount by id or path, without a full walk", .run_loc = cmd_stat },
 	{ "seccomp", "seccomp fragments for statmount/listmount; merge into a profile", cmd_seccomp },
 	{ "ns", "every mount namespace visible, with id and mount count", cmd_ns },
 	{ "save", "capture a mount table into a binary snapshot file", cmd_save },
-	{ "show", "render a saved snapshot", cmd_show },
+	{ "show", "render a saved snapshot", .run_loc = cmd_show },
 	{ "diff", "compare two snapshots (exit 0 equal, 1 different)", cmd_diff },
 	{ "watch", "one line per mount table change as it happens (findmnt --poll)", cmd_watch },
 	{ "supervise", "perform the mounts containers ask for, as a policy allows", cmd_supervise },
@@ -231,33 +232,13 @@ static int finish(int rc)
 	return CLI_EXIT_ERR;
 }
 
-int main(int argc, char **argv)
+static int run(const struct cli_cmd *c, int argc, char **argv, const struct out_locale *loc)
 {
-	/*
-	 * Output is written when stdout's buffer fills, and stdio forgets
-	 * that write's errno: a buffer larger than most outputs keeps the
-	 * write for finish(), which reports why it failed (ENOSPC, ...).
-	 */
-	static char outbuf[256 * 1024];
-	char ctype[256];
+	return c->run_loc ? c->run_loc(argc, argv, loc) : c->run(argc, argv);
+}
 
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	/*
-	 * The character set decides what a table shows verbatim and the
-	 * tree's art: findmnt's setlocale(LC_ALL, ""), which takes every
-	 * category of the environment's locale or, when one does not load,
-	 * none; then every category but LC_CTYPE back to "C", so strtod(),
-	 * printf() and strerror() stay mntsnap's (LC_NUMERIC's decimal point
-	 * reaches SIZE through struct out_locale). setlocale() keeps what it
-	 * loaded, so out_locale_init() reads it again without a file.
-	 */
-	if (setlocale(LC_ALL, "")) {
-		const char *ct = setlocale(LC_CTYPE, NULL);
-
-		snprintf(ctype, sizeof(ctype), "%s", ct ? ct : "C");
-		setlocale(LC_ALL, "C");
-		setlocale(LC_CTYPE, ctype);
-	}
+static int dispatch(int argc, char **argv, const struct out_locale *loc)
+{
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_ERR;
@@ -268,7 +249,7 @@ int main(int argc, char **argv)
 
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (!strcmp(argv[2], cmds[i].name))
-				return finish(cmds[i].run(2, hv));
+				return finish(run(&cmds[i], 2, hv, loc));
 		fprintf(stderr, "mntsnap: unknown command '%s'\n", argv[2]);
 		usage(stderr);
 		return CLI_EXIT_ERR;
@@ -283,8 +264,46 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return finish(cmds[i].run(argc - 1, argv + 1));
+			return finish(run(&cmds[i], argc - 1, argv + 1, loc));
 	fprintf(stderr, "mntsnap: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return CLI_EXIT_ERR;
+}
+
+int main(int argc, char **argv)
+{
+	/*
+	 * Output is written when stdout's buffer fills, and stdio forgets
+	 * that write's errno: a buffer larger than most outputs keeps the
+	 * write for finish(), which reports why it failed (ENOSPC, ...).
+	 */
+	static char outbuf[256 * 1024];
+	struct out_locale loc;
+	locale_t env = (locale_t)0;
+	char ctype[256];
+	int rc;
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/*
+	 * The character set decides what a table shows verbatim and the
+	 * tree's art: findmnt's setlocale(LC_ALL, ""), which takes every
+	 * category of the environment's locale or, when one does not load,
+	 * none; then every category but LC_CTYPE back to "C", so strtod(),
+	 * printf() and strerror() stay mntsnap's. A copy of what loaded
+	 * (duplocale() reads no file) keeps the rest for what findmnt prints
+	 * in it: LC_NUMERIC's decimal point in SIZE, -x's strerror().
+	 */
+	if (setlocale(LC_ALL, "")) {
+		const char *ct = setlocale(LC_CTYPE, NULL);
+
+		snprintf(ctype, sizeof(ctype), "%s", ct ? ct : "C");
+		env = duplocale(LC_GLOBAL_LOCALE);
+		setlocale(LC_ALL, "C");
+		setlocale(LC_CTYPE, ctype);
+	}
+	out_locale_init(&loc, env);
+	rc = dispatch(argc, argv, &loc);
+	if (env)
+		freelocale(env);
+	return rc;
 }

@@ -83,24 +83,22 @@ static const unsigned char json_ok[256] = { [0x20 ... 0x21] = 1, [0x23 ... 0x5b]
 /*
  * The locale as findmnt sees it. Its setlocale(LC_ALL, "") takes every
  * category of the environment's locale or, when one of them does not
- * load, none: so does newlocale(LC_ALL_MASK, "") here, for LC_NUMERIC's
- * decimal point. The character set is the process's LC_CTYPE, which
- * main() sets by the same rule; each byte's class is asked once, with
- * carefulputc.h's tests (fputs_nonblank(), fputs_quoted()) and
- * mbs_safe_encode()'s for a single-byte codeset.
+ * load, none: env is what main()'s same call took (0: none), for
+ * LC_NUMERIC's decimal point. The character set is the process's
+ * LC_CTYPE, which main() sets by the same rule; each byte's class is
+ * asked once, with carefulputc.h's tests (fputs_nonblank(),
+ * fputs_quoted()) and mbs_safe_encode()'s for a single-byte codeset.
  */
-void out_locale_init(struct out_locale *l)
+void out_locale_init(struct out_locale *l, locale_t env)
 {
 	const char *cs = nl_langinfo(CODESET);
-	locale_t all = newlocale(LC_ALL_MASK, "", (locale_t)0);
 
-	*l = (struct out_locale){ .decimal_point = "." };
-	if (all) {
-		const char *dp = nl_langinfo_l(RADIXCHAR, all);
+	*l = (struct out_locale){ .env = env, .decimal_point = "." };
+	if (env) {
+		const char *dp = nl_langinfo_l(RADIXCHAR, env);
 
 		if (dp && *dp && strlen(dp) < sizeof(l->decimal_point))
 			strcpy(l->decimal_point, dp);
-		freelocale(all);
 	}
 	/* libsmartcols draws box drawing for "UTF-8" only, as glibc names it */
 	l->utf8 = cs && !strcmp(cs, "UTF-8");

@@ -423,7 +423,7 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 	/* findmnt checks the order only when it lists every entry */
 	bool all = fstab_listall(a->view);
 	struct fstab_match mt;
-	struct vfy v = { .a = a, .loc = newlocale(LC_ALL_MASK, "", (locale_t)0) };
+	struct vfy v = { .a = a, .loc = a->view->out.cx.loc.env };
 
 	read_filesystems(&v);
 	/* findmnt's verify_table() walks forward whatever -d says, and stops after one with -f */
@@ -456,7 +456,5 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 	for (size_t i = 0; i < v.nfs; i++)
 		free(v.fs[i]);
 	free(v.fs);
-	if (v.loc)
-		freelocale(v.loc);
 	return v.nerrors || t->nerrors ? 1 : 0;
 }

@@ -90,14 +90,14 @@ const char view_help[] =
 	"-P/-l/-r, -M/-T, --real/--pseudo.\n"
 	"Exit status: 0 something printed, 1 nothing matched, 2 error.\n";
 
-void view_init(struct view *v)
+void view_init(struct view *v, const struct out_locale *loc)
 {
 	const char *bad;
 	size_t badlen;
 
 	*v = (struct view){ 0 };
 	v->out.mode = OUT_TREE;
-	out_locale_init(&v->out.cx.loc);
+	v->out.cx.loc = *loc;
 	col_parse(COLS_DEFAULT, v->out.cols, &v->out.ncols, COLS_MAX, &bad, &badlen);
 }
 

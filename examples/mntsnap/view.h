@@ -193,7 +193,7 @@ int view_finish(struct view *v, const char *cmd);
 /* --list-columns: every column's name and description, one a line. */
 void col_list(FILE *f);
 
-void view_init(struct view *v);
+void view_init(struct view *v, const struct out_locale *loc);
 
 /*
  * Handle one of the options above (c from getopt_long). Returns 1 if it
