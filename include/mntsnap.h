@@ -586,7 +586,8 @@ struct mntsnap_capture_opts {
 					 * from it, as /proc/PID/mountinfo;
 					 * the whole namespace when no procfs at /proc can
 					 * name the process); other handles the whole
-					 * namespace */
+					 * namespace, propagate_from as seen from
+					 * its root */
 	uint64_t under_id;        /* only this mount and below; 0 = all */
 	const char *mountinfo_path;   /* mountinfo backend: file to parse */
 	struct mntsnap_error *error;  /* optional detail on failure */
@@ -669,8 +670,9 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
  * inside it by a helper process (see mntsnap_ns_run); the answer is the
  * same on every route. A pid handle's mount point and propagate_from are
  * those its /proc/PID/mountinfo shows: relative to the process's root
- * (the propagate_from of a process whose root is not its namespace's root
- * comes from that text).
+ * (the propagate_from of a process whose root is not its namespace's root,
+ * or of another namespace, comes from that text: statmount asked from
+ * another namespace has none).
  * Errors: -ENOENT (no such mount (in ns), path does not exist, or an id
  * handle's namespace is gone), -EINVAL (id is not a unique id, empty
  * path), -ENOSYS (kernel without statmount), -EPERM (no right to query or

@@ -220,7 +220,10 @@ static int cmp_u64(const void *a, const void *b)
  * propagate_from is the kernel's get_dominating_id() relative to a root:
  * statmount's to the caller's (a helper's: its namespace's root), that of
  * /proc/PID/mountinfo to the process's own. They differ for a process
- * whose root is elsewhere (a chroot()ed task): a slave whose master group
+ * whose root is elsewhere (a chroot()ed task), and for any process of
+ * another namespace that statmount is asked about from here (by mnt_ns_fd
+ * or mnt_ns_id: no mount of that namespace is under the caller's root, so
+ * the kernel's answer is always absent there): a slave whose master group
  * has no mount under that root is dominated by the first group up the
  * master chain that has one, and only the process's own text can tell
  * which (the chain may pass through groups with no mount in the namespace
@@ -304,6 +307,8 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	struct mntsnap_capture_opts c = *o;
 	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
 	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only, moved = false;
+	/* another namespace's propagate_from: statmount from here has none */
+	bool pf = (want & MNTSNAP_F_PROPAGATE_FROM) && !o->ns->self;
 	int r;
 
 	/* re-rooting needs ids and mount points, asked for if the caller did not;
@@ -312,6 +317,9 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 		extra = (MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT) & ~want;
 		if (want & MNTSNAP_F_PROPAGATE_FROM)
 			extra |= MNTSNAP_F_ID_OLD & ~want;
+		c.mask = want | extra;
+	} else if (pf) {
+		extra = MNTSNAP_F_ID_OLD & ~want;
 		c.mask = want | extra;
 	}
 	r = ns_capture(&c, sys, ret_snap);
@@ -327,18 +335,18 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 		r = capture_routed(&c, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
 				   ret_snap);
 	}
-	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
-		r = pid_view(o->ns, sys, *ret_snap, &moved);
-		if (r)
+	if (!r && (pid || pf) && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
+		if (pid && (r = pid_view(o->ns, sys, *ret_snap, &moved)))
 			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
-		if (!r && moved && (want & MNTSNAP_F_PROPAGATE_FROM))
+		/* a namespace handle's text is a helper's inside, from its root */
+		if (!r && (moved || pf))
 			r = pid_propagate_from(o->ns, sys, *ret_snap, o->error);
 		if (r) {
 			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;
 		}
 	}
-	if (!r && pid)
+	if (!r)
 		drop_extra(*ret_snap, extra);
 	/* the snapshot names the target even when records lack NS_ID */
 	if (!r && !(*ret_snap)->ns_id)
@@ -392,7 +400,10 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	bool pid = ns->pidfd >= 0 && !ns->text_only;
-	uint32_t extra = pid && (mask & MNTSNAP_F_PROPAGATE_FROM) ? MNTSNAP_F_ID_OLD & ~mask : 0;
+	/* another namespace's propagate_from: statmount from here has none */
+	bool pf = (mask & MNTSNAP_F_PROPAGATE_FROM) && !ns->self;
+	uint32_t extra = (pid && (mask & MNTSNAP_F_PROPAGATE_FROM)) || pf ?
+				 MNTSNAP_F_ID_OLD & ~mask : 0;
 	int r = mntsnap__ns_check_alive(ns);
 
 	if (r)
@@ -401,9 +412,11 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 	/* the nsfd outlives the process: an empty namespace answers ENOENT */
 	if (r < 0 && mntsnap__ns_check_alive(ns) == -ESRCH)
 		return -ESRCH;
+	if (r)
+		return r;
 	/* a pid target's mount points (and propagate_from, see
 	 * pid_propagate_from()) are relative to the process's root */
-	if (!r && pid) {
+	if (pid) {
 		char root[PATH_MAX];
 		uint64_t rid;
 
@@ -412,14 +425,16 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 			r = mntsnap__snap_relative_to(*ret_snap, root);
 		else if (r == -ENOENT || r == -EOPNOTSUPP)
 			r = 0, strcpy(root, "/"); /* as in pid_view() */
-		if (!r && strcmp(root, "/") && (mask & MNTSNAP_F_PROPAGATE_FROM))
+		if (!r && (strcmp(root, "/") || pf) && (mask & MNTSNAP_F_PROPAGATE_FROM))
 			r = pid_propagate_from(ns, sys, *ret_snap, NULL);
-		if (!r)
-			drop_extra(*ret_snap, extra);
-		if (r) {
-			mntsnap__snapshot_free(*ret_snap);
-			*ret_snap = NULL;
-		}
+	} else if (pf) {
+		r = pid_propagate_from(ns, sys, *ret_snap, NULL);
+	}
+	if (!r)
+		drop_extra(*ret_snap, extra);
+	if (r) {
+		mntsnap__snapshot_free(*ret_snap);
+		*ret_snap = NULL;
 	}
 	return r;
 }
