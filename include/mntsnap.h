@@ -617,7 +617,8 @@ struct mntsnap_capture_opts {
  * meanwhile or no procfs here can name it, no right to read it or to
  * enter, NS_DIRECT where a helper's text is needed, a torn read), and
  * for a mount it lacks, the record's mask lacks MNTSNAP_F_PROPAGATE_FROM
- * (absent, never "none"); only -ENOMEM, -EMFILE and -ENFILE from it fail.
+ * (absent, never "none"); only the system's shortages (-ENOMEM, or no fd
+ * left) fail it.
  * Returns 0 and *ret_snap, or:
  *  -ENOSYS/-EPERM/-EACCES  the forced backend is unavailable or blocked;
  *  -ENOENT   mountinfo_path or the target namespace does not exist;

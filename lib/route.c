@@ -343,6 +343,7 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
 	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only, rooted = false, moved = false;
 	bool pf = want & MNTSNAP_F_PROPAGATE_FROM, outside;
+	struct mntsnap_snapshot *s = NULL; /* *ret_snap stays as it is on failure */
 	int r;
 
 	/* re-rooting needs ids and mount points, asked for if the caller did not;
@@ -352,40 +353,38 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	if (pf)
 		extra |= MNTSNAP_F_ID_OLD & ~want;
 	c.mask = want | extra;
-	r = ns_capture(&c, sys, ret_snap, &outside);
+	r = ns_capture(&c, sys, &s, &outside);
 	/*
 	 * Text from a helper inside (statmount blocked or missing there) is
 	 * the helper's view, from the namespace's root, with no ids to
 	 * re-root by: a process whose root is elsewhere has its own text.
 	 */
-	if (!r && pid && (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO &&
+	if (!r && pid && s->backend == MNTSNAP_BACKEND_MOUNTINFO &&
 	    o->backend != MNTSNAP_BACKEND_MOUNTINFO && !root_is_ns_root(o->ns, sys)) {
-		mntsnap__snapshot_free(*ret_snap);
-		*ret_snap = NULL;
-		r = capture_routed(&c, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
-				   ret_snap);
+		mntsnap__snapshot_free(s);
+		s = NULL;
+		r = capture_routed(&c, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO, &s);
 	}
-	if (r || (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO)
-		goto out;
-	if (pid) {
-		r = pid_view(o->ns, sys, *ret_snap, &rooted, &moved);
+	if (r)
+		return r;
+	if (pid && s->backend != MNTSNAP_BACKEND_MOUNTINFO) {
+		r = pid_view(o->ns, sys, s, &rooted, &moved);
 		if (r)
 			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
 	}
 	/* statmount's propagate_from is from another root than the capture's */
-	if (!r && pf && (outside || moved))
-		r = text_propagate_from(o->ns, sys, rooted, o->flags, *ret_snap);
+	if (!r && pf && s->backend != MNTSNAP_BACKEND_MOUNTINFO && (outside || moved))
+		r = text_propagate_from(o->ns, sys, rooted, o->flags, s);
 	if (r) {
-		mntsnap__snapshot_free(*ret_snap);
-		*ret_snap = NULL;
+		mntsnap__snapshot_free(s);
+		return r;
 	}
-out:
-	if (!r)
-		drop_extra(*ret_snap, extra);
+	drop_extra(s, extra);
 	/* the snapshot names the target even when records lack NS_ID */
-	if (!r && !(*ret_snap)->ns_id)
-		(*ret_snap)->ns_id = o->ns->ns_id;
-	return r;
+	if (!s->ns_id)
+		s->ns_id = o->ns->ns_id;
+	*ret_snap = s;
+	return 0;
 }
 
 /* ---- one mount of a foreign namespace ----------------------------------------- */
@@ -440,11 +439,12 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 	bool pf = want & MNTSNAP_F_PROPAGATE_FROM, outside;
 	/* propagate_from from a text is matched by /proc id */
 	uint32_t extra = pf ? MNTSNAP_F_ID_OLD & ~want : 0;
+	struct mntsnap_snapshot *s = NULL; /* *ret_snap stays as it is on failure */
 	int r = mntsnap__ns_check_alive(ns);
 
 	if (r)
 		return r;
-	r = ns_stat_id(sys, ns, id, want | extra, ret_snap, &outside);
+	r = ns_stat_id(sys, ns, id, want | extra, &s, &outside);
 	/* the nsfd outlives the process: an empty namespace answers ENOENT */
 	if (r < 0 && mntsnap__ns_check_alive(ns) == -ESRCH)
 		return -ESRCH;
@@ -457,7 +457,7 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 
 		r = process_root(ns, sys, &rid, root, sizeof(root));
 		if (!r) {
-			r = mntsnap__snap_relative_to(*ret_snap, root);
+			r = mntsnap__snap_relative_to(s, root);
 			rooted = !r;
 			moved = !r && strcmp(root, "/");
 		} else if (r == -ENOENT || r == -EOPNOTSUPP) {
@@ -466,14 +466,14 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 	}
 	/* and so is its propagate_from, see text_propagate_from() */
 	if (!r && pf && (outside || moved))
-		r = text_propagate_from(ns, sys, rooted, 0, *ret_snap);
-	if (!r)
-		drop_extra(*ret_snap, extra);
+		r = text_propagate_from(ns, sys, rooted, 0, s);
 	if (r) {
-		mntsnap__snapshot_free(*ret_snap);
-		*ret_snap = NULL;
+		mntsnap__snapshot_free(s);
+		return r;
 	}
-	return r;
+	drop_extra(s, extra);
+	*ret_snap = s;
+	return 0;
 }
 
 /*
