@@ -586,7 +586,10 @@ struct mntsnap_capture_opts {
 					 * from it, as /proc/PID/mountinfo;
 					 * the whole namespace when no procfs at /proc can
 					 * name the process); other handles the whole
-					 * namespace */
+					 * namespace, propagate_from as seen from
+					 * its root. When that answer cannot be had,
+					 * propagate_from is absent: see
+					 * mntsnap_capture() */
 	uint64_t under_id;        /* only this mount and below; 0 = all */
 	const char *mountinfo_path;   /* mountinfo backend: file to parse */
 	struct mntsnap_error *error;  /* optional detail on failure */
@@ -602,6 +605,20 @@ struct mntsnap_capture_opts {
  * handle without the right to enter, from the caller's /proc/PID/mountinfo.
  * MNTSNAP_CAPTURE_NS_DIRECT / _NS_ENTER force one way. The snapshot's
  * ns_id is the target's. -ESRCH when a pid handle's process has exited.
+ * propagate_from of a foreign target (MNTSNAP_F_PROPAGATE_FROM) depends on
+ * the root it is seen from, and statmount asked from outside the
+ * namespace (by mnt_ns_fd or mnt_ns_id) never names one. So after a
+ * direct query, and for a process whose root is not its namespace's
+ * root, it is read from a text: the process's /proc/PID/mountinfo for a
+ * view re-rooted at the process's root; for the whole namespace, the
+ * mountinfo a helper inside reads (not with MNTSNAP_CAPTURE_NS_DIRECT).
+ * A helper's statmount answers from the namespace's root itself. That
+ * text never fails a capture: when it cannot be had (the process exited
+ * meanwhile or no procfs here can name it, no right to read it or to
+ * enter, NS_DIRECT where a helper's text is needed, a torn read), and
+ * for a mount it lacks, the record's mask lacks MNTSNAP_F_PROPAGATE_FROM
+ * (absent, never "none"); only the system's shortages (-ENOMEM, or no fd
+ * left) fail it.
  * Returns 0 and *ret_snap, or:
  *  -ENOSYS/-EPERM/-EACCES  the forced backend is unavailable or blocked;
  *  -ENOENT   mountinfo_path or the target namespace does not exist;
@@ -668,9 +685,10 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
  * mnt_ns_fd (6.18+), by mnt_ns_id (CAP_SYS_ADMIN over its owner), else
  * inside it by a helper process (see mntsnap_ns_run); the answer is the
  * same on every route. A pid handle's mount point and propagate_from are
- * those its /proc/PID/mountinfo shows: relative to the process's root
- * (the propagate_from of a process whose root is not its namespace's root
- * comes from that text).
+ * those its /proc/PID/mountinfo shows: relative to the process's root;
+ * another handle's propagate_from is relative to the namespace's root.
+ * propagate_from comes from a text as in mntsnap_capture() (a helper
+ * inside may always be used here), and is absent when that cannot be had.
  * Errors: -ENOENT (no such mount (in ns), path does not exist, or an id
  * handle's namespace is gone), -EINVAL (id is not a unique id, empty
  * path), -ENOSYS (kernel without statmount), -EPERM (no right to query or

@@ -80,10 +80,12 @@ static int direct_error(const struct mntsnap_ns *ns, int err, struct mntsnap_err
  * per thread and change (a caller may drop capabilities).
  */
 static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
-		      struct mntsnap_snapshot **ret_snap)
+		      struct mntsnap_snapshot **ret_snap, bool *ret_outside)
 {
 	const struct mntsnap_ns *ns = o->ns;
 	int r, direct = -EOPNOTSUPP;
+
+	*ret_outside = false;
 
 	r = mntsnap__ns_check_alive(ns);
 	if (r == -ESRCH)
@@ -106,12 +108,14 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	if (!(o->flags & MNTSNAP_CAPTURE_NS_ENTER)) {
 		if (ns->nsfd >= 0) {
 			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_FD);
+			*ret_outside = !direct;
 			if (!direct)
 				return capture_routed(o, sys, MNTSNAP_NS_ROUTE_FD, o->backend,
 						      ret_snap);
 		}
 		if (ns->ns_id) {
 			direct = probe_route(ns, sys, MNTSNAP_NS_ROUTE_ID);
+			*ret_outside = !direct;
 			if (!direct)
 				return capture_routed(o, sys, MNTSNAP_NS_ROUTE_ID, o->backend,
 						      ret_snap);
@@ -177,11 +181,12 @@ static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops
  * relative to it (show_mountinfo() skips the rest); listmount and
  * statmount of its namespace show them all, relative to the namespace's
  * root. A pid target means that process's view: re-rooted here. Text
- * captures of /proc/PID/mountinfo are that view already. *ret_moved:
- * the process's root is not the root the capture's paths start from.
+ * captures of /proc/PID/mountinfo are that view already. *ret_rooted: the
+ * capture is now relative to the process's root; *ret_moved: that root
+ * is not the root the capture's paths started from.
  */
 static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-		    struct mntsnap_snapshot *s, bool *ret_moved)
+		    struct mntsnap_snapshot *s, bool *ret_rooted, bool *ret_moved)
 {
 	char root[PATH_MAX];
 	uint64_t id;
@@ -190,6 +195,7 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 	*ret_moved = !r && strcmp(root, "/");
 	if (!r)
 		r = mntsnap__snap_reroot(s, id, root);
+	*ret_rooted = !r;
 	/*
 	 * The root's mount is not in this capture, or no procfs here can name
 	 * the process (none at /proc, or one of a pid namespace it is not
@@ -218,39 +224,71 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * propagate_from is the kernel's get_dominating_id() relative to a root:
- * statmount's to the caller's (a helper's: its namespace's root), that of
- * /proc/PID/mountinfo to the process's own. They differ for a process
- * whose root is elsewhere (a chroot()ed task): a slave whose master group
- * has no mount under that root is dominated by the first group up the
- * master chain that has one, and only the process's own text can tell
- * which (the chain may pass through groups with no mount in the namespace
- * at all). So such a target's propagate_from comes from its text, matched
- * by /proc mount id; a record the text lacks (mounted or gone between the
- * two reads), or every record when the text may not be read, keeps none
- * (absent, never the caller's root's answer).
+ * the first group up a slave's master chain with a member in its
+ * namespace reachable from the reader's root. statmount answers relative
+ * to the caller's root: asked from outside the namespace (by mnt_ns_fd or
+ * mnt_ns_id) no mount of that namespace is reachable from it, so it never
+ * names one; a helper inside answers relative to the namespace's root;
+ * /proc/PID/mountinfo relative to the process's own. Which groups lie up
+ * the chain only the kernel knows (it may pass through groups with no
+ * mount in the namespace at all), so where statmount's root is not the
+ * capture's, propagate_from comes from a text read from the right root:
+ *  - a capture re-rooted at a pid handle's process (a direct query, or a
+ *    chroot()ed process's through a helper): that process's
+ *    /proc/PID/mountinfo;
+ *  - the whole namespace queried directly (a namespace handle, or a pid
+ *    handle whose root could not be reached): the mountinfo a helper
+ *    inside reads, from the namespace's root; never under
+ *    MNTSNAP_CAPTURE_NS_DIRECT, which forbids entering.
  */
-static int pid_propagate_from(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-			      struct mntsnap_snapshot *s, struct mntsnap_error *err)
+static int pf_text(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+		   bool process, uint32_t flags, struct mntsnap_snapshot **ret)
 {
 	struct mntsnap_capture_opts c = {
-		.sz = sizeof(c), .ns = ns, .backend = MNTSNAP_BACKEND_MOUNTINFO, .error = err,
+		.sz = sizeof(c), .ns = ns, .backend = MNTSNAP_BACKEND_MOUNTINFO,
 		.mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATION | MNTSNAP_F_PROPAGATE_FROM,
 	};
+
+	if (process)
+		return mntsnap__capture_source(&c, sys, MNTSNAP_NS_ROUTE_TEXT, ret);
+	if (flags & MNTSNAP_CAPTURE_NS_DIRECT)
+		return -EPERM;
+	return mntsnap__helper_capture(ns, &c, sys, ret);
+}
+
+/* Every record of s: no propagate_from known (absent, not "none"). */
+static void pf_unknown(struct mntsnap_snapshot *s)
+{
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
+		s->recs[i].propagate_from = 0;
+	}
+}
+
+/*
+ * s's propagate_from from pf_text(), matched by /proc mount id. The text
+ * is a refinement of a capture statmount already made, never a reason to
+ * fail it: when it cannot be had (a process that died or that no procfs
+ * here can name, no right to read it or to enter, a torn text), or for a
+ * record it lacks (mounted or gone between the two reads), propagate_from
+ * is absent, never statmount's answer from the wrong root nor a guess.
+ * Only the system's own shortages (memory, fds) fail the capture.
+ */
+static int text_propagate_from(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			       bool process, uint32_t flags, struct mntsnap_snapshot *s)
+{
 	struct mntsnap_snapshot *txt = NULL;
 	uint64_t *pairs; /* id_old << 32 | propagate_from, sorted */
 	uint32_t n = 0;
 	int r;
 
-	r = mntsnap__capture_source(&c, sys, MNTSNAP_NS_ROUTE_TEXT, &txt);
-	if (r == -EACCES || r == -EPERM) {
-		for (uint32_t i = 0; i < s->nrecs; i++) {
-			s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
-			s->recs[i].propagate_from = 0;
-		}
+	r = pf_text(ns, sys, process, flags, &txt);
+	if (r == -ENOMEM || r == -EMFILE || r == -ENFILE)
+		return r;
+	if (r) {
+		pf_unknown(s);
 		return 0;
 	}
-	if (r)
-		return r;
 	pairs = malloc(((size_t)txt->nrecs + 1) * sizeof(*pairs));
 	if (!pairs) {
 		mntsnap__snapshot_free(txt);
@@ -303,47 +341,50 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 {
 	struct mntsnap_capture_opts c = *o;
 	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
-	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only, moved = false;
+	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only, rooted = false, moved = false;
+	bool pf = want & MNTSNAP_F_PROPAGATE_FROM, outside;
+	struct mntsnap_snapshot *s = NULL; /* *ret_snap stays as it is on failure */
 	int r;
 
 	/* re-rooting needs ids and mount points, asked for if the caller did not;
-	 * propagate_from from the text is matched by /proc id */
-	if (pid) {
+	 * propagate_from from a text is matched by /proc id */
+	if (pid)
 		extra = (MNTSNAP_F_ID | MNTSNAP_F_MOUNT_POINT) & ~want;
-		if (want & MNTSNAP_F_PROPAGATE_FROM)
-			extra |= MNTSNAP_F_ID_OLD & ~want;
-		c.mask = want | extra;
-	}
-	r = ns_capture(&c, sys, ret_snap);
+	if (pf)
+		extra |= MNTSNAP_F_ID_OLD & ~want;
+	c.mask = want | extra;
+	r = ns_capture(&c, sys, &s, &outside);
 	/*
 	 * Text from a helper inside (statmount blocked or missing there) is
 	 * the helper's view, from the namespace's root, with no ids to
 	 * re-root by: a process whose root is elsewhere has its own text.
 	 */
-	if (!r && pid && (*ret_snap)->backend == MNTSNAP_BACKEND_MOUNTINFO &&
+	if (!r && pid && s->backend == MNTSNAP_BACKEND_MOUNTINFO &&
 	    o->backend != MNTSNAP_BACKEND_MOUNTINFO && !root_is_ns_root(o->ns, sys)) {
-		mntsnap__snapshot_free(*ret_snap);
-		*ret_snap = NULL;
-		r = capture_routed(&c, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
-				   ret_snap);
+		mntsnap__snapshot_free(s);
+		s = NULL;
+		r = capture_routed(&c, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO, &s);
 	}
-	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
-		r = pid_view(o->ns, sys, *ret_snap, &moved);
+	if (r)
+		return r;
+	if (pid && s->backend != MNTSNAP_BACKEND_MOUNTINFO) {
+		r = pid_view(o->ns, sys, s, &rooted, &moved);
 		if (r)
 			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
-		if (!r && moved && (want & MNTSNAP_F_PROPAGATE_FROM))
-			r = pid_propagate_from(o->ns, sys, *ret_snap, o->error);
-		if (r) {
-			mntsnap__snapshot_free(*ret_snap);
-			*ret_snap = NULL;
-		}
 	}
-	if (!r && pid)
-		drop_extra(*ret_snap, extra);
+	/* statmount's propagate_from is from another root than the capture's */
+	if (!r && pf && s->backend != MNTSNAP_BACKEND_MOUNTINFO && (outside || moved))
+		r = text_propagate_from(o->ns, sys, rooted, o->flags, s);
+	if (r) {
+		mntsnap__snapshot_free(s);
+		return r;
+	}
+	drop_extra(s, extra);
 	/* the snapshot names the target even when records lack NS_ID */
-	if (!r && !(*ret_snap)->ns_id)
-		(*ret_snap)->ns_id = o->ns->ns_id;
-	return r;
+	if (!s->ns_id)
+		s->ns_id = o->ns->ns_id;
+	*ret_snap = s;
+	return 0;
 }
 
 /* ---- one mount of a foreign namespace ----------------------------------------- */
@@ -358,10 +399,11 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
  * every kernel. E2BIG: a kernel before 6.11 refuses the VER1 request.
  */
 static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns, uint64_t id,
-		      uint32_t mask, struct mntsnap_snapshot **ret_snap)
+		      uint32_t mask, struct mntsnap_snapshot **ret_snap, bool *ret_outside)
 {
 	int r, by_id = 0;
 
+	*ret_outside = true;
 	if (ns->nsfd >= 0) {
 		r = mntsnap__sm_stat_one(sys, ns, MNTSNAP_NS_ROUTE_FD, id, mask, ret_snap);
 		if (r != -EINVAL)
@@ -377,6 +419,7 @@ static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns 
 			return r;
 		}
 	}
+	*ret_outside = false;
 	r = mntsnap__helper_stat_id(ns, sys, id, mask, ret_snap);
 	/*
 	 * An id-only handle the caller may not query cannot be found to enter
@@ -391,37 +434,46 @@ static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns 
 static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
-	bool pid = ns->pidfd >= 0 && !ns->text_only;
-	uint32_t extra = pid && (mask & MNTSNAP_F_PROPAGATE_FROM) ? MNTSNAP_F_ID_OLD & ~mask : 0;
+	uint32_t want = mask ? mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT;
+	bool pid = ns->pidfd >= 0 && !ns->text_only, rooted = false, moved = false;
+	bool pf = want & MNTSNAP_F_PROPAGATE_FROM, outside;
+	/* propagate_from from a text is matched by /proc id */
+	uint32_t extra = pf ? MNTSNAP_F_ID_OLD & ~want : 0;
+	struct mntsnap_snapshot *s = NULL; /* *ret_snap stays as it is on failure */
 	int r = mntsnap__ns_check_alive(ns);
 
 	if (r)
 		return r;
-	r = ns_stat_id(sys, ns, id, mask | extra, ret_snap);
+	r = ns_stat_id(sys, ns, id, want | extra, &s, &outside);
 	/* the nsfd outlives the process: an empty namespace answers ENOENT */
 	if (r < 0 && mntsnap__ns_check_alive(ns) == -ESRCH)
 		return -ESRCH;
-	/* a pid target's mount points (and propagate_from, see
-	 * pid_propagate_from()) are relative to the process's root */
-	if (!r && pid) {
+	if (r)
+		return r;
+	/* a pid target's mount point is relative to the process's root */
+	if (pid) {
 		char root[PATH_MAX];
 		uint64_t rid;
 
 		r = process_root(ns, sys, &rid, root, sizeof(root));
-		if (!r)
-			r = mntsnap__snap_relative_to(*ret_snap, root);
-		else if (r == -ENOENT || r == -EOPNOTSUPP)
-			r = 0, strcpy(root, "/"); /* as in pid_view() */
-		if (!r && strcmp(root, "/") && (mask & MNTSNAP_F_PROPAGATE_FROM))
-			r = pid_propagate_from(ns, sys, *ret_snap, NULL);
-		if (!r)
-			drop_extra(*ret_snap, extra);
-		if (r) {
-			mntsnap__snapshot_free(*ret_snap);
-			*ret_snap = NULL;
+		if (!r) {
+			r = mntsnap__snap_relative_to(s, root);
+			rooted = !r;
+			moved = !r && strcmp(root, "/");
+		} else if (r == -ENOENT || r == -EOPNOTSUPP) {
+			r = 0; /* the namespace's view, as in pid_view() */
 		}
 	}
-	return r;
+	/* and so is its propagate_from, see text_propagate_from() */
+	if (!r && pf && (outside || moved))
+		r = text_propagate_from(ns, sys, rooted, 0, s);
+	if (r) {
+		mntsnap__snapshot_free(s);
+		return r;
+	}
+	drop_extra(s, extra);
+	*ret_snap = s;
+	return 0;
 }
 
 /*

@@ -572,7 +572,9 @@ static bool attached(struct mntsnap_supervisor *sv, int nsfd, uint64_t id)
 
 	if (mntsnap__ns_open_fd(nsfd, &ns))
 		return false;
-	r = mntsnap__stat_id_sys(&sv->sys, ns, id, 0, &snap);
+	/* not propagate_from: from outside it would cost a helper's text */
+	r = mntsnap__stat_id_sys(&sv->sys, ns, id,
+				 MNTSNAP_MASK_DEFAULT & ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM, &snap);
 	mntsnap__snapshot_free(snap);
 	mntsnap__ns_free(ns);
 	return !r;

@@ -3260,7 +3260,7 @@ def utab_order_inner(binary, base):
 # namespace) or "own" (in a namespace of its own).
 CHROOT_TASK = r"""
 set -e
-B=$1/chr
+B=$1/chr-$2
 mkdir -p $B
 mount -t tmpfs chr $B
 mkdir -p $B/cr/x $B/cr/z $B/y
@@ -3279,13 +3279,20 @@ echo ready
 if [ "$2" = own ]; then
     exec unshare -m --propagation unchanged chroot $B/cr sleep 120
 fi
+# not chroot()ed, in a namespace of its own whose copy of y has left its
+# group: z's master group has no mount there, x's has
+if [ "$2" = ownroot ]; then
+    exec unshare -m --propagation unchanged sh -c "mount --make-private $B/y; exec sleep 120"
+fi
 exec chroot $B/cr sleep 120
 """
 
 
 def task_chroot_pf(t, binary, base, where):
-    """-N PID and stat -N PID of a chroot()ed task: OPT-FIELDS as the
-    task's mountinfo shows them, propagate_from relative to its root."""
+    """-N PID and stat -N PID of a chroot()ed task, or of one in another
+    namespace (ownroot): OPT-FIELDS as the task's mountinfo shows them,
+    propagate_from relative to its root."""
+    z = os.path.join(base, 'chr-' + where, 'cr', 'z') if where == 'ownroot' else '/z'
     p = subprocess.Popen(['sh', '-c', CHROOT_TASK, 'sh', base, where],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -3296,7 +3303,7 @@ def task_chroot_pf(t, binary, base, where):
         for _ in range(100):  # the exec of unshare/chroot and sleep
             try:
                 with open('/proc/%s/mountinfo' % pid) as f:
-                    if ' /z ' in f.read():
+                    if any(' %s ' % z in ln and 'propagate_from' in ln for ln in f):
                         break
             except OSError:
                 pass
@@ -3304,14 +3311,20 @@ def task_chroot_pf(t, binary, base, where):
         name = 'chroot task (%s)' % where
         for backend in ('statmount', 'mountinfo'):
             for args in (['-o', 'TARGET,OPT-FIELDS,PROPAGATION', '-t', 'tmpfs'],
-                         ['-J', '-o', 'TARGET,OPT-FIELDS', '-M', '/z'],
+                         ['-J', '-o', 'TARGET,OPT-FIELDS', '-M', z],
                          ['-r', '-o', 'TARGET,OPT-FIELDS']):
                 fstab_same(t, '%s list %s' % (name, backend), ['-N', pid] + args,
                            [binary, 'list', '--backend', backend, '-N', pid] + args,
                            json_out='-J' in args)
+        # a namespace handle: statmount from here has no propagate_from
+        # (no mount of that namespace is under this root), the text inside has
+        if where == 'ownroot':
+            args = ['-o', 'TARGET,OPT-FIELDS', '-t', 'tmpfs']
+            fstab_same(t, '%s list --ns' % name, ['-N', pid] + args,
+                       [binary, 'list', '--ns', '/proc/%s/ns/mnt' % pid] + args)
         for args in (['-o', 'TARGET,OPT-FIELDS'], ['-J', '-o', 'TARGET,OPT-FIELDS,PROPAGATION']):
-            fstab_same(t, '%s stat -N PID /z' % name, ['-N', pid, '-T', '/z'] + args,
-                       [binary, 'stat', '-N', pid] + args + ['/z'], json_out='-J' in args)
+            fstab_same(t, '%s stat -N PID %s' % (name, z), ['-N', pid, '-T', z] + args,
+                       [binary, 'stat', '-N', pid] + args + [z], json_out='-J' in args)
     finally:
         p.kill()
         p.wait()
@@ -3404,7 +3417,7 @@ def task_kept_inner(binary, base):
     the deliberate stat differences README's kept list states. Prints the
     tally as JSON."""
     t = Tally()
-    for where in ('same', 'own'):
+    for where in ('same', 'own', 'ownroot'):
         task_chroot_pf(t, binary, base, where)
     stat_kept_other_ns(t, binary, base)
     stat_kept_number(t, binary, base)

@@ -60,15 +60,26 @@ static void write_file(const char *path, const char *text)
  * (a tmpfs) with a decoy at the host secret's path and symlinks trying to
  * reach the host's file.
  */
-enum { PLAIN = 0, PIVOT = 1, CHROOT = 2, CHROOT_DIR = 3 };
+enum { PLAIN = 0, PIVOT = 1, CHROOT = 2, CHROOT_DIR = 3, PF = 4 };
+
+/* pf_setup()'s tree; the PF target adds m3 (see pf_setup()) */
+#define PFB BASE "-pf"
 
 static void target_main(int ready, int ctl, int mode)
 {
 	char c;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (unshare(CLONE_NEWNS))
 		die_child("unshare");
+	/* PF keeps its copies of pf_setup()'s groups (everything else is
+	 * private already: the test's namespace is) */
+	if (mode == PF && (mount(PFB "/m2", PFB "/m3", NULL, MS_BIND, NULL) ||
+			   mount(NULL, PFB "/m3", NULL, MS_SLAVE, NULL) ||
+			   mount(NULL, PFB "/m2", NULL, MS_PRIVATE, NULL)))
+		die_child("pf m3");
+	if (mode != PF && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		die_child("private /");
 	ms_mkdir_p(BASE "/t");
 	if (mount("nstarget", BASE "/t", "tmpfs", MS_NOSUID, "size=1m,mode=755"))
 		die_child("tmpfs");
@@ -79,7 +90,7 @@ static void target_main(int ready, int ctl, int mode)
 	if (mount(BASE "/t/a", BASE "/t/b", NULL, MS_BIND, NULL))
 		die_child("bind");
 	write_file(BASE "/t/marker", "inside");
-	if (mode != PLAIN) {
+	if (mode != PLAIN && mode != PF) {
 		ms_mkdir_p(BASE "/root");
 		if (mount("nsroot", BASE "/root", "tmpfs", 0, "mode=755"))
 			die_child("root tmpfs");
@@ -591,6 +602,240 @@ Test(ns, unprivileged_caller)
 		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
 	mntsnap_ns_free(byfd);
 	mntsnap_ns_free(byid);
+	target_stop(&t);
+}
+
+/* ---- propagate_from of another namespace ------------------------------------- */
+
+/*
+ * m shared (group A); m2 a bind of it made a slave of A and shared again
+ * (group B). The PF target (target_main) binds m2 on m3, makes m3 a slave
+ * of B and takes its copy of m2 out of B: B has no mount in the target's
+ * namespace, so the kernel's dominating group of m3 seen from the target's
+ * root is A, and its mountinfo says "master:B propagate_from:A". statmount
+ * asked from here (by mnt_ns_fd or mnt_ns_id) looks for a member of B or A
+ * reachable from this root, finds none in that namespace and says none.
+ */
+static void pf_setup(void)
+{
+	ms_mkdir_p(PFB);
+	cr_assert_eq(mount("pfb", PFB, "tmpfs", 0, "mode=755"), 0, "%s", strerror(errno));
+	ms_mkdir_p(PFB "/m");
+	ms_mkdir_p(PFB "/m2");
+	ms_mkdir_p(PFB "/m3");
+	cr_assert_eq(mount("pfm", PFB "/m", "tmpfs", 0, "size=64k"), 0);
+	cr_assert_eq(mount(NULL, PFB "/m", NULL, MS_SHARED, NULL), 0);
+	cr_assert_eq(mount(PFB "/m", PFB "/m2", NULL, MS_BIND, NULL), 0);
+	cr_assert_eq(mount(NULL, PFB "/m2", NULL, MS_SLAVE, NULL), 0);
+	cr_assert_eq(mount(NULL, PFB "/m2", NULL, MS_SHARED, NULL), 0);
+}
+
+/* m3's propagate_from in the target's own mountinfo (the premise: one). */
+static uint32_t pf_of_m3(pid_t pid)
+{
+	char path[64], *text, *line, *pf;
+	unsigned v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	text = ms_read_file(path, NULL);
+	line = strstr(text, " " PFB "/m3 ");
+	cr_assert_not_null(line, "no m3 in %s", text);
+	pf = strstr(line, " propagate_from:");
+	cr_assert(pf && pf < strchrnul(line, '\n') && sscanf(pf, " propagate_from:%u", &v) == 1,
+		  "the setup gives m3 no propagate_from: %s", text);
+	free(text);
+	return v;
+}
+
+/* The record of m3 in s, or -1. */
+static long find_m3(const struct mntsnap_snapshot *s, struct mntsnap_mount *m)
+{
+	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++)
+		if (!mntsnap_snapshot_get(s, i, m) && m->mount_point &&
+		    !strcmp(m->mount_point, PFB "/m3"))
+			return (long)i;
+	return -1;
+}
+
+/* Every route says what the target's mountinfo says, byte for byte. */
+Test(ns, propagate_from_of_another_namespace)
+{
+	static const uint32_t flags[] = { 0, MNTSNAP_CAPTURE_NS_DIRECT, MNTSNAP_CAPTURE_NS_ENTER };
+	struct mntsnap_ns *byp, *byf;
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	char path[64], *want, *got;
+	struct target t;
+	uint32_t pf;
+
+	ms_private_ns(NULL);
+	pf_setup();
+	t = target_start(PF);
+	pf = pf_of_m3(t.pid);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", t.pid);
+	want = ms_read_file(path, NULL);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byp), 0);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byf), 0);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		/* a namespace handle forced direct may not enter for the text */
+		const struct mntsnap_ns *hs[] = { byp, flags[i] & MNTSNAP_CAPTURE_NS_DIRECT ? byp : byf };
+
+		for (size_t h = 0; h < 2; h++) {
+			s = cap(hs[h], MNTSNAP_BACKEND_AUTO, flags[i], NULL);
+			got = mountinfo_of(s);
+			ms_assert_text_eq(got, want, flags[i] == MNTSNAP_CAPTURE_NS_DIRECT ?
+				"direct vs /proc/CHILD/mountinfo" : flags[i] ?
+				"helper vs /proc/CHILD/mountinfo" : "auto vs /proc/CHILD/mountinfo");
+			free(got);
+			mntsnap_snapshot_free(s);
+		}
+	}
+	/* one mount, by a pid and by a namespace handle */
+	s = cap(byp, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_DIRECT, NULL);
+	cr_assert_geq(find_m3(s, &m), 0);
+	for (int h = 0; h < 2; h++) {
+		struct mntsnap_snapshot *one = NULL;
+		struct mntsnap_mount o;
+
+		cr_assert_eq(mntsnap_stat_id(h ? byf : byp, m.id, 0, &one), 0);
+		cr_assert_eq(mntsnap_snapshot_get(one, 0, &o), 0);
+		cr_assert(o.mask & MNTSNAP_F_PROPAGATE_FROM, "stat %s: no propagate_from",
+			  h ? "ns" : "pid");
+		cr_assert_eq(o.propagate_from, pf, "stat %s: propagate_from %u, mountinfo %u",
+			     h ? "ns" : "pid", o.propagate_from, pf);
+		mntsnap_snapshot_free(one);
+	}
+	mntsnap_snapshot_free(s);
+	free(want);
+	mntsnap_ns_free(byp);
+	mntsnap_ns_free(byf);
+	target_stop(&t);
+}
+
+/*
+ * A namespace handle forced direct: statmount from here has no answer and
+ * the text needs a helper inside, which NS_DIRECT forbids: absent, never
+ * the "none" that statmount asked from here says.
+ */
+Test(ns, propagate_from_direct_only_is_absent)
+{
+	struct mntsnap_snapshot *s;
+	struct mntsnap_mount m;
+	struct mntsnap_ns *byf;
+	struct target t;
+	char path[64];
+
+	ms_private_ns(NULL);
+	pf_setup();
+	t = target_start(PF);
+	(void)pf_of_m3(t.pid);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byf), 0);
+	s = cap(byf, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_DIRECT, NULL);
+	cr_assert_geq(find_m3(s, &m), 0);
+	cr_assert_eq(m.mask & MNTSNAP_F_PROPAGATE_FROM, 0, "propagate_from %u", m.propagate_from);
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(byf);
+	target_stop(&t);
+}
+
+/*
+ * The target's text cannot be had (no right to enter for a helper's
+ * text): statmount's capture stands, propagate_from is absent.
+ */
+Test(ns, propagate_from_text_unreadable)
+{
+	struct mntsnap_ns *byf;
+	struct target t;
+	char path[64];
+	int status;
+	pid_t c;
+
+	ms_private_ns(NULL);
+	pf_setup();
+	t = target_start(PF);
+	(void)pf_of_m3(t.pid);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byf), 0);
+	c = fork();
+	cr_assert(c >= 0);
+	if (c == 0) {
+		struct mntsnap_snapshot *s, *one = NULL;
+		struct mntsnap_mount m;
+		char *text;
+		int r;
+
+		drop_all_caps();
+		s = cap(byf, MNTSNAP_BACKEND_AUTO, 0, &r);
+		CHILD_CHECK(r == 0 && snapshot_count_ok(s), 20);
+		CHILD_CHECK(find_m3(s, &m) >= 0, 21);
+		CHILD_CHECK(!(m.mask & MNTSNAP_F_PROPAGATE_FROM), 22);
+		text = mountinfo_of(s);
+		CHILD_CHECK(!strstr(text, "propagate_from"), 23);
+		free(text);
+		r = mntsnap_stat_id(byf, m.id, 0, &one);
+		CHILD_CHECK(r == 0, 24);
+		CHILD_CHECK(!mntsnap_snapshot_get(one, 0, &m) && !(m.mask & MNTSNAP_F_PROPAGATE_FROM),
+			    25);
+		mntsnap_snapshot_free(one);
+		mntsnap_snapshot_free(s);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(c, &status, 0), c);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unprivileged child: status %d",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	mntsnap_ns_free(byf);
+	target_stop(&t);
+}
+
+static long zombify_on_listmount(void *ctx, const struct mntsnap_k_mnt_id_req *req, uint64_t *ids,
+				 size_t nr, unsigned flags)
+{
+	struct kill_ctx *k = ctx;
+
+	if (k->calls++ == 1) { /* during the capture; not reaped: its text is gone */
+		siginfo_t si;
+
+		kill(k->victim, SIGKILL);
+		waitid(P_PID, (id_t)k->victim, &si, WEXITED | WNOWAIT);
+	}
+	return mntsnap__sys_listmount(NULL, req, ids, nr, flags);
+}
+
+/*
+ * The target dies during a direct capture, before its text is read: the
+ * capture stands or says ESRCH, and propagate_from is never the "none"
+ * statmount says from here.
+ */
+Test(ns, propagate_from_target_dies_mid_capture)
+{
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_mount m;
+	struct mntsnap_ns *byp;
+	struct kill_ctx k;
+	struct target t;
+	uint32_t pf;
+	int r;
+
+	ms_private_ns(NULL);
+	pf_setup();
+	t = target_start(PF);
+	pf = pf_of_m3(t.pid);
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &byp), 0);
+	k = (struct kill_ctx){ .victim = t.pid };
+	struct mntsnap_sysops sys = { .listmount = zombify_on_listmount, .ctx = &k };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byp, .flags = MNTSNAP_CAPTURE_NS_DIRECT);
+	r = mntsnap__capture_with(&o, &sys, &s);
+	cr_assert(k.calls >= 2, "the seam was not reached (%d)", k.calls);
+	cr_assert(r == 0 || r == -ESRCH, "capture while dying: %s", strerror(-r));
+	if (!r) {
+		cr_assert_geq(find_m3(s, &m), 0);
+		cr_assert(!(m.mask & MNTSNAP_F_PROPAGATE_FROM) || m.propagate_from == pf,
+			  "propagate_from %u, the target's was %u", m.propagate_from, pf);
+	}
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(byp);
 	target_stop(&t);
 }
 
