@@ -80,6 +80,15 @@ KOI8-R, ISO-8859-7's holes, EUC-JP's double-width and 3-byte characters,
 BIG5's second byte that is a backslash), the ASCII tree outside UTF-8,
 and findmnt's setlocale(LC_ALL, "") rule for mixed or missing categories.
 
+btrfs subvolumes (btrfs_subvols): -f SOURCE, -S, -d backward, a SOURCE
+with a MOUNTPOINT, -C, -J, a UUID= tag, on a btrfs on a loop device
+mounted as a subvolume, the top volume and a nested subvolume (libmount's
+lookup takes the mount of the default subvolume as the mount point
+answers it), before and after `btrfs subvolume set-default`, with the
+default mounted nowhere, a mount point covered, as uid 65534, on a -F
+copy of the table and on an fstab of that device (skipped, saying why,
+without root, btrfs-progs, a loop device or the btrfs module).
+
 Mount point lookups (target_lookups): -M, -T, MOUNTPOINT (alone and after
 a SOURCE), with -C/--nocanonicalize, -R, -f, -d, -i, on a -F table whose
 mount point text no kernel writes ("/a/", "//b", "rel", "/e/./f"), asked
@@ -2852,6 +2861,147 @@ def source_lookups_inner(binary, base):
     return 0
 
 
+def btrfs_cases(dev, tgt, uuid):
+    """-f's mount-compatible lookups of a btrfs device (TGT: one of its
+    mount points), the forms beside them that are filters again (no -f,
+    -t), and a UUID= tag (evaluated to DEV, then the same lookup)."""
+    cases = [['-f', dev], ['-f', '-d', 'backward', dev], ['-f', '-S', dev, '-o', 'TARGET,FSROOT'],
+             ['-f', '-d', 'backward', '-S', dev, '-J', '-o', 'TARGET,FSROOT'],
+             ['-f', '-l', dev], ['-f', '-P', dev], ['-f', '-C', dev], ['-f', '-C', '-d', 'backward', dev],
+             ['-f', dev, tgt], ['-f', '-S', dev, '-M', tgt], ['-f', '-i', dev], ['-f', '--shadowed', dev],
+             ['-f', '-t', 'btrfs', dev], ['-f', '-O', 'rw', dev], ['-S', dev], [dev]]
+    if uuid:
+        cases += [['-f', 'UUID=' + uuid], ['-f', '-d', 'backward', '-S', 'UUID=' + uuid]]
+    return [['-r'] + c if '-J' not in c and '-P' not in c and '-l' not in c else c
+            for c in cases]
+
+
+def btrfs_compare(t, binary, state, dev, tgt, uuid, base, prefix=()):
+    """findmnt and mntsnap (both backends; PREFIX: a command both run
+    under) on the live table, and on a copy of it read with -F (libmount
+    then asks the same mount points for their default subvolume)."""
+    mi = os.path.join(base, 'btrfs.mountinfo')
+    shutil.copyfile('/proc/self/mountinfo', mi)
+    for args in btrfs_cases(dev, tgt, uuid):
+        for backend in ('statmount', 'mountinfo'):
+            fm = subprocess.run(list(prefix) + ['findmnt'] + args, capture_output=True)
+            ms = subprocess.run(list(prefix) + [binary, 'list', '--backend', backend] + args,
+                                capture_output=True)
+            why = same_output(args, fm.returncode, fm.stdout, ms.returncode, ms.stdout,
+                              fm.stderr, ms.stderr)
+            t.check('btrfs %s (%s): %s' % (state, backend, ' '.join(args)), not why, why)
+        if not prefix:
+            lookup_pair(t, 'btrfs %s -F' % state, binary, ['-F', mi] + args)
+    # an fstab's entries: their mount points asked the same way
+    fst = os.path.join(base, 'btrfs.fstab')
+    d = os.path.dirname(tgt)
+    with open(fst, 'w') as fh:
+        # no subvolid= (never passed over), one, 257 in hex (strtoumax()
+        # base 0), and an empty one (no number: passed over where asked)
+        fh.write('%s %s/nested btrfs subvol=sv/nested 0 0\n' % (dev, d))
+        fh.write('%s %s/sv btrfs subvolid=256,noatime 0 0\n' % (dev, d))
+        fh.write('%s %s/top btrfs rw,subvolid=5 0 0\n' % (dev, d))
+        fh.write('%s %s/top btrfs subvolid=0x101,noauto 0 0\n' % (dev, d))
+        fh.write('%s %s/top btrfs subvolid= 0 0\n' % (dev, d))
+    for args in (['-f', dev], ['-f', '-d', 'backward', dev], ['-f', '-C', dev],
+                 ['-f', '-J', '-S', dev], [dev]):
+        args = ['-s', '-F', fst] + args
+        fm = subprocess.run(list(prefix) + ['findmnt'] + args, capture_output=True)
+        ms = subprocess.run(list(prefix) + [binary, 'list'] + args, capture_output=True)
+        why = same_output(args, fm.returncode, fm.stdout, ms.returncode, ms.stdout,
+                          fm.stderr, ms.stderr)
+        t.check('btrfs %s fstab: %s' % (state, ' '.join(args)), not why, why)
+
+
+def btrfs_subvols_inner(binary, base):
+    """In a private mount namespace already: a btrfs on a loop device
+    mounted as a subvolume (256), the top volume (5) and a nested
+    subvolume (257), in that order. libmount's mnt_table_find_srcpath()
+    (findmnt -f SOURCE) passes over a btrfs mount whose subvolid= is not
+    the filesystem's default subvolume as the mount point answers it:
+    compared with the default 5, 256 and 257; none of the mounts the
+    default (then the table's first/last); the mount point covered by a
+    tmpfs (no btrfs answers there, so the mount counts); and as an
+    unprivileged user (the search ioctl refused: every mount counts).
+    Prints the tally as JSON."""
+    t = Tally()
+    # uid 65534 below reaches the mount points and reads the tables here
+    os.chmod(base, 0o755)
+    img = os.path.join(base, 'btrfs.img')
+    with open(img, 'wb') as fh:
+        fh.truncate(256 << 20)
+    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP btrfs subvolumes: no loop device: %s' % r.stderr.strip())
+        print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+        return 0
+    dev = r.stdout.strip()
+    top, sv, nested, tmp = (os.path.join(base, n) for n in ('top', 'sv', 'nested', 'mk'))
+    mounted = []
+    try:
+        subprocess.run(['mkfs.btrfs', '-q', '-f', dev], check=True, capture_output=True)
+        for d in (top, sv, nested, tmp):
+            os.makedirs(d)
+        r = subprocess.run(['mount', '-t', 'btrfs', dev, tmp], capture_output=True, text=True)
+        if r.returncode:
+            print('SKIP btrfs subvolumes: cannot mount btrfs (module not loadable?): %s'
+                  % r.stderr.strip())
+            print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
+            return 0
+        for s in ('sv', 'sv/nested'):
+            subprocess.run(['btrfs', 'subvolume', 'create', os.path.join(tmp, s)], check=True,
+                           capture_output=True)
+        subprocess.run(['umount', tmp], check=True)
+        for opt, mp in (('subvol=sv', sv), ('subvolid=5', top), ('subvol=sv/nested', nested)):
+            subprocess.run(['mount', '-t', 'btrfs', '-o', opt, dev, mp], check=True)
+            mounted.insert(0, mp)
+        uuid = None
+        if have_blkid(binary, os.devnull):
+            uuid = subprocess.run(['blkid', '-p', '-o', 'value', '-s', 'UUID', dev],
+                                  capture_output=True, text=True).stdout.strip() or None
+        nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
+        for state, sid in (('default 5', '5'), ('default 256', '256'), ('default 257', '257')):
+            subprocess.run(['btrfs', 'subvolume', 'set-default', sid, top], check=True,
+                           capture_output=True)
+            btrfs_compare(t, binary, state, dev, top, uuid, base)
+        # the default (257) mounted nowhere: the first pass finds none
+        subprocess.run(['umount', nested], check=True)
+        mounted.remove(nested)
+        btrfs_compare(t, binary, 'default 257 unmounted', dev, top, uuid, base)
+        subprocess.run(['btrfs', 'subvolume', 'set-default', '5', top], check=True,
+                       capture_output=True)
+        if shutil.which('setpriv') and subprocess.run(
+                nobody + [binary, '--version'], capture_output=True).returncode == 0:
+            # (no tag: an unprivileged libblkid reads its cache file, not the device)
+            btrfs_compare(t, binary, 'default 5, unprivileged', dev, top, None, base, nobody)
+        else:
+            print('SKIP btrfs subvolumes as an unprivileged user: no setpriv, or %s is not'
+                  ' executable by uid 65534' % binary)
+            t.skipped += 1
+        # sv's mount point leads to a tmpfs now: its default is not asked
+        subprocess.run(['mount', '-t', 'tmpfs', 'cover', sv], check=True)
+        mounted.insert(0, sv)
+        btrfs_compare(t, binary, 'default 5, sv covered', dev, top, uuid, base)
+    finally:
+        for mp in mounted:
+            subprocess.run(['umount', mp], capture_output=True)
+        subprocess.run(['umount', tmp], capture_output=True)
+        subprocess.run(['losetup', '-d', dev], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def btrfs_subvols(t, binary, base):
+    need = ('unshare', 'losetup', 'mkfs.btrfs', 'btrfs')
+    missing = [p for p in need if not shutil.which(p)]
+    if os.geteuid() != 0 or missing:
+        print('SKIP btrfs subvolumes on a loop device: needs root and %s%s'
+              % (', '.join(need), ' (missing: %s)' % ', '.join(missing) if missing else ''))
+        t.skipped += 1
+        return
+    private_ns_part(t, '--btrfs-subvols', binary, base, 'btrfs subvolumes')
+
+
 def source_match_forms(t, binary, base):
     """What a SOURCE matches, as findmnt 2.38 decides it. -S MAJ:MIN is a
     device number (set_source_match() sets FL_NOSWAPMATCH): with -f and a
@@ -3890,6 +4040,8 @@ def main():
         return blkid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--source-lookups':
         return source_lookups_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--btrfs-subvols':
+        return btrfs_subvols_inner(*sys.argv[2:4])
     if sys.argv[1] == '--busy-table':
         return busy_table_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dev-root':
@@ -3959,6 +4111,9 @@ def main():
             fstab(t, binary, data, base)
             if have_blkid(binary, os.path.join(data, 'fstab', 'util-linux.fstab')):
                 blkid(t, binary, base)
+    if only in 'btrfs-subvols':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-btrfs-') as base:
+            btrfs_subvols(t, binary, base)
     if only in 'columns':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-cols-') as base:
             columns_and_version(t, binary, base)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "btrfs.h"
 #include "cli.h"
 #include "cmd-fstab.h"
 #include "fstab.h"
@@ -159,13 +160,31 @@ static size_t nents(const struct fstab *t)
 	return n;
 }
 
-/* the first entry (in the walk's direction) whose source path is p, or -1 */
-static long first_srcpath(const struct fstab_match *mt, const char *p)
+/*
+ * libmount's first pass passes over a btrfs entry whose subvolid= is not
+ * the default subvolume of what its mount point leads to now (btrfs.h):
+ * mount(8)'s choice among one device's entries. The options in
+ * mnt_fs_get_option()'s order: fs, then VFS, then userspace ones.
+ */
+static bool btrfs_passed_over(const struct fstab_ent *e)
+{
+	const char *opts[] = { e->fs_opts, e->vfs_opts, e->user_opts };
+
+	return btrfs_not_default(e->fstype, e->target, opts, sizeof(opts) / sizeof(opts[0]));
+}
+
+/*
+ * The first entry (in the walk's direction) whose source path is p, or
+ * -1; subvols: the first pass's, which passes over btrfs entries of
+ * another subvolume than the default one.
+ */
+static long first_srcpath(const struct fstab_match *mt, const char *p, bool subvols)
 {
 	for (size_t k = 0; k < mt->t->n; k++) {
 		size_t i = at(mt, k);
+		const struct fstab_ent *e = &mt->t->ent[i];
 
-		if (!mt->t->ent[i].gone && streq_srcpath(&mt->t->ent[i], p))
+		if (!e->gone && streq_srcpath(e, p) && !(subvols && btrfs_passed_over(e)))
 			return (long)i;
 	}
 	return -1;
@@ -188,7 +207,7 @@ static long find_srcpath(struct fstab_match *mt, const char *path)
 
 	if (!*path)
 		return -1;
-	r = first_srcpath(mt, path);
+	r = first_srcpath(mt, path, true);
 	if (r >= 0)
 		return r;
 	for (size_t i = 0; i < t->n; i++)
@@ -196,7 +215,7 @@ static long find_srcpath(struct fstab_match *mt, const char *path)
 	cn = pathcache_path(mt->a->cache, path);
 	if (!cn)
 		return -1;
-	if (ntags < n && (r = first_srcpath(mt, cn)) >= 0)
+	if (ntags < n && (r = first_srcpath(mt, cn, false)) >= 0)
 		return r;
 	for (size_t k = 0; ntags && k < t->n; k++) {
 		const struct fstab_ent *e = &t->ent[at(mt, k)];

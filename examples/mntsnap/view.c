@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "btrfs.h"
 #include "cli.h"
 #include "fstab.h"
 #include "devroot.h"
@@ -68,7 +69,8 @@ const char view_help[] =
 	"  -f, --first-only      the first match only (a list); with a SOURCE and no\n"
 	"                        -t/-O: findmnt's lookup of it alone (-T, -M,\n"
 	"                        -S MAJ:MIN, -i, --real, --pseudo, --shadowed do\n"
-	"                        not apply)\n"
+	"                        not apply; of a btrfs device's mounts, the default\n"
+	"                        subvolume's first, as mount(8) picks)\n"
 	"  -i, --invert          the mounts the filters do not match\n"
 	"  -d, --direction forward|backward\n"
 	"                        the order lookups and lists go through the table\n"
@@ -1183,8 +1185,39 @@ static long next_rec(const struct matcher *mt, size_t *j)
 }
 
 /*
+ * The first pass of mnt_table_find_srcpath() (libmount built with btrfs
+ * support, as findmnt is) takes a btrfs device's mount only where it is
+ * the filesystem's default subvolume, as mount(8) would mount it: one of
+ * the several mounts of a device (top volume, subvolumes). The mount
+ * point is asked as it is now (btrfs.h); a saved table's mount points
+ * are not this system's, so it is never asked there.
+ */
+static bool btrfs_passed_over(struct matcher *mt, size_t i, const char *fstype)
+{
+	const struct column *fsopts = col_find("fs-options", strlen("fs-options"));
+	struct obuf o = { 0 };
+	struct mntsnap_mount m;
+	const char *opts[1];
+	bool r;
+
+	if (mt->v->saved || !fstype || strcmp(fstype, "btrfs") || !fsopts)
+		return false;
+	mt_get(mt, i, &m);
+	if (!(m.mask & MNTSNAP_F_MOUNT_POINT))
+		return false;
+	/* FS-OPTIONS: where libmount's mnt_fs_get_option() finds subvolid= */
+	fsopts->get(&o, &m, &mt->v->out.cx);
+	ob_putc(&o, '\0');
+	opts[0] = o.err ? NULL : o.p;
+	r = btrfs_not_default(fstype, m.mount_point, opts, 1);
+	ob_free(&o);
+	return r;
+}
+
+/*
  * mnt_table_find_srcpath(): pass after pass over the table, the first
- * record of the first pass that finds one - the path as written; through
+ * record of the first pass that finds one - the path as written (a btrfs
+ * mount of another subvolume than the default one passed over); through
  * the cache (not -C): the path resolved, a record's tag on that device,
  * every record's source resolved (never a pseudo or network filesystem's).
  */
@@ -1203,7 +1236,7 @@ static long find_srcpath(struct matcher *mt, const char *path)
 			free(tn), free(tv);
 			continue;
 		}
-		if (streq_srcpath(src, fl, path))
+		if (streq_srcpath(src, fl, path) && !btrfs_passed_over(mt, (size_t)i, mt->ob.err ? NULL : mt->ob.p))
 			return i;
 	}
 	cn = resolves(mt) ? pathcache_path(&mt->pc, path) : NULL;
