@@ -1717,6 +1717,9 @@ PF_MI = (b'20 1 8:1 / / rw shared:1 - ext4 /dev/sda1 rw\n'
          b'26 20 0:10 / /u rw shared:3 propagate_from:4 - tmpfs t rw\n'
          b'27 20 0:11 / /v rw master:1 shared:5 - tmpfs t rw\n'
          b'28 20 0:12 / /w rw shared:06 unbindable - tmpfs t rw\n')
+EMPTY_JSON_SETS = [['-t', 'zzz', '-o', 'TARGET'], ['-t', 'zzz', '-o', 'SOURCE'],
+                   ['-i', '-o', 'MAJ:MIN'], ['-O', 'zzz', '-o', 'SOURCE,FSTYPE'],
+                   ['-t', 'zzz', '-o', 'SOURCE,TARGET'], ['-i', '-t', 'tmpfs,ext4']]
 EMPTY_SETS = [[], ['--tree'], ['-i'], ['-t', 'nosuch'], ['-U'], ['-D'], ['-f'], ['-R', '-M', '/'],
               ['-A'], ['--shadowed']]
 # README's kept differences on mountinfo files: parent ids in a cycle
@@ -1743,6 +1746,16 @@ def edge_files(t, binary, base):
             rb, b, eb = run(ms + form + o)
             why = same_output(form, ra, a, rb, b, ea, eb)
             t.check('edge pf %s' % ' '.join(form + o), not why, why)
+    # nothing matched in findmnt's tree mode, TARGET among the columns or
+    # not (findmnt keeps its tree mode, only the column loses the art):
+    # -J prints the empty document; -l, -f, -R print nothing
+    for o in EMPTY_JSON_SETS:
+        for form in (['-J'], ['-J', '-l'], ['-J', '-y'], ['-J', '--tree'], ['-J', '-f'],
+                     ['-J', '-R', '-M', '/'], []):
+            ra, a, ea = run(fm + form + o)
+            rb, b, eb = run(ms + form + o)
+            why = same_output(form, ra, a, rb, b, ea, eb)
+            t.check('edge pf nothing matched %s' % ' '.join(form + o), not why, why)
     rc, out, err = run(ms + ['--format', 'mountinfo'])
     t.check('edge pf --format mountinfo gives the file back', rc == 0 and out == PF_MI,
             short((err + out).decode(errors='replace')))
