@@ -3522,6 +3522,36 @@ def stat_options(t, binary):
                            [binary, 'stat'] + args + cols + [p], json_out='-J' in form)
         # -T PATH is stat PATH, findmnt's spelling
         fstab_same(t, 'stat -T %s' % p, ['-T', p], [binary, 'stat', '-T', p])
+        stat_first_source(t, binary, p)
+
+
+def stat_first_source(t, binary, p):
+    """-f with a SOURCE name and no -t/-O is findmnt's lookup of that
+    source alone (is_mount_compatible_mode()): the first mount of it,
+    wherever it is, -T not applied. stat refuses it (README: stat prints
+    the mount PATH reaches or nothing), naming the list that does it, and
+    that list prints what findmnt prints; with -t, -O or -S MAJ:MIN the
+    lookup is findmnt's filter of PATH's mount, which stat takes."""
+    _, a, _ = run(['findmnt', '-nfo', 'SOURCE,MAJ:MIN,FSTYPE', '-T', p])
+    if len(a.split()) != 3:
+        return
+    src, majmin, fstype = (x.decode() for x in a.split())
+    cols = ['-o', 'TARGET,SOURCE,FSTYPE']
+    for name in (src, 'proc', 'sysfs'):
+        for extra in ([], ['-d', 'backward'], ['-S', majmin]):
+            args = ['-f', '-S', name] + extra
+            r, out, err = run([binary, 'stat'] + args + cols + [p])
+            t.check('stat %s %s (kept: refused)' % (' '.join(args), p),
+                    r == 2 and not out and b'-f with -S NAME' in err and
+                    b'mntsnap list ' + ' '.join(args[:3]).encode() in err, err.decode(errors='replace'))
+            fstab_same(t, 'list, as stat names it', args + cols + ['-T', p],
+                       [binary, 'list'] + args + cols + ['-T', p])
+        for extra in (['-t', fstype], ['-t', 'no' + fstype], ['-O', 'rw'], ['-O', 'ro']):
+            args = ['-f', '-S', name] + extra
+            fstab_same(t, 'stat %s' % ' '.join(args), args + cols + ['-T', p],
+                       [binary, 'stat'] + args + cols + [p])
+    fstab_same(t, 'stat -f -S MAJ:MIN', ['-f', '-S', majmin] + cols + ['-T', p],
+               [binary, 'stat', '-f', '-S', majmin] + cols + [p])
 
 
 def mtab_tid_uuid(t, binary, base):
