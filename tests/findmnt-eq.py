@@ -3554,8 +3554,43 @@ def stat_first_source(t, binary, p):
                [binary, 'stat', '-f', '-S', majmin] + cols + [p])
 
 
+# -m: utab's OPTS= split by libmount's option maps (mnt_fs_append_options()
+# -> mnt_split_optstr()): VFS-map words to VFS-OPTIONS, unknown ones (and
+# name=value of a map word that takes none) to FS-OPTIONS, userspace-map
+# ones to the userspace options -x --verbose shows; OPTIONS gets all.
+UTAB_MI = (b'20 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n'
+           b'22 20 0:30 / /mnt/a rw,relatime - tmpfs tmpA rw,size=1k\n'
+           b'23 20 0:31 / /mnt/b ro,nosuid - tmpfs tmpB ro\n'
+           b'24 20 0:32 / /mnt/c rw - proc proc rw\n')
+UTAB_SPLIT = (b'SRC=tmpA TARGET=/mnt/a ROOT=/ OPTS=ro,noexec,foo=bar,x-a\n'
+              b'SRC=/dev/sda1 TARGET=/ ROOT=/ OPTS=bind\n'
+              b'SRC=tmpB TARGET=/mnt/b ROOT=/ OPTS=defaults,user=joe,ro=1,X-y,loop,_netdev,z\n'
+              b'SRC=proc TARGET=/mnt/c ROOT=/ OPTS=noauto,comment=c,nofail,sync,mode=7\n')
+
+
+def mtab_utab_split(t, binary, base):
+    mi, utab = os.path.join(base, 'split.mi'), os.path.join(base, 'split.utab')
+    with open(mi, 'wb') as fh:
+        fh.write(UTAB_MI)
+    with open(utab, 'wb') as fh:
+        fh.write(UTAB_SPLIT)
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    sets = [['-o', 'TARGET,OPTIONS,VFS-OPTIONS,FS-OPTIONS'], ['--vfs-all'],
+            ['-o', 'TARGET,VFS-OPTIONS', '-O', 'noexec'], ['-o', 'TARGET,FS-OPTIONS', '-U']]
+    for o in sets:
+        for form in ([], ['-J'], ['-r'], ['-P'], ['-J', '-l']):
+            args = ['-m', '-F', mi] + o + form
+            fstab_same(t, 'mtab utab split', args, [binary, 'list'] + args, env=env,
+                       json_out='-J' in form)
+    if have_blkid(binary, '/dev/null'):
+        for args in (['-m', '-x', '--verbose', '-F', mi], ['-m', '-x', '-F', mi],
+                     ['-x', '-m', '--verbose', '-F', mi, '-t', 'tmpfs']):
+            fstab_same(t, 'mtab utab split verify', args, [binary, 'list'] + args, env=env)
+
+
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
+    mtab_utab_split(t, binary, base)
     show_stat_tids(t, binary, base)
     if os.geteuid() == 0 and shutil.which('unshare'):
         private_ns_part(t, '--utab-order', binary, base, 'utab order')
