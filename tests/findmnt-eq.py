@@ -3588,9 +3588,45 @@ def mtab_utab_split(t, binary, base):
             fstab_same(t, 'mtab utab split verify', args, [binary, 'list'] + args, env=env)
 
 
+# findmnt -x's warning that systemd still uses an older fstab (its
+# /run/systemd/systemd-units-load older than /etc/fstab): after -f's loop
+# stopped at an entry, verify_warn() prints that entry's target line first
+# when it printed none yet; after the whole loop no target.
+SD_WARN = r'''set -e
+mkdir -p /run/systemd; mount -t tmpfs sdwarn /run/systemd
+touch -d 1970-01-02 /run/systemd/systemd-units-load
+for a in "$@"; do
+  findmnt -F "$FSTAB" -x $a 2>&1; echo "rc=$?"
+  "$MNTSNAP" list -F "$FSTAB" -x $a 2>&1 | sed 's/^mntsnap list: //'; echo "rc=$?"
+done'''
+
+
+def verify_systemd_warning(t, binary, base):
+    if os.geteuid() != 0 or not shutil.which('unshare') or not os.path.exists('/etc/fstab') \
+            or not have_blkid(binary, '/dev/null'):
+        print('SKIP -x systemd warning: needs root, unshare, /etc/fstab and libblkid')
+        t.skipped += 1
+        return
+    fstab = os.path.join(base, 'sd.fstab')
+    with open(fstab, 'w') as fh:
+        fh.write('proc /proc proc defaults 0 0\ntmpfs /tmp tmpfs defaults 0 0\n')
+    sets = ['-f', '-f -k', '-f --verbose', '', '--verbose', '-f -t tmpfs']
+    for a in sets:
+        r = subprocess.run(['unshare', '-m', '--propagation', 'private', 'sh', '-c', SD_WARN,
+                            'sh', a], capture_output=True, text=True,
+                           env=dict(os.environ, FSTAB=fstab, MNTSNAP=binary))
+        outs = r.stdout.split('rc=')
+        ok = r.returncode == 0 and len(outs) == 3 and 'systemd still uses' in outs[0]
+        fm, ms = outs[0], outs[1].split('\n', 1)[1] if len(outs) > 1 else ''
+        t.check('-x %s, systemd on an older fstab' % a,
+                ok and fm.strip() == ms.strip() and outs[1][:1] == outs[2][:1],
+                short('findmnt %r\nmntsnap %r %s' % (fm, ms, r.stderr)))
+
+
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
     mtab_utab_split(t, binary, base)
+    verify_systemd_warning(t, binary, base)
     show_stat_tids(t, binary, base)
     if os.geteuid() == 0 and shutil.which('unshare'):
         private_ns_part(t, '--utab-order', binary, base, 'utab order')
