@@ -231,7 +231,8 @@ struct mntsnap_mount {
 	 * or are not in the kernel's form ("nosuid,rw": ro/rw not first),
 	 * so that rendering, OPTIONS and VFS-OPTIONS give the text back; the
 	 * known ones are in attr all the same. "" otherwise. Not a MNTSNAP_F_*
-	 * field; at most MNTSNAP_MNT_OPTS_TEXT_MAX bytes.
+	 * field. Any length, as the kernel's column and libmount's reading
+	 * of it: mntsnap_mount_options() says how long.
 	 */
 	const char *mnt_opts_text;
 	/*
@@ -247,9 +248,6 @@ struct mntsnap_mount {
 	 */
 	const char *sb_opts_text;
 };
-
-/* The longest per-mount option text a parsed line may have. */
-#define MNTSNAP_MNT_OPTS_TEXT_MAX 255
 
 /* mount attribute / propagation bits, same values as the kernel's */
 #define MNTSNAP_ATTR_RDONLY 0x00000001U

@@ -285,8 +285,10 @@ static const char *str_field(struct mi_parser *P, char *p, size_t len, bool esc,
  * one twice or out of the kernel's order, or ro/rw not first or not there
  * at all (a hand-made line: libmount takes the column as it is, so
  * findmnt lists "nosuid,rw"; "ro" anywhere is the mount's read-only flag).
+ * Any length: the kernel does not bound the column (each flag adds a
+ * word) and libmount reads it whole, so neither does this.
  */
-static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
+static void parse_mnt_opts(const struct tok *t, struct mntsnap_mount *m)
 {
 	const struct mntsnap_mnt_opt_word *words = mntsnap__mnt_opt_words;
 	char *p = t->p, *end = t->p + t->len;
@@ -294,8 +296,6 @@ static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsn
 	bool first = true, keep = false, atime = false;
 	int next = 0;
 
-	if (t->len > MNTSNAP_MNT_OPTS_TEXT_MAX)
-		return bad(P, "mount options", "longer than 255 bytes");
 	while (p <= end) {
 		char *c = p;
 		bool rorw;
@@ -331,7 +331,6 @@ static int parse_mnt_opts(struct mi_parser *P, const struct tok *t, struct mntsn
 		t->p[t->len] = '\0'; /* the space after it: parsed already */
 		m->mnt_opts_text = t->p;
 	}
-	return 0;
 }
 
 /* "tag:N" with a decimal N. */
@@ -733,9 +732,7 @@ static int parse_head(struct mi_parser *P, char **pos, char *end, struct mntsnap
 		return r;
 	if (!t.len)
 		return bad(P, "mount options", "empty");
-	r = parse_mnt_opts(P, &t, m);
-	if (r)
-		return r;
+	parse_mnt_opts(&t, m);
 	return parse_optional(P, pos, end, m);
 }
 

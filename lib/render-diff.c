@@ -119,6 +119,26 @@ static void put_fs_pair(FILE *f, const struct mntsnap_mount *a, const struct mnt
 	free(y);
 }
 
+/*
+ * VFS options of both sides, whole: kept per-mount option text has no
+ * length limit, so a stack buffer for the usual and the heap for others.
+ */
+static void put_vfs_pair(FILE *f, const struct mntsnap_mount *a, const struct mntsnap_mount *b)
+{
+	char xs[256], ys[256], *x = xs, *y = ys, *xh = NULL, *yh = NULL;
+	size_t la = mntsnap__vfs_options(a, xs, sizeof(xs));
+	size_t lb = mntsnap__vfs_options(b, ys, sizeof(ys));
+
+	if (la >= sizeof(xs) && (x = xh = malloc(la + 1)))
+		mntsnap__vfs_options(a, x, la + 1);
+	if (lb >= sizeof(ys) && (y = yh = malloc(lb + 1)))
+		mntsnap__vfs_options(b, y, lb + 1);
+	/* no memory: the cut-off text rather than none */
+	put_pair(f, x ? x : xs, y ? y : ys);
+	free(xh);
+	free(yh);
+}
+
 static bool has_sb_text(const struct mntsnap_mount *m)
 {
 	return m->sb_opts_text && m->sb_opts_text[0];
@@ -128,7 +148,7 @@ static bool has_sb_text(const struct mntsnap_mount *m)
 static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 		       const struct mntsnap_mount *b)
 {
-	char x[MNTSNAP_MNT_OPTS_TEXT_MAX + 1], y[MNTSNAP_MNT_OPTS_TEXT_MAX + 1];
+	char x[64], y[64];
 
 	switch (bit) {
 	case MNTSNAP_CHANGE_MOUNT_POINT:
@@ -147,9 +167,7 @@ static void field_text(FILE *f, uint32_t bit, const struct mntsnap_mount *a,
 			put_pair(f, a->options, b->options);
 		return;
 	case MNTSNAP_CHANGE_ATTR:
-		mntsnap__vfs_options(a, x, sizeof(x));
-		mntsnap__vfs_options(b, y, sizeof(y));
-		put_pair(f, x, y);
+		put_vfs_pair(f, a, b);
 		return;
 	case MNTSNAP_CHANGE_PROPAGATION:
 	case MNTSNAP_CHANGE_PEER_GROUP:

@@ -204,23 +204,32 @@ static void put_list(struct jb *b, const char *list, uint32_t n)
 
 /*
  * "options", "vfs-options", "fs-options": VFS and FS strings made once
- * each, straight into stack buffers, and merged from them.
+ * each, straight into stack buffers (the heap for long ones), and merged
+ * from them.
  */
 static void put_all_options(struct jb *b, const struct mntsnap_mount *m)
 {
-	char vst[MNTSNAP_MNT_OPTS_TEXT_MAX + 1], fst[512], mst[780];
-	char *fs = fst, *mp = mst, *fh = NULL, *mh = NULL;
+	char vst[256], fst[512], mst[780];
+	char *vs = vst, *fs = fst, *mp = mst, *vh = NULL, *fh = NULL, *mh = NULL;
 	size_t vl, fl, ml;
 
-	mntsnap__vfs_options(m, vst, sizeof(vst));
-	vl = strlen(vst);
+	vl = mntsnap__vfs_options(m, vst, sizeof(vst));
+	if (vl >= sizeof(vst)) {
+		/* long per-mount option text: once more in a buffer that holds it */
+		vs = vh = malloc(vl + 1);
+		if (!vh) {
+			b->err = -ENOMEM;
+			return;
+		}
+		vl = mntsnap__vfs_options(m, vs, vl + 1);
+	}
 	fl = mntsnap__fs_options(m, fst, sizeof(fst));
 	if (fl >= sizeof(fst)) {
-		/* long super options: once more in a buffer that holds them */
+		/* long super options: the same */
 		fs = fh = malloc(fl + 1);
 		if (!fh) {
 			b->err = -ENOMEM;
-			return;
+			goto out;
 		}
 		mntsnap__fs_options(m, fs, fl + 1);
 	}
@@ -231,14 +240,15 @@ static void put_all_options(struct jb *b, const struct mntsnap_mount *m)
 			goto out;
 		}
 	}
-	ml = mntsnap__merge_options(vst, vl, fs, fl, mp);
+	ml = mntsnap__merge_options(vs, vl, fs, fl, mp);
 	PUTS(b, ",\"options\":");
 	put_strn(b, mp, ml);
 	PUTS(b, ",\"vfs-options\":");
-	put_strn(b, vst, vl);
+	put_strn(b, vs, vl);
 	PUTS(b, ",\"fs-options\":");
 	put_strn(b, fs, fl);
 out:
+	free(vh);
 	free(fh);
 	free(mh);
 }

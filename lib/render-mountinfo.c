@@ -149,11 +149,11 @@ static void put_mnt_opts(struct out *o, const struct mntsnap_mount *m)
 /*
  * libmount's unmangle() in place: \ooo becomes its byte (the low 8 bits:
  * "\401" is byte 1), anything else stays. A decoded NUL ends the string,
- * as it ends libmount's.
+ * as it ends libmount's. Returns the new length.
  */
-static void unmangle_in_place(char *s)
+static size_t unmangle_in_place(char *s)
 {
-	char *w = s;
+	char *w = s, *start = s;
 
 	for (; *s; s++, w++) {
 		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
@@ -165,6 +165,7 @@ static void unmangle_in_place(char *s)
 		}
 	}
 	*w = '\0';
+	return strnlen(start, (size_t)(w - start));
 }
 
 /*
@@ -172,17 +173,25 @@ static void unmangle_in_place(char *s)
  * libmount unmangles every field. No kernel escapes this field, but kept
  * text (a hand-made or later kernel's line) may hold an escape; the
  * mountinfo renderer writes that text back as it was (put_mnt_opts).
+ * Kept text has no length limit (neither has the kernel's column), so
+ * this returns the length as snprintf() does: below len, the text is in
+ * buf whole; else buf holds a cut-off prefix, and a buffer of the
+ * returned length + 1 holds it all (the count is taken before the
+ * unmangling, which only shrinks the text).
  */
-void mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
+size_t mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 {
 	struct out o = { .buf = buf, .len = len };
 
 	put_mnt_opts(&o, m);
 	if (!len)
-		return;
+		return o.pos;
 	buf[o.pos < len ? o.pos : len - 1] = '\0';
+	if (o.pos >= len)
+		return o.pos;
 	if (m->mnt_opts_text && m->mnt_opts_text[0])
-		unmangle_in_place(buf);
+		return unmangle_in_place(buf);
+	return o.pos;
 }
 
 static void put_optional(struct out *o, const struct mntsnap_mount *m)

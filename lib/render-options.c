@@ -233,33 +233,38 @@ size_t mntsnap__fs_options(const struct mntsnap_mount *m, char *buf, size_t len)
 	return b.len;
 }
 
-/* The VFS (which 1) or FS (which 2) string into b. */
+/*
+ * The VFS (which 1) or FS (which 2) string into b. The VFS string goes
+ * straight into b's room; when it does not fit, b's length grows past its
+ * room by at least one more than the string needs, so the caller's
+ * retry (a buffer of b's length) always has the room for it.
+ */
 static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
 {
-	char vfs[MNTSNAP_MNT_OPTS_TEXT_MAX + 1];
+	size_t room = b->len < b->cap ? b->cap - b->len : 0, n;
 
 	if (which == MNTSNAP_OPTIONS_FS) {
 		put_fs(b, m);
 		return;
 	}
-	mntsnap__vfs_options(m, vfs, sizeof(vfs));
-	puts_(b, vfs);
+	n = mntsnap__vfs_options(m, room ? b->p + b->len : NULL, room);
+	b->len += n < room ? n : n + 1;
 }
 
 /*
  * OPTIONS straight into buf when the merge's working room (vfs + fs + 4)
  * fits there: no copies through an intermediate buffer. 0 when it does
- * not fit (the result is never empty).
+ * not fit, or the VFS or FS string is longer than its stack buffer here
+ * (the result is never empty): then the general way.
  */
 static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t len)
 {
-	char vfs[MNTSNAP_MNT_OPTS_TEXT_MAX + 1], fs[512];
+	char vfs[256], fs[512];
 	size_t vl, fl;
 
-	mntsnap__vfs_options(m, vfs, sizeof(vfs));
-	vl = strlen(vfs);
+	vl = mntsnap__vfs_options(m, vfs, sizeof(vfs));
 	fl = mntsnap__fs_options(m, fs, sizeof(fs));
-	if (fl >= sizeof(fs) || vl + fl + 4 > len)
+	if (vl >= sizeof(vfs) || fl >= sizeof(fs) || vl + fl + 4 > len)
 		return 0;
 	return mntsnap__merge_options(vfs, vl, fs, fl, buf);
 }

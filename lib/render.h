@@ -31,8 +31,12 @@ static inline int mntsnap__record_written(FILE *f)
 	return ferror(f) ? (errno ? -errno : -EIO) : 0;
 }
 
-/* Column 6 of mountinfo ("rw,nosuid,relatime") into buf, \ooo unmangled. */
-void mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
+/*
+ * Column 6 of mountinfo ("rw,nosuid,relatime") into buf, \ooo unmangled;
+ * its length, or when that is len or more, the size less one of a buffer
+ * that holds it (as snprintf(): any length, kept text has no limit).
+ */
+size_t mntsnap__vfs_options(const struct mntsnap_mount *m, char *buf, size_t len);
 
 /*
  * A growable output buffer: renderers build a record (or many) here and

@@ -1481,10 +1481,8 @@ static int dec_rare(struct dctx *c, struct drec *x, uint32_t nrecs, int which)
 			return bad(d, "%s: record index out of order or range", what);
 		at += delta;
 		f = r_str(d, c->t, what);
-		if (!d->r && (!f[0] || strpbrk(f, which == SEC_MNTOPTS ? "\n " : "\n") ||
-			      (which == SEC_MNTOPTS && strlen(f) > MNTSNAP_MNT_OPTS_TEXT_MAX)))
-			return bad(d, "%s of record %" PRIu64 ": empty, too long or not one line",
-				   what, at);
+		if (!d->r && (!f[0] || strpbrk(f, which == SEC_MNTOPTS ? "\n " : "\n")))
+			return bad(d, "%s of record %" PRIu64 ": empty or not one line", what, at);
 		if (which == SEC_OPTFIELDS)
 			x[at].m.opt_fields = f;
 		else if (which == SEC_MNTOPTS)

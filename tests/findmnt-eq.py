@@ -1734,6 +1734,9 @@ PF_MI = (b'20 1 8:1 / / rw shared:1 - ext4 /dev/sda1 rw\n'
          b'26 20 0:10 / /u rw shared:3 propagate_from:4 - tmpfs t rw\n'
          b'27 20 0:11 / /v rw master:1 shared:5 - tmpfs t rw\n'
          b'28 20 0:12 / /w rw shared:06 unbindable - tmpfs t rw\n')
+EMPTY_JSON_SETS = [['-t', 'zzz', '-o', 'TARGET'], ['-t', 'zzz', '-o', 'SOURCE'],
+                   ['-i', '-o', 'MAJ:MIN'], ['-O', 'zzz', '-o', 'SOURCE,FSTYPE'],
+                   ['-t', 'zzz', '-o', 'SOURCE,TARGET'], ['-i', '-t', 'tmpfs,ext4']]
 EMPTY_SETS = [[], ['--tree'], ['-i'], ['-t', 'nosuch'], ['-U'], ['-D'], ['-f'], ['-R', '-M', '/'],
               ['-A'], ['--shadowed']]
 # README's kept differences on mountinfo files: parent ids in a cycle
@@ -1760,6 +1763,16 @@ def edge_files(t, binary, base):
             rb, b, eb = run(ms + form + o)
             why = same_output(form, ra, a, rb, b, ea, eb)
             t.check('edge pf %s' % ' '.join(form + o), not why, why)
+    # nothing matched in findmnt's tree mode, TARGET among the columns or
+    # not (findmnt keeps its tree mode, only the column loses the art):
+    # -J prints the empty document; -l, -f, -R print nothing
+    for o in EMPTY_JSON_SETS:
+        for form in (['-J'], ['-J', '-l'], ['-J', '-y'], ['-J', '--tree'], ['-J', '-f'],
+                     ['-J', '-R', '-M', '/'], []):
+            ra, a, ea = run(fm + form + o)
+            rb, b, eb = run(ms + form + o)
+            why = same_output(form, ra, a, rb, b, ea, eb)
+            t.check('edge pf nothing matched %s' % ' '.join(form + o), not why, why)
     rc, out, err = run(ms + ['--format', 'mountinfo'])
     t.check('edge pf --format mountinfo gives the file back', rc == 0 and out == PF_MI,
             short((err + out).decode(errors='replace')))
@@ -3682,10 +3695,111 @@ def stat_options(t, binary):
                            [binary, 'stat'] + args + cols + [p], json_out='-J' in form)
         # -T PATH is stat PATH, findmnt's spelling
         fstab_same(t, 'stat -T %s' % p, ['-T', p], [binary, 'stat', '-T', p])
+        stat_first_source(t, binary, p)
+
+
+def stat_first_source(t, binary, p):
+    """-f with a SOURCE name and no -t/-O is findmnt's lookup of that
+    source alone (is_mount_compatible_mode()): the first mount of it,
+    wherever it is, -T not applied. stat refuses it (README: stat prints
+    the mount PATH reaches or nothing), naming the list that does it, and
+    that list prints what findmnt prints; with -t, -O or -S MAJ:MIN the
+    lookup is findmnt's filter of PATH's mount, which stat takes."""
+    _, a, _ = run(['findmnt', '-nfo', 'SOURCE,MAJ:MIN,FSTYPE', '-T', p])
+    if len(a.split()) != 3:
+        return
+    src, majmin, fstype = (x.decode() for x in a.split())
+    cols = ['-o', 'TARGET,SOURCE,FSTYPE']
+    for name in (src, 'proc', 'sysfs'):
+        for extra in ([], ['-d', 'backward'], ['-S', majmin]):
+            args = ['-f', '-S', name] + extra
+            r, out, err = run([binary, 'stat'] + args + cols + [p])
+            t.check('stat %s %s (kept: refused)' % (' '.join(args), p),
+                    r == 2 and not out and b'-f with -S NAME' in err and
+                    b'mntsnap list ' + ' '.join(args[:3]).encode() in err, err.decode(errors='replace'))
+            fstab_same(t, 'list, as stat names it', args + cols + ['-T', p],
+                       [binary, 'list'] + args + cols + ['-T', p])
+        for extra in (['-t', fstype], ['-t', 'no' + fstype], ['-O', 'rw'], ['-O', 'ro']):
+            args = ['-f', '-S', name] + extra
+            fstab_same(t, 'stat %s' % ' '.join(args), args + cols + ['-T', p],
+                       [binary, 'stat'] + args + cols + [p])
+    fstab_same(t, 'stat -f -S MAJ:MIN', ['-f', '-S', majmin] + cols + ['-T', p],
+               [binary, 'stat', '-f', '-S', majmin] + cols + [p])
+
+
+# -m: utab's OPTS= split by libmount's option maps (mnt_fs_append_options()
+# -> mnt_split_optstr()): VFS-map words to VFS-OPTIONS, unknown ones (and
+# name=value of a map word that takes none) to FS-OPTIONS, userspace-map
+# ones to the userspace options -x --verbose shows; OPTIONS gets all.
+UTAB_MI = (b'20 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n'
+           b'22 20 0:30 / /mnt/a rw,relatime - tmpfs tmpA rw,size=1k\n'
+           b'23 20 0:31 / /mnt/b ro,nosuid - tmpfs tmpB ro\n'
+           b'24 20 0:32 / /mnt/c rw - proc proc rw\n')
+UTAB_SPLIT = (b'SRC=tmpA TARGET=/mnt/a ROOT=/ OPTS=ro,noexec,foo=bar,x-a\n'
+              b'SRC=/dev/sda1 TARGET=/ ROOT=/ OPTS=bind\n'
+              b'SRC=tmpB TARGET=/mnt/b ROOT=/ OPTS=defaults,user=joe,ro=1,X-y,loop,_netdev,z\n'
+              b'SRC=proc TARGET=/mnt/c ROOT=/ OPTS=noauto,comment=c,nofail,sync,mode=7\n')
+
+
+def mtab_utab_split(t, binary, base):
+    mi, utab = os.path.join(base, 'split.mi'), os.path.join(base, 'split.utab')
+    with open(mi, 'wb') as fh:
+        fh.write(UTAB_MI)
+    with open(utab, 'wb') as fh:
+        fh.write(UTAB_SPLIT)
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    sets = [['-o', 'TARGET,OPTIONS,VFS-OPTIONS,FS-OPTIONS'], ['--vfs-all'],
+            ['-o', 'TARGET,VFS-OPTIONS', '-O', 'noexec'], ['-o', 'TARGET,FS-OPTIONS', '-U']]
+    for o in sets:
+        for form in ([], ['-J'], ['-r'], ['-P'], ['-J', '-l']):
+            args = ['-m', '-F', mi] + o + form
+            fstab_same(t, 'mtab utab split', args, [binary, 'list'] + args, env=env,
+                       json_out='-J' in form)
+    if have_blkid(binary, '/dev/null'):
+        for args in (['-m', '-x', '--verbose', '-F', mi], ['-m', '-x', '-F', mi],
+                     ['-x', '-m', '--verbose', '-F', mi, '-t', 'tmpfs']):
+            fstab_same(t, 'mtab utab split verify', args, [binary, 'list'] + args, env=env)
+
+
+# findmnt -x's warning that systemd still uses an older fstab (its
+# /run/systemd/systemd-units-load older than /etc/fstab): after -f's loop
+# stopped at an entry, verify_warn() prints that entry's target line first
+# when it printed none yet; after the whole loop no target.
+SD_WARN = r'''set -e
+mkdir -p /run/systemd; mount -t tmpfs sdwarn /run/systemd
+touch -d 1970-01-02 /run/systemd/systemd-units-load
+for a in "$@"; do
+  findmnt -F "$FSTAB" -x $a 2>&1; echo "rc=$?"
+  "$MNTSNAP" list -F "$FSTAB" -x $a 2>&1 | sed 's/^mntsnap list: //'; echo "rc=$?"
+done'''
+
+
+def verify_systemd_warning(t, binary, base):
+    if os.geteuid() != 0 or not shutil.which('unshare') or not os.path.exists('/etc/fstab') \
+            or not have_blkid(binary, '/dev/null'):
+        print('SKIP -x systemd warning: needs root, unshare, /etc/fstab and libblkid')
+        t.skipped += 1
+        return
+    fstab = os.path.join(base, 'sd.fstab')
+    with open(fstab, 'w') as fh:
+        fh.write('proc /proc proc defaults 0 0\ntmpfs /tmp tmpfs defaults 0 0\n')
+    sets = ['-f', '-f -k', '-f --verbose', '', '--verbose', '-f -t tmpfs']
+    for a in sets:
+        r = subprocess.run(['unshare', '-m', '--propagation', 'private', 'sh', '-c', SD_WARN,
+                            'sh', a], capture_output=True, text=True,
+                           env=dict(os.environ, FSTAB=fstab, MNTSNAP=binary))
+        outs = r.stdout.split('rc=')
+        ok = r.returncode == 0 and len(outs) == 3 and 'systemd still uses' in outs[0]
+        fm, ms = outs[0], outs[1].split('\n', 1)[1] if len(outs) > 1 else ''
+        t.check('-x %s, systemd on an older fstab' % a,
+                ok and fm.strip() == ms.strip() and outs[1][:1] == outs[2][:1],
+                short('findmnt %r\nmntsnap %r %s' % (fm, ms, r.stderr)))
 
 
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
+    mtab_utab_split(t, binary, base)
+    verify_systemd_warning(t, binary, base)
     show_stat_tids(t, binary, base)
     private_ns_part(t, '--utab-order', binary, base, 'utab order')
     if have_blkid(binary, '/dev/null'):

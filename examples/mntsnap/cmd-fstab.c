@@ -626,10 +626,15 @@ int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *sna
 	struct fstab t;
 	int r = fstab_from_snapshot(snap, &t);
 
-	/* -m: libmount's mtab holds utab's userspace options, --verbose shows them */
+	/*
+	 * -m: libmount's mtab holds utab's options, split by its option maps
+	 * after the kernel's (mnt_fs_append_options()): --verbose shows each
+	 * part in its list
+	 */
 	for (size_t i = 0; !r && a->user_opts && i < t.n; i++)
-		if (a->user_opts[i] && !(t.ent[i].user_opts = strdup(a->user_opts[i])))
-			r = -ENOMEM;
+		if (a->user_opts[i])
+			r = fstab_split_options(a->user_opts[i], &t.ent[i].vfs_opts,
+						&t.ent[i].fs_opts, &t.ent[i].user_opts);
 	if (r) {
 		fstab_free(&t);
 		return cli_fail(r, "list -x");

@@ -46,7 +46,8 @@ static const char list_help[] =
 	"  -k, --kernel          the kernel's table (the default; with -x: check it)\n"
 	"  -m, --mtab            findmnt's mtab: the kernel's table as a list, with\n"
 	"                        the userspace options of /run/mount/utab\n"
-	"                        ($LIBMOUNT_UTAB) in OPTIONS\n"
+	"                        ($LIBMOUNT_UTAB) in OPTIONS (VFS flags among them\n"
+	"                        in VFS-OPTIONS, unknown ones in FS-OPTIONS too)\n"
 	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
 	"  -C, --nocanonicalize  -T, -M, -S, SOURCE|MOUNTPOINT: by the text, nothing\n"
 	"                        resolved, no device probed (LABEL, UUID, PARTLABEL,\n"
@@ -1385,7 +1386,10 @@ static const char stat_help[] =
 	"stat PATH is findmnt -T PATH (-T PATH is PATH): the options below apply to\n"
 	"that one mount as findmnt's do (a filter it fails: nothing printed, exit 1);\n"
 	"-k, --kernel: the kernel's table, stat's own; -c, --canonicalize and\n"
-	"-e, --evaluate: SOURCE as list's options print it.\n";
+	"-e, --evaluate: SOURCE as list's options print it. Refused (exit 2):\n"
+	"-f with -S NAME and no -t or -O, findmnt's lookup of NAME alone (its\n"
+	"first mount wherever it is, PATH not applied: mntsnap list -f -S NAME);\n"
+	"with -t, -O or -S MAJ:MIN alone, -f applies to PATH's mount.\n";
 
 /*
  * findmnt -T PATH's options that select other mounts than the one stat
@@ -1456,6 +1460,24 @@ static int stat_opt(struct view *v, int c, const char *arg, const char **what)
 	return 0;
 }
 
+/*
+ * findmnt -f with a source name and no -t/-O is its mount(8)-like lookup
+ * of that source alone (is_mount_compatible_mode()): the first mount of
+ * it in the table, wherever it is, -T not applied. That prints another
+ * mount than PATH's, which stat never does (it reads the one mount PATH
+ * reaches): refused as the options of stat_refused are, naming the list
+ * that does it. -S MAJ:MIN is no source name there (a filter).
+ */
+static int stat_first_source(const struct view *v)
+{
+	if (!v->first_only || !v->source || v->types || v->options)
+		return 0;
+	return cli_fail(0, "stat: -f with -S NAME (and no -t or -O) applies to list only: "
+			   "findmnt's lookup of NAME alone, its first mount wherever it is, "
+			   "not PATH's (mntsnap list -f -S %s -T PATH) (see mntsnap stat --help)",
+			v->source);
+}
+
 static int stat_run(int argc, char **argv, const struct out_locale *loc)
 {
 	struct cli_target t = { 0 };
@@ -1512,6 +1534,9 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 		return 0;
 	}
 	r = view_finish(&v, "stat");
+	if (r)
+		return r;
+	r = stat_first_source(&v);
 	if (r)
 		return r;
 	/* as list's: the live table's TID, -N's task's or our own */

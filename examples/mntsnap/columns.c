@@ -300,24 +300,55 @@ static void put_vfs_all(struct obuf *b, const struct mntsnap_mount *m,
 	ob_free(&all);
 }
 
+/*
+ * findmnt -m: libmount appends utab's OPTS= to the mount by its option
+ * maps (mnt_fs_append_options()): the VFS-map words to VFS-OPTIONS, the
+ * unknown ones to FS-OPTIONS (the userspace ones only to OPTIONS and -x's
+ * userspace options), each after the kernel's.
+ */
+static void put_utab_part(struct obuf *b, const struct mntsnap_mount *m,
+			  const struct col_ctx *cx, int which)
+{
+	const char *u = cx->user_opts ? cx->user_opts[m->index] : NULL;
+	char *vfs = NULL, *fs = NULL, *user = NULL;
+	const char *part;
+
+	if (!u || !*u)
+		return;
+	if (fstab_split_options(u, &vfs, &fs, &user)) {
+		b->err = -ENOMEM;
+	} else {
+		part = which == MNTSNAP_OPTIONS_VFS ? vfs : fs;
+		if (part) {
+			ob_putc(b, ',');
+			ob_puts(b, part);
+		}
+	}
+	free(vfs), free(fs), free(user);
+}
+
 static void get_vfs_options(struct obuf *b, const struct mntsnap_mount *m,
 			    const struct col_ctx *cx)
 {
-	if (cx->vfs_all)
+	if (cx->vfs_all) {
 		put_vfs_all(b, m, cx);
-	else if (cx->fstab)
+	} else if (cx->fstab) {
 		put_fstab(b, fstab_of(m)->vfs_opts);
-	else
+	} else {
 		put_options(b, m, MNTSNAP_OPTIONS_VFS);
+		put_utab_part(b, m, cx, MNTSNAP_OPTIONS_VFS);
+	}
 }
 
 static void get_fs_options(struct obuf *b, const struct mntsnap_mount *m,
 			   const struct col_ctx *cx)
 {
-	if (cx->fstab)
+	if (cx->fstab) {
 		put_fstab(b, fstab_of(m)->fs_opts);
-	else
+	} else {
 		put_options(b, m, MNTSNAP_OPTIONS_FS);
+		put_utab_part(b, m, cx, MNTSNAP_OPTIONS_FS);
+	}
 }
 
 static void get_fsroot(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)

@@ -165,7 +165,12 @@ static int append(char **list, const char *item, size_t len)
 /* mnt_split_optstr(): each item to the VFS, userspace or FS list. */
 static int split_options(struct fstab_ent *e)
 {
-	const char *p = e->options;
+	return fstab_split_options(e->options, &e->vfs_opts, &e->fs_opts, &e->user_opts);
+}
+
+int fstab_split_options(const char *opts, char **vfs, char **fs, char **user)
+{
+	const char *p = opts;
 
 	while (p && *p) {
 		const char *start = p;
@@ -189,17 +194,17 @@ static int split_options(struct fstab_ent *e)
 		if (nlen > len)
 			nlen = len;
 		const char *ent = map_entry(vfs_map, start, nlen);
-		char **to = &e->vfs_opts;
+		char **to = vfs;
 		bool prefix = !strncmp(start, "x-", 2) || !strncmp(start, "X-", 2);
 
 		if (!ent && (prefix || (ent = map_entry(user_map, start, nlen))))
-			to = &e->user_opts;
+			to = user;
 		/* "defaults" means nothing: dropped from every list */
 		if (ent && !strcmp(ent, "defaults"))
 			continue;
 		/* name=value where the map takes a bare name: an FS option */
 		if ((!ent && !prefix) || (ent && len > nlen + 1 && !strchr(ent, '=')))
-			to = &e->fs_opts;
+			to = fs;
 		if (append(to, start, len))
 			return -ENOMEM;
 	}

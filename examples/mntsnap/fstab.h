@@ -82,6 +82,15 @@ int fstab_guess_formats(const char *const *paths, size_t n);
 void fstab_free(struct fstab *t);
 
 /*
+ * libmount 2.38's mnt_split_optstr() of opts by its option maps: VFS flags
+ * appended to *vfs, userspace-map ones (x-*, noauto, user, ...) to *user,
+ * the rest (and name=value of a map name that takes no value) to *fs;
+ * "defaults" to none. Each list comma-joined, malloc'd, NULL while empty.
+ * Returns 0 or -ENOMEM (the lists then hold what was appended).
+ */
+int fstab_split_options(const char *opts, char **vfs, char **fs, char **user);
+
+/*
  * A mount table as entries for -x -k (findmnt verifies the kernel's table
  * too): target, source ("none" when it has none; a tag as in fstab), type
  * as mountinfo writes it ("fuse.sshfs", never just "fuse"), the VFS and FS

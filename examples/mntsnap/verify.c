@@ -444,8 +444,13 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 		check_passno(&v);
 		if (a->view->first_only)
 			break;
+		v.e = NULL;
 	}
-	v.e = NULL;
+	/*
+	 * as findmnt's verify_table(): the loop -f stopped keeps its entry,
+	 * so the systemd warning prints that entry's target line first when
+	 * the entry printed none yet; after the whole loop there is none
+	 */
 	check_systemd(&v);
 	if (v.nerrors || t->nerrors || v.nwarnings)
 		fprintf(stderr, "\n%u parse error%s, %d error%s, %d warning%s\n", t->nerrors,

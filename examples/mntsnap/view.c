@@ -1771,11 +1771,12 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	}
 	/*
 	 * nothing matched: findmnt prints nothing, but for its whole tree in
-	 * JSON: an empty list
+	 * JSON: an empty list. Its tree mode holds without a TARGET column
+	 * too (only the art goes), so json_flat is no reason to print nothing.
 	 */
 	for (size_t i = 0; i < n; i++)
 		hits += match[i];
-	if (!hits && (v->out.mode != OUT_JSON || v->out.json_flat || !tree || submounts)) {
+	if (!hits && (v->out.mode != OUT_JSON || !tree || submounts)) {
 		r = 1;
 		goto out;
 	}
