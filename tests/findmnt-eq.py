@@ -2057,7 +2057,36 @@ def optparse(t, binary, base):
                  ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(48)],
                  ['-p', '-F', table, '-w', '100', '-o', _ids(55)]):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
+    show_operands(t, binary, base)
     number_args(t, binary, base)
+
+
+def show_operands(t, binary, base):
+    """show FILE's SOURCE|MOUNTPOINT arguments as list's (and findmnt -F's
+    of the same table): -S NAME, -T or -M with one refused (exit 2, list's
+    message), an argument MAJ:MIN replacing -S's, SOURCE MOUNTPOINT a pair."""
+    snap, mi = os.path.join(base, 'operands.snap'), os.path.join(base, 'operands.mi')
+    r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+    t.check('show operands: save', r.returncode == 0, r.stderr.decode(errors='replace'))
+    shutil.copyfile('/proc/self/mountinfo', mi)
+    dev = {}
+    with open(mi) as f:
+        for line in f:
+            w = line.split()
+            dev.setdefault(w[4], w[2])
+    pdev, sdev = dev.get('/proc', '0:0'), dev.get('/sys', '0:0')
+    for args in (['-S', 'proc', '/sys'], ['-T', '/proc', '/sys'], ['-M', '/proc', '/sys'],
+                 ['-i', '-S', 'proc', '/sys'], ['-S', 'proc', 'sysfs'], ['-S', pdev, '/proc'],
+                 ['-S', sdev, pdev], ['-S', pdev, 'proc'], ['proc', '/proc'], ['sysfs', '/proc']):
+        for form in ([], ['-r'], ['-J']):
+            optparse_same(t, 'show operands', ['findmnt', '-F', mi], [binary, 'show', snap],
+                          args + form)
+        rl, _, el = run([binary, 'list', '-F', mi] + args)
+        rs, _, es = run([binary, 'show', snap] + args)
+        if rl == 2:
+            t.check('show operands: list\'s refusal %r' % args,
+                    (rs, es) == (2, el.replace(b'list: ', b'show: ', 1)),
+                    'list: %d %r, show: %d %r' % (rl, el, rs, es))
 
 
 # findmnt's numbers: -N (--task) is util-linux's strtou32_or_err() and -w

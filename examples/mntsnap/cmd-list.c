@@ -266,23 +266,8 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			return -EINVAL;
 		}
 	}
-	/* findmnt: -S NAME, -T or -M and an argument: an error (-S MAJ:MIN is not) */
-	if (optind < argc && (a->view.source || a->view.mountpoint || a->view.target))
-		return cli_fail(0, "list: -S, -T and -M exclude a SOURCE|MOUNTPOINT argument "
-				   "(but -S MAJ:MIN)"),
-		       -EINVAL;
-	if (optind < argc)
-		a->view.match = argv[optind++];
-	/* an argument MAJ:MIN is findmnt's one MAJ:MIN match: it replaces -S's */
-	if (view_is_devno(a->view.match))
-		a->view.devno = NULL;
-	/* findmnt DEVICE MOUNTPOINT: a mount with both, the second as -M */
-	if (optind < argc) {
-		a->view.source = a->view.match;
-		a->view.mountpoint = argv[optind++];
-		a->view.match = NULL;
-		a->view.pair = true;
-	}
+	if (view_operands(&a->view, "list", argc, argv, &optind))
+		return -EINVAL;
 	if (optind < argc) {
 		cli_fail(0, "list: unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
