@@ -2754,6 +2754,56 @@ def tabfile_lines(t, binary, base):
                 b'list: line 2: ' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
 
 
+# A -F file's tail after its last newline: libmount 2.38.1
+# (mnt_table_parse_next()) reads a last line without a newline up to its
+# first NUL byte (getline() at EOF, then the C string) and passes over it
+# without a word when that text is blank or a comment (a file padded with
+# zeros, as a crash or a preallocated copy leaves it); a mount line cut
+# there is read as the mount. A NUL byte in a line that ends in a newline
+# is findmnt's "parse error": refused (README, kept).
+TAB_NUL_TAILS = {
+    'zeros': b'\0' * 8, 'blank-zero': b'\n\0', 'space-zero': b' \0', 'comment-zero': b'#x\0',
+    'crlf-zero': b'\r\0\0', 'tab-zero-junk': b'\t\0junk', 'comment-zeros': b'# c\0\0\0',
+}
+
+
+def tabfile_nul_tail(t, binary, base):
+    mi = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+          b'22 20 0:30 / /mnt/abc rw - tmpfs tmpA rw\n')
+    fs = b'/dev/sda1 / ext4 rw 0 0\ntmpA /mnt/abc tmpfs rw 0 0\n'
+    files = {}
+    for fmt, text in (('mi', mi), ('fstab', fs)):
+        for name, tail in sorted(TAB_NUL_TAILS.items()):
+            files['%s-%s' % (fmt, name)] = text + tail
+        # the last mount line itself ends in zeros (no newline): read up to them
+        files['%s-line-zeros' % fmt] = text + (b'23 20 0:31 / /mnt/z rw - tmpfs z rw' if
+                                              fmt == 'mi' else b'z /mnt/z tmpfs rw 0 0') + b'\0' * 4
+        files['%s-line-zero' % fmt] = files['%s-line-zeros' % fmt][:-3]
+    paths = {}
+    for name, text in files.items():
+        paths[name] = os.path.join(base, 'nul-' + name)
+        with open(paths[name], 'wb') as fh:
+            fh.write(text)
+    for name, path in sorted(paths.items()):
+        for form in (['-r', '-o', 'TARGET,SOURCE'], [], ['-J'], ['-l', '-o', 'TARGET,ID,PARENT']):
+            fstab_same(t, 'nul tail ' + name, ['-F', path] + form,
+                       [binary, 'list', '-F', path] + form, json_out='-J' in form)
+    # each file at its own end: the first of two -F files, and -p -F
+    for fmt in ('mi', 'fstab'):
+        a, b = paths[fmt + '-zeros'], paths[fmt + '-comment-zero']
+        for args in (['-F', a, '-F', b, '-r'], ['-p', '-F', a, '-w', '0']):
+            fstab_same(t, 'nul tail', args, [binary, 'list'] + args)
+    # a NUL line ended by a newline: findmnt's parse error, refused (kept)
+    path = os.path.join(base, 'nul-zero-newline')
+    with open(path, 'wb') as fh:
+        fh.write(mi + b'\0\n')
+    ra, a, ea = run(['findmnt', '-F', path, '-r'])
+    rb, b, eb = run([binary, 'list', '-F', path, '-r'])
+    t.check('nul tail: a NUL line with its newline: findmnt warns, mntsnap refuses (kept)',
+            ra == 0 and b'parse error at line 3' in ea and rb == 2 and not b and
+            b'line 3: NUL byte in the text' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
+
+
 def super_options(t, binary, data):
     """Super options findmnt lists as written though sb_flags and options
     cannot say them ("rw,": an empty last option after the flags;
@@ -4007,6 +4057,7 @@ def main():
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
+            tabfile_nul_tail(t, binary, base)
     if only in 'busy-table':
         if os.geteuid() != 0 or not shutil.which('unshare'):
             print('SKIP busy table: needs root and unshare')
