@@ -3424,6 +3424,63 @@ def stat_kept_other_ns(t, binary, base):
         p.wait()
 
 
+def stat_kept_covered(t, binary, base):
+    """README's kept rule: stat of a magic link in this namespace
+    (/proc/self/fd/N, /proc/PID/cwd) to a directory on a mount since
+    covered by another prints the covered mount the link reaches; findmnt
+    -T (and list -T) walk the link's text, which no longer resolves, up to
+    /proc. A link to a directory that still resolves: the same mount as
+    findmnt's."""
+    d = os.path.join(base, 'kept-cov')
+    a = os.path.join(d, 'a')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'kept-cov', d], check=True)
+    os.makedirs(a)
+    subprocess.run(['mount', '-t', 'tmpfs', 'cov-low', a], check=True)
+    os.makedirs(os.path.join(a, 's1'))
+    low = os.open(os.path.join(a, 's1'), os.O_RDONLY | os.O_DIRECTORY)
+    sleeper = subprocess.Popen(['sleep', '60'], cwd=os.path.join(a, 's1'))
+    top = -1
+    try:
+        subprocess.run(['mount', '-t', 'tmpfs', 'cov-top', a], check=True)
+        os.makedirs(os.path.join(a, 's2'))
+        top = os.open(os.path.join(a, 's2'), os.O_RDONLY | os.O_DIRECTORY)
+        low_id = subprocess.run(['findmnt', '-rno', 'ID', '-S', 'cov-low'], capture_output=True,
+                                text=True).stdout.strip()
+        cols = ['-n', '-r', '-o', 'TARGET,SOURCE,ID']
+        for path, fd in (('/proc/self/fd/%d' % low, low), ('/proc/%d/cwd' % sleeper.pid, None)):
+            kw = {'pass_fds': (fd,)} if fd is not None else {}
+            ms = subprocess.run([binary, 'stat'] + cols + [path], capture_output=True,
+                                text=True, **kw)
+            fm = subprocess.run(['findmnt'] + cols + ['-T', path], capture_output=True,
+                                text=True, **kw)
+            ls = subprocess.run([binary, 'list'] + cols + ['-T', path], capture_output=True,
+                                text=True, **kw)
+            t.check('kept stat: a link in this namespace to a covered mount: stat %s' % path,
+                    ms.returncode == 0 and ms.stdout.split() == [a, 'cov-low', low_id] and
+                    fm.returncode == 0 and fm.stdout.split()[:2] == ['/proc', 'proc'] and
+                    ls.stdout == fm.stdout and ls.returncode == 0,
+                    'stat rc %d %r %r; findmnt %r; list %r' % (ms.returncode, ms.stdout,
+                                                               ms.stderr, fm.stdout, ls.stdout))
+        path = '/proc/self/fd/%d' % top
+        ms = subprocess.run([binary, 'stat'] + cols + [path], capture_output=True, text=True,
+                            pass_fds=(top,))
+        fm = subprocess.run(['findmnt'] + cols + ['-T', path], capture_output=True, text=True,
+                            pass_fds=(top,))
+        # (a is a stack: findmnt prints each mount, stat the top one, kept)
+        t.check('kept stat: a link in this namespace that resolves: findmnt\'s mount',
+                ms.returncode == 0 and ms.stdout == fm.stdout.splitlines(True)[-1] and
+                ms.stdout.split()[:2] ==
+                [a, 'cov-top'], 'stat %r %r; findmnt %r' % (ms.stdout, ms.stderr, fm.stdout))
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        os.close(low)
+        if top >= 0:
+            os.close(top)
+        subprocess.run(['umount', '-R', d], capture_output=True)
+
+
 def stat_kept_number(t, binary, base):
     """README's kept rule: stat N takes a bare number as a /proc mount id,
     ./N is the path (findmnt -T N: the path)."""
@@ -3477,6 +3534,7 @@ def task_kept_inner(binary, base):
         task_chroot_pf(t, binary, base, where)
     stat_kept_other_ns(t, binary, base)
     stat_kept_number(t, binary, base)
+    stat_kept_covered(t, binary, base)
     poll_kept_task_exit(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
