@@ -2087,7 +2087,36 @@ def optparse(t, binary, base):
                  ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(48)],
                  ['-p', '-F', table, '-w', '100', '-o', _ids(55)]):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
+    show_operands(t, binary, base)
     number_args(t, binary, base)
+
+
+def show_operands(t, binary, base):
+    """show FILE's SOURCE|MOUNTPOINT arguments as list's (and findmnt -F's
+    of the same table): -S NAME, -T or -M with one refused (exit 2, list's
+    message), an argument MAJ:MIN replacing -S's, SOURCE MOUNTPOINT a pair."""
+    snap, mi = os.path.join(base, 'operands.snap'), os.path.join(base, 'operands.mi')
+    r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+    t.check('show operands: save', r.returncode == 0, r.stderr.decode(errors='replace'))
+    shutil.copyfile('/proc/self/mountinfo', mi)
+    dev = {}
+    with open(mi) as f:
+        for line in f:
+            w = line.split()
+            dev.setdefault(w[4], w[2])
+    pdev, sdev = dev.get('/proc', '0:0'), dev.get('/sys', '0:0')
+    for args in (['-S', 'proc', '/sys'], ['-T', '/proc', '/sys'], ['-M', '/proc', '/sys'],
+                 ['-i', '-S', 'proc', '/sys'], ['-S', 'proc', 'sysfs'], ['-S', pdev, '/proc'],
+                 ['-S', sdev, pdev], ['-S', pdev, 'proc'], ['proc', '/proc'], ['sysfs', '/proc']):
+        for form in ([], ['-r'], ['-J']):
+            optparse_same(t, 'show operands', ['findmnt', '-F', mi], [binary, 'show', snap],
+                          args + form)
+        rl, _, el = run([binary, 'list', '-F', mi] + args)
+        rs, _, es = run([binary, 'show', snap] + args)
+        if rl == 2:
+            t.check('show operands: list\'s refusal %r' % args,
+                    (rs, es) == (2, el.replace(b'list: ', b'show: ', 1)),
+                    'list: %d %r, show: %d %r' % (rl, el, rs, es))
 
 
 # findmnt's numbers: -N (--task) is util-linux's strtou32_or_err() and -w
@@ -2759,6 +2788,56 @@ def tabfile_lines(t, binary, base):
         t.check('line %s: findmnt lists it silently, mntsnap refuses naming line 2 (kept)' % name,
                 ra == 0 and a.count(b'\n') == 3 and not ea and rb == 2 and not b and
                 b'list: line 2: ' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
+
+
+# A -F file's tail after its last newline: libmount 2.38.1
+# (mnt_table_parse_next()) reads a last line without a newline up to its
+# first NUL byte (getline() at EOF, then the C string) and passes over it
+# without a word when that text is blank or a comment (a file padded with
+# zeros, as a crash or a preallocated copy leaves it); a mount line cut
+# there is read as the mount. A NUL byte in a line that ends in a newline
+# is findmnt's "parse error": refused (README, kept).
+TAB_NUL_TAILS = {
+    'zeros': b'\0' * 8, 'blank-zero': b'\n\0', 'space-zero': b' \0', 'comment-zero': b'#x\0',
+    'crlf-zero': b'\r\0\0', 'tab-zero-junk': b'\t\0junk', 'comment-zeros': b'# c\0\0\0',
+}
+
+
+def tabfile_nul_tail(t, binary, base):
+    mi = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+          b'22 20 0:30 / /mnt/abc rw - tmpfs tmpA rw\n')
+    fs = b'/dev/sda1 / ext4 rw 0 0\ntmpA /mnt/abc tmpfs rw 0 0\n'
+    files = {}
+    for fmt, text in (('mi', mi), ('fstab', fs)):
+        for name, tail in sorted(TAB_NUL_TAILS.items()):
+            files['%s-%s' % (fmt, name)] = text + tail
+        # the last mount line itself ends in zeros (no newline): read up to them
+        files['%s-line-zeros' % fmt] = text + (b'23 20 0:31 / /mnt/z rw - tmpfs z rw' if
+                                              fmt == 'mi' else b'z /mnt/z tmpfs rw 0 0') + b'\0' * 4
+        files['%s-line-zero' % fmt] = files['%s-line-zeros' % fmt][:-3]
+    paths = {}
+    for name, text in files.items():
+        paths[name] = os.path.join(base, 'nul-' + name)
+        with open(paths[name], 'wb') as fh:
+            fh.write(text)
+    for name, path in sorted(paths.items()):
+        for form in (['-r', '-o', 'TARGET,SOURCE'], [], ['-J'], ['-l', '-o', 'TARGET,ID,PARENT']):
+            fstab_same(t, 'nul tail ' + name, ['-F', path] + form,
+                       [binary, 'list', '-F', path] + form, json_out='-J' in form)
+    # each file at its own end: the first of two -F files, and -p -F
+    for fmt in ('mi', 'fstab'):
+        a, b = paths[fmt + '-zeros'], paths[fmt + '-comment-zero']
+        for args in (['-F', a, '-F', b, '-r'], ['-p', '-F', a, '-w', '0']):
+            fstab_same(t, 'nul tail', args, [binary, 'list'] + args)
+    # a NUL line ended by a newline: findmnt's parse error, refused (kept)
+    path = os.path.join(base, 'nul-zero-newline')
+    with open(path, 'wb') as fh:
+        fh.write(mi + b'\0\n')
+    ra, a, ea = run(['findmnt', '-F', path, '-r'])
+    rb, b, eb = run([binary, 'list', '-F', path, '-r'])
+    t.check('nul tail: a NUL line with its newline: findmnt warns, mntsnap refuses (kept)',
+            ra == 0 and b'parse error at line 3' in ea and rb == 2 and not b and
+            b'line 3: NUL byte in the text' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
 
 
 def super_options(t, binary, data):
@@ -3531,6 +3610,63 @@ def stat_kept_other_ns(t, binary, base):
         p.wait()
 
 
+def stat_kept_covered(t, binary, base):
+    """README's kept rule: stat of a magic link in this namespace
+    (/proc/self/fd/N, /proc/PID/cwd) to a directory on a mount since
+    covered by another prints the covered mount the link reaches; findmnt
+    -T (and list -T) walk the link's text, which no longer resolves, up to
+    /proc. A link to a directory that still resolves: the same mount as
+    findmnt's."""
+    d = os.path.join(base, 'kept-cov')
+    a = os.path.join(d, 'a')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'kept-cov', d], check=True)
+    os.makedirs(a)
+    subprocess.run(['mount', '-t', 'tmpfs', 'cov-low', a], check=True)
+    os.makedirs(os.path.join(a, 's1'))
+    low = os.open(os.path.join(a, 's1'), os.O_RDONLY | os.O_DIRECTORY)
+    sleeper = subprocess.Popen(['sleep', '60'], cwd=os.path.join(a, 's1'))
+    top = -1
+    try:
+        subprocess.run(['mount', '-t', 'tmpfs', 'cov-top', a], check=True)
+        os.makedirs(os.path.join(a, 's2'))
+        top = os.open(os.path.join(a, 's2'), os.O_RDONLY | os.O_DIRECTORY)
+        low_id = subprocess.run(['findmnt', '-rno', 'ID', '-S', 'cov-low'], capture_output=True,
+                                text=True).stdout.strip()
+        cols = ['-n', '-r', '-o', 'TARGET,SOURCE,ID']
+        for path, fd in (('/proc/self/fd/%d' % low, low), ('/proc/%d/cwd' % sleeper.pid, None)):
+            kw = {'pass_fds': (fd,)} if fd is not None else {}
+            ms = subprocess.run([binary, 'stat'] + cols + [path], capture_output=True,
+                                text=True, **kw)
+            fm = subprocess.run(['findmnt'] + cols + ['-T', path], capture_output=True,
+                                text=True, **kw)
+            ls = subprocess.run([binary, 'list'] + cols + ['-T', path], capture_output=True,
+                                text=True, **kw)
+            t.check('kept stat: a link in this namespace to a covered mount: stat %s' % path,
+                    ms.returncode == 0 and ms.stdout.split() == [a, 'cov-low', low_id] and
+                    fm.returncode == 0 and fm.stdout.split()[:2] == ['/proc', 'proc'] and
+                    ls.stdout == fm.stdout and ls.returncode == 0,
+                    'stat rc %d %r %r; findmnt %r; list %r' % (ms.returncode, ms.stdout,
+                                                               ms.stderr, fm.stdout, ls.stdout))
+        path = '/proc/self/fd/%d' % top
+        ms = subprocess.run([binary, 'stat'] + cols + [path], capture_output=True, text=True,
+                            pass_fds=(top,))
+        fm = subprocess.run(['findmnt'] + cols + ['-T', path], capture_output=True, text=True,
+                            pass_fds=(top,))
+        # (a is a stack: findmnt prints each mount, stat the top one, kept)
+        t.check('kept stat: a link in this namespace that resolves: findmnt\'s mount',
+                ms.returncode == 0 and ms.stdout == fm.stdout.splitlines(True)[-1] and
+                ms.stdout.split()[:2] ==
+                [a, 'cov-top'], 'stat %r %r; findmnt %r' % (ms.stdout, ms.stderr, fm.stdout))
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        os.close(low)
+        if top >= 0:
+            os.close(top)
+        subprocess.run(['umount', '-R', d], capture_output=True)
+
+
 def stat_kept_number(t, binary, base):
     """README's kept rule: stat N takes a bare number as a /proc mount id,
     ./N is the path (findmnt -T N: the path)."""
@@ -3584,6 +3720,7 @@ def task_kept_inner(binary, base):
         task_chroot_pf(t, binary, base, where)
     stat_kept_other_ns(t, binary, base)
     stat_kept_number(t, binary, base)
+    stat_kept_covered(t, binary, base)
     poll_kept_task_exit(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
@@ -4254,6 +4391,7 @@ def main():
             tabfile_loose(t, binary, base)
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
+            tabfile_nul_tail(t, binary, base)
     if only in 'busy-table':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-busy-') as base:
             private_ns_part(t, '--busy-table', binary, base, 'busy table')

@@ -269,23 +269,8 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			return -EINVAL;
 		}
 	}
-	/* findmnt: -S NAME, -T or -M and an argument: an error (-S MAJ:MIN is not) */
-	if (optind < argc && (a->view.source || a->view.mountpoint || a->view.target))
-		return cli_fail(0, "list: -S, -T and -M exclude a SOURCE|MOUNTPOINT argument "
-				   "(but -S MAJ:MIN)"),
-		       -EINVAL;
-	if (optind < argc)
-		a->view.match = argv[optind++];
-	/* an argument MAJ:MIN is findmnt's one MAJ:MIN match: it replaces -S's */
-	if (view_is_devno(a->view.match))
-		a->view.devno = NULL;
-	/* findmnt DEVICE MOUNTPOINT: a mount with both, the second as -M */
-	if (optind < argc) {
-		a->view.source = a->view.match;
-		a->view.mountpoint = argv[optind++];
-		a->view.match = NULL;
-		a->view.pair = true;
-	}
+	if (view_operands(&a->view, "list", argc, argv, &optind))
+		return -EINVAL;
 	if (optind < argc) {
 		cli_fail(0, "list: unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
@@ -939,14 +924,18 @@ static size_t mi_clean_line(const char *s, char *out)
  * it, skips blanks and passes over an empty or '#' line; the rest is
  * split as mi_clean_line() says. A line it cannot split (or with a NUL
  * byte) goes on as it was: the library refuses it naming its line, as
- * the README keeps (findmnt warns and lists the rest).
+ * the README keeps (findmnt warns and lists the rest). The file's last
+ * line without a newline is libmount's C string, up to its first NUL: a
+ * file padded with zeros after its last line (a crash, a preallocated
+ * copy) ends in a blank line passed over, as findmnt passes it over.
  */
 static int tj_line(struct tab_join *tj, unsigned file, unsigned lineno, char *buf, size_t n,
 		   char *out)
 {
-	size_t len = n && buf[n - 1] == '\n' ? n - 1 : n, k;
+	size_t len = n && buf[n - 1] == '\n' ? n - 1 : strnlen(buf, n), k;
 	const char *s;
 
+	tj->changed |= len < n && buf[n - 1] != '\n';
 	if (memchr(buf, '\0', len))
 		return tj_put(tj, file, lineno, buf, len);
 	buf[len] = '\0';

@@ -225,15 +225,9 @@ static int show_run(int argc, char **argv, const struct out_locale *loc)
 		return r;
 	if (optind < argc)
 		file = argv[optind++];
-	/* as list: a SOURCE or MOUNTPOINT prints only the mounts it names */
-	if (optind < argc)
-		v.match = argv[optind++];
-	/* as list: SOURCE MOUNTPOINT, a mount with both */
-	if (optind < argc && !v.source && !v.mountpoint && !v.target) {
-		v.source = v.match;
-		v.mountpoint = argv[optind++];
-		v.match = NULL;
-	}
+	/* as list: SOURCE or MOUNTPOINT, or both, the mounts they name */
+	if (view_operands(&v, "show", argc, argv, &optind))
+		return CLI_EXIT_ERR;
 	if (optind < argc)
 		return cli_fail(0, "show: unexpected argument '%s' (one FILE, then a SOURCE or "
 				   "MOUNTPOINT, or a SOURCE and a MOUNTPOINT)", argv[optind]);

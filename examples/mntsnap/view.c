@@ -292,6 +292,27 @@ bool view_is_devno(const char *s)
 	return s && devno_parse(s, &maj, &min);
 }
 
+int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *ind)
+{
+	/* findmnt: -S NAME, -T or -M and an argument: an error (-S MAJ:MIN is not) */
+	if (*ind < argc && (v->source || v->mountpoint || v->target))
+		return cli_fail(0, "%s: -S, -T and -M exclude a SOURCE|MOUNTPOINT argument "
+				   "(but -S MAJ:MIN)", cmd);
+	if (*ind < argc)
+		v->match = argv[(*ind)++];
+	/* an argument MAJ:MIN is findmnt's one MAJ:MIN match: it replaces -S's */
+	if (view_is_devno(v->match))
+		v->devno = NULL;
+	/* findmnt DEVICE MOUNTPOINT: a mount with both, the second as -M */
+	if (*ind < argc) {
+		v->source = v->match;
+		v->mountpoint = argv[(*ind)++];
+		v->match = NULL;
+		v->pair = true;
+	}
+	return 0;
+}
+
 void view_resolve_tag(struct view *v, char **dev)
 {
 	const char **spec = v->source && tags_is_devtag(v->source) ? &v->source

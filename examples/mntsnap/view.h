@@ -168,6 +168,15 @@ int view_excl(struct view *v, const char *cmd, int c);
 bool view_is_devno(const char *s);
 
 /*
+ * findmnt's SOURCE|MOUNTPOINT arguments, argv[*ind] on (list's and, after
+ * its FILE, show's): refused beside -S NAME, -T or -M (-S MAJ:MIN is not);
+ * one argument the match (a MAJ:MIN one replaces -S's); two a SOURCE and
+ * MOUNTPOINT pair. Leaves *ind past what it took (the caller refuses the
+ * rest). Returns 0, or CLI_EXIT_ERR (message printed).
+ */
+int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *ind);
+
+/*
  * A mount table names devices, not tags: -S LABEL=x (or such an
  * argument) is the device the tag names, as findmnt evaluates it with
  * libblkid (mnt_resolve_spec()), in a live table, a -F file and a saved
