@@ -201,14 +201,6 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 	return r;
 }
 
-/* The fields a pid target's capture asked for only to re-root itself. */
-static void drop_extra(struct mntsnap_snapshot *s, uint32_t extra)
-{
-	for (uint32_t i = 0; extra && i < s->nrecs; i++)
-		s->recs[i].mask &= ~extra;
-	s->mask &= ~extra;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -298,12 +290,39 @@ static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sy
 	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
 }
 
+bool mntsnap__route_pid_whole(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			      const struct mntsnap_snapshot *s)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+	long R;
+
+	/* what pid_view() leaves whole: a root it cannot tell or find */
+	if (process_root(ns, sys, &id, root, sizeof(root)))
+		return true;
+	R = mntsnap__snapshot_find(s, id);
+	return R < 0 || (!strcmp(root, "/") && s->recs[R].parent == (uint32_t)R);
+}
+
+int mntsnap__route_pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			    struct mntsnap_snapshot *s, uint32_t want, struct mntsnap_error *err)
+{
+	bool moved = false;
+	int r = pid_view(ns, sys, s, &moved);
+
+	if (r)
+		return mntsnap__set_error(err, r, 0, "the process's root: %s", strerror(-r));
+	if (moved && (want & MNTSNAP_F_PROPAGATE_FROM))
+		r = pid_propagate_from(ns, sys, s, err);
+	return r;
+}
+
 int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 			  struct mntsnap_snapshot **ret_snap)
 {
 	struct mntsnap_capture_opts c = *o;
 	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
-	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only, moved = false;
+	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only;
 	int r;
 
 	/* re-rooting needs ids and mount points, asked for if the caller did not;
@@ -328,18 +347,14 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 				   ret_snap);
 	}
 	if (!r && pid && (*ret_snap)->backend != MNTSNAP_BACKEND_MOUNTINFO) {
-		r = pid_view(o->ns, sys, *ret_snap, &moved);
-		if (r)
-			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
-		if (!r && moved && (want & MNTSNAP_F_PROPAGATE_FROM))
-			r = pid_propagate_from(o->ns, sys, *ret_snap, o->error);
+		r = mntsnap__route_pid_view(o->ns, sys, *ret_snap, want, o->error);
 		if (r) {
 			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;
 		}
 	}
 	if (!r && pid)
-		drop_extra(*ret_snap, extra);
+		mntsnap__snap_drop_fields(*ret_snap, extra);
 	/* the snapshot names the target even when records lack NS_ID */
 	if (!r && !(*ret_snap)->ns_id)
 		(*ret_snap)->ns_id = o->ns->ns_id;
@@ -415,7 +430,7 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 		if (!r && strcmp(root, "/") && (mask & MNTSNAP_F_PROPAGATE_FROM))
 			r = pid_propagate_from(ns, sys, *ret_snap, NULL);
 		if (!r)
-			drop_extra(*ret_snap, extra);
+			mntsnap__snap_drop_fields(*ret_snap, extra);
 		if (r) {
 			mntsnap__snapshot_free(*ret_snap);
 			*ret_snap = NULL;
