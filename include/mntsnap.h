@@ -1379,8 +1379,9 @@ struct mntsnap_watch_opts {
  * (mntsnap_watch_snapshot) holds the mounts reachable from that root,
  * mount points relative to it, and the events are the changes between
  * that view before and after each drain (a mount outside the root: none;
- * one moved in from outside: MOUNT; one moved out: UMOUNT), at the cost
- * of a copy of the whole table per drain with changes.
+ * one moved in from outside: MOUNT; one moved out: UMOUNT; one made and
+ * gone within one drain: none), at the cost of a copy of the whole table
+ * per drain with changes.
  * Errors: -EPERM (no right to query a target without a process:
  * opts->error says why),
  * -ENOSYS (no statmount/listmount: nothing to keep current with),
