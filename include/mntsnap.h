@@ -1389,7 +1389,15 @@ struct mntsnap_watch_opts {
  * handle has a mountinfo to poll: with an ns-file or id handle only
  * fanotify events are seen (no remounts), and without fanotify there is
  * nothing to watch with (-EOPNOTSUPP). A pid handle whose process exits
- * ends the watch (mntsnap_watch_drain() says -ESRCH).
+ * ends the watch (mntsnap_watch_drain() says -ESRCH). A pid handle is
+ * its process's view, as mntsnap_capture() of it: for a process whose root
+ * is not its namespace's (chroot()) at the start, the snapshot
+ * (mntsnap_watch_snapshot) holds the mounts reachable from that root,
+ * mount points relative to it, and the events are the changes between
+ * that view before and after each drain (a mount outside the root: none;
+ * one moved in from outside: MOUNT; one moved out: UMOUNT; one made and
+ * gone within one drain: none), at the cost of a copy of the whole table
+ * per drain with changes.
  * Errors: -EPERM (no right to query a target without a process:
  * opts->error says why),
  * -ENOSYS (no statmount/listmount: nothing to keep current with),

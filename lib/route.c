@@ -207,14 +207,6 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 	return r;
 }
 
-/* The fields a pid target's capture asked for only to re-root itself. */
-static void drop_extra(struct mntsnap_snapshot *s, uint32_t extra)
-{
-	for (uint32_t i = 0; extra && i < s->nrecs; i++)
-		s->recs[i].mask &= ~extra;
-	s->mask &= ~extra;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -336,6 +328,34 @@ static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sy
 	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
 }
 
+bool mntsnap__route_pid_whole(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			      const struct mntsnap_snapshot *s)
+{
+	char root[PATH_MAX];
+	uint64_t id;
+	long R;
+
+	/* what pid_view() leaves whole: a root it cannot tell or find */
+	if (process_root(ns, sys, &id, root, sizeof(root)))
+		return true;
+	R = mntsnap__snapshot_find(s, id);
+	return R < 0 || (!strcmp(root, "/") && s->recs[R].parent == (uint32_t)R);
+}
+
+int mntsnap__route_pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			    struct mntsnap_snapshot *s, uint32_t want, struct mntsnap_error *err)
+{
+	bool rooted = false, moved = false;
+	int r = pid_view(ns, sys, s, &rooted, &moved);
+
+	if (r)
+		return mntsnap__set_error(err, r, 0, "the process's root: %s", strerror(-r));
+	/* the watcher reads from outside: propagate_from as the capture's */
+	if (want & MNTSNAP_F_PROPAGATE_FROM)
+		r = text_propagate_from(ns, sys, rooted, 0, s);
+	return r;
+}
+
 int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 			  struct mntsnap_snapshot **ret_snap)
 {
@@ -379,7 +399,7 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 		mntsnap__snapshot_free(s);
 		return r;
 	}
-	drop_extra(s, extra);
+	mntsnap__snap_drop_fields(s, extra);
 	/* the snapshot names the target even when records lack NS_ID */
 	if (!s->ns_id)
 		s->ns_id = o->ns->ns_id;
@@ -471,7 +491,7 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 		mntsnap__snapshot_free(s);
 		return r;
 	}
-	drop_extra(s, extra);
+	mntsnap__snap_drop_fields(s, extra);
 	*ret_snap = s;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef MNTSNAP_ROUTE_H
 #define MNTSNAP_ROUTE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct mntsnap_capture_opts;
@@ -18,5 +19,24 @@ struct mntsnap_sysops;
  */
 int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 			  struct mntsnap_snapshot **ret_snap);
+
+/*
+ * A pid target's view of s, a statmount capture of its whole namespace
+ * with ids and mount points (and /proc ids when want has propagate_from):
+ * the mounts reachable from the process's root, their mount points
+ * relative to it, propagate_from as the process's own mountinfo shows it
+ * when that root is not the namespace's. The capture's and the
+ * watcher's (which keeps the whole namespace and hands out this view).
+ */
+int mntsnap__route_pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			    struct mntsnap_snapshot *s, uint32_t want, struct mntsnap_error *err);
+
+/*
+ * Does a pid target see all of s, a finished capture of its namespace
+ * (its root the namespace's, or one that mntsnap__route_pid_view() could
+ * not find and so leaves whole)?
+ */
+bool mntsnap__route_pid_whole(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			      const struct mntsnap_snapshot *s);
 
 #endif

@@ -1168,6 +1168,13 @@ int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path)
 	return 0;
 }
 
+void mntsnap__snap_drop_fields(struct mntsnap_snapshot *s, uint32_t fields)
+{
+	for (uint32_t i = 0; fields && i < s->nrecs; i++)
+		s->recs[i].mask &= ~fields;
+	s->mask &= ~fields;
+}
+
 int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path)
 {
 	long R = mntsnap__snapshot_find(s, root_id);

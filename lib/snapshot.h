@@ -164,6 +164,10 @@ int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const cha
  */
 int mntsnap__snap_relative_to(struct mntsnap_snapshot *s, const char *root_path);
 
+/* Drop fields from every record's mask and the snapshot's (asked for
+ * only to work something out, not by the caller). */
+void mntsnap__snap_drop_fields(struct mntsnap_snapshot *s, uint32_t fields);
+
 /* Copy a string into strtab; returns its offset or -ENOMEM/-EOVERFLOW. */
 long mntsnap__snap_str(struct mntsnap_snapshot *s, const char *str, size_t len);
 

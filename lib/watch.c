@@ -65,6 +65,7 @@
 #include "ns.h"
 #include "hash.h"
 #include "proc.h"
+#include "route.h"
 #include "snapshot.h"
 #include "sys-seam.h"
 
@@ -108,6 +109,17 @@ struct mntsnap_watch {
 	bool unsettled;
 
 	struct mntsnap_snapshot *live;
+	/*
+	 * A pid target whose root is not its namespace's (a chroot()ed
+	 * process): live stays the whole namespace, which the event sources
+	 * and sweeps keep current, and view is the process's view of it
+	 * (route.c's, as a capture of that target gives: the mounts reachable
+	 * from its root, paths relative to it), what callers get; the events
+	 * are the changes between two views. NULL: callers get live. extra:
+	 * the fields only the view needs (the caller did not ask for them).
+	 */
+	struct mntsnap_snapshot *view;
+	uint32_t extra;
 	uint8_t *dead;
 	uint32_t dead_cap, ndead;
 	bool clean; /* live is a finished snapshot with no dead records */
@@ -343,16 +355,14 @@ static struct id_at *live_order(const struct mntsnap_watch *w, uint32_t *ret_n)
 	return o;
 }
 
-/* Rebuild live as a finished snapshot: no dead records, id order, tree links. */
-static int live_rebuild(struct mntsnap_watch *w)
+/* A finished copy of live: no dead records, id order, tree links. */
+static int live_copy(const struct mntsnap_watch *w, struct mntsnap_snapshot **ret)
 {
 	struct mntsnap_snapshot *s = w->live, *n;
 	struct id_at *order;
 	uint32_t cnt;
 	int r = 0;
 
-	if (w->clean)
-		return 0;
 	order = live_order(w, &cnt);
 	n = mntsnap__snap_new(s->backend, s->mask);
 	if (!order || !n) {
@@ -370,8 +380,6 @@ static int live_rebuild(struct mntsnap_watch *w)
 	free(order);
 	if (r >= 0)
 		r = mntsnap__snap_finish(n);
-	if (r >= 0)
-		r = retire(w, s);
 	if (r < 0) {
 		mntsnap__snapshot_free(n);
 		return r;
@@ -381,13 +389,34 @@ static int live_rebuild(struct mntsnap_watch *w)
 	n->attempts = s->attempts;
 	n->kernel_supported_mask = s->kernel_supported_mask;
 	mntsnap__snap_stamp(n);
+	*ret = n;
+	return 0;
+}
+
+/* Rebuild live as a finished snapshot: no dead records, id order, tree links. */
+static int live_rebuild(struct mntsnap_watch *w)
+{
+	struct mntsnap_snapshot *n = NULL;
+	int r;
+
+	if (w->clean)
+		return 0;
+	r = live_copy(w, &n);
+	if (!r)
+		r = retire(w, w->live);
+	if (r) {
+		mntsnap__snapshot_free(n);
+		return r;
+	}
 	return live_set(w, n);
 }
 
 /* ---- events --------------------------------------------------------------------------- */
 
-static int push(struct mntsnap_watch *w, int kind, uint32_t changed, uint64_t id, long ni,
-		const struct mntsnap_snapshot *os, long oi)
+/* An event: the record after (ns, ni; none: ni < 0) and before (os, oi). */
+static int push_in(struct mntsnap_watch *w, int kind, uint32_t changed, uint64_t id,
+		   const struct mntsnap_snapshot *ns, long ni, const struct mntsnap_snapshot *os,
+		   long oi)
 {
 	if (w->nev == w->evcap) {
 		size_t cap = w->evcap ? w->evcap * 2 : 64;
@@ -401,11 +430,18 @@ static int push(struct mntsnap_watch *w, int kind, uint32_t changed, uint64_t id
 	w->ev[w->nev++] = (struct wev){.kind = kind,
 				       .changed = changed,
 				       .id = id,
-				       .ns = ni >= 0 ? w->live : NULL,
+				       .ns = ni >= 0 ? ns : NULL,
 				       .ni = ni,
 				       .os = os,
 				       .oi = oi};
 	return 0;
+}
+
+/* An event whose record after is live's ni. */
+static int push(struct mntsnap_watch *w, int kind, uint32_t changed, uint64_t id, long ni,
+		const struct mntsnap_snapshot *os, long oi)
+{
+	return push_in(w, kind, changed, id, w->live, ni, os, oi);
 }
 
 static int kind_of(uint32_t changed)
@@ -710,18 +746,18 @@ static int diff_events(struct mntsnap_watch *w, const struct mntsnap_diff *d,
 			mntsnap__diff_get(d, (size_t)part[i], &p);
 			mntsnap__snapshot_get(old, (size_t)p.old_index, &o);
 			mntsnap__snapshot_get(fresh, (size_t)e.new_index, &m);
-			r = push(w, MNTSNAP_WATCH_MOVE,
-				 mntsnap__diff_changes(&o, &m) | MNTSNAP_CHANGE_MOUNT_POINT, id,
-				 e.new_index, old, p.old_index);
+			r = push_in(w, MNTSNAP_WATCH_MOVE,
+				    mntsnap__diff_changes(&o, &m) | MNTSNAP_CHANGE_MOUNT_POINT, id,
+				    fresh, e.new_index, old, p.old_index);
 		} else if (part && part[i] >= 0) {
 			continue; /* the removed half of a move */
 		} else if (e.kind == MNTSNAP_DIFF_ADDED) {
-			r = push(w, MNTSNAP_WATCH_MOUNT, 0, id, e.new_index, NULL, -1);
+			r = push_in(w, MNTSNAP_WATCH_MOUNT, 0, id, fresh, e.new_index, NULL, -1);
 		} else if (e.kind == MNTSNAP_DIFF_REMOVED) {
-			r = push(w, MNTSNAP_WATCH_UMOUNT, 0, id, -1, old, e.old_index);
+			r = push_in(w, MNTSNAP_WATCH_UMOUNT, 0, id, NULL, -1, old, e.old_index);
 		} else {
-			r = push(w, kind_of(e.changed), e.changed, id, e.new_index, old,
-				 e.old_index);
+			r = push_in(w, kind_of(e.changed), e.changed, id, fresh, e.new_index, old,
+				    e.old_index);
 		}
 	}
 	free(part);
@@ -760,6 +796,80 @@ fail:
 	mntsnap__snapshot_free(fresh);
 	w->need_resync = r != 0;
 	return r;
+}
+
+/* ---- a pid target's view ------------------------------------------------------------------ */
+
+/* The process's view of live now, in *ret. */
+static int view_build(struct mntsnap_watch *w, struct mntsnap_snapshot **ret)
+{
+	struct mntsnap_snapshot *v = NULL;
+	int r = live_copy(w, &v);
+
+	if (!r)
+		r = mntsnap__route_pid_view(w->tns, &w->sys, v, w->want, NULL);
+	if (r) {
+		mntsnap__snapshot_free(v);
+		return r;
+	}
+	mntsnap__snap_drop_fields(v, w->extra);
+	*ret = v;
+	return 0;
+}
+
+/*
+ * The events queued from index from on are live's: replace them with the
+ * changes between the view before and the view now, as the process's
+ * mountinfo shows them (a mount moved in from outside its root is a
+ * mount, one moved out an umount, one outside nothing); RESYNC stays.
+ * The view is built again only after live changed, so a change of the
+ * process's root alone (chroot() again) shows with the next mount change.
+ */
+static int view_update(struct mntsnap_watch *w, size_t from)
+{
+	struct mntsnap_snapshot *v = NULL, *old = w->view;
+	struct mntsnap_diff *d = NULL;
+	bool resynced = false;
+	int r;
+
+	for (size_t i = from; i < w->nev; i++)
+		resynced = resynced || w->ev[i].kind == MNTSNAP_WATCH_RESYNC;
+	r = view_build(w, &v);
+	if (!r)
+		r = mntsnap__diff(old, v, &d);
+	/* old stays readable: the events point into it until the next drain */
+	if (!r)
+		r = retire(w, old);
+	if (r) {
+		mntsnap__diff_free(d);
+		mntsnap__snapshot_free(v);
+		return r;
+	}
+	w->view = v;
+	w->nev = from;
+	r = diff_events(w, d, old, v);
+	if (!r && resynced)
+		r = push_in(w, MNTSNAP_WATCH_RESYNC, 0, 0, NULL, -1, NULL, -1);
+	mntsnap__diff_free(d);
+	return r;
+}
+
+/*
+ * At setup: a pid target whose root is not its namespace's gets a view;
+ * any other drops the fields it would have needed.
+ */
+static int view_setup(struct mntsnap_watch *w)
+{
+	/* the text route reads the process's mountinfo: its view already */
+	if (w->tns && w->tns->pidfd >= 0 && !w->tns->text_only &&
+	    w->route != MNTSNAP_WATCH_ROUTE_TEXT &&
+	    !mntsnap__route_pid_whole(w->tns, &w->sys, w->live))
+		return view_build(w, &w->view);
+	mntsnap__snap_drop_fields(w->live, w->extra);
+	w->want &= ~w->extra;
+	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
+	w->extra = 0;
+	return 0;
 }
 
 /* ---- kernel event sources --------------------------------------------------------------- */
@@ -918,6 +1028,14 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 			return r;
 	}
 	r = drain_sources(w);
+	if (!r && w->view && w->nev)
+		r = view_update(w, 0);
+	/* no process, no root to see the table from: the watch is over */
+	if (r == -ESRCH && w->view) {
+		w->ended = true;
+		w->nev = 0;
+		return r;
+	}
 	if (r)
 		failed(w);
 	if (!r && mntsnap__ns_check_alive(w->tns) == -ESRCH) {
@@ -936,12 +1054,22 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 int mntsnap_watch_sync(struct mntsnap_watch *w)
 {
 	int r = mntsnap_watch_drain(w);
+	size_t from;
 
 	if (r < 0 || w->need_resync || w->ended)
 		return r; /* a resync due next, or no namespace left to look at */
 	timer_set(w, 0);
 	w->unsettled = false;
+	from = w->nev;
 	r = w->route == MNTSNAP_WATCH_ROUTE_TEXT ? resync(w, false) : sweep(w);
+	/* always: only the process's text shows its propagate_from */
+	if (!r && w->view)
+		r = view_update(w, from);
+	if (r == -ESRCH && w->view) {
+		w->ended = true;
+		w->nev = from;
+		return (int)from;
+	}
 	if (r) {
 		failed(w);
 		return r;
@@ -982,6 +1110,10 @@ int mntsnap_watch_snapshot(struct mntsnap_watch *w, const struct mntsnap_snapsho
 
 	if (!w || !ret_snap)
 		return -EINVAL;
+	if (w->view) {
+		*ret_snap = w->view;
+		return 0;
+	}
 	r = live_rebuild(w);
 	if (r)
 		return r;
@@ -1031,6 +1163,7 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	free_retired(w);
 	free(w->retired);
 	mntsnap__snapshot_free(w->live);
+	mntsnap__snapshot_free(w->view);
 	free(w->dead);
 	free(w->idx.k);
 	free(w->idx.v);
@@ -1211,6 +1344,12 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	w->flags = o->flags;
 	w->settle_ms = o->settle_ms ? o->settle_ms : DEFAULT_SETTLE_MS;
 	w->want = (o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT) | MNTSNAP_F_ID;
+	/* a pid target's view (view_setup()) needs mount points, and /proc
+	 * ids to match its text's propagate_from by */
+	if (o->ns && o->ns->pidfd >= 0 && !o->ns->text_only)
+		w->extra = (MNTSNAP_F_MOUNT_POINT |
+			    (w->want & MNTSNAP_F_PROPAGATE_FROM ? MNTSNAP_F_ID_OLD : 0)) & ~w->want;
+	w->want |= w->extra;
 	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
 	if (o->ns && !o->ns->self) {
 		r = route_target(w, o->ns, o->error);
@@ -1241,6 +1380,8 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	if (r)
 		return r;
 	r = live_set(w, s);
+	if (!r)
+		r = view_setup(w);
 	if (!r)
 		r = epoll_setup(w);
 	if (r)

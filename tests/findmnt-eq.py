@@ -61,7 +61,8 @@ lines shuffled: every option that shapes the tree, in every form.
 
 Poll mode (poll_sets, compare_poll_utab, live; poll_args): -m -p (utab's
 options in the first batch's old records), --output-all, --vfs-all, -y per
-change; -p's ACTIONS and -o lists refused as findmnt refuses them,
+change; -p -N PID and -p -F /proc/PID/mountinfo of a chroot()ed task
+(poll_task_chroot: the task's view, moves across its root, filters); -p's ACTIONS and -o lists refused as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
 start (its parse errors on stderr).
 
@@ -104,6 +105,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -762,18 +764,42 @@ def poll_stop(procs):
         out.close()
 
 
-def poll_history(t, name, binary, sets, steps, env, cwd):
+def polling(pids, timeout=60):
+    """Wait until each process holds a mountinfo file open (the table it
+    polls: read, or about to be), then a little more."""
+    end = time.monotonic() + timeout
+    for pid in pids:
+        while time.monotonic() < end:
+            try:
+                fds = os.listdir('/proc/%d/fd' % pid)
+                if any(os.readlink('/proc/%d/fd/%s' % (pid, f)).endswith('/mountinfo')
+                       for f in fds):
+                    break
+            except OSError:
+                pass
+            time.sleep(0.05)
+    time.sleep(0.5)
+
+
+def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False):
     """Each option set polled by both programs through the same steps
-    (each one batch): the same bytes and exit status."""
+    (each one batch): the same bytes and exit status. wait_open: every
+    set polls a mountinfo, wait until each poller has it open (a loaded
+    machine may start one late) rather than a fixed time, and give each
+    -w time enough for the wait."""
     procs = []
+    idle = '10000' if wait_open else '3000'
     try:
         for i, opts in enumerate(sets):
             for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
                 out = tempfile.TemporaryFile()
-                procs.append((i, who, subprocess.Popen(cmd + opts + ['-w', '3000'], stdout=out,
+                procs.append((i, who, subprocess.Popen(cmd + opts + ['-w', idle], stdout=out,
                                                        stderr=subprocess.STDOUT, env=env,
                                                        cwd=cwd), out))
-        time.sleep(1.5)
+        if wait_open:
+            polling([p.pid for _, _, p, _ in procs])
+        else:
+            time.sleep(1.5)
         for step in steps:
             subprocess.run(['sh', '-c', step], check=True, capture_output=True, cwd=cwd)
             time.sleep(0.4)
@@ -3726,6 +3752,126 @@ def task_kept_inner(binary, base):
     return 0
 
 
+# A chroot()ed task (its root a directory of this table) polled: findmnt
+# -p -N PID (and -F /proc/PID/mountinfo) reads the task's mountinfo, which
+# the kernel writes relative to the task's root and without the mounts
+# outside it. cr/z is a slave of y (outside the root), itself a slave of
+# cr/x: a mount on cr/x/sub propagates to cr/z/sub, whose propagate_from
+# the task's text names by cr/x/sub's group (y's has no mount under the
+# root). $1 the base, $2 "same" (the task in this namespace) or "own".
+POLL_TASK = r"""
+set -e
+B=$1/pt-$2
+mkdir -p $B
+mount -t tmpfs pt $B
+mkdir -p $B/cr/sub $B/cr/m1 $B/cr/m2 $B/cr/x $B/cr/z $B/y $B/out $B/out2
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $B/cr/$d; else mkdir $B/cr/$d; mount --bind /$d $B/cr/$d; fi
+done
+mount -t tmpfs X $B/cr/x
+mkdir $B/cr/x/sub
+mount --make-shared $B/cr/x
+mount --bind $B/cr/x $B/y
+mount --make-slave $B/y
+mount --make-shared $B/y
+mount --bind $B/y $B/cr/z
+mount --make-slave $B/cr/z
+echo ready
+if [ "$2" = own ]; then
+    exec unshare -m --propagation unchanged chroot $B/cr sleep 120
+fi
+exec chroot $B/cr sleep 120
+"""
+# Each step one batch, run where the task's mounts are (cwd: the base):
+# inside the root, outside it, moves across its edge both ways, a bind of
+# a subdirectory (FSROOT), a remount (OLD-OPTIONS), a move inside
+# (OLD-TARGET), and a propagated mount whose propagate_from is the task's.
+POLL_TASK_STEPS = [
+    'mount -t tmpfs insub cr/sub', 'mount -t tmpfs outside out',
+    'mount -o remount,size=1m cr/sub', 'mkdir out/dd && mount --bind out/dd cr/m1',
+    'mount --move cr/sub cr/m2', 'mount -t tmpfs o2 out2', 'mount --move out2 cr/sub',
+    'mount --move cr/m2 out2', 'mount -t tmpfs pp cr/x/sub', 'mount -o remount,ro cr/m1',
+    'umount cr/x/sub', 'umount cr/sub', 'umount cr/m1', 'umount out2', 'umount out',
+]
+
+
+def poll_task_sets(pid):
+    mi = '/proc/%s/mountinfo' % pid
+    cols = 'ACTION,TARGET,SOURCE,FSROOT,OLD-TARGET,OLD-OPTIONS,PROPAGATION,OPT-FIELDS,ID,PARENT'
+    sets = []
+    for tab in (['-N', pid], ['-F', mi]):
+        sets += [['-p'] + tab, ['-p', '-r', '-o', cols] + tab]
+    # the filters match the task's records, as its text shows them
+    return sets + [['-p', '-N', pid] + f for f in (
+        ['-M', '/sub', '-r'], ['-M', '/m2', '-o', '+OLD-TARGET'], ['-t', 'tmpfs', '-O', 'ro'],
+        ['-S', 'insub', '-r'], ['-S', 'pp', '-o', '+OPT-FIELDS'], ['-i', '-t', 'tmpfs'],
+        ['--output-all', '-r'], ['-P', '-o', '+FSROOT,PROPAGATION'], ['-U'],
+        ['--shadowed'], ['-f', '-S', 'o2'], ['-d', 'backward', '-r'],
+        ['-p', 'move,umount', '-r', '-o', '+OLD-TARGET'], ['-T', '/m1'], ['-T', '/x/sub/f'],
+        ['-R', '-M', '/x', '-r'], ['-D'])]
+
+
+def poll_task_chroot(t, binary, base, where):
+    """-p -N PID and -p -F /proc/PID/mountinfo of a chroot()ed task: each
+    change as the task's mountinfo shows it (paths from its root, nothing
+    outside it, a move across its edge a mount or an umount)."""
+    p = subprocess.Popen(['sh', '-c', POLL_TASK, 'sh', base, where],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('poll chroot task (%s) setup' % where, False,
+                    p.stderr.read().decode(errors='replace'))
+            return
+        pid = str(p.pid)
+        for _ in range(100):  # the exec of unshare/chroot and sleep
+            try:
+                with open('/proc/%s/mountinfo' % pid) as f:
+                    if ' /z ' in f.read():
+                        break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        d = os.path.join(base, 'pt-' + where)
+        # setns() of a mount namespace moves cwd to its root: cd again
+        steps = POLL_TASK_STEPS if where == 'same' else [
+            'nsenter -t %s -m -- sh -c %s' % (pid, shlex.quote('cd %s && %s' % (d, s)))
+            for s in POLL_TASK_STEPS]
+        poll_history(t, 'poll chroot task (%s):' % where, binary, poll_task_sets(pid), steps,
+                     None, d, wait_open=True)
+        # kept (README): the task's exit ends the poll with a message
+        m = subprocess.Popen([binary, 'list', '-p', '-r', '-N', pid, '-w', '20000'],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        polling([m.pid])
+        subprocess.run(['sh', '-c', steps[0]], check=True, capture_output=True, cwd=d)
+        time.sleep(0.5)
+        p.kill()
+        p.wait()
+        try:
+            out, err = m.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            m.kill()
+            out, err = m.communicate()
+        subprocess.run(['umount', os.path.join(d, 'cr/sub')], capture_output=True)
+        t.check('poll chroot task (%s): stops when the task exits' % where,
+                m.returncode == 0 and b'the target process has exited' in err and
+                out.splitlines()[1:] == [b'mount /sub insub tmpfs rw,relatime'],
+                'rc %r out %r err %r' % (m.returncode, out, err))
+    finally:
+        p.kill()
+        p.wait()
+
+
+def poll_task_inner(binary, base):
+    """In a private mount namespace already: chroot()ed tasks polled, in
+    this namespace and in one of their own. Prints the tally as JSON."""
+    t = Tally()
+    for where in ('same', 'own'):
+        poll_task_chroot(t, binary, base, where)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
 def utab_lines(t, binary, base):
     """-m: a utab line read as libmount 2.38's mnt_parse_utab_line() reads
     it (fields apart by spaces only, a line's CR dropped, # lines and a line
@@ -4307,6 +4453,8 @@ def main():
         return target_lookups_inner(*sys.argv[2:4])
     if sys.argv[1] == '--task-kept':
         return task_kept_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--poll-task':
+        return poll_task_inner(*sys.argv[2:4])
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
@@ -4382,6 +4530,13 @@ def main():
     if only in 'task-kept':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-task-') as base:
             private_ns_part(t, '--task-kept', binary, base, 'task views and kept stat rules')
+    if only in 'poll-task':
+        if os.geteuid() != 0 or not shutil.which('unshare') or not shutil.which('nsenter'):
+            print('SKIP poll of a chroot()ed task: needs root, unshare and nsenter')
+            t.skipped += 1
+        else:
+            with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-polltask-') as base:
+                private_ns_part(t, '--poll-task', binary, base, 'chroot()ed tasks polled')
     if only in 'tree-shapes':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-shapes-') as base:
             tree_shapes(t, binary, base)

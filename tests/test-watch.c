@@ -972,6 +972,106 @@ LTest(watch, target_exit_ends_watch)
 }
 
 /*
+ * A chroot()ed process of this namespace, by pid: its view, as its
+ * /proc/PID/mountinfo and a capture of the same handle show it - mount
+ * points relative to its root, nothing outside it; a mount moved in from
+ * outside appears (MOUNT), one moved out goes (UMOUNT). Before, the
+ * watcher reported the whole namespace from the caller's root.
+ */
+static pid_t chrooted_child(const char *root)
+{
+	int p[2];
+	pid_t pid;
+	char k;
+
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (chroot(root) || chdir("/") || write(p[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &k, 1), 1, "child could not chroot");
+	close(p[0]);
+	return pid;
+}
+
+static void watch_chrooted(bool pollpri)
+{
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	struct mntsnap_ns *ns;
+	const struct ev *e;
+	pid_t pid;
+	int st;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/cr");
+	pid = chrooted_child(BASE "/cr");
+	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
+	w = watch_route(ns, pollpri, 0);
+	mnt("in", BASE "/cr/in", "tmpfs", 0, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_MOUNT);
+	cr_assert_str_eq(l.e[0].mp, "/in", "relative to the process's root");
+	cr_assert_eq(l.e[0].id, kernel_id(BASE "/cr/in"));
+	assert_current(w, ns);
+	/* outside its root: no event; the next mount inside is the only one */
+	l.n = 0;
+	mnt("out", BASE "/out", "tmpfs", 0, NULL);
+	mnt("in2", BASE "/cr/in2", "tmpfs", 0, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1, "only the mount inside the root");
+	cr_assert_str_eq(l.e[0].mp, "/in2");
+	assert_current(w, ns);
+	l.n = 0;
+	ms_mkdir_p(BASE "/cr/mv");
+	ms_mkdir_p(BASE "/cr/in3");
+	mnt(BASE "/out", BASE "/cr/mv", NULL, MS_MOVE, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	e = find_ev(&l, MNTSNAP_WATCH_MOUNT, kernel_id(BASE "/cr/mv"));
+	cr_assert(e && l.n == 1, "a mount moved in is a mount (%zu events)", l.n);
+	cr_assert_str_eq(e->mp, "/mv");
+	l.n = 0;
+	mnt(BASE "/cr/in2", BASE "/cr/in3", NULL, MS_MOVE, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_MOVE);
+	cr_assert_str_eq(l.e[0].mp, "/in3");
+	cr_assert_str_eq(l.e[0].old_mp, "/in2");
+	l.n = 0;
+	ms_mkdir_p(BASE "/away");
+	mnt(BASE "/cr/in", BASE "/away", NULL, MS_MOVE, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_UMOUNT, "a mount moved out is gone");
+	cr_assert_str_eq(l.e[0].old_mp, "/in");
+	assert_current(w, ns);
+	cr_assert_eq(mntsnap_watch_sync(w), 0);
+	assert_current(w, ns);
+	mntsnap_watch_free(w);
+	mntsnap_ns_free(ns);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	free(l.e);
+}
+
+LTest(watch, chrooted_pid_sees_its_root)
+{
+	watch_chrooted(false);
+}
+
+LTest(watch, chrooted_pid_sees_its_root_pollpri)
+{
+	watch_chrooted(true);
+}
+
+/*
  * No right to query the target's namespace (listmount/statmount of a
  * foreign namespace refused, as without CAP_SYS_ADMIN over its owner or
  * ptrace access to open it; no fanotify): a pid target is still watched,
