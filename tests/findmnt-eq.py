@@ -1470,6 +1470,162 @@ def blkid(t, binary, base):
     loop_device_part(t, binary, base, '--blkid', 'blkid tags')
 
 
+def image_dev(base, name, size, mkfs):
+    """A SIZE-byte image NAME under BASE made by the MKFS command (the
+    image's path appended) and attached to a free loop device: its path,
+    or None when mkfs or losetup fails (the reason printed)."""
+    img = os.path.join(base, name)
+    with open(img, 'wb') as fh:
+        fh.truncate(size)
+    r = subprocess.run(mkfs + [img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP %s: %s' % (' '.join(mkfs), r.stderr.strip()))
+        return None
+    return image_attach(img)
+
+
+def image_attach(img):
+    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP %s: no loop device: %s' % (img, r.stderr.strip()))
+        return None
+    return r.stdout.strip()
+
+
+def blkid_cache_order(devs):
+    """$BLKID_FILE rebuilt to list DEVS in this order (blkid(8) adds each
+    to the cache file it reads and writes)."""
+    try:
+        os.unlink(os.environ['BLKID_FILE'])
+    except FileNotFoundError:
+        pass
+    for d in devs:
+        subprocess.run(['blkid', '-c', os.environ['BLKID_FILE'], d], capture_output=True)
+
+
+def loop_number(dev):
+    return int(re.sub(r'\D', '', dev) or 0)
+
+
+def dup_uuid_cases(t, binary, base, devs, label, uuid):
+    """Two mounted devices with one UUID and LABEL (a cloned image): tag
+    lookups and SOURCES as findmnt's, with libblkid's cache file listing
+    them in either order (findmnt follows that cache, never a scan of its
+    own)."""
+    a, b, c = (os.path.join(base, n) for n in ('da', 'db', 'dc'))
+    for order in (sorted(devs, key=loop_number, reverse=True), sorted(devs, key=loop_number)):
+        blkid_cache_order(order)
+        what = 'duplicate uuid (cache %s)' % ','.join(order)
+        for args in (['-S', 'UUID=' + uuid, '-o', 'TARGET,SOURCE'], ['LABEL=' + label, '-o', 'TARGET,SOURCE'],
+                     ['-f', '-d', 'backward', 'LABEL=' + label, '-o', 'TARGET'],
+                     ['-f', '-S', 'UUID=' + uuid, '-o', 'TARGET'],
+                     ['-M', a, '-o', 'TARGET,SOURCES', '-r'], ['-M', b, '-o', 'TARGET,SOURCES', '-r'],
+                     ['-M', c, '-o', 'SOURCES', '-J'], ['-R', base, '-o', 'TARGET,SOURCE,SOURCES,UUID,LABEL', '-l'],
+                     ['-S', 'UUID=' + uuid, '-e', '-o', 'TARGET,SOURCE,SOURCES', '-r']):
+            fstab_same(t, what, args, [binary, 'list'] + args, json_out='-J' in args)
+        for args in (['-S', 'LABEL=' + label, '-o', 'TARGET,SOURCE'], ['-o', 'TARGET,SOURCES', '-r']):
+            fstab_same(t, what + ' stat', args + ['-T', b], [binary, 'stat'] + args + [b],
+                       json_out='-J' in args)
+        fst = os.path.join(base, 'dup.fstab')
+        with open(fst, 'w') as fh:
+            fh.write('UUID=%s %s ext4 defaults 0 0\nLABEL=%s %s ext4 defaults 0 0\n' % (uuid, a, label, b))
+        for args in (['-e', '-o', 'TARGET,SOURCE,SOURCES', '-r'], ['-o', 'TARGET,UUID,LABEL,SOURCES', '-r']):
+            fstab_same(t, what + ' fstab', ['-s', '-F', fst] + args, [binary, 'list', '-s', '-F', fst] + args)
+
+
+def btrfs_clone_cases(t, binary, base):
+    """A btrfs and a copy of its image, both mounted: Linux 6.7+ gives the
+    copy a temporary fsid (the superblock's UUID), findmnt's UUID column
+    stays libblkid's on-disk UUID of the source device, and -S UUID= that
+    value resolves through libblkid's cache as any tag."""
+    if not shutil.which('mkfs.btrfs'):
+        print('SKIP cloned btrfs: no mkfs.btrfs (btrfs-progs)')
+        t.skipped += 1
+        return []
+    dev = image_dev(base, 'bt-a.img', 128 << 20, ['mkfs.btrfs', '-q', '-f'])
+    if dev is None:
+        t.skipped += 1
+        return []
+    devs = [dev]
+    shutil.copyfile(os.path.join(base, 'bt-a.img'), os.path.join(base, 'bt-b.img'))
+    clone = image_attach(os.path.join(base, 'bt-b.img'))
+    if clone is None:
+        t.skipped += 1
+        return devs
+    devs.append(clone)
+    ba, bb = os.path.join(base, 'ba'), os.path.join(base, 'bb')
+    os.makedirs(ba), os.makedirs(bb)
+    for d, m in ((dev, ba), (clone, bb)):
+        r = subprocess.run(['mount', '-t', 'btrfs', d, m], capture_output=True, text=True)
+        if r.returncode:
+            print('SKIP cloned btrfs: mount %s: %s (a kernel before 6.7 refuses a second '
+                  'mount of one fsid)' % (d, r.stderr.strip()))
+            t.skipped += 1
+            return devs
+    uuid = subprocess.run(['blkid', '-p', '-o', 'value', '-s', 'UUID', dev],
+                          capture_output=True, text=True).stdout.strip()
+    for order in ([clone, dev], [dev, clone]):
+        blkid_cache_order(order)
+        what = 'cloned btrfs (cache %s)' % ','.join(order)
+        for args in (['-M', bb, '-o', 'TARGET,SOURCE,UUID'], ['-M', bb, '-J', '-o', 'TARGET,UUID'],
+                     ['-S', 'UUID=' + uuid, '-o', 'TARGET'], ['-t', 'btrfs', '-o', 'TARGET,UUID,SOURCES', '-r']):
+            fstab_same(t, what, args, [binary, 'list'] + args, json_out='-J' in args)
+        fstab_same(t, what + ' stat', ['-T', bb, '-o', 'TARGET,UUID'],
+                   [binary, 'stat', '-o', 'TARGET,UUID', bb])
+    return devs
+
+
+def dup_tags_inner(binary, base):
+    """In a private mount namespace already: duplicate tags (an ext4 image
+    and its copy, both mounted, one bound again) and a cloned btrfs,
+    findmnt and mntsnap compared with libblkid's cache file at
+    $BLKID_FILE (a temp file: neither writes /run/blkid here). Prints the
+    tally as JSON on its last line."""
+    t = Tally()
+    os.environ['BLKID_FILE'] = os.path.join(base, 'blkid.tab')
+    label, uuid = 'dup-%d' % os.getpid(), '0d0d0d0d-1111-2222-3333-%012d' % os.getpid()
+    mounts, devs = [], []
+    try:
+        dev = image_dev(base, 'dup-a.img', 32 << 20, ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+        if dev is None:
+            t.skipped += 1
+        else:
+            devs.append(dev)
+            shutil.copyfile(os.path.join(base, 'dup-a.img'), os.path.join(base, 'dup-b.img'))
+            clone = image_attach(os.path.join(base, 'dup-b.img'))
+            if clone is None:
+                t.skipped += 1
+            else:
+                devs.append(clone)
+                for d, n in ((dev, 'da'), (clone, 'db')):
+                    os.makedirs(os.path.join(base, n))
+                    subprocess.run(['mount', '-t', 'ext4', d, os.path.join(base, n)], check=True)
+                    mounts.append(os.path.join(base, n))
+                os.makedirs(os.path.join(base, 'dc'))
+                subprocess.run(['mount', '--bind', mounts[0], os.path.join(base, 'dc')], check=True)
+                mounts.append(os.path.join(base, 'dc'))
+                dup_uuid_cases(t, binary, base, [dev, clone], label, uuid)
+        for m in reversed(mounts):
+            subprocess.run(['umount', m], capture_output=True)
+        mounts = [os.path.join(base, 'ba'), os.path.join(base, 'bb')]
+        devs += btrfs_clone_cases(t, binary, base)
+    finally:
+        for m in reversed(mounts):
+            subprocess.run(['umount', m], capture_output=True)
+        for d in devs:
+            subprocess.run(['losetup', '-d', d], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def dup_tags(t, binary, base):
+    if not have_blkid(binary, os.devnull):
+        print('SKIP duplicate tags: built without libblkid')
+        t.skipped += 1
+        return
+    loop_device_part(t, binary, base, '--dup-tags', 'duplicate tags')
+
+
 # --output-all, --vfs-all, -V and -o's empty names (findmnt's column-list
 # parse). Inputs whose mount points do not exist here, so the statvfs
 # columns of --output-all (SIZE, AVAIL, USED, USE%) are empty on both sides
@@ -4435,6 +4591,8 @@ def main():
         return live_inner(*sys.argv[2:5])
     if sys.argv[1] == '--blkid':
         return blkid_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--dup-tags':
+        return dup_tags_inner(*sys.argv[2:4])
     if sys.argv[1] == '--source-lookups':
         return source_lookups_inner(*sys.argv[2:4])
     if sys.argv[1] == '--btrfs-subvols':
@@ -4459,6 +4617,18 @@ def main():
     if not shutil.which('findmnt'):
         print('findmnt missing: nothing to compare against')
         return 77
+    # libblkid's cache file, which findmnt (libmount's cache, at its exit)
+    # and mntsnap rewrite as root after a scan: one of this run's own, so
+    # both read the same and neither writes /run/blkid
+    blkdir = tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-blkid-')
+    os.environ['BLKID_FILE'] = os.path.join(blkdir.name, 'blkid.tab')
+    try:
+        return compare_all(binary, data)
+    finally:
+        blkdir.cleanup()
+
+
+def compare_all(binary, data):
     t = Tally()
     # FMEQ_ONLY=WORD (by hand): only the inputs whose name holds WORD
     only = os.environ.get('FMEQ_ONLY', '')
@@ -4505,6 +4675,9 @@ def main():
     if only in 'source-lookups':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-src-') as base:
             source_lookups(t, binary, base)
+    if only in 'dup-tags':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-dup-') as base:
+            dup_tags(t, binary, base)
     if only in 'fstab':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
             fstab(t, binary, data, base)

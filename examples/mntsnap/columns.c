@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include "columns.h"
@@ -504,6 +505,24 @@ static char *tag_of_tag(const char *src, const char *name, bool nocache)
 }
 
 /*
+ * Tag NAME of a path source, as libmount's: the path resolved (relative
+ * to the working directory, as mnt_resolve_path()), then probed. libmount
+ * probes whatever file that is; only a block device or a regular file (an
+ * image) holds a filesystem, so nothing else is opened (a FIFO or a
+ * character device a mount's source text happens to name).
+ */
+static char *path_tag(const char *src, const char *name)
+{
+	char *p = col_canonical(src), *v = NULL;
+	struct stat st;
+
+	if (!stat(p ? p : src, &st) && (S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)))
+		v = tags_device_value(p ? p : src, name);
+	free(p);
+	return v;
+}
+
+/*
  * LABEL, UUID, PARTLABEL, PARTUUID as findmnt's get_tag(): an fstab
  * entry's own tag of that name, else what libblkid says of the source
  * device (nothing in a build without libblkid).
@@ -530,8 +549,8 @@ static void put_tag(struct obuf *b, const struct mntsnap_mount *m, const struct 
 	} else if ((m->mask & MNTSNAP_F_SOURCE) && is_tag(m->source)) {
 		/* a tag as a mount's source (libmount keeps it as one) */
 		v = tag_of_tag(m->source, name, cx->nocache);
-	} else if (!cx->nocache && (m->mask & MNTSNAP_F_SOURCE) && m->source[0] == '/') {
-		v = tags_device_value(m->source, name);
+	} else if (!cx->nocache && (m->mask & MNTSNAP_F_SOURCE) && m->source[0]) {
+		v = path_tag(m->source, name);
 	}
 	if (v)
 		ob_puts(b, v);
@@ -582,16 +601,15 @@ static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const str
 	}
 	if (!r) {
 		if (cx->evaluate)
-			v = tags_devices(tn, tv);
+			v = tags_devices(cx->tags, tn, tv);
 	} else if ((m->mask & MNTSNAP_F_SOURCE) && !strncmp(m->source, "/dev/", 5)) {
 		/* the UUID column's: a saved one (show of save --full) wins */
 		const char *saved = cx->file_uuid ? table_uuid(m, cx) : NULL;
-		char *uuid = saved ? (*saved ? strdup(saved) : NULL)
-				   : tags_device_value(m->source, "UUID");
 
-		if (uuid)
-			v = tags_devices("UUID", uuid);
-		free(uuid);
+		if (!saved)
+			v = tags_uuid_devices(cx->tags, m->source);
+		else if (*saved)
+			v = tags_devices(cx->tags, "UUID", saved);
 	}
 	if (v && *v)
 		ob_puts(b, v);
@@ -701,14 +719,25 @@ static void get_uidmap(struct obuf *b, const struct mntsnap_mount *m, const stru
 		put_list(b, m->uidmap, m->uidmap_num);
 }
 
+/*
+ * findmnt's UUID is libblkid's for the source device (get_tag()), never
+ * the filesystem's own: a cloned btrfs mounted beside its original runs
+ * with a temporary fsid (Linux 6.7+, FS_IOC_GETFSUUID answers it), and
+ * findmnt still shows the on-disk UUID; a source that names no device
+ * (tmpfs, overlay, a device outside this mount namespace) has none. So a
+ * CLI built with libblkid asks it for a live table too. Built without,
+ * the live table's UUID is the library's (the superblock's, else udev's
+ * link): where findmnt shows one it is the same, save such a clone's.
+ * A table from a file or a snapshot shows what it holds, else libblkid's.
+ */
 static void get_uuid(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	const char *u = table_uuid(m, cx);
+	const char *u = tags_have() && !cx->file_uuid ? NULL : table_uuid(m, cx);
 
 	if (u) {
 		if (!cx->nocache)
 			ob_puts(b, u);
-	} else if (cx->fstab || cx->file_uuid) {
+	} else if (cx->fstab || cx->file_uuid || tags_have()) {
 		put_tag(b, m, cx, "UUID");
 	}
 }

@@ -18,6 +18,8 @@
 
 #include "mntsnap.h"
 
+struct tags_cache;
+
 /* A growable byte buffer; err is set once an allocation failed. */
 struct obuf {
 	char *p;
@@ -111,8 +113,8 @@ struct col_ctx {
 	 * where it holds no UUID for a mount (text never does, a snapshot
 	 * saved without --full neither), UUID is libblkid's for the source
 	 * device, as LABEL (findmnt -F asks its cache for both); a UUID it
-	 * holds is shown. A live table's is the superblock's, whatever the
-	 * backend
+	 * holds is shown. A live table's is libblkid's too (findmnt's), the
+	 * superblock's in a CLI built without libblkid
 	 */
 	bool file_uuid;
 	/* -m: userspace options (utab's) per storage index, appended to OPTIONS */
@@ -137,6 +139,8 @@ struct col_ctx {
 	 * record's own.
 	 */
 	const uint32_t *parent_ids;
+	/* SOURCES' libblkid cache, one per listing (out_render()'s); NULL: per cell */
+	struct tags_cache *tags;
 };
 
 /* A path resolved as libmount's canonicalize_path() (malloc'd), NULL if it does not resolve. */

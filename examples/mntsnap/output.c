@@ -30,6 +30,7 @@
 #include <wctype.h>
 
 #include "columns.h"
+#include "tags.h"
 
 static const char hexd[] = "0123456789abcdef";
 
@@ -855,12 +856,27 @@ static long render(const struct recs *rs, const bool *match, const struct out_op
 	return r;
 }
 
+/* One listing, with findmnt's one libblkid cache for SOURCES. */
+static long render_cached(struct recs *rs, const bool *match, const struct out_opts *o, FILE *f)
+{
+	struct tags_cache tc = { 0 };
+	struct out_opts oo = *o;
+	long r;
+
+	oo.cx.tags = &tc;
+	if (rs->cx)
+		rs->cx = &oo.cx;
+	r = render(rs, match, &oo, f);
+	tags_cache_release(&tc);
+	return r;
+}
+
 long out_render(const struct mntsnap_snapshot *snap, const bool *match,
 		const struct out_opts *o, FILE *f)
 {
 	struct recs rs = { .snap = snap, .cx = &o->cx, .n = mntsnap_snapshot_count(snap) };
 
-	return render(&rs, match, o, f);
+	return render_cached(&rs, match, o, f);
 }
 
 long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bool *match,
@@ -868,7 +884,7 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
 {
 	struct recs rs = { .list = list, .n = n };
 
-	return render(&rs, match, o, f);
+	return render_cached(&rs, match, o, f);
 }
 
 size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode,

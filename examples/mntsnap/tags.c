@@ -1,13 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * See tags.h. Devices are probed directly (blkid_probe), never through
- * libblkid's cache file: a listing must not write /run/blkid, and a scan
- * (tags_devices, and tags_evaluate when udev has no link) builds an
- * in-memory cache ("/dev/null" as its file) that lives for one call.
+ * See tags.h. findmnt is the oracle, so libblkid is asked as findmnt and
+ * libmount ask it:
+ * - a tag is evaluated by blkid_evaluate_tag() (udev's link, else a scan
+ *   through libblkid's default cache: $BLKID_FILE, blkid.conf's
+ *   CACHE_FILE, else /run/blkid/blkid.tab), as libmount's
+ *   mnt_resolve_tag(); of two devices with one tag (a cloned image) the
+ *   one that cache lists first is named, as findmnt names it;
+ * - SOURCES walks that default cache after blkid_probe_all(), as
+ *   findmnt's get_data_col_sources(), so the devices come in its order;
+ * - a device's own LABEL, UUID, ... are probed directly, never cached,
+ *   as libmount's mnt_cache_read_tags().
+ A tag lookup reads the cache file and releases the cache with
+ * blkid_put_cache(), which rewrites the file when the scan changed it and
+ * the caller may write it (root: /run/blkid/blkid.tab), as findmnt's
+ * libmount cache does at its exit and as blkid(8) does; SOURCES keeps its
+ * cache for one listing (struct tags_cache) and releases it alike. The
+ * order written is the order read, the devices the scan found added after
+ * them, so the next call (or findmnt) reads the same order. Tests point
+ * $BLKID_FILE at a file of their own.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tags.h"
 
@@ -67,14 +83,8 @@ bool tags_have(void)
 
 char *tags_evaluate(const char *name, const char *value)
 {
-	blkid_cache cache = NULL;
-	char *dev;
-
-	if (blkid_get_cache(&cache, "/dev/null"))
-		return NULL;
-	dev = blkid_evaluate_tag(name, value, &cache);
-	blkid_put_cache(cache);
-	return dev;
+	/* no cache given: libblkid opens the default one and releases it */
+	return blkid_evaluate_tag(name, value, NULL);
 }
 
 /* libblkid's names of findmnt's columns */
@@ -107,18 +117,16 @@ char *tags_device_value(const char *dev, const char *name)
 	return v;
 }
 
-char *tags_devices(const char *name, const char *value)
+/* The devices of cache whose NAME is value, one a line (findmnt's loop). */
+static char *cache_devices(blkid_cache cache, const char *name, const char *value)
 {
-	blkid_cache cache = NULL;
-	blkid_dev_iterate it;
+	blkid_dev_iterate it = blkid_dev_iterate_begin(cache);
 	blkid_dev dev;
 	char *out = NULL;
 	size_t len = 0;
 
-	if (blkid_get_cache(&cache, "/dev/null"))
+	if (!it)
 		return NULL;
-	blkid_probe_all(cache);
-	it = blkid_dev_iterate_begin(cache);
 	blkid_dev_set_search(it, name, value);
 	while (blkid_dev_next(it, &dev) == 0) {
 		const char *dn;
@@ -138,7 +146,72 @@ char *tags_devices(const char *name, const char *value)
 		len += strlen(dn);
 	}
 	blkid_dev_iterate_end(it);
-	blkid_put_cache(cache);
+	return out;
+}
+
+/* findmnt's SOURCES cache: the default one, every device probed into it */
+static blkid_cache sources_cache(struct tags_cache *c)
+{
+	blkid_cache cache = c ? c->blkid : NULL;
+
+	if (cache)
+		return cache;
+	if (blkid_get_cache(&cache, NULL))
+		return NULL;
+	blkid_probe_all(cache);
+	if (c)
+		c->blkid = cache;
+	return cache;
+}
+
+void tags_cache_release(struct tags_cache *c)
+{
+	/*
+	 * findmnt leaves its SOURCES cache to exit, unwritten; put here, it
+	 * may write the file (root), the order read kept, the scan's new
+	 * devices after it
+	 */
+	if (c->blkid)
+		blkid_put_cache(c->blkid);
+	c->blkid = NULL;
+}
+
+char *tags_devices(struct tags_cache *c, const char *name, const char *value)
+{
+	blkid_cache cache = sources_cache(c);
+	char *out;
+
+	if (!cache)
+		return NULL;
+	out = cache_devices(cache, name, value);
+	if (!c)
+		blkid_put_cache(cache);
+	return out;
+}
+
+char *tags_uuid_devices(struct tags_cache *c, const char *dev)
+{
+	blkid_cache cache;
+	char *uuid, *out = NULL;
+	struct stat st;
+
+	/*
+	 * libblkid's cache has nothing for a path that names no file (a
+	 * table from another machine): findmnt's scan then finds nothing,
+	 * so none is made (a scan reads every block device)
+	 */
+	if (stat(dev, &st))
+		return NULL;
+	cache = sources_cache(c);
+	if (!cache)
+		return NULL;
+	/* the cache's UUID of dev (findmnt: blkid_get_tag_value()), not a probe */
+	uuid = blkid_get_tag_value(cache, "UUID", dev);
+	if (uuid)
+		out = cache_devices(cache, "UUID", uuid);
+	free(uuid);
+	if (!c)
+		blkid_put_cache(cache);
 	return out;
 }
 
@@ -161,9 +234,20 @@ char *tags_device_value(const char *dev, const char *name)
 	return NULL;
 }
 
-char *tags_devices(const char *name, const char *value)
+void tags_cache_release(struct tags_cache *c)
 {
-	(void)name, (void)value;
+	c->blkid = NULL;
+}
+
+char *tags_devices(struct tags_cache *c, const char *name, const char *value)
+{
+	(void)c, (void)name, (void)value;
+	return NULL;
+}
+
+char *tags_uuid_devices(struct tags_cache *c, const char *dev)
+{
+	(void)c, (void)dev;
 	return NULL;
 }
 

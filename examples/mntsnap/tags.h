@@ -2,9 +2,11 @@
 /*
  * Block device tags (LABEL=, UUID=, PARTUUID=, PARTLABEL=, ID=) for
  * findmnt's -e, -S TAG=value and its LABEL, UUID, PARTLABEL, PARTUUID and
- * SOURCES columns. libblkid answers, when the CLI is built with it (an
- * optional dependency, like json-c: the core library never needs it);
- * without it tags_have() is false and every lookup finds nothing.
+ * SOURCES columns, and for its UUID column (findmnt shows libblkid's UUID
+ * of the source device, never the filesystem's own). libblkid answers,
+ * when the CLI is built with it (an optional dependency, like json-c: the
+ * core library never needs it); without it tags_have() is false and every
+ * lookup finds nothing.
  * Every string returned is malloc'd (free() it), NULL when none.
  */
 #ifndef MNTSNAP_TAGS_H
@@ -15,7 +17,7 @@
 /* Built with libblkid? */
 bool tags_have(void);
 
-/* The device NAME=value names (udev's links first, then a scan), or NULL. */
+/* The device NAME=value names (udev's links, else libblkid's default cache), or NULL. */
 char *tags_evaluate(const char *name, const char *value);
 
 /* "NAME=value" (value maybe quoted) split as libblkid does; 0 or -EINVAL. */
@@ -37,7 +39,25 @@ bool tags_is_devtag(const char *s);
 /* dev's tag NAME (LABEL, UUID, PARTLABEL, PARTUUID, TYPE), probed directly. */
 char *tags_device_value(const char *dev, const char *name);
 
-/* Every device whose NAME is value, one a line. */
-char *tags_devices(const char *name, const char *value);
+/*
+ * findmnt's SOURCES cache: libblkid's default cache, scanned
+ * (blkid_probe_all()) at its first use and kept for one listing, as
+ * findmnt keeps it for its run. Zeroed to start; tags_cache_release()
+ * ends it (as root that may write libblkid's cache file, see tags.c).
+ */
+struct tags_cache {
+	void *blkid; /* the blkid_cache, NULL until first used */
+};
+
+void tags_cache_release(struct tags_cache *c);
+
+/*
+ * Every device whose NAME is value, one a line, in c's order (c NULL: a
+ * cache of this call's own).
+ */
+char *tags_devices(struct tags_cache *c, const char *name, const char *value);
+
+/* Every device with dev's UUID (as c has it), one a line; c as above. */
+char *tags_uuid_devices(struct tags_cache *c, const char *dev);
 
 #endif
