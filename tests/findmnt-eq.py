@@ -3087,6 +3087,89 @@ def source_lookups_file(t, binary, base):
         lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
 
 
+def raw_mount(src, mp, fstype):
+    """mount(2) with SRC as written (mount(8) would evaluate a tag source)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(src.encode(), mp.encode(), fstype.encode(), 0, None):
+        e = ctypes.get_errno()
+        raise OSError(e, 'mount %s %s: %s' % (src, mp, os.strerror(e)))
+
+
+TAG_MOUNT_PY = ('import ctypes, sys; sys.exit(ctypes.CDLL(None).mount(*(a.encode() for a in '
+                'sys.argv[1:4]), 0, None) != 0)')
+
+
+def tag_text_cases(t, binary, base, dev, label):
+    """Tag sources as libmount's mnt_fs_match_source() takes them: a
+    mount whose source is the tag's very text (a tmpfs mounted with the
+    source "LABEL=..." or "UUID=...") matches by that text; then, the tag
+    evaluated, a mount of its device - never a pseudo or network
+    filesystem's (a tmpfs or proc whose source text is the device path).
+    On the live table (both backends), a -F copy, a saved table (show),
+    an fstab (-s) and -p; -f (mnt_table_find_tag(): the text first, then
+    the device's first mount by its text, any filesystem)."""
+    uuid = subprocess.run(['blkid', '-p', '-o', 'value', '-s', 'UUID', dev],
+                          capture_output=True, text=True).stdout.strip()
+    d = os.path.join(base, 'tagtext')
+    mps = {n: os.path.join(d, n) for n in ('lab', 'uuid', 'devtmp', 'devproc', 'ext')}
+    lt, ut = 'LABEL=' + label, 'UUID=' + uuid
+    mounted = []
+    try:
+        for mp in mps.values():
+            os.makedirs(mp)
+        for src, n, fstype in ((lt, 'lab', 'tmpfs'), (ut, 'uuid', 'tmpfs'),
+                               (dev, 'devtmp', 'tmpfs'), (dev, 'devproc', 'proc'),
+                               (dev, 'ext', 'ext4')):
+            raw_mount(src, mps[n], fstype)
+            mounted.insert(0, mps[n])
+        sets = [['-S', lt], [lt], ['-S', ut], [ut], ['-S', 'LABEL="%s"' % label],
+                ['-S', lt, '-t', 'tmpfs'], ['-S', lt, '--pseudo'], ['-S', lt, '--real'],
+                ['-i', '-S', lt], ['-C', '-S', lt], [lt, mps['lab']], [lt, mps['ext']],
+                [lt, mps['devtmp']], ['-S', ut, '-M', mps['uuid']], ['-f', lt],
+                ['-f', '-d', 'backward', lt], ['-f', ut], ['-f', '--real', '-S', lt],
+                ['-S', dev], ['-S', lt, '-o', 'TARGET,FSTYPE,LABEL']]
+        forms = (['-r'], ['-J'], ['-l'], ['-P'], [])
+        for backend in ('statmount', 'mountinfo'):
+            for args in sets:
+                for form in forms if backend == 'statmount' else (['-r'],):
+                    lookup_pair(t, 'tag text live(%s)' % backend, binary, form + args,
+                                ms_cmd=('list', '--backend', backend))
+        mi = os.path.join(base, 'tagtext.mountinfo')
+        shutil.copyfile('/proc/self/mountinfo', mi)
+        snap = os.path.join(base, 'tagtext.snap')
+        r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+        t.check('tag text save', r.returncode == 0, r.stderr.decode(errors='replace'))
+        for args in sets:
+            for form in (['-r'], ['-J']):
+                lookup_pair(t, 'tag text -F', binary, ['-F', mi] + form + args)
+                # (show refuses -C: its tags are always looked up, README)
+                if '-C' not in args:
+                    lookup_pair(t, 'tag text show', binary, form + args, ms_cmd=('show', snap))
+        # the same sources in an fstab: its lookups are the same function
+        fst = os.path.join(base, 'tagtext.fstab')
+        with open(fst, 'w') as fh:
+            for src, n, fstype in ((lt, 'lab', 'tmpfs'), (ut, 'uuid', 'tmpfs'),
+                                   (dev, 'devtmp', 'tmpfs'), (dev, 'devproc', 'proc'),
+                                   (dev, 'ext', 'ext4'), (ut, 'ext2', 'ext4')):
+                fh.write('%s %s %s defaults 0 0\n' % (src, os.path.join(d, n), fstype))
+        for args in sets:
+            lookup_pair(t, 'tag text fstab', binary, ['-s', '-F', fst, '-r'] + args)
+    finally:
+        for mp in mounted:
+            subprocess.run(['umount', mp], capture_output=True)
+    # -p: the same test on each change, the tag evaluated by the filter
+    steps = ['python3 -c "%s" %s %s tmpfs' % (TAG_MOUNT_PY, lt, mps['lab']),
+             'python3 -c "%s" %s %s tmpfs' % (TAG_MOUNT_PY, dev, mps['devtmp']),
+             'python3 -c "%s" %s %s proc' % (TAG_MOUNT_PY, dev, mps['devproc']),
+             'python3 -c "%s" %s %s tmpfs' % (TAG_MOUNT_PY, ut, mps['uuid']),
+             'mount -t ext4 %s %s' % (dev, mps['ext'])] + [
+             'umount %s' % mps[n] for n in ('lab', 'devtmp', 'devproc', 'uuid', 'ext')]
+    psets = [['-p', '-r', '-S', lt], ['-p', lt], ['-p', '-r', '-S', ut],
+             ['-p', '-r', '-C', '-S', lt], ['-p', '-r', '-S', dev], ['-p', '-r', '-i', '-S', lt], ['-p', '-P', '-S', ut]]
+    poll_history(t, 'tag text poll', binary, psets, steps, None, base)
+
+
 def source_lookups_inner(binary, base):
     """In a private mount namespace already: an ext4 with a label on a loop
     device mounted twice (the second covered by a tmpfs), named by a symlink,
@@ -3127,6 +3210,8 @@ def source_lookups_inner(binary, base):
             lookup_pair(t, 'source lookup', binary, ['-r'] + args)
         lookup_pair(t, 'source lookup', binary, ['-r', '-S', './' + dev[5:]], cwd='/dev')
         lookup_pair(t, 'source lookup', binary, ['-r', '-f', dev[5:]], cwd='/dev')
+        if blk:
+            tag_text_cases(t, binary, base, dev, label)
     finally:
         for mp in (m2, m2, m1):
             subprocess.run(['umount', mp], capture_output=True)

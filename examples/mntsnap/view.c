@@ -55,7 +55,9 @@ const char view_help[] =
 	"  -S, --source SOURCE   only the mounts of this source (MAJ:MIN: of this\n"
 	"                        device number, as findmnt; -S MAJ:MIN -S NAME: both);\n"
 	"                        list: a symlink or relative path resolved too, as\n"
-	"                        findmnt does\n"
+	"                        findmnt does; LABEL=x (UUID=, ...): a mount of that\n"
+	"                        source text, then of the device the tag names\n"
+	"                        (never a pseudo or network filesystem's source)\n"
 	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
 	"                        below each match too, as a tree\n"
 	"  --real, --pseudo      only real / only pseudo filesystems (libmount's\n"
@@ -665,8 +667,7 @@ static bool dev_has_tag(const char *dev, const char *name, const char *value)
  * asked for resolved (a symlink such as /dev/disk/by-uuid/..., a relative
  * or a ../ path) against each record's source as written and as resolved,
  * or a record's tag against the device's; never for a pseudo or network
- * filesystem. A tag asked for is its device here (view_resolve_tag()),
- * or its text alone when it names none or under -C.
+ * filesystem. A tag asked for is mark_source_tag()'s.
  */
 static void mark_source_resolved(struct matcher *mt)
 {
@@ -698,6 +699,44 @@ static void mark_source_resolved(struct matcher *mt)
 	}
 }
 
+/*
+ * mnt_fs_match_source() for a tag asked for (TAG, its text): a record
+ * whose own source is a tag of that very text, whatever its filesystem
+ * (a tmpfs mounted with the source "LABEL=x"); then, only when the tag
+ * named a device (view_resolve_tag() put it in mt->source; never under
+ * -C), a record that is neither a pseudo nor a network filesystem and
+ * whose source is that device, as written or resolved, or a tag the
+ * device has. A tmpfs or proc whose source text is the device's path is
+ * not the tag's: libmount gives up on those before it evaluates the tag.
+ */
+static void mark_source_tag(struct matcher *mt, const char *tag)
+{
+	const char *dev = strcmp(mt->source, tag) ? mt->source : NULL;
+	const char *cn = dev && resolves(mt) ? pathcache_path(&mt->pc, dev) : NULL;
+
+	for (size_t i = 0; i < mt->n; i++) {
+		unsigned fl;
+		const char *src = src_path(mt, i, &fl), *rs;
+		char *tn, *tv;
+
+		if (!src)
+			continue;
+		if (src_tag(src, &tn, &tv)) {
+			mt->source_hit[i] = !strcmp(src, tag) ||
+					    (cn && !(fl & (FS_PSEUDO | FS_NET)) &&
+					     dev_has_tag(cn, tn, tv));
+			free(tn), free(tv);
+			continue;
+		}
+		if (!dev || (fl & (FS_PSEUDO | FS_NET)))
+			continue;
+		/* a saved table: the device's text only, as every path there */
+		rs = cn ? pathcache_path(&mt->pc, src) : NULL;
+		mt->source_hit[i] = streq_paths(src, dev) ||
+				    (cn && (streq_paths(src, cn) || (rs && !strcmp(rs, cn))));
+	}
+}
+
 static void mark_source(struct matcher *mt)
 {
 	struct mntsnap_mount m;
@@ -706,6 +745,10 @@ static void mark_source(struct matcher *mt)
 	memset(mt->source_hit, 0, mt->n);
 	if (!mt->source)
 		return;
+	if (mt->v->source_tag) {
+		mark_source_tag(mt, mt->v->source_tag);
+		return;
+	}
 	/*
 	 * "" is a source too (mount(2) takes it, mountinfo shows an empty
 	 * field): libmount's mnt_fs_match_source() finds the mounts whose
@@ -827,6 +870,8 @@ void view_filter_init(struct view_filter *f, const struct view *v)
 	 */
 	f->swap = v->match && !v->source && !v->devno && !f->target && !f->devno &&
 		  !tags_is_devtag(v->match);
+	if (f->source && !f->devno && !src_tag(f->source, &f->tagname, &f->tagval))
+		f->tagname = f->tagval = NULL;
 }
 
 bool view_filter_active(const struct view_filter *f)
@@ -857,12 +902,53 @@ static bool filter_target(struct view_filter *f, const char *target,
 	return f->real && streq_paths(m->mount_point, f->real);
 }
 
-/* mnt_fs_match_source() on a kernel table: the text, or the device number */
-static bool filter_source(const struct view_filter *f, const struct mntsnap_mount *m)
+/*
+ * mnt_fs_match_source()'s second step for a tag asked for: the device
+ * it names, which no pseudo or network filesystem matches; a record
+ * whose source is that device, as written or resolved, or a tag the
+ * device has. libmount evaluates the tag at its first use and asks
+ * again until it names a device (a filesystem made after the start).
+ */
+static bool filter_tag_device(struct view_filter *f, const struct mntsnap_mount *m)
+{
+	char *tn, *tv, *rs;
+	bool ok;
+
+	f->ob.len = 0;
+	cols_all[2].get(&f->ob, m, &f->v->out.cx);
+	ob_putc(&f->ob, '\0');
+	if (f->ob.err || fstab_pseudo(f->ob.p) || fstab_netfs(f->ob.p))
+		return false;
+	if (!f->tagdev)
+		f->tagdev = tags_evaluate(f->tagname, f->tagval);
+	if (!f->tagdev)
+		return false;
+	if (src_tag(m->source, &tn, &tv)) {
+		ok = dev_has_tag(f->tagdev, tn, tv);
+		free(tn), free(tv);
+		return ok;
+	}
+	if (streq_paths(m->source, f->tagdev))
+		return true;
+	rs = realpath(m->source, NULL);
+	ok = rs && !strcmp(rs, f->tagdev);
+	free(rs);
+	return ok;
+}
+
+/*
+ * mnt_fs_match_source() on a kernel table: the text (a tag's too), or
+ * the device number; a tag then names its device unless -C
+ */
+static bool filter_source(struct view_filter *f, const struct mntsnap_mount *m)
 {
 	if (f->devno)
 		return (m->mask & MNTSNAP_F_DEV) && m->dev_major == f->maj && m->dev_minor == f->min;
-	return (m->mask & MNTSNAP_F_SOURCE) && !strcmp(m->source, f->source);
+	if (!(m->mask & MNTSNAP_F_SOURCE))
+		return false;
+	if (!strcmp(m->source, f->source))
+		return true;
+	return f->tagname && !f->v->nocanon && filter_tag_device(f, m);
 }
 
 bool view_filter_match(struct view_filter *f, const struct mntsnap_mount *m, bool over)
@@ -880,6 +966,9 @@ bool view_filter_match(struct view_filter *f, const struct mntsnap_mount *m, boo
 void view_filter_free(struct view_filter *f)
 {
 	free(f->real);
+	free(f->tagname);
+	free(f->tagval);
+	free(f->tagdev);
 	ob_free(&f->ob);
 }
 

@@ -177,13 +177,14 @@ bool view_is_devno(const char *s);
 int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *ind);
 
 /*
- * A mount table names devices, not tags: -S LABEL=x (or such an
- * argument) is the device the tag names, as findmnt evaluates it with
- * libblkid (mnt_resolve_spec()), in a live table, a -F file and a saved
- * one alike: the tag is kept in source_tag for -f, which tries its text
- * first. A tag naming no device, or any under -C (findmnt then has no
- * cache), is matched as text. *dev: that device (malloc'd, free() it
- * after the view is printed), else left NULL.
+ * -S LABEL=x (or such an argument) is first its text - a mount whose
+ * source is "LABEL=x" - then the device the tag names, as findmnt
+ * evaluates it with libblkid (mnt_resolve_spec()), in a live table, a -F
+ * file and a saved one alike: source becomes that device and the tag is
+ * kept in source_tag, for -f and the filter to try its text first. A tag
+ * naming no device, or any under -C (findmnt then has no cache), is
+ * matched as text only. *dev: that device (malloc'd, free() it after the
+ * view is printed), else left NULL.
  */
 void view_resolve_tag(struct view *v, char **dev);
 
@@ -233,6 +234,8 @@ struct view_filter {
 	unsigned maj, min;
 	bool resolved;  /* target's realpath tried (once, at its first use) */
 	char *real;     /* that realpath, NULL if none */
+	/* source is a tag NAME=value (else NULL), and the device it names once found */
+	char *tagname, *tagval, *tagdev;
 	/*
 	 * userspace options the record next tested has beyond its own (-m -p:
 	 * utab's, in findmnt's first table), matched by -O after them; NULL: none
