@@ -62,7 +62,10 @@ lines shuffled: every option that shapes the tree, in every form.
 Poll mode (poll_sets, compare_poll_utab, live; poll_args): -m -p (utab's
 options in the first batch's old records), --output-all, --vfs-all, -y per
 change; -p -N PID and -p -F /proc/PID/mountinfo of a chroot()ed task
-(poll_task_chroot: the task's view, moves across its root, filters); -p's ACTIONS and -o lists refused as findmnt refuses them,
+(poll_task_chroot: the task's view, moves across its root, filters) and of
+a task seen whole in another namespace (propagate_from of its remounted and
+propagated slaves as its text shows it); -p's ACTIONS and -o lists refused
+as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
 start (its parse errors on stderr).
 
@@ -3932,16 +3935,20 @@ def task_kept_inner(binary, base):
 # the kernel writes relative to the task's root and without the mounts
 # outside it: CHROOT_TASK with cr/x/sub, where a mount propagates to
 # cr/z/sub, whose propagate_from the task's text names by cr/x/sub's group
-# (y's has no mount under the root).
+# (y's has no mount under the root). "ownroot", a task in a namespace of
+# its own seen whole, is queried from outside, where statmount never names
+# a propagate_from: its text's is the one printed.
 # Each step one batch, run where the task's mounts are (cwd: the base):
 # inside the root, outside it, moves across its edge both ways, a bind of
 # a subdirectory (FSROOT), a remount (OLD-OPTIONS), a move inside
-# (OLD-TARGET), and a propagated mount whose propagate_from is the task's.
+# (OLD-TARGET), a propagated mount whose propagate_from is the task's,
+# and a remount of a slave whose propagate_from is the task's.
 POLL_TASK_STEPS = [
     'mount -t tmpfs insub cr/sub', 'mount -t tmpfs outside out',
     'mount -o remount,size=1m cr/sub', 'mkdir out/dd && mount --bind out/dd cr/m1',
     'mount --move cr/sub cr/m2', 'mount -t tmpfs o2 out2', 'mount --move out2 cr/sub',
     'mount --move cr/m2 out2', 'mount -t tmpfs pp cr/x/sub', 'mount -o remount,ro cr/m1',
+    'mount -o remount,bind,ro cr/z',
     'umount cr/x/sub', 'umount cr/sub', 'umount cr/m1', 'umount out2', 'umount out',
 ]
 
@@ -3965,7 +3972,9 @@ def poll_task_sets(pid):
 def poll_task_chroot(t, binary, base, where):
     """-p -N PID and -p -F /proc/PID/mountinfo of a chroot()ed task: each
     change as the task's mountinfo shows it (paths from its root, nothing
-    outside it, a move across its edge a mount or an umount)."""
+    outside it, a move across its edge a mount or an umount); of a task
+    seen whole in a namespace of its own (ownroot): propagate_from as its
+    mountinfo shows it."""
     task = chroot_task(t, 'poll chroot task (%s)' % where, base, where, 'pt', x_sub=True)
     if not task:
         return
@@ -4006,7 +4015,7 @@ def poll_task_inner(binary, base):
     """In a private mount namespace already: chroot()ed tasks polled, in
     this namespace and in one of their own. Prints the tally as JSON."""
     t = Tally()
-    for where in ('same', 'own'):
+    for where in ('same', 'own', 'ownroot'):
         poll_task_chroot(t, binary, base, where)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
