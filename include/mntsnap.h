@@ -1397,7 +1397,11 @@ struct mntsnap_watch_opts {
  * that view before and after each drain (a mount outside the root: none;
  * one moved in from outside: MOUNT; one moved out: UMOUNT; one made and
  * gone within one drain: none), at the cost of a copy of the whole table
- * per drain with changes.
+ * per drain with changes. propagate_from (MNTSNAP_F_PROPAGATE_FROM) of a
+ * pid handle is its process's mountinfo's (statmount from outside a
+ * namespace never names one), read at the start, at a resync and once
+ * per drain that fetches a mount, absent where that text lacks it; of an
+ * ns-file or id handle it is always absent (no process to read it from).
  * Errors: -EPERM (no right to query a target without a process:
  * opts->error says why),
  * -ENOSYS (no statmount/listmount: nothing to keep current with),

@@ -248,13 +248,53 @@ static int pf_text(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys
 	return mntsnap__helper_capture(ns, &c, sys, ret);
 }
 
-/* Every record of s: no propagate_from known (absent, not "none"). */
-static void pf_unknown(struct mntsnap_snapshot *s)
+int mntsnap__route_pf_pairs(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			    bool process, uint32_t flags, uint64_t **ret, uint32_t *ret_n)
 {
-	for (uint32_t i = 0; i < s->nrecs; i++) {
-		s->recs[i].mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
-		s->recs[i].propagate_from = 0;
+	struct mntsnap_snapshot *txt = NULL;
+	uint64_t *pairs;
+	uint32_t n = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = pf_text(ns, sys, process, flags, &txt);
+	if (r == -ENOMEM || r == -EMFILE || r == -ENFILE)
+		return r;
+	if (r)
+		return 0; /* no text: nothing known */
+	pairs = malloc(((size_t)txt->nrecs + 1) * sizeof(*pairs));
+	if (!pairs) {
+		mntsnap__snapshot_free(txt);
+		return -ENOMEM;
 	}
+	for (uint32_t i = 0; i < txt->nrecs; i++)
+		if ((txt->recs[i].mask & (MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATE_FROM)) ==
+		    (MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATE_FROM))
+			pairs[n++] = (uint64_t)txt->recs[i].id_old << 32 | txt->recs[i].propagate_from;
+	mntsnap__snapshot_free(txt);
+	qsort(pairs, n, sizeof(*pairs), cmp_u64);
+	*ret = pairs;
+	*ret_n = n;
+	return 0;
+}
+
+bool mntsnap__route_pf_find(const uint64_t *pairs, uint32_t n, uint32_t id_old, uint32_t *ret_pf)
+{
+	const uint64_t *lo = pairs, *hi = pairs + n;
+
+	while (lo < hi) { /* the first pair of this id */
+		const uint64_t *mid = lo + (hi - lo) / 2;
+
+		if (*mid >> 32 < id_old)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == pairs + n || *lo >> 32 != id_old)
+		return false;
+	*ret_pf = (uint32_t)*lo;
+	return true;
 }
 
 /*
@@ -269,51 +309,22 @@ static void pf_unknown(struct mntsnap_snapshot *s)
 static int text_propagate_from(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			       bool process, uint32_t flags, struct mntsnap_snapshot *s)
 {
-	struct mntsnap_snapshot *txt = NULL;
-	uint64_t *pairs; /* id_old << 32 | propagate_from, sorted */
-	uint32_t n = 0;
-	int r;
+	uint64_t *pairs;
+	uint32_t n;
+	int r = mntsnap__route_pf_pairs(ns, sys, process, flags, &pairs, &n);
 
-	r = pf_text(ns, sys, process, flags, &txt);
-	if (r == -ENOMEM || r == -EMFILE || r == -ENFILE)
+	if (r)
 		return r;
-	if (r) {
-		pf_unknown(s);
-		return 0;
-	}
-	pairs = malloc(((size_t)txt->nrecs + 1) * sizeof(*pairs));
-	if (!pairs) {
-		mntsnap__snapshot_free(txt);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < txt->nrecs; i++)
-		if ((txt->recs[i].mask & (MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATE_FROM)) ==
-		    (MNTSNAP_F_ID_OLD | MNTSNAP_F_PROPAGATE_FROM))
-			pairs[n++] = (uint64_t)txt->recs[i].id_old << 32 | txt->recs[i].propagate_from;
-	mntsnap__snapshot_free(txt);
-	qsort(pairs, n, sizeof(*pairs), cmp_u64);
 	for (uint32_t i = 0; i < s->nrecs; i++) {
 		struct mntsnap_rec *rec = &s->recs[i];
-		uint64_t *lo = pairs, *hi = pairs + n;
 
 		if (!(rec->mask & MNTSNAP_F_PROPAGATE_FROM))
 			continue;
 		rec->mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
 		rec->propagate_from = 0;
-		if (!(rec->mask & MNTSNAP_F_ID_OLD))
-			continue;
-		while (lo < hi) { /* the first pair of this id */
-			uint64_t *mid = lo + (hi - lo) / 2;
-
-			if (*mid >> 32 < rec->id_old)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < pairs + n && *lo >> 32 == rec->id_old) {
-			rec->propagate_from = (uint32_t)*lo;
+		if ((rec->mask & MNTSNAP_F_ID_OLD) &&
+		    mntsnap__route_pf_find(pairs, n, rec->id_old, &rec->propagate_from))
 			rec->mask |= MNTSNAP_F_PROPAGATE_FROM;
-		}
 	}
 	free(pairs);
 	return 0;

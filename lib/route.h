@@ -39,4 +39,18 @@ int mntsnap__route_pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sy
 bool mntsnap__route_pid_whole(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			      const struct mntsnap_snapshot *s);
 
+/*
+ * propagate_from as a text from the right root shows it (see route.c's
+ * pf_text(): process, the process's own mountinfo; else a helper's from
+ * the namespace's root), as (/proc mount id << 32 | propagate_from) pairs
+ * sorted, in a malloc'd *ret. A text that cannot be had (a process gone,
+ * no right to read it or to enter, a torn text) gives no pairs, not an
+ * error: only -ENOMEM and running out of fds fail.
+ */
+int mntsnap__route_pf_pairs(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			    bool process, uint32_t flags, uint64_t **ret, uint32_t *ret_n);
+
+/* *ret_pf for /proc mount id id_old in pairs; false: the text lacks it. */
+bool mntsnap__route_pf_find(const uint64_t *pairs, uint32_t n, uint32_t id_old, uint32_t *ret_pf);
+
 #endif

@@ -120,6 +120,19 @@ struct mntsnap_watch {
 	 */
 	struct mntsnap_snapshot *view;
 	uint32_t extra;
+	/*
+	 * A pid target seen whole (no view) in a namespace queried from
+	 * outside: statmount's propagate_from is relative to our root, where
+	 * no mount of that namespace is, so it never names a group. The
+	 * process's own mountinfo does: pf holds its (/proc id << 32 |
+	 * propagate_from) pairs, read when a drain first fetches a slave
+	 * (pf_reads: texts read this drain), and at setup and resync. extra
+	 * then is the /proc id the records are matched by.
+	 */
+	bool pf_text;
+	uint64_t *pf;
+	uint32_t npf;
+	unsigned pf_reads;
 	uint8_t *dead;
 	uint32_t dead_cap, ndead;
 	bool clean; /* live is a finished snapshot with no dead records */
@@ -451,6 +464,64 @@ static int kind_of(uint32_t changed)
 		   : MNTSNAP_WATCH_CHANGE;
 }
 
+/* ---- propagate_from from the process's text (pf_text) ---------------------------- */
+
+static int pf_read(struct mntsnap_watch *w)
+{
+	free(w->pf);
+	w->pf = NULL;
+	w->npf = 0;
+	w->pf_reads++;
+	return mntsnap__route_pf_pairs(w->tns, &w->sys, true, 0, &w->pf, &w->npf);
+}
+
+/* The text's propagate_from for *pf, by /proc id: absent where it has none. */
+static void pf_take(const struct mntsnap_watch *w, uint32_t *mask, uint32_t id_old, uint32_t *pf)
+{
+	*pf = 0;
+	*mask &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
+	if (mntsnap__route_pf_find(w->pf, w->npf, id_old, pf))
+		*mask |= MNTSNAP_F_PROPAGATE_FROM;
+}
+
+/*
+ * A fetched mount's propagate_from from the text, read once per drain
+ * when the first mount needs it, and once more for a mount it lacks
+ * (mounted after that read). A mount still missing (gone meanwhile) or a
+ * text that cannot be read: absent. Only a slave has one (the kernel
+ * walks the master chain of slaves alone; statmount's 0 for any other
+ * mount is the text's too): a mount made in the namespace itself costs
+ * no text, whose read grows with the table (see doc/watching.md).
+ */
+static int pf_mount(struct mntsnap_watch *w, struct mntsnap_mount *m)
+{
+	uint32_t pf;
+	int r = 0;
+
+	/* propagation came with it: propagate_from asks for MNT_BASIC */
+	if (!(m->mask & MNTSNAP_F_PROPAGATE_FROM) || !(m->propagation & MNTSNAP_PROP_SLAVE))
+		return 0;
+	if (!w->pf_reads ||
+	    (w->pf_reads == 1 && !mntsnap__route_pf_find(w->pf, w->npf, m->id_old, &pf)))
+		r = pf_read(w);
+	if (!r)
+		pf_take(w, &m->mask, m->id_old, &m->propagate_from);
+	return r;
+}
+
+/* Every record of s, a capture made now, from a text read after it. */
+static int pf_snap(struct mntsnap_watch *w, struct mntsnap_snapshot *s)
+{
+	int r = pf_read(w);
+
+	for (uint32_t i = 0; i < s->nrecs && !r; i++)
+		if (s->recs[i].mask & MNTSNAP_F_PROPAGATE_FROM)
+			pf_take(w, &s->recs[i].mask, s->recs[i].id_old, &s->recs[i].propagate_from);
+	if (!r)
+		mntsnap__snap_drop_fields(s, w->extra);
+	return r;
+}
+
 /* statmount(id) in full into w->buf, as a record in *m (strings in w->buf). */
 static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
 {
@@ -463,7 +534,11 @@ static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
 		m->mask |= MNTSNAP_F_NS_ID;
 		m->ns_id = w->live->ns_id;
 	}
-	return 0;
+	if (w->pf_text) {
+		r = pf_mount(w, m);
+		m->mask &= ~w->extra;
+	}
+	return (int)r;
 }
 
 static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *m,
@@ -679,6 +754,13 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 
 	if (!r && !(*ret)->ns_id && w->tns)
 		(*ret)->ns_id = w->tns->ns_id;
+	if (!r && w->pf_text) {
+		r = pf_snap(w, *ret);
+		if (r) {
+			mntsnap__snapshot_free(*ret);
+			*ret = NULL;
+		}
+	}
 	return r;
 }
 
@@ -856,18 +938,28 @@ static int view_update(struct mntsnap_watch *w, size_t from)
 
 /*
  * At setup: a pid target whose root is not its namespace's gets a view;
- * any other drops the fields it would have needed.
+ * one seen whole takes propagate_from from its text (pf_text); any other
+ * drops the fields it would have needed.
  */
 static int view_setup(struct mntsnap_watch *w)
 {
 	/* the text route reads the process's mountinfo: its view already */
-	if (w->tns && w->tns->pidfd >= 0 && !w->tns->text_only &&
-	    w->route != MNTSNAP_WATCH_ROUTE_TEXT &&
-	    !mntsnap__route_pid_whole(w->tns, &w->sys, w->live))
+	bool pid = w->tns && w->tns->pidfd >= 0 && !w->tns->text_only &&
+		   w->route != MNTSNAP_WATCH_ROUTE_TEXT;
+	uint32_t keep;
+
+	if (pid && !mntsnap__route_pid_whole(w->tns, &w->sys, w->live))
 		return view_build(w, &w->view);
-	mntsnap__snap_drop_fields(w->live, w->extra);
-	w->want &= ~w->extra;
+	w->pf_text = pid && (w->want & MNTSNAP_F_PROPAGATE_FROM);
+	/* its records are matched to the text by /proc id, fetched but not kept */
+	keep = w->pf_text ? w->extra & MNTSNAP_F_ID_OLD : 0;
+	w->want &= ~(w->extra & ~keep);
 	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
+	if (w->pf_text) {
+		w->extra = keep;
+		return pf_snap(w, w->live);
+	}
+	mntsnap__snap_drop_fields(w->live, w->extra);
 	w->extra = 0;
 	return 0;
 }
@@ -1018,6 +1110,7 @@ int mntsnap_watch_drain(struct mntsnap_watch *w)
 		return -EINVAL;
 	free_retired(w);
 	w->nev = w->evpos = 0;
+	w->pf_reads = 0; /* what this drain fetches is newer than the last text */
 	if (w->ended)
 		return -ESRCH;
 	ep_reset(w);
@@ -1060,6 +1153,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 		return r; /* a resync due next, or no namespace left to look at */
 	timer_set(w, 0);
 	w->unsettled = false;
+	w->pf_reads = 0;
 	from = w->nev;
 	r = w->route == MNTSNAP_WATCH_ROUTE_TEXT ? resync(w, false) : sweep(w);
 	/* always: only the process's text shows its propagate_from */
@@ -1169,6 +1263,7 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	free(w->idx.v);
 	free(w->ev);
 	free(w->fanbuf);
+	free(w->pf);
 	mntsnap__sm_buf_free(&w->buf);
 	free(w);
 }
@@ -1350,6 +1445,13 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 		w->extra = (MNTSNAP_F_MOUNT_POINT |
 			    (w->want & MNTSNAP_F_PROPAGATE_FROM ? MNTSNAP_F_ID_OLD : 0)) & ~w->want;
 	w->want |= w->extra;
+	/*
+	 * A namespace handle has no process whose text could say what
+	 * propagate_from is from the namespace's root, and statmount asked
+	 * from here never names one: absent, not a wrong "none".
+	 */
+	if (o->ns && !o->ns->self && o->ns->pidfd < 0)
+		w->want &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
 	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
 	if (o->ns && !o->ns->self) {
 		r = route_target(w, o->ns, o->error);

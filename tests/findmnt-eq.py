@@ -62,7 +62,10 @@ lines shuffled: every option that shapes the tree, in every form.
 Poll mode (poll_sets, compare_poll_utab, live; poll_args): -m -p (utab's
 options in the first batch's old records), --output-all, --vfs-all, -y per
 change; -p -N PID and -p -F /proc/PID/mountinfo of a chroot()ed task
-(poll_task_chroot: the task's view, moves across its root, filters); -p's ACTIONS and -o lists refused as findmnt refuses them,
+(poll_task_chroot: the task's view, moves across its root, filters) and of
+a task seen whole in another namespace (propagate_from of its remounted and
+propagated slaves as its text shows it); -p's ACTIONS and -o lists refused
+as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
 start (its parse errors on stderr).
 
@@ -3762,22 +3765,27 @@ def utab_order_inner(binary, base):
     return 0
 
 
-# A chroot()ed task's slave whose master group has no mount under the
-# task's root, while the master's master does: /proc/PID/mountinfo (what
-# findmnt -N reads) says "master:2 propagate_from:1", the dominating group
-# as seen from the task's root. $1 the base, $2 "same" (the task in this
-# namespace) or "own" (in a namespace of its own).
+# A task whose slave's master group has no mount where the task looks
+# from, while the master's master does: /proc/PID/mountinfo (what findmnt
+# -N reads) says "master:2 propagate_from:1", the dominating group as seen
+# from the task's root. cr/z is a slave of y (outside cr), itself a slave
+# of cr/x. $1 the base, $2 "same" (chroot()ed into cr, in this namespace),
+# "own" (the same in a namespace of its own) or "ownroot" (not chroot()ed,
+# in a namespace of its own whose copy of y has left its group: z's master
+# group has no mount there, x's has), $3 the directory's name, $4 "sub":
+# cr/x/sub made, for a mount there to propagate to cr/z/sub.
 CHROOT_TASK = r"""
 set -e
-B=$1/chr-$2
+B=$1/$3-$2
 mkdir -p $B
-mount -t tmpfs chr $B
-mkdir -p $B/cr/x $B/cr/z $B/y
+mount -t tmpfs $3 $B
+mkdir -p $B/cr/sub $B/cr/m1 $B/cr/m2 $B/cr/x $B/cr/z $B/y $B/out $B/out2
 for d in usr bin lib lib64; do
     [ -e /$d ] || continue
     if [ -L /$d ]; then ln -s "$(readlink /$d)" $B/cr/$d; else mkdir $B/cr/$d; mount --bind /$d $B/cr/$d; fi
 done
 mount -t tmpfs X $B/cr/x
+[ "$4" != sub ] || mkdir $B/cr/x/sub
 mount --make-shared $B/cr/x
 mount --bind $B/cr/x $B/y
 mount --make-slave $B/y
@@ -3788,8 +3796,6 @@ echo ready
 if [ "$2" = own ]; then
     exec unshare -m --propagation unchanged chroot $B/cr sleep 120
 fi
-# not chroot()ed, in a namespace of its own whose copy of y has left its
-# group: z's master group has no mount there, x's has
 if [ "$2" = ownroot ]; then
     exec unshare -m --propagation unchanged sh -c "mount --make-private $B/y; exec sleep 120"
 fi
@@ -3797,27 +3803,43 @@ exec chroot $B/cr sleep 120
 """
 
 
+def chroot_task(t, name, base, where, prefix, x_sub=False):
+    """CHROOT_TASK started in base/PREFIX-WHERE (x_sub: with cr/x/sub), once
+    its mountinfo shows z's propagate_from: (the Popen, the task's path of
+    cr, the directory), or None after checking the setup failed."""
+    d = os.path.join(base, '%s-%s' % (prefix, where))
+    root = os.path.join(d, 'cr') if where == 'ownroot' else ''
+    p = subprocess.Popen(['sh', '-c', CHROOT_TASK, 'sh', base, where, prefix,
+                          'sub' if x_sub else ''],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.stdout.readline().strip() != b'ready':
+        t.check('%s setup' % name, False, p.stderr.read().decode(errors='replace'))
+        p.kill()
+        p.wait()
+        return None
+    for _ in range(100):  # the exec of unshare/chroot and sleep
+        try:
+            with open('/proc/%d/mountinfo' % p.pid) as f:
+                if any(' %s/z ' % root in ln and 'propagate_from' in ln for ln in f):
+                    break
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return p, root, d
+
+
 def task_chroot_pf(t, binary, base, where):
     """-N PID and stat -N PID of a chroot()ed task, or of one in another
     namespace (ownroot): OPT-FIELDS as the task's mountinfo shows them,
     propagate_from relative to its root."""
-    z = os.path.join(base, 'chr-' + where, 'cr', 'z') if where == 'ownroot' else '/z'
-    p = subprocess.Popen(['sh', '-c', CHROOT_TASK, 'sh', base, where],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    name = 'chroot task (%s)' % where
+    task = chroot_task(t, name, base, where, 'chr')
+    if not task:
+        return
+    p, root, _ = task
+    z = root + '/z'
     try:
-        if p.stdout.readline().strip() != b'ready':
-            t.check('chroot task (%s) setup' % where, False, p.stderr.read().decode(errors='replace'))
-            return
         pid = str(p.pid)
-        for _ in range(100):  # the exec of unshare/chroot and sleep
-            try:
-                with open('/proc/%s/mountinfo' % pid) as f:
-                    if any(' %s ' % z in ln and 'propagate_from' in ln for ln in f):
-                        break
-            except OSError:
-                pass
-            time.sleep(0.05)
-        name = 'chroot task (%s)' % where
         for backend in ('statmount', 'mountinfo'):
             for args in (['-o', 'TARGET,OPT-FIELDS,PROPAGATION', '-t', 'tmpfs'],
                          ['-J', '-o', 'TARGET,OPT-FIELDS', '-M', z],
@@ -3996,43 +4018,22 @@ def task_kept_inner(binary, base):
 # A chroot()ed task (its root a directory of this table) polled: findmnt
 # -p -N PID (and -F /proc/PID/mountinfo) reads the task's mountinfo, which
 # the kernel writes relative to the task's root and without the mounts
-# outside it. cr/z is a slave of y (outside the root), itself a slave of
-# cr/x: a mount on cr/x/sub propagates to cr/z/sub, whose propagate_from
-# the task's text names by cr/x/sub's group (y's has no mount under the
-# root). $1 the base, $2 "same" (the task in this namespace) or "own".
-POLL_TASK = r"""
-set -e
-B=$1/pt-$2
-mkdir -p $B
-mount -t tmpfs pt $B
-mkdir -p $B/cr/sub $B/cr/m1 $B/cr/m2 $B/cr/x $B/cr/z $B/y $B/out $B/out2
-for d in usr bin lib lib64; do
-    [ -e /$d ] || continue
-    if [ -L /$d ]; then ln -s "$(readlink /$d)" $B/cr/$d; else mkdir $B/cr/$d; mount --bind /$d $B/cr/$d; fi
-done
-mount -t tmpfs X $B/cr/x
-mkdir $B/cr/x/sub
-mount --make-shared $B/cr/x
-mount --bind $B/cr/x $B/y
-mount --make-slave $B/y
-mount --make-shared $B/y
-mount --bind $B/y $B/cr/z
-mount --make-slave $B/cr/z
-echo ready
-if [ "$2" = own ]; then
-    exec unshare -m --propagation unchanged chroot $B/cr sleep 120
-fi
-exec chroot $B/cr sleep 120
-"""
+# outside it: CHROOT_TASK with cr/x/sub, where a mount propagates to
+# cr/z/sub, whose propagate_from the task's text names by cr/x/sub's group
+# (y's has no mount under the root). "ownroot", a task in a namespace of
+# its own seen whole, is queried from outside, where statmount never names
+# a propagate_from: its text's is the one printed.
 # Each step one batch, run where the task's mounts are (cwd: the base):
 # inside the root, outside it, moves across its edge both ways, a bind of
 # a subdirectory (FSROOT), a remount (OLD-OPTIONS), a move inside
-# (OLD-TARGET), and a propagated mount whose propagate_from is the task's.
+# (OLD-TARGET), a propagated mount whose propagate_from is the task's,
+# and a remount of a slave whose propagate_from is the task's.
 POLL_TASK_STEPS = [
     'mount -t tmpfs insub cr/sub', 'mount -t tmpfs outside out',
     'mount -o remount,size=1m cr/sub', 'mkdir out/dd && mount --bind out/dd cr/m1',
     'mount --move cr/sub cr/m2', 'mount -t tmpfs o2 out2', 'mount --move out2 cr/sub',
     'mount --move cr/m2 out2', 'mount -t tmpfs pp cr/x/sub', 'mount -o remount,ro cr/m1',
+    'mount -o remount,bind,ro cr/z',
     'umount cr/x/sub', 'umount cr/sub', 'umount cr/m1', 'umount out2', 'umount out',
 ]
 
@@ -4056,24 +4057,15 @@ def poll_task_sets(pid):
 def poll_task_chroot(t, binary, base, where):
     """-p -N PID and -p -F /proc/PID/mountinfo of a chroot()ed task: each
     change as the task's mountinfo shows it (paths from its root, nothing
-    outside it, a move across its edge a mount or an umount)."""
-    p = subprocess.Popen(['sh', '-c', POLL_TASK, 'sh', base, where],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    outside it, a move across its edge a mount or an umount); of a task
+    seen whole in a namespace of its own (ownroot): propagate_from as its
+    mountinfo shows it."""
+    task = chroot_task(t, 'poll chroot task (%s)' % where, base, where, 'pt', x_sub=True)
+    if not task:
+        return
+    p, root, d = task
     try:
-        if p.stdout.readline().strip() != b'ready':
-            t.check('poll chroot task (%s) setup' % where, False,
-                    p.stderr.read().decode(errors='replace'))
-            return
         pid = str(p.pid)
-        for _ in range(100):  # the exec of unshare/chroot and sleep
-            try:
-                with open('/proc/%s/mountinfo' % pid) as f:
-                    if ' /z ' in f.read():
-                        break
-            except OSError:
-                pass
-            time.sleep(0.05)
-        d = os.path.join(base, 'pt-' + where)
         # setns() of a mount namespace moves cwd to its root: cd again
         steps = POLL_TASK_STEPS if where == 'same' else [
             'nsenter -t %s -m -- sh -c %s' % (pid, shlex.quote('cd %s && %s' % (d, s)))
@@ -4096,7 +4088,8 @@ def poll_task_chroot(t, binary, base, where):
         subprocess.run(['umount', os.path.join(d, 'cr/sub')], capture_output=True)
         t.check('poll chroot task (%s): stops when the task exits' % where,
                 m.returncode == 0 and b'the target process has exited' in err and
-                out.splitlines()[1:] == [b'mount /sub insub tmpfs rw,relatime'],
+                out.splitlines()[1:] == [b'mount %s/sub insub tmpfs rw,relatime' %
+                                         root.encode()],
                 'rc %r out %r err %r' % (m.returncode, out, err))
     finally:
         p.kill()
@@ -4107,7 +4100,7 @@ def poll_task_inner(binary, base):
     """In a private mount namespace already: chroot()ed tasks polled, in
     this namespace and in one of their own. Prints the tally as JSON."""
     t = Tally()
-    for where in ('same', 'own'):
+    for where in ('same', 'own', 'ownroot'):
         poll_task_chroot(t, binary, base, where)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0

@@ -37,6 +37,8 @@ struct ev {
 	char mp[256], old_mp[256];
 	uint32_t attr, old_attr;
 	char opts[256], old_opts[256];
+	bool has_pf; /* MNTSNAP_F_PROPAGATE_FROM in the record after */
+	uint32_t pf;
 };
 
 struct evlist {
@@ -87,6 +89,8 @@ static void collect(struct mntsnap_watch *w, struct evlist *l)
 		x->id = e.id;
 		x->attr = e.mount.attr;
 		x->old_attr = e.old.attr;
+		x->has_pf = e.mount.mask & MNTSNAP_F_PROPAGATE_FROM;
+		x->pf = e.mount.propagate_from;
 		snprintf(x->mp, sizeof(x->mp), "%s",
 			 e.mount.mount_point ? e.mount.mount_point : "");
 		snprintf(x->old_mp, sizeof(x->old_mp), "%s",
@@ -817,6 +821,10 @@ static void target_loop(int cmd, int ack, bool slave)
 			r = mount("t", path, "tmpfs", 0, NULL);
 		} else if (line[0] == 'u') {
 			r = umount(path);
+		} else if (line[0] == 's') {
+			r = mount(NULL, path, NULL, MS_SLAVE, NULL);
+		} else if (line[0] == 'r') {
+			r = mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
 		} else if (line[0] == 'q') {
 			_exit(0);
 		}
@@ -1175,6 +1183,210 @@ LTest(watch, propagated_into_slave_namespace)
 	cr_assert_geq(wait_events(w, &l, 1), 0);
 	cr_assert_eq(l.n, 1);
 	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_UMOUNT);
+	assert_current(w, ns);
+	mntsnap_watch_free(w);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+	free(l.e);
+}
+
+/*
+ * The propagate_from /proc/PID/mountinfo shows for the mount at mp (0:
+ * none shown); the line must be there.
+ */
+static uint32_t text_pf(pid_t pid, const char *mp)
+{
+	char path[64], needle[300], *text, *line, *save = NULL;
+	uint32_t pf = 0;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	snprintf(needle, sizeof(needle), " %s ", mp);
+	text = ms_read_file(path, NULL);
+	cr_assert(text, "read %s", path);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p = strstr(line, needle);
+
+		/* field 5, the mount point: after the "major:minor root" fields */
+		if (!p || strstr(line, " - ") < p)
+			continue;
+		found = true;
+		p = strstr(line, " propagate_from:");
+		pf = p && p < strstr(line, " - ") ? (uint32_t)strtoul(p + 16, NULL, 10) : 0;
+	}
+	free(text);
+	cr_assert(found, "%s not in the target's mountinfo", mp);
+	return pf;
+}
+
+/*
+ * BASE/x shared (group X); BASE/y a bind of it, made a slave of X and
+ * shared again (group Y, master X); the target's namespace a copy whose y
+ * is made a slave of Y. Y then has no member in that namespace while X
+ * has (its copy of x): the target's mountinfo shows y there as
+ * "master:Y propagate_from:X".
+ */
+static struct target pf_target(void)
+{
+	struct target t;
+
+	ms_private_ns(BASE);
+	mnt("x", BASE "/x", "tmpfs", 0, NULL);
+	mnt(NULL, BASE "/x", NULL, MS_SHARED, NULL);
+	mnt(BASE "/x", BASE "/y", NULL, MS_BIND, NULL);
+	mnt(NULL, BASE "/y", NULL, MS_SLAVE, NULL);
+	mnt(NULL, BASE "/y", NULL, MS_SHARED, NULL);
+	t = target_start(false);
+	target_do(&t, 's', BASE "/y");
+	cr_assert_neq(text_pf(t.pid, BASE "/y"), 0, "the setup makes a propagate_from");
+	return t;
+}
+
+/* The record of the watcher's snapshot at mount point mp. */
+static void snap_rec(struct mntsnap_watch *w, const char *mp, struct mntsnap_mount *ret)
+{
+	const struct mntsnap_snapshot *s;
+
+	cr_assert_eq(mntsnap_watch_snapshot(w, &s), 0);
+	for (size_t i = 0; i < mntsnap_snapshot_count(s); i++) {
+		cr_assert_eq(mntsnap_snapshot_get(s, i, ret), 0);
+		if (ret->mount_point && !strcmp(ret->mount_point, mp))
+			return;
+	}
+	cr_assert_fail("%s not in the watcher's snapshot", mp);
+}
+
+/*
+ * A pid target in another namespace whose root is that namespace's: the
+ * watcher queries the namespace from outside, where statmount computes
+ * propagate_from from our root and so never names a group. The records it
+ * starts with and the ones a drain fetches (a remount, a propagated
+ * mount) carry the process's own mountinfo's propagate_from, as findmnt
+ * -N PID and list -N PID show it. Before, a remount showed "master:Y"
+ * where the text says "master:Y propagate_from:X".
+ */
+static void pid_whole_pf(bool pollpri)
+{
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	struct mntsnap_mount m;
+	struct mntsnap_ns *ns;
+	const struct ev *e = NULL;
+	struct target t = pf_target();
+
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
+	w = watch_route(ns, pollpri, 0);
+	snap_rec(w, BASE "/y", &m);
+	cr_assert(m.mask & MNTSNAP_F_PROPAGATE_FROM, "at setup: present");
+	cr_assert_eq(m.propagate_from, text_pf(t.pid, BASE "/y"), "at setup");
+	target_do(&t, 'r', BASE "/y");
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_CHANGE);
+	cr_assert_str_eq(l.e[0].mp, BASE "/y");
+	cr_assert(l.e[0].has_pf, "a remount's record: present");
+	cr_assert_eq(l.e[0].pf, text_pf(t.pid, BASE "/y"), "a remount's record");
+	/* a mount propagated from here to the target's y/sub, fetched whole */
+	l.n = 0;
+	mnt("pp", BASE "/x/sub", "tmpfs", 0, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	for (size_t i = 0; i < l.n; i++)
+		if (!strcmp(l.e[i].mp, BASE "/y/sub"))
+			e = &l.e[i];
+	cr_assert(e && e->kind == MNTSNAP_WATCH_MOUNT, "y/sub propagated (%zu events)", l.n);
+	cr_assert(e->has_pf, "a new mount's record: present");
+	cr_assert_eq(e->pf, text_pf(t.pid, BASE "/y/sub"), "a new mount's record");
+	assert_current(w, ns);
+	mntsnap_watch_free(w);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+	free(l.e);
+}
+
+LTest(watch, foreign_pid_propagate_from_is_its_text)
+{
+	pid_whole_pf(false);
+}
+
+LTest(watch, foreign_pid_propagate_from_is_its_text_pollpri)
+{
+	pid_whole_pf(true);
+}
+
+/*
+ * The same at a resync: a statmount failing mid-drain makes the watcher
+ * capture again, and the records of that capture (the remount's, reported
+ * by the resync's diff) take the process's text's propagate_from too.
+ */
+LTest(watch, foreign_pid_propagate_from_at_resync)
+{
+	struct mntsnap_sysops ops = {.statmount = failing_statmount};
+	MNTSNAP_OPTS(mntsnap_watch_opts, o);
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	struct mntsnap_ns *ns;
+	struct pollfd p;
+	const struct ev *e = NULL;
+	struct target t = pf_target();
+	int fail = 0, r;
+
+	ops.ctx = &fail;
+	cr_assert_eq(mntsnap_ns_open_pid(t.pid, NULL, &ns), 0);
+	o.ns = ns;
+	r = mntsnap__watch_new_with(&o, &ops, &w);
+	cr_assert_eq(r, 0, "watch_new: %s", strerror(-r));
+	p = (struct pollfd){.fd = mntsnap_watch_fd(w), .events = POLLIN};
+	fail = EIO;
+	target_do(&t, 'r', BASE "/y");
+	cr_assert_eq(poll(&p, 1, 5000), 1);
+	r = mntsnap_watch_drain(w);
+	cr_assert_eq(r, -EIO, "drain: %d", r);
+	for (int i = 0; i < 3 && !l.resyncs; i++) {
+		cr_assert_eq(poll(&p, 1, 5000), 1, "the fd must wake for the resync");
+		cr_assert_geq(mntsnap_watch_drain(w), 0);
+		collect(w, &l);
+	}
+	cr_assert_eq(l.resyncs, 1);
+	for (size_t i = 0; i < l.n; i++)
+		if (!strcmp(l.e[i].mp, BASE "/y"))
+			e = &l.e[i];
+	cr_assert(e && e->kind == MNTSNAP_WATCH_CHANGE, "the remount, by the resync's diff");
+	cr_assert(e->has_pf, "a resync's record: present");
+	cr_assert_eq(e->pf, text_pf(t.pid, BASE "/y"), "a resync's record");
+	assert_current(w, ns);
+	mntsnap_watch_free(w);
+	mntsnap_ns_free(ns);
+	target_end(&t);
+	free(l.e);
+}
+
+/*
+ * A namespace handle has no process whose text could say what
+ * propagate_from is from the namespace's root, and statmount from here
+ * never names one: the watcher leaves it absent (the record's mask lacks
+ * it), at setup and in events, never "none". Before, every record said
+ * "none", also where the namespace's mountinfo says propagate_from:X.
+ */
+LTest(watch, foreign_ns_file_propagate_from_absent)
+{
+	struct evlist l = {0};
+	struct mntsnap_watch *w;
+	struct mntsnap_mount m;
+	struct mntsnap_ns *ns;
+	struct target t = pf_target();
+	char p[64];
+
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)t.pid);
+	cr_assert_eq(mntsnap_ns_open_path(p, NULL, &ns), 0);
+	w = watch_route(ns, false, 0);
+	snap_rec(w, BASE "/y", &m);
+	cr_assert_not(m.mask & MNTSNAP_F_PROPAGATE_FROM, "at setup: absent, not %u",
+		      m.propagate_from);
+	mnt("pp", BASE "/x/sub", "tmpfs", 0, NULL);
+	cr_assert_geq(wait_events(w, &l, 1), 0);
+	cr_assert_geq(l.n, 1);
+	for (size_t i = 0; i < l.n; i++)
+		cr_assert_not(l.e[i].has_pf, "%s: absent, not %u", l.e[i].mp, l.e[i].pf);
 	assert_current(w, ns);
 	mntsnap_watch_free(w);
 	mntsnap_ns_free(ns);
