@@ -48,7 +48,8 @@ SOURCES [null]), an empty source with -C.
 Columns (columns_and_version): --output-all (findmnt's 24 columns in its
 order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name or a 55th column prints nothing and exits 1), on a
-mountinfo file and an fstab written here, in every form.
+mountinfo file and an fstab written here, in every form;
+--list-columns against findmnt -h's column list (-p's columns too).
 
 Numbers (number_args): -N/--task, -w/--timeout and -S MAJ:MIN with the
 numbers findmnt reads (decimal only, signs, blanks, 32-bit ranges, overflow)
@@ -1852,6 +1853,49 @@ def columns_and_version(t, binary, base):
     ra, _, ea = run(['findmnt', '--bogus-x', '-V'])
     rb, _, eb = run([binary, 'list', '--bogus-x', '-V'])
     t.check('version: --bogus-x -V refused', ra != 0 and rb == 2 and ea and eb, '%r' % eb)
+    list_columns(t, binary, snap)
+
+
+def list_columns(t, binary, snap):
+    """list --list-columns names every column findmnt -h lists, the ones
+    only --poll fills (ACTION, OLD-TARGET, OLD-OPTIONS) too, described as
+    poll columns; list -p takes them and list without -p refuses them, as
+    before (exit 2, findmnt: 1); -p does not hide the list. show and stat
+    take no -p: their list is list's without the poll columns."""
+    _, fhelp, _ = run(['findmnt', '-h'])
+    fm = {}
+    inside = False
+    for line in fhelp.decode().splitlines():
+        if line.startswith('Available output columns:'):
+            inside = True
+        elif inside and not line.strip():
+            break
+        elif inside:
+            name, desc = line.split(None, 1)
+            fm[name] = desc
+    t.check('list-columns: findmnt -h lists columns', 'TARGET' in fm and 'ACTION' in fm,
+            fhelp.decode(errors='replace'))
+    rc, out, err = run([binary, 'list', '--list-columns'])
+    ms = dict(l.split(None, 1) for l in out.decode().splitlines())
+    t.check('list-columns: findmnt -h\'s columns all listed', rc == 0 and set(fm) <= set(ms),
+            'missing %s %r' % (sorted(set(fm) - set(ms)), err))
+    poll = sorted(n for n, d in fm.items() if '--poll' in d)
+    for name in poll:
+        t.check('list-columns: %s described as a --poll column' % name,
+                '--poll' in ms.get(name, ''), ms.get(name, 'missing'))
+        r1 = run([binary, 'list', '-p', '-w', '0', '-o', 'TARGET,' + name])[0]
+        r2, _, e2 = run([binary, 'list', '-F', '/proc/self/mountinfo', '-o', 'TARGET,' + name])
+        t.check('list-columns: %s with -p only' % name, r1 == 0 and r2 == 2 and e2,
+                '-p: exit %d; without: exit %d %r' % (r1, r2, e2))
+    rc, pout, _ = run([binary, 'list', '-p', '-w', '0', '--list-columns'])
+    t.check('list-columns: -p --list-columns lists', rc == 0 and pout == out,
+            pout.decode(errors='replace'))
+    want = [l for l in out.decode().splitlines() if l.split()[0] not in poll]
+    for cmd in (['show', snap], ['stat', '/']):
+        rc, o, _ = run([binary] + cmd + ['--list-columns'])
+        t.check('list-columns: %s lists list\'s but the poll columns' % cmd[0],
+                rc == 0 and o.decode().splitlines() == want,
+                o.decode(errors='replace'))
 
 
 # ---- fstab with findmnt's list options, -N PID -x, and table edges -------

@@ -690,18 +690,34 @@ struct pcol {
 	const char *name, *header; /* JSON key, heading */
 	unsigned char min_width, flags;
 	bool strict; /* never narrower than min_width (SCOLS_FL_STRICTWIDTH) */
+	const char *help; /* own columns: --list-columns' and list --help's text */
 };
 
 /*
  * findmnt's own poll columns: ACTION is 10 wide at least (a strict width
  * hint), OLD-TARGET and OLD-OPTIONS have ratio hints only, which never
- * widen a column of a table printed to a file or pipe.
+ * widen a column of a table printed to a file or pipe. findmnt -h lists
+ * them with the others; the help says they need -p, as list refuses them
+ * without it.
  */
 static const struct pcol own_cols[] = {
-	{ P_ACTION, NULL, "action", "ACTION", 10, 0, true },
-	{ P_OLD_TARGET, NULL, "old-target", "OLD-TARGET", 0, 0 },
-	{ P_OLD_OPTIONS, NULL, "old-options", "OLD-OPTIONS", 0, 0 },
+	{ P_ACTION, NULL, "action", "ACTION", 10, 0, true,
+	  "action detected by -p/--poll (mount, umount, remount, move)" },
+	{ P_OLD_TARGET, NULL, "old-target", "OLD-TARGET", 0, 0, false,
+	  "old mountpoint saved by -p/--poll (move, umount)" },
+	{ P_OLD_OPTIONS, NULL, "old-options", "OLD-OPTIONS", 0, 0, false,
+	  "old mount options saved by -p/--poll (remount, umount)" },
 };
+
+void cli_poll_columns(FILE *f, bool help)
+{
+	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++) {
+		if (help)
+			fprintf(f, "  %14s  %s\n", own_cols[i].header, own_cols[i].help);
+		else
+			fprintf(f, "%-14s %s\n", own_cols[i].header, own_cols[i].help);
+	}
+}
 
 /*
  * A mount -U dropped at the start, and what libmount pairs a mount with
