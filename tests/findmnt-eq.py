@@ -1576,10 +1576,43 @@ def btrfs_clone_cases(t, binary, base):
     return devs
 
 
+def poll_sources(t, binary, base):
+    """-p with SOURCES: findmnt scans block devices into its one libblkid
+    cache at its first SOURCES cell and keeps that cache for its run, so a
+    device attached later is listed once a mount names it (libblkid adds
+    the device it is asked about), never before (a clone of a mounted
+    image, attached mid-poll: a bind mount's SOURCES is still the one
+    device). The same lines from mntsnap list -p."""
+    dev = image_dev(base, 'ps-a.img', 32 << 20, ['mkfs.ext4', '-q', '-F'])
+    if dev is None:
+        t.skipped += 1
+        return []
+    blkid_cache_order([dev])
+    shutil.copyfile(os.path.join(base, 'ps-a.img'), os.path.join(base, 'ps-b.img'))
+    for n in ('pa', 'pb', 'pc'):
+        os.makedirs(os.path.join(base, n))
+    clone = '"$(losetup -n -O NAME -j ps-b.img)"'
+    steps = ['mount %s pa' % dev, 'losetup --find ps-b.img', 'mount --bind pa pb',
+             'mount %s pc' % clone, 'umount pc', 'umount pb', 'umount pa']
+    # (no -J: findmnt 2.38.1 -p -J aborts on a SOURCES of two devices)
+    sets = [['-p', '-r', '-n', '-o', 'ACTION,TARGET,SOURCES'],
+            ['-p', '-P', '-o', 'ACTION,SOURCE,SOURCES']]
+    try:
+        poll_history(t, 'poll SOURCES, a clone attached mid-poll', binary, sets, steps, None,
+                     base, wait_open=True)
+    finally:
+        for n in ('pc', 'pb', 'pa'):
+            subprocess.run(['umount', os.path.join(base, n)], capture_output=True)
+    r = subprocess.run(['losetup', '-n', '-O', 'NAME', '-j', os.path.join(base, 'ps-b.img')],
+                       capture_output=True, text=True)
+    return [dev] + r.stdout.split()
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
-    and its copy, both mounted, one bound again) and a cloned btrfs,
-    findmnt and mntsnap compared with libblkid's cache file at
+    and its copy, both mounted, one bound again), -p's SOURCES with a
+    copy attached mid-poll (poll_sources) and a cloned btrfs, findmnt and
+    mntsnap compared with libblkid's cache file at
     $BLKID_FILE (a temp file: neither writes /run/blkid here). Prints the
     tally as JSON on its last line."""
     t = Tally()
@@ -1608,6 +1641,8 @@ def dup_tags_inner(binary, base):
                 dup_uuid_cases(t, binary, base, [dev, clone], label, uuid)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
+        mounts = []
+        devs += poll_sources(t, binary, base)
         mounts = [os.path.join(base, 'ba'), os.path.join(base, 'bb')]
         devs += btrfs_clone_cases(t, binary, base)
     finally:

@@ -1605,9 +1605,17 @@ int cli_poll(const struct cli_poll *q)
 	/* the heading is the poll table's, printed with its first lines */
 	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true};
 	const struct view *v = q->view;
+	struct tags_cache tc = { 0 };
 	struct view_filter f;
 	int r;
 
+	/*
+	 * SOURCES: one libblkid cache for the whole poll, as findmnt keeps one
+	 * for its run: scanned at the first cell, a device attached later
+	 * added when a mount names it (and only then, as in findmnt), not a
+	 * scan of every block device per cell
+	 */
+	po.cx.tags = &tc;
 	po.cx.tid = q->tid;
 	po.cx.aligned = po.mode == OUT_LIST;
 	/* no view: no locale of list's either, C's decimal point */
@@ -1640,14 +1648,18 @@ int cli_poll(const struct cli_poll *q)
 	if (q->timeout_ms >= 0)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
 	a.mask = po.need;
-	if (!v)
-		return watch_main(&a);
+	if (!v) {
+		r = watch_main(&a);
+		tags_cache_release(&tc);
+		return r;
+	}
 	/* the filters: each change's record tested as it comes, no table read */
 	view_filter_init(&f, v);
 	if (view_filter_active(&f))
 		po.filter = &f;
 	r = watch_main(&a);
 	view_filter_free(&f);
+	tags_cache_release(&tc);
 	dropped_free(&po);
 	user_free(&po);
 	return r;

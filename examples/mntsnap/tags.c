@@ -16,10 +16,10 @@
  * blkid_put_cache(), which rewrites the file when the scan changed it and
  * the caller may write it (root: /run/blkid/blkid.tab), as findmnt's
  * libmount cache does at its exit and as blkid(8) does; SOURCES keeps its
- * cache for one listing (struct tags_cache) and releases it alike. The
- * order written is the order read, the devices the scan found added after
- * them, so the next call (or findmnt) reads the same order. Tests point
- * $BLKID_FILE at a file of their own.
+ * cache for one listing or one poll (struct tags_cache) and releases it
+ * alike. The order written is the order read, the devices the scan found
+ * added after them, so the next call (or findmnt) reads the same order.
+ * Tests point $BLKID_FILE at a file of their own.
  */
 #include <errno.h>
 #include <stdlib.h>
