@@ -139,8 +139,10 @@ def norm_lib(col, v):
 
 def all_columns(binary):
     """Every column by name, as -o takes them: the blkid ones only in a
-    build with libblkid (one without refuses them)."""
-    names = [l.split()[0] for l in sh(binary, 'list', '--list-columns').decode().splitlines()]
+    build with libblkid (one without refuses them), not the ones only -p
+    fills (described "... by -p/--poll"; refused without -p)."""
+    names = [l.split()[0] for l in sh(binary, 'list', '--list-columns').decode().splitlines()
+             if '--poll' not in l]
     if b'-libblkid' in sh(binary, '--version'):
         names = [n for n in names if n not in ('LABEL', 'PARTLABEL', 'PARTUUID', 'SOURCES')]
     return ','.join(names)

@@ -48,7 +48,8 @@ SOURCES [null]), an empty source with -C.
 Columns (columns_and_version): --output-all (findmnt's 24 columns in its
 order), --vfs-all, -V, and -o lists as findmnt parses them (the last -o
 counts, an empty name or a 55th column prints nothing and exits 1), on a
-mountinfo file and an fstab written here, in every form.
+mountinfo file and an fstab written here, in every form;
+--list-columns against findmnt -h's column list (-p's columns too).
 
 Numbers (number_args): -N/--task, -w/--timeout and -S MAJ:MIN with the
 numbers findmnt reads (decimal only, signs, blanks, 32-bit ranges, overflow)
@@ -1578,10 +1579,43 @@ def btrfs_clone_cases(t, binary, base):
     return devs
 
 
+def poll_sources(t, binary, base):
+    """-p with SOURCES: findmnt scans block devices into its one libblkid
+    cache at its first SOURCES cell and keeps that cache for its run, so a
+    device attached later is listed once a mount names it (libblkid adds
+    the device it is asked about), never before (a clone of a mounted
+    image, attached mid-poll: a bind mount's SOURCES is still the one
+    device). The same lines from mntsnap list -p."""
+    dev = image_dev(base, 'ps-a.img', 32 << 20, ['mkfs.ext4', '-q', '-F'])
+    if dev is None:
+        t.skipped += 1
+        return []
+    blkid_cache_order([dev])
+    shutil.copyfile(os.path.join(base, 'ps-a.img'), os.path.join(base, 'ps-b.img'))
+    for n in ('pa', 'pb', 'pc'):
+        os.makedirs(os.path.join(base, n))
+    clone = '"$(losetup -n -O NAME -j ps-b.img)"'
+    steps = ['mount %s pa' % dev, 'losetup --find ps-b.img', 'mount --bind pa pb',
+             'mount %s pc' % clone, 'umount pc', 'umount pb', 'umount pa']
+    # (no -J: findmnt 2.38.1 -p -J aborts on a SOURCES of two devices)
+    sets = [['-p', '-r', '-n', '-o', 'ACTION,TARGET,SOURCES'],
+            ['-p', '-P', '-o', 'ACTION,SOURCE,SOURCES']]
+    try:
+        poll_history(t, 'poll SOURCES, a clone attached mid-poll', binary, sets, steps, None,
+                     base, wait_open=True)
+    finally:
+        for n in ('pc', 'pb', 'pa'):
+            subprocess.run(['umount', os.path.join(base, n)], capture_output=True)
+    r = subprocess.run(['losetup', '-n', '-O', 'NAME', '-j', os.path.join(base, 'ps-b.img')],
+                       capture_output=True, text=True)
+    return [dev] + r.stdout.split()
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
-    and its copy, both mounted, one bound again) and a cloned btrfs,
-    findmnt and mntsnap compared with libblkid's cache file at
+    and its copy, both mounted, one bound again), -p's SOURCES with a
+    copy attached mid-poll (poll_sources) and a cloned btrfs, findmnt and
+    mntsnap compared with libblkid's cache file at
     $BLKID_FILE (a temp file: neither writes /run/blkid here). Prints the
     tally as JSON on its last line."""
     t = Tally()
@@ -1610,6 +1644,8 @@ def dup_tags_inner(binary, base):
                 dup_uuid_cases(t, binary, base, [dev, clone], label, uuid)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
+        mounts = []
+        devs += poll_sources(t, binary, base)
         mounts = [os.path.join(base, 'ba'), os.path.join(base, 'bb')]
         devs += btrfs_clone_cases(t, binary, base)
     finally:
@@ -1855,6 +1891,49 @@ def columns_and_version(t, binary, base):
     ra, _, ea = run(['findmnt', '--bogus-x', '-V'])
     rb, _, eb = run([binary, 'list', '--bogus-x', '-V'])
     t.check('version: --bogus-x -V refused', ra != 0 and rb == 2 and ea and eb, '%r' % eb)
+    list_columns(t, binary, snap)
+
+
+def list_columns(t, binary, snap):
+    """list --list-columns names every column findmnt -h lists, the ones
+    only --poll fills (ACTION, OLD-TARGET, OLD-OPTIONS) too, described as
+    poll columns; list -p takes them and list without -p refuses them, as
+    before (exit 2, findmnt: 1); -p does not hide the list. show and stat
+    take no -p: their list is list's without the poll columns."""
+    _, fhelp, _ = run(['findmnt', '-h'])
+    fm = {}
+    inside = False
+    for line in fhelp.decode().splitlines():
+        if line.startswith('Available output columns:'):
+            inside = True
+        elif inside and not line.strip():
+            break
+        elif inside:
+            name, desc = line.split(None, 1)
+            fm[name] = desc
+    t.check('list-columns: findmnt -h lists columns', 'TARGET' in fm and 'ACTION' in fm,
+            fhelp.decode(errors='replace'))
+    rc, out, err = run([binary, 'list', '--list-columns'])
+    ms = dict(l.split(None, 1) for l in out.decode().splitlines())
+    t.check('list-columns: findmnt -h\'s columns all listed', rc == 0 and set(fm) <= set(ms),
+            'missing %s %r' % (sorted(set(fm) - set(ms)), err))
+    poll = sorted(n for n, d in fm.items() if '--poll' in d)
+    for name in poll:
+        t.check('list-columns: %s described as a --poll column' % name,
+                '--poll' in ms.get(name, ''), ms.get(name, 'missing'))
+        r1 = run([binary, 'list', '-p', '-w', '0', '-o', 'TARGET,' + name])[0]
+        r2, _, e2 = run([binary, 'list', '-F', '/proc/self/mountinfo', '-o', 'TARGET,' + name])
+        t.check('list-columns: %s with -p only' % name, r1 == 0 and r2 == 2 and e2,
+                '-p: exit %d; without: exit %d %r' % (r1, r2, e2))
+    rc, pout, _ = run([binary, 'list', '-p', '-w', '0', '--list-columns'])
+    t.check('list-columns: -p --list-columns lists', rc == 0 and pout == out,
+            pout.decode(errors='replace'))
+    want = [l for l in out.decode().splitlines() if l.split()[0] not in poll]
+    for cmd in (['show', snap], ['stat', '/']):
+        rc, o, _ = run([binary] + cmd + ['--list-columns'])
+        t.check('list-columns: %s lists list\'s but the poll columns' % cmd[0],
+                rc == 0 and o.decode().splitlines() == want,
+                o.decode(errors='replace'))
 
 
 # ---- fstab with findmnt's list options, -N PID -x, and table edges -------

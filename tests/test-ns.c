@@ -547,61 +547,83 @@ static void drop_all_caps(void)
 #define CHILD_CHECK(cond, code)                                                                \
 	do {                                                                                   \
 		if (!(cond)) {                                                                 \
-			fprintf(stderr, "unpriv check %d failed: %s\n", code, #cond);          \
+			fprintf(stderr, "child check %d failed: %s\n", code, #cond);           \
 			_exit(code);                                                           \
 		}                                                                              \
 	} while (0)
 
-Test(ns, unprivileged_caller)
+/*
+ * Run fn(arg) in a forked child and fail the test unless the child reaches
+ * its _exit(0): checks that drop capabilities or switch namespaces must not
+ * change the test process, so fn reports failure with CHILD_CHECK's exit
+ * code instead of cr_assert (whose report would not reach the runner).
+ */
+static void run_child(void (*fn)(void *), void *arg, const char *what)
 {
-	struct mntsnap_ns *byfd, *byid;
-	struct target t;
-	char path[64];
 	int status;
 	pid_t c;
+
+	c = fork();
+	cr_assert(c >= 0);
+	if (c == 0) {
+		fn(arg);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(c, &status, 0), c);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s child: status %d", what,
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+}
+
+struct unpriv_handles {
+	struct mntsnap_ns *byfd, *byid;
+};
+
+static void unprivileged_checks(void *arg)
+{
+	const struct unpriv_handles *h = arg;
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_snapshot *s = NULL, *one = NULL;
+	struct mntsnap_ns_saved *saved;
+	struct mntsnap_mount m;
+	int r;
+
+	drop_all_caps();
+	/* the fd is the permission: direct query works */
+	s = cap(h->byfd, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_DIRECT, &r);
+	CHILD_CHECK(r == 0 && snapshot_count_ok(s), 10);
+	mntsnap_snapshot_get(s, mntsnap_snapshot_count(s) - 1, &m);
+	/* by id: statmount EPERM, capture EPERM with the capability named */
+	CHILD_CHECK(mntsnap_stat_id(h->byid, m.id, 0, &one) == -EPERM, 11);
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = h->byid, .flags = MNTSNAP_CAPTURE_NS_DIRECT,
+		     .error = &err);
+	r = mntsnap_capture(&o, &one);
+	CHILD_CHECK(r == -EPERM, 12);
+	CHILD_CHECK(strstr(err.msg, "CAP_SYS_ADMIN") != NULL, 13);
+	/* entering: setns EPERM, helper and in-place alike */
+	memset(&err, 0, sizeof(err));
+	MNTSNAP_OPTS(mntsnap_capture_opts, e, .ns = h->byfd, .flags = MNTSNAP_CAPTURE_NS_ENTER,
+		     .error = &err);
+	r = mntsnap_capture(&e, &one);
+	CHILD_CHECK(r == -EPERM, 14);
+	CHILD_CHECK(strstr(err.msg, "CAP_SYS_CHROOT") != NULL, 15);
+	CHILD_CHECK(mntsnap_ns_enter(h->byfd, &saved) == -EPERM, 16);
+	mntsnap_snapshot_free(s);
+}
+
+Test(ns, unprivileged_caller)
+{
+	struct unpriv_handles h;
+	struct target t;
+	char path[64];
 
 	ms_private_ns(NULL);
 	t = target_start(PLAIN);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
-	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byfd), 0);
-	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(byfd), NULL, &byid), 0);
-	c = fork();
-	cr_assert(c >= 0);
-	if (c == 0) {
-		struct mntsnap_error err = { 0 };
-		struct mntsnap_snapshot *s = NULL, *one = NULL;
-		struct mntsnap_ns_saved *saved;
-		int r;
-
-		drop_all_caps();
-		/* the fd is the permission: direct query works */
-		s = cap(byfd, MNTSNAP_BACKEND_AUTO, MNTSNAP_CAPTURE_NS_DIRECT, &r);
-		CHILD_CHECK(r == 0 && snapshot_count_ok(s), 10);
-		struct mntsnap_mount m;
-		mntsnap_snapshot_get(s, mntsnap_snapshot_count(s) - 1, &m);
-		/* by id: statmount EPERM, capture EPERM with the capability named */
-		CHILD_CHECK(mntsnap_stat_id(byid, m.id, 0, &one) == -EPERM, 11);
-		MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = byid,
-			     .flags = MNTSNAP_CAPTURE_NS_DIRECT, .error = &err);
-		r = mntsnap_capture(&o, &one);
-		CHILD_CHECK(r == -EPERM, 12);
-		CHILD_CHECK(strstr(err.msg, "CAP_SYS_ADMIN") != NULL, 13);
-		/* entering: setns EPERM, helper and in-place alike */
-		memset(&err, 0, sizeof(err));
-		MNTSNAP_OPTS(mntsnap_capture_opts, e, .ns = byfd,
-			     .flags = MNTSNAP_CAPTURE_NS_ENTER, .error = &err);
-		r = mntsnap_capture(&e, &one);
-		CHILD_CHECK(r == -EPERM, 14);
-		CHILD_CHECK(strstr(err.msg, "CAP_SYS_CHROOT") != NULL, 15);
-		CHILD_CHECK(mntsnap_ns_enter(byfd, &saved) == -EPERM, 16);
-		mntsnap_snapshot_free(s);
-		_exit(0);
-	}
-	cr_assert_eq(waitpid(c, &status, 0), c);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unprivileged child: status %d",
-		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
-	mntsnap_ns_free(byfd);
-	mntsnap_ns_free(byid);
+	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &h.byfd), 0);
+	cr_assert_eq(mntsnap_ns_open_id(mntsnap_ns_id(h.byfd), NULL, &h.byid), 0);
+	run_child(unprivileged_checks, &h, "unprivileged");
+	mntsnap_ns_free(h.byfd);
+	mntsnap_ns_free(h.byid);
 	target_stop(&t);
 }
 
@@ -744,13 +766,34 @@ Test(ns, propagate_from_direct_only_is_absent)
  * The target's text cannot be had (no right to enter for a helper's
  * text): statmount's capture stands, propagate_from is absent.
  */
+static void text_unreadable_checks(void *arg)
+{
+	struct mntsnap_ns *byf = arg;
+	struct mntsnap_snapshot *s, *one = NULL;
+	struct mntsnap_mount m;
+	char *text;
+	int r;
+
+	drop_all_caps();
+	s = cap(byf, MNTSNAP_BACKEND_AUTO, 0, &r);
+	CHILD_CHECK(r == 0 && snapshot_count_ok(s), 20);
+	CHILD_CHECK(find_m3(s, &m) >= 0, 21);
+	CHILD_CHECK(!(m.mask & MNTSNAP_F_PROPAGATE_FROM), 22);
+	text = mountinfo_of(s);
+	CHILD_CHECK(!strstr(text, "propagate_from"), 23);
+	free(text);
+	r = mntsnap_stat_id(byf, m.id, 0, &one);
+	CHILD_CHECK(r == 0, 24);
+	CHILD_CHECK(!mntsnap_snapshot_get(one, 0, &m) && !(m.mask & MNTSNAP_F_PROPAGATE_FROM), 25);
+	mntsnap_snapshot_free(one);
+	mntsnap_snapshot_free(s);
+}
+
 Test(ns, propagate_from_text_unreadable)
 {
 	struct mntsnap_ns *byf;
 	struct target t;
 	char path[64];
-	int status;
-	pid_t c;
 
 	ms_private_ns(NULL);
 	pf_setup();
@@ -758,33 +801,7 @@ Test(ns, propagate_from_text_unreadable)
 	(void)pf_of_m3(t.pid);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", t.pid);
 	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &byf), 0);
-	c = fork();
-	cr_assert(c >= 0);
-	if (c == 0) {
-		struct mntsnap_snapshot *s, *one = NULL;
-		struct mntsnap_mount m;
-		char *text;
-		int r;
-
-		drop_all_caps();
-		s = cap(byf, MNTSNAP_BACKEND_AUTO, 0, &r);
-		CHILD_CHECK(r == 0 && snapshot_count_ok(s), 20);
-		CHILD_CHECK(find_m3(s, &m) >= 0, 21);
-		CHILD_CHECK(!(m.mask & MNTSNAP_F_PROPAGATE_FROM), 22);
-		text = mountinfo_of(s);
-		CHILD_CHECK(!strstr(text, "propagate_from"), 23);
-		free(text);
-		r = mntsnap_stat_id(byf, m.id, 0, &one);
-		CHILD_CHECK(r == 0, 24);
-		CHILD_CHECK(!mntsnap_snapshot_get(one, 0, &m) && !(m.mask & MNTSNAP_F_PROPAGATE_FROM),
-			    25);
-		mntsnap_snapshot_free(one);
-		mntsnap_snapshot_free(s);
-		_exit(0);
-	}
-	cr_assert_eq(waitpid(c, &status, 0), c);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unprivileged child: status %d",
-		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	run_child(text_unreadable_checks, byf, "unprivileged");
 	mntsnap_ns_free(byf);
 	target_stop(&t);
 }
@@ -1131,37 +1148,33 @@ Test(ns, run_callback)
 
 /* ---- enter / leave -------------------------------------------------------------- */
 
+static void enter_leave_checks(void *arg)
+{
+	const struct target *t = arg;
+	struct mntsnap_ns_saved *saved;
+	struct mntsnap_ns *ns;
+	struct stat st;
+	char cwd[256];
+
+	CHILD_CHECK(chdir(BASE "/cwd") == 0, 20);
+	CHILD_CHECK(mntsnap_ns_open_pid(t->pid, NULL, &ns) == 0, 21);
+	CHILD_CHECK(stat(BASE "/t/marker", &st) != 0, 22);
+	CHILD_CHECK(mntsnap_ns_enter(ns, &saved) == 0, 23);
+	CHILD_CHECK(stat(BASE "/t/marker", &st) == 0, 24);
+	CHILD_CHECK(mntsnap_ns_leave(saved) == 0, 25);
+	CHILD_CHECK(stat(BASE "/t/marker", &st) != 0, 26);
+	CHILD_CHECK(getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, BASE "/cwd"), 27);
+	mntsnap_ns_free(ns);
+}
+
 Test(ns, enter_and_leave)
 {
 	struct target t;
-	int status;
-	pid_t c;
 
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/cwd");
 	t = target_start(PLAIN);
-	c = fork();
-	cr_assert(c >= 0);
-	if (c == 0) {
-		struct mntsnap_ns_saved *saved;
-		struct mntsnap_ns *ns;
-		struct stat st;
-		char cwd[256];
-
-		CHILD_CHECK(chdir(BASE "/cwd") == 0, 20);
-		CHILD_CHECK(mntsnap_ns_open_pid(t.pid, NULL, &ns) == 0, 21);
-		CHILD_CHECK(stat(BASE "/t/marker", &st) != 0, 22);
-		CHILD_CHECK(mntsnap_ns_enter(ns, &saved) == 0, 23);
-		CHILD_CHECK(stat(BASE "/t/marker", &st) == 0, 24);
-		CHILD_CHECK(mntsnap_ns_leave(saved) == 0, 25);
-		CHILD_CHECK(stat(BASE "/t/marker", &st) != 0, 26);
-		CHILD_CHECK(getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, BASE "/cwd"), 27);
-		mntsnap_ns_free(ns);
-		_exit(0);
-	}
-	cr_assert_eq(waitpid(c, &status, 0), c);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d",
-		  WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	run_child(enter_leave_checks, &t, "enter/leave");
 	target_stop(&t);
 }
 

@@ -151,6 +151,14 @@ struct cli_poll {
 int cli_poll(const struct cli_poll *p);
 
 /*
+ * The columns only -p fills (ACTION, OLD-TARGET, OLD-OPTIONS), each with
+ * what it is, as list's --list-columns prints a column (col_list()) or,
+ * with help, as list --help does (col_help()): list's lists name them
+ * after the others, as findmnt -h names them with its own.
+ */
+void cli_poll_columns(FILE *f, bool help);
+
+/*
  * -p's ACTIONS (mount,umount,remount,move, case-blind), read when the
  * option is, as findmnt reads them (util-linux's string_to_idarray()):
  * 0 with *ret set; 1 for an empty list or item, or a fifth item (findmnt

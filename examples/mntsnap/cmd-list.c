@@ -131,6 +131,7 @@ static void print_help(const char *text)
 	fputs(view_help, stdout);
 	fputs("COLUMNS:\n", stdout);
 	col_help(stdout);
+	cli_poll_columns(stdout, true);
 }
 
 #define LIST_SHORTOPTS VIEW_SHORTOPTS VIEW_LIVE_SHORTOPTS VIEW_TABLE_SHORTOPTS "N:"
@@ -1209,12 +1210,14 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	/* findmnt -s reads its fstab by name (a pipe is refused): not spooled */
 	if (!a.fstab && spool_tabs(&a))
 		return CLI_EXIT_ERR;
-	if (a.poll)
-		return list_poll(&a);
+	/* --list-columns prints and exits, with -p too (that would poll) */
 	if (a.view.list_columns) {
 		col_list(stdout);
+		cli_poll_columns(stdout, false);
 		return 0;
 	}
+	if (a.poll)
+		return list_poll(&a);
 	r = view_finish(&a.view, "list");
 	if (r)
 		return r;

@@ -690,18 +690,34 @@ struct pcol {
 	const char *name, *header; /* JSON key, heading */
 	unsigned char min_width, flags;
 	bool strict; /* never narrower than min_width (SCOLS_FL_STRICTWIDTH) */
+	const char *help; /* own columns: --list-columns' and list --help's text */
 };
 
 /*
  * findmnt's own poll columns: ACTION is 10 wide at least (a strict width
  * hint), OLD-TARGET and OLD-OPTIONS have ratio hints only, which never
- * widen a column of a table printed to a file or pipe.
+ * widen a column of a table printed to a file or pipe. findmnt -h lists
+ * them with the others; the help says they need -p, as list refuses them
+ * without it.
  */
 static const struct pcol own_cols[] = {
-	{ P_ACTION, NULL, "action", "ACTION", 10, 0, true },
-	{ P_OLD_TARGET, NULL, "old-target", "OLD-TARGET", 0, 0 },
-	{ P_OLD_OPTIONS, NULL, "old-options", "OLD-OPTIONS", 0, 0 },
+	{ P_ACTION, NULL, "action", "ACTION", 10, 0, true,
+	  "action detected by -p/--poll (mount, umount, remount, move)" },
+	{ P_OLD_TARGET, NULL, "old-target", "OLD-TARGET", 0, 0, false,
+	  "old mountpoint saved by -p/--poll (move, umount)" },
+	{ P_OLD_OPTIONS, NULL, "old-options", "OLD-OPTIONS", 0, 0, false,
+	  "old mount options saved by -p/--poll (remount, umount)" },
 };
+
+void cli_poll_columns(FILE *f, bool help)
+{
+	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++) {
+		if (help)
+			fprintf(f, "  %14s  %s\n", own_cols[i].header, own_cols[i].help);
+		else
+			fprintf(f, "%-14s %s\n", own_cols[i].header, own_cols[i].help);
+	}
+}
 
 /*
  * A mount -U dropped at the start, and what libmount pairs a mount with
@@ -1589,9 +1605,17 @@ int cli_poll(const struct cli_poll *q)
 	/* the heading is the poll table's, printed with its first lines */
 	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true};
 	const struct view *v = q->view;
+	struct tags_cache tc = { 0 };
 	struct view_filter f;
 	int r;
 
+	/*
+	 * SOURCES: one libblkid cache for the whole poll, as findmnt keeps one
+	 * for its run: scanned at the first cell, a device attached later
+	 * added when a mount names it (and only then, as in findmnt), not a
+	 * scan of every block device per cell
+	 */
+	po.cx.tags = &tc;
 	po.cx.tid = q->tid;
 	po.cx.aligned = po.mode == OUT_LIST;
 	/* no view: no locale of list's either, C's decimal point */
@@ -1624,14 +1648,18 @@ int cli_poll(const struct cli_poll *q)
 	if (q->timeout_ms >= 0)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
 	a.mask = po.need;
-	if (!v)
-		return watch_main(&a);
+	if (!v) {
+		r = watch_main(&a);
+		tags_cache_release(&tc);
+		return r;
+	}
 	/* the filters: each change's record tested as it comes, no table read */
 	view_filter_init(&f, v);
 	if (view_filter_active(&f))
 		po.filter = &f;
 	r = watch_main(&a);
 	view_filter_free(&f);
+	tags_cache_release(&tc);
 	dropped_free(&po);
 	user_free(&po);
 	return r;

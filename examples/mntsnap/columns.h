@@ -139,7 +139,10 @@ struct col_ctx {
 	 * record's own.
 	 */
 	const uint32_t *parent_ids;
-	/* SOURCES' libblkid cache, one per listing (out_render()'s); NULL: per cell */
+	/*
+	 * SOURCES' libblkid cache, one per listing (out_render()'s) or poll
+	 * (cli_poll()'s); NULL: per cell
+	 */
 	struct tags_cache *tags;
 };
 

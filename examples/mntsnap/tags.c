@@ -11,14 +11,15 @@
  *   findmnt's get_data_col_sources(), so the devices come in its order;
  * - a device's own LABEL, UUID, ... are probed directly, never cached,
  *   as libmount's mnt_cache_read_tags().
- A tag lookup reads the cache file and releases the cache with
+ *
+ * A tag lookup reads the cache file and releases the cache with
  * blkid_put_cache(), which rewrites the file when the scan changed it and
  * the caller may write it (root: /run/blkid/blkid.tab), as findmnt's
  * libmount cache does at its exit and as blkid(8) does; SOURCES keeps its
- * cache for one listing (struct tags_cache) and releases it alike. The
- * order written is the order read, the devices the scan found added after
- * them, so the next call (or findmnt) reads the same order. Tests point
- * $BLKID_FILE at a file of their own.
+ * cache for one listing or one poll (struct tags_cache) and releases it
+ * alike. The order written is the order read, the devices the scan found
+ * added after them, so the next call (or findmnt) reads the same order.
+ * Tests point $BLKID_FILE at a file of their own.
  */
 #include <errno.h>
 #include <stdlib.h>

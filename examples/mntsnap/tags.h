@@ -41,9 +41,10 @@ char *tags_device_value(const char *dev, const char *name);
 
 /*
  * findmnt's SOURCES cache: libblkid's default cache, scanned
- * (blkid_probe_all()) at its first use and kept for one listing, as
- * findmnt keeps it for its run. Zeroed to start; tags_cache_release()
- * ends it (as root that may write libblkid's cache file, see tags.c).
+ * (blkid_probe_all()) at its first use and kept for one listing or one
+ * poll, as findmnt keeps it for its run. Zeroed to start;
+ * tags_cache_release() ends it (as root that may write libblkid's cache
+ * file, see tags.c).
  */
 struct tags_cache {
 	void *blkid; /* the blkid_cache, NULL until first used */
