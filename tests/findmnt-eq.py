@@ -3170,7 +3170,7 @@ def tag_text_cases(t, binary, base, dev, label):
     poll_history(t, 'tag text poll', binary, psets, steps, None, base)
 
 
-def path_poll_cases(t, binary, base, dev):
+def path_poll_cases(t, binary, base, dev, blk):
     """-p with a SOURCE that is a path, as mnt_fs_match_source() takes it
     through findmnt's cache: the text ("//" and a trailing '/' aside, but
     a pseudo filesystem's exact), then the path asked for resolved against
@@ -3180,7 +3180,8 @@ def path_poll_cases(t, binary, base, dev):
     number. The cache keeps each path's first answer for the whole poll: a
     symlink retargeted later, or one made after the filter's path was first
     resolved to itself, changes nothing; a record -t, -O or MAJ:MIN turns
-    away resolves nothing."""
+    away resolves nothing. -c's SOURCE and (BLK: libblkid) the tag columns
+    resolve a source through that same cache."""
     d = os.path.join(base, 'pp')
     name = os.path.basename(dev)
     lnk, late = os.path.join(base, 'pp-lnk'), os.path.join(base, 'pp-late')
@@ -3196,7 +3197,8 @@ def path_poll_cases(t, binary, base, dev):
              raw('/dev/../dev/' + name, 'd', 'ext4'), raw('pp-lnk', 'e', 'ext4'),
              raw(dev, 'f', 'tmpfs'), raw('/dev//' + name, 'g', 'tmpfs'), raw(lnk, 'h', 'proc'),
              # what the cache answered first stays: pp-lnk to /dev/null, pp-late made
-             'sleep 0.5; ln -sfn /dev/null %s; ln -s %s %s' % (lnk, dev, late),
+             # (every poller has read the mounts before: a late one saw no change)
+             'sleep 1.5; ln -sfn /dev/null %s; ln -s %s %s' % (lnk, dev, late),
              raw(dev, 'i', 'ext4'), 'mount -o remount,bind,ro %s' % mps['i']] + [
              'umount %s' % mps[n] for n in 'abcdefghi']
     sets = [['-S', dev], ['-S', '/dev//' + name], ['-S', '/dev/../dev/' + name],
@@ -3206,10 +3208,16 @@ def path_poll_cases(t, binary, base, dev):
             ['-O', 'ro', '-S', late],
             ['-C', '-S', dev], ['-C', '-S', '/dev//' + name], ['-C', '-S', lnk], ['-C', lnk],
             ['-i', '-S', lnk], ['--real', '-S', '/dev//' + name],
-            ['--pseudo', '-S', '/dev//' + name], ['-t', 'ext4', '-S', lnk]]
-    psets = [['-p', '-r'] + s for s in sets] + [['-p', '-S', lnk], ['-p', '-l', '-S', '/dev//' + name], ['-p', '-P', dev]]
+            ['--pseudo', '-S', '/dev//' + name], ['-t', 'ext4', '-S', lnk],
+            ['-c', '-t', 'ext4'], ['-c', '-S', lnk]]
+    if blk:
+        sets += [['-S', dev, '-o', 'ACTION,TARGET,SOURCE,LABEL'],
+                 ['-t', 'ext4', '-o', 'ACTION,TARGET,UUID,PARTUUID']]
+    psets = [['-p', '-r'] + s for s in sets] + [
+        ['-p', '-S', lnk], ['-p', '-l', '-S', '/dev//' + name], ['-p', '-P', dev]]
     try:
-        poll_history(t, 'path poll', binary, psets, steps, None, base)
+        # wait_open: a loaded machine starts python3 (each mount step) slowly
+        poll_history(t, 'path poll', binary, psets, steps, None, base, wait_open=True)
     finally:
         for mp in mps.values():
             subprocess.run(['umount', mp], capture_output=True)
@@ -3257,7 +3265,7 @@ def source_lookups_inner(binary, base):
         lookup_pair(t, 'source lookup', binary, ['-r', '-f', dev[5:]], cwd='/dev')
         if blk:
             tag_text_cases(t, binary, base, dev, label)
-        path_poll_cases(t, binary, base, dev)
+        path_poll_cases(t, binary, base, dev, blk)
     finally:
         for mp in (m2, m2, m1):
             subprocess.run(['umount', mp], capture_output=True)
