@@ -781,12 +781,15 @@ def polling(pids, timeout=60):
     time.sleep(0.5)
 
 
-def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False):
+def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_ok=False):
     """Each option set polled by both programs through the same steps
     (each one batch): the same bytes and exit status. wait_open: every
     set polls a mountinfo, wait until each poller has it open (a loaded
     machine may start one late) rather than a fixed time, and give each
-    -w time enough for the wait."""
+    -w time enough for the wait. segv_ok: findmnt 2.38.1 killed by
+    SIGSEGV after its last line (seen now and then with a tag column over
+    a loop device under load) is findmnt's crash: its output is still
+    compared, mntsnap's exit status must be 0."""
     procs = []
     idle = '10000' if wait_open else '3000'
     try:
@@ -806,6 +809,10 @@ def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False):
         res = poll_results(procs)
         for i, opts in enumerate(sets):
             (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
+            if segv_ok and ra == -11 and rb == 0:
+                print('NOTE %s %s: findmnt crashed (SIGSEGV), output compared'
+                      % (name, ' '.join(opts)))
+                ra = 0
             why = '' if (ra, a) == (rb, b) else short(
                 'exit %d/%d\nfindmnt %r\nmntsnap %r' % (ra, rb, a, b), 1500)
             t.check('%s %s' % (name, ' '.join(opts)), not why, why)
@@ -3217,7 +3224,8 @@ def path_poll_cases(t, binary, base, dev, blk):
         ['-p', '-S', lnk], ['-p', '-l', '-S', '/dev//' + name], ['-p', '-P', dev]]
     try:
         # wait_open: a loaded machine starts python3 (each mount step) slowly
-        poll_history(t, 'path poll', binary, psets, steps, None, base, wait_open=True)
+        poll_history(t, 'path poll', binary, psets, steps, None, base, wait_open=True,
+                     segv_ok=True)
     finally:
         for mp in mps.values():
             subprocess.run(['umount', mp], capture_output=True)
