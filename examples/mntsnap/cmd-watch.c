@@ -1657,6 +1657,8 @@ int cli_poll(const struct cli_poll *q)
 	view_filter_init(&f, v);
 	if (view_filter_active(&f))
 		po.filter = &f;
+	/* findmnt's one cache: its columns resolve through what its filter did */
+	po.cx.paths = &f.pc;
 	r = watch_main(&a);
 	view_filter_free(&f);
 	tags_cache_release(&tc);

@@ -22,6 +22,7 @@
 
 #include "columns.h"
 #include "fstab.h"
+#include "pathcache.h"
 #include "tags.h"
 #include "vfs-all.h"
 
@@ -136,10 +137,25 @@ char *col_canonical(const char *src)
 	return p;
 }
 
-/* findmnt -c: the source resolved, the text as it is when it resolves to nothing */
-static void put_canonical(struct obuf *b, const char *src)
+/*
+ * A source path resolved: through -p's cache when there is one
+ * (cx->paths, mnt_resolve_path()), else afresh (malloc'd; NULL: it
+ * resolves to nothing, or no memory)
+ */
+static char *col_resolve(const struct col_ctx *cx, const char *src)
 {
-	char *p = col_canonical(src);
+	const char *p;
+
+	if (!cx->paths || cx->paths->off)
+		return col_canonical(src);
+	p = pathcache_path(cx->paths, src);
+	return p ? strdup(p) : NULL;
+}
+
+/* findmnt -c: the source resolved, the text as it is when it resolves to nothing */
+static void put_canonical(struct obuf *b, const char *src, const struct col_ctx *cx)
+{
+	char *p = col_resolve(cx, src);
 
 	ob_puts(b, p ? p : src);
 	free(p);
@@ -200,7 +216,7 @@ static void get_source(struct obuf *b, const struct mntsnap_mount *m, const stru
 			goto out;
 		ob_puts(b, dev);
 	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE)) {
-		put_canonical(b, m->source);
+		put_canonical(b, m->source, cx);
 	} else {
 		ob_puts(b, source_of(m));
 	}
@@ -511,9 +527,9 @@ static char *tag_of_tag(const char *src, const char *name, bool nocache)
  * image) holds a filesystem, so nothing else is opened (a FIFO or a
  * character device a mount's source text happens to name).
  */
-static char *path_tag(const char *src, const char *name)
+static char *path_tag(const char *src, const char *name, const struct col_ctx *cx)
 {
-	char *p = col_canonical(src), *v = NULL;
+	char *p = col_resolve(cx, src), *v = NULL;
 	struct stat st;
 
 	if (!stat(p ? p : src, &st) && (S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)))
@@ -550,7 +566,7 @@ static void put_tag(struct obuf *b, const struct mntsnap_mount *m, const struct 
 		/* a tag as a mount's source (libmount keeps it as one) */
 		v = tag_of_tag(m->source, name, cx->nocache);
 	} else if (!cx->nocache && (m->mask & MNTSNAP_F_SOURCE) && m->source[0]) {
-		v = path_tag(m->source, name);
+		v = path_tag(m->source, name, cx);
 	}
 	if (v)
 		ob_puts(b, v);

@@ -19,6 +19,7 @@
 #include "mntsnap.h"
 
 struct tags_cache;
+struct pathcache;
 
 /* A growable byte buffer; err is set once an allocation failed. */
 struct obuf {
@@ -144,6 +145,13 @@ struct col_ctx {
 	 * (cli_poll()'s); NULL: per cell
 	 */
 	struct tags_cache *tags;
+	/*
+	 * -p: findmnt's path cache, its filter's too (view.h), for the whole
+	 * poll: -c's SOURCE and the tag columns resolve a source path through
+	 * it, so a symlink retargeted later still names what it first named.
+	 * NULL (one table read at once) or off (-C): resolved afresh.
+	 */
+	struct pathcache *paths;
 };
 
 /* A path resolved as libmount's canonicalize_path() (malloc'd), NULL if it does not resolve. */

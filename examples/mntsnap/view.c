@@ -54,8 +54,9 @@ const char view_help[] =
 	"  -M, --mountpoint DIR  only the mounts at mount point DIR (stacked ones too)\n"
 	"  -S, --source SOURCE   only the mounts of this source (MAJ:MIN: of this\n"
 	"                        device number, as findmnt; -S MAJ:MIN -S NAME: both);\n"
-	"                        list: a symlink or relative path resolved too, as\n"
-	"                        findmnt does; LABEL=x (UUID=, ...): a mount of that\n"
+	"                        list, -p: a symlink or relative path resolved too,\n"
+	"                        as findmnt does (-p: each path once, at its first\n"
+	"                        use, kept); LABEL=x (UUID=, ...): a mount of that\n"
 	"                        source text, then of the device the tag names\n"
 	"                        (never a pseudo or network filesystem's source)\n"
 	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
@@ -794,24 +795,21 @@ static bool devno_is(const char *devno, const struct mntsnap_mount *m)
 }
 
 /*
- * findmnt's match_func(): every filter, -i turning the answer round; the
- * lookups (-T/-M, -S) decided by the caller (lookups_ok), over: another
- * mount is stacked on this one (--shadowed). ob: scratch space.
+ * findmnt's match_func() up to its lookups: -t, -O (user: options beyond
+ * the record's own), -S MAJ:MIN. They come first, so a record they turn
+ * away is never looked up (-p's cache keeps the first answer it got).
+ * ob: scratch space, left holding the FSTYPE; NULL if it failed.
  */
-static bool match_rec(const struct view *v, const struct mntsnap_mount *m, const char *user,
-		      bool lookups_ok, bool over, struct obuf *ob)
+static const char *match_early(const struct view *v, const struct mntsnap_mount *m,
+			       const char *user, struct obuf *ob)
 {
-	bool no = v->invert;
-	const char *fstype;
-
 	ob->len = 0;
 	cols_all[2].get(ob, m, &v->out.cx);
 	ob_putc(ob, '\0');
 	if (ob->err)
-		return no;
-	fstype = ob->p;
-	if (v->types && !match_types(fstype, v->types))
-		return no;
+		return NULL;
+	if (v->types && !match_types(ob->p, v->types))
+		return NULL;
 	if (v->options) {
 		struct obuf o = { 0 };
 		bool ok;
@@ -825,11 +823,25 @@ static bool match_rec(const struct view *v, const struct mntsnap_mount *m, const
 		ok = !o.err && match_options(o.p ? o.p : "", o.len, v->options);
 		ob_free(&o);
 		if (!ok)
-			return no;
+			return NULL;
 	}
-	if (!lookups_ok)
-		return no;
 	if (v->devno && !devno_is(v->devno, m))
+		return NULL;
+	return ob->p;
+}
+
+/*
+ * findmnt's match_func(): every filter, -i turning the answer round; the
+ * lookups (-T/-M, -S) decided by the caller (lookups_ok), over: another
+ * mount is stacked on this one (--shadowed). ob: scratch space.
+ */
+static bool match_rec(const struct view *v, const struct mntsnap_mount *m, const char *user,
+		      bool lookups_ok, bool over, struct obuf *ob)
+{
+	bool no = v->invert;
+	const char *fstype = match_early(v, m, user, ob);
+
+	if (!fstype || !lookups_ok)
 		return no;
 	if (v->df && !v->all) {
 		/* findmnt -D: every *tmpfs*, no other pseudo filesystem */
@@ -861,6 +873,9 @@ void view_filter_init(struct view_filter *f, const struct view *v)
 	unsigned maj, min;
 
 	*f = (struct view_filter){ .v = v };
+	/* findmnt's cache, for the whole poll; -C: none */
+	pathcache_init(&f->pc, false);
+	f->pc.off = v->nocanon;
 	f->target = v->mountpoint ? v->mountpoint : v->target;
 	f->source = v->source ? v->source : v->match;
 	/* findmnt's "MAJ:MIN" source is a device number, never swapped */
@@ -884,90 +899,108 @@ bool view_filter_active(const struct view_filter *f)
 	       v->real || v->pseudo || v->shadowed || v->invert;
 }
 
-/* mnt_fs_match_target(): the text, or the path as this file system resolves it */
+/*
+ * mnt_fs_match_target(): the text, or the path as this file system
+ * resolves it, through the cache the source shares (a positional
+ * argument is resolved once, as a source or as a mount point)
+ */
 static bool filter_target(struct view_filter *f, const char *target,
 			  const struct mntsnap_mount *m)
 {
-	char real[PATH_MAX];
+	const char *cn;
 
 	if (!(m->mask & MNTSNAP_F_MOUNT_POINT))
 		return false;
 	if (streq_paths(m->mount_point, target))
 		return true;
-	if (f->v->nocanon)
-		return false;
-	/* libmount resolves it once, at its first use, and keeps the answer */
-	if (!f->resolved) {
-		f->resolved = true;
-		f->real = realpath(target, real) ? strdup(real) : NULL;
-	}
-	return f->real && streq_paths(m->mount_point, f->real);
+	cn = f->v->nocanon ? NULL : pathcache_path(&f->pc, target);
+	return cn && streq_paths(m->mount_point, cn);
 }
 
 /*
- * mnt_fs_match_source()'s second step for a tag asked for: the device
- * it names, which no pseudo or network filesystem matches; a record
- * whose source is that device, as written or resolved, or a tag the
- * device has. libmount evaluates the tag at its first use and asks
- * again until it names a device (a filesystem made after the start).
+ * mnt_resolve_spec() of the source asked for: a path through the cache
+ * (its first answer kept for the whole poll, the path itself when it
+ * resolves to nothing); a tag's device, evaluated at its first use and
+ * again until it names one (a filesystem made after the start), as
+ * libmount's cache keeps only the devices it found. NULL: none.
  */
-static bool filter_tag_device(struct view_filter *f, const struct mntsnap_mount *m)
+static const char *filter_spec(struct view_filter *f)
 {
-	char *tn, *tv, *rs;
-	bool ok;
-
-	f->ob.len = 0;
-	cols_all[2].get(&f->ob, m, &f->v->out.cx);
-	ob_putc(&f->ob, '\0');
-	if (f->ob.err || fstab_pseudo(f->ob.p) || fstab_netfs(f->ob.p))
-		return false;
+	if (!f->tagname)
+		return pathcache_path(&f->pc, f->source);
 	if (!f->tagdev)
 		f->tagdev = tags_evaluate(f->tagname, f->tagval);
-	if (!f->tagdev)
-		return false;
-	if (src_tag(m->source, &tn, &tv)) {
-		ok = dev_has_tag(f->tagdev, tn, tv);
-		free(tn), free(tv);
-		return ok;
-	}
-	if (streq_paths(m->source, f->tagdev))
-		return true;
-	rs = realpath(m->source, NULL);
-	ok = rs && !strcmp(rs, f->tagdev);
-	free(rs);
-	return ok;
+	return f->tagdev;
 }
 
 /*
- * mnt_fs_match_source() on a kernel table: the text (a tag's too), or
- * the device number; a tag then names its device unless -C
+ * mnt_fs_match_source() on a kernel table, record by record: a MAJ:MIN
+ * asked for is a device number. Else the text: a path's as
+ * streq_paths() has it ("/dev//sda1/" is "/dev/sda1"), a pseudo
+ * filesystem's exact, a tag's exact. Then, unless -C (no cache) and
+ * never for a pseudo or network filesystem (FSTYPE: the record's), what
+ * was asked for resolved (filter_spec()) against the record's source as
+ * written and as resolved through the cache, or a tag the record has
+ * against that device's.
  */
-static bool filter_source(struct view_filter *f, const struct mntsnap_mount *m)
+static bool filter_source(struct view_filter *f, const struct mntsnap_mount *m,
+			  const char *fstype)
 {
+	bool pseudo = fstab_pseudo(fstype), net = fstab_netfs(fstype), ok;
+	const char *cn, *rs;
+	char *tn, *tv;
+
 	if (f->devno)
 		return (m->mask & MNTSNAP_F_DEV) && m->dev_major == f->maj && m->dev_minor == f->min;
 	if (!(m->mask & MNTSNAP_F_SOURCE))
 		return false;
-	if (!strcmp(m->source, f->source))
+	if (src_tag(m->source, &tn, &tv)) {
+		ok = !strcmp(m->source, f->source) ||
+		     (!f->v->nocanon && !pseudo && !net && (cn = filter_spec(f)) &&
+		      dev_has_tag(cn, tn, tv));
+		free(tn), free(tv);
+		return ok;
+	}
+	if (pseudo ? !strcmp(m->source, f->source) : streq_paths(m->source, f->source))
 		return true;
-	return f->tagname && !f->v->nocanon && filter_tag_device(f, m);
+	if (f->v->nocanon || pseudo || net || !(cn = filter_spec(f)))
+		return false;
+	if (streq_paths(m->source, cn))
+		return true;
+	rs = pathcache_path(&f->pc, m->source);
+	return rs && !strcmp(rs, cn);
+}
+
+/*
+ * findmnt's match_func(): -t, -O, MAJ:MIN, then -T/-M, then -S; the
+ * order matters beyond the answer, as a lookup's first result is kept.
+ */
+static bool filter_lookups(struct view_filter *f, const char *target, const char *source,
+			   const struct mntsnap_mount *m)
+{
+	/* FSTYPE, in f->ob, which nothing below writes */
+	const char *fstype = match_early(f->v, m, f->user_opts, &f->ob);
+
+	if (!fstype || (target && !filter_target(f, target, m)))
+		return false;
+	return !source || filter_source(f, m, fstype);
 }
 
 bool view_filter_match(struct view_filter *f, const struct mntsnap_mount *m, bool over)
 {
-	bool ok = (!f->target || filter_target(f, f->target, m)) &&
-		  (!f->source || filter_source(f, m));
+	bool ok = filter_lookups(f, f->target, f->source, m);
 	bool r = match_rec(f->v, m, f->user_opts, ok, over, &f->ob);
 
 	/* findmnt's poll_match(): a positional argument no source matched, as a mount point */
 	if (!r && f->swap)
-		r = match_rec(f->v, m, f->user_opts, filter_target(f, f->source, m), over, &f->ob);
+		r = match_rec(f->v, m, f->user_opts, filter_lookups(f, f->source, NULL, m), over,
+			      &f->ob);
 	return r;
 }
 
 void view_filter_free(struct view_filter *f)
 {
-	free(f->real);
+	pathcache_free(&f->pc);
 	free(f->tagname);
 	free(f->tagval);
 	free(f->tagdev);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "columns.h"
+#include "pathcache.h"
 
 /* getopt_long values of the long-only options */
 enum {
@@ -221,8 +222,10 @@ bool match_options(const char *opts, size_t n, const char *pattern);
 /*
  * findmnt --poll's filter (its poll_match()): the view's filters on one
  * record at a time, with no table around it: -t, -O, -T/-M (the mount
- * point itself: no fallback to the mount a path is on), -S (text or
- * MAJ:MIN), a positional SOURCE tried as a mount point too, -D, --real,
+ * point itself: no fallback to the mount a path is on), -S (MAJ:MIN, or
+ * as libmount matches a source: the text, then resolved through a cache
+ * kept for the whole poll), a positional SOURCE tried as a mount point
+ * too, -D, --real,
  * --pseudo, --shadowed (the caller says whether a mount is stacked on
  * it) and -i.
  */
@@ -232,8 +235,8 @@ struct view_filter {
 	bool swap;      /* a positional argument: a mount point when no source matched */
 	bool devno;     /* source is "MAJ:MIN" */
 	unsigned maj, min;
-	bool resolved;  /* target's realpath tried (once, at its first use) */
-	char *real;     /* that realpath, NULL if none */
+	/* findmnt's cache: each path resolved once, at its first use (off: -C) */
+	struct pathcache pc;
 	/* source is a tag NAME=value (else NULL), and the device it names once found */
 	char *tagname, *tagval, *tagdev;
 	/*
