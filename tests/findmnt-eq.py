@@ -3084,8 +3084,26 @@ def source_lookups_file(t, binary, base):
                  ['-S', lnk + '/'], ['-f', '-S', d + '//lnk'], ['-C', '-S', lnk],
                  ['-C', '-f', lnk], ['-S', 'LABEL=srclook'], ['-f', 'LABEL=srclook'],
                  ['-C', '-f', '-S', 'LABEL=srclook'], ['/x'], ['-f', '/x'], ['-f', '--real', '/y'],
-                 ['-f', '-R', lnk], ['-f', '-t', 'ext4', '-i', lnk]):
+                 ['-f', '-R', lnk], ['-f', '-t', 'ext4', '-i', lnk],
+                 # -c prints a source through the cache the lookup filled:
+                 # realpath() of "FILE/" fails, so the spelling asked for
+                 # is what every source of that path prints as
+                 ['-c', '-S', img + '/'], ['-c', '-S', d + '//dev.img/'], ['-c', img + '/'],
+                 ['-c', '-J', '-S', img + '/'], ['-c', '-S', d + '//dev.img'],
+                 ['-c', '-S', lnk + '/'],
+                 # -f's lookup resolves nothing when the text finds the mount
+                 ['-c', '-f', '-S', img + '/'], ['-c', '-f', img + '/'], ['-c', '-f', '-R', img + '/'],
+                 ['-c', '-f', '--tree', img + '/']):
         lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args)
+    # a source printed before the lookup resolved anything (the first line
+    # matches by its text): its own spelling is cached first
+    first = os.path.join(d, 'first.mi')
+    with open(first, 'w') as fh:
+        fh.write('1 0 7:0 / / rw - ext4 %s rw\n2 1 7:1 / /a rw - ext4 /dev/vda rw\n'
+                 '3 1 7:2 / /b rw - ext4 %s//dev.img rw\n' % (img, d))
+    for args in (['-c', '-S', img + '/'], ['-c', img + '/'], ['-c', '-d', 'backward', '-S', img + '/'],
+                 ['-c', '-t', 'ext4', '-S', img + '/']):
+        lookup_pair(t, 'source lookup -F', binary, ['-F', first, '-r'] + args)
     for args in (['-S', 'lnk'], ['-f', 'lnk'], ['lnk'], ['-S', './sub/rel'], ['-f', 'x']):
         lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
 
@@ -3204,7 +3222,12 @@ def source_lookups_inner(binary, base):
                  ['-f', '-S', 'proc', '-M', m1], ['-f', 'proc', m1], ['-f', 'srclook', m1],
                  ['-f', '-t', 'proc', '--real', '-S', 'proc'],
                  ['-f', '-O', 'rw', '--real', '-S', 'proc'], ['-f', '--real', m2],
-                 ['-C', '-e', '-M', m1]]
+                 ['-C', '-e', '-M', m1],
+                 # -c: the source printed as the cache holds it, which is the
+                 # argument's spelling when that does not resolve ("DEV/")
+                 ['-c', '-S', dev + '/'], ['-c', '-S', '/dev//' + dev[5:] + '/'],
+                 ['-c', '/dev//' + dev[5:]], ['-c', '-S', '/dev//' + dev[5:], '-o', 'TARGET,SOURCE,FSROOT'],
+                 ['-c', '-J', '-S', dev + '/'], ['-c', dev + '/']]
         if blk:
             cases += [['-C', '-M', m1, '-o', 'TARGET,LABEL,UUID,PARTUUID'],
                       ['-C', '-S', 'LABEL=' + label], ['-C', 'LABEL=' + label],
