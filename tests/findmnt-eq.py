@@ -3638,6 +3638,38 @@ def stat_kept(t, binary, d):
                 'exit %d %r %r' % (r.returncode, r.stdout, r.stderr))
 
 
+def show_kept_paths(t, binary, d, snap, mi):
+    """README's kept show difference, held to exactly what it says: show
+    takes -M, -T and a MOUNTPOINT as the saved table's text, so a path
+    written through a symlink, with "..", or relative matches by that text
+    alone (-M: nothing, exit 1; -T: the longest mount point the text starts
+    with), where findmnt -F on the same table resolves it on this machine.
+    findmnt's answer is checked too: the README says what it does."""
+    p = lambda x: os.path.join(d, x)
+    up = subprocess.run(['findmnt', '-n', '-o', 'TARGET', '-T', d], capture_output=True)
+    up = up.stdout.strip().decode()
+    cols = ['-r', '-n', '-o', 'TARGET']
+    # (args, cwd, findmnt -F's mount points, show's: [] is exit 1)
+    cases = ((['-M', p('lnk')], None, [p('m')], []),
+             ([p('lnk')], None, [p('m')], []),
+             (['-M', p('st/../m')], None, [p('m')], []),
+             (['-M', 'm'], d, [p('m')], []),
+             (['m'], d, [p('m')], []),
+             (['-T', p('lnk/x')], None, [p('m/x')], [up]),
+             (['-T', p('m/../st')], None, [p('st')] * 2, [p('m')]))
+    for args, cwd, want_fm, want_ms in cases:
+        fm = subprocess.run(['findmnt', '-F', mi] + cols + args, capture_output=True, cwd=cwd)
+        ms = subprocess.run([binary, 'show', snap] + cols + args, capture_output=True, cwd=cwd)
+        got_fm = fm.stdout.decode().split()
+        got_ms = ms.stdout.decode().split()
+        t.check('show by the saved text, findmnt -F resolved: %s%s' %
+                (' '.join(args), ' (in %s)' % cwd if cwd else ''),
+                got_fm == want_fm and got_ms == want_ms and
+                ms.returncode == (0 if want_ms else 1) and not ms.stderr,
+                'findmnt %r, want %r\nmntsnap %d %r %r, want %r' %
+                (got_fm, want_fm, ms.returncode, got_ms, ms.stderr, want_ms))
+
+
 def target_lookups_inner(binary, base):
     """In a private mount namespace already: tmpfs mounts at m (with one on
     m/x below it), a stack of two at st, named through a symlink, with
@@ -3678,6 +3710,10 @@ def target_lookups_inner(binary, base):
         for args in (['-M', p('m/')], ['-M', p('m').replace('/', '//')], ['-R', '-M', p('m') + '//'],
                      ['-T', p('st/')], [p('m/x') + '/'], ['-T', p('m//x/y')]):
             lookup_pair(t, 'target lookup show', binary, ['-r'] + args, ms_cmd=('show', snap))
+        mi = os.path.join(base, 'tgtlive.mi')
+        with open('/proc/self/mountinfo', 'rb') as src, open(mi, 'wb') as dst:
+            dst.write(src.read())
+        show_kept_paths(t, binary, d, snap, mi)
     finally:
         for mp in reversed(mounted):
             subprocess.run(['umount', mp], capture_output=True)
