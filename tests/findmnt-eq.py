@@ -3170,8 +3170,26 @@ def source_lookups_file(t, binary, base):
                  ['-S', lnk + '/'], ['-f', '-S', d + '//lnk'], ['-C', '-S', lnk],
                  ['-C', '-f', lnk], ['-S', 'LABEL=srclook'], ['-f', 'LABEL=srclook'],
                  ['-C', '-f', '-S', 'LABEL=srclook'], ['/x'], ['-f', '/x'], ['-f', '--real', '/y'],
-                 ['-f', '-R', lnk], ['-f', '-t', 'ext4', '-i', lnk]):
+                 ['-f', '-R', lnk], ['-f', '-t', 'ext4', '-i', lnk],
+                 # -c prints a source through the cache the lookup filled:
+                 # realpath() of "FILE/" fails, so the spelling asked for
+                 # is what every source of that path prints as
+                 ['-c', '-S', img + '/'], ['-c', '-S', d + '//dev.img/'], ['-c', img + '/'],
+                 ['-c', '-J', '-S', img + '/'], ['-c', '-S', d + '//dev.img'],
+                 ['-c', '-S', lnk + '/'],
+                 # -f's lookup resolves nothing when the text finds the mount
+                 ['-c', '-f', '-S', img + '/'], ['-c', '-f', img + '/'], ['-c', '-f', '-R', img + '/'],
+                 ['-c', '-f', '--tree', img + '/']):
         lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args)
+    # a source printed before the lookup resolved anything (the first line
+    # matches by its text): its own spelling is cached first
+    first = os.path.join(d, 'first.mi')
+    with open(first, 'w') as fh:
+        fh.write('1 0 7:0 / / rw - ext4 %s rw\n2 1 7:1 / /a rw - ext4 /dev/vda rw\n'
+                 '3 1 7:2 / /b rw - ext4 %s//dev.img rw\n' % (img, d))
+    for args in (['-c', '-S', img + '/'], ['-c', img + '/'], ['-c', '-d', 'backward', '-S', img + '/'],
+                 ['-c', '-t', 'ext4', '-S', img + '/']):
+        lookup_pair(t, 'source lookup -F', binary, ['-F', first, '-r'] + args)
     for args in (['-S', 'lnk'], ['-f', 'lnk'], ['lnk'], ['-S', './sub/rel'], ['-f', 'x']):
         lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
 
@@ -3344,7 +3362,12 @@ def source_lookups_inner(binary, base):
                  ['-f', '-S', 'proc', '-M', m1], ['-f', 'proc', m1], ['-f', 'srclook', m1],
                  ['-f', '-t', 'proc', '--real', '-S', 'proc'],
                  ['-f', '-O', 'rw', '--real', '-S', 'proc'], ['-f', '--real', m2],
-                 ['-C', '-e', '-M', m1]]
+                 ['-C', '-e', '-M', m1],
+                 # -c: the source printed as the cache holds it, which is the
+                 # argument's spelling when that does not resolve ("DEV/")
+                 ['-c', '-S', dev + '/'], ['-c', '-S', '/dev//' + dev[5:] + '/'],
+                 ['-c', '/dev//' + dev[5:]], ['-c', '-S', '/dev//' + dev[5:], '-o', 'TARGET,SOURCE,FSROOT'],
+                 ['-c', '-J', '-S', dev + '/'], ['-c', dev + '/']]
         if blk:
             cases += [['-C', '-M', m1, '-o', 'TARGET,LABEL,UUID,PARTUUID'],
                       ['-C', '-S', 'LABEL=' + label], ['-C', 'LABEL=' + label],
@@ -3756,6 +3779,38 @@ def stat_kept(t, binary, d):
                 'exit %d %r %r' % (r.returncode, r.stdout, r.stderr))
 
 
+def show_kept_paths(t, binary, d, snap, mi):
+    """README's kept show difference, held to exactly what it says: show
+    takes -M, -T and a MOUNTPOINT as the saved table's text, so a path
+    written through a symlink, with "..", or relative matches by that text
+    alone (-M: nothing, exit 1; -T: the longest mount point the text starts
+    with), where findmnt -F on the same table resolves it on this machine.
+    findmnt's answer is checked too: the README says what it does."""
+    p = lambda x: os.path.join(d, x)
+    up = subprocess.run(['findmnt', '-n', '-o', 'TARGET', '-T', d], capture_output=True)
+    up = up.stdout.strip().decode()
+    cols = ['-r', '-n', '-o', 'TARGET']
+    # (args, cwd, findmnt -F's mount points, show's: [] is exit 1)
+    cases = ((['-M', p('lnk')], None, [p('m')], []),
+             ([p('lnk')], None, [p('m')], []),
+             (['-M', p('st/../m')], None, [p('m')], []),
+             (['-M', 'm'], d, [p('m')], []),
+             (['m'], d, [p('m')], []),
+             (['-T', p('lnk/x')], None, [p('m/x')], [up]),
+             (['-T', p('m/../st')], None, [p('st')] * 2, [p('m')]))
+    for args, cwd, want_fm, want_ms in cases:
+        fm = subprocess.run(['findmnt', '-F', mi] + cols + args, capture_output=True, cwd=cwd)
+        ms = subprocess.run([binary, 'show', snap] + cols + args, capture_output=True, cwd=cwd)
+        got_fm = fm.stdout.decode().split()
+        got_ms = ms.stdout.decode().split()
+        t.check('show by the saved text, findmnt -F resolved: %s%s' %
+                (' '.join(args), ' (in %s)' % cwd if cwd else ''),
+                got_fm == want_fm and got_ms == want_ms and
+                ms.returncode == (0 if want_ms else 1) and not ms.stderr,
+                'findmnt %r, want %r\nmntsnap %d %r %r, want %r' %
+                (got_fm, want_fm, ms.returncode, got_ms, ms.stderr, want_ms))
+
+
 def target_lookups_inner(binary, base):
     """In a private mount namespace already: tmpfs mounts at m (with one on
     m/x below it), a stack of two at st, named through a symlink, with
@@ -3796,6 +3851,10 @@ def target_lookups_inner(binary, base):
         for args in (['-M', p('m/')], ['-M', p('m').replace('/', '//')], ['-R', '-M', p('m') + '//'],
                      ['-T', p('st/')], [p('m/x') + '/'], ['-T', p('m//x/y')]):
             lookup_pair(t, 'target lookup show', binary, ['-r'] + args, ms_cmd=('show', snap))
+        mi = os.path.join(base, 'tgtlive.mi')
+        with open('/proc/self/mountinfo', 'rb') as src, open(mi, 'wb') as dst:
+            dst.write(src.read())
+        show_kept_paths(t, binary, d, snap, mi)
     finally:
         for mp in reversed(mounted):
             subprocess.run(['umount', mp], capture_output=True)

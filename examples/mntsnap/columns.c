@@ -215,6 +215,10 @@ static void get_source(struct obuf *b, const struct mntsnap_mount *m, const stru
 		if (!dev)
 			goto out;
 		ob_puts(b, dev);
+	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE) && cx->cache) {
+		const char *p = pathcache_path(cx->cache, m->source);
+
+		ob_puts(b, p ? p : m->source);
 	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE)) {
 		put_canonical(b, m->source, cx);
 	} else {

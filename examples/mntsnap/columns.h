@@ -105,6 +105,14 @@ struct col_ctx {
 	bool nofsroot; /* -v: SOURCE without its "[/fsroot]" */
 	bool canonicalize; /* -c: SOURCE's path resolved (realpath, dm-N by name) */
 	/*
+	 * -c through libmount's path cache, the one the lookups filled
+	 * (findmnt prints SOURCE by mnt_resolve_path()): a path the cache
+	 * holds in another spelling prints as the cache has it, so "-S
+	 * /dev/loop0/", which realpath() refuses, prints as asked for. NULL:
+	 * each source resolved on its own.
+	 */
+	struct pathcache *cache;
+	/*
 	 * -C: findmnt then has no libmount cache, so no device is probed for
 	 * LABEL, UUID, PARTLABEL, PARTUUID (only an fstab entry's own tag)
 	 */

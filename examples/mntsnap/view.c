@@ -665,6 +665,8 @@ static bool dev_has_tag(const char *dev, const char *name, const char *value)
 	return ok;
 }
 
+static bool match_one(struct matcher *mt, size_t i);
+
 /*
  * mnt_fs_match_source() beyond the text, through the cache: the source
  * asked for resolved (a symlink such as /dev/disk/by-uuid/..., a relative
@@ -674,17 +676,31 @@ static bool dev_has_tag(const char *dev, const char *name, const char *value)
  */
 static void mark_source_resolved(struct matcher *mt)
 {
-	const char *cn = resolves(mt) && !tags_is_devtag(mt->source) ?
-				 pathcache_path(&mt->pc, mt->source) : NULL;
+	bool resolve = resolves(mt) && !tags_is_devtag(mt->source), asked = false;
+	const char *cn = NULL;
 
-	for (size_t i = 0; i < mt->n; i++) {
+	for (size_t j = 0; j < mt->n; j++) {
+		size_t i = mt->v->backward ? mt->n - 1 - j : j;
 		unsigned fl;
 		const char *src = src_path(mt, i, &fl), *rs;
 		char *tn, *tv;
+		bool tag;
 
-		if (mt->source_hit[i] || !src)
+		if (mt->source_hit[i] || !src || mt->gone[i])
 			continue;
-		if (src_tag(src, &tn, &tv)) {
+		/*
+		 * libmount resolves the source asked for at the first mount
+		 * it cannot tell by text, and findmnt -c prints (resolves)
+		 * each match as it finds it: a match before that puts its
+		 * own spelling in the cache first
+		 */
+		tag = src_tag(src, &tn, &tv);
+		if (!asked && !(fl & (FS_PSEUDO | FS_NET)) &&
+		    (tag || !streq_srcpath(src, fl, mt->source))) {
+			asked = true;
+			cn = resolve ? pathcache_path(&mt->pc, mt->source) : NULL;
+		}
+		if (tag) {
 			mt->source_hit[i] = cn && !(fl & (FS_PSEUDO | FS_NET)) &&
 					    dev_has_tag(cn, tn, tv);
 			free(tn), free(tv);
@@ -692,6 +708,8 @@ static void mark_source_resolved(struct matcher *mt)
 		}
 		if (streq_srcpath(src, fl, mt->source)) {
 			mt->source_hit[i] = true;
+			if (!asked && mt->v->out.cx.canonicalize && resolve && match_one(mt, i))
+				pathcache_path(&mt->pc, src);
 			continue;
 		}
 		if (!cn || (fl & (FS_PSEUDO | FS_NET)))
@@ -1766,6 +1784,12 @@ static int build_match(struct view *v, struct matcher *mt, bool tree, bool submo
 	*nroots = 0;
 	mt->target = v->mountpoint ? v->mountpoint : v->target;
 	mt->source = v->source ? v->source : v->match;
+	/*
+	 * findmnt -f's lookup (mnt_table_find_source()) resolves nothing
+	 * until the text found nothing, and -c prints through that cache
+	 */
+	if (!(tree && !submounts) && mount_compat(mt))
+		goto lookup;
 	if (mt->target)
 		mark_target_exact(mt, mt->target);
 	mark_source(mt);
@@ -1776,6 +1800,7 @@ static int build_match(struct view *v, struct matcher *mt, bool tree, bool submo
 		free(found);
 		return mt->ob.err;
 	}
+lookup:
 	k = find_list(mt, found);
 	if (v->first_only && k > 1)
 		k = 1;
@@ -1882,6 +1907,9 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	}
 	v->out.cx.root_src = root_src;
 	r = matcher_init(&mt, v, snap);
+	/* -c prints through the cache the lookups fill, as findmnt's does */
+	if (v->out.cx.canonicalize && !v->nocanon && !v->saved)
+		v->out.cx.cache = &mt.pc;
 	if (!r)
 		r = build_match(v, &mt, tree, submounts, match, roots, &nroots);
 	if (!r && tree && !submounts)
@@ -1889,6 +1917,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	if (r) {
 		matcher_free(&mt);
 		free(match), free(roots);
+		v->out.cx.cache = NULL;
 		v->out.cx.root_src = NULL;
 		devroot_free(root_src, n);
 		return cli_fail((int)r, "%s", cmd);
@@ -1934,6 +1963,7 @@ out:
 	v->out.tree_parent = NULL, v->out.tree_order = NULL, v->out.roots = NULL;
 	v->out.line_rec = NULL, v->out.line_depth = NULL;
 	v->out.cx.parent_ids = NULL;
+	v->out.cx.cache = NULL;
 	v->out.cx.root_src = NULL;
 	devroot_free(root_src, n);
 	free(lines.rec), free(lines.depth);
