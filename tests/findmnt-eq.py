@@ -2520,6 +2520,16 @@ def tabfile_formats(t, binary, data, base):
                                [binary, 'list', '-F', path] + v)
     fstab_same(t, 'tabfile /proc/self/mounts', ['-F', '/proc/self/mounts', '-r', '-t', 'proc'],
                [binary, 'list', '-F', '/proc/self/mounts', '-r', '-t', 'proc'])
+    # libmount marks each line read from the file named exactly /proc/mounts
+    # a kernel's (MNT_FS_KERNEL): FREQ and PASSNO empty (null), PROPAGATION
+    # private; /proc/self/mounts and a copy stay fstab-like (0, 0, empty)
+    pm_cols = ['-o', 'TARGET,FREQ,PASSNO,PROPAGATION', '-t', 'proc,sysfs,tmpfs']
+    for fa in (['-F', '/proc/mounts'], ['-s', '-F', '/proc/mounts'], ['-m', '-F', '/proc/mounts'],
+               ['-F', '/proc/mounts', '-F', mounts], ['-F', mounts, '-F', '/proc/mounts'],
+               ['-F', '/proc/self/mounts']):
+        for form in (['-P'], ['-J'], ['-r', '/proc']):
+            fstab_same(t, 'tabfile ' + ' '.join(fa), fa + form + pm_cols,
+                       [binary, 'list'] + fa + form + pm_cols, json_out='-J' in form)
     # kept on purpose: a line that is no mountinfo line in a mountinfo file
     bad = os.path.join(base, 'tabfile-mountinfo-then-fstab')
     with open(bad, 'wb') as fh:

@@ -30,6 +30,7 @@ struct fstab_args {
 	 * entry PATH is under
 	 */
 	bool kernel_tab;
+	bool mtab;          /* -m: an mtab, a kernel table when libmount marks it all so */
 	/* -m -x: utab's userspace options per storage index (NULL: none) */
 	const char *const *user_opts;
 	struct pathcache *cache; /* libmount's path cache, for the whole run */

@@ -698,7 +698,8 @@ static int list_tabfile(struct list_args *a)
 {
 	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
 				 .evaluate = a->evaluate, .verify = a->verify,
-				 .verbose = a->verbose, .kernel_tab = !a->mtab };
+				 .verbose = a->verbose, .kernel_tab = !a->mtab,
+				 .mtab = a->mtab };
 	int fmt = a->ntabs > 1 ? fstab_guess_formats(a->paths, a->ntabs)
 			       : fstab_guess_format(a->mountinfo_file);
 

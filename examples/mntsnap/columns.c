@@ -416,7 +416,11 @@ static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const stru
 static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,
 			    const struct col_ctx *cx)
 {
-	(void)cx;
+	/* findmnt shows a kernel entry's flags: none read from /proc/mounts */
+	if (cx->fstab && fstab_of(m)->proc_mounts) {
+		ob_puts(b, "private");
+		return;
+	}
 	if (!(m->mask & MNTSNAP_F_PROPAGATION))
 		return;
 	ob_puts(b, m->propagation & MNTSNAP_PROP_SHARED ? "shared" : "private");
@@ -458,7 +462,10 @@ static void get_opt_fields(struct obuf *b, const struct mntsnap_mount *m,
 	}
 }
 
-/* FREQ and PASSNO exist only in fstab (0 when missing): empty for every mount table. */
+/*
+ * FREQ and PASSNO exist only in fstab (0 when missing): empty for every mount
+ * table, and for the lines of /proc/mounts, which libmount calls the kernel's.
+ */
 static void put_int(struct obuf *b, int v)
 {
 	if (v < 0)
@@ -477,13 +484,13 @@ static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct 
 
 static void get_freq(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab)
+	if (cx->fstab && !fstab_of(m)->proc_mounts)
 		put_int(b, fstab_of(m)->freq);
 }
 
 static void get_passno(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab)
+	if (cx->fstab && !fstab_of(m)->proc_mounts)
 		put_int(b, fstab_of(m)->passno);
 }
 

@@ -324,16 +324,32 @@ static int parse_buf(struct fstab *t, const char *name, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * libmount's mnt_table_parse_stream() marks each entry of a file named
+ * exactly "/proc/mounts" (the name as given, not where it leads) as the
+ * kernel's (MNT_FS_KERNEL): findmnt then shows no FREQ or PASSNO and a
+ * PROPAGATION, and never resolves its targets to match a path.
+ */
+static void mark_proc_mounts(struct fstab *t, size_t from, const char *name)
+{
+	if (strcmp(name, "/proc/mounts"))
+		return;
+	for (size_t i = from; i < t->n; i++)
+		t->ent[i].proc_mounts = true;
+}
+
 static int read_file(struct fstab *t, const char *path, const char *name)
 {
 	char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, from = t->n;
 	int r = slurp(path, &buf, &len);
 
 	if (r)
 		return r;
 	r = parse_buf(t, name, buf, len);
 	free(buf);
+	if (!r)
+		mark_proc_mounts(t, from, name);
 	return r;
 }
 

@@ -32,6 +32,7 @@ struct fstab_ent {
 	int freq, passno;
 	unsigned line;
 	bool gone;       /* -U: a later entry has this target */
+	bool proc_mounts; /* read from "/proc/mounts": libmount's MNT_FS_KERNEL */
 };
 
 struct fstab {
