@@ -4475,7 +4475,16 @@ def dev_root_tags(t, binary, mi, live, cmd):
 # the tree in ASCII outside UTF-8. (name, locale source, charmap)
 LOCALES = [('de_DE.ISO-8859-1', 'de_DE', 'ISO-8859-1'), ('ja_JP.EUC-JP', 'ja_JP', 'EUC-JP'),
            ('de_DE.UTF-8', 'de_DE', 'UTF-8'), ('ru_RU.KOI8-R', 'ru_RU', 'KOI8-R'),
-           ('el_GR.ISO-8859-7', 'el_GR', 'ISO-8859-7'), ('zh_TW.BIG5', 'zh_TW', 'BIG5')]
+           ('el_GR.ISO-8859-7', 'el_GR', 'ISO-8859-7'), ('zh_TW.BIG5', 'zh_TW', 'BIG5'),
+           ('tr_TR.UTF-8', 'tr_TR', 'UTF-8')]
+# Column names as findmnt matches them: strncasecmp() in the process's
+# LC_CTYPE, against the upper-case names. In tr_TR 'I' and 'i' are no case
+# pair, so OPTIONS, ID, MAJ:MIN are found as written and "id" is unknown.
+LOCALE_COLUMN_ARGS = [['-o', 'TARGET,OPTIONS'], ['-o', 'TARGET,ID,MAJ:MIN,PARENT,PROPAGATION'],
+                      ['-o', 'target,id'], ['-o', 'target,options'], ['-o', 'Target,Fstype'],
+                      ['-o', 'TARGET,VFS-OPTIONS,FS-OPTIONS,OPT-FIELDS,FSROOT'],
+                      ['-o', 'TARGET,LABEL,UUID,PARTUUID,PARTLABEL'], ['--output-all'],
+                      ['-D'], ['-J'], [], ['-o', '+ID'], ['-o', '+id']]
 # mount sources and mount point names, bytes: each is printable in some
 # of LOCALES and not in others
 LOCALE_NAMES = [b'e\xe9f', b'g\xc3\xa9h', b'\xa4\xa2x', b'c1\x85\x9bz', b'nb\xa0\xff',
@@ -4563,6 +4572,21 @@ def locale_inner(binary, base):
                 why = exact('json' if '-J' in form else 'text', a, b) if ra == rb else (
                     'exit findmnt %d mntsnap %d: %s' % (ra, rb, eb.decode(errors='replace')))
                 t.check('locale %s %s' % (label, ' '.join(cols + form)), not why, short(why))
+    for label, env in envs:
+        for cols in LOCALE_COLUMN_ARGS:
+            args = ['-R', '-M', top, '-l'] + cols
+            ra, a, ea = run(['findmnt'] + args, env)
+            rb, b, eb = run([binary, 'list'] + args, env)
+            if '--output-all' in cols:   # TID is each reader's own pid: the names
+                a, b = a.split(b'\n')[0], b.split(b'\n')[0]
+            if ra == 1 and b'unknown column' in ea:
+                # findmnt's error status is 1, mntsnap's 2 (README's kept list)
+                why = '' if rb == 2 and b'unknown column' in eb and not b else \
+                    'findmnt refuses %r, mntsnap %d %r %r' % (ea, rb, b, eb)
+            else:
+                why = exact('json' if '-J' in cols else 'text', a, b) if ra == rb else (
+                    'exit findmnt %d mntsnap %d: %s' % (ra, rb, eb.decode(errors='replace')))
+            t.check('locale %s column names %s' % (label, ' '.join(cols)), not why, short(why))
     # -x: findmnt's %m is strerror() in its LC_MESSAGES (libc's catalog
     # translates it: "Datei oder Verzeichnis nicht gefunden" in de_DE)
     fst = os.path.join(base, 'locale.fstab')
@@ -4584,10 +4608,12 @@ def locale_inner(binary, base):
              "\"$(printf 's\\244\\242\\351x')\" \"$(printf 'p\\351')\"",
              "mkdir -p q && mount -t tmpfs -o size=2700k \"$(printf 'k\\301\\200 \\217')\" q",
              "umount \"$(printf 'p\\351')\"", "umount q"]
-    for n in ('de_DE.ISO-8859-1', 'ja_JP.EUC-JP', 'de_DE.UTF-8'):
+    for n in ('de_DE.ISO-8859-1', 'ja_JP.EUC-JP', 'de_DE.UTF-8', 'tr_TR.UTF-8'):
         if n in built:
             sets = [['-p', '-t', 'tmpfs', '-o', 'ACTION,TARGET,SOURCE,SIZE,AVAIL,USED'] + f
                     for f in ([], ['-r'], ['-P'], ['-n'])]
+            if n == 'tr_TR.UTF-8':   # the default columns (OPTIONS), ID
+                sets = [['-p', '-t', 'tmpfs'], ['-p', '-t', 'tmpfs', '-r', '-o', '+ID']]
             poll_history(t, 'locale LC_ALL=%s' % n, binary, sets, steps,
                          dict(plain, LC_ALL=n), top)
     subprocess.run(['umount', '-R', top])

@@ -929,10 +929,16 @@ bool col_is_blkid(const struct column *c)
 	       !strcmp(c->name, "partuuid") || !strcmp(c->name, "sources");
 }
 
+/*
+ * findmnt's column_name_to_id(): strncasecmp() against the upper-case
+ * name, in the process's LC_CTYPE. So "options" is OPTIONS in C, but in
+ * tr_TR, where 'i' and 'I' are no case pair, only "OPTIONS" is (and our
+ * own upper-case lists, COLS_DEFAULT and the rest, always are).
+ */
 const struct column *col_find(const char *name, size_t len)
 {
 	for (size_t i = 0; i < cols_all_count; i++)
-		if (strlen(cols_all[i].name) == len && !strncasecmp(cols_all[i].name, name, len))
+		if (strlen(cols_all[i].header) == len && !strncasecmp(cols_all[i].header, name, len))
 			return &cols_all[i];
 	return NULL;
 }

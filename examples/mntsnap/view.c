@@ -1215,7 +1215,7 @@ static long next_rec(const struct matcher *mt, size_t *j)
  */
 static bool btrfs_passed_over(struct matcher *mt, size_t i, const char *fstype)
 {
-	const struct column *fsopts = col_find("fs-options", strlen("fs-options"));
+	const struct column *fsopts = col_find("FS-OPTIONS", strlen("FS-OPTIONS"));
 	struct obuf o = { 0 };
 	struct mntsnap_mount m;
 	const char *opts[1];
