@@ -2607,6 +2607,24 @@ def tabfile_pipes(t, binary, base):
                         (ra, a, norm_err(ea)) == (rb, b, norm_err(eb)),
                         short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb),
                               800))
+    # -x (without -k, -m, -N) verifies fstab, which libmount reads by name
+    # (mnt_table_parse_fstab()): a pipe is neither file nor directory, so
+    # findmnt refuses it, nothing verified, as -s does. Both refuse; the
+    # status and reason are README's kept ones (exit 2 and EINVAL; findmnt:
+    # exit 1 and a stale "No such file or directory").
+    # (the named FIFO has no writer: neither program may open it, a reader
+    # that did would wait; the timeout ends such a wait as a failure)
+    fifo_x = 'mkfifo {p}; timeout 10 @ -F {p}%s; r=$?; rm -f {p}; exit $r'
+    for how in ('cat {f} | @ -F /dev/stdin%s', '@ -F <(cat {f})%s', fifo_x):
+        for args in (' -x', ' -x --verbose', ' -s', ' -x -F {f}'):
+            c = (how.format(f=fs, p=fifo + '-x') % args).format(f=fs)
+            ra, a, ea = run(['bash', '-c', c.replace('@', 'findmnt')])
+            rb, b, eb = run(['bash', '-c', c.replace('@', binary + ' list')])
+            ok = (ra, rb) == FSTAB_ERROR_EXIT and a == b == b'' and \
+                b"can't read" in ea and eb.startswith(b"mntsnap: can't read ") and \
+                eb.endswith(b': Invalid argument\n')
+            t.check('tabfile pipe refused as fstab: %s' % c.replace('@', 'findmnt'), ok,
+                    short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb), 800))
 
 
 def tabfiles_joined(t, binary, base):

@@ -63,8 +63,9 @@ static const char list_help[] =
 	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
 	"                        reported and skipped; the filters, -i, -f, -d, -U\n"
 	"                        and -D select entries as findmnt's do\n"
-	"  -x, --verify          check fstab (or -F FILE) as findmnt --verify does:\n"
-	"                        exit 1 on errors or parse errors, 0 otherwise;\n"
+	"  -x, --verify          check fstab (or -F FILE, not a pipe) as findmnt\n"
+	"                        --verify does: exit 1 on errors or parse errors,\n"
+	"                        0 otherwise;\n"
 	"                        with -k or -m the mount table instead (-m: utab's\n"
 	"                        userspace options too), with -N PID (or another\n"
 	"                        TARGET) that task's\n"
@@ -1187,6 +1188,12 @@ static int list_poll(struct list_args *a)
 	return cli_poll(&q);
 }
 
+/* findmnt -x checks fstab, the kernel's table with -k or -m, or -N's task's */
+static bool list_reads_fstab(const struct list_args *a)
+{
+	return a->fstab || (a->verify && !a->kernel && !a->mtab && !a->target.set);
+}
+
 static int list_run(int argc, char **argv, const struct out_locale *loc)
 {
 	char *tagdev = NULL;
@@ -1207,8 +1214,11 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	if (r)
 		return r > 0 ? 0 : r == -ENODATA ? 1 : CLI_EXIT_ERR;
 	tab_paths(&a);
-	/* findmnt -s reads its fstab by name (a pipe is refused): not spooled */
-	if (!a.fstab && spool_tabs(&a))
+	/*
+	 * findmnt -s, and -x of fstab (no -k, -m or -N), read the fstab by
+	 * name (mnt_table_parse_fstab(): a pipe is refused): not spooled
+	 */
+	if (!list_reads_fstab(&a) && spool_tabs(&a))
 		return CLI_EXIT_ERR;
 	if (a.poll)
 		return list_poll(&a);
@@ -1223,8 +1233,7 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 		return CLI_EXIT_ERR;
 	/* -e: a tag source shows as its device in every table, a mount's too */
 	a.view.out.cx.evaluate = a.evaluate;
-	/* findmnt -x checks fstab, the kernel's table with -k or -m, or -N's task's */
-	if (a.fstab || (a.verify && !a.kernel && !a.mtab && !a.target.set))
+	if (list_reads_fstab(&a))
 		return list_fstab(&a);
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;
