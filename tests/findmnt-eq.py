@@ -1928,6 +1928,11 @@ EMPTY_SETS = [[], ['--tree'], ['-i'], ['-t', 'nosuch'], ['-U'], ['-D'], ['-f'], 
 CYCLE_MI = b'20 21 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
 DUPID_MI = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
             b'21 20 0:6 / /b rw - tmpfs b rw\n22 21 0:7 / /a/x rw - tmpfs x rw\n')
+# mounts stacked on their parents' mount points (--shadowed keeps 24, 25)
+DUPID_OVER_MI = (b'1 0 254:0 / / rw - ext4 /dev/vda rw\n24 1 0:22 / /dev/shm rw - tmpfs tmpfs rw\n'
+                 b'25 1 0:23 / /dev/pts rw - devpts devpts rw\n'
+                 b'28 25 0:25 / /dev/pts rw - devpts devpts rw\n'
+                 b'29 24 0:26 / /dev/shm rw - tmpfs tmpfs rw\n')
 
 
 def edge_files(t, binary, base):
@@ -1991,6 +1996,29 @@ def edge_files(t, binary, base):
         t.check('edge dupid (kept: warned, one tree) %s' % ' '.join(form),
                 ra == rb == 0 and warned and same,
                 'exit %d/%d\n%r\n%r\n%r' % (ra, rb, a, b, eb))
+    # --shadowed over ids listed twice (one file, or -F A -F A): findmnt's
+    # mnt_table_over_fs() finds every line of the id over its child, so the
+    # list forms print each copy, as they print every line without a filter
+    over = os.path.join(base, 'edge-dupid-over.mi')
+    with open(over, 'wb') as fh:
+        fh.write(DUPID_OVER_MI)
+    twice = os.path.join(base, 'edge-dupid-over-twice.mi')
+    with open(twice, 'wb') as fh:
+        fh.write(DUPID_OVER_MI * 2)
+    for files in (['-F', twice], ['-F', over, '-F', over]):
+        for flt in (['--shadowed'], ['--shadowed', '-t', 'tmpfs'], ['--shadowed', '--pseudo'],
+                    ['--shadowed', '-i'], ['--shadowed', '-U']):
+            for form in (['-l'], ['-r'], ['-P'], ['-J', '-l']):
+                args = files + flt + form + ['-o', 'TARGET,ID,PARENT']
+                ra, a, ea = run(['findmnt'] + args)
+                rb, b, eb = run([binary, 'list'] + args)
+                if '-U' in flt:   # PARENT after -U's moves: a difference of its own
+                    args = args[:-1] + ['TARGET,ID']
+                    ra, a, ea = run(['findmnt'] + args)
+                    rb, b, eb = run([binary, 'list'] + args)
+                why = same_output(form, ra, a, rb, b, ea, b'')
+                t.check('edge dupid --shadowed (list forms as findmnt) %s' % ' '.join(
+                    [os.path.basename(f) for f in files] + flt + form), not why, why)
 
 
 # ---- the tree's shape on tables no live namespace gives -----------------
