@@ -2682,6 +2682,48 @@ def tabfiles_joined(t, binary, base):
                 continue   # mountinfo lines read as fstab: warnings only, tested above
             fstab_same(t, 'joined', extra + fa, [binary, 'list'] + extra + fa,
                        json_out='-J' in extra)
+    # -m reads each file as an mtab, its format guessed anew
+    # (mnt_table_parse_mtab()): mixed formats are each read their own way,
+    # a mountinfo file's mounts with ids and propagation, no FREQ/PASSNO
+    mcols = 'TARGET,SOURCE,FSTYPE,ID,PARENT,MAJ:MIN,FSROOT,PROPAGATION,FREQ,PASSNO,OPTIONS'
+    for files in ((fs, mi), (mi, fs), (mi, fs2, mi), (com, mi, fs), (pm, mi), (mi, pm)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in ([], ['-r', '-o', mcols], ['-J', '-o', mcols], ['-P', '-t', 'tmpfs,xfs'],
+                      ['-r', '/x'], ['-r', '-S', '8:1'], ['-r', '-U'], ['-r', '--shadowed']):
+            fstab_same(t, 'joined -m', ['-m'] + extra + fa, [binary, 'list', '-m'] + extra + fa,
+                       json_out='-J' in extra)
+    # mountinfo text libmount reads past (comments, blank lines, CRLF,
+    # blanks) in a mixed -m table: read as in a table of its own
+    loose = os.path.join(base, 'join-loose')
+    with open(loose, 'wb') as fh:
+        fh.write(b'# saved\n\n  20 1 8:1 / / rw - ext4 /dev/sda1 rw\r\n'
+                 b'21 20 0:5 /\t/x  rw - tmpfs t rw  \n')
+    for files in ((fs, loose), (loose, fs)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r', '-o', mcols], ['-J']):
+            fstab_same(t, 'joined -m loose', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, json_out='-J' in extra)
+    # kept (README): a line that is no mountinfo line refuses the file,
+    # naming it and the line; findmnt warns and lists the rest
+    bad = os.path.join(base, 'join-bad')
+    with open(bad, 'wb') as fh:
+        fh.write(b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n20x 1 0:5 / /y rw - tmpfs y rw\n')
+    ra, _, ea = run(['findmnt', '-m', '-F', fs, '-F', bad])
+    rb, b, eb = run([binary, 'list', '-m', '-F', fs, '-F', bad])
+    t.check('joined -m bad mountinfo line (kept: refused naming its file and line)',
+            ra == 0 and b'line 2' in ea and rb == 2 and b == b'' and
+            (b'%s: line 2' % bad.encode()) in eb, '%r / %r' % (ea, eb))
+    # utab's options: merged into a mountinfo file's mounts when the table's
+    # first entry is such a mount (libmount's is_mountinfo()), not otherwise
+    utab = os.path.join(base, 'join-utab')
+    with open(utab, 'wb') as fh:
+        fh.write(b'SRC=/dev/sda1 TARGET=/ ROOT=/ OPTS=x-a\nSRC=t TARGET=/x ROOT=/ OPTS=x-b,noauto\n')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    for files in ((fs, mi), (mi, fs), (mi, fs2, mi), (com, mi, fs)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r'], ['-r', '-O', 'x-b'], ['-J', '-o', 'TARGET,OPTIONS,FS-OPTIONS']):
+            fstab_same(t, 'joined -m utab', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
 
 
 def tabfile_loose(t, binary, base):

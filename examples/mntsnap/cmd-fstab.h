@@ -72,6 +72,8 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t);
 
 /* -x -k: the same checks on a captured mount table */
 int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *snap);
+/* fstab_list() of a table read already (taken over: freed here) */
+int fstab_list_table(struct fstab_args *a, struct fstab *t);
 
 
 #endif

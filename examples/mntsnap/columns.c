@@ -417,7 +417,7 @@ static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,
 			    const struct col_ctx *cx)
 {
 	/* findmnt shows a kernel entry's flags: none read from /proc/mounts */
-	if (cx->fstab && fstab_of(m)->proc_mounts) {
+	if (cx->fstab && fstab_of(m)->fs_kernel && !(m->mask & MNTSNAP_F_PROPAGATION)) {
 		ob_puts(b, "private");
 		return;
 	}
@@ -484,13 +484,13 @@ static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct 
 
 static void get_freq(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab && !fstab_of(m)->proc_mounts)
+	if (cx->fstab && !fstab_of(m)->fs_kernel)
 		put_int(b, fstab_of(m)->freq);
 }
 
 static void get_passno(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab && !fstab_of(m)->proc_mounts)
+	if (cx->fstab && !fstab_of(m)->fs_kernel)
 		put_int(b, fstab_of(m)->passno);
 }
 
