@@ -2017,6 +2017,11 @@ EMPTY_SETS = [[], ['--tree'], ['-i'], ['-t', 'nosuch'], ['-U'], ['-D'], ['-f'], 
 CYCLE_MI = b'20 21 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
 DUPID_MI = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
             b'21 20 0:6 / /b rw - tmpfs b rw\n22 21 0:7 / /a/x rw - tmpfs x rw\n')
+# mounts stacked on their parents' mount points (--shadowed keeps 24, 25)
+DUPID_OVER_MI = (b'1 0 254:0 / / rw - ext4 /dev/vda rw\n24 1 0:22 / /dev/shm rw - tmpfs tmpfs rw\n'
+                 b'25 1 0:23 / /dev/pts rw - devpts devpts rw\n'
+                 b'28 25 0:25 / /dev/pts rw - devpts devpts rw\n'
+                 b'29 24 0:26 / /dev/shm rw - tmpfs tmpfs rw\n')
 
 
 def edge_files(t, binary, base):
@@ -2080,6 +2085,29 @@ def edge_files(t, binary, base):
         t.check('edge dupid (kept: warned, one tree) %s' % ' '.join(form),
                 ra == rb == 0 and warned and same,
                 'exit %d/%d\n%r\n%r\n%r' % (ra, rb, a, b, eb))
+    # --shadowed over ids listed twice (one file, or -F A -F A): findmnt's
+    # mnt_table_over_fs() finds every line of the id over its child, so the
+    # list forms print each copy, as they print every line without a filter
+    over = os.path.join(base, 'edge-dupid-over.mi')
+    with open(over, 'wb') as fh:
+        fh.write(DUPID_OVER_MI)
+    twice = os.path.join(base, 'edge-dupid-over-twice.mi')
+    with open(twice, 'wb') as fh:
+        fh.write(DUPID_OVER_MI * 2)
+    for files in (['-F', twice], ['-F', over, '-F', over]):
+        for flt in (['--shadowed'], ['--shadowed', '-t', 'tmpfs'], ['--shadowed', '--pseudo'],
+                    ['--shadowed', '-i'], ['--shadowed', '-U']):
+            for form in (['-l'], ['-r'], ['-P'], ['-J', '-l']):
+                args = files + flt + form + ['-o', 'TARGET,ID,PARENT']
+                ra, a, ea = run(['findmnt'] + args)
+                rb, b, eb = run([binary, 'list'] + args)
+                if '-U' in flt:   # PARENT after -U's moves: a difference of its own
+                    args = args[:-1] + ['TARGET,ID']
+                    ra, a, ea = run(['findmnt'] + args)
+                    rb, b, eb = run([binary, 'list'] + args)
+                why = same_output(form, ra, a, rb, b, ea, b'')
+                t.check('edge dupid --shadowed (list forms as findmnt) %s' % ' '.join(
+                    [os.path.basename(f) for f in files] + flt + form), not why, why)
 
 
 # ---- the tree's shape on tables no live namespace gives -----------------
@@ -2609,6 +2637,16 @@ def tabfile_formats(t, binary, data, base):
                                [binary, 'list', '-F', path] + v)
     fstab_same(t, 'tabfile /proc/self/mounts', ['-F', '/proc/self/mounts', '-r', '-t', 'proc'],
                [binary, 'list', '-F', '/proc/self/mounts', '-r', '-t', 'proc'])
+    # libmount marks each line read from the file named exactly /proc/mounts
+    # a kernel's (MNT_FS_KERNEL): FREQ and PASSNO empty (null), PROPAGATION
+    # private; /proc/self/mounts and a copy stay fstab-like (0, 0, empty)
+    pm_cols = ['-o', 'TARGET,FREQ,PASSNO,PROPAGATION', '-t', 'proc,sysfs,tmpfs']
+    for fa in (['-F', '/proc/mounts'], ['-s', '-F', '/proc/mounts'], ['-m', '-F', '/proc/mounts'],
+               ['-F', '/proc/mounts', '-F', mounts], ['-F', mounts, '-F', '/proc/mounts'],
+               ['-F', '/proc/self/mounts']):
+        for form in (['-P'], ['-J'], ['-r', '/proc']):
+            fstab_same(t, 'tabfile ' + ' '.join(fa), fa + form + pm_cols,
+                       [binary, 'list'] + fa + form + pm_cols, json_out='-J' in form)
     # kept on purpose: a line that is no mountinfo line in a mountinfo file
     bad = os.path.join(base, 'tabfile-mountinfo-then-fstab')
     with open(bad, 'wb') as fh:
@@ -2686,6 +2724,24 @@ def tabfile_pipes(t, binary, base):
                         (ra, a, norm_err(ea)) == (rb, b, norm_err(eb)),
                         short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb),
                               800))
+    # -x (without -k, -m, -N) verifies fstab, which libmount reads by name
+    # (mnt_table_parse_fstab()): a pipe is neither file nor directory, so
+    # findmnt refuses it, nothing verified, as -s does. Both refuse; the
+    # status and reason are README's kept ones (exit 2 and EINVAL; findmnt:
+    # exit 1 and a stale "No such file or directory").
+    # (the named FIFO has no writer: neither program may open it, a reader
+    # that did would wait; the timeout ends such a wait as a failure)
+    fifo_x = 'mkfifo {p}; timeout 10 @ -F {p}%s; r=$?; rm -f {p}; exit $r'
+    for how in ('cat {f} | @ -F /dev/stdin%s', '@ -F <(cat {f})%s', fifo_x):
+        for args in (' -x', ' -x --verbose', ' -s', ' -x -F {f}'):
+            c = (how.format(f=fs, p=fifo + '-x') % args).format(f=fs)
+            ra, a, ea = run(['bash', '-c', c.replace('@', 'findmnt')])
+            rb, b, eb = run(['bash', '-c', c.replace('@', binary + ' list')])
+            ok = (ra, rb) == FSTAB_ERROR_EXIT and a == b == b'' and \
+                b"can't read" in ea and eb.startswith(b"mntsnap: can't read ") and \
+                eb.endswith(b': Invalid argument\n')
+            t.check('tabfile pipe refused as fstab: %s' % c.replace('@', 'findmnt'), ok,
+                    short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb), 800))
 
 
 def tabfiles_joined(t, binary, base):
@@ -2715,6 +2771,48 @@ def tabfiles_joined(t, binary, base):
                 continue   # mountinfo lines read as fstab: warnings only, tested above
             fstab_same(t, 'joined', extra + fa, [binary, 'list'] + extra + fa,
                        json_out='-J' in extra)
+    # -m reads each file as an mtab, its format guessed anew
+    # (mnt_table_parse_mtab()): mixed formats are each read their own way,
+    # a mountinfo file's mounts with ids and propagation, no FREQ/PASSNO
+    mcols = 'TARGET,SOURCE,FSTYPE,ID,PARENT,MAJ:MIN,FSROOT,PROPAGATION,FREQ,PASSNO,OPTIONS'
+    for files in ((fs, mi), (mi, fs), (mi, fs2, mi), (com, mi, fs), (pm, mi), (mi, pm)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in ([], ['-r', '-o', mcols], ['-J', '-o', mcols], ['-P', '-t', 'tmpfs,xfs'],
+                      ['-r', '/x'], ['-r', '-S', '8:1'], ['-r', '-U'], ['-r', '--shadowed']):
+            fstab_same(t, 'joined -m', ['-m'] + extra + fa, [binary, 'list', '-m'] + extra + fa,
+                       json_out='-J' in extra)
+    # mountinfo text libmount reads past (comments, blank lines, CRLF,
+    # blanks) in a mixed -m table: read as in a table of its own
+    loose = os.path.join(base, 'join-loose')
+    with open(loose, 'wb') as fh:
+        fh.write(b'# saved\n\n  20 1 8:1 / / rw - ext4 /dev/sda1 rw\r\n'
+                 b'21 20 0:5 /\t/x  rw - tmpfs t rw  \n')
+    for files in ((fs, loose), (loose, fs)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r', '-o', mcols], ['-J']):
+            fstab_same(t, 'joined -m loose', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, json_out='-J' in extra)
+    # kept (README): a line that is no mountinfo line refuses the file,
+    # naming it and the line; findmnt warns and lists the rest
+    bad = os.path.join(base, 'join-bad')
+    with open(bad, 'wb') as fh:
+        fh.write(b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n20x 1 0:5 / /y rw - tmpfs y rw\n')
+    ra, _, ea = run(['findmnt', '-m', '-F', fs, '-F', bad])
+    rb, b, eb = run([binary, 'list', '-m', '-F', fs, '-F', bad])
+    t.check('joined -m bad mountinfo line (kept: refused naming its file and line)',
+            ra == 0 and b'line 2' in ea and rb == 2 and b == b'' and
+            (b'%s: line 2' % bad.encode()) in eb, '%r / %r' % (ea, eb))
+    # utab's options: merged into a mountinfo file's mounts when the table's
+    # first entry is such a mount (libmount's is_mountinfo()), not otherwise
+    utab = os.path.join(base, 'join-utab')
+    with open(utab, 'wb') as fh:
+        fh.write(b'SRC=/dev/sda1 TARGET=/ ROOT=/ OPTS=x-a\nSRC=t TARGET=/x ROOT=/ OPTS=x-b,noauto\n')
+    env = dict(os.environ, LIBMOUNT_UTAB=utab)
+    for files in ((fs, mi), (mi, fs), (mi, fs2, mi), (com, mi, fs)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r'], ['-r', '-O', 'x-b'], ['-J', '-o', 'TARGET,OPTIONS,FS-OPTIONS']):
+            fstab_same(t, 'joined -m utab', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
 
 
 def tabfile_loose(t, binary, base):
@@ -4743,7 +4841,16 @@ def dev_root_tags(t, binary, mi, live, cmd):
 # the tree in ASCII outside UTF-8. (name, locale source, charmap)
 LOCALES = [('de_DE.ISO-8859-1', 'de_DE', 'ISO-8859-1'), ('ja_JP.EUC-JP', 'ja_JP', 'EUC-JP'),
            ('de_DE.UTF-8', 'de_DE', 'UTF-8'), ('ru_RU.KOI8-R', 'ru_RU', 'KOI8-R'),
-           ('el_GR.ISO-8859-7', 'el_GR', 'ISO-8859-7'), ('zh_TW.BIG5', 'zh_TW', 'BIG5')]
+           ('el_GR.ISO-8859-7', 'el_GR', 'ISO-8859-7'), ('zh_TW.BIG5', 'zh_TW', 'BIG5'),
+           ('tr_TR.UTF-8', 'tr_TR', 'UTF-8')]
+# Column names as findmnt matches them: strncasecmp() in the process's
+# LC_CTYPE, against the upper-case names. In tr_TR 'I' and 'i' are no case
+# pair, so OPTIONS, ID, MAJ:MIN are found as written and "id" is unknown.
+LOCALE_COLUMN_ARGS = [['-o', 'TARGET,OPTIONS'], ['-o', 'TARGET,ID,MAJ:MIN,PARENT,PROPAGATION'],
+                      ['-o', 'target,id'], ['-o', 'target,options'], ['-o', 'Target,Fstype'],
+                      ['-o', 'TARGET,VFS-OPTIONS,FS-OPTIONS,OPT-FIELDS,FSROOT'],
+                      ['-o', 'TARGET,LABEL,UUID,PARTUUID,PARTLABEL'], ['--output-all'],
+                      ['-D'], ['-J'], [], ['-o', '+ID'], ['-o', '+id']]
 # mount sources and mount point names, bytes: each is printable in some
 # of LOCALES and not in others
 LOCALE_NAMES = [b'e\xe9f', b'g\xc3\xa9h', b'\xa4\xa2x', b'c1\x85\x9bz', b'nb\xa0\xff',
@@ -4831,6 +4938,21 @@ def locale_inner(binary, base):
                 why = exact('json' if '-J' in form else 'text', a, b) if ra == rb else (
                     'exit findmnt %d mntsnap %d: %s' % (ra, rb, eb.decode(errors='replace')))
                 t.check('locale %s %s' % (label, ' '.join(cols + form)), not why, short(why))
+    for label, env in envs:
+        for cols in LOCALE_COLUMN_ARGS:
+            args = ['-R', '-M', top, '-l'] + cols
+            ra, a, ea = run(['findmnt'] + args, env)
+            rb, b, eb = run([binary, 'list'] + args, env)
+            if '--output-all' in cols:   # TID is each reader's own pid: the names
+                a, b = a.split(b'\n')[0], b.split(b'\n')[0]
+            if ra == 1 and b'unknown column' in ea:
+                # findmnt's error status is 1, mntsnap's 2 (README's kept list)
+                why = '' if rb == 2 and b'unknown column' in eb and not b else \
+                    'findmnt refuses %r, mntsnap %d %r %r' % (ea, rb, b, eb)
+            else:
+                why = exact('json' if '-J' in cols else 'text', a, b) if ra == rb else (
+                    'exit findmnt %d mntsnap %d: %s' % (ra, rb, eb.decode(errors='replace')))
+            t.check('locale %s column names %s' % (label, ' '.join(cols)), not why, short(why))
     # -x: findmnt's %m is strerror() in its LC_MESSAGES (libc's catalog
     # translates it: "Datei oder Verzeichnis nicht gefunden" in de_DE)
     fst = os.path.join(base, 'locale.fstab')
@@ -4852,10 +4974,12 @@ def locale_inner(binary, base):
              "\"$(printf 's\\244\\242\\351x')\" \"$(printf 'p\\351')\"",
              "mkdir -p q && mount -t tmpfs -o size=2700k \"$(printf 'k\\301\\200 \\217')\" q",
              "umount \"$(printf 'p\\351')\"", "umount q"]
-    for n in ('de_DE.ISO-8859-1', 'ja_JP.EUC-JP', 'de_DE.UTF-8'):
+    for n in ('de_DE.ISO-8859-1', 'ja_JP.EUC-JP', 'de_DE.UTF-8', 'tr_TR.UTF-8'):
         if n in built:
             sets = [['-p', '-t', 'tmpfs', '-o', 'ACTION,TARGET,SOURCE,SIZE,AVAIL,USED'] + f
                     for f in ([], ['-r'], ['-P'], ['-n'])]
+            if n == 'tr_TR.UTF-8':   # the default columns (OPTIONS), ID
+                sets = [['-p', '-t', 'tmpfs'], ['-p', '-t', 'tmpfs', '-r', '-o', '+ID']]
             poll_history(t, 'locale LC_ALL=%s' % n, binary, sets, steps,
                          dict(plain, LC_ALL=n), top)
     subprocess.run(['umount', '-R', top])

@@ -40,7 +40,7 @@ static bool match_target(struct pathcache *c, const struct fstab *t, const struc
 	cn = pathcache_target(c, target);
 	if (cn && streq_paths(e->target, cn))
 		return true;
-	if (!cn || t->kernel || !strcmp(e->fstype, "swap"))
+	if (!cn || t->kernel || e->fs_kernel || !strcmp(e->fstype, "swap"))
 		return false;
 	tcn = pathcache_target(c, e->target);
 	return tcn && !strcmp(cn, tcn);
@@ -84,7 +84,7 @@ static bool match_source(struct pathcache *c, const struct fstab_ent *e, const c
 /* mnt_fs_get_devno(): an fstab entry has none (0) */
 static bool devno_is(const struct fstab *t, const struct fstab_ent *e, unsigned maj, unsigned min)
 {
-	if (t->kernel && (e->m.mask & MNTSNAP_F_DEV))
+	if ((t->kernel || e->fs_kernel) && (e->m.mask & MNTSNAP_F_DEV))
 		return e->m.dev_major == maj && e->m.dev_minor == min;
 	return !maj && !min;
 }
@@ -313,7 +313,8 @@ static long find_target(struct fstab_match *mt, const char *path)
 	for (size_t k = 0; k < mt->t->n; k++) {
 		const struct fstab_ent *e = &mt->t->ent[at(mt, k)];
 
-		if (e->gone || mt->t->kernel || !strcmp(e->fstype, "swap") || !strcmp(e->target, "/"))
+		if (e->gone || mt->t->kernel || e->fs_kernel || !strcmp(e->fstype, "swap") ||
+		    !strcmp(e->target, "/"))
 			continue;
 		p = pathcache_target(mt->a->cache, e->target);
 		if (p && !strcmp(p, cn))
@@ -425,7 +426,6 @@ void fstab_uniq(struct fstab *t, struct pathcache *c)
 static const struct fstab_ent *tab_find_target(const struct fstab_args *a,
 					       const struct fstab *t, const char *path)
 {
-	bool kernel = a->path && !strcmp(a->path, "/proc/mounts");
 	const char *cn, *p;
 
 	for (size_t i = t->n; i-- > 0;)
@@ -436,10 +436,10 @@ static const struct fstab_ent *tab_find_target(const struct fstab_args *a,
 	for (size_t i = t->n; i-- > 0;)
 		if (streq_paths(t->ent[i].target, cn))
 			return &t->ent[i];
-	for (size_t i = t->n; i-- > 0 && !kernel;) {
+	for (size_t i = t->n; i-- > 0;) {
 		const struct fstab_ent *e = &t->ent[i];
 
-		if (!strcmp(e->fstype, "swap") || !strcmp(e->target, "/"))
+		if (e->fs_kernel || !strcmp(e->fstype, "swap") || !strcmp(e->target, "/"))
 			continue;
 		p = pathcache_target(a->cache, e->target);
 		if (p && streq_paths(p, cn))
@@ -584,12 +584,19 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 	return r;
 }
 
+static bool all_fs_kernel(const struct fstab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->ent[i].fs_kernel)
+			return false;
+	return true;
+}
+
 int fstab_list(struct fstab_args *a)
 {
 	const char *path = a->path ? a->path : fstab_path();
 	const char *const *paths = a->npaths > 1 ? a->paths : &path;
 	const char *const *names = a->names ? a->names : paths;
-	struct pathcache cache;
 	struct fstab t;
 	size_t failed = 0;
 	int r;
@@ -600,10 +607,28 @@ int fstab_list(struct fstab_args *a)
 	r = fstab_read_all(paths, names, a->npaths > 1 ? a->npaths : 1, &t, &failed);
 	if (r)
 		return cli_fail(r, "can't read %s", names[failed]);
+	return fstab_list_table(a, &t);
+}
+
+int fstab_list_table(struct fstab_args *a, struct fstab *tab)
+{
+	struct pathcache cache;
+	struct fstab t = *tab;
+	int r;
+
+	*tab = (struct fstab){ 0 };
+	if (a->view->mountinfo) {
+		fstab_free(&t);
+		return cli_fail(0, "list: --format mountinfo is the kernel's text: not for a table "
+				   "in the fstab format");
+	}
 	if (a->evaluate && (r = evaluate(&t))) {
 		fstab_free(&t);
 		return cli_fail(r, "list");
 	}
+	/* findmnt -m: an mtab whose every entry is the kernel's is a kernel table */
+	if (a->mtab && all_fs_kernel(&t))
+		a->kernel_tab = true;
 	/*
 	 * findmnt's cache knows this namespace's mount points for fstab, not
 	 * for a kernel table (-F FILE in the fstab format, without -s)

@@ -30,6 +30,7 @@ struct fstab_args {
 	 * entry PATH is under
 	 */
 	bool kernel_tab;
+	bool mtab;          /* -m: an mtab, a kernel table when libmount marks it all so */
 	/* -m -x: utab's userspace options per storage index (NULL: none) */
 	const char *const *user_opts;
 	struct pathcache *cache; /* libmount's path cache, for the whole run */
@@ -71,6 +72,8 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t);
 
 /* -x -k: the same checks on a captured mount table */
 int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *snap);
+/* fstab_list() of a table read already (taken over: freed here) */
+int fstab_list_table(struct fstab_args *a, struct fstab *t);
 
 
 #endif

@@ -63,8 +63,9 @@ static const char list_help[] =
 	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
 	"                        reported and skipped; the filters, -i, -f, -d, -U\n"
 	"                        and -D select entries as findmnt's do\n"
-	"  -x, --verify          check fstab (or -F FILE) as findmnt --verify does:\n"
-	"                        exit 1 on errors or parse errors, 0 otherwise;\n"
+	"  -x, --verify          check fstab (or -F FILE, not a pipe) as findmnt\n"
+	"                        --verify does: exit 1 on errors or parse errors,\n"
+	"                        0 otherwise;\n"
 	"                        with -k or -m the mount table instead (-m: utab's\n"
 	"                        userspace options too), with -N PID (or another\n"
 	"                        TARGET) that task's\n"
@@ -686,6 +687,8 @@ static int list_fstab(struct list_args *a)
 	return fstab_list(&fa);
 }
 
+static int list_mtab_mixed(struct list_args *a, struct fstab_args *fa);
+
 /*
  * -F FILE without -s: libmount guesses the format from the text. A file
  * in the fstab format (an mtab, a copy of /proc/mounts) is listed as -s
@@ -699,9 +702,16 @@ static int list_tabfile(struct list_args *a)
 {
 	struct fstab_args fa = { .view = &a->view, .path = a->mountinfo_file,
 				 .evaluate = a->evaluate, .verify = a->verify,
-				 .verbose = a->verbose, .kernel_tab = !a->mtab };
-	int fmt = a->ntabs > 1 ? fstab_guess_formats(a->paths, a->ntabs)
-			       : fstab_guess_format(a->mountinfo_file);
+				 .verbose = a->verbose, .kernel_tab = !a->mtab,
+				 .mtab = a->mtab };
+	int fmt;
+
+	if (a->mtab && a->ntabs > 1 && fstab_formats_mixed(a->paths, a->ntabs)) {
+		fstab_paths(a, &fa);
+		return list_mtab_mixed(a, &fa);
+	}
+	fmt = a->ntabs > 1 ? fstab_guess_formats(a->paths, a->ntabs)
+			   : fstab_guess_format(a->mountinfo_file);
 
 	if (fmt == FSTAB_FMT_SWAPS)
 		return cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
@@ -1057,6 +1067,121 @@ static int join_tabs(struct list_args *a, struct tab_join *tj)
 	return 0;
 }
 
+/* utab's userspace options after each mount's OPTIONS, as libmount appends them */
+static int mtab_merge_utab(const struct mntsnap_snapshot *snap, struct fstab *t)
+{
+	char **user = NULL, *o;
+	int r = utab_options(snap, &user);
+
+	for (size_t k = 0; !r && user && k < t->n; k++) {
+		struct fstab_ent *e = &t->ent[k];
+
+		if (!user[k] || !*user[k])
+			continue;
+		if (asprintf(&o, "%s%s%s", e->options ? e->options : "",
+			     e->options && *e->options ? "," : "", user[k]) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		free(e->options);
+		e->options = o;
+	}
+	for (size_t k = 0; user && k < mntsnap_snapshot_count(snap); k++)
+		free(user[k]);
+	free(user);
+	return r;
+}
+
+/*
+ * -m's mountinfo file i: its mounts as entries of a table in the fstab
+ * format. utab: the table's first entry is a mountinfo file's mount (or
+ * these are the first), so libmount merges utab's options after reading
+ * each file, each utab line into the last mount it names that has none
+ * yet: these mounts, as in a table of this file alone (a mount an earlier
+ * file has twice beside a line for it once is the case this misses).
+ */
+static int mtab_mountinfo(struct list_args *a, size_t i, bool utab,
+			  struct mntsnap_snapshot **snap, struct fstab *t)
+{
+	struct tab_join tj = { .fd = -1 };
+	struct cli_tabmap map = { 0 };
+	char path[40];
+	int r;
+
+	/* what libmount reads past (blank lines, CRLF, ...) cleaned, as for one -F */
+	if (tab_cleanable(a->paths[i])) {
+		tj.fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
+		if (tj.fd < 0)
+			return cli_fail(-errno, "list: %s", a->names[i]), CLI_EXIT_ERR;
+		r = tj_file(&tj, (unsigned)i, a->paths[i]);
+		if (r) {
+			tj_free(&tj);
+			return cli_fail(r, "list: %s", a->names[i]), CLI_EXIT_ERR;
+		}
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", tj.fd);
+		/* one of several tables: errors name the file, as for -F A -F B */
+		map = (struct cli_tabmap){ .joined = true, .files = a->names, .lines = tj.lines,
+					   .n = tj.n };
+	}
+	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+		     .mountinfo_path = tj.fd >= 0 ? path : a->paths[i],
+		     .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a->view));
+	r = cli_capture_joined("list", &opts, a->allow_inconsistent, tj.fd >= 0 ? &map : NULL,
+			       true, snap);
+	tj_free(&tj);
+	if (r)
+		return CLI_EXIT_ERR;
+	r = fstab_from_snapshot(*snap, t);
+	if (!r && utab)
+		r = mtab_merge_utab(*snap, t);
+	if (r)
+		return cli_fail(r, "list: %s", a->names[i]);
+	/* one table of several files: its own rows, no tree */
+	t->kernel = false;
+	for (size_t k = 0; k < t->n; k++)
+		t->ent[k].fs_kernel = true;
+	return 0;
+}
+
+/*
+ * -m -F A -F B of mixed formats: findmnt reads each file as an mtab, its
+ * format guessed anew (mnt_table_parse_mtab()), into one table: each
+ * file's entries in its own format, listed in turn as -s lists fstab
+ * (a mountinfo file's mounts with their ids, devices and propagation,
+ * no FREQ or PASSNO: libmount's kernel entries). The snapshots hold the
+ * mounts' strings until the table is printed.
+ */
+static int list_mtab_mixed(struct list_args *a, struct fstab_args *fa)
+{
+	struct mntsnap_snapshot **snaps = calloc(a->ntabs + 1, sizeof(*snaps));
+	struct fstab t = { 0 }, one = { 0 };
+	int r = 0;
+
+	if (!snaps)
+		return cli_fail(-ENOMEM, "list");
+	for (size_t i = 0; !r && i < a->ntabs; i++) {
+		if (fstab_guess_told(a->paths[i]) == FSTAB_FMT_MOUNTINFO) {
+			/* libmount's is_mountinfo(): the table's first entry tells */
+			bool utab = !t.n || t.ent[0].m.mask & MNTSNAP_F_ID_OLD;
+
+			r = mtab_mountinfo(a, i, utab, &snaps[i], &one);
+		} else if ((r = fstab_read_all(&a->paths[i], &a->names[i], 1, &one, NULL))) {
+			r = cli_fail(r, "can't read %s", a->names[i]);
+		}
+		if (!r && (r = fstab_append(&t, &one)))
+			r = cli_fail(r, "list");
+		fstab_free(&one);
+	}
+	if (r)
+		fstab_free(&t);
+	else
+		r = fstab_list_table(fa, &t);
+	for (size_t i = 0; i < a->ntabs; i++)
+		mntsnap_snapshot_free(snaps[i]);
+	free(snaps);
+	return r;
+}
+
 /*
  * The joined table's TID per row: each table's rows their own (findmnt
  * reads each file on its own). NULL when the counts do not add up to the
@@ -1187,6 +1312,12 @@ static int list_poll(struct list_args *a)
 	return cli_poll(&q);
 }
 
+/* findmnt -x checks fstab, the kernel's table with -k or -m, or -N's task's */
+static bool list_reads_fstab(const struct list_args *a)
+{
+	return a->fstab || (a->verify && !a->kernel && !a->mtab && !a->target.set);
+}
+
 static int list_run(int argc, char **argv, const struct out_locale *loc)
 {
 	char *tagdev = NULL;
@@ -1207,8 +1338,11 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	if (r)
 		return r > 0 ? 0 : r == -ENODATA ? 1 : CLI_EXIT_ERR;
 	tab_paths(&a);
-	/* findmnt -s reads its fstab by name (a pipe is refused): not spooled */
-	if (!a.fstab && spool_tabs(&a))
+	/*
+	 * findmnt -s, and -x of fstab (no -k, -m or -N), read the fstab by
+	 * name (mnt_table_parse_fstab(): a pipe is refused): not spooled
+	 */
+	if (!list_reads_fstab(&a) && spool_tabs(&a))
 		return CLI_EXIT_ERR;
 	/* --list-columns prints and exits, with -p too (that would poll) */
 	if (a.view.list_columns) {
@@ -1225,8 +1359,7 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 		return CLI_EXIT_ERR;
 	/* -e: a tag source shows as its device in every table, a mount's too */
 	a.view.out.cx.evaluate = a.evaluate;
-	/* findmnt -x checks fstab, the kernel's table with -k or -m, or -N's task's */
-	if (a.fstab || (a.verify && !a.kernel && !a.mtab && !a.target.set))
+	if (list_reads_fstab(&a))
 		return list_fstab(&a);
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;

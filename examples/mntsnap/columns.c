@@ -436,7 +436,11 @@ static void get_parent(struct obuf *b, const struct mntsnap_mount *m, const stru
 static void get_propagation(struct obuf *b, const struct mntsnap_mount *m,
 			    const struct col_ctx *cx)
 {
-	(void)cx;
+	/* findmnt shows a kernel entry's flags: none read from /proc/mounts */
+	if (cx->fstab && fstab_of(m)->fs_kernel && !(m->mask & MNTSNAP_F_PROPAGATION)) {
+		ob_puts(b, "private");
+		return;
+	}
 	if (!(m->mask & MNTSNAP_F_PROPAGATION))
 		return;
 	ob_puts(b, m->propagation & MNTSNAP_PROP_SHARED ? "shared" : "private");
@@ -478,7 +482,10 @@ static void get_opt_fields(struct obuf *b, const struct mntsnap_mount *m,
 	}
 }
 
-/* FREQ and PASSNO exist only in fstab (0 when missing): empty for every mount table. */
+/*
+ * FREQ and PASSNO exist only in fstab (0 when missing): empty for every mount
+ * table, and for the lines of /proc/mounts, which libmount calls the kernel's.
+ */
 static void put_int(struct obuf *b, int v)
 {
 	if (v < 0)
@@ -497,13 +504,13 @@ static void get_tid(struct obuf *b, const struct mntsnap_mount *m, const struct 
 
 static void get_freq(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab)
+	if (cx->fstab && !fstab_of(m)->fs_kernel)
 		put_int(b, fstab_of(m)->freq);
 }
 
 static void get_passno(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	if (cx->fstab)
+	if (cx->fstab && !fstab_of(m)->fs_kernel)
 		put_int(b, fstab_of(m)->passno);
 }
 
@@ -942,10 +949,16 @@ bool col_is_blkid(const struct column *c)
 	       !strcmp(c->name, "partuuid") || !strcmp(c->name, "sources");
 }
 
+/*
+ * findmnt's column_name_to_id(): strncasecmp() against the upper-case
+ * name, in the process's LC_CTYPE. So "options" is OPTIONS in C, but in
+ * tr_TR, where 'i' and 'I' are no case pair, only "OPTIONS" is (and our
+ * own upper-case lists, COLS_DEFAULT and the rest, always are).
+ */
 const struct column *col_find(const char *name, size_t len)
 {
 	for (size_t i = 0; i < cols_all_count; i++)
-		if (strlen(cols_all[i].name) == len && !strncasecmp(cols_all[i].name, name, len))
+		if (strlen(cols_all[i].header) == len && !strncasecmp(cols_all[i].header, name, len))
 			return &cols_all[i];
 	return NULL;
 }

@@ -324,16 +324,32 @@ static int parse_buf(struct fstab *t, const char *name, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * libmount's mnt_table_parse_stream() marks each entry of a file named
+ * exactly "/proc/mounts" (the name as given, not where it leads) as the
+ * kernel's (MNT_FS_KERNEL): findmnt then shows no FREQ or PASSNO and a
+ * PROPAGATION, and never resolves its targets to match a path.
+ */
+static void mark_fs_kernel(struct fstab *t, size_t from, const char *name)
+{
+	if (strcmp(name, "/proc/mounts"))
+		return;
+	for (size_t i = from; i < t->n; i++)
+		t->ent[i].fs_kernel = true;
+}
+
 static int read_file(struct fstab *t, const char *path, const char *name)
 {
 	char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, from = t->n;
 	int r = slurp(path, &buf, &len);
 
 	if (r)
 		return r;
 	r = parse_buf(t, name, buf, len);
 	free(buf);
+	if (!r)
+		mark_fs_kernel(t, from, name);
 	return r;
 }
 
@@ -486,6 +502,27 @@ int fstab_guess_format(const char *path)
 	return empty ? FSTAB_FMT_MOUNTINFO : FSTAB_FMT_FSTAB;
 }
 
+int fstab_guess_told(const char *path)
+{
+	bool empty;
+	int r = guess_file(path, &empty);
+
+	return r == FMT_UNTOLD ? FSTAB_FMT_FSTAB : r;
+}
+
+bool fstab_formats_mixed(const char *const *paths, size_t n)
+{
+	bool fstab = false, mountinfo = false;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = fstab_guess_told(paths[i]);
+
+		fstab |= r == FSTAB_FMT_FSTAB;
+		mountinfo |= r == FSTAB_FMT_MOUNTINFO;
+	}
+	return fstab && mountinfo;
+}
+
 /*
  * libmount keeps the format it guessed for the files read after into
  * the same table: the first line that tells, over the files in turn.
@@ -518,6 +555,26 @@ static int read_path(struct fstab *t, const char *path, const char *name)
 int fstab_read(const char *path, struct fstab *t)
 {
 	return fstab_read_all(&path, NULL, 1, t, NULL);
+}
+
+int fstab_append(struct fstab *t, struct fstab *more)
+{
+	struct fstab_ent *ent = realloc(t->ent, (t->n + more->n + 1) * sizeof(*ent));
+
+	if (!ent)
+		return -ENOMEM;
+	t->ent = ent;
+	for (size_t i = 0; i < more->n; i++) {
+		struct fstab_ent *e = &t->ent[t->n];
+
+		*e = more->ent[i];
+		/* its own row: no parent link across the files' tables */
+		e->m.index = e->m.parent_index = (uint32_t)t->n++;
+	}
+	t->nerrors += more->nerrors;
+	free(more->ent);
+	*more = (struct fstab){ 0 };
+	return 0;
 }
 
 int fstab_read_all(const char *const *paths, const char *const *names, size_t n,

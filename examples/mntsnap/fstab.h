@@ -32,6 +32,11 @@ struct fstab_ent {
 	int freq, passno;
 	unsigned line;
 	bool gone;       /* -U: a later entry has this target */
+	/*
+	 * libmount's MNT_FS_KERNEL: read from the file named "/proc/mounts",
+	 * or a mount of a mountinfo file in a -m table of mixed formats
+	 */
+	bool fs_kernel;
 };
 
 struct fstab {
@@ -50,6 +55,12 @@ struct fstab {
  * printed: the caller says "can't read").
  */
 int fstab_read(const char *path, struct fstab *t);
+
+/*
+ * Move every entry of more to the end of t (more is left empty): a -m
+ * table read file by file, each in its own format. Returns 0 or -ENOMEM.
+ */
+int fstab_append(struct fstab *t, struct fstab *more);
 
 /*
  * fstab_read() of each path in turn into one table (findmnt -F A -F B);
@@ -79,6 +90,15 @@ int fstab_guess_format(const char *path);
  * it guessed first, so the first line that tells, over the files in turn.
  */
 int fstab_guess_formats(const char *const *paths, size_t n);
+
+/* one file's format by the first line that tells; fstab when none does */
+int fstab_guess_told(const char *path);
+
+/*
+ * Files some of which tell the fstab format and some mountinfo: findmnt
+ * -m reads each as an mtab (mnt_table_parse_mtab()), guessed anew.
+ */
+bool fstab_formats_mixed(const char *const *paths, size_t n);
 void fstab_free(struct fstab *t);
 
 /*

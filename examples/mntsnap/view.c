@@ -1217,6 +1217,82 @@ static int uniq_mark_gone(struct matcher *mt)
 	return r;
 }
 
+struct id_ent {
+	uint32_t id;
+	size_t index;
+};
+
+static int id_ent_cmp(const void *a, const void *b)
+{
+	const struct id_ent *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* the copies of id in e (sorted), from the first */
+static const struct id_ent *id_first(const struct id_ent *e, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].id == id ? &e[lo] : NULL;
+}
+
+/*
+ * --shadowed in text that lists a mount id more than once: libmount's
+ * mnt_table_over_fs() asks, for each line, whether any line left (after
+ * -U) has that line's id as its parent and its mount point, so every copy
+ * of the id is over a child the tree hangs under one copy only (README:
+ * the list forms print what findmnt prints). A kernel's ids never repeat:
+ * nothing to do then.
+ */
+static int over_copies(struct matcher *mt)
+{
+	struct id_ent *e = calloc(mt->n + 1, sizeof(*e));
+	struct mntsnap_mount m, c;
+	bool dup = false;
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < mt->n; i++) {
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		e[i] = (struct id_ent){ .id = m.mask & MNTSNAP_F_ID_OLD ? m.id_old : 0, .index = i };
+	}
+	qsort(e, mt->n, sizeof(*e), id_ent_cmp);
+	for (size_t i = 0; i + 1 < mt->n && !dup; i++)
+		dup = e[i].id && e[i].id == e[i + 1].id;
+	for (size_t i = 0; dup && i < mt->n; i++) {
+		const struct id_ent *p;
+
+		if (mt->gone[i] || mt->parent[i] < 0)
+			continue;
+		mntsnap_snapshot_get(mt->snap, i, &c);
+		mntsnap_snapshot_get(mt->snap, (size_t)mt->parent[i], &m);
+		if (!(m.mask & MNTSNAP_F_ID_OLD) || !(p = id_first(e, mt->n, m.id_old)))
+			continue;
+		for (; p < e + mt->n && p->id == m.id_old; p++) {
+			struct mntsnap_mount j;
+
+			if (mt->over[p->index] || mt->gone[p->index])
+				continue;
+			mntsnap_snapshot_get(mt->snap, p->index, &j);
+			if (streq_paths(c.mount_point, j.mount_point))
+				mt->over[p->index] = true;
+		}
+	}
+	free(e);
+	return 0;
+}
+
 static int matcher_init(struct matcher *mt, const struct view *v,
 			const struct mntsnap_snapshot *snap)
 {
@@ -1270,7 +1346,7 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 		if (streq_paths(c.mount_point, m.mount_point))
 			mt->over[mt->parent[i]] = true;
 	}
-	return 0;
+	return v->shadowed ? over_copies(mt) : 0;
 }
 
 static void matcher_free(struct matcher *mt)
@@ -1357,7 +1433,7 @@ static long next_rec(const struct matcher *mt, size_t *j)
  */
 static bool btrfs_passed_over(struct matcher *mt, size_t i, const char *fstype)
 {
-	const struct column *fsopts = col_find("fs-options", strlen("fs-options"));
+	const struct column *fsopts = col_find("FS-OPTIONS", strlen("FS-OPTIONS"));
 	struct obuf o = { 0 };
 	struct mntsnap_mount m;
 	const char *opts[1];
