@@ -157,6 +157,8 @@ int cli_poll(const struct cli_poll *p);
  * after the others, as findmnt -h names them with its own.
  */
 void cli_poll_columns(FILE *f, bool help);
+/* NAME as -p's column (ACTION, OLD-TARGET, OLD-OPTIONS): its header, else NULL */
+const char *cli_poll_column(const char *name, size_t len);
 
 /*
  * -p's ACTIONS (mount,umount,remount,move, case-blind), read when the

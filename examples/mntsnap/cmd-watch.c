@@ -763,18 +763,33 @@ struct poll_out {
 	size_t nuser;
 };
 
+/* -p's own column NAME names (matched as list's columns are), or NULL */
+static const struct pcol *own_col(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++)
+		if (strlen(own_cols[i].header) == len &&
+		    !strncasecmp(name, own_cols[i].header, len))
+			return &own_cols[i];
+	return NULL;
+}
+
+const char *cli_poll_column(const char *name, size_t len)
+{
+	const struct pcol *o = own_col(name, len);
+
+	return o ? o->header : NULL;
+}
+
 static int pcol_add(struct poll_out *p, const char *name, size_t len)
 {
+	const struct pcol *o = own_col(name, len);
 	const struct column *c;
 
 	if (p->ncols == MAX_COLS)
 		return cli_fail(0, "list: too many columns (%d at most)", MAX_COLS), -EINVAL;
-	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++) {
-		if (strlen(own_cols[i].header) == len &&
-		    !strncasecmp(name, own_cols[i].header, len)) {
-			p->cols[p->ncols++] = own_cols[i];
-			return 0;
-		}
+	if (o) {
+		p->cols[p->ncols++] = *o;
+		return 0;
 	}
 	c = col_find(name, len);
 	if (!c)

@@ -409,6 +409,10 @@ int view_finish(struct view *v, const char *cmd)
 	/* an empty name, or more than findmnt's 54 columns: its silent exit 1 */
 	if (r == -ENODATA || r == -E2BIG)
 		return 1;
+	/* a column only -p fills: findmnt's words for it (its exit status 1 is 2 here) */
+	if (r && cli_poll_column(bad, badlen))
+		return cli_fail(0, "%s: %s column is requested, but --poll is not enabled", cmd,
+				cli_poll_column(bad, badlen));
 	if (r)
 		return cli_fail(0, "%s: unknown column: %.*s", cmd, (int)badlen, bad);
 	return 0;
