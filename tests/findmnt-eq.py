@@ -3173,6 +3173,89 @@ def tag_text_cases(t, binary, base, dev, label):
     poll_history(t, 'tag text poll', binary, psets, steps, None, base)
 
 
+def private_dev(base, dev, links):
+    """A tmpfs over /dev (this part's own namespace) with null, zero and
+    DEV's node, and udev's links LINKS ({'disk/by-id/NAME': target}), as
+    udev would make them (this machine may have none): returns the bound
+    original /dev's mount point, for umount after."""
+    keep = os.path.join(base, 'devsave')
+    os.makedirs(keep, exist_ok=True)
+    subprocess.run(['mount', '--bind', '/dev', keep], check=True)
+    subprocess.run(['mount', '-t', 'tmpfs', 'fmeqdev', '/dev'], check=True)
+    for n in ('null', 'zero', dev[5:]):
+        subprocess.run(['cp', '-a', os.path.join(keep, n), '/dev/'], check=True)
+    for link, target in links.items():
+        os.makedirs(os.path.dirname(os.path.join('/dev', link)), exist_ok=True)
+        os.symlink(target, os.path.join('/dev', link))
+    return keep
+
+
+def id_tag_cases(t, binary, base, dev, label):
+    """libmount's fifth tag, ID=NAME (mnt_valid_tagname(); libblkid
+    evaluates it as udev's /dev/disk/by-id/NAME link), wherever findmnt
+    takes LABEL=: -S, the SOURCE argument, -f, -e, a mount or fstab
+    entry whose source is ID= text (its LABEL/UUID: the device's), show,
+    stat; unlike LABEL= an ID= argument sets no FL_NOSWAPMATCH, so one
+    naming nothing is then tried as a mount point (a relative one)."""
+    d = os.path.join(base, 'idtag')
+    idt, gone = 'ID=fmeq-disk-%d' % os.getpid(), 'ID=fmeq-none'
+    mp = {n: os.path.join(d, n) for n in ('ext', 'idtxt', gone)}
+    os.environ['BLKID_FILE'] = os.path.join(base, 'idtag.blkid.tab')
+    mounted, keep = [], None
+    try:
+        for p in mp.values():
+            os.makedirs(p)
+        subprocess.run(['mount', '-t', 'ext4', dev, mp['ext']], check=True)
+        mounted.insert(0, mp['ext'])
+        raw_mount(idt, mp['idtxt'], 'tmpfs')
+        mounted.insert(0, mp['idtxt'])
+        subprocess.run(['mount', '-t', 'tmpfs', 'fmeq-idswap', mp[gone]], check=True)
+        mounted.insert(0, mp[gone])
+        keep = private_dev(base, dev, {'disk/by-id/' + idt[3:]: '../../' + dev[5:]})
+        sets = [['-S', idt], [idt], ['-f', idt], ['-f', '-S', idt], ['-f', '-d', 'backward', idt],
+                ['-e', '-S', idt, '-o', 'TARGET,SOURCE'], ['-J', '-S', idt],
+                ['-S', idt, '-o', 'TARGET,SOURCE,LABEL,UUID'], ['-C', '-S', idt], ['-C', idt],
+                ['-S', idt, '-t', 'ext4'], [idt, mp['ext']], [idt, mp['idtxt']],
+                ['-e', '-M', mp['idtxt'], '-o', 'TARGET,SOURCE,SOURCES'],
+                ['-M', mp['idtxt'], '-o', 'TARGET,LABEL,UUID'], ['-S', gone], [gone],
+                ['-S', '/dev/disk/by-id/' + idt[3:]]]
+        for backend in ('statmount', 'mountinfo'):
+            for args in sets:
+                lookup_pair(t, 'ID= tag live(%s)' % backend, binary, ['-r'] + args,
+                            ms_cmd=('list', '--backend', backend))
+        for args in ([gone], ['-f', gone], ['-f', gone, '-o', 'TARGET']):
+            lookup_pair(t, 'ID= tag as a mount point', binary, ['-r'] + args, cwd=d)
+        mi = os.path.join(base, 'idtag.mountinfo')
+        shutil.copyfile('/proc/self/mountinfo', mi)
+        snap = os.path.join(base, 'idtag.snap')
+        r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+        t.check('ID= tag save', r.returncode == 0, r.stderr.decode(errors='replace'))
+        for args in sets[:10]:
+            lookup_pair(t, 'ID= tag -F', binary, ['-F', mi, '-r'] + args)
+            if '-C' not in args and '-e' not in args:
+                lookup_pair(t, 'ID= tag show', binary, ['-r'] + args, ms_cmd=('show', snap))
+        for args in (['-S', idt, '-o', 'TARGET,SOURCE'], ['-e', '-S', idt, '-o', 'TARGET,SOURCE']):
+            fstab_same(t, 'ID= tag stat', args + ['-T', mp['ext']],
+                       [binary, 'stat'] + args + [mp['ext']])
+        fst = os.path.join(base, 'idtag.fstab')
+        with open(fst, 'w') as fh:
+            fh.write('%s %s ext4 defaults 0 0\n%s %s tmpfs defaults 0 0\n' % (
+                idt, mp['ext'], gone, mp['idtxt']))
+        for args in ([], ['-e'], ['-S', idt], [idt], ['-f', idt], ['-e', '-S', idt],
+                     ['-o', 'TARGET,SOURCE,LABEL,UUID,SOURCES'], ['-x'], ['-x', '--verbose'],
+                     ['-x', '-e', '--verbose']):
+            form = [] if '-x' in args else ['-r']
+            fstab_same(t, 'ID= tag fstab', ['-s', '-F', fst] + form + args,
+                       [binary, 'list', '-s', '-F', fst] + form + args)
+    finally:
+        if keep:
+            subprocess.run(['umount', '/dev'], capture_output=True)
+            subprocess.run(['umount', keep], capture_output=True)
+        for m in mounted:
+            subprocess.run(['umount', m], capture_output=True)
+        del os.environ['BLKID_FILE']
+
+
 def source_lookups_inner(binary, base):
     """In a private mount namespace already: an ext4 with a label on a loop
     device mounted twice (the second covered by a tmpfs), named by a symlink,
@@ -3215,6 +3298,7 @@ def source_lookups_inner(binary, base):
         lookup_pair(t, 'source lookup', binary, ['-r', '-f', dev[5:]], cwd='/dev')
         if blk:
             tag_text_cases(t, binary, base, dev, label)
+            id_tag_cases(t, binary, base, dev, label)
     finally:
         for mp in (m2, m2, m1):
             subprocess.run(['umount', mp], capture_output=True)

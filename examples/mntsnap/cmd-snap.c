@@ -38,7 +38,7 @@ static const char show_help[] =
 	"for a PATH missing here); its TID column is empty (the task that was\n"
 	"read is gone). Devices are this machine's, as findmnt -F asks libblkid:\n"
 	"-S TAG=value and a TAG=value argument (LABEL=, UUID=, PARTLABEL=,\n"
-	"PARTUUID=) match the device the tag names here (naming none: the text);\n"
+	"PARTUUID=, ID=) match the device the tag names here (naming none: the text);\n"
 	"LABEL, PARTLABEL, PARTUUID, SOURCES are the source device's values here,\n"
 	"and UUID where FILE holds none (saved with the default fields only; a\n"
 	"saved UUID wins).\n";

@@ -112,7 +112,12 @@ static bool is_tag(const char *s)
  */
 char *col_canonical(const char *src)
 {
-	char *p = is_tag(src) ? NULL : realpath(src, NULL);
+	return is_tag(src) ? NULL : col_resolve(src);
+}
+
+char *col_resolve(const char *src)
+{
+	char *p = realpath(src, NULL);
 	char name[256];
 	FILE *f;
 

@@ -143,7 +143,11 @@ struct col_ctx {
 	struct tags_cache *tags;
 };
 
-/* A path resolved as libmount's canonicalize_path() (malloc'd), NULL if it does not resolve. */
+/*
+ * A path resolved as libmount's canonicalize_path() (malloc'd), NULL if it
+ * does not resolve; col_canonical(): NULL for a tag too (a source's).
+ */
+char *col_resolve(const char *src);
 char *col_canonical(const char *src);
 
 struct column {

@@ -55,7 +55,8 @@ const char view_help[] =
 	"  -S, --source SOURCE   only the mounts of this source (MAJ:MIN: of this\n"
 	"                        device number, as findmnt; -S MAJ:MIN -S NAME: both);\n"
 	"                        list: a symlink or relative path resolved too, as\n"
-	"                        findmnt does; LABEL=x (UUID=, ...): a mount of that\n"
+	"                        findmnt does; LABEL=x (UUID=, PARTUUID=, PARTLABEL=,\n"
+	"                        ID=: /dev/disk/by-id/x): a mount of that\n"
 	"                        source text, then of the device the tag names\n"
 	"                        (never a pseudo or network filesystem's source)\n"
 	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
@@ -317,19 +318,24 @@ int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *i
 
 void view_resolve_tag(struct view *v, char **dev)
 {
-	const char **spec = v->source && tags_is_devtag(v->source) ? &v->source
-			    : v->match && tags_is_devtag(v->match)   ? &v->match
-								     : NULL;
 	char *name = NULL, *value = NULL;
+	const char **spec = v->source && !tags_source(v->source, &name, &value) ? &v->source
+			    : v->match && !tags_source(v->match, &name, &value) ? &v->match
+										: NULL;
 
 	if (!spec)
 		return;
-	/* a tag is never tried as a mount point (findmnt: no swap) */
-	v->pair = false;
+	/*
+	 * findmnt sets FL_NOSWAPMATCH for a LABEL=, UUID=, PARTLABEL= or
+	 * PARTUUID= argument by its prefix: never tried as a mount point.
+	 * libmount's fifth tag, ID= (udev's /dev/disk/by-id/ link), is
+	 * still a tag to every lookup, but an ID= argument may swap.
+	 */
+	v->tag_swap = !tags_is_devtag(*spec) && (spec == &v->match || v->pair);
+	if (!v->tag_swap)
+		v->pair = false;
 	v->source_tag = *spec;
-	if (v->nocanon)
-		return;
-	if (!tags_parse(*spec, &name, &value))
+	if (!v->nocanon)
 		*dev = tags_evaluate(name, value);
 	free(name);
 	free(value);
@@ -1506,17 +1512,21 @@ static size_t find_first_source(struct matcher *mt, int32_t *found)
 	 * a tag, -T/-M, or -S MAJ:MIN (set_source_match() sets it for a
 	 * device number; this lookup then ignores the MAJ:MIN itself).
 	 */
-	bool swap = !v->source_tag && !tags_is_devtag(mt->source) && (v->match || v->pair) && !v->target &&
-		    (!v->mountpoint || v->pair) && !v->devno;
+	bool swap = (v->tag_swap || (!v->source_tag && !tags_is_devtag(mt->source) &&
+				     (v->match || v->pair))) &&
+		    !v->target && (!v->mountpoint || v->pair) && !v->devno;
+	/* the text a swap tries as a mount point: an ID= tag's own */
+	const char *text = v->tag_swap ? v->source_tag : mt->source;
 	long i = -1;
 
 	/* a tag: by its text first, then (evaluated, not -C) its device */
 	if (v->source_tag)
 		i = find_tag_text(mt, v->source_tag);
-	if (i < 0 && mt->source[0] && !tags_is_devtag(mt->source))
+	if (i < 0 && mt->source[0] && !tags_is_devtag(mt->source) &&
+	    !(v->source_tag && !strcmp(mt->source, v->source_tag)))
 		i = find_srcpath(mt, mt->source);
-	if (i < 0 && swap && mt->source[0])
-		i = find_mount_point(mt, mt->source, mt->v->backward);
+	if (i < 0 && swap && text[0])
+		i = find_mount_point(mt, text, mt->v->backward);
 	if (i < 0)
 		return 0;
 	found[0] = (int32_t)i;
@@ -1532,8 +1542,8 @@ static size_t find_first_source(struct matcher *mt, int32_t *found)
 static size_t find_list(struct matcher *mt, int32_t *found)
 {
 	const struct view *v = mt->v;
-	bool noswap = v->source || v->devno || v->target || v->mountpoint ||
-		      (v->match && tags_is_devtag(v->match));
+	bool noswap = (v->source && !v->tag_swap) || v->devno || v->target ||
+		      v->mountpoint || (v->match && tags_is_devtag(v->match));
 	size_t k = 0;
 
 	if (listall(v)) {
@@ -1549,8 +1559,8 @@ static size_t find_list(struct matcher *mt, int32_t *found)
 		return find_first_source(mt, found);
 	k = find_all(mt, found);
 	if (!k && !noswap && mt->source && !mt->target) {
-		/* a SOURCE no mount has: the mount point of that name */
-		mt->target = mt->source;
+		/* a SOURCE no mount has: the mount point of that name (an ID= tag's text) */
+		mt->target = v->tag_swap ? v->source_tag : mt->source;
 		mt->source = NULL;
 		mark_target_exact(mt, mt->target);
 		k = find_all(mt, found);
