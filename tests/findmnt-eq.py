@@ -1578,6 +1578,50 @@ def btrfs_clone_cases(t, binary, base):
     return devs
 
 
+def blkid_fresh_entry(path, dev, label, uuid):
+    """$BLKID_FILE as libblkid writes it, one entry for DEV that claims
+    LABEL and UUID, stamped now: libblkid trusts an entry under 2 s old
+    without probing it again (blkid_verify()), so a tag lookup names DEV
+    whatever DEV now holds."""
+    with open(path, 'w') as fh:
+        fh.write('<device DEVNO="0x%04x" TIME="%.6f" LABEL="%s" UUID="%s" TYPE="ext4">%s</device>\n'
+                 % (os.stat(dev).st_rdev, time.time(), label, uuid, dev))
+
+
+def tag_cache_cases(t, binary, base, devs, label):
+    """libmount's cache as findmnt leaves it to its columns: the tag a
+    lookup resolved is the device's value of that tag for the rest of the
+    run (mnt_cache_read_tags() keeps a tag already cached), so UUID/LABEL
+    show the lookup's value (a fresh libblkid entry the device no longer
+    matches); and the tags it read from a file a -f lookup probed name that
+    file for -e (a tmpfs from "LABEL=..." found by an image's label)."""
+    a, tl = devs[0], os.path.join(base, 'dtl')
+    os.makedirs(tl)
+    raw_mount('LABEL=' + label, tl, 'tmpfs')
+    try:
+        fake = '99999999-9999-9999-9999-%012d' % os.getpid()
+        for args in (['-S', 'UUID=' + fake, '-o', 'TARGET,SOURCE,UUID,LABEL'],
+                     ['-S', 'LABEL=stale-%d' % os.getpid(), '-o', 'TARGET,SOURCE,LABEL,UUID'],
+                     ['-J', '-S', 'UUID=' + fake, '-o', 'TARGET,UUID']):
+            res = []
+            for cmd in (['findmnt'], [binary, 'list']):
+                blkid_fresh_entry(os.environ['BLKID_FILE'], a, 'stale-%d' % os.getpid(), fake)
+                res.append(run(cmd + ([] if '-J' in args else ['-r']) + args))
+            (ra, oa, ea), (rb, ob, eb) = res
+            why = same_output(args, ra, oa, rb, ob, ea, eb)
+            t.check('tag cache: a fresh stale entry: %s' % ' '.join(args), not why, why)
+        for order in (devs[::-1], devs):
+            for args in (['-f', '-e', '-S', os.path.join(base, 'dup-a.img')],
+                         ['-f', '-e', os.path.join(base, 'dup-b.img')],
+                         ['-f', '-S', os.path.join(base, 'dup-a.img'), '-o', 'TARGET,SOURCE,LABEL'],
+                         ['-f', '-e', '-S', a]):
+                blkid_cache_order(order)
+                fstab_same(t, 'tag cache after -f (cache %s)' % ','.join(order), ['-r'] + args,
+                           [binary, 'list', '-r'] + args)
+    finally:
+        subprocess.run(['umount', tl], capture_output=True)
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again) and a cloned btrfs,
@@ -1608,6 +1652,7 @@ def dup_tags_inner(binary, base):
                 subprocess.run(['mount', '--bind', mounts[0], os.path.join(base, 'dc')], check=True)
                 mounts.append(os.path.join(base, 'dc'))
                 dup_uuid_cases(t, binary, base, [dev, clone], label, uuid)
+                tag_cache_cases(t, binary, base, [dev, clone], label)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = [os.path.join(base, 'ba'), os.path.join(base, 'bb')]

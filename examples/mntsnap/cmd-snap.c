@@ -181,6 +181,7 @@ static int show_run(int argc, char **argv, const struct out_locale *loc)
 {
 	struct mntsnap_snapshot *s;
 	const char *file = NULL;
+	struct tags_cache tc = { 0 };
 	char *tagdev = NULL;
 	struct view v;
 	int c, r;
@@ -244,9 +245,11 @@ static int show_run(int argc, char **argv, const struct out_locale *loc)
 			"each of %u captures: it may list mounts that never existed together\n",
 			file, mntsnap_snapshot_attempts(s));
 	/* as list's -F FILE: the device the tag names here, as findmnt -F */
+	v.out.cx.tags = &tc;
 	view_resolve_tag(&v, &tagdev);
 	r = view_print(&v, "show", s);
 	mntsnap_snapshot_free(s);
+	tags_cache_release(&tc);
 	free(tagdev);
 	return r;
 }

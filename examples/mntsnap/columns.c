@@ -181,7 +181,7 @@ static char *tag_device(const struct mntsnap_mount *m, const struct col_ctx *cx,
 	const char *dev = cx->fstab ? fstab_of(m)->evaluated : NULL;
 
 	if (!cx->fstab)
-		return tags_evaluate(name, value);
+		return tags_cache_resolve(cx->tags, name, value);
 	return dev && *dev ? strdup(dev) : NULL;
 }
 
@@ -493,7 +493,7 @@ static void get_passno(struct obuf *b, const struct mntsnap_mount *m, const stru
 }
 
 /* Tag NAME of a source NAME2=value: its own value, else (with the cache) its device's. */
-static char *tag_of_tag(const char *src, const char *name, bool nocache)
+static char *tag_of_tag(const char *src, const char *name, const struct col_ctx *cx)
 {
 	char *tn = NULL, *tv = NULL, *v = NULL, *dev;
 
@@ -501,8 +501,8 @@ static char *tag_of_tag(const char *src, const char *name, bool nocache)
 		return NULL;
 	if (!strcmp(tn, name)) {
 		v = tv, tv = NULL;
-	} else if (!nocache && (dev = tags_evaluate(tn, tv))) {
-		v = tags_device_value(dev, name);
+	} else if (!cx->nocache && (dev = tags_cache_resolve(cx->tags, tn, tv))) {
+		v = tags_cache_value(cx->tags, dev, name);
 		free(dev);
 	}
 	free(tn), free(tv);
@@ -516,13 +516,13 @@ static char *tag_of_tag(const char *src, const char *name, bool nocache)
  * image) holds a filesystem, so nothing else is opened (a FIFO or a
  * character device a mount's source text happens to name).
  */
-static char *path_tag(const char *src, const char *name)
+static char *path_tag(const char *src, const char *name, const struct col_ctx *cx)
 {
 	char *p = col_canonical(src), *v = NULL;
 	struct stat st;
 
 	if (!stat(p ? p : src, &st) && (S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)))
-		v = tags_device_value(p ? p : src, name);
+		v = tags_cache_value(cx->tags, p ? p : src, name);
 	free(p);
 	return v;
 }
@@ -553,9 +553,9 @@ static void put_tag(struct obuf *b, const struct mntsnap_mount *m, const struct 
 		}
 	} else if ((m->mask & MNTSNAP_F_SOURCE) && is_tag(m->source)) {
 		/* a tag as a mount's source (libmount keeps it as one) */
-		v = tag_of_tag(m->source, name, cx->nocache);
+		v = tag_of_tag(m->source, name, cx);
 	} else if (!cx->nocache && (m->mask & MNTSNAP_F_SOURCE) && m->source[0]) {
-		v = path_tag(m->source, name);
+		v = path_tag(m->source, name, cx);
 	}
 	if (v)
 		ob_puts(b, v);

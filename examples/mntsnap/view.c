@@ -336,7 +336,7 @@ void view_resolve_tag(struct view *v, char **dev)
 		v->pair = false;
 	v->source_tag = *spec;
 	if (!v->nocanon)
-		*dev = tags_evaluate(name, value);
+		*dev = tags_cache_resolve(v->out.cx.tags, name, value);
 	free(name);
 	free(value);
 	if (!*dev)
@@ -658,14 +658,13 @@ static bool src_tag(const char *src, char **name, char **value)
 	return false;
 }
 
-/* mnt_cache_device_has_tag(): the device dev probed for NAME=value */
-static bool dev_has_tag(const char *dev, const char *name, const char *value)
+/*
+ * mnt_cache_device_has_tag() after mnt_cache_read_tags(): the device dev
+ * probed (once a run: the view's cache) for NAME=value
+ */
+static bool dev_has_tag(const struct view *v, const char *dev, const char *name, const char *value)
 {
-	char *v = tags_device_value(dev, name);
-	bool ok = v && !strcmp(v, value);
-
-	free(v);
-	return ok;
+	return tags_cache_has(v->out.cx.tags, dev, name, value);
 }
 
 /*
@@ -689,7 +688,7 @@ static void mark_source_resolved(struct matcher *mt)
 			continue;
 		if (src_tag(src, &tn, &tv)) {
 			mt->source_hit[i] = cn && !(fl & (FS_PSEUDO | FS_NET)) &&
-					    dev_has_tag(cn, tn, tv);
+					    dev_has_tag(mt->v, cn, tn, tv);
 			free(tn), free(tv);
 			continue;
 		}
@@ -730,7 +729,7 @@ static void mark_source_tag(struct matcher *mt, const char *tag)
 		if (src_tag(src, &tn, &tv)) {
 			mt->source_hit[i] = !strcmp(src, tag) ||
 					    (cn && !(fl & (FS_PSEUDO | FS_NET)) &&
-					     dev_has_tag(cn, tn, tv));
+					     dev_has_tag(mt->v, cn, tn, tv));
 			free(tn), free(tv);
 			continue;
 		}
@@ -930,7 +929,7 @@ static bool filter_tag_device(struct view_filter *f, const struct mntsnap_mount 
 	if (!f->tagdev)
 		return false;
 	if (src_tag(m->source, &tn, &tv)) {
-		ok = dev_has_tag(f->tagdev, tn, tv);
+		ok = dev_has_tag(f->v, f->tagdev, tn, tv);
 		free(tn), free(tv);
 		return ok;
 	}
@@ -1367,7 +1366,7 @@ static long find_srcpath(struct matcher *mt, const char *path)
 			if (pass == 0 && !tag)
 				hit = streq_srcpath(src, fl, cn);
 			else if (pass == 1 && tag)
-				hit = dev_has_tag(cn, tn, tv);
+				hit = dev_has_tag(mt->v, cn, tn, tv);
 			else if (pass == 2 && !tag && src && !(fl & (FS_PSEUDO | FS_NET)))
 				hit = (rs = pathcache_path(&mt->pc, src)) && !strcmp(rs, cn);
 			free(tn), free(tv);
