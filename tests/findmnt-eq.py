@@ -1622,6 +1622,50 @@ def tag_cache_cases(t, binary, base, devs, label):
         subprocess.run(['umount', tl], capture_output=True)
 
 
+def aged_blkid_cache(order):
+    """$BLKID_FILE listing ORDER, each entry's TIME an hour back: libblkid
+    probes such an entry again (blkid_verify()) when a lookup reaches it.
+    Returns the file's text, for each run to start from."""
+    blkid_cache_order(order)
+    with open(os.environ['BLKID_FILE']) as fh:
+        text = re.sub(r'TIME="[0-9.]+"', 'TIME="%d.000000"' % (time.time() - 3600), fh.read())
+    return text
+
+
+def dup_eval_cases(t, binary, base, devs, label):
+    """-e of a mount from "LABEL=..." (two devices share the label), drawn
+    after one from a label no device has: findmnt evaluates every tag of a
+    run through one libblkid cache (libmount's), so the first, failed one
+    has libblkid scan and re-probe the stale entries, and the second
+    names the device that cache then holds first - not always the one the
+    file lists first."""
+    du = os.path.join(base, 'du')
+    os.makedirs(du)
+    mounted = []
+    try:
+        raw_mount('LABEL=nosuch-%d' % os.getpid(), du, 'tmpfs')
+        mounted.insert(0, du)
+        os.makedirs(os.path.join(du, 't'))
+        raw_mount('LABEL=' + label, os.path.join(du, 't'), 'tmpfs')
+        mounted.insert(0, os.path.join(du, 't'))
+        for order in (sorted(devs, key=loop_number), sorted(devs, key=loop_number, reverse=True)):
+            text = aged_blkid_cache(order)
+            for args in (['-e', '-R', '-M', du], ['-e', '-o', 'TARGET,SOURCE', '-R', '-M', base],
+                         ['-e', '-J', '-R', '-M', du, '-o', 'TARGET,SOURCE']):
+                res = []
+                for cmd in (['findmnt'], [binary, 'list']):
+                    with open(os.environ['BLKID_FILE'], 'w') as fh:
+                        fh.write(text)
+                    res.append(run(cmd + args))
+                (ra, oa, ea), (rb, ob, eb) = res
+                why = same_output(args, ra, oa, rb, ob, ea, eb)
+                t.check('tag evaluation after a scan (stale cache %s): %s' % (
+                    ','.join(order), ' '.join(args)), not why, why)
+    finally:
+        for m in mounted:
+            subprocess.run(['umount', m], capture_output=True)
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again) and a cloned btrfs,
@@ -1653,6 +1697,7 @@ def dup_tags_inner(binary, base):
                 mounts.append(os.path.join(base, 'dc'))
                 dup_uuid_cases(t, binary, base, [dev, clone], label, uuid)
                 tag_cache_cases(t, binary, base, [dev, clone], label)
+                dup_eval_cases(t, binary, base, [dev, clone], label)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = [os.path.join(base, 'ba'), os.path.join(base, 'bb')]

@@ -14,7 +14,11 @@
  *   struct tags_cache given) a device is probed once and what the run
  *   learned is asked first, as libmount's cache: a tag a lookup resolved
  *   to a device stays that device's value, and a tag read from a probed
- *   device (or image file) names it for a later lookup or -e.
+ *   device (or image file) names it for a later lookup or -e;
+ * - a run's evaluations share one blkid_cache (libmount's own, put at the
+ *   run's end), so a tag that named no device, having libblkid scan and
+ *   re-probe stale entries, changes which device a later one names, as
+ *   in findmnt.
  * A tag lookup (no run's cache) reads the cache file and releases it with
  * blkid_put_cache(), which rewrites the file when the scan changed it and
  * the caller may write it (root: /run/blkid/blkid.tab), as findmnt's
@@ -178,6 +182,10 @@ void tags_cache_release(struct tags_cache *c)
 	if (c->blkid)
 		blkid_put_cache(c->blkid);
 	c->blkid = NULL;
+	/* libmount's own, put when findmnt frees its cache */
+	if (c->eval)
+		blkid_put_cache(c->eval);
+	c->eval = NULL;
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->ent[i].name);
 		free(c->ent[i].value);
@@ -230,13 +238,16 @@ static const char *find_value(const struct tags_cache *c, const char *dev, const
 char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *value)
 {
 	const char *d = c ? find_tag(c, name, value) : NULL;
+	blkid_cache bc;
 	char *dev;
 
 	if (!c)
 		return tags_evaluate(name, value);
 	if (d)
 		return strdup(d);
-	dev = tags_evaluate(name, value);
+	bc = c->eval;
+	dev = blkid_evaluate_tag(name, value, &bc);
+	c->eval = bc;
 	if (dev && learn(c, name, value, dev, false)) {
 		free(dev);
 		return NULL;

@@ -49,11 +49,13 @@ struct tags_cache {
 	void *blkid; /* the blkid_cache, NULL until first used */
 	/*
 	 * libmount's cache (struct libmnt_cache) for one run of list, show
-	 * or stat: each tag it learned for a device, in the order learned -
-	 * a tag a lookup resolved, then the tags read when a device was
-	 * probed (read: the probe's) - which later lookups and the columns
-	 * ask first, as findmnt's do.
+	 * or stat: the blkid_cache its evaluations share (NULL until one
+	 * scans), and each tag it learned for a device, in the order
+	 * learned - a tag a lookup resolved, then the tags read when a
+	 * device was probed (read: the probe's) - which later lookups and
+	 * the columns ask first, as findmnt's do.
 	 */
+	void *eval;
 	struct tags_ent {
 		char *name, *value, *dev;
 		bool read;
@@ -65,7 +67,7 @@ void tags_cache_release(struct tags_cache *c);
 
 /*
  * mnt_resolve_tag(): the device of the first tag c learned as NAME=value,
- * else libblkid's evaluation, learned; malloc'd.
+ * else libblkid's evaluation (c's blkid_cache reused), learned; malloc'd.
  * c NULL: tags_evaluate().
  */
 char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *value);
