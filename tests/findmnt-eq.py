@@ -1618,6 +1618,94 @@ def poll_sources(t, binary, base):
     return [dev] + r.stdout.split()
 
 
+def blkid_fresh_entry(path, dev, label, uuid):
+    """$BLKID_FILE as libblkid writes it, one entry for DEV that claims
+    LABEL and UUID, stamped now: libblkid trusts an entry under 2 s old
+    without probing it again (blkid_verify()), so a tag lookup names DEV
+    whatever DEV now holds."""
+    with open(path, 'w') as fh:
+        fh.write('<device DEVNO="0x%04x" TIME="%.6f" LABEL="%s" UUID="%s" TYPE="ext4">%s</device>\n'
+                 % (os.stat(dev).st_rdev, time.time(), label, uuid, dev))
+
+
+def tag_cache_cases(t, binary, base, devs, label):
+    """libmount's cache as findmnt leaves it to its columns: the tag a
+    lookup resolved is the device's value of that tag for the rest of the
+    run (mnt_cache_read_tags() keeps a tag already cached), so UUID/LABEL
+    show the lookup's value (a fresh libblkid entry the device no longer
+    matches); and the tags it read from a file a -f lookup probed name that
+    file for -e (a tmpfs from "LABEL=..." found by an image's label)."""
+    a, tl = devs[0], os.path.join(base, 'dtl')
+    os.makedirs(tl)
+    raw_mount('LABEL=' + label, tl, 'tmpfs')
+    try:
+        fake = '99999999-9999-9999-9999-%012d' % os.getpid()
+        for args in (['-S', 'UUID=' + fake, '-o', 'TARGET,SOURCE,UUID,LABEL'],
+                     ['-S', 'LABEL=stale-%d' % os.getpid(), '-o', 'TARGET,SOURCE,LABEL,UUID'],
+                     ['-J', '-S', 'UUID=' + fake, '-o', 'TARGET,UUID']):
+            res = []
+            for cmd in (['findmnt'], [binary, 'list']):
+                blkid_fresh_entry(os.environ['BLKID_FILE'], a, 'stale-%d' % os.getpid(), fake)
+                res.append(run(cmd + ([] if '-J' in args else ['-r']) + args))
+            (ra, oa, ea), (rb, ob, eb) = res
+            why = same_output(args, ra, oa, rb, ob, ea, eb)
+            t.check('tag cache: a fresh stale entry: %s' % ' '.join(args), not why, why)
+        for order in (devs[::-1], devs):
+            for args in (['-f', '-e', '-S', os.path.join(base, 'dup-a.img')],
+                         ['-f', '-e', os.path.join(base, 'dup-b.img')],
+                         ['-f', '-S', os.path.join(base, 'dup-a.img'), '-o', 'TARGET,SOURCE,LABEL'],
+                         ['-f', '-e', '-S', a]):
+                blkid_cache_order(order)
+                fstab_same(t, 'tag cache after -f (cache %s)' % ','.join(order), ['-r'] + args,
+                           [binary, 'list', '-r'] + args)
+    finally:
+        subprocess.run(['umount', tl], capture_output=True)
+
+
+def aged_blkid_cache(order):
+    """$BLKID_FILE listing ORDER, each entry's TIME an hour back: libblkid
+    probes such an entry again (blkid_verify()) when a lookup reaches it.
+    Returns the file's text, for each run to start from."""
+    blkid_cache_order(order)
+    with open(os.environ['BLKID_FILE']) as fh:
+        text = re.sub(r'TIME="[0-9.]+"', 'TIME="%d.000000"' % (time.time() - 3600), fh.read())
+    return text
+
+
+def dup_eval_cases(t, binary, base, devs, label):
+    """-e of a mount from "LABEL=..." (two devices share the label), drawn
+    after one from a label no device has: findmnt evaluates every tag of a
+    run through one libblkid cache (libmount's), so the first, failed one
+    has libblkid scan and re-probe the stale entries, and the second
+    names the device that cache then holds first - not always the one the
+    file lists first."""
+    du = os.path.join(base, 'du')
+    os.makedirs(du)
+    mounted = []
+    try:
+        raw_mount('LABEL=nosuch-%d' % os.getpid(), du, 'tmpfs')
+        mounted.insert(0, du)
+        os.makedirs(os.path.join(du, 't'))
+        raw_mount('LABEL=' + label, os.path.join(du, 't'), 'tmpfs')
+        mounted.insert(0, os.path.join(du, 't'))
+        for order in (sorted(devs, key=loop_number), sorted(devs, key=loop_number, reverse=True)):
+            text = aged_blkid_cache(order)
+            for args in (['-e', '-R', '-M', du], ['-e', '-o', 'TARGET,SOURCE', '-R', '-M', base],
+                         ['-e', '-J', '-R', '-M', du, '-o', 'TARGET,SOURCE']):
+                res = []
+                for cmd in (['findmnt'], [binary, 'list']):
+                    with open(os.environ['BLKID_FILE'], 'w') as fh:
+                        fh.write(text)
+                    res.append(run(cmd + args))
+                (ra, oa, ea), (rb, ob, eb) = res
+                why = same_output(args, ra, oa, rb, ob, ea, eb)
+                t.check('tag evaluation after a scan (stale cache %s): %s' % (
+                    ','.join(order), ' '.join(args)), not why, why)
+    finally:
+        for m in mounted:
+            subprocess.run(['umount', m], capture_output=True)
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again), -p's SOURCES with a
@@ -1649,6 +1737,8 @@ def dup_tags_inner(binary, base):
                 subprocess.run(['mount', '--bind', mounts[0], os.path.join(base, 'dc')], check=True)
                 mounts.append(os.path.join(base, 'dc'))
                 dup_uuid_cases(t, binary, base, [dev, clone], label, uuid)
+                tag_cache_cases(t, binary, base, [dev, clone], label)
+                dup_eval_cases(t, binary, base, [dev, clone], label)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = []
@@ -3434,6 +3524,89 @@ def path_poll_cases(t, binary, base, dev, blk):
             subprocess.run(['umount', mp], capture_output=True)
 
 
+def private_dev(base, dev, links):
+    """A tmpfs over /dev (this part's own namespace) with null, zero and
+    DEV's node, and udev's links LINKS ({'disk/by-id/NAME': target}), as
+    udev would make them (this machine may have none): returns the bound
+    original /dev's mount point, for umount after."""
+    keep = os.path.join(base, 'devsave')
+    os.makedirs(keep, exist_ok=True)
+    subprocess.run(['mount', '--bind', '/dev', keep], check=True)
+    subprocess.run(['mount', '-t', 'tmpfs', 'fmeqdev', '/dev'], check=True)
+    for n in ('null', 'zero', dev[5:]):
+        subprocess.run(['cp', '-a', os.path.join(keep, n), '/dev/'], check=True)
+    for link, target in links.items():
+        os.makedirs(os.path.dirname(os.path.join('/dev', link)), exist_ok=True)
+        os.symlink(target, os.path.join('/dev', link))
+    return keep
+
+
+def id_tag_cases(t, binary, base, dev, label):
+    """libmount's fifth tag, ID=NAME (mnt_valid_tagname(); libblkid
+    evaluates it as udev's /dev/disk/by-id/NAME link), wherever findmnt
+    takes LABEL=: -S, the SOURCE argument, -f, -e, a mount or fstab
+    entry whose source is ID= text (its LABEL/UUID: the device's), show,
+    stat; unlike LABEL= an ID= argument sets no FL_NOSWAPMATCH, so one
+    naming nothing is then tried as a mount point (a relative one)."""
+    d = os.path.join(base, 'idtag')
+    idt, gone = 'ID=fmeq-disk-%d' % os.getpid(), 'ID=fmeq-none'
+    mp = {n: os.path.join(d, n) for n in ('ext', 'idtxt', gone)}
+    os.environ['BLKID_FILE'] = os.path.join(base, 'idtag.blkid.tab')
+    mounted, keep = [], None
+    try:
+        for p in mp.values():
+            os.makedirs(p)
+        subprocess.run(['mount', '-t', 'ext4', dev, mp['ext']], check=True)
+        mounted.insert(0, mp['ext'])
+        raw_mount(idt, mp['idtxt'], 'tmpfs')
+        mounted.insert(0, mp['idtxt'])
+        subprocess.run(['mount', '-t', 'tmpfs', 'fmeq-idswap', mp[gone]], check=True)
+        mounted.insert(0, mp[gone])
+        keep = private_dev(base, dev, {'disk/by-id/' + idt[3:]: '../../' + dev[5:]})
+        sets = [['-S', idt], [idt], ['-f', idt], ['-f', '-S', idt], ['-f', '-d', 'backward', idt],
+                ['-e', '-S', idt, '-o', 'TARGET,SOURCE'], ['-J', '-S', idt],
+                ['-S', idt, '-o', 'TARGET,SOURCE,LABEL,UUID'], ['-C', '-S', idt], ['-C', idt],
+                ['-S', idt, '-t', 'ext4'], [idt, mp['ext']], [idt, mp['idtxt']],
+                ['-e', '-M', mp['idtxt'], '-o', 'TARGET,SOURCE,SOURCES'],
+                ['-M', mp['idtxt'], '-o', 'TARGET,LABEL,UUID'], ['-S', gone], [gone],
+                ['-S', '/dev/disk/by-id/' + idt[3:]]]
+        for backend in ('statmount', 'mountinfo'):
+            for args in sets:
+                lookup_pair(t, 'ID= tag live(%s)' % backend, binary, ['-r'] + args,
+                            ms_cmd=('list', '--backend', backend))
+        for args in ([gone], ['-f', gone], ['-f', gone, '-o', 'TARGET']):
+            lookup_pair(t, 'ID= tag as a mount point', binary, ['-r'] + args, cwd=d)
+        mi = os.path.join(base, 'idtag.mountinfo')
+        shutil.copyfile('/proc/self/mountinfo', mi)
+        snap = os.path.join(base, 'idtag.snap')
+        r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+        t.check('ID= tag save', r.returncode == 0, r.stderr.decode(errors='replace'))
+        for args in sets[:10]:
+            lookup_pair(t, 'ID= tag -F', binary, ['-F', mi, '-r'] + args)
+            if '-C' not in args and '-e' not in args:
+                lookup_pair(t, 'ID= tag show', binary, ['-r'] + args, ms_cmd=('show', snap))
+        for args in (['-S', idt, '-o', 'TARGET,SOURCE'], ['-e', '-S', idt, '-o', 'TARGET,SOURCE']):
+            fstab_same(t, 'ID= tag stat', args + ['-T', mp['ext']],
+                       [binary, 'stat'] + args + [mp['ext']])
+        fst = os.path.join(base, 'idtag.fstab')
+        with open(fst, 'w') as fh:
+            fh.write('%s %s ext4 defaults 0 0\n%s %s tmpfs defaults 0 0\n' % (
+                idt, mp['ext'], gone, mp['idtxt']))
+        for args in ([], ['-e'], ['-S', idt], [idt], ['-f', idt], ['-e', '-S', idt],
+                     ['-o', 'TARGET,SOURCE,LABEL,UUID,SOURCES'], ['-x'], ['-x', '--verbose'],
+                     ['-x', '-e', '--verbose']):
+            form = [] if '-x' in args else ['-r']
+            fstab_same(t, 'ID= tag fstab', ['-s', '-F', fst] + form + args,
+                       [binary, 'list', '-s', '-F', fst] + form + args)
+    finally:
+        if keep:
+            subprocess.run(['umount', '/dev'], capture_output=True)
+            subprocess.run(['umount', keep], capture_output=True)
+        for m in mounted:
+            subprocess.run(['umount', m], capture_output=True)
+        del os.environ['BLKID_FILE']
+
+
 def source_lookups_inner(binary, base):
     """In a private mount namespace already: an ext4 with a label on a loop
     device mounted twice (the second covered by a tmpfs), named by a symlink,
@@ -3481,6 +3654,7 @@ def source_lookups_inner(binary, base):
         lookup_pair(t, 'source lookup', binary, ['-r', '-f', dev[5:]], cwd='/dev')
         if blk:
             tag_text_cases(t, binary, base, dev, label)
+            id_tag_cases(t, binary, base, dev, label)
         path_poll_cases(t, binary, base, dev, blk)
     finally:
         for mp in (m2, m2, m1):

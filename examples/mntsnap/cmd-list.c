@@ -1320,6 +1320,7 @@ static bool list_reads_fstab(const struct list_args *a)
 
 static int list_run(int argc, char **argv, const struct out_locale *loc)
 {
+	struct tags_cache tc = { 0 };
 	char *tagdev = NULL;
 	struct list_args a = { 0 };
 	struct mntsnap_snapshot *snap = NULL;
@@ -1363,6 +1364,8 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 		return list_fstab(&a);
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		return r;
+	/* libmount's cache: the lookups' and then the columns' */
+	a.view.out.cx.tags = &tc;
 	view_resolve_tag(&a.view, &tagdev);
 	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
 		r = join_tabs(&a, &tj);
@@ -1427,6 +1430,7 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	free(user);
 	free(tids);
 	mntsnap_snapshot_free(snap);
+	tags_cache_release(&tc);
 	free(tagdev);
 	return r;
 }
@@ -1611,6 +1615,7 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 	struct mntsnap_snapshot *snap = NULL;
 	struct mntsnap_ns *ns = NULL;
 	const char *what = NULL, *target = NULL;
+	struct tags_cache tc = { 0 };
 	char *tagdev = NULL;
 	struct view v;
 	uint64_t id;
@@ -1705,10 +1710,12 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 	cli_target_close(ns);
 	if (r)
 		return cli_fail(r, "stat %s", what);
-	/* as list's -S TAG: the device the tag names */
+	/* as list's -S TAG: the device the tag names (libmount's cache, as list's) */
+	v.out.cx.tags = &tc;
 	view_resolve_tag(&v, &tagdev);
 	r = view_print(&v, "stat", snap);
 	mntsnap_snapshot_free(snap);
+	tags_cache_release(&tc);
 	free(tagdev);
 	return r;
 }

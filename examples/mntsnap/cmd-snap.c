@@ -39,7 +39,7 @@ static const char show_help[] =
 	"even for a PATH missing here); its TID column is empty (the task that was\n"
 	"read is gone). Devices are this machine's, as findmnt -F asks libblkid:\n"
 	"-S TAG=value and a TAG=value argument (LABEL=, UUID=, PARTLABEL=,\n"
-	"PARTUUID=) match the device the tag names here (naming none: the text);\n"
+	"PARTUUID=, ID=) match the device the tag names here (naming none: the text);\n"
 	"LABEL, PARTLABEL, PARTUUID, SOURCES are the source device's values here,\n"
 	"and UUID where FILE holds none (saved with the default fields only; a\n"
 	"saved UUID wins).\n";
@@ -182,6 +182,7 @@ static int show_run(int argc, char **argv, const struct out_locale *loc)
 {
 	struct mntsnap_snapshot *s;
 	const char *file = NULL;
+	struct tags_cache tc = { 0 };
 	char *tagdev = NULL;
 	struct view v;
 	int c, r;
@@ -245,9 +246,11 @@ static int show_run(int argc, char **argv, const struct out_locale *loc)
 			"each of %u captures: it may list mounts that never existed together\n",
 			file, mntsnap_snapshot_attempts(s));
 	/* as list's -F FILE: the device the tag names here, as findmnt -F */
+	v.out.cx.tags = &tc;
 	view_resolve_tag(&v, &tagdev);
 	r = view_print(&v, "show", s);
 	mntsnap_snapshot_free(s);
+	tags_cache_release(&tc);
 	free(tagdev);
 	return r;
 }

@@ -113,7 +113,12 @@ static bool is_tag(const char *s)
  */
 char *col_canonical(const char *src)
 {
-	char *p = is_tag(src) ? NULL : realpath(src, NULL);
+	return is_tag(src) ? NULL : col_resolve(src);
+}
+
+char *col_resolve(const char *src)
+{
+	char *p = realpath(src, NULL);
 	char name[256];
 	FILE *f;
 
@@ -142,7 +147,7 @@ char *col_canonical(const char *src)
  * (cx->paths, mnt_resolve_path()), else afresh (malloc'd; NULL: it
  * resolves to nothing, or no memory)
  */
-static char *col_resolve(const struct col_ctx *cx, const char *src)
+static char *col_resolve_cx(const struct col_ctx *cx, const char *src)
 {
 	const char *p;
 
@@ -155,7 +160,7 @@ static char *col_resolve(const struct col_ctx *cx, const char *src)
 /* findmnt -c: the source resolved, the text as it is when it resolves to nothing */
 static void put_canonical(struct obuf *b, const char *src, const struct col_ctx *cx)
 {
-	char *p = col_resolve(cx, src);
+	char *p = col_resolve_cx(cx, src);
 
 	ob_puts(b, p ? p : src);
 	free(p);
@@ -192,7 +197,7 @@ static char *tag_device(const struct mntsnap_mount *m, const struct col_ctx *cx,
 	const char *dev = cx->fstab ? fstab_of(m)->evaluated : NULL;
 
 	if (!cx->fstab)
-		return tags_evaluate(name, value);
+		return tags_cache_resolve(cx->tags, name, value);
 	return dev && *dev ? strdup(dev) : NULL;
 }
 
@@ -515,7 +520,7 @@ static void get_passno(struct obuf *b, const struct mntsnap_mount *m, const stru
 }
 
 /* Tag NAME of a source NAME2=value: its own value, else (with the cache) its device's. */
-static char *tag_of_tag(const char *src, const char *name, bool nocache)
+static char *tag_of_tag(const char *src, const char *name, const struct col_ctx *cx)
 {
 	char *tn = NULL, *tv = NULL, *v = NULL, *dev;
 
@@ -523,8 +528,8 @@ static char *tag_of_tag(const char *src, const char *name, bool nocache)
 		return NULL;
 	if (!strcmp(tn, name)) {
 		v = tv, tv = NULL;
-	} else if (!nocache && (dev = tags_evaluate(tn, tv))) {
-		v = tags_device_value(dev, name);
+	} else if (!cx->nocache && (dev = tags_cache_resolve(cx->tags, tn, tv))) {
+		v = tags_cache_value(cx->tags, dev, name);
 		free(dev);
 	}
 	free(tn), free(tv);
@@ -540,11 +545,11 @@ static char *tag_of_tag(const char *src, const char *name, bool nocache)
  */
 static char *path_tag(const char *src, const char *name, const struct col_ctx *cx)
 {
-	char *p = col_resolve(cx, src), *v = NULL;
+	char *p = col_resolve_cx(cx, src), *v = NULL;
 	struct stat st;
 
 	if (!stat(p ? p : src, &st) && (S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)))
-		v = tags_device_value(p ? p : src, name);
+		v = tags_cache_value(cx->tags, p ? p : src, name);
 	free(p);
 	return v;
 }
@@ -575,7 +580,7 @@ static void put_tag(struct obuf *b, const struct mntsnap_mount *m, const struct 
 		}
 	} else if ((m->mask & MNTSNAP_F_SOURCE) && is_tag(m->source)) {
 		/* a tag as a mount's source (libmount keeps it as one) */
-		v = tag_of_tag(m->source, name, cx->nocache);
+		v = tag_of_tag(m->source, name, cx);
 	} else if (!cx->nocache && (m->mask & MNTSNAP_F_SOURCE) && m->source[0]) {
 		v = path_tag(m->source, name, cx);
 	}

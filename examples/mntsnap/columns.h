@@ -162,7 +162,11 @@ struct col_ctx {
 	struct pathcache *paths;
 };
 
-/* A path resolved as libmount's canonicalize_path() (malloc'd), NULL if it does not resolve. */
+/*
+ * A path resolved as libmount's canonicalize_path() (malloc'd), NULL if it
+ * does not resolve; col_canonical(): NULL for a tag too (a source's).
+ */
+char *col_resolve(const char *src);
 char *col_canonical(const char *src);
 
 struct column {

@@ -863,7 +863,9 @@ static long render_cached(struct recs *rs, const bool *match, const struct out_o
 	struct out_opts oo = *o;
 	long r;
 
-	oo.cx.tags = &tc;
+	/* a run's own cache (list, show, stat: libmount's, one a run) */
+	if (!oo.cx.tags)
+		oo.cx.tags = &tc;
 	if (rs->cx)
 		rs->cx = &oo.cx;
 	r = render(rs, match, &oo, f);

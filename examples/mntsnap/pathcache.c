@@ -103,8 +103,12 @@ const char *pathcache_path(struct pathcache *c, const char *path)
 		return p;
 	if (!*path)
 		return NULL;
-	/* canonicalize_path(): a device-mapper node by its /dev/mapper name too */
-	r = col_canonical(path);
+	/*
+	 * canonicalize_path(): a device-mapper node by its /dev/mapper name
+	 * too; text that reads as a tag is a path here (findmnt ID=x, which
+	 * findmnt may retry as a relative mount point)
+	 */
+	r = col_resolve(path);
 	if (!r && !(r = strdup(path)))
 		return NULL;
 	return add(c, path, r);

@@ -9,10 +9,18 @@
  *   one that cache lists first is named, as findmnt names it;
  * - SOURCES walks that default cache after blkid_probe_all(), as
  *   findmnt's get_data_col_sources(), so the devices come in its order;
- * - a device's own LABEL, UUID, ... are probed directly, never cached,
- *   as libmount's mnt_cache_read_tags().
+ * - a device's own LABEL, UUID, ... are probed directly, as libmount's
+ *   mnt_cache_read_tags(); within one run of list, show or stat (a
+ *   struct tags_cache given) a device is probed once and what the run
+ *   learned is asked first, as libmount's cache: a tag a lookup resolved
+ *   to a device stays that device's value, and a tag read from a probed
+ *   device (or image file) names it for a later lookup or -e;
+ * - a run's evaluations share one blkid_cache (libmount's own, put at the
+ *   run's end), so a tag that named no device, having libblkid scan and
+ *   re-probe stale entries, changes which device a later one names, as
+ *   in findmnt.
  *
- * A tag lookup reads the cache file and releases the cache with
+ * A tag lookup (no run's cache) reads the cache file and releases it with
  * blkid_put_cache(), which rewrites the file when the scan changed it and
  * the caller may write it (root: /run/blkid/blkid.tab), as findmnt's
  * libmount cache does at its exit and as blkid(8) does; SOURCES keeps its
@@ -175,6 +183,148 @@ void tags_cache_release(struct tags_cache *c)
 	if (c->blkid)
 		blkid_put_cache(c->blkid);
 	c->blkid = NULL;
+	/* libmount's own, put when findmnt frees its cache */
+	if (c->eval)
+		blkid_put_cache(c->eval);
+	c->eval = NULL;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->ent[i].name);
+		free(c->ent[i].value);
+		free(c->ent[i].dev);
+	}
+	free(c->ent);
+	c->ent = NULL;
+	c->n = 0;
+}
+
+static int learn(struct tags_cache *c, const char *name, const char *value, const char *dev,
+		 bool read)
+{
+	struct tags_ent *e = realloc(c->ent, (c->n + 1) * sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	c->ent = e;
+	e += c->n;
+	e->name = strdup(name);
+	e->value = strdup(value);
+	e->dev = strdup(dev);
+	e->read = read;
+	if (!e->name || !e->value || !e->dev) {
+		free(e->name), free(e->value), free(e->dev);
+		return -ENOMEM;
+	}
+	c->n++;
+	return 0;
+}
+
+/* libmount's cache_find_tag(): the first device learned for NAME=value */
+static const char *find_tag(const struct tags_cache *c, const char *name, const char *value)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->ent[i].name, name) && !strcmp(c->ent[i].value, value))
+			return c->ent[i].dev;
+	return NULL;
+}
+
+/* cache_find_tag_value(): the first NAME learned for dev */
+static const char *find_value(const struct tags_cache *c, const char *dev, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->ent[i].dev, dev) && !strcmp(c->ent[i].name, name))
+			return c->ent[i].value;
+	return NULL;
+}
+
+char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *value)
+{
+	const char *d = c ? find_tag(c, name, value) : NULL;
+	blkid_cache bc;
+	char *dev;
+
+	if (!c)
+		return tags_evaluate(name, value);
+	if (d)
+		return strdup(d);
+	bc = c->eval;
+	dev = blkid_evaluate_tag(name, value, &bc);
+	c->eval = bc;
+	if (dev && learn(c, name, value, dev, false)) {
+		free(dev);
+		return NULL;
+	}
+	return dev;
+}
+
+/*
+ * mnt_cache_read_tags(): 0 when dev's tags are in c (probed before, or
+ * now and at least one learned), else nonzero; a name c holds for dev
+ * already is not learned again, so a tag a lookup resolved to dev stays
+ * dev's value.
+ */
+static int read_tags(struct tags_cache *c, const char *dev)
+{
+	static const char *const names[] = { "LABEL", "UUID", "TYPE", "PARTUUID", "PARTLABEL" };
+	blkid_probe pr;
+	size_t learned = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->ent[i].read && !strcmp(c->ent[i].dev, dev))
+			return 0;
+	pr = blkid_new_probe_from_filename(dev);
+	if (!pr)
+		return -1;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
+						      BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	if (blkid_do_safeprobe(pr)) {
+		blkid_free_probe(pr);
+		return -1;
+	}
+	for (size_t i = 0; !r && i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *data;
+
+		if (find_value(c, dev, names[i]) ||
+		    blkid_probe_lookup_value(pr, probe_name(names[i]), &data, NULL))
+			continue;
+		r = learn(c, names[i], data, dev, true);
+		learned += !r;
+	}
+	blkid_free_probe(pr);
+	return r ? r : learned ? 0 : 1;
+}
+
+bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, const char *value)
+{
+	const char *d;
+	char *v;
+	bool ok;
+
+	if (c) {
+		if (read_tags(c, dev))
+			return false;
+		d = find_tag(c, name, value);
+		return d && !strcmp(d, dev);
+	}
+	v = tags_device_value(dev, name);
+	ok = v && !strcmp(v, value);
+	free(v);
+	return ok;
+}
+
+char *tags_cache_value(struct tags_cache *c, const char *dev, const char *name)
+{
+	const char *v;
+
+	if (!c)
+		return tags_device_value(dev, name);
+	if (read_tags(c, dev))
+		return NULL;
+	v = find_value(c, dev, name);
+	return v ? strdup(v) : NULL;
 }
 
 char *tags_devices(struct tags_cache *c, const char *name, const char *value)
@@ -238,6 +388,24 @@ char *tags_device_value(const char *dev, const char *name)
 void tags_cache_release(struct tags_cache *c)
 {
 	c->blkid = NULL;
+}
+
+char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *value)
+{
+	(void)c, (void)name, (void)value;
+	return NULL;
+}
+
+bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, const char *value)
+{
+	(void)c, (void)dev, (void)name, (void)value;
+	return false;
+}
+
+char *tags_cache_value(struct tags_cache *c, const char *dev, const char *name)
+{
+	(void)c, (void)dev, (void)name;
+	return NULL;
 }
 
 char *tags_devices(struct tags_cache *c, const char *name, const char *value)

@@ -48,9 +48,43 @@ char *tags_device_value(const char *dev, const char *name);
  */
 struct tags_cache {
 	void *blkid; /* the blkid_cache, NULL until first used */
+	/*
+	 * libmount's cache (struct libmnt_cache) for one run of list, show
+	 * or stat: the blkid_cache its evaluations share (NULL until one
+	 * scans), and each tag it learned for a device, in the order
+	 * learned - a tag a lookup resolved, then the tags read when a
+	 * device was probed (read: the probe's) - which later lookups and
+	 * the columns ask first, as findmnt's do.
+	 */
+	void *eval;
+	struct tags_ent {
+		char *name, *value, *dev;
+		bool read;
+	} *ent;
+	size_t n;
 };
 
 void tags_cache_release(struct tags_cache *c);
+
+/*
+ * mnt_resolve_tag(): the device of the first tag c learned as NAME=value,
+ * else libblkid's evaluation (c's blkid_cache reused), learned; malloc'd.
+ * c NULL: tags_evaluate().
+ */
+char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *value);
+
+/*
+ * mnt_cache_device_has_tag() after mnt_cache_read_tags(): dev probed once
+ * (its tags learned, but a name already learned for it), then is the
+ * first NAME=value c learned dev's? c NULL: dev probed.
+ */
+bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, const char *value);
+
+/*
+ * mnt_cache_find_tag_value(): dev probed once as above, then the first
+ * value of NAME c learned for dev (malloc'd) or NULL. c NULL: dev probed.
+ */
+char *tags_cache_value(struct tags_cache *c, const char *dev, const char *name);
 
 /*
  * Every device whose NAME is value, one a line, in c's order (c NULL: a

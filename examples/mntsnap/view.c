@@ -56,7 +56,8 @@ const char view_help[] =
 	"                        device number, as findmnt; -S MAJ:MIN -S NAME: both);\n"
 	"                        list, -p: a symlink or relative path resolved too,\n"
 	"                        as findmnt does (-p: each path once, at its first\n"
-	"                        use, kept); LABEL=x (UUID=, ...): a mount of that\n"
+	"                        use, kept); LABEL=x (UUID=, PARTUUID=, PARTLABEL=,\n"
+	"                        ID=: /dev/disk/by-id/x): a mount of that\n"
 	"                        source text, then of the device the tag names\n"
 	"                        (never a pseudo or network filesystem's source)\n"
 	"  -R, --submounts       with -T, -M, -S or a SOURCE|MOUNTPOINT: the mounts\n"
@@ -320,20 +321,25 @@ int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *i
 
 void view_resolve_tag(struct view *v, char **dev)
 {
-	const char **spec = v->source && tags_is_devtag(v->source) ? &v->source
-			    : v->match && tags_is_devtag(v->match)   ? &v->match
-								     : NULL;
 	char *name = NULL, *value = NULL;
+	const char **spec = v->source && !tags_source(v->source, &name, &value) ? &v->source
+			    : v->match && !tags_source(v->match, &name, &value) ? &v->match
+										: NULL;
 
 	if (!spec)
 		return;
-	/* a tag is never tried as a mount point (findmnt: no swap) */
-	v->pair = false;
+	/*
+	 * findmnt sets FL_NOSWAPMATCH for a LABEL=, UUID=, PARTLABEL= or
+	 * PARTUUID= argument by its prefix: never tried as a mount point.
+	 * libmount's fifth tag, ID= (udev's /dev/disk/by-id/ link), is
+	 * still a tag to every lookup, but an ID= argument may swap.
+	 */
+	v->tag_swap = !tags_is_devtag(*spec) && (spec == &v->match || v->pair);
+	if (!v->tag_swap)
+		v->pair = false;
 	v->source_tag = *spec;
-	if (v->nocanon)
-		return;
-	if (!tags_parse(*spec, &name, &value))
-		*dev = tags_evaluate(name, value);
+	if (!v->nocanon)
+		*dev = tags_cache_resolve(v->out.cx.tags, name, value);
 	free(name);
 	free(value);
 	if (!*dev)
@@ -659,14 +665,13 @@ static bool src_tag(const char *src, char **name, char **value)
 	return false;
 }
 
-/* mnt_cache_device_has_tag(): the device dev probed for NAME=value */
-static bool dev_has_tag(const char *dev, const char *name, const char *value)
+/*
+ * mnt_cache_device_has_tag() after mnt_cache_read_tags(): the device dev
+ * probed (once a run: the view's cache) for NAME=value
+ */
+static bool dev_has_tag(const struct view *v, const char *dev, const char *name, const char *value)
 {
-	char *v = tags_device_value(dev, name);
-	bool ok = v && !strcmp(v, value);
-
-	free(v);
-	return ok;
+	return tags_cache_has(v->out.cx.tags, dev, name, value);
 }
 
 static bool match_one(struct matcher *mt, size_t i);
@@ -706,7 +711,7 @@ static void mark_source_resolved(struct matcher *mt)
 		}
 		if (tag) {
 			mt->source_hit[i] = cn && !(fl & (FS_PSEUDO | FS_NET)) &&
-					    dev_has_tag(cn, tn, tv);
+					    dev_has_tag(mt->v, cn, tn, tv);
 			free(tn), free(tv);
 			continue;
 		}
@@ -749,7 +754,7 @@ static void mark_source_tag(struct matcher *mt, const char *tag)
 		if (src_tag(src, &tn, &tv)) {
 			mt->source_hit[i] = !strcmp(src, tag) ||
 					    (cn && !(fl & (FS_PSEUDO | FS_NET)) &&
-					     dev_has_tag(cn, tn, tv));
+					     dev_has_tag(mt->v, cn, tn, tv));
 			free(tn), free(tv);
 			continue;
 		}
@@ -979,7 +984,7 @@ static bool filter_source(struct view_filter *f, const struct mntsnap_mount *m,
 	if (src_tag(m->source, &tn, &tv)) {
 		ok = !strcmp(m->source, f->source) ||
 		     (!f->v->nocanon && !pseudo && !net && (cn = filter_spec(f)) &&
-		      dev_has_tag(cn, tn, tv));
+		      dev_has_tag(f->v, cn, tn, tv));
 		free(tn), free(tv);
 		return ok;
 	}
@@ -1494,7 +1499,7 @@ static long find_srcpath(struct matcher *mt, const char *path)
 			if (pass == 0 && !tag)
 				hit = streq_srcpath(src, fl, cn);
 			else if (pass == 1 && tag)
-				hit = dev_has_tag(cn, tn, tv);
+				hit = dev_has_tag(mt->v, cn, tn, tv);
 			else if (pass == 2 && !tag && src && !(fl & (FS_PSEUDO | FS_NET)))
 				hit = (rs = pathcache_path(&mt->pc, src)) && !strcmp(rs, cn);
 			free(tn), free(tv);
@@ -1639,17 +1644,21 @@ static size_t find_first_source(struct matcher *mt, int32_t *found)
 	 * a tag, -T/-M, or -S MAJ:MIN (set_source_match() sets it for a
 	 * device number; this lookup then ignores the MAJ:MIN itself).
 	 */
-	bool swap = !v->source_tag && !tags_is_devtag(mt->source) && (v->match || v->pair) && !v->target &&
-		    (!v->mountpoint || v->pair) && !v->devno;
+	bool swap = (v->tag_swap || (!v->source_tag && !tags_is_devtag(mt->source) &&
+				     (v->match || v->pair))) &&
+		    !v->target && (!v->mountpoint || v->pair) && !v->devno;
+	/* the text a swap tries as a mount point: an ID= tag's own */
+	const char *text = v->tag_swap ? v->source_tag : mt->source;
 	long i = -1;
 
 	/* a tag: by its text first, then (evaluated, not -C) its device */
 	if (v->source_tag)
 		i = find_tag_text(mt, v->source_tag);
-	if (i < 0 && mt->source[0] && !tags_is_devtag(mt->source))
+	if (i < 0 && mt->source[0] && !tags_is_devtag(mt->source) &&
+	    !(v->source_tag && !strcmp(mt->source, v->source_tag)))
 		i = find_srcpath(mt, mt->source);
-	if (i < 0 && swap && mt->source[0])
-		i = find_mount_point(mt, mt->source, mt->v->backward);
+	if (i < 0 && swap && text[0])
+		i = find_mount_point(mt, text, mt->v->backward);
 	if (i < 0)
 		return 0;
 	found[0] = (int32_t)i;
@@ -1665,8 +1674,8 @@ static size_t find_first_source(struct matcher *mt, int32_t *found)
 static size_t find_list(struct matcher *mt, int32_t *found)
 {
 	const struct view *v = mt->v;
-	bool noswap = v->source || v->devno || v->target || v->mountpoint ||
-		      (v->match && tags_is_devtag(v->match));
+	bool noswap = (v->source && !v->tag_swap) || v->devno || v->target ||
+		      v->mountpoint || (v->match && tags_is_devtag(v->match));
 	size_t k = 0;
 
 	if (listall(v)) {
@@ -1682,8 +1691,8 @@ static size_t find_list(struct matcher *mt, int32_t *found)
 		return find_first_source(mt, found);
 	k = find_all(mt, found);
 	if (!k && !noswap && mt->source && !mt->target) {
-		/* a SOURCE no mount has: the mount point of that name */
-		mt->target = mt->source;
+		/* a SOURCE no mount has: the mount point of that name (an ID= tag's text) */
+		mt->target = v->tag_swap ? v->source_tag : mt->source;
 		mt->source = NULL;
 		mark_target_exact(mt, mt->target);
 		k = find_all(mt, found);

@@ -138,6 +138,7 @@ struct view {
 	const char *match;  /* a positional SOURCE or TARGET */
 	bool pair;          /* source and mountpoint are the SOURCE MOUNTPOINT arguments */
 	const char *source_tag; /* the NAME=value asked for, source its device (or NULL) */
+	bool tag_swap;      /* source_tag is an ID= argument: tried as a mount point too */
 	/* findmnt's filters and forms beyond the columns */
 	bool real, pseudo;  /* --real, --pseudo: by libmount's pseudo types */
 	bool shadowed;      /* --shadowed: mounts with a mount stacked on them */
