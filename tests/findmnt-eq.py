@@ -3702,10 +3702,24 @@ def target_lookups_file(t, binary, base):
     for args in target_lookup_sets(paths, walks) + [['t1', '/a'], ['t2', '/b/'], ['t3', 'rel/'],
                                                     ['-J', 't5', d + '//m'], ['-C', 't1', '//a']]:
         lookup_pair(t, 'target lookup -F', binary, ['-F', mi, '-r'] + args)
-    for args in (['-M', 'm'], ['-M', 'm/'], ['-M', './n'], ['-T', 'm/x/y'], ['-T', 'lnk/x'],
-                 ['m'], ['-C', '-M', 'm'], ['-C', '-T', 'm/x/y'], ['-C', '-T', 'n/z'],
-                 ['-R', '-M', 'm'], ['-M', 'rel'], ['-T', 'rel'], ['-T', 'o']):
-        lookup_pair(t, 'target lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
+    # the same table in /proc/mounts' format (mtab, fstab): the same lookups,
+    # a relative path made absolute by the working directory in either
+    mtab = os.path.join(d, 'mtab')
+    with open(mtab, 'w') as fh:
+        for i, mp in enumerate(mps):
+            fh.write('t%d %s tmpfs rw 0 0\n' % (i, mp))
+    for tab in (mi, mtab):
+        for args in (['-M', 'm'], ['-M', 'm/'], ['-M', './n'], ['-T', 'm/x/y'], ['-T', 'lnk/x'],
+                     ['m'], ['-C', '-M', 'm'], ['-C', '-T', 'm/x/y'], ['-C', '-T', 'n/z'],
+                     ['-C', '-T', 'm'], ['-C', '-T', './m/x/y'], ['-C', '-T', '.'],
+                     ['-C', '-T', './'], ['-C', '-f', './m'], ['-C', '-f', 'n'], ['-f', './m'],
+                     ['-R', '-M', 'm'], ['-M', 'rel'], ['-T', 'rel'], ['-T', 'o']):
+            lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
+                        ['-F', tab, '-r'] + args, cwd=d)
+        for args in (['-C', '-T', 'x/y'], ['-C', '-T', '.'], ['-C', '-T', './'], ['-C', '-M', '.'],
+                     ['-C', '-f', '.']):
+            lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
+                        ['-F', tab, '-r'] + args, cwd=os.path.join(d, 'm'))
 
 
 def uniq_targets_file(t, binary, base):
