@@ -4013,10 +4013,102 @@ def target_lookups_file(t, binary, base):
     for args in target_lookup_sets(paths, walks) + [['t1', '/a'], ['t2', '/b/'], ['t3', 'rel/'],
                                                     ['-J', 't5', d + '//m'], ['-C', 't1', '//a']]:
         lookup_pair(t, 'target lookup -F', binary, ['-F', mi, '-r'] + args)
-    for args in (['-M', 'm'], ['-M', 'm/'], ['-M', './n'], ['-T', 'm/x/y'], ['-T', 'lnk/x'],
-                 ['m'], ['-C', '-M', 'm'], ['-C', '-T', 'm/x/y'], ['-C', '-T', 'n/z'],
-                 ['-R', '-M', 'm'], ['-M', 'rel'], ['-T', 'rel'], ['-T', 'o']):
-        lookup_pair(t, 'target lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
+    # the same table in /proc/mounts' format (mtab, fstab): the same lookups,
+    # a relative path made absolute by the working directory in either
+    mtab = os.path.join(d, 'mtab')
+    with open(mtab, 'w') as fh:
+        for i, mp in enumerate(mps):
+            fh.write('t%d %s tmpfs rw 0 0\n' % (i, mp))
+    for tab in (mi, mtab):
+        for args in (['-M', 'm'], ['-M', 'm/'], ['-M', './n'], ['-T', 'm/x/y'], ['-T', 'lnk/x'],
+                     ['m'], ['-C', '-M', 'm'], ['-C', '-T', 'm/x/y'], ['-C', '-T', 'n/z'],
+                     ['-C', '-T', 'm'], ['-C', '-T', './m/x/y'], ['-C', '-T', '.'],
+                     ['-C', '-T', './'], ['-C', '-f', './m'], ['-C', '-f', 'n'], ['-f', './m'],
+                     ['-R', '-M', 'm'], ['-M', 'rel'], ['-T', 'rel'], ['-T', 'o']):
+            lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
+                        ['-F', tab, '-r'] + args, cwd=d)
+        for args in (['-C', '-T', 'x/y'], ['-C', '-T', '.'], ['-C', '-T', './'], ['-C', '-M', '.'],
+                     ['-C', '-f', '.']):
+            lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
+                        ['-F', tab, '-r'] + args, cwd=os.path.join(d, 'm'))
+
+
+def slash_as_empty(out, form, empties):
+    """findmnt's output with the SOURCE "/" of each mount point in empties
+    (mounts whose source is the empty string) written as mntsnap keeps it:
+    empty (-r: nothing after the blank, -P: "", -J: null)."""
+    if form == '-J':
+        def fix(recs):
+            for r in recs:
+                if r.get('target') in empties and r.get('source') == '/':
+                    r['source'] = None
+                fix(r.get('children', []))
+        try:
+            j = jload(out)
+        except ValueError:
+            return out
+        fix(j.get('filesystems', []))
+        return j
+    res = []
+    for line in out.split(b'\n'):
+        for e in empties:
+            e = e.encode()
+            if line == e + b' /':
+                line = e + b' '
+            elif line == b'TARGET="%s" SOURCE="/"' % e:
+                line = b'TARGET="%s" SOURCE=""' % e
+        res.append(line)
+    return b'\n'.join(res)
+
+
+def empty_source_kept(t, label, binary, args, empties, cwd=None):
+    """Kept (README): -c of a mount whose source is the empty string.
+    libmount's path cache compares its keys with streq_paths(), for which
+    "" is "/", so once findmnt looked "/" up (-M /, -T /, -S /, a "/"
+    argument, -U's target compare) its -c SOURCE of such a mount is "/";
+    mntsnap shows the source it has, empty. Held to exactly that: in -r,
+    -P and -J, mntsnap's output is findmnt's with that "/" made empty,
+    the same exit status, and never "/" for those mounts."""
+    for form in ('-r', '-P', '-J'):
+        a = ['-c', form, '-o', 'TARGET,SOURCE'] + args
+        fm = subprocess.run(['findmnt'] + a, capture_output=True, cwd=cwd)
+        ms = subprocess.run([binary, 'list'] + a, capture_output=True, cwd=cwd)
+        want = slash_as_empty(fm.stdout, form, empties)
+        got = ms.stdout
+        if form == '-J':
+            try:
+                got = jload(got)
+            except ValueError:
+                pass
+        t.check('%s: kept empty -c SOURCE: %s' % (label, ' '.join(a)),
+                fm.returncode == ms.returncode and want == got and not ms.stderr,
+                'findmnt %d %r\nmntsnap %d %r %r' % (fm.returncode, fm.stdout[:300],
+                                                    ms.returncode, ms.stdout[:300],
+                                                    ms.stderr[:200]))
+
+
+def empty_source_file(t, binary, base):
+    """empty_source_kept() on -F mountinfo tables with a tmpfs and an ext4
+    whose source is the empty string, one with the root's source empty
+    (found by -M / from its text, before findmnt looks "/" up)."""
+    d = os.path.join(base, 'emptysrc')
+    os.makedirs(d)
+    mi, mi_root = os.path.join(d, 'mountinfo'), os.path.join(d, 'mountinfo-root')
+    with open(mi, 'w') as fh:
+        fh.write('20 1 0:3 / / rw - ext4 /dev/vda rw\n'
+                 '21 20 0:4 / /w rw - tmpfs ws rw\n'
+                 '22 21 0:5 / /w/empty rw - tmpfs  rw\n'
+                 '23 20 0:6 / /x rw - ext4  rw\n')
+    with open(mi_root, 'w') as fh:
+        fh.write('20 1 0:3 / / rw - ext4  rw\n'
+                 '21 20 0:4 / /w rw - tmpfs ws rw\n'
+                 '22 21 0:5 / /w/empty rw - tmpfs  rw\n')
+    for tab, empties in ((mi, ('/w/empty', '/x')), (mi_root, ('/', '/w/empty'))):
+        for args in ([], ['-M', '/w/empty'], ['-i', '-M', '/'], ['-M', '/'], ['-T', '/'],
+                     ['-i', '-T', '//'], ['-S', '/'], ['-i', '-S', '/'], ['-R', '/'], ['/'],
+                     ['-U'], ['-U', '-R', '-M', '/w'], ['-d', 'backward', '-i', '-M', '/'],
+                     ['-i', '-M', '/w/empty']):
+            empty_source_kept(t, 'empty source -F', binary, ['-F', tab] + args, empties, cwd=d)
 
 
 def uniq_targets_file(t, binary, base):
@@ -4132,6 +4224,14 @@ def target_lookups_inner(binary, base):
                 lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
                             cwd=d, ms_cmd=ms)
         stat_kept(t, binary, d)
+        # a tmpfs whose source is the empty string (mount(2) takes it)
+        e = p('empty')
+        os.makedirs(e)
+        raw_mount('', e, 'tmpfs')
+        mounted.append(e)
+        for args in ([], ['-M', e], ['-i', '-M', '/'], ['-i', '-T', '/'], ['-i', '-S', '/'],
+                     ['-R', '/'], ['-U', '-R', d], ['-U', '-M', e], ['-U', '-t', 'tmpfs', '-R', d]):
+            empty_source_kept(t, 'empty source live', binary, args, (e,))
         # a saved table: its paths by their text, never resolved
         snap = os.path.join(base, 'tgtlive.snap')
         r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
@@ -4152,6 +4252,7 @@ def target_lookups_inner(binary, base):
 
 def target_lookups(t, binary, base):
     target_lookups_file(t, binary, base)
+    empty_source_file(t, binary, base)
     uniq_targets_file(t, binary, base)
     private_ns_part(t, '--target-lookups', binary, base, 'target lookups live')
 

@@ -7,7 +7,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,15 +290,15 @@ static long first_target(const struct fstab_match *mt, const char *p)
 /* mnt_table_find_target(): as written, made absolute, resolved, each entry's resolved */
 static long find_target(struct fstab_match *mt, const char *path)
 {
-	char cwd[PATH_MAX], *abs = NULL;
 	const char *cn, *p;
+	char *abs;
 	long r;
 
 	if (!*path)
 		return -1;
 	if ((r = first_target(mt, path)) >= 0)
 		return r;
-	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)) && asprintf(&abs, "%s/%s", cwd, path) > 0) {
+	if (path[0] != '/' && (abs = pathcache_absolute(path))) {
 		r = first_target(mt, abs);
 		free(abs);
 		if (r >= 0)
@@ -415,10 +414,19 @@ void fstab_uniq(struct fstab *t, struct pathcache *c)
 				t->ent[i].gone = true;
 }
 
+/* the last entry whose target is path by the text */
+static const struct fstab_ent *tab_last_target(const struct fstab *t, const char *path)
+{
+	for (size_t i = t->n; i-- > 0;)
+		if (streq_paths(t->ent[i].target, path))
+			return &t->ent[i];
+	return NULL;
+}
+
 /*
  * mnt_table_find_target() for the extra target match (find_target() is
  * -f SPEC's, over the entries left by the filters): last entry first, the
- * path as written, then
+ * path as written, a relative one made absolute (-C too), then
  * (with the cache, i.e. without -C) its canonical form against each
  * target as written and against each target resolved (not swap, not "/",
  * not a line of /proc/mounts: libmount marks those the kernel's).
@@ -426,19 +434,23 @@ void fstab_uniq(struct fstab *t, struct pathcache *c)
 static const struct fstab_ent *tab_find_target(const struct fstab_args *a,
 					       const struct fstab *t, const char *path)
 {
+	const struct fstab_ent *e = tab_last_target(t, path);
 	const char *cn, *p;
+	char *abs;
 
-	for (size_t i = t->n; i-- > 0;)
-		if (streq_paths(t->ent[i].target, path))
-			return &t->ent[i];
+	if (!e && path[0] != '/' && (abs = pathcache_absolute(path))) {
+		e = tab_last_target(t, abs);
+		free(abs);
+	}
+	if (e)
+		return e;
 	if (a->view->nocanon || !(cn = pathcache_path(a->cache, path)))
 		return NULL;
 	for (size_t i = t->n; i-- > 0;)
 		if (streq_paths(t->ent[i].target, cn))
 			return &t->ent[i];
 	for (size_t i = t->n; i-- > 0;) {
-		const struct fstab_ent *e = &t->ent[i];
-
+		e = &t->ent[i];
 		if (e->fs_kernel || !strcmp(e->fstype, "swap") || !strcmp(e->target, "/"))
 			continue;
 		p = pathcache_target(a->cache, e->target);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* See pathcache.h: libmount 2.38's cache.c path rules. */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "columns.h"
 #include "pathcache.h"
@@ -59,6 +62,18 @@ bool streq_paths(const char *a, const char *b)
 		b = sb + bs;
 	}
 	return false;
+}
+
+char *pathcache_absolute(const char *path)
+{
+	char cwd[PATH_MAX], *r;
+	const char *rel = !strncmp(path, "./", 2) ? path + 2 : strcmp(path, ".") ? path : "";
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&r, "%s%s%s", cwd, *rel ? "/" : "", rel) < 0)
+		return NULL;
+	return r;
 }
 
 static const char *find(const struct pathcache *c, const char *path)

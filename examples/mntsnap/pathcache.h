@@ -36,6 +36,14 @@ void pathcache_free(struct pathcache *c);
 /* libmount's streq_paths(): "/a//b/" is "/a/b"; "a" is not "/a" */
 bool streq_paths(const char *a, const char *b);
 
+/*
+ * absolute_path(), as mnt_table_find_target() tries a relative path: the
+ * working directory, '/', and path without a leading "./" (a lone "."
+ * is the directory itself). Malloc'd; NULL: no memory or no working
+ * directory.
+ */
+char *pathcache_absolute(const char *path);
+
 /* mnt_resolve_path(): cached, else realpath(3), else the path itself; NULL: no memory or off */
 const char *pathcache_path(struct pathcache *c, const char *path);
 

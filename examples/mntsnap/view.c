@@ -2,7 +2,6 @@
 /* Output and filter options of list, show and stat (see view.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1541,7 +1540,7 @@ static long find_tag_text(struct matcher *mt, const char *spec)
 static long find_mount_point(struct matcher *mt, const char *path, bool backward)
 {
 	struct mntsnap_mount m;
-	char cwd[PATH_MAX], *alt = NULL;
+	char *alt = NULL;
 	long i, hit = -1;
 	size_t j = 0;
 
@@ -1552,12 +1551,8 @@ static long find_mount_point(struct matcher *mt, const char *path, bool backward
 		if (streq_paths(m.mount_point, path))
 			hit = i;
 	}
-	if (hit < 0 && path[0] != '/' && getcwd(cwd, sizeof(cwd))) {
-		const char *rel = !strncmp(path, "./", 2) ? path + 2 : strcmp(path, ".") ? path : "";
-
-		if (asprintf(&alt, "%s%s%s", cwd, *rel ? "/" : "", rel) < 0)
-			alt = NULL;
-	}
+	if (hit < 0 && path[0] != '/')
+		alt = pathcache_absolute(path);
 	for (int pass = 0; hit < 0 && pass < 2; pass++) {
 		if (pass == 1) {
 			free(alt);
