@@ -220,7 +220,13 @@ static void get_source(struct obuf *b, const struct mntsnap_mount *m, const stru
 		if (!dev)
 			goto out;
 		ob_puts(b, dev);
-	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE) && cx->cache) {
+	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE) && cx->cache &&
+		   m->source[0]) {
+		/*
+		 * not an empty source: libmount's cache takes "" for a "/"
+		 * looked up before and prints "/"; here it stays empty (kept,
+		 * README), below
+		 */
 		const char *p = pathcache_path(cx->cache, m->source);
 
 		ob_puts(b, p ? p : m->source);
