@@ -4357,6 +4357,47 @@ def mtab_utab_split(t, binary, base):
             fstab_same(t, 'mtab utab split verify', args, [binary, 'list'] + args, env=env)
 
 
+# -m: a utab line with a NUL byte. libmount 2.38.1 (mnt_table_parse_next())
+# looks for a line's newline with strchr(), which stops at the NUL: a line
+# that ends in a newline with a NUL before it has "no newline", a parse
+# error passed over without a word, its options merged nowhere (the line
+# before it for the same mount takes the mount). The file's last line
+# without a newline is read as a C string, up to its first NUL, as the
+# -F reader reads a mountinfo file's (tabfile_nul_tail).
+UTAB_NUL_MI = (b'1 0 254:0 / / rw - ext4 /dev/vda rw\n'
+               b'2 1 0:5 / /x rw - tmpfs tmp rw\n'
+               b'3 2 0:6 / /x rw - tmpfs tmp rw\n')
+UTAB_NUL_OK = b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-ok\n'
+UTAB_NUL = {
+    'last-line': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-\0bad\n',
+    'middle-line': b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-a\0\n' + UTAB_NUL_OK,
+    'nul-at-end': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-b\0\n',
+    'nul-first': UTAB_NUL_OK + b'\0SRC=tmp TARGET=/x ROOT=/ OPTS=x-c\n',
+    'crlf-nul': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-d\r\0\n',
+    'noeol-nul': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-e\0junk',
+    'noeol-nuls': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-f\0\0\0',
+    'zeros-tail': UTAB_NUL_OK + b'\0' * 8,
+    'two-nul-lines': (UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-g\0\n' +
+                      b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-h\0\n'),
+}
+
+
+def mtab_utab_nul(t, binary, base):
+    mi = os.path.join(base, 'utab-nul.mi')
+    with open(mi, 'wb') as fh:
+        fh.write(UTAB_NUL_MI)
+    for name, text in sorted(UTAB_NUL.items()):
+        utab = os.path.join(base, 'utab-nul-' + name)
+        with open(utab, 'wb') as fh:
+            fh.write(text)
+        env = dict(os.environ, LIBMOUNT_UTAB=utab)
+        for o in (['-r', '-o', 'ID,TARGET,OPTIONS'], ['-J', '-o', 'ID,FS-OPTIONS,OPTIONS'],
+                  ['-r', '-o', 'ID', '-O', 'x-ok']):
+            args = ['-m', '-F', mi] + o
+            fstab_same(t, 'utab NUL %s' % name, args, [binary, 'list'] + args, env=env,
+                       json_out='-J' in o)
+
+
 # findmnt -x's warning that systemd still uses an older fstab (its
 # /run/systemd/systemd-units-load older than /etc/fstab): after -f's loop
 # stopped at an entry, verify_warn() prints that entry's target line first
@@ -4395,6 +4436,7 @@ def verify_systemd_warning(t, binary, base):
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
     mtab_utab_split(t, binary, base)
+    mtab_utab_nul(t, binary, base)
     verify_systemd_warning(t, binary, base)
     show_stat_tids(t, binary, base)
     private_ns_part(t, '--utab-order', binary, base, 'utab order')

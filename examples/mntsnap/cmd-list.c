@@ -436,15 +436,25 @@ static void utab_entries_free(struct utab_entry *ent, size_t n)
 	free(ent);
 }
 
-/* Every line of utab file f, in file order. */
+/*
+ * Every line of utab file f, in file order. libmount finds a line's
+ * newline with strchr(): a NUL byte before it hides it, and a line
+ * without one is a parse error unless it is the file's last, read as a C
+ * string (up to its first NUL, as the -F reader reads a mountinfo file's
+ * last line). So a line with a NUL that ends in a newline gives no entry,
+ * and the line before it for the same mount takes the mount instead.
+ */
 static int utab_read(FILE *f, struct utab_entry **ret, size_t *count)
 {
 	struct utab_entry *ent = NULL, *grown;
 	size_t n = 0, cap = 0, lcap = 0;
 	char *line = NULL;
+	ssize_t len;
 	int r = 0;
 
-	while (!r && getline(&line, &lcap, f) > 0) {
+	while (!r && (len = getline(&line, &lcap, f)) > 0) {
+		if (line[len - 1] == '\n' && memchr(line, '\0', len - 1))
+			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
 			grown = realloc(ent, cap * sizeof(*ent));
