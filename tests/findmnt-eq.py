@@ -4292,6 +4292,27 @@ def stat_options(t, binary):
         # -T PATH is stat PATH, findmnt's spelling
         fstab_same(t, 'stat -T %s' % p, ['-T', p], [binary, 'stat', '-T', p])
         stat_first_source(t, binary, p)
+    stat_target_and_path(t, binary)
+
+
+def stat_target_and_path(t, binary):
+    """-T PATH is stat PATH as findmnt takes -T: of several -T the last
+    counts; -T beside an argument (before or after it, after `--` too) is
+    findmnt's error ("--target ... can't be used together with command line
+    element that is not an option", exit 1): stat refuses it as list
+    refuses it, exit 2 (README: 2 always an error), saying why."""
+    a, b = '/proc', '/sys'
+    for o in ([], ['-o', 'TARGET,SOURCE'], ['-J']):
+        for x, y in ((a, b), (b, a)):
+            fstab_same(t, 'stat -T -T', o + ['-T', x, '-T', y], [binary, 'stat'] + o + ['-T', x, '-T', y],
+                       json_out='-J' in o)
+    for args in (['-T', a, b], [b, '-T', a], ['-T', a, '--', b], ['--target', a, b],
+                 ['-o', 'TARGET', '-T', a, '-T', b, a], ['-T', a, a]):
+        ra, fa, ea = run(['findmnt'] + args)
+        rb, fb, eb = run([binary, 'stat'] + args)
+        t.check('stat %s: refused as findmnt refuses it' % ' '.join(args),
+                ra == 1 and not fa and b"can't be used together" in ea and rb == 2 and not fb and
+                b'stat: -T excludes a PATH argument' in eb, '%d %r / %d %r' % (ra, ea, rb, eb))
 
 
 def stat_first_source(t, binary, p):

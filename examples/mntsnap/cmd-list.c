@@ -1387,7 +1387,8 @@ static const char stat_help[] =
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
-	"stat PATH is findmnt -T PATH (-T PATH is PATH): the options below apply to\n"
+	"stat PATH is findmnt -T PATH (-T PATH is PATH; of several -T the last\n"
+	"counts, -T beside a PATH is refused as findmnt's): the options below apply to\n"
 	"that one mount as findmnt's do (a filter it fails: nothing printed, exit 1);\n"
 	"-k, --kernel: the kernel's table, stat's own; -c, --canonicalize and\n"
 	"-e, --evaluate: SOURCE as list's options print it. Refused (exit 2):\n"
@@ -1545,8 +1546,16 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 		return r;
 	/* as list's: the live table's TID, -N's task's or our own */
 	v.out.cx.tid = cli_target_tid(&t);
+	/*
+	 * findmnt -T PATH with an argument beside it, before or after, is
+	 * its usage error (-T and -S exclude a command line element): -T is
+	 * stat PATH only as findmnt takes -T, the last of several counting.
+	 */
+	if (optind < argc && target)
+		return cli_fail(0, "stat: -T excludes a PATH argument, as findmnt's -T excludes "
+				   "one (give -T PATH or PATH; of several -T the last counts)");
 	what = target;
-	if (optind < argc && !target)
+	if (optind < argc)
 		what = argv[optind++];
 	if (optind < argc)
 		return cli_fail(0, "stat: unexpected argument '%s' (one ID or PATH, or -T PATH; "
