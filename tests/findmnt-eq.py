@@ -2301,6 +2301,8 @@ POLL_DISCOVERED_STEPS = [
     'mount -t tmpfs x4 s/d"',
     'mv t1/g3 t1/g4 && unshare -m --propagation unchanged sh -c '
     '"mount -o remount,size=4m s/b && sleep 0.3 && umount s/d"',
+    # a bind mount, its superblock's second mount, renamed above
+    'mv t2/g t2/g2 && mount -t tmpfs new2 t2/a',
 ]
 
 
@@ -2315,7 +2317,8 @@ def poll_discovered_inner(binary, base):
     try:
         sh('mkdir -p t1/g/h t1/a s && mount -t tmpfs ren t1/g/h && mount -t tmpfs sh s && '
            'mount --make-shared s && mkdir s/a s/b s/c s/d && mount -t tmpfs x1 s/a && '
-           'mount -t tmpfs x2 s/b && mount -t tmpfs x3 s/c')
+           'mount -t tmpfs x2 s/b && mount -t tmpfs x3 s/c && '
+           'mkdir -p t2/src t2/g/h t2/a && mount -t tmpfs bs t2/src && mount --bind t2/src t2/g/h')
         # (no -J: findmnt 2.38.1 aborts on its second batch, README)
         sets = [['-p'], ['-p', '-r'], ['-p', '-d', 'backward'], ['-p', '-f', '-r'],
                 ['--poll=move,mount,umount', '-r'], ['--poll=remount', '-d', 'backward', '-r'],
