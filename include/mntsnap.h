@@ -1437,7 +1437,8 @@ int mntsnap_watch_drain(struct mntsnap_watch *w);
 
 /*
  * mntsnap_watch_sync - mntsnap_watch_drain(), then a sweep of every
- * mount at once (pending or not: a propagation change sends no event),
+ * mount at once, mount points included (pending or not: a propagation
+ * change, a rename of a directory above a mount point send no event),
  * so the snapshot is a fresh capture's equal now (call it before saving
  * the snapshot at the end of a watch). Returns and queues like
  * mntsnap_watch_drain().

@@ -713,7 +713,14 @@ static int sweep_run(struct mntsnap_watch *w, struct sweep *sw, const uint64_t *
 	return r;
 }
 
-static int sweep(struct mntsnap_watch *w)
+/*
+ * points: ask every mount's mount point too (d_path per mount). The POLLPRI
+ * route always does (a move within one parent changes nothing else); a
+ * sync does, since a rename of a directory above a mount point changes
+ * only that text and the snapshot is to be a fresh capture's equal (the
+ * full fetch of a superblock's first mount sees it for that one alone).
+ */
+static int sweep(struct mntsnap_watch *w, bool points)
 {
 	struct sweep sw = {.nrecs = w->live->nrecs};
 	uint64_t *ids = NULL;
@@ -721,7 +728,7 @@ static int sweep(struct mntsnap_watch *w)
 	int r;
 
 	sw.cheap = MNTSNAP_K_STATMOUNT_MNT_BASIC | MNTSNAP_K_STATMOUNT_SB_BASIC;
-	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
+	if (points || w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
 		sw.cheap |= MNTSNAP_K_STATMOUNT_MNT_POINT;
 	r = mntsnap__sm_list(&w->sys, &w->tmpl, 0, false, &ids, &n);
 	if (r)
@@ -1078,11 +1085,11 @@ static int drain_sources(struct mntsnap_watch *w)
 	if (w->route == MNTSNAP_WATCH_ROUTE_TEXT)
 		return pri ? resync(w, false) : 0;
 	if (w->route == MNTSNAP_WATCH_ROUTE_POLLPRI)
-		return pri ? sweep(w) : 0;
+		return pri ? sweep(w, true) : 0;
 	if ((pri && !nfan) || tick) {
 		timer_set(w, 0);
 		w->unsettled = false;
-		return sweep(w);
+		return sweep(w, false);
 	}
 	if (pri && (w->flags & MNTSNAP_WATCH_NO_SETTLE))
 		w->unsettled = true;
@@ -1155,7 +1162,7 @@ int mntsnap_watch_sync(struct mntsnap_watch *w)
 	w->unsettled = false;
 	w->pf_reads = 0;
 	from = w->nev;
-	r = w->route == MNTSNAP_WATCH_ROUTE_TEXT ? resync(w, false) : sweep(w);
+	r = w->route == MNTSNAP_WATCH_ROUTE_TEXT ? resync(w, false) : sweep(w, true);
 	/* always: only the process's text shows its propagate_from */
 	if (!r && w->view)
 		r = view_update(w, from);

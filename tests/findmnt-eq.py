@@ -2424,6 +2424,52 @@ def poll_args(t, binary, base):
         for args in (['-p', '-F', path], ['-m', '-p', '-F', path], ['-p', '-r', '-F', path]):
             fstab_same(t, 'poll fstab %s' % name, args + ['-w', '0'],
                        [binary, 'list'] + args + ['-w', '0'])
+    private_ns_part(t, '--poll-discovered', binary, base, 'poll discovered changes')
+
+
+# -p: changes the kernel sends no event for in the poller's namespace (a
+# rename of a directory above a mount point: findmnt's "move"; a remount
+# of a superblock made from another namespace: "remount") are found with
+# the next event, in the same batch: findmnt reads the whole table at
+# each POLLPRI and prints the batch in its table diff's order (mounts,
+# moves and remounts in the new table's order, umounts after them; -d
+# backward the other way round). Each step is one batch.
+POLL_DISCOVERED_STEPS = [
+    'mv t1/g t1/g2 && mount -t tmpfs new t1/a',
+    'mv t1/g2 t1/g3 && umount t1/a',
+    'unshare -m --propagation unchanged sh -c "mount -o remount,size=3m s/c && '
+    'mount -o remount,size=1m s/a && mount -o remount,size=2m s/b && sleep 0.3 && '
+    'mount -t tmpfs x4 s/d"',
+    'mv t1/g3 t1/g4 && unshare -m --propagation unchanged sh -c '
+    '"mount -o remount,size=4m s/b && sleep 0.3 && umount s/d"',
+    # a bind mount, its superblock's second mount, renamed above
+    'mv t2/g t2/g2 && mount -t tmpfs new2 t2/a',
+]
+
+
+def poll_discovered_inner(binary, base):
+    """In a private mount namespace already: POLL_DISCOVERED_STEPS polled
+    by both programs. Prints the tally as JSON on its last line."""
+    t = Tally()
+    d = os.path.join(base, 'pdisc')
+    os.makedirs(d)
+    sh = lambda c: subprocess.run(['sh', '-c', c], check=True, cwd=d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'pdisc', d], check=True)
+    try:
+        sh('mkdir -p t1/g/h t1/a s && mount -t tmpfs ren t1/g/h && mount -t tmpfs sh s && '
+           'mount --make-shared s && mkdir s/a s/b s/c s/d && mount -t tmpfs x1 s/a && '
+           'mount -t tmpfs x2 s/b && mount -t tmpfs x3 s/c && '
+           'mkdir -p t2/src t2/g/h t2/a && mount -t tmpfs bs t2/src && mount --bind t2/src t2/g/h')
+        # (no -J: findmnt 2.38.1 aborts on its second batch, README)
+        sets = [['-p'], ['-p', '-r'], ['-p', '-d', 'backward'], ['-p', '-f', '-r'],
+                ['--poll=move,mount,umount', '-r'], ['--poll=remount', '-d', 'backward', '-r'],
+                ['-p', '-P', '-o', 'ACTION,TARGET,OLD-TARGET']]
+        poll_history(t, 'poll discovered', binary, sets, POLL_DISCOVERED_STEPS, None, d,
+                     wait_open=True)
+    finally:
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
 
 
 def _ids(n):
@@ -4802,6 +4848,27 @@ def stat_options(t, binary):
         # -T PATH is stat PATH, findmnt's spelling
         fstab_same(t, 'stat -T %s' % p, ['-T', p], [binary, 'stat', '-T', p])
         stat_first_source(t, binary, p)
+    stat_target_and_path(t, binary)
+
+
+def stat_target_and_path(t, binary):
+    """-T PATH is stat PATH as findmnt takes -T: of several -T the last
+    counts; -T beside an argument (before or after it, after `--` too) is
+    findmnt's error ("--target ... can't be used together with command line
+    element that is not an option", exit 1): stat refuses it as list
+    refuses it, exit 2 (README: 2 always an error), saying why."""
+    a, b = '/proc', '/sys'
+    for o in ([], ['-o', 'TARGET,SOURCE'], ['-J']):
+        for x, y in ((a, b), (b, a)):
+            fstab_same(t, 'stat -T -T', o + ['-T', x, '-T', y], [binary, 'stat'] + o + ['-T', x, '-T', y],
+                       json_out='-J' in o)
+    for args in (['-T', a, b], [b, '-T', a], ['-T', a, '--', b], ['--target', a, b],
+                 ['-o', 'TARGET', '-T', a, '-T', b, a], ['-T', a, a]):
+        ra, fa, ea = run(['findmnt'] + args)
+        rb, fb, eb = run([binary, 'stat'] + args)
+        t.check('stat %s: refused as findmnt refuses it' % ' '.join(args),
+                ra == 1 and not fa and b"can't be used together" in ea and rb == 2 and not fb and
+                b'stat: -T excludes a PATH argument' in eb, '%d %r / %d %r' % (ra, ea, rb, eb))
 
 
 def stat_first_source(t, binary, p):
@@ -4867,6 +4934,47 @@ def mtab_utab_split(t, binary, base):
             fstab_same(t, 'mtab utab split verify', args, [binary, 'list'] + args, env=env)
 
 
+# -m: a utab line with a NUL byte. libmount 2.38.1 (mnt_table_parse_next())
+# looks for a line's newline with strchr(), which stops at the NUL: a line
+# that ends in a newline with a NUL before it has "no newline", a parse
+# error passed over without a word, its options merged nowhere (the line
+# before it for the same mount takes the mount). The file's last line
+# without a newline is read as a C string, up to its first NUL, as the
+# -F reader reads a mountinfo file's (tabfile_nul_tail).
+UTAB_NUL_MI = (b'1 0 254:0 / / rw - ext4 /dev/vda rw\n'
+               b'2 1 0:5 / /x rw - tmpfs tmp rw\n'
+               b'3 2 0:6 / /x rw - tmpfs tmp rw\n')
+UTAB_NUL_OK = b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-ok\n'
+UTAB_NUL = {
+    'last-line': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-\0bad\n',
+    'middle-line': b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-a\0\n' + UTAB_NUL_OK,
+    'nul-at-end': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-b\0\n',
+    'nul-first': UTAB_NUL_OK + b'\0SRC=tmp TARGET=/x ROOT=/ OPTS=x-c\n',
+    'crlf-nul': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-d\r\0\n',
+    'noeol-nul': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-e\0junk',
+    'noeol-nuls': UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-f\0\0\0',
+    'zeros-tail': UTAB_NUL_OK + b'\0' * 8,
+    'two-nul-lines': (UTAB_NUL_OK + b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-g\0\n' +
+                      b'SRC=tmp TARGET=/x ROOT=/ OPTS=x-h\0\n'),
+}
+
+
+def mtab_utab_nul(t, binary, base):
+    mi = os.path.join(base, 'utab-nul.mi')
+    with open(mi, 'wb') as fh:
+        fh.write(UTAB_NUL_MI)
+    for name, text in sorted(UTAB_NUL.items()):
+        utab = os.path.join(base, 'utab-nul-' + name)
+        with open(utab, 'wb') as fh:
+            fh.write(text)
+        env = dict(os.environ, LIBMOUNT_UTAB=utab)
+        for o in (['-r', '-o', 'ID,TARGET,OPTIONS'], ['-J', '-o', 'ID,FS-OPTIONS,OPTIONS'],
+                  ['-r', '-o', 'ID', '-O', 'x-ok']):
+            args = ['-m', '-F', mi] + o
+            fstab_same(t, 'utab NUL %s' % name, args, [binary, 'list'] + args, env=env,
+                       json_out='-J' in o)
+
+
 # findmnt -x's warning that systemd still uses an older fstab (its
 # /run/systemd/systemd-units-load older than /etc/fstab): after -f's loop
 # stopped at an entry, verify_warn() prints that entry's target line first
@@ -4905,6 +5013,7 @@ def verify_systemd_warning(t, binary, base):
 def mtab_tid_uuid(t, binary, base):
     mtab_verify_and_tids(t, binary, base)
     mtab_utab_split(t, binary, base)
+    mtab_utab_nul(t, binary, base)
     verify_systemd_warning(t, binary, base)
     show_stat_tids(t, binary, base)
     private_ns_part(t, '--utab-order', binary, base, 'utab order')
@@ -5294,6 +5403,8 @@ def main():
         return busy_table_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dev-root':
         return dev_root_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--poll-discovered':
+        return poll_discovered_inner(*sys.argv[2:4])
     if sys.argv[1] == '--utab-order':
         return utab_order_inner(*sys.argv[2:4])
     if sys.argv[1] == '--locale':

@@ -437,15 +437,25 @@ static void utab_entries_free(struct utab_entry *ent, size_t n)
 	free(ent);
 }
 
-/* Every line of utab file f, in file order. */
+/*
+ * Every line of utab file f, in file order. libmount finds a line's
+ * newline with strchr(): a NUL byte before it hides it, and a line
+ * without one is a parse error unless it is the file's last, read as a C
+ * string (up to its first NUL, as the -F reader reads a mountinfo file's
+ * last line). So a line with a NUL that ends in a newline gives no entry,
+ * and the line before it for the same mount takes the mount instead.
+ */
 static int utab_read(FILE *f, struct utab_entry **ret, size_t *count)
 {
 	struct utab_entry *ent = NULL, *grown;
 	size_t n = 0, cap = 0, lcap = 0;
 	char *line = NULL;
+	ssize_t len;
 	int r = 0;
 
-	while (!r && getline(&line, &lcap, f) > 0) {
+	while (!r && (len = getline(&line, &lcap, f)) > 0) {
+		if (line[len - 1] == '\n' && memchr(line, '\0', len - 1))
+			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
 			grown = realloc(ent, cap * sizeof(*ent));
@@ -1514,7 +1524,8 @@ static const char stat_help[] =
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
-	"stat PATH is findmnt -T PATH (-T PATH is PATH): the options below apply to\n"
+	"stat PATH is findmnt -T PATH (-T PATH is PATH; of several -T the last\n"
+	"counts, -T beside a PATH is refused as findmnt's): the options below apply to\n"
 	"that one mount as findmnt's do (a filter it fails: nothing printed, exit 1);\n"
 	"-k, --kernel: the kernel's table, stat's own; -c, --canonicalize and\n"
 	"-e, --evaluate: SOURCE as list's options print it. Refused (exit 2):\n"
@@ -1673,8 +1684,16 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 		return r;
 	/* as list's: the live table's TID, -N's task's or our own */
 	v.out.cx.tid = cli_target_tid(&t);
+	/*
+	 * findmnt -T PATH with an argument beside it, before or after, is
+	 * its usage error (-T and -S exclude a command line element): -T is
+	 * stat PATH only as findmnt takes -T, the last of several counting.
+	 */
+	if (optind < argc && target)
+		return cli_fail(0, "stat: -T excludes a PATH argument, as findmnt's -T excludes "
+				   "one (give -T PATH or PATH; of several -T the last counts)");
 	what = target;
-	if (optind < argc && !target)
+	if (optind < argc)
 		what = argv[optind++];
 	if (optind < argc)
 		return cli_fail(0, "stat: unexpected argument '%s' (one ID or PATH, or -T PATH; "

@@ -1514,7 +1514,14 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 		/* findmnt -w bounds each wait for a change, not the whole run */
 		if (a->idle_timeout && end && r > 0)
 			end = now_s() + a->timeout;
-		r = mntsnap_watch_drain(w);
+		/*
+		 * -p: findmnt reads the whole table at each wake, so a change
+		 * the kernel sent no event for here (a rename above a mount
+		 * point, a remount made from another namespace) comes in the
+		 * next event's batch, in the diff's order (drain_sorted()):
+		 * sweep now, not settle_ms later in a batch of its own
+		 */
+		r = a->poll ? mntsnap_watch_sync(w) : mntsnap_watch_drain(w);
 		if (r == -ESRCH) {
 			fflush(stdout);
 			fprintf(stderr, "mntsnap: watch: the target process has exited\n");
