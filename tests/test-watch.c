@@ -1219,6 +1219,24 @@ static uint32_t text_pf(pid_t pid, const char *mp)
 	return pf;
 }
 
+/* the last event at mount point mp, NULL if none */
+static const struct ev *last_event_at(const struct evlist *l, const char *mp)
+{
+	const struct ev *e = NULL;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->e[i].mp, mp))
+			e = &l->e[i];
+	return e;
+}
+
+/* e's record carries propagate_from, the value the task's own mountinfo has for mp */
+static void assert_pf_text(const struct ev *e, pid_t pid, const char *mp, const char *what)
+{
+	cr_assert(e->has_pf, "%s: present", what);
+	cr_assert_eq(e->pf, text_pf(pid, mp), "%s", what);
+}
+
 /*
  * BASE/x shared (group X); BASE/y a bind of it, made a slave of X and
  * shared again (group Y, master X); the target's namespace a copy whose y
@@ -1284,18 +1302,14 @@ static void pid_whole_pf(bool pollpri)
 	cr_assert_eq(l.n, 1);
 	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_CHANGE);
 	cr_assert_str_eq(l.e[0].mp, BASE "/y");
-	cr_assert(l.e[0].has_pf, "a remount's record: present");
-	cr_assert_eq(l.e[0].pf, text_pf(t.pid, BASE "/y"), "a remount's record");
+	assert_pf_text(&l.e[0], t.pid, BASE "/y", "a remount's record");
 	/* a mount propagated from here to the target's y/sub, fetched whole */
 	l.n = 0;
 	mnt("pp", BASE "/x/sub", "tmpfs", 0, NULL);
 	cr_assert_geq(wait_events(w, &l, 1), 0);
-	for (size_t i = 0; i < l.n; i++)
-		if (!strcmp(l.e[i].mp, BASE "/y/sub"))
-			e = &l.e[i];
+	e = last_event_at(&l, BASE "/y/sub");
 	cr_assert(e && e->kind == MNTSNAP_WATCH_MOUNT, "y/sub propagated (%zu events)", l.n);
-	cr_assert(e->has_pf, "a new mount's record: present");
-	cr_assert_eq(e->pf, text_pf(t.pid, BASE "/y/sub"), "a new mount's record");
+	assert_pf_text(e, t.pid, BASE "/y/sub", "a new mount's record");
 	assert_current(w, ns);
 	mntsnap_watch_free(w);
 	mntsnap_ns_free(ns);
@@ -1347,12 +1361,9 @@ LTest(watch, foreign_pid_propagate_from_at_resync)
 		collect(w, &l);
 	}
 	cr_assert_eq(l.resyncs, 1);
-	for (size_t i = 0; i < l.n; i++)
-		if (!strcmp(l.e[i].mp, BASE "/y"))
-			e = &l.e[i];
+	e = last_event_at(&l, BASE "/y");
 	cr_assert(e && e->kind == MNTSNAP_WATCH_CHANGE, "the remount, by the resync's diff");
-	cr_assert(e->has_pf, "a resync's record: present");
-	cr_assert_eq(e->pf, text_pf(t.pid, BASE "/y"), "a resync's record");
+	assert_pf_text(e, t.pid, BASE "/y", "a resync's record");
 	assert_current(w, ns);
 	mntsnap_watch_free(w);
 	mntsnap_ns_free(ns);
