@@ -1379,15 +1379,15 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	view_resolve_tag(&a.view, &tagdev);
 	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
 		r = join_tabs(&a, &tj);
-		if (r) {
-			tj_free(&tj);
-			return r;
-		}
+		if (r)
+			goto out;
 		map = (struct cli_tabmap){ .joined = a.ntabs > 1, .files = a.names,
 					   .lines = tj.lines, .n = tj.n };
 	}
-	if (a.mountinfo_file && a.target.set)
-		return cli_fail(0, "list: --tab-file and a TARGET exclude each other");
+	if (a.mountinfo_file && a.target.set) {
+		r = cli_fail(0, "list: --tab-file and a TARGET exclude each other");
+		goto out;
+	}
 	if (a.mountinfo_file) {
 		a.backend = MNTSNAP_BACKEND_MOUNTINFO;
 		a.view.out.cx.file_uuid = true;
@@ -1399,14 +1399,14 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	if (!a.mountinfo_file)
 		a.view.out.cx.tid = cli_target_tid(&a.target);
 	if (cli_target_open(&a.target, &ns)) {
-		tj_free(&tj);
-		return CLI_EXIT_ERR;
+		r = CLI_EXIT_ERR;
+		goto out;
 	}
 	/* PATH as the target sees it: it may not exist here at all */
 	if (a.under && cli_under_id("list", ns, a.under, &under)) {
 		cli_target_close(ns);
-		tj_free(&tj);
-		return CLI_EXIT_ERR;
+		r = CLI_EXIT_ERR;
+		goto out;
 	}
 
 	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = a.backend, .ns = ns,
@@ -1416,15 +1416,17 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 			       true, &snap);
 	cli_target_close(ns);
 	tj_free(&tj);
-	if (r)
-		return CLI_EXIT_ERR;
+	if (r) {
+		r = CLI_EXIT_ERR;
+		goto out;
+	}
 	if (a.ntabs > 1)
 		a.view.out.cx.tids = tids = joined_tids(&a, snap);
 	if (a.mtab)
 		r = utab_options(snap, &user);
 	if (r) {
-		mntsnap_snapshot_free(snap);
-		return cli_fail(r, "list: reading the utab");
+		r = cli_fail(r, "list: reading the utab");
+		goto out_snap;
 	}
 	a.view.out.cx.user_opts = (const char *const *)user;
 	if (a.verify) {
@@ -1438,8 +1440,12 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	for (size_t i = 0; user && i < mntsnap_snapshot_count(snap); i++)
 		free(user[i]);
 	free(user);
+out_snap:
 	free(tids);
 	mntsnap_snapshot_free(snap);
+out:
+	/* every return from here: the cache holds the run's blkid cache and what it learned */
+	tj_free(&tj);
 	tags_cache_release(&tc);
 	free(tagdev);
 	return r;
