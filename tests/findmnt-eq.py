@@ -3523,7 +3523,9 @@ def tag_text_cases(t, binary, base, dev, label):
              'mount -t ext4 %s %s' % (dev, mps['ext'])] + [
              'umount %s' % mps[n] for n in ('lab', 'devtmp', 'devproc', 'uuid', 'ext')]
     psets = [['-p', '-r', '-S', lt], ['-p', lt], ['-p', '-r', '-S', ut],
-             ['-p', '-r', '-C', '-S', lt], ['-p', '-r', '-S', dev], ['-p', '-r', '-i', '-S', lt], ['-p', '-P', '-S', ut]]
+             ['-p', '-r', '-C', '-S', lt], ['-p', '-r', '-S', dev], ['-p', '-r', '-i', '-S', lt], ['-p', '-P', '-S', ut],
+             # -e: a tag source shows as its device under -p too
+             ['-p', '-r', '-e', '-o', 'ACTION,SOURCE,TARGET'], ['-p', '-P', '-e', '-S', lt]]
     poll_history(t, 'tag text poll', binary, psets, steps, None, base)
 
 

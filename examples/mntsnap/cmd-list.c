@@ -1361,6 +1361,10 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 		cli_poll_columns(stdout, false);
 		return 0;
 	}
+	/* -e: a tag source shows as its device in every table, a mount's too, -p's too */
+	a.view.out.cx.evaluate = a.evaluate;
+	if (a.poll && a.evaluate && need_blkid(&a))
+		return CLI_EXIT_ERR;
 	if (a.poll)
 		return list_poll(&a);
 	r = view_finish(&a.view, "list");
@@ -1368,8 +1372,6 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 		return r;
 	if (need_blkid(&a))
 		return CLI_EXIT_ERR;
-	/* -e: a tag source shows as its device in every table, a mount's too */
-	a.view.out.cx.evaluate = a.evaluate;
 	if (list_reads_fstab(&a))
 		return list_fstab(&a);
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)

@@ -1647,6 +1647,8 @@ int cli_poll(const struct cli_poll *q)
 		po.cx.loc = v->out.cx.loc;
 		po.cx.nofsroot = v->out.cx.nofsroot;
 		po.cx.canonicalize = v->out.cx.canonicalize;
+		/* -e: a tag source shows as its device, as list shows it */
+		po.cx.evaluate = v->out.cx.evaluate;
 		po.cx.bytes = v->out.cx.bytes;
 		po.cx.vfs_all = v->out.cx.vfs_all;
 		po.cx.nocache = v->out.cx.nocache;
