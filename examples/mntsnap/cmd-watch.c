@@ -767,8 +767,7 @@ struct poll_out {
 static const struct pcol *own_col(const char *name, size_t len)
 {
 	for (size_t i = 0; i < sizeof(own_cols) / sizeof(own_cols[0]); i++)
-		if (strlen(own_cols[i].header) == len &&
-		    !strncasecmp(name, own_cols[i].header, len))
+		if (col_name_is(own_cols[i].header, name, len))
 			return &own_cols[i];
 	return NULL;
 }

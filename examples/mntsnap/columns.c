@@ -11,6 +11,7 @@
  *  - ID and PARENT are the /proc ids.
  * The rest are mntsnap's own and named in the same style.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -966,10 +967,26 @@ bool col_is_blkid(const struct column *c)
  * tr_TR, where 'i' and 'I' are no case pair, only "OPTIONS" is (and our
  * own upper-case lists, COLS_DEFAULT and the rest, always are).
  */
+bool col_name_is(const char *header, const char *name, size_t len)
+{
+	/*
+	 * strncasecmp()'s compare spelled out with tolower(), which reads the
+	 * locale's table: a sanitizer build's strncasecmp() interceptor folds
+	 * ASCII case whatever the locale, so the same binary would answer
+	 * otherwise under AddressSanitizer
+	 */
+	if (strlen(header) != len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (tolower((unsigned char)header[i]) != tolower((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
 const struct column *col_find(const char *name, size_t len)
 {
 	for (size_t i = 0; i < cols_all_count; i++)
-		if (strlen(cols_all[i].header) == len && !strncasecmp(cols_all[i].header, name, len))
+		if (col_name_is(cols_all[i].header, name, len))
 			return &cols_all[i];
 	return NULL;
 }

@@ -209,6 +209,11 @@ static inline void col_fix_source(const struct col_ctx *cx, struct mntsnap_mount
 		m->source = cx->root_src[m->index];
 }
 
+/*
+ * NAME (len bytes) names the column HEADER: case-blind in the process's
+ * LC_CTYPE, as findmnt's strncasecmp() (tr_TR: "id" is not "ID")
+ */
+bool col_name_is(const char *header, const char *name, size_t len);
 const struct column *col_find(const char *name, size_t len);
 
 /* findmnt's blkid columns: left out of --output-all in a build without libblkid */
