@@ -106,11 +106,14 @@ static const char *probe_name(const char *name)
 	return name;
 }
 
-char *tags_device_value(const char *dev, const char *name)
+/*
+ * dev probed for what findmnt's tag columns show (LABEL, UUID, TYPE and
+ * the partition entry's), as mnt_cache_read_tags() probes; NULL when it
+ * cannot be opened or holds nothing libblkid knows
+ */
+static blkid_probe probe_tags(const char *dev)
 {
 	blkid_probe pr = blkid_new_probe_from_filename(dev);
-	const char *data = NULL;
-	char *v = NULL;
 
 	if (!pr)
 		return NULL;
@@ -119,8 +122,22 @@ char *tags_device_value(const char *dev, const char *name)
 						      BLKID_SUBLKS_TYPE);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	if (!blkid_do_safeprobe(pr) && !blkid_probe_lookup_value(pr, probe_name(name), &data, NULL) &&
-	    data && *data)
+	if (blkid_do_safeprobe(pr)) {
+		blkid_free_probe(pr);
+		return NULL;
+	}
+	return pr;
+}
+
+char *tags_device_value(const char *dev, const char *name)
+{
+	blkid_probe pr = probe_tags(dev);
+	const char *data = NULL;
+	char *v = NULL;
+
+	if (!pr)
+		return NULL;
+	if (!blkid_probe_lookup_value(pr, probe_name(name), &data, NULL) && data && *data)
 		v = strdup(data);
 	blkid_free_probe(pr);
 	return v;
@@ -272,18 +289,9 @@ static int read_tags(struct tags_cache *c, const char *dev)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->ent[i].read && !strcmp(c->ent[i].dev, dev))
 			return 0;
-	pr = blkid_new_probe_from_filename(dev);
+	pr = probe_tags(dev);
 	if (!pr)
 		return -1;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
-						      BLKID_SUBLKS_TYPE);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	if (blkid_do_safeprobe(pr)) {
-		blkid_free_probe(pr);
-		return -1;
-	}
 	for (size_t i = 0; !r && i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *data;
 
