@@ -676,93 +676,127 @@ static bool dev_has_tag(const struct view *v, const char *dev, const char *name,
 static bool match_one(struct matcher *mt, size_t i);
 
 /*
- * mnt_fs_match_source() beyond the text, through the cache: the source
- * asked for resolved (a symlink such as /dev/disk/by-uuid/..., a relative
- * or a ../ path) against each record's source as written and as resolved,
- * or a record's tag against the device's; never for a pseudo or network
- * filesystem. A tag asked for is mark_source_tag()'s.
+ * The source asked for, as mnt_fs_match_source() takes it: its text, and
+ * what it names beyond the text (spec(data): the path resolved through
+ * the cache, the device a tag names; NULL: nothing, as under -C), which
+ * the callers get in their own ways and only when a record's text cannot
+ * decide. pc: the cache a record's own source resolves through, and
+ * whether a record's tag may be read from the device; NULL for neither
+ * (a saved table: nothing of it is looked up on this file system).
+ */
+struct src_ask {
+	const char *text;
+	const char *(*spec)(void *data);
+	void *data;
+	struct pathcache *pc;
+	const struct view *v;
+};
+
+/*
+ * mnt_fs_match_source() for one record (src: its source, NULL if none;
+ * fl: its FS_PSEUDO/FS_NET): the text first (a tag's and a pseudo
+ * filesystem's exact, a path's by streq_paths()); never more for a pseudo
+ * or network filesystem; then what was asked resolved against the
+ * record's source as written and as resolved, or a record's tag against
+ * the device's tags.
+ */
+static bool src_match(const struct src_ask *a, const char *src, unsigned fl)
+{
+	const char *cn, *rs;
+	char *tn, *tv;
+	bool tag, ok;
+
+	if (!src)
+		return false;
+	tag = src_tag(src, &tn, &tv);
+	if (tag ? !strcmp(src, a->text) : streq_srcpath(src, fl, a->text))
+		ok = true;
+	else if ((fl & (FS_PSEUDO | FS_NET)) || !(cn = a->spec(a->data)))
+		ok = false;
+	else if (tag)
+		ok = a->pc && dev_has_tag(a->v, cn, tn, tv);
+	else
+		ok = streq_paths(src, cn) ||
+		     (a->pc && (rs = pathcache_path(a->pc, src)) && !strcmp(rs, cn));
+	free(tn), free(tv);
+	return ok;
+}
+
+/* The listing's source asked for, resolved at the first record that needs it. */
+struct mt_spec {
+	struct matcher *mt;
+	bool resolve, asked;
+	const char *cn;
+};
+
+static const char *mt_spec(void *data)
+{
+	struct mt_spec *s = data;
+
+	if (!s->asked) {
+		s->asked = true;
+		s->cn = s->resolve ? pathcache_path(&s->mt->pc, s->mt->source) : NULL;
+	}
+	return s->cn;
+}
+
+/*
+ * src_match() for the mounts the exact text (mark_source()'s index) did
+ * not find, in the -d direction, -U's dropped ones aside.
  */
 static void mark_source_resolved(struct matcher *mt)
 {
-	bool resolve = resolves(mt) && !tags_is_devtag(mt->source), asked = false;
-	const char *cn = NULL;
+	struct mt_spec s = { .mt = mt, .resolve = resolves(mt) && !tags_is_devtag(mt->source) };
+	struct src_ask a = { .text = mt->source, .spec = mt_spec, .data = &s,
+			     .pc = s.resolve ? &mt->pc : NULL, .v = mt->v };
 
 	for (size_t j = 0; j < mt->n; j++) {
 		size_t i = mt->v->backward ? mt->n - 1 - j : j;
 		unsigned fl;
-		const char *src = src_path(mt, i, &fl), *rs;
-		char *tn, *tv;
-		bool tag;
+		const char *src = src_path(mt, i, &fl);
 
-		if (mt->source_hit[i] || !src || mt->gone[i])
+		if (mt->source_hit[i] || mt->gone[i])
 			continue;
+		mt->source_hit[i] = src_match(&a, src, fl);
 		/*
-		 * libmount resolves the source asked for at the first mount
-		 * it cannot tell by text, and findmnt -c prints (resolves)
-		 * each match as it finds it: a match before that puts its
-		 * own spelling in the cache first
+		 * The listing marks every mount before it prints one; findmnt
+		 * prints (-c: resolves) each match as it finds it. So a match
+		 * by its text before the source asked for was resolved puts
+		 * its own spelling in the cache first, as findmnt's would.
 		 */
-		tag = src_tag(src, &tn, &tv);
-		if (!asked && !(fl & (FS_PSEUDO | FS_NET)) &&
-		    (tag || !streq_srcpath(src, fl, mt->source))) {
-			asked = true;
-			cn = resolve ? pathcache_path(&mt->pc, mt->source) : NULL;
-		}
-		if (tag) {
-			mt->source_hit[i] = cn && !(fl & (FS_PSEUDO | FS_NET)) &&
-					    dev_has_tag(mt->v, cn, tn, tv);
-			free(tn), free(tv);
-			continue;
-		}
-		if (streq_srcpath(src, fl, mt->source)) {
-			mt->source_hit[i] = true;
-			if (!asked && mt->v->out.cx.canonicalize && resolve && match_one(mt, i))
-				pathcache_path(&mt->pc, src);
-			continue;
-		}
-		if (!cn || (fl & (FS_PSEUDO | FS_NET)))
-			continue;
-		rs = pathcache_path(&mt->pc, src);
-		if (streq_paths(src, cn) || (rs && !strcmp(rs, cn)))
-			mt->source_hit[i] = true;
+		if (mt->source_hit[i] && !s.asked && mt->v->out.cx.canonicalize &&
+		    s.resolve && match_one(mt, i))
+			pathcache_path(&mt->pc, src);
 	}
 }
 
+/* A tag asked for: the device view_resolve_tag() found, if any. */
+static const char *tag_dev(void *data)
+{
+	return data;
+}
+
 /*
- * mnt_fs_match_source() for a tag asked for (TAG, its text): a record
- * whose own source is a tag of that very text, whatever its filesystem
- * (a tmpfs mounted with the source "LABEL=x"); then, only when the tag
- * named a device (view_resolve_tag() put it in mt->source; never under
- * -C), a record that is neither a pseudo nor a network filesystem and
- * whose source is that device, as written or resolved, or a tag the
- * device has. A tmpfs or proc whose source text is the device's path is
- * not the tag's: libmount gives up on those before it evaluates the tag.
+ * src_match() for a tag asked for (TAG, its text), on every record in
+ * the table's order: a record whose source is that very text, whatever
+ * its filesystem (a tmpfs mounted with the source "LABEL=x"); then the
+ * device the tag named, if any (view_resolve_tag() put it in mt->source,
+ * at the start, through the run's tags cache; never under -C), as
+ * mnt_resolve_spec() gives it: libblkid's name, compared as it is. A tmpfs
+ * whose source text is the device's path is not the tag's. A saved
+ * table: the device's text only, as every path there.
  */
 static void mark_source_tag(struct matcher *mt, const char *tag)
 {
-	const char *dev = strcmp(mt->source, tag) ? mt->source : NULL;
-	const char *cn = dev && resolves(mt) ? pathcache_path(&mt->pc, dev) : NULL;
+	struct src_ask a = { .text = tag, .spec = tag_dev, .v = mt->v,
+			     .data = strcmp(mt->source, tag) ? (void *)mt->source : NULL,
+			     .pc = resolves(mt) ? &mt->pc : NULL };
 
 	for (size_t i = 0; i < mt->n; i++) {
 		unsigned fl;
-		const char *src = src_path(mt, i, &fl), *rs;
-		char *tn, *tv;
+		const char *src = src_path(mt, i, &fl);
 
-		if (!src)
-			continue;
-		if (src_tag(src, &tn, &tv)) {
-			mt->source_hit[i] = !strcmp(src, tag) ||
-					    (cn && !(fl & (FS_PSEUDO | FS_NET)) &&
-					     dev_has_tag(mt->v, cn, tn, tv));
-			free(tn), free(tv);
-			continue;
-		}
-		if (!dev || (fl & (FS_PSEUDO | FS_NET)))
-			continue;
-		/* a saved table: the device's text only, as every path there */
-		rs = cn ? pathcache_path(&mt->pc, src) : NULL;
-		mt->source_hit[i] = streq_paths(src, dev) ||
-				    (cn && (streq_paths(src, cn) || (rs && !strcmp(rs, cn))));
+		mt->source_hit[i] = src_match(&a, src, fl);
 	}
 }
 
@@ -944,14 +978,19 @@ static bool filter_target(struct view_filter *f, const char *target,
 }
 
 /*
- * mnt_resolve_spec() of the source asked for: a path through the cache
+ * mnt_resolve_spec() of the source asked for, as src_match() asks for it
+ * (none under -C: findmnt then has no cache): a path through the cache
  * (its first answer kept for the whole poll, the path itself when it
  * resolves to nothing); a tag's device, evaluated at its first use and
  * again until it names one (a filesystem made after the start), as
  * libmount's cache keeps only the devices it found. NULL: none.
  */
-static const char *filter_spec(struct view_filter *f)
+static const char *filter_spec(void *data)
 {
+	struct view_filter *f = data;
+
+	if (f->v->nocanon)
+		return NULL;
 	if (!f->tagname)
 		return pathcache_path(&f->pc, f->source);
 	if (!f->tagdev)
@@ -961,40 +1000,21 @@ static const char *filter_spec(struct view_filter *f)
 
 /*
  * mnt_fs_match_source() on a kernel table, record by record: a MAJ:MIN
- * asked for is a device number. Else the text: a path's as
- * streq_paths() has it ("/dev//sda1/" is "/dev/sda1"), a pseudo
- * filesystem's exact, a tag's exact. Then, unless -C (no cache) and
- * never for a pseudo or network filesystem (FSTYPE: the record's), what
- * was asked for resolved (filter_spec()) against the record's source as
- * written and as resolved through the cache, or a tag the record has
- * against that device's.
+ * asked for is a device number; else src_match(), FSTYPE the record's.
+ * Unlike the listing's, the source asked for is resolved as the records
+ * come (the poll has no table to go through first), and a tag's device
+ * is looked for on each use until one is found.
  */
 static bool filter_source(struct view_filter *f, const struct mntsnap_mount *m,
 			  const char *fstype)
 {
-	bool pseudo = fstab_pseudo(fstype), net = fstab_netfs(fstype), ok;
-	const char *cn, *rs;
-	char *tn, *tv;
+	struct src_ask a = { .text = f->source, .spec = filter_spec, .data = f, .pc = &f->pc,
+			     .v = f->v };
+	unsigned fl = fstab_pseudo(fstype) ? FS_PSEUDO : fstab_netfs(fstype) ? FS_NET : 0;
 
 	if (f->devno)
 		return (m->mask & MNTSNAP_F_DEV) && m->dev_major == f->maj && m->dev_minor == f->min;
-	if (!(m->mask & MNTSNAP_F_SOURCE))
-		return false;
-	if (src_tag(m->source, &tn, &tv)) {
-		ok = !strcmp(m->source, f->source) ||
-		     (!f->v->nocanon && !pseudo && !net && (cn = filter_spec(f)) &&
-		      dev_has_tag(f->v, cn, tn, tv));
-		free(tn), free(tv);
-		return ok;
-	}
-	if (pseudo ? !strcmp(m->source, f->source) : streq_paths(m->source, f->source))
-		return true;
-	if (f->v->nocanon || pseudo || net || !(cn = filter_spec(f)))
-		return false;
-	if (streq_paths(m->source, cn))
-		return true;
-	rs = pathcache_path(&f->pc, m->source);
-	return rs && !strcmp(rs, cn);
+	return src_match(&a, m->mask & MNTSNAP_F_SOURCE ? m->source : NULL, fl);
 }
 
 /*
