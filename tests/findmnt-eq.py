@@ -3440,7 +3440,25 @@ def source_lookups_file(t, binary, base):
     for args in (['-c', '-S', img + '/'], ['-c', img + '/'], ['-c', '-d', 'backward', '-S', img + '/'],
                  ['-c', '-t', 'ext4', '-S', img + '/']):
         lookup_pair(t, 'source lookup -F', binary, ['-F', first, '-r'] + args)
-    for args in (['-S', 'lnk'], ['-f', 'lnk'], ['lnk'], ['-S', './sub/rel'], ['-f', 'x']):
+    # an empty source asked for is a path's text to libmount, the same
+    # path as "/" and "//" (not a pseudo filesystem's, compared exactly)
+    empty = os.path.join(d, 'empty.mi')
+    with open(empty, 'w') as fh:
+        fh.write('1 0 7:0 / / rw - ext4 /dev/vda rw\n2 1 7:1 / /a rw - ext4 / rw\n'
+                 '3 1 7:2 / /b rw - ext4  rw\n4 1 7:3 / /c rw - tmpfs / rw\n'
+                 '5 1 7:4 / /d rw - tmpfs  rw\n6 1 7:5 / /e rw - ext4 // rw\n'
+                 '7 1 7:6 / /f rw - nfs / rw\n')
+    # (not -c: libmount's cache prints "" as a "/" resolved before, kept)
+    for args in (['-S', ''], [''], ['-C', '-S', ''], ['-i', '-S', ''],
+                 ['-d', 'backward', '-S', ''], ['-f', '-S', '']):
+        lookup_pair(t, 'source lookup -F', binary, ['-F', empty, '-r'] + args)
+    # text that starts as a tag but is none (no value, an unclosed quote)
+    # is a path to libmount, here a relative one: resolved like any other
+    for name in ('LABEL=', 'UUID="q'):
+        os.symlink('dev.img', os.path.join(d, name))
+    for args in (['-S', 'lnk'], ['-f', 'lnk'], ['lnk'], ['-S', './sub/rel'], ['-f', 'x'],
+                 ['-S', 'LABEL='], ['LABEL='], ['-S', 'UUID="q'], ['-c', '-S', 'LABEL='],
+                 ['-C', '-S', 'LABEL='], ['-f', 'LABEL='], ['-f', '-S', 'UUID="q']):
         lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args, cwd=d)
 
 

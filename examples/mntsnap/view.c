@@ -746,7 +746,11 @@ static const char *mt_spec(void *data)
  */
 static void mark_source_resolved(struct matcher *mt)
 {
-	struct mt_spec s = { .mt = mt, .resolve = resolves(mt) && !tags_is_devtag(mt->source) };
+	/*
+	 * a text that reads as a tag but is none (view_resolve_tag() took it
+	 * not: "LABEL=", an unclosed quote) is a path, resolved as any
+	 */
+	struct mt_spec s = { .mt = mt, .resolve = resolves(mt) };
 	struct src_ask a = { .text = mt->source, .spec = mt_spec, .data = &s,
 			     .pc = s.resolve ? &mt->pc : NULL, .v = mt->v };
 
@@ -812,18 +816,6 @@ static void mark_source(struct matcher *mt)
 		mark_source_tag(mt, mt->v->source_tag);
 		return;
 	}
-	/*
-	 * "" is a source too (mount(2) takes it, mountinfo shows an empty
-	 * field): libmount's mnt_fs_match_source() finds the mounts whose
-	 * source is "", nothing resolved.
-	 */
-	if (!mt->source[0]) {
-		for (size_t i = 0; i < mt->n; i++) {
-			mt_get(mt, i, &m);
-			mt->source_hit[i] = (m.mask & MNTSNAP_F_SOURCE) && !m.source[0];
-		}
-		return;
-	}
 	/* findmnt: a source that reads as "MAJ:MIN" (sscanf) is a device number */
 	if (devno_parse(mt->source, &maj, &min)) {
 		for (size_t i = 0; i < mt->n; i++) {
@@ -833,6 +825,11 @@ static void mark_source(struct matcher *mt)
 		}
 		return;
 	}
+	/*
+	 * The exact text through the index; "" has none (mount(2) takes an
+	 * empty source, mountinfo shows an empty field): src_match() has it,
+	 * and "/" too, the same path to streq_paths().
+	 */
 	for (long i = mntsnap_snapshot_next_source(mt->snap, mt->source, -1); i >= 0;
 	     i = mntsnap_snapshot_next_source(mt->snap, mt->source, i))
 		mt->source_hit[i] = !(mt->v->out.cx.root_src && mt->v->out.cx.root_src[i]);
@@ -1669,8 +1666,8 @@ static size_t find_first_source(struct matcher *mt, int32_t *found)
 	/* a tag: by its text first, then (evaluated, not -C) its device */
 	if (v->source_tag)
 		i = find_tag_text(mt, v->source_tag);
-	if (i < 0 && mt->source[0] && !tags_is_devtag(mt->source) &&
-	    !(v->source_tag && !strcmp(mt->source, v->source_tag)))
+	/* not a tag's text; a text that reads as a tag but is none is a path */
+	if (i < 0 && mt->source[0] && !(v->source_tag && !strcmp(mt->source, v->source_tag)))
 		i = find_srcpath(mt, mt->source);
 	if (i < 0 && swap && text[0])
 		i = find_mount_point(mt, text, mt->v->backward);
