@@ -788,7 +788,10 @@ static const char *tag_dev(void *data)
  * at the start, through the run's tags cache; never under -C), as
  * mnt_resolve_spec() gives it: libblkid's name, compared as it is. A tmpfs
  * whose source text is the device's path is not the tag's. A saved
- * table: the device's text only, as every path there.
+ * table: the device's text only, as every path there. Unlike a path's
+ * loop this one resolves the records' sources in the stored order, -d
+ * aside, and the ones -U dropped too (kept as it was): only which of two
+ * spellings of one path -c then prints could tell the two apart.
  */
 static void mark_source_tag(struct matcher *mt, const char *tag)
 {
