@@ -45,7 +45,8 @@ RUNS = [
      [], ['--quick']),
     ('bench-watch',
      'Keeping a table current: the watcher\'s CPU per mount/umount event compared '
-     'with findmnt --poll, and an ids-only refresh compared with a bare listmount.',
+     'with findmnt --poll, the CLI\'s list --poll compared with findmnt --poll, and an '
+     'ids-only refresh compared with a bare listmount.',
      ['1000', '10000'], ['--quick']),
     ('bench-supervisor',
      'The mount supervisor\'s added latency on an allowed tmpfs mount compared with '

@@ -16,6 +16,10 @@
  *  - findmnt --poll: the same changes while findmnt watches (each waited
  *    for on its output); its CPU time from wait4() minus that of a run
  *    that saw no change, per event.
+ *  - mntsnap list --poll (the CLI at $MNTSNAP_BIN, skipped without it),
+ *    timed as findmnt is: the whole CLI per printed change, which (unlike
+ *    the watcher's event path) sweeps the table once per batch so that a
+ *    change no event reports is printed as findmnt prints it.
  *  - ids-only refresh after one change against a bare paginated listmount
  *    of every id (raw syscalls, the floor of any listing), interleaved.
  * Medians where a distribution is timed; ratios printed in one line per N.
@@ -223,9 +227,10 @@ static double mountinfo_read_cost(unsigned rounds, double *ret_parsed)
 	return r;
 }
 
-/* ---- findmnt --poll ---------------------------------------------------------------- */
+/* ---- findmnt --poll and mntsnap list --poll ------------------------------------------ */
 
-static pid_t findmnt_start(int *ret_fd)
+/* A poller: findmnt (cli NULL) or the CLI at cli, one "ACTION TARGET" line a change. */
+static pid_t poller_start(const char *cli, int *ret_fd)
 {
 	int p[2];
 	pid_t pid;
@@ -237,7 +242,10 @@ static pid_t findmnt_start(int *ret_fd)
 		bench_die("fork");
 	if (!pid) {
 		dup2(p[1], 1);
-		execlp("findmnt", "findmnt", "--poll", "-r", "-n", "-o", "ACTION,TARGET", NULL);
+		if (cli)
+			execl(cli, cli, "list", "--poll", "-r", "-n", "-o", "ACTION,TARGET", NULL);
+		else
+			execlp("findmnt", "findmnt", "--poll", "-r", "-n", "-o", "ACTION,TARGET", NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -245,8 +253,8 @@ static pid_t findmnt_start(int *ret_fd)
 	return pid;
 }
 
-/* Wait (10 min at most) until findmnt printed its line for the change. */
-static void findmnt_wait(int fd)
+/* Wait (10 min at most) until the poller printed its line for the change. */
+static void poller_wait(int fd)
 {
 	static char buf[65536];
 	static size_t have;
@@ -264,51 +272,52 @@ static void findmnt_wait(int fd)
 			return;
 		}
 		if (poll(&p, 1, 600000) != 1)
-			bench_die("findmnt: no line within 10 min");
+			bench_die("poller: no line within 10 min");
 		r = read(fd, buf + have, sizeof(buf) - have);
 		if (r <= 0)
-			bench_die("findmnt: read");
+			bench_die("poller: read (did it start?)");
 		have += (size_t)r;
 	}
 }
 
-/* CPU seconds findmnt used, from wait4() after SIGTERM. */
-static double findmnt_stop(pid_t pid, int fd)
+/* CPU seconds the poller used, from wait4() after SIGTERM. */
+static double poller_stop(pid_t pid, int fd)
 {
 	struct rusage ru;
 	int st;
 
 	kill(pid, SIGTERM);
 	if (wait4(pid, &st, 0, &ru) != pid)
-		bench_die("wait4 findmnt");
+		bench_die("wait4 poller");
 	close(fd);
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-/* findmnt's startup: its first parse of the table, then idle polling. */
-static void findmnt_settle(void)
+/* The poller's startup: its first read of the table, then idle polling. */
+static void poller_settle(void)
 {
 	struct timespec ts = {1, 0};
 
 	nanosleep(&ts, NULL);
 }
 
-static double findmnt_cost(unsigned events)
+/* CPU per change of a poller (see poller_start()), less its idle run's. */
+static double poller_cost(const char *cli, unsigned events)
 {
 	double idle, busy;
 	int fd;
-	pid_t pid = findmnt_start(&fd);
+	pid_t pid = poller_start(cli, &fd);
 
-	findmnt_settle();
-	idle = findmnt_stop(pid, fd);
-	pid = findmnt_start(&fd);
-	findmnt_settle();
+	poller_settle();
+	idle = poller_stop(pid, fd);
+	pid = poller_start(cli, &fd);
+	poller_settle();
 	for (unsigned i = 0; i < events; i++) {
 		toggle(!(i & 1));
-		findmnt_wait(fd);
+		poller_wait(fd);
 	}
-	busy = findmnt_stop(pid, fd);
+	busy = poller_stop(pid, fd);
 	return (busy - idle) / events;
 }
 
@@ -407,7 +416,10 @@ static void run_one(unsigned n, bool quick)
 	 * at 10k): few events there, none at 50k unless asked for
 	 * (BENCH_FINDMNT_EVENTS=n sets the count for every size, 0 skips) */
 	unsigned fev = quick ? 6 : (n >= 50000 ? 0 : n >= 10000 ? 2 : 100);
-	double w, sweep, f, r, l;
+	/* the CLI sweeps once per batch: flat per change up to 10,000, few at 50,000 */
+	unsigned cev = quick ? 6 : (n >= 50000 ? 20 : 100);
+	const char *cli = getenv("MNTSNAP_BIN");
+	double w, sweep, f, c = 0, r, l;
 	char words[96];
 
 	bench_setup_plain(BASE, n);
@@ -416,7 +428,9 @@ static void run_one(unsigned n, bool quick)
 	if (getenv("BENCH_FINDMNT_EVENTS"))
 		fev = (unsigned)atoi(getenv("BENCH_FINDMNT_EVENTS"));
 	w = watcher_cost(ev, &sweep);
-	f = fev ? findmnt_cost(fev) : 0;
+	f = fev ? poller_cost(NULL, fev) : 0;
+	if (cli)
+		c = poller_cost(cli, cev);
 	ids_only_ratio(quick ? 5 : 31, &r, &l);
 	printf("%6u mounts | watcher %6.2f us/event (%u events) | settle sweep %8.2f ms | ", n,
 	       w * 1e6, ev, sweep * 1e3);
@@ -425,6 +439,13 @@ static void run_one(unsigned n, bool quick)
 		       bench_vs(words, sizeof(words), w, f, "findmnt"));
 	else
 		printf("findmnt --poll not run (BENCH_FINDMNT_EVENTS=n) | ");
+	if (cli && fev)
+		printf("mntsnap list -p %11.1f us/event (%u events) | the CLI's CPU %s | ", c * 1e6, cev,
+		       bench_vs(words, sizeof(words), c, f, "findmnt"));
+	else if (cli)
+		printf("mntsnap list -p %11.1f us/event (%u events) | ", c * 1e6, cev);
+	else
+		printf("mntsnap list -p not run (MNTSNAP_BIN unset) | ");
 	printf("ids-only refresh %7.3f ms, bare listmount %7.3f ms: refresh %s\n", r * 1e3,
 	       l * 1e3, bench_vs(words, sizeof(words), r, l, "a bare listmount"));
 	fflush(stdout);
