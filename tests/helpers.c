@@ -293,6 +293,29 @@ struct ms_run ms_run_in(const char *dir, const char *const *argv)
 	return r;
 }
 
+pid_t ms_waiter_start(int (*setup)(void *arg), void *arg, const char *what)
+{
+	int p[2];
+	pid_t pid;
+	char k;
+
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (setup(arg) || write(p[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	/* EOF: the child exited before it was ready */
+	cr_assert_eq(read(p[0], &k, 1), 1, "%s", what);
+	close(p[0]);
+	return pid;
+}
+
 void ms_run_free(struct ms_run *r)
 {
 	free(r->out);

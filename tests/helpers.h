@@ -44,6 +44,14 @@ struct ms_run {
  */
 struct ms_run ms_run_in(const char *dir, const char *const *argv);
 
+/*
+ * A child that runs setup(arg) (0: ready) and then waits, killed with
+ * the test (PR_SET_PDEATHSIG) or by the caller: a task that holds a
+ * namespace, a root or a mount for the test to query. Fails the test
+ * with what if setup fails; returns the child's pid once it is ready.
+ */
+pid_t ms_waiter_start(int (*setup)(void *arg), void *arg, const char *what);
+
 void ms_run_free(struct ms_run *r);
 
 /* Write text to path (created 0644, truncated). */

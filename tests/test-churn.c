@@ -41,7 +41,6 @@
 #define BASE "/tmp/mntsnap-churn"
 #define SLOTS 160
 
-static pid_t target_start(void);
 
 static unsigned storm_seconds(void)
 {
@@ -427,31 +426,15 @@ static int cb_small(void *data, void **ret_buf, size_t *ret_len)
 	return 0;
 }
 
-/* A process in its own mount namespace, waiting to be killed. */
-static pid_t target_start(void)
+/* A process in its own mount namespace (waiting to be killed): its tmpfs on BASE. */
+static int target_setup(void *arg)
 {
-	int p[2];
-	pid_t pid;
-	char c;
-
-	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		    mount("target", BASE, "tmpfs", 0, NULL))
-			_exit(1);
-		mkdir(BASE "/inside", 0755);
-		if (write(p[1], "x", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	cr_assert_eq(read(p[0], &c, 1), 1, "target did not start");
-	close(p[0]);
-	return pid;
+	(void)arg;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("target", BASE, "tmpfs", 0, NULL))
+		return -1;
+	mkdir(BASE "/inside", 0755);
+	return 0;
 }
 
 struct tally {
@@ -554,7 +537,7 @@ LTest(churn, signal_storm_no_eintr, .timeout = 200)
 	int st;
 
 	ms_private_ns(BASE);
-	target = target_start();
+	target = ms_waiter_start(target_setup, NULL, "target did not start");
 	cr_assert_eq(mntsnap_ns_open_pid(target, NULL, &ns), 0);
 	{
 		struct mntsnap_snapshot *s = NULL;
@@ -599,7 +582,7 @@ Test(churn, dotdot_resolution_storm, .timeout = 200)
 
 	storm_start(&c);
 	c.end = time(NULL) + (storm_seconds() + 1) / 2;
-	target = target_start();
+	target = ms_waiter_start(target_setup, NULL, "target did not start");
 	cr_assert_eq(mntsnap_ns_open_pid(target, NULL, &ns), 0);
 	while (storm_running(&c)) {
 		struct mntsnap_snapshot *s = NULL;

@@ -986,26 +986,9 @@ LTest(watch, target_exit_ends_watch)
  * outside appears (MOUNT), one moved out goes (UMOUNT). Before, the
  * watcher reported the whole namespace from the caller's root.
  */
-static pid_t chrooted_child(const char *root)
+static int enter_root(void *root)
 {
-	int p[2];
-	pid_t pid;
-	char k;
-
-	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (chroot(root) || chdir("/") || write(p[1], "k", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	cr_assert_eq(read(p[0], &k, 1), 1, "child could not chroot");
-	close(p[0]);
-	return pid;
+	return chroot(root) || chdir("/") ? -1 : 0;
 }
 
 static void watch_chrooted(bool pollpri)
@@ -1019,7 +1002,7 @@ static void watch_chrooted(bool pollpri)
 
 	ms_private_ns(BASE);
 	ms_mkdir_p(BASE "/cr");
-	pid = chrooted_child(BASE "/cr");
+	pid = ms_waiter_start(enter_root, BASE "/cr", "child could not chroot");
 	cr_assert_eq(mntsnap_ns_open_pid(pid, NULL, &ns), 0);
 	w = watch_route(ns, pollpri, 0);
 	mnt("in", BASE "/cr/in", "tmpfs", 0, NULL);
