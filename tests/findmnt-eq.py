@@ -1023,19 +1023,20 @@ def live_inner(binary, base, backend):
         compare_input(t, name + ' -N', ['findmnt', '-N', pid],
                       [binary, 'list', '--backend', backend, '-N', pid])
         # --verify of the mount table itself (findmnt -x -k)
-        if have_blkid(binary, '/dev/null'):
+        if blkid_or_skip(t, binary, '/dev/null', '%s -x -k' % name):
             for args in (['-x', '-k'], ['-x', '-k', '--verbose'], ['-x', '-k', '-t', 'tmpfs'],
                          ['-x', '-k', '--verbose', '-T', os.path.join(base, 'ro')]):
                 fstab_same(t, name, args, [binary, 'list', '--backend', backend] + args)
         compare_other_ns(t, binary, base, backend)
-        if have_blkid(binary, '/dev/null'):
+        if blkid_or_skip(t, binary, '/dev/null', '%s kernel tags' % name):
             kernel_tags_live(t, name, binary, base, backend)
         compare_uniq_nocanon(t, name, [binary, 'list', '--backend', backend], base)
         if backend == 'statmount':
             compare_poll_filters(t, name, binary, base)
             compare_poll_utab(t, name, binary, base)
             compare_poll_kept(t, name, binary, base)
-    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'cols': t.cols}))
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped,
+                      'cols': t.cols}))
     return 0
 
 
@@ -1059,6 +1060,7 @@ def live(t, binary, base):
             print('\n'.join(out[:-1]))
         t.passed += res['passed']
         t.failed += res['failed']
+        t.skipped += res['skipped']
         for c, (eq, ne, ex) in res['cols'].items():
             t.cols[c][0] += eq
             t.cols[c][1] += ne
@@ -1281,6 +1283,16 @@ def fstab_dir(d, base):
 def have_blkid(binary, path):
     rc, _, err = run([binary, 'list', '-s', '-F', path, '-o', 'LABEL'])
     return not (rc == 2 and b'libblkid' in err)
+
+
+def blkid_or_skip(t, binary, path, what):
+    """have_blkid(); without libblkid, the checks it leaves out (what) are
+    named and counted as skipped, so a run's count shows the gap."""
+    if have_blkid(binary, path):
+        return True
+    print('SKIP %s: this mntsnap has no libblkid' % what)
+    t.skipped += 1
+    return False
 
 
 def fstab_verify(t, binary, name, path, extra=()):
@@ -1954,7 +1966,7 @@ def columns_and_version(t, binary, base):
         f.write(VFSALL_MI)
     with open(fs, 'wb') as f:
         f.write(VFSALL_FSTAB)
-    blkid = have_blkid(binary, fs)
+    blkid = blkid_or_skip(t, binary, fs, '--output-all\'s blkid columns')
     cenv = dict(os.environ, LC_ALL='C')
     for src, sets in ((['-F', mi], OUTPUT_ALL_SETS + VFS_ALL_SETS + O_LISTS),
                       (['-s', '-F', fs], [['--output-all'], ['--output-all', '-J']] +
@@ -2328,7 +2340,8 @@ def fstab_modes_and_edges(t, binary, base):
     path = os.path.join(base, 'edge.fstab')
     with open(path, 'wb') as fh:
         fh.write(EDGE_FSTAB)
-    verify = [['-x'], ['-x', '--verbose']] if have_blkid(binary, path) else []
+    verify = [['-x'], ['-x', '--verbose']] if blkid_or_skip(t, binary, path, 'edge fstab -x') \
+        else []
     for opts in EDGE_SETS:
         for form in EDGE_FORMS + verify:
             if form[:1] == ['-x'] and '-o' in opts:
@@ -2771,7 +2784,7 @@ def tabfile_formats(t, binary, data, base):
                  b'21 1 0:20 / /proc rw,relatime - proc proc rw\n \t3 4 5\n')
     files.append(('mixed', mixed))
     cols = ','.join(FSTAB_COLUMNS)
-    blkid = have_blkid(binary, files[1][1])
+    blkid = blkid_or_skip(t, binary, files[1][1], 'tab-file formats\' blkid columns')
     for name, path in files:
         for form, args in FSTAB_FORMS.items():
             if os.environ.get('FMEQ_QUICK') and form not in ('list-default', 'raw', 'json'):
@@ -3678,7 +3691,7 @@ def source_lookups_inner(binary, base):
     if dev is None:
         return 0
     m1, m2, lnk = (os.path.join(base, n) for n in ('sl1', 'sl2', 'sl-lnk'))
-    blk = have_blkid(binary, os.devnull)
+    blk = blkid_or_skip(t, binary, os.devnull, 'source lookups by tag')
     try:
         subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, dev], check=True,
                        capture_output=True)
@@ -3818,7 +3831,7 @@ def btrfs_subvols_inner(binary, base):
             subprocess.run(['mount', '-t', 'btrfs', '-o', opt, dev, mp], check=True)
             mounted.insert(0, mp)
         uuid = None
-        if have_blkid(binary, os.devnull):
+        if blkid_or_skip(t, binary, os.devnull, 'btrfs subvolume UUID'):
             uuid = subprocess.run(['blkid', '-p', '-o', 'value', '-s', 'UUID', dev],
                                   capture_output=True, text=True).stdout.strip() or None
         nobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
@@ -3937,7 +3950,7 @@ def mtab_verify_and_tids(t, binary, base):
     for d in (num, zero):
         os.makedirs(d)
         shutil.copy('/proc/1/mountinfo', os.path.join(d, 'mi'))
-    if have_blkid(binary, '/dev/null'):
+    if blkid_or_skip(t, binary, '/dev/null', 'mtab -x'):
         for args in (['-m', '-x'], ['--mtab', '--verify', '--verbose'], ['-x', '-m'],
                      ['-m', '-x', '--verbose', '-M', '/proc'], ['-m', '-x', '-t', 'proc'],
                      ['-m', '-x', '-F', os.path.join(zero, 'mi')],
@@ -4374,7 +4387,7 @@ def utab_order_inner(binary, base):
     sets = [['-m', '-M', d], ['-m', '-M', d, '-O', 'x-first'], ['-m', '-M', d, '-O', 'x-second'],
             ['-m', '-M', d, '-O', 'x-third'], ['-m', '-M', d, '-J'],
             ['-m', '-M', d, '-o', 'TARGET,OPTIONS,ID', '-r']]
-    blk = have_blkid(binary, '/dev/null')
+    blk = blkid_or_skip(t, binary, '/dev/null', 'utab order -x')
     try:
         for depth in (1, 2, 3):
             subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'uo', d], check=True)
@@ -4838,7 +4851,7 @@ STAT_OPTS = [[], ['-t', 'proc'], ['-t', 'noproc'], ['-O', 'rw'], ['-O', 'ro'], [
 
 
 def stat_options(t, binary):
-    opts = STAT_OPTS + ([['-e']] if have_blkid(binary, '/dev/null') else [])
+    opts = STAT_OPTS + ([['-e']] if blkid_or_skip(t, binary, '/dev/null', 'stat -e') else [])
     for p in STAT_PATHS:
         for o in opts:
             for form in ([], ['-l'], ['-r'], ['-P'], ['-J']):
@@ -4930,7 +4943,7 @@ def mtab_utab_split(t, binary, base):
             args = ['-m', '-F', mi] + o + form
             fstab_same(t, 'mtab utab split', args, [binary, 'list'] + args, env=env,
                        json_out='-J' in form)
-    if have_blkid(binary, '/dev/null'):
+    if blkid_or_skip(t, binary, '/dev/null', 'mtab utab split -x'):
         for args in (['-m', '-x', '--verbose', '-F', mi], ['-m', '-x', '-F', mi],
                      ['-x', '-m', '--verbose', '-F', mi, '-t', 'tmpfs']):
             fstab_same(t, 'mtab utab split verify', args, [binary, 'list'] + args, env=env)
@@ -5019,7 +5032,7 @@ def mtab_tid_uuid(t, binary, base):
     verify_systemd_warning(t, binary, base)
     show_stat_tids(t, binary, base)
     private_ns_part(t, '--utab-order', binary, base, 'utab order')
-    if have_blkid(binary, '/dev/null'):
+    if blkid_or_skip(t, binary, '/dev/null', 'saved-table UUID'):
         loop_device_part(t, binary, base, '--tab-uuid', 'saved-table UUID')
 
 
@@ -5040,10 +5053,11 @@ def block_devs():
     return out
 
 
-def needs_blkid(binary, args):
-    """-x and SOURCES need libblkid, which a CLI may be built without."""
+def needs_blkid(t, binary, args):
+    """-x and SOURCES need libblkid, which a CLI may be built without (the
+    check is then counted as skipped)."""
     return ('-x' in args or any('SOURCES' in a for a in args)) \
-        and not have_blkid(binary, '/dev/null')
+        and not blkid_or_skip(t, binary, '/dev/null', '/dev/root ' + ' '.join(args))
 
 
 def dev_root(t, binary, base):
@@ -5074,7 +5088,7 @@ def dev_root(t, binary, base):
                  ['-S', devs[0][1], '-l'], ['-S', '/dev/root', '-l'], [devs[0][1]],
                  ['-f', '-S', devs[0][1]], ['-S', devs[-1][1] + '[/sub]'],
                  ['-v', '-o', 'SOURCE'], ['-c', '-o', 'SOURCE'], ['-x', '-k']):
-        if needs_blkid(binary, args):
+        if needs_blkid(t, binary, args):
             continue
         lookup_pair(t, '/dev/root', binary, ['-F', mi] + args)
     for args in ([], ['-S', '/dev/root']):
@@ -5175,7 +5189,7 @@ def dev_root_inner(binary, base):
         try:
             for args in (['-F', mi, '-l'], ['-F', mi, '-S', dev, '-r'], ['-F', mi, '-x', '-k'],
                          ['-M', live, '-r', '-o', 'SOURCE,TARGET'], ['-S', dev, '-M', live]):
-                if not needs_blkid(binary, args):
+                if not needs_blkid(t, binary, args):
                     lookup_pair(t, '/dev/root, cmdline %r' % line, binary, args)
         finally:
             subprocess.run(['umount', '/proc/cmdline'], check=True)
@@ -5362,7 +5376,7 @@ def locale_inner(binary, base):
         fh.write(b'/dev/nonexistent-x %s/nowhere ext4 defaults 0 0\n'
                  b'/dev/nonexistent-y %s/e\xe9f tmpfs noauto 0 2\n' % (os.fsencode(base),
                                                                       os.fsencode(top)))
-    if have_blkid(binary, fst):
+    if blkid_or_skip(t, binary, fst, 'locale -x'):
         for label, env in envs:
             for args in (['-x'], ['-x', '--verbose']):
                 ra, a, ea = run(['findmnt', '-s', '-F', fst] + args, env)
@@ -5487,7 +5501,8 @@ def compare_all(binary, data):
     if only in 'fstab':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
             fstab(t, binary, data, base)
-            if have_blkid(binary, os.path.join(data, 'fstab', 'util-linux.fstab')):
+            if blkid_or_skip(t, binary, os.path.join(data, 'fstab', 'util-linux.fstab'),
+                             'blkid columns on loop devices'):
                 blkid(t, binary, base)
     if only in 'btrfs-subvols':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-btrfs-') as base:
