@@ -895,6 +895,74 @@ def compare_poll_kept(t, name, binary, base):
             subprocess.run(['umount', '-R', '-l', d], capture_output=True)
 
 
+def mount_id(path):
+    """The 32-bit mount ID of the mount on path (the last one, as stacked)."""
+    found = None
+    with open('/proc/self/mountinfo', 'rb') as f:
+        for line in f:
+            fields = line.split()
+            if fields[4] == os.fsencode(path):
+                found = int(fields[0])
+    return found
+
+
+def compare_poll_reused(t, name, binary, base):
+    """Kept (README): an umount and a mount of the same source elsewhere in
+    one batch, the new mount given the freed 32-bit ID: libmount's diff
+    pairs an umount with a mount of the same source and ID as a "move",
+    mntsnap reports the umount and the mount the kernel made. Both pollers
+    are stopped while the two calls run, so each reads them as one batch;
+    tried until the kernel hands the ID back (lowest free first: low free
+    IDs are taken up first), skipped if it never does."""
+    d = os.path.join(base, 'poll-kept-reused')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'pr', d], check=True)
+    procs = []
+    try:
+        for i in range(150):
+            os.makedirs(os.path.join(d, 'fill', str(i)))
+            subprocess.run(['mount', '-t', 'tmpfs', 'fill', os.path.join(d, 'fill', str(i))],
+                           check=True)
+        for x in ('x', 'y'):
+            os.makedirs(os.path.join(d, x))
+        for _ in range(10):
+            subprocess.run(['mount', '-t', 'tmpfs', 'tr', 'x'], check=True, cwd=d)
+            old = mount_id(os.path.join(d, 'x'))
+            procs = []
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = tempfile.TemporaryFile()
+                procs.append((0, who, subprocess.Popen(
+                    cmd + ['-p', '-r', '-n', '-o', 'ACTION,TARGET,SOURCE', '-w', '5000'],
+                    stdout=out, stderr=subprocess.STDOUT, cwd=d), out))
+            time.sleep(1.5)
+            for _, _, p, _ in procs:
+                os.kill(p.pid, signal.SIGSTOP)
+            subprocess.run(['umount', 'x'], check=True, cwd=d)
+            subprocess.run(['mount', '-t', 'tmpfs', 'tr', 'y'], check=True, cwd=d)
+            new = mount_id(os.path.join(d, 'y'))
+            for _, _, p, _ in procs:
+                os.kill(p.pid, signal.SIGCONT)
+            res = poll_results(procs)
+            poll_stop(procs)
+            procs = []
+            subprocess.run(['umount', 'y'], check=True, cwd=d)
+            if old != new:
+                continue
+            rel = lambda out: sorted(l.replace(d.encode() + b'/', b'', 1)
+                                     for l in out.splitlines())
+            (ra, a), (rb, b) = res[0, 'f'], res[0, 'm']
+            t.check('%s -p reused id: mntsnap reports the umount and the mount, findmnt\'s '
+                    'pairing a move (kept)' % name,
+                    rb == 0 and rel(b) == [b'mount y tr', b'umount x tr'] and
+                    rel(a) == [b'move y tr'], 'findmnt %r / mntsnap %d %r' % (a, rb, b))
+            return
+        print('SKIP %s -p reused id: the kernel never handed the freed mount ID back' % name)
+        t.skipped += 1
+    finally:
+        poll_stop(procs)
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
 def compare_poll_utab(t, name, binary, base):
     """-m -p: findmnt starts from the mtab (utab's userspace options in
     OPTIONS) and reads every later table from mountinfo: only the first
@@ -1035,6 +1103,7 @@ def live_inner(binary, base, backend):
             compare_poll_filters(t, name, binary, base)
             compare_poll_utab(t, name, binary, base)
             compare_poll_kept(t, name, binary, base)
+            compare_poll_reused(t, name, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped,
                       'cols': t.cols}))
     return 0
