@@ -94,6 +94,13 @@ default mounted nowhere, a mount point covered, as uid 65534, on a -F
 copy of the table and on an fstab of that device (skipped, saying why,
 without root, btrfs-progs, a loop device or the btrfs module).
 
+Repeated mount ids (dup_ids): one mountinfo file given twice, two that
+share ids, a file that repeats ids, random such text (ids below their
+children's, so no id cycle), and -N PID -F /proc/PID/mountinfo of a
+private namespace: the tree, -R, -U's PARENT, --shadowed, -f, -D in
+every form, and -x -m --shadowed (libmount links by id: each line of an
+id has the children, a child's first line only).
+
 Mount point lookups (target_lookups): -M, -T, MOUNTPOINT (alone and after
 a SOURCE), with -C/--nocanonicalize, -R, -f, -d, -i, on a -F table whose
 mount point text no kernel writes ("/a/", "//b", "rel", "/e/./f"), asked
@@ -2197,10 +2204,10 @@ EMPTY_JSON_SETS = [['-t', 'zzz', '-o', 'TARGET'], ['-t', 'zzz', '-o', 'SOURCE'],
                    ['-t', 'zzz', '-o', 'SOURCE,TARGET'], ['-i', '-t', 'tmpfs,ext4']]
 EMPTY_SETS = [[], ['--tree'], ['-i'], ['-t', 'nosuch'], ['-U'], ['-D'], ['-f'], ['-R', '-M', '/'],
               ['-A'], ['--shadowed']]
-# README's kept differences on mountinfo files: parent ids in a cycle
+# README's kept difference on mountinfo files: parent ids in a cycle
 # (mntsnap refuses the file; findmnt's list prints it, its tree never
-# ends) and a mount id twice (mntsnap warns and draws one tree; findmnt
-# draws the child under both). The list forms print the same.
+# ends). A mount id twice is none: both draw the child under each line of
+# its parent's id, silently.
 CYCLE_MI = b'20 21 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
 DUPID_MI = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /a rw - tmpfs a rw\n'
             b'21 20 0:6 / /b rw - tmpfs b rw\n22 21 0:7 / /a/x rw - tmpfs x rw\n')
@@ -2255,23 +2262,14 @@ def edge_files(t, binary, base):
             ok = ok and ra == 0 and b'/a' in a
         t.check('edge cycle (kept: refused) %s' % ' '.join(form), ok,
                 'exit %d %r %r' % (rb, b, eb))
+    # a mount id on two lines: linked by id as libmount links it (the
+    # child under every line of its parent's id), no warning
     for form in ([], ['-l'], ['-r'], ['-P'], ['-J'], ['-J', '-l'], ['-a']):
         ra, a, ea = run(['findmnt', '-F', files['dupid']] + form)
         rb, b, eb = run([binary, 'list', '-F', files['dupid']] + form)
-        warned = b'mount id more than once' in eb and not ea
-        if '-J' in form and '-l' not in form:
-            # the same records, each once: nested their way in each
-            ids = lambda d: sorted({key(r) for _, _, r in flat(jload(d)['filesystems'])})
-            same = ids(a) == ids(b)
-        elif form in ([], ['-a']):
-            # the lines without the art and the padding the art sets
-            strip = lambda d: sorted({' '.join(l.split()) for _, l in untree(d.decode())})
-            same = strip(a) == strip(b)
-        else:
-            same = jload(a) == jload(b) if '-J' in form else a == b
-        t.check('edge dupid (kept: warned, one tree) %s' % ' '.join(form),
-                ra == rb == 0 and warned and same,
-                'exit %d/%d\n%r\n%r\n%r' % (ra, rb, a, b, eb))
+        why = same_output(form, ra, a, rb, b, ea, eb) or (
+            'stderr %r / %r' % (ea, eb) if ea != eb else '')
+        t.check('edge dupid %s' % ' '.join(form), not why, why)
     # --shadowed over ids listed twice (one file, or -F A -F A): findmnt's
     # mnt_table_over_fs() finds every line of the id over its child, so the
     # list forms print each copy, as they print every line without a filter
@@ -2288,11 +2286,8 @@ def edge_files(t, binary, base):
                 args = files + flt + form + ['-o', 'TARGET,ID,PARENT']
                 ra, a, ea = run(['findmnt'] + args)
                 rb, b, eb = run([binary, 'list'] + args)
-                if '-U' in flt:   # PARENT after -U's moves: a difference of its own
-                    args = args[:-1] + ['TARGET,ID']
-                    ra, a, ea = run(['findmnt'] + args)
-                    rb, b, eb = run([binary, 'list'] + args)
-                why = same_output(form, ra, a, rb, b, ea, b'')
+                why = same_output(form, ra, a, rb, b, ea, eb) or (
+                    'stderr %r / %r' % (ea, eb) if ea != eb else '')
                 t.check('edge dupid --shadowed (list forms as findmnt) %s' % ' '.join(
                     [os.path.basename(f) for f in files] + flt + form), not why, why)
 
@@ -2367,6 +2362,119 @@ def tree_shapes(t, binary, base):
                 why = same_output(form, ra, a, rb, b, ea, eb)
                 t.check('shape %s %s' % (name, ' '.join(opts + form)), not why,
                         why + ('\n' + body.decode() if why else ''))
+
+
+# Mount ids listed twice (one file given twice, -N PID beside -F
+# /proc/PID/mountinfo, or saved text that repeats an id): libmount links
+# by id only, so a child hangs under the first line of its parent's id
+# and every line of that id has it as a child (its first line of each id),
+# -U's moves hand a dropped line's children (by its id: the kept copies'
+# too) its parent id, and --shadowed asks each line for a child at its
+# mount point by that id.
+DUP_T = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:30 / /a rw - tmpfs a rw\n'
+         b'22 21 0:31 / /a/b rw - tmpfs b rw\n23 20 0:32 / /c rw - tmpfs c rw\n')
+# a shadowed /a (22 over 21), a pseudo one over it
+DUP_S = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:30 / /a rw - tmpfs a rw\n'
+         b'22 21 0:31 / /a rw - proc proc rw\n23 20 0:32 / /c rw - tmpfs c rw\n'
+         b'24 23 0:33 / /c/d rw - tmpfs d rw\n')
+# one file that repeats ids: 21 at /a and at /x, 24 at /a/y and at /c/d
+DUP_ONE = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:30 / /a rw - tmpfs a rw\n'
+           b'22 21 0:31 / /a/b rw - tmpfs b rw\n23 20 0:32 / /c rw - tmpfs c rw\n'
+           b'21 23 0:34 / /x rw - tmpfs x rw\n24 21 0:35 / /a/y rw - tmpfs y rw\n'
+           b'24 23 0:36 / /c/d rw - tmpfs d rw\n25 24 0:37 / /c/d/e rw - tmpfs e rw\n')
+DUP_SETS = [[], ['-R', '-M', '/a'], ['-R', '-M', '/a', '-d', 'backward'], ['-R', '-M', '/c'],
+            ['-R', '-t', 'tmpfs'], ['-R', '-T', '/a/b'], ['-R', '-S', 'a'], ['-U'],
+            ['-U', '-R', '-M', '/a'], ['--shadowed'], ['-i', '--shadowed'], ['-U', '--shadowed'],
+            ['-f'], ['-f', '-R', '-M', '/a'], ['-D'], ['-t', 'tmpfs'], ['-i', '-t', 'proc']]
+DUP_FORMS = [['-o', 'TARGET,ID,PARENT,SOURCE'], ['-l', '-o', 'ID,PARENT,TARGET'],
+             ['-J', '-o', 'TARGET,ID,PARENT'], ['-r', '-o', 'ID,PARENT,TARGET'], ['-P'], ['-l']]
+DUP_VERIFY = [['-x', '-m', '--shadowed', '--pseudo'], ['-x', '-m', '--shadowed'],
+              ['-x', '-m', '--verbose'], ['-x', '-m', '-U', '--shadowed']]
+
+
+def dup_tables(rnd):
+    """Mountinfo text drawn at random whose ids repeat: a parent's id is
+    smaller than its child's (libmount would loop on an id cycle), mount
+    points from a few, lines shuffled."""
+    ids = [rnd.randint(20, 27) for _ in range(rnd.randint(2, 9))]
+    recs = []
+    for k, i in enumerate(ids):
+        parents = [x for x in ids if x < i] + [1]
+        recs.append(b'%d %d 0:%d / %s rw - %s s%d rw\n' % (
+            i, rnd.choice(parents), 40 + k, rnd.choice(SHAPE_TARGETS).encode(),
+            rnd.choice(SHAPE_TYPES).encode(), k))
+    rnd.shuffle(recs)
+    return b''.join(recs)
+
+
+def dup_same(t, name, fm, ms):
+    ra, a, ea = run(fm)
+    rb, b, eb = run(ms)
+    why = same_output(fm, ra, a, rb, b, ea, eb)
+    t.check('dup-ids %s %s' % (name, ' '.join(fm[1:])), not why, why)
+
+
+def dup_ids(t, binary, base):
+    """Tables that list a mount id twice, in every form and option."""
+    rnd = random.Random(2381)
+    quick = os.environ.get('FMEQ_QUICK')
+    files = {}
+    for name, body in [('t', DUP_T), ('s', DUP_S), ('one', DUP_ONE)] + [
+            ('rand%02d' % k, dup_tables(rnd)) for k in range(4 if quick else 10)]:
+        files[name] = os.path.join(base, 'dup-%s.mi' % name)
+        with open(files[name], 'wb') as fh:
+            fh.write(body)
+    tabs = [('t t', ['-F', files['t']] * 2), ('s s', ['-F', files['s']] * 2),
+            ('t s', ['-F', files['t'], '-F', files['s']]), ('one', ['-F', files['one']]),
+            ('one one', ['-F', files['one']] * 2)]
+    tabs += [(n, ['-F', f]) for n, f in files.items() if n.startswith('rand')]
+    tabs += [(n + ' x2', ['-F', f] * 2) for n, f in files.items() if n.startswith('rand')]
+    for name, fa in tabs:
+        for opts in DUP_SETS:
+            for form in DUP_FORMS[:2] if quick and name.startswith('rand') else DUP_FORMS:
+                dup_same(t, name, ['findmnt'] + fa + opts + form,
+                         [binary, 'list'] + fa + opts + form)
+        for opts in DUP_VERIFY:
+            fstab_same(t, 'dup-ids ' + name, fa + opts, [binary, 'list'] + fa + opts)
+    dup_live(t, binary, base)
+
+
+DUP_NS = r'''set -e
+b=$1
+mount -t tmpfs a "$b/a"; mkdir "$b/a/b"; mount -t tmpfs b "$b/a/b"
+mount -t tmpfs c "$b/c"; mount -t proc proc "$b/c"
+echo ready; exec sleep 120'''
+
+
+def dup_live(t, binary, base):
+    """-N PID -F /proc/PID/mountinfo: a live table read twice."""
+    if os.geteuid() != 0 or not shutil.which('unshare'):
+        print('SKIP dup-ids -N PID: needs root and unshare(1)')
+        t.skipped += 1
+        return
+    b = os.path.join(base, 'live')
+    for d in ('a', 'c'):
+        os.makedirs(os.path.join(b, d), exist_ok=True)
+    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', DUP_NS,
+                          'sh', b], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pid = str(p.pid)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('dup-ids -N PID setup', False, p.stderr.read().decode(errors='replace'))
+            return
+        fa = ['-N', pid, '-F', '/proc/%s/mountinfo' % pid]
+        for opts in ([], ['-R', '-M', b + '/a'], ['-R', '-M', b], ['-U'], ['--shadowed'],
+                     ['-R', '-t', 'tmpfs'], ['-f', '-R', '-M', b + '/c']):
+            for form in (['-l', '-o', 'ID,PARENT,TARGET,SOURCE'], ['-J', '-o', 'TARGET,ID'],
+                         ['-r', '-o', 'TARGET,PARENT']):
+                dup_same(t, 'live', ['findmnt'] + fa + opts + form,
+                         [binary, 'list'] + fa + opts + form)
+        # -N's table is checked as it is (-N and -m exclude each other)
+        for opts in ([o for o in v if o != '-m'] for v in DUP_VERIFY):
+            fstab_same(t, 'dup-ids live', fa + opts, [binary, 'list'] + fa + opts)
+    finally:
+        p.kill()
+        p.wait()
 
 
 def task_verify(t, binary, base):
@@ -5621,6 +5729,9 @@ def compare_all(binary, data):
     if only in 'tree-shapes':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-shapes-') as base:
             tree_shapes(t, binary, base)
+    if only in 'dup-ids':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-dupids-') as base:
+            dup_ids(t, binary, base)
     if only in 'tabread':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabread-') as base:
             tabfiles_joined(t, binary, base)

@@ -88,7 +88,9 @@ struct cli_tabmap {
  * came from. map NULL, !as_findmnt: cli_capture(). as_findmnt: findmnt's
  * table (list): with the default backend, a table that kept changing
  * during every statmount capture is read from the mountinfo text as
- * findmnt reads it (its last read as it is), silently.
+ * findmnt reads it (its last read as it is), silently, and text that
+ * lists a mount id twice is taken without the warning (list links it by
+ * id, as findmnt).
  */
 int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		       const struct cli_tabmap *map, bool as_findmnt,

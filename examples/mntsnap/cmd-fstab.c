@@ -89,18 +89,41 @@ static bool devno_is(const struct fstab *t, const struct fstab_ent *e, unsigned 
 }
 
 /*
- * mnt_table_over_fs(): a mount with one stacked on it. libmount answers
- * only for a mountinfo table; for fstab it fails, which findmnt takes as
- * "not shadowed".
+ * libmount's is_mountinfo(): the table's first entry is a kernel one with
+ * a root (a mountinfo line), so its entries link by mount id
+ */
+static bool tab_is_mountinfo(const struct fstab *t)
+{
+	return t->n && (t->kernel || t->ent[0].fs_kernel) &&
+	       (t->ent[0].m.mask & MNTSNAP_F_ID_OLD);
+}
+
+/* libmount's id and parent id of an entry: 0 for one of no mountinfo line */
+static uint32_t ent_id(const struct fstab_ent *e)
+{
+	return e->m.mask & MNTSNAP_F_ID_OLD ? e->m.id_old : 0;
+}
+
+static uint32_t ent_parent_id(const struct fstab_ent *e)
+{
+	return e->m.mask & MNTSNAP_F_ID_OLD ? e->m.parent_id_old : 0;
+}
+
+/*
+ * mnt_table_over_fs(): a mount with one stacked on it, an entry left whose
+ * parent id is its id at its target; by id, so every entry of an id a
+ * table lists twice (-F A -F A) is over that child, and a root that is
+ * its own parent over itself. libmount answers only for a mountinfo
+ * table; for fstab it fails, which findmnt takes as "not shadowed".
  */
 static bool shadowed(const struct fstab *t, size_t i)
 {
 	const struct fstab_ent *e = &t->ent[i];
 
-	if (!t->kernel)
+	if (!tab_is_mountinfo(t))
 		return false;
 	for (size_t k = 0; k < t->n; k++)
-		if (k != i && !t->ent[k].gone && t->ent[k].m.parent_index == i &&
+		if (!t->ent[k].gone && ent_parent_id(&t->ent[k]) == ent_id(e) &&
 		    streq_paths(t->ent[k].target, e->target))
 			return true;
 	return false;
@@ -402,6 +425,22 @@ long fstab_match_next(struct fstab_match *mt)
 }
 
 /*
+ * -U drops entry i: in a mountinfo table (KEEPTREE) every entry still
+ * there whose parent id is its id first takes its parent id, the entries
+ * of a kept copy of that id too (--shadowed asks by these ids)
+ */
+static void uniq_drop(struct fstab *t, size_t i)
+{
+	uint32_t id = ent_id(&t->ent[i]), pid = ent_parent_id(&t->ent[i]);
+
+	for (size_t k = 0; tab_is_mountinfo(t) && k < t->n; k++)
+		if (!t->ent[k].gone && (t->ent[k].m.mask & MNTSNAP_F_ID_OLD) &&
+		    t->ent[k].m.parent_id_old == id)
+			t->ent[k].m.parent_id_old = pid;
+	t->ent[i].gone = true;
+}
+
+/*
  * -U: libmount's mnt_table_uniq_fs() as findmnt calls it. From the last
  * entry back, an entry goes when one after it that stayed has its target
  * (mnt_fs_match_target(), so "/mnt/" is "/mnt" and resolved paths count).
@@ -411,7 +450,7 @@ void fstab_uniq(struct fstab *t, struct pathcache *c)
 	for (size_t i = t->n; i-- > 0;)
 		for (size_t k = i + 1; k < t->n && !t->ent[i].gone; k++)
 			if (!t->ent[k].gone && match_target(c, t, &t->ent[k], t->ent[i].target))
-				t->ent[i].gone = true;
+				uniq_drop(t, i);
 }
 
 /* the last entry whose target is path by the text */

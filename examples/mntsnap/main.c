@@ -73,7 +73,8 @@ static void capture_error(const char *cmd, const struct mntsnap_error *err,
 
 /* What a capture's answer means for the command: 0, or the error reported. */
 static int capture_said(const char *cmd, int r, const struct mntsnap_error *errp,
-			const struct cli_tabmap *map, struct mntsnap_snapshot **ret_snap)
+			const struct cli_tabmap *map, bool as_findmnt,
+			struct mntsnap_snapshot **ret_snap)
 {
 	bool joined = map && map->joined;
 	struct mntsnap_error err = *errp;
@@ -93,8 +94,12 @@ static int capture_said(const char *cmd, int r, const struct mntsnap_error *errp
 		return r;
 	}
 	if (!mntsnap_snapshot_consistent(*ret_snap) && !mntsnap_snapshot_attempts(*ret_snap)) {
-		/* tables joined (list -F A -F B) repeat ids by nature */
-		if (!joined)
+		/*
+		 * tables joined (list -F A -F B) repeat ids by nature; list
+		 * links them by id as findmnt does (the first line of an id is
+		 * the parent, each line of it has the children), silently
+		 */
+		if (!joined && !as_findmnt)
 			fprintf(stderr,
 				"mntsnap: warning: %s: the text lists a mount id more than once: "
 				"parent links of that id are ambiguous\n",
@@ -121,6 +126,7 @@ int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool all
 		       struct mntsnap_snapshot **ret_snap)
 {
 	struct mntsnap_error err = { 0 };
+	bool findmnt_links = as_findmnt;
 	int r;
 
 	as_findmnt = as_findmnt && !allow_inconsistent && o->backend == MNTSNAP_BACKEND_AUTO &&
@@ -140,7 +146,7 @@ int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool all
 		}
 	}
 	o->error = NULL;
-	return capture_said(cmd, r, &err, map, ret_snap);
+	return capture_said(cmd, r, &err, map, findmnt_links, ret_snap);
 }
 
 int cli_parse_u64(const char *s, uint64_t *ret)

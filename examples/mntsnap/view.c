@@ -577,9 +577,17 @@ struct matcher {
 	bool *target_hit, *source_hit, *over, *gone;
 	/* libmount's cache: paths resolved once, "/a//b/" as "/a/b" (not for -C) */
 	struct pathcache pc;
-	int32_t *parent;     /* the tree after -U (storage indices, -1: a root) */
+	/* libmount's ids of each record, its parent id after -U's moves */
+	uint32_t *lid, *lpid;
+	bool have_ids;       /* lid/lpid are the records' own (else by place) */
+	uint32_t *byid;      /* the records left (after -U) by id: nbyid */
+	uint32_t *kids;      /* children by parent id and id: nkids */
+	uint32_t *kbeg, *kend; /* record i's children: kids[kbeg[i]..kend[i]) */
+	size_t nbyid, nkids;
+	long root;           /* libmount's root line, -1: none */
+	int32_t *parent;     /* the first line of each parent id (-1: none) */
 	uint32_t *parent_ids; /* -U: each record's PARENT after it (NULL without -U) */
-	uint32_t *order;     /* its preorder */
+	uint32_t *order;     /* the records by the tree, each once */
 	size_t norder;
 	struct obuf ob;
 };
@@ -1054,129 +1062,161 @@ void view_filter_free(struct view_filter *f)
 }
 
 /*
- * -U (libmount's mnt_table_uniq_fs() with KEEPTREE): of the mounts at one
- * mount point only the last in the table stays; the children of one that
- * goes move to its parent, where they sit among its children by mount id.
+ * libmount links a table by mount id alone (its tree, -U, --shadowed):
+ * a record's parent is the first line of its parent id, a line's
+ * children are the lines whose parent id is its id (the first line of
+ * each id, by id), so every line of a repeated id has the same children.
+ * A kernel's ids never repeat; a table read twice (-F A -F A, -N PID -F
+ * /proc/PID/mountinfo) or saved text may repeat them. lid/lpid: the
+ * 32-bit ids libmount reads; a record without them (a statmount capture
+ * that did not ask) gets ids from its place, its links as they are.
  */
-static int cmp_old_id(const void *a, const void *b, void *data)
+static void ids_init(struct matcher *mt)
 {
-	const struct mntsnap_snapshot *snap = data;
-	struct mntsnap_mount x, y;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	struct mntsnap_mount m;
+	bool old = true;
 
-	mntsnap_snapshot_get(snap, i, &x);
-	mntsnap_snapshot_get(snap, j, &y);
-	/* libmount compares them as ints: 2^31 and up come first */
-	if (x.id_old != y.id_old)
-		return (int32_t)x.id_old < (int32_t)y.id_old ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
-static long up_kept(struct matcher *mt, size_t i)
-{
-	long p = mt->parent[i];
-
-	for (size_t step = 0; p >= 0 && mt->gone[p] && step < mt->n; step++)
-		p = mt->parent[p];
-	return p >= 0 && mt->gone[p] ? -1 : p;
-}
-
-static int build_uniq_tree(struct matcher *mt)
-{
-	size_t n = mt->n, k = 0, sp = 0;
-	uint32_t *kids = malloc((n + 1) * sizeof(*kids)), *stack = malloc((n + 1) * sizeof(*stack));
-	uint32_t *start = calloc(n + 2, sizeof(*start));
-	int32_t *np = malloc((n + 1) * sizeof(*np));
-	long root = -1;
-	uint32_t root_pid = 0;
-
-	if (!kids || !stack || !start || !np) {
-		free(kids), free(stack), free(start), free(np);
-		return -ENOMEM;
+	for (size_t i = 0; i < mt->n && old; i++) {
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		old = m.mask & MNTSNAP_F_ID_OLD;
 	}
-	for (size_t i = 0; i < n; i++) {
-		np[i] = mt->gone[i] ? -1 : (int32_t)up_kept(mt, i);
-		if (np[i] >= 0)
-			start[np[i] + 1]++;
-	}
-	for (size_t i = 0; i < n; i++)
-		start[i + 1] += start[i];
-	/* counting sort into each parent's slice, then by mount id */
-	memset(stack, 0, (n + 1) * sizeof(*stack));
-	for (size_t i = 0; i < n; i++)
-		if (np[i] >= 0)
-			kids[start[np[i]] + stack[np[i]]++] = (uint32_t)i;
-	for (size_t i = 0; i < n; i++)
-		if (start[i + 1] > start[i])
-			qsort_r(kids + start[i], start[i + 1] - start[i], sizeof(*kids), cmp_old_id,
-				(void *)mt->snap);
-	/*
-	 * libmount's root: the smallest parent id (an int), walked up; the parent ids
-	 * -U left (a kept mount below dropped ones has the highest one's)
-	 */
-	for (size_t i = 0; i < n; i++) {
-		if (mt->gone[i])
+	mt->have_ids = old;
+	for (size_t i = 0; i < mt->n; i++) {
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		if (old) {
+			mt->lid[i] = m.id_old, mt->lpid[i] = m.parent_id_old;
 			continue;
-		if (root < 0 || (int32_t)mt->parent_ids[i] < (int32_t)root_pid)
-			root = (long)i, root_pid = mt->parent_ids[i];
-	}
-	for (size_t step = 0; root >= 0 && np[root] >= 0 && step < n; step++)
-		root = np[root];
-	for (size_t o = 0; o <= n && root >= 0; o++) {
-		size_t r = o ? o - 1 : (size_t)root;
-
-		if (mt->gone[r] || np[r] >= 0 || (o && r == (size_t)root))
-			continue;
-		stack[sp++] = (uint32_t)r;
-		while (sp) {
-			uint32_t i = stack[--sp];
-
-			mt->order[k++] = i;
-			for (uint32_t c = start[i + 1]; c-- > start[i];)
-				stack[sp++] = kids[c];
 		}
+		mt->lid[i] = (uint32_t)i + 1;
+		/* the kernel's root is its own parent: libmount's root over itself */
+		if (m.parent_index != i)
+			mt->lpid[i] = m.parent_index + 1;
+		else
+			mt->lpid[i] = (m.mask & MNTSNAP_F_ID) && m.parent_id == m.id ? mt->lid[i] : 0;
 	}
-	mt->norder = k;
-	memcpy(mt->parent, np, n * sizeof(*np));
-	free(kids), free(stack), free(start), free(np);
-	return 0;
 }
 
 /*
- * -U's PARENT: libmount drops a duplicate by handing its children its own
- * parent id, so a kept mount below dropped ones shows the parent id of the
- * highest of them (the kept ancestor's id, or what the dropped root had).
- * From the original links, before build_uniq_tree() replaces them.
+ * -U (libmount's mnt_table_uniq_fs() with KEEPTREE): the lines dropped
+ * go from the last one back, each first handing every line still in the
+ * table whose parent id is its id (a kept copy's children too) its own
+ * parent id. The order of the drops counts; n times the drops, fine for
+ * the few a table has.
  */
-static int uniq_parent_ids(struct matcher *mt)
+static void uniq_move_parents(struct matcher *mt)
 {
-	struct mntsnap_mount m;
-
-	mt->parent_ids = malloc((mt->n + 1) * sizeof(*mt->parent_ids));
-	if (!mt->parent_ids)
-		return -ENOMEM;
-	for (size_t i = 0; i < mt->n; i++) {
-		long p = mt->parent[i];
-
-		mt_get(mt, i, &m);
-		mt->parent_ids[i] = m.parent_id_old;
-		for (size_t step = 0; p >= 0 && mt->gone[p] && step < mt->n; step++) {
-			mt_get(mt, (size_t)p, &m);
-			mt->parent_ids[i] = m.parent_id_old;
-			p = mt->parent[p];
-		}
+	for (size_t d = mt->n; d-- > 0;) {
+		if (!mt->gone[d])
+			continue;
+		for (size_t k = 0; k < mt->n; k++)
+			if ((!mt->gone[k] || k <= d) && mt->lpid[k] == mt->lid[d])
+				mt->lpid[k] = mt->lpid[d];
 	}
-	return 0;
 }
 
-/* The kernel's namespace root: its parent id is its own (by the ids the record has) */
-static bool self_parent(const struct mntsnap_mount *m)
+/* libmount compares ids as ints: 2^31 and up come first */
+static int cmp_sid(uint32_t a, uint32_t b)
 {
-	if (m->parent_index != m->index)
-		return false;
-	if (m->mask & MNTSNAP_F_ID)
-		return m->parent_id == m->id;
-	return (m->mask & MNTSNAP_F_ID_OLD) && m->parent_id_old == m->id_old;
+	return (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
+}
+
+/* the kept records by parent id, then id (as libmount's ints), then place */
+static int cmp_kid(const void *a, const void *b, void *data)
+{
+	const struct matcher *mt = data;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	int c;
+
+	if (mt->lpid[i] != mt->lpid[j])
+		return mt->lpid[i] < mt->lpid[j] ? -1 : 1;
+	c = cmp_sid(mt->lid[i], mt->lid[j]);
+	return c ? c : (i > j) - (i < j);
+}
+
+/* the kept records by id, then place */
+static int cmp_byid(const void *a, const void *b, void *data)
+{
+	const struct matcher *mt = data;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (mt->lid[i] != mt->lid[j])
+		return mt->lid[i] < mt->lid[j] ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/* [*lo, *hi): the records of v[0..n) (sorted by key[]) whose key[] is id */
+static void id_range(const uint32_t *v, size_t n, const uint32_t *key, uint32_t id, size_t *lo,
+		     size_t *hi)
+{
+	size_t l = 0, h = n;
+
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
+
+		if (key[v[mid]] < id)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l;
+	for (h = l; h < n && key[v[h]] == id; h++)
+		;
+	*hi = h;
+}
+
+/*
+ * byid: the kept records by id (an id's first line first); kids: each
+ * id's children, the first line of each child id only
+ * (mnt_table_next_child_fs()), a line whose parent id is its own id no
+ * child; kbeg/kend: record i's children, kids[kbeg[i]..kend[i]); parent:
+ * the first line of its parent id (get_parent_fs()), -1 for none or itself.
+ */
+static void links_init(struct matcher *mt)
+{
+	size_t n = mt->n, nk = 0, lo, hi;
+
+	mt->nbyid = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (mt->gone[i])
+			continue;
+		mt->byid[mt->nbyid++] = (uint32_t)i;
+		if (mt->lpid[i] != mt->lid[i])
+			mt->kids[nk++] = (uint32_t)i;
+	}
+	qsort_r(mt->byid, mt->nbyid, sizeof(*mt->byid), cmp_byid, mt);
+	qsort_r(mt->kids, nk, sizeof(*mt->kids), cmp_kid, mt);
+	/* a child id's later lines are no children: dropped */
+	mt->nkids = 0;
+	for (size_t k = 0; k < nk; k++) {
+		uint32_t c = mt->kids[k], q = mt->nkids ? mt->kids[mt->nkids - 1] : 0;
+
+		if (mt->nkids && mt->lpid[q] == mt->lpid[c] && mt->lid[q] == mt->lid[c])
+			continue;
+		mt->kids[mt->nkids++] = c;
+	}
+	for (size_t i = 0; i < n; i++) {
+		id_range(mt->kids, mt->nkids, mt->lpid, mt->lid[i], &lo, &hi);
+		mt->kbeg[i] = (uint32_t)lo, mt->kend[i] = (uint32_t)hi;
+		id_range(mt->byid, mt->nbyid, mt->lid, mt->lpid[i], &lo, &hi);
+		mt->parent[i] = lo < hi && mt->byid[lo] != i ? (int32_t)mt->byid[lo] : -1;
+	}
+}
+
+/*
+ * mnt_table_get_root_fs(): the first line of the smallest parent id (an
+ * int), then up to the first line of each parent id while there is one
+ * (bounded: an id cycle has no top).
+ */
+static long root_rec(const struct matcher *mt)
+{
+	long root = -1;
+
+	for (size_t i = 0; i < mt->n; i++)
+		if (!mt->gone[i] && (root < 0 || cmp_sid(mt->lpid[i], mt->lpid[root]) < 0))
+			root = (long)i;
+	for (size_t step = 0; root >= 0 && mt->parent[root] >= 0 && step < mt->n; step++)
+		root = mt->parent[root];
+	return root;
 }
 
 /*
@@ -1245,87 +1285,43 @@ static int uniq_mark_gone(struct matcher *mt)
 	return r;
 }
 
-struct id_ent {
-	uint32_t id;
-	size_t index;
-};
-
-static int id_ent_cmp(const void *a, const void *b)
-{
-	const struct id_ent *x = a, *y = b;
-
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return (x->index > y->index) - (x->index < y->index);
-}
-
-/* the copies of id in e (sorted), from the first */
-static const struct id_ent *id_first(const struct id_ent *e, size_t n, uint32_t id)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && e[lo].id == id ? &e[lo] : NULL;
-}
-
 /*
- * --shadowed in text that lists a mount id more than once: libmount's
- * mnt_table_over_fs() asks, for each line, whether any line left (after
- * -U) has that line's id as its parent and its mount point, so every copy
- * of the id is over a child the tree hangs under one copy only (README:
- * the list forms print what findmnt prints). A kernel's ids never repeat:
- * nothing to do then.
+ * --shadowed (mnt_table_over_fs()): a line is over a child when a line
+ * left (after -U) has its id as parent id and its mount point (the paths
+ * compared as libmount does): by id, so every line of a repeated id, and
+ * a namespace's root that is its own parent is over itself.
  */
-static int over_copies(struct matcher *mt)
+static void over_ids(struct matcher *mt)
 {
-	struct id_ent *e = calloc(mt->n + 1, sizeof(*e));
 	struct mntsnap_mount m, c;
-	bool dup = false;
+	size_t lo, hi;
 
-	if (!e)
-		return -ENOMEM;
-	for (size_t i = 0; i < mt->n; i++) {
-		mntsnap_snapshot_get(mt->snap, i, &m);
-		e[i] = (struct id_ent){ .id = m.mask & MNTSNAP_F_ID_OLD ? m.id_old : 0, .index = i };
-	}
-	qsort(e, mt->n, sizeof(*e), id_ent_cmp);
-	for (size_t i = 0; i + 1 < mt->n && !dup; i++)
-		dup = e[i].id && e[i].id == e[i + 1].id;
-	for (size_t i = 0; dup && i < mt->n; i++) {
-		const struct id_ent *p;
-
-		if (mt->gone[i] || mt->parent[i] < 0)
+	for (size_t k = 0; k < mt->n; k++) {
+		if (mt->gone[k])
 			continue;
-		mntsnap_snapshot_get(mt->snap, i, &c);
-		mntsnap_snapshot_get(mt->snap, (size_t)mt->parent[i], &m);
-		if (!(m.mask & MNTSNAP_F_ID_OLD) || !(p = id_first(e, mt->n, m.id_old)))
+		id_range(mt->byid, mt->nbyid, mt->lid, mt->lpid[k], &lo, &hi);
+		if (lo == hi)
 			continue;
-		for (; p < e + mt->n && p->id == m.id_old; p++) {
-			struct mntsnap_mount j;
+		mntsnap_snapshot_get(mt->snap, k, &c);
+		for (; lo < hi; lo++) {
+			uint32_t i = mt->byid[lo];
 
-			if (mt->over[p->index] || mt->gone[p->index])
+			if (mt->over[i])
 				continue;
-			mntsnap_snapshot_get(mt->snap, p->index, &j);
-			if (streq_paths(c.mount_point, j.mount_point))
-				mt->over[p->index] = true;
+			mntsnap_snapshot_get(mt->snap, i, &m);
+			if (streq_paths(c.mount_point, m.mount_point))
+				mt->over[i] = true;
 		}
 	}
-	free(e);
-	return 0;
 }
+
+static int tree_preorder(struct matcher *mt);
 
 static int matcher_init(struct matcher *mt, const struct view *v,
 			const struct mntsnap_snapshot *snap)
 {
 	size_t n = mntsnap_snapshot_count(snap);
-	struct mntsnap_mount m, c;
+	int r = 0;
 
 	*mt = (struct matcher){ .v = v, .snap = snap, .n = n };
 	mt->target_hit = calloc(n + 1, 1);
@@ -1334,47 +1330,35 @@ static int matcher_init(struct matcher *mt, const struct view *v,
 	mt->gone = calloc(n + 1, 1);
 	mt->parent = malloc((n + 1) * sizeof(*mt->parent));
 	mt->order = malloc((n + 1) * sizeof(*mt->order));
+	mt->lid = malloc((n + 1) * sizeof(*mt->lid));
+	mt->lpid = malloc((n + 1) * sizeof(*mt->lpid));
+	mt->byid = malloc((n + 1) * sizeof(*mt->byid));
+	mt->kids = malloc((n + 1) * sizeof(*mt->kids));
+	mt->kbeg = malloc((n + 1) * sizeof(*mt->kbeg));
+	mt->kend = malloc((n + 1) * sizeof(*mt->kend));
 	if (!mt->target_hit || !mt->source_hit || !mt->over || !mt->gone || !mt->parent ||
-	    !mt->order)
+	    !mt->order || !mt->lid || !mt->lpid || !mt->byid || !mt->kids || !mt->kbeg ||
+	    !mt->kend)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		mntsnap_snapshot_get(snap, i, &m);
-		mt->parent[i] = m.parent_index == i ? -1 : (int32_t)m.parent_index;
-		mt->order[i] = (uint32_t)mntsnap_snapshot_tree_index(snap, i);
-	}
-	mt->norder = n;
+	ids_init(mt);
 	if (v->uniq) {
-		int r = uniq_mark_gone(mt);
-
-		if (!r)
-			r = uniq_parent_ids(mt);
-
-		if (!r)
-			r = build_uniq_tree(mt);
-
+		r = uniq_mark_gone(mt);
 		if (r)
 			return r;
-	}
-	/*
-	 * --shadowed (mnt_table_over_fs()): a mount with a child at its own
-	 * mount point (after -U), the paths compared as libmount does. A
-	 * namespace's root is its own parent, so it is over itself.
-	 */
-	for (size_t i = 0; v->shadowed && i < n; i++) {
-		if (mt->gone[i])
-			continue;
-		mntsnap_snapshot_get(snap, i, &c);
-		if (self_parent(&c)) {
-			mt->over[i] = true;
-			continue;
+		uniq_move_parents(mt);
+		/* -U's PARENT: the parent ids its moves left */
+		if (mt->have_ids) {
+			mt->parent_ids = malloc((n + 1) * sizeof(*mt->parent_ids));
+			if (!mt->parent_ids)
+				return -ENOMEM;
+			memcpy(mt->parent_ids, mt->lpid, n * sizeof(*mt->lpid));
 		}
-		if (mt->parent[i] < 0)
-			continue;
-		mntsnap_snapshot_get(snap, (size_t)mt->parent[i], &m);
-		if (streq_paths(c.mount_point, m.mount_point))
-			mt->over[mt->parent[i]] = true;
 	}
-	return v->shadowed ? over_copies(mt) : 0;
+	links_init(mt);
+	mt->root = root_rec(mt);
+	if (v->shadowed)
+		over_ids(mt);
+	return tree_preorder(mt);
 }
 
 static void matcher_free(struct matcher *mt)
@@ -1387,6 +1371,12 @@ static void matcher_free(struct matcher *mt)
 	free(mt->parent);
 	free(mt->parent_ids);
 	free(mt->order);
+	free(mt->lid);
+	free(mt->lpid);
+	free(mt->byid);
+	free(mt->kids);
+	free(mt->kbeg);
+	free(mt->kend);
 	ob_free(&mt->ob);
 }
 
@@ -1756,130 +1746,151 @@ static int lines_add(struct lines *l, uint32_t i, uint32_t d)
 	return 0;
 }
 
-/* Each record's children (after -U), by mount id: kids[start[i]..start[i + 1]) */
-static int kids_by_id(const struct matcher *mt, uint32_t **ret_start, uint32_t **ret_kids)
-{
-	size_t n = mt->n;
-	uint32_t *start = calloc(n + 2, sizeof(*start)), *kids = malloc((n + 1) * sizeof(*kids));
-	uint32_t *fill = calloc(n + 1, sizeof(*fill));
-
-	if (!start || !kids || !fill) {
-		free(start), free(kids), free(fill);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (!mt->gone[i] && mt->parent[i] >= 0)
-			start[mt->parent[i] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		start[i + 1] += start[i];
-	for (size_t i = 0; i < n; i++)
-		if (!mt->gone[i] && mt->parent[i] >= 0)
-			kids[start[mt->parent[i]] + fill[mt->parent[i]]++] = (uint32_t)i;
-	for (size_t i = 0; i < n; i++)
-		if (start[i + 1] - start[i] > 1)
-			qsort_r(kids + start[i], start[i + 1] - start[i], sizeof(*kids), cmp_old_id,
-				(void *)mt->snap);
-	free(fill);
-	*ret_start = start, *ret_kids = kids;
-	return 0;
-}
-
 struct draw {
-	const uint32_t *start, *kids;
-	const bool *match;
+	const struct matcher *mt;
+	const bool *match;  /* the lines a mount that matches takes (NULL: -R's, every one) */
 	bool *drawn;
 	struct pending {
 		uint32_t rec, depth; /* the depth its line takes */
+		uint32_t level;      /* below the subtree's top, drawn or not */
 	} *stack;
+	size_t cap;
 	struct lines *l;
 };
 
-/* create_treenode(root, NULL): root's subtree, depth first, without recursion */
-static int draw_subtree(struct draw *dr, uint32_t root)
+static int draw_push(struct draw *dr, size_t *sp, struct pending p)
 {
-	size_t sp = 0;
+	if (*sp == dr->cap) {
+		size_t cap = dr->cap ? 2 * dr->cap : 64;
+		struct pending *s = realloc(dr->stack, cap * sizeof(*s));
 
-	dr->stack[sp++] = (struct pending){ root, 0 };
-	while (sp) {
-		struct pending p = dr->stack[--sp];
-
-		if (dr->match[p.rec]) {
-			int r = lines_add(dr->l, p.rec, p.depth++);
-
-			if (r)
-				return r;
-			dr->drawn[p.rec] = true;
-		}
-		/* pushed last first: the smallest id pops first */
-		for (uint32_t c = dr->start[p.rec + 1]; c-- > dr->start[p.rec];)
-			dr->stack[sp++] = (struct pending){ dr->kids[c], p.depth };
+		if (!s)
+			return -ENOMEM;
+		dr->stack = s, dr->cap = cap;
 	}
+	dr->stack[(*sp)++] = p;
 	return 0;
 }
 
-static int findmnt_lines(const struct matcher *mt, const bool *match, struct lines *l)
+/*
+ * create_treenode(root, NULL): root's subtree, depth first, without
+ * recursion, each line's children by libmount's links (links_init()).
+ * findmnt's tree draws a child under every line of its parent's id;
+ * -R (match NULL) draws each mount once, a child already drawn left out
+ * with its subtree (has_line()). An id cycle would never end (findmnt
+ * loops): a path longer than the table is one, -ELOOP.
+ */
+static int draw_subtree(struct draw *dr, uint32_t root)
 {
-	size_t n = mt->n, kept = 0;
-	bool rest;
-	struct draw dr = { .match = match, .l = l };
-	uint32_t *start = NULL, *kids = NULL;
-	int r = kids_by_id(mt, &start, &kids);
+	const struct matcher *mt = dr->mt;
+	size_t sp = 0;
+	int r = draw_push(dr, &sp, (struct pending){ root, 0, 0 });
 
-	*l = (struct lines){ 0 };
-	if (r)
-		return r;
-	dr.start = start, dr.kids = kids;
-	dr.drawn = calloc(n + 1, sizeof(*dr.drawn));
-	/* a tree: each record pushed once a subtree, its children when it pops */
-	dr.stack = malloc((n + 1) * sizeof(*dr.stack));
-	if (!dr.drawn || !dr.stack)
-		r = -ENOMEM;
-	if (!r && mt->norder)
-		r = draw_subtree(&dr, mt->order[0]);
-	for (size_t i = 0; i < n; i++)
-		kept += !mt->gone[i];
-	rest = l->n < kept;
-	/* asked once, before the loop: the lines it draws twice count too */
-	for (size_t i = 0; !r && rest && i < n; i++)
-		if (!mt->gone[i] && !dr.drawn[i] && match[i])
-			r = draw_subtree(&dr, (uint32_t)i);
-	free(start), free(kids), free(dr.drawn), free(dr.stack);
-	if (r) {
-		free(l->rec), free(l->depth);
-		*l = (struct lines){ 0 };
+	while (!r && sp) {
+		struct pending p = dr->stack[--sp];
+
+		if (!dr->match && dr->drawn[p.rec])
+			continue;
+		if (p.level > mt->n)
+			return -ELOOP;
+		if (!dr->match || dr->match[p.rec]) {
+			r = lines_add(dr->l, p.rec, p.depth++);
+			dr->drawn[p.rec] = true;
+		}
+		/* pushed last first: the smallest id pops first */
+		for (uint32_t c = mt->kend[p.rec]; !r && c-- > mt->kbeg[p.rec];)
+			r = draw_push(dr, &sp, (struct pending){ mt->kids[c], p.depth, p.level + 1 });
 	}
 	return r;
 }
 
-/* Each record's place in the preorder and the end of its subtree there. */
-static int subtree_ends(struct matcher *mt, size_t **ret_pos, size_t **ret_end)
+static int draw_init(struct draw *dr, const struct matcher *mt, const bool *match,
+		     struct lines *l)
 {
-	size_t n = mt->n, *pos = malloc((n + 1) * sizeof(*pos)), *end = malloc((n + 1) * sizeof(*end));
+	*dr = (struct draw){ .mt = mt, .match = match, .l = l };
+	*l = (struct lines){ 0 };
+	dr->drawn = calloc(mt->n + 1, sizeof(*dr->drawn));
+	return dr->drawn ? 0 : -ENOMEM;
+}
 
-	if (!pos || !end) {
-		free(pos), free(end);
-		return -ENOMEM;
+static void draw_free(struct draw *dr, int r)
+{
+	free(dr->drawn), free(dr->stack);
+	if (r) {
+		free(dr->l->rec), free(dr->l->depth);
+		*dr->l = (struct lines){ 0 };
 	}
-	for (size_t i = 0; i < n; i++)
-		pos[i] = end[i] = 0;
-	for (size_t o = 0; o < mt->norder; o++)
-		pos[mt->order[o]] = o, end[mt->order[o]] = o + 1;
-	/* children come after their parent: backwards, a subtree ends where its last does */
-	for (size_t o = mt->norder; o-- > 0;) {
-		uint32_t i = mt->order[o];
-		int32_t p = mt->parent[i];
+}
 
-		if (p >= 0 && end[i] > end[p])
-			end[p] = end[i];
+static int findmnt_lines(const struct matcher *mt, const bool *match, struct lines *l)
+{
+	size_t n = mt->n;
+	bool rest;
+	struct draw dr;
+	int r = draw_init(&dr, mt, match, l);
+
+	if (!r && mt->root >= 0)
+		r = draw_subtree(&dr, (uint32_t)mt->root);
+	rest = l->n < mt->nbyid;
+	/* asked once, before the loop: the lines it draws twice count too */
+	for (size_t i = 0; !r && rest && i < n; i++)
+		if (!mt->gone[i] && !dr.drawn[i] && match[i])
+			r = draw_subtree(&dr, (uint32_t)i);
+	draw_free(&dr, r);
+	return r;
+}
+
+/*
+ * -R (create_treenode() with FL_SUBMOUNTS): each mount found, in the
+ * order found, with what is below it and not drawn yet; each mount is
+ * drawn once. Sets match[] and roots[] to what it drew.
+ */
+static int submount_lines(const struct matcher *mt, const int32_t *found, size_t k, bool *match,
+			  int32_t *roots, size_t *nroots, struct lines *l)
+{
+	struct draw dr;
+	int r = draw_init(&dr, mt, NULL, l);
+
+	for (size_t j = 0; !r && j < k; j++) {
+		if (dr.drawn[found[j]])
+			continue;
+		roots[(*nroots)++] = found[j];
+		r = draw_subtree(&dr, (uint32_t)found[j]);
 	}
-	*ret_pos = pos, *ret_end = end;
-	return 0;
+	for (size_t i = 0; !r && i < mt->n; i++)
+		match[i] = dr.drawn[i];
+	draw_free(&dr, r);
+	return r;
+}
+
+/*
+ * Every record left once, by the tree: from the root, then each record
+ * not reached in the table's order (the list forms' walk when no lines
+ * are drawn).
+ */
+static int tree_preorder(struct matcher *mt)
+{
+	struct lines l;
+	struct draw dr;
+	int r = draw_init(&dr, mt, NULL, &l);
+
+	if (!r && mt->root >= 0)
+		r = draw_subtree(&dr, (uint32_t)mt->root);
+	for (size_t i = 0; !r && i < mt->n; i++)
+		if (!mt->gone[i] && !dr.drawn[i])
+			r = draw_subtree(&dr, (uint32_t)i);
+	for (size_t k = 0; !r && k < l.n; k++)
+		mt->order[k] = (uint32_t)l.rec[k];
+	mt->norder = r ? 0 : l.n;
+	draw_free(&dr, r);
+	free(l.rec), free(l.depth);
+	return r;
 }
 
 static int build_match(struct view *v, struct matcher *mt, bool tree, bool submounts,
-		       bool *match, int32_t *roots, size_t *nroots)
+		       bool *match, int32_t *roots, size_t *nroots, struct lines *l)
 {
-	size_t n = mt->n, k, *pos = NULL, *end = NULL;
+	size_t n = mt->n, k;
 	int32_t *found = malloc((n + 1) * sizeof(*found));
 	int r;
 
@@ -1916,29 +1927,7 @@ lookup:
 		free(found);
 		return mt->ob.err;
 	}
-	r = subtree_ends(mt, &pos, &end);
-	/*
-	 * -R: each found mount with everything below it not printed yet, in
-	 * the order found (findmnt's create_treenode() skips what it has)
-	 */
-	for (size_t j = 0; !r && j < k; j++) {
-		size_t f = (size_t)found[j];
-
-		if (match[f])
-			continue;
-		roots[(*nroots)++] = (int32_t)f;
-		for (size_t o = pos[f]; o < end[f]; o++) {
-			uint32_t i = mt->order[o];
-
-			if (match[i] && i != f) {
-				o = end[i] - 1;
-				continue;
-			}
-			match[i] = true;
-		}
-	}
-	free(pos);
-	free(end);
+	r = submount_lines(mt, found, k, match, roots, nroots, l);
 	free(found);
 	return r ? r : mt->ob.err;
 }
@@ -2015,7 +2004,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	if (v->out.cx.canonicalize && !v->nocanon && !v->saved)
 		v->out.cx.cache = &mt.pc;
 	if (!r)
-		r = build_match(v, &mt, tree, submounts, match, roots, &nroots);
+		r = build_match(v, &mt, tree, submounts, match, roots, &nroots, &lines);
 	if (!r && tree && !submounts)
 		r = findmnt_lines(&mt, match, &lines);
 	if (r) {
