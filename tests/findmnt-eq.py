@@ -2965,6 +2965,32 @@ def tabfiles_joined(t, binary, base):
         for extra in (['-r'], ['-r', '-O', 'x-b'], ['-J', '-o', 'TARGET,OPTIONS,FS-OPTIONS']):
             fstab_same(t, 'joined -m utab', ['-m'] + extra + fa,
                        [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
+    # every file is an mtab of its own (mnt_table_parse_mtab() per file, of
+    # one format or mixed): utab is merged after each file into the whole
+    # table read so far, each line into the last mount it names that no
+    # line got yet (an earlier file's lower mount of a stack too); a file
+    # in the fstab format after a mountinfo one merges again
+    stk = os.path.join(base, 'join-stack')
+    with open(stk, 'wb') as fh:
+        fh.write(b'20 1 8:1 / / rw shared:1 - ext4 /dev/sda1 rw\n'
+                 b'21 20 0:5 / /x rw - tmpfs t rw\n22 21 0:6 / /x rw - tmpfs t rw\n')
+    for files in ((mi, mi), (mi, stk), (stk, mi), (stk, fs), (stk, fs2, stk), (stk, mi, fs),
+                  (fs, stk, mi), (stk, stk, stk)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r'], ['-l', '-O', 'x-b'], ['-J', '-o', 'TARGET,ID,PARENT,OPTIONS'],
+                      ['-x', '--verbose']):
+            fstab_same(t, 'joined -m utab each file', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
+    # TID: the rows of a mountinfo file under a numbered directory (a
+    # task's table, saved) are that task's, in a table of several files too
+    tidf = os.path.join(base, '4242', 'mountinfo')
+    os.makedirs(os.path.dirname(tidf), exist_ok=True)
+    shutil.copy(stk, tidf)
+    for files in ((tidf, fs), (fs, tidf), (tidf, mi), (mi, tidf)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r', '-o', 'TARGET,TID,ID'], ['-J', '-o', 'TARGET,TID']):
+            fstab_same(t, 'joined -m TID', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
 
 
 def tabfile_loose(t, binary, base):
