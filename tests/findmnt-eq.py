@@ -2981,6 +2981,18 @@ def tabfiles_joined(t, binary, base):
                       ['-x', '--verbose']):
             fstab_same(t, 'joined -m utab each file', ['-m'] + extra + fa,
                        [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
+    # -R with a filter: each match, then its submounts by ids across the
+    # whole table (mnt_table_next_child_fs(): lowest id first, one of
+    # equal ids) when its first entry is a mountinfo file's mount; a row
+    # listed already is not listed again
+    for files in ((stk, mi, fs), (mi, stk), (fs, stk, mi), (stk, stk), (mi, fs2, stk)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['/'], ['-r', '-t', 'tmpfs'], ['-l', '/x'], ['-r', '-f', '-t', 'tmpfs'],
+                      ['-r', '-d', 'backward', '-t', 'tmpfs,ext4'], ['-r', '-U', '-t', 'tmpfs'],
+                      ['-J', '-o', 'TARGET,ID,PARENT', '--real']):
+            fstab_same(t, 'joined -m -R', ['-m', '-R'] + extra + fa,
+                       [binary, 'list', '-m', '-R'] + extra + fa, env=env,
+                       json_out='-J' in extra)
     # TID: the rows of a mountinfo file under a numbered directory (a
     # task's table, saved) are that task's, in a table of several files too
     tidf = os.path.join(base, '4242', 'mountinfo')
@@ -2991,6 +3003,19 @@ def tabfiles_joined(t, binary, base):
         for extra in (['-r', '-o', 'TARGET,TID,ID'], ['-J', '-o', 'TARGET,TID']):
             fstab_same(t, 'joined -m TID', ['-m'] + extra + fa,
                        [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
+    # --shadowed beside a filter (without one findmnt lists every row):
+    # mnt_table_over_fs() over the whole table, by ids (an fstab line's
+    # are 0, so its own parent: kept), when its first entry is a
+    # mountinfo file's mount; else nothing is shadowed
+    for files in ((stk, fs), (fs, stk), (stk, stk), (stk, mi, fs), (mi, fs), (stk, fs2, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-t', 'tmpfs'], ['-O', 'rw'], ['--real'], ['/'], ['/x'], ['-l', '-t', 'ext4'],
+                      ['-J', '--pseudo'], ['-r', '-i', '-t', 'xfs'], ['-f', '-t', 'tmpfs'],
+                      ['-r', '-S', '0:5'],
+                      ['-r', '-o', 'TARGET,ID,PARENT', '-d', 'backward', '-t', 'tmpfs']):
+            fstab_same(t, 'joined -m --shadowed', ['-m', '--shadowed'] + extra + fa,
+                       [binary, 'list', '-m', '--shadowed'] + extra + fa, env=env,
+                       json_out='-J' in extra)
 
 
 def tabfile_loose(t, binary, base):

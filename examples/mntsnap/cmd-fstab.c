@@ -89,16 +89,61 @@ static bool devno_is(const struct fstab *t, const struct fstab_ent *e, unsigned 
 }
 
 /*
+ * An entry's ids as libmount has them in -m's table of several files: a
+ * mountinfo file's mount its /proc ids, any other entry 0 and 0.
+ */
+static uint32_t ent_id(const struct fstab_ent *e)
+{
+	return fstab_ent_mountinfo(e) ? e->m.id_old : 0;
+}
+
+static uint32_t ent_parent_id(const struct fstab_ent *e)
+{
+	return fstab_ent_mountinfo(e) ? e->m.parent_id_old : 0;
+}
+
+/*
+ * libmount's is_mountinfo(): the table's first entry (of those -U left)
+ * is a mountinfo file's mount. Only then does it answer for stacks and
+ * submounts; for any other table it fails (findmnt: none).
+ */
+static bool table_mountinfo(const struct fstab *t)
+{
+	for (size_t k = 0; k < t->n; k++)
+		if (!t->ent[k].gone)
+			return fstab_ent_mountinfo(&t->ent[k]);
+	return false;
+}
+
+/*
+ * mnt_table_over_fs() in -m's table of several files: an entry whose id
+ * some entry names as its parent, at the same target; so an fstab line
+ * (ids 0 and 0) is "shadowed" by itself, as in findmnt.
+ */
+static bool shadowed_by_ids(const struct fstab *t, size_t i)
+{
+	const struct fstab_ent *e = &t->ent[i];
+
+	for (size_t k = 0; k < t->n; k++) {
+		const struct fstab_ent *c = &t->ent[k];
+
+		if (!c->gone && ent_parent_id(c) == ent_id(e) && streq_paths(c->target, e->target))
+			return true;
+	}
+	return false;
+}
+
+/*
  * mnt_table_over_fs(): a mount with one stacked on it. libmount answers
- * only for a mountinfo table; for fstab it fails, which findmnt takes as
- * "not shadowed".
+ * only for a mountinfo table (-m's table of several files may be one);
+ * for fstab it fails, which findmnt takes as "not shadowed".
  */
 static bool shadowed(const struct fstab *t, size_t i)
 {
 	const struct fstab_ent *e = &t->ent[i];
 
 	if (!t->kernel)
-		return false;
+		return table_mountinfo(t) && shadowed_by_ids(t, i);
 	for (size_t k = 0; k < t->n; k++)
 		if (k != i && !t->ent[k].gone && t->ent[k].m.parent_index == i &&
 		    streq_paths(t->ent[k].target, e->target))
@@ -574,6 +619,75 @@ static const char *fstab_path(void)
 	return p ? p : FSTAB_PATH;
 }
 
+/*
+ * mnt_table_next_child_fs(): of the entries that name parent's id as
+ * their parent (parent itself aside), the lowest id above the child
+ * before (*last; none yet: any), the first in the table of equal ids.
+ * Returns its index, or -1.
+ */
+static long next_child(const struct fstab *t, size_t parent, bool *any, uint32_t *last)
+{
+	uint32_t pid = ent_id(&t->ent[parent]), best = 0;
+	long found = -1;
+
+	for (size_t k = 0; k < t->n; k++) {
+		const struct fstab_ent *c = &t->ent[k];
+		uint32_t id = ent_id(c);
+
+		if (c->gone || ent_parent_id(c) != pid || id == pid)
+			continue;
+		if ((*any || id > *last) && (found < 0 || id < best)) {
+			found = (long)k;
+			best = id;
+		}
+	}
+	if (found >= 0) {
+		*any = false;
+		*last = best;
+	}
+	return found;
+}
+
+/*
+ * findmnt -R's create_treenode(): entry i unless it is listed already,
+ * then its submounts in turn (a mountinfo table's only), depth first.
+ */
+static void add_submounts(const struct fstab *t, size_t i, bool subs, bool *listed,
+			  size_t *out, size_t *n)
+{
+	bool any = true;
+	uint32_t last = 0;
+
+	if (listed[i])
+		return;
+	listed[i] = true;
+	out[(*n)++] = i;
+	for (long c; subs && (c = next_child(t, i, &any, &last)) >= 0;)
+		add_submounts(t, (size_t)c, subs, listed, out, n);
+}
+
+/*
+ * -R with a filter: each match and its submounts, a match listed already
+ * (as another's submount) left out. Returns the count in found.
+ */
+static size_t with_submounts(const struct fstab *t, size_t *found, size_t hits)
+{
+	size_t *out = calloc(t->n + 1, sizeof(*out)), n = 0;
+	bool *listed = calloc(t->n + 1, 1), subs = table_mountinfo(t);
+
+	if (!out || !listed) {
+		free(out);
+		free(listed);
+		return 0;
+	}
+	for (size_t k = 0; k < hits; k++)
+		add_submounts(t, found[k], subs, listed, out, &n);
+	memcpy(found, out, n * sizeof(*out));
+	free(out);
+	free(listed);
+	return n;
+}
+
 /* findmnt's add_matching_lines(): every entry found, -f the first only */
 static int list_matches(struct fstab_args *a, const struct fstab *t)
 {
@@ -591,6 +705,10 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 	}
 	if (!hits && extra_ok(a))
 		hits = extra_matches(a, t, found);
+	if (hits && a->view->submounts && !mt.listall && !(hits = with_submounts(t, found, hits))) {
+		free(found);
+		return cli_fail(-ENOMEM, "list");
+	}
 	r = hits ? print_ents(a, t, found, hits) : 1;
 	free(found);
 	return r;
