@@ -2954,6 +2954,19 @@ def tabfiles_joined(t, binary, base):
     t.check('joined -m bad mountinfo line (kept: refused naming its file and line)',
             ra == 0 and b'line 2' in ea and rb == 2 and b == b'' and
             (b'%s: line 2' % bad.encode()) in eb, '%r / %r' % (ea, eb))
+    # kept (README): a swaps file is refused, as one -F is, among -m's
+    # files too (findmnt lists its swap areas as rows)
+    swaps = os.path.join(base, 'join-swaps')
+    with open(swaps, 'wb') as fh:
+        fh.write(b'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n'
+                 b'/dev/sda2                               partition\t1000\t0\t-2\n')
+    for files in ((mi, swaps), (fs, swaps), (swaps, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        ra, a, ea = run(['findmnt', '-m'] + fa)
+        rb, b, eb = run([binary, 'list', '-m'] + fa)
+        t.check('joined -m swaps file (kept: refused naming it): %s' % ' '.join(fa),
+                ra == 0 and b'/dev/sda2' in a and rb == 2 and b == b'' and
+                (b'%s: a swaps table' % swaps.encode()) in eb, '%r / %r' % (a, eb))
     # utab's options: merged into a mountinfo file's mounts when the table's
     # first entry is such a mount (libmount's is_mountinfo()), not otherwise
     utab = os.path.join(base, 'join-utab')

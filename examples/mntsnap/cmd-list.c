@@ -1251,9 +1251,14 @@ static int list_mtab_files(struct list_args *a, struct fstab_args *fa)
 	if (!snaps)
 		return cli_fail(-ENOMEM, "list");
 	for (size_t i = 0; !r && i < a->ntabs; i++) {
-		bool mi = fstab_guess_told(a->paths[i]) == FSTAB_FMT_MOUNTINFO;
+		int fmt = fstab_guess_told(a->paths[i]);
+		bool mi = fmt == FSTAB_FMT_MOUNTINFO;
 
-		if (mi)
+		/* kept: refused as one -F of it is (libmount lists the swap areas) */
+		if (fmt == FSTAB_FMT_SWAPS)
+			r = cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
+				     a->names[i]);
+		else if (mi)
 			r = mtab_mountinfo(a, i, &snaps[i], &one);
 		else if ((r = fstab_read_all(&a->paths[i], &a->names[i], 1, &one, NULL)))
 			r = cli_fail(r, "can't read %s", a->names[i]);
