@@ -3006,6 +3006,14 @@ def tabfiles_joined(t, binary, base):
             fstab_same(t, 'joined -m -R', ['-m', '-R'] + extra + fa,
                        [binary, 'list', '-m', '-R'] + extra + fa, env=env,
                        json_out='-J' in extra)
+    # mntsnap's own --format mountinfo: -m's mountinfo files given back in
+    # turn (the kernel's text holds no utab options), as without -m
+    for files in ((mi, stk), (stk, stk, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        want = b''.join(open(f, 'rb').read() for f in files)
+        rc, out, err = run([binary, 'list', '-m', '--format', 'mountinfo'] + fa, env)
+        t.check('joined -m --format mountinfo gives the files back: %s' % ' '.join(fa),
+                rc == 0 and out == want, short(err.decode(errors='replace')))
     # TID: the rows of a mountinfo file under a numbered directory (a
     # task's table, saved) are that task's, in a table of several files too
     tidf = os.path.join(base, '4242', 'mountinfo')

@@ -718,6 +718,15 @@ static int list_fstab(struct list_args *a)
 
 static int list_mtab_files(struct list_args *a, struct fstab_args *fa);
 
+/* every table's text tells the mountinfo format */
+static bool tabs_all_mountinfo(const struct list_args *a)
+{
+	for (size_t i = 0; i < a->ntabs; i++)
+		if (fstab_guess_told(a->paths[i]) != FSTAB_FMT_MOUNTINFO)
+			return false;
+	return true;
+}
+
 /*
  * -F FILE without -s: libmount guesses the format from the text. A file
  * in the fstab format (an mtab, a copy of /proc/mounts) is listed as -s
@@ -736,7 +745,11 @@ static int list_tabfile(struct list_args *a)
 				 .mtab = a->mtab };
 	int fmt;
 
-	if (a->mtab && a->ntabs > 1) {
+	/*
+	 * --format mountinfo (ours) writes the kernel's text, which holds no
+	 * utab options: mountinfo files alone are joined as without -m
+	 */
+	if (a->mtab && a->ntabs > 1 && !(a->view.mountinfo && tabs_all_mountinfo(a))) {
 		fstab_paths(a, &fa);
 		return list_mtab_files(a, &fa);
 	}
