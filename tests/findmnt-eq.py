@@ -3144,6 +3144,19 @@ def tabfiles_joined(t, binary, base):
     t.check('joined -m bad mountinfo line (kept: refused naming its file and line)',
             ra == 0 and b'line 2' in ea and rb == 2 and b == b'' and
             (b'%s: line 2' % bad.encode()) in eb, '%r / %r' % (ea, eb))
+    # kept (README): a swaps file is refused, as one -F is, among -m's
+    # files too (findmnt lists its swap areas as rows)
+    swaps = os.path.join(base, 'join-swaps')
+    with open(swaps, 'wb') as fh:
+        fh.write(b'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n'
+                 b'/dev/sda2                               partition\t1000\t0\t-2\n')
+    for files in ((mi, swaps), (fs, swaps), (swaps, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        ra, a, ea = run(['findmnt', '-m'] + fa)
+        rb, b, eb = run([binary, 'list', '-m'] + fa)
+        t.check('joined -m swaps file (kept: refused naming it): %s' % ' '.join(fa),
+                ra == 0 and b'/dev/sda2' in a and rb == 2 and b == b'' and
+                (b'%s: a swaps table' % swaps.encode()) in eb, '%r / %r' % (a, eb))
     # utab's options: merged into a mountinfo file's mounts when the table's
     # first entry is such a mount (libmount's is_mountinfo()), not otherwise
     utab = os.path.join(base, 'join-utab')
@@ -3155,6 +3168,65 @@ def tabfiles_joined(t, binary, base):
         for extra in (['-r'], ['-r', '-O', 'x-b'], ['-J', '-o', 'TARGET,OPTIONS,FS-OPTIONS']):
             fstab_same(t, 'joined -m utab', ['-m'] + extra + fa,
                        [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
+    # every file is an mtab of its own (mnt_table_parse_mtab() per file, of
+    # one format or mixed): utab is merged after each file into the whole
+    # table read so far, each line into the last mount it names that no
+    # line got yet (an earlier file's lower mount of a stack too); a file
+    # in the fstab format after a mountinfo one merges again
+    stk = os.path.join(base, 'join-stack')
+    with open(stk, 'wb') as fh:
+        fh.write(b'20 1 8:1 / / rw shared:1 - ext4 /dev/sda1 rw\n'
+                 b'21 20 0:5 / /x rw - tmpfs t rw\n22 21 0:6 / /x rw - tmpfs t rw\n')
+    for files in ((mi, mi), (mi, stk), (stk, mi), (stk, fs), (stk, fs2, stk), (stk, mi, fs),
+                  (fs, stk, mi), (stk, stk, stk)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r'], ['-l', '-O', 'x-b'], ['-J', '-o', 'TARGET,ID,PARENT,OPTIONS'],
+                      ['-x', '--verbose']):
+            fstab_same(t, 'joined -m utab each file', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
+    # -R with a filter: each match, then its submounts by ids across the
+    # whole table (mnt_table_next_child_fs(): lowest id first, one of
+    # equal ids) when its first entry is a mountinfo file's mount; a row
+    # listed already is not listed again
+    for files in ((stk, mi, fs), (mi, stk), (fs, stk, mi), (stk, stk), (mi, fs2, stk)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['/'], ['-r', '-t', 'tmpfs'], ['-l', '/x'], ['-r', '-f', '-t', 'tmpfs'],
+                      ['-r', '-d', 'backward', '-t', 'tmpfs,ext4'], ['-r', '-U', '-t', 'tmpfs'],
+                      ['-J', '-o', 'TARGET,ID,PARENT', '--real']):
+            fstab_same(t, 'joined -m -R', ['-m', '-R'] + extra + fa,
+                       [binary, 'list', '-m', '-R'] + extra + fa, env=env,
+                       json_out='-J' in extra)
+    # mntsnap's own --format mountinfo: -m's mountinfo files given back in
+    # turn (the kernel's text holds no utab options), as without -m
+    for files in ((mi, stk), (stk, stk, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        want = b''.join(open(f, 'rb').read() for f in files)
+        rc, out, err = run([binary, 'list', '-m', '--format', 'mountinfo'] + fa, env)
+        t.check('joined -m --format mountinfo gives the files back: %s' % ' '.join(fa),
+                rc == 0 and out == want, short(err.decode(errors='replace')))
+    # TID: the rows of a mountinfo file under a numbered directory (a
+    # task's table, saved) are that task's, in a table of several files too
+    tidf = os.path.join(base, '4242', 'mountinfo')
+    os.makedirs(os.path.dirname(tidf), exist_ok=True)
+    shutil.copy(stk, tidf)
+    for files in ((tidf, fs), (fs, tidf), (tidf, mi), (mi, tidf)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-r', '-o', 'TARGET,TID,ID'], ['-J', '-o', 'TARGET,TID']):
+            fstab_same(t, 'joined -m TID', ['-m'] + extra + fa,
+                       [binary, 'list', '-m'] + extra + fa, env=env, json_out='-J' in extra)
+    # --shadowed beside a filter (without one findmnt lists every row):
+    # mnt_table_over_fs() over the whole table, by ids (an fstab line's
+    # are 0, so its own parent: kept), when its first entry is a
+    # mountinfo file's mount; else nothing is shadowed
+    for files in ((stk, fs), (fs, stk), (stk, stk), (stk, mi, fs), (mi, fs), (stk, fs2, mi)):
+        fa = [a for f in files for a in ('-F', f)]
+        for extra in (['-t', 'tmpfs'], ['-O', 'rw'], ['--real'], ['/'], ['/x'], ['-l', '-t', 'ext4'],
+                      ['-J', '--pseudo'], ['-r', '-i', '-t', 'xfs'], ['-f', '-t', 'tmpfs'],
+                      ['-r', '-S', '0:5'],
+                      ['-r', '-o', 'TARGET,ID,PARENT', '-d', 'backward', '-t', 'tmpfs']):
+            fstab_same(t, 'joined -m --shadowed', ['-m', '--shadowed'] + extra + fa,
+                       [binary, 'list', '-m', '--shadowed'] + extra + fa, env=env,
+                       json_out='-J' in extra)
 
 
 def tabfile_loose(t, binary, base):

@@ -88,42 +88,55 @@ static bool devno_is(const struct fstab *t, const struct fstab_ent *e, unsigned 
 	return !maj && !min;
 }
 
+/* libmount's id and parent id of an entry: 0 for one of no mountinfo line */
+static uint32_t ent_id(const struct fstab *t, const struct fstab_ent *e)
+{
+	return fstab_ent_mountinfo(t, e) ? e->m.id_old : 0;
+}
+
+static uint32_t ent_parent_id(const struct fstab *t, const struct fstab_ent *e)
+{
+	return fstab_ent_mountinfo(t, e) ? e->m.parent_id_old : 0;
+}
+
 /*
- * libmount's is_mountinfo(): the table's first entry is a kernel one with
- * a root (a mountinfo line), so its entries link by mount id
+ * libmount's is_mountinfo() as mnt_table_uniq_fs() asks it, once before
+ * it drops anything: the table's first entry is a mountinfo line
  */
 static bool tab_is_mountinfo(const struct fstab *t)
 {
-	return t->n && (t->kernel || t->ent[0].fs_kernel) &&
-	       (t->ent[0].m.mask & MNTSNAP_F_ID_OLD);
+	return t->n && fstab_ent_mountinfo(t, &t->ent[0]);
 }
 
-/* libmount's id and parent id of an entry: 0 for one of no mountinfo line */
-static uint32_t ent_id(const struct fstab_ent *e)
+/*
+ * is_mountinfo() after -U, as mnt_table_over_fs() and the submount walk
+ * ask it: the first entry -U left is a mountinfo line. Only then does
+ * libmount answer for stacks and submounts; for any other table it fails
+ * (findmnt: none).
+ */
+static bool table_mountinfo(const struct fstab *t)
 {
-	return e->m.mask & MNTSNAP_F_ID_OLD ? e->m.id_old : 0;
-}
-
-static uint32_t ent_parent_id(const struct fstab_ent *e)
-{
-	return e->m.mask & MNTSNAP_F_ID_OLD ? e->m.parent_id_old : 0;
+	for (size_t k = 0; k < t->n; k++)
+		if (!t->ent[k].gone)
+			return fstab_ent_mountinfo(t, &t->ent[k]);
+	return false;
 }
 
 /*
  * mnt_table_over_fs(): a mount with one stacked on it, an entry left whose
  * parent id is its id at its target; by id, so every entry of an id a
- * table lists twice (-F A -F A) is over that child, and a root that is
- * its own parent over itself. libmount answers only for a mountinfo
- * table; for fstab it fails, which findmnt takes as "not shadowed".
+ * table lists twice (-F A -F A) is over that child, a root that is its
+ * own parent over itself, and in -m's table of several files an fstab
+ * line (ids 0 and 0) over itself, as in findmnt.
  */
 static bool shadowed(const struct fstab *t, size_t i)
 {
 	const struct fstab_ent *e = &t->ent[i];
 
-	if (!tab_is_mountinfo(t))
+	if (!table_mountinfo(t))
 		return false;
 	for (size_t k = 0; k < t->n; k++)
-		if (!t->ent[k].gone && ent_parent_id(&t->ent[k]) == ent_id(e) &&
+		if (!t->ent[k].gone && ent_parent_id(t, &t->ent[k]) == ent_id(t, e) &&
 		    streq_paths(t->ent[k].target, e->target))
 			return true;
 	return false;
@@ -431,7 +444,7 @@ long fstab_match_next(struct fstab_match *mt)
  */
 static void uniq_drop(struct fstab *t, size_t i)
 {
-	uint32_t id = ent_id(&t->ent[i]), pid = ent_parent_id(&t->ent[i]);
+	uint32_t id = ent_id(t, &t->ent[i]), pid = ent_parent_id(t, &t->ent[i]);
 
 	for (size_t k = 0; tab_is_mountinfo(t) && k < t->n; k++)
 		if (!t->ent[k].gone && (t->ent[k].m.mask & MNTSNAP_F_ID_OLD) &&
@@ -613,6 +626,75 @@ static const char *fstab_path(void)
 	return p ? p : FSTAB_PATH;
 }
 
+/*
+ * mnt_table_next_child_fs(): of the entries that name parent's id as
+ * their parent (parent itself aside), the lowest id above the child
+ * before (*last; none yet: any), the first in the table of equal ids.
+ * Returns its index, or -1.
+ */
+static long next_child(const struct fstab *t, size_t parent, bool *any, uint32_t *last)
+{
+	uint32_t pid = ent_id(t, &t->ent[parent]), best = 0;
+	long found = -1;
+
+	for (size_t k = 0; k < t->n; k++) {
+		const struct fstab_ent *c = &t->ent[k];
+		uint32_t id = ent_id(t, c);
+
+		if (c->gone || ent_parent_id(t, c) != pid || id == pid)
+			continue;
+		if ((*any || id > *last) && (found < 0 || id < best)) {
+			found = (long)k;
+			best = id;
+		}
+	}
+	if (found >= 0) {
+		*any = false;
+		*last = best;
+	}
+	return found;
+}
+
+/*
+ * findmnt -R's create_treenode(): entry i unless it is listed already,
+ * then its submounts in turn (a mountinfo table's only), depth first.
+ */
+static void add_submounts(const struct fstab *t, size_t i, bool subs, bool *listed,
+			  size_t *out, size_t *n)
+{
+	bool any = true;
+	uint32_t last = 0;
+
+	if (listed[i])
+		return;
+	listed[i] = true;
+	out[(*n)++] = i;
+	for (long c; subs && (c = next_child(t, i, &any, &last)) >= 0;)
+		add_submounts(t, (size_t)c, subs, listed, out, n);
+}
+
+/*
+ * -R with a filter: each match and its submounts, a match listed already
+ * (as another's submount) left out. Returns the count in found.
+ */
+static size_t with_submounts(const struct fstab *t, size_t *found, size_t hits)
+{
+	size_t *out = calloc(t->n + 1, sizeof(*out)), n = 0;
+	bool *listed = calloc(t->n + 1, 1), subs = table_mountinfo(t);
+
+	if (!out || !listed) {
+		free(out);
+		free(listed);
+		return 0;
+	}
+	for (size_t k = 0; k < hits; k++)
+		add_submounts(t, found[k], subs, listed, out, &n);
+	memcpy(found, out, n * sizeof(*out));
+	free(out);
+	free(listed);
+	return n;
+}
+
 /* findmnt's add_matching_lines(): every entry found, -f the first only */
 static int list_matches(struct fstab_args *a, const struct fstab *t)
 {
@@ -630,6 +712,10 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 	}
 	if (!hits && extra_ok(a))
 		hits = extra_matches(a, t, found);
+	if (hits && a->view->submounts && !mt.listall && !(hits = with_submounts(t, found, hits))) {
+		free(found);
+		return cli_fail(-ENOMEM, "list");
+	}
 	r = hits ? print_ents(a, t, found, hits) : 1;
 	free(found);
 	return r;

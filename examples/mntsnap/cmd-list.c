@@ -391,15 +391,34 @@ static bool utab_srcpath(const struct mntsnap_mount *m, const char *src)
 	return fstab_pseudo(type) ? !strcmp(m->source, src) : streq_paths(m->source, src);
 }
 
+/* the mounts utab is merged into: a snapshot's, or -m's table of several files */
+struct utab_mounts {
+	const struct mntsnap_snapshot *snap;
+	const struct fstab *t;
+};
+
+static size_t um_count(const struct utab_mounts *um)
+{
+	return um->snap ? mntsnap_snapshot_count(um->snap) : um->t->n;
+}
+
+static void um_get(const struct utab_mounts *um, size_t j, struct mntsnap_mount *m)
+{
+	if (um->snap)
+		mntsnap_snapshot_get(um->snap, j, m);
+	else
+		*m = um->t->ent[j].m;
+}
+
 /*
- * mnt_table_merge_user_fs(): give utab line e to the last mount of snap,
+ * mnt_table_merge_user_fs(): give utab line e to the last mount of um,
  * the top of a stack, that no later line got and that e names: the same
  * root, mount point by streq_paths() ("//" is "/", a trailing '/' none),
  * source by mnt_fs_streq_srcpath() (a pseudo filesystem's by its exact
  * text; a tag, the mount's or the line's, never matches). A line without
  * SRC, TARGET, ROOT or both OPTS and ATTRS is passed over.
  */
-static int utab_merge(const struct mntsnap_snapshot *snap, struct utab_entry *e, bool *merged,
+static int utab_merge(const struct utab_mounts *um, struct utab_entry *e, bool *merged,
 		      char **user)
 {
 	struct mntsnap_mount m;
@@ -410,8 +429,8 @@ static int utab_merge(const struct mntsnap_snapshot *snap, struct utab_entry *e,
 	r = tag_source(e->src);
 	if (r)
 		return r < 0 ? r : 0;
-	for (size_t j = mntsnap_snapshot_count(snap); j-- > 0;) {
-		mntsnap_snapshot_get(snap, j, &m);
+	for (size_t j = um_count(um); j-- > 0;) {
+		um_get(um, j, &m);
 		if (merged[j] || strcmp(m.root, e->root) || !streq_paths(m.mount_point, e->target) ||
 		    !(m.mask & MNTSNAP_F_SOURCE))
 			continue;
@@ -491,49 +510,49 @@ static int utab_read(FILE *f, struct utab_entry **ret, size_t *count)
  * table (the top of a stack) it names that no line got yet: with two lines
  * for one mount the last line wins, and on a stack the last line goes to
  * the top mount, the one before it to the mount below. A line with only
- * ATTRS= still takes its mount. user[i] is NULL where there are no options.
+ * ATTRS= still takes its mount. user[i] is NULL where there are no options;
+ * merged[i]: a line got mount i (libmount's MNT_FS_MERGED), set here and
+ * kept by a caller that merges again (-m's files, each an mtab).
  */
-static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
+static int utab_apply(const struct utab_mounts *um, bool *merged, char **user)
 {
 	const char *path = getenv("LIBMOUNT_UTAB");
-	size_t n = mntsnap_snapshot_count(snap), nent = 0;
 	struct utab_entry *ent = NULL;
-	char **user = NULL;
-	bool *merged = NULL;
+	size_t nent = 0;
 	FILE *f;
 	int r;
 
-	*ret = NULL;
 	f = fopen(path ? path : "/run/mount/utab", "re");
-	if (!f || !n) {
+	if (!f || !um_count(um)) {
 		if (f)
 			fclose(f);
 		return 0;
 	}
 	r = utab_read(f, &ent, &nent);
 	fclose(f);
-	if (r)
-		return r;
-	user = calloc(n + 1, sizeof(*user));
-	merged = calloc(n + 1, 1);
-	if (!user || !merged) {
-		free(user);
-		free(merged);
-		utab_entries_free(ent, nent);
-		return -ENOMEM;
-	}
 	for (size_t i = nent; !r && i-- > 0;)
-		r = utab_merge(snap, &ent[i], merged, user);
+		r = utab_merge(um, &ent[i], merged, user);
 	utab_entries_free(ent, nent);
+	return r;
+}
+
+static int utab_options(const struct mntsnap_snapshot *snap, char ***ret)
+{
+	const struct utab_mounts um = { .snap = snap };
+	size_t n = mntsnap_snapshot_count(snap);
+	char **user = calloc(n + 1, sizeof(*user));
+	bool *merged = calloc(n + 1, 1);
+	int r = user && merged ? utab_apply(&um, merged, user) : -ENOMEM;
+
 	free(merged);
 	if (r) {
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; user && i < n; i++)
 			free(user[i]);
 		free(user);
-		return r;
+		user = NULL;
 	}
 	*ret = user;
-	return 0;
+	return r;
 }
 
 static bool is_tag(const char *s)
@@ -697,14 +716,24 @@ static int list_fstab(struct list_args *a)
 	return fstab_list(&fa);
 }
 
-static int list_mtab_mixed(struct list_args *a, struct fstab_args *fa);
+static int list_mtab_files(struct list_args *a, struct fstab_args *fa);
+
+/* every table's text tells the mountinfo format */
+static bool tabs_all_mountinfo(const struct list_args *a)
+{
+	for (size_t i = 0; i < a->ntabs; i++)
+		if (fstab_guess_told(a->paths[i]) != FSTAB_FMT_MOUNTINFO)
+			return false;
+	return true;
+}
 
 /*
  * -F FILE without -s: libmount guesses the format from the text. A file
  * in the fstab format (an mtab, a copy of /proc/mounts) is listed as -s
  * lists fstab, by findmnt's rules for a kernel table (-m: for an mtab).
  * More than one table: libmount keeps its first guess for the files read
- * after it (a line of the other format is then a parse error).
+ * after it (a line of the other format is then a parse error); -m reads
+ * each file as an mtab of its own, its format guessed anew.
  * Returns -1 for mountinfo text (or a file only the library's reader
  * can say what is wrong with), else the exit status.
  */
@@ -716,9 +745,13 @@ static int list_tabfile(struct list_args *a)
 				 .mtab = a->mtab };
 	int fmt;
 
-	if (a->mtab && a->ntabs > 1 && fstab_formats_mixed(a->paths, a->ntabs)) {
+	/*
+	 * --format mountinfo (ours) writes the kernel's text, which holds no
+	 * utab options: mountinfo files alone are joined as without -m
+	 */
+	if (a->mtab && a->ntabs > 1 && !(a->view.mountinfo && tabs_all_mountinfo(a))) {
 		fstab_paths(a, &fa);
-		return list_mtab_mixed(a, &fa);
+		return list_mtab_files(a, &fa);
 	}
 	fmt = a->ntabs > 1 ? fstab_guess_formats(a->paths, a->ntabs)
 			   : fstab_guess_format(a->mountinfo_file);
@@ -1033,6 +1066,24 @@ static int tj_file(struct tab_join *tj, unsigned idx, const char *file)
 }
 
 /*
+ * Table i's lines as the library reads them, after those already in tj's
+ * memory file (made on the first call). Returns 0, or CLI_EXIT_ERR (said
+ * why, naming the file as given).
+ */
+static int tj_spool(const struct list_args *a, struct tab_join *tj, size_t i)
+{
+	int r;
+
+	if (tj->fd < 0) {
+		tj->fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
+		if (tj->fd < 0)
+			return cli_fail(-errno, "list: %s", a->names[i]), CLI_EXIT_ERR;
+	}
+	r = tj_file(tj, (unsigned)i, a->paths[i]);
+	return r ? (cli_fail(r, "list: %s", a->names[i]), CLI_EXIT_ERR) : 0;
+}
+
+/*
  * -F and -N tables as the library reads them, into a memory file. More
  * than one: findmnt reads each table in turn into one, a list (no tree
  * over two tables); -N's is /proc/PID/mountinfo, as findmnt reads it.
@@ -1041,19 +1092,16 @@ static int tj_file(struct tab_join *tj, unsigned idx, const char *file)
  */
 static int join_tabs(struct list_args *a, struct tab_join *tj)
 {
-	int r = 0;
+	int r;
 
 	/* the library reads it itself, bounded (a device never ends) */
 	if (a->ntabs == 1 && !tab_cleanable(a->paths[0]))
 		return 0;
-	tj->fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
-	if (tj->fd < 0)
-		return cli_fail(-errno, "list: joining the tables"), CLI_EXIT_ERR;
-	for (size_t i = 0; !r && i < a->ntabs; i++) {
+	for (size_t i = 0; i < a->ntabs; i++) {
 		size_t before = tj->n;
 
-		if ((r = tj_file(tj, (unsigned)i, a->paths[i])))
-			return cli_fail(r, "list: %s", a->names[i]), CLI_EXIT_ERR;
+		if ((r = tj_spool(a, tj, i)))
+			return r;
 		/*
 		 * findmnt's TID for this table's rows: the task its path names
 		 * (-N's too); each line kept is one mount of the joined table
@@ -1077,129 +1125,15 @@ static int join_tabs(struct list_args *a, struct tab_join *tj)
 	return 0;
 }
 
-/* utab's userspace options after each mount's OPTIONS, as libmount appends them */
-static int mtab_merge_utab(const struct mntsnap_snapshot *snap, struct fstab *t)
-{
-	char **user = NULL, *o;
-	int r = utab_options(snap, &user);
-
-	for (size_t k = 0; !r && user && k < t->n; k++) {
-		struct fstab_ent *e = &t->ent[k];
-
-		if (!user[k] || !*user[k])
-			continue;
-		if (asprintf(&o, "%s%s%s", e->options ? e->options : "",
-			     e->options && *e->options ? "," : "", user[k]) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		free(e->options);
-		e->options = o;
-	}
-	for (size_t k = 0; user && k < mntsnap_snapshot_count(snap); k++)
-		free(user[k]);
-	free(user);
-	return r;
-}
-
 /*
- * -m's mountinfo file i: its mounts as entries of a table in the fstab
- * format. utab: the table's first entry is a mountinfo file's mount (or
- * these are the first), so libmount merges utab's options after reading
- * each file, each utab line into the last mount it names that has none
- * yet: these mounts, as in a table of this file alone (a mount an earlier
- * file has twice beside a line for it once is the case this misses).
+ * The joined table's TID per row (n rows): each table's rows their own
+ * (findmnt reads each file on its own). NULL when the counts do not add
+ * up to the table read (a table the library reads otherwise alone than
+ * joined).
  */
-static int mtab_mountinfo(struct list_args *a, size_t i, bool utab,
-			  struct mntsnap_snapshot **snap, struct fstab *t)
+static long *joined_tids(const struct list_args *a, size_t n)
 {
-	struct tab_join tj = { .fd = -1 };
-	struct cli_tabmap map = { 0 };
-	char path[40];
-	int r;
-
-	/* what libmount reads past (blank lines, CRLF, ...) cleaned, as for one -F */
-	if (tab_cleanable(a->paths[i])) {
-		tj.fd = memfd_create("mntsnap-tabs", MFD_CLOEXEC);
-		if (tj.fd < 0)
-			return cli_fail(-errno, "list: %s", a->names[i]), CLI_EXIT_ERR;
-		r = tj_file(&tj, (unsigned)i, a->paths[i]);
-		if (r) {
-			tj_free(&tj);
-			return cli_fail(r, "list: %s", a->names[i]), CLI_EXIT_ERR;
-		}
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", tj.fd);
-		/* one of several tables: errors name the file, as for -F A -F B */
-		map = (struct cli_tabmap){ .joined = true, .files = a->names, .lines = tj.lines,
-					   .n = tj.n };
-	}
-	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
-		     .mountinfo_path = tj.fd >= 0 ? path : a->paths[i],
-		     .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a->view));
-	r = cli_capture_joined("list", &opts, a->allow_inconsistent, tj.fd >= 0 ? &map : NULL,
-			       true, snap);
-	tj_free(&tj);
-	if (r)
-		return CLI_EXIT_ERR;
-	r = fstab_from_snapshot(*snap, t);
-	if (!r && utab)
-		r = mtab_merge_utab(*snap, t);
-	if (r)
-		return cli_fail(r, "list: %s", a->names[i]);
-	/* one table of several files: its own rows, no tree */
-	t->kernel = false;
-	for (size_t k = 0; k < t->n; k++)
-		t->ent[k].fs_kernel = true;
-	return 0;
-}
-
-/*
- * -m -F A -F B of mixed formats: findmnt reads each file as an mtab, its
- * format guessed anew (mnt_table_parse_mtab()), into one table: each
- * file's entries in its own format, listed in turn as -s lists fstab
- * (a mountinfo file's mounts with their ids, devices and propagation,
- * no FREQ or PASSNO: libmount's kernel entries). The snapshots hold the
- * mounts' strings until the table is printed.
- */
-static int list_mtab_mixed(struct list_args *a, struct fstab_args *fa)
-{
-	struct mntsnap_snapshot **snaps = calloc(a->ntabs + 1, sizeof(*snaps));
-	struct fstab t = { 0 }, one = { 0 };
-	int r = 0;
-
-	if (!snaps)
-		return cli_fail(-ENOMEM, "list");
-	for (size_t i = 0; !r && i < a->ntabs; i++) {
-		if (fstab_guess_told(a->paths[i]) == FSTAB_FMT_MOUNTINFO) {
-			/* libmount's is_mountinfo(): the table's first entry tells */
-			bool utab = !t.n || t.ent[0].m.mask & MNTSNAP_F_ID_OLD;
-
-			r = mtab_mountinfo(a, i, utab, &snaps[i], &one);
-		} else if ((r = fstab_read_all(&a->paths[i], &a->names[i], 1, &one, NULL))) {
-			r = cli_fail(r, "can't read %s", a->names[i]);
-		}
-		if (!r && (r = fstab_append(&t, &one)))
-			r = cli_fail(r, "list");
-		fstab_free(&one);
-	}
-	if (r)
-		fstab_free(&t);
-	else
-		r = fstab_list_table(fa, &t);
-	for (size_t i = 0; i < a->ntabs; i++)
-		mntsnap_snapshot_free(snaps[i]);
-	free(snaps);
-	return r;
-}
-
-/*
- * The joined table's TID per row: each table's rows their own (findmnt
- * reads each file on its own). NULL when the counts do not add up to the
- * table read (a table the library reads otherwise alone than joined).
- */
-static long *joined_tids(const struct list_args *a, const struct mntsnap_snapshot *snap)
-{
-	size_t n = mntsnap_snapshot_count(snap), at = 0;
+	size_t at = 0;
 	long *tids;
 
 	for (size_t i = 0; i < a->ntabs; i++) {
@@ -1215,6 +1149,154 @@ static long *joined_tids(const struct list_args *a, const struct mntsnap_snapsho
 		for (long k = 0; k < a->tabrows[i]; k++)
 			tids[at++] = a->tabtids[i];
 	return tids;
+}
+
+/*
+ * -m's table after one more file (__mnt_table_parse_mtab() per file):
+ * when its first entry is a mountinfo file's mount (is_mountinfo()),
+ * libmount merges utab into the WHOLE table read so far, each line into
+ * the last mount it names that no line got yet: an earlier file's mounts
+ * too (a mount an earlier file holds twice gets a line again). merged
+ * (*had entries) holds what lines got across the files; an entry without
+ * a root (the fstab format's) no line names. utab's options go after
+ * each mount's OPTIONS, as libmount appends them (mnt_fs_append_options():
+ * split into the VFS, FS and userspace lists too).
+ */
+static int mtab_merge_utab(struct fstab *t, bool **merged, size_t *had)
+{
+	const struct utab_mounts um = { .t = t };
+	bool *m = realloc(*merged, (t->n + 1) * sizeof(**merged));
+	char **user, *o;
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	*merged = m;
+	for (; *had < t->n; ++*had)
+		m[*had] = !fstab_ent_mountinfo(t, &t->ent[*had]);
+	if (!t->n || !fstab_ent_mountinfo(t, &t->ent[0]))
+		return 0;
+	user = calloc(t->n + 1, sizeof(*user));
+	if (!user)
+		return -ENOMEM;
+	r = utab_apply(&um, m, user);
+	for (size_t k = 0; !r && k < t->n; k++) {
+		struct fstab_ent *e = &t->ent[k];
+
+		if (!user[k] || !*user[k])
+			continue;
+		if (asprintf(&o, "%s%s%s", e->options ? e->options : "",
+			     e->options && *e->options ? "," : "", user[k]) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		free(e->options);
+		e->options = o;
+		/* -x --verbose shows each part in its list, as for one table */
+		r = fstab_split_options(user[k], &e->vfs_opts, &e->fs_opts, &e->user_opts);
+	}
+	for (size_t k = 0; k < t->n; k++)
+		free(user[k]);
+	free(user);
+	return r;
+}
+
+/*
+ * -m's mountinfo file i: its mounts as entries of a table in the fstab
+ * format (libmount's kernel entries: each has its root, ids, device and
+ * propagation), in a snapshot that holds their strings.
+ */
+static int mtab_mountinfo(struct list_args *a, size_t i, struct mntsnap_snapshot **snap,
+			  struct fstab *t)
+{
+	struct tab_join tj = { .fd = -1 };
+	struct cli_tabmap map = { 0 };
+	char path[40];
+	int r;
+
+	/* what libmount reads past (blank lines, CRLF, ...) cleaned, as for one -F */
+	if (tab_cleanable(a->paths[i])) {
+		r = tj_spool(a, &tj, i);
+		if (r) {
+			tj_free(&tj);
+			return r;
+		}
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", tj.fd);
+		/* one of several tables: errors name the file, as for -F A -F B */
+		map = (struct cli_tabmap){ .joined = true, .files = a->names, .lines = tj.lines,
+					   .n = tj.n };
+	}
+	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+		     .mountinfo_path = tj.fd >= 0 ? path : a->paths[i],
+		     .mask = MNTSNAP_MASK_DEFAULT | view_mask(&a->view));
+	r = cli_capture_joined("list", &opts, a->allow_inconsistent, tj.fd >= 0 ? &map : NULL,
+			       true, snap);
+	tj_free(&tj);
+	if (r)
+		return CLI_EXIT_ERR;
+	r = fstab_from_snapshot(*snap, t);
+	if (r)
+		return cli_fail(r, "list: %s", a->names[i]);
+	/* one table of several files: its own rows, no tree */
+	t->kernel = false;
+	for (size_t k = 0; k < t->n; k++)
+		t->ent[k].fs_kernel = true;
+	return 0;
+}
+
+/*
+ * -m -F A -F B: findmnt reads each file as an mtab, its format guessed
+ * anew (mnt_table_parse_mtab()), into one table, utab merged after each
+ * file: each file's entries in its own format, listed in turn as -s lists
+ * fstab (a mountinfo file's mounts with their ids, devices and
+ * propagation, no FREQ or PASSNO: libmount's kernel entries). The
+ * snapshots hold the mounts' strings until the table is printed.
+ */
+static int list_mtab_files(struct list_args *a, struct fstab_args *fa)
+{
+	struct mntsnap_snapshot **snaps = calloc(a->ntabs + 1, sizeof(*snaps));
+	struct fstab t = { 0 }, one = { 0 };
+	bool *merged = NULL;
+	long *tids = NULL;
+	size_t had = 0;
+	int r = 0;
+
+	if (!snaps)
+		return cli_fail(-ENOMEM, "list");
+	for (size_t i = 0; !r && i < a->ntabs; i++) {
+		int fmt = fstab_guess_told(a->paths[i]);
+		bool mi = fmt == FSTAB_FMT_MOUNTINFO;
+
+		/* kept: refused as one -F of it is (libmount lists the swap areas) */
+		if (fmt == FSTAB_FMT_SWAPS)
+			r = cli_fail(0, "list: %s: a swaps table (/proc/swaps), not mounts",
+				     a->names[i]);
+		else if (mi)
+			r = mtab_mountinfo(a, i, &snaps[i], &one);
+		else if ((r = fstab_read_all(&a->paths[i], &a->names[i], 1, &one, NULL)))
+			r = cli_fail(r, "can't read %s", a->names[i]);
+		/* TID: a task's mountinfo file's rows that task's, none for other text */
+		a->tabtids[i] = mi ? tab_file_tid(a->paths[i]) : 0;
+		a->tabrows[i] = (long)one.n;
+		if (!r && (r = fstab_append(&t, &one)))
+			r = cli_fail(r, "list");
+		fstab_free(&one);
+		if (!r && (r = mtab_merge_utab(&t, &merged, &had)))
+			r = cli_fail(r, "list: reading the utab");
+	}
+	free(merged);
+	if (r) {
+		fstab_free(&t);
+	} else {
+		a->view.out.cx.tids = tids = joined_tids(a, t.n);
+		r = fstab_list_table(fa, &t);
+		a->view.out.cx.tids = NULL;
+	}
+	free(tids);
+	for (size_t i = 0; i < a->ntabs; i++)
+		mntsnap_snapshot_free(snaps[i]);
+	free(snaps);
+	return r;
 }
 
 /*
@@ -1423,7 +1505,7 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 		goto out;
 	}
 	if (a.ntabs > 1)
-		a.view.out.cx.tids = tids = joined_tids(&a, snap);
+		a.view.out.cx.tids = tids = joined_tids(&a, mntsnap_snapshot_count(snap));
 	if (a.mtab)
 		r = utab_options(snap, &user);
 	if (r) {

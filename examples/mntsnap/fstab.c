@@ -510,19 +510,6 @@ int fstab_guess_told(const char *path)
 	return r == FMT_UNTOLD ? FSTAB_FMT_FSTAB : r;
 }
 
-bool fstab_formats_mixed(const char *const *paths, size_t n)
-{
-	bool fstab = false, mountinfo = false;
-
-	for (size_t i = 0; i < n; i++) {
-		int r = fstab_guess_told(paths[i]);
-
-		fstab |= r == FSTAB_FMT_FSTAB;
-		mountinfo |= r == FSTAB_FMT_MOUNTINFO;
-	}
-	return fstab && mountinfo;
-}
-
 /*
  * libmount keeps the format it guessed for the files read after into
  * the same table: the first line that tells, over the files in turn.

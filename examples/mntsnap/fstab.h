@@ -49,6 +49,17 @@ struct fstab {
 #define FSTAB_PATH "/etc/fstab"
 
 /*
+ * A mountinfo line's mount: of the kernel's table, or a mountinfo file's
+ * in findmnt -m's table of several files; one of libmount's entries with
+ * a root and /proc ids (utab names it; the table is "mountinfo" when its
+ * first entry is one).
+ */
+static inline bool fstab_ent_mountinfo(const struct fstab *t, const struct fstab_ent *e)
+{
+	return (t->kernel || e->fs_kernel) && (e->m.mask & MNTSNAP_F_ID_OLD);
+}
+
+/*
  * Read path (a file, or a directory of *.fstab files as libmount reads
  * one) into t. A malformed line is reported on stderr ("FILE: parse error
  * at line N -- ignored") and skipped. Returns 0 or -errno (nothing
@@ -94,11 +105,6 @@ int fstab_guess_formats(const char *const *paths, size_t n);
 /* one file's format by the first line that tells; fstab when none does */
 int fstab_guess_told(const char *path);
 
-/*
- * Files some of which tell the fstab format and some mountinfo: findmnt
- * -m reads each as an mtab (mnt_table_parse_mtab()), guessed anew.
- */
-bool fstab_formats_mixed(const char *const *paths, size_t n);
 void fstab_free(struct fstab *t);
 
 /*
