@@ -674,6 +674,35 @@ static bool dev_has_tag(const struct view *v, const char *dev, const char *name,
 }
 
 static bool match_one(struct matcher *mt, size_t i);
+static const char *match_early(const struct view *v, const struct mntsnap_mount *m,
+			       const char *user, struct obuf *ob);
+
+/*
+ * Does findmnt's match_func() get as far as the source for record i? -t,
+ * -O, MAJ:MIN and the target come first, and a record they turn away is
+ * never looked up: libmount's cache learns nothing from it.
+ */
+static bool reaches_source(struct matcher *mt, size_t i)
+{
+	struct mntsnap_mount m;
+
+	if (mt->target && !mt->target_hit[i])
+		return false;
+	mt_get(mt, i, &m);
+	return match_early(mt->v, &m, NULL, &mt->ob);
+}
+
+/*
+ * A path resolved through the cache for record i: kept there when
+ * findmnt's lookup would have resolved it (eval), else only peeked at
+ * (*tmp: the malloc'd answer, the caller frees it).
+ */
+static const char *mt_resolve(struct matcher *mt, bool eval, const char *path, char **tmp)
+{
+	if (eval)
+		return pathcache_path(&mt->pc, path);
+	return *tmp = pathcache_peek(&mt->pc, path);
+}
 
 /*
  * mnt_fs_match_source() beyond the text, through the cache: the source
@@ -690,28 +719,34 @@ static void mark_source_resolved(struct matcher *mt)
 	for (size_t j = 0; j < mt->n; j++) {
 		size_t i = mt->v->backward ? mt->n - 1 - j : j;
 		unsigned fl;
-		const char *src = src_path(mt, i, &fl), *rs;
-		char *tn, *tv;
-		bool tag;
+		const char *src = src_path(mt, i, &fl), *rs, *c;
+		char *tn, *tv, *pk = NULL, *rk = NULL;
+		bool tag, eval, need;
 
 		if (mt->source_hit[i] || !src || mt->gone[i])
 			continue;
 		/*
 		 * libmount resolves the source asked for at the first mount
-		 * it cannot tell by text, and findmnt -c prints (resolves)
-		 * each match as it finds it: a match before that puts its
-		 * own spelling in the cache first
+		 * it cannot tell by text that reaches the source (a target,
+		 * -t or -O decides before: "-S DEV/ -M MNT" resolves
+		 * nothing), and findmnt -c prints (resolves) each match as it
+		 * finds it: a match before that puts its own spelling in the
+		 * cache first. A mount turned away still needs its answer
+		 * here (-T's second pass may take it), so the cache is
+		 * peeked at for it, not filled.
 		 */
 		tag = src_tag(src, &tn, &tv);
-		if (!asked && !(fl & (FS_PSEUDO | FS_NET)) &&
-		    (tag || !streq_srcpath(src, fl, mt->source))) {
+		need = !(fl & (FS_PSEUDO | FS_NET)) && (tag || !streq_srcpath(src, fl, mt->source));
+		eval = reaches_source(mt, i);
+		if (!asked && eval && need) {
 			asked = true;
 			cn = resolve ? pathcache_path(&mt->pc, mt->source) : NULL;
 		}
+		c = asked || !resolve || !need ? cn : (pk = pathcache_peek(&mt->pc, mt->source));
 		if (tag) {
-			mt->source_hit[i] = cn && !(fl & (FS_PSEUDO | FS_NET)) &&
-					    dev_has_tag(mt->v, cn, tn, tv);
-			free(tn), free(tv);
+			mt->source_hit[i] = c && !(fl & (FS_PSEUDO | FS_NET)) &&
+					    dev_has_tag(mt->v, c, tn, tv);
+			free(tn), free(tv), free(pk);
 			continue;
 		}
 		if (streq_srcpath(src, fl, mt->source)) {
@@ -720,11 +755,12 @@ static void mark_source_resolved(struct matcher *mt)
 				pathcache_path(&mt->pc, src);
 			continue;
 		}
-		if (!cn || (fl & (FS_PSEUDO | FS_NET)))
-			continue;
-		rs = pathcache_path(&mt->pc, src);
-		if (streq_paths(src, cn) || (rs && !strcmp(rs, cn)))
-			mt->source_hit[i] = true;
+		if (c && !(fl & (FS_PSEUDO | FS_NET))) {
+			rs = mt_resolve(mt, eval, src, &rk);
+			if (streq_paths(src, c) || (rs && !strcmp(rs, c)))
+				mt->source_hit[i] = true;
+		}
+		free(pk), free(rk);
 	}
 }
 
@@ -1991,9 +2027,18 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	}
 	v->out.cx.root_src = root_src;
 	r = matcher_init(&mt, v, snap);
-	/* -c prints through the cache the lookups fill, as findmnt's does */
-	if (v->out.cx.canonicalize && !v->nocanon && !v->saved)
-		v->out.cx.cache = &mt.pc;
+	/*
+	 * -c prints through the cache the lookups fill, as findmnt's does, and
+	 * the tag columns probe a source as that cache resolves it: a
+	 * spelling the lookups left there ("/dev/sda1/", which realpath()
+	 * refuses, kept as written and found again for "/dev/sda1") is what
+	 * -c prints and what libmount opens, in vain, for LABEL and UUID
+	 */
+	if (!v->nocanon && !v->saved) {
+		v->out.cx.paths = &mt.pc;
+		if (v->out.cx.canonicalize)
+			v->out.cx.cache = &mt.pc;
+	}
 	if (!r)
 		r = build_match(v, &mt, tree, submounts, match, roots, &nroots);
 	if (!r && tree && !submounts)
@@ -2002,6 +2047,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 		matcher_free(&mt);
 		free(match), free(roots);
 		v->out.cx.cache = NULL;
+		v->out.cx.paths = NULL;
 		v->out.cx.root_src = NULL;
 		devroot_free(root_src, n);
 		return cli_fail((int)r, "%s", cmd);
@@ -2048,6 +2094,7 @@ out:
 	v->out.line_rec = NULL, v->out.line_depth = NULL;
 	v->out.cx.parent_ids = NULL;
 	v->out.cx.cache = NULL;
+	v->out.cx.paths = NULL;
 	v->out.cx.root_src = NULL;
 	devroot_free(root_src, n);
 	free(lines.rec), free(lines.depth);
