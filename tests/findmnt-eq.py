@@ -3735,6 +3735,23 @@ def source_lookups_inner(binary, base):
                       ['-f', '-S', dev + '/', '-o', tc]]
         for args in cases:
             lookup_pair(t, 'source lookup', binary, ['-r'] + args)
+        if blk:
+            # an fstab: an entry printed resolves its source for the tag
+            # columns, and "DEV/" (first) stays in the cache for DEV's too
+            fst = os.path.join(base, 'sl.fstab')
+            with open(fst, 'w') as fh:
+                fh.write('%s/ %s ext4 defaults 0 0\n%s %s ext4 ro 0 0\n' % (dev, m1, dev, m2))
+            for args in (['-S', dev + '/'], ['-S', dev], ['-c', '-S', dev + '/'], [],
+                         ['-d', 'backward'], ['-c'], ['-S', dev, '-d', 'backward'],
+                         ['-C', '-S', dev]):
+                lookup_pair(t, 'source lookup fstab', binary,
+                            ['-r', '-s', '-F', fst, '-o', 'TARGET,SOURCE,LABEL,UUID'] + args)
+            # -d backward: a match printed before "DEV/" was resolved
+            # puts its own spelling in the cache first
+            for args in (['-d', 'backward', '-S', dev + '/', '-o', tc],
+                         ['-d', 'backward', '-S', dev + '/', '-o', 'TARGET,UUID'],
+                         ['-d', 'backward', '-c', '-S', dev + '/', '-o', 'TARGET,SOURCE']):
+                lookup_pair(t, 'source lookup', binary, ['-r'] + args)
         # stat PATH is findmnt -T PATH, -S its filter
         for args in (['-c', '-S', dev + '/', '-T', m1], ['-S', dev + '/', '-T', m1, '-o', 'TARGET,LABEL']):
             if blk or 'TARGET,LABEL' not in args:

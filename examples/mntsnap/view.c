@@ -693,6 +693,25 @@ static bool reaches_source(struct matcher *mt, size_t i)
 }
 
 /*
+ * Does printing a match resolve its source through the cache? -c's
+ * SOURCE, and the tag columns, which probe the source as resolved
+ * (findmnt prints each match as it finds it, so this happens before
+ * later records are looked up).
+ */
+static bool prints_resolved(const struct view *v)
+{
+	static const char *const tagcols[] = { "label", "uuid", "partlabel", "partuuid" };
+
+	if (v->out.cx.canonicalize)
+		return true;
+	for (size_t c = 0; c < v->out.ncols; c++)
+		for (size_t k = 0; k < sizeof(tagcols) / sizeof(tagcols[0]); k++)
+			if (!strcmp(v->out.cols[c]->name, tagcols[k]))
+				return true;
+	return false;
+}
+
+/*
  * A path resolved through the cache for record i: kept there when
  * findmnt's lookup would have resolved it (eval), else only peeked at
  * (*tmp: the malloc'd answer, the caller frees it).
@@ -729,9 +748,9 @@ static void mark_source_resolved(struct matcher *mt)
 		 * libmount resolves the source asked for at the first mount
 		 * it cannot tell by text that reaches the source (a target,
 		 * -t or -O decides before: "-S DEV/ -M MNT" resolves
-		 * nothing), and findmnt -c prints (resolves) each match as it
-		 * finds it: a match before that puts its own spelling in the
-		 * cache first. A mount turned away still needs its answer
+		 * nothing), and findmnt prints each match as it finds it
+		 * (prints_resolved()): a match before that puts its own
+		 * spelling in the cache first. A mount turned away still needs its answer
 		 * here (-T's second pass may take it), so the cache is
 		 * peeked at for it, not filled.
 		 */
@@ -751,7 +770,7 @@ static void mark_source_resolved(struct matcher *mt)
 		}
 		if (streq_srcpath(src, fl, mt->source)) {
 			mt->source_hit[i] = true;
-			if (!asked && mt->v->out.cx.canonicalize && resolve && match_one(mt, i))
+			if (!asked && prints_resolved(mt->v) && resolve && match_one(mt, i))
 				pathcache_path(&mt->pc, src);
 			continue;
 		}
