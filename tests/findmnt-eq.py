@@ -3691,7 +3691,10 @@ def source_lookups_file(t, binary, base):
                  ['-c', '-S', lnk + '/'],
                  # -f's lookup resolves nothing when the text finds the mount
                  ['-c', '-f', '-S', img + '/'], ['-c', '-f', img + '/'], ['-c', '-f', '-R', img + '/'],
-                 ['-c', '-f', '--tree', img + '/']):
+                 ['-c', '-f', '--tree', img + '/'],
+                 # with a mount point asked for too, which decides first
+                 ['-c', img + '/', '/u'], ['-c', '-S', img + '/', '-M', '/u'],
+                 ['-c', '-S', img + '/', '-T', '/u'], ['-c', '-S', lnk + '/', '-M', '/t']):
         lookup_pair(t, 'source lookup -F', binary, ['-F', mi, '-r'] + args)
     # a source printed before the lookup resolved anything (the first line
     # matches by its text): its own spelling is cached first
@@ -3848,9 +3851,12 @@ def path_poll_cases(t, binary, base, dev, blk):
             ['-C', '-S', dev], ['-C', '-S', '/dev//' + name], ['-C', '-S', lnk], ['-C', lnk],
             ['-i', '-S', lnk], ['--real', '-S', '/dev//' + name],
             ['--pseudo', '-S', '/dev//' + name], ['-t', 'ext4', '-S', lnk],
-            ['-c', '-t', 'ext4'], ['-c', '-S', lnk]]
+            ['-c', '-t', 'ext4'], ['-c', '-S', lnk],
+            # "DEV/" resolved (to itself) at another mount, not when -M decides first
+            ['-c', '-S', dev + '/', '-M', mps['a']]]
     if blk:
         sets += [['-S', dev, '-o', 'ACTION,TARGET,SOURCE,LABEL'],
+                 ['-S', dev + '/', '-o', 'ACTION,TARGET,SOURCE,LABEL,UUID'],
                  ['-t', 'ext4', '-o', 'ACTION,TARGET,UUID,PARTUUID']]
     psets = [['-p', '-r'] + s for s in sets] + [
         ['-p', '-S', lnk], ['-p', '-l', '-S', '/dev//' + name], ['-p', '-P', dev]]
@@ -3982,13 +3988,59 @@ def source_lookups_inner(binary, base):
                  # argument's spelling when that does not resolve ("DEV/")
                  ['-c', '-S', dev + '/'], ['-c', '-S', '/dev//' + dev[5:] + '/'],
                  ['-c', '/dev//' + dev[5:]], ['-c', '-S', '/dev//' + dev[5:], '-o', 'TARGET,SOURCE,FSROOT'],
-                 ['-c', '-J', '-S', dev + '/'], ['-c', dev + '/']]
+                 ['-c', '-J', '-S', dev + '/'], ['-c', dev + '/'],
+                 # a target decides first: findmnt never resolves "DEV/" then
+                 ['-c', dev + '/', m1], ['-c', '-S', dev + '/', '-M', m1],
+                 ['-c', '-S', dev + '/', '-T', m1], ['-c', '-S', dev + '//', '-T', m1],
+                 ['-c', '-S', dev + '/', '-T', m1 + '/'], ['-c', '-t', 'ext4', '-S', dev + '/'],
+                 ['-c', '-O', 'rw', '-S', dev + '/'], ['-c', '-i', '-S', dev + '/', '-M', m1],
+                 ['-c', '-R', '-S', dev + '/', '-M', m1]]
         if blk:
             cases += [['-C', '-M', m1, '-o', 'TARGET,LABEL,UUID,PARTUUID'],
                       ['-C', '-S', 'LABEL=' + label], ['-C', 'LABEL=' + label],
                       ['-f', '--pseudo', '-S', 'LABEL=' + label], ['-S', lnk, '-o', 'TARGET,LABEL']]
+            # "DEV/" asked for fails realpath(): resolved at another mount,
+            # the cache then holds it for DEV too, and the tag columns probe
+            # that spelling (nothing); not resolved when a target decides
+            # first, nor when it resolves ("/dev//N")
+            tc = 'TARGET,SOURCE,LABEL,UUID,PARTUUID,PARTLABEL'
+            cases += [['-S', dev + '/', '-o', tc], ['-S', dev + '//', '-o', tc],
+                      [dev + '/', '-o', tc], ['-S', dev + '/', '-T', m1, '-o', tc],
+                      [dev + '/', m1, '-o', tc], ['-S', dev + '/', '-M', m1, '-o', tc],
+                      ['-S', '/dev//' + dev[5:], '-o', tc], ['-S', dev + '/.', '-o', tc],
+                      ['-S', dev + '/', '-o', 'TARGET,SOURCES,LABEL'],
+                      ['-e', '-S', dev + '/', '-o', tc], ['-v', '-S', dev + '/', '-o', tc],
+                      ['-c', '-S', dev + '/', '-o', tc], ['-c', '-S', dev + '/', '-T', m1, '-o', tc],
+                      ['-t', 'ext4', '-S', dev + '/', '-o', tc], ['-D', '-S', dev + '/'],
+                      ['-f', '-S', dev + '/', '-o', tc]]
         for args in cases:
             lookup_pair(t, 'source lookup', binary, ['-r'] + args)
+        if blk:
+            # an fstab: an entry printed resolves its source for the tag
+            # columns, and "DEV/" (first) stays in the cache for DEV's too
+            fst = os.path.join(base, 'sl.fstab')
+            with open(fst, 'w') as fh:
+                fh.write('%s/ %s ext4 defaults 0 0\n%s %s ext4 ro 0 0\n' % (dev, m1, dev, m2))
+            for args in (['-S', dev + '/'], ['-S', dev], ['-c', '-S', dev + '/'], [],
+                         ['-d', 'backward'], ['-c'], ['-S', dev, '-d', 'backward'],
+                         ['-C', '-S', dev]):
+                lookup_pair(t, 'source lookup fstab', binary,
+                            ['-r', '-s', '-F', fst, '-o', 'TARGET,SOURCE,LABEL,UUID'] + args)
+            # -d backward: a match printed before "DEV/" was resolved
+            # puts its own spelling in the cache first
+            for args in (['-d', 'backward', '-S', dev + '/', '-o', tc],
+                         ['-d', 'backward', '-S', dev + '/', '-o', 'TARGET,UUID'],
+                         ['-d', 'backward', '-c', '-S', dev + '/', '-o', 'TARGET,SOURCE']):
+                lookup_pair(t, 'source lookup', binary, ['-r'] + args)
+        # stat PATH is findmnt -T PATH, -S its filter
+        for args in (['-c', '-S', dev + '/', '-T', m1], ['-S', dev + '/', '-T', m1, '-o', 'TARGET,LABEL']):
+            if blk or 'TARGET,LABEL' not in args:
+                lookup_pair(t, 'source lookup stat', binary, ['-r'] + args, ms_cmd=('stat',))
+        # JSON (not with -r, which it excludes)
+        for args in [['-c', '-J', dev + '/', m1], ['-c', '-J', '-S', dev + '/']] + (
+                [['-J', '-S', dev + '/', '-o', 'TARGET,SOURCE,LABEL,UUID'],
+                 ['-J', '-S', dev + '/', '-T', m1, '-o', 'TARGET,SOURCE,LABEL,UUID']] if blk else []):
+            lookup_pair(t, 'source lookup', binary, args)
         lookup_pair(t, 'source lookup', binary, ['-r', '-S', './' + dev[5:]], cwd='/dev')
         lookup_pair(t, 'source lookup', binary, ['-r', '-f', dev[5:]], cwd='/dev')
         if blk:

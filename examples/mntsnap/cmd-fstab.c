@@ -574,10 +574,17 @@ static int print_ents(struct fstab_args *a, const struct fstab *t, const size_t 
 		list[k] = &t->ent[found[k]].m;
 	v->out.cx.fstab = true;
 	v->out.cx.tid = 0;
+	/*
+	 * the columns resolve a source through the lookups' cache, as
+	 * findmnt's: an entry "/dev/sda1/" printed first leaves that spelling
+	 * for "/dev/sda1", whose LABEL and UUID are then probed in vain
+	 */
+	v->out.cx.paths = a->cache;
 	if (v->out.mode == OUT_TREE)
 		v->out.mode = OUT_LIST;
 	v->out.json_flat = true;
 	r = out_render_list(list, n, NULL, &v->out, stdout);
+	v->out.cx.paths = NULL;
 	free(list);
 	if (r < 0)
 		return cli_fail((int)r, "list: writing output");

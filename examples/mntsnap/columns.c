@@ -221,14 +221,13 @@ static void get_source(struct obuf *b, const struct mntsnap_mount *m, const stru
 		if (!dev)
 			goto out;
 		ob_puts(b, dev);
-	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE) && cx->cache &&
-		   m->source[0]) {
+	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE) && cx->cache) {
 		/*
 		 * not an empty source: libmount's cache takes "" for a "/"
 		 * looked up before and prints "/"; here it stays empty (kept,
-		 * README), below
+		 * README)
 		 */
-		const char *p = pathcache_path(cx->cache, m->source);
+		const char *p = m->source[0] ? pathcache_path(cx->cache, m->source) : NULL;
 
 		ob_puts(b, p ? p : m->source);
 	} else if (r && cx->canonicalize && (m->mask & MNTSNAP_F_SOURCE)) {

@@ -154,10 +154,12 @@ struct col_ctx {
 	 */
 	struct tags_cache *tags;
 	/*
-	 * -p: findmnt's path cache, its filter's too (view.h), for the whole
-	 * poll: -c's SOURCE and the tag columns resolve a source path through
-	 * it, so a symlink retargeted later still names what it first named.
-	 * NULL (one table read at once) or off (-C): resolved afresh.
+	 * findmnt's path cache, the lookups' too (a listing's, or -p's for
+	 * the whole poll, view.h): -c's SOURCE and the tag columns resolve a
+	 * source path through it, so a symlink retargeted during a poll still
+	 * names what it first named, and a source the cache holds in another
+	 * spelling is probed as that spelling. NULL (-C, or a saved table)
+	 * or off (-C): resolved afresh.
 	 */
 	struct pathcache *paths;
 };

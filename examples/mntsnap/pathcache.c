@@ -129,6 +129,21 @@ const char *pathcache_path(struct pathcache *c, const char *path)
 	return add(c, path, r);
 }
 
+char *pathcache_peek(const struct pathcache *c, const char *path)
+{
+	const char *p = c->off ? NULL : find(c, path);
+	char *r;
+
+	if (c->off)
+		return NULL;
+	if (p)
+		return strdup(p);
+	if (!*path)
+		return NULL;
+	r = col_resolve(path);
+	return r ? r : strdup(path);
+}
+
 const char *pathcache_target(struct pathcache *c, const char *path)
 {
 	const char *p = c->off ? NULL : find(c, path);

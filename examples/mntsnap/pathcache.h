@@ -47,6 +47,14 @@ char *pathcache_absolute(const char *path);
 /* mnt_resolve_path(): cached, else realpath(3), else the path itself; NULL: no memory or off */
 const char *pathcache_path(struct pathcache *c, const char *path);
 
+/*
+ * What pathcache_path() would answer, without keeping a new answer: for a
+ * lookup libmount would not have made (a record its earlier filters turn
+ * away), so nothing is left in the cache for -c and the tag columns.
+ * Malloc'd; NULL: no memory or off.
+ */
+char *pathcache_peek(const struct pathcache *c, const char *path);
+
 /* mnt_resolve_target(): a mount point as written, else as pathcache_path() */
 const char *pathcache_target(struct pathcache *c, const char *path);
 

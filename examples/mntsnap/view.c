@@ -682,6 +682,42 @@ static bool dev_has_tag(const struct view *v, const char *dev, const char *name,
 }
 
 static bool match_one(struct matcher *mt, size_t i);
+static const char *match_early(const struct view *v, const struct mntsnap_mount *m,
+			       const char *user, struct obuf *ob);
+
+/*
+ * Does findmnt's match_func() get as far as the source for record i? -t,
+ * -O, MAJ:MIN and the target come first, and a record they turn away is
+ * never looked up: libmount's cache learns nothing from it.
+ */
+static bool reaches_source(struct matcher *mt, size_t i)
+{
+	struct mntsnap_mount m;
+
+	if (mt->target && !mt->target_hit[i])
+		return false;
+	mt_get(mt, i, &m);
+	return match_early(mt->v, &m, NULL, &mt->ob);
+}
+
+/*
+ * Does printing a match resolve its source through the cache? -c's
+ * SOURCE, and the tag columns, which probe the source as resolved
+ * (findmnt prints each match as it finds it, so this happens before
+ * later records are looked up).
+ */
+static bool prints_resolved(const struct view *v)
+{
+	static const char *const tagcols[] = { "label", "uuid", "partlabel", "partuuid" };
+
+	if (v->out.cx.canonicalize)
+		return true;
+	for (size_t c = 0; c < v->out.ncols; c++)
+		for (size_t k = 0; k < sizeof(tagcols) / sizeof(tagcols[0]); k++)
+			if (!strcmp(v->out.cols[c]->name, tagcols[k]))
+				return true;
+	return false;
+}
 
 /*
  * The source asked for, as mnt_fs_match_source() takes it: its text, and
@@ -697,6 +733,7 @@ struct src_ask {
 	const char *(*spec)(void *data);
 	void *data;
 	struct pathcache *pc;
+	bool peek; /* a record findmnt never looks up: pc asked, never filled */
 	const struct view *v;
 };
 
@@ -711,7 +748,7 @@ struct src_ask {
 static bool src_match(const struct src_ask *a, const char *src, unsigned fl)
 {
 	const char *cn, *rs;
-	char *tn, *tv;
+	char *tn, *tv, *pk = NULL;
 	bool tag, ok;
 
 	if (!src)
@@ -723,29 +760,43 @@ static bool src_match(const struct src_ask *a, const char *src, unsigned fl)
 		ok = false;
 	else if (tag)
 		ok = a->pc && dev_has_tag(a->v, cn, tn, tv);
+	else if (streq_paths(src, cn))
+		ok = true;
+	else if (!a->pc)
+		ok = false;
+	else if (a->peek)
+		ok = (pk = pathcache_peek(a->pc, src)) && !strcmp(pk, cn);
 	else
-		ok = streq_paths(src, cn) ||
-		     (a->pc && (rs = pathcache_path(a->pc, src)) && !strcmp(rs, cn));
-	free(tn), free(tv);
+		ok = (rs = pathcache_path(a->pc, src)) && !strcmp(rs, cn);
+	free(tn), free(tv), free(pk);
 	return ok;
 }
 
-/* The listing's source asked for, resolved at the first record that needs it. */
+/*
+ * The listing's source asked for, resolved (kept in the cache) at the
+ * first record that needs it and that findmnt's match_func() lets get as
+ * far as the source (eval: reaches_source()); for a record turned away
+ * before, the cache is only peeked at (peeked: freed by the caller).
+ * consulted: asked for the current record at all.
+ */
 struct mt_spec {
 	struct matcher *mt;
-	bool resolve, asked;
+	bool resolve, asked, eval, consulted;
 	const char *cn;
+	char *peeked;
 };
 
 static const char *mt_spec(void *data)
 {
 	struct mt_spec *s = data;
 
-	if (!s->asked) {
-		s->asked = true;
-		s->cn = s->resolve ? pathcache_path(&s->mt->pc, s->mt->source) : NULL;
-	}
-	return s->cn;
+	s->consulted = true;
+	if (s->asked || !s->resolve)
+		return s->cn;
+	if (!s->eval)
+		return s->peeked = pathcache_peek(&s->mt->pc, s->mt->source);
+	s->asked = true;
+	return s->cn = pathcache_path(&s->mt->pc, s->mt->source);
 }
 
 /*
@@ -769,14 +820,28 @@ static void mark_source_resolved(struct matcher *mt)
 
 		if (mt->source_hit[i] || mt->gone[i])
 			continue;
+		/*
+		 * libmount resolves the source asked for at the first mount
+		 * it cannot tell by text that reaches the source (a target,
+		 * -t or -O decides before: "-S DEV/ -M MNT" resolves
+		 * nothing). A mount turned away still needs its answer here
+		 * (-T's second pass may take it): the cache is peeked at for
+		 * it, not filled.
+		 */
+		s.eval = reaches_source(mt, i);
+		s.consulted = false;
+		a.peek = !s.eval;
 		mt->source_hit[i] = src_match(&a, src, fl);
+		free(s.peeked);
+		s.peeked = NULL;
 		/*
 		 * The listing marks every mount before it prints one; findmnt
-		 * prints (-c: resolves) each match as it finds it. So a match
+		 * prints each match as it finds it, and printing -c's SOURCE
+		 * or a tag column resolves it (prints_resolved()). So a match
 		 * by its text before the source asked for was resolved puts
 		 * its own spelling in the cache first, as findmnt's would.
 		 */
-		if (mt->source_hit[i] && !s.asked && mt->v->out.cx.canonicalize &&
+		if (mt->source_hit[i] && !s.consulted && !s.asked && prints_resolved(mt->v) &&
 		    s.resolve && match_one(mt, i))
 			pathcache_path(&mt->pc, src);
 	}
@@ -2000,9 +2065,18 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	}
 	v->out.cx.root_src = root_src;
 	r = matcher_init(&mt, v, snap);
-	/* -c prints through the cache the lookups fill, as findmnt's does */
-	if (v->out.cx.canonicalize && !v->nocanon && !v->saved)
-		v->out.cx.cache = &mt.pc;
+	/*
+	 * -c prints through the cache the lookups fill, as findmnt's does, and
+	 * the tag columns probe a source as that cache resolves it: a
+	 * spelling the lookups left there ("/dev/sda1/", which realpath()
+	 * refuses, kept as written and found again for "/dev/sda1") is what
+	 * -c prints and what libmount opens, in vain, for LABEL and UUID
+	 */
+	if (!v->nocanon && !v->saved) {
+		v->out.cx.paths = &mt.pc;
+		if (v->out.cx.canonicalize)
+			v->out.cx.cache = &mt.pc;
+	}
 	if (!r)
 		r = build_match(v, &mt, tree, submounts, match, roots, &nroots, &lines);
 	if (!r && tree && !submounts)
@@ -2011,6 +2085,7 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 		matcher_free(&mt);
 		free(match), free(roots);
 		v->out.cx.cache = NULL;
+		v->out.cx.paths = NULL;
 		v->out.cx.root_src = NULL;
 		devroot_free(root_src, n);
 		return cli_fail((int)r, "%s", cmd);
@@ -2057,6 +2132,7 @@ out:
 	v->out.line_rec = NULL, v->out.line_depth = NULL;
 	v->out.cx.parent_ids = NULL;
 	v->out.cx.cache = NULL;
+	v->out.cx.paths = NULL;
 	v->out.cx.root_src = NULL;
 	devroot_free(root_src, n);
 	free(lines.rec), free(lines.depth);
