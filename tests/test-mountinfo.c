@@ -1323,8 +1323,9 @@ LTest(mountinfo, mnt_opts_escapes_shown_unmangled)
 
 /*
  * An fs type with an empty part around its dot ("tmpfs.", "fuse.", ".x",
- * "."): libmount keeps the field as written, so does the record (type
- * as written, no subtype), and it renders back so. An escaped '.' that
+ * ".", and with more raw dots after an empty type: "..x", "..", ".a.b"):
+ * libmount keeps the field as written, so does the record (type as
+ * written, no subtype), and it renders back so. An escaped '.' that
  * would make it read back otherwise is still refused.
  */
 LTest(mountinfo, fstype_empty_part_kept_as_written)
@@ -1334,8 +1335,15 @@ LTest(mountinfo, fstype_empty_part_kept_as_written)
 		"21 20 0:3 / /a rw - tmpfs. a rw\n"
 		"22 20 0:4 / /b rw - fuse. b rw\n"
 		"23 20 0:5 / /c rw - .x c rw\n"
-		"24 20 0:6 / /d rw - . d rw\n";
-	static const char *const want[] = { "tmpfs.", "fuse.", ".x", "." };
+		"24 20 0:6 / /d rw - . d rw\n"
+		"25 20 0:7 / /e rw - ..x e rw\n"
+		"26 20 0:8 / /f rw - .. f rw\n"
+		"27 20 0:9 / /g rw - ... g rw\n"
+		"28 20 0:10 / /h rw - .a.b h rw\n"
+		"29 20 0:11 / /i rw - .a. i rw\n"
+		"30 20 0:12 / /j rw - ..\\040x j rw\n";
+	static const char *const want[] = { "tmpfs.", "fuse.", ".x", ".", "..x", "..",
+					    "...", ".a.b", ".a.", "..\040x" };
 	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
 	struct mntsnap_mount m;
 	char *got;
@@ -1343,7 +1351,7 @@ LTest(mountinfo, fstype_empty_part_kept_as_written)
 	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
 	ms_assert_text_eq(got, text, "empty type parts render back");
 	free(got);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		mntsnap_snapshot_get(s, i + 1, &m);
 		cr_assert_str_eq(m.fs_type, want[i]);
 		cr_assert_str_eq(m.fs_subtype, "");
@@ -1360,6 +1368,14 @@ LTest(mountinfo, fstype_empty_part_kept_as_written)
 
 		cr_assert_lt(mntsnap_parse_mountinfo(esc, sizeof(esc) - 1, NULL, &r), 0,
 			     "x.. would read back as x + .");
+		cr_assert_null(r);
+	}
+	{
+		static const char esc[] = "1 0 0:2 / / rw - .\\056x s rw\n";
+		struct mntsnap_snapshot *r = NULL;
+
+		cr_assert_lt(mntsnap_parse_mountinfo(esc, sizeof(esc) - 1, NULL, &r), 0,
+			     ".\\056x would render as the raw ..x");
 		cr_assert_null(r);
 	}
 }
