@@ -3174,6 +3174,20 @@ TABLINE_SAME = {
                     b'25 20 0:7 / /e rw - .a. e rw\n'
                     b'26 20 0:8 / /f rw - ..\\040x f rw\n'
                     b'27 20 0:9 / /g rw - x.. g rw', ['-t', '..x,...,.a.b,..', '-r']),
+    # super options with a double quote that never closes: libmount's
+    # option parser finds no option from there on, so their "rw" is no
+    # rw that OPTIONS' merge removes
+    'sb-quote-open': (b'21 20 0:3 / /a rw,relatime - tmpfs a rw=",b\n'
+                      b'22 20 0:4 / /b rw,relatime - tmpfs b ro=",b\n'
+                      b'23 20 0:5 / /c rw - tmpfs c a=",rw\n'
+                      b'24 20 0:6 / /d rw,relatime - tmpfs d ro,a="\n'
+                      b'25 20 0:7 / /e rw,relatime - tmpfs e rw,rw="\n'
+                      b'26 20 0:8 / /f ro - tmpfs f x,rw="a,b\n'
+                      b'27 20 0:9 / /g rw - tmpfs g "rw', ['-O', 'rw', '-r']),
+    'sb-quote-open-O': (b'21 20 0:3 / /a rw,relatime - tmpfs a rw=",b\n'
+                        b'22 20 0:4 / /b rw,relatime - tmpfs b x,y=",b', ['-O', 'b', '-r']),
+    'sb-quote-open-vfs': (b'21 20 0:3 / /a rw,x="a - tmpfs a rw=",b\n'
+                          b'22 20 0:4 / /b rw,relatime - tmpfs b rw=",b', ['-o', '+VFS-OPTIONS', '-r']),
     # OPTIONS: libmount's cut of a last option also drops an empty item
     # before it ("a,ro," + "rw" is "ro,a")
     'vfs-trailing-empty': (b'21 20 0:3 / /a a,ro, - tmpfs t rw\n'
@@ -3291,7 +3305,7 @@ def tabfile_lines(t, binary, base):
         if extra:
             fstab_same(t, 'line ' + name, ['-F', path] + extra,
                        [binary, 'list', '-F', path] + extra)
-        if name.startswith(('vfs', 'opt', 'fstype')):
+        if name.startswith(('vfs', 'opt', 'fstype', 'sb-quote')):
             rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
             t.check('line %s --format mountinfo gives the file back' % name,
                     rc == 0 and out == root + line + b'\n', '%r %r' % (out, err))

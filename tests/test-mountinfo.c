@@ -1404,6 +1404,50 @@ LTest(mountinfo, options_merge_trailing_empty_item)
 	mntsnap_snapshot_free(s);
 }
 
+/*
+ * OPTIONS of super options with a double quote that never closes: libmount's
+ * option parser finds no option from the quote on, so an "rw" or "ro"
+ * inside it is not one the merge removes (findmnt 2.38.1's values), also
+ * when the text is too long for the merge's stack buffers.
+ */
+LTest(mountinfo, options_merge_unclosed_quote)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a rw,relatime - tmpfs a rw=\",b\n"
+		"22 20 0:4 / /b rw,relatime - tmpfs b ro=\",b\n"
+		"23 20 0:5 / /c rw,relatime - tmpfs c ro,a=\"\n"
+		"24 20 0:6 / /d ro - tmpfs d x,rw=\"a,b\n"
+		"25 20 0:7 / /e rw,x=\"y - tmpfs e rw\n";
+	static const char *const want[] = {
+		"rw,relatime,rw=\",b", "rw,relatime,ro=\",b", "ro,relatime,a=\"",
+		"ro,x,rw=\"a,b", "rw,x=\"y,rw",
+	};
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+	char opts[64], line[800], *all;
+	int n;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		mntsnap_snapshot_get(s, i + 1, &m);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i]);
+	}
+	mntsnap_snapshot_free(s);
+	/* 600 bytes in the quote: the merge's general way */
+	n = snprintf(line, sizeof(line), "20 1 8:1 / / rw,relatime - tmpfs a rw=\",%0600d\n", 0);
+	s = parse_text(line, (size_t)n);
+	mntsnap_snapshot_get(s, 0, &m);
+	n = (int)mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, NULL, 0);
+	cr_assert_eq(n, (int)strlen("rw,relatime,rw=\",") + 600);
+	all = malloc((size_t)n + 1);
+	cr_assert_not_null(all);
+	cr_assert_eq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, all, (size_t)n + 1), n);
+	cr_assert_eq(strncmp(all, "rw,relatime,rw=\",0", 18), 0, "%.40s", all);
+	free(all);
+	mntsnap_snapshot_free(s);
+}
+
 /* findmnt -r's escaping: \xHH for space, control bytes and backslash. */
 static void findmnt_raw(FILE *f, const char *s)
 {
