@@ -1423,9 +1423,9 @@ LTest(mountinfo, options_merge_unclosed_quote)
 		"rw,relatime,rw=\",b", "rw,relatime,ro=\",b", "ro,relatime,a=\"",
 		"ro,x,rw=\"a,b", "rw,x=\"y,rw",
 	};
-	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
 	struct mntsnap_mount m;
-	char opts[64], line[800], *all;
+	char opts[64], line[800], *all, *got;
 	int n;
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -1433,6 +1433,15 @@ LTest(mountinfo, options_merge_unclosed_quote)
 		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
 		cr_assert_str_eq(opts, want[i]);
 	}
+	/* the text renders back as written, also saved and loaded */
+	l = saved_and_loaded(s);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "unclosed quotes, saved and loaded");
+	free(got);
+	mntsnap_snapshot_get(l, 1, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, want[0]);
+	mntsnap_snapshot_free(l);
 	mntsnap_snapshot_free(s);
 	/* 600 bytes in the quote: the merge's general way */
 	n = snprintf(line, sizeof(line), "20 1 8:1 / / rw,relatime - tmpfs a rw=\",%0600d\n", 0);
