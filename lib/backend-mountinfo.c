@@ -620,24 +620,35 @@ static int parse_dev(struct mi_parser *P, const struct tok *t, struct mntsnap_mo
 	return 0;
 }
 
+/* How many '.' the n bytes at s hold. */
+static size_t count_dots(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (n--)
+		k += *s++ == '.';
+	return k;
+}
+
 /*
  * An fs type with an empty part around its first '.' ("tmpfs.", "fuse.",
- * ".x", "."): the whole field is the type and there is no subtype, as
- * libmount keeps the field as written. No kernel writes one (do_new_mount()
- * refuses an empty subtype, "tmpfs." mounts as "tmpfs", no type's name is
- * empty); a hand-made line reads as findmnt reads it. Its one '.' must be
- * the raw one at an end, so that the record renders back to this text.
+ * ".x", "..x", "."): the whole field is the type and there is no subtype,
+ * as libmount keeps the field as written. No kernel writes one
+ * (do_new_mount() refuses an empty subtype, "tmpfs." mounts as "tmpfs", no
+ * type's name is empty); a hand-made line reads as findmnt reads it. Every
+ * '.' in it must be a raw one (show_type() never escapes '.'), so that the
+ * record renders back to this text and reads back as the same whole type:
+ * its first '.' is still at the start or at the end.
  */
 static int parse_fstype_whole(struct mi_parser *P, const struct tok *t, struct mntsnap_mount *m)
 {
-	const char *dot;
+	size_t raw = count_dots(t->p, t->len); /* before the escapes decode in place */
 	int r = 0;
 
 	m->fs_type = str_field(P, t->p, t->len, t->esc, "fs type", &r);
 	if (!m->fs_type)
 		return r;
-	dot = strchr(m->fs_type, '.');
-	if (dot != strrchr(m->fs_type, '.') || (dot != m->fs_type && dot[1]))
+	if (count_dots(m->fs_type, strlen(m->fs_type)) != raw)
 		return bad(P, "fs type", "escaped '.' (the kernel never escapes it)");
 	m->mask |= MNTSNAP_F_FS_TYPE | MNTSNAP_F_FS_SUBTYPE;
 	m->fs_subtype = "";

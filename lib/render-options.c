@@ -5,7 +5,9 @@
  * unescaped as libmount unescapes them) and OPTIONS, libmount's merge of
  * the two: "vfs,fs" with the first two "rw" removed, then as many "ro"
  * as keep the removed rw/ro at two, and "ro" (if one went) or "rw" put in
- * front; two equal strings give one of them.
+ * front; two equal strings give one of them. Options are found as
+ * libmount finds them: a double-quoted part keeps its commas, and from a
+ * quote that never closes on there is no option to find.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -81,7 +83,13 @@ static void put_fs(struct sbuf *b, const struct mntsnap_mount *m)
 	}
 }
 
-/* End of the option starting at i ("a="b,c"" stays whole, as in libmount). */
+/*
+ * End of the option starting at i ("a="b,c"" stays whole, as in libmount),
+ * or past n for an option whose double quote never closes: libmount's
+ * option parser (mnt_optstr_parse_next()) runs to the string's end inside
+ * the quote and reports no option there, so no "rw" or "ro" is found in
+ * it or after it (super options 'rw=",b' keep their rw in OPTIONS).
+ */
 static size_t opt_end(const char *s, size_t i, size_t n, bool quotes)
 {
 	const char *c;
@@ -97,7 +105,7 @@ static size_t opt_end(const char *s, size_t i, size_t n, bool quotes)
 		else if (s[i] == ',' && !q)
 			break;
 	}
-	return i;
+	return q ? n + 1 : i;
 }
 
 /* The option [i, e) is named "r<second>", with or without =value. */
@@ -197,6 +205,8 @@ size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size
 	for (size_t i = 0; i < n && rw < 2;) {
 		size_t e = opt_end(s, i, n, quotes);
 
+		if (e > n)
+			break;
 		if (opt_is_r(s, i, e, 'w')) {
 			rw_at[rw++] = (struct span){ i, e };
 		} else if (ro < 2 && opt_is_r(s, i, e, 'o')) {

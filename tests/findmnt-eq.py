@@ -3427,6 +3427,29 @@ TABLINE_SAME = {
                           b'24 20 0:6 / /d rw - . d rw', ['--pseudo', '-r']),
     'fstype-empty-part-t': (b'21 20 0:3 / /a rw - tmpfs. a rw\n'
                             b'22 20 0:4 / /b rw - .x b rw', ['-t', 'tmpfs.,.x']),
+    # more dots after an empty type ("..x", "..", ".a.b"): still the
+    # field as written, every '.' raw, none of them an escape
+    'fstype-dots': (b'21 20 0:3 / /a rw - ..x a rw\n'
+                    b'22 20 0:4 / /b rw - .. b rw\n'
+                    b'23 20 0:5 / /c rw - ... c rw\n'
+                    b'24 20 0:6 / /d rw - .a.b d rw\n'
+                    b'25 20 0:7 / /e rw - .a. e rw\n'
+                    b'26 20 0:8 / /f rw - ..\\040x f rw\n'
+                    b'27 20 0:9 / /g rw - x.. g rw', ['-t', '..x,...,.a.b,..', '-r']),
+    # super options with a double quote that never closes: libmount's
+    # option parser finds no option from there on, so their "rw" is no
+    # rw that OPTIONS' merge removes
+    'sb-quote-open': (b'21 20 0:3 / /a rw,relatime - tmpfs a rw=",b\n'
+                      b'22 20 0:4 / /b rw,relatime - tmpfs b ro=",b\n'
+                      b'23 20 0:5 / /c rw - tmpfs c a=",rw\n'
+                      b'24 20 0:6 / /d rw,relatime - tmpfs d ro,a="\n'
+                      b'25 20 0:7 / /e rw,relatime - tmpfs e rw,rw="\n'
+                      b'26 20 0:8 / /f ro - tmpfs f x,rw="a,b\n'
+                      b'27 20 0:9 / /g rw - tmpfs g "rw', ['-O', 'rw', '-r']),
+    'sb-quote-open-O': (b'21 20 0:3 / /a rw,relatime - tmpfs a rw=",b\n'
+                        b'22 20 0:4 / /b rw,relatime - tmpfs b x,y=",b', ['-O', 'b', '-r']),
+    'sb-quote-open-vfs': (b'21 20 0:3 / /a rw,x="a - tmpfs a rw=",b\n'
+                          b'22 20 0:4 / /b rw,relatime - tmpfs b rw=",b', ['-o', '+VFS-OPTIONS', '-r']),
     # OPTIONS: libmount's cut of a last option also drops an empty item
     # before it ("a,ro," + "rw" is "ro,a")
     'vfs-trailing-empty': (b'21 20 0:3 / /a a,ro, - tmpfs t rw\n'
@@ -3544,7 +3567,7 @@ def tabfile_lines(t, binary, base):
         if extra:
             fstab_same(t, 'line ' + name, ['-F', path] + extra,
                        [binary, 'list', '-F', path] + extra)
-        if name.startswith(('vfs', 'opt')):
+        if name.startswith(('vfs', 'opt', 'fstype', 'sb-quote')):
             rc, out, err = run([binary, 'list', '-F', path, '--format', 'mountinfo'])
             t.check('line %s --format mountinfo gives the file back' % name,
                     rc == 0 and out == root + line + b'\n', '%r %r' % (out, err))

@@ -1323,8 +1323,9 @@ LTest(mountinfo, mnt_opts_escapes_shown_unmangled)
 
 /*
  * An fs type with an empty part around its dot ("tmpfs.", "fuse.", ".x",
- * "."): libmount keeps the field as written, so does the record (type
- * as written, no subtype), and it renders back so. An escaped '.' that
+ * ".", and with more raw dots after an empty type: "..x", "..", ".a.b"):
+ * libmount keeps the field as written, so does the record (type as
+ * written, no subtype), and it renders back so. An escaped '.' that
  * would make it read back otherwise is still refused.
  */
 LTest(mountinfo, fstype_empty_part_kept_as_written)
@@ -1334,8 +1335,15 @@ LTest(mountinfo, fstype_empty_part_kept_as_written)
 		"21 20 0:3 / /a rw - tmpfs. a rw\n"
 		"22 20 0:4 / /b rw - fuse. b rw\n"
 		"23 20 0:5 / /c rw - .x c rw\n"
-		"24 20 0:6 / /d rw - . d rw\n";
-	static const char *const want[] = { "tmpfs.", "fuse.", ".x", "." };
+		"24 20 0:6 / /d rw - . d rw\n"
+		"25 20 0:7 / /e rw - ..x e rw\n"
+		"26 20 0:8 / /f rw - .. f rw\n"
+		"27 20 0:9 / /g rw - ... g rw\n"
+		"28 20 0:10 / /h rw - .a.b h rw\n"
+		"29 20 0:11 / /i rw - .a. i rw\n"
+		"30 20 0:12 / /j rw - ..\\040x j rw\n";
+	static const char *const want[] = { "tmpfs.", "fuse.", ".x", ".", "..x", "..",
+					    "...", ".a.b", ".a.", "..\040x" };
 	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
 	struct mntsnap_mount m;
 	char *got;
@@ -1343,7 +1351,7 @@ LTest(mountinfo, fstype_empty_part_kept_as_written)
 	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
 	ms_assert_text_eq(got, text, "empty type parts render back");
 	free(got);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		mntsnap_snapshot_get(s, i + 1, &m);
 		cr_assert_str_eq(m.fs_type, want[i]);
 		cr_assert_str_eq(m.fs_subtype, "");
@@ -1360,6 +1368,14 @@ LTest(mountinfo, fstype_empty_part_kept_as_written)
 
 		cr_assert_lt(mntsnap_parse_mountinfo(esc, sizeof(esc) - 1, NULL, &r), 0,
 			     "x.. would read back as x + .");
+		cr_assert_null(r);
+	}
+	{
+		static const char esc[] = "1 0 0:2 / / rw - .\\056x s rw\n";
+		struct mntsnap_snapshot *r = NULL;
+
+		cr_assert_lt(mntsnap_parse_mountinfo(esc, sizeof(esc) - 1, NULL, &r), 0,
+			     ".\\056x would render as the raw ..x");
 		cr_assert_null(r);
 	}
 }
@@ -1385,6 +1401,59 @@ LTest(mountinfo, options_merge_trailing_empty_item)
 		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
 		cr_assert_str_eq(opts, want[i]);
 	}
+	mntsnap_snapshot_free(s);
+}
+
+/*
+ * OPTIONS of super options with a double quote that never closes: libmount's
+ * option parser finds no option from the quote on, so an "rw" or "ro"
+ * inside it is not one the merge removes (findmnt 2.38.1's values), also
+ * when the text is too long for the merge's stack buffers.
+ */
+LTest(mountinfo, options_merge_unclosed_quote)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:3 / /a rw,relatime - tmpfs a rw=\",b\n"
+		"22 20 0:4 / /b rw,relatime - tmpfs b ro=\",b\n"
+		"23 20 0:5 / /c rw,relatime - tmpfs c ro,a=\"\n"
+		"24 20 0:6 / /d ro - tmpfs d x,rw=\"a,b\n"
+		"25 20 0:7 / /e rw,x=\"y - tmpfs e rw\n";
+	static const char *const want[] = {
+		"rw,relatime,rw=\",b", "rw,relatime,ro=\",b", "ro,relatime,a=\"",
+		"ro,x,rw=\"a,b", "rw,x=\"y,rw",
+	};
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1), *l;
+	struct mntsnap_mount m;
+	char opts[64], line[800], *all, *got;
+	int n;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		mntsnap_snapshot_get(s, i + 1, &m);
+		cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+		cr_assert_str_eq(opts, want[i]);
+	}
+	/* the text renders back as written, also saved and loaded */
+	l = saved_and_loaded(s);
+	got = ms_render(l, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "unclosed quotes, saved and loaded");
+	free(got);
+	mntsnap_snapshot_get(l, 1, &m);
+	cr_assert_geq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, opts, sizeof(opts)), 0);
+	cr_assert_str_eq(opts, want[0]);
+	mntsnap_snapshot_free(l);
+	mntsnap_snapshot_free(s);
+	/* 600 bytes in the quote: the merge's general way */
+	n = snprintf(line, sizeof(line), "20 1 8:1 / / rw,relatime - tmpfs a rw=\",%0600d\n", 0);
+	s = parse_text(line, (size_t)n);
+	mntsnap_snapshot_get(s, 0, &m);
+	n = (int)mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, NULL, 0);
+	cr_assert_eq(n, (int)strlen("rw,relatime,rw=\",") + 600);
+	all = malloc((size_t)n + 1);
+	cr_assert_not_null(all);
+	cr_assert_eq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, all, (size_t)n + 1), n);
+	cr_assert_eq(strncmp(all, "rw,relatime,rw=\",0", 18), 0, "%.40s", all);
+	free(all);
 	mntsnap_snapshot_free(s);
 }
 
