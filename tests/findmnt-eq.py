@@ -1805,6 +1805,53 @@ def dup_eval_cases(t, binary, base, devs, label):
             subprocess.run(['umount', m], capture_output=True)
 
 
+def probed_source_tag_cases(t, binary, base):
+    """fstab whose tag names a filesystem that an earlier line's source
+    (an image file, a loop device) holds: libmount's cache keeps the tags
+    it read when it probed that source (a column, -x's FS type check), so
+    a later lookup of the tag (-e, -x, -S, the columns) finds it there,
+    in findmnt's order: with -e -l (no tag column) nothing probed the
+    file first, and the tag line before the source line finds nothing.
+    Tags of an image file are not in libblkid's cache file, so only the
+    run's own probes can name it."""
+    label, uuid = 'pst-%d' % os.getpid(), '0e0e0e0e-1111-2222-3333-%012d' % os.getpid()
+    img = os.path.join(base, 'pst.img')
+    with open(img, 'wb') as fh:
+        fh.truncate(4 << 20)
+    r = subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid, img],
+                       capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP probed source tags: %s' % r.stderr.strip())
+        t.skipped += 1
+        return []
+    loop = image_attach(img)
+    for d in ('m1', 'm2'):
+        os.makedirs(os.path.join(base, 'pst-' + d), exist_ok=True)
+    m1, m2 = os.path.join(base, 'pst-m1'), os.path.join(base, 'pst-m2')
+    argsets = (['-x'], ['-x', '--verbose'], ['-e', '-P', '-o', 'TARGET,LABEL,SOURCE'],
+               ['-e', '-l'], ['-e', '-P', '-o', 'TARGET,UUID,SOURCE'],
+               ['-P', '-o', 'TARGET,LABEL,UUID,SOURCES'], ['-e', '-J', '-o', 'TARGET,FSTYPE,SOURCE'])
+    for src in [img] + ([loop] if loop else []):
+        for tag in ('LABEL=' + label, 'UUID=' + uuid):
+            lines = {'file-first': (src, m1, tag, m2), 'tag-first': (tag, m2, src, m1)}
+            for order, (s1, t1, s2, t2) in lines.items():
+                fst = os.path.join(base, 'pst.fstab')
+                with open(fst, 'w') as fh:
+                    fh.write('%s %s ext4 defaults 0 0\n%s %s ext4 defaults 0 0\n' % (s1, t1, s2, t2))
+                sets = argsets + ((['-S', tag], ['-S', tag, '-o', 'TARGET,LABEL'],
+                                   ['-e', '-S', tag, '-o', 'TARGET,SOURCE']))
+                # -F alone: the file in the fstab format read by a kernel table's rules
+                for args in [['-s'] + a for a in sets] + [['-m'] + a for a in argsets[:3]]:
+                    args = ['-F', fst] + args
+                    (ra, oa, ea), (rb, ob, eb) = [run(cmd + args) for cmd in (['findmnt'],
+                                                                                [binary, 'list'])]
+                    why = same_output(args, ra, oa, rb, ob, ea, eb)
+                    t.check('fstab tag of an earlier probed source (%s, %s, %s): %s' % (
+                        'loop' if src == loop else 'file', tag.split('=')[0], order,
+                        ' '.join(args[2:])), not why, why)
+    return [loop] if loop else []
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again), -p's SOURCES with a
@@ -1838,6 +1885,7 @@ def dup_tags_inner(binary, base):
                 dup_uuid_cases(t, binary, base, [dev, clone], label, uuid)
                 tag_cache_cases(t, binary, base, [dev, clone], label)
                 dup_eval_cases(t, binary, base, [dev, clone], label)
+        devs += probed_source_tag_cases(t, binary, base)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = []

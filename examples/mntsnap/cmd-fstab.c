@@ -57,7 +57,7 @@ static bool streq_srcpath(const struct fstab_ent *e, const char *path)
 static bool match_source(struct pathcache *c, const struct fstab_ent *e, const char *source)
 {
 	const char *src;
-	char *cn, *v;
+	char *cn;
 	bool ok;
 
 	if (streq_srcpath(e, source) || (e->tagname && !strcmp(source, e->source)))
@@ -71,10 +71,8 @@ static bool match_source(struct pathcache *c, const struct fstab_ent *e, const c
 	if (!e->tagname) {
 		ok = streq_srcpath(e, cn) || ((src = pathcache_path(c, e->source)) && !strcmp(cn, src));
 	} else {
-		/* does the device carry the entry's tag? */
-		v = tags_device_value(cn, e->tagname);
-		ok = v && !strcmp(v, e->tagval);
-		free(v);
+		/* does the device carry the entry's tag? (mnt_cache_device_has_tag()) */
+		ok = tags_cache_has(c->tags, cn, e->tagname, e->tagval);
 	}
 	free(cn);
 	return ok;
@@ -254,15 +252,10 @@ static long find_srcpath(struct fstab_match *mt, const char *path)
 		return r;
 	for (size_t k = 0; ntags && k < t->n; k++) {
 		const struct fstab_ent *e = &t->ent[at(mt, k)];
-		char *v;
-		bool ok;
 
 		if (e->gone || !e->tagname)
 			continue;
-		v = tags_device_value(cn, e->tagname);
-		ok = v && !strcmp(v, e->tagval);
-		free(v);
-		if (ok)
+		if (tags_cache_has(mt->a->cache->tags, cn, e->tagname, e->tagval))
 			return (long)at(mt, k);
 	}
 	for (size_t k = 0; ntags <= n && k < t->n; k++) {
@@ -289,7 +282,7 @@ static long find_tag(struct fstab_match *mt, const char *name, const char *val)
 		if (!e->gone && e->tagname && !strcmp(e->tagname, name) && !strcmp(e->tagval, val))
 			return (long)at(mt, k);
 	}
-	dev = mt->a->cache->off ? NULL : tags_evaluate(name, val);
+	dev = mt->a->cache->off ? NULL : tags_cache_resolve(mt->a->cache->tags, name, val);
 	r = dev ? find_srcpath(mt, dev) : -1;
 	free(dev);
 	return r;
@@ -542,25 +535,6 @@ static char *extra_target(const struct fstab_args *a, const struct fstab *t, con
 	return e && strcmp(e->target, tgt) ? strdup(e->target) : NULL;
 }
 
-/* -e: each tag source as the device it names ("" when none) */
-static int evaluate(struct fstab *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		struct fstab_ent *e = &t->ent[i];
-		char *dev;
-
-		if (!e->tagname)
-			continue;
-		dev = tags_evaluate(e->tagname, e->tagval);
-		free(e->evaluated);
-		e->evaluated = dev ? dev : strdup("");
-		if (!e->evaluated)
-			return -ENOMEM;
-		e->m.source = e->evaluated;
-	}
-	return 0;
-}
-
 /* the entries found, in the order found (the -d direction) */
 static int print_ents(struct fstab_args *a, const struct fstab *t, const size_t *found, size_t n)
 {
@@ -766,10 +740,6 @@ int fstab_list_table(struct fstab_args *a, struct fstab *tab)
 		return cli_fail(0, "list: --format mountinfo is the kernel's text: not for a table "
 				   "in the fstab format");
 	}
-	if (a->evaluate && (r = evaluate(&t))) {
-		fstab_free(&t);
-		return cli_fail(r, "list");
-	}
 	/* findmnt -m: an mtab whose every entry is the kernel's is a kernel table */
 	if (a->mtab && all_fs_kernel(&t))
 		a->kernel_tab = true;
@@ -779,6 +749,7 @@ int fstab_list_table(struct fstab_args *a, struct fstab *tab)
 	 */
 	pathcache_init(&cache, !a->view->nocanon && !a->kernel_tab);
 	cache.off = a->view->nocanon;
+	cache.tags = a->view->out.cx.tags;
 	a->cache = &cache;
 	if (a->view->uniq)
 		fstab_uniq(&t, &cache);
@@ -814,6 +785,7 @@ int fstab_verify_kernel(struct fstab_args *a, const struct mntsnap_snapshot *sna
 	 */
 	pathcache_init(&cache, false);
 	cache.off = a->view->nocanon;
+	cache.tags = a->view->out.cx.tags;
 	a->cache = &cache;
 	if (a->view->uniq)
 		fstab_uniq(&t, &cache);

@@ -1454,12 +1454,18 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 		return r;
 	if (need_blkid(&a))
 		return CLI_EXIT_ERR;
-	if (list_reads_fstab(&a))
-		return list_fstab(&a);
-	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
-		return r;
-	/* libmount's cache: the lookups' and then the columns' */
+	/*
+	 * libmount's cache, one for the run: the lookups', -x's and -e's, then
+	 * the columns', so each sees the tags an earlier probe read (of an
+	 * fstab line's image file too)
+	 */
 	a.view.out.cx.tags = &tc;
+	if (list_reads_fstab(&a)) {
+		r = list_fstab(&a);
+		goto out;
+	}
+	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
+		goto out;
 	view_resolve_tag(&a.view, &tagdev);
 	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
 		r = join_tabs(&a, &tj);

@@ -191,15 +191,14 @@ static int record_tag(const struct mntsnap_mount *m, const struct col_ctx *cx, c
 	return -ENOMEM;
 }
 
-/* -e: the device a tag names, NULL if none (an fstab entry's is evaluated when read) */
-static char *tag_device(const struct mntsnap_mount *m, const struct col_ctx *cx,
-			const char *name, const char *value)
+/*
+ * -e: the device a tag names, NULL if none. findmnt resolves it when the
+ * column is printed (an fstab entry's too), so through the run's cache it
+ * sees what the columns and rows before it probed (an image file's tags).
+ */
+static char *tag_device(const struct col_ctx *cx, const char *name, const char *value)
 {
-	const char *dev = cx->fstab ? fstab_of(m)->evaluated : NULL;
-
-	if (!cx->fstab)
-		return tags_cache_resolve(cx->tags, name, value);
-	return dev && *dev ? strdup(dev) : NULL;
+	return tags_cache_resolve(cx->tags, name, value);
 }
 
 /*
@@ -217,7 +216,7 @@ static void get_source(struct obuf *b, const struct mntsnap_mount *m, const stru
 		return;
 	}
 	if (!r && cx->evaluate) {
-		dev = tag_device(m, cx, tn, tv);
+		dev = tag_device(cx, tn, tv);
 		if (!dev)
 			goto out;
 		ob_puts(b, dev);
@@ -575,11 +574,11 @@ static void put_tag(struct obuf *b, const struct mntsnap_mount *m, const struct 
 			ob_puts(b, fstab_of(m)->tagval);
 			return;
 		}
-		/* a tag of another name: its device's value */
+		/* a tag of another name: its device's value, through the run's cache */
 		if (!cx->nocache)
-			v = tags_evaluate(fstab_of(m)->tagname, fstab_of(m)->tagval);
+			v = tags_cache_resolve(cx->tags, fstab_of(m)->tagname, fstab_of(m)->tagval);
 		if (v) {
-			char *dv = tags_device_value(v, name);
+			char *dv = tags_cache_value(cx->tags, v, name);
 
 			free(v);
 			v = dv;

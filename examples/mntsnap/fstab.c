@@ -230,7 +230,6 @@ static void ent_clear(struct fstab_ent *e)
 	free(e->user_opts);
 	free(e->tagname);
 	free(e->tagval);
-	free(e->evaluated);
 	*e = (struct fstab_ent){ 0 };
 }
 

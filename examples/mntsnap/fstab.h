@@ -28,7 +28,6 @@ struct fstab_ent {
 	char *vfs_opts, *fs_opts, *user_opts;
 	/* a LABEL=, UUID=, PARTUUID=, PARTLABEL= or ID= source, else NULL */
 	char *tagname, *tagval;
-	char *evaluated; /* -e: the device the tag names ("" if none); m.source then */
 	int freq, passno;
 	unsigned line;
 	bool gone;       /* -U: a later entry has this target */

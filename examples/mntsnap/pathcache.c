@@ -170,7 +170,8 @@ char *pathcache_spec(struct pathcache *c, const char *spec)
 	const char *p;
 
 	if (!tags_source(spec, &name, &value)) {
-		dev = tags_evaluate(name, value);
+		/* -C: libmount without its cache evaluates the tag afresh */
+		dev = c->off ? tags_evaluate(name, value) : tags_cache_resolve(c->tags, name, value);
 		free(name);
 		free(value);
 		return dev;

@@ -14,6 +14,8 @@
 
 #include "mntsnap.h"
 
+struct tags_cache;
+
 struct pathcache {
 	char **key, **val;
 	size_t n;
@@ -23,6 +25,11 @@ struct pathcache {
 	 * in a resolved form: path and target give NULL, spec resolves uncached
 	 */
 	bool off;
+	/*
+	 * the run's tag cache (libmount's: the path cache is also where its
+	 * tags live): a tag resolves through it; NULL: uncached
+	 */
+	struct tags_cache *tags;
 };
 
 /*

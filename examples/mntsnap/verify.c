@@ -219,7 +219,8 @@ static void check_swaparea(struct vfy *v)
 static char *check_tag(struct vfy *v)
 {
 	/* -C: findmnt evaluates no tag without its cache */
-	char *src = v->a->cache->off ? NULL : tags_evaluate(v->e->tagname, v->e->tagval);
+	char *src = v->a->cache->off ? NULL : tags_cache_resolve(v->a->cache->tags, v->e->tagname,
+								  v->e->tagval);
 
 	if (!src) {
 		if (get_option(v->e, "noauto", NULL, NULL) == 1)
@@ -347,7 +348,8 @@ static char *ondisk_type(const struct vfy *v, const char *dev, const char **why)
 	char *type;
 
 	errno = 0;
-	type = tags_device_value(dev, "TYPE");
+	/* mnt_get_fstype() with findmnt's cache: what an earlier probe learned */
+	type = tags_cache_value(v->a->cache->off ? NULL : v->a->cache->tags, dev, "TYPE");
 	if (!type)
 		*why = errno ? errstr(v, errno) : "reason unknown";
 	return type;
