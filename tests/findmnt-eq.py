@@ -111,6 +111,7 @@ namespace (both backends) and on that table saved (show).
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
+import contextlib
 import ctypes
 import json
 import os
@@ -503,26 +504,36 @@ exec sleep 120
 '''
 
 
+@contextlib.contextmanager
+def ns_task(t, what, script, arg):
+    """A task in a private mount namespace of its own, sh -c SCRIPT (ARG
+    its $1), once it printed "ready": its pid as a string, or None after
+    checking that its setup (WHAT) failed. Killed on the way out."""
+    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', script,
+                          'sh', arg], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('%s setup' % what, False, p.stderr.read().decode(errors='replace'))
+            yield None
+        else:
+            yield str(p.pid)
+    finally:
+        p.kill()
+        p.wait()
+
+
 def compare_other_ns(t, binary, base, backend):
     """-N PID of a process in a mount namespace of its own, with reused IDs."""
     os.makedirs(os.path.join(base, 'other-ns'), exist_ok=True)
-    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', OTHER_NS,
-                          'sh', base], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        if p.stdout.readline().strip() != b'ready':
-            t.check('live(%s) -N other namespace setup' % backend, False,
-                    p.stderr.read().decode(errors='replace'))
+    with ns_task(t, 'live(%s) -N other namespace' % backend, OTHER_NS, base) as pid:
+        if not pid:
             return
-        pid = str(p.pid)
         name = 'live(%s) -N other' % backend
         KNOWN[name, 'TID'] = 'each process reads its own /proc/self'
         compare_input(t, name, ['findmnt', '-N', pid],
                       [binary, 'list', '--backend', backend, '-N', pid])
         compare_ordered(t, name, ['findmnt', '-N', pid],
                         [binary, 'list', '--backend', backend, '-N', pid])
-    finally:
-        p.kill()
-        p.wait()
 
 
 LIVE = r'''
@@ -2503,12 +2514,8 @@ def dup_live(t, binary, base):
     b = os.path.join(base, 'live')
     for d in ('a', 'c'):
         os.makedirs(os.path.join(b, d), exist_ok=True)
-    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', DUP_NS,
-                          'sh', b], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    pid = str(p.pid)
-    try:
-        if p.stdout.readline().strip() != b'ready':
-            t.check('dup-ids -N PID setup', False, p.stderr.read().decode(errors='replace'))
+    with ns_task(t, 'dup-ids -N PID', DUP_NS, b) as pid:
+        if not pid:
             return
         fa = ['-N', pid, '-F', '/proc/%s/mountinfo' % pid]
         for opts in ([], ['-R', '-M', b + '/a'], ['-R', '-M', b], ['-U'], ['--shadowed'],
@@ -2520,9 +2527,6 @@ def dup_live(t, binary, base):
         # -N's table is checked as it is (-N and -m exclude each other)
         for opts in ([o for o in v if o != '-m'] for v in DUP_VERIFY):
             fstab_same(t, 'dup-ids live', fa + opts, [binary, 'list'] + fa + opts)
-    finally:
-        p.kill()
-        p.wait()
 
 
 def task_verify(t, binary, base):
@@ -2535,12 +2539,8 @@ def task_verify(t, binary, base):
     for d in ('st', 'sub', 'prc'):
         os.makedirs(os.path.join(b, d), exist_ok=True)
     # mounts only in a private namespace of its own
-    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', TASK_NS,
-                          'sh', b], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    pid = str(p.pid)
-    try:
-        if p.stdout.readline().strip() != b'ready':
-            t.check('-N PID -x setup', False, p.stderr.read().decode(errors='replace'))
+    with ns_task(t, '-N PID -x', TASK_NS, b) as pid:
+        if not pid:
             return
         for args in (['-N', pid, '-x'], ['-x', '-N', pid], ['-N', pid, '-x', '--verbose'],
                      ['-N', pid, '-x', '--verbose', '-M', '/'], ['-N', pid, '-x', '-M', b + '/st'],
@@ -2551,9 +2551,6 @@ def task_verify(t, binary, base):
                      ['-N', pid, '-x', 'two'], ['-x', '-k', '-U'],
                      ['-x', '-k', '-i', '-t', 'tmpfs'], ['-x', '-k', '-f']):
             fstab_same(t, 'task', args, [binary, 'list'] + args)
-    finally:
-        p.kill()
-        p.wait()
     # gone: findmnt "can't read" (1), mntsnap says which pid (2, an error)
     ra, a, ea = run(['findmnt', '-N', pid, '-x'])
     rb, b, eb = run([binary, 'list', '-N', pid, '-x'])
@@ -4913,15 +4910,11 @@ def stat_kept_other_ns(t, binary, base):
     it in its own, where it is not: exit 1)."""
     d = os.path.join(base, 'kept-ns')
     os.makedirs(d)
-    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c',
-                          'mount -t tmpfs kept-ns "$1" && mkdir "$1/in" && echo ready && '
-                          'exec sleep 120', 'sh', d],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        if p.stdout.readline().strip() != b'ready':
-            t.check('kept stat: other namespace setup', False, p.stderr.read().decode(errors='replace'))
+    with ns_task(t, 'kept stat: other namespace',
+                 'mount -t tmpfs kept-ns "$1" && mkdir "$1/in" && echo ready && exec sleep 120',
+                 d) as pid:
+        if not pid:
             return
-        pid = str(p.pid)
         for path in ('/proc/%s/root' % pid, '/proc/%s/root%s' % (pid, d), '/proc/%s/cwd' % pid):
             rc, out, err = kept_run(binary, ['stat', path])
             t.check('kept stat: a path into another namespace names -N: stat %s' % path,
@@ -4934,9 +4927,6 @@ def stat_kept_other_ns(t, binary, base):
         t.check('kept stat: -N PID PATH resolves PATH in the task\'s namespace',
                 rc == 0 and out.split() == [d, 'kept-ns'] and fm.returncode == 1,
                 'rc %d out %r err %r; findmnt rc %d' % (rc, out, err, fm.returncode))
-    finally:
-        p.kill()
-        p.wait()
 
 
 def stat_kept_covered(t, binary, base):
