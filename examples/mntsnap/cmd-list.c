@@ -895,16 +895,20 @@ static const char *mi_space(const char *s)
 /*
  * major:minor as libmount's sscanf("%u:%u") reads it: white space that
  * is no blank (\v, \f, \r; a blank ends the field) may stand before
- * the minor too. Written back without it.
+ * the minor too. Written back without it. Only the field's own bytes are
+ * passed over: a field that ends at its colon ("1:") stays as it is,
+ * for the library to refuse.
  */
 static char *mi_put_dev(char *o, const char *s, const char *e)
 {
-	const char *colon = memchr(s, ':', (size_t)(e - s));
+	const char *colon = memchr(s, ':', (size_t)(e - s)), *m;
 
 	if (!colon)
 		return mi_put(o, s, e, ' ');
 	o = mi_put(o, s, colon + 1, '\0');
-	return mi_put(o, mi_space(colon + 1), e, ' ');
+	for (m = colon + 1; m < e && *m >= '\v' && *m <= '\r'; m++)
+		;
+	return mi_put(o, m, e, ' ');
 }
 
 /*
