@@ -4117,6 +4117,20 @@ def source_lookups_inner(binary, base):
                     lookup_pair(t, 'source lookup fstab %d' % k, binary,
                                 ['-P', '-s', '-F', fst, '-o', 'SOURCE,TARGET,LABEL'] + args)
             os.unlink(lnkd)
+            # -f SOURCE MOUNTPOINT: findmnt looks up SOURCE alone, as a
+            # source, then as a mount point; MOUNTPOINT is not used
+            dd = '/dev//' + dev[len('/dev/'):]
+            pairs = (('none %s auto defaults 0 0\n%s / ext4 defaults 0 0\n' % (m2, dd),
+                      ['-f', '//', lnk + '/']),
+                     ('%s %s tmpfs defaults 0 0\ntmpx %s ext4 defaults 0 2\n' % (dd, base, base),
+                      ['-f', base, m1 + '/lost+found']),
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', m1, '/nowhere']),
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', dev + '/', '/nowhere']),
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), [m1, '/nowhere']))
+            for tab, args in pairs:
+                with open(fst, 'w') as fh:
+                    fh.write(tab)
+                lookup_pair(t, 'source lookup fstab pair', binary, ['-s', '-F', fst] + args)
             # -d backward: a match printed before "DEV/" was resolved
             # puts its own spelling in the cache first
             for args in (['-d', 'backward', '-S', dev + '/', '-o', tc],

@@ -390,6 +390,13 @@ void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const 
 		       !tags_is_devtag(v->match);
 	/* findmnt -f SPEC without -t/-O: mount(8)'s lookup, the first found */
 	mt->compat = mt->source && !v->types && !v->options && v->first_only;
+	/*
+	 * -f SOURCE MOUNTPOINT: findmnt sets no FL_NOSWAPMATCH for two
+	 * arguments, and its -f lookup takes SOURCE alone (as a source, then
+	 * as a mount point), the MOUNTPOINT unused
+	 */
+	if (mt->compat && v->pair && !mt->majmin && !tags_is_devtag(mt->source))
+		mt->can_swap = true;
 }
 
 /*
