@@ -4113,6 +4113,40 @@ def source_lookups_inner(binary, base):
                          ['-C', '-S', dev]):
                 lookup_pair(t, 'source lookup fstab', binary,
                             ['-r', '-s', '-F', fst, '-o', 'TARGET,SOURCE,LABEL,UUID'] + args)
+            # findmnt prints each entry as it finds it: a later entry's
+            # lookup (its spelling of DEV that cannot resolve) comes after
+            # the columns of the ones before resolved their own sources
+            lnkd = os.path.join(base, 'sl-devlnk')
+            os.symlink(dev, lnkd)
+            tabs = ('%s// %s/ ext4 defaults 0 0\n%s/ %s ext4 defaults 0 0\n' % (dev, m1, lnkd, m2),
+                    '%s %s ext4 defaults 0 1\n/dev/null %s ext4 defaults 0 2\n' % (dev, m1, m2),
+                    '%s %s tmpfs defaults 0 1\n%s/ %s ext4 defaults 0 2\n' % (dev, m1, dev, m2),
+                    'tmpx %s tmpfs defaults 0 1\n%s/ mnt/a ext4 defaults 0 0\n'
+                    '%s mnt/a auto defaults 0 1\n%s %s tmpfs defaults 0 1\n'
+                    % (m1, dev, lnkd, dev, m2))
+            dd = '/dev//' + dev[len('/dev/'):]
+            for k, tab in enumerate(tabs):
+                with open(fst, 'w') as fh:
+                    fh.write(tab)
+                for args in (['-S', dev], ['-c', '-S', dev], ['-S', dev + '/'], ['-S', dd],
+                             ['-c', '-S', dd], ['-i', '-S', 'nothing'], ['-c', '-i', '-S', 'x']):
+                    lookup_pair(t, 'source lookup fstab %d' % k, binary,
+                                ['-P', '-s', '-F', fst, '-o', 'SOURCE,TARGET,LABEL'] + args)
+            os.unlink(lnkd)
+            # -f SOURCE MOUNTPOINT: findmnt looks up SOURCE alone, as a
+            # source, then as a mount point; MOUNTPOINT is not used
+            dd = '/dev//' + dev[len('/dev/'):]
+            pairs = (('none %s auto defaults 0 0\n%s / ext4 defaults 0 0\n' % (m2, dd),
+                      ['-f', '//', lnk + '/']),
+                     ('%s %s tmpfs defaults 0 0\ntmpx %s ext4 defaults 0 2\n' % (dd, base, base),
+                      ['-f', base, m1 + '/lost+found']),
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', m1, '/nowhere']),
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', dev + '/', '/nowhere']),
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), [m1, '/nowhere']))
+            for tab, args in pairs:
+                with open(fst, 'w') as fh:
+                    fh.write(tab)
+                lookup_pair(t, 'source lookup fstab pair', binary, ['-s', '-F', fst] + args)
             # -d backward: a match printed before "DEV/" was resolved
             # puts its own spelling in the cache first
             for args in (['-d', 'backward', '-S', dev + '/', '-o', tc],

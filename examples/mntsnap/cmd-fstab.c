@@ -390,6 +390,13 @@ void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const 
 		       !tags_is_devtag(v->match);
 	/* findmnt -f SPEC without -t/-O: mount(8)'s lookup, the first found */
 	mt->compat = mt->source && !v->types && !v->options && v->first_only;
+	/*
+	 * -f SOURCE MOUNTPOINT: findmnt sets no FL_NOSWAPMATCH for two
+	 * arguments, and its -f lookup takes SOURCE alone (as a source, then
+	 * as a mount point), the MOUNTPOINT unused
+	 */
+	if (mt->compat && v->pair && !mt->majmin && !tags_is_devtag(mt->source))
+		mt->can_swap = true;
 }
 
 /*
@@ -676,6 +683,23 @@ static size_t with_submounts(const struct fstab *t, size_t *found, size_t hits)
 	return n;
 }
 
+/*
+ * findmnt prints each entry as soon as it finds it: where the row's
+ * columns resolve its source (-c, the tag columns), that spelling enters
+ * the cache before the next entries are looked up. An entry "/dev/sda1//"
+ * (whose realpath() fails, so it is kept as written) matched by its text
+ * thus leaves that spelling for a later lookup of "/dev/sda1", and a later
+ * "/dev/sda1/" cannot take "/dev/sda1"'s place before this row's LABEL.
+ */
+static void prime_printed(struct fstab_args *a, const struct fstab_ent *e)
+{
+	const struct mntsnap_mount *m = &e->m;
+
+	if (!e->tagname && (m->mask & MNTSNAP_F_SOURCE) && m->source[0] &&
+	    view_prints_resolved(a->view))
+		pathcache_path(a->cache, m->source);
+}
+
 /* findmnt's add_matching_lines(): every entry found, -f the first only */
 static int list_matches(struct fstab_args *a, const struct fstab *t)
 {
@@ -688,6 +712,7 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 	fstab_match_init(&mt, a, t, a->view->backward);
 	for (long i; (i = fstab_match_next(&mt)) >= 0;) {
 		found[hits++] = (size_t)i;
+		prime_printed(a, &t->ent[i]);
 		if (a->view->first_only)
 			break;
 	}

@@ -706,7 +706,7 @@ static bool reaches_source(struct matcher *mt, size_t i)
  * (findmnt prints each match as it finds it, so this happens before
  * later records are looked up).
  */
-static bool prints_resolved(const struct view *v)
+bool view_prints_resolved(const struct view *v)
 {
 	static const char *const tagcols[] = { "label", "uuid", "partlabel", "partuuid" };
 
@@ -837,11 +837,11 @@ static void mark_source_resolved(struct matcher *mt)
 		/*
 		 * The listing marks every mount before it prints one; findmnt
 		 * prints each match as it finds it, and printing -c's SOURCE
-		 * or a tag column resolves it (prints_resolved()). So a match
+		 * or a tag column resolves it (view_prints_resolved()). So a match
 		 * by its text before the source asked for was resolved puts
 		 * its own spelling in the cache first, as findmnt's would.
 		 */
-		if (mt->source_hit[i] && !s.consulted && !s.asked && prints_resolved(mt->v) &&
+		if (mt->source_hit[i] && !s.consulted && !s.asked && view_prints_resolved(mt->v) &&
 		    s.resolve && match_one(mt, i))
 			pathcache_path(&mt->pc, src);
 	}

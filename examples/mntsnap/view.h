@@ -170,6 +170,13 @@ int view_excl(struct view *v, const char *cmd, int c);
 bool view_is_devno(const char *s);
 
 /*
+ * Does printing a match resolve its source through the path cache? -c's
+ * SOURCE and the tag columns do (findmnt prints each match as it finds
+ * it, so before later records are looked up).
+ */
+bool view_prints_resolved(const struct view *v);
+
+/*
  * findmnt's SOURCE|MOUNTPOINT arguments, argv[*ind] on (list's and, after
  * its FILE, show's): refused beside -S NAME, -T or -M (-S MAJ:MIN is not);
  * one argument the match (a MAJ:MIN one replaces -S's); two a SOURCE and
