@@ -1128,9 +1128,7 @@ def live_inner(binary, base, backend):
 
 
 def live(t, binary, base):
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP live tables: needs root and unshare(1)')
-        t.skipped += 1
+    if not can_unshare(t, 'live tables'):
         return
     for backend in ('statmount', 'mountinfo'):
         # both programs read the same namespace: the comparison runs inside
@@ -1553,13 +1551,21 @@ def blkid_inner(binary, base):
     return 0
 
 
+def can_unshare(t, what):
+    """Root and unshare(1), which every part that mounts needs; without
+    them the part (what) is named and counted as skipped."""
+    if os.geteuid() == 0 and shutil.which('unshare'):
+        return True
+    print('SKIP %s: needs root and unshare(1)' % what)
+    t.skipped += 1
+    return False
+
+
 def private_ns_part(t, flag, binary, base, what):
     """Run this file's FLAG part in a private mount namespace (where it
     may mount) and add the counts it prints last, as JSON; skipped
     without root or unshare(1)."""
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP %s: needs root and unshare(1)' % what)
-        t.skipped += 1
+    if not can_unshare(t, what):
         return
     r = subprocess.run(['unshare', '-m', '--propagation', 'private', sys.executable,
                         os.path.abspath(__file__), flag, binary, base],
@@ -2030,9 +2036,7 @@ VFS_LIVE_SETS = ['--vfs-all', '--vfs-all -o TARGET,VFS-OPTIONS,OPTIONS', '--vfs-
 
 
 def vfs_all_live(t, binary, base):
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP --vfs-all live: needs root and unshare(1)')
-        t.skipped += 1
+    if not can_unshare(t, '--vfs-all live'):
         return
     out = os.path.join(base, 'vout')
     os.mkdir(out)
@@ -2507,9 +2511,7 @@ echo ready; exec sleep 120'''
 
 def dup_live(t, binary, base):
     """-N PID -F /proc/PID/mountinfo: a live table read twice."""
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP dup-ids -N PID: needs root and unshare(1)')
-        t.skipped += 1
+    if not can_unshare(t, 'dup-ids -N PID'):
         return
     b = os.path.join(base, 'live')
     for d in ('a', 'c'):
@@ -2531,9 +2533,7 @@ def dup_live(t, binary, base):
 
 def task_verify(t, binary, base):
     """findmnt -N PID -x: that task's mount table checked, in every spelling."""
-    if os.geteuid() != 0 or not shutil.which('unshare'):
-        print('SKIP -N PID -x: needs root and unshare(1)')
-        t.skipped += 1
+    if not can_unshare(t, '-N PID -x'):
         return
     b = os.path.join(base, 'task')
     for d in ('st', 'sub', 'prc'):
