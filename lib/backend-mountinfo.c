@@ -593,9 +593,13 @@ static int parse_sb_opts(struct mi_parser *P, char *p, char *end, struct mntsnap
 	m->mask |= MNTSNAP_F_OPTS;
 	if (p < end) {
 		p++; /* the comma */
-		/* "rw, x" would render back as a bare rw's "rw x" */
+		/*
+		 * "rw, x" (an empty option, then text after a blank) would
+		 * render back as a bare rw's "rw x": kept as written instead,
+		 * as libmount reads it up to the blank (README: the rest kept)
+		 */
 		if (p < end && *p == ' ')
-			return bad(P, "super options", "empty option after ','");
+			return parse_sb_text(P, field, end, m);
 		*end = '\0'; /* kept escaped, verbatim */
 		/*
 		 * "rw," (an empty last option after the flags): no fs option,
