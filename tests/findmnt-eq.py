@@ -3309,6 +3309,16 @@ def tabfile_loose(t, binary, base):
                                b'21 20 0:5 / /x rw \fshared:3\r - tmpfs t rw\f\n'
                                b'22 20 0:6 / /y rw shared:4\v-\vx\t - tmpfs u rw\v\n'),
         'opt-fields-lead': b'20 1 8:1 / / rw  shared:1 - ext4 /dev/sda1 rw\n' + l2 + b'\n',
+        # major:minor is sscanf("%u:%u") from the field's start, whose %u
+        # skip any white space, blanks too, while the field still ends at
+        # its first blank: white space after the minor is passed over, a
+        # field of \v alone takes the next field's numbers (the root as
+        # well), "0: 5" its minor
+        'isspace-after-dev': l1 + b'\n21 20 0:5\v\f /r /x rw shared:1 - tmpfs t rw\n',
+        'isspace-dev-field': l1 + b'\n21 20 \v 0:5 /r /x rw shared:1 - tmpfs t rw\n',
+        'isspace-dev-field-tab': l1 + b'\n21 20 \f\t\r 0:5 /r /x rw - tmpfs t rw\n',
+        'dev-minor-next': l1 + b'\n21 20 0: 5 /x rw - tmpfs t rw\n',
+        'dev-minor-next-isspace': l1 + b'\n21 20 \v 0:\t5 /x rw - tmpfs t rw\n',
     }
     # text libmount keeps as written: --format mountinfo gives the file back
     as_written = ('opt-fields-isspace', 'opt-fields-lead')
@@ -3360,6 +3370,17 @@ def tabfile_loose(t, binary, base):
                 ' '.join(os.path.basename(f) for f in files),
                 ra == 0 and (fs + ': parse error at line 2').encode() in ea and rb == 2 and
                 b == b'' and ('list: %s: line 2: ' % fs).encode() in eb, '%r / %r' % (ea, eb))
+    # a line libmount cannot split, in the second of two files and in -m's
+    with open(bad, 'wb') as fh:
+        fh.write(l1 + b'\n21 20 0:65 \t /orphan rw - tmpfs orph rw\n')
+    for opts in ([], ['-m']):
+        ra, _, ea = run(['findmnt'] + opts + ['-F', mi, '-F', bad])
+        rb, b, eb = run([binary, 'list'] + opts + ['-F', mi, '-F', bad])
+        t.check('joined %s mi loose-bad (a lone tab field): findmnt warns, mntsnap refuses '
+                'naming the file and its line' % ' '.join(opts),
+                ra == 0 and (bad + ': parse error at line 2').encode() in ea and rb == 2 and
+                b == b'' and ("list: %s: line 2: optional fields: missing ' - ' separator" %
+                              bad).encode() in eb, '%r / %r' % (ea, eb))
     # the kernel's own text is read as it is: -F /proc/self/mountinfo too
     fstab_same(t, 'loose /proc/self/mountinfo', ['-F', '/proc/self/mountinfo', '-r', '-t', 'proc'],
                [binary, 'list', '-F', '/proc/self/mountinfo', '-r', '-t', 'proc'])
@@ -3542,6 +3563,9 @@ TABLINE_SAME = {
 TABLINE_TAIL = {
     'sb-tail': b'21 20 0:3 / /a rw - tmpfs a rw extra',
     'sb-tail-opts': b'21 20 0:3 / /a rw - tmpfs a rw,size=1k newfield:7',
+    # an empty option after the flags, then the blank: once refused
+    'sb-tail-empty-opt': b'21 20 0:3 / /a rw - tmpfs a rw, extra',
+    'sb-tail-sync-empty-opt': b'21 20 0:3 / /a ro - tmpfs a ro,sync, x,y',
 }
 # Text no kernel writes, where a reading would misstate the table:
 # refused naming the line (README), findmnt lists it without a word.
@@ -3556,6 +3580,14 @@ TABLINE_REFUSED = {
     'id-2-32': b'4294967296 20 0:3 / /a rw - tmpfs a rw',
     'major-past-32': b'21 20 99999999999:1 / /a rw - tmpfs a rw',
     'minor-past-32': b'21 20 0:4294967296 / /a rw - tmpfs a rw',
+    # libmount's sscanf() stops after the minor and ignores the rest of
+    # the field, and %u takes a sign
+    'dev-junk': b'21 20 0:33x / /a rw - tmpfs a rw',
+    'dev-isspace-junk': b'21 20 0:33\vx / /a rw - tmpfs a rw',
+    'dev-plus': b'21 20 +0:3 / /a rw - tmpfs a rw',
+    # libmount's optional fields are "-": with one blank, the separator
+    'opt-dash': b'21 20 0:3 / /a rw\t- - tmpfs a rw',
+    'opt-dash-more': b'21 20 0:3 / /a rw\t- x - tmpfs a rw',
 }
 # A line libmount warns about ("parse error at line 2 -- ignored") and
 # findmnt lists the rest: refused naming the line (README), never a crash
@@ -3565,6 +3597,20 @@ TABLINE_WARNED = {
     'dev-minor-missing': b'21 20 1: / /a rw - tmpfs a rw',
     'dev-colon-only': b'21 20 : / /a rw - tmpfs a rw',
     'dev-minor-missing-tab': b'21 20 1:\t/ /a rw - tmpfs a rw',
+    # a field that is a tab between blanks: libmount's fields shift past
+    # it, and no " - " follows the per-mount options
+    'tab-field': b'21 20 0:65 \t /orphan rw - tmpfs orph rw',
+    # super options that are blanks alone
+    'sb-blanks': b'21 20 0:33 / /x rw - cgroup cgroup   ',
+    'sb-blank-tab': b'21 20 0:33 / /x rw - cgroup cgroup \t',
+    'dev-field-isspace-only': b'21 20 \v',
+}
+# What mntsnap says of them, in the library's words for the field
+TABLINE_WARNED_WHY = {
+    'tab-field': b"optional fields: missing ' - ' separator",
+    'sb-blanks': b'super options: missing',
+    'sb-blank-tab': b'super options: missing',
+    'dev-field-isspace-only': b'major:minor: not MAJOR:MINOR',
 }
 
 
@@ -3657,7 +3703,8 @@ def tabfile_lines(t, binary, base):
         t.check('line %s: findmnt warns and lists the rest, mntsnap refuses naming line 2 '
                 '(kept)' % name,
                 ra == 0 and b'parse error at line 2' in ea and rb == 2 and not b and
-                b'list: line 2: ' in eb, '%r %r / %d %r' % (a, ea, rb, eb))
+                b'list: line 2: ' + TABLINE_WARNED_WHY.get(name, b'') in eb,
+                '%r %r / %d %r' % (a, ea, rb, eb))
 
 
 # A -F file's tail after its last newline: libmount 2.38.1

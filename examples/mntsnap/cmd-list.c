@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cmd-fstab.h"
+#include "mi-clean.h"
 #include "tags.h"
 #include "view.h"
 
@@ -833,6 +834,9 @@ struct tab_join {
 	struct cli_tabline *lines;
 	size_t n, cap;
 	bool changed; /* the text is not the file's as it was */
+	/* the line no mountinfo line (cli_mi_clean_line()), and why */
+	unsigned bad_line;
+	const char *bad_why;
 };
 
 static void tj_free(struct tab_join *tj)
@@ -860,131 +864,13 @@ static int tj_put(struct tab_join *tj, unsigned file, unsigned line, const char 
 	return 0;
 }
 
-static const char *mi_sep(const char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
-
-/* libmount's unmangle(): a field ends at a blank (a space or a tab) */
-static const char *mi_word(const char *s)
-{
-	while (*s && *s != ' ' && *s != '\t')
-		s++;
-	return s;
-}
-
-static char *mi_put(char *o, const char *s, const char *e, char after)
-{
-	memcpy(o, s, (size_t)(e - s));
-	o += e - s;
-	if (after)
-		*o++ = after;
-	return o;
-}
-
-/* C isspace(): what strtol() and sscanf()'s %u skip before a number */
-static const char *mi_space(const char *s)
-{
-	while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
-		s++;
-	return s;
-}
-
-/*
- * major:minor as libmount's sscanf("%u:%u") reads it: white space that
- * is no blank (\v, \f, \r; a blank ends the field) may stand before
- * the minor too. Written back without it. Only the field's own bytes are
- * passed over: a field that ends at its colon ("1:") stays as it is,
- * for the library to refuse.
- */
-static char *mi_put_dev(char *o, const char *s, const char *e)
-{
-	const char *colon = memchr(s, ':', (size_t)(e - s)), *m;
-
-	if (!colon)
-		return mi_put(o, s, e, ' ');
-	o = mi_put(o, s, colon + 1, '\0');
-	for (m = colon + 1; m < e && *m >= '\v' && *m <= '\r'; m++)
-		;
-	return mi_put(o, m, e, ' ');
-}
-
-/*
- * A mountinfo line split as libmount 2.38 splits it
- * (mnt_parse_mountinfo_line()), written back as the kernel writes it:
- * one space between fields. Six fields apart by blanks (spaces or tabs,
- * any number; before the ids and major:minor any C white space, and
- * before the minor \v, \f or \r); the optional fields up to the first
- * " - " (kept as written after one blank, as the library keeps them);
- * the type; "  " after it is an empty source (the kernel's
- * text for one), else blanks then the source; blanks then the
- * superblock options: the library's are the rest of the line, blanks at
- * its end dropped (libmount stops at a blank: a kept difference).
- * Escapes stay as they are. Returns the length at out (a buffer as long
- * as s, and one byte), or 0 when libmount cannot split the line either.
- */
-static size_t mi_clean_line(const char *s, char *out)
-{
-	const char *e, *sep;
-	char *o = out;
-
-	for (int i = 0; i < 6; i++, s = e) {
-		/* the ids and major:minor are numbers: strtol(), sscanf() */
-		s = i < 3 ? mi_space(s) : mi_sep(s);
-		e = mi_word(s);
-		if (e == s)
-			return 0;
-		if (i == 2)
-			o = mi_put_dev(o, s, e);
-		else
-			o = mi_put(o, s, e, i < 5 ? ' ' : '\0');
-	}
-	sep = strstr(s, " - ");
-	if (!sep)
-		return 0;
-	/*
-	 * the optional fields are the text after the blank that ends the
-	 * per-mount options, as written (any white space between fields:
-	 * the library reads them so)
-	 */
-	if (s < sep) {
-		*o++ = ' ';
-		o = mi_put(o, s + 1, sep, '\0');
-	}
-	o = mi_put(o, sep, sep + 3, '\0');
-	s = mi_sep(sep + 3);
-	e = mi_word(s);
-	if (e == s || !*e)
-		return 0;
-	o = mi_put(o, s, e, ' ');
-	s = e;
-	if (s[0] != ' ' || s[1] != ' ') {
-		s = mi_sep(s);
-		e = mi_word(s);
-		if (e == s)
-			return 0;
-		o = mi_put(o, s, e, '\0');
-		s = e;
-	}
-	*o++ = ' ';
-	s = mi_sep(s);
-	if (!*s)
-		return 0;
-	/* the super options are the rest (README: an old cifs line's raw space) */
-	for (e = s + strlen(s); e[-1] == ' ' || e[-1] == '\t'; e--)
-		;
-	o = mi_put(o, s, e, '\0');
-	return (size_t)(o - out);
-}
-
 /*
  * One line of a -F file. libmount drops the newline, then one \r before
  * it, skips blanks and passes over an empty or '#' line; the rest is
- * split as mi_clean_line() says. A line it cannot split (or with a NUL
- * byte) goes on as it was: the library refuses it naming its line, as
- * the README keeps (findmnt warns and lists the rest). The file's last
+ * split as cli_mi_clean_line() says. A line it cannot split is refused here
+ * (-EINVAL, tj->bad_line and tj->bad_why say which and why); one with a
+ * NUL byte goes on as it was, for the library to refuse naming its line:
+ * the README keeps both refusals (findmnt warns and lists the rest). The file's last
  * line without a newline is libmount's C string, up to its first NUL: a
  * file padded with zeros after its last line (a crash, a preallocated
  * copy) ends in a blank line passed over, as findmnt passes it over.
@@ -993,7 +879,7 @@ static int tj_line(struct tab_join *tj, unsigned file, unsigned lineno, char *bu
 		   char *out)
 {
 	size_t len = n && buf[n - 1] == '\n' ? n - 1 : strnlen(buf, n), k;
-	const char *s;
+	const char *s, *why;
 
 	tj->changed |= len < n && buf[n - 1] != '\n';
 	if (memchr(buf, '\0', len))
@@ -1001,15 +887,16 @@ static int tj_line(struct tab_join *tj, unsigned file, unsigned lineno, char *bu
 	buf[len] = '\0';
 	if (len && buf[len - 1] == '\r')
 		buf[--len] = '\0';
-	s = mi_sep(buf);
+	s = cli_mi_blanks(buf);
 	if (!*s || *s == '#') {
 		tj->changed = true;
 		return 0;
 	}
-	k = mi_clean_line(s, out);
+	k = cli_mi_clean_line(s, out, &why);
 	if (!k) {
-		tj->changed |= len != n - 1;
-		return tj_put(tj, file, lineno, buf, len);
+		tj->bad_line = lineno;
+		tj->bad_why = why;
+		return -EINVAL;
 	}
 	tj->changed |= k != n - 1 || memcmp(out, buf, k);
 	return tj_put(tj, file, lineno, out, k);
@@ -1049,15 +936,15 @@ static int tj_file(struct tab_join *tj, unsigned idx, const char *file)
 				   buf[n - 1] == '\n' ? (size_t)n - 1 : (size_t)n);
 			continue;
 		}
-		if (ocap < (size_t)n + 1) {
-			char *no = realloc(out, (size_t)n + 1);
+		if (ocap < 2 * (size_t)n + 2) {
+			char *no = realloc(out, 2 * (size_t)n + 2);
 
 			if (!no) {
 				r = -ENOMEM;
 				break;
 			}
 			out = no;
-			ocap = (size_t)n + 1;
+			ocap = 2 * (size_t)n + 2;
 		}
 		r = tj_line(tj, idx, lineno, buf, (size_t)n, out);
 	}
@@ -1072,9 +959,10 @@ static int tj_file(struct tab_join *tj, unsigned idx, const char *file)
 /*
  * Table i's lines as the library reads them, after those already in tj's
  * memory file (made on the first call). Returns 0, or CLI_EXIT_ERR (said
- * why, naming the file as given).
+ * why, naming the file as given; a line as the library's errors name
+ * one: "FILE: line N" when joined is set, tables read into one).
  */
-static int tj_spool(const struct list_args *a, struct tab_join *tj, size_t i)
+static int tj_spool(const struct list_args *a, struct tab_join *tj, size_t i, bool joined)
 {
 	int r;
 
@@ -1084,7 +972,13 @@ static int tj_spool(const struct list_args *a, struct tab_join *tj, size_t i)
 			return cli_fail(-errno, "list: %s", a->names[i]), CLI_EXIT_ERR;
 	}
 	r = tj_file(tj, (unsigned)i, a->paths[i]);
-	return r ? (cli_fail(r, "list: %s", a->names[i]), CLI_EXIT_ERR) : 0;
+	if (r && tj->bad_why && joined)
+		cli_fail(0, "list: %s: line %u: %s", a->names[i], tj->bad_line, tj->bad_why);
+	else if (r && tj->bad_why)
+		cli_fail(0, "list: line %u: %s", tj->bad_line, tj->bad_why);
+	else if (r)
+		cli_fail(r, "list: %s", a->names[i]);
+	return r ? CLI_EXIT_ERR : 0;
 }
 
 /*
@@ -1104,7 +998,7 @@ static int join_tabs(struct list_args *a, struct tab_join *tj)
 	for (size_t i = 0; i < a->ntabs; i++) {
 		size_t before = tj->n;
 
-		if ((r = tj_spool(a, tj, i)))
+		if ((r = tj_spool(a, tj, i, a->ntabs > 1)))
 			return r;
 		/*
 		 * findmnt's TID for this table's rows: the task its path names
@@ -1220,7 +1114,7 @@ static int mtab_mountinfo(struct list_args *a, size_t i, struct mntsnap_snapshot
 
 	/* what libmount reads past (blank lines, CRLF, ...) cleaned, as for one -F */
 	if (tab_cleanable(a->paths[i])) {
-		r = tj_spool(a, &tj, i);
+		r = tj_spool(a, &tj, i, true);
 		if (r) {
 			tj_free(&tj);
 			return r;
