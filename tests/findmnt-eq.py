@@ -3588,6 +3588,9 @@ TABLINE_REFUSED = {
     # libmount's optional fields are "-": with one blank, the separator
     'opt-dash': b'21 20 0:3 / /a rw\t- - tmpfs a rw',
     'opt-dash-more': b'21 20 0:3 / /a rw\t- x - tmpfs a rw',
+    # the kernel never escapes '.' in the type: written back raw, it
+    # would split off another subtype
+    'fstype-escaped-dot': b'21 20 0:3 / /a rw - fuse\\056x a rw',
 }
 # A line libmount warns about ("parse error at line 2 -- ignored") and
 # findmnt lists the rest: refused naming the line (README), never a crash

@@ -123,11 +123,35 @@ static int same_mount(const struct mntsnap_mount *m, struct libmnt_fs *fs)
 }
 
 /*
- * The library's strict reader refuses the cleaned line (a kept refusal),
- * or reads it as libmount reads the line as written (fs, if not NULL).
+ * What the library may refuse that libmount reads, each kept on purpose
+ * (README): a device or id that is no unsigned 32-bit number as written
+ * ("0:3x", "+0:3", "-5", "4294967296"), an escape that decodes to NUL,
+ * an escaped '.' in the fs type, parent ids that form a cycle (here: the
+ * line's and the root line's).
+ */
+static int kept_refusal(const char *msg)
+{
+	static const char *const kept[] = {
+		"major:minor: not MAJOR:MINOR", "id: not a decimal number below 2^32",
+		"an escape decodes to NUL", "parent ids form a cycle",
+		"fs type: escaped '.'",
+	};
+
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (strstr(msg, kept[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The library's strict reader refuses the cleaned line, or reads it as
+ * libmount reads the line as written (fs, if not NULL: then a refusal
+ * must be a kept one).
  */
 static int lib_refuses(const char *out, size_t k, struct libmnt_fs *fs)
 {
+	struct mntsnap_error e = { 0 };
+	MNTSNAP_OPTS(mntsnap_capture_opts, o, .error = &e);
 	struct mntsnap_snapshot *s = NULL;
 	char *text = malloc(strlen(ROOT_LINE) + k + 1);
 	int r;
@@ -137,7 +161,9 @@ static int lib_refuses(const char *out, size_t k, struct libmnt_fs *fs)
 	memcpy(text, ROOT_LINE, strlen(ROOT_LINE));
 	memcpy(text + strlen(ROOT_LINE), out, k);
 	text[strlen(ROOT_LINE) + k] = '\n';
-	r = mntsnap_parse_mountinfo(text, strlen(ROOT_LINE) + k + 1, NULL, &s);
+	r = mntsnap_parse_mountinfo(text, strlen(ROOT_LINE) + k + 1, &o, &s);
+	if (r && fs && !kept_refusal(e.msg))
+		abort();
 	if (!r && fs) {
 		struct mntsnap_mount m;
 
