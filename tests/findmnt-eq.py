@@ -2589,8 +2589,38 @@ def fstab_modes_and_edges(t, binary, base):
         fstab_same(t, 'noopts.fstab', ['-s', '-F', noopt] + opts + ['-r'],
                    [binary, 'list', '-s', '-F', noopt] + opts + ['-r'])
     edge_files(t, binary, base)
+    fstab_lookup_leftovers(t, binary, base)
     if verify:
         task_verify(t, binary, base)
+
+
+def fstab_lookup_leftovers(t, binary, base):
+    """Lookups over fstab-format tables (-s, -F FILE, -m's mtab of several
+    files) as findmnt makes them, in every form (in a directory of their
+    own: a relative mount point is looked up there).
+    MAJ:MIN MOUNTPOINT: a device number (set_source_match()) beside the
+    mount point, which no fstab entry has (0:0 each has), -f or not."""
+    d = os.path.join(base, 'leftovers')
+    os.makedirs(d)
+    cases = []
+    tagged = os.path.join(d, 'tagged.fstab')
+    with open(tagged, 'w') as fh:
+        fh.write('/dev/a LABEL=nolabel-here ext4 defaults 0 0\n'
+                 '/dev/b ID=noid-here ext4 defaults 0 0\n'
+                 '/dev/c UUID=nouuid-here ext4 defaults 0 0\n'
+                 '/dev/d 8:1 ext4 defaults 0 0\n'
+                 '/dev/e %s/rel ext4 defaults 0 0\n'
+                 '/dev/f /mnt ext4 defaults 0 0\n' % d)
+    pairs = []
+    # MAJ:MIN MOUNTPOINT over fstab
+    pairs += [['-f', '8:1', '/mnt'], ['8:1', '/mnt'], ['-f', '8:1', '8:1'], ['-f', '0:0', '/mnt'],
+              ['0:0', '/mnt'], ['-f', '0:0'], ['0:0'], ['-f', '8:1'], ['8:1'],
+              ['-f', '-S', '8:1', '/mnt'], ['-f', '/dev/f', '8:1'], ['-f', 'rel', '/mnt']]
+    for tab in (['-s', '-F', tagged], ['-F', tagged]):
+        cases += [tab + args for args in pairs]
+    for args in cases:
+        for form in ([], ['-r'], ['-J'], ['-P']):
+            lookup_pair(t, 'fstab leftovers', binary, args + form, cwd=d)
 
 
 # Option parsing as findmnt 2.38's getopt loop does it: the last -o wins,

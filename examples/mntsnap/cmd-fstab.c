@@ -381,6 +381,14 @@ void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const 
 		dn = v->match;
 		mt->source = NULL;
 	}
+	/*
+	 * MAJ:MIN MOUNTPOINT: the same set_source_match(), so a device number
+	 * (an fstab entry's is 0:0) beside the mount point, never a source
+	 */
+	if (v->pair && view_is_devno(v->source)) {
+		dn = v->source;
+		mt->source = NULL;
+	}
 	if (dn && sscanf(dn, "%d:%d", &maj, &min) == 2) {
 		mt->majmin = true;
 		mt->maj = (unsigned)maj, mt->min = (unsigned)min;
