@@ -2599,7 +2599,10 @@ def fstab_lookup_leftovers(t, binary, base):
     files) as findmnt makes them, in every form (in a directory of their
     own: a relative mount point is looked up there).
     MAJ:MIN MOUNTPOINT: a device number (set_source_match()) beside the
-    mount point, which no fstab entry has (0:0 each has), -f or not."""
+    mount point, which no fstab entry has (0:0 each has), -f or not.
+    -f TAG MOUNTPOINT: two arguments leave findmnt's swap on (its LABEL=,
+    UUID=, ... test is for a lone argument), so a lookup that fails is
+    retried with the tag's text as a mount point."""
     d = os.path.join(base, 'leftovers')
     os.makedirs(d)
     cases = []
@@ -2610,12 +2613,19 @@ def fstab_lookup_leftovers(t, binary, base):
                  '/dev/c UUID=nouuid-here ext4 defaults 0 0\n'
                  '/dev/d 8:1 ext4 defaults 0 0\n'
                  '/dev/e %s/rel ext4 defaults 0 0\n'
-                 '/dev/f /mnt ext4 defaults 0 0\n' % d)
+                 '/dev/f /mnt ext4 defaults 0 0\n'
+                 '/dev/g %s/PARTUUID=p ext4 defaults 0 0\n' % (d, d))
     pairs = []
     # MAJ:MIN MOUNTPOINT over fstab
     pairs += [['-f', '8:1', '/mnt'], ['8:1', '/mnt'], ['-f', '8:1', '8:1'], ['-f', '0:0', '/mnt'],
               ['0:0', '/mnt'], ['-f', '0:0'], ['0:0'], ['-f', '8:1'], ['8:1'],
               ['-f', '-S', '8:1', '/mnt'], ['-f', '/dev/f', '8:1'], ['-f', 'rel', '/mnt']]
+    # -f TAG MOUNTPOINT (and without -f, or a lone tag: no retry)
+    pairs += [['-f', 'LABEL=nolabel-here', '/mnt'], ['-f', 'UUID=nouuid-here', '/mnt'],
+              ['-f', 'ID=noid-here', '/mnt'], ['-f', 'PARTUUID=x', '/mnt'],
+              ['LABEL=nolabel-here', '/mnt'], ['-f', 'LABEL=nolabel-here'],
+              ['-f', '-d', 'backward', 'LABEL=nolabel-here', '/x'], ['-f', 'PARTUUID=p', '/mnt'],
+              ['-f', '-C', 'PARTUUID=p', '/mnt'], ['-f', 'PARTUUID=p']]
     for tab in (['-s', '-F', tagged], ['-F', tagged]):
         cases += [tab + args for args in pairs]
     for args in cases:

@@ -400,10 +400,11 @@ void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const 
 	mt->compat = mt->source && !v->types && !v->options && v->first_only;
 	/*
 	 * -f SOURCE MOUNTPOINT: findmnt sets no FL_NOSWAPMATCH for two
-	 * arguments, and its -f lookup takes SOURCE alone (as a source, then
-	 * as a mount point), the MOUNTPOINT unused
+	 * arguments (its LABEL=/UUID=/PARTLABEL=/PARTUUID= test is for a lone
+	 * argument), and its -f lookup takes SOURCE alone: as a source, then
+	 * its text, a tag's too, as a mount point; the MOUNTPOINT unused
 	 */
-	if (mt->compat && v->pair && !mt->majmin && !tags_is_devtag(mt->source))
+	if (mt->compat && v->pair)
 		mt->can_swap = true;
 }
 
