@@ -2602,7 +2602,10 @@ def fstab_lookup_leftovers(t, binary, base):
     mount point, which no fstab entry has (0:0 each has), -f or not.
     -f TAG MOUNTPOINT: two arguments leave findmnt's swap on (its LABEL=,
     UUID=, ... test is for a lone argument), so a lookup that fails is
-    retried with the tag's text as a mount point."""
+    retried with the tag's text as a mount point.
+    -R with -c or LABEL: each submount's row resolves its source (the
+    path cache gets its spelling) right after its match, before the next
+    match is looked up."""
     d = os.path.join(base, 'leftovers')
     os.makedirs(d)
     cases = []
@@ -2628,6 +2631,33 @@ def fstab_lookup_leftovers(t, binary, base):
               ['-f', '-C', 'PARTUUID=p', '/mnt'], ['-f', 'PARTUUID=p']]
     for tab in (['-s', '-F', tagged], ['-F', tagged]):
         cases += [tab + args for args in pairs]
+    # -R over -m's table of a mountinfo file and an fstab: the rows of a
+    # match's submounts resolve "F/" (realpath() fails: kept as written)
+    # before /c's "F" is printed, which the cache then gives as "F/"
+    f, lnk, img = (os.path.join(d, n) for n in ('f', 'lnk', 'img'))
+    open(f, 'w').close()
+    os.symlink(f, lnk)
+    # an ext4 image file: its LABEL probed through the path the cache gives
+    has_img = shutil.which('mkfs.ext4') and subprocess.run(
+        ['mkfs.ext4', '-q', '-F', '-L', 'lefto', img, '1M'], capture_output=True).returncode == 0
+    src = img if has_img else f
+    mi, fst = os.path.join(d, 'mtab.mi'), os.path.join(d, 'tail.fstab')
+    with open(mi, 'w') as fh:
+        fh.write('20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+                 '30 20 8:2 / /a ro - ext4 %s rw\n'
+                 '31 30 8:3 / /a/b rw - xfs %s/ rw\n'
+                 '32 31 8:3 / /a/b/c rw - xfs %s/ rw\n'
+                 '40 20 8:4 / /c ro - ext4 %s rw\n'
+                 '41 20 8:5 / /d ro - ext4 %s rw\n' % (lnk, src, f, src, f))
+    with open(fst, 'w') as fh:
+        fh.write('%s /z ext4 ro 0 0\n' % src)
+    for tabs in (['-m', '-F', mi, '-F', fst], ['-m', '-F', fst, '-F', mi]):
+        for args in (['-R', '-c', '-O', 'ro'], ['-R', '-c', '-t', 'ext4'], ['-R', '-c', '/a'],
+                     ['-R', '-c', '-O', 'ro', '-d', 'backward'], ['-R', '-c', '-S', src],
+                     ['-R', '-O', 'ro', '-o', 'TARGET,SOURCE,LABEL'],
+                     ['-R', '-c', '-O', 'ro', '-o', 'TARGET,SOURCE,SOURCES,LABEL'],
+                     ['-R', '-f', '-c', '-O', 'ro'], ['-R', '-c', '-i', '-t', 'xfs']):
+            cases.append(tabs + args)
     for args in cases:
         for form in ([], ['-r'], ['-J'], ['-P']):
             lookup_pair(t, 'fstab leftovers', binary, args + form, cwd=d)
