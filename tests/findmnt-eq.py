@@ -2843,8 +2843,29 @@ def optparse(t, binary, base):
                  ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(48)],
                  ['-p', '-F', table, '-w', '100', '-o', _ids(55)]):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
+    operand_refusals(t, fm, ms)
     show_operands(t, binary, base)
     number_args(t, binary, base)
+
+
+def operand_refusals(t, fm, ms):
+    """-S NAME, -T or -M beside a SOURCE|MOUNTPOINT argument: findmnt's
+    refusal in its words, after mntsnap's "list: " (exit 2 for its 1);
+    -S MAJ:MIN sets no source, so findmnt takes an argument beside it."""
+    for args in (['-S', '/dev/sda1', '/mnt'], ['-T', '/mnt', '/dev/sda1'], ['-M', '/mnt', 'x'],
+                 ['--source=/dev/sda1', '/mnt'], ['--target', '/mnt', 'x', 'y'],
+                 ['--mountpoint=/', '/'], ['-S', '8:1', '-T', '/', '/'],
+                 ['-S', 'x', '-S', '8:1', '/'], ['-S', '8:1', '-S', 'x', '/'],
+                 ['-f', '-S', 'LABEL=x', '/'], ['-S', '', '/'], ['/', '-T', '/'],
+                 ['-S', '8:1', '/'], ['-S', '8:1', '8:1', '/']):
+        ra, a, ea = run(fm + args)
+        rb, b, eb = run(ms + args)
+        if ra == 1 and ea.startswith(b'findmnt: options'):
+            why = '' if (rb, b, eb) == (2, b'', b'mntsnap: list: ' + ea[len(b'findmnt: '):]) \
+                else 'findmnt 1 %r, mntsnap %d %r' % (ea, rb, eb)
+        else:
+            why = same_output(args, ra, a, rb, b, ea, eb)
+        t.check('optparse operands refused %r' % args, not why, why)
 
 
 def show_operands(t, binary, base):

@@ -299,10 +299,13 @@ bool view_is_devno(const char *s)
 
 int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *ind)
 {
-	/* findmnt: -S NAME, -T or -M and an argument: an error (-S MAJ:MIN is not) */
+	/*
+	 * findmnt: -S NAME, -T or -M and an argument: an error in its words
+	 * (exit 2 here); -S MAJ:MIN sets no source, so it takes one
+	 */
 	if (*ind < argc && (v->source || v->mountpoint || v->target))
-		return cli_fail(0, "%s: -S, -T and -M exclude a SOURCE|MOUNTPOINT argument "
-				   "(but -S MAJ:MIN)", cmd);
+		return cli_fail(0, "%s: options --target and --source can't be used together "
+				   "with command line element that is not an option", cmd);
 	if (*ind < argc)
 		v->match = argv[(*ind)++];
 	/* an argument MAJ:MIN is findmnt's one MAJ:MIN match: it replaces -S's */
