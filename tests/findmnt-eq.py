@@ -4176,7 +4176,8 @@ def source_lookups_inner(binary, base):
         if blk:
             cases += [['-C', '-M', m1, '-o', 'TARGET,LABEL,UUID,PARTUUID'],
                       ['-C', '-S', 'LABEL=' + label], ['-C', 'LABEL=' + label],
-                      ['-f', '--pseudo', '-S', 'LABEL=' + label], ['-S', lnk, '-o', 'TARGET,LABEL']]
+                      ['-f', '--pseudo', '-S', 'LABEL=' + label], ['-S', lnk, '-o', 'TARGET,LABEL'],
+                      ['-f', 'LABEL=' + label, '/nowhere'], ['-f', 'LABEL=' + label, dev]]
             # "DEV/" asked for fails realpath(): resolved at another mount,
             # the cache then holds it for DEV too, and the tag columns probe
             # that spelling (nothing); not resolved when a target decides
@@ -4233,7 +4234,15 @@ def source_lookups_inner(binary, base):
                       ['-f', base, m1 + '/lost+found']),
                      ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', m1, '/nowhere']),
                      ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', dev + '/', '/nowhere']),
-                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), [m1, '/nowhere']))
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), [m1, '/nowhere']),
+                     # a tag whose device no entry has: its text as a
+                     # mount point (not the device's path)
+                     ('none LABEL=%s auto defaults 0 0\nnone %s auto defaults 0 0\n'
+                      % (label, dev), ['-f', 'LABEL=' + label, '/nowhere']),
+                     ('none %s auto defaults 0 0\nnone LABEL=%s auto defaults 0 0\n'
+                      % (dev, label), ['-f', '-o', 'TARGET,LABEL', 'LABEL=' + label, dev]),
+                     ('LABEL=%s %s ext4 defaults 0 0\n' % (label, m1),
+                      ['-f', 'LABEL=' + label, '/nowhere']))
             for tab, args in pairs:
                 with open(fst, 'w') as fh:
                     fh.write(tab)
@@ -4623,6 +4632,22 @@ def target_lookups_file(t, binary, base):
                      ['-C', '-f', '.']):
             lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
                         ['-F', tab, '-r'] + args, cwd=os.path.join(d, 'm'))
+    # -f TAG MOUNTPOINT: two arguments leave findmnt's swap on (its LABEL=,
+    # UUID=, ... test is for a lone argument), so a lookup that fails tries
+    # the tag's text, relative here, as a mount point
+    tagmi, tagmtab = os.path.join(d, 'tagged.mi'), os.path.join(d, 'tagged.mtab')
+    tmps = ('/', d + '/LABEL=tl', d + '/UUID=tu', 'PARTUUID=tp', d + '/ID=ti')
+    with open(tagmi, 'w') as fh, open(tagmtab, 'w') as fm:
+        for i, mp in enumerate(tmps):
+            fh.write('%d 20 0:%d / %s rw - tmpfs t%d rw\n' % (20 + i, i + 3, mp, i))
+            fm.write('t%d %s tmpfs rw 0 0\n' % (i, mp))
+    for tab in (tagmi, tagmtab):
+        for args in (['-f', 'LABEL=tl', '/x'], ['-f', 'UUID=tu', '/'], ['-f', 'PARTUUID=tp', '/x'],
+                     ['-f', 'ID=ti', '/x'], ['-f', 'LABEL=tl'], ['LABEL=tl', '/x'],
+                     ['-f', '-C', 'LABEL=tl', '/x'], ['-f', '-d', 'backward', 'UUID=tu', '/x'],
+                     ['-f', 'PARTLABEL=none', '/x'], ['-f', 'LABEL=tl', d + '/UUID=tu']):
+            lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
+                        ['-F', tab, '-r'] + args, cwd=d)
 
 
 def slash_as_empty(out, form, empties):
@@ -4795,7 +4820,8 @@ def target_lookups_inner(binary, base):
     os.symlink('m', os.path.join(d, 'lnk'))
     mounted = []
     try:
-        for src, mp in (('tl-m', 'm'), ('tl-mx', 'm/x'), ('tl-st1', 'st'), ('tl-st2', 'st')):
+        for src, mp in (('tl-m', 'm'), ('tl-mx', 'm/x'), ('tl-st1', 'st'), ('tl-st2', 'st'),
+                        ('tl-lab', 'LABEL=tl'), ('tl-uuid', 'UUID=tu')):
             mp = os.path.join(d, mp)
             os.makedirs(mp, exist_ok=True)
             subprocess.run(['mount', '-t', 'tmpfs', src, mp], check=True)
@@ -4812,7 +4838,8 @@ def target_lookups_inner(binary, base):
                 lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
                             ms_cmd=ms)
             for args in (['-M', 'm/'], ['-T', 'm/x/y'], ['-C', '-M', 'm'], ['-C', '-T', 'lnk/x'],
-                         ['m'], ['-R', '-M', './m']):
+                         ['m'], ['-R', '-M', './m'], ['-f', 'LABEL=tl', '/x'],
+                         ['-f', 'UUID=tu', '/'], ['-f', '-C', 'LABEL=tl', '/x'], ['-f', 'LABEL=tl']):
                 lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
                             cwd=d, ms_cmd=ms)
         stat_kept(t, binary, d)

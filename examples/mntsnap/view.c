@@ -331,12 +331,14 @@ void view_resolve_tag(struct view *v, char **dev)
 	if (!spec)
 		return;
 	/*
-	 * findmnt sets FL_NOSWAPMATCH for a LABEL=, UUID=, PARTLABEL= or
-	 * PARTUUID= argument by its prefix: never tried as a mount point.
+	 * findmnt sets FL_NOSWAPMATCH for a lone LABEL=, UUID=, PARTLABEL=
+	 * or PARTUUID= argument by its prefix: never tried as a mount point.
 	 * libmount's fifth tag, ID= (udev's /dev/disk/by-id/ link), is
-	 * still a tag to every lookup, but an ID= argument may swap.
+	 * still a tag to every lookup, but an ID= argument may swap; and so
+	 * may any tag followed by a MOUNTPOINT (findmnt tests the prefixes
+	 * only without one): -f TAG MOUNTPOINT tries the tag's text.
 	 */
-	v->tag_swap = !tags_is_devtag(*spec) && (spec == &v->match || v->pair);
+	v->tag_swap = (spec == &v->match && !tags_is_devtag(*spec)) || v->pair;
 	if (!v->tag_swap)
 		v->pair = false;
 	v->source_tag = *spec;
