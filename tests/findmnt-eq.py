@@ -2589,8 +2589,78 @@ def fstab_modes_and_edges(t, binary, base):
         fstab_same(t, 'noopts.fstab', ['-s', '-F', noopt] + opts + ['-r'],
                    [binary, 'list', '-s', '-F', noopt] + opts + ['-r'])
     edge_files(t, binary, base)
+    fstab_lookup_leftovers(t, binary, base)
     if verify:
         task_verify(t, binary, base)
+
+
+def fstab_lookup_leftovers(t, binary, base):
+    """Lookups over fstab-format tables (-s, -F FILE, -m's mtab of several
+    files) as findmnt makes them, in every form (in a directory of their
+    own: a relative mount point is looked up there).
+    MAJ:MIN MOUNTPOINT: a device number (set_source_match()) beside the
+    mount point, which no fstab entry has (0:0 each has), -f or not.
+    -f TAG MOUNTPOINT: two arguments leave findmnt's swap on (its LABEL=,
+    UUID=, ... test is for a lone argument), so a lookup that fails is
+    retried with the tag's text as a mount point.
+    -R with -c or LABEL: each submount's row resolves its source (the
+    path cache gets its spelling) right after its match, before the next
+    match is looked up."""
+    d = os.path.join(base, 'leftovers')
+    os.makedirs(d)
+    cases = []
+    tagged = os.path.join(d, 'tagged.fstab')
+    with open(tagged, 'w') as fh:
+        fh.write('/dev/a LABEL=nolabel-here ext4 defaults 0 0\n'
+                 '/dev/b ID=noid-here ext4 defaults 0 0\n'
+                 '/dev/c UUID=nouuid-here ext4 defaults 0 0\n'
+                 '/dev/d 8:1 ext4 defaults 0 0\n'
+                 '/dev/e %s/rel ext4 defaults 0 0\n'
+                 '/dev/f /mnt ext4 defaults 0 0\n'
+                 '/dev/g %s/PARTUUID=p ext4 defaults 0 0\n' % (d, d))
+    pairs = []
+    # MAJ:MIN MOUNTPOINT over fstab
+    pairs += [['-f', '8:1', '/mnt'], ['8:1', '/mnt'], ['-f', '8:1', '8:1'], ['-f', '0:0', '/mnt'],
+              ['0:0', '/mnt'], ['-f', '0:0'], ['0:0'], ['-f', '8:1'], ['8:1'],
+              ['-f', '-S', '8:1', '/mnt'], ['-f', '/dev/f', '8:1'], ['-f', 'rel', '/mnt']]
+    # -f TAG MOUNTPOINT (and without -f, or a lone tag: no retry)
+    pairs += [['-f', 'LABEL=nolabel-here', '/mnt'], ['-f', 'UUID=nouuid-here', '/mnt'],
+              ['-f', 'ID=noid-here', '/mnt'], ['-f', 'PARTUUID=x', '/mnt'],
+              ['LABEL=nolabel-here', '/mnt'], ['-f', 'LABEL=nolabel-here'],
+              ['-f', '-d', 'backward', 'LABEL=nolabel-here', '/x'], ['-f', 'PARTUUID=p', '/mnt'],
+              ['-f', '-C', 'PARTUUID=p', '/mnt'], ['-f', 'PARTUUID=p']]
+    for tab in (['-s', '-F', tagged], ['-F', tagged]):
+        cases += [tab + args for args in pairs]
+    # -R over -m's table of a mountinfo file and an fstab: the rows of a
+    # match's submounts resolve "F/" (realpath() fails: kept as written)
+    # before /c's "F" is printed, which the cache then gives as "F/"
+    f, lnk, img = (os.path.join(d, n) for n in ('f', 'lnk', 'img'))
+    open(f, 'w').close()
+    os.symlink(f, lnk)
+    # an ext4 image file: its LABEL probed through the path the cache gives
+    has_img = shutil.which('mkfs.ext4') and subprocess.run(
+        ['mkfs.ext4', '-q', '-F', '-L', 'lefto', img, '1M'], capture_output=True).returncode == 0
+    src = img if has_img else f
+    mi, fst = os.path.join(d, 'mtab.mi'), os.path.join(d, 'tail.fstab')
+    with open(mi, 'w') as fh:
+        fh.write('20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+                 '30 20 8:2 / /a ro - ext4 %s rw\n'
+                 '31 30 8:3 / /a/b rw - xfs %s/ rw\n'
+                 '32 31 8:3 / /a/b/c rw - xfs %s/ rw\n'
+                 '40 20 8:4 / /c ro - ext4 %s rw\n'
+                 '41 20 8:5 / /d ro - ext4 %s rw\n' % (lnk, src, f, src, f))
+    with open(fst, 'w') as fh:
+        fh.write('%s /z ext4 ro 0 0\n' % src)
+    for tabs in (['-m', '-F', mi, '-F', fst], ['-m', '-F', fst, '-F', mi]):
+        for args in (['-R', '-c', '-O', 'ro'], ['-R', '-c', '-t', 'ext4'], ['-R', '-c', '/a'],
+                     ['-R', '-c', '-O', 'ro', '-d', 'backward'], ['-R', '-c', '-S', src],
+                     ['-R', '-O', 'ro', '-o', 'TARGET,SOURCE,LABEL'],
+                     ['-R', '-c', '-O', 'ro', '-o', 'TARGET,SOURCE,SOURCES,LABEL'],
+                     ['-R', '-f', '-c', '-O', 'ro'], ['-R', '-c', '-i', '-t', 'xfs']):
+            cases.append(tabs + args)
+    for args in cases:
+        for form in ([], ['-r'], ['-J'], ['-P']):
+            lookup_pair(t, 'fstab leftovers', binary, args + form, cwd=d)
 
 
 # Option parsing as findmnt 2.38's getopt loop does it: the last -o wins,
@@ -2773,8 +2843,29 @@ def optparse(t, binary, base):
                  ['-p', '-D', '-F', table, '-w', '100', '-o', '+' + _ids(48)],
                  ['-p', '-F', table, '-w', '100', '-o', _ids(55)]):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
+    operand_refusals(t, fm, ms)
     show_operands(t, binary, base)
     number_args(t, binary, base)
+
+
+def operand_refusals(t, fm, ms):
+    """-S NAME, -T or -M beside a SOURCE|MOUNTPOINT argument: findmnt's
+    refusal in its words, after mntsnap's "list: " (exit 2 for its 1);
+    -S MAJ:MIN sets no source, so findmnt takes an argument beside it."""
+    for args in (['-S', '/dev/sda1', '/mnt'], ['-T', '/mnt', '/dev/sda1'], ['-M', '/mnt', 'x'],
+                 ['--source=/dev/sda1', '/mnt'], ['--target', '/mnt', 'x', 'y'],
+                 ['--mountpoint=/', '/'], ['-S', '8:1', '-T', '/', '/'],
+                 ['-S', 'x', '-S', '8:1', '/'], ['-S', '8:1', '-S', 'x', '/'],
+                 ['-f', '-S', 'LABEL=x', '/'], ['-S', '', '/'], ['/', '-T', '/'],
+                 ['-S', '8:1', '/'], ['-S', '8:1', '8:1', '/']):
+        ra, a, ea = run(fm + args)
+        rb, b, eb = run(ms + args)
+        if ra == 1 and ea.startswith(b'findmnt: options'):
+            why = '' if (rb, b, eb) == (2, b'', b'mntsnap: list: ' + ea[len(b'findmnt: '):]) \
+                else 'findmnt 1 %r, mntsnap %d %r' % (ea, rb, eb)
+        else:
+            why = same_output(args, ra, a, rb, b, ea, eb)
+        t.check('optparse operands refused %r' % args, not why, why)
 
 
 def show_operands(t, binary, base):
@@ -4135,7 +4226,8 @@ def source_lookups_inner(binary, base):
         if blk:
             cases += [['-C', '-M', m1, '-o', 'TARGET,LABEL,UUID,PARTUUID'],
                       ['-C', '-S', 'LABEL=' + label], ['-C', 'LABEL=' + label],
-                      ['-f', '--pseudo', '-S', 'LABEL=' + label], ['-S', lnk, '-o', 'TARGET,LABEL']]
+                      ['-f', '--pseudo', '-S', 'LABEL=' + label], ['-S', lnk, '-o', 'TARGET,LABEL'],
+                      ['-f', 'LABEL=' + label, '/nowhere'], ['-f', 'LABEL=' + label, dev]]
             # "DEV/" asked for fails realpath(): resolved at another mount,
             # the cache then holds it for DEV too, and the tag columns probe
             # that spelling (nothing); not resolved when a target decides
@@ -4192,7 +4284,15 @@ def source_lookups_inner(binary, base):
                       ['-f', base, m1 + '/lost+found']),
                      ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', m1, '/nowhere']),
                      ('%s %s ext4 defaults 0 0\n' % (dev, m1), ['-f', dev + '/', '/nowhere']),
-                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), [m1, '/nowhere']))
+                     ('%s %s ext4 defaults 0 0\n' % (dev, m1), [m1, '/nowhere']),
+                     # a tag whose device no entry has: its text as a
+                     # mount point (not the device's path)
+                     ('none LABEL=%s auto defaults 0 0\nnone %s auto defaults 0 0\n'
+                      % (label, dev), ['-f', 'LABEL=' + label, '/nowhere']),
+                     ('none %s auto defaults 0 0\nnone LABEL=%s auto defaults 0 0\n'
+                      % (dev, label), ['-f', '-o', 'TARGET,LABEL', 'LABEL=' + label, dev]),
+                     ('LABEL=%s %s ext4 defaults 0 0\n' % (label, m1),
+                      ['-f', 'LABEL=' + label, '/nowhere']))
             for tab, args in pairs:
                 with open(fst, 'w') as fh:
                     fh.write(tab)
@@ -4582,6 +4682,22 @@ def target_lookups_file(t, binary, base):
                      ['-C', '-f', '.']):
             lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
                         ['-F', tab, '-r'] + args, cwd=os.path.join(d, 'm'))
+    # -f TAG MOUNTPOINT: two arguments leave findmnt's swap on (its LABEL=,
+    # UUID=, ... test is for a lone argument), so a lookup that fails tries
+    # the tag's text, relative here, as a mount point
+    tagmi, tagmtab = os.path.join(d, 'tagged.mi'), os.path.join(d, 'tagged.mtab')
+    tmps = ('/', d + '/LABEL=tl', d + '/UUID=tu', 'PARTUUID=tp', d + '/ID=ti')
+    with open(tagmi, 'w') as fh, open(tagmtab, 'w') as fm:
+        for i, mp in enumerate(tmps):
+            fh.write('%d 20 0:%d / %s rw - tmpfs t%d rw\n' % (20 + i, i + 3, mp, i))
+            fm.write('t%d %s tmpfs rw 0 0\n' % (i, mp))
+    for tab in (tagmi, tagmtab):
+        for args in (['-f', 'LABEL=tl', '/x'], ['-f', 'UUID=tu', '/'], ['-f', 'PARTUUID=tp', '/x'],
+                     ['-f', 'ID=ti', '/x'], ['-f', 'LABEL=tl'], ['LABEL=tl', '/x'],
+                     ['-f', '-C', 'LABEL=tl', '/x'], ['-f', '-d', 'backward', 'UUID=tu', '/x'],
+                     ['-f', 'PARTLABEL=none', '/x'], ['-f', 'LABEL=tl', d + '/UUID=tu']):
+            lookup_pair(t, 'target lookup -F %s' % os.path.basename(tab), binary,
+                        ['-F', tab, '-r'] + args, cwd=d)
 
 
 def slash_as_empty(out, form, empties):
@@ -4754,7 +4870,8 @@ def target_lookups_inner(binary, base):
     os.symlink('m', os.path.join(d, 'lnk'))
     mounted = []
     try:
-        for src, mp in (('tl-m', 'm'), ('tl-mx', 'm/x'), ('tl-st1', 'st'), ('tl-st2', 'st')):
+        for src, mp in (('tl-m', 'm'), ('tl-mx', 'm/x'), ('tl-st1', 'st'), ('tl-st2', 'st'),
+                        ('tl-lab', 'LABEL=tl'), ('tl-uuid', 'UUID=tu')):
             mp = os.path.join(d, mp)
             os.makedirs(mp, exist_ok=True)
             subprocess.run(['mount', '-t', 'tmpfs', src, mp], check=True)
@@ -4771,7 +4888,8 @@ def target_lookups_inner(binary, base):
                 lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
                             ms_cmd=ms)
             for args in (['-M', 'm/'], ['-T', 'm/x/y'], ['-C', '-M', 'm'], ['-C', '-T', 'lnk/x'],
-                         ['m'], ['-R', '-M', './m']):
+                         ['m'], ['-R', '-M', './m'], ['-f', 'LABEL=tl', '/x'],
+                         ['-f', 'UUID=tu', '/'], ['-f', '-C', 'LABEL=tl', '/x'], ['-f', 'LABEL=tl']):
                 lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
                             cwd=d, ms_cmd=ms)
         stat_kept(t, binary, d)

@@ -381,6 +381,14 @@ void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const 
 		dn = v->match;
 		mt->source = NULL;
 	}
+	/*
+	 * MAJ:MIN MOUNTPOINT: the same set_source_match(), so a device number
+	 * (an fstab entry's is 0:0) beside the mount point, never a source
+	 */
+	if (v->pair && view_is_devno(v->source)) {
+		dn = v->source;
+		mt->source = NULL;
+	}
 	if (dn && sscanf(dn, "%d:%d", &maj, &min) == 2) {
 		mt->majmin = true;
 		mt->maj = (unsigned)maj, mt->min = (unsigned)min;
@@ -392,10 +400,11 @@ void fstab_match_init(struct fstab_match *mt, const struct fstab_args *a, const 
 	mt->compat = mt->source && !v->types && !v->options && v->first_only;
 	/*
 	 * -f SOURCE MOUNTPOINT: findmnt sets no FL_NOSWAPMATCH for two
-	 * arguments, and its -f lookup takes SOURCE alone (as a source, then
-	 * as a mount point), the MOUNTPOINT unused
+	 * arguments (its LABEL=/UUID=/PARTLABEL=/PARTUUID= test is for a lone
+	 * argument), and its -f lookup takes SOURCE alone: as a source, then
+	 * its text, a tag's too, as a mount point; the MOUNTPOINT unused
 	 */
-	if (mt->compat && v->pair && !mt->majmin && !tags_is_devtag(mt->source))
+	if (mt->compat && v->pair)
 		mt->can_swap = true;
 }
 
@@ -582,29 +591,6 @@ static bool extra_ok(const struct fstab_args *a)
 	return a->kernel_tab && noswap && v->target && !v->mountpoint;
 }
 
-/* The entries at -T's mount point instead; how many */
-static size_t extra_matches(struct fstab_args *a, const struct fstab *t, size_t *found)
-{
-	struct view *v = a->view;
-	const char *saved = v->target;
-	char *mnt = extra_target(a, t, v->target);
-	struct fstab_match mt;
-	size_t hits = 0;
-
-	if (!mnt)
-		return 0;
-	v->target = mnt;
-	fstab_match_init(&mt, a, t, v->backward);
-	for (long i; (i = fstab_match_next(&mt)) >= 0;) {
-		found[hits++] = (size_t)i;
-		if (v->first_only)
-			break;
-	}
-	v->target = saved;
-	free(mnt);
-	return hits;
-}
-
 /* libmount's mnt_get_fstab_path(): $LIBMOUNT_FSTAB, unless setuid/setgid */
 static const char *fstab_path(void)
 {
@@ -613,6 +599,13 @@ static const char *fstab_path(void)
 
 	return p ? p : FSTAB_PATH;
 }
+
+/* the entries to print, in the order findmnt adds their lines */
+struct found {
+	size_t *idx, n;
+	bool *listed; /* -R: the entries with a line already (has_line()), else NULL */
+	bool subs;    /* -R on a mountinfo table: each entry's submounts follow it */
+};
 
 /*
  * mnt_table_next_child_fs(): of the entries that name parent's id as
@@ -644,46 +637,6 @@ static long next_child(const struct fstab *t, size_t parent, bool *any, uint32_t
 }
 
 /*
- * findmnt -R's create_treenode(): entry i unless it is listed already,
- * then its submounts in turn (a mountinfo table's only), depth first.
- */
-static void add_submounts(const struct fstab *t, size_t i, bool subs, bool *listed,
-			  size_t *out, size_t *n)
-{
-	bool any = true;
-	uint32_t last = 0;
-
-	if (listed[i])
-		return;
-	listed[i] = true;
-	out[(*n)++] = i;
-	for (long c; subs && (c = next_child(t, i, &any, &last)) >= 0;)
-		add_submounts(t, (size_t)c, subs, listed, out, n);
-}
-
-/*
- * -R with a filter: each match and its submounts, a match listed already
- * (as another's submount) left out. Returns the count in found.
- */
-static size_t with_submounts(const struct fstab *t, size_t *found, size_t hits)
-{
-	size_t *out = calloc(t->n + 1, sizeof(*out)), n = 0;
-	bool *listed = calloc(t->n + 1, 1), subs = table_mountinfo(t);
-
-	if (!out || !listed) {
-		free(out);
-		free(listed);
-		return 0;
-	}
-	for (size_t k = 0; k < hits; k++)
-		add_submounts(t, found[k], subs, listed, out, &n);
-	memcpy(found, out, n * sizeof(*out));
-	free(out);
-	free(listed);
-	return n;
-}
-
-/*
  * findmnt prints each entry as soon as it finds it: where the row's
  * columns resolve its source (-c, the tag columns), that spelling enters
  * the cache before the next entries are looked up. An entry "/dev/sda1//"
@@ -700,30 +653,77 @@ static void prime_printed(struct fstab_args *a, const struct fstab_ent *e)
 		pathcache_path(a->cache, m->source);
 }
 
+/*
+ * findmnt -R's create_treenode() (without -R its add_line()): entry i
+ * unless it is listed already, its row (priming the cache), then its
+ * submounts in turn (a mountinfo table's only), depth first, each row
+ * printed before the next is looked for and before the next match.
+ */
+static void found_take(struct fstab_args *a, const struct fstab *t, struct found *f, size_t i)
+{
+	bool any = true;
+	uint32_t last = 0;
+
+	if (f->listed) {
+		if (f->listed[i])
+			return;
+		f->listed[i] = true;
+	}
+	f->idx[f->n++] = i;
+	prime_printed(a, &t->ent[i]);
+	for (long c; f->subs && (c = next_child(t, i, &any, &last)) >= 0;)
+		found_take(a, t, f, (size_t)c);
+}
+
+/* The entries at -T's mount point instead, taken into f */
+static void extra_matches(struct fstab_args *a, const struct fstab *t, struct found *f)
+{
+	struct view *v = a->view;
+	const char *saved = v->target;
+	char *mnt = extra_target(a, t, v->target);
+	struct fstab_match mt;
+
+	if (!mnt)
+		return;
+	v->target = mnt;
+	fstab_match_init(&mt, a, t, v->backward);
+	for (long i; (i = fstab_match_next(&mt)) >= 0;) {
+		found_take(a, t, f, (size_t)i);
+		if (v->first_only)
+			break;
+	}
+	v->target = saved;
+	free(mnt);
+}
+
 /* findmnt's add_matching_lines(): every entry found, -f the first only */
 static int list_matches(struct fstab_args *a, const struct fstab *t)
 {
-	size_t *found = calloc(t->n + 1, sizeof(*found)), hits = 0;
 	struct fstab_match mt;
+	struct found f = { .idx = calloc(t->n + 1, sizeof(*f.idx)) };
 	int r;
 
-	if (!found)
-		return cli_fail(-ENOMEM, "list");
 	fstab_match_init(&mt, a, t, a->view->backward);
+	/* -R with a filter: a match listed already (another's submount) is left out */
+	if (a->view->submounts && !mt.listall) {
+		f.listed = calloc(t->n + 1, sizeof(*f.listed));
+		f.subs = table_mountinfo(t);
+	}
+	if (!f.idx || (a->view->submounts && !mt.listall && !f.listed)) {
+		free(f.idx);
+		free(f.listed);
+		return cli_fail(-ENOMEM, "list");
+	}
 	for (long i; (i = fstab_match_next(&mt)) >= 0;) {
-		found[hits++] = (size_t)i;
-		prime_printed(a, &t->ent[i]);
+		found_take(a, t, &f, (size_t)i);
 		if (a->view->first_only)
 			break;
 	}
-	if (!hits && extra_ok(a))
-		hits = extra_matches(a, t, found);
-	if (hits && a->view->submounts && !mt.listall && !(hits = with_submounts(t, found, hits))) {
-		free(found);
-		return cli_fail(-ENOMEM, "list");
-	}
-	r = hits ? print_ents(a, t, found, hits) : 1;
-	free(found);
+	if (!f.n && extra_ok(a))
+		extra_matches(a, t, &f);
+	r = f.n ? print_ents(a, t, f.idx, f.n) : 1;
+	free(f.idx);
+	free(f.listed);
 	return r;
 }
 

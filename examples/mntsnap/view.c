@@ -299,10 +299,13 @@ bool view_is_devno(const char *s)
 
 int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *ind)
 {
-	/* findmnt: -S NAME, -T or -M and an argument: an error (-S MAJ:MIN is not) */
+	/*
+	 * findmnt: -S NAME, -T or -M and an argument: an error in its words
+	 * (exit 2 here); -S MAJ:MIN sets no source, so it takes one
+	 */
 	if (*ind < argc && (v->source || v->mountpoint || v->target))
-		return cli_fail(0, "%s: -S, -T and -M exclude a SOURCE|MOUNTPOINT argument "
-				   "(but -S MAJ:MIN)", cmd);
+		return cli_fail(0, "%s: options --target and --source can't be used together "
+				   "with command line element that is not an option", cmd);
 	if (*ind < argc)
 		v->match = argv[(*ind)++];
 	/* an argument MAJ:MIN is findmnt's one MAJ:MIN match: it replaces -S's */
@@ -328,12 +331,14 @@ void view_resolve_tag(struct view *v, char **dev)
 	if (!spec)
 		return;
 	/*
-	 * findmnt sets FL_NOSWAPMATCH for a LABEL=, UUID=, PARTLABEL= or
-	 * PARTUUID= argument by its prefix: never tried as a mount point.
+	 * findmnt sets FL_NOSWAPMATCH for a lone LABEL=, UUID=, PARTLABEL=
+	 * or PARTUUID= argument by its prefix: never tried as a mount point.
 	 * libmount's fifth tag, ID= (udev's /dev/disk/by-id/ link), is
-	 * still a tag to every lookup, but an ID= argument may swap.
+	 * still a tag to every lookup, but an ID= argument may swap; and so
+	 * may any tag followed by a MOUNTPOINT (findmnt tests the prefixes
+	 * only without one): -f TAG MOUNTPOINT tries the tag's text.
 	 */
-	v->tag_swap = !tags_is_devtag(*spec) && (spec == &v->match || v->pair);
+	v->tag_swap = (spec == &v->match && !tags_is_devtag(*spec)) || v->pair;
 	if (!v->tag_swap)
 		v->pair = false;
 	v->source_tag = *spec;
