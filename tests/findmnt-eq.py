@@ -91,8 +91,11 @@ mounted as a subvolume, the top volume and a nested subvolume (libmount's
 lookup takes the mount of the default subvolume as the mount point
 answers it), before and after `btrfs subvolume set-default`, with the
 default mounted nowhere, a mount point covered, as uid 65534, on a -F
-copy of the table and on an fstab of that device (skipped, saying why,
-without root, btrfs-progs, a loop device or the btrfs module).
+copy of the table, show of a snapshot of it (also a LABEL= tag; asked only
+where the saved device's btrfs is there: another btrfs stacked on the
+saved mount points), stat PATH -f with -t/-O, and on an fstab of that
+device (skipped, saying why, without root, btrfs-progs, a loop device or
+the btrfs module).
 
 Repeated mount ids (dup_ids): one mountinfo file given twice, two that
 share ids, a file that repeats ids, random such text (ids below their
@@ -4326,6 +4329,9 @@ def source_lookups_inner(binary, base):
     return 0
 
 
+BTRFS_LABEL = 'fmeq-btrfs'
+
+
 def btrfs_cases(dev, tgt, uuid):
     """-f's mount-compatible lookups of a btrfs device (TGT: one of its
     mount points), the forms beside them that are filters again (no -f,
@@ -4336,7 +4342,8 @@ def btrfs_cases(dev, tgt, uuid):
              ['-f', dev, tgt], ['-f', '-S', dev, '-M', tgt], ['-f', '-i', dev], ['-f', '--shadowed', dev],
              ['-f', '-t', 'btrfs', dev], ['-f', '-O', 'rw', dev], ['-S', dev], [dev]]
     if uuid:
-        cases += [['-f', 'UUID=' + uuid], ['-f', '-d', 'backward', '-S', 'UUID=' + uuid]]
+        cases += [['-f', 'UUID=' + uuid], ['-f', '-d', 'backward', '-S', 'UUID=' + uuid],
+                  ['-f', 'LABEL=' + BTRFS_LABEL], ['-f', '-d', 'backward', 'LABEL=' + BTRFS_LABEL]]
     return [['-r'] + c if '-J' not in c and '-P' not in c and '-l' not in c else c
             for c in cases]
 
@@ -4357,6 +4364,8 @@ def btrfs_compare(t, binary, state, dev, tgt, uuid, base, prefix=()):
             t.check('btrfs %s (%s): %s' % (state, backend, ' '.join(args)), not why, why)
         if not prefix:
             lookup_pair(t, 'btrfs %s -F' % state, binary, ['-F', mi] + args)
+    if not prefix:
+        btrfs_show_stat(t, binary, state, dev, tgt, uuid, base, mi)
     # an fstab's entries: their mount points asked the same way
     fst = os.path.join(base, 'btrfs.fstab')
     d = os.path.dirname(tgt)
@@ -4376,6 +4385,79 @@ def btrfs_compare(t, binary, state, dev, tgt, uuid, base, prefix=()):
         why = same_output(args, fm.returncode, fm.stdout, ms.returncode, ms.stdout,
                           fm.stderr, ms.stderr)
         t.check('btrfs %s fstab: %s' % (state, ' '.join(args)), not why, why)
+
+
+def btrfs_show_stat(t, binary, state, dev, tgt, uuid, base, mi):
+    """show of a snapshot saved with MI (the same moment) against
+    findmnt -F MI: libmount asks each mount point for its default
+    subvolume whatever table it reads, and show asks it too where the
+    btrfs there now is on the device the saved source names. stat PATH -f
+    with -t/-O is findmnt -T PATH's filter, no lookup (mount points of the
+    top volume and of sv)."""
+    snap = os.path.join(base, 'btrfs.snap')
+    r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+    t.check('btrfs %s save' % state, r.returncode == 0, r.stderr.decode(errors='replace'))
+    # (show refuses -C: a saved table is never resolved here)
+    for args in btrfs_cases(dev, tgt, uuid):
+        if '-C' not in args:
+            fstab_same(t, 'btrfs %s show' % state, ['-F', mi] + args,
+                       [binary, 'show', snap] + args, json_out='-J' in args)
+    sv = os.path.join(os.path.dirname(tgt), 'sv')
+    sets = [['-f', '-t', 'btrfs', '-S', dev], ['-f', '-O', 'rw', '-S', dev],
+            ['-f', '-d', 'backward', '-t', 'btrfs', '-S', dev]]
+    if uuid:
+        sets.append(['-f', '-t', 'btrfs', '-S', 'UUID=' + uuid])
+    # (sv covered: stat prints the top mount of a stack, findmnt -T each
+    # one; kept, README)
+    for path in (tgt,) if 'covered' in state else (tgt, sv):
+        for args in sets:
+            lookup_pair(t, 'btrfs %s stat' % state, binary, ['-r', '-T', path] + args,
+                        ms_cmd=('stat',))
+
+
+def btrfs_show_elsewhere(t, binary, base, dev, top, sv, mounted):
+    """A snapshot saved with the default 256 (sv's), then another btrfs
+    (default 5) stacked on both mount points: findmnt -F asks that one,
+    so the saved top volume's subvolid=5 passes and sv's is passed over;
+    show asks no btrfs that is not on the saved source's device, so both
+    count and the first (sv, the saved filesystem's default) is taken
+    (kept, README). Its mounts go in MOUNTED while they last."""
+    img = os.path.join(base, 'other.img')
+    with open(img, 'wb') as fh:
+        fh.truncate(256 << 20)
+    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP btrfs show, another btrfs: no second loop device: %s' % r.stderr.strip())
+        t.skipped += 1
+        return
+    other = r.stdout.strip()
+    subprocess.run(['btrfs', 'subvolume', 'set-default', '256', top], check=True,
+                   capture_output=True)
+    mi, snap = os.path.join(base, 'elsewhere.mi'), os.path.join(base, 'elsewhere.snap')
+    shutil.copyfile('/proc/self/mountinfo', mi)
+    r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+    t.check('btrfs elsewhere save', r.returncode == 0, r.stderr.decode(errors='replace'))
+    subprocess.run(['mkfs.btrfs', '-q', '-f', other], check=True, capture_output=True)
+    stacked = []
+    try:
+        for mp in (sv, top):
+            subprocess.run(['mount', '-t', 'btrfs', other, mp], check=True)
+            mounted.insert(0, mp)
+            stacked.append(mp)
+        args = ['-n', '-o', 'TARGET', '-f', dev]
+        _, fm, _ = run(['findmnt', '-F', mi] + args)
+        rc, ms, err = run([binary, 'show', snap] + args)
+        t.check('btrfs elsewhere: findmnt -F asks the btrfs there now', fm.strip() == top.encode(),
+                repr(fm))
+        t.check('btrfs elsewhere: show the saved default\'s mount', rc == 0 and
+                ms.strip() == sv.encode(), '%d %r %r' % (rc, ms, err))
+    finally:
+        for mp in reversed(stacked):
+            subprocess.run(['umount', mp], capture_output=True)
+            mounted.remove(mp)
+        subprocess.run(['losetup', '-d', other], capture_output=True)
+        subprocess.run(['btrfs', 'subvolume', 'set-default', '5', top], check=True,
+                       capture_output=True)
 
 
 def btrfs_subvols_inner(binary, base):
@@ -4404,7 +4486,8 @@ def btrfs_subvols_inner(binary, base):
     top, sv, nested, tmp = (os.path.join(base, n) for n in ('top', 'sv', 'nested', 'mk'))
     mounted = []
     try:
-        subprocess.run(['mkfs.btrfs', '-q', '-f', dev], check=True, capture_output=True)
+        subprocess.run(['mkfs.btrfs', '-q', '-f', '-L', BTRFS_LABEL, dev], check=True,
+                       capture_output=True)
         for d in (top, sv, nested, tmp):
             os.makedirs(d)
         r = subprocess.run(['mount', '-t', 'btrfs', dev, tmp], capture_output=True, text=True)
@@ -4443,6 +4526,7 @@ def btrfs_subvols_inner(binary, base):
             print('SKIP btrfs subvolumes as an unprivileged user: no setpriv, or %s is not'
                   ' executable by uid 65534' % binary)
             t.skipped += 1
+        btrfs_show_elsewhere(t, binary, base, dev, top, sv, mounted)
         # sv's mount point leads to a tmpfs now: its default is not asked
         subprocess.run(['mount', '-t', 'tmpfs', 'cover', sv], check=True)
         mounted.insert(0, sv)

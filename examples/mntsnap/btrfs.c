@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "btrfs.h"
@@ -56,6 +57,28 @@ struct k_btrfs_ioctl_search_args {
 
 #define K_BTRFS_IOC_TREE_SEARCH _IOWR(K_BTRFS_IOCTL_MAGIC, 17, struct k_btrfs_ioctl_search_args)
 
+/* the filesystem: only max_id (the highest device id) is read here */
+struct k_btrfs_ioctl_fs_info_args {
+	uint64_t max_id;
+	uint64_t num_devices;
+	uint8_t rest[1008]; /* fsid, sizes, flags (in: 0), ... */
+};
+
+#define K_BTRFS_IOC_FS_INFO _IOR(K_BTRFS_IOCTL_MAGIC, 31, struct k_btrfs_ioctl_fs_info_args)
+
+/* one device by its id (uuid all zero: any); path as the kernel opened it */
+struct k_btrfs_ioctl_dev_info_args {
+	uint64_t devid;
+	uint8_t uuid[16];
+	uint64_t bytes_used;
+	uint64_t total_bytes;
+	uint8_t fsid[16];
+	uint64_t unused[377];
+	char path[1024];
+};
+
+#define K_BTRFS_IOC_DEV_INFO _IOWR(K_BTRFS_IOCTL_MAGIC, 30, struct k_btrfs_ioctl_dev_info_args)
+
 /* include/uapi/linux/btrfs_tree.h */
 #define K_BTRFS_ROOT_TREE_OBJECTID 1ULL
 #define K_BTRFS_ROOT_TREE_DIR_OBJECTID 6ULL
@@ -80,6 +103,8 @@ _Static_assert(sizeof(struct k_btrfs_ioctl_search_key) == 104, "btrfs_ioctl_sear
 _Static_assert(sizeof(struct k_btrfs_ioctl_search_header) == 32, "btrfs_ioctl_search_header size");
 _Static_assert(sizeof(struct k_btrfs_ioctl_search_args) == 4096, "btrfs_ioctl_search_args size");
 _Static_assert(sizeof(struct k_btrfs_dir_item) == 30, "btrfs_dir_item size");
+_Static_assert(sizeof(struct k_btrfs_ioctl_fs_info_args) == 1024, "btrfs_ioctl_fs_info_args size");
+_Static_assert(sizeof(struct k_btrfs_ioctl_dev_info_args) == 4096, "btrfs_ioctl_dev_info_args size");
 
 /* The reply's one item: the root tree directory's "default" entry. */
 static int default_from_reply(const struct k_btrfs_ioctl_search_args *a, uint64_t *id)
@@ -126,6 +151,50 @@ int btrfs_default_subvol(const char *path, uint64_t *id)
 	a->key.nr_items = 1;
 	r = ioctl(fd, K_BTRFS_IOC_TREE_SEARCH, a) < 0 ? -errno : default_from_reply(a, id);
 	free(a);
+	close(fd);
+	return r;
+}
+
+/* Whether the btrfs open as fd has device id devid on the block device rdev. */
+static int dev_is(int fd, uint64_t devid, dev_t rdev)
+{
+	struct k_btrfs_ioctl_dev_info_args *a;
+	struct stat st;
+	int r;
+
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->devid = devid;
+	if (ioctl(fd, K_BTRFS_IOC_DEV_INFO, a) < 0) {
+		/* a gap in the ids (a device removed): no such device */
+		r = errno == ENODEV ? 0 : -errno;
+	} else {
+		a->path[sizeof(a->path) - 1] = '\0';
+		r = !stat(a->path, &st) && S_ISBLK(st.st_mode) && st.st_rdev == rdev;
+	}
+	free(a);
+	return r;
+}
+
+int btrfs_on_device(const char *path, const char *dev)
+{
+	struct k_btrfs_ioctl_fs_info_args fi = { 0 };
+	struct stat st;
+	int fd, r = 0;
+
+	if (stat(dev, &st))
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, K_BTRFS_IOC_FS_INFO, &fi) < 0)
+		r = -errno;
+	/* device ids count from 1; max_id bounds them, gaps and all */
+	for (uint64_t id = 1; !r && id <= fi.max_id; id++)
+		r = dev_is(fd, id, st.st_rdev);
 	close(fd);
 	return r;
 }

@@ -20,6 +20,16 @@
 int btrfs_default_subvol(const char *path, uint64_t *id);
 
 /*
+ * Whether the btrfs that the directory path leads to now has the block
+ * device dev among its devices (the device numbers compared): 1 or 0,
+ * -errno when either cannot be asked. A saved table's record is asked
+ * about its mount point only where this holds: the filesystem there is
+ * then the one the record names, not another one mounted there since or
+ * on another machine.
+ */
+int btrfs_on_device(const char *path, const char *dev);
+
+/*
  * libmount's rule for a record whose source matches on the first pass:
  * true when it is a btrfs mount (fstype exactly "btrfs") mounted on
  * target, whose default subvolume target answers, and whose first

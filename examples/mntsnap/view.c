@@ -73,7 +73,8 @@ const char view_help[] =
 	"                        -t/-O: findmnt's lookup of it alone (-T, -M,\n"
 	"                        -S MAJ:MIN, -i, --real, --pseudo, --shadowed do\n"
 	"                        not apply; of a btrfs device's mounts, the default\n"
-	"                        subvolume's first, as mount(8) picks)\n"
+	"                        subvolume's first, as mount(8) picks; show: asked\n"
+	"                        where the device's btrfs is mounted there now)\n"
 	"  -i, --invert          the mounts the filters do not match\n"
 	"  -d, --direction forward|backward\n"
 	"                        the order lookups and lists go through the table\n"
@@ -1516,8 +1517,11 @@ static long next_rec(const struct matcher *mt, size_t *j)
  * support, as findmnt is) takes a btrfs device's mount only where it is
  * the filesystem's default subvolume, as mount(8) would mount it: one of
  * the several mounts of a device (top volume, subvolumes). The mount
- * point is asked as it is now (btrfs.h); a saved table's mount points
- * are not this system's, so it is never asked there.
+ * point is asked as it is now (btrfs.h), whatever table libmount reads.
+ * A saved table's mount point is asked only where the btrfs there now is
+ * on the device the saved source names: the same filesystem, present,
+ * so its default subvolume is the record's too (findmnt -F asks any
+ * btrfs it finds there, another machine's table or not).
  */
 static bool btrfs_passed_over(struct matcher *mt, size_t i, const char *fstype)
 {
@@ -1527,10 +1531,13 @@ static bool btrfs_passed_over(struct matcher *mt, size_t i, const char *fstype)
 	const char *opts[1];
 	bool r;
 
-	if (mt->v->saved || !fstype || strcmp(fstype, "btrfs") || !fsopts)
+	if (!fstype || strcmp(fstype, "btrfs") || !fsopts)
 		return false;
 	mt_get(mt, i, &m);
 	if (!(m.mask & MNTSNAP_F_MOUNT_POINT))
+		return false;
+	if (mt->v->saved && (!(m.mask & MNTSNAP_F_SOURCE) ||
+			     btrfs_on_device(m.mount_point, m.source) != 1))
 		return false;
 	/* FS-OPTIONS: where libmount's mnt_fs_get_option() finds subvolid= */
 	fsopts->get(&o, &m, &mt->v->out.cx);
@@ -1547,6 +1554,9 @@ static bool btrfs_passed_over(struct matcher *mt, size_t i, const char *fstype)
  * mount of another subvolume than the default one passed over); through
  * the cache (not -C): the path resolved, a record's tag on that device,
  * every record's source resolved (never a pseudo or network filesystem's).
+ * A saved table is never resolved here: its second pass takes the path
+ * by its text again, which finds the btrfs mounts the first passed over,
+ * as the resolved path finds them in findmnt -F.
  */
 static long find_srcpath(struct matcher *mt, const char *path)
 {
@@ -1554,6 +1564,7 @@ static long find_srcpath(struct matcher *mt, const char *path)
 	long i;
 	size_t j = 0;
 	unsigned fl;
+	bool over = false;
 
 	while ((i = next_rec(mt, &j)) >= 0) {
 		const char *src = src_path(mt, (size_t)i, &fl);
@@ -1563,8 +1574,17 @@ static long find_srcpath(struct matcher *mt, const char *path)
 			free(tn), free(tv);
 			continue;
 		}
-		if (streq_srcpath(src, fl, path) && !btrfs_passed_over(mt, (size_t)i, mt->ob.err ? NULL : mt->ob.p))
+		if (!streq_srcpath(src, fl, path))
+			continue;
+		if (!btrfs_passed_over(mt, (size_t)i, mt->ob.err ? NULL : mt->ob.p))
 			return i;
+		over = true;
+	}
+	if (mt->v->saved) {
+		for (j = 0; over && (i = next_rec(mt, &j)) >= 0;)
+			if (streq_srcpath(src_path(mt, (size_t)i, &fl), fl, path))
+				return i;
+		return -1;
 	}
 	cn = resolves(mt) ? pathcache_path(&mt->pc, path) : NULL;
 	if (!cn)
