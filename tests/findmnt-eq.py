@@ -2729,7 +2729,57 @@ def poll_args(t, binary, base):
         for args in (['-p', '-F', path], ['-m', '-p', '-F', path], ['-p', '-r', '-F', path]):
             fstab_same(t, 'poll fstab %s' % name, args + ['-w', '0'],
                        [binary, 'list'] + args + ['-w', '0'])
+    poll_signals(t, binary)
     private_ns_part(t, '--poll-discovered', binary, base, 'poll discovered changes')
+
+
+def _sig_dispositions(ignored):
+    """preexec_fn: SIGINT and SIGTERM as a shell leaves them (default),
+    those in ignored ignored, as `cmd &` without job control leaves SIGINT."""
+    def set_them():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
+    return set_them
+
+
+# findmnt --poll has no handler for SIGINT or SIGTERM: it dies of either
+# (a shell says 128+N), and an ignored one it inherits stays ignored.
+# list -p ends cleanly (its output written) and then dies of the same
+# signal, so its caller sees what findmnt's sees. Each: the options, the
+# signals ignored at the start, the signals sent in turn.
+POLL_SIGNALS = [
+    (['-p'], (), (signal.SIGTERM,)),
+    (['-p'], (), (signal.SIGINT,)),
+    (['-p', '-r', '-w', '60000'], (), (signal.SIGTERM,)),
+    (['--poll=mount', '-J'], (), (signal.SIGINT,)),
+    (['-p'], (signal.SIGINT,), (signal.SIGINT, signal.SIGTERM)),
+]
+
+
+def poll_signals(t, binary):
+    for opts, ignored, sigs in POLL_SIGNALS:
+        procs = []
+        try:
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = tempfile.TemporaryFile()
+                procs.append((0, who, subprocess.Popen(
+                    cmd + opts, stdout=out, stderr=subprocess.STDOUT,
+                    preexec_fn=_sig_dispositions(ignored)), out))
+            polling([p.pid for _, _, p, _ in procs])
+            for sig in sigs:
+                for _, _, p, _ in procs:
+                    if p.poll() is None:
+                        p.send_signal(sig)
+                time.sleep(0.3)
+            res = poll_results(procs)
+            (ra, a), (rb, b) = res[0, 'f'], res[0, 'm']
+            t.check('poll %s%s, then %s: the same end' % (
+                        ' '.join(opts), ''.join(' (%s ignored)' % s.name for s in ignored),
+                        ', '.join(s.name for s in sigs)),
+                    (ra, a) == (rb, b) and ra == -sigs[-1],
+                    'exit %d/%d\nfindmnt %r\nmntsnap %r' % (ra, rb, a, b))
+        finally:
+            poll_stop(procs)
 
 
 # -p: changes the kernel sends no event for in the poller's namespace (a
