@@ -68,7 +68,8 @@ a task seen whole in another namespace (propagate_from of its remounted and
 propagated slaves as its text shows it); -p's ACTIONS and -o lists refused
 as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
-start (its parse errors on stderr).
+start (its parse errors on stderr); -p's end at SIGINT and SIGTERM
+(POLL_SIGNALS) and when its pipe's reader is gone: the same exit status.
 
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
@@ -785,6 +786,15 @@ def poll_stop(procs):
             p.kill()
             p.wait()
         out.close()
+
+
+def has_mountinfo(pid):
+    """Whether pid holds a mountinfo file open."""
+    try:
+        return any(os.readlink('/proc/%d/fd/%s' % (pid, f)).endswith('/mountinfo')
+                   for f in os.listdir('/proc/%d/fd' % pid))
+    except OSError:
+        return False
 
 
 def polling(pids, timeout=60):
@@ -2821,10 +2831,41 @@ def poll_discovered_inner(binary, base):
                 ['-p', '-P', '-o', 'ACTION,TARGET,OLD-TARGET']]
         poll_history(t, 'poll discovered', binary, sets, POLL_DISCOVERED_STEPS, None, d,
                      wait_open=True)
+        poll_reader_gone(t, binary, d)
     finally:
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
+
+
+def poll_reader_gone(t, binary, d):
+    """-p | a reader gone before the first change: findmnt dies of
+    SIGPIPE at that change's line (a shell's 141); list -p sees the pipe
+    gone and dies of SIGPIPE too, as its next line would."""
+    mp = os.path.join(d, 'rgone')
+    os.makedirs(mp, exist_ok=True)
+    procs = []
+    try:
+        for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+            # (restore_signals: SIGPIPE as a shell leaves it, default)
+            p = subprocess.Popen(cmd + ['-p', '-w', '2000'], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL)
+            p.stdout.close()
+            procs.append((0, who, p, tempfile.TemporaryFile()))
+        # list -p may end before it opens the table: wait for that too
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not all(
+                p.poll() is not None or has_mountinfo(p.pid) for _, _, p, _ in procs):
+            time.sleep(0.05)
+        time.sleep(0.5)
+        subprocess.run(['mount', '-t', 'tmpfs', 'rgone', mp], check=True)
+        subprocess.run(['umount', mp], check=True)
+        res = poll_results(procs)
+        ra, rb = res[0, 'f'][0], res[0, 'm'][0]
+        t.check("poll -p, the pipe's reader gone: the same end",
+                ra == rb == -signal.SIGPIPE, 'exit %d/%d' % (ra, rb))
+    finally:
+        poll_stop(procs)
 
 
 def _ids(n):

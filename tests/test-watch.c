@@ -2509,7 +2509,8 @@ Test(watch_cli, unwritable_output_ends_the_watch)
 
 /*
  * mntsnap watch | head -1: once the reader is gone the watch ends (status
- * 0, like SIGTERM) even when no change ever comes to write; before, it
+ * 0: watch's own choice; list -p dies of SIGPIPE there, as findmnt does at
+ * its next line) even when no change ever comes to write; before, it
  * waited forever for a change that would kill it with SIGPIPE.
  */
 Test(watch_cli, reader_gone_ends_the_watch)

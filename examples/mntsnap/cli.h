@@ -105,9 +105,10 @@ int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool all
 int cli_stop_signals(sigset_t *set);
 
 /*
- * After a command's clean-up for a stop signal sig it caught: stdout
- * flushed, then die of sig (its default action, unblocked), so the
- * caller sees the signal (a shell's 128+N), as for findmnt. No return.
+ * After a command's clean-up for a signal sig it caught (SIGINT, SIGTERM)
+ * or would have got (SIGPIPE): stdout flushed, then die of sig (its
+ * default action, unblocked), so the caller sees the signal (a shell's
+ * 128+N), as for findmnt. No return.
  */
 __attribute__((noreturn)) void cli_die_of(int sig);
 

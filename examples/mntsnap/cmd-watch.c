@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1487,8 +1488,24 @@ static int caught(int sigfd)
 }
 
 /*
+ * list -p, stdout's reader gone: findmnt dies of SIGPIPE at its next line,
+ * when stdout is a pipe or a socket and SIGPIPE is not ignored; so do we,
+ * now (SIGPIPE if so, else 0). watch ends with 0, its own choice.
+ */
+static int reader_gone_signal(const struct wargs *a)
+{
+	struct sigaction sa;
+	struct stat st;
+
+	if (!a->poll || fstat(STDOUT_FILENO, &st) ||
+	    (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)))
+		return 0;
+	return sigaction(SIGPIPE, NULL, &sa) || sa.sa_handler != SIG_DFL ? 0 : SIGPIPE;
+}
+
+/*
  * Wait for events until a stop condition; 0 or -errno (message printed).
- * A stop signal is 0, with *sig set to it.
+ * A stop signal is 0, with *sig set to it (SIGPIPE: list -p's reader gone).
  */
 static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *sig)
 {
@@ -1520,8 +1537,10 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 			return 0; /* SIGINT/SIGTERM: the caller dies of it */
 		if (p[2].revents & POLLNVAL)
 			p[2].fd = -1; /* no stdout: writing says so */
-		else if (p[2].revents & (POLLERR | POLLHUP))
+		else if (p[2].revents & (POLLERR | POLLHUP)) {
+			*sig = reader_gone_signal(a);
 			return 0; /* nobody reads any more */
+		}
 		/* findmnt -w bounds each wait for a change, not the whole run */
 		if (a->idle_timeout && end && r > 0)
 			end = now_s() + a->timeout;

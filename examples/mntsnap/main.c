@@ -76,7 +76,7 @@ void cli_die_of(int sig)
 	sigaddset(&set, sig);
 	raise(sig); /* pending while blocked, delivered at the unblock */
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	_exit(128 + sig); /* not reached: SIGINT/SIGTERM's default ends us */
+	_exit(128 + sig); /* not reached: the signal's default action ends us */
 }
 
 int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
