@@ -353,22 +353,31 @@ static bool in_order(const struct tok *t, size_t tl, unsigned rank, unsigned *la
 }
 
 /*
- * A known tag whose value is no 32-bit decimal: a later kernel's wider
- * peer group id ("shared:4294967296"), an empty or hand-made value
- * ("master:", "shared:1-", "shared:1,master:2"). The tag still says what
- * the mount is, as libmount finds "shared:" or "master:" in the text (so
- * findmnt's PROPAGATION agrees, but for a tag inside the value: the
- * field is read by its own tag); the number it cannot hold stays as it
- * was (0: unknown). A propagate_from without its number says nothing. The
- * caller keeps the field as written: a table is never refused over text
- * a newer kernel may write.
+ * A field the kernel would not write as it stands: a known tag whose value
+ * is no 32-bit decimal (a later kernel's wider peer group id
+ * "shared:4294967296", an empty or hand-made value "master:", "shared:1-",
+ * "shared:1,master:2"), or one with a value the kernel never gives it, or
+ * without the value it always gives ("unbindable:1", "shared"). The field
+ * is read by its own tag, the text before its first ':' (the whole field
+ * without one): the tag still says what the mount is, as libmount finds
+ * "shared:", "master:" or "unbindable" in the text (so findmnt's
+ * PROPAGATION agrees, but for a tag inside another tag or value, and a
+ * bare "shared" or "master", which findmnt calls private); the number it
+ * cannot hold stays as it was (0: unknown). A propagate_from without its
+ * number says nothing. The caller keeps the field as written: a table is
+ * never refused over text a newer kernel may write.
  */
 static void known_tag_kind(const struct tok *t, struct mntsnap_mount *m)
 {
-	if (t->len >= 7 && !memcmp(t->p, "shared:", 7))
+	const char *colon = memchr(t->p, ':', t->len);
+	struct tok tag = { .p = t->p, .len = colon ? (size_t)(colon - t->p) : t->len };
+
+	if (TOK_IS(&tag, "shared"))
 		m->propagation |= MNTSNAP_PROP_SHARED;
-	else if (t->len >= 7 && !memcmp(t->p, "master:", 7))
+	else if (TOK_IS(&tag, "master"))
 		m->propagation |= MNTSNAP_PROP_SLAVE;
+	else if (TOK_IS(&tag, "unbindable"))
+		m->propagation |= MNTSNAP_PROP_UNBINDABLE;
 }
 
 /*

@@ -68,7 +68,8 @@ a task seen whole in another namespace (propagate_from of its remounted and
 propagated slaves as its text shows it); -p's ACTIONS and -o lists refused
 as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
-start (its parse errors on stderr).
+start (its parse errors on stderr); -p's end at SIGINT and SIGTERM
+(POLL_SIGNALS) and when its pipe's reader is gone: the same exit status.
 
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
@@ -788,6 +789,15 @@ def poll_stop(procs):
             p.kill()
             p.wait()
         out.close()
+
+
+def has_mountinfo(pid):
+    """Whether pid holds a mountinfo file open."""
+    try:
+        return any(os.readlink('/proc/%d/fd/%s' % (pid, f)).endswith('/mountinfo')
+                   for f in os.listdir('/proc/%d/fd' % pid))
+    except OSError:
+        return False
 
 
 def polling(pids, timeout=60):
@@ -2732,7 +2742,57 @@ def poll_args(t, binary, base):
         for args in (['-p', '-F', path], ['-m', '-p', '-F', path], ['-p', '-r', '-F', path]):
             fstab_same(t, 'poll fstab %s' % name, args + ['-w', '0'],
                        [binary, 'list'] + args + ['-w', '0'])
+    poll_signals(t, binary)
     private_ns_part(t, '--poll-discovered', binary, base, 'poll discovered changes')
+
+
+def _sig_dispositions(ignored):
+    """preexec_fn: SIGINT and SIGTERM as a shell leaves them (default),
+    those in ignored ignored, as `cmd &` without job control leaves SIGINT."""
+    def set_them():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
+    return set_them
+
+
+# findmnt --poll has no handler for SIGINT or SIGTERM: it dies of either
+# (a shell says 128+N), and an ignored one it inherits stays ignored.
+# list -p ends cleanly (its output written) and then dies of the same
+# signal, so its caller sees what findmnt's sees. Each: the options, the
+# signals ignored at the start, the signals sent in turn.
+POLL_SIGNALS = [
+    (['-p'], (), (signal.SIGTERM,)),
+    (['-p'], (), (signal.SIGINT,)),
+    (['-p', '-r', '-w', '60000'], (), (signal.SIGTERM,)),
+    (['--poll=mount', '-J'], (), (signal.SIGINT,)),
+    (['-p'], (signal.SIGINT,), (signal.SIGINT, signal.SIGTERM)),
+]
+
+
+def poll_signals(t, binary):
+    for opts, ignored, sigs in POLL_SIGNALS:
+        procs = []
+        try:
+            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+                out = tempfile.TemporaryFile()
+                procs.append((0, who, subprocess.Popen(
+                    cmd + opts, stdout=out, stderr=subprocess.STDOUT,
+                    preexec_fn=_sig_dispositions(ignored)), out))
+            polling([p.pid for _, _, p, _ in procs])
+            for sig in sigs:
+                for _, _, p, _ in procs:
+                    if p.poll() is None:
+                        p.send_signal(sig)
+                time.sleep(0.3)
+            res = poll_results(procs)
+            (ra, a), (rb, b) = res[0, 'f'], res[0, 'm']
+            t.check('poll %s%s, then %s: the same end' % (
+                        ' '.join(opts), ''.join(' (%s ignored)' % s.name for s in ignored),
+                        ', '.join(s.name for s in sigs)),
+                    (ra, a) == (rb, b) and ra == -sigs[-1],
+                    'exit %d/%d\nfindmnt %r\nmntsnap %r' % (ra, rb, a, b))
+        finally:
+            poll_stop(procs)
 
 
 # -p: changes the kernel sends no event for in the poller's namespace (a
@@ -2774,10 +2834,41 @@ def poll_discovered_inner(binary, base):
                 ['-p', '-P', '-o', 'ACTION,TARGET,OLD-TARGET']]
         poll_history(t, 'poll discovered', binary, sets, POLL_DISCOVERED_STEPS, None, d,
                      wait_open=True)
+        poll_reader_gone(t, binary, d)
     finally:
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
+
+
+def poll_reader_gone(t, binary, d):
+    """-p | a reader gone before the first change: findmnt dies of
+    SIGPIPE at that change's line (a shell's 141); list -p sees the pipe
+    gone and dies of SIGPIPE too, as its next line would."""
+    mp = os.path.join(d, 'rgone')
+    os.makedirs(mp, exist_ok=True)
+    procs = []
+    try:
+        for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+            # (restore_signals: SIGPIPE as a shell leaves it, default)
+            p = subprocess.Popen(cmd + ['-p', '-w', '2000'], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL)
+            p.stdout.close()
+            procs.append((0, who, p, tempfile.TemporaryFile()))
+        # list -p may end before it opens the table: wait for that too
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not all(
+                p.poll() is not None or has_mountinfo(p.pid) for _, _, p, _ in procs):
+            time.sleep(0.05)
+        time.sleep(0.5)
+        subprocess.run(['mount', '-t', 'tmpfs', 'rgone', mp], check=True)
+        subprocess.run(['umount', mp], check=True)
+        res = poll_results(procs)
+        ra, rb = res[0, 'f'][0], res[0, 'm'][0]
+        t.check("poll -p, the pipe's reader gone: the same end",
+                ra == rb == -signal.SIGPIPE, 'exit %d/%d' % (ra, rb))
+    finally:
+        poll_stop(procs)
 
 
 def _ids(n):
@@ -3649,6 +3740,15 @@ TABLINE_SAME = {
     'opt-master-empty': (b'21 20 0:3 / /a rw shared:2 master: unbindable - tmpfs a rw', []),
     'opt-pf-word': (b'21 20 0:3 / /a rw master:1 propagate_from:x - tmpfs a rw', []),
     'opt-colon': (b'21 20 0:3 / /a rw :5 - tmpfs a rw', []),
+    # a field read by its own tag, the text before its ':': unbindable
+    # with a value the kernel never gives it is unbindable all the same
+    'opt-unbindable-value': (b'21 20 0:3 / /a rw shared:1 unbindable:1 - tmpfs a rw', []),
+    'opt-unbindable-alone': (b'21 20 0:3 / /a rw unbindable:1 - tmpfs a rw', []),
+    'opt-unbindable-empty': (b'21 20 0:3 / /a rw unbindable: - tmpfs a rw', []),
+    'opt-unbindable-word': (b'21 20 0:3 / /a rw master:3 unbindable:x:y - tmpfs a rw', []),
+    # propagate_from without its ':' and number says nothing
+    'opt-pf-bare': (b'21 20 0:3 / /a rw master:1 propagate_from - tmpfs a rw\n'
+                    b'22 20 0:4 / /b rw propagate_from - tmpfs b rw', []),
 }
 # Accepted, but findmnt's options stop at the first blank of the super
 # options field and mntsnap keeps the rest of the line (README: a later
@@ -3714,9 +3814,11 @@ TABLINE_WARNED_WHY = {
 # Kept (README): an optional-field tag no kernel writes that holds a known
 # one inside it. libmount's mnt_fs_get_propagation() tests the whole field
 # with strstr(), so findmnt calls "xshared:1" shared; mntsnap reads each
-# tag whole, and an unknown tag says nothing of propagation (private);
-# a known tag with another inside its value ("shared:1,master:2") says
-# what its own tag says. Each: the line, findmnt's value, mntsnap's.
+# field by its tag, the text before its ':' (the whole field without
+# one), and an unknown tag says nothing of propagation (private); a known
+# tag with another inside its value ("shared:1,master:2") says what its
+# own tag says, and so does one without its value ("shared", which
+# findmnt calls private). Each: the line, findmnt's value, mntsnap's.
 TABLINE_PROP_SUBSTR = {
     'prop-substr-shared': (b'21 20 0:3 / /a rw xshared:1 - tmpfs a rw', b'shared', b'private'),
     'prop-substr-master': (b'21 20 0:3 / /a rw nomaster:2 - tmpfs a rw', b'private,slave',
@@ -3725,6 +3827,13 @@ TABLINE_PROP_SUBSTR = {
                                b'private,unbindable', b'private'),
     'prop-substr-comma': (b'21 20 0:3 / /a rw shared:1,master:2 - tmpfs a rw',
                           b'shared,slave', b'shared'),
+    'prop-substr-unbindable-eq': (b'21 20 0:3 / /a rw unbindable=1 - tmpfs a rw',
+                                  b'private,unbindable', b'private'),
+    # a known tag without its ':' and value: the tag all the same, as
+    # "shared:" is; libmount's strstr() looks for "shared:" and "master:"
+    'prop-bare-shared': (b'21 20 0:3 / /a rw shared - tmpfs a rw', b'private', b'shared'),
+    'prop-bare-master': (b'21 20 0:3 / /a rw master - tmpfs a rw', b'private',
+                         b'private,slave'),
 }
 
 

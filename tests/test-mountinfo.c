@@ -1140,6 +1140,60 @@ LTest(mountinfo, optional_values_unknown_kept)
 }
 
 /*
+ * A field is read by its own tag, the text before its first ':' (the
+ * whole field without one): "unbindable:1", "unbindable:" and a bare
+ * "shared" or "master" still say unbindable, shared or slave, whatever
+ * the value, as "master:" does; "propagate_from" without its number says
+ * nothing, and "unbindable=1" is a tag no kernel writes. The text is kept
+ * as written and rendered back.
+ */
+LTest(mountinfo, optional_tag_before_colon)
+{
+	static const char text[] =
+		"20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"21 20 0:8 / /a rw unbindable:1 - tmpfs t rw\n"
+		"22 20 0:9 / /b rw shared:1 unbindable:1 - tmpfs t rw\n"
+		"23 20 0:10 / /c rw unbindable: - tmpfs t rw\n"
+		"24 20 0:11 / /d rw master:3 unbindable:x:y - tmpfs t rw\n"
+		"25 20 0:12 / /e rw shared - tmpfs t rw\n"
+		"26 20 0:13 / /f rw master - tmpfs t rw\n"
+		"27 20 0:14 / /g rw propagate_from - tmpfs t rw\n"
+		"28 20 0:15 / /h rw master:1 propagate_from - tmpfs t rw\n"
+		"29 20 0:16 / /i rw unbindable=1 - tmpfs t rw\n";
+	static const struct {
+		uint32_t prop, peer, master;
+	} want[] = {
+		{ MNTSNAP_PROP_PRIVATE, 0, 0 },
+		{ MNTSNAP_PROP_UNBINDABLE, 0, 0 },
+		{ MNTSNAP_PROP_SHARED | MNTSNAP_PROP_UNBINDABLE, 1, 0 },
+		{ MNTSNAP_PROP_UNBINDABLE, 0, 0 },
+		{ MNTSNAP_PROP_SLAVE | MNTSNAP_PROP_UNBINDABLE, 0, 3 },
+		{ MNTSNAP_PROP_SHARED, 0, 0 },
+		{ MNTSNAP_PROP_SLAVE, 0, 0 },
+		{ MNTSNAP_PROP_PRIVATE, 0, 0 },
+		{ MNTSNAP_PROP_SLAVE, 0, 1 },
+		{ MNTSNAP_PROP_PRIVATE, 0, 0 },
+	};
+	struct mntsnap_snapshot *s = parse_text(text, sizeof(text) - 1);
+	struct mntsnap_mount m;
+	char *got;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		mntsnap_snapshot_get(s, i, &m);
+		cr_assert_eq(m.propagation, want[i].prop, "record %zu", i);
+		cr_assert_eq(m.peer_group, want[i].peer, "record %zu", i);
+		cr_assert_eq(m.master, want[i].master, "record %zu", i);
+		cr_assert_eq(m.propagate_from, 0, "record %zu", i);
+		cr_assert_eq(m.opt_fields && *m.opt_fields, i > 0, "record %zu: the text kept", i);
+	}
+	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
+	ms_assert_text_eq(got, text, "fields read by their tag");
+	free(got);
+	assert_saved_text(s, text, "saved and loaded");
+	mntsnap_snapshot_free(s);
+}
+
+/*
  * A newer kernel's text: per-mount options this library does not know
  * ("newflag"), known ones out of the kernel's order, super options it
  * does not know, an empty optional field. Never a refused table: the

@@ -1811,14 +1811,20 @@ static size_t sbs_sync(const struct sbs *s, size_t prev)
 	return n;
 }
 
-/* SIGTERM to every run; each mntsnap ends with status 0, a clean end. */
+/*
+ * SIGTERM to every run; each mntsnap ends cleanly, then dies of the
+ * signal, as findmnt (no handler) dies of it.
+ */
 static void sbs_stop(struct sbs *s)
 {
+	int fm;
+
 	for (int i = 0; i < s->n; i++)
 		kill(s->pid[i], SIGTERM);
-	reap(s->pid[0]);
+	fm = reap(s->pid[0]);
+	cr_assert_eq(fm, 128 + SIGTERM, "findmnt dies of SIGTERM");
 	for (int i = 1; i < s->n; i++)
-		cr_assert_eq(reap(s->pid[i]), 0, "SIGTERM is a clean end");
+		cr_assert_eq(reap(s->pid[i]), fm, "SIGTERM ends mntsnap as findmnt");
 }
 
 /* BASE/out/<mine> equals BASE/out/<oracle> byte for byte; the oracle's text (free it). */
@@ -2327,7 +2333,10 @@ Test(watch_cli, json_count_stops_and_names_changes)
 	free(t);
 }
 
-/* --save at SIGTERM: mntsnap diff against a fresh save says equal. */
+/*
+ * --save at SIGTERM: mntsnap diff against a fresh save says equal; saved,
+ * the watch dies of the signal.
+ */
 Test(watch_cli, save_equals_fresh_capture)
 {
 	char *w[] = {(char *)bin(), "watch", "--json", "--save", BASE "/live.snap", NULL};
@@ -2360,7 +2369,7 @@ Test(watch_cli, save_equals_fresh_capture)
 		usleep(10000);
 	}
 	kill(pid, SIGTERM);
-	cr_assert_eq(reap(pid), 0);
+	cr_assert_eq(reap(pid), 128 + SIGTERM);
 	cr_assert_eq(run_cli(save), 0);
 	cr_assert_eq(run_cli(diff), 0, "the saved live snapshot differs from a fresh one");
 }
@@ -2376,6 +2385,43 @@ Test(watch_cli, timeout_ends_cleanly)
 	t = ms_read_file(BASE "/run.out", &len);
 	cr_assert_eq(len, 0, "-n and no change: no output, got '%s'", t);
 	free(t);
+}
+
+/*
+ * SIGINT or SIGTERM ends a watch cleanly (its header written), then it
+ * dies of the signal, as a program that catches one to clean up should:
+ * a shell sees 128+N (and bash stops a script's loop at SIGINT). A stop
+ * signal inherited ignored stays ignored (as in findmnt: `cmd &` in a
+ * script ignores SIGINT); a --save that fails at the signal is exit 2.
+ */
+static void watch_dies_of(int sig, bool ignore_int, const char *save, int want)
+{
+	char *argv[] = {(char *)bin(), "watch", save ? "--save" : NULL, (char *)save, NULL};
+	void (*old)(int) = signal(SIGINT, ignore_int ? SIG_IGN : SIG_DFL);
+	pid_t pid = spawn(BASE "/sig.out", argv);
+	size_t len;
+	char *t;
+
+	signal(SIGINT, old);
+	wait_ready(pid, "mntsnap", "eventpoll");
+	if (ignore_int) {
+		kill(pid, SIGINT);
+		usleep(200000);
+	}
+	kill(pid, sig);
+	cr_assert_eq(reap(pid), want, "signal %d%s", sig, ignore_int ? ", SIGINT ignored" : "");
+	t = ms_read_file(BASE "/sig.out", &len);
+	cr_assert(!strncmp(t, "ACTION", 6), "the header, flushed: '%s'", t);
+	free(t);
+}
+
+Test(watch_cli, stop_signal_is_the_exit)
+{
+	ms_private_ns(BASE);
+	watch_dies_of(SIGTERM, false, NULL, 128 + SIGTERM);
+	watch_dies_of(SIGINT, false, NULL, 128 + SIGINT);
+	watch_dies_of(SIGTERM, true, NULL, 128 + SIGTERM);
+	watch_dies_of(SIGTERM, false, BASE "/nodir/x.snap", 2);
 }
 
 /* mntsnap watch --pid: the target's exit is a clean end (status 0). */
@@ -2463,7 +2509,8 @@ Test(watch_cli, unwritable_output_ends_the_watch)
 
 /*
  * mntsnap watch | head -1: once the reader is gone the watch ends (status
- * 0, like SIGTERM) even when no change ever comes to write; before, it
+ * 0: watch's own choice; list -p dies of SIGPIPE there, as findmnt does at
+ * its next line) even when no change ever comes to write; before, it
  * waited forever for a change that would kill it with SIGPIPE.
  */
 Test(watch_cli, reader_gone_ends_the_watch)
@@ -2552,7 +2599,7 @@ static void json_decisions(bool all)
 	wait_lines(BASE "/dec", all ? 6 : 5);
 	usleep(300000);
 	kill(pid, SIGTERM);
-	cr_assert_eq(reap(pid), 0);
+	cr_assert_eq(reap(pid), 128 + SIGTERM);
 	t = ms_read_file(BASE "/dec", &len);
 	cr_assert_eq(count_lines(BASE "/dec"), all ? 6 : 5, "%s", t);
 	l = line_of(t, "remount", 1);

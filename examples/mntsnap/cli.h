@@ -3,6 +3,7 @@
 #ifndef MNTSNAP_CLI_H
 #define MNTSNAP_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +96,21 @@ struct cli_tabmap {
 int cli_capture_joined(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
 		       const struct cli_tabmap *map, bool as_findmnt,
 		       struct mntsnap_snapshot **ret_snap);
+
+/*
+ * The stop signals a command catches (SIGINT, SIGTERM) in *set, but one
+ * it inherited ignored, which stays ignored as in findmnt; blocked, for a
+ * signalfd. 0 or -errno.
+ */
+int cli_stop_signals(sigset_t *set);
+
+/*
+ * After a command's clean-up for a signal sig it caught (SIGINT, SIGTERM)
+ * or would have got (SIGPIPE): stdout flushed, then die of sig (its
+ * default action, unblocked), so the caller sees the signal (a shell's
+ * 128+N), as for findmnt. No return.
+ */
+__attribute__((noreturn)) void cli_die_of(int sig);
 
 /*
  * Why stdout failed, once everything is written: flushed, so the error is

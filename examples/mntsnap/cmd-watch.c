@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,9 +29,10 @@ static const char watch_help[] =
     "                     [--all-changes]\n"
     "Print one line per change of the mount table as it happens (like\n"
     "findmnt(8)'s poll mode), from fanotify mount events (Linux 6.15+) and POLLPRI on\n"
-    "the namespace's mountinfo; stops after N events, SECONDS, SIGINT/SIGTERM,\n"
-    "when a --pid target exits or when the reader of a pipe it writes to goes\n"
-    "away (exit status 0 in all these cases).\n"
+    "the namespace's mountinfo; stops after N events, SECONDS, when a --pid\n"
+    "target exits or when the reader of a pipe it writes to goes away (exit\n"
+    "status 0), or at SIGINT/SIGTERM: it cleans up (--save writes), then dies\n"
+    "of the signal (a shell's 128+N), as a program that catches it should.\n"
 "TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (default: own\n"
     "        namespace); --pid is the process's view (a chroot()ed one's\n"
     "        mounts from its root, as its mountinfo shows them). A process\n"
@@ -1477,8 +1479,35 @@ static int out_flush(void)
 	return r ? cli_fail(r, "watch: writing output") : 0;
 }
 
-/* Wait for events until a stop condition; 0 or -errno (message printed). */
-static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
+/* The stop signal sigfd holds (SIGINT, SIGTERM); 0 if none after all. */
+static int caught(int sigfd)
+{
+	struct signalfd_siginfo si;
+
+	return read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
+}
+
+/*
+ * list -p, stdout's reader gone: findmnt dies of SIGPIPE at its next line,
+ * when stdout is a pipe or a socket and SIGPIPE is not ignored; so do we,
+ * now (SIGPIPE if so, else 0). watch ends with 0, its own choice.
+ */
+static int reader_gone_signal(const struct wargs *a)
+{
+	struct sigaction sa;
+	struct stat st;
+
+	if (!a->poll || fstat(STDOUT_FILENO, &st) ||
+	    (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)))
+		return 0;
+	return sigaction(SIGPIPE, NULL, &sa) || sa.sa_handler != SIG_DFL ? 0 : SIGPIPE;
+}
+
+/*
+ * Wait for events until a stop condition; 0 or -errno (message printed).
+ * A stop signal is 0, with *sig set to it (SIGPIPE: list -p's reader gone).
+ */
+static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *sig)
 {
 	/* stdout too, for nothing but POLLERR/POLLHUP: a pipe whose reader
 	 * went away (mntsnap watch | head -1) ends the watch even when no
@@ -1504,12 +1533,14 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd)
 		r = poll(p, 3, ms);
 		if (r < 0 && errno != EINTR)
 			return cli_fail(-errno, "watch: poll");
-		if (p[1].revents)
-			return 0; /* SIGINT/SIGTERM */
+		if (p[1].revents && (*sig = caught(sigfd)))
+			return 0; /* SIGINT/SIGTERM: the caller dies of it */
 		if (p[2].revents & POLLNVAL)
 			p[2].fd = -1; /* no stdout: writing says so */
-		else if (p[2].revents & (POLLERR | POLLHUP))
+		else if (p[2].revents & (POLLERR | POLLHUP)) {
+			*sig = reader_gone_signal(a);
 			return 0; /* nobody reads any more */
+		}
 		/* findmnt -w bounds each wait for a change, not the whole run */
 		if (a->idle_timeout && end && r > 0)
 			end = now_s() + a->timeout;
@@ -1555,7 +1586,7 @@ static int save_live(const struct wargs *a, struct mntsnap_watch *w)
 	return r ? cli_fail(r, "watch: --save %s", a->save) : 0;
 }
 
-static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sigfd)
+static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sigfd, int *sig)
 {
 	struct mntsnap_error err = {0};
 	MNTSNAP_OPTS(mntsnap_watch_opts, o, .ns = ns, .error = &err,
@@ -1577,33 +1608,40 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 	}
 	if (!a->json && !a->noheadings)
 		print_header(a);
-	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd);
+	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd, sig);
 	if (!r && a->save)
 		r = save_live(a, w);
 	mntsnap_watch_free(w);
 	return r ? CLI_EXIT_ERR : 0;
 }
 
-/* Open the target, run the watch until a stop condition; the exit status. */
-static int watch_main(const struct wargs *a)
+/*
+ * Open the target, run the watch until a stop condition; the exit status.
+ * *sig: the stop signal that ended it (0: none), for the caller to die of
+ * once it has cleaned up.
+ */
+static int watch_main(const struct wargs *a, int *sig)
 {
 	struct mntsnap_ns *ns = NULL;
 	sigset_t set;
 	int r, sigfd;
 
+	*sig = 0;
 	if (cli_target_open(&a->t, &ns))
 		return CLI_EXIT_ERR;
-	/* SIGINT/SIGTERM end the loop cleanly (and --save still writes) */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	/*
+	 * SIGINT/SIGTERM end the loop cleanly (--save still writes, the
+	 * output is flushed); then the process dies of the signal, as a
+	 * program that catches one to clean up should, so that its caller
+	 * knows (a shell's 128+N, and bash ends a script's loop at SIGINT)
+	 */
+	r = cli_stop_signals(&set);
+	sigfd = r ? r : signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {
 		cli_target_close(ns);
-		return cli_fail(-errno, "watch: signalfd");
+		return cli_fail(r ? r : -errno, "watch: signalfd");
 	}
-	r = watch_run(a, ns, sigfd);
+	r = watch_run(a, ns, sigfd, sig);
 	close(sigfd);
 	cli_target_close(ns);
 	return r;
@@ -1612,11 +1650,14 @@ static int watch_main(const struct wargs *a)
 int cmd_watch(int argc, char **argv)
 {
 	struct wargs a = {.cols = {C_ACTION, C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS}, .ncols = 5};
-	int r = parse_args(&a, argc, argv);
+	int r = parse_args(&a, argc, argv), sig;
 
 	if (r)
 		return r > 0 ? 0 : CLI_EXIT_ERR;
-	return watch_main(&a);
+	r = watch_main(&a, &sig);
+	if (sig && !r)
+		cli_die_of(sig);
+	return r;
 }
 
 int cli_poll(const struct cli_poll *q)
@@ -1628,7 +1669,7 @@ int cli_poll(const struct cli_poll *q)
 	const struct view *v = q->view;
 	struct tags_cache tc = { 0 };
 	struct view_filter f;
-	int r;
+	int r, sig;
 
 	/*
 	 * SOURCES: one libblkid cache for the whole poll, as findmnt keeps one
@@ -1672,8 +1713,10 @@ int cli_poll(const struct cli_poll *q)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
 	a.mask = po.need;
 	if (!v) {
-		r = watch_main(&a);
+		r = watch_main(&a, &sig);
 		tags_cache_release(&tc);
+		if (sig && !r)
+			cli_die_of(sig);
 		return r;
 	}
 	/* the filters: each change's record tested as it comes, no table read */
@@ -1682,10 +1725,16 @@ int cli_poll(const struct cli_poll *q)
 		po.filter = &f;
 	/* findmnt's one cache: its columns resolve through what its filter did */
 	po.cx.paths = &f.pc;
-	r = watch_main(&a);
+	r = watch_main(&a, &sig);
 	view_filter_free(&f);
 	tags_cache_release(&tc);
 	dropped_free(&po);
 	user_free(&po);
+	/*
+	 * SIGINT/SIGTERM: findmnt --poll dies of it, and so do we, cleaned
+	 * up; a clean-up that failed (said on stderr) is exit status 2
+	 */
+	if (sig && !r)
+		cli_die_of(sig);
 	return r;
 }

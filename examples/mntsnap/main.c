@@ -2,11 +2,13 @@
 /* mntsnap: the command-line face of libmntsnap. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <locale.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "columns.h"
@@ -43,6 +45,38 @@ int cli_stdout_status(void)
 	if (!fflush(stdout) && !ferror(stdout))
 		return 0;
 	return errno ? -errno : -EIO;
+}
+
+int cli_stop_signals(sigset_t *set)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa;
+
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* blocked, an ignored signal would reach the signalfd */
+		if (sigaction(sigs[i], NULL, &sa))
+			return -errno;
+		if (sa.sa_handler != SIG_IGN)
+			sigaddset(set, sigs[i]);
+	}
+	return sigprocmask(SIG_BLOCK, set, NULL) ? -errno : 0;
+}
+
+void cli_die_of(int sig)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t set;
+
+	/* what is written is kept; a failed write changes nothing now */
+	fflush(stdout);
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	raise(sig); /* pending while blocked, delivered at the unblock */
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	_exit(128 + sig); /* not reached: the signal's default action ends us */
 }
 
 int cli_capture(const char *cmd, struct mntsnap_capture_opts *o, bool allow_inconsistent,
@@ -215,7 +249,8 @@ static void usage(FILE *f)
 	fputs("\nTARGET (list, stat, save): --pid PID | --ns PATH | --ns-id ID\n"
 	      "Run 'mntsnap help COMMAND' or 'mntsnap COMMAND --help' for a command's options.\n"
 	      "Exit status: 0 ok; 1 diff found differences, or list/stat/show matched\n"
-	      "nothing (as findmnt); 2 error.\n",
+	      "nothing (as findmnt); 2 error. list -p and watch die of SIGINT/SIGTERM\n"
+	      "after their clean-up (a shell's 128+N, as findmnt --poll).\n",
 	      f);
 }
 
