@@ -358,12 +358,13 @@ static bool in_order(const struct tok *t, size_t tl, unsigned rank, unsigned *la
  * "shared:4294967296", an empty or hand-made value "master:", "shared:1-",
  * "shared:1,master:2"), or one with a value the kernel never gives it, or
  * without the value it always gives ("unbindable:1", "shared"). The field
- * is read by its own tag, the text before its first ':' (the whole field
- * without one): the tag still says what the mount is, as libmount finds
- * "shared:", "master:" or "unbindable" in the text (so findmnt's
- * PROPAGATION agrees, but for a tag inside another tag or value, and a
- * bare "shared" or "master", which findmnt calls private); the number it
- * cannot hold stays as it was (0: unknown). A propagate_from without its
+ * is read by its own tag, the text before its first ':': the tag still
+ * says what the mount is, as libmount finds "shared:", "master:" or
+ * "unbindable" in the text (so findmnt's PROPAGATION agrees, but for a
+ * tag inside another tag or value). A field without a ':' is a tag only
+ * as the kernel writes one so, "unbindable": a bare "shared" or "master"
+ * says nothing, as libmount (which looks for "shared:" and "master:")
+ * reads it. The number a tag cannot hold stays as it was (0: unknown). A propagate_from without its
  * number says nothing. The caller keeps the field as written: a table is
  * never refused over text a newer kernel may write.
  */
@@ -372,9 +373,9 @@ static void known_tag_kind(const struct tok *t, struct mntsnap_mount *m)
 	const char *colon = memchr(t->p, ':', t->len);
 	struct tok tag = { .p = t->p, .len = colon ? (size_t)(colon - t->p) : t->len };
 
-	if (TOK_IS(&tag, "shared"))
+	if (colon && TOK_IS(&tag, "shared"))
 		m->propagation |= MNTSNAP_PROP_SHARED;
-	else if (TOK_IS(&tag, "master"))
+	else if (colon && TOK_IS(&tag, "master"))
 		m->propagation |= MNTSNAP_PROP_SLAVE;
 	else if (TOK_IS(&tag, "unbindable"))
 		m->propagation |= MNTSNAP_PROP_UNBINDABLE;

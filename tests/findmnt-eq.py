@@ -3749,6 +3749,11 @@ TABLINE_SAME = {
     # propagate_from without its ':' and number says nothing
     'opt-pf-bare': (b'21 20 0:3 / /a rw master:1 propagate_from - tmpfs a rw\n'
                     b'22 20 0:4 / /b rw propagate_from - tmpfs b rw', []),
+    # a bare "shared" or "master" is no tag: libmount looks for "shared:"
+    # and "master:" (the kernel writes "unbindable" alone, no other)
+    'opt-bare-shared': (b'21 20 0:3 / /a rw shared - tmpfs a rw', []),
+    'opt-bare-master': (b'21 20 0:3 / /a rw master - tmpfs a rw\n'
+                        b'22 20 0:4 / /b rw master unbindable - tmpfs b rw', []),
 }
 # Accepted, but findmnt's options stop at the first blank of the super
 # options field and mntsnap keeps the rest of the line (README: a later
@@ -3814,11 +3819,11 @@ TABLINE_WARNED_WHY = {
 # Kept (README): an optional-field tag no kernel writes that holds a known
 # one inside it. libmount's mnt_fs_get_propagation() tests the whole field
 # with strstr(), so findmnt calls "xshared:1" shared; mntsnap reads each
-# field by its tag, the text before its ':' (the whole field without
-# one), and an unknown tag says nothing of propagation (private); a known
-# tag with another inside its value ("shared:1,master:2") says what its
-# own tag says, and so does one without its value ("shared", which
-# findmnt calls private). Each: the line, findmnt's value, mntsnap's.
+# field by its tag, the text before its ':' (without one, only
+# "unbindable"), and an unknown tag says nothing of propagation
+# (private); a known tag with another inside its value
+# ("shared:1,master:2") says what its own tag says. Each: the line,
+# findmnt's value, mntsnap's.
 TABLINE_PROP_SUBSTR = {
     'prop-substr-shared': (b'21 20 0:3 / /a rw xshared:1 - tmpfs a rw', b'shared', b'private'),
     'prop-substr-master': (b'21 20 0:3 / /a rw nomaster:2 - tmpfs a rw', b'private,slave',
@@ -3829,11 +3834,6 @@ TABLINE_PROP_SUBSTR = {
                           b'shared,slave', b'shared'),
     'prop-substr-unbindable-eq': (b'21 20 0:3 / /a rw unbindable=1 - tmpfs a rw',
                                   b'private,unbindable', b'private'),
-    # a known tag without its ':' and value: the tag all the same, as
-    # "shared:" is; libmount's strstr() looks for "shared:" and "master:"
-    'prop-bare-shared': (b'21 20 0:3 / /a rw shared - tmpfs a rw', b'private', b'shared'),
-    'prop-bare-master': (b'21 20 0:3 / /a rw master - tmpfs a rw', b'private',
-                         b'private,slave'),
 }
 
 
