@@ -2869,6 +2869,30 @@ def poll_reader_gone(t, binary, d):
                 ra == rb == -signal.SIGPIPE, 'exit %d/%d' % (ra, rb))
     finally:
         poll_stop(procs)
+    # SIGPIPE ignored: findmnt polls on until -w ends, then says "write
+    # error" (exit 1); list -p says it at once, exit 2 (README: kept)
+    ign = lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    procs = []
+    try:
+        for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+            p = subprocess.Popen(cmd + ['-p', '-w', '3000'], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, preexec_fn=ign)
+            p.stdout.close()
+            procs.append((who, p))
+        time.sleep(0.5)
+        subprocess.run(['mount', '-t', 'tmpfs', 'rgone', mp], check=True)
+        subprocess.run(['umount', mp], check=True)
+        got = {who: (p.wait(timeout=30), p.stderr.read()) for who, p in procs}
+        (ra, ea), (rb, eb) = got['f'], got['m']
+        t.check("poll -p, SIGPIPE ignored, the pipe's reader gone: a write error",
+                ra == 1 and b'write error' in ea and rb == 2 and
+                eb == b'mntsnap: list: write error: Broken pipe\n',
+                'exit %d %r / %d %r' % (ra, ea, rb, eb))
+    finally:
+        for _, p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def _ids(n):

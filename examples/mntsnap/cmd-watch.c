@@ -1490,7 +1490,9 @@ static int caught(int sigfd)
 /*
  * list -p, stdout's reader gone: findmnt dies of SIGPIPE at its next line,
  * when stdout is a pipe or a socket and SIGPIPE is not ignored; so do we,
- * now (SIGPIPE if so, else 0). watch ends with 0, its own choice.
+ * now (SIGPIPE if so, else 0: the caller says "write error", as findmnt
+ * does at its end, but at once: README keeps that it polls on for none).
+ * watch ends with 0, its own choice.
  */
 static int reader_gone_signal(const struct wargs *a)
 {
@@ -1539,7 +1541,8 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 			p[2].fd = -1; /* no stdout: writing says so */
 		else if (p[2].revents & (POLLERR | POLLHUP)) {
 			*sig = reader_gone_signal(a);
-			return 0; /* nobody reads any more */
+			/* nobody reads any more; list -p with SIGPIPE ignored: an error */
+			return *sig || !a->poll ? 0 : cli_fail(-EPIPE, "list: write error");
 		}
 		/* findmnt -w bounds each wait for a change, not the whole run */
 		if (a->idle_timeout && end && r > 0)
