@@ -11,7 +11,8 @@
  *    (three octal digits: \040 space, \011 tab, \134 backslash) only;
  *  - source, target and type are required; options, freq and passno are
  *    optional (freq and passno 0); more fields are ignored; freq and passno
- *    are strtol() numbers that must end at a blank (then cut to int);
+ *    are strtol() numbers that must end at a blank (then cut to int), one
+ *    past long's range only where the line ends;
  *  - a malformed line is reported and skipped, the rest still read;
  *  - a source NAME=value (value maybe in "" or '') is a tag when NAME is
  *    LABEL, UUID, PARTUUID, PARTLABEL or ID;
@@ -93,7 +94,13 @@ static const char *skip_blanks(const char *s)
 	return s;
 }
 
-/* libmount's next_s32(): a strtol() number ending at a blank or the end. */
+/*
+ * libmount's next_s32(): a strtol() number ending at a blank or the end.
+ * Its caller refuses a bad number only when text follows it, so one out
+ * of long's range that ends the line is taken as strtol() returns it
+ * (LONG_MAX or LONG_MIN cut to int: -1 or 0); with a blank after it the
+ * line is malformed.
+ */
 static int next_num(const char **s, int *num)
 {
 	char *end = NULL;
@@ -105,7 +112,7 @@ static int next_num(const char **s, int *num)
 		return -EINVAL;
 	*s = end;
 	*num = (int)v;
-	return errno || (*end && *end != ' ' && *end != '\t') ? -EINVAL : 0;
+	return *end && (errno || (*end != ' ' && *end != '\t')) ? -EINVAL : 0;
 }
 
 /*
