@@ -10,7 +10,8 @@
  * errors and read the same entries: source, tag, target, type, options
  * as written and split into VFS, FS and userspace options, freq and
  * passno. The file read with the format guessed (mnt_table_parse_file(),
- * findmnt -F FILE) must be in the format fstab_guess_format() names.
+ * findmnt -F FILE) must be in the format fstab_guess_format() names:
+ * a line behind the input that each format reads otherwise shows it.
  * README keeps no difference here: any one aborts.
  */
 #include <errno.h>
@@ -178,38 +179,65 @@ static struct libmnt_table *lm_read(const char *path, bool guess)
 }
 
 /*
- * The format libmount guessed, told by its first entry: a swaps line
- * has a swap type, a mountinfo line is the kernel's. No entry: unknown.
+ * A line that tells the three formats apart once read: in mountinfo
+ * format a mount (root "/", target "5"), in fstab format an entry
+ * (source "1", freq 5, passno 6), in swaps format malformed (its size is
+ * "0:1"). Behind the input it also tells a file that tells nothing
+ * itself: mountinfo ("1 2 ..."), for libmount and fstab_guess_format().
  */
-static int lm_format(struct libmnt_table *tb)
+#define PROBE "1 2 0:1 / 5 6 - t s rw\n"
+
+/* libmount's guess, by how it read PROBE, the file's last line (line n) */
+static int lm_format(struct libmnt_table *tb, unsigned n)
 {
 	struct libmnt_fs *fs = NULL;
 
-	if (mnt_table_first_fs(tb, &fs) || !fs)
-		return -1;
-	if (mnt_fs_get_swaptype(fs))
+	if (lm_errors.n && lm_errors.at[lm_errors.n - 1] == n)
 		return FSTAB_FMT_SWAPS;
-	return mnt_fs_is_kernel(fs) ? FSTAB_FMT_MOUNTINFO : FSTAB_FMT_FSTAB;
+	if (mnt_table_last_fs(tb, &fs) || !fs)
+		abort();
+	if (mnt_fs_is_kernel(fs) && str_eq(mnt_fs_get_target(fs), "5"))
+		return FSTAB_FMT_MOUNTINFO;
+	if (!mnt_fs_is_kernel(fs) && str_eq(mnt_fs_get_source(fs), "1") &&
+	    mnt_fs_get_freq(fs) == 5 && mnt_fs_get_passno(fs) == 6)
+		return FSTAB_FMT_FSTAB;
+	differ("format guessed: PROBE read as no format", NULL, mnt_fs_get_source(fs));
+	return -1;
 }
 
 /*
- * fstab_guess_format() names the format libmount guessed where an entry
- * tells it; where it names fstab, the guessed reading is the fstab one.
+ * fstab_guess_format() names the format libmount guesses (the input with
+ * PROBE behind it, so that libmount's reading shows it), and where it
+ * names fstab for the input alone, libmount's guessed reading of the
+ * input is its fstab reading.
  */
-static void check_guess(const char *path, const struct lines *fstab_err, int fstab_n)
+static void check_guess(const uint8_t *data, size_t size, const char *path,
+			const struct lines *fstab_err, int fstab_n)
 {
 	struct libmnt_table *tb = lm_read(path, true);
-	int fmt = fstab_guess_format(path), lm = lm_format(tb);
+	uint8_t *text = malloc(size + 1 + strlen(PROBE));
+	char ppath[64];
+	unsigned n = 1;
+	int fd;
 
-	if (fmt < 0)
+	if (!text)
 		abort();
-	if (lm >= 0)
-		check_num("format guessed", fmt, lm);
-	if (fmt == FSTAB_FMT_FSTAB) {
+	if (fstab_guess_format(path) == FSTAB_FMT_FSTAB) {
 		check_lines("guessed fstab: error lines", fstab_err, &lm_errors);
 		check_num("guessed fstab: entries", fstab_n, mnt_table_get_nents(tb));
 	}
 	mnt_unref_table(tb);
+	memcpy(text, data, size);
+	text[size] = '\n';
+	memcpy(text + size + 1, PROBE, strlen(PROBE));
+	for (size_t i = 0; i <= size; i++)
+		n += text[i] == '\n';
+	fd = memfile(text, size + 1 + strlen(PROBE), ppath, sizeof(ppath));
+	tb = lm_read(ppath, true);
+	check_num("format guessed", fstab_guess_format(ppath), lm_format(tb, n));
+	mnt_unref_table(tb);
+	close(fd);
+	free(text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -236,7 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		check_entry(&t.ent[i], fs);
 	}
-	check_guess(path, &lm_err, mnt_table_get_nents(tb));
+	check_guess(data, size, path, &lm_err, mnt_table_get_nents(tb));
 	mnt_unref_table(tb);
 	mnt_free_iter(it);
 	fstab_free(&t);
