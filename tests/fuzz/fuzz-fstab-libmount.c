@@ -240,6 +240,38 @@ static void check_guess(const uint8_t *data, size_t size, const char *path,
 	free(text);
 }
 
+/*
+ * fstab_split_options() alone (the CLI splits utab's options with it too)
+ * against mnt_split_optstr() on the input's first line as one string:
+ * any byte but NUL, blanks and newlines that no fstab field holds
+ * unescaped included. A string libmount cannot split is left to the
+ * fstab reading, where it makes the line malformed.
+ */
+static void check_split(const uint8_t *data, size_t size)
+{
+	char *opts = strndup((const char *)data, size), *nl, *u = NULL, *v = NULL, *f = NULL;
+	char *cu = NULL, *cv = NULL, *cf = NULL;
+
+	if (!opts)
+		abort();
+	if ((nl = strchr(opts, '\n')))
+		*nl = '\0';
+	if (!mnt_split_optstr(opts, &u, &v, &f, 0, 0)) {
+		if (fstab_split_options(opts, &cv, &cf, &cu))
+			abort();
+		check_str("split: VFS options", cv, v);
+		check_str("split: FS options", cf, f);
+		check_str("split: user options", cu, u);
+	}
+	free(u);
+	free(v);
+	free(f);
+	free(cu);
+	free(cv);
+	free(cf);
+	free(opts);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
@@ -265,6 +297,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_entry(&t.ent[i], fs);
 	}
 	check_guess(data, size, path, &lm_err, mnt_table_get_nents(tb));
+	check_split(data, size);
 	mnt_unref_table(tb);
 	mnt_free_iter(it);
 	fstab_free(&t);
