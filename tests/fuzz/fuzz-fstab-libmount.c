@@ -35,13 +35,15 @@ struct lines {
 };
 
 static struct lines lm_errors;
+/* the file of the last line reported (libmount's copy of the path) */
+static char lm_err_file[64];
 
 static int on_error(struct libmnt_table *tb, const char *file, int line)
 {
 	unsigned *p = realloc(lm_errors.at, (lm_errors.n + 1) * sizeof(*p));
 
 	(void)tb;
-	(void)file;
+	snprintf(lm_err_file, sizeof(lm_err_file), "%s", file);
 	if (!p)
 		abort();
 	p[lm_errors.n++] = (unsigned)line;
@@ -187,12 +189,12 @@ static struct libmnt_table *lm_read(const char *path, bool guess)
  */
 #define PROBE "1 2 0:1 / 5 6 - t s rw\n"
 
-/* libmount's guess, by how it read PROBE, the file's last line (line n) */
-static int lm_format(struct libmnt_table *tb, unsigned n)
+/* libmount's guess, by how it read PROBE, the last line (line n) of file */
+static int lm_format(struct libmnt_table *tb, const char *file, unsigned n)
 {
 	struct libmnt_fs *fs = NULL;
 
-	if (lm_errors.n && lm_errors.at[lm_errors.n - 1] == n)
+	if (lm_errors.n && lm_errors.at[lm_errors.n - 1] == n && !strcmp(lm_err_file, file))
 		return FSTAB_FMT_SWAPS;
 	if (mnt_table_last_fs(tb, &fs) || !fs)
 		abort();
@@ -205,6 +207,25 @@ static int lm_format(struct libmnt_table *tb, unsigned n)
 	return -1;
 }
 
+/* a memory file of data and PROBE behind it; *n: PROBE's line */
+static int probe_file(const uint8_t *data, size_t size, char *path, size_t psz, unsigned *n)
+{
+	uint8_t *text = malloc(size + 1 + strlen(PROBE));
+	int fd;
+
+	if (!text)
+		abort();
+	memcpy(text, data, size);
+	text[size] = '\n';
+	memcpy(text + size + 1, PROBE, strlen(PROBE));
+	*n = 1;
+	for (size_t i = 0; i <= size; i++)
+		*n += text[i] == '\n';
+	fd = memfile(text, size + 1 + strlen(PROBE), path, psz);
+	free(text);
+	return fd;
+}
+
 /*
  * fstab_guess_format() names the format libmount guesses (the input with
  * PROBE behind it, so that libmount's reading shows it), and where it
@@ -215,29 +236,49 @@ static void check_guess(const uint8_t *data, size_t size, const char *path,
 			const struct lines *fstab_err, int fstab_n)
 {
 	struct libmnt_table *tb = lm_read(path, true);
-	uint8_t *text = malloc(size + 1 + strlen(PROBE));
 	char ppath[64];
-	unsigned n = 1;
+	unsigned n;
 	int fd;
 
-	if (!text)
-		abort();
 	if (fstab_guess_format(path) == FSTAB_FMT_FSTAB) {
 		check_lines("guessed fstab: error lines", fstab_err, &lm_errors);
 		check_num("guessed fstab: entries", fstab_n, mnt_table_get_nents(tb));
 	}
 	mnt_unref_table(tb);
-	memcpy(text, data, size);
-	text[size] = '\n';
-	memcpy(text + size + 1, PROBE, strlen(PROBE));
-	for (size_t i = 0; i <= size; i++)
-		n += text[i] == '\n';
-	fd = memfile(text, size + 1 + strlen(PROBE), ppath, sizeof(ppath));
+	fd = probe_file(data, size, ppath, sizeof(ppath), &n);
 	tb = lm_read(ppath, true);
-	check_num("format guessed", fstab_guess_format(ppath), lm_format(tb, n));
+	check_num("format guessed", fstab_guess_format(ppath), lm_format(tb, ppath, n));
 	mnt_unref_table(tb);
 	close(fd);
-	free(text);
+}
+
+/*
+ * Two files read into one table (findmnt -F A -F B): libmount keeps the
+ * format it guessed from A's lines for B's, fstab_guess_formats() must
+ * name it. The input holds both, split at its first byte 0x1e; PROBE
+ * goes behind B.
+ */
+static void check_guess_two(const uint8_t *data, size_t size)
+{
+	const uint8_t *sep = memchr(data, 0x1e, size);
+	char apath[64], bpath[64];
+	const char *paths[] = { apath, bpath };
+	struct libmnt_table *tb;
+	int afd, bfd;
+	unsigned n;
+
+	if (!sep)
+		return;
+	afd = memfile(data, (size_t)(sep - data), apath, sizeof(apath));
+	bfd = probe_file(sep + 1, size - (size_t)(sep - data) - 1, bpath, sizeof(bpath), &n);
+	tb = lm_read(apath, true);
+	if (mnt_table_parse_file(tb, bpath))
+		abort();
+	check_num("format guessed over two files", fstab_guess_formats(paths, 2),
+		  lm_format(tb, bpath, n));
+	mnt_unref_table(tb);
+	close(afd);
+	close(bfd);
 }
 
 /*
@@ -297,6 +338,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_entry(&t.ent[i], fs);
 	}
 	check_guess(data, size, path, &lm_err, mnt_table_get_nents(tb));
+	check_guess_two(data, size);
 	check_split(data, size);
 	mnt_unref_table(tb);
 	mnt_free_iter(it);
