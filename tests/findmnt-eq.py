@@ -2571,6 +2571,37 @@ def task_verify(t, binary, base):
             (b'--pid %s: no such process' % pid.encode()) in eb, 'exit %d/%d %r' % (ra, rb, eb))
 
 
+# fstab lines the differential fuzz target (tests/fuzz/fuzz-fstab-libmount.c)
+# found read otherwise than libmount reads them, each minimised: read by
+# findmnt -s -F and findmnt -F (the format guessed) against mntsnap's
+# list -s -F and list -F, every field of the entry in several forms.
+READER_FSTABS = {
+    # a freq or passno past long that ends the line is taken (strtol()'s
+    # LONG_MAX cut to int: -1); with more after it the line is malformed
+    'number-overflow-last': (b'9 / p 0 2222222222222222222222\n'
+                             b'a /a t o 0 99999999999999999999\n'
+                             b'b /b t o 99999999999999999999 0\n'
+                             b'c /c t o 0 99999999999999999999 \n'
+                             b'd /d t o -99999999999999999999\n'),
+}
+READER_COLS = 'SOURCE,TARGET,FSTYPE,OPTIONS,VFS-OPTIONS,FS-OPTIONS,FREQ,PASSNO'
+
+
+def fstab_reader_edges(t, binary, base):
+    for name, body in READER_FSTABS.items():
+        path = os.path.join(base, 'reader-%s.fstab' % name)
+        with open(path, 'wb') as fh:
+            fh.write(body)
+        for mode in (['-s', '-F', path], ['-F', path]):
+            for form in ([], ['-r'], ['-P'], ['-J']):
+                for o in ([], ['-o', READER_COLS]):
+                    fstab_same(t, 'reader %s' % name, mode + form + o,
+                               [binary, 'list'] + mode + form + o, json_out='-J' in form)
+        for flt in (['-O', 'noauto'], ['-O', 'x-a'], ['-t', 'p']):
+            fstab_same(t, 'reader %s' % name, ['-s', '-F', path, '-r'] + flt,
+                       [binary, 'list', '-s', '-F', path, '-r'] + flt)
+
+
 def fstab_modes_and_edges(t, binary, base):
     path = os.path.join(base, 'edge.fstab')
     with open(path, 'wb') as fh:
@@ -2603,6 +2634,7 @@ def fstab_modes_and_edges(t, binary, base):
                    [binary, 'list', '-s', '-F', noopt] + opts + ['-r'])
     edge_files(t, binary, base)
     fstab_lookup_leftovers(t, binary, base)
+    fstab_reader_edges(t, binary, base)
     if verify:
         task_verify(t, binary, base)
 

@@ -11,7 +11,8 @@
  *    (three octal digits: \040 space, \011 tab, \134 backslash) only;
  *  - source, target and type are required; options, freq and passno are
  *    optional (freq and passno 0); more fields are ignored; freq and passno
- *    are strtol() numbers that must end at a blank (then cut to int);
+ *    are strtol() numbers that must end at a blank (then cut to int), one
+ *    past long's range only where the line ends;
  *  - a malformed line is reported and skipped, the rest still read;
  *  - a source NAME=value (value maybe in "" or '') is a tag when NAME is
  *    LABEL, UUID, PARTUUID, PARTLABEL or ID;
@@ -32,7 +33,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "devroot.h"
 #include "fstab.h"
 #include "tags.h"
 #include "verscmp.h"
@@ -94,7 +94,13 @@ static const char *skip_blanks(const char *s)
 	return s;
 }
 
-/* libmount's next_s32(): a strtol() number ending at a blank or the end. */
+/*
+ * libmount's next_s32(): a strtol() number ending at a blank or the end.
+ * Its caller refuses a bad number only when text follows it, so one out
+ * of long's range that ends the line is taken as strtol() returns it
+ * (LONG_MAX or LONG_MIN cut to int: -1 or 0); with a blank after it the
+ * line is malformed.
+ */
 static int next_num(const char **s, int *num)
 {
 	char *end = NULL;
@@ -106,7 +112,7 @@ static int next_num(const char **s, int *num)
 		return -EINVAL;
 	*s = end;
 	*num = (int)v;
-	return errno || (*end && *end != ' ' && *end != '\t') ? -EINVAL : 0;
+	return *end && (errno || (*end != ' ' && *end != '\t')) ? -EINVAL : 0;
 }
 
 /*
@@ -602,86 +608,6 @@ void fstab_free(struct fstab *t)
 		ent_clear(&t->ent[i]);
 	free(t->ent);
 	*t = (struct fstab){ 0 };
-}
-
-/* one of the library's option strings for m, malloc'd; NULL when empty */
-static int options_of(const struct mntsnap_mount *m, int which, char **ret)
-{
-	long n = mntsnap_mount_options(m, which, NULL, 0);
-
-	*ret = NULL;
-	if (n < 0)
-		return (int)n;
-	if (!n)
-		return 0;
-	*ret = malloc((size_t)n + 1);
-	if (!*ret)
-		return -ENOMEM;
-	n = mntsnap_mount_options(m, which, *ret, (size_t)n + 1);
-	return n < 0 ? (int)n : 0;
-}
-
-/*
- * FSTYPE as the kernel writes it in mountinfo ("fuse.sshfs": the type and
- * its subtype), the one string libmount checks against its pseudo and
- * network lists and /proc/filesystems; malloc'd.
- */
-static char *fstype_of(const struct mntsnap_mount *m)
-{
-	char *t = NULL;
-
-	if (!(m->mask & MNTSNAP_F_FS_SUBTYPE) || !m->fs_subtype[0])
-		return strdup(m->fs_type);
-	if (asprintf(&t, "%s.%s", m->fs_type, m->fs_subtype) < 0)
-		return NULL;
-	return t;
-}
-
-int fstab_from_snapshot(const struct mntsnap_snapshot *snap, struct fstab *t)
-{
-	size_t n = mntsnap_snapshot_count(snap);
-	struct mntsnap_mount m;
-	char **root_src = NULL;
-	int r;
-
-	*t = (struct fstab){ 0 };
-	/* findmnt -x -k checks the device libmount names for "/dev/root" */
-	r = devroot_names(snap, &root_src);
-	if (r)
-		return r;
-	t->ent = calloc(n + 1, sizeof(*t->ent));
-	if (!t->ent) {
-		devroot_free(root_src, n);
-		return -ENOMEM;
-	}
-	t->kernel = true;
-	for (size_t i = 0; i < n && !r; i++) {
-		struct fstab_ent *e = &t->ent[t->n++];
-
-		mntsnap_snapshot_get(snap, i, &m);
-		e->m = m;
-		e->target = strdup(m.mount_point);
-		e->source = strdup(root_src && root_src[i] ? root_src[i] :
-				   m.mask & MNTSNAP_F_SOURCE ? m.source : "none");
-		if (root_src && root_src[i])
-			e->m.source = e->source;
-		e->fstype = fstype_of(&m);
-		if (!e->target || !e->source || !e->fstype)
-			r = -ENOMEM;
-		/* libmount takes a tag from any table's source, a mount's too */
-		if (!r)
-			r = parse_tag(e);
-		if (!r)
-			r = options_of(&m, MNTSNAP_OPTIONS_VFS, &e->vfs_opts);
-		if (!r)
-			r = options_of(&m, MNTSNAP_OPTIONS_FS, &e->fs_opts);
-		if (!r)
-			r = options_of(&m, MNTSNAP_OPTIONS_ALL, &e->options);
-	}
-	devroot_free(root_src, n);
-	if (r)
-		fstab_free(t);
-	return r;
 }
 
 /* libmount's pseudo filesystem types (2.38), sorted for bsearch */
