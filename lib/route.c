@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends.h"
@@ -367,6 +368,78 @@ int mntsnap__route_pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sy
 	return r;
 }
 
+/* Is the mount namespace of the caller's own root the one with id ns_id? */
+static bool own_namespace(const struct mntsnap_sysops *sys, uint64_t ns_id)
+{
+	struct mntsnap_snapshot *s = NULL;
+	uint64_t here;
+	bool same;
+
+	if (!ns_id || mntsnap__path_to_id(sys, "/", &here) ||
+	    mntsnap__sm_stat_one(sys, NULL, MNTSNAP_NS_ROUTE_AUTO, here, MNTSNAP_F_NS_ID, &s))
+		return false;
+	same = s->ns_id == ns_id;
+	mntsnap__snapshot_free(s);
+	return same;
+}
+
+/*
+ * Does statmount asked from here reach a pid target's root? For the
+ * caller's own namespace it answers from the caller's root and listmount
+ * lists only the mounts that root reaches (of another namespace, from
+ * that namespace's root, and process_root() names the process's root in
+ * those coordinates). A chroot()ed caller does not reach a root outside
+ * its own: readlink of /proc/PID/root then names the path from the
+ * namespace's root, which does not lead from here to that directory.
+ * false only when it surely does not (the same namespace, a path that
+ * reaches another directory or none); true when it cannot be told.
+ */
+bool mntsnap__route_caller_reaches_root(const struct mntsnap_ns *ns,
+					 const struct mntsnap_sysops *sys)
+{
+	char root[PATH_MAX];
+	struct stat a, b;
+	uint64_t id, rid;
+	int fd, here;
+	bool reached;
+
+	if (!own_namespace(sys, ns->ns_id) || process_root(ns, sys, &rid, root, sizeof(root)))
+		return true;
+	fd = mntsnap__pidfd_root_fd(ns->pidfd);
+	if (fd < 0)
+		return true;
+	here = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	reached = here >= 0 && !fstat(fd, &a) && !fstat(here, &b) && a.st_dev == b.st_dev &&
+		  a.st_ino == b.st_ino && !mntsnap__fd_to_id(sys, here, &id) && id == rid;
+	if (here >= 0)
+		close(here);
+	close(fd);
+	return reached;
+}
+
+/*
+ * A pid target that the caller's root does not reach (the caller is
+ * chroot()ed): statmount from here would name the caller's view. A helper
+ * inside answers from the namespace's root, where process_root() names
+ * the process's root too; without the right to enter, the process's own
+ * text (AUTO only, as ns_capture() falls back).
+ */
+static int unreached_capture(const struct mntsnap_capture_opts *o,
+			     const struct mntsnap_sysops *sys, struct mntsnap_snapshot **ret)
+{
+	int r;
+
+	if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT)
+		return mntsnap__set_error(o->error, -EPERM, 0,
+					 "direct query of the target namespace: the caller's "
+					 "root (a chroot) does not reach the process's root");
+	r = mntsnap__helper_capture(o->ns, o, sys, ret);
+	if ((r == -EPERM || r == -EACCES) && o->backend == MNTSNAP_BACKEND_AUTO &&
+	    !(o->flags & MNTSNAP_CAPTURE_NS_ENTER))
+		return capture_routed(o, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO, ret);
+	return r;
+}
+
 int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 			  struct mntsnap_snapshot **ret_snap)
 {
@@ -384,7 +457,11 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	if (pf)
 		extra |= MNTSNAP_F_ID_OLD & ~want;
 	c.mask = want | extra;
-	r = ns_capture(&c, sys, &s, &outside);
+	outside = false;
+	if (pid && o->backend != MNTSNAP_BACKEND_MOUNTINFO && !mntsnap__route_caller_reaches_root(o->ns, sys))
+		r = unreached_capture(&c, sys, &s);
+	else
+		r = ns_capture(&c, sys, &s, &outside);
 	/*
 	 * Text from a helper inside (statmount blocked or missing there) is
 	 * the helper's view, from the namespace's root, with no ids to
