@@ -811,7 +811,8 @@ GLIBC_HEAP_ABORT = re.compile(rb'(?m)^(double free or corruption|free\(\)|malloc
                               rb'realloc\(\)|munmap_chunk\(\)|corrupted )[^\n]*\n\Z')
 
 
-def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_ok=False):
+def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_ok=False,
+                 chroot=None, inner=None):
     """Each option set polled by both programs through the same steps
     (each one batch): the same bytes and exit status. wait_open: every
     set polls a mountinfo, wait until each poller has it open (a loaded
@@ -821,12 +822,14 @@ def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_o
     corruption (fasttop)"), after its last line (seen now and then with a
     tag column over a loop device whose symlink was retargeted) is
     findmnt's crash: its output without glibc's one line is still
-    compared, mntsnap's exit status must be 0."""
+    compared, mntsnap's exit status must be 0. chroot: both programs run
+    chroot()ed there, mntsnap as inner (its path inside)."""
     procs = []
+    pre = ['chroot', chroot] if chroot else []
     idle = '10000' if wait_open else '3000'
     try:
         for i, opts in enumerate(sets):
-            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+            for who, cmd in (('f', pre + ['findmnt']), ('m', pre + [inner or binary, 'list'])):
                 out = tempfile.TemporaryFile()
                 procs.append((i, who, subprocess.Popen(cmd + opts + ['-w', idle], stdout=out,
                                                        stderr=subprocess.STDOUT, env=env,
@@ -5414,12 +5417,47 @@ def poll_task_chroot(t, binary, base, where):
         p.wait()
 
 
+# A chroot()ed caller polls (CHROOTED_CALLER): its own table, where a
+# mount outside its root is none and one moved out an umount, and -N of a
+# task not chrooted, whose root the caller's does not reach: the task's
+# view, paths from its root, the remount included. Run in cc, outside.
+POLL_CHROOTED_STEPS = [
+    'mount -t tmpfs o1 out', 'mount -o remount,ro out', 'umount out',
+    'mkdir -p sub/m && mount -t tmpfs mv sub/m', 'mount --move sub/m out',
+    'mount --move out sub/m', 'mount -o remount,ro sub/m', 'umount sub/m',
+]
+
+
+def poll_chrooted_caller(t, binary, base):
+    """list -p and list -p -N PID run in a chroot, as findmnt there."""
+    r = subprocess.run(['sh', '-c', CHROOTED_CALLER, 'sh', base,
+                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
+    if r.returncode:
+        t.check('poll chrooted caller setup', False, r.stderr.decode(errors='replace'))
+        return
+    cc = os.path.join(base, 'cc')
+    task = subprocess.Popen(['sleep', '120'])
+    pid = str(task.pid)
+    sets = [['-p', '-o', '+OLD-TARGET'], ['-p', '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-OPTIONS'],
+            ['-p', '-N', pid, '-o', '+OLD-TARGET'],
+            ['-p', '-N', pid, '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-TARGET,OLD-OPTIONS']]
+    try:
+        poll_history(t, 'poll chrooted caller:', binary, sets, POLL_CHROOTED_STEPS, None, cc,
+                     wait_open=True, chroot=os.path.join(cc, 'sub'),
+                     inner='/w/' + os.path.basename(binary))
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', '-R', '-l', cc], capture_output=True)
+
+
 def poll_task_inner(binary, base):
     """In a private mount namespace already: chroot()ed tasks polled, in
     this namespace and in one of their own. Prints the tally as JSON."""
     t = Tally()
     for where in ('same', 'own', 'ownroot'):
         poll_task_chroot(t, binary, base, where)
+    poll_chrooted_caller(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
 
