@@ -687,6 +687,11 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
  * another handle's propagate_from is relative to the namespace's root.
  * propagate_from comes from a text as in mntsnap_capture() (a helper
  * inside may always be used here), and is absent when that cannot be had.
+ * The table is the one the reader's root reaches, as its mountinfo: the
+ * caller's for its own namespace, a pid handle's process's for that
+ * handle, whichever is chroot()ed; a mount outside it is -EXDEV (not in
+ * that table; statmount names no mount point for it from the caller's
+ * root, and a pid handle's mount point is read from its process's text).
  * Errors: -ENOENT (no such mount (in ns), path does not exist, or an id
  * handle's namespace is gone), -EINVAL (id is not a unique id, empty
  * path), -ENOSYS (kernel without statmount), -EPERM (no right to query or

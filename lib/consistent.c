@@ -77,7 +77,30 @@ bool mntsnap__detector_fired(int fd)
 
 /* ---- structural checks ------------------------------------------------------- */
 
-static bool parents_ok(const struct mntsnap_snapshot *s)
+/*
+ * Is parent_id a mount outside the caller's root? listmount lists only
+ * the mounts that root reaches (is_path_reachable() against it): in a
+ * chroot every mount whose parent it does not reach is a top of the
+ * table, as in the caller's mountinfo. statmount still answers for such
+ * a parent, without a mount point (probed on 6.18); a parent that
+ * vanished answers ENOENT.
+ */
+static bool parent_outside_root(const struct mntsnap_capture_opts *o,
+				const struct mntsnap_sysops *sys, int route, uint64_t parent_id)
+{
+	struct mntsnap_snapshot *p = NULL;
+	bool outside;
+
+	if (mntsnap__sm_stat_one(sys, o->ns, route, parent_id, MNTSNAP_F_MOUNT_POINT, &p))
+		return false;
+	outside = p->nrecs == 1 && !(p->recs[0].mask & MNTSNAP_F_MOUNT_POINT);
+	mntsnap__snapshot_free(p);
+	return outside;
+}
+
+/* One top mount whose parent is missing, and any whose parent is outside the root. */
+static bool parents_ok(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
+		       int route, const struct mntsnap_snapshot *s)
 {
 	unsigned orphans = 0;
 
@@ -86,7 +109,8 @@ static bool parents_ok(const struct mntsnap_snapshot *s)
 
 		if (!(r->mask & MNTSNAP_F_ID))
 			return true; /* nothing to check by */
-		if (r->parent == i && r->parent_id != r->id)
+		if (r->parent == i && r->parent_id != r->id &&
+		    (!orphans || !parent_outside_root(o, sys, route, r->parent_id)))
 			orphans++;
 	}
 	return orphans <= 1;
@@ -153,7 +177,7 @@ static int attempt(const struct mntsnap_capture_opts *o, const struct mntsnap_sy
 	}
 	/* evaluate every detector: each also latches or checks state */
 	r = !mntsnap__detector_fired(det);
-	return r && !vanished && match && parents_ok(*ret);
+	return r && !vanished && match && parents_ok(o, sys, route, *ret);
 }
 
 int mntsnap__capture_consistent(const struct mntsnap_capture_opts *o,

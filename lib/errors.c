@@ -68,7 +68,8 @@ static const struct err_text texts[] = {
 		   "or more)" },
 	{ ELOOP, "a loop: restore-order constraints form a cycle, or a path has a "
 		 "magic link or too many symlinks" },
-	{ EXDEV, "the path resolves outside the target's root" },
+	{ EXDEV, "outside the root: the path resolves outside the target's root, or the mount "
+		 "is not reachable from the reader's root (not in its table)" },
 	{ EISDIR, "the path names a directory (a file name was expected)" },
 	{ EIO, "an I/O error while writing the output (or the write's own error is "
 	       "no longer known)" },

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends.h"
@@ -367,6 +368,78 @@ int mntsnap__route_pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sy
 	return r;
 }
 
+/* Is the mount namespace of the caller's own root the one with id ns_id? */
+static bool own_namespace(const struct mntsnap_sysops *sys, uint64_t ns_id)
+{
+	struct mntsnap_snapshot *s = NULL;
+	uint64_t here;
+	bool same;
+
+	if (!ns_id || mntsnap__path_to_id(sys, "/", &here) ||
+	    mntsnap__sm_stat_one(sys, NULL, MNTSNAP_NS_ROUTE_AUTO, here, MNTSNAP_F_NS_ID, &s))
+		return false;
+	same = s->ns_id == ns_id;
+	mntsnap__snapshot_free(s);
+	return same;
+}
+
+/*
+ * Does statmount asked from here reach a pid target's root? For the
+ * caller's own namespace it answers from the caller's root and listmount
+ * lists only the mounts that root reaches (of another namespace, from
+ * that namespace's root, and process_root() names the process's root in
+ * those coordinates). A chroot()ed caller does not reach a root outside
+ * its own: readlink of /proc/PID/root then names the path from the
+ * namespace's root, which does not lead from here to that directory.
+ * false only when it surely does not (the same namespace, a path that
+ * reaches another directory or none); true when it cannot be told.
+ */
+bool mntsnap__route_caller_reaches_root(const struct mntsnap_ns *ns,
+					 const struct mntsnap_sysops *sys)
+{
+	char root[PATH_MAX];
+	struct stat a, b;
+	uint64_t id, rid;
+	int fd, here;
+	bool reached;
+
+	if (!own_namespace(sys, ns->ns_id) || process_root(ns, sys, &rid, root, sizeof(root)))
+		return true;
+	fd = mntsnap__pidfd_root_fd(ns->pidfd);
+	if (fd < 0)
+		return true;
+	here = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	reached = here >= 0 && !fstat(fd, &a) && !fstat(here, &b) && a.st_dev == b.st_dev &&
+		  a.st_ino == b.st_ino && !mntsnap__fd_to_id(sys, here, &id) && id == rid;
+	if (here >= 0)
+		close(here);
+	close(fd);
+	return reached;
+}
+
+/*
+ * A pid target that the caller's root does not reach (the caller is
+ * chroot()ed): statmount from here would name the caller's view. A helper
+ * inside answers from the namespace's root, where process_root() names
+ * the process's root too; without the right to enter, the process's own
+ * text (AUTO only, as ns_capture() falls back).
+ */
+static int unreached_capture(const struct mntsnap_capture_opts *o,
+			     const struct mntsnap_sysops *sys, struct mntsnap_snapshot **ret)
+{
+	int r;
+
+	if (o->flags & MNTSNAP_CAPTURE_NS_DIRECT)
+		return mntsnap__set_error(o->error, -EPERM, 0,
+					 "direct query of the target namespace: the caller's "
+					 "root (a chroot) does not reach the process's root");
+	r = mntsnap__helper_capture(o->ns, o, sys, ret);
+	if ((r == -EPERM || r == -EACCES) && o->backend == MNTSNAP_BACKEND_AUTO &&
+	    !(o->flags & MNTSNAP_CAPTURE_NS_ENTER))
+		return capture_routed(o, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO, ret);
+	return r;
+}
+
 int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mntsnap_sysops *sys,
 			  struct mntsnap_snapshot **ret_snap)
 {
@@ -384,7 +457,11 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	if (pf)
 		extra |= MNTSNAP_F_ID_OLD & ~want;
 	c.mask = want | extra;
-	r = ns_capture(&c, sys, &s, &outside);
+	outside = false;
+	if (pid && o->backend != MNTSNAP_BACKEND_MOUNTINFO && !mntsnap__route_caller_reaches_root(o->ns, sys))
+		r = unreached_capture(&c, sys, &s);
+	else
+		r = ns_capture(&c, sys, &s, &outside);
 	/*
 	 * Text from a helper inside (statmount blocked or missing there) is
 	 * the helper's view, from the namespace's root, with no ids to
@@ -462,14 +539,91 @@ static int ns_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns 
 	return r;
 }
 
+/*
+ * A pid target's one mount as its /proc/PID/mountinfo shows it: the mount
+ * point relative to the process's root, and no line at all for a mount
+ * that root does not reach (-EXDEV: not in the process's table).
+ * statmount's mount point is relative to the caller's root, another one
+ * whenever either of the two is chroot()ed, and unset for a mount outside
+ * the caller's: the text is the only answer from the process's root.
+ */
+static int text_mount_point(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			    uint32_t want, struct mntsnap_snapshot *s)
+{
+	struct mntsnap_capture_opts c = {
+		.sz = sizeof(c), .ns = ns, .backend = MNTSNAP_BACKEND_MOUNTINFO,
+		.mask = MNTSNAP_F_ID_OLD | MNTSNAP_F_MOUNT_POINT,
+	};
+	struct mntsnap_snapshot *txt = NULL;
+	struct mntsnap_rec *rec = &s->recs[0];
+	const char *mp;
+	long i, off;
+	int r;
+
+	if (s->nrecs != 1 || !(rec->mask & MNTSNAP_F_ID_OLD))
+		return -ENOENT;
+	r = mntsnap__capture_source(&c, sys, MNTSNAP_NS_ROUTE_TEXT, &txt);
+	if (r)
+		return r;
+	i = mntsnap__snapshot_find_old(txt, rec->id_old);
+	if (i < 0 || !(txt->recs[i].mask & MNTSNAP_F_MOUNT_POINT)) {
+		mntsnap__snapshot_free(txt);
+		return -EXDEV;
+	}
+	r = 0;
+	if (want & MNTSNAP_F_MOUNT_POINT) {
+		mp = txt->strtab + txt->recs[i].mount_point;
+		off = mntsnap__snap_str(s, mp, strlen(mp));
+		if (off < 0) {
+			r = (int)off;
+		} else {
+			mntsnap__lookup_reset(s);
+			rec = &s->recs[0];
+			rec->mount_point = (uint32_t)off;
+			rec->mask |= MNTSNAP_F_MOUNT_POINT;
+		}
+	}
+	mntsnap__snapshot_free(txt);
+	return r;
+}
+
+/*
+ * A pid target's mount point: from its text (above); where no text can
+ * be had here (no procfs that names the process, no right to read it),
+ * statmount's made relative to the process's root as readlink of
+ * /proc/PID/root names it, else the namespace's view as in pid_view().
+ */
+static int pid_mount_point(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
+			   uint32_t want, struct mntsnap_snapshot *s, bool *ret_rooted,
+			   bool *ret_moved)
+{
+	char root[PATH_MAX];
+	uint64_t rid;
+	int r = process_root(ns, sys, &rid, root, sizeof(root));
+
+	*ret_rooted = false;
+	*ret_moved = false;
+	if (r == -ENOENT || r == -EOPNOTSUPP)
+		return 0;
+	if (r)
+		return r;
+	*ret_rooted = true;
+	*ret_moved = strcmp(root, "/") != 0;
+	r = text_mount_point(ns, sys, want, s);
+	if (r != -ENOENT && r != -EOPNOTSUPP && r != -EACCES && r != -EPERM)
+		return r;
+	return mntsnap__snap_relative_to(s, root);
+}
+
 static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
 			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	uint32_t want = mask ? mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT;
 	bool pid = ns->pidfd >= 0 && !ns->text_only, rooted = false, moved = false;
 	bool pf = want & MNTSNAP_F_PROPAGATE_FROM, outside;
-	/* propagate_from from a text is matched by /proc id */
-	uint32_t extra = pf ? MNTSNAP_F_ID_OLD & ~want : 0;
+	/* propagate_from and a pid target's mount point from a text are
+	 * matched by /proc id */
+	uint32_t extra = pf || pid ? MNTSNAP_F_ID_OLD & ~want : 0;
 	struct mntsnap_snapshot *s = NULL; /* *ret_snap stays as it is on failure */
 	int r = mntsnap__ns_check_alive(ns);
 
@@ -482,19 +636,8 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 	if (r)
 		return r;
 	/* a pid target's mount point is relative to the process's root */
-	if (pid) {
-		char root[PATH_MAX];
-		uint64_t rid;
-
-		r = process_root(ns, sys, &rid, root, sizeof(root));
-		if (!r) {
-			r = mntsnap__snap_relative_to(s, root);
-			rooted = !r;
-			moved = !r && strcmp(root, "/");
-		} else if (r == -ENOENT || r == -EOPNOTSUPP) {
-			r = 0; /* the namespace's view, as in pid_view() */
-		}
-	}
+	if (pid)
+		r = pid_mount_point(ns, sys, want, s, &rooted, &moved);
 	/* and so is its propagate_from, see text_propagate_from() */
 	if (!r && pf && (outside || moved))
 		r = text_propagate_from(ns, sys, rooted, 0, s);
@@ -515,6 +658,9 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
  * helper does the lookup: the target's tree may hold a FUSE mount that
  * never answers, and only the helper's timeout bounds that wait.
  */
+static int own_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap);
+
 int mntsnap__stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_ns *ns,
 			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
@@ -529,13 +675,41 @@ int mntsnap__stat_id_sys(const struct mntsnap_sysops *in, const struct mntsnap_n
 	/* a foreign namespace: fd, id or the helper, like a capture */
 	if (mntsnap_ns_foreign(ns))
 		return route_stat_id(&sys, ns, id, mask, ret_snap);
-	return mntsnap__sm_stat_one(&sys, ns, MNTSNAP_NS_ROUTE_AUTO, id, mask, ret_snap);
+	return own_stat_one(&sys, ns, id, mask, ret_snap);
 }
 
 int mntsnap_stat_id(const struct mntsnap_ns *ns, uint64_t id, uint32_t mask,
 		    struct mntsnap_snapshot **ret_snap)
 {
 	return mntsnap__stat_id_sys(NULL, ns, id, mask, ret_snap);
+}
+
+/*
+ * One mount of the caller's own table. statmount's mnt_point is relative
+ * to the caller's root and unset for a mount that root does not reach
+ * (probed on 6.18: a chroot() into a plain directory of mount M leaves
+ * M's unset), the very test show_mountinfo() uses to skip a mount of
+ * /proc/self/mountinfo. Such a mount is not in the caller's table:
+ * -EXDEV, never a record without a mount point. The mount point is asked
+ * for that test even when mask lacks it, and dropped again.
+ */
+static int own_stat_one(const struct mntsnap_sysops *sys, const struct mntsnap_ns *ns,
+			uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
+{
+	uint32_t want = mask ? mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT;
+	uint32_t extra = MNTSNAP_F_MOUNT_POINT & ~want;
+	struct mntsnap_snapshot *s = NULL;
+	int r = mntsnap__sm_stat_one(sys, ns, MNTSNAP_NS_ROUTE_AUTO, id, want | extra, &s);
+
+	if (r)
+		return r;
+	if (s->nrecs != 1 || !(s->recs[0].mask & MNTSNAP_F_MOUNT_POINT)) {
+		mntsnap__snapshot_free(s);
+		return -EXDEV;
+	}
+	mntsnap__snap_drop_fields(s, extra);
+	*ret_snap = s;
+	return 0;
 }
 
 static int stat_path(const struct mntsnap_sysops *sys, const char *path, uint32_t mask,
@@ -549,7 +723,7 @@ static int stat_path(const struct mntsnap_sysops *sys, const char *path, uint32_
 	r = mntsnap__path_to_id(sys, path, &id);
 	if (r < 0)
 		return r;
-	return mntsnap__sm_stat_one(sys, NULL, MNTSNAP_NS_ROUTE_AUTO, id, mask, ret_snap);
+	return own_stat_one(sys, NULL, id, mask, ret_snap);
 }
 
 int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot **ret_snap)

@@ -50,6 +50,15 @@ bool mntsnap__route_pid_whole(const struct mntsnap_ns *ns, const struct mntsnap_
 int mntsnap__route_pf_pairs(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			    bool process, uint32_t flags, uint64_t **ret, uint32_t *ret_n);
 
+/*
+ * Does statmount asked from here reach a pid target's root? false only
+ * when the process is in the caller's namespace and the caller's root (a
+ * chroot()) surely does not reach the process's: statmount and listmount
+ * then answer from the caller's root, missing the process's mounts.
+ */
+bool mntsnap__route_caller_reaches_root(const struct mntsnap_ns *ns,
+					 const struct mntsnap_sysops *sys);
+
 /* *ret_pf for /proc mount id id_old in pairs; false: the text lacks it. */
 bool mntsnap__route_pf_find(const uint64_t *pairs, uint32_t n, uint32_t id_old, uint32_t *ret_pf);
 

@@ -522,7 +522,13 @@ static int pf_snap(struct mntsnap_watch *w, struct mntsnap_snapshot *s)
 	return r;
 }
 
-/* statmount(id) in full into w->buf, as a record in *m (strings in w->buf). */
+/*
+ * statmount(id) in full into w->buf, as a record in *m (strings in w->buf).
+ * -EXDEV: a mount outside the reader's root (a chroot()ed caller watching
+ * its own table): statmount names no mount point for it (probed on 6.18),
+ * its mountinfo has no line for it, so neither has the watched table;
+ * one moved out of the root is gone from it.
+ */
 static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
 {
 	long r = mntsnap__sm_call(&w->sys, &w->tmpl, id, w->full_mask, &w->buf);
@@ -530,6 +536,8 @@ static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
 	if (r < 0)
 		return (int)r;
 	mntsnap__sm_to_mount(w->buf.sm, w->want, m);
+	if ((w->want & MNTSNAP_F_MOUNT_POINT) && !(m->mask & MNTSNAP_F_MOUNT_POINT))
+		return -EXDEV;
 	if (!(m->mask & MNTSNAP_F_NS_ID) && (w->want & MNTSNAP_F_NS_ID) && w->live->ns_id) {
 		m->mask |= MNTSNAP_F_NS_ID;
 		m->ns_id = w->live->ns_id;
@@ -543,6 +551,7 @@ static int fetch(struct mntsnap_watch *w, uint64_t id, struct mntsnap_mount *m)
 
 static int replace(struct mntsnap_watch *w, long k, const struct mntsnap_mount *m,
 		   uint32_t *ret_changed);
+static int on_detach(struct mntsnap_watch *w, uint64_t id);
 
 /*
  * Every known mount below old_mp (by path) fetched again: a move changes
@@ -571,6 +580,10 @@ static int refetch_below(struct mntsnap_watch *w, const char *old_mp)
 		r = fetch(w, cur.id, &m);
 		if (r == -ENOENT) { /* gone: its detach event or the sweep says so */
 			r = 0;
+			continue;
+		}
+		if (r == -EXDEV) { /* moved out of the root with its parent */
+			r = on_detach(w, cur.id);
 			continue;
 		}
 		if (!r)
@@ -622,6 +635,9 @@ static int on_attach(struct mntsnap_watch *w, uint64_t id)
 	/* gone again before we looked: its detach event follows */
 	if (r == -ENOENT)
 		return 0;
+	/* outside the root: not in the table, or (moved out) no more */
+	if (r == -EXDEV)
+		return k >= 0 ? on_detach(w, id) : 0;
 	if (r)
 		return r;
 	if (k >= 0)
@@ -661,8 +677,9 @@ static int sweep_full(struct mntsnap_watch *w, struct sweep *sw, long k, uint32_
 	uint32_t changed = 0;
 	int r = fetch(w, w->live->recs[k].id, &m);
 
-	if (r == -ENOENT)
-		return 0; /* gone since the listing: not seen, reported below */
+	/* gone since the listing, or outside the root: not seen, reported below */
+	if (r == -ENOENT || r == -EXDEV)
+		return 0;
 	if (r)
 		return r;
 	sw->seen[k] = 1;
@@ -1335,6 +1352,7 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
  */
 static bool text_fallback(const struct mntsnap_ns *ns, int err)
 {
+	/* -EXDEV: the process's root is out of the caller's reach */
 	return ns->pidfd >= 0 && err != -ESRCH && err != -ENOMEM;
 }
 
@@ -1462,6 +1480,14 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
 	if (o->ns && !o->ns->self) {
 		r = route_target(w, o->ns, o->error);
+		/*
+		 * A chroot()ed caller whose root does not reach the process's:
+		 * statmount from here names the caller's view; the process's
+		 * own text is its view (what findmnt -p -N polls).
+		 */
+		if (!r && o->ns->pidfd >= 0 && !o->ns->text_only &&
+		    !mntsnap__route_caller_reaches_root(o->ns, &w->sys))
+			r = -EXDEV;
 		if (r && w->tns && text_fallback(o->ns, r)) {
 			w->route = MNTSNAP_WATCH_ROUTE_TEXT;
 			if (o->error)

@@ -824,7 +824,8 @@ GLIBC_HEAP_ABORT = re.compile(rb'(?m)^(double free or corruption|free\(\)|malloc
                               rb'realloc\(\)|munmap_chunk\(\)|corrupted )[^\n]*\n\Z')
 
 
-def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_ok=False):
+def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_ok=False,
+                 chroot=None, inner=None):
     """Each option set polled by both programs through the same steps
     (each one batch): the same bytes and exit status. wait_open: every
     set polls a mountinfo, wait until each poller has it open (a loaded
@@ -834,12 +835,14 @@ def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_o
     corruption (fasttop)"), after its last line (seen now and then with a
     tag column over a loop device whose symlink was retargeted) is
     findmnt's crash: its output without glibc's one line is still
-    compared, mntsnap's exit status must be 0."""
+    compared, mntsnap's exit status must be 0. chroot: both programs run
+    chroot()ed there, mntsnap as inner (its path inside)."""
     procs = []
+    pre = ['chroot', chroot] if chroot else []
     idle = '10000' if wait_open else '3000'
     try:
         for i, opts in enumerate(sets):
-            for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+            for who, cmd in (('f', pre + ['findmnt']), ('m', pre + [inner or binary, 'list'])):
                 out = tempfile.TemporaryFile()
                 procs.append((i, who, subprocess.Popen(cmd + opts + ['-w', idle], stdout=out,
                                                        stderr=subprocess.STDOUT, env=env,
@@ -5500,6 +5503,72 @@ def poll_kept_task_exit(t, binary, base):
                 'rc %d err %r after %.1f s' % (rc, err, took))
 
 
+# A caller chroot()ed into a plain directory (cc/sub) of a tmpfs (cc), with
+# a mount inside (a), one outside (out, beside sub), a procfs and the
+# binary's directory (w): its table is what its root reaches, as its
+# /proc/self/mountinfo, and a task's (-N) what the task's root reaches.
+CHROOTED_CALLER = r"""
+set -e
+B=$1/cc
+S=$B/sub
+mkdir -p $B
+mount -t tmpfs ccroot $B
+mkdir -p $S/a $S/proc $S/w $B/out
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $S/$d; else mkdir $S/$d; mount --rbind /$d $S/$d; fi
+done
+mount -t proc proc $S/proc
+mount --bind $2 $S/w
+mount -t tmpfs ina $S/a
+mount -t tmpfs outm $B/out
+"""
+
+
+def chrooted_caller(t, binary, base):
+    """findmnt and mntsnap run in a chroot (findmnt reads the chroot's
+    /proc/self/mountinfo and, for -N, the task's): stat of a path on the
+    mount outside the root (/) finds nothing, exit 1; stat -N PID and
+    list -N PID of a task not chrooted are its view, the mounts outside
+    the caller's root included; list through statmount is the chroot's
+    view (it failed as "kept changing" before)."""
+    r = subprocess.run(['sh', '-c', CHROOTED_CALLER, 'sh', base,
+                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
+    if r.returncode:
+        t.check('chrooted caller setup', False, r.stderr.decode(errors='replace'))
+        return
+    sub = os.path.join(base, 'cc/sub')
+    out = os.path.join(base, 'cc/out')
+    ms = '/w/' + os.path.basename(binary)
+    task = subprocess.Popen(['sleep', '120'])
+    pid = str(task.pid)
+    cols = ['-o', 'TARGET,SOURCE,FSTYPE,OPTIONS']
+    cases = [
+        (['-T', '/'], ['stat', '/']),
+        (['-T', '/a'] + cols, ['stat', '/a'] + cols),
+        (['-l'] + cols, ['list', '-l'] + cols),
+        (['-l'] + cols, ['list', '--backend', 'statmount', '-l'] + cols),
+        (['-N', pid, '-T', out] + cols, ['stat', '-N', pid, out] + cols),
+        (['-N', pid, '-T', out, '-J'] + cols, ['stat', '-N', pid, '-J', out] + cols),
+        (['-N', pid, '-l', '-t', 'tmpfs'] + cols,
+         ['list', '-N', pid, '--backend', 'statmount', '-l', '-t', 'tmpfs'] + cols),
+        (['-N', pid, '-l', '-t', 'tmpfs'] + cols, ['list', '-N', pid, '-l', '-t', 'tmpfs'] + cols),
+    ]
+    try:
+        for fm, mm in cases:
+            ra, a, ea = run(['chroot', sub, 'findmnt'] + fm)
+            rb, b, eb = run(['chroot', sub, ms] + mm)
+            # JSON by value (mntsnap writes one record a line: kept)
+            same = jload(a) == jload(b) if '-J' in fm and a and b else a == b
+            t.check('chrooted caller: findmnt %s / mntsnap %s' % (' '.join(fm), ' '.join(mm)),
+                    ra == rb and same and norm_err(ea) == norm_err(eb),
+                    'findmnt rc %d %r %r\n  mntsnap rc %d %r %r' % (ra, a, ea, rb, b, eb))
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', '-R', '-l', os.path.join(base, 'cc')], capture_output=True)
+
+
 def task_kept_inner(binary, base):
     """In a private mount namespace already: a chroot()ed task's view, and
     the deliberate stat differences README's kept list states. Prints the
@@ -5507,6 +5576,7 @@ def task_kept_inner(binary, base):
     t = Tally()
     for where in ('same', 'own', 'ownroot'):
         task_chroot_pf(t, binary, base, where)
+    chrooted_caller(t, binary, base)
     stat_kept_other_ns(t, binary, base)
     stat_kept_number(t, binary, base)
     stat_kept_covered(t, binary, base)
@@ -5596,12 +5666,47 @@ def poll_task_chroot(t, binary, base, where):
         p.wait()
 
 
+# A chroot()ed caller polls (CHROOTED_CALLER): its own table, where a
+# mount outside its root is none and one moved out an umount, and -N of a
+# task not chrooted, whose root the caller's does not reach: the task's
+# view, paths from its root, the remount included. Run in cc, outside.
+POLL_CHROOTED_STEPS = [
+    'mount -t tmpfs o1 out', 'mount -o remount,ro out', 'umount out',
+    'mkdir -p sub/m && mount -t tmpfs mv sub/m', 'mount --move sub/m out',
+    'mount --move out sub/m', 'mount -o remount,ro sub/m', 'umount sub/m',
+]
+
+
+def poll_chrooted_caller(t, binary, base):
+    """list -p and list -p -N PID run in a chroot, as findmnt there."""
+    r = subprocess.run(['sh', '-c', CHROOTED_CALLER, 'sh', base,
+                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
+    if r.returncode:
+        t.check('poll chrooted caller setup', False, r.stderr.decode(errors='replace'))
+        return
+    cc = os.path.join(base, 'cc')
+    task = subprocess.Popen(['sleep', '120'])
+    pid = str(task.pid)
+    sets = [['-p', '-o', '+OLD-TARGET'], ['-p', '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-OPTIONS'],
+            ['-p', '-N', pid, '-o', '+OLD-TARGET'],
+            ['-p', '-N', pid, '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-TARGET,OLD-OPTIONS']]
+    try:
+        poll_history(t, 'poll chrooted caller:', binary, sets, POLL_CHROOTED_STEPS, None, cc,
+                     wait_open=True, chroot=os.path.join(cc, 'sub'),
+                     inner='/w/' + os.path.basename(binary))
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', '-R', '-l', cc], capture_output=True)
+
+
 def poll_task_inner(binary, base):
     """In a private mount namespace already: chroot()ed tasks polled, in
     this namespace and in one of their own. Prints the tally as JSON."""
     t = Tally()
     for where in ('same', 'own', 'ownroot'):
         poll_task_chroot(t, binary, base, where)
+    poll_chrooted_caller(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
 

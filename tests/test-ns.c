@@ -1002,6 +1002,17 @@ static void chroot_view(int mode)
 		cr_assert_str_eq(m.mount_point, p);
 		mntsnap_snapshot_free(one);
 	}
+	/*
+	 * its root a plain directory of nsx, which its table lacks: "/" is
+	 * on no mount of it (findmnt -N PID -T / finds nothing), never nsx
+	 * named by our path
+	 */
+	if (mode == CHROOT_DIR) {
+		struct mntsnap_snapshot *one = NULL;
+
+		cr_assert_eq(mntsnap_ns_stat_path(ns, "/", 0, &one), -EXDEV);
+		cr_assert_null(one);
+	}
 	/* the namespace: everything, relative to its root */
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)t.pid);
 	cr_assert_eq(mntsnap_ns_open_path(path, NULL, &whole), 0);
@@ -1022,6 +1033,97 @@ Test(ns, pid_target_is_the_process_view_chroot)
 Test(ns, pid_target_is_the_process_view_chroot_dir)
 {
 	chroot_view(CHROOT_DIR);
+}
+
+/*
+ * The caller itself chroot()ed into a plain directory of a tmpfs (child
+ * process, own mount namespace): its table is what its root reaches. A
+ * path on the tmpfs ("/") is on no mount of it; a mount below is named
+ * from the root; a task not chrooted (a grandchild) names its mounts from
+ * its own root, those outside ours included (read from its
+ * /proc/PID/mountinfo, so the chroot has a procfs). Exit status: the
+ * failed step.
+ */
+static int chrooted_caller_main(void)
+{
+	struct mntsnap_snapshot *one = NULL;
+	struct mntsnap_ns *ns = NULL;
+	struct mntsnap_mount m;
+	pid_t task;
+	int r;
+
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 10;
+	ms_mkdir_p(BASE "/cr");
+	if (mount("crtop", BASE "/cr", "tmpfs", 0, "mode=755"))
+		return 11;
+	ms_mkdir_p(BASE "/cr/sub/m");
+	ms_mkdir_p(BASE "/cr/out");
+	/* a procfs in the chroot: the task's text, as findmnt -N reads it */
+	ms_mkdir_p(BASE "/cr/sub/proc");
+	if (mount("proc", BASE "/cr/sub/proc", "proc", 0, NULL) ||
+	    mount("crm", BASE "/cr/sub/m", "tmpfs", 0, "size=64k") ||
+	    mount("crout", BASE "/cr/out", "tmpfs", 0, "size=64k"))
+		return 12;
+	task = fork();
+	if (task < 0)
+		return 13;
+	if (!task) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	r = 20;
+	if (chroot(BASE "/cr/sub") || chdir("/"))
+		goto out;
+	r = 21;
+	if (mntsnap_stat_path("/", 0, &one) != -EXDEV || one)
+		goto out;
+	r = 22;
+	if (mntsnap_stat_path("/m", 0, &one))
+		goto out;
+	mntsnap_snapshot_get(one, 0, &m);
+	mntsnap_snapshot_free(one);
+	one = NULL;
+	r = 23;
+	if (strcmp(m.mount_point, "/m"))
+		goto out;
+	/* the task's view: its root is the namespace's */
+	r = 24;
+	if (mntsnap_ns_open_pid(task, NULL, &ns))
+		goto out;
+	r = 25;
+	if (mntsnap_ns_stat_path(ns, BASE "/cr/out", 0, &one))
+		goto out;
+	mntsnap_snapshot_get(one, 0, &m);
+	r = strcmp(m.mount_point, BASE "/cr/out") ? 26 : 0;
+	mntsnap_snapshot_free(one);
+	one = NULL;
+	if (!r && mntsnap_ns_stat_path(ns, BASE "/cr/sub/m", 0, &one))
+		r = 27;
+	if (!r) {
+		mntsnap_snapshot_get(one, 0, &m);
+		r = strcmp(m.mount_point, BASE "/cr/sub/m") ? 28 : 0;
+	}
+	mntsnap_snapshot_free(one);
+out:
+	mntsnap_ns_free(ns);
+	kill(task, SIGKILL);
+	waitpid(task, NULL, 0);
+	return r;
+}
+
+Test(ns, chrooted_caller_stat)
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert_geq(pid, 0);
+	if (!pid)
+		_exit(chrooted_caller_main());
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && !WEXITSTATUS(st), "chrooted caller: step %d failed",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
 #ifdef MS_HAVE_SECCOMP_HELPER

@@ -1519,6 +1519,8 @@ static const char stat_help[] =
 	"An ID below 2^31 is a /proc mount id (findmnt's ID column): it is looked\n"
 	"up in the table first. Digits only are an ID (./N is a path). A PATH on\n"
 	"a mount of another namespace (/proc/PID/root/...): ask it with -N PID.\n"
+	"A PATH on a mount outside the reader's root (ours or -N's task's, in a\n"
+	"chroot: / of a plain directory) is in no table: nothing, exit 1.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
@@ -1725,6 +1727,13 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 		r = mntsnap_stat_id(ns, id, MNTSNAP_MASK_FULL, &snap);
 	}
 	cli_target_close(ns);
+	/*
+	 * A mount outside the root of the table's reader (ours, or -N's
+	 * task's: a chroot()) is not in that table, as findmnt -T finds
+	 * nothing there: nothing printed, exit 1.
+	 */
+	if (r == -EXDEV)
+		return 1;
 	if (r)
 		return cli_fail(r, "stat %s", what);
 	/* as list's -S TAG: the device the tag names (libmount's cache, as list's) */
