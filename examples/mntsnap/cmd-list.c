@@ -663,8 +663,16 @@ static int tab_kind(int fd, const char *name)
 		return cli_fail(-errno, "can't read %s", name), -1;
 	if (S_ISDIR(st.st_mode))
 		return cli_fail(-EISDIR, "can't read %s", name), -1;
-	if (S_ISCHR(st.st_mode))
-		return 1;
+	/*
+	 * one that reads empty (/dev/null) is spooled, an empty table; any
+	 * other is read as it was, by readers bounded for one that never
+	 * ends (/dev/zero: refused at its line 1, no spool of GiBs)
+	 */
+	if (S_ISCHR(st.st_mode)) {
+		char c;
+
+		return read(fd, &c, 1) == 0;
+	}
 	return lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE;
 }
 
