@@ -117,6 +117,7 @@ Prints a column-by-column table and "N passed, N failed".
 """
 import contextlib
 import ctypes
+import itertools
 import json
 import os
 import random
@@ -3318,6 +3319,75 @@ def tabfile_formats(t, binary, data, base):
                     b"can't read" in ea and b"can't read" in eb, '%d %d %r %r' % (ra, rb, ea, eb))
 
 
+def tabfile_kinds(t, binary, base):
+    """-F FILE of every kind, alone and in first or second place beside
+    another: a mountinfo file, an fstab-format file, an empty file, a
+    directory of *.fstab, /dev/null, a character device without a driver
+    (open() fails: ENXIO), /proc/self/mountinfo, a missing file, a named
+    FIFO. A kernel table or an mtab (no option, -m, -k, -x -k, -x -m) is
+    read by libmount's mnt_table_parse_file(), fopen() and a stream, file
+    by file: a directory fails its first read (EISDIR) and ends the run,
+    naming it, after a good file too; /dev/null is an empty table, which
+    leaves the format to the next file's first line. The same stdout,
+    stderr (the program's name aside) and exit status (README's 1 for 2
+    on an error). Kept (README): fstab read by name (-s, -x of fstab)
+    refuses a device or FIFO with EINVAL where findmnt repeats a stale
+    errno; a mountinfo table's line in the fstab format is refused."""
+    def w(name, data):
+        path = os.path.join(base, 'kind-' + name)
+        with open(path, 'wb') as fh:
+            fh.write(data)
+        return path
+    fs = w('fs', b'tmpfs /a tmpfs rw 0 0\n/dev/b /b xfs ro 0 0\n')
+    kinds = {'mi': w('mi', b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /x rw - tmpfs t rw\n'),
+             'fs': fs, 'empty': w('empty', b''), 'null': '/dev/null',
+             'proc': '/proc/self/mountinfo', 'missing': os.path.join(base, 'kind-missing'),
+             'fifo': None}
+    d = kinds['dir'] = os.path.join(base, 'kind-dir')
+    os.mkdir(d)
+    with open(os.path.join(d, 'b.fstab'), 'wb') as fh:
+        fh.write(b'tmpfs /c tmpfs rw 0 0\n')
+    try:
+        chrdev = os.path.join(base, 'kind-chr')
+        os.mknod(chrdev, 0o600 | stat.S_IFCHR, os.makedev(0, 0))   # no driver: ENXIO
+        kinds['chr'] = chrdev
+    except OSError as e:
+        print('skip: -F of a character device without a driver (%s)' % e)
+
+    def cmd(prog, opts, names):
+        pre, fa = '', []
+        for i, k in enumerate(names):
+            if k == 'fifo':   # fed fs; a writer with no reader gives up
+                ff = os.path.join(base, 'kind-fifo%d' % i)
+                pre += ('rm -f {p}; mkfifo {p}; (timeout 5 sh -c "cat {f} > {p}" >/dev/null 2>&1 &); '
+                        .format(p=ff, f=fs))
+                fa.append(ff)
+            else:
+                fa.append(kinds[k])
+        return pre + 'timeout 20 %s %s %s' % (prog, opts, ' '.join('-F ' + f for f in fa))
+    combos = [(k,) for k in kinds] + list(itertools.product(kinds, kinds))
+    new = ('dir', 'null', 'chr', 'empty', 'missing')
+    for opts in ('', '-m', '-k', '-s', '-x', '-x -k', '-x -m'):
+        by_name = opts in ('-s', '-x')
+        for names in combos:
+            if opts.startswith('-x') and not set(names) & set(new):
+                continue   # -x on the other kinds: tabfile and fstab parts
+            ra, a, ea = run(['bash', '-c', cmd('findmnt', opts, names)])
+            rb, b, eb = run(['bash', '-c', cmd(binary + ' list', opts, names)])
+            ea, eb = norm_err(ea), norm_err(eb)
+            if by_name and a == b == b'' and (ra, rb) == FSTAB_ERROR_EXIT and \
+                    eb.endswith(b': Invalid argument\n') and \
+                    ea.split(b"PROG: can't read ")[:-1] == eb.split(b"PROG: can't read ")[:-1]:
+                continue   # kept: EINVAL named, findmnt's stale errno
+            if ra in (0, 1) and rb == 2 and not b and b'parse error at line' in ea and \
+                    re.search(rb'PROG: list: [^\n]*: line \d+: ', eb) and not by_name:
+                continue   # kept: an fstab line in a mountinfo table refused
+            ok = a == b and ea == eb and (ra == rb or ((ra, rb) == FSTAB_ERROR_EXIT and
+                                                       b"PROG: can't read " in ea))
+            t.check('tabfile kinds: findmnt %s -F %s' % (opts, ' -F '.join(names)), ok,
+                    short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb), 800))
+
+
 def tabfile_pipes(t, binary, base):
     """-F FILE that is a pipe (/dev/stdin fed by a pipe, bash's <(...),
     /proc/self/fd/N, a named FIFO): libmount reads it as one stream and
@@ -6481,6 +6551,7 @@ def compare_all(binary, data):
     if only in 'tabfile':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-tabfile-') as base:
             tabfile_formats(t, binary, data, base)
+            tabfile_kinds(t, binary, base)
     if only in 'tabfile-pipes':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-pipes-') as base:
             tabfile_pipes(t, binary, base)

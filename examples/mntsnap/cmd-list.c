@@ -33,6 +33,8 @@ static const char list_help[] =
 	"                        turn into one, a list (in the format the first\n"
 	"                        line that tells has, -s: fstab); TID: the task a\n"
 	"                        mountinfo FILE's path names (/proc/PID/mountinfo: PID)\n"
+	"                        a device is read as text (/dev/null: empty), a\n"
+	"                        directory only by -s (its *.fstab files)\n"
 	"  --backend auto|statmount|mountinfo\n"
 	"                        force a backend; auto falls back to mountinfo when\n"
 	"                        statmount/listmount are missing or blocked\n"
@@ -647,6 +649,38 @@ static int path_own_fd(const char *path)
 }
 
 /*
+ * What spool_tabs() does with -F FILE, opened as fd (-1: open() failed):
+ * 1 spool it, 0 read it as it is, -1 refused (said why). libmount reads
+ * every FILE of a kernel table or an mtab as a stream, fopen() then
+ * getline() (mnt_table_parse_file()), in turn: a FILE it cannot open
+ * (missing, a device without its driver) and a directory (its read
+ * fails: EISDIR) end the run, naming FILE, even after a good one; a
+ * character device is text like any other (/dev/null an empty table,
+ * which leaves the format to the next FILE's first line). Poll mode
+ * (-p) keeps its own rules.
+ */
+static int tab_kind(int fd, const char *name)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return cli_fail(-errno, "can't read %s", name), -1;
+	if (S_ISDIR(st.st_mode))
+		return cli_fail(-EISDIR, "can't read %s", name), -1;
+	/*
+	 * one that reads empty (/dev/null) is spooled, an empty table; any
+	 * other is read as it was, by readers bounded for one that never
+	 * ends (/dev/zero: refused at its line 1, no spool of GiBs)
+	 */
+	if (S_ISCHR(st.st_mode)) {
+		char c;
+
+		return read(fd, &c, 1) == 0;
+	}
+	return lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE;
+}
+
+/*
  * -F FILE that can be read only once (a pipe, a FIFO, a socket, a
  * terminal: lseek() fails with ESPIPE, as for "cat x | findmnt -F
  * /dev/stdin" or bash's <(...)). libmount reads any FILE as one stream
@@ -664,15 +698,20 @@ static int spool_tabs(struct list_args *a)
 {
 	for (size_t i = 0; i < a->ntabs; i++) {
 		const char *f = a->tabs[i];
-		int fd, mfd, own;
+		int fd, mfd, own, r;
 
 		if (!f)
 			continue;
 		fd = open(f, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
+		if (fd < 0 && a->poll)
 			continue; /* the readers say why, as for any FILE */
-		if (lseek(fd, 0, SEEK_CUR) >= 0 || errno != ESPIPE) {
-			close(fd);
+		r = a->poll ? lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE
+			    : tab_kind(fd, a->names[i]);
+		if (r <= 0) {
+			if (fd >= 0)
+				close(fd);
+			if (r < 0)
+				return CLI_EXIT_ERR;
 			continue;
 		}
 		mfd = spool_fd(fd);
