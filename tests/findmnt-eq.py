@@ -4656,6 +4656,19 @@ def cache_spellings_file(t, binary, base):
     for args in cache_spelling_sets([nx + '/a', d + '/real', '/b2'],
                                     [['-T', d + '/real'], ['-M', d + '/lnk']]):
         lookup_pair(t, 'cache spelling -U -F', binary, ['-F', uniq, '-o', 'SOURCE,TARGET'] + args)
+    # -T/-M: findmnt resolves the mount point asked for at the first line
+    # that -t/-O let through and whose text differs, after the sources of
+    # the lines printed before it (-i, -d, -f: only up to the first)
+    tgt = table('tgt.mi', [('/', 'tmpfs', nx + '/a/'), (nx + '//a', 'ext4', '/b1'),
+                           ('/m2', 'tmpfs', '/' + nx + '/b'), (nx + '//b', 'ext4', nx + '/b/'),
+                           (d + '/lnk', 'ext4', nx + '/b'), ('/m5', 'xfs', d + '/lnk/')])
+    for x in (nx + '//a', nx + '/a/', nx + '/b', '/' + nx + '/b/', d + '/real', d + '/lnk/'):
+        for opt in ('-M', '-T'):
+            for extra in ([], ['-i'], ['-f'], ['-i', '-f'], ['-t', 'ext4'], ['-i', '-t', 'ext4'],
+                          ['-d', 'backward'], ['-d', 'backward', '-f'], ['-d', 'backward', '-i'],
+                          ['-R'], ['-S', nx + '/b'], ['-i', '-S', nx + '//a']):
+                lookup_pair(t, 'cache spelling -T/-M -F', binary,
+                            ['-F', tgt, '-o', 'SOURCE,TARGET', '-c', '-l', opt, x] + extra)
     # -R prints a match's submounts before the next mount is looked up:
     # a submount listed after another spelling of its source keeps its own
     sub = os.path.join(d, 'sub.mi')

@@ -581,6 +581,8 @@ struct matcher {
 	const char *target;  /* the mount point asked for (-T, -M, a swapped SOURCE) */
 	const char *source;  /* -S or a positional SOURCE */
 	bool *target_hit, *source_hit, *over, *gone;
+	/* the target asked for still to be resolved, at the first record that needs it */
+	bool target_pending;
 	/* libmount's cache: paths resolved once, "/a//b/" as "/a/b" (not for -C) */
 	struct pathcache pc;
 	/* libmount's ids of each record, its parent id after -U's moves */
@@ -650,15 +652,27 @@ static bool resolves(const struct matcher *mt)
  * cache (mnt_resolve_path(): the path itself when it does not resolve),
  * unless -C or a saved table. A kernel table's own mount points are
  * never resolved: libmount takes them as canonical, so a line whose
- * text names a symlink is found by that text only.
+ * text names a symlink is found by that text only. Here the text only;
+ * the path is resolved by target_step(), where findmnt's match_func()
+ * first needs it.
  */
-static void mark_target_exact(struct matcher *mt, const char *path)
+static void mark_target_text(struct matcher *mt, const char *path)
+{
+	memset(mt->target_hit, 0, mt->n);
+	mark_text(mt->snap, path, mt->target_hit);
+	mt->target_pending = resolves(mt);
+}
+
+/* the target asked for resolved now, its mounts marked */
+static void target_resolve(struct matcher *mt)
 {
 	const char *cn;
 
-	memset(mt->target_hit, 0, mt->n);
-	mark_text(mt->snap, path, mt->target_hit);
-	if (resolves(mt) && (cn = pathcache_path(&mt->pc, path)))
+	if (!mt->target_pending)
+		return;
+	mt->target_pending = false;
+	cn = pathcache_path(&mt->pc, mt->target);
+	if (cn)
 		mark_text(mt->snap, cn, mt->target_hit);
 }
 
@@ -704,6 +718,23 @@ static bool reaches_source(struct matcher *mt, size_t i)
 		return false;
 	mt_get(mt, i, &m);
 	return match_early(mt->v, &m, NULL, &mt->ob);
+}
+
+/*
+ * findmnt's match_func() resolves the target asked for at the first
+ * record that -t, -O and MAJ:MIN let through and whose mount point text
+ * is not the target's: so after the sources of the lines printed before
+ * (-c), and never when the text decides or nothing gets that far.
+ */
+static void target_step(struct matcher *mt, size_t i)
+{
+	struct mntsnap_mount m;
+
+	if (!mt->target_pending || mt->target_hit[i])
+		return;
+	mt_get(mt, i, &m);
+	if (match_early(mt->v, &m, NULL, &mt->ob))
+		target_resolve(mt);
 }
 
 /*
@@ -891,6 +922,7 @@ static void mark_source_resolved(struct matcher *mt)
 
 		if (mt->gone[i])
 			continue;
+		target_step(mt, i);
 		/*
 		 * libmount resolves the source asked for at the first mount
 		 * it cannot tell by text that reaches the source (a target,
@@ -900,7 +932,7 @@ static void mark_source_resolved(struct matcher *mt)
 		 * it, not filled. A match by the exact text (the index) asks
 		 * nothing.
 		 */
-		if (!mt->source_hit[i]) {
+		if (mt->source && !mt->source_hit[i]) {
 			s.eval = reaches_source(mt, i);
 			a.peek = !s.eval;
 			mt->source_hit[i] = src_match(&a, src, fl);
@@ -952,10 +984,15 @@ static void mark_source(struct matcher *mt)
 	unsigned maj, min;
 
 	memset(mt->source_hit, 0, mt->n);
-	if (!mt->source)
+	if (!mt->source) {
+		/* the target alone, resolved in findmnt's order */
+		if (mt->target)
+			mark_source_resolved(mt);
 		return;
+	}
 	if (mt->v->source_tag) {
 		mark_source_tag(mt, mt->v->source_tag);
+		target_resolve(mt);
 		return;
 	}
 	/* findmnt: a source that reads as "MAJ:MIN" (sscanf) is a device number */
@@ -965,6 +1002,7 @@ static void mark_source(struct matcher *mt)
 			mt->source_hit[i] = (m.mask & MNTSNAP_F_DEV) && m.dev_major == maj &&
 					    m.dev_minor == min;
 		}
+		target_resolve(mt);
 		return;
 	}
 	/*
@@ -1831,7 +1869,8 @@ static bool extra_target(struct matcher *mt, const char *path)
 		return false;
 	/* the snapshot's string: valid as long as the matcher */
 	mt->target = m.mount_point;
-	mark_target_exact(mt, mt->target);
+	mark_target_text(mt, mt->target);
+	mark_source(mt);
 	return true;
 }
 
@@ -1897,7 +1936,8 @@ static size_t find_list(struct matcher *mt, int32_t *found)
 		/* a SOURCE no mount has: the mount point of that name (an ID= tag's text) */
 		mt->target = v->tag_swap ? v->source_tag : mt->source;
 		mt->source = NULL;
-		mark_target_exact(mt, mt->target);
+		mark_target_text(mt, mt->target);
+		mark_source(mt);
 		k = find_all(mt, found);
 	}
 	if (!k && noswap && v->target && !v->mountpoint && mt->target &&
@@ -2104,7 +2144,7 @@ static int build_match(struct view *v, struct matcher *mt, bool tree, bool submo
 	if (!(tree && !submounts) && mount_compat(mt))
 		goto lookup;
 	if (mt->target)
-		mark_target_exact(mt, mt->target);
+		mark_target_text(mt, mt->target);
 	mark_source(mt);
 	if (tree && !submounts) {
 		/* findmnt's whole tree: every mount its matching keeps */
