@@ -111,6 +111,13 @@ for with slashes repeated or trailing, through symlinks, relative to the
 working directory, and -T below a mount point; the same on a live private
 namespace (both backends) and on that table saved (show).
 
+-c's path cache order (cache_spellings_*, in source-lookups): which
+spelling of a path that does not resolve findmnt prints, as the cache
+kept it first: -S's argument, the sources of lines printed before it
+(-i, -R's submounts, -d, -f), -T/-M's path, -U's compares of mount
+points (also a symlinked mount point dropped), on -F tables and a live
+private namespace through both backends.
+
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
