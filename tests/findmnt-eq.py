@@ -112,6 +112,13 @@ for with slashes repeated or trailing, through symlinks, relative to the
 working directory, and -T below a mount point; the same on a live private
 namespace (both backends) and on that table saved (show).
 
+-c's path cache order (cache_spellings_*, in source-lookups): which
+spelling of a path that does not resolve findmnt prints, as the cache
+kept it first: -S's argument, the sources of lines printed before it
+(-i, -R's submounts, -d, -f), -T/-M's path, -U's compares of mount
+points (also a symlinked mount point dropped), on -F tables and a live
+private namespace through both backends.
+
   findmnt-eq.py MNTSNAP_BIN DATA_DIR
 Prints a column-by-column table and "N passed, N failed".
 """
@@ -4836,8 +4843,126 @@ def source_match_forms(t, binary, base):
                 lookup_pair(t, 'source match -F %s' % name, binary, ['-F', mi] + form + args)
 
 
+CACHE_NX = '/nx-fmeq-cache'
+
+
+def cache_spelling_sets(srcs, others):
+    """-c lookups of cache_spellings_*: -S SRC (and SRC alone) for each
+    spelling in srcs, with every option that changes the order in which
+    findmnt fills its path cache (-d backward, -f, -U, -R, -t, -i, -T/-M
+    given in others) in each form; then -U alone and with -c, -S, -T and
+    -M from others."""
+    sets = []
+    for x in srcs:
+        for extra in ([], ['-l'], ['-J'], ['-d', 'backward'], ['-f'], ['-R'], ['-U'],
+                      ['-t', 'ext4'], ['-i']) + tuple(others):
+            sets.append(['-c', '-S', x] + extra)
+        sets += [['-c', x], ['-c', '-f', x]]
+    for extra in ([], ['-l'], ['-r'], ['-J'], ['-d', 'backward'], ['-R'], ['-f'],
+                  ['-o', 'TARGET,SOURCE,LABEL']) + tuple(others) + tuple(['-S', x] for x in srcs):
+        sets += [['-U', '-c'] + extra, ['-U'] + extra]
+    return sets
+
+
+def cache_spellings_file(t, binary, base):
+    """findmnt -c prints a source as its path cache holds it, and the cache
+    keeps the first spelling of a path looked up (keys compared by
+    streq_paths(): "/x//a" is "/x/a/"; a path that does not resolve is kept
+    as written). So what enters first matters: the lines printed before -S's
+    argument needs resolving (a line whose text is the argument's exactly
+    too), and -U's compares, which resolve each mount point the table's last
+    line's text does not match, before any lookup. -U also drops a line
+    whose mount point resolves to a later line's (a symlink in a -F file)."""
+    d = os.path.join(base, 'cachespell')
+    os.makedirs(os.path.join(d, 'real', 'q'))
+    open(os.path.join(d, 'img'), 'w').close()
+    os.symlink('real', os.path.join(d, 'lnk'))
+    os.symlink('img', os.path.join(d, 'ilnk'))
+    nx = CACHE_NX
+
+    def table(name, rows):
+        p = os.path.join(d, name)
+        with open(p, 'w') as fh:
+            for i, (mp, fstype, src) in enumerate(rows):
+                fh.write('%d %d 8:%d / %s rw - %s %s rw\n' % (20 + i, 20 if i else 1, i, mp,
+                                                               fstype, src))
+        return p
+    spell = table('spell.mi', [('/', 'ext4', nx + '/x'), ('/b1', 'ext4', nx + '//x'),
+                               ('/b2', 'ext4', nx + '/x/'), ('/b3', 'ext4', d + '/img'),
+                               ('/b4', 'ext4', d + '//img'), ('/b5', 'ext4', d + '/ilnk'),
+                               ('/b6', 'tmpfs', nx + '//x')])
+    srcs = [nx + '/x', nx + '//x', nx + '/x/', d + '/img', d + '//img', d + '/ilnk', d + '/img/']
+    for args in cache_spelling_sets(srcs, [['-T', '/b1'], ['-M', '/b4']]):
+        lookup_pair(t, 'cache spelling -F', binary, ['-F', spell, '-o', 'SOURCE,TARGET'] + args)
+    uniq = table('uniq.mi', [('/', 'ext4', '/dev/vda'), ('/b2', 'tmpfs', nx + '/a'),
+                             (nx + '//a', 'ext4', '/b2'), ('/t2', 'ext4', '/tmp/'),
+                             (d + '/lnk', 'ext4', d + '/real'), (d + '//real/', 'ext4', d + '/lnk/'),
+                             (d + '/real', 'ext4', nx + '/a/'), ('/t3', 'ext4', d + '//lnk')])
+    for args in cache_spelling_sets([nx + '/a', d + '/real', '/b2'],
+                                    [['-T', d + '/real'], ['-M', d + '/lnk']]):
+        lookup_pair(t, 'cache spelling -U -F', binary, ['-F', uniq, '-o', 'SOURCE,TARGET'] + args)
+    # -T/-M: findmnt resolves the mount point asked for at the first line
+    # that -t/-O let through and whose text differs, after the sources of
+    # the lines printed before it (-i, -d, -f: only up to the first)
+    tgt = table('tgt.mi', [('/', 'tmpfs', nx + '/a/'), (nx + '//a', 'ext4', '/b1'),
+                           ('/m2', 'tmpfs', '/' + nx + '/b'), (nx + '//b', 'ext4', nx + '/b/'),
+                           (d + '/lnk', 'ext4', nx + '/b'), ('/m5', 'xfs', d + '/lnk/')])
+    for x in (nx + '//a', nx + '/a/', nx + '/b', '/' + nx + '/b/', d + '/real', d + '/lnk/'):
+        for opt in ('-M', '-T'):
+            for extra in ([], ['-i'], ['-f'], ['-i', '-f'], ['-t', 'ext4'], ['-i', '-t', 'ext4'],
+                          ['-d', 'backward'], ['-d', 'backward', '-f'], ['-d', 'backward', '-i'],
+                          ['-R'], ['-S', nx + '/b'], ['-i', '-S', nx + '//a']):
+                lookup_pair(t, 'cache spelling -T/-M -F', binary,
+                            ['-F', tgt, '-o', 'SOURCE,TARGET', '-c', '-l', opt, x] + extra)
+    # -R prints a match's submounts before the next mount is looked up:
+    # a submount listed after another spelling of its source keeps its own
+    sub = os.path.join(d, 'sub.mi')
+    with open(sub, 'w') as fh:
+        fh.write('20 1 8:0 / / rw - ext4 /dev/vda rw\n21 20 8:1 / /m rw - ext4 %s/q rw\n'
+                 '22 20 8:2 / /o rw - ext4 %s/z/ rw\n23 21 8:3 / /m/c rw - ext4 %s//z rw\n'
+                 '24 23 8:4 / /m/c/d rw - ext4 %s/w rw\n25 20 8:5 / /p rw - ext4 %s//w/ rw\n'
+                 % ((nx,) * 5))
+    for x in (nx + '/q', nx + '//q/', nx + '/z'):
+        for extra in ([], ['-l'], ['-J'], ['-d', 'backward'], ['-i'], ['-U'], ['-f'],
+                      ['-t', 'ext4'], ['-o', 'TARGET,SOURCE,LABEL']):
+            lookup_pair(t, 'cache spelling -R -F', binary,
+                        ['-F', sub, '-o', 'SOURCE,TARGET', '-c', '-R', '-S', x] + extra)
+
+
+CACHE_LIVE = r"""
+set -e
+L=$1; NX=$2
+mkdir -p $L/m/a $L/n $L/nx
+mount -t tmpfs "$NX/x" $L/n
+mount -t tmpfs "$NX//x" $L/nx
+mount -t tmpfs src1 $L/m/a
+mount -t tmpfs "$L/m//a" $L/m
+mount -t tmpfs "$L/m/a/" $L/n
+"""
+
+
+def cache_spellings_live_inner(binary, base):
+    """In a private mount namespace: tmpfs mounts whose sources spell one
+    path two ways, and a mount point covered by a later mount (realpath()
+    of it fails, so -U's compare caches it as written, and a source that
+    spells it otherwise prints so), through both backends."""
+    t = Tally()
+    live = os.path.join(base, 'cachelive')
+    subprocess.run(['sh', '-c', CACHE_LIVE, 'sh', live, CACHE_NX], check=True)
+    sets = cache_spelling_sets([CACHE_NX + '/x', CACHE_NX + '//x', live + '/m//a', live + '/m/a/'],
+                               [['-T', live + '/m'], ['-M', live + '/n']])
+    for args in sets:
+        for be in ([], ['--backend', 'mountinfo']):
+            lookup_pair(t, 'cache spelling live%s' % (' ' + be[1] if be else ''), binary,
+                        ['-o', 'SOURCE,TARGET'] + args, ms_cmd=['list'] + be)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
 def source_lookups(t, binary, base):
     source_lookups_file(t, binary, base)
+    cache_spellings_file(t, binary, base)
+    private_ns_part(t, '--cache-spellings', binary, base, 'cache spellings live')
     source_match_forms(t, binary, base)
     loop_device_part(t, binary, base, '--source-lookups', 'source lookups')
 
@@ -6449,6 +6574,8 @@ def main():
         return blkid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dup-tags':
         return dup_tags_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--cache-spellings':
+        return cache_spellings_live_inner(*sys.argv[2:4])
     if sys.argv[1] == '--source-lookups':
         return source_lookups_inner(*sys.argv[2:4])
     if sys.argv[1] == '--btrfs-subvols':

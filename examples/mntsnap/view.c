@@ -581,6 +581,8 @@ struct matcher {
 	const char *target;  /* the mount point asked for (-T, -M, a swapped SOURCE) */
 	const char *source;  /* -S or a positional SOURCE */
 	bool *target_hit, *source_hit, *over, *gone;
+	/* the target asked for still to be resolved, at the first record that needs it */
+	bool target_pending;
 	/* libmount's cache: paths resolved once, "/a//b/" as "/a/b" (not for -C) */
 	struct pathcache pc;
 	/* libmount's ids of each record, its parent id after -U's moves */
@@ -650,15 +652,27 @@ static bool resolves(const struct matcher *mt)
  * cache (mnt_resolve_path(): the path itself when it does not resolve),
  * unless -C or a saved table. A kernel table's own mount points are
  * never resolved: libmount takes them as canonical, so a line whose
- * text names a symlink is found by that text only.
+ * text names a symlink is found by that text only. Here the text only;
+ * the path is resolved by target_step(), where findmnt's match_func()
+ * first needs it.
  */
-static void mark_target_exact(struct matcher *mt, const char *path)
+static void mark_target_text(struct matcher *mt, const char *path)
+{
+	memset(mt->target_hit, 0, mt->n);
+	mark_text(mt->snap, path, mt->target_hit);
+	mt->target_pending = resolves(mt);
+}
+
+/* the target asked for resolved now, its mounts marked */
+static void target_resolve(struct matcher *mt)
 {
 	const char *cn;
 
-	memset(mt->target_hit, 0, mt->n);
-	mark_text(mt->snap, path, mt->target_hit);
-	if (resolves(mt) && (cn = pathcache_path(&mt->pc, path)))
+	if (!mt->target_pending)
+		return;
+	mt->target_pending = false;
+	cn = pathcache_path(&mt->pc, mt->target);
+	if (cn)
 		mark_text(mt->snap, cn, mt->target_hit);
 }
 
@@ -704,6 +718,23 @@ static bool reaches_source(struct matcher *mt, size_t i)
 		return false;
 	mt_get(mt, i, &m);
 	return match_early(mt->v, &m, NULL, &mt->ob);
+}
+
+/*
+ * findmnt's match_func() resolves the target asked for at the first
+ * record that -t, -O and MAJ:MIN let through and whose mount point text
+ * is not the target's: so after the sources of the lines printed before
+ * (-c), and never when the text decides or nothing gets that far.
+ */
+static void target_step(struct matcher *mt, size_t i)
+{
+	struct mntsnap_mount m;
+
+	if (!mt->target_pending || mt->target_hit[i])
+		return;
+	mt_get(mt, i, &m);
+	if (match_early(mt->v, &m, NULL, &mt->ob))
+		target_resolve(mt);
 }
 
 /*
@@ -783,11 +814,10 @@ static bool src_match(const struct src_ask *a, const char *src, unsigned fl)
  * first record that needs it and that findmnt's match_func() lets get as
  * far as the source (eval: reaches_source()); for a record turned away
  * before, the cache is only peeked at (peeked: freed by the caller).
- * consulted: asked for the current record at all.
  */
 struct mt_spec {
 	struct matcher *mt;
-	bool resolve, asked, eval, consulted;
+	bool resolve, asked, eval;
 	const char *cn;
 	char *peeked;
 };
@@ -796,13 +826,68 @@ static const char *mt_spec(void *data)
 {
 	struct mt_spec *s = data;
 
-	s->consulted = true;
 	if (s->asked || !s->resolve)
 		return s->cn;
 	if (!s->eval)
 		return s->peeked = pathcache_peek(&s->mt->pc, s->mt->source);
 	s->asked = true;
 	return s->cn = pathcache_path(&s->mt->pc, s->mt->source);
+}
+
+/*
+ * The listing marks every mount before it prints one; findmnt prints
+ * each line as its match_func() lets it (a match, or with -i a mount
+ * turned away; with -R its submounts after it, those not printed yet),
+ * and printing -c's SOURCE or a tag column resolves that source
+ * (view_prints_resolved()) before the next mount is looked up. So each
+ * printed mount's source enters the cache here, in the order findmnt's
+ * would, between the lookups the marking makes (the source asked for,
+ * the sources compared with it): a mount matched by its text first keeps
+ * its own spelling, and -i's lines theirs. A tag source has no path to
+ * resolve.
+ */
+struct printed {
+	bool *seen;   /* -R: the mounts printed (findmnt's has_line()) */
+	uint32_t *stack;
+};
+
+static void print_resolve(struct matcher *mt, size_t i)
+{
+	struct mntsnap_mount m;
+	char *tn, *tv;
+
+	mt_get(mt, i, &m);
+	if (!(m.mask & MNTSNAP_F_SOURCE))
+		return;
+	if (src_tag(m.source, &tn, &tv)) {
+		free(tn), free(tv);
+		return;
+	}
+	pathcache_path(&mt->pc, m.source);
+}
+
+static void prints_resolved(struct matcher *mt, struct printed *p, size_t i)
+{
+	size_t sp = 0;
+
+	if (!match_one(mt, i))
+		return;
+	if (!p->seen) {
+		print_resolve(mt, i);
+		return;
+	}
+	/* the subtree, preorder, children in the tree's order (pushed last first) */
+	p->stack[sp++] = (uint32_t)i;
+	while (sp) {
+		uint32_t r = p->stack[--sp];
+
+		if (p->seen[r])
+			continue;
+		p->seen[r] = true;
+		print_resolve(mt, r);
+		for (uint32_t c = mt->kend[r]; c-- > mt->kbeg[r] && sp < mt->n;)
+			p->stack[sp++] = mt->kids[c];
+	}
 }
 
 /*
@@ -818,39 +903,46 @@ static void mark_source_resolved(struct matcher *mt)
 	struct mt_spec s = { .mt = mt, .resolve = resolves(mt) };
 	struct src_ask a = { .text = mt->source, .spec = mt_spec, .data = &s,
 			     .pc = s.resolve ? &mt->pc : NULL, .v = mt->v };
+	bool track = s.resolve && view_prints_resolved(mt->v);
+	struct printed p = { 0 };
 
+	if (track && mt->v->submounts) {
+		p.seen = calloc(mt->n + 1, sizeof(*p.seen));
+		p.stack = malloc((mt->n + 1) * sizeof(*p.stack));
+		/* no memory: the order of a list without -R, close enough */
+		if (!p.seen || !p.stack) {
+			free(p.seen), free(p.stack);
+			p = (struct printed){ 0 };
+		}
+	}
 	for (size_t j = 0; j < mt->n; j++) {
 		size_t i = mt->v->backward ? mt->n - 1 - j : j;
 		unsigned fl;
 		const char *src = src_path(mt, i, &fl);
 
-		if (mt->source_hit[i] || mt->gone[i])
+		if (mt->gone[i])
 			continue;
+		target_step(mt, i);
 		/*
 		 * libmount resolves the source asked for at the first mount
 		 * it cannot tell by text that reaches the source (a target,
 		 * -t or -O decides before: "-S DEV/ -M MNT" resolves
 		 * nothing). A mount turned away still needs its answer here
 		 * (-T's second pass may take it): the cache is peeked at for
-		 * it, not filled.
+		 * it, not filled. A match by the exact text (the index) asks
+		 * nothing.
 		 */
-		s.eval = reaches_source(mt, i);
-		s.consulted = false;
-		a.peek = !s.eval;
-		mt->source_hit[i] = src_match(&a, src, fl);
-		free(s.peeked);
-		s.peeked = NULL;
-		/*
-		 * The listing marks every mount before it prints one; findmnt
-		 * prints each match as it finds it, and printing -c's SOURCE
-		 * or a tag column resolves it (view_prints_resolved()). So a match
-		 * by its text before the source asked for was resolved puts
-		 * its own spelling in the cache first, as findmnt's would.
-		 */
-		if (mt->source_hit[i] && !s.consulted && !s.asked && view_prints_resolved(mt->v) &&
-		    s.resolve && match_one(mt, i))
-			pathcache_path(&mt->pc, src);
+		if (mt->source && !mt->source_hit[i]) {
+			s.eval = reaches_source(mt, i);
+			a.peek = !s.eval;
+			mt->source_hit[i] = src_match(&a, src, fl);
+			free(s.peeked);
+			s.peeked = NULL;
+		}
+		if (track)
+			prints_resolved(mt, &p, i);
 	}
+	free(p.seen), free(p.stack);
 }
 
 /* A tag asked for: the device view_resolve_tag() found, if any. */
@@ -892,10 +984,15 @@ static void mark_source(struct matcher *mt)
 	unsigned maj, min;
 
 	memset(mt->source_hit, 0, mt->n);
-	if (!mt->source)
+	if (!mt->source) {
+		/* the target alone, resolved in findmnt's order */
+		if (mt->target)
+			mark_source_resolved(mt);
 		return;
+	}
 	if (mt->v->source_tag) {
 		mark_source_tag(mt, mt->v->source_tag);
+		target_resolve(mt);
 		return;
 	}
 	/* findmnt: a source that reads as "MAJ:MIN" (sscanf) is a device number */
@@ -905,6 +1002,7 @@ static void mark_source(struct matcher *mt)
 			mt->source_hit[i] = (m.mask & MNTSNAP_F_DEV) && m.dev_major == maj &&
 					    m.dev_minor == min;
 		}
+		target_resolve(mt);
 		return;
 	}
 	/*
@@ -1324,35 +1422,83 @@ static int uniq_ent_cmp(const void *a, const void *b)
 	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
+/* the group of entries (sorted by key) whose key is key; -1 if none */
+static long uniq_group(const struct uniq_ent *e, const size_t *grp, size_t n, const char *key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(e[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(e[lo].key, key) ? (long)grp[lo] : -1;
+}
+
 /*
  * -U: libmount's mnt_table_uniq_fs() as findmnt calls it, the last mount
  * of each mount point stays, the mount points compared by
- * mnt_fs_streq_target() (streq_paths()), so the text "/t/", "//t" and "/t"
- * is one mount point, even in a file no kernel wrote.
+ * mnt_fs_match_target(): the text by streq_paths(), so "/t/", "//t" and
+ * "/t" is one mount point, even in a file no kernel wrote; else, with
+ * the cache (not -C), the mount point resolved (mnt_resolve_path()).
+ * libmount walks the table backward and compares each line with those
+ * after it that are left, the table's last line first: a line whose text
+ * that last line does not match resolves its mount point then, into the
+ * cache that -c's SOURCE, -S and -T later read (once "/x//a" is cached, a
+ * source "/x/a" prints as "/x//a").
  */
 static int uniq_mark_gone(struct matcher *mt)
 {
 	struct uniq_ent *e = calloc(mt->n + 1, sizeof(*e));
-	struct mntsnap_mount m;
-	int r = 0;
+	size_t *grp = calloc(mt->n + 1, sizeof(*grp)), *of = calloc(mt->n + 1, sizeof(*of));
+	bool *left = calloc(mt->n + 1, sizeof(*left));
+	struct mntsnap_mount m, last;
+	int r = e && grp && of && left ? 0 : -ENOMEM;
 
-	if (!e)
-		return -ENOMEM;
 	for (size_t i = 0; i < mt->n && !r; i++) {
 		mntsnap_snapshot_get(mt->snap, i, &m);
 		e[i] = (struct uniq_ent){ .key = uniq_key(m.mount_point), .index = i };
 		if (!e[i].key)
 			r = -ENOMEM;
 	}
-	if (!r) {
-		qsort(e, mt->n, sizeof(*e), uniq_ent_cmp);
-		for (size_t i = 0; i + 1 < mt->n; i++)
-			if (!strcmp(e[i].key, e[i + 1].key))
-				mt->gone[e[i].index] = true;
+	if (r || !mt->n)
+		goto out;
+	qsort(e, mt->n, sizeof(*e), uniq_ent_cmp);
+	for (size_t i = 0; i < mt->n; i++) {
+		grp[i] = i && !strcmp(e[i].key, e[i - 1].key) ? grp[i - 1] : i;
+		of[e[i].index] = grp[i];
 	}
-	for (size_t i = 0; i < mt->n; i++)
+	mntsnap_snapshot_get(mt->snap, mt->n - 1, &last);
+	for (size_t i = mt->n; i-- > 0;) {
+		const char *cn = NULL;
+		char *ck;
+		long g = -1;
+
+		mntsnap_snapshot_get(mt->snap, i, &m);
+		if (i + 1 < mt->n && resolves(mt) && !streq_paths(last.mount_point, m.mount_point))
+			cn = pathcache_path(&mt->pc, m.mount_point);
+		if (cn) {
+			if (!(ck = uniq_key(cn))) {
+				r = -ENOMEM;
+				break;
+			}
+			g = uniq_group(e, grp, mt->n, ck);
+			free(ck);
+		}
+		mt->gone[i] = left[of[i]] || (g >= 0 && left[g]);
+		if (!mt->gone[i])
+			left[of[i]] = true;
+	}
+out:
+	for (size_t i = 0; e && i < mt->n; i++)
 		free(e[i].key);
 	free(e);
+	free(grp);
+	free(of);
+	free(left);
 	return r;
 }
 
@@ -1723,7 +1869,8 @@ static bool extra_target(struct matcher *mt, const char *path)
 		return false;
 	/* the snapshot's string: valid as long as the matcher */
 	mt->target = m.mount_point;
-	mark_target_exact(mt, mt->target);
+	mark_target_text(mt, mt->target);
+	mark_source(mt);
 	return true;
 }
 
@@ -1789,7 +1936,8 @@ static size_t find_list(struct matcher *mt, int32_t *found)
 		/* a SOURCE no mount has: the mount point of that name (an ID= tag's text) */
 		mt->target = v->tag_swap ? v->source_tag : mt->source;
 		mt->source = NULL;
-		mark_target_exact(mt, mt->target);
+		mark_target_text(mt, mt->target);
+		mark_source(mt);
 		k = find_all(mt, found);
 	}
 	if (!k && noswap && v->target && !v->mountpoint && mt->target &&
@@ -1996,7 +2144,7 @@ static int build_match(struct view *v, struct matcher *mt, bool tree, bool submo
 	if (!(tree && !submounts) && mount_compat(mt))
 		goto lookup;
 	if (mt->target)
-		mark_target_exact(mt, mt->target);
+		mark_target_text(mt, mt->target);
 	mark_source(mt);
 	if (tree && !submounts) {
 		/* findmnt's whole tree: every mount its matching keeps */
