@@ -3361,11 +3361,20 @@ def tabfile_kinds(t, binary, base):
     except OSError as e:
         print('skip: -F of a character device without a driver (%s)' % e)
 
+    serial = itertools.count()
+
+    def fifo_names(err):
+        return re.sub(rb'(kind-fifo\d+)-\d+', rb'\1', err)
+
     def cmd(prog, opts, names):
         pre, fa = '', []
         for i, k in enumerate(names):
             if k == 'fifo':   # fed fs; a writer with no reader gives up
-                ff = os.path.join(base, 'kind-fifo%d' % i)
+                # a fifo of its own per run: a writer left from an earlier
+                # run whose reader never opened its fifo may still get to
+                # its "> fifo", which makes a regular file of a reused name
+                # (named in messages as kind-fifoI: see fifo_names())
+                ff = os.path.join(base, 'kind-fifo%d-%d' % (i, next(serial)))
                 pre += ('rm -f {p}; mkfifo {p}; (timeout 5 sh -c "cat {f} > {p}" >/dev/null 2>&1 &); '
                         .format(p=ff, f=fs))
                 fa.append(ff)
@@ -3381,7 +3390,7 @@ def tabfile_kinds(t, binary, base):
                 continue   # -x on the other kinds: tabfile and fstab parts
             ra, a, ea = run(['bash', '-c', cmd('findmnt', opts, names)])
             rb, b, eb = run(['bash', '-c', cmd(binary + ' list', opts, names)])
-            ea, eb = norm_err(ea), norm_err(eb)
+            ea, eb = norm_err(fifo_names(ea)), norm_err(fifo_names(eb))
             if by_name and a == b == b'' and (ra, rb) == FSTAB_ERROR_EXIT and \
                     eb.endswith(b': Invalid argument\n') and \
                     ea.split(b"PROG: can't read ")[:-1] == eb.split(b"PROG: can't read ")[:-1]:
