@@ -4679,12 +4679,10 @@ def btrfs_show_elsewhere(t, binary, base, dev, top, sv, mounted):
     img = os.path.join(base, 'other.img')
     with open(img, 'wb') as fh:
         fh.truncate(256 << 20)
-    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
-    if r.returncode:
-        print('SKIP btrfs show, another btrfs: no second loop device: %s' % r.stderr.strip())
+    other = image_attach(img)
+    if not other:
         t.skipped += 1
         return
-    other = r.stdout.strip()
     subprocess.run(['btrfs', 'subvolume', 'set-default', '256', top], check=True,
                    capture_output=True)
     mi, snap = os.path.join(base, 'elsewhere.mi'), os.path.join(base, 'elsewhere.snap')
@@ -4731,12 +4729,10 @@ def btrfs_subvols_inner(binary, base):
     img = os.path.join(base, 'btrfs.img')
     with open(img, 'wb') as fh:
         fh.truncate(256 << 20)
-    r = subprocess.run(['losetup', '--find', '--show', img], capture_output=True, text=True)
-    if r.returncode:
-        print('SKIP btrfs subvolumes: no loop device: %s' % r.stderr.strip())
+    dev = image_attach(img)
+    if not dev:
         print(json.dumps({'passed': 0, 'failed': 0, 'skipped': 1}))
         return 0
-    dev = r.stdout.strip()
     top, sv, nested, tmp = (os.path.join(base, n) for n in ('top', 'sv', 'nested', 'mk'))
     mounted = []
     try:
@@ -5729,6 +5725,15 @@ mount -t tmpfs outm $B/out
 """
 
 
+def chrooted_caller_setup(t, binary, base, what):
+    """CHROOTED_CALLER's chroot under BASE with BINARY's directory in it:
+    True, or a failed check named WHAT."""
+    r = subprocess.run(['sh', '-c', CHROOTED_CALLER, 'sh', base,
+                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
+    t.check(what, not r.returncode, r.stderr.decode(errors='replace'))
+    return not r.returncode
+
+
 def chrooted_caller(t, binary, base):
     """findmnt and mntsnap run in a chroot (findmnt reads the chroot's
     /proc/self/mountinfo and, for -N, the task's): stat of a path on the
@@ -5736,10 +5741,7 @@ def chrooted_caller(t, binary, base):
     list -N PID of a task not chrooted are its view, the mounts outside
     the caller's root included; list through statmount is the chroot's
     view (it failed as "kept changing" before)."""
-    r = subprocess.run(['sh', '-c', CHROOTED_CALLER, 'sh', base,
-                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
-    if r.returncode:
-        t.check('chrooted caller setup', False, r.stderr.decode(errors='replace'))
+    if not chrooted_caller_setup(t, binary, base, 'chrooted caller setup'):
         return
     sub = os.path.join(base, 'cc/sub')
     out = os.path.join(base, 'cc/out')
@@ -5883,10 +5885,7 @@ POLL_CHROOTED_STEPS = [
 
 def poll_chrooted_caller(t, binary, base):
     """list -p and list -p -N PID run in a chroot, as findmnt there."""
-    r = subprocess.run(['sh', '-c', CHROOTED_CALLER, 'sh', base,
-                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
-    if r.returncode:
-        t.check('poll chrooted caller setup', False, r.stderr.decode(errors='replace'))
+    if not chrooted_caller_setup(t, binary, base, 'poll chrooted caller setup'):
         return
     cc = os.path.join(base, 'cc')
     task = subprocess.Popen(['sleep', '120'])

@@ -1085,6 +1085,16 @@ LTest(mountinfo, noncanonical_optional_fields_kept)
  * (unknown), and the text is kept as written: rendered back byte for
  * byte, through save and load. A field that starts with ':' has no tag.
  */
+/* record i's propagation, peer group, master and propagate_from */
+static void assert_prop(const struct mntsnap_mount *m, size_t i, uint32_t prop, uint32_t peer,
+			uint32_t master, uint32_t pf)
+{
+	cr_assert_eq(m->propagation, prop, "record %zu", i);
+	cr_assert_eq(m->peer_group, peer, "record %zu", i);
+	cr_assert_eq(m->master, master, "record %zu", i);
+	cr_assert_eq(m->propagate_from, pf, "record %zu", i);
+}
+
 LTest(mountinfo, optional_values_unknown_kept)
 {
 	static const char text[] =
@@ -1117,10 +1127,7 @@ LTest(mountinfo, optional_values_unknown_kept)
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		mntsnap_snapshot_get(s, i, &m);
-		cr_assert_eq(m.propagation, want[i].prop, "record %zu", i);
-		cr_assert_eq(m.peer_group, want[i].peer, "record %zu", i);
-		cr_assert_eq(m.master, want[i].master, "record %zu", i);
-		cr_assert_eq(m.propagate_from, want[i].pf, "record %zu", i);
+		assert_prop(&m, i, want[i].prop, want[i].peer, want[i].master, want[i].pf);
 		if (!i)
 			continue;
 		/* the optional fields as the line has them */
@@ -1181,10 +1188,7 @@ LTest(mountinfo, optional_tag_before_colon)
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		mntsnap_snapshot_get(s, i, &m);
-		cr_assert_eq(m.propagation, want[i].prop, "record %zu", i);
-		cr_assert_eq(m.peer_group, want[i].peer, "record %zu", i);
-		cr_assert_eq(m.master, want[i].master, "record %zu", i);
-		cr_assert_eq(m.propagate_from, 0, "record %zu", i);
+		assert_prop(&m, i, want[i].prop, want[i].peer, want[i].master, 0);
 		cr_assert_eq(m.opt_fields && *m.opt_fields, i > 0, "record %zu: the text kept", i);
 	}
 	got = ms_render(s, MNTSNAP_FORMAT_MOUNTINFO);
