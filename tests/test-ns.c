@@ -1082,11 +1082,12 @@ static int chrooted_caller_main(void)
 	r = 22;
 	if (mntsnap_stat_path("/m", 0, &one))
 		goto out;
+	/* m's strings live in the snapshot: compared before it is freed */
 	mntsnap_snapshot_get(one, 0, &m);
+	r = strcmp(m.mount_point, "/m") ? 23 : 0;
 	mntsnap_snapshot_free(one);
 	one = NULL;
-	r = 23;
-	if (strcmp(m.mount_point, "/m"))
+	if (r)
 		goto out;
 	/* the task's view: its root is the namespace's */
 	r = 24;
