@@ -1894,7 +1894,8 @@ def probed_source_tag_cases(t, binary, base):
 
 
 def printed_row_tag_cases(t, binary, base):
-    """fstab listed with a filter and -i (or -e): findmnt computes each
+    """fstab (and mountinfo text with tag sources) listed with a filter
+    and -i (or -e): findmnt computes each
     row's cells as it finds the row, before it tests the next line, so a
     row's tag column (or -e's evaluation) that probes an image file, or a
     clone of a device, teaches libmount's cache that the tag names that
@@ -1918,6 +1919,16 @@ def printed_row_tag_cases(t, binary, base):
     tables = {'file': ((img, '/i1'), (tu, '/u1'), (tl, '/t1'), (img, '/i2'))}
     if clone:
         tables['clone'] = ((clone, '/c1'), (tu, '/u1'), (tl, '/t1'))
+    # the same in mountinfo text (-F FILE, a kernel table): a tmpfs whose
+    # source is the tag's text is a tag source there too
+    mi = os.path.join(base, 'prt.mountinfo')
+    with open(mi, 'w') as fh:
+        rows = [('/dev/prt-none', '/', 'ext4'), (img, '/i1', 'ext4'), (tu, '/u1', 'tmpfs'),
+                (tl, '/t1', 'tmpfs')] + ([(clone, '/c1', 'ext4')] if clone else []) + [
+                (tu, '/u2', 'ext4')]
+        for n, (src, tgt, fs) in enumerate(rows):
+            fh.write('%d %d 0:%d / %s rw - %s %s rw\n' % (n + 1, 1 if n else 0, 90 + n, tgt, fs, src))
+    tables['mountinfo'] = tuple((src, tgt) for src, tgt, _ in rows[1:])
     for kind, lines in tables.items():
         first = lines[0][0]
         sets = [['-i', '-S', tl, '-o', 'SOURCE,TARGET,UUID'],
@@ -1942,6 +1953,8 @@ def printed_row_tag_cases(t, binary, base):
         # -F FILE without -s: the same file read by a kernel table's rules
         envs = (('-F', ['-F', fst, '-s'], None), ('-F, no -s', ['-F', fst], None),
                 ('$LIBMOUNT_FSTAB', ['-s'], dict(os.environ, LIBMOUNT_FSTAB=fst)))
+        if kind == 'mountinfo':
+            envs = (('-F', ['-F', mi], None),)
         for how, head, env in envs:
             for a in sets:
                 args = head + a
@@ -1954,7 +1967,7 @@ def printed_row_tag_cases(t, binary, base):
                     res.append(run(cmd + args, env))
                 (ra, oa, ea), (rb, ob, eb) = res
                 why = same_output(args, ra, oa, rb, ob, ea, eb)
-                t.check('fstab row printed before the next test (%s, %s): %s' % (
+                t.check('row printed before the next test (%s, %s): %s' % (
                     kind, how, ' '.join(args)), not why, why)
     return devs
 
