@@ -1893,6 +1893,85 @@ def probed_source_tag_cases(t, binary, base):
     return [loop] if loop else []
 
 
+def printed_row_tag_cases(t, binary, base):
+    """fstab (and mountinfo text with tag sources) listed with a filter
+    and -i (or -e): findmnt computes each
+    row's cells as it finds the row, before it tests the next line, so a
+    row's tag column (or -e's evaluation) that probes an image file, or a
+    clone of a device, teaches libmount's cache that the tag names that
+    file: a later "UUID=..." or "LABEL=..." line then no longer matches
+    -S of the original device (its tag names the file first), and -i
+    lists it too. The image file and the clone hold a copy of the loop
+    device's ext4, so all three have one UUID and one LABEL. libblkid's
+    cache file is removed before each run, so both start alike."""
+    label, uuid = 'prt-%d' % os.getpid(), '0f0f0f0f-1111-2222-3333-%012d' % os.getpid()
+    orig = image_dev(base, 'prt-a.img', 4 << 20,
+                     ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+    if orig is None:
+        t.skipped += 1
+        return []
+    img = os.path.join(base, 'prt-b.img')
+    shutil.copyfile(os.path.join(base, 'prt-a.img'), img)
+    clone = image_attach(img)
+    devs = [orig] + ([clone] if clone else [])
+    fst = os.path.join(base, 'prt.fstab')
+    tl, tu = 'LABEL=' + label, 'UUID=' + uuid
+    tables = {'file': ((img, '/i1'), (tu, '/u1'), (tl, '/t1'), (img, '/i2'))}
+    if clone:
+        tables['clone'] = ((clone, '/c1'), (tu, '/u1'), (tl, '/t1'))
+    # the same in mountinfo text (-F FILE, a kernel table): a tmpfs whose
+    # source is the tag's text is a tag source there too
+    mi = os.path.join(base, 'prt.mountinfo')
+    with open(mi, 'w') as fh:
+        rows = [('/dev/prt-none', '/', 'ext4'), (img, '/i1', 'ext4'), (tu, '/u1', 'tmpfs'),
+                (tl, '/t1', 'tmpfs')] + ([(clone, '/c1', 'ext4')] if clone else []) + [
+                (tu, '/u2', 'ext4')]
+        for n, (src, tgt, fs) in enumerate(rows):
+            fh.write('%d %d 0:%d / %s rw - %s %s rw\n' % (n + 1, 1 if n else 0, 90 + n, tgt, fs, src))
+    tables['mountinfo'] = tuple((src, tgt) for src, tgt, _ in rows[1:])
+    for kind, lines in tables.items():
+        first = lines[0][0]
+        sets = [['-i', '-S', tl, '-o', 'SOURCE,TARGET,UUID'],
+                ['-i', '-S', tu, '-o', 'SOURCE,TARGET,LABEL'],
+                ['-i', '-S', orig, '-o', 'TARGET,LABEL'],
+                ['-i', '-S', orig, '-o', 'SOURCE,TARGET,LABEL'],
+                ['-i', '-S', tl, '-o', 'TARGET'],
+                ['-i', '-d', 'backward', '-S', tl, '-o', 'TARGET,UUID'],
+                ['-i', '-S', tl, '-J', '-o', 'TARGET,PARTUUID,LABEL'],
+                ['-i', '-S', tl, '-P', '-o', 'TARGET,UUID,SOURCE'],
+                ['-e', '-i', '-S', orig, '-o', 'TARGET,SOURCE'],
+                ['-e', '-i', orig, '/u1', '-o', 'TARGET,SOURCE'],
+                ['-e', '-i', first, '/t1', '-o', 'TARGET,SOURCE'],
+                ['-e', '-i', '-S', first, '-o', 'TARGET,SOURCE'],
+                ['-e', '-i', '-t', 'xfs', '-o', 'TARGET,SOURCE,UUID'],
+                ['-i', '-S', tl, '-o', 'TARGET,SOURCES'],
+                ['-S', tl, '-o', 'SOURCE,TARGET,UUID'],
+                ['-f', '-i', '-S', tl, '-o', 'TARGET,UUID']]
+        with open(fst, 'w') as fh:
+            for src, tgt in lines:
+                fh.write('%s %s ext4 defaults 0 0\n' % (src, tgt))
+        # -F FILE without -s: the same file read by a kernel table's rules
+        envs = (('-F', ['-F', fst, '-s'], None), ('-F, no -s', ['-F', fst], None),
+                ('$LIBMOUNT_FSTAB', ['-s'], dict(os.environ, LIBMOUNT_FSTAB=fst)))
+        if kind == 'mountinfo':
+            envs = (('-F', ['-F', mi], None),)
+        for how, head, env in envs:
+            for a in sets:
+                args = head + a
+                res = []
+                for cmd in (['findmnt'], [binary, 'list']):
+                    try:
+                        os.unlink(os.environ['BLKID_FILE'])
+                    except FileNotFoundError:
+                        pass
+                    res.append(run(cmd + args, env))
+                (ra, oa, ea), (rb, ob, eb) = res
+                why = same_output(args, ra, oa, rb, ob, ea, eb)
+                t.check('row printed before the next test (%s, %s): %s' % (
+                    kind, how, ' '.join(args)), not why, why)
+    return devs
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again), -p's SOURCES with a
@@ -1927,6 +2006,7 @@ def dup_tags_inner(binary, base):
                 tag_cache_cases(t, binary, base, [dev, clone], label)
                 dup_eval_cases(t, binary, base, [dev, clone], label)
         devs += probed_source_tag_cases(t, binary, base)
+        devs += printed_row_tag_cases(t, binary, base)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = []

@@ -551,17 +551,11 @@ static char *extra_target(const struct fstab_args *a, const struct fstab *t, con
 	return e && strcmp(e->target, tgt) ? strdup(e->target) : NULL;
 }
 
-/* the entries found, in the order found (the -d direction) */
-static int print_ents(struct fstab_args *a, const struct fstab *t, const size_t *found, size_t n)
+/* the output of fstab entries, for their rows primed and printed alike */
+static void out_setup(struct fstab_args *a)
 {
 	struct view *v = a->view;
-	const struct mntsnap_mount **list = calloc(n + 1, sizeof(*list));
-	long r;
 
-	if (!list)
-		return cli_fail(-ENOMEM, "list");
-	for (size_t k = 0; k < n; k++)
-		list[k] = &t->ent[found[k]].m;
 	v->out.cx.fstab = true;
 	v->out.cx.tid = 0;
 	/*
@@ -573,6 +567,20 @@ static int print_ents(struct fstab_args *a, const struct fstab *t, const size_t 
 	if (v->out.mode == OUT_TREE)
 		v->out.mode = OUT_LIST;
 	v->out.json_flat = true;
+}
+
+/* the entries found, in the order found (the -d direction) */
+static int print_ents(struct fstab_args *a, const struct fstab *t, const size_t *found, size_t n)
+{
+	struct view *v = a->view;
+	const struct mntsnap_mount **list = calloc(n + 1, sizeof(*list));
+	long r;
+
+	if (!list)
+		return cli_fail(-ENOMEM, "list");
+	for (size_t k = 0; k < n; k++)
+		list[k] = &t->ent[found[k]].m;
+	out_setup(a);
 	r = out_render_list(list, n, NULL, &v->out, stdout);
 	v->out.cx.paths = NULL;
 	free(list);
@@ -651,6 +659,16 @@ static void prime_printed(struct fstab_args *a, const struct fstab_ent *e)
 	if (!e->tagname && (m->mask & MNTSNAP_F_SOURCE) && m->source[0] &&
 	    view_prints_resolved(a->view))
 		pathcache_path(a->cache, m->source);
+	/*
+	 * and the row's every cell, as findmnt's add_line() computes them: a
+	 * tag column probes the source (an image file's UUID and LABEL then
+	 * name that file in libmount's tag cache), -e evaluates a tag, so a
+	 * later entry's tag is tested against what this row taught the
+	 * cache. With -i a row printed is one that failed the test: an image
+	 * file holding the device's filesystem, printed with its UUID, makes
+	 * a later "UUID=..." line fail -S LABEL=... of that device too.
+	 */
+	out_prime_row(m, &a->view->out);
 }
 
 /*
@@ -703,6 +721,7 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 	struct found f = { .idx = calloc(t->n + 1, sizeof(*f.idx)) };
 	int r;
 
+	out_setup(a);
 	fstab_match_init(&mt, a, t, a->view->backward);
 	/* -R with a filter: a match listed already (another's submount) is left out */
 	if (a->view->submounts && !mt.listall) {
@@ -722,6 +741,8 @@ static int list_matches(struct fstab_args *a, const struct fstab *t)
 	if (!f.n && extra_ok(a))
 		extra_matches(a, t, &f);
 	r = f.n ? print_ents(a, t, f.idx, f.n) : 1;
+	/* the path cache is the caller's, gone after this listing */
+	a->view->out.cx.paths = NULL;
 	free(f.idx);
 	free(f.listed);
 	return r;

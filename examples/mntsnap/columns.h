@@ -308,6 +308,16 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
 		     const struct out_opts *o, FILE *f);
 
 /*
+ * findmnt's add_line() for record m, its cells' bytes dropped: each cell
+ * computed once now, in the columns' order, as findmnt computes a row
+ * when it finds it, so what the cells learn (a source probed for UUID or
+ * LABEL, a tag -e evaluated: o->cx.tags, o->cx.paths) is in the run's
+ * caches before the next record is matched. Rendering later asks the
+ * same caches, which answer as they did here.
+ */
+void out_prime_row(const struct mntsnap_mount *m, const struct out_opts *o);
+
+/*
  * One cell's bytes s[0..n) escaped as mode writes them (a JSON string
  * with its quotes) onto b; for the tree and list forms, its width in
  * terminal columns (0 for the others). For tables made elsewhere (list

@@ -889,6 +889,20 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
 	return render_cached(&rs, match, o, f);
 }
 
+void out_prime_row(const struct mntsnap_mount *m, const struct out_opts *o)
+{
+	struct col_ctx cx = o->cx;
+	struct obuf val = { 0 };
+
+	/* as render_table() and the other forms ask, so each cell is the one printed */
+	cx.aligned = o->mode == OUT_TREE || o->mode == OUT_LIST;
+	for (size_t c = 0; c < o->ncols; c++) {
+		val.len = 0;
+		o->cols[c]->get(&val, m, &cx);
+	}
+	ob_free(&val);
+}
+
 size_t out_enc_cell(struct obuf *b, const char *s, size_t n, enum out_mode mode,
 		    const struct out_locale *loc)
 {

@@ -757,6 +757,22 @@ bool view_prints_resolved(const struct view *v)
 }
 
 /*
+ * Does printing a row teach the caches anything a later record's lookup
+ * asks? What view_prints_resolved() says, and -e's evaluation of a tag
+ * source, and SOURCES' (which evaluates a tag with -e, else falls back to
+ * SOURCE). Neither resolves a path source (findmnt's get_data()).
+ */
+static bool view_prints_row(const struct view *v)
+{
+	if (view_prints_resolved(v) || v->out.cx.evaluate)
+		return true;
+	for (size_t c = 0; c < v->out.ncols; c++)
+		if (!strcmp(v->out.cols[c]->name, "sources"))
+			return true;
+	return false;
+}
+
+/*
  * The source asked for, as mnt_fs_match_source() takes it: its text, and
  * what it names beyond the text (spec(data): the path resolved through
  * the cache, the device a tag names; NULL: nothing, as under -C), which
@@ -854,16 +870,20 @@ struct printed {
 static void print_resolve(struct matcher *mt, size_t i)
 {
 	struct mntsnap_mount m;
-	char *tn, *tv;
+	char *tn = NULL, *tv = NULL;
 
 	mt_get(mt, i, &m);
-	if (!(m.mask & MNTSNAP_F_SOURCE))
-		return;
-	if (src_tag(m.source, &tn, &tv)) {
-		free(tn), free(tv);
-		return;
-	}
-	pathcache_path(&mt->pc, m.source);
+	if (view_prints_resolved(mt->v) && (m.mask & MNTSNAP_F_SOURCE) &&
+	    !src_tag(m.source, &tn, &tv))
+		pathcache_path(&mt->pc, m.source);
+	free(tn), free(tv);
+	/*
+	 * and the row's cells, as findmnt's add_line(): a tag column probes
+	 * the source (a clone's LABEL then names the clone in the tags
+	 * cache), -e evaluates a tag source, before the next record's tag
+	 * is tested against the device asked for
+	 */
+	out_prime_row(&m, &mt->v->out);
 }
 
 static void prints_resolved(struct matcher *mt, struct printed *p, size_t i)
@@ -903,7 +923,7 @@ static void mark_source_resolved(struct matcher *mt)
 	struct mt_spec s = { .mt = mt, .resolve = resolves(mt) };
 	struct src_ask a = { .text = mt->source, .spec = mt_spec, .data = &s,
 			     .pc = s.resolve ? &mt->pc : NULL, .v = mt->v };
-	bool track = s.resolve && view_prints_resolved(mt->v);
+	bool track = s.resolve && view_prints_row(mt->v);
 	struct printed p = { 0 };
 
 	if (track && mt->v->submounts) {
@@ -969,12 +989,25 @@ static void mark_source_tag(struct matcher *mt, const char *tag)
 	struct src_ask a = { .text = tag, .spec = tag_dev, .v = mt->v,
 			     .data = strcmp(mt->source, tag) ? (void *)mt->source : NULL,
 			     .pc = resolves(mt) ? &mt->pc : NULL };
+	/*
+	 * a printed row that teaches the caches (a clone's LABEL column, -e)
+	 * does so before the next record's tag is tested: then the records
+	 * go in the -d direction, each printed (and the target resolved, as
+	 * findmnt's match_func() does) before the next is matched
+	 */
+	bool track = a.pc && view_prints_row(mt->v);
+	struct printed p = { 0 };
 
-	for (size_t i = 0; i < mt->n; i++) {
+	for (size_t j = 0; j < mt->n; j++) {
+		size_t i = track && mt->v->backward ? mt->n - 1 - j : j;
 		unsigned fl;
 		const char *src = src_path(mt, i, &fl);
 
 		mt->source_hit[i] = src_match(&a, src, fl);
+		if (!track || mt->gone[i])
+			continue;
+		target_step(mt, i);
+		prints_resolved(mt, &p, i);
 	}
 }
 
