@@ -5348,6 +5348,7 @@ def stat_kept(t, binary, d):
             ms.stdout.splitlines() == rows[-1:],
             'findmnt %d %r\nmntsnap %d %r %r' % (fm.returncode, fm.stdout, ms.returncode,
                                                  ms.stdout, ms.stderr))
+    stat_kept_ancestor_covered(t, binary, d, cols)
     for path, stdin in ((os.path.join(d, 'nosuch'), None), ('', None),
                         ('/dev/stdin', subprocess.PIPE)):
         r = subprocess.run([binary, 'stat'] + cols + [path], input=b'' if stdin else None,
@@ -5356,6 +5357,32 @@ def stat_kept(t, binary, d):
                 r.returncode == 2 and not r.stdout and
                 (path.encode() if path else b"''") in r.stderr,
                 'exit %d %r %r' % (r.returncode, r.stdout, r.stderr))
+
+
+def stat_kept_ancestor_covered(t, binary, d, cols):
+    """README's kept stat difference: a mount on cv covers cv/m's mount,
+    and cv/m/x is a directory in the covering one. stat prints that one,
+    the mount the path is on; findmnt -T (and list -T) walks the text to
+    the mount point cv/m, the covered mount no path reaches."""
+    cv = os.path.join(d, 'cv')
+    os.makedirs(os.path.join(cv, 'm'))
+    subprocess.run(['mount', '-t', 'tmpfs', 'cv-inner', os.path.join(cv, 'm')], check=True)
+    subprocess.run(['mount', '-t', 'tmpfs', 'cv-cover', cv], check=True)
+    try:
+        path = os.path.join(cv, 'm', 'x')
+        os.makedirs(path)
+        fm = subprocess.run(['findmnt'] + cols + ['-T', path], capture_output=True)
+        ls = subprocess.run([binary, 'list'] + cols + ['-T', path], capture_output=True)
+        ms = subprocess.run([binary, 'stat'] + cols + [path], capture_output=True)
+        t.check('stat under a covered mount point: the covering mount, findmnt -T the covered',
+                fm.stdout.split(b' ')[:2] == [os.path.join(cv, 'm').encode(), b'cv-inner'] and
+                ls.stdout == fm.stdout and ms.returncode == 0 and
+                ms.stdout.split(b' ')[:2] == [cv.encode(), b'cv-cover'],
+                'findmnt %r list %r stat %d %r %r' % (fm.stdout, ls.stdout, ms.returncode,
+                                                      ms.stdout, ms.stderr))
+    finally:
+        subprocess.run(['umount', cv], capture_output=True)
+        subprocess.run(['umount', os.path.join(cv, 'm')], capture_output=True)
 
 
 def show_kept_paths(t, binary, d, snap, mi):
