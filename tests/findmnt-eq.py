@@ -2966,8 +2966,9 @@ def poll_discovered_inner(binary, base):
 
 def poll_reader_gone(t, binary, d):
     """-p | a reader gone before the first change: findmnt dies of
-    SIGPIPE at that change's line (a shell's 141); list -p sees the pipe
-    gone and dies of SIGPIPE too, as its next line would."""
+    SIGPIPE at that change's line (a shell's 141), and so does list -p;
+    with no change to write, both poll on until -w ends, exit 0; with
+    SIGPIPE ignored, both poll on and say "write error" at the end."""
     mp = os.path.join(d, 'rgone')
     os.makedirs(mp, exist_ok=True)
     procs = []
@@ -2993,7 +2994,7 @@ def poll_reader_gone(t, binary, d):
     finally:
         poll_stop(procs)
     # SIGPIPE ignored: findmnt polls on until -w ends, then says "write
-    # error" (exit 1); list -p says it at once, exit 2 (README: kept)
+    # error" (exit 1); so does list -p (exit 2, README's error status)
     ign = lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     procs = []
     try:
@@ -3007,10 +3008,26 @@ def poll_reader_gone(t, binary, d):
         subprocess.run(['umount', mp], check=True)
         got = {who: (p.wait(timeout=30), p.stderr.read()) for who, p in procs}
         (ra, ea), (rb, eb) = got['f'], got['m']
-        t.check("poll -p, SIGPIPE ignored, the pipe's reader gone: a write error",
+        t.check("poll -p, SIGPIPE ignored, the pipe's reader gone: a write error at the end",
                 ra == 1 and b'write error' in ea and rb == 2 and
                 eb == b'mntsnap: list: write error: Broken pipe\n',
                 'exit %d %r / %d %r' % (ra, ea, rb, eb))
+    finally:
+        for _, p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    # the reader gone and no change: no line, no SIGPIPE; -w ends both
+    procs = []
+    try:
+        for who, cmd in (('f', ['findmnt']), ('m', [binary, 'list'])):
+            p = subprocess.Popen(cmd + ['-p', '-w', '1500'], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            p.stdout.close()
+            procs.append((who, p))
+        got = {who: (p.wait(timeout=30), p.stderr.read()) for who, p in procs}
+        t.check("poll -p, the pipe's reader gone, no change: -w ends it, exit 0",
+                got['f'] == got['m'] == (0, b''), '%r' % got)
     finally:
         for _, p in procs:
             if p.poll() is None:

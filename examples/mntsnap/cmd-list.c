@@ -94,8 +94,9 @@ static const char list_help[] =
 	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
 	"                        (exit 0); SIGINT/SIGTERM end a poll as findmnt's:\n"
 	"                        it dies of the signal (a shell's 128+N); a pipe\n"
-	"                        whose reader went away: of SIGPIPE (141), or\n"
-	"                        \"write error\" (exit 2) with SIGPIPE ignored\n"
+	"                        whose reader went away: of SIGPIPE (141) at its\n"
+	"                        next line, or \"write error\" at its end (exit 2)\n"
+	"                        with SIGPIPE ignored\n"
 	"A SOURCE or MOUNTPOINT argument prints only the mounts with that source\n"
 	"or mount point; SOURCE MOUNTPOINT only those with both (as -S and -M).\n"
 	"-S NAME, -T and -M refuse such an argument (-S MAJ:MIN does not).\n";

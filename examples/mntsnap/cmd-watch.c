@@ -1488,37 +1488,48 @@ static int caught(int sigfd)
 }
 
 /*
- * list -p, stdout's reader gone: findmnt dies of SIGPIPE at its next line,
- * when stdout is a pipe or a socket and SIGPIPE is not ignored; so do we,
- * now (SIGPIPE if so, else 0: the caller says "write error", as findmnt
- * does at its end, but at once: README keeps that it polls on for none).
- * watch ends with 0, its own choice.
+ * After each batch of lines. watch: a reader gone, a full disk: nobody
+ * sees the events, stop (exit 2). list -p does as findmnt, which never
+ * looks: a gone reader kills it by SIGPIPE at its next line (the default
+ * disposition), or, SIGPIPE ignored, the write fails and findmnt says so
+ * only at its end; so the first failure is kept (*werr) and the poll
+ * goes on.
  */
-static int reader_gone_signal(const struct wargs *a)
+static int batch_flush(const struct wargs *a, int *werr)
 {
-	struct sigaction sa;
-	struct stat st;
+	int r = cli_stdout_status();
 
-	if (!a->poll || fstat(STDOUT_FILENO, &st) ||
-	    (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)))
+	if (!r)
 		return 0;
-	return sigaction(SIGPIPE, NULL, &sa) || sa.sa_handler != SIG_DFL ? 0 : SIGPIPE;
+	if (!a->poll)
+		return cli_fail(r, "watch: writing output");
+	if (!*werr)
+		*werr = r;
+	clearerr(stdout);
+	return 0;
+}
+
+/* list -p's end (-w, the task gone): a write that failed said, as findmnt's */
+static int poll_end(int werr)
+{
+	return werr ? cli_fail(werr, "list: write error") : 0;
 }
 
 /*
  * Wait for events until a stop condition; 0 or -errno (message printed).
- * A stop signal is 0, with *sig set to it (SIGPIPE: list -p's reader gone).
+ * A stop signal is 0, with *sig set to it.
  */
 static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *sig)
 {
-	/* stdout too, for nothing but POLLERR/POLLHUP: a pipe whose reader
-	 * went away (mntsnap watch | head -1) ends the watch even when no
-	 * change ever comes to write */
+	/* watch: stdout too, for nothing but POLLERR/POLLHUP: a pipe whose
+	 * reader went away (mntsnap watch | head -1) ends the watch even when
+	 * no change ever comes to write. list -p: not (batch_flush()) */
 	struct pollfd p[3] = {{.fd = mntsnap_watch_fd(w), .events = POLLIN},
 			      {.fd = sigfd, .events = POLLIN},
-			      {.fd = STDOUT_FILENO, .events = 0}};
+			      {.fd = a->poll ? -1 : STDOUT_FILENO, .events = 0}};
 	double end = a->timeout ? now_s() + a->timeout : 0;
 	uint64_t seen = 0;
+	int werr = 0;
 
 	for (;;) {
 		int ms = -1, r;
@@ -1527,7 +1538,7 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 			double left = end - now_s();
 
 			if (left <= 0)
-				return 0;
+				return poll_end(werr);
 			/* --timeout goes up to 1e9 s, past what an int of ms
 			 * holds: wait a day at most, then look again */
 			ms = left > 86400 ? 86400 * 1000 : (int)(left * 1000) + 1;
@@ -1539,11 +1550,8 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 			return 0; /* SIGINT/SIGTERM: the caller dies of it */
 		if (p[2].revents & POLLNVAL)
 			p[2].fd = -1; /* no stdout: writing says so */
-		else if (p[2].revents & (POLLERR | POLLHUP)) {
-			*sig = reader_gone_signal(a);
-			/* nobody reads any more; list -p with SIGPIPE ignored: an error */
-			return *sig || !a->poll ? 0 : cli_fail(-EPIPE, "list: write error");
-		}
+		else if (p[2].revents & (POLLERR | POLLHUP))
+			return 0; /* watch: nobody reads any more */
 		/* findmnt -w bounds each wait for a change, not the whole run */
 		if (a->idle_timeout && end && r > 0)
 			end = now_s() + a->timeout;
@@ -1558,13 +1566,12 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 		if (r == -ESRCH) {
 			fflush(stdout);
 			fprintf(stderr, "mntsnap: watch: the target process has exited\n");
-			return 0;
+			return poll_end(werr);
 		}
 		if (r < 0)
 			return cli_fail(r, "watch");
 		r = print_events(a, w, &seen);
-		/* a reader gone, a full disk: nobody sees the events, stop */
-		if (out_flush())
+		if (batch_flush(a, &werr))
 			return CLI_EXIT_ERR;
 		if (r < 0)
 			return cli_fail(r, "watch");
