@@ -110,7 +110,11 @@ a SOURCE), with -C/--nocanonicalize, -R, -f, -d, -i, on a -F table whose
 mount point text no kernel writes ("/a/", "//b", "rel", "/e/./f"), asked
 for with slashes repeated or trailing, through symlinks, relative to the
 working directory, and -T below a mount point; the same on a live private
-namespace (both backends) and on that table saved (show).
+namespace (both backends) and on that table saved (show). stat PATH as
+findmnt -T PATH where PATH's mount is in no table: a magic link to, and
+the working directory in, a mount detached by umount -l (task-kept: a
+chroot()ed caller's link to a mount outside its root, and its paths once
+a mount covers its root from outside).
 
 -c's path cache order (cache_spellings_*, in source-lookups): which
 spelling of a path that does not resolve findmnt prints, as the cache
@@ -5402,6 +5406,54 @@ def stat_kept_ancestor_covered(t, binary, d, cols):
         subprocess.run(['umount', os.path.join(cv, 'm')], capture_output=True)
 
 
+def stat_same(t, what, binary, path, args=(), fds=(), cwd_fd=None, root=None):
+    """findmnt -T PATH and mntsnap stat PATH: the same stdout, stderr and
+    exit status. FDS passed on, CWD_FD the working directory (fchdir),
+    ROOT a chroot with BINARY's directory at /w."""
+    pre = (lambda: os.fchdir(cwd_fd)) if cwd_fd is not None else None
+    fm = ['findmnt'] + list(args) + ['-T', path]
+    ms = ['/w/' + os.path.basename(binary) if root else binary, 'stat'] + list(args) + [path]
+    if root:
+        fm, ms = ['chroot', root] + fm, ['chroot', root] + ms
+    a = subprocess.run(fm, capture_output=True, pass_fds=fds, preexec_fn=pre)
+    b = subprocess.run(ms, capture_output=True, pass_fds=fds, preexec_fn=pre)
+    # JSON by value (mntsnap writes one record a line: kept)
+    same = jload(a.stdout) == jload(b.stdout) if '-J' in args and a.stdout and b.stdout \
+        else a.stdout == b.stdout
+    t.check('%s: stat %s %s as findmnt -T' % (what, ' '.join(args), path),
+            same and (a.returncode, norm_err(a.stderr)) == (b.returncode, norm_err(b.stderr)),
+            'findmnt rc %d %r %r\nmntsnap rc %d %r %r' % (a.returncode, a.stdout, a.stderr,
+                                                        b.returncode, b.stdout, b.stderr))
+
+
+def stat_detached(t, binary, d):
+    """A PATH on a mount lazily unmounted (umount -l: detached, in no
+    namespace): a magic link to a file and to a directory there, and the
+    working directory there ('.'). The mount is in no table; findmnt -T
+    walks PATH's text (the link's own, as the link's target text no longer
+    resolves; '.' as given, getcwd() failing) up to a mount point of the
+    table, and stat answers the same, never "another namespace"."""
+    det = os.path.join(d, 'det')
+    os.makedirs(det)
+    subprocess.run(['mount', '-t', 'tmpfs', 'det', det], check=True)
+    os.makedirs(os.path.join(det, 'd'))
+    open(os.path.join(det, 'f'), 'w').close()
+    f = os.open(os.path.join(det, 'f'), os.O_RDONLY)
+    dd = os.open(os.path.join(det, 'd'), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        subprocess.run(['umount', '-l', det], check=True)
+        for args in ([], ['-n', '-o', 'TARGET,SOURCE,FSTYPE,ID'], ['-J']):
+            for fd in (f, dd):
+                stat_same(t, 'detached mount', binary, '/proc/self/fd/%d' % fd, args,
+                          fds=(fd,))
+            stat_same(t, 'detached mount (cwd)', binary, '.', args, cwd_fd=dd)
+            stat_same(t, 'detached mount (cwd)', binary, '..', args, cwd_fd=dd)
+    finally:
+        os.close(f)
+        os.close(dd)
+        subprocess.run(['umount', det], capture_output=True)
+
+
 def show_kept_paths(t, binary, d, snap, mi):
     """README's kept show difference, held to exactly what it says: show
     takes -M, -T and a MOUNTPOINT as the saved table's text, so a path
@@ -5469,6 +5521,7 @@ def target_lookups_inner(binary, base):
                 lookup_pair(t, 'target lookup live(%s)' % backend, binary, ['-r'] + args,
                             cwd=d, ms_cmd=ms)
         stat_kept(t, binary, d)
+        stat_detached(t, binary, d)
         # a tmpfs whose source is the empty string (mount(2) takes it)
         e = p('empty')
         os.makedirs(e)
@@ -5893,10 +5946,87 @@ def chrooted_caller(t, binary, base):
             t.check('chrooted caller: findmnt %s / mntsnap %s' % (' '.join(fm), ' '.join(mm)),
                     ra == rb and same and norm_err(ea) == norm_err(eb),
                     'findmnt rc %d %r %r\n  mntsnap rc %d %r %r' % (ra, a, ea, rb, b, eb))
+        chrooted_caller_links(t, binary, base)
+        # last: it mounts over the chroot's root for a while
+        chrooted_caller_overmounted(t, binary, base)
     finally:
         task.kill()
         task.wait()
         subprocess.run(['umount', '-R', '-l', os.path.join(base, 'cc')], capture_output=True)
+
+
+def chrooted_caller_links(t, binary, base):
+    """In CHROOTED_CALLER's chroot: a magic link (/proc/self/fd/N) to a
+    file and to a directory of the mount outside the chroot's root (fds
+    opened before the chroot). Their text names a path outside the root,
+    which does not resolve inside: findmnt -T walks the link's own text up
+    to /proc, and so does stat (the mount they are on is in no table of
+    the chroot's)."""
+    sub = os.path.join(base, 'cc/sub')
+    out = os.path.join(base, 'cc/out')
+    open(os.path.join(out, 'f'), 'w').close()
+    f = os.open(os.path.join(out, 'f'), os.O_RDONLY)
+    dd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for args in ([], ['-o', 'TARGET,SOURCE,FSTYPE,OPTIONS'], ['-J']):
+            for fd in (f, dd):
+                stat_same(t, 'chrooted caller, a link outside its root', binary,
+                          '/proc/self/fd/%d' % fd, args, fds=(fd,), root=sub)
+    finally:
+        os.close(f)
+        os.close(dd)
+
+
+CHROOT_OVERMOUNTED = r"""
+read go
+for p in / /pl /pl/.. /a; do
+    for a in "" "-o TARGET,SOURCE,FSTYPE,OPTIONS" "-r -o TARGET,SOURCE,ID"; do
+        echo "== $p $a"
+        findmnt $a -T $p 2>&1; echo "findmnt rc=$?"
+        "$1" stat $a $p 2>&1; echo "mntsnap rc=$?"
+    done
+done
+"""
+
+
+def chrooted_caller_overmounted(t, binary, base):
+    """A caller chroot()ed into cc/sub, then a mount on cc/sub itself made
+    from outside: the caller's root is the directory under it, and its
+    /proc/self/mountinfo lists that mount at "/". findmnt -T of a path
+    there (/, a plain directory) walks the text up to "/" and prints that
+    mount; stat the same (the mount the path is on, cc's, is outside the
+    root: in no table of the caller's)."""
+    sub = os.path.join(base, 'cc/sub')
+    os.makedirs(os.path.join(sub, 'pl'), exist_ok=True)
+    ms = '/w/' + os.path.basename(binary)
+    p = subprocess.Popen(['chroot', sub, 'sh', '-c', CHROOT_OVERMOUNTED, 'sh', ms],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    mounted = False
+    try:
+        time.sleep(0.3)
+        subprocess.run(['mount', '-t', 'tmpfs', 'ccover', sub], check=True)
+        mounted = True
+        out, err = p.communicate(b'go\n', timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        if mounted:
+            subprocess.run(['umount', sub], capture_output=True)
+    blocks = out.decode(errors='replace').split('== ')[1:]
+    t.check('chrooted caller, its root overmounted: all asked', len(blocks) == 12,
+            '%r %r' % (out, err))
+    for b in blocks:
+        head, _, body = b.partition('\n')
+        fm, _, ms_out = body.partition('findmnt rc=')
+        rc_fm, _, ms_out = ms_out.partition('\n')
+        ms_body, _, rc_ms = ms_out.partition('mntsnap rc=')
+        # /a is a mount inside the root: its own; the rest on the cover's
+        t.check('chrooted caller, its root overmounted: stat %s as findmnt -T' % head,
+                norm_err(fm.encode()) == norm_err(ms_body.encode()) and
+                rc_fm.strip() == rc_ms.strip() and
+                ('ina' if head.startswith('/a') else 'ccover') in fm,
+                'findmnt rc %s %r\nmntsnap rc %s %r' % (rc_fm, fm, rc_ms.strip(), ms_body))
 
 
 def task_kept_inner(binary, base):

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -1494,21 +1496,24 @@ static bool is_old_id(const struct mntsnap_mount *m, void *data)
 	return m->id_old == *(const uint32_t *)data;
 }
 
-/*
- * stat by a /proc id: found in the table (ids are reused, but one table
- * holds each once), then asked again by its unique id for every field;
- * a table without unique ids (the text backend) gives its own record.
- */
-static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snapshot **ret)
+static bool is_index(const struct mntsnap_mount *m, void *data)
 {
-	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .ns = ns);
-	struct mntsnap_snapshot *all = NULL, *one = NULL;
-	struct mntsnap_mount m;
-	int r = mntsnap_capture(&opts, &all);
+	return m->index == *(const size_t *)data;
+}
 
-	if (r)
-		return r;
-	r = mntsnap_snapshot_filter(all, is_old_id, &old, &one);
+/*
+ * The one mount of table all (freed here) that pick takes, asked again
+ * by its unique id for every field; a table without unique ids (the
+ * text backend) gives its own record. -ENOENT: pick took none.
+ */
+static int stat_picked(struct mntsnap_ns *ns, struct mntsnap_snapshot *all,
+		       bool (*pick)(const struct mntsnap_mount *, void *), void *data,
+		       struct mntsnap_snapshot **ret)
+{
+	struct mntsnap_snapshot *one = NULL;
+	struct mntsnap_mount m;
+	int r = mntsnap_snapshot_filter(all, pick, data, &one);
+
 	mntsnap_snapshot_free(all);
 	if (r)
 		return r;
@@ -1528,23 +1533,129 @@ static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snaps
 }
 
 /*
- * stat PATH said "no such mount" for a path that exists: statx gave the
- * id of a mount this namespace does not hold (a path under /proc/PID/root
- * or /proc/PID/cwd of a task of another mount namespace, or a detached
- * mount). Asked twice, so a mount that was just unmounted under PATH
- * (PATH now on another one) is not taken for that.
+ * stat by a /proc id: found in the table (ids are reused, but one table
+ * holds each once), then read as stat_picked() reads it.
  */
-static bool stat_path_elsewhere(const char *path)
+static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snapshot **ret)
 {
-	struct mntsnap_snapshot *s = NULL;
-	struct stat st;
-	int r;
+	MNTSNAP_OPTS(mntsnap_capture_opts, opts, .ns = ns);
+	struct mntsnap_snapshot *all = NULL;
+	int r = mntsnap_capture(&opts, &all);
 
-	if (stat(path, &st))
+	if (r)
+		return r;
+	return stat_picked(ns, all, is_old_id, &old, ret);
+}
+
+/*
+ * The unique id of the mount path is on: statx STATX_MNT_ID_UNIQUE
+ * (Linux 6.8), AT_NO_AUTOMOUNT as stat's own lookup. The buffer is the
+ * kernel's struct statx (256 bytes, stx_mask at 0, stx_mnt_id at 144):
+ * libc headers may not name the field yet.
+ */
+static int path_unique_id(const char *path, uint64_t *ret)
+{
+	uint64_t buf[32] = { 0 };
+	uint32_t mask;
+
+	if (syscall(SYS_statx, AT_FDCWD, path, AT_NO_AUTOMOUNT, 0x4000U, buf))
+		return -errno;
+	memcpy(&mask, buf, sizeof(mask));
+	if (!(mask & 0x4000U))
+		return -EOPNOTSUPP;
+	memcpy(ret, (const char *)buf + 144, sizeof(*ret));
+	return 0;
+}
+
+/*
+ * stat PATH said "no such mount" for a path that exists: the mount it is
+ * on is not in this namespace. Is it another namespace's (a path under
+ * /proc/PID/root or /proc/PID/cwd of a task there, an fd from there)?
+ * Each namespace mntsnap_ns_list() finds is asked for it. The pid of a
+ * task in the one that holds it, -1 if that one has none, 0 if none
+ * holds it: a detached mount (umount -l, a namespace that is gone) or
+ * one of a namespace we may not ask.
+ */
+static long stat_path_ns(const char *path)
+{
+	struct mntsnap_ns_entry *v = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	struct mntsnap_ns *ns;
+	long found = 0;
+	uint64_t id = 0;
+	size_t n = 0;
+
+	if (path_unique_id(path, &id) || mntsnap_ns_list(&v, &n))
+		return 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		if (v[i].own)
+			continue;
+		ns = NULL;
+		if (v[i].pid > 0 ? mntsnap_ns_open_pid(v[i].pid, NULL, &ns)
+				 : !v[i].ns_id || mntsnap_ns_open_id(v[i].ns_id, NULL, &ns))
+			continue;
+		if (!mntsnap_stat_id(ns, id, MNTSNAP_F_ID, &s))
+			found = v[i].pid > 0 ? v[i].pid : -1;
+		mntsnap_snapshot_free(s);
+		s = NULL;
+		mntsnap_ns_free(ns);
+	}
+	free(v);
+	return found;
+}
+
+/*
+ * Is path a kernel object on a mount that no table ever holds: a pipe, a
+ * socket, an anonymous inode, a namespace file, a pidfd, a dma-buf or
+ * secret memory? Their file systems cannot be mounted (SB_NOUSER), and
+ * a magic link to one names no path ("pipe:[N]"): no mount has them.
+ */
+static bool on_kernel_internal(const char *path)
+{
+	static const unsigned long magic[] = {
+		0x50495045, /* pipefs */
+		0x534f434b, /* sockfs */
+		0x09041934, /* anon_inodefs */
+		0x6e736673, /* nsfs */
+		0x50494446, /* pidfs */
+		0x444d4142, /* dma-buf */
+		0x5345434d, /* secretmem */
+	};
+	struct statfs sf;
+
+	if (statfs(path, &sf))
 		return false;
-	r = mntsnap_stat_path(path, MNTSNAP_F_ID, &s);
-	mntsnap_snapshot_free(s);
-	return r == -ENOENT;
+	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
+		if ((unsigned long)sf.f_type == magic[i])
+			return true;
+	return false;
+}
+
+/*
+ * stat PATH where the mount PATH is on is in no table of ours (a detached
+ * mount; one outside our root, a chroot's): findmnt -T PATH's answer,
+ * its lookup by PATH's text on our table (list -T's), the last mount it
+ * finds (a stack's top, as stat prints one). -EXDEV: it finds none.
+ */
+static int stat_by_text(const struct out_locale *loc, const char *path,
+			struct mntsnap_snapshot **ret)
+{
+	struct mntsnap_snapshot *all = NULL;
+	struct mntsnap_capture_opts opts = { .sz = sizeof(opts) };
+	long i;
+	size_t idx;
+	int r = mntsnap_capture(&opts, &all);
+
+	if (r)
+		return r;
+	i = view_target_top(loc, all, path);
+	if (i < 0) {
+		mntsnap_snapshot_free(all);
+		return i == -ENOENT ? -EXDEV : (int)i;
+	}
+	idx = (size_t)i;
+	r = stat_picked(NULL, all, is_index, &idx, ret);
+	return r == -ENOENT ? -EXDEV : r;
 }
 
 int cmd_list(int argc, char **argv, const struct out_locale *loc)
@@ -1560,7 +1671,11 @@ static const char stat_help[] =
 	"up in the table first. Digits only are an ID (./N is a path). A PATH on\n"
 	"a mount of another namespace (/proc/PID/root/...): ask it with -N PID.\n"
 	"A PATH on a mount outside the reader's root (ours or -N's task's, in a\n"
-	"chroot: / of a plain directory) is in no table: nothing, exit 1.\n"
+	"chroot) is in no table; with no -N it is answered as findmnt -T answers\n"
+	"it, as one on a detached mount (umount -l): by PATH's text, walked up to\n"
+	"the nearest mount point of our table, its top mount (none, as for / of\n"
+	"a chroot into a plain directory: nothing, exit 1). A pipe, a socket or\n"
+	"another object of the kernel's own: an error.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
@@ -1660,6 +1775,18 @@ static int stat_first_source(const struct view *v)
 			v->source);
 }
 
+/* PATH is on a mount of another namespace, one pid (or -1: none) is in */
+static int stat_other_ns(const char *what, long pid)
+{
+	if (pid < 0)
+		return cli_fail(0, "stat %s: on a mount of another mount namespace (as under "
+				   "/proc/PID/root), not of this one: ask that namespace with "
+				   "-N PID (of a task in it) or --ns-id ID", what);
+	return cli_fail(0, "stat %s: on a mount of another mount namespace (as under "
+			   "/proc/PID/root), not of this one: ask that namespace with -N PID "
+			   "(pid %ld is in it)", what, pid);
+}
+
 static int stat_run(int argc, char **argv, const struct out_locale *loc)
 {
 	struct cli_target t = { 0 };
@@ -1670,6 +1797,7 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 	char *tagdev = NULL;
 	struct view v;
 	uint64_t id;
+	long pid = 0;
 	int c, r;
 
 	view_init(&v, loc);
@@ -1750,12 +1878,20 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 	/* a bare number is an id; "./123" and -T's argument name a path */
 	if (target || cli_parse_u64(what, &id)) {
 		r = mntsnap_ns_stat_path(ns, what, MNTSNAP_MASK_FULL, &snap);
-		if (r == -ENOENT && !ns && stat_path_elsewhere(what)) {
+		if (r == -ENOENT && !ns && on_kernel_internal(what)) {
 			cli_target_close(ns);
-			return cli_fail(0, "stat %s: on a mount of another mount namespace "
-					   "(as under /proc/PID/root), not of this one: ask that "
-					   "namespace with -N PID", what);
+			return cli_fail(0, "stat %s: not on a mounted file system (a pipe, a "
+					   "socket or another object of the kernel's own)", what);
 		}
+		if (r == -ENOENT && !ns && access(what, F_OK) == 0)
+			pid = stat_path_ns(what);
+		if (pid) {
+			cli_target_close(ns);
+			return stat_other_ns(what, pid);
+		}
+		/* on no mount of our table (the path exists): by its text */
+		if (!ns && (r == -EXDEV || (r == -ENOENT && access(what, F_OK) == 0)))
+			r = stat_by_text(loc, what, &snap);
 	} else if (id < STAT_UNIQUE_MIN) {
 		r = stat_old_id(ns, (uint32_t)id, &snap);
 		if (r == -ENOENT) {

@@ -2203,6 +2203,33 @@ lookup:
 	return r ? r : mt->ob.err;
 }
 
+long view_target_top(const struct out_locale *loc, const struct mntsnap_snapshot *snap,
+		     const char *path)
+{
+	size_t n = mntsnap_snapshot_count(snap), k;
+	int32_t *found = malloc((n + 1) * sizeof(*found));
+	struct matcher mt;
+	struct view lv;
+	long r;
+
+	if (!found)
+		return -ENOMEM;
+	/* a plain findmnt -T PATH: no filter, stat applies its own after */
+	view_init(&lv, loc);
+	lv.target = path;
+	r = matcher_init(&mt, &lv, snap);
+	if (!r) {
+		mt.target = path;
+		mark_target_text(&mt, path);
+		mark_source(&mt);
+		k = find_list(&mt, found);
+		r = mt.ob.err ? mt.ob.err : k ? found[k - 1] : -ENOENT;
+	}
+	matcher_free(&mt);
+	free(found);
+	return r;
+}
+
 static bool pick(const struct mntsnap_mount *m, void *data)
 {
 	return ((const bool *)data)[m->index];

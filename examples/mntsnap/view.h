@@ -269,4 +269,15 @@ extern const char view_help[];
  */
 int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *snap);
 
+/*
+ * findmnt -T PATH's lookup alone (no filter) on snap, a live table of
+ * this machine: PATH's text resolved here (realpath(), else as given),
+ * its mount points, then the text walked up to the mount point PATH is
+ * on (mnt_table_find_mountpoint()). The index of the last mount it
+ * finds (a stack's top: findmnt -T's last row), -ENOENT if none, or
+ * -ENOMEM.
+ */
+long view_target_top(const struct out_locale *loc, const struct mntsnap_snapshot *snap,
+		     const char *path);
+
 #endif
