@@ -1348,6 +1348,18 @@ struct mntsnap_watch_opts {
 	uint32_t flags;               /* MNTSNAP_WATCH_* */
 	unsigned settle_ms;           /* delay of the settle sweep; 0 = 100 */
 	struct mntsnap_error *error;  /* optional detail on failure */
+	/*
+	 * A procfs mountinfo file to watch (/proc/PID/mountinfo, a thread's
+	 * /proc/PID/task/TID/mountinfo, one of a procfs mounted elsewhere):
+	 * opened once here and read again through that open file at each
+	 * change (MNTSNAP_WATCH_ROUTE_TEXT). The kernel fixes such a file's
+	 * view at its open (the task's root and namespace then, a thread's
+	 * own root), so that view is the watch's for good, as findmnt --poll
+	 * sees it, whatever the task does to its root later (pivot_root(),
+	 * chroot()). ns, if given, is the task's pid handle: its exit ends
+	 * the watch. A file on no procfs: -EINVAL. NULL: none.
+	 */
+	const char *mountinfo_path;
 	size_t : 0;
 };
 

@@ -1629,6 +1629,12 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 	return fd;
 }
 
+int mntsnap__mountinfo_capture_fd(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
+				  struct mntsnap_snapshot **ret_snap)
+{
+	return capture_live(fd, o, want, 0, ret_snap);
+}
+
 int mntsnap__mountinfo_capture(const struct mntsnap_capture_opts *o,
 			      const struct mntsnap_sysops *sys, uint32_t want,
 			      struct mntsnap_snapshot **ret_snap)

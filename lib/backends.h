@@ -110,6 +110,13 @@ int mntsnap__mountinfo_capture(const struct mntsnap_capture_opts *o,
  * another process's file. -ENOENT when /proc is no such procfs, or one
  * of a pid namespace that does not know the caller.
  */
+/*
+ * Parse the live mountinfo text of the open procfs file fd (read from its
+ * start, again until a read is quiet, as a capture reads it): what a
+ * watcher holding one open file reads at each change.
+ */
+int mntsnap__mountinfo_capture_fd(int fd, const struct mntsnap_capture_opts *o, uint32_t want,
+				  struct mntsnap_snapshot **ret_snap);
 int mntsnap__mountinfo_open_own(void);
 
 /*

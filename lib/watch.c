@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/statfs.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -68,6 +69,7 @@
 #include "route.h"
 #include "snapshot.h"
 #include "sys-seam.h"
+#include "uapi.h"
 
 #define DEFAULT_SETTLE_MS 100
 #define CAP_SYS_ADMIN_ 21 /* <linux/capability.h>, which musl lacks */
@@ -101,6 +103,8 @@ struct mntsnap_watch {
 	unsigned settle_ms;
 	int route;
 	int epfd, fanfd, mi_wake, mi_check, timerfd;
+	/* opts->mountinfo_path, opened once: the text every capture reads */
+	int mi_text;
 	bool timer_armed, need_resync, ended;
 	bool refetching; /* in refetch_below: one pass covers the subtree */
 	/* NO_SETTLE skipped the sweep after a drain where POLLPRI came with
@@ -768,8 +772,11 @@ static int capture_now(struct mntsnap_watch *w, struct mntsnap_error *err,
 	    .sz = sizeof(o), .mask = w->want, .ns = w->tns, .error = err};
 	int r;
 
-	/* the text route: the process's mountinfo, what list falls back to */
-	if (w->route == MNTSNAP_WATCH_ROUTE_TEXT) {
+	/* the one open file of opts->mountinfo_path: its view, fixed at open */
+	if (w->mi_text >= 0) {
+		r = mntsnap__mountinfo_capture_fd(w->mi_text, &o, w->want, ret);
+	} else if (w->route == MNTSNAP_WATCH_ROUTE_TEXT) {
+		/* the text route: the process's mountinfo, what list falls back to */
 		o.backend = MNTSNAP_BACKEND_MOUNTINFO;
 		r = mntsnap__mountinfo_capture(&o, &w->sys, w->want, ret);
 	} else {
@@ -1277,6 +1284,7 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 	close_fd(&w->fanfd);
 	close_fd(&w->mi_wake);
 	close_fd(&w->mi_check);
+	close_fd(&w->mi_text);
 	close_fd(&w->timerfd);
 	free_retired(w);
 	free(w->retired);
@@ -1293,16 +1301,63 @@ void mntsnap_watch_free(struct mntsnap_watch *w)
 }
 
 /*
- * The namespace's mountinfo, or -1 when there is none (no process to
- * read, no procfs). Only from a procfs root: /proc of the caller's
- * namespace may be anything (a FIFO would block the open, a plain file
- * never signals POLLPRI).
+ * A procfs file at path, opened for reading (O_NONBLOCK: harmless on
+ * procfs, and no hang on a FIFO before the check); -EINVAL when it is on
+ * no procfs: any other file never signals a change, and its text is no
+ * live table.
  */
-static int open_mountinfo(const struct mntsnap_watch *w)
+static int procfs_open(const char *path)
+{
+	struct statfs sf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != MNTSNAP_PROC_SUPER_MAGIC) {
+		close(fd);
+		return -EINVAL;
+	}
+	return mntsnap__fd_move_above_stdio(fd);
+}
+
+/*
+ * opts->mountinfo_path: the file every capture reads, opened once, since
+ * the kernel fixes its view (the task's root, a thread's own) at open;
+ * read through one open file, it stays the view of the watch's start, as
+ * findmnt --poll, which opens its file once, keeps it. The text route,
+ * and ns only for the task's exit.
+ */
+static int fixed_text_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts *o)
+{
+	w->mi_text = procfs_open(o->mountinfo_path);
+	if (w->mi_text < 0)
+		return mntsnap__set_error(o->error, w->mi_text, 0, "watch: %s: %s",
+					 o->mountinfo_path,
+					 w->mi_text == -EINVAL ? "not a file of a procfs"
+							      : strerror(-w->mi_text));
+	w->route = MNTSNAP_WATCH_ROUTE_TEXT;
+	if (o->ns && !o->ns->self) {
+		w->nsr = *o->ns;
+		w->nsr.stack_cache = NULL;
+		w->tns = &w->nsr;
+	}
+	return 0;
+}
+
+/*
+ * The namespace's mountinfo (path's, when the watch has one), or -1 when
+ * there is none (no process to read, no procfs). Only from a procfs
+ * root: /proc of the caller's namespace may be anything (a FIFO would
+ * block the open, a plain file never signals POLLPRI).
+ */
+static int open_mountinfo(const struct mntsnap_watch *w, const char *path)
 {
 	int fd;
 
-	if (!w->tns)
+	/* the same file again, for its own POLLPRI latch */
+	if (path)
+		fd = procfs_open(path);
+	else if (!w->tns)
 		fd = mntsnap__mountinfo_open_own();
 	else if (w->tns->pidfd < 0)
 		return -1;
@@ -1410,15 +1465,15 @@ static int ep_add(struct mntsnap_watch *w, int fd, uint32_t events)
 }
 
 /* The event sources, before the first capture: nothing after it is lost. */
-static int sources_setup(struct mntsnap_watch *w)
+static int sources_setup(struct mntsnap_watch *w, const char *path)
 {
 	if (w->route != MNTSNAP_WATCH_ROUTE_TEXT) {
 		w->route = MNTSNAP_WATCH_ROUTE_POLLPRI;
 		if (!(w->flags & MNTSNAP_WATCH_POLLPRI_ONLY) && fan_setup(w))
 			w->route = MNTSNAP_WATCH_ROUTE_FANOTIFY;
 	}
-	w->mi_wake = open_mountinfo(w);
-	w->mi_check = open_mountinfo(w);
+	w->mi_wake = open_mountinfo(w, path);
+	w->mi_check = open_mountinfo(w, path);
 	if (w->route != MNTSNAP_WATCH_ROUTE_FANOTIFY && w->mi_check < 0)
 		return -EOPNOTSUPP;
 	/* the settle sweep's clock, and the wake-up for a resync after a
@@ -1466,7 +1521,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	w->want = (o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT) | MNTSNAP_F_ID;
 	/* a pid target's view (view_setup()) needs mount points, and /proc
 	 * ids to match its text's propagate_from by */
-	if (o->ns && o->ns->pidfd >= 0 && !o->ns->text_only)
+	if (o->ns && o->ns->pidfd >= 0 && !o->ns->text_only && !o->mountinfo_path)
 		w->extra = (MNTSNAP_F_MOUNT_POINT |
 			    (w->want & MNTSNAP_F_PROPAGATE_FROM ? MNTSNAP_F_ID_OLD : 0)) & ~w->want;
 	w->want |= w->extra;
@@ -1475,10 +1530,14 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	 * propagate_from is from the namespace's root, and statmount asked
 	 * from here never names one: absent, not a wrong "none".
 	 */
-	if (o->ns && !o->ns->self && o->ns->pidfd < 0)
+	if (o->ns && !o->ns->self && o->ns->pidfd < 0 && !o->mountinfo_path)
 		w->want &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
 	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
-	if (o->ns && !o->ns->self) {
+	if (o->mountinfo_path) {
+		r = fixed_text_setup(w, o);
+		if (r)
+			return r;
+	} else if (o->ns && !o->ns->self) {
 		r = route_target(w, o->ns, o->error);
 		/*
 		 * A chroot()ed caller whose root does not reach the process's:
@@ -1504,7 +1563,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	r = mntsnap__sm_buf_init(&w->buf);
 	if (r)
 		return r;
-	r = sources_setup(w);
+	r = sources_setup(w, o->mountinfo_path);
 	if (r == -EOPNOTSUPP)
 		return mntsnap__set_error(o->error, r, 0,
 					 "no way to watch this namespace: no fanotify mount "
@@ -1539,7 +1598,7 @@ int mntsnap__watch_new_with(const struct mntsnap_watch_opts *opts,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->epfd = w->fanfd = w->mi_wake = w->mi_check = w->timerfd = -1;
+	w->epfd = w->fanfd = w->mi_wake = w->mi_check = w->mi_text = w->timerfd = -1;
 	r = watch_setup(w, &o, seam);
 	if (r) {
 		mntsnap_watch_free(w);

@@ -65,7 +65,11 @@ options in the first batch's old records), --output-all, --vfs-all, -y per
 change; -p -N PID and -p -F /proc/PID/mountinfo of a chroot()ed task
 (poll_task_chroot: the task's view, moves across its root, filters) and of
 a task seen whole in another namespace (propagate_from of its remounted and
-propagated slaves as its text shows it); -p's ACTIONS and -o lists refused
+propagated slaves as its text shows it); the view fixed when the file is
+opened (poll_task_pivot: a task that pivot_root()s while polled;
+poll_task_thread: -F /proc/PID/task/TID/mountinfo of a thread with a root
+of its own; poll_procfs_elsewhere: a task's mountinfo on a procfs mounted
+elsewhere, polled, not read once); -p's ACTIONS and -o lists refused
 as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
 start (its parse errors on stderr); -p's end at SIGINT and SIGTERM
@@ -6157,6 +6161,141 @@ def poll_chrooted_caller(t, binary, base):
         subprocess.run(['umount', '-R', '-l', cc], capture_output=True)
 
 
+# A task that pivot_root()s while polled (-N PID, -F /proc/PID/mountinfo):
+# the kernel fixes a mountinfo file's root at open(), so findmnt, which
+# opens the file once and reads it again at each change, keeps the view
+# of the task's old root: the new root's mounts go (umount), mounts made
+# under the new root only are never seen, those under the old root (now
+# at /old) are, by their paths from the old root. The new root has /usr
+# (nsenter runs mount(8) from there); the task's shell waits on its stdin.
+PIVOT_TASK = r"""
+set -e
+R=$1; D=$2
+mkdir -p $R
+mount -t tmpfs pvroot $R
+mkdir -p $R/in $R/old $R/mnt $D/o
+mount -t tmpfs pvin $R/in
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --bind /$d $R/$d; fi
+done
+echo ready
+while [ ! -e $D/GO ]; do sleep 0.05; done
+cd $R
+pivot_root . old
+cd /
+: > /old$D/DONE
+read x
+"""
+
+
+def pivot_possible(base):
+    """Whether pivot_root(2) works here (the namespace's root mount has a
+    parent to put the new root on): tried in a throwaway namespace."""
+    r = os.path.join(base, 'pv-probe')
+    os.makedirs(r)
+    return subprocess.run(['unshare', '-m', '--propagation', 'private', 'sh', '-c',
+                           'mount -t tmpfs p %s && mkdir %s/old && cd %s && pivot_root . old'
+                           % (r, r, r)], capture_output=True).returncode == 0
+
+
+def poll_task_pivot(t, binary, base):
+    """-p -N PID and -p -F /proc/PID/mountinfo of a task that pivot_root()s
+    after the poll began: the view of its root at the start, as findmnt's."""
+    if not pivot_possible(base):
+        print('SKIP poll of a task that pivot_root()s: pivot_root fails here')
+        t.skipped += 1
+        return
+    d = os.path.join(base, 'pv')
+    r = os.path.join(d, 'root')
+    os.makedirs(d)
+    p = subprocess.Popen(['unshare', '-m', '--propagation', 'private', 'sh', '-c', PIVOT_TASK,
+                          'sh', r, d], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        if p.stdout.readline().strip() != b'ready':
+            t.check('poll pivot task setup', False, p.stderr.read().decode(errors='replace'))
+            return
+        pid = str(p.pid)
+        nse = 'nsenter -t %s -m -- ' % pid
+        sets = [['-p', '-N', pid], ['-p', '-N', pid, '-r', '-o', 'ACTION,TARGET,SOURCE,ID,TID'],
+                ['-p', '-F', '/proc/%s/mountinfo' % pid, '-t', 'tmpfs'],
+                ['-p', '-N', pid, '-M', '/mnt'], ['-p', '-N', pid, '-M', r + '/in']]
+        steps = ['touch GO && for i in $(seq 200); do [ -e DONE ] && break; sleep 0.05; done; '
+                 '[ -e DONE ]',
+                 nse + 'mount -t tmpfs newmnt /mnt', nse + 'mount -t tmpfs viaold /old%s/o' % d,
+                 nse + 'mount -o remount,ro /old%s/o' % d, nse + 'umount /old%s/o' % d,
+                 nse + 'umount /mnt']
+        poll_history(t, 'poll pivot_root task:', binary, sets, steps, None, d, wait_open=True)
+    finally:
+        p.kill()
+        p.wait()
+
+
+# A thread that unshare(CLONE_FS)s and chroot()s alone: its own root, the
+# leader's unchanged. /proc/PID/task/TID/mountinfo is that thread's view
+# (and TID is TID in libmount's rows), polled as findmnt polls it.
+THREAD_TASK = r"""
+import ctypes, os, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+def t():
+    assert libc.unshare(0x200) == 0
+    os.chroot(sys.argv[1])
+    os.chdir('/')
+    print(threading.get_native_id(), flush=True)
+    time.sleep(120)
+threading.Thread(target=t, daemon=True).start()
+time.sleep(120)
+"""
+
+
+def poll_task_thread(t, binary, base):
+    """-p -F /proc/PID/task/TID/mountinfo of a thread chroot()ed alone."""
+    d = os.path.join(base, 'thr')
+    root = os.path.join(d, 'root')
+    os.makedirs(os.path.join(root, 'mnt'))
+    os.makedirs(os.path.join(d, 'out'))
+    p = subprocess.Popen([sys.executable, '-c', THREAD_TASK, root], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        tid = p.stdout.readline().strip().decode()
+        if not tid.isdigit():
+            t.check('poll thread setup', False, p.stderr.read().decode(errors='replace'))
+            return
+        f = '/proc/%d/task/%s/mountinfo' % (p.pid, tid)
+        sets = [['-p', '-F', f, '-o', '+TID'],
+                ['-p', '-F', f, '-r', '-o', 'ACTION,TARGET,SOURCE,FSROOT,OLD-OPTIONS,TID']]
+        steps = ['mount -t tmpfs inside root/mnt', 'mount -t tmpfs outside out',
+                 'mount -o remount,size=1m root/mnt', 'umount root/mnt', 'umount out']
+        poll_history(t, 'poll thread of its own root:', binary, sets, steps, None, d,
+                     wait_open=True)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def poll_procfs_elsewhere(t, binary, base):
+    """-p -F DIR/PID/mountinfo, DIR a procfs mounted elsewhere than /proc:
+    a task's table, polled and told as findmnt tells it (TID: PID)."""
+    d = os.path.join(base, 'pe')
+    os.makedirs(os.path.join(d, 'p'))
+    os.makedirs(os.path.join(d, 'mnt'))
+    subprocess.run(['mount', '-t', 'proc', 'proc', os.path.join(d, 'p')], check=True)
+    task = subprocess.Popen(['sleep', '120'])
+    try:
+        f = os.path.join(d, 'p', str(task.pid), 'mountinfo')
+        sets = [['-p', '-F', f], ['-p', '-F', f, '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-OPTIONS,TID'],
+                ['-p', '-F', os.path.join(d, 'p', 'self', 'mountinfo'), '-M', d + '/mnt']]
+        steps = ['mount -t tmpfs ev mnt', 'mount -o remount,ro mnt', 'umount mnt']
+        # a fixed wait, not wait_open: a poller that reads such a file once
+        # and closes it would hold the others' start for a minute
+        poll_history(t, 'poll procfs elsewhere:', binary, sets, steps, None, d)
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', os.path.join(d, 'p')], capture_output=True)
+
+
 def poll_task_inner(binary, base):
     """In a private mount namespace already: chroot()ed tasks polled, in
     this namespace and in one of their own. Prints the tally as JSON."""
@@ -6164,6 +6303,9 @@ def poll_task_inner(binary, base):
     for where in ('same', 'own', 'ownroot'):
         poll_task_chroot(t, binary, base, where)
     poll_chrooted_caller(t, binary, base)
+    poll_task_pivot(t, binary, base)
+    poll_task_thread(t, binary, base)
+    poll_procfs_elsewhere(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
 

@@ -219,6 +219,56 @@ LTest(watch, mount_bind_umount_pollpri)
 	mount_umount(true);
 }
 
+/*
+ * mountinfo_path: the kernel fixes a mountinfo file's view at its open
+ * (the task's root then), and the watch reads that one open file at each
+ * change, as findmnt --poll does: a chroot() after the start changes
+ * nothing it reports, paths stay relative to the root it started from.
+ */
+LTest(watch, mountinfo_path_view_fixed_at_open)
+{
+	MNTSNAP_OPTS(mntsnap_watch_opts, o, .mountinfo_path = "/proc/self/mountinfo");
+	struct evlist l = {0};
+	struct mntsnap_watch *w = NULL;
+	int root, r;
+
+	ms_private_ns(BASE);
+	ms_mkdir_p(BASE "/r/in");
+	r = mntsnap_watch_new(&o, &w);
+	cr_assert_eq(r, 0, "watch_new: %s", strerror(-r));
+	cr_assert_eq(mntsnap_watch_route(w), MNTSNAP_WATCH_ROUTE_TEXT);
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(root, 0);
+	cr_assert_eq(chroot(BASE "/r"), 0, "chroot: %s", strerror(errno));
+	mnt("fixed", "/in", "tmpfs", 0, NULL);
+	r = wait_events(w, &l, 1);
+	/* the old root back first: the leak check reads /proc */
+	cr_assert_eq(fchdir(root), 0);
+	cr_assert_eq(chroot("."), 0);
+	close(root);
+	cr_assert_geq(r, 0, "drain: %s", strerror(-r));
+	cr_assert_eq(l.n, 1, "events: %zu", l.n);
+	cr_assert_eq(l.e[0].kind, MNTSNAP_WATCH_MOUNT);
+	cr_assert_str_eq(l.e[0].mp, BASE "/r/in", "the view of the root at the start");
+	mntsnap_watch_free(w);
+	free(l.e);
+}
+
+/* mountinfo_path on no procfs: never signals a change, refused */
+LTest(watch, mountinfo_path_not_procfs)
+{
+	MNTSNAP_OPTS(mntsnap_watch_opts, o, .mountinfo_path = BASE "/mountinfo");
+	struct mntsnap_watch *w = NULL;
+	int fd;
+
+	ms_private_ns(BASE);
+	fd = open(BASE "/mountinfo", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(mntsnap_watch_new(&o, &w), -EINVAL);
+	cr_assert_null(w);
+}
+
 static void move(bool pollpri)
 {
 	struct evlist l = {0};

@@ -160,6 +160,12 @@ struct cli_poll {
 	long timeout_ms;
 	long tid;
 	/*
+	 * a task's procfs mountinfo (-F's, or /proc/PID/mountinfo of -N), read
+	 * through one file opened at the start, as findmnt reads it: the view
+	 * the kernel fixed at that open; NULL: the target's table
+	 */
+	const char *mountinfo_path;
+	/*
 	 * -m: utab's userspace options per row of snap (*ret NULL: none),
 	 * shown in the first batch's records from before, as findmnt, which
 	 * starts from the mtab; NULL: not -m

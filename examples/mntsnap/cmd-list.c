@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -91,6 +92,9 @@ static const char list_help[] =
 	"                        in findmnt: -T is -M there; -f: the first, then stop\n"
 	"                        (-N PID, or -F FILE of a task's table in /proc:\n"
 	"                        that task's view, a chroot()ed one's from its root;\n"
+	"                        a task's mountinfo, on any procfs, a thread's too,\n"
+	"                        and -N's are read through one file opened at the\n"
+	"                        start: the view fixed then, kept after a pivot_root;\n"
 	"                        another file is read once, its bad lines reported,\n"
 	"                        and never changes: nothing until -w)\n"
 	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
@@ -1304,10 +1308,49 @@ static bool poll_mtab(const struct list_args *a)
 }
 
 /*
+ * FILE is a task's mountinfo on a procfs (/proc's or one mounted
+ * elsewhere, a thread's /proc/PID/task/TID/mountinfo too): live text
+ * whose view the kernel fixes when the file is opened.
+ */
+static bool procfs_mountinfo(const char *file)
+{
+	char *real = realpath(file, NULL);
+	const char *base = real ? strrchr(real, '/') : NULL;
+	struct statfs sf;
+	bool r = base && !strcmp(base + 1, "mountinfo") && !statfs(real, &sf) &&
+		 sf.f_type == PROC_SUPER_MAGIC;
+
+	free(real);
+	return r;
+}
+
+/*
+ * -p's table read through one file opened at the start, as findmnt
+ * opens it once and reads it again at each change: a task's mountinfo
+ * (-F's, or /proc/PID/mountinfo of -N PID), so the view is the one the
+ * kernel fixed at that open (the task's root then, even after it
+ * pivot_root()s; a thread's own root). Our own table stays the
+ * namespace's watch (the same view: we keep our root). *buf holds -N's
+ * path. NULL: the target's table as watched.
+ */
+static const char *poll_fixed_file(const struct list_args *a, long pid, char *buf, size_t size)
+{
+	if (a->mountinfo_file)
+		return procfs_mountinfo(a->mountinfo_file) && pid != getpid() ? a->mountinfo_file
+									  : NULL;
+	if (!a->target.set || a->target.ns_path || a->target.ns_id || a->target.pid == getpid())
+		return NULL;
+	snprintf(buf, size, "/proc/%ld/mountinfo", a->target.pid);
+	/* no procfs at /proc: the task's namespace as watched without one */
+	return procfs_mountinfo(buf) ? buf : NULL;
+}
+
+/*
  * -p: findmnt's poll mode, on the watcher (cmd-watch.c). findmnt -p -F FILE
- * polls FILE: a task's table in /proc is that task's mounts, watched here
- * as -N's; any other file never signals a change, so findmnt waits out -w
- * (or for ever) and prints nothing: the same here, once FILE is read.
+ * polls FILE: a task's table on a procfs is that task's mounts, watched
+ * through FILE (poll_fixed_file()); any other file never signals a change,
+ * so findmnt waits out -w (or for ever) and prints nothing: the same here,
+ * once FILE is read.
  */
 static int list_poll(struct list_args *a)
 {
@@ -1316,7 +1359,8 @@ static int list_poll(struct list_args *a)
 			      .mode = a->view.out.mode, .noheadings = a->view.out.noheadings,
 			      .actions = a->poll_actions, .timeout_ms = a->timeout_ms,
 			      .utab = poll_mtab(a) ? utab_options : NULL };
-	long pid;
+	char mi[64];
+	long pid = 0;
 	int r;
 
 	if (a->ntabs > 1)
@@ -1331,17 +1375,21 @@ static int list_poll(struct list_args *a)
 		return 1;
 	if (a->mountinfo_file) {
 		pid = proc_table_pid(a->mountinfo_file);
-		if (!pid) {
+		if (!pid && !procfs_mountinfo(a->mountinfo_file)) {
 			r = poll_read_tab(a);
 			if (r)
 				return r;
 			poll(NULL, 0, a->timeout_ms < 0 ? -1 : (int)a->timeout_ms);
 			return 0;
 		}
-		if (pid != getpid())
+		/* a task's in /proc: its exit ends the poll (README) */
+		if (pid && pid != getpid())
 			a->target.set = true, a->target.pid = pid;
 	}
-	q.tid = cli_target_tid(&a->target);
+	q.mountinfo_path = poll_fixed_file(a, pid, mi, sizeof(mi));
+	/* libmount's TID of a file: the number of the directory it lies in */
+	q.tid = q.mountinfo_path && a->mountinfo_file ? tab_file_tid(a->mountinfo_file)
+						      : cli_target_tid(&a->target);
 	/* libmount gives rows a TID for mountinfo text only, none for mounts' */
 	if (a->mountinfo_file && proc_table_is_mounts(a->mountinfo_file))
 		q.tid = 0;

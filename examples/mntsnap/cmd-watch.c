@@ -105,6 +105,7 @@ struct wargs {
 	uint64_t count;
 	double timeout;
 	const char *save;
+	const char *mountinfo_path; /* list -p: the procfs file polled (cli_poll) */
 };
 
 /* ---- formatting --------------------------------------------------------------- */
@@ -1600,6 +1601,7 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 {
 	struct mntsnap_error err = {0};
 	MNTSNAP_OPTS(mntsnap_watch_opts, o, .ns = ns, .error = &err,
+		     .mountinfo_path = a->mountinfo_path,
 		     .mask = a->mask ? MNTSNAP_MASK_DEFAULT | a->mask : 0,
 		     .flags = (a->no_settle ? MNTSNAP_WATCH_NO_SETTLE : 0) |
 			      (a->pollpri ? MNTSNAP_WATCH_POLLPRI_ONLY : 0));
@@ -1675,7 +1677,8 @@ int cli_poll(const struct cli_poll *q)
 	struct poll_out po = {.mode = q->mode == OUT_TREE ? OUT_LIST : q->mode,
 			      .noheadings = q->noheadings};
 	/* the heading is the poll table's, printed with its first lines */
-	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true};
+	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true,
+			  .mountinfo_path = q->mountinfo_path};
 	const struct view *v = q->view;
 	struct tags_cache tc = { 0 };
 	struct view_filter f;
