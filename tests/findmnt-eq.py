@@ -71,6 +71,12 @@ as findmnt refuses them,
 start (its parse errors on stderr); -p's end at SIGINT and SIGTERM
 (POLL_SIGNALS) and when its pipe's reader is gone: the same exit status.
 
+Task roots (unreached_root in task-kept, poll_unreached_root in
+poll-task): -N PID, stat -N PID PATH and -p -N PID of a task whose root
+reaches no mount of its namespace (its mount lazily unmounted, here or in
+a namespace of its own; a removed directory) or one (a removed directory
+that is a bind mount's root), in every form through both backends.
+
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
@@ -5695,6 +5701,114 @@ def task_chroot_pf(t, binary, base, where):
         p.wait()
 
 
+# Tasks whose root reaches no mount of their namespace, or one only:
+# show_mountinfo() prints a mount only if seq_path_root() of its mount
+# point meets the task's root walking up (else SEQ_SKIP), so
+# /proc/PID/mountinfo is empty for a root on a mount lazily unmounted
+# (in this namespace, "lazy", or in one of the task's own, "lazy-own":
+# the whole tree is detached) and for a directory since removed (removing
+# detaches every mount on or below it, "rmdir"), and holds that mount
+# alone for a removed directory that is a bind mount's root ("rmdir-bind",
+# readlink of /proc/PID/root then ends in " (deleted)").
+# Run in the namespace (cwd the base): $1 the base, $2 the case; prints
+# the pid of the chroot()ed task, then waits for it.
+LAZY_ROOT_TASK = r"""
+set -e
+R=$1/ur-$2
+mkdir -p $R
+mount -t tmpfs urroot $R
+mkdir -p $R/in
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --bind /$d $R/$d; fi
+done
+mount -t tmpfs urin $R/in
+chroot $R sleep 120 &
+pid=$!
+while [ "$(readlink /proc/$pid/root)" != "$R" ]; do sleep 0.02; done
+umount -l $R
+echo $pid
+wait
+"""
+REMOVED_ROOT_TASK = ('import os, sys, time\n'
+                     'os.chroot(sys.argv[1]); os.chdir("/"); print(os.getpid(), flush=True)\n'
+                     'time.sleep(120)\n')
+
+
+@contextlib.contextmanager
+def unreached_root_task(t, base, case):
+    """A task of one of the cases above: its pid as a string, or None
+    after a failed check. Killed and cleaned up on the way out."""
+    d = os.path.join(base, 'ur-' + case)
+    p, pid = None, None
+    try:
+        if case.startswith('lazy'):
+            cmd = ['sh', '-c', LAZY_ROOT_TASK, 'sh', base, case]
+            if case == 'lazy-own':
+                cmd = ['unshare', '-m', '--propagation', 'private'] + cmd
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        else:
+            os.makedirs(os.path.join(d, 'src'), exist_ok=True)
+            root = os.path.join(d, 'src')
+            if case == 'rmdir-bind':
+                root = os.path.join(d, 'c')
+                os.makedirs(root, exist_ok=True)
+                subprocess.run(['mount', '--bind', os.path.join(d, 'src'), root], check=True)
+            p = subprocess.Popen([sys.executable, '-c', REMOVED_ROOT_TASK, root],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = p.stdout.readline().strip().decode()
+        n = -1
+        if line.isdigit():
+            if not case.startswith('lazy'):
+                os.rmdir(os.path.join(d, 'src'))
+            with open('/proc/%s/mountinfo' % line, 'rb') as f:
+                n = len(f.read().splitlines())
+        ok = n == (1 if case == 'rmdir-bind' else 0)
+        t.check('unreached root (%s) setup: the task\'s mountinfo' % case, ok,
+                'pid %r, %d lines' % (line, n))
+        if ok:
+            pid = line
+        yield pid
+    finally:
+        if pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+        if p:
+            p.kill()
+            p.wait()
+        if case == 'rmdir-bind':
+            subprocess.run(['umount', os.path.join(d, 'c')], capture_output=True)
+
+
+UNREACHED_CASES = ('lazy', 'lazy-own', 'rmdir', 'rmdir-bind')
+
+
+def unreached_root(t, binary, base):
+    """-N PID of a task whose root reaches no mount (or one) of its
+    namespace: list in every form through both backends and stat -N PID
+    PATH, as findmnt reads its /proc/PID/mountinfo (empty: nothing, exit
+    1; the bind mount alone at /)."""
+    for case in UNREACHED_CASES:
+        with unreached_root_task(t, base, case) as pid:
+            if not pid:
+                continue
+            name = 'unreached root (%s)' % case
+            for backend in ('statmount', 'mountinfo'):
+                for args in ([], ['-J'], ['-l', '-o', 'TARGET,SOURCE,FSROOT,FSTYPE'], ['-r'],
+                             ['-P', '-o', 'TARGET,ID,PARENT,PROPAGATION,OPT-FIELDS'],
+                             ['-t', 'tmpfs'], ['-M', '/'], ['-T', '/usr'], ['-D'],
+                             ['--shadowed', '-R', '-M', '/']):
+                    fstab_same(t, '%s list %s' % (name, backend), ['-N', pid] + args,
+                               [binary, 'list', '--backend', backend, '-N', pid] + args,
+                               json_out='-J' in args)
+            for path in ('/', '/usr', '/in') if case.startswith('lazy') else ('/',):
+                for args in (['-o', 'TARGET,SOURCE,FSROOT'], ['-J']):
+                    fstab_same(t, '%s stat -N PID %s' % (name, path),
+                               ['-N', pid, '-T', path] + args,
+                               [binary, 'stat', '-N', pid] + args + [path],
+                               json_out='-J' in args)
+
+
 def kept_run(binary, args, cwd=None, secs=10):
     r = subprocess.run([binary] + args, capture_output=True, cwd=cwd, timeout=secs)
     return r.returncode, r.stdout.decode(errors='replace'), r.stderr.decode(errors='replace')
@@ -5906,6 +6020,7 @@ def task_kept_inner(binary, base):
     t = Tally()
     for where in ('same', 'own', 'ownroot'):
         task_chroot_pf(t, binary, base, where)
+    unreached_root(t, binary, base)
     chrooted_caller(t, binary, base)
     stat_kept_other_ns(t, binary, base)
     stat_kept_number(t, binary, base)
@@ -6027,12 +6142,37 @@ def poll_chrooted_caller(t, binary, base):
         subprocess.run(['umount', '-R', '-l', cc], capture_output=True)
 
 
+# Run in the base while UNREACHED_CASES' tasks are polled: a mount and an
+# umount no task's root reaches, a remount and the lazy umount of
+# rmdir-bind's mount (its task's one mount, then none: its root is
+# detached as lazy's).
+POLL_UNREACHED_STEPS = [
+    'mkdir -p urp && mount -t tmpfs urpoll urp', 'mount -o remount,bind,ro ur-rmdir-bind/c',
+    'umount urp', 'umount -l ur-rmdir-bind/c',
+]
+
+
+def poll_unreached_root(t, binary, base):
+    """-p -N PID of UNREACHED_CASES' tasks: each change as the task's
+    mountinfo shows it (none but the bind mount's remount and umount)."""
+    with contextlib.ExitStack() as stack:
+        pids = [stack.enter_context(unreached_root_task(t, base, c)) for c in UNREACHED_CASES]
+        if not all(pids):
+            return
+        sets = []
+        for pid in pids:
+            sets += [['-p', '-N', pid], ['-p', '-r', '-N', pid, '-o',
+                                         'ACTION,TARGET,SOURCE,FSROOT,OLD-OPTIONS,ID,PARENT']]
+        poll_history(t, 'poll unreached root:', binary, sets, POLL_UNREACHED_STEPS, None, base)
+
+
 def poll_task_inner(binary, base):
     """In a private mount namespace already: chroot()ed tasks polled, in
     this namespace and in one of their own. Prints the tally as JSON."""
     t = Tally()
     for where in ('same', 'own', 'ownroot'):
         poll_task_chroot(t, binary, base, where)
+    poll_unreached_root(t, binary, base)
     poll_chrooted_caller(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
