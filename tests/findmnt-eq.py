@@ -77,6 +77,11 @@ reaches no mount of its namespace (its mount lazily unmounted, here or in
 a namespace of its own; a removed directory) or one (a removed directory
 that is a bind mount's root), in every form through both backends.
 
+No procfs (no_procfs, in task-kept; kept, README): list and stat in a
+chroot without /proc equal findmnt's reading of the same table where a
+procfs is (-F /proc/PID/mountinfo of a task chroot()ed there), and -N,
+--backend mountinfo, -F /proc/..., -p are errors that say why.
+
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
@@ -5809,6 +5814,77 @@ def unreached_root(t, binary, base):
                                json_out='-J' in args)
 
 
+# A chroot without a procfs at its /proc (np/root, a tmpfs): a tmpfs with
+# a mount below it, a bind of a subdirectory and the binary's directory (w).
+NO_PROCFS_ROOT = r"""
+set -e
+R=$1/np/root
+mkdir -p $R
+mount -t tmpfs nproot $R
+mkdir -p $R/proc $R/w $R/mnt $R/x
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --rbind /$d $R/$d; fi
+done
+mount --bind $2 $R/w
+mount -t tmpfs npmnt $R/mnt
+mkdir $R/mnt/sub $R/mnt/d
+mount -t tmpfs npsub $R/mnt/sub
+mount --bind $R/mnt/d $R/x
+"""
+
+
+def no_procfs(t, binary, base):
+    """Kept (README): with no procfs at /proc, list and stat answer from
+    listmount and statmount: the table the caller's root reaches, equal
+    to findmnt's reading of it with a procfs (-F /proc/PID/mountinfo of a
+    task chroot()ed there, -T PATH as that table's mount point), where
+    findmnt fails ("can't read"); what needs a procfs is a clear error,
+    exit 2: -N PID (the task's root), the mountinfo backend, -p."""
+    r = subprocess.run(['sh', '-c', NO_PROCFS_ROOT, 'sh', base,
+                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
+    t.check('no procfs setup', not r.returncode, r.stderr.decode(errors='replace'))
+    if r.returncode:
+        return
+    root = os.path.join(base, 'np', 'root')
+    ms = ['chroot', root, '/w/' + os.path.basename(binary)]
+    task = subprocess.Popen(['chroot', root, 'sleep', '120'])
+    try:
+        mi = '/proc/%d/mountinfo' % task.pid
+        for _ in range(100):  # the chroot, then the exec of sleep
+            if os.readlink('/proc/%d/root' % task.pid) == root:
+                break
+            time.sleep(0.05)
+        ra, a, ea = run(['chroot', root, 'findmnt'])
+        t.check('no procfs: findmnt in the chroot fails', ra == 1 and b"can't read" in ea,
+                'rc %d %r %r' % (ra, a, ea))
+        cols = 'TARGET,SOURCE,FSTYPE,OPTIONS,FSROOT,ID,PARENT,PROPAGATION,OPT-FIELDS'
+        for args in ([], ['-J'], ['-l'], ['-r', '-o', cols], ['-P', '-o', cols], ['-t', 'tmpfs'],
+                     ['-M', '/mnt/sub'], ['-R', '-M', '/mnt'], ['-U', '-l'], ['-f', '-S', 'npsub']):
+            fstab_same(t, 'no procfs: list', ['-F', mi] + args, ms + ['list'] + args,
+                       json_out='-J' in args)
+        for path in ('/mnt', '/mnt/sub', '/x', '/usr'):
+            for args in (['-o', 'TARGET,SOURCE,FSROOT,ID'], ['-J']):
+                fstab_same(t, 'no procfs: stat %s' % path, ['-F', mi, '-T', path] + args,
+                           ms + ['stat'] + args + [path], json_out='-J' in args)
+        for args, says in ((['list', '-N', str(task.pid)], 'no procfs at /proc'),
+                           (['stat', '-N', str(task.pid), '/mnt'], 'no procfs at /proc'),
+                           (['list', '-p', '-N', str(task.pid)], 'no procfs at /proc'),
+                           (['list', '--backend', 'mountinfo'], 'procfs'),
+                           (['list', '-F', '/proc/self/mountinfo'], "can't read"),
+                           (['list', '-p'], 'no way to watch')):
+            try:
+                rc, out, err = kept_run(ms[0], ms[1:] + args, secs=20)
+            except subprocess.TimeoutExpired:
+                rc, out, err = -1, '', 'still running after 20 s'
+            t.check('no procfs: %s is an error that says why' % ' '.join(args),
+                    rc == 2 and not out and says in err, 'rc %d out %r err %r' % (rc, out, err))
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', '-R', '-l', root], capture_output=True)
+
+
 def kept_run(binary, args, cwd=None, secs=10):
     r = subprocess.run([binary] + args, capture_output=True, cwd=cwd, timeout=secs)
     return r.returncode, r.stdout.decode(errors='replace'), r.stderr.decode(errors='replace')
@@ -6021,6 +6097,7 @@ def task_kept_inner(binary, base):
     for where in ('same', 'own', 'ownroot'):
         task_chroot_pf(t, binary, base, where)
     unreached_root(t, binary, base)
+    no_procfs(t, binary, base)
     chrooted_caller(t, binary, base)
     stat_kept_other_ns(t, binary, base)
     stat_kept_number(t, binary, base)
