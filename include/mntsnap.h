@@ -581,7 +581,8 @@ struct mntsnap_capture_opts {
 	const struct mntsnap_ns *ns;  /* target; NULL = caller's namespace. A pid handle
 					 * is the process's view (mounts reachable from its
 					 * root, relative to it, propagate_from as seen
-					 * from it, as /proc/PID/mountinfo;
+					 * from it, as /proc/PID/mountinfo: none
+					 * when that root reaches no mount of it;
 					 * the whole namespace when no procfs at /proc can
 					 * name the process); other handles the whole
 					 * namespace, propagate_from as seen from
@@ -691,7 +692,10 @@ int mntsnap_capture(const struct mntsnap_capture_opts *opts,
  * caller's for its own namespace, a pid handle's process's for that
  * handle, whichever is chroot()ed; a mount outside it is -EXDEV (not in
  * that table; statmount names no mount point for it from the caller's
- * root, and a pid handle's mount point is read from its process's text).
+ * root, and a pid handle's mount point is read from its process's text),
+ * and so is every mount of a process whose root reaches none of its
+ * namespace (on a mount lazily unmounted, or a removed directory: an
+ * empty mountinfo).
  * Errors: -ENOENT (no such mount (in ns), path does not exist, or an id
  * handle's namespace is gone), -EINVAL (id is not a unique id, empty
  * path), -ENOSYS (kernel without statmount), -EPERM (no right to query or

@@ -133,6 +133,43 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	return r;
 }
 
+#define STATX_NLINK_ 0x4U
+#define STATX_ATTR_MOUNT_ROOT_ 0x2000ULL
+#define AT_EMPTY_PATH_ 0x1000
+
+/*
+ * readlink of a root whose directory was removed ends in " (deleted)"
+ * (d_path()). Removing a directory detaches every mount on or below it,
+ * in every namespace, so such a root reaches a mount only when it is
+ * that mount's own root (a bind mount of the removed directory), and
+ * then readlink names the mount's mount point: left in buf. Any other
+ * removed root reaches none, and show_mountinfo() prints nothing:
+ * -EXDEV. A directory merely named so still has links; -ENOENT where
+ * statx cannot tell.
+ */
+static int removed_root(const struct mntsnap_sysops *sys, int fd, char *buf)
+{
+	static const char tail[] = " (deleted)";
+	size_t n = strlen(buf), t = sizeof(tail) - 1;
+	struct mntsnap_statx stx;
+	long r;
+
+	if (n <= t || strcmp(buf + n - t, tail))
+		return 0;
+	memset(&stx, 0, sizeof(stx));
+	r = sys->statx(sys->ctx, fd, "", AT_EMPTY_PATH_, STATX_NLINK_, &stx);
+	if (r < 0)
+		return (int)r;
+	if (!(stx.stx_mask & STATX_NLINK_) || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT_))
+		return -ENOENT;
+	if (stx.stx_nlink)
+		return 0;
+	if (!(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT_))
+		return -EXDEV;
+	buf[n - t] = '\0';
+	return 0;
+}
+
 /*
  * The root of a pid handle's process: the unique id of the mount it is on
  * and its path in the coordinates of the capture's mount points.
@@ -140,6 +177,9 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
  * from the root of the process's own namespace when that is not
  * reachable from the reader (a foreign namespace), which is where the
  * mount points of a direct query and of a helper inside start too.
+ * -EXDEV: a removed directory that reaches no mount (removed_root()).
+ * A root on a mount its namespace no longer has (lazily unmounted)
+ * reaches none either; that only a table of the namespace tells.
  */
 static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			uint64_t *ret_id, char *buf, size_t len)
@@ -160,20 +200,20 @@ static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops
 		return dir;
 	fd = openat(dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	r = fd < 0 ? -errno : mntsnap__fd_to_id(sys, fd, ret_id);
-	if (fd >= 0)
-		close(fd);
 	n = r ? 0 : readlinkat(dir, "root", buf, len - 1);
 	if (n < 0)
 		r = -errno;
 	close(dir);
+	if (!r && (size_t)n >= len - 1)
+		r = -ENAMETOOLONG;
+	if (!r) {
+		buf[n] = '\0';
+		r = buf[0] == '/' ? removed_root(sys, fd, buf) : -ENOENT;
+	}
+	if (fd >= 0)
+		close(fd);
 	if (r)
 		return r;
-	if ((size_t)n >= len - 1)
-		return -ENAMETOOLONG;
-	buf[n] = '\0';
-	/* a deleted root cannot be found by its path */
-	if (buf[0] != '/' || strstr(buf, " (deleted)"))
-		return -ENOENT;
 	return mntsnap__pidfd_exited(ns->pidfd) ? -ESRCH : 0;
 }
 
@@ -187,21 +227,34 @@ static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops
  * is not the root the capture's paths started from.
  */
 static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
-		    struct mntsnap_snapshot *s, bool *ret_rooted, bool *ret_moved)
+		    struct mntsnap_snapshot *s, bool whole, bool *ret_rooted, bool *ret_moved)
 {
 	char root[PATH_MAX];
 	uint64_t id;
 	int r = process_root(ns, sys, &id, root, sizeof(root));
 
+	/*
+	 * whole: s is the namespace's every mount, so a root on a mount it
+	 * lacks is on one the namespace no longer has (lazily unmounted, the
+	 * whole tree below with it, or another namespace's): no mount of
+	 * the namespace lies below it, and show_mountinfo() prints none.
+	 */
+	if (!r && whole && mntsnap__snapshot_find(s, id) < 0)
+		r = -EXDEV;
 	*ret_moved = !r && strcmp(root, "/");
 	if (!r)
 		r = mntsnap__snap_reroot(s, id, root);
+	if (r == -EXDEV) {
+		*ret_moved = true;
+		r = mntsnap__snap_clear(s);
+	}
 	*ret_rooted = !r;
 	/*
-	 * The root's mount is not in this capture, or no procfs here can name
-	 * the process (none at /proc, or one of a pid namespace it is not
-	 * in): leave the namespace whole, from its root, as the helper and
-	 * mntsnap__pidfd_root_fd() do when they cannot reach the process's root.
+	 * The root's mount is not in this capture (one under_id cut), or no
+	 * procfs here can name the process (none at /proc, or one of a pid
+	 * namespace it is not in): leave the namespace whole, from its root,
+	 * as the helper and mntsnap__pidfd_root_fd() do when they cannot
+	 * reach the process's root.
 	 */
 	if (r == -ENOENT || r == -EOPNOTSUPP)
 		r = 0;
@@ -336,8 +389,9 @@ static bool root_is_ns_root(const struct mntsnap_ns *ns, const struct mntsnap_sy
 {
 	char root[PATH_MAX];
 	uint64_t id;
+	int r = process_root(ns, sys, &id, root, sizeof(root));
 
-	return process_root(ns, sys, &id, root, sizeof(root)) || !strcmp(root, "/");
+	return r ? r != -EXDEV : !strcmp(root, "/");
 }
 
 bool mntsnap__route_pid_whole(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
@@ -345,20 +399,22 @@ bool mntsnap__route_pid_whole(const struct mntsnap_ns *ns, const struct mntsnap_
 {
 	char root[PATH_MAX];
 	uint64_t id;
+	int r = process_root(ns, sys, &id, root, sizeof(root));
 	long R;
 
-	/* what pid_view() leaves whole: a root it cannot tell or find */
-	if (process_root(ns, sys, &id, root, sizeof(root)))
-		return true;
+	/* what pid_view() leaves whole: a root it cannot tell; s is the
+	 * namespace's every mount, a root on none of them reaches none */
+	if (r)
+		return r != -EXDEV;
 	R = mntsnap__snapshot_find(s, id);
-	return R < 0 || (!strcmp(root, "/") && s->recs[R].parent == (uint32_t)R);
+	return R >= 0 && !strcmp(root, "/") && s->recs[R].parent == (uint32_t)R;
 }
 
 int mntsnap__route_pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			    struct mntsnap_snapshot *s, uint32_t want, struct mntsnap_error *err)
 {
 	bool rooted = false, moved = false;
-	int r = pid_view(ns, sys, s, &rooted, &moved);
+	int r = pid_view(ns, sys, s, true, &rooted, &moved);
 
 	if (r)
 		return mntsnap__set_error(err, r, 0, "the process's root: %s", strerror(-r));
@@ -476,7 +532,7 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 	if (r)
 		return r;
 	if (pid && s->backend != MNTSNAP_BACKEND_MOUNTINFO) {
-		r = pid_view(o->ns, sys, s, &rooted, &moved);
+		r = pid_view(o->ns, sys, s, !o->under_id, &rooted, &moved);
 		if (r)
 			mntsnap__set_error(o->error, r, 0, "the process's root: %s", strerror(-r));
 	}
@@ -605,6 +661,7 @@ static int pid_mount_point(const struct mntsnap_ns *ns, const struct mntsnap_sys
 	*ret_moved = false;
 	if (r == -ENOENT || r == -EOPNOTSUPP)
 		return 0;
+	/* -EXDEV: a removed root that reaches no mount, none is in its table */
 	if (r)
 		return r;
 	*ret_rooted = true;
@@ -766,5 +823,15 @@ int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t
 	close(fd);
 	if (r)
 		return r;
-	return mntsnap__stat_id_sys(&mntsnap__sys_real, ns, id, mask, ret_snap);
+	r = mntsnap__stat_id_sys(&mntsnap__sys_real, ns, id, mask, ret_snap);
+	/*
+	 * A mount reached from the process's root that its namespace lacks:
+	 * that root is on a mount the namespace no longer has (lazily
+	 * unmounted, with the whole tree below it; no mount can be added to
+	 * a detached one), so the path is on no mount of the process's
+	 * table, as /proc/PID/mountinfo shows it (empty).
+	 */
+	if (r == -ENOENT && ns->pidfd >= 0 && !ns->text_only)
+		r = -EXDEV;
+	return r;
 }

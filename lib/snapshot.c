@@ -1206,6 +1206,13 @@ int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const cha
 	return mntsnap__snap_finish(s);
 }
 
+int mntsnap__snap_clear(struct mntsnap_snapshot *s)
+{
+	mntsnap__lookup_reset(s);
+	s->nrecs = 0;
+	return mntsnap__snap_finish(s);
+}
+
 /* ---- public accessors ------------------------------------------------- */
 
 size_t mntsnap__snapshot_count(const struct mntsnap_snapshot *s)

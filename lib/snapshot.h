@@ -158,6 +158,12 @@ int mntsnap__snap_reserve(struct mntsnap_snapshot *s, uint32_t nrecs, uint32_t s
 int mntsnap__snap_reroot(struct mntsnap_snapshot *s, uint64_t root_id, const char *root_path);
 
 /*
+ * Keep no record: the view of a process root that reaches no mount of
+ * the snapshot's namespace (show_mountinfo() prints none). 0 or -ENOMEM.
+ */
+int mntsnap__snap_clear(struct mntsnap_snapshot *s);
+
+/*
  * Only the path part of the above, for a lookup of single mounts: mount
  * points at or below root_path become relative to it, others stay. 0 or
  * -ENOMEM.

@@ -75,6 +75,17 @@ as findmnt refuses them,
 start (its parse errors on stderr); -p's end at SIGINT and SIGTERM
 (POLL_SIGNALS) and when its pipe's reader is gone: the same exit status.
 
+Task roots (unreached_root in task-kept, poll_unreached_root in
+poll-task): -N PID, stat -N PID PATH and -p -N PID of a task whose root
+reaches no mount of its namespace (its mount lazily unmounted, here or in
+a namespace of its own; a removed directory) or one (a removed directory
+that is a bind mount's root), in every form through both backends.
+
+No procfs (no_procfs, in task-kept; kept, README): list and stat in a
+chroot without /proc equal findmnt's reading of the same table where a
+procfs is (-F /proc/PID/mountinfo of a task chroot()ed there), and -N,
+--backend mountinfo, -F /proc/..., -p are errors that say why.
+
 Abbreviations (abbrevs): every prefix of every findmnt 2.38.1 long option
 on DATA_DIR's util-linux-mountinfo.txt, unique ones and those findmnt calls
 ambiguous, an option's argument that looks like an option, `--`,
@@ -5752,6 +5763,185 @@ def task_chroot_pf(t, binary, base, where):
         p.wait()
 
 
+# Tasks whose root reaches no mount of their namespace, or one only:
+# show_mountinfo() prints a mount only if seq_path_root() of its mount
+# point meets the task's root walking up (else SEQ_SKIP), so
+# /proc/PID/mountinfo is empty for a root on a mount lazily unmounted
+# (in this namespace, "lazy", or in one of the task's own, "lazy-own":
+# the whole tree is detached) and for a directory since removed (removing
+# detaches every mount on or below it, "rmdir"), and holds that mount
+# alone for a removed directory that is a bind mount's root ("rmdir-bind",
+# readlink of /proc/PID/root then ends in " (deleted)").
+# Run in the namespace (cwd the base): $1 the base, $2 the case; prints
+# the pid of the chroot()ed task, then waits for it.
+LAZY_ROOT_TASK = r"""
+set -e
+R=$1/ur-$2
+mkdir -p $R
+mount -t tmpfs urroot $R
+mkdir -p $R/in
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --bind /$d $R/$d; fi
+done
+mount -t tmpfs urin $R/in
+chroot $R sleep 120 &
+pid=$!
+while [ "$(readlink /proc/$pid/root)" != "$R" ]; do sleep 0.02; done
+umount -l $R
+echo $pid
+wait
+"""
+REMOVED_ROOT_TASK = ('import os, sys, time\n'
+                     'os.chroot(sys.argv[1]); os.chdir("/"); print(os.getpid(), flush=True)\n'
+                     'time.sleep(120)\n')
+
+
+@contextlib.contextmanager
+def unreached_root_task(t, base, case):
+    """A task of one of the cases above: its pid as a string, or None
+    after a failed check. Killed and cleaned up on the way out."""
+    d = os.path.join(base, 'ur-' + case)
+    p, pid = None, None
+    try:
+        if case.startswith('lazy'):
+            cmd = ['sh', '-c', LAZY_ROOT_TASK, 'sh', base, case]
+            if case == 'lazy-own':
+                cmd = ['unshare', '-m', '--propagation', 'private'] + cmd
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        else:
+            os.makedirs(os.path.join(d, 'src'), exist_ok=True)
+            root = os.path.join(d, 'src')
+            if case == 'rmdir-bind':
+                root = os.path.join(d, 'c')
+                os.makedirs(root, exist_ok=True)
+                subprocess.run(['mount', '--bind', os.path.join(d, 'src'), root], check=True)
+            p = subprocess.Popen([sys.executable, '-c', REMOVED_ROOT_TASK, root],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = p.stdout.readline().strip().decode()
+        n = -1
+        if line.isdigit():
+            if not case.startswith('lazy'):
+                os.rmdir(os.path.join(d, 'src'))
+            with open('/proc/%s/mountinfo' % line, 'rb') as f:
+                n = len(f.read().splitlines())
+        ok = n == (1 if case == 'rmdir-bind' else 0)
+        t.check('unreached root (%s) setup: the task\'s mountinfo' % case, ok,
+                'pid %r, %d lines' % (line, n))
+        if ok:
+            pid = line
+        yield pid
+    finally:
+        if pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+        if p:
+            p.kill()
+            p.wait()
+        if case == 'rmdir-bind':
+            subprocess.run(['umount', os.path.join(d, 'c')], capture_output=True)
+
+
+UNREACHED_CASES = ('lazy', 'lazy-own', 'rmdir', 'rmdir-bind')
+
+
+def unreached_root(t, binary, base):
+    """-N PID of a task whose root reaches no mount (or one) of its
+    namespace: list in every form through both backends and stat -N PID
+    PATH, as findmnt reads its /proc/PID/mountinfo (empty: nothing, exit
+    1; the bind mount alone at /)."""
+    for case in UNREACHED_CASES:
+        with unreached_root_task(t, base, case) as pid:
+            if not pid:
+                continue
+            name = 'unreached root (%s)' % case
+            for backend in ('statmount', 'mountinfo'):
+                for args in ([], ['-J'], ['-l', '-o', 'TARGET,SOURCE,FSROOT,FSTYPE'], ['-r'],
+                             ['-P', '-o', 'TARGET,ID,PARENT,PROPAGATION,OPT-FIELDS'],
+                             ['-t', 'tmpfs'], ['-M', '/'], ['-T', '/usr'], ['-D'],
+                             ['--shadowed', '-R', '-M', '/']):
+                    fstab_same(t, '%s list %s' % (name, backend), ['-N', pid] + args,
+                               [binary, 'list', '--backend', backend, '-N', pid] + args,
+                               json_out='-J' in args)
+            for path in ('/', '/usr', '/in') if case.startswith('lazy') else ('/',):
+                for args in (['-o', 'TARGET,SOURCE,FSROOT'], ['-J']):
+                    fstab_same(t, '%s stat -N PID %s' % (name, path),
+                               ['-N', pid, '-T', path] + args,
+                               [binary, 'stat', '-N', pid] + args + [path],
+                               json_out='-J' in args)
+
+
+# A chroot without a procfs at its /proc (np/root, a tmpfs): a tmpfs with
+# a mount below it, a bind of a subdirectory and the binary's directory (w).
+NO_PROCFS_ROOT = r"""
+set -e
+R=$1/np/root
+mkdir -p $R
+mount -t tmpfs nproot $R
+mkdir -p $R/proc $R/w $R/mnt $R/x
+for d in usr bin lib lib64; do
+    [ -e /$d ] || continue
+    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --rbind /$d $R/$d; fi
+done
+mount --bind $2 $R/w
+mount -t tmpfs npmnt $R/mnt
+mkdir $R/mnt/sub $R/mnt/d
+mount -t tmpfs npsub $R/mnt/sub
+mount --bind $R/mnt/d $R/x
+"""
+
+
+def no_procfs(t, binary, base):
+    """Kept (README): with no procfs at /proc, list and stat answer from
+    listmount and statmount: the table the caller's root reaches, equal
+    to findmnt's reading of it with a procfs (-F /proc/PID/mountinfo of a
+    task chroot()ed there, -T PATH as that table's mount point), where
+    findmnt fails ("can't read"); what needs a procfs is a clear error,
+    exit 2: -N PID (the task's root), the mountinfo backend, -p."""
+    r = subprocess.run(['sh', '-c', NO_PROCFS_ROOT, 'sh', base,
+                        os.path.dirname(os.path.abspath(binary))], capture_output=True)
+    t.check('no procfs setup', not r.returncode, r.stderr.decode(errors='replace'))
+    if r.returncode:
+        return
+    root = os.path.join(base, 'np', 'root')
+    ms = ['chroot', root, '/w/' + os.path.basename(binary)]
+    task = subprocess.Popen(['chroot', root, 'sleep', '120'])
+    try:
+        mi = '/proc/%d/mountinfo' % task.pid
+        for _ in range(100):  # the chroot, then the exec of sleep
+            if os.readlink('/proc/%d/root' % task.pid) == root:
+                break
+            time.sleep(0.05)
+        ra, a, ea = run(['chroot', root, 'findmnt'])
+        t.check('no procfs: findmnt in the chroot fails', ra == 1 and b"can't read" in ea,
+                'rc %d %r %r' % (ra, a, ea))
+        cols = 'TARGET,SOURCE,FSTYPE,OPTIONS,FSROOT,ID,PARENT,PROPAGATION,OPT-FIELDS'
+        for args in ([], ['-J'], ['-l'], ['-r', '-o', cols], ['-P', '-o', cols], ['-t', 'tmpfs'],
+                     ['-M', '/mnt/sub'], ['-R', '-M', '/mnt'], ['-U', '-l'], ['-f', '-S', 'npsub']):
+            fstab_same(t, 'no procfs: list', ['-F', mi] + args, ms + ['list'] + args,
+                       json_out='-J' in args)
+        for path in ('/mnt', '/mnt/sub', '/x', '/usr'):
+            for args in (['-o', 'TARGET,SOURCE,FSROOT,ID'], ['-J']):
+                fstab_same(t, 'no procfs: stat %s' % path, ['-F', mi, '-T', path] + args,
+                           ms + ['stat'] + args + [path], json_out='-J' in args)
+        for args, says in ((['list', '-N', str(task.pid)], 'no procfs at /proc'),
+                           (['stat', '-N', str(task.pid), '/mnt'], 'no procfs at /proc'),
+                           (['list', '-p', '-N', str(task.pid)], 'no procfs at /proc'),
+                           (['list', '--backend', 'mountinfo'], 'procfs'),
+                           (['list', '-F', '/proc/self/mountinfo'], "can't read"),
+                           (['list', '-p'], 'no way to watch')):
+            try:
+                rc, out, err = kept_run(ms[0], ms[1:] + args, secs=20)
+            except subprocess.TimeoutExpired:
+                rc, out, err = -1, '', 'still running after 20 s'
+            t.check('no procfs: %s is an error that says why' % ' '.join(args),
+                    rc == 2 and not out and says in err, 'rc %d out %r err %r' % (rc, out, err))
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', '-R', '-l', root], capture_output=True)
+
+
 def kept_run(binary, args, cwd=None, secs=10):
     r = subprocess.run([binary] + args, capture_output=True, cwd=cwd, timeout=secs)
     return r.returncode, r.stdout.decode(errors='replace'), r.stderr.decode(errors='replace')
@@ -6040,6 +6230,8 @@ def task_kept_inner(binary, base):
     t = Tally()
     for where in ('same', 'own', 'ownroot'):
         task_chroot_pf(t, binary, base, where)
+    unreached_root(t, binary, base)
+    no_procfs(t, binary, base)
     chrooted_caller(t, binary, base)
     stat_kept_other_ns(t, binary, base)
     stat_kept_number(t, binary, base)
@@ -6296,12 +6488,37 @@ def poll_procfs_elsewhere(t, binary, base):
         subprocess.run(['umount', os.path.join(d, 'p')], capture_output=True)
 
 
+# Run in the base while UNREACHED_CASES' tasks are polled: a mount and an
+# umount no task's root reaches, a remount and the lazy umount of
+# rmdir-bind's mount (its task's one mount, then none: its root is
+# detached as lazy's).
+POLL_UNREACHED_STEPS = [
+    'mkdir -p urp && mount -t tmpfs urpoll urp', 'mount -o remount,bind,ro ur-rmdir-bind/c',
+    'umount urp', 'umount -l ur-rmdir-bind/c',
+]
+
+
+def poll_unreached_root(t, binary, base):
+    """-p -N PID of UNREACHED_CASES' tasks: each change as the task's
+    mountinfo shows it (none but the bind mount's remount and umount)."""
+    with contextlib.ExitStack() as stack:
+        pids = [stack.enter_context(unreached_root_task(t, base, c)) for c in UNREACHED_CASES]
+        if not all(pids):
+            return
+        sets = []
+        for pid in pids:
+            sets += [['-p', '-N', pid], ['-p', '-r', '-N', pid, '-o',
+                                         'ACTION,TARGET,SOURCE,FSROOT,OLD-OPTIONS,ID,PARENT']]
+        poll_history(t, 'poll unreached root:', binary, sets, POLL_UNREACHED_STEPS, None, base)
+
+
 def poll_task_inner(binary, base):
     """In a private mount namespace already: chroot()ed tasks polled, in
     this namespace and in one of their own. Prints the tally as JSON."""
     t = Tally()
     for where in ('same', 'own', 'ownroot'):
         poll_task_chroot(t, binary, base, where)
+    poll_unreached_root(t, binary, base)
     poll_chrooted_caller(t, binary, base)
     poll_task_pivot(t, binary, base)
     poll_task_thread(t, binary, base)

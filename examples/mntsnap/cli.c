@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Target options shared by every command. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -84,6 +87,22 @@ int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i)
 	return cli_target_set(t, a, argv[*i]) ? -EINVAL : 1;
 }
 
+/* Is /proc the root of a procfs (the library's test)? */
+static bool have_procfs(void)
+{
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	struct stat st;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !fstatfs(fd, &sf) && sf.f_type == 0x9fa0 /* PROC_SUPER_MAGIC */ && !fstat(fd, &st) &&
+	     st.st_ino == 1 /* PROC_ROOT_INO */;
+	close(fd);
+	return ok;
+}
+
 int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
 {
 	int r;
@@ -91,6 +110,19 @@ int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
 	*ret_ns = NULL;
 	if (!t->set)
 		return 0;
+	/*
+	 * list's and stat's -N PID is the task's view, the mounts its root
+	 * reaches (findmnt reads /proc/PID/mountinfo): only /proc/PID/root
+	 * names that root. Without a procfs the library would answer the
+	 * whole namespace, or, for a chroot()ed caller, its own view: neither
+	 * is the task's, so say why there is none (findmnt: "can't read").
+	 */
+	if (t->pid && t->task_view && !have_procfs()) {
+		cli_fail(0, "--pid %ld: no procfs at /proc: the task's table is what its root "
+			    "reaches (/proc/PID/mountinfo), and only /proc/PID/root names that root",
+			 t->pid);
+		return -EOPNOTSUPP;
+	}
 	if (t->pid) {
 		struct mntsnap_error lib = { 0 };
 

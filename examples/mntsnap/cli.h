@@ -31,6 +31,7 @@ struct cli_target {
 	const char *ns_path;
 	uint64_t ns_id;
 	bool set;
+	bool task_view; /* list/stat: --pid is the task's view, as findmnt -N reads it */
 };
 
 /* Set the target from option opt ("--pid", "-N", "--ns", "--ns-id"); 0 or -EINVAL. */
@@ -44,7 +45,8 @@ int cli_target_arg(struct cli_target *t, int argc, char **argv, int *i);
 
 /*
  * Open the target as a namespace handle (NULL for "own namespace").
- * Returns 0 or -errno (message printed).
+ * Returns 0 or -errno (message printed). A task_view --pid needs a procfs
+ * at /proc (-EOPNOTSUPP without one).
  */
 int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns);
 void cli_target_close(struct mntsnap_ns *ns);

@@ -27,6 +27,8 @@ static const char list_help[] =
 	"List the mounts of a mount namespace (default: the caller's), as\n"
 	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
+	"                        (-N: the task's view, from its root, as its\n"
+	"                        /proc/PID/mountinfo: needs a procfs at /proc)\n"
 	"  -F, --tab-file FILE   read a saved table instead (also --mountinfo-file):\n"
 	"                        mountinfo text (blank and '#' lines, CRLF, tabs\n"
 	"                        read past as findmnt does), or the fstab format of\n"
@@ -198,6 +200,7 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			/* another -N: one more table to read (checked alike) */
 			if (cli_target_set(a->npids ? &t : &a->target, "--pid", optarg))
 				return -EINVAL;
+			a->target.task_view = true;
 			a->view.out.cx.tid = a->target.pid;
 			/* findmnt: -N reads the kernel's table of that task */
 			a->mtab = false;
@@ -1722,8 +1725,9 @@ static const char stat_help[] =
 	"chroot) is in no table; with no -N it is answered as findmnt -T answers\n"
 	"it, as one on a detached mount (umount -l): by PATH's text, walked up to\n"
 	"the nearest mount point of our table, its top mount (none, as for / of\n"
-	"a chroot into a plain directory: nothing, exit 1). A pipe, a socket or\n"
-	"another object of the kernel's own: an error.\n"
+	"a chroot into a plain directory: nothing, exit 1); with -N (any PATH, for\n"
+	"a task's root that reaches no mount): nothing, exit 1. A pipe, a socket\n"
+	"or another object of the kernel's own: an error. -N needs a procfs.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
@@ -1921,6 +1925,7 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 		return cli_fail(0, "stat '': an empty PATH names no file (give / for the root)");
 	if (is_tag(v.source) && !tags_have())
 		return cli_fail(0, "stat: -S TAG=value needs libblkid, which this build lacks");
+	t.task_view = true;
 	if (cli_target_open(&t, &ns))
 		return CLI_EXIT_ERR;
 	/* a bare number is an id; "./123" and -T's argument name a path */
