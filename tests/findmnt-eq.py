@@ -1991,6 +1991,97 @@ def printed_row_tag_cases(t, binary, base):
     return devs
 
 
+def sources_spelling_cases(t, binary, base):
+    """SOURCES of a device named by two spellings, its loop device's path
+    and a /dev/ symlink to it: findmnt computes a row's cells when it
+    finds the row, and libblkid's cache (blkid_get_tag_value() of the
+    row's path, then blkid_verify() of each device with that UUID) names
+    the device by the spelling it was last asked by (blkid_get_dev() of
+    a symlink finds the canonical entry and takes the link's name for
+    blkid_dev_devname()). So a row shows the spelling of the rows found
+    before it and its own, never a later row's: an fstab, a mountinfo
+    file and a live table (both backends) with the device by its path,
+    by the link, and by its path again, listed with and without the
+    lookups that make mntsnap find rows before printing them (-S, -T,
+    -M, a SOURCE argument, -R, -f, -i, -d backward, -e with a tag line),
+    in every output form. libblkid's cache file is removed before each
+    run."""
+    dev = image_dev(base, 'spl.img', 8 << 20, ['mkfs.ext4', '-q', '-F', '-L', 'spl-%d' % os.getpid()])
+    if dev is None:
+        t.skipped += 1
+        return []
+    shm, mounted = '/dev/shm', []
+    try:
+        # a /dev/ path of this namespace's own for the link
+        subprocess.run(['mount', '-t', 'tmpfs', 'fmeq-spl', shm], check=True)
+        mounted.append(shm)
+        link = os.path.join(shm, 'fmeq-spl-link')
+        os.symlink(dev, link)
+        uuid = subprocess.run(['blkid', '-p', '-s', 'UUID', '-o', 'value', dev],
+                              capture_output=True, text=True).stdout.strip()
+        mp = {n: os.path.join(base, 'spl-' + n) for n in ('v', 'w', 'x')}
+        for p in mp.values():
+            os.makedirs(p, exist_ok=True)
+        fst = os.path.join(base, 'spl.fstab')
+        with open(fst, 'w') as fh:
+            fh.write('%s %s ext4 defaults 0 0\n%s %s ext4 defaults 0 0\n'
+                     '%s %s ext4 defaults 0 0\nUUID=%s %s ext4 defaults 0 0\n' % (
+                         dev, mp['v'], link, mp['w'], dev, mp['x'], uuid, mp['w']))
+        mi = os.path.join(base, 'spl.mountinfo')
+        with open(mi, 'w') as fh:
+            fh.write('20 1 0:40 / / rw - tmpfs fmeq-root rw\n'
+                     '29 20 7:99 / %s rw - ext4 %s rw\n'
+                     '33 20 7:99 / %s rw - ext4 %s rw\n'
+                     '34 33 7:99 / %s rw - ext4 %s rw\n'
+                     '35 20 7:99 / %s rw - ext4 %s rw\n'
+                     '36 33 0:41 / %s/t rw - tmpfs UUID=%s rw\n' % (
+                         mp['v'], dev, mp['w'], link, mp['x'], dev, mp['w'], dev, mp['w'], uuid))
+        cols = ['-o', 'TARGET,SOURCE,SOURCES']
+        forms = [[], ['-l'], ['-r'], ['-J'], ['-P']]
+        fstab_sets = [[], ['-S', dev], ['-S', link], [dev], [link], ['-T', mp['w']],
+                      ['-M', mp['w']], ['-f', '-S', link], ['-d', 'backward', '-S', dev],
+                      ['-i', '-S', '/dev/fmeq-none'], ['-e'], ['-e', '-S', dev],
+                      ['-S', 'UUID=' + uuid], ['-t', 'ext4']]
+        table_sets = fstab_sets[:10] + [['-R', '-M', '/'], ['-R', '-S', link], ['-t', 'ext4'],
+                                        [dev, mp['w']], ['-i', '-t', 'tmpfs'], ['-e'],
+                                        ['-e', '-R', '-M', mp['w']], ['-e', '-S', 'UUID=' + uuid],
+                                        ['-e', '-d', 'backward', '-t', 'ext4,tmpfs']]
+
+        def pair(what, args, ms_cmd=('list',)):
+            res = []
+            for cmd in (['findmnt'], [binary] + list(ms_cmd)):
+                try:
+                    os.unlink(os.environ['BLKID_FILE'])
+                except FileNotFoundError:
+                    pass
+                res.append(run(cmd + args))
+            (ra, oa, ea), (rb, ob, eb) = res
+            why = same_output(args, ra, oa, rb, ob, ea, eb)
+            t.check('SOURCES of two spellings (%s): %s' % (what, ' '.join(args)), not why, why)
+
+        for form in forms:
+            for a in fstab_sets:
+                pair('fstab', ['-s', '-F', fst] + form + cols + a)
+            for a in table_sets:
+                pair('mountinfo', ['-F', mi] + form + cols + a)
+        # live: the kernel keeps each mount's source as mount(2) was given it
+        for n, src in (('v', dev), ('w', link), ('x', dev)):
+            raw_mount(src, mp[n], 'ext4')
+            mounted.insert(0, mp[n])
+        for backend in ('statmount', 'mountinfo'):
+            for form in forms[1:]:
+                # the whole table: raw, pairs and JSON only, as other
+                # devices here may have two SOURCES (a table wraps them)
+                wide = [['-t', 'ext4']] if form[0] in ('-r', '-P', '-J') else []
+                for a in [['-S', dev], ['-S', link], ['-T', mp['w']], [dev],
+                          ['-d', 'backward', '-S', dev]] + wide:
+                    pair('live, ' + backend, form + cols + a, ('list', '--backend', backend))
+    finally:
+        for m in mounted:
+            subprocess.run(['umount', m], capture_output=True)
+    return [dev]
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again), -p's SOURCES with a
@@ -2026,6 +2117,7 @@ def dup_tags_inner(binary, base):
                 dup_eval_cases(t, binary, base, [dev, clone], label)
         devs += probed_source_tag_cases(t, binary, base)
         devs += printed_row_tag_cases(t, binary, base)
+        devs += sources_spelling_cases(t, binary, base)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = []

@@ -154,6 +154,12 @@ struct col_ctx {
 	 */
 	struct tags_cache *tags;
 	/*
+	 * out_prime_row()'s: the row is being found, not printed; SOURCES
+	 * keeps its cell in tags (tags_keep_cell()) for the printing, which
+	 * shows that one rather than asking libblkid again
+	 */
+	bool prime;
+	/*
 	 * findmnt's path cache, the lookups' too (a listing's, or -p's for
 	 * the whole poll, view.h): -c's SOURCE and the tag columns resolve a
 	 * source path through it, so a symlink retargeted during a poll still
@@ -313,7 +319,9 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
  * when it finds it, so what the cells learn (a source probed for UUID or
  * LABEL, a tag -e evaluated: o->cx.tags, o->cx.paths) is in the run's
  * caches before the next record is matched. Rendering later asks the
- * same caches, which answer as they did here.
+ * same caches, which answer as they did here; SOURCES, whose libblkid
+ * cache does not (a device takes the name it was last asked by), prints
+ * the cell kept here (col_ctx.prime).
  */
 void out_prime_row(const struct mntsnap_mount *m, const struct out_opts *o);
 

@@ -869,6 +869,8 @@ static long render_cached(struct recs *rs, const bool *match, const struct out_o
 	if (rs->cx)
 		rs->cx = &oo.cx;
 	r = render(rs, match, &oo, f);
+	/* the cells kept when the rows were found are this listing's */
+	tags_kept_clear(oo.cx.tags);
 	tags_cache_release(&tc);
 	return r;
 }
@@ -896,6 +898,7 @@ void out_prime_row(const struct mntsnap_mount *m, const struct out_opts *o)
 
 	/* as render_table() and the other forms ask, so each cell is the one printed */
 	cx.aligned = o->mode == OUT_TREE || o->mode == OUT_LIST;
+	cx.prime = true;
 	for (size_t c = 0; c < o->ncols; c++) {
 		val.len = 0;
 		o->cols[c]->get(&val, m, &cx);

@@ -82,6 +82,41 @@ int tags_source(const char *spec, char **ret_name, char **ret_value)
 	return -EINVAL;
 }
 
+const char *tags_kept_cell(const struct tags_cache *c, uint32_t i)
+{
+	return c && i < c->nkept ? c->kept[i] : NULL;
+}
+
+int tags_keep_cell(struct tags_cache *c, uint32_t i, const char *cell, size_t n)
+{
+	if (tags_kept_cell(c, i))
+		return 0;
+	if (i >= c->nkept) {
+		size_t want = (size_t)i + 1 > 2 * c->nkept ? (size_t)i + 1 : 2 * c->nkept;
+		char **k = realloc(c->kept, want * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		memset(k + c->nkept, 0, (want - c->nkept) * sizeof(*k));
+		c->kept = k;
+		c->nkept = want;
+	}
+	/* an empty cell is kept too: "" (the row had no SOURCE either) */
+	c->kept[i] = strndup(n ? cell : "", n);
+	return c->kept[i] ? 0 : -ENOMEM;
+}
+
+void tags_kept_clear(struct tags_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nkept; i++)
+		free(c->kept[i]);
+	free(c->kept);
+	c->kept = NULL;
+	c->nkept = 0;
+}
+
 #ifdef MNTSNAP_HAVE_BLKID
 #include <blkid.h>
 
@@ -197,6 +232,7 @@ void tags_cache_release(struct tags_cache *c)
 	 * may write the file (root), the order read kept, the scan's new
 	 * devices after it
 	 */
+	tags_kept_clear(c);
 	if (c->blkid)
 		blkid_put_cache(c->blkid);
 	c->blkid = NULL;
@@ -395,6 +431,7 @@ char *tags_device_value(const char *dev, const char *name)
 
 void tags_cache_release(struct tags_cache *c)
 {
+	tags_kept_clear(c);
 	c->blkid = NULL;
 }
 

@@ -13,6 +13,8 @@
 #define MNTSNAP_TAGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Built with libblkid? */
 bool tags_have(void);
@@ -62,9 +64,28 @@ struct tags_cache {
 		bool read;
 	} *ent;
 	size_t n;
+	/*
+	 * SOURCES cells of the rows found so far in this listing, by storage
+	 * index (NULL: none kept), as computed when the row was found
+	 * (out_prime_row()): libblkid names a device by the spelling it was
+	 * last asked by, so computing the cell again when printing would
+	 * show a later row's spelling. Emptied after each listing.
+	 */
+	char **kept;
+	size_t nkept;
 };
 
 void tags_cache_release(struct tags_cache *c);
+
+/*
+ * The SOURCES cell kept for storage index i (tags_keep_cell()), or NULL
+ * (none; c NULL). tags_keep_cell() keeps n bytes of cell for i unless i
+ * has one already (a row is computed once); 0 or -ENOMEM.
+ * tags_kept_clear() drops them all (c NULL: none), at the end of a listing.
+ */
+const char *tags_kept_cell(const struct tags_cache *c, uint32_t i);
+int tags_keep_cell(struct tags_cache *c, uint32_t i, const char *cell, size_t n);
+void tags_kept_clear(struct tags_cache *c);
 
 /*
  * mnt_resolve_tag(): the device of the first tag c learned as NAME=value,
