@@ -98,6 +98,10 @@ __attribute__((format(printf, 2, 3))) static void ok_(struct vfy *v, const char 
 /*
  * mnt_fs_get_option(): 0 and the value (to the end of its option string,
  * as libmount hands it out) when the entry has option name, else 1.
+ * A double quote that never closes runs to the end of the string, and
+ * libmount's parser returns no item for that text: not found. fstab's
+ * split already drops such an item; a mount table's options are kept as
+ * the kernel (or a -F file) wrote them, so the lookup must skip it too.
  */
 static int find_in(const char *list, const char *name, const char **val, size_t *valsz)
 {
@@ -115,6 +119,8 @@ static int find_in(const char *list, const char *name, const char **val, size_t 
 				eq = p;
 			p++;
 		}
+		if (open)
+			break;
 		if ((size_t)((eq ? eq : p) - start) == nl && !strncmp(start, name, nl)) {
 			*val = eq ? eq + 1 : NULL;
 			*valsz = eq ? (size_t)(p - eq - 1) : 0;
