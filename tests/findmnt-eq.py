@@ -83,6 +83,11 @@ reaches no mount of its namespace (its mount lazily unmounted, here or in
 a namespace of its own; a removed directory) or one (a removed directory
 that is a bind mount's root), in every form through both backends.
 
+No task access (stat_no_task_access, in task-kept): stat -N PID PATH by a
+caller that may not open /proc/PID/root (uid 65534 and a root-owned task;
+root without CAP_SYS_PTRACE and CAP_CHECKPOINT_RESTORE and a task with
+them) answers as findmnt -N PID -T PATH does from the task's mountinfo.
+
 No procfs (no_procfs, in task-kept; kept, README): list and stat in a
 chroot without /proc equal findmnt's reading of the same table where a
 procfs is (-F /proc/PID/mountinfo of a task chroot()ed there), and -N,
@@ -6000,6 +6005,69 @@ def unreached_root(t, binary, base):
                                json_out='-J' in args)
 
 
+# Callers without ptrace read access to a root-owned task, which still
+# read its world-readable mountinfo: an unprivileged user, and root
+# lacking capabilities the task holds (and CAP_SYS_PTRACE, which would
+# override that).
+NO_ACCESS_CALLERS = (
+    ('uid 65534', ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']),
+    ('root without cap_checkpoint_restore',
+     ['setpriv', '--bounding-set=-sys_ptrace,-checkpoint_restore', '--']),
+)
+
+
+def stat_no_task_access(t, binary, base):
+    """stat -N PID PATH by a caller that may not open /proc/PID/root:
+    findmnt -N PID -T PATH reads the task's mountinfo and looks PATH up
+    by its text; stat answers the same (a mount point, a file below it,
+    a plain directory, a missing path, /), in list and JSON form."""
+    if not shutil.which('setpriv'):
+        print('SKIP stat -N without task access: no setpriv(1)')
+        t.skipped += 1
+        return
+    d = os.path.join(base, 'noacc')
+    a = os.path.join(d, 'a')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'noacc', d], check=True)
+    os.chmod(d, 0o755)
+    os.chmod(base, 0o755)
+    sleeper = None
+    try:
+        os.makedirs(a)
+        subprocess.run(['mount', '-t', 'tmpfs', 'noacc-a', a], check=True)
+        os.chmod(a, 0o755)
+        os.makedirs(os.path.join(d, 'plain'))
+        open(os.path.join(a, 'f'), 'w').close()
+        sleeper = subprocess.Popen(['sleep', '60'])
+        pid = str(sleeper.pid)
+        for who, pre in NO_ACCESS_CALLERS:
+            probe = subprocess.run(pre + [binary, '--version'], capture_output=True)
+            if probe.returncode:
+                print('SKIP stat -N as %s: %s not executable there' % (who, binary))
+                t.skipped += 1
+                continue
+            root = subprocess.run(pre + ['ls', '/proc/%s/root/' % pid], capture_output=True)
+            t.check('stat -N without task access (%s) setup: /proc/PID/root closed' % who,
+                    root.returncode != 0, 'ls exit %d' % root.returncode)
+            for path in (a, os.path.join(a, 'f'), os.path.join(d, 'plain'),
+                         os.path.join(a, 'missing'), '/'):
+                for args in (['-o', 'TARGET,SOURCE,FSROOT,FSTYPE'], ['-J'],
+                             ['-r', '-n', '-o', 'SOURCE,TID']):
+                    fm = run(pre + ['findmnt', '-N', pid] + args + ['-T', path])
+                    ms = run(pre + [binary, 'stat', '-N', pid] + args + [path])
+                    same = fm[0] == ms[0] and norm_err(fm[2]) == norm_err(ms[2]) and (
+                        jload(fm[1]) == jload(ms[1]) if '-J' in args and fm[1] and ms[1]
+                        else fm[1] == ms[1])
+                    t.check('stat -N PID without task access (%s): %s %s'
+                            % (who, ' '.join(args), path), same,
+                            'findmnt %r\n  mntsnap %r' % (fm, ms))
+    finally:
+        if sleeper:
+            sleeper.kill()
+            sleeper.wait()
+        subprocess.run(['umount', '-R', d], capture_output=True)
+
+
 # A chroot without a procfs at its /proc (np/root, a tmpfs): a tmpfs with
 # a mount below it, a bind of a subdirectory and the binary's directory (w).
 NO_PROCFS_ROOT = r"""
@@ -6360,6 +6428,7 @@ def task_kept_inner(binary, base):
     for where in ('same', 'own', 'ownroot'):
         task_chroot_pf(t, binary, base, where)
     unreached_root(t, binary, base)
+    stat_no_task_access(t, binary, base)
     no_procfs(t, binary, base)
     chrooted_caller(t, binary, base)
     stat_kept_other_ns(t, binary, base)

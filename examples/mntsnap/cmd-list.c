@@ -1684,15 +1684,17 @@ static bool on_kernel_internal(const char *path)
 
 /*
  * stat PATH where the mount PATH is on is in no table of ours (a detached
- * mount; one outside our root, a chroot's): findmnt -T PATH's answer,
- * its lookup by PATH's text on our table (list -T's), the last mount it
- * finds (a stack's top, as stat prints one). -EXDEV: it finds none.
+ * mount; one outside our root, a chroot's), or stat -N PID PATH where
+ * PATH cannot be opened in the task: findmnt -T PATH's answer, its lookup
+ * by PATH's text on the table of ns (NULL: ours; list -T's), the last
+ * mount it finds (a stack's top, as stat prints one). -EXDEV: it finds
+ * none.
  */
-static int stat_by_text(const struct out_locale *loc, const char *path,
-			struct mntsnap_snapshot **ret)
+static int stat_by_text(const struct out_locale *loc, struct mntsnap_ns *ns,
+			const char *path, struct mntsnap_snapshot **ret)
 {
 	struct mntsnap_snapshot *all = NULL;
-	struct mntsnap_capture_opts opts = { .sz = sizeof(opts) };
+	struct mntsnap_capture_opts opts = { .sz = sizeof(opts), .ns = ns };
 	long i;
 	size_t idx;
 	int r = mntsnap_capture(&opts, &all);
@@ -1705,8 +1707,31 @@ static int stat_by_text(const struct out_locale *loc, const char *path,
 		return i == -ENOENT ? -EXDEV : (int)i;
 	}
 	idx = (size_t)i;
-	r = stat_picked(NULL, all, is_index, &idx, ret);
+	r = stat_picked(ns, all, is_index, &idx, ret);
 	return r == -ENOENT ? -EXDEV : r;
+}
+
+/*
+ * May we not open the root of task pid (/proc/PID/root: ptrace read
+ * access, which an unprivileged caller lacks for a root-owned task, and
+ * root for one holding a capability root's shell lacks)? Its mountinfo
+ * is world-readable all the same, and findmnt -N PID -T PATH answers
+ * from that text: stat -N then does as well (stat_by_text()).
+ */
+static bool task_root_denied(long pid)
+{
+	char buf[64];
+	int fd;
+
+	if (pid <= 0)
+		return false;
+	snprintf(buf, sizeof(buf), "/proc/%ld/root", pid);
+	fd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EACCES || errno == EPERM;
 }
 
 int cmd_list(int argc, char **argv, const struct out_locale *loc)
@@ -1726,7 +1751,9 @@ static const char stat_help[] =
 	"it, as one on a detached mount (umount -l): by PATH's text, walked up to\n"
 	"the nearest mount point of our table, its top mount (none, as for / of\n"
 	"a chroot into a plain directory: nothing, exit 1); with -N (any PATH, for\n"
-	"a task's root that reaches no mount): nothing, exit 1. A pipe, a socket\n"
+	"a task's root that reaches no mount): nothing, exit 1. With -N and no\n"
+	"right to open /proc/PID/root (no ptrace access): PATH by its text in the\n"
+	"task's mountinfo, as findmnt -N PID -T PATH. A pipe, a socket\n"
 	"or another object of the kernel's own: an error. -N needs a procfs.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
@@ -1944,7 +1971,10 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 		}
 		/* on no mount of our table (the path exists): by its text */
 		if (!ns && (r == -EXDEV || (r == -ENOENT && access(what, F_OK) == 0)))
-			r = stat_by_text(loc, what, &snap);
+			r = stat_by_text(loc, NULL, what, &snap);
+		/* -N's task's root is closed to us: its mountinfo text, as findmnt -N's */
+		if (ns && r == -EACCES && task_root_denied(t.pid))
+			r = stat_by_text(loc, ns, what, &snap);
 	} else if (id < STAT_UNIQUE_MIN) {
 		r = stat_old_id(ns, (uint32_t)id, &snap);
 		if (r == -ENOENT) {
