@@ -4168,6 +4168,69 @@ TAB_NUL_TAILS = {
 }
 
 
+def opt_merge_strings(items, most):
+    """Every join of up to `most` items by commas (empty items too), but
+    the empty string, which no mountinfo field can be."""
+    out = []
+    for k in range(1, most + 1):
+        for combo in itertools.product(items, repeat=k):
+            s = ','.join(combo)
+            if s:
+                out.append(s)
+    return out
+
+
+def tabfile_opt_merge(t, binary, base):
+    """OPTIONS is libmount's merge of the per-mount (VFS) and super (FS)
+    options (mnt_fs_strdup_options()): "vfs,fs" with the first two "rw"
+    cut, then "ro" as needed, each cut at a time, where a cut takes the
+    option with the comma after it, or at the end the comma before it.
+    Empty items (a comma at a string's start or end, or doubled) change
+    what is left ("rw," + "rw" is "rw", ",rw," + "rw" is "rw,,"); so do
+    double quotes and an escaped comma (\\054, a comma once unescaped).
+    Pairs of such strings, one line each, in -r and -J; with -m, utab's
+    options (with empty items too) after the merge."""
+    sets = {
+        'plain': (opt_merge_strings(['rw', 'ro', '', 'nosuid', 'rw=1'], 3),
+                  opt_merge_strings(['rw', 'ro', '', 'size=1', 'ro=x'], 2)),
+        'quotes': (opt_merge_strings(['rw', '', 'a="b,rw"', '"', 'ro'], 2),
+                   opt_merge_strings(['rw', '', 'c="rw', 'ro'], 2)),
+        'escaped': (opt_merge_strings(['rw', 'rw\\054', '\\054ro', ''], 2),
+                    opt_merge_strings(['rw', 'rw\\054', '', 'ro\\054\\054'], 2)),
+    }
+    cols = 'ID,TARGET,OPTIONS,VFS-OPTIONS,FS-OPTIONS'
+    uopts = ['x-a', 'x-a,', ',x-b', 'noauto,,x-c', ',', 'foo,']
+    for name, (vfs, fs) in sorted(sets.items()):
+        path = os.path.join(base, 'optmerge-' + name)
+        utab = path + '.utab'
+        n = 0
+        with open(path, 'w') as fh, open(utab, 'w') as uh:
+            fh.write('20 1 0:30 / / rw - tmpfs none rw\n')
+            for v in vfs:
+                for f in fs:
+                    n += 1
+                    fh.write('%d 20 0:%d / /m%d %s - tmpfs s%d %s\n' % (
+                        100 + n, 40 + n % 200, n, v, n, f))
+                    if n % 5 == 0:
+                        uh.write('SRC=s%d TARGET=/m%d ROOT=/ OPTS=%s\n' % (
+                            n, n, uopts[n // 5 % len(uopts)]))
+        env = dict(os.environ, LIBMOUNT_UTAB=utab)
+        for extra in (['-r'], ['-J'], ['-m', '-r'], ['-m', '-J']):
+            args = extra + ['-F', path, '-o', cols]
+            ra, a, ea = run(['findmnt'] + args, env)
+            rb, b, eb = run([binary, 'list'] + args, env)
+            if '-J' in extra and ra == rb == 0:
+                a, b = jload(a)['filesystems'], jload(b)['filesystems']
+                la, lb = flat(a), flat(b)
+            else:
+                la, lb = a.split(b'\n'), b.split(b'\n')
+            bad = [(x, y) for x, y in zip(la, lb) if x != y]
+            t.check('optmerge %s (%d pairs): findmnt %s' % (name, n, ' '.join(args)),
+                    (ra, ea) == (rb, eb) and len(la) == len(lb) and not bad,
+                    short('exit %d/%d, %d of %d rows differ, first: %r' % (
+                        ra, rb, len(bad), len(la), bad[:2]), 800))
+
+
 def tabfile_nul_tail(t, binary, base):
     mi = (b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
           b'22 20 0:30 / /mnt/abc rw - tmpfs tmpA rw\n')
@@ -6842,6 +6905,7 @@ def compare_all(binary, data):
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
             tabfile_nul_tail(t, binary, base)
+            tabfile_opt_merge(t, binary, base)
     if only in 'busy-table':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-busy-') as base:
             private_ns_part(t, '--busy-table', binary, base, 'busy table')
