@@ -3558,6 +3558,54 @@ def tabfile_pipes(t, binary, base):
                     short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb), 800))
 
 
+def tabfile_pipes_twice(t, binary, base):
+    """A FILE that can be read once named twice: libmount opens FILE again
+    for the second -F and reads what is left of the stream there: nothing,
+    for a pipe its writer closed (/dev/stdin, /dev/fd/N, /proc/self/fd/N,
+    the same pipe by two of those names), an empty table after the first;
+    a named FIFO opened again reads its next writer's text. -s and -x
+    refuse a pipe as fstab the first time already."""
+    mi = os.path.join(base, 'twice-mountinfo')
+    with open(mi, 'wb') as fh:
+        fh.write(b'20 1 0:30 / / rw,relatime - tmpfs none rw\n21 20 0:31 / /a rw - tmpfs ta rw\n')
+    pm = os.path.join(base, 'twice-mounts')
+    with open(pm, 'wb') as fh:
+        fh.write(b'none / tmpfs rw 0 0\nta /a tmpfs rw 0 0\n')
+    fifo = os.path.join(base, 'twice-fifo')
+    # the FIFO's two writers, one after the other (the second waits for the
+    # reader's second open); the reader's timeout ends a wait that hangs
+    fifo_run = ('mkfifo {p}; (timeout 20 sh -c "cat {f} > {p}; sleep 1; cat {f} > {p}" '
+                '2>/dev/null &); timeout 20 @ -F {p} -F {p}%s; r=$?; rm -f {p}; exit $r')
+    for f in (mi, pm):
+        for how in ('cat {f} | @ -F /dev/stdin -F /dev/stdin%s',
+                    'cat {f} | @ -F /dev/stdin -F /proc/self/fd/0%s',
+                    'cat {f} | @ -F /dev/fd/0 -F /dev/stdin -F /dev/stdin%s',
+                    'cat {f} | @ -F /dev/stdin -F {f} -F /dev/stdin%s',
+                    '@ -F /dev/fd/3 -F /dev/fd/3%s 3< <(cat {f})',
+                    '@ -F /proc/self/fd/3 -F /dev/stdin -F /dev/fd/3%s 3< <(cat {f}) < {f}',
+                    fifo_run):
+            for args in ('', ' -r -o TARGET,SOURCE', ' -J', ' -m -r', ' -s', ' -x',
+                         ' --shadowed -r'):
+                # -s, -x: the FIFO is not opened, its writers would wait
+                # for their timeout; each FIFO run takes its writers' sleep
+                if how == fifo_run and args not in ('', ' -m -r'):
+                    continue
+                c = how.format(f=f, p=fifo) % args
+                ra, a, ea = run(['bash', '-c', c.replace('@', 'findmnt')])
+                rb, b, eb = run(['bash', '-c', c.replace('@', binary + ' list')])
+                if args == ' -J' and ra == rb == 0:
+                    a, b = jload(a), jload(b)
+                if args in (' -s', ' -x'):
+                    # refused as fstab (README: mntsnap's exit status and words)
+                    ok = (ra, rb) == FSTAB_ERROR_EXIT and a == b == b'' and \
+                        b"can't read" in ea and eb.startswith(b"mntsnap: can't read ")
+                else:
+                    ok = (ra, a, norm_err(ea)) == (rb, b, norm_err(eb))
+                t.check('tabfile pipe twice: %s' % c.replace('@', 'findmnt'), ok,
+                        short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb),
+                              800))
+
+
 def tabfiles_joined(t, binary, base):
     """-F more than once: findmnt reads every file into one table, in the
     format its first telling line has (the files after it keep that
@@ -6877,6 +6925,7 @@ def compare_all(binary, data):
     if only in 'tabfile-pipes':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-pipes-') as base:
             tabfile_pipes(t, binary, base)
+            tabfile_pipes_twice(t, binary, base)
     if only in 'mtab-tid-uuid':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-mtab-') as base:
             mtab_tid_uuid(t, binary, base)
