@@ -41,7 +41,13 @@ static bool is_oct(char c)
 	return c >= '0' && c <= '7';
 }
 
-/* libmount's unmangle: \ooo becomes the byte, anything else stays. */
+/*
+ * libmount's unmangle: \ooo becomes the byte (its low 8 bits), anything
+ * else stays. An escape that decodes to NUL (\000, \400) ends the string,
+ * as it ends libmount's C string, and as it ends VFS-OPTIONS here; the
+ * super options are the last part of what put_fs() writes, so nothing
+ * follows it.
+ */
 static void put_unmangled(struct sbuf *b, const char *s)
 {
 	const char *run = s;
@@ -51,6 +57,8 @@ static void put_unmangled(struct sbuf *b, const char *s)
 			char c = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
 
 			put(b, run, (size_t)(s - run));
+			if (!c)
+				return;
 			put(b, &c, 1);
 			s += 4;
 			run = s;

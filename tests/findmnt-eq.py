@@ -4235,7 +4235,8 @@ def tabfile_opt_merge(t, binary, base):
     option with the comma after it, or at the end the comma before it.
     Empty items (a comma at a string's start or end, or doubled) change
     what is left ("rw," + "rw" is "rw", ",rw," + "rw" is "rw,,"); so do
-    double quotes and an escaped comma (\\054, a comma once unescaped).
+    double quotes and an escaped comma (\\054, a comma once unescaped);
+    an escape that decodes to NUL (\\000, \\400) ends its string.
     Pairs of such strings, one line each, in -r and -J; with -m, utab's
     options (with empty items too) after the merge."""
     sets = {
@@ -4245,6 +4246,9 @@ def tabfile_opt_merge(t, binary, base):
                    opt_merge_strings(['rw', '', 'c="rw', 'ro'], 2)),
         'escaped': (opt_merge_strings(['rw', 'rw\\054', '\\054ro', ''], 2),
                     opt_merge_strings(['rw', 'rw\\054', '', 'ro\\054\\054'], 2)),
+        # an escape that decodes to NUL ends the string there, in both
+        'nul': (opt_merge_strings(['rw', 'a\\000b', '', 'ro'], 2),
+                opt_merge_strings(['rw', 'x\\400', '', 'ro\\000,rw'], 2)),
     }
     cols = 'ID,TARGET,OPTIONS,VFS-OPTIONS,FS-OPTIONS'
     uopts = ['x-a', 'x-a,', ',x-b', 'noauto,,x-c', ',', 'foo,']
