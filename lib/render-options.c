@@ -278,8 +278,8 @@ static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
 }
 
 /*
- * OPTIONS straight into buf when the merge's working room (vfs + fs + 4)
- * fits there: no copies through an intermediate buffer. 0 when it does
+ * OPTIONS straight into buf when the merge's working room (vfs + fs + 4
+ * and the NUL: nothing cut, "rw," + vfs + "," + fs) fits there: no copies through an intermediate buffer. 0 when it does
  * not fit, or the VFS or FS string is longer than its stack buffer here
  * (the result is never empty): then the general way.
  */
@@ -290,7 +290,7 @@ static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t l
 
 	vl = mntsnap__vfs_options(m, vfs, sizeof(vfs));
 	fl = mntsnap__fs_options(m, fs, sizeof(fs));
-	if (vl >= sizeof(vfs) || fl >= sizeof(fs) || vl + fl + 4 > len)
+	if (vl >= sizeof(vfs) || fl >= sizeof(fs) || vl + fl + 5 > len)
 		return 0;
 	return mntsnap__merge_options(vfs, vl, fs, fl, buf);
 }
@@ -317,7 +317,7 @@ long mntsnap__mount_options(const struct mntsnap_mount *m, int which, char *buf,
 			put_part(&b, m, MNTSNAP_OPTIONS_VFS);
 			vlen = b.len;
 			put_part(&b, m, MNTSNAP_OPTIONS_FS);
-			b.len += b.len + 4;
+			b.len += b.len + 5;
 		}
 		if (b.len <= b.cap)
 			break;
@@ -330,7 +330,7 @@ long mntsnap__mount_options(const struct mntsnap_mount *m, int which, char *buf,
 		b.p = heap;
 	}
 	if (which == MNTSNAP_OPTIONS_ALL) {
-		size_t total = (b.len - 4) / 2;
+		size_t total = (b.len - 5) / 2;
 
 		out = mntsnap__merge_options(b.p, vlen, b.p + vlen, total - vlen, b.p + total);
 		memmove(b.p, b.p + total, out);
