@@ -233,8 +233,8 @@ static void put_all_options(struct jb *b, const struct mntsnap_mount *m)
 		}
 		mntsnap__fs_options(m, fs, fl + 1);
 	}
-	if (vl + fl + 4 > sizeof(mst)) {
-		mp = mh = malloc(vl + fl + 4);
+	if (vl + fl + 5 > sizeof(mst)) {
+		mp = mh = malloc(vl + fl + 5);
 		if (!mh) {
 			b->err = -ENOMEM;
 			goto out;

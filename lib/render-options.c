@@ -5,7 +5,9 @@
  * unescaped as libmount unescapes them) and OPTIONS, libmount's merge of
  * the two: "vfs,fs" with the first two "rw" removed, then as many "ro"
  * as keep the removed rw/ro at two, and "ro" (if one went) or "rw" put in
- * front; two equal strings give one of them. Options are found as
+ * front; two equal strings give one of them. Each cut is libmount's, on
+ * what the cut before it left, which matters with empty items (",rw,"
+ * and "rw" give "rw,,"). Options are found as
  * libmount finds them: a double-quoted part keeps its commas, and from a
  * quote that never closes on there is no option to find.
  */
@@ -39,7 +41,13 @@ static bool is_oct(char c)
 	return c >= '0' && c <= '7';
 }
 
-/* libmount's unmangle: \ooo becomes the byte, anything else stays. */
+/*
+ * libmount's unmangle: \ooo becomes the byte (its low 8 bits), anything
+ * else stays. An escape that decodes to NUL (\000, \400) ends the string,
+ * as it ends libmount's C string, and as it ends VFS-OPTIONS here; the
+ * super options are the last part of what put_fs() writes, so nothing
+ * follows it.
+ */
 static void put_unmangled(struct sbuf *b, const char *s)
 {
 	const char *run = s;
@@ -49,6 +57,8 @@ static void put_unmangled(struct sbuf *b, const char *s)
 			char c = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
 
 			put(b, run, (size_t)(s - run));
+			if (!c)
+				return;
 			put(b, &c, 1);
 			s += 4;
 			run = s;
@@ -83,61 +93,78 @@ static void put_fs(struct sbuf *b, const struct mntsnap_mount *m)
 	}
 }
 
-/*
- * End of the option starting at i ("a="b,c"" stays whole, as in libmount),
- * or past n for an option whose double quote never closes: libmount's
- * option parser (mnt_optstr_parse_next()) runs to the string's end inside
- * the quote and reports no option there, so no "rw" or "ro" is found in
- * it or after it (super options 'rw=",b' keep their rw in OPTIONS).
- */
-static size_t opt_end(const char *s, size_t i, size_t n, bool quotes)
-{
-	const char *c;
-	bool q = false;
-
-	if (!quotes) {
-		c = memchr(s + i, ',', n - i);
-		return c ? (size_t)(c - s) : n;
-	}
-	for (; i < n; i++) {
-		if (s[i] == '"')
-			q = !q;
-		else if (s[i] == ',' && !q)
-			break;
-	}
-	return q ? n + 1 : i;
-}
-
-/* The option [i, e) is named "r<second>", with or without =value. */
-static bool opt_is_r(const char *s, size_t i, size_t e, char second)
-{
-	return e - i >= 2 && s[i] == 'r' && s[i + 1] == second && (e - i == 2 || s[i + 2] == '=');
-}
-
 /* An option's bytes [at, end) in a string being edited. */
 struct span {
 	size_t at, end;
 };
 
 /*
- * Cut the option [at, end) out of the n bytes at s with its comma: the one
- * after it, or for the last option the one before it. What is left is
- * always the other options joined by commas, so the order of cuts does
- * not matter. As libmount's mnt_optstr_remove_option_at(): when the cut
- * leaves the string ending right after a comma (the option was followed
- * by an empty last item: "a,ro,"), that comma goes too ("a").
+ * The first option of the n bytes at s named name (two bytes: "name" or
+ * "name=value"), found as libmount's option parser finds it
+ * (mnt_optstr_parse_next()): empty items are skipped, a double-quoted part
+ * keeps its commas and its '=', the first other '=' after the option's
+ * first byte ends the name, and inside a quote that never closes the
+ * parser runs to the end and reports no option there (super options
+ * 'rw=",b' keep their rw in OPTIONS).
  */
-static void opt_cut(char *s, size_t *n, struct span o)
+static bool opt_find(const char *s, size_t n, const char *name, struct span *o)
 {
-	bool last = o.end >= *n;
-	size_t from = o.at, to = last ? o.end : o.end + 1;
+	size_t i = 0;
 
-	if (last && from > 0)
-		from--;
-	memmove(s + from, s + to, *n - to);
-	*n -= to - from;
-	if (!last && from == *n && from > 0 && s[from - 1] == ',')
+	while (i < n) {
+		size_t start, p, sep = 0;
+		bool q = false;
+
+		while (i < n && s[i] == ',')
+			i++;
+		if (i == n)
+			return false;
+		start = i;
+		for (p = start; p < n; p++) {
+			if (s[p] == '"')
+				q = !q;
+			if (q)
+				continue;
+			if (!sep && p > start && s[p] == '=')
+				sep = p;
+			if (s[p] == ',')
+				break;
+		}
+		if (q)
+			return false;
+		if ((sep ? sep : p) - start == 2 && s[start] == name[0] && s[start + 1] == name[1]) {
+			*o = (struct span){ start, p };
+			return true;
+		}
+		i = p + 1;
+	}
+	return false;
+}
+
+/*
+ * Cut the first option named name out of the n bytes at s, as libmount's
+ * mnt_optstr_remove_option() does: the option with the comma after it;
+ * when that leaves the string ending right after a comma (the option was
+ * the last one, or only an empty item followed it), that one comma goes
+ * too. Other empty items stay ("a,,rw" gives "a,", "a,rw," gives "a"
+ * and ",rw,,rw" cut twice gives ","), so the result depends on the order
+ * of the cuts: they are made one at a time, in libmount's order, each on
+ * what the one before left. 1 if cut, else 0.
+ */
+static int opt_cut_first(char *s, size_t *n, const char *name)
+{
+	struct span o;
+	size_t to;
+
+	if (!opt_find(s, *n, name, &o))
+		return 0;
+	/* an option found ends at a comma or at the string's end */
+	to = o.end < *n ? o.end + 1 : o.end;
+	memmove(s + o.at, s + to, *n - to);
+	*n -= to - o.at;
+	if (o.at == *n && o.at > 0 && s[o.at - 1] == ',')
 		(*n)--;
+	return 1;
 }
 
 /* The first option of the len bytes at s is exactly "rw". */
@@ -156,14 +183,39 @@ static bool has_rw(const char *s, size_t len)
 	return false;
 }
 
+/*
+ * The usual mount: vfs "rw<vrest>" and fs "rw<frest>" each start with a
+ * plain rw, vfs has no other and no quote (which could carry its last
+ * option into fs). libmount's two cuts then take those two rw and leave
+ * "<vrest>,<frest>" less the commas the cuts take, which gives
+ * "rw" + vrest + frest, except: frest "" or "," adds nothing (the second
+ * cut takes the comma before it, or its own with the one before), and
+ * vrest "," with such a frest adds nothing either ("rw," + "rw": "rw").
+ * Returns the length written, 0 when this is not such a pair.
+ */
+static size_t merge_usual(const char *vfs, size_t vlen, const char *fs, size_t flen,
+			  char *out)
+{
+	size_t vl, fl;
+
+	if (!starts_rw(vfs, vlen) || !starts_rw(fs, flen) || memchr(vfs, '"', vlen) ||
+	    has_rw(vfs + 2, vlen - 2))
+		return 0;
+	fl = flen <= 3 ? 0 : flen - 2;
+	vl = vlen == 3 && !fl ? 0 : vlen - 2;
+	memcpy(out, "rw", 2);
+	memcpy(out + 2, vfs + 2, vl);
+	memcpy(out + 2 + vl, fs + 2, fl);
+	out[2 + vl + fl] = '\0';
+	return 2 + vl + fl;
+}
+
 size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
 			      char *out)
 {
 	char *s = out + 3;
 	size_t n = vlen + 1 + flen;
-	struct span cut[2], rw_at[2], ro_at[2];
-	int rw = 0, ro = 0, ncut = 0;
-	bool quotes;
+	int rw, ro = 0;
 
 	/* two equal strings: libmount keeps one */
 	if (vlen == flen && !memcmp(vfs, fs, vlen)) {
@@ -171,61 +223,25 @@ size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size
 		out[vlen] = '\0';
 		return vlen;
 	}
-	/*
-	 * Both start with a plain "rw" and vfs has no other (nearly every
-	 * mount): those two go and nothing else does. A quote in vfs could carry its last option into
-	 * fs, so then the general way.
-	 */
-	if (starts_rw(vfs, vlen) && starts_rw(fs, flen) && !memchr(vfs, '"', vlen) &&
-	    !has_rw(vfs + 2, vlen - 2)) {
-		memcpy(out, "rw", 2);
-		memcpy(out + 2, vfs + 2, vlen - 2);
-		memcpy(out + vlen, fs + 2, flen - 2);
-		n = vlen + flen - 2;
-		/*
-		 * fs "rw,": cutting its rw leaves the string ending in a comma,
-		 * which libmount's cut drops too ("rw,relatime" + "rw,")
-		 */
-		if (flen == 3)
-			n = vlen;
-		out[n] = '\0';
+	n = merge_usual(vfs, vlen, fs, flen, out);
+	if (n)
 		return n;
-	}
 	/* "rw," + vfs + "," + fs, edited in place */
+	n = vlen + 1 + flen;
 	memcpy(s, vfs, vlen);
 	s[vlen] = ',';
 	memcpy(s + vlen + 1, fs, flen);
-	quotes = memchr(s, '"', n) != NULL;
 	/*
-	 * libmount removes the first two "rw" (name, or name=value), then,
-	 * unless it found two, as many of the first "ro" as make two: one
-	 * pass finds the first two of each (at most two are ever cut), and
-	 * stops at the second "rw" (both strings usually start with one).
+	 * libmount cuts the first "rw" (name, or name=value) twice, then,
+	 * unless both were there, the first "ro" as many times as make the
+	 * cuts two; "ro" in front if one went, else "rw"
 	 */
-	for (size_t i = 0; i < n && rw < 2;) {
-		size_t e = opt_end(s, i, n, quotes);
-
-		if (e > n)
-			break;
-		if (opt_is_r(s, i, e, 'w')) {
-			rw_at[rw++] = (struct span){ i, e };
-		} else if (ro < 2 && opt_is_r(s, i, e, 'o')) {
-			ro_at[ro++] = (struct span){ i, e };
-		}
-		i = e + 1;
-	}
-	for (int k = 0; k < rw; k++, ncut++)
-		cut[ncut] = rw_at[k];
-	ro = rw == 2 ? 0 : (ro < 2 - rw ? ro : 2 - rw);
-	for (int k = 0; k < ro; k++, ncut++)
-		cut[ncut] = ro_at[k];
-	/* the later one first: the earlier one's offsets stay valid */
-	if (ncut == 2 && cut[0].at < cut[1].at) {
-		opt_cut(s, &n, cut[1]);
-		opt_cut(s, &n, cut[0]);
-	} else {
-		for (int k = 0; k < ncut; k++)
-			opt_cut(s, &n, cut[k]);
+	rw = opt_cut_first(s, &n, "rw");
+	rw += opt_cut_first(s, &n, "rw");
+	if (rw != 2) {
+		ro = opt_cut_first(s, &n, "ro");
+		if (ro + rw < 2)
+			ro += opt_cut_first(s, &n, "ro");
 	}
 	memcpy(out, ro ? "ro," : "rw,", 3);
 	n = n ? 3 + n : 2;
@@ -262,8 +278,8 @@ static void put_part(struct sbuf *b, const struct mntsnap_mount *m, int which)
 }
 
 /*
- * OPTIONS straight into buf when the merge's working room (vfs + fs + 4)
- * fits there: no copies through an intermediate buffer. 0 when it does
+ * OPTIONS straight into buf when the merge's working room (vfs + fs + 4
+ * and the NUL: nothing cut, "rw," + vfs + "," + fs) fits there: no copies through an intermediate buffer. 0 when it does
  * not fit, or the VFS or FS string is longer than its stack buffer here
  * (the result is never empty): then the general way.
  */
@@ -274,7 +290,7 @@ static size_t merged_in_place(const struct mntsnap_mount *m, char *buf, size_t l
 
 	vl = mntsnap__vfs_options(m, vfs, sizeof(vfs));
 	fl = mntsnap__fs_options(m, fs, sizeof(fs));
-	if (vl >= sizeof(vfs) || fl >= sizeof(fs) || vl + fl + 4 > len)
+	if (vl >= sizeof(vfs) || fl >= sizeof(fs) || vl + fl + 5 > len)
 		return 0;
 	return mntsnap__merge_options(vfs, vl, fs, fl, buf);
 }
@@ -301,7 +317,7 @@ long mntsnap__mount_options(const struct mntsnap_mount *m, int which, char *buf,
 			put_part(&b, m, MNTSNAP_OPTIONS_VFS);
 			vlen = b.len;
 			put_part(&b, m, MNTSNAP_OPTIONS_FS);
-			b.len += b.len + 4;
+			b.len += b.len + 5;
 		}
 		if (b.len <= b.cap)
 			break;
@@ -314,7 +330,7 @@ long mntsnap__mount_options(const struct mntsnap_mount *m, int which, char *buf,
 		b.p = heap;
 	}
 	if (which == MNTSNAP_OPTIONS_ALL) {
-		size_t total = (b.len - 4) / 2;
+		size_t total = (b.len - 5) / 2;
 
 		out = mntsnap__merge_options(b.p, vlen, b.p + vlen, total - vlen, b.p + total);
 		memmove(b.p, b.p + total, out);

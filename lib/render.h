@@ -142,8 +142,9 @@ int mntsnap__buf_flush(struct mntsnap__buf *b, FILE *f);
 
 /*
  * libmount's OPTIONS from VFS and FS option strings (see render-options.c)
- * into out, which has room for vlen + flen + 4 bytes; returns its length
- * (out is NUL-terminated).
+ * into out, which has room for vlen + flen + 5 bytes (nothing cut:
+ * "rw," + vfs + "," + fs and the NUL); returns its length (out is
+ * NUL-terminated).
  */
 size_t mntsnap__merge_options(const char *vfs, size_t vlen, const char *fs, size_t flen,
 			      char *out);

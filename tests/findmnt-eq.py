@@ -3676,6 +3676,54 @@ def tabfile_pipes(t, binary, base):
                     short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb), 800))
 
 
+def tabfile_pipes_twice(t, binary, base):
+    """A FILE that can be read once named twice: libmount opens FILE again
+    for the second -F and reads what is left of the stream there: nothing,
+    for a pipe its writer closed (/dev/stdin, /dev/fd/N, /proc/self/fd/N,
+    the same pipe by two of those names), an empty table after the first;
+    a named FIFO opened again reads its next writer's text. -s and -x
+    refuse a pipe as fstab the first time already."""
+    mi = os.path.join(base, 'twice-mountinfo')
+    with open(mi, 'wb') as fh:
+        fh.write(b'20 1 0:30 / / rw,relatime - tmpfs none rw\n21 20 0:31 / /a rw - tmpfs ta rw\n')
+    pm = os.path.join(base, 'twice-mounts')
+    with open(pm, 'wb') as fh:
+        fh.write(b'none / tmpfs rw 0 0\nta /a tmpfs rw 0 0\n')
+    fifo = os.path.join(base, 'twice-fifo')
+    # the FIFO's two writers, one after the other (the second waits for the
+    # reader's second open); the reader's timeout ends a wait that hangs
+    fifo_run = ('mkfifo {p}; (timeout 20 sh -c "cat {f} > {p}; sleep 1; cat {f} > {p}" '
+                '2>/dev/null &); timeout 20 @ -F {p} -F {p}%s; r=$?; rm -f {p}; exit $r')
+    for f in (mi, pm):
+        for how in ('cat {f} | @ -F /dev/stdin -F /dev/stdin%s',
+                    'cat {f} | @ -F /dev/stdin -F /proc/self/fd/0%s',
+                    'cat {f} | @ -F /dev/fd/0 -F /dev/stdin -F /dev/stdin%s',
+                    'cat {f} | @ -F /dev/stdin -F {f} -F /dev/stdin%s',
+                    '@ -F /dev/fd/3 -F /dev/fd/3%s 3< <(cat {f})',
+                    '@ -F /proc/self/fd/3 -F /dev/stdin -F /dev/fd/3%s 3< <(cat {f}) < {f}',
+                    fifo_run):
+            for args in ('', ' -r -o TARGET,SOURCE', ' -J', ' -m -r', ' -s', ' -x',
+                         ' --shadowed -r'):
+                # -s, -x: the FIFO is not opened, its writers would wait
+                # for their timeout; each FIFO run takes its writers' sleep
+                if how == fifo_run and args not in ('', ' -m -r'):
+                    continue
+                c = how.format(f=f, p=fifo) % args
+                ra, a, ea = run(['bash', '-c', c.replace('@', 'findmnt')])
+                rb, b, eb = run(['bash', '-c', c.replace('@', binary + ' list')])
+                if args == ' -J' and ra == rb == 0:
+                    a, b = jload(a), jload(b)
+                if args in (' -s', ' -x'):
+                    # refused as fstab (README: mntsnap's exit status and words)
+                    ok = (ra, rb) == FSTAB_ERROR_EXIT and a == b == b'' and \
+                        b"can't read" in ea and eb.startswith(b"mntsnap: can't read ")
+                else:
+                    ok = (ra, a, norm_err(ea)) == (rb, b, norm_err(eb))
+                t.check('tabfile pipe twice: %s' % c.replace('@', 'findmnt'), ok,
+                        short('findmnt %d %r %r\n  mntsnap %d %r %r' % (ra, a, ea, rb, b, eb),
+                              800))
+
+
 def tabfiles_joined(t, binary, base):
     """-F more than once: findmnt reads every file into one table, in the
     format its first telling line has (the files after it keep that
@@ -4319,6 +4367,73 @@ TAB_NUL_TAILS = {
     'zeros': b'\0' * 8, 'blank-zero': b'\n\0', 'space-zero': b' \0', 'comment-zero': b'#x\0',
     'crlf-zero': b'\r\0\0', 'tab-zero-junk': b'\t\0junk', 'comment-zeros': b'# c\0\0\0',
 }
+
+
+def opt_merge_strings(items, most):
+    """Every join of up to `most` items by commas (empty items too), but
+    the empty string, which no mountinfo field can be."""
+    out = []
+    for k in range(1, most + 1):
+        for combo in itertools.product(items, repeat=k):
+            s = ','.join(combo)
+            if s:
+                out.append(s)
+    return out
+
+
+def tabfile_opt_merge(t, binary, base):
+    """OPTIONS is libmount's merge of the per-mount (VFS) and super (FS)
+    options (mnt_fs_strdup_options()): "vfs,fs" with the first two "rw"
+    cut, then "ro" as needed, each cut at a time, where a cut takes the
+    option with the comma after it, or at the end the comma before it.
+    Empty items (a comma at a string's start or end, or doubled) change
+    what is left ("rw," + "rw" is "rw", ",rw," + "rw" is "rw,,"); so do
+    double quotes and an escaped comma (\\054, a comma once unescaped);
+    an escape that decodes to NUL (\\000, \\400) ends its string.
+    Pairs of such strings, one line each, in -r and -J; with -m, utab's
+    options (with empty items too) after the merge."""
+    sets = {
+        'plain': (opt_merge_strings(['rw', 'ro', '', 'nosuid', 'rw=1'], 3),
+                  opt_merge_strings(['rw', 'ro', '', 'size=1', 'ro=x'], 2)),
+        'quotes': (opt_merge_strings(['rw', '', 'a="b,rw"', '"', 'ro'], 2),
+                   opt_merge_strings(['rw', '', 'c="rw', 'ro'], 2)),
+        'escaped': (opt_merge_strings(['rw', 'rw\\054', '\\054ro', ''], 2),
+                    opt_merge_strings(['rw', 'rw\\054', '', 'ro\\054\\054'], 2)),
+        # an escape that decodes to NUL ends the string there, in both
+        'nul': (opt_merge_strings(['rw', 'a\\000b', '', 'ro'], 2),
+                opt_merge_strings(['rw', 'x\\400', '', 'ro\\000,rw'], 2)),
+    }
+    cols = 'ID,TARGET,OPTIONS,VFS-OPTIONS,FS-OPTIONS'
+    uopts = ['x-a', 'x-a,', ',x-b', 'noauto,,x-c', ',', 'foo,']
+    for name, (vfs, fs) in sorted(sets.items()):
+        path = os.path.join(base, 'optmerge-' + name)
+        utab = path + '.utab'
+        n = 0
+        with open(path, 'w') as fh, open(utab, 'w') as uh:
+            fh.write('20 1 0:30 / / rw - tmpfs none rw\n')
+            for v in vfs:
+                for f in fs:
+                    n += 1
+                    fh.write('%d 20 0:%d / /m%d %s - tmpfs s%d %s\n' % (
+                        100 + n, 40 + n % 200, n, v, n, f))
+                    if n % 5 == 0:
+                        uh.write('SRC=s%d TARGET=/m%d ROOT=/ OPTS=%s\n' % (
+                            n, n, uopts[n // 5 % len(uopts)]))
+        env = dict(os.environ, LIBMOUNT_UTAB=utab)
+        for extra in (['-r'], ['-J'], ['-m', '-r'], ['-m', '-J']):
+            args = extra + ['-F', path, '-o', cols]
+            ra, a, ea = run(['findmnt'] + args, env)
+            rb, b, eb = run([binary, 'list'] + args, env)
+            if '-J' in extra and ra == rb == 0:
+                a, b = jload(a)['filesystems'], jload(b)['filesystems']
+                la, lb = flat(a), flat(b)
+            else:
+                la, lb = a.split(b'\n'), b.split(b'\n')
+            bad = [(x, y) for x, y in zip(la, lb) if x != y]
+            t.check('optmerge %s (%d pairs): findmnt %s' % (name, n, ' '.join(args)),
+                    (ra, ea) == (rb, eb) and len(la) == len(lb) and not bad,
+                    short('exit %d/%d, %d of %d rows differ, first: %r' % (
+                        ra, rb, len(bad), len(la), bad[:2]), 800))
 
 
 def tabfile_nul_tail(t, binary, base):
@@ -7501,6 +7616,7 @@ def compare_all(binary, data):
     if only in 'tabfile-pipes':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-pipes-') as base:
             tabfile_pipes(t, binary, base)
+            tabfile_pipes_twice(t, binary, base)
     if only in 'mtab-tid-uuid':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-mtab-') as base:
             mtab_tid_uuid(t, binary, base)
@@ -7529,6 +7645,7 @@ def compare_all(binary, data):
             tabfile_lines(t, binary, base)
             tabfile_prop_substr(t, binary, base)
             tabfile_nul_tail(t, binary, base)
+            tabfile_opt_merge(t, binary, base)
     if only in 'busy-table':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-busy-') as base:
             private_ns_part(t, '--busy-table', binary, base, 'busy table')

@@ -1338,6 +1338,47 @@ LTest(mountinfo, long_mount_options_read_whole)
 }
 
 /*
+ * OPTIONS at its longest: no rw or ro in either string, so nothing is cut
+ * from "vfs,fs" and libmount's merge is "rw," + vfs + "," + fs, four
+ * bytes more than the two strings. A buffer of exactly that many bytes
+ * gets the length and the string cut short, NUL-terminated inside it,
+ * not one byte after; long strings (the heap buffers of the merge and of
+ * the JSON renderer) the same, under ASan too.
+ */
+LTest(mountinfo, options_merge_at_its_longest)
+{
+	static const size_t lens[] = { 1, 300, 700 };
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		char *vfs = long_opts("", lens[i], 'a'), *fs = long_opts("", lens[i] + 100, 'b');
+		size_t tl = 2 * lens[i] + 200, want = 2 * lens[i] + 104;
+		char *text = malloc(tl), *buf = malloc(want + 2), *got;
+		struct mntsnap_snapshot *s;
+		struct mntsnap_mount m;
+
+		cr_assert(text && buf);
+		snprintf(text, tl, "20 1 0:30 / / %s - t s %s\n", vfs, fs);
+		s = parse_text(text, strlen(text));
+		cr_assert_eq(mntsnap_snapshot_get(s, 0, &m), 0);
+		cr_assert_eq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, NULL, 0), (long)want);
+		memset(buf, 'X', want + 2);
+		cr_assert_eq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, buf, want), (long)want);
+		cr_assert_eq(buf[want - 1], '\0', "%zu: cut short inside the buffer", lens[i]);
+		cr_assert_eq(buf[want], 'X', "%zu: nothing written after the buffer", lens[i]);
+		cr_assert(!strncmp(buf, "rw,", 3) && !strncmp(buf + 3, vfs, lens[i]) &&
+			  buf[3 + lens[i]] == ',' && !strncmp(buf + 4 + lens[i], fs, lens[i] + 99),
+			  "%.40s", buf);
+		cr_assert_eq(mntsnap_mount_options(&m, MNTSNAP_OPTIONS_ALL, buf, want + 1), (long)want);
+		cr_assert_eq(strlen(buf), want);
+		got = ms_render(s, MNTSNAP_FORMAT_JSON);
+		cr_assert(strstr(got, buf), "%zu: the JSON's options whole", lens[i]);
+		free(got);
+		mntsnap_snapshot_free(s);
+		free(vfs), free(fs), free(text), free(buf);
+	}
+}
+
+/*
  * \ooo in the per-mount options: no kernel escapes that field, but
  * libmount unmangles it as every other, so VFS-OPTIONS and OPTIONS show
  * the bytes ("\101" is "A", "\401" byte 1, "\000" ends the string as in

@@ -644,20 +644,6 @@ static int spool_fd(int fd)
 	return r ? r : mfd;
 }
 
-/* the fd of ours a path names (/dev/stdin, /dev/fd/N, /proc/self/fd/N), else -1 */
-static int path_own_fd(const char *path)
-{
-	int fd = -1, end = 0;
-
-	if (!strcmp(path, "/dev/stdin"))
-		return 0;
-	if ((sscanf(path, "/dev/fd/%d%n", &fd, &end) == 1 ||
-	     sscanf(path, "/proc/self/fd/%d%n", &fd, &end) == 1) &&
-	    !path[end] && fd >= 0)
-		return fd;
-	return -1;
-}
-
 /*
  * What spool_tabs() does with -F FILE, opened as fd (-1: open() failed):
  * 1 spool it, 0 read it as it is, -1 refused (said why). libmount reads
@@ -697,10 +683,12 @@ static int tab_kind(int fd, const char *name)
  * and guesses its format from its first line; here FILE is opened by
  * name more than once (the format guess, then that format's reader), so
  * such a FILE is read whole once, into a memory file, and is from then on
- * a regular file of the same bytes. When FILE names an fd of ours, the
- * memory file takes that fd; else (a named FIFO) FILE becomes
- * /proc/self/fd/N of the memory file, and messages name FILE as given
- * (a->names).
+ * a regular file of the same bytes: FILE becomes /proc/self/fd/N of the
+ * memory file, and messages name FILE as given (a->names). The stream
+ * itself stays where it was (/dev/stdin stays the pipe): FILE named again
+ * (-F /dev/stdin -F /dev/stdin, or /dev/fd/0 after it) is opened again
+ * and read from where the first read left it, as libmount reads it again:
+ * a pipe whose writer is done reads empty, a FIFO its next writer's text.
  * A seekable FILE (a device such as /dev/zero too) is read as it was.
  * Returns 0, or CLI_EXIT_ERR (said why).
  */
@@ -708,7 +696,7 @@ static int spool_tabs(struct list_args *a)
 {
 	for (size_t i = 0; i < a->ntabs; i++) {
 		const char *f = a->tabs[i];
-		int fd, mfd, own, r;
+		int fd, mfd, r;
 
 		if (!f)
 			continue;
@@ -728,15 +716,6 @@ static int spool_tabs(struct list_args *a)
 		close(fd);
 		if (mfd < 0)
 			return cli_fail(mfd, "list: %s", f), CLI_EXIT_ERR;
-		own = path_own_fd(f);
-		if (own >= 0 && own != mfd) {
-			if (dup3(mfd, own, O_CLOEXEC) < 0) {
-				close(mfd);
-				return cli_fail(-errno, "list: %s", f), CLI_EXIT_ERR;
-			}
-			close(mfd);
-			continue;
-		}
 		snprintf(a->spooled[i], sizeof(a->spooled[i]), "/proc/self/fd/%d", mfd);
 		if (a->mountinfo_file == f)
 			a->mountinfo_file = a->spooled[i];

@@ -9,7 +9,9 @@
  * as the line as written does: every field libmount keeps the same. A
  * line libmount cannot read must be one the cleaner refuses, or one the
  * library refuses once cleaned; a line libmount reads may be refused by
- * the cleaner only for the kept reason it names.
+ * the cleaner only for the kept reason it names. The library's record
+ * of the cleaned line has libmount's fields, its option strings too
+ * (OPTIONS as libmount merges them).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -109,12 +111,48 @@ static int same_type(const struct mntsnap_mount *m, const char *type)
 	       !strcmp(type + tl + 1, m->fs_subtype);
 }
 
+/* the library's option string `which` of m is libmount's want */
+static int same_options(const struct mntsnap_mount *m, int which, const char *want)
+{
+	char small[8], *buf;
+	long n = mntsnap_mount_options(m, which, small, sizeof(small));
+	int same;
+
+	if (n < 0 || !want || (size_t)n != strlen(want))
+		return 0;
+	if ((size_t)n < sizeof(small))
+		return !strcmp(small, want);
+	buf = malloc((size_t)n + 1);
+	if (!buf)
+		abort();
+	same = mntsnap_mount_options(m, which, buf, (size_t)n + 1) == n && !strcmp(buf, want);
+	free(buf);
+	return same;
+}
+
+/*
+ * OPTIONS (libmount's merge, mnt_fs_strdup_options() at its reading),
+ * VFS-OPTIONS, FS-OPTIONS; kept (README): a raw blank (space or tab) in
+ * the super options, where libmount stops the field and the library
+ * keeps the rest
+ */
+static int same_options_all(const struct mntsnap_mount *m, struct libmnt_fs *fs)
+{
+	if (!same_options(m, MNTSNAP_OPTIONS_VFS, mnt_fs_get_vfs_options(fs)))
+		return 0;
+	if ((m->sb_opts_text && strpbrk(m->sb_opts_text, " \t")) ||
+	    (m->options && strpbrk(m->options, " \t")))
+		return 1;
+	return same_options(m, MNTSNAP_OPTIONS_FS, mnt_fs_get_fs_options(fs)) &&
+	       same_options(m, MNTSNAP_OPTIONS_ALL, mnt_fs_get_options(fs));
+}
+
 /* the library's record of the line and libmount's: the same mount */
 static int same_mount(const struct mntsnap_mount *m, struct libmnt_fs *fs)
 {
 	dev_t dev = mnt_fs_get_devno(fs);
 
-	return m->id_old == (uint32_t)mnt_fs_get_id(fs) &&
+	return same_options_all(m, fs) && m->id_old == (uint32_t)mnt_fs_get_id(fs) &&
 	       m->parent_id_old == (uint32_t)mnt_fs_get_parent_id(fs) &&
 	       m->dev_major == major(dev) && m->dev_minor == minor(dev) &&
 	       str_eq(m->root, mnt_fs_get_root(fs)) &&
