@@ -2089,6 +2089,59 @@ def sources_spelling_cases(t, binary, base):
     return [dev]
 
 
+def verify_tag_filter_cases(t, binary, base):
+    """-x with a tag source filter (-S LABEL=, UUID=, PARTLABEL= or a
+    lone tag argument) on a kernel table: findmnt's -x walks the table
+    with the one filter its listing uses (mnt_fs_match_source()), so a
+    tmpfs whose source text is the tag matches by that text, and a tmpfs
+    whose source is the tagged device's path never does (a pseudo or
+    network fs is never matched by its device); the ext4 mounted from the
+    device matches. Through -k, -m, -N PID and -F of a copy of the
+    table. Returns the loop devices attached."""
+    label, uuid = 'vtf-%d' % os.getpid(), '0e0e0e0e-1111-2222-3333-%012d' % os.getpid()
+    dev = image_dev(base, 'vtf.img', 4 << 20, ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+    if dev is None:
+        t.skipped += 1
+        return []
+    # a GPT partition name needs a partition table: a tag with no device
+    tags = ('LABEL=' + label, 'UUID=' + uuid, 'PARTLABEL=' + label)
+    libc = ctypes.CDLL(None, use_errno=True)
+    mps = []
+    try:
+        e = os.path.join(base, 'vtf-e')
+        os.makedirs(e)
+        r = subprocess.run(['mount', '-t', 'ext4', dev, e], capture_output=True, text=True)
+        if r.returncode:
+            t.check('verify tag filter: mount %s' % dev, False, r.stderr.strip())
+            return [dev]
+        mps.append(e)
+        for n, src in [('vtf-t', dev)] + [('vtf-u%d' % k, tg) for k, tg in enumerate(tags)]:
+            mp = os.path.join(base, n)
+            os.makedirs(mp)
+            # mount(2) keeps any source text (mount(8) would resolve a tag)
+            if libc.mount(src.encode(), mp.encode(), b'tmpfs', 0, None):
+                t.check('verify tag filter: tmpfs %s' % src, False, os.strerror(ctypes.get_errno()))
+                return [dev]
+            mps.append(mp)
+        copy = os.path.join(base, 'vtf.mountinfo')
+        shutil.copyfile('/proc/self/mountinfo', copy)
+        heads = (['-x', '-k'], ['-x', '-m'], ['-x', '-N', str(os.getpid())],
+                 ['-x', '-k', '-F', copy])
+        for tg in tags:
+            for head in heads:
+                for args in (head + ['-S', tg, '--verbose'], head + ['-S', tg], head + [tg]):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(os.environ['BLKID_FILE'])
+                    fstab_same(t, 'verify tag filter', args, [binary, 'list'] + args)
+            # the listing's own answer, for the record: the same filter
+            fstab_same(t, 'verify tag filter', ['-r', '-S', tg, '-o', 'TARGET,SOURCE'],
+                       [binary, 'list', '-r', '-S', tg, '-o', 'TARGET,SOURCE'])
+    finally:
+        for m in reversed(mps):
+            subprocess.run(['umount', m], capture_output=True)
+    return [dev]
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again), -p's SOURCES with a
@@ -2125,6 +2178,7 @@ def dup_tags_inner(binary, base):
         devs += probed_source_tag_cases(t, binary, base)
         devs += printed_row_tag_cases(t, binary, base)
         devs += sources_spelling_cases(t, binary, base)
+        devs += verify_tag_filter_cases(t, binary, base)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = []

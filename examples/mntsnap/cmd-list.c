@@ -1440,7 +1440,14 @@ static int list_run(int argc, char **argv, const struct out_locale *loc)
 	}
 	if ((a.ntabs > 1 || (a.mountinfo_file && !a.target.set)) && (r = list_tabfile(&a)) >= 0)
 		goto out;
-	view_resolve_tag(&a.view, &tagdev);
+	/*
+	 * -x walks the table with the fstab filter, which is findmnt's one
+	 * filter (mnt_fs_match_source()) and takes the tag as written: a
+	 * tag's device in its place would match a tmpfs whose source is that
+	 * path, and miss one whose source text is the tag
+	 */
+	if (!a.verify)
+		view_resolve_tag(&a.view, &tagdev);
 	if (a.ntabs > 1 || (a.ntabs == 1 && a.tabs[0] && !a.target.set)) {
 		r = join_tabs(&a, &tj);
 		if (r)
