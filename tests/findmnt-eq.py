@@ -4994,12 +4994,58 @@ def source_lookups_inner(binary, base):
             tag_text_cases(t, binary, base, dev, label)
             id_tag_cases(t, binary, base, dev, label)
         path_poll_cases(t, binary, base, dev, blk)
+        show_source_cases(t, binary, base, dev, lnk, label if blk else None, m1)
     finally:
         for mp in (m2, m2, m1):
             subprocess.run(['umount', mp], capture_output=True)
         subprocess.run(['losetup', '-d', dev], capture_output=True)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
+
+
+def show_source_pair(t, name, binary, mi, snap, args, cwd=None):
+    """findmnt -F MI ARGS and mntsnap show SNAP ARGS (MI copied when SNAP
+    was saved): stdout, exit status, whether stderr says anything."""
+    fm = subprocess.run(['findmnt', '-F', mi] + args, capture_output=True, cwd=cwd)
+    ms = subprocess.run([binary, 'show', snap] + args, capture_output=True, cwd=cwd)
+    why = same_output(args, fm.returncode, fm.stdout, ms.returncode, ms.stdout,
+                      fm.stderr, ms.stderr)
+    if not why and bool(fm.stderr.strip()) != bool(ms.stderr.strip()):
+        why = 'stderr findmnt %r mntsnap %r' % (fm.stderr[:200], ms.stderr[:200])
+    t.check('%s: %s%s' % (name, ' '.join(args), ' (in %s)' % cwd if cwd else ''), not why, why)
+
+
+def show_source_cases(t, binary, base, dev, lnk, label, m1):
+    """show SNAP's -S/SOURCE as findmnt -F's on a copy taken with it: the
+    path asked for resolved here (a symlink to the device, relative, from
+    /dev), and the saved sources resolved here too: a mount made with
+    --no-canonicalize through a symlink to a labelled device is found by
+    the device and by its LABEL= tag (LABEL: None, no libblkid)."""
+    def saved(tag):
+        mi, snap = (os.path.join(base, 'showsrc-%s.%s' % (tag, e)) for e in ('mi', 'snap'))
+        shutil.copyfile('/proc/self/mountinfo', mi)
+        r = subprocess.run([binary, 'save', '--no-sync', snap], capture_output=True)
+        t.check('show source save %s' % tag, r.returncode == 0, r.stderr.decode(errors='replace'))
+        return mi, snap
+    mi, snap = saved('plain')
+    rel = './' + os.path.basename(lnk)
+    for args, cwd in ((['-S', lnk], None), ([lnk], None), (['-f', lnk], None),
+                      (['-i', '-S', lnk], None), (['-f', '-S', lnk], None),
+                      (['-S', rel], base), ([rel], base), (['-S', './' + dev[5:]], '/dev'),
+                      ([dev[5:]], '/dev'), (['-S', lnk, '-M', m1], None), ([lnk, m1], None)):
+        show_source_pair(t, 'show source', binary, mi, snap, ['-r'] + args, cwd)
+    m3 = os.path.join(base, 'sl3')
+    os.makedirs(m3, exist_ok=True)
+    subprocess.run(['mount', '--no-canonicalize', '-t', 'ext4', lnk, m3], check=True)
+    try:
+        mi, snap = saved('nocanon')
+        cases = [['-S', dev], [dev], ['-f', dev], ['-S', lnk], ['-S', dev, '-o', 'TARGET,SOURCE']]
+        if label:
+            cases += [['-S', 'LABEL=' + label], ['LABEL=' + label], ['-f', 'LABEL=' + label]]
+        for args in cases:
+            show_source_pair(t, 'show saved symlink source', binary, mi, snap, ['-r'] + args)
+    finally:
+        subprocess.run(['umount', m3], capture_output=True)
 
 
 BTRFS_LABEL = 'fmeq-btrfs'

@@ -639,11 +639,23 @@ static bool streq_srcpath(const char *src, unsigned flags, const char *path)
 
 /*
  * libmount resolves paths through its cache, which findmnt has unless -C:
- * a saved table (show) is never resolved on this file system.
+ * a saved table's mount points (show's -M, -T, MOUNTPOINT) are never
+ * resolved on this file system, they are the table's text.
  */
 static bool resolves(const struct matcher *mt)
 {
 	return !mt->v->saved && !mt->v->nocanon;
+}
+
+/*
+ * Sources are devices, and show names devices as this machine's (a tag
+ * asked for is the device it names here, as findmnt -F): so the source
+ * asked for and a saved table's sources are resolved here, through the
+ * cache, as findmnt -F resolves them; only -C turns that off.
+ */
+static bool resolves_source(const struct matcher *mt)
+{
+	return !mt->v->nocanon;
 }
 
 /*
@@ -920,7 +932,7 @@ static void mark_source_resolved(struct matcher *mt)
 	 * a text that reads as a tag but is none (view_resolve_tag() took it
 	 * not: "LABEL=", an unclosed quote) is a path, resolved as any
 	 */
-	struct mt_spec s = { .mt = mt, .resolve = resolves(mt) };
+	struct mt_spec s = { .mt = mt, .resolve = resolves_source(mt) };
 	struct src_ask a = { .text = mt->source, .spec = mt_spec, .data = &s,
 			     .pc = s.resolve ? &mt->pc : NULL, .v = mt->v };
 	bool track = s.resolve && view_prints_row(mt->v);
@@ -979,7 +991,8 @@ static const char *tag_dev(void *data)
  * at the start, through the run's tags cache; never under -C), as
  * mnt_resolve_spec() gives it: libblkid's name, compared as it is. A tmpfs
  * whose source text is the device's path is not the tag's. A saved
- * table: the device's text only, as every path there. Unlike a path's
+ * table's sources too are resolved here (a symlink to the device, as
+ * findmnt -F resolves it: resolves_source()). Unlike a path's
  * loop this one resolves the records' sources in the stored order, -d
  * aside, and the ones -U dropped too (kept as it was): only which of two
  * spellings of one path -c then prints could tell the two apart.
@@ -988,7 +1001,7 @@ static void mark_source_tag(struct matcher *mt, const char *tag)
 {
 	struct src_ask a = { .text = tag, .spec = tag_dev, .v = mt->v,
 			     .data = strcmp(mt->source, tag) ? (void *)mt->source : NULL,
-			     .pc = resolves(mt) ? &mt->pc : NULL };
+			     .pc = resolves_source(mt) ? &mt->pc : NULL };
 	/*
 	 * a printed row that teaches the caches (a clone's LABEL column, -e)
 	 * does so before the next record's tag is tested: then the records
@@ -1733,9 +1746,8 @@ static bool btrfs_passed_over(struct matcher *mt, size_t i, const char *fstype)
  * mount of another subvolume than the default one passed over); through
  * the cache (not -C): the path resolved, a record's tag on that device,
  * every record's source resolved (never a pseudo or network filesystem's).
- * A saved table is never resolved here: its second pass takes the path
- * by its text again, which finds the btrfs mounts the first passed over,
- * as the resolved path finds them in findmnt -F.
+ * A saved table's sources are resolved here as well (resolves_source()):
+ * its btrfs mounts the first pass passed over are found by the second.
  */
 static long find_srcpath(struct matcher *mt, const char *path)
 {
@@ -1743,7 +1755,6 @@ static long find_srcpath(struct matcher *mt, const char *path)
 	long i;
 	size_t j = 0;
 	unsigned fl;
-	bool over = false;
 
 	while ((i = next_rec(mt, &j)) >= 0) {
 		const char *src = src_path(mt, (size_t)i, &fl);
@@ -1757,15 +1768,8 @@ static long find_srcpath(struct matcher *mt, const char *path)
 			continue;
 		if (!btrfs_passed_over(mt, (size_t)i, mt->ob.err ? NULL : mt->ob.p))
 			return i;
-		over = true;
 	}
-	if (mt->v->saved) {
-		for (j = 0; over && (i = next_rec(mt, &j)) >= 0;)
-			if (streq_srcpath(src_path(mt, (size_t)i, &fl), fl, path))
-				return i;
-		return -1;
-	}
-	cn = resolves(mt) ? pathcache_path(&mt->pc, path) : NULL;
+	cn = resolves_source(mt) ? pathcache_path(&mt->pc, path) : NULL;
 	if (!cn)
 		return -1;
 	for (int pass = 0; pass < 3; pass++)
