@@ -97,7 +97,7 @@ static bool have_procfs(void)
 
 	if (fd < 0)
 		return false;
-	ok = !fstatfs(fd, &sf) && sf.f_type == 0x9fa0 /* PROC_SUPER_MAGIC */ && !fstat(fd, &st) &&
+	ok = !fstatfs(fd, &sf) && sf.f_type == CLI_PROC_SUPER_MAGIC && !fstat(fd, &st) &&
 	     st.st_ino == 1 /* PROC_ROOT_INO */;
 	close(fd);
 	return ok;

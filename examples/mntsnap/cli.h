@@ -12,6 +12,11 @@
 
 /* Exit codes: 0 ok (diff: equal), 1 diff found differences or nothing matched, 2 error. */
 #define CLI_EXIT_ERR 2
+/*
+ * procfs's f_type (PROC_SUPER_MAGIC): spelled here because the static musl
+ * build has no kernel headers (no linux/magic.h)
+ */
+#define CLI_PROC_SUPER_MAGIC 0x9fa0
 
 struct out_locale;
 struct cli_cmd {

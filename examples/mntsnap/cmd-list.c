@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -1300,7 +1299,7 @@ static bool procfs_mountinfo(const char *file)
 	const char *base = real ? strrchr(real, '/') : NULL;
 	struct statfs sf;
 	bool r = base && !strcmp(base + 1, "mountinfo") && !statfs(real, &sf) &&
-		 sf.f_type == PROC_SUPER_MAGIC;
+		 sf.f_type == CLI_PROC_SUPER_MAGIC;
 
 	free(real);
 	return r;
