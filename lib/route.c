@@ -171,6 +171,24 @@ static int removed_root(const struct mntsnap_sysops *sys, int fd, char *buf)
 }
 
 /*
+ * Is mount id gone from the namespace (lazily unmounted, or never one of
+ * its mounts)? Only the kernel can say: a capture taken from a reader
+ * chroot()ed into a plain directory lacks the mounts its root does not
+ * reach, the one that directory lies on too. statmount() answers ENOENT
+ * for a mount not in the namespace whatever the caller's root; any other
+ * answer (the mount, EPERM for an unprivileged reader, a blocked call)
+ * says nothing.
+ */
+static bool mount_gone(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, uint64_t id)
+{
+	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1, .mnt_id = id,
+					    .mnt_ns_id = mntsnap_ns_id(ns) };
+	struct mntsnap_k_statmount sm;
+
+	return sys->statmount(sys->ctx, &req, &sm, sizeof(sm), 0) == -ENOENT;
+}
+
+/*
  * The root of a pid handle's process: the unique id of the mount it is on
  * and its path in the coordinates of the capture's mount points.
  * readlink of /proc/PID/root gives the path from the reader's root, or
@@ -234,12 +252,12 @@ static int pid_view(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sy
 	int r = process_root(ns, sys, &id, root, sizeof(root));
 
 	/*
-	 * whole: s is the namespace's every mount, so a root on a mount it
-	 * lacks is on one the namespace no longer has (lazily unmounted, the
-	 * whole tree below with it, or another namespace's): no mount of
-	 * the namespace lies below it, and show_mountinfo() prints none.
+	 * whole: s is every mount the reader reaches, so a root on a mount
+	 * it lacks that the kernel says the namespace no longer has (lazily
+	 * unmounted, the whole tree below with it, or another namespace's)
+	 * reaches no mount of the namespace: show_mountinfo() prints none.
 	 */
-	if (!r && whole && mntsnap__snapshot_find(s, id) < 0)
+	if (!r && whole && mntsnap__snapshot_find(s, id) < 0 && mount_gone(ns, sys, id))
 		r = -EXDEV;
 	*ret_moved = !r && strcmp(root, "/");
 	if (!r)

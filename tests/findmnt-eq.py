@@ -6523,7 +6523,10 @@ def chrooted_caller(t, binary, base):
     mount outside the root (/) finds nothing, exit 1; stat -N PID and
     list -N PID of a task not chrooted are its view, the mounts outside
     the caller's root included; list through statmount is the chroot's
-    view (it failed as "kept changing" before)."""
+    view (it failed as "kept changing" before). -N PID of a task chroot()ed
+    into the caller's own plain directory is that task's mountinfo, whose
+    root's mount the caller's capture lacks (its root does not reach it):
+    not a root that reaches no mount."""
     if not chrooted_caller_setup(t, binary, base, 'chrooted caller setup'):
         return
     sub = os.path.join(base, 'cc/sub')
@@ -6531,6 +6534,8 @@ def chrooted_caller(t, binary, base):
     ms = '/w/' + os.path.basename(binary)
     task = subprocess.Popen(['sleep', '120'])
     pid = str(task.pid)
+    peer = subprocess.Popen(['chroot', sub, 'sleep', '120'])
+    pid2 = str(peer.pid)
     cols = ['-o', 'TARGET,SOURCE,FSTYPE,OPTIONS']
     cases = [
         (['-T', '/'], ['stat', '/']),
@@ -6542,6 +6547,12 @@ def chrooted_caller(t, binary, base):
         (['-N', pid, '-l', '-t', 'tmpfs'] + cols,
          ['list', '-N', pid, '--backend', 'statmount', '-l', '-t', 'tmpfs'] + cols),
         (['-N', pid, '-l', '-t', 'tmpfs'] + cols, ['list', '-N', pid, '-l', '-t', 'tmpfs'] + cols),
+        (['-N', pid2] + cols, ['list', '-N', pid2] + cols),
+        (['-N', pid2, '-l'] + cols, ['list', '-N', pid2, '--backend', 'statmount', '-l'] + cols),
+        (['-N', pid2, '-l'] + cols, ['list', '-N', pid2, '--backend', 'mountinfo', '-l'] + cols),
+        (['-N', pid2, '-T', '/a'] + cols, ['list', '-N', pid2, '-T', '/a'] + cols),
+        (['-N', pid2, '-T', '/a'] + cols, ['stat', '-N', pid2, '/a'] + cols),
+        (['-N', pid2, '-x', '--verbose'], ['list', '-N', pid2, '-x', '--verbose']),
     ]
     try:
         for fm, mm in cases:
@@ -6556,8 +6567,9 @@ def chrooted_caller(t, binary, base):
         # last: it mounts over the chroot's root for a while
         chrooted_caller_overmounted(t, binary, base)
     finally:
-        task.kill()
-        task.wait()
+        for p in (task, peer):
+            p.kill()
+            p.wait()
         subprocess.run(['umount', '-R', '-l', os.path.join(base, 'cc')], capture_output=True)
 
 
