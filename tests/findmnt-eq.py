@@ -1232,6 +1232,11 @@ def fstab_same(t, name, fm, ms, env=None, json_out=False):
     ra, a, ea = run(['findmnt'] + fm, env)
     rb, b, eb = run(ms, env)
     why = []
+    # findmnt's tree exits 0 when nothing matched (its list: 1); mntsnap
+    # says 1 in every form, kept (README)
+    empty = b'{}[]\n "filesystems:'
+    if ra == 0 and rb == 1 and not a.strip(empty) and not b.strip(empty):
+        ra = 1
     if ra != rb:
         why.append('exit findmnt %d mntsnap %d' % (ra, rb))
     if json_out and a and b:
