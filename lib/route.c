@@ -182,7 +182,7 @@ static int removed_root(const struct mntsnap_sysops *sys, int fd, char *buf)
 static bool mount_gone(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys, uint64_t id)
 {
 	struct mntsnap_k_mnt_id_req req = { .size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1, .mnt_id = id,
-					    .mnt_ns_id = mntsnap_ns_id(ns) };
+					    .mnt_ns_id = ns ? ns->ns_id : 0 };
 	struct mntsnap_k_statmount sm;
 
 	return sys->statmount(sys->ctx, &req, &sm, sizeof(sm), 0) == -ENOENT;
