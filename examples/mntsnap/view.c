@@ -2371,7 +2371,7 @@ out:
 	v->out.cx.cache = NULL;
 	v->out.cx.paths = NULL;
 	v->out.cx.root_src = NULL;
-	/* the SOURCES cells its rows kept when found: this listing's, printed or not */
+	/* the cells its rows kept when found: this listing's, printed or not */
 	tags_kept_clear(v->out.cx.tags);
 	devroot_free(root_src, n);
 	free(lines.rec), free(lines.depth);
