@@ -5152,6 +5152,19 @@ def show_source_cases(t, binary, base, dev, lnk, label, m1):
                       (['-S', rel], base), ([rel], base), (['-S', './' + dev[5:]], '/dev'),
                       ([dev[5:]], '/dev'), (['-S', lnk, '-M', m1], None), ([lnk, m1], None)):
         show_source_pair(t, 'show source', binary, mi, snap, ['-r'] + args, cwd)
+    if label:
+        # "DEV/" asked for fails realpath(): list's rule (source_lookups_inner's
+        # cases), the tag columns probe the spelling the cache kept (nothing);
+        # show refuses -c, -C and -e
+        tc = 'TARGET,SOURCE,LABEL,UUID,PARTUUID,PARTLABEL'
+        for args in (['-S', dev + '/', '-o', tc], ['-S', dev + '//', '-o', 'TARGET,UUID'],
+                     [dev + '/', '-o', tc], ['-S', dev + '/', '-T', m1, '-o', tc],
+                     [dev + '/', m1, '-o', tc], ['-S', '/dev//' + dev[5:], '-o', tc],
+                     ['-S', dev + '/.', '-o', tc], ['-S', dev + '/', '-o', 'TARGET,SOURCES,LABEL'],
+                     ['-v', '-S', dev + '/', '-o', tc], ['-t', 'ext4', '-S', dev + '/', '-o', tc],
+                     ['-f', '-S', dev + '/', '-o', tc],
+                     ['-d', 'backward', '-S', dev + '/', '-o', tc], ['-S', dev, '-o', tc]):
+            show_source_pair(t, 'show source tag columns', binary, mi, snap, ['-r'] + args)
     m3 = os.path.join(base, 'sl3')
     os.makedirs(m3, exist_ok=True)
     subprocess.run(['mount', '--no-canonicalize', '-t', 'ext4', lnk, m3], check=True)
