@@ -1512,7 +1512,67 @@ def fstab(t, binary, data, base):
             fh.write(VERIFY)
         fstab_verify(t, binary, 'verify', vpath,
                      extra=(['-t', 'swap'], ['-O', 'noauto'], ['-T', '/tmp'], ['/dev/null']))
+        tag_line_first_cases(t, binary, base)
 
+
+
+def tag_line_first_cases(t, binary, base):
+    """An fstab whose tag line (LABEL=, UUID=) comes before a line whose
+    source is an unattached image file with that tag: findmnt computes
+    each row's cells when it finds the row, so the tag line's LABEL, UUID,
+    SOURCES (and SOURCE with -e) are what nothing had probed yet gives
+    (empty, the tag's own text); the image line's probe teaches the cache
+    only for the rows after it. Every form, with and without the filters
+    that find rows before printing them; a mountinfo text with a tmpfs
+    whose source is the tag the same way. libblkid's cache file is a
+    private one, removed before each run."""
+    if not shutil.which('mkfs.ext4'):
+        print('SKIP tag line before its image: needs mkfs.ext4')
+        t.skipped += 1
+        return
+    label, uuid = 'tlf-%d' % os.getpid(), '0a0a0a0a-1111-2222-3333-%012d' % os.getpid()
+    img = os.path.join(base, 'tlf.img')
+    with open(img, 'wb') as fh:
+        fh.truncate(8 << 20)
+    r = subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid, img],
+                       capture_output=True, text=True)
+    if r.returncode:
+        print('SKIP tag line before its image: %s' % r.stderr.strip())
+        t.skipped += 1
+        return
+    env = dict(os.environ, BLKID_FILE=os.path.join(base, 'tlf-blkid.tab'))
+    files = {}
+    for tag in ('LABEL=' + label, 'UUID=' + uuid):
+        path = os.path.join(base, 'tlf-%s.fstab' % tag.split('=')[0].lower())
+        with open(path, 'w') as fh:
+            fh.write('%s /x ext4 defaults 0 0\n%s /y ext4 loop 0 0\n'
+                     '%s /z ext4 defaults 0 0\n' % (tag, img, tag))
+        files[tag.split('=')[0]] = ['-s', '-F', path]
+    mi = os.path.join(base, 'tlf.mountinfo')
+    with open(mi, 'w') as fh:
+        fh.write('1 0 0:40 / / rw - tmpfs tlf-root rw\n'
+                 '2 1 0:41 / /x rw - tmpfs LABEL=%s rw\n'
+                 '3 1 7:0 / /y rw - ext4 %s rw\n'
+                 '4 1 0:42 / /z rw - tmpfs LABEL=%s rw\n' % (label, img, label))
+    files['mountinfo'] = ['-F', mi]
+    cols = (['-o', 'SOURCE,TARGET,LABEL'], ['-o', 'SOURCE,TARGET,UUID'],
+            ['-o', 'TARGET,LABEL,UUID,PARTUUID,PARTLABEL'], ['-o', 'TARGET,SOURCES,UUID'])
+    flts = ([], ['-t', 'ext4'], ['-S', img], ['-i', '-S', '/dev/tlf-none'], ['-d', 'backward', '-t', 'ext4'])
+    for what, head in files.items():
+        for form in ([], ['-l'], ['-r'], ['-J'], ['-P']):
+            for ev in ([], ['-e']):
+                for c in cols:
+                    for flt in (flts if not form else flts[:2]):
+                        args = head + form + ev + c + flt
+                        res = []
+                        for cmd in (['findmnt'], [binary, 'list']):
+                            with contextlib.suppress(FileNotFoundError):
+                                os.unlink(env['BLKID_FILE'])
+                            res.append(run(cmd + args, env))
+                        (ra, oa, ea), (rb, ob, eb) = res
+                        why = same_output(args, ra, oa, rb, ob, ea, eb)
+                        t.check('tag line before its image (%s): %s' % (what, ' '.join(args[2:])),
+                                not why, why)
 
 
 def fstab_dir_unreadable(t, binary, base):
@@ -2094,6 +2154,58 @@ def sources_spelling_cases(t, binary, base):
     return [dev]
 
 
+def udev_eval_cases(t, binary, base):
+    """libblkid told to evaluate tags by udev's links only (BLKID_CONF's
+    EVALUATE=udev; no /dev/disk/by-uuid here): a UUID= (or LABEL=) line
+    before a line naming the device by a link (a by-label link's stand-in
+    on a /dev/shm of this namespace's own) or by its path. findmnt computes
+    the tag line's row when it finds it: nothing had probed the device, so
+    its LABEL, UUID, SOURCES (and -e's SOURCE) are empty or the tag's own;
+    the later line's probe teaches the cache only for the rows after it.
+    Every form, with and without lookups that find rows before printing.
+    Returns the loop devices attached."""
+    label, uuid = 'uev-%d' % os.getpid(), '0b0b0b0b-1111-2222-3333-%012d' % os.getpid()
+    dev = image_dev(base, 'uev.img', 8 << 20, ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+    if dev is None:
+        t.skipped += 1
+        return []
+    conf = os.path.join(base, 'uev-blkid.conf')
+    with open(conf, 'w') as fh:
+        fh.write('EVALUATE=udev\n')
+    env = dict(os.environ, BLKID_CONF=conf)
+    shm = '/dev/shm'
+    try:
+        subprocess.run(['mount', '-t', 'tmpfs', 'fmeq-uev', shm], check=True)
+        link = os.path.join(shm, 'fmeq-uev-by-label')
+        os.symlink(dev, link)
+        fst = os.path.join(base, 'uev.fstab')
+        cols = (['-o', 'SOURCE,TARGET,LABEL,UUID'], ['-o', 'TARGET,SOURCES,LABEL'],
+                ['-o', 'TARGET,PARTUUID,LABEL'])
+        for src in (link, dev):
+            for tag in ('UUID=' + uuid, 'LABEL=' + label):
+                with open(fst, 'w') as fh:
+                    fh.write('%s /x ext4 defaults 0 0\n%s /y ext4 defaults 0 0\n'
+                             '%s /z ext4 defaults 0 0\n' % (tag, src, tag))
+                for form in ([], ['-l'], ['-r'], ['-J'], ['-P']):
+                    for ev in ([], ['-e']):
+                        for c in cols:
+                            for flt in ([], ['-t', 'ext4'], ['-i', '-S', '/dev/uev-none']):
+                                args = ['-s', '-F', fst] + form + ev + c + flt
+                                res = []
+                                for cmd in (['findmnt'], [binary, 'list']):
+                                    with contextlib.suppress(FileNotFoundError):
+                                        os.unlink(os.environ['BLKID_FILE'])
+                                    res.append(run(cmd + args, env))
+                                (ra, oa, ea), (rb, ob, eb) = res
+                                why = same_output(args, ra, oa, rb, ob, ea, eb)
+                                t.check('EVALUATE=udev, tag line first (%s, %s): %s' % (
+                                    'link' if src == link else 'device', tag.split('=')[0],
+                                    ' '.join(args[3:])), not why, why)
+    finally:
+        subprocess.run(['umount', shm], capture_output=True)
+    return [dev]
+
+
 def verify_tag_filter_cases(t, binary, base):
     """-x with a tag source filter (-S LABEL=, UUID=, PARTLABEL= or a
     lone tag argument) on a kernel table: findmnt's -x walks the table
@@ -2183,6 +2295,7 @@ def dup_tags_inner(binary, base):
         devs += probed_source_tag_cases(t, binary, base)
         devs += printed_row_tag_cases(t, binary, base)
         devs += sources_spelling_cases(t, binary, base)
+        devs += udev_eval_cases(t, binary, base)
         devs += verify_tag_filter_cases(t, binary, base)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
@@ -5039,6 +5152,19 @@ def show_source_cases(t, binary, base, dev, lnk, label, m1):
                       (['-S', rel], base), ([rel], base), (['-S', './' + dev[5:]], '/dev'),
                       ([dev[5:]], '/dev'), (['-S', lnk, '-M', m1], None), ([lnk, m1], None)):
         show_source_pair(t, 'show source', binary, mi, snap, ['-r'] + args, cwd)
+    if label:
+        # "DEV/" asked for fails realpath(): list's rule (source_lookups_inner's
+        # cases), the tag columns probe the spelling the cache kept (nothing);
+        # show refuses -c, -C and -e
+        tc = 'TARGET,SOURCE,LABEL,UUID,PARTUUID,PARTLABEL'
+        for args in (['-S', dev + '/', '-o', tc], ['-S', dev + '//', '-o', 'TARGET,UUID'],
+                     [dev + '/', '-o', tc], ['-S', dev + '/', '-T', m1, '-o', tc],
+                     [dev + '/', m1, '-o', tc], ['-S', '/dev//' + dev[5:], '-o', tc],
+                     ['-S', dev + '/.', '-o', tc], ['-S', dev + '/', '-o', 'TARGET,SOURCES,LABEL'],
+                     ['-v', '-S', dev + '/', '-o', tc], ['-t', 'ext4', '-S', dev + '/', '-o', tc],
+                     ['-f', '-S', dev + '/', '-o', tc],
+                     ['-d', 'backward', '-S', dev + '/', '-o', tc], ['-S', dev, '-o', tc]):
+            show_source_pair(t, 'show source tag columns', binary, mi, snap, ['-r'] + args)
     m3 = os.path.join(base, 'sl3')
     os.makedirs(m3, exist_ok=True)
     subprocess.run(['mount', '--no-canonicalize', '-t', 'ext4', lnk, m3], check=True)

@@ -44,7 +44,8 @@ static const char show_help[] =
 	"findmnt -F resolves them (a symlink to the device, relative, \"..\");\n"
 	"LABEL, PARTLABEL, PARTUUID, SOURCES are the source device's values here,\n"
 	"and UUID where FILE holds none (saved with the default fields only; a\n"
-	"saved UUID wins).\n";
+	"saved UUID wins), the source probed as list probes it (-S /dev/loop0/,\n"
+	"which realpath(3) refuses, leaves that spelling for the device: empty).\n";
 
 /*
  * list's options that have no meaning for a saved table: show refuses

@@ -629,24 +629,9 @@ static const char *table_uuid(const struct mntsnap_mount *m, const struct col_ct
  */
 static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const struct col_ctx *cx)
 {
-	const char *kept = cx->prime ? NULL : tags_kept_cell(cx->tags, m->index);
 	char *v = NULL, *tn = NULL, *tv = NULL;
-	size_t start = b->len;
-	int r;
+	int r = record_tag(m, cx, &tn, &tv);
 
-	/*
-	 * A row found before printing (out_prime_row()) shows the cell
-	 * computed then: libblkid's cache names a device by the spelling it
-	 * was last asked by (blkid_get_dev() of a /dev/ symlink renames the
-	 * canonical entry), so asking again now would show the spelling of
-	 * a row found later, which findmnt's row (computed when found)
-	 * never shows.
-	 */
-	if (kept) {
-		ob_puts(b, kept);
-		return;
-	}
-	r = record_tag(m, cx, &tn, &tv);
 	if (r == -ENOMEM) {
 		b->err = r;
 		return;
@@ -667,11 +652,6 @@ static void get_sources(struct obuf *b, const struct mntsnap_mount *m, const str
 		ob_puts(b, v);
 	else
 		get_source(b, m, cx);
-	if (cx->prime && cx->tags && !b->err) {
-		r = tags_keep_cell(cx->tags, m->index, b->p + start, b->len - start);
-		if (r)
-			b->err = r;
-	}
 	free(v);
 	free(tn);
 	free(tv);
@@ -977,6 +957,13 @@ bool col_is_blkid(const struct column *c)
 {
 	return !strcmp(c->name, "label") || !strcmp(c->name, "partlabel") ||
 	       !strcmp(c->name, "partuuid") || !strcmp(c->name, "sources");
+}
+
+bool col_keeps(const struct column *c, const struct col_ctx *cx)
+{
+	if (!strcmp(c->name, "source"))
+		return cx->evaluate || cx->canonicalize;
+	return col_is_blkid(c) || !strcmp(c->name, "uuid");
 }
 
 /*

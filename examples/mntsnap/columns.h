@@ -154,12 +154,6 @@ struct col_ctx {
 	 */
 	struct tags_cache *tags;
 	/*
-	 * out_prime_row()'s: the row is being found, not printed; SOURCES
-	 * keeps its cell in tags (tags_keep_cell()) for the printing, which
-	 * shows that one rather than asking libblkid again
-	 */
-	bool prime;
-	/*
 	 * findmnt's path cache, the lookups' too (a listing's, or -p's for
 	 * the whole poll, view.h): -c's SOURCE and the tag columns resolve a
 	 * source path through it, so a symlink retargeted during a poll still
@@ -226,6 +220,15 @@ const struct column *col_find(const char *name, size_t len);
 
 /* findmnt's blkid columns: left out of --output-all in a build without libblkid */
 bool col_is_blkid(const struct column *c);
+
+/*
+ * Does column c's cell depend on what the run's caches learned before it
+ * was asked (cx's tags and paths): LABEL, UUID, PARTLABEL, PARTUUID and
+ * SOURCES (a device probed, a tag evaluated, libblkid's device names),
+ * SOURCE with -e (a tag evaluated) or -c (the path cache's spelling)?
+ * out_prime_row() keeps such a cell for the printing.
+ */
+bool col_keeps(const struct column *c, const struct col_ctx *cx);
 
 /*
  * util-linux's string_to_idarray() walk over a comma list, the one rule of
@@ -318,10 +321,12 @@ long out_render_list(const struct mntsnap_mount *const *list, size_t n, const bo
  * computed once now, in the columns' order, as findmnt computes a row
  * when it finds it, so what the cells learn (a source probed for UUID or
  * LABEL, a tag -e evaluated: o->cx.tags, o->cx.paths) is in the run's
- * caches before the next record is matched. Rendering later asks the
- * same caches, which answer as they did here; SOURCES, whose libblkid
- * cache does not (a device takes the name it was last asked by), prints
- * the cell kept here (col_ctx.prime).
+ * caches before the next record is matched. The cells that depend on
+ * those caches (col_keeps()) are kept in o->cx.tags (tags_keep_cell())
+ * and printed as kept: by printing time later rows have taught the
+ * caches more (an image file probed after a tag line that names it,
+ * libblkid's device renamed by a later row's spelling), which findmnt's
+ * row, computed when found, never shows.
  */
 void out_prime_row(const struct mntsnap_mount *m, const struct out_opts *o);
 

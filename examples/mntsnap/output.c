@@ -32,6 +32,9 @@
 #include "columns.h"
 #include "tags.h"
 
+/* every column's cell can be kept (out_prime_row()) */
+_Static_assert(COLS_MAX <= TAGS_KEPT_COLS, "a row's kept cells hold every column");
+
 static const char hexd[] = "0123456789abcdef";
 
 static void put_x(struct obuf *b, unsigned char c)
@@ -577,6 +580,22 @@ static const char *heading(const struct out_opts *o, size_t c, char *buf, size_t
 	return o->shellvar ? col_shellvar(o->cols[c]->header, buf, size) : o->cols[c]->header;
 }
 
+/*
+ * Column c's cell of record m onto val: the one kept when the row was
+ * found (out_prime_row()), else computed now.
+ */
+static void cell_get(struct obuf *val, const struct out_opts *o, size_t c,
+		     const struct mntsnap_mount *m, const struct col_ctx *cx)
+{
+	size_t len;
+	const char *kept = tags_kept_cell(cx->tags, m->index, c, &len);
+
+	if (kept)
+		ob_put(val, kept, len);
+	else
+		o->cols[c]->get(val, m, cx);
+}
+
 /* tree and list: every cell escaped first, then laid out as findmnt does */
 static int render_table(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
@@ -612,7 +631,7 @@ static int render_table(const struct recs *rs, const struct walk *w,
 			struct cell *ce = &cv[k * nc + c];
 
 			val.len = 0;
-			o->cols[c]->get(&val, mp, &cx);
+			cell_get(&val, o, c, mp, &cx);
 			ce->off = cells.len;
 			ce->width = 0;
 			/* the tree hangs on TARGET, as in findmnt */
@@ -727,7 +746,7 @@ static void json_record(struct obuf *out, const struct mntsnap_mount *m,
 		}
 		ob_put(out, "\":", 2);
 		val->len = 0;
-		o->cols[c]->get(val, m, &o->cx);
+		cell_get(val, o, c, m, &o->cx);
 		json_value(out, o->cols[c], val, &o->cx);
 	}
 }
@@ -804,7 +823,7 @@ static int render_lines(const struct recs *rs, const struct walk *w,
 			/* --tree: findmnt draws the art in raw and pairs too, escaped */
 			if (o->tree_lines && o->cols[c]->get == cols_all[0].get)
 				put_art(&val, w, k, open, ascii);
-			o->cols[c]->get(&val, mp, &o->cx);
+			cell_get(&val, o, c, mp, &o->cx);
 			if (pairs) {
 				ob_puts(out, heading(o, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
@@ -898,10 +917,12 @@ void out_prime_row(const struct mntsnap_mount *m, const struct out_opts *o)
 
 	/* as render_table() and the other forms ask, so each cell is the one printed */
 	cx.aligned = o->mode == OUT_TREE || o->mode == OUT_LIST;
-	cx.prime = true;
 	for (size_t c = 0; c < o->ncols; c++) {
 		val.len = 0;
 		o->cols[c]->get(&val, m, &cx);
+		/* kept as computed now; none kept (no memory): computed again */
+		if (cx.tags && !val.err && col_keeps(o->cols[c], &cx))
+			(void)tags_keep_cell(cx.tags, m->index, c, val.p, val.len);
 	}
 	ob_free(&val);
 }

@@ -82,36 +82,75 @@ int tags_source(const char *spec, char **ret_name, char **ret_value)
 	return -EINVAL;
 }
 
-const char *tags_kept_cell(const struct tags_cache *c, uint32_t i)
+/* a kept cell: its bytes (a source's text may hold any), NUL-ended */
+struct tags_kept {
+	size_t len;
+	char p[];
+};
+
+const char *tags_kept_cell(const struct tags_cache *c, uint32_t i, size_t col, size_t *len)
 {
-	return c && i < c->nkept ? c->kept[i] : NULL;
+	const struct tags_kept *k;
+
+	if (!c || i >= c->nkept || !c->kept[i] || col >= TAGS_KEPT_COLS)
+		return NULL;
+	k = c->kept[i][col];
+	if (k)
+		*len = k->len;
+	return k ? k->p : NULL;
 }
 
-int tags_keep_cell(struct tags_cache *c, uint32_t i, const char *cell, size_t n)
+/* row i's cells, grown to hold it (NULL: no memory) */
+static struct tags_kept **kept_row(struct tags_cache *c, uint32_t i)
 {
-	if (tags_kept_cell(c, i))
-		return 0;
 	if (i >= c->nkept) {
 		size_t want = (size_t)i + 1 > 2 * c->nkept ? (size_t)i + 1 : 2 * c->nkept;
-		char **k = realloc(c->kept, want * sizeof(*k));
+		struct tags_kept ***k = realloc(c->kept, want * sizeof(*k));
 
 		if (!k)
-			return -ENOMEM;
+			return NULL;
 		memset(k + c->nkept, 0, (want - c->nkept) * sizeof(*k));
 		c->kept = k;
 		c->nkept = want;
 	}
-	/* an empty cell is kept too: "" (the row had no SOURCE either) */
-	c->kept[i] = strndup(n ? cell : "", n);
-	return c->kept[i] ? 0 : -ENOMEM;
+	if (!c->kept[i])
+		c->kept[i] = calloc(TAGS_KEPT_COLS, sizeof(**c->kept));
+	return c->kept[i];
+}
+
+int tags_keep_cell(struct tags_cache *c, uint32_t i, size_t col, const char *cell, size_t n)
+{
+	struct tags_kept **row, *k;
+	size_t len;
+
+	if (col >= TAGS_KEPT_COLS)
+		return -EINVAL;
+	if (tags_kept_cell(c, i, col, &len))
+		return 0;
+	row = kept_row(c, i);
+	if (!row)
+		return -ENOMEM;
+	/* an empty cell is kept too: the row printed it empty */
+	k = malloc(sizeof(*k) + n + 1);
+	if (!k)
+		return -ENOMEM;
+	k->len = n;
+	if (n)
+		memcpy(k->p, cell, n);
+	k->p[n] = '\0';
+	row[col] = k;
+	return 0;
 }
 
 void tags_kept_clear(struct tags_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nkept; i++)
+	for (size_t i = 0; i < c->nkept; i++) {
+		for (size_t col = 0; c->kept[i] && col < TAGS_KEPT_COLS; col++)
+			free(c->kept[i][col]);
 		free(c->kept[i]);
+	}
 	free(c->kept);
 	c->kept = NULL;
 	c->nkept = 0;

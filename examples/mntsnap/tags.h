@@ -48,6 +48,9 @@ char *tags_device_value(const char *dev, const char *name);
  * tags_cache_release() ends it (as root that may write libblkid's cache
  * file, see tags.c).
  */
+/* a cell kept for the printing (tags.c) */
+struct tags_kept;
+
 struct tags_cache {
 	void *blkid; /* the blkid_cache, NULL until first used */
 	/*
@@ -65,26 +68,32 @@ struct tags_cache {
 	} *ent;
 	size_t n;
 	/*
-	 * SOURCES cells of the rows found so far in this listing, by storage
-	 * index (NULL: none kept), as computed when the row was found
-	 * (out_prime_row()): libblkid names a device by the spelling it was
-	 * last asked by, so computing the cell again when printing would
-	 * show a later row's spelling. Emptied after each listing.
+	 * The cells of the rows found so far in this listing that depend on
+	 * the caches (col_keeps()), by storage index, then by the column's
+	 * place in the -o list (NULL: none kept), as computed when the row
+	 * was found (out_prime_row()): findmnt computes a row's cells then,
+	 * so what a later row teaches the caches (an image file probed, a
+	 * device renamed by libblkid) never shows in an earlier row.
+	 * Emptied after each listing.
 	 */
-	char **kept;
+	struct tags_kept ***kept;
 	size_t nkept;
 };
+
+/* a kept row's columns at most (output's COLS_MAX fits) */
+#define TAGS_KEPT_COLS 64
 
 void tags_cache_release(struct tags_cache *c);
 
 /*
- * The SOURCES cell kept for storage index i (tags_keep_cell()), or NULL
- * (none; c NULL). tags_keep_cell() keeps n bytes of cell for i unless i
- * has one already (a row is computed once); 0 or -ENOMEM.
+ * The cell kept for storage index i, column col (tags_keep_cell()), its
+ * length at *len, or NULL (none; c NULL). tags_keep_cell() keeps n bytes
+ * of cell for (i, col) unless it has one already (a row is computed
+ * once); 0, -ENOMEM, or -EINVAL for col past TAGS_KEPT_COLS.
  * tags_kept_clear() drops them all (c NULL: none), at the end of a listing.
  */
-const char *tags_kept_cell(const struct tags_cache *c, uint32_t i);
-int tags_keep_cell(struct tags_cache *c, uint32_t i, const char *cell, size_t n);
+const char *tags_kept_cell(const struct tags_cache *c, uint32_t i, size_t col, size_t *len);
+int tags_keep_cell(struct tags_cache *c, uint32_t i, size_t col, const char *cell, size_t n);
 void tags_kept_clear(struct tags_cache *c);
 
 /*

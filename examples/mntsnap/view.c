@@ -2307,9 +2307,11 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	 * the tag columns probe a source as that cache resolves it: a
 	 * spelling the lookups left there ("/dev/sda1/", which realpath()
 	 * refuses, kept as written and found again for "/dev/sda1") is what
-	 * -c prints and what libmount opens, in vain, for LABEL and UUID
+	 * -c prints and what libmount opens, in vain, for LABEL and UUID. A
+	 * saved table's sources too (show): they are resolved here, through
+	 * that cache, as findmnt -F resolves them (resolves_source()).
 	 */
-	if (!v->nocanon && !v->saved) {
+	if (!v->nocanon) {
 		v->out.cx.paths = &mt.pc;
 		if (v->out.cx.canonicalize)
 			v->out.cx.cache = &mt.pc;
@@ -2371,7 +2373,7 @@ out:
 	v->out.cx.cache = NULL;
 	v->out.cx.paths = NULL;
 	v->out.cx.root_src = NULL;
-	/* the SOURCES cells its rows kept when found: this listing's, printed or not */
+	/* the cells its rows kept when found: this listing's, printed or not */
 	tags_kept_clear(v->out.cx.tags);
 	devroot_free(root_src, n);
 	free(lines.rec), free(lines.depth);
