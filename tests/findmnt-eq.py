@@ -6890,7 +6890,11 @@ def poll_task_mounts(t, binary, base):
                 ['-p', 'mount,remount', '-F', f, '-r'],
                 # -U drops a stack's lower entries from the first table
                 # only; --shadowed asks for ids this text has not
-                ['-p', '-F', f, '-U', '-r'], ['-p', '-F', f, '--shadowed']]
+                ['-p', '-F', f, '-U', '-r'], ['-p', '-F', f, '--shadowed'],
+                # filters on the entries: their options, mount points
+                ['-p', '-F', f, '-O', 'ro'], ['-p', '-F', f, '-O', 'size=1024k', '-r'],
+                ['-p', '-F', f, '-M', os.path.join(d, 'pq')], ['-p', '-F', f, '-T', os.path.join(d, 'b')],
+                ['-p', '-F', f, os.path.join(d, 'b'), '-r']]
         poll_history(t, 'poll mounts format:', binary, sets, POLL_MOUNTS_STEPS, None, d,
                      wait_open=True)
     finally:

@@ -1631,6 +1631,19 @@ static void mounts_uniq(struct fstab *t)
 }
 
 /*
+ * fstab_read_fd() for the filters too: a mount table's entries have
+ * their mount points (-M, -T, a positional one match them)
+ */
+static int mounts_read(int fd, const char *name, struct fstab *t)
+{
+	int r = fstab_read_fd(fd, name, t);
+
+	for (size_t i = 0; !r && i < t->n; i++)
+		t->ent[i].m.mask |= MNTSNAP_F_MOUNT_POINT;
+	return r;
+}
+
+/*
  * One read's changes as findmnt prints them: its ACTIONS, its filters on
  * the record after (before, for an umount), -d backward, -f. 1 when -f
  * printed its line, 0, -errno.
@@ -1677,7 +1690,7 @@ static int mounts_change(const struct wargs *a, int fd, const char *name, struct
 	struct tabdiff_change *v = NULL;
 	struct fstab nt;
 	size_t n = 0;
-	int r = fstab_read_fd(fd, name, &nt);
+	int r = mounts_read(fd, name, &nt);
 
 	if (r)
 		return cli_fail(r, "list: %s", name);
@@ -1711,7 +1724,7 @@ static int poll_mounts(const struct wargs *a, const char *path, const char *name
 
 	if (p[0].fd < 0)
 		return cli_fail(-errno, "list: %s", name);
-	r = fstab_read_fd(p[0].fd, name, &t);
+	r = mounts_read(p[0].fd, name, &t);
 	if (r) {
 		close(p[0].fd);
 		return cli_fail(r, "list: %s", name);
@@ -1884,6 +1897,7 @@ int cli_poll(const struct cli_poll *q)
 	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true,
 			  .mountinfo_path = q->mountinfo_path};
 	const struct view *v = q->view;
+	struct view fv; /* /proc/mounts' format: the view the filters read entries by */
 	struct tags_cache tc = { 0 };
 	struct view_filter f;
 	int r, sig;
@@ -1939,6 +1953,12 @@ int cli_poll(const struct cli_poll *q)
 		return r;
 	}
 	/* the filters: each change's record tested as it comes, no table read */
+	if (q->mounts_path) {
+		/* -t, -O: a table entry's type and options, as its columns show them */
+		fv = *v;
+		fv.out.cx.fstab = true;
+		v = &fv;
+	}
 	view_filter_init(&f, v);
 	if (view_filter_active(&f))
 		po.filter = &f;
