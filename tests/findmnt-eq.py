@@ -6918,7 +6918,9 @@ def poll_task_thread(t, binary, base):
             return
         f = '/proc/%d/task/%s/mountinfo' % (p.pid, tid)
         sets = [['-p', '-F', f, '-o', '+TID'],
-                ['-p', '-F', f, '-r', '-o', 'ACTION,TARGET,SOURCE,FSROOT,OLD-OPTIONS,TID']]
+                ['-p', '-F', f, '-r', '-o', 'ACTION,TARGET,SOURCE,FSROOT,OLD-OPTIONS,TID'],
+                # the thread's table in /proc/mounts' format: its root too
+                ['-p', '-F', f[:-len('mountinfo')] + 'mounts', '-o', '+OLD-OPTIONS,TID']]
         steps = ['mount -t tmpfs inside root/mnt', 'mount -t tmpfs outside out',
                  'mount -o remount,size=1m root/mnt', 'umount root/mnt', 'umount out']
         poll_history(t, 'poll thread of its own root:', binary, sets, steps, None, d,
