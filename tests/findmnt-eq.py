@@ -71,7 +71,11 @@ propagated slaves as its text shows it); the view fixed when the file is
 opened (poll_task_pivot: a task that pivot_root()s while polled;
 poll_task_thread: -F /proc/PID/task/TID/mountinfo of a thread with a root
 of its own; poll_procfs_elsewhere: a task's mountinfo on a procfs mounted
-elsewhere, polled, not read once); -p's ACTIONS and -o lists refused
+elsewhere, polled, not read once); a task's table in /proc/mounts' format
+(poll_task_mounts, and poll_task_pivot's -F /proc/PID/mounts: rows with no
+ids, libmount's diff pairing them by source and mount point, stacked
+mounts of one source, /proc/self/mounts, /proc/mounts, a thread's); -p's
+ACTIONS and -o lists refused
 as findmnt refuses them,
 -p beside -m/-s/-x, and -p -F FILE reading an fstab-format FILE at the
 start (its parse errors on stderr); -p's end at SIGINT and SIGTERM
@@ -713,8 +717,9 @@ def poll_sets(d):
             # -S MAJ:MIN is a device number test (no change here is on it)
             ['-S', '4095:4095'], ['-S', '4095:4095', '-i', '-r'],
             # a task's table in /proc/PID/mounts' format: libmount gives
-            # TID to mountinfo text only, so the cells are empty; findmnt
-            # misses one remount there (poll_kept_mounts())
+            # TID to mountinfo text only, so the cells are empty; its diff
+            # compares FS options only when both records have some, so the
+            # remount that gives "sp ace" its first (size=2m) is no line
             ['-r', '-o', '+TID', '-F', '/proc/%d/mounts' % os.getpid()],
             # findmnt de-duplicates only its first table: its first batch
             # shows each mount -U dropped there (a stack) as mounted
@@ -772,33 +777,13 @@ def compare_poll_filters(t, name, binary, base):
         res = poll_results(procs)
         for i, opts in enumerate(poll_sets(d)):
             (ra, a), (rb, b) = res[i, 'f'], res[i, 'm']
-            b, kept = poll_kept_mounts(opts, a, b)
-            why = '' if (ra, a) == (rb, b) and kept else short(
+            why = '' if (ra, a) == (rb, b) else short(
                 'exit %d/%d\\nfindmnt %r\\nmntsnap %r' % (ra, rb, a, b), 1500)
             t.check('%s --poll %s' % (name, ' '.join(opts)), not why, why)
     finally:
         poll_stop(procs)
         os.chdir(old)
         subprocess.run(['umount', '-R', '-l', d], capture_output=True)
-
-
-def poll_kept_mounts(opts, a, b):
-    """Kept (README): over a table in /proc/mounts' format libmount splits
-    the one options field into VFS and FS options by its own option map,
-    and mnt_diff_tables() compares the FS options only when both records
-    have some: a tmpfs of its defaults has none, so findmnt prints no line
-    for the remount that gives "sp ace" its first one (size=2m), which
-    mntsnap reports as over mountinfo. Returns mntsnap's output b without
-    that one line and whether it was there and findmnt's a lacked it
-    (True, b as it is, for the other option sets)."""
-    if '-F' not in opts or not opts[opts.index('-F') + 1].endswith('/mounts'):
-        return b, True
-    lines = b.split(b'\n')
-    hit = [k for k, ln in enumerate(lines) if ln.startswith(b'remount ') and
-           b'/sp\\x20ace s\\x20p tmpfs ' in ln and b'size=2048k' in ln]
-    if len(hit) != 1 or lines[hit[0]] + b'\n' in a:
-        return b, False
-    return b'\n'.join(lines[:hit[0]] + lines[hit[0] + 1:]), True
 
 
 def poll_results(procs):
@@ -835,14 +820,14 @@ def has_mountinfo(pid):
 
 
 def polling(pids, timeout=60):
-    """Wait until each process holds a mountinfo file open (the table it
-    polls: read, or about to be), then a little more."""
+    """Wait until each process holds a mountinfo or mounts file open (the
+    table it polls: read, or about to be), then a little more."""
     end = time.monotonic() + timeout
     for pid in pids:
         while time.monotonic() < end:
             try:
                 fds = os.listdir('/proc/%d/fd' % pid)
-                if any(os.readlink('/proc/%d/fd/%s' % (pid, f)).endswith('/mountinfo')
+                if any(os.readlink('/proc/%d/fd/%s' % (pid, f)).endswith(('/mountinfo', '/mounts'))
                        for f in fds):
                     break
             except OSError:
@@ -6968,7 +6953,10 @@ def poll_task_pivot(t, binary, base):
         nse = 'nsenter -t %s -m -- ' % pid
         sets = [['-p', '-N', pid], ['-p', '-N', pid, '-r', '-o', 'ACTION,TARGET,SOURCE,ID,TID'],
                 ['-p', '-F', '/proc/%s/mountinfo' % pid, '-t', 'tmpfs'],
-                ['-p', '-N', pid, '-M', '/mnt'], ['-p', '-N', pid, '-M', r + '/in']]
+                ['-p', '-N', pid, '-M', '/mnt'], ['-p', '-N', pid, '-M', r + '/in'],
+                # /proc/PID/mounts: the same view fixed at open, no ids
+                ['-p', '-F', '/proc/%s/mounts' % pid],
+                ['-p', '-F', '/proc/%s/mounts' % pid, '-r', '-o', 'ACTION,TARGET,SOURCE,ID,TID']]
         steps = ['touch GO && for i in $(seq 200); do [ -e DONE ] && break; sleep 0.05; done; '
                  '[ -e DONE ]',
                  nse + 'mount -t tmpfs newmnt /mnt', nse + 'mount -t tmpfs viaold /old%s/o' % d,
@@ -6997,6 +6985,55 @@ time.sleep(120)
 """
 
 
+# -p -F of a task's table in /proc/mounts' format: findmnt reads it again
+# through the file it opened at the start, entries without ids, FSROOT or
+# propagation, and libmount's diff pairs them by source and mount point
+# alone: a second mount of one source on one mount point is no line, nor
+# is the umount of the top one; a remount of the top one pairs with the
+# lower one (a remount when their options differ). Each step one batch.
+POLL_MOUNTS_STEPS = [
+    'mount -t tmpfs x pq', 'mount -t tmpfs x pq', 'mount --bind pq pq',
+    'mount -o remount,size=1m pq', 'mount -t tmpfs y a', 'mount --move a b',
+    'umount pq', 'mount -o remount,ro b', 'umount pq', 'umount pq', 'umount b',
+]
+
+
+def poll_task_mounts(t, binary, base):
+    """-p -F /proc/PID/mounts (also /proc/self/mounts, /proc/mounts and a
+    thread's /proc/PID/task/TID/mounts): findmnt's rows and lines."""
+    d = os.path.join(base, 'pm')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'pmb', d], check=True)
+    for x in ('pq', 'a', 'b'):
+        os.makedirs(os.path.join(d, x))
+    task = subprocess.Popen(['sleep', '120'])
+    try:
+        f = '/proc/%d/mounts' % task.pid
+        cols = 'ACTION,TARGET,SOURCE,ID,FSROOT,PROPAGATION,OLD-TARGET,OLD-OPTIONS,TID,' \
+               'VFS-OPTIONS,FS-OPTIONS,FREQ,PASSNO'
+        sets = [['-p', '-F', f], ['-p', '-F', f, '-r', '-o', cols],
+                ['-p', '-F', '/proc/self/mounts', '-o', '+ID,FSROOT,OLD-OPTIONS'],
+                ['-p', '-F', '/proc/mounts', '-r', '-o', '+PROPAGATION,FREQ,PASSNO,ID'],
+                ['-p', '-F', '/proc/%d/task/%d/mounts' % (task.pid, task.pid), '-o', '+TID,ID'],
+                ['-p', '-F', f, '-t', 'tmpfs', '-d', 'backward', '-r'],
+                ['-p', '-F', f, '-S', 'x', '-o', '+OLD-OPTIONS'],
+                ['-p', '-F', f, '-P', '-o', 'ACTION,TARGET,OLD-TARGET'], ['-p', '-F', f, '-f'],
+                ['-p', 'mount,remount', '-F', f, '-r'],
+                # -U drops a stack's lower entries from the first table
+                # only; --shadowed asks for ids this text has not
+                ['-p', '-F', f, '-U', '-r'], ['-p', '-F', f, '--shadowed'],
+                # filters on the entries: their options, mount points
+                ['-p', '-F', f, '-O', 'ro'], ['-p', '-F', f, '-O', 'size=1024k', '-r'],
+                ['-p', '-F', f, '-M', os.path.join(d, 'pq')], ['-p', '-F', f, '-T', os.path.join(d, 'b')],
+                ['-p', '-F', f, os.path.join(d, 'b'), '-r']]
+        poll_history(t, 'poll mounts format:', binary, sets, POLL_MOUNTS_STEPS, None, d,
+                     wait_open=True)
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
 def poll_task_thread(t, binary, base):
     """-p -F /proc/PID/task/TID/mountinfo of a thread chroot()ed alone."""
     d = os.path.join(base, 'thr')
@@ -7012,7 +7049,9 @@ def poll_task_thread(t, binary, base):
             return
         f = '/proc/%d/task/%s/mountinfo' % (p.pid, tid)
         sets = [['-p', '-F', f, '-o', '+TID'],
-                ['-p', '-F', f, '-r', '-o', 'ACTION,TARGET,SOURCE,FSROOT,OLD-OPTIONS,TID']]
+                ['-p', '-F', f, '-r', '-o', 'ACTION,TARGET,SOURCE,FSROOT,OLD-OPTIONS,TID'],
+                # the thread's table in /proc/mounts' format: its root too
+                ['-p', '-F', f[:-len('mountinfo')] + 'mounts', '-o', '+OLD-OPTIONS,TID']]
         steps = ['mount -t tmpfs inside root/mnt', 'mount -t tmpfs outside out',
                  'mount -o remount,size=1m root/mnt', 'umount root/mnt', 'umount out']
         poll_history(t, 'poll thread of its own root:', binary, sets, steps, None, d,
@@ -7077,6 +7116,7 @@ def poll_task_inner(binary, base):
     poll_unreached_root(t, binary, base)
     poll_chrooted_caller(t, binary, base)
     poll_task_pivot(t, binary, base)
+    poll_task_mounts(t, binary, base)
     poll_task_thread(t, binary, base)
     poll_procfs_elsewhere(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))

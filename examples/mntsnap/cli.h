@@ -173,6 +173,14 @@ struct cli_poll {
 	 */
 	const char *mountinfo_path;
 	/*
+	 * a task's table in /proc/mounts' format on a procfs (-F's): opened
+	 * once, read again through that file at each change and diffed as
+	 * libmount diffs entries without ids (tabdiff.h), as findmnt polls
+	 * it; mounts_name names it in messages (NULL: mounts_path). NULL: not
+	 * such a table
+	 */
+	const char *mounts_path, *mounts_name;
+	/*
 	 * -m: utab's userspace options per row of snap (*ret NULL: none),
 	 * shown in the first batch's records from before, as findmnt, which
 	 * starts from the mtab; NULL: not -m

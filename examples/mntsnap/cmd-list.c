@@ -93,9 +93,11 @@ static const char list_help[] =
 	"                        in findmnt: -T is -M there; -f: the first, then stop\n"
 	"                        (-N PID, or -F FILE of a task's table in /proc:\n"
 	"                        that task's view, a chroot()ed one's from its root;\n"
-	"                        a task's mountinfo, on any procfs, a thread's too,\n"
-	"                        and -N's are read through one file opened at the\n"
-	"                        start: the view fixed then, kept after a pivot_root;\n"
+	"                        a task's mountinfo or mounts, on any procfs, a\n"
+	"                        thread's too, and -N's are read through one file\n"
+	"                        opened at the start: the view fixed then, kept\n"
+	"                        after a pivot_root; mounts' entries have no ids:\n"
+	"                        paired by source and mount point, as findmnt does;\n"
 	"                        another file is read once, its bad lines reported,\n"
 	"                        and never changes: nothing until -w)\n"
 	"  -w, --timeout MS      with --poll: stop after MS ms without a change\n"
@@ -1289,20 +1291,25 @@ static bool poll_mtab(const struct list_args *a)
 }
 
 /*
- * FILE is a task's mountinfo on a procfs (/proc's or one mounted
- * elsewhere, a thread's /proc/PID/task/TID/mountinfo too): live text
- * whose view the kernel fixes when the file is opened.
+ * FILE is a task's table named base (mountinfo, mounts) on a procfs
+ * (/proc's or one mounted elsewhere, a thread's /proc/PID/task/TID/ too):
+ * live text whose view the kernel fixes when the file is opened.
  */
-static bool procfs_mountinfo(const char *file)
+static bool procfs_table(const char *file, const char *name)
 {
 	char *real = realpath(file, NULL);
 	const char *base = real ? strrchr(real, '/') : NULL;
 	struct statfs sf;
-	bool r = base && !strcmp(base + 1, "mountinfo") && !statfs(real, &sf) &&
+	bool r = base && !strcmp(base + 1, name) && !statfs(real, &sf) &&
 		 sf.f_type == CLI_PROC_SUPER_MAGIC;
 
 	free(real);
 	return r;
+}
+
+static bool procfs_mountinfo(const char *file)
+{
+	return procfs_table(file, "mountinfo");
 }
 
 /*
@@ -1366,6 +1373,16 @@ static int list_poll(struct list_args *a)
 		/* a task's in /proc: its exit ends the poll (README) */
 		if (pid && pid != getpid())
 			a->target.set = true, a->target.pid = pid;
+	}
+	/*
+	 * a task's table in /proc/mounts' format: findmnt reads that text
+	 * again through the file it opened, no ids in it (cli_poll's
+	 * mounts_path), whoever's table it is, ours too
+	 */
+	if (a->mountinfo_file && procfs_table(a->mountinfo_file, "mounts")) {
+		q.mounts_path = a->mountinfo_file;
+		q.mounts_name = a->names[0];
+		return cli_poll(&q);
 	}
 	q.mountinfo_path = poll_fixed_file(a, pid, mi, sizeof(mi));
 	/* libmount's TID of a file: the number of the directory it lies in */

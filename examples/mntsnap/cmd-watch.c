@@ -5,6 +5,7 @@
  * snapshot when it stops.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,12 +15,15 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "devroot.h"
 #include "columns.h"
+#include "fstab.h"
+#include "tabdiff.h"
 #include "tags.h"
 #include "view.h"
 
@@ -766,6 +770,17 @@ struct poll_out {
 	size_t nuser;
 };
 
+/*
+ * One line of -p: the change and the records its columns read. From the
+ * watcher, an event (e); from a table in /proc/mounts' format read again
+ * at each change (poll_mounts()), the diff's entries (e NULL).
+ */
+struct pline {
+	int kind;                            /* findmnt's: MOUNT, UMOUNT, MOVE, CHANGE (remount) */
+	const struct mntsnap_mount *m, *old; /* the record now (an umount's: the old); before */
+	const struct mntsnap_watch_event *e; /* NULL: no event, a table diff's line */
+};
+
 /* -p's own column NAME names (matched as list's columns are), or NULL */
 static const struct pcol *own_col(const char *name, size_t len)
 {
@@ -889,14 +904,21 @@ static const char *old_user_opts(const struct poll_out *p, const struct mntsnap_
 	return NULL;
 }
 
-/* findmnt's OPTIONS of e's old record: the kernel's, then utab's (-m, first batch) */
-static void old_options(struct obuf *b, const struct poll_out *p,
-			const struct mntsnap_watch_event *e)
+/*
+ * findmnt's OPTIONS of l's old record: the kernel's, then utab's (-m,
+ * first batch); a table entry's as its OPTIONS column shows it
+ */
+static void old_options(struct obuf *b, const struct poll_out *p, const struct pline *l)
 {
-	const char *u = old_user_opts(p, e);
+	const char *u;
 	size_t start = b->len;
 
-	col_merged_options(b, &e->old);
+	if (!l->e) {
+		col_find("OPTIONS", 7)->get(b, l->old, &p->cx);
+		return;
+	}
+	u = old_user_opts(p, l->e);
+	col_merged_options(b, l->old);
 	if (u) {
 		if (b->len > start)
 			ob_putc(b, ',');
@@ -904,30 +926,34 @@ static void old_options(struct obuf *b, const struct poll_out *p,
 	}
 }
 
-/* The raw value of column c for event e (nothing when it has none). */
+/* The raw value of column c for line l (nothing when it has none). */
 static void pcol_value(struct obuf *b, const struct poll_out *p, const struct pcol *c,
-		       const struct mntsnap_watch_event *e)
+		       const struct pline *l)
 {
-	int kind = line_kind(e);
-
 	switch (c->own) {
 	case P_ACTION:
-		ob_puts(b, action_name(e));
+		ob_puts(b, l->e ? action_name(l->e) : mntsnap_watch_kind_name(l->kind));
 		break;
 	case P_OLD_TARGET: /* findmnt: for a move and an umount */
-		if (kind == MNTSNAP_WATCH_MOVE || kind == MNTSNAP_WATCH_UMOUNT)
-			ob_puts(b, e->old.mount_point);
+		if (l->kind == MNTSNAP_WATCH_MOVE || l->kind == MNTSNAP_WATCH_UMOUNT)
+			ob_puts(b, l->old->mount_point);
 		break;
 	case P_OLD_OPTIONS: /* findmnt: for a remount and an umount */
-		if (kind == MNTSNAP_WATCH_CHANGE || kind == MNTSNAP_WATCH_UMOUNT)
-			old_options(b, p, e);
+		if (l->kind == MNTSNAP_WATCH_CHANGE || l->kind == MNTSNAP_WATCH_UMOUNT)
+			old_options(b, p, l);
 		break;
 	default:
-		if (e->kind == MNTSNAP_WATCH_UMOUNT && !strcmp(c->col->name, "options"))
-			old_options(b, p, e);
+		if (l->kind == MNTSNAP_WATCH_UMOUNT && !strcmp(c->col->name, "options"))
+			old_options(b, p, l);
 		else
-			c->col->get(b, subject(e), &p->cx);
+			c->col->get(b, l->m, &p->cx);
 	}
+}
+
+/* The line of watcher event e. */
+static struct pline event_line(const struct mntsnap_watch_event *e)
+{
+	return (struct pline){ .kind = line_kind(e), .m = subject(e), .old = &e->old, .e = e };
 }
 
 /* Does findmnt print e with this ACTION list? (Its filters: poll_filter().) */
@@ -1027,8 +1053,7 @@ static void pad_to(struct obuf *b, size_t n)
  * when not printed, or its width hint, as list's tables); the heading
  * goes out once, with the first batch.
  */
-static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *const *ev,
-		      size_t n, struct obuf *out)
+static int poll_table(struct poll_out *p, const struct pline *ev, size_t n, struct obuf *out)
 {
 	struct pcell *cv = calloc(n * (size_t)p->ncols + 1, sizeof(*cv));
 	size_t width[MAX_COLS] = { 0 };
@@ -1043,7 +1068,7 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 			struct pcell *ce = &cv[k * (size_t)p->ncols + (size_t)c];
 
 			val.len = 0;
-			pcol_value(&val, p, &p->cols[c], ev[k]);
+			pcol_value(&val, p, &p->cols[c], &ev[k]);
 			ce->off = cells.len;
 			ce->width = out_enc_cell(&cells, val.len ? val.p : "", val.len, OUT_LIST,
 						 &p->cx.loc);
@@ -1098,8 +1123,7 @@ static int poll_table(struct poll_out *p, const struct mntsnap_watch_event *cons
 }
 
 /* -r and -P: a line per event, the heading (-r) once, with the first. */
-static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *const *ev,
-		      size_t n, struct obuf *out)
+static int poll_lines(struct poll_out *p, const struct pline *ev, size_t n, struct obuf *out)
 {
 	bool pairs = p->mode == OUT_PAIRS;
 	struct obuf val = { 0 };
@@ -1115,7 +1139,7 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
 	for (size_t k = 0; k < n; k++) {
 		for (int c = 0; c < p->ncols; c++) {
 			val.len = 0;
-			pcol_value(&val, p, &p->cols[c], ev[k]);
+			pcol_value(&val, p, &p->cols[c], &ev[k]);
 			if (pairs) {
 				ob_puts(out, pcol_heading(p, c, hbuf, sizeof(hbuf)));
 				ob_put(out, "=\"", 2);
@@ -1136,8 +1160,7 @@ static int poll_lines(struct poll_out *p, const struct mntsnap_watch_event *cons
  * [...]} with a line per event, the keys the columns' lowercase names.
  * (findmnt 2.38's --poll -J aborts on an assertion at its first batch.)
  */
-static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const *ev, size_t n,
-		     struct obuf *out)
+static int poll_json(struct poll_out *p, const struct pline *ev, size_t n, struct obuf *out)
 {
 	struct obuf val = { 0 };
 	char hbuf[80];
@@ -1150,7 +1173,7 @@ static int poll_json(struct poll_out *p, const struct mntsnap_watch_event *const
 			const struct column *col = p->cols[c].col;
 
 			val.len = 0;
-			pcol_value(&val, p, &p->cols[c], ev[k]);
+			pcol_value(&val, p, &p->cols[c], &ev[k]);
 			if (c)
 				ob_putc(out, ',');
 			ob_putc(out, '"');
@@ -1387,11 +1410,12 @@ static int uniq_first(struct poll_out *p, const struct ev_at *v, size_t n,
  * (-d backward: from the last; -f: the first only). 1 when -f printed its
  * line (findmnt then stops), 0, -ENOMEM.
  */
+static int poll_print(struct poll_out *p, const struct pline *ev, size_t k);
+
 static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n,
 		      struct mntsnap_watch *w)
 {
-	const struct mntsnap_watch_event **ev = calloc(n + 1, sizeof(*ev));
-	struct obuf out = { 0 };
+	struct pline *ev = calloc(n + 1, sizeof(*ev));
 	size_t k = 0;
 	int r;
 
@@ -1401,12 +1425,24 @@ static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n,
 		const struct ev_at *x = &v[p->backward ? n - 1 - j : j];
 
 		if (poll_wants(p, &x->e) && poll_filter(p, v, n, &x->e, w))
-			ev[k++] = &x->e;
+			ev[k++] = event_line(&x->e);
 	}
-	if (!k) {
-		free(ev);
+	r = poll_print(p, ev, k);
+	free(ev);
+	return r;
+}
+
+/*
+ * The k lines of one batch, in the output form (nothing for none). 1
+ * when -f printed its line (findmnt then stops), 0, -ENOMEM.
+ */
+static int poll_print(struct poll_out *p, const struct pline *ev, size_t k)
+{
+	struct obuf out = { 0 };
+	int r;
+
+	if (!k)
 		return 0;
-	}
 	if (p->mode == OUT_JSON)
 		r = poll_json(p, ev, k, &out);
 	else if (p->mode == OUT_RAW || p->mode == OUT_PAIRS)
@@ -1419,7 +1455,6 @@ static int poll_batch(struct poll_out *p, const struct ev_at *v, size_t n,
 		fwrite(out.p, 1, out.len, stdout);
 	p->headed = true;
 	ob_free(&out);
-	free(ev);
 	return r ? r : p->first_only;
 }
 
@@ -1581,6 +1616,166 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 	}
 }
 
+/* ---- list -p -F a task's table in /proc/mounts' format --------------------------- */
+
+/*
+ * findmnt -U on the table it starts from (mnt_table_uniq_fs(), forward):
+ * an entry is dropped when a later one has its mount point
+ */
+static void mounts_uniq(struct fstab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t j = i + 1; j < t->n && !t->ent[i].gone; j++)
+			t->ent[i].gone = !t->ent[j].gone && streq_paths(t->ent[j].target,
+									 t->ent[i].target);
+}
+
+/*
+ * fstab_read_fd() for the filters too: a mount table's entries have
+ * their mount points (-M, -T, a positional one match them)
+ */
+static int mounts_read(int fd, const char *name, struct fstab *t)
+{
+	int r = fstab_read_fd(fd, name, t);
+
+	for (size_t i = 0; !r && i < t->n; i++)
+		t->ent[i].m.mask |= MNTSNAP_F_MOUNT_POINT;
+	return r;
+}
+
+/*
+ * One read's changes as findmnt prints them: its ACTIONS, its filters on
+ * the record after (before, for an umount), -d backward, -f. 1 when -f
+ * printed its line, 0, -errno.
+ */
+static int mounts_batch(struct poll_out *p, const struct tabdiff_change *v, size_t n)
+{
+	struct pline *ev = calloc(n + 1, sizeof(*ev));
+	size_t k = 0;
+	int r;
+
+	if (!ev)
+		return -ENOMEM;
+	for (size_t j = 0; j < n && !(p->first_only && k); j++) {
+		const struct tabdiff_change *c = &v[p->backward ? n - 1 - j : j];
+		struct pline l = { .kind = c->kind, .m = c->new ? &c->new->m : &c->old->m,
+				   .old = c->old ? &c->old->m : &c->new->m };
+
+		if (p->actions && !(p->actions & (1U << c->kind)))
+			continue;
+		if (p->filter && !view_filter_match(p->filter, l.m, false))
+			continue;
+		ev[k++] = l;
+	}
+	r = poll_print(p, ev, k);
+	free(ev);
+	return r;
+}
+
+/* The target task's exit, as a pollable fd: -1 for none (our own table) */
+static int task_fd(const struct wargs *a)
+{
+	if (!a->t.set || !a->t.pid || a->t.pid == getpid())
+		return -1;
+	return (int)syscall(SYS_pidfd_open, (pid_t)a->t.pid, 0);
+}
+
+/*
+ * Read path again at each change and print what libmount's diff of the
+ * two reads finds (tabdiff.h). 0 to go on (*t the new table), 1 when -f
+ * printed its line, < 0 an error (message printed).
+ */
+static int mounts_change(const struct wargs *a, int fd, const char *name, struct fstab *t)
+{
+	struct tabdiff_change *v = NULL;
+	struct fstab nt;
+	size_t n = 0;
+	int r = mounts_read(fd, name, &nt);
+
+	if (r)
+		return cli_fail(r, "list: %s", name);
+	r = tabdiff_tables(t, &nt, &v, &n);
+	if (!r)
+		r = mounts_batch(a->poll, v, n);
+	free(v);
+	fstab_free(t);
+	*t = nt;
+	return r < 0 ? cli_fail(r, "list") : r;
+}
+
+/*
+ * list -p -F /proc/PID/mounts (a thread's, /proc/self/mounts,
+ * /proc/mounts): as findmnt, the file opened once, read at the start and
+ * again through that open file at each POLLPRI, so the view is the one
+ * the kernel fixed at open (the task's root then); its entries have no
+ * ids, so the lines are libmount's diff of the two reads, pairing by
+ * source and mount point. -w, a stop signal, the task's exit (as -N's
+ * watch) end it.
+ */
+static int poll_mounts(const struct wargs *a, const char *path, const char *name, int sigfd,
+		       int *sig)
+{
+	struct fstab t = { 0 };
+	struct pollfd p[3] = { { .fd = open(path, O_RDONLY | O_CLOEXEC), .events = POLLPRI },
+			       { .fd = sigfd, .events = POLLIN },
+			       { .fd = -1, .events = POLLIN } };
+	double end = a->timeout ? now_s() + a->timeout : 0;
+	int werr = 0, r;
+
+	if (p[0].fd < 0)
+		return cli_fail(-errno, "list: %s", name);
+	r = mounts_read(p[0].fd, name, &t);
+	if (r) {
+		close(p[0].fd);
+		return cli_fail(r, "list: %s", name);
+	}
+	if (a->poll->uniq)
+		mounts_uniq(&t);
+	p[2].fd = task_fd(a);
+	for (r = 0; !r;) {
+		int ms = -1;
+
+		if (end) {
+			double left = end - now_s();
+
+			if (left <= 0) {
+				r = poll_end(werr);
+				break;
+			}
+			ms = left > 86400 ? 86400 * 1000 : (int)(left * 1000) + 1;
+		}
+		if (poll(p, 3, ms) < 0 && errno != EINTR) {
+			r = cli_fail(-errno, "list: poll");
+			break;
+		}
+		if (p[1].revents && (*sig = caught(sigfd)))
+			break;
+		if (p[2].revents) {
+			fflush(stdout);
+			fprintf(stderr, "mntsnap: watch: the target process has exited\n");
+			r = poll_end(werr);
+			break;
+		}
+		if (!(p[0].revents & (POLLPRI | POLLERR)))
+			continue;
+		/* findmnt -w bounds each wait for a change */
+		if (end)
+			end = now_s() + a->timeout;
+		r = mounts_change(a, p[0].fd, name, &t);
+		if (batch_flush(a, &werr))
+			r = CLI_EXIT_ERR;
+		if (r == 1) { /* -f: its line printed, stop */
+			r = 0;
+			break;
+		}
+	}
+	fstab_free(&t);
+	close(p[0].fd);
+	if (p[2].fd >= 0)
+		close(p[2].fd);
+	return r;
+}
+
 static int save_live(const struct wargs *a, struct mntsnap_watch *w)
 {
 	const struct mntsnap_snapshot *s;
@@ -1659,6 +1854,28 @@ static int watch_main(const struct wargs *a, int *sig)
 	return r;
 }
 
+/* poll_mounts() between the stop signals' set-up and its end; the exit status */
+static int mounts_main(const struct wargs *a, const struct cli_poll *q, int *sig)
+{
+	sigset_t set;
+	int r = cli_stop_signals(&set), sigfd;
+
+	*sig = 0;
+	sigfd = r ? r : signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		return cli_fail(r ? r : -errno, "list: signalfd");
+	r = poll_mounts(a, q->mounts_path, q->mounts_name ? q->mounts_name : q->mounts_path,
+			sigfd, sig);
+	close(sigfd);
+	return r;
+}
+
+/* list -p: a table in /proc/mounts' format read again, else the watcher */
+static int poll_main(const struct wargs *a, const struct cli_poll *q, int *sig)
+{
+	return q->mounts_path ? mounts_main(a, q, sig) : watch_main(a, sig);
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct wargs a = {.cols = {C_ACTION, C_TARGET, C_SOURCE, C_FSTYPE, C_OPTIONS}, .ncols = 5};
@@ -1680,6 +1897,7 @@ int cli_poll(const struct cli_poll *q)
 	struct wargs a = {.t = *q->t, .poll = &po, .noheadings = true, .idle_timeout = true,
 			  .mountinfo_path = q->mountinfo_path};
 	const struct view *v = q->view;
+	struct view fv; /* /proc/mounts' format: the view the filters read entries by */
 	struct tags_cache tc = { 0 };
 	struct view_filter f;
 	int r, sig;
@@ -1692,6 +1910,8 @@ int cli_poll(const struct cli_poll *q)
 	 */
 	po.cx.tags = &tc;
 	po.cx.tid = q->tid;
+	/* /proc/mounts' format: the records are its entries (fstab.h) */
+	po.cx.fstab = q->mounts_path != NULL;
 	po.cx.aligned = po.mode == OUT_LIST;
 	/* no view: no locale of list's either, C's decimal point */
 	if (!v)
@@ -1726,19 +1946,25 @@ int cli_poll(const struct cli_poll *q)
 		a.timeout = q->timeout_ms ? (double)q->timeout_ms / 1000 : 1e-9;
 	a.mask = po.need;
 	if (!v) {
-		r = watch_main(&a, &sig);
+		r = poll_main(&a, q, &sig);
 		tags_cache_release(&tc);
 		if (sig && !r)
 			cli_die_of(sig);
 		return r;
 	}
 	/* the filters: each change's record tested as it comes, no table read */
+	if (q->mounts_path) {
+		/* -t, -O: a table entry's type and options, as its columns show them */
+		fv = *v;
+		fv.out.cx.fstab = true;
+		v = &fv;
+	}
 	view_filter_init(&f, v);
 	if (view_filter_active(&f))
 		po.filter = &f;
 	/* findmnt's one cache: its columns resolve through what its filter did */
 	po.cx.paths = &f.pc;
-	r = watch_main(&a, &sig);
+	r = poll_main(&a, q, &sig);
 	view_filter_free(&f);
 	tags_cache_release(&tc);
 	dropped_free(&po);

@@ -569,19 +569,9 @@ int fstab_append(struct fstab *t, struct fstab *more)
 	return 0;
 }
 
-int fstab_read_all(const char *const *paths, const char *const *names, size_t n,
-		   struct fstab *t, size_t *failed)
+/* each entry's record for the column getters (fstab_of()) */
+static void fill_recs(struct fstab *t)
 {
-	int r = 0;
-
-	*t = (struct fstab){ 0 };
-	for (size_t i = 0; !r && i < n; i++)
-		if ((r = read_path(t, paths[i], names ? names[i] : paths[i])) && failed)
-			*failed = i;
-	if (r) {
-		fstab_free(t);
-		return r;
-	}
 	for (size_t i = 0; i < t->n; i++) {
 		struct fstab_ent *e = &t->ent[i];
 
@@ -599,6 +589,41 @@ int fstab_read_all(const char *const *paths, const char *const *names, size_t n,
 			.mnt_opts_text = "",
 		};
 	}
+}
+
+int fstab_read_all(const char *const *paths, const char *const *names, size_t n,
+		   struct fstab *t, size_t *failed)
+{
+	int r = 0;
+
+	*t = (struct fstab){ 0 };
+	for (size_t i = 0; !r && i < n; i++)
+		if ((r = read_path(t, paths[i], names ? names[i] : paths[i])) && failed)
+			*failed = i;
+	if (r) {
+		fstab_free(t);
+		return r;
+	}
+	fill_recs(t);
+	return 0;
+}
+
+int fstab_read_fd(int fd, const char *name, struct fstab *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : cli_read_fd(fd, SIZE_MAX, &buf, &len);
+
+	*t = (struct fstab){ 0 };
+	if (!r)
+		r = parse_buf(t, name, buf, len);
+	free(buf);
+	if (r) {
+		fstab_free(t);
+		return r;
+	}
+	mark_fs_kernel(t, 0, name);
+	fill_recs(t);
 	return 0;
 }
 

@@ -104,6 +104,14 @@ int fstab_guess_formats(const char *const *paths, size_t n);
 /* one file's format by the first line that tells; fstab when none does */
 int fstab_guess_told(const char *path);
 
+/*
+ * The text of fd, read again from its start (a procfs table opened once
+ * and read at each change, as findmnt's poll reads it), into t as
+ * fstab_read_all() reads a file; name for the parse errors and libmount's
+ * "/proc/mounts" rule. Returns 0 or -errno.
+ */
+int fstab_read_fd(int fd, const char *name, struct fstab *t);
+
 void fstab_free(struct fstab *t);
 
 /*
