@@ -124,6 +124,15 @@ saved mount points), stat PATH -f with -t/-O, and on an fstab of that
 device (skipped, saying why, without root, btrfs-progs, a loop device or
 the btrfs module).
 
+Standard streams (std_streams, std-streams): the rule of util-linux's
+close_stdout() in list, show, stat, every form and -p: stdout closed
+(`>&-`) prints nothing and exits by the match, as does a pipe without a
+reader (SIGPIPE ignored) at the last flush; a failed write before it (an
+output past the 8 KiB buffer of a closed stdout) is an error; a warning
+written into a closed or full stderr is exit 1. -x's summary (stderr)
+among its report's lines (stdout) on a terminal and with 2>&1 into a
+pipe and a file, byte for byte: stdout buffered as glibc buffers it.
+
 Repeated mount ids (dup_ids): one mountinfo file given twice, two that
 share ids, a file that repeats ids, random such text (ids below their
 children's, so no id cycle), and -N PID -F /proc/PID/mountinfo of a
@@ -3308,6 +3317,182 @@ def poll_reader_gone(t, binary, d):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def run_streams(cmd, out='pipe', err='pipe'):
+    """(exit, stdout, stderr) of cmd with its stdout and stderr as asked:
+    'pipe' (read here), 'closed' (cmd >&-), 'full' (/dev/full), 'same'
+    (stderr only: 2>&1) and 'epipe' (stdout only: a pipe whose reader is
+    gone, SIGPIPE ignored)."""
+    closing = [fd for fd, how in ((1, out), (2, err)) if how == 'closed']
+    ign = out == 'epipe'
+
+    def pre():
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN if ign else signal.SIG_DFL)
+        for fd in closing:
+            os.close(fd)
+    with open('/dev/full', 'wb') as full:
+        r = w = None
+        if ign:
+            r, w = os.pipe()
+            os.close(r)
+        fds = {'pipe': subprocess.PIPE, 'full': full, 'closed': subprocess.DEVNULL,
+               'same': subprocess.STDOUT, 'epipe': w}
+        try:
+            p = subprocess.run(cmd, stdout=fds[out], stderr=fds[err], preexec_fn=pre)
+        finally:
+            if w is not None:
+                os.close(w)
+    return p.returncode, p.stdout or b'', p.stderr or b''
+
+
+def run_on_tty(cmd):
+    """Everything cmd writes to a terminal that is its stdout and stderr."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, stdout=slave, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    got = b''
+    while True:
+        try:
+            b = os.read(master, 65536)
+        except OSError:
+            break
+        if not b:
+            break
+        got += b
+    os.close(master)
+    return p.wait(), got
+
+
+def verify_into(cmd, where, base):
+    """-x's report and summary, stdout and stderr one file (2>&1): a
+    pipe, a regular file or a terminal, as written there."""
+    if where == 'tty':
+        return run_on_tty(cmd)
+    if where == 'pipe':
+        rc, out, _ = run_streams(cmd, 'pipe', 'same')
+        return rc, out
+    path = os.path.join(base, 'into')
+    with open(path, 'wb') as f:
+        rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
+    with open(path, 'rb') as f:
+        return rc, f.read()
+
+
+def streams_verify(t, binary, base):
+    """-x: the report on stdout through stdio, the summary on stderr
+    (unbuffered), so where the summary lands among the report's lines is
+    stdio's doing: after all of it on a terminal (stdout flushed at each
+    line), after the last whole block (4 KiB here) into a pipe or a file,
+    even mid-line."""
+    small = os.path.join(base, 'small.fstab')
+    with open(small, 'w') as f:
+        f.write('/dev/nonexistent-dev /nonexistent-dir ext4 defaults 0 2\n')
+    big = os.path.join(base, 'big.fstab')
+    with open(big, 'w') as f:
+        for i in range(70):
+            f.write('/dev/nonexistent-dev%d /nonexistent-dir/%d ext4 noauto 0 2\n' % (i, i))
+    if not blkid_or_skip(t, binary, small, 'std-streams -x'):
+        return
+    for where in ('tty', 'pipe', 'file'):
+        for name, path in (('small', small), ('big', big)):
+            for extra in ([], ['--verbose']):
+                args = ['-x', '-F', path] + extra
+                ra, a = verify_into(['findmnt'] + args, where, base)
+                rb, b = verify_into([binary, 'list'] + args, where, base)
+                a, b = norm_err(a), norm_err(b)
+                t.check('std-streams -x %s%s 2>&1 into a %s: the same bytes' % (
+                    name, ' --verbose' if extra else '', where), (ra, a) == (rb, b),
+                    'exit %d/%d\n%s\n---\n%s' % (ra, rb, short(a.decode(errors='replace')),
+                                                 short(b.decode(errors='replace'))))
+
+
+def streams_same(t, what, fm, ms, out, err):
+    ra, _, ea = run_streams(fm, out, err)
+    rb, _, eb = run_streams(ms, out, err)
+    t.check('std-streams %s (stdout %s, stderr %s): as findmnt' % (what, out, err),
+            (ra, norm_err(ea)) == (rb, norm_err(eb)), 'exit %d %r / %d %r' % (ra, ea, rb, eb))
+
+
+def std_streams(t, binary, base):
+    """findmnt closes its standard streams as util-linux's close_stdout()
+    does: stdout's failed writes are an error, but for EBADF (stdout
+    closed) and EPIPE at the last flush; a failed write to stderr (a
+    warning) is exit 1."""
+    mi = os.path.join(base, 'mi')
+    with open(mi, 'w') as f:
+        f.write('20 1 8:1 / / rw - ext4 /dev/sda1 rw\n21 20 0:5 / /mnt rw - tmpfs t rw\n')
+    # a table whose list is 4-8 KiB, one of more than 8 KiB
+    mid, big = os.path.join(base, 'mid'), os.path.join(base, 'big')
+    for path, n in ((mid, 120), (big, 300)):
+        with open(path, 'w') as f:
+            f.write('20 1 8:1 / / rw - ext4 /dev/sda1 rw\n')
+            for i in range(n):
+                f.write('%d 20 0:5 / /mnt/a/somewhat/long/path/%03d rw - tmpfs t rw\n'
+                        % (100 + i, i))
+    bad = os.path.join(base, 'fstab')
+    with open(bad, 'w') as f:
+        f.write('/dev/x /mnt ext4 rw 0 0\nbad line\n')
+    fm, ms = ['findmnt'], [binary, 'list']
+    for form in ([], ['-J'], ['-l'], ['-r'], ['-P'], ['--format', 'mountinfo']):
+        for q in (['-M', '/mnt'], ['-M', '/nonexistent']):
+            if form[:1] != ['--format']:
+                streams_same(t, 'list -F mi %s' % ' '.join(form + q), fm + ['-F', mi] + form + q,
+                             ms + ['-F', mi] + form + q, 'closed', 'pipe')
+            else:
+                # findmnt has no such form: list's rule for it is -l's
+                ra, _, ea = run_streams(fm + ['-F', mi, '-l'] + q, 'closed')
+                rb, _, eb = run_streams(ms + ['-F', mi] + form + q, 'closed')
+                t.check('std-streams list --format mountinfo %s, stdout closed' % q[1],
+                        (ra, ea) == (rb, eb), 'exit %d %r / %d %r' % (ra, ea, rb, eb))
+    # stdout closed: its buffer (BUFSIZ, no st_blksize to go by) is written
+    # only past 8 KiB; a failed write before the end is an error
+    ra, a, _ = run(fm + ['-F', mid, '-l'])
+    t.check('std-streams: the mid table lists 4-8 KiB', 4096 < len(a) <= 8192, '%d' % len(a))
+    streams_same(t, 'list -F mid -l', fm + ['-F', mid, '-l'], ms + ['-F', mid, '-l'],
+                 'closed', 'pipe')
+    ra, _, ea = run_streams(fm + ['-F', big], 'closed')
+    rb, _, eb = run_streams(ms + ['-F', big], 'closed')
+    t.check('std-streams list -F big, stdout closed: a write error (exit 2, findmnt 1)',
+            ra == 1 and b'write error' in ea and rb == 2 and
+            eb == b'mntsnap: list: writing output: Bad file descriptor\n',
+            'exit %d %r / %d %r' % (ra, ea, rb, eb))
+    # SIGPIPE ignored and the reader gone: the last flush's EPIPE is no
+    # error, a write's before it is
+    streams_same(t, 'list -F mi -M /mnt', fm + ['-F', mi, '-M', '/mnt'],
+                 ms + ['-F', mi, '-M', '/mnt'], 'epipe', 'pipe')
+    ra, _, ea = run_streams(fm + ['-F', big], 'epipe')
+    rb, _, eb = run_streams(ms + ['-F', big], 'epipe')
+    t.check('std-streams list -F big, the reader gone: a write error (exit 2, findmnt 1)',
+            ra == 1 and b'write error' in ea and rb == 2 and
+            eb == b'mntsnap: list: writing output: Broken pipe\n',
+            'exit %d %r / %d %r' % (ra, ea, rb, eb))
+    # stat and show as findmnt -T and -F
+    streams_same(t, 'stat /', fm + ['-T', '/'], [binary, 'stat', '/'], 'closed', 'pipe')
+    streams_same(t, 'stat / -J', fm + ['-T', '/', '-J'], [binary, 'stat', '/', '-J'],
+                 'closed', 'pipe')
+    snap = os.path.join(base, 'snap')
+    rc, _, err = run([binary, 'save', '--no-sync', snap])
+    t.check('std-streams: save', rc == 0, err.decode(errors='replace'))
+    for q in (['-M', '/'], ['-M', '/nonexistent'], ['-l', '-M', '/']):
+        streams_same(t, 'show %s' % ' '.join(q), fm + q, [binary, 'show', snap] + q,
+                     'closed', 'pipe')
+    # -p: nothing to write, stdout closed
+    streams_same(t, 'list -p -w 0', fm + ['-p', '-w', '0'], ms + ['-p', '-w', '0'],
+                 'closed', 'pipe')
+    # a warning that cannot be written: exit 1
+    for err in ('closed', 'full'):
+        for args in (['-F', bad, '-M', '/mnt'], ['-F', bad, '-M', '/none'],
+                     ['-F', bad, '-M', '/mnt', '-J'], ['-p', '-w', '0', '-F', bad],
+                     ['-F', mi, '-M', '/mnt']):
+            for out in ('pipe', 'closed'):
+                streams_same(t, 'list %s' % ' '.join(args), fm + args, ms + args, out, err)
+        streams_same(t, 'list -x -F fstab', fm + ['-x', '-F', bad], ms + ['-x', '-F', bad],
+                     'pipe', err)
+        streams_same(t, 'show -M /', fm + ['-M', '/'], [binary, 'show', snap, '-M', '/'],
+                     'pipe', err)
+    streams_verify(t, binary, base)
 
 
 def _ids(n):
@@ -7868,6 +8053,9 @@ def compare_all(binary, data):
     if only in 'poll-args':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-poll-') as base:
             poll_args(t, binary, base)
+    if only in 'std-streams':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-streams-') as base:
+            std_streams(t, binary, base)
     if only in 'abbrev':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-abbrev-') as base:
             abbrevs(t, binary, data, base)

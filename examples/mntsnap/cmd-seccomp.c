@@ -376,9 +376,9 @@ static int check_combination(const struct sc_args *a, bool format_given)
 /* Everything printed reached stdout (a full disk or a closed pipe is exit 2). */
 static int write_done(void)
 {
-	if (fflush(stdout))
-		return cli_fail(errno, "seccomp: write");
-	return ferror(stdout) ? cli_fail(EIO, "seccomp: write") : 0;
+	int r = cli_stdout_status();
+
+	return r ? cli_fail(r, "seccomp: write") : 0;
 }
 
 int cmd_seccomp(int argc, char **argv)

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* mntsnap: the command-line face of libmntsnap. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <locale.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "columns.h"
@@ -39,12 +43,45 @@ int cli_fail(int err, const char *fmt, ...)
 	return CLI_EXIT_ERR;
 }
 
+/*
+ * stdout is a stdio stream on fd 1 with glibc's own buffering (so what
+ * mntsnap and findmnt write to one file lands in the same order), whose
+ * writes go through out_write(): stdio forgets a failed write's errno,
+ * this keeps the first. Process state, as stdout itself is.
+ */
+static int out_errno;
+
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			if (!out_errno)
+				out_errno = errno;
+			/* what went out; never negative (fopencookie(3)) */
+			return (ssize_t)done;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
 int cli_stdout_status(void)
 {
+	int r;
+
 	errno = 0;
 	if (!fflush(stdout) && !ferror(stdout))
 		return 0;
-	return errno ? -errno : -EIO;
+	r = out_errno ? -out_errno : errno ? -errno : -EIO;
+	out_errno = 0;
+	return r;
 }
 
 int cli_stop_signals(sigset_t *set)
@@ -249,28 +286,59 @@ static void usage(FILE *f)
 	fputs("\nTARGET (list, stat, save): --pid PID | --ns PATH | --ns-id ID\n"
 	      "Run 'mntsnap help COMMAND' or 'mntsnap COMMAND --help' for a command's options.\n"
 	      "Exit status: 0 ok; 1 diff found differences, or list/stat/show matched\n"
-	      "nothing (as findmnt); 2 error. list -p and watch die of SIGINT/SIGTERM\n"
-	      "after their clean-up (a shell's 128+N, as findmnt --poll).\n",
+	      "nothing or could not write a warning to stderr (as findmnt); 2 error.\n"
+	      "list -p and watch die of SIGINT/SIGTERM after their clean-up (a shell's\n"
+	      "128+N, as findmnt --poll).\n",
 	      f);
 }
 
 /*
- * Every command's output goes through here: what sits in stdout's buffer
- * is written and the descriptor closed, and a failure of either (a full
- * disk, /dev/full, a closed pipe) fails the command. A command that
- * already failed has said why; only its exit status is kept.
+ * A descriptor's flush as util-linux's close_stdout() checks it: a dup
+ * closed (a filesystem like NFS reports a deferred write error at close).
  */
-static int finish(int rc)
+static int close_dup(int fd)
 {
+	int d = dup(fd);
+
+	if (d < 0 || close(d))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Every command's output goes through here: what sits in stdout's buffer
+ * is written, and a failure (a full disk, /dev/full, a closed pipe) fails
+ * the command (exit 2). A command that already failed has said why; only
+ * its exit status is kept.
+ *
+ * list, show and stat (findmnt's commands) end as findmnt's
+ * close_stdout() ends it: a write that failed before the last flush is an
+ * error whatever its reason, but the last flush's EBADF (stdout closed:
+ * `>&-`) and EPIPE (the reader gone, SIGPIPE ignored) are not; then a
+ * write to stderr that failed (a warning into `2>&-` or /dev/full) is
+ * exit 1, which findmnt says nothing more about (it cannot).
+ */
+static int finish(const struct cli_cmd *c, int rc)
+{
+	bool as_findmnt = c && c->run_loc;
+	bool before = ferror(stdout);
 	int r = cli_stdout_status();
 
-	if (fclose(stdout) && !r)
-		r = -errno;
 	if (!r)
-		return rc;
-	if (rc != CLI_EXIT_ERR)
-		cli_fail(r, "writing output");
-	return CLI_EXIT_ERR;
+		r = close_dup(STDOUT_FILENO);
+	if (as_findmnt && !before && (r == -EBADF || r == -EPIPE))
+		r = 0;
+	if (r) {
+		if (rc != CLI_EXIT_ERR)
+			cli_fail(r, "writing output");
+		return CLI_EXIT_ERR;
+	}
+	if (as_findmnt && rc != CLI_EXIT_ERR) {
+		r = close_dup(STDERR_FILENO);
+		if (ferror(stderr) || (r && r != -EBADF))
+			return 1;
+	}
+	return rc;
 }
 
 static int run(const struct cli_cmd *c, int argc, char **argv, const struct out_locale *loc)
@@ -290,41 +358,93 @@ static int dispatch(int argc, char **argv, const struct out_locale *loc)
 
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (!strcmp(argv[2], cmds[i].name))
-				return finish(run(&cmds[i], 2, hv, loc));
+				return finish(&cmds[i], run(&cmds[i], 2, hv, loc));
 		fprintf(stderr, "mntsnap: unknown command '%s'\n", argv[2]);
 		usage(stderr);
 		return CLI_EXIT_ERR;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return finish(0);
+		return finish(NULL, 0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		cli_version(stdout);
-		return finish(0);
+		return finish(NULL, 0);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return finish(run(&cmds[i], argc - 1, argv + 1, loc));
+			return finish(&cmds[i], run(&cmds[i], argc - 1, argv + 1, loc));
 	fprintf(stderr, "mntsnap: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return CLI_EXIT_ERR;
 }
 
+/*
+ * glibc's buffering for stdout, decided as its first write would: lines
+ * on a terminal, else blocks of the file's st_blksize (at most BUFSIZ;
+ * BUFSIZ when fd 1 is closed). findmnt's stdout is glibc's so made, and
+ * what it writes to stderr meanwhile (-x's summary) lands where its
+ * buffer was last written out; mntsnap's the same.
+ */
+static void out_buffering(int *mode, size_t *size)
+{
+	struct stat st;
+
+	*mode = _IOFBF;
+	*size = BUFSIZ;
+	if (fstat(STDOUT_FILENO, &st))
+		return;
+	if (S_ISCHR(st.st_mode) && isatty(STDOUT_FILENO))
+		*mode = _IOLBF;
+	if (st.st_blksize > 0 && st.st_blksize < BUFSIZ)
+		*size = (size_t)st.st_blksize;
+}
+
+/*
+ * fd 1 or 2 closed at the start stays closed for writes: a descriptor
+ * mntsnap opens must not take its number and its output. An O_PATH
+ * descriptor there fails every write with EBADF, as a closed one does.
+ */
+static void hold_closed(int fd)
+{
+	int h;
+
+	if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+		return;
+	h = open("/", O_PATH | O_CLOEXEC);
+	if (h >= 0 && h != fd) {
+		dup3(h, fd, O_CLOEXEC);
+		close(h);
+	}
+}
+
+/* stdout through out_write(), buffered as glibc would buffer fd 1. */
+static void out_setup(void)
+{
+	static char buf[BUFSIZ];
+	static const cookie_io_functions_t io = { .write = out_write };
+	size_t size;
+	FILE *f;
+	int mode;
+
+	out_buffering(&mode, &size);
+	hold_closed(STDOUT_FILENO);
+	hold_closed(STDERR_FILENO);
+	f = fopencookie(NULL, "w", io);
+	if (!f)
+		return; /* glibc's own stdout, its errno lost on a failed write */
+	setvbuf(f, buf, mode, size);
+	stdout = f;
+}
+
 int main(int argc, char **argv)
 {
-	/*
-	 * Output is written when stdout's buffer fills, and stdio forgets
-	 * that write's errno: a buffer larger than most outputs keeps the
-	 * write for finish(), which reports why it failed (ENOSPC, ...).
-	 */
-	static char outbuf[256 * 1024];
 	struct out_locale loc;
 	locale_t env = (locale_t)0;
 	char ctype[256];
 	int rc;
 
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	out_setup();
 	/*
 	 * The character set decides what a table shows verbatim and the
 	 * tree's art: findmnt's setlocale(LC_ALL, ""), which takes every

@@ -191,6 +191,7 @@ static int run_merge(const char *path, const char *listener)
 int cmd_seccomp_notify(int argc, char **argv)
 {
 	const char *listener = NULL, *profile = NULL;
+	int r;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -218,5 +219,6 @@ int cmd_seccomp_notify(int argc, char **argv)
 #endif
 	}
 	print_standalone(stdout, listener);
-	return fflush(stdout) ? cli_fail(errno, "seccomp: write") : 0;
+	r = cli_stdout_status();
+	return r ? cli_fail(r, "seccomp: write") : 0;
 }

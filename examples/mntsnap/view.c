@@ -2239,6 +2239,29 @@ static bool pick(const struct mntsnap_mount *m, void *data)
 	return ((const bool *)data)[m->index];
 }
 
+/*
+ * The text into stdout's buffer, not flushed: the library's render
+ * flushes its stream, and a closed stdout's EBADF at that last flush is
+ * no error to findmnt's commands (main.c's finish() decides).
+ */
+static int render_unflushed(const struct mntsnap_snapshot *snap)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int r;
+
+	if (!mem)
+		return -errno;
+	r = mntsnap_render(snap, MNTSNAP_FORMAT_MOUNTINFO, mem);
+	if (fclose(mem) && !r)
+		r = -ENOMEM;
+	if (!r && len && fwrite(text, 1, len, stdout) != len)
+		r = errno ? -errno : -EIO;
+	free(text);
+	return r;
+}
+
 /* The kernel's text for the matching records only. */
 static int print_mountinfo(const struct mntsnap_snapshot *snap, const bool *match,
 			   const char *cmd)
@@ -2249,7 +2272,7 @@ static int print_mountinfo(const struct mntsnap_snapshot *snap, const bool *matc
 
 	if (r)
 		return cli_fail(r, "%s", cmd);
-	r = mntsnap_render(sub, MNTSNAP_FORMAT_MOUNTINFO, stdout);
+	r = render_unflushed(sub);
 	if (r) {
 		mntsnap_snapshot_free(sub);
 		return cli_fail(r, "%s: writing output", cmd);
