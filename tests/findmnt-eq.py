@@ -1228,9 +1228,12 @@ def norm_err(b):
     return re.sub(rb'(?m)^(findmnt|mntsnap): ', b'PROG: ', b)
 
 
-def fstab_same(t, name, fm, ms, env=None, json_out=False):
-    ra, a, ea = run(['findmnt'] + fm, env)
-    rb, b, eb = run(ms, env)
+def fstab_same(t, name, fm, ms, env=None, json_out=False, pre=()):
+    """findmnt FM against the command MS (both after the command prefix
+    PRE, e.g. setpriv's): the same stdout (JSON by value), stderr with the
+    program's name aside, exit status."""
+    ra, a, ea = run(list(pre) + ['findmnt'] + fm, env)
+    rb, b, eb = run(list(pre) + ms, env)
     why = []
     if ra != rb:
         why.append('exit findmnt %d mntsnap %d' % (ra, rb))
@@ -1508,6 +1511,70 @@ def fstab(t, binary, data, base):
         fstab_verify(t, binary, 'verify', vpath,
                      extra=(['-t', 'swap'], ['-O', 'noauto'], ['-T', '/tmp'], ['/dev/null']))
 
+
+
+NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']
+
+
+def put_file(base, name, data):
+    """DATA written to BASE/NAME, readable by anyone: its path."""
+    path = os.path.join(base, name)
+    with open(path, 'wb') as fh:
+        fh.write(data)
+    os.chmod(path, 0o644)
+    return path
+
+
+def nonroot_env_inner(binary, base):
+    """In a private mount namespace already: libmount reads its file
+    variables ($LIBMOUNT_FSTAB, $LIBMOUNT_UTAB) through util-linux 2.38's
+    safe_getenv(), which gives them to a real root only (euid and egid
+    the real ones, the process dumpable): uid 65534, or root with another
+    effective id, reads /etc/fstab and /run/mount/utab whatever they say.
+    Files of this test are bound over those two here, so a side that
+    honours a variable it should not prints other rows. Prints the tally
+    as JSON on its last line."""
+    t = Tally()
+    os.chmod(base, 0o755)
+    etc = put_file(base, 'etc.fstab', b'tmpfs /srv/from-etc-fstab tmpfs defaults 0 0\n')
+    env_f = put_file(base, 'env.fstab', b'tmpfs /srv/from-env-fstab tmpfs defaults 0 0\n')
+    mi = put_file(base, 'mi', b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+                              b'21 20 0:5 / /mnt rw - tmpfs t rw\n')
+    env_u = put_file(base, 'env.utab', b'SRC=t TARGET=/mnt ROOT=/ OPTS=x-from-env-utab\n')
+    mounted = []
+    try:
+        if os.path.isfile('/etc/fstab'):
+            subprocess.run(['mount', '--bind', etc, '/etc/fstab'], check=True)
+            mounted.append('/etc/fstab')
+        if os.path.isdir('/run/mount'):
+            subprocess.run(['mount', '-t', 'tmpfs', '-o', 'mode=755', 'fmeq-utab', '/run/mount'],
+                           check=True)
+            mounted.append('/run/mount')
+            put_file('/run/mount', 'utab', b'SRC=t TARGET=/mnt ROOT=/ OPTS=x-from-run-utab\n')
+        whos = [('uid 65534', NOBODY), ('root', []),
+                ('root, egid 65534', ['setpriv', '--egid=65534', '--keep-groups', '--']),
+                ('ruid 65534, euid 0', ['setpriv', '--ruid=65534', '--'])]
+        cases = [('LIBMOUNT_FSTAB', env_f, a) for a in (['-s'], ['-s', '-J'], ['-s', '-r', '-o', 'TARGET'],
+                                                         ['-x'], ['-x', '--verbose'])]
+        cases += [('LIBMOUNT_UTAB', env_u, ['-m', '-F', mi] + a) for a in (['-r'], ['-J'])]
+        for who, pre in whos:
+            for var, path, args in cases:
+                fstab_same(t, 'libmount variable as %s, %s=%s' % (who, var, path), args,
+                           [binary, 'list'] + args, env=dict(os.environ, **{var: path}),
+                           json_out='-J' in args, pre=pre)
+    finally:
+        for m in reversed(mounted):
+            subprocess.run(['umount', m], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def nonroot_env(t, binary, base):
+    if not shutil.which('setpriv'):
+        print('SKIP libmount variables as another user: no setpriv(1)')
+        t.skipped += 1
+        return
+    private_ns_part(t, '--nonroot-env', binary, base, 'libmount variables as another user')
 
 
 def fstab_dir_unreadable(t, binary, base):
@@ -7606,6 +7673,8 @@ def main():
         return live_inner(*sys.argv[2:5])
     if sys.argv[1] == '--blkid':
         return blkid_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--nonroot-env':
+        return nonroot_env_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dup-tags':
         return dup_tags_inner(*sys.argv[2:4])
     if sys.argv[1] == '--cache-spellings':
@@ -7700,6 +7769,7 @@ def compare_all(binary, data):
     if only in 'fstab':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
             fstab(t, binary, data, base)
+            nonroot_env(t, binary, base)
             if blkid_or_skip(t, binary, os.path.join(data, 'fstab', 'util-linux.fstab'),
                              'blkid columns on loop devices'):
                 blkid(t, binary, base)

@@ -599,11 +599,10 @@ static bool extra_ok(const struct fstab_args *a)
 	return a->kernel_tab && noswap && v->target && !v->mountpoint;
 }
 
-/* libmount's mnt_get_fstab_path(): $LIBMOUNT_FSTAB, unless setuid/setgid */
+/* libmount's mnt_get_fstab_path(): $LIBMOUNT_FSTAB, for root only */
 static const char *fstab_path(void)
 {
-	const char *p = getuid() == geteuid() && getgid() == getegid() ? getenv("LIBMOUNT_FSTAB")
-								       : NULL;
+	const char *p = cli_safe_getenv("LIBMOUNT_FSTAB");
 
 	return p ? p : FSTAB_PATH;
 }
