@@ -2209,6 +2209,74 @@ def verify_tag_filter_cases(t, binary, base):
     return [dev]
 
 
+def nonroot_tag_cases(t, binary, base):
+    """uid 65534 may not open a block device, so libblkid answers its tag
+    lookups from the system's cache file (/run/blkid/blkid.tab, here on a
+    tmpfs of this namespace: $BLKID_FILE counts for root only) and trusts
+    it unprobed; libmount, refused the device's own tags (EACCES), then
+    matches a line's tag by the device that tag names through the cache
+    (mnt_fs_match_source(), mnt_table_find_srcpath()'s tag pass). -S DEV,
+    -S TAG, a DEV argument and -f DEV (forward and -d) on an fstab and a
+    mountinfo file whose lines name one ext4 by path, LABEL= and UUID=, as
+    uid 65534 and as root; the tag columns, SOURCES, -e and -x there too
+    (a device the caller cannot probe has no LABEL or UUID of its own).
+    Returns the loop devices attached."""
+    if not os.path.isdir('/run/blkid') or not shutil.which('setpriv') or \
+            not shutil.which('blkid'):
+        print('SKIP tags as uid 65534: needs /run/blkid, setpriv(1) and blkid(8)')
+        t.skipped += 1
+        return []
+    # a UUID no other case of this process gives a device (two devices
+    # with one UUID are dup_uuid_cases' business)
+    label, uuid = 'nr-%d' % os.getpid(), '1a2b3c4d-1111-2222-3333-%012d' % os.getpid()
+    other = '1a2b3c4d-4444-5555-6666-%012d' % os.getpid()
+    dev = image_dev(base, 'nr.img', 4 << 20, ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+    if dev is None:
+        t.skipped += 1
+        return []
+    os.chmod(base, 0o755)
+    d = dev.encode()
+    f1 = put_file(base, 'nr1.fstab', b'%s /srv/by-path ext4 defaults 0 0\n'
+                  b'UUID=%s /srv/other ext4 defaults 0 0\n'
+                  b'UUID=%s /srv/by-uuid ext4 defaults 0 0\n'
+                  b'LABEL=%s /srv/by-label ext4 defaults 0 0\n'
+                  b'LABEL=nr-other /srv/other-label ext4 defaults 0 0\n'
+                  % (d, other.encode(), uuid.encode(), label.encode()))
+    f2 = put_file(base, 'nr2.fstab', b'UUID=%s /srv/other ext4 defaults 0 0\n'
+                  b'LABEL=%s /srv/by-label ext4 defaults 0 0\n'
+                  b'UUID=%s /srv/by-uuid ext4 defaults 0 0\n'
+                  % (other.encode(), label.encode(), uuid.encode()))
+    mi = put_file(base, 'nr.mountinfo', b'20 1 7:99 / / rw - ext4 UUID=%s rw\n'
+                  b'21 20 7:99 / /x rw - ext4 LABEL=%s rw\n'
+                  b'22 20 7:98 / /y rw - ext4 UUID=%s rw\n'
+                  b'23 20 7:99 / /z rw - ext4 %s rw\n'
+                  % (uuid.encode(), label.encode(), other.encode(), d))
+    subprocess.run(['mount', '-t', 'tmpfs', '-o', 'mode=755', 'fmeq-blkid', '/run/blkid'],
+                   check=True)
+    try:
+        # the cache as root's blkid(8) writes it: the device, its LABEL and UUID
+        cache = '/run/blkid/blkid.tab'
+        subprocess.run(['blkid', '-c', cache, dev], capture_output=True, check=True)
+        os.chmod(cache, 0o644)
+        cases = [[f1, '-S', dev], [f1, '-S', 'LABEL=' + label], [f1, '-S', 'UUID=' + uuid],
+                 [f1, dev], [f1, '-J', dev], [f2, '-f', dev], [f2, '-f', '-d', 'backward', dev],
+                 [f2, '-f', '-S', dev], [mi, '-S', dev], [mi, dev], [mi, '-f', dev],
+                 [mi, '-S', 'LABEL=' + label],
+                 [f1, '-S', dev, '-o', 'TARGET,SOURCE,LABEL,UUID'],
+                 [f1, '-o', 'TARGET,SOURCE,LABEL,UUID,SOURCES'],
+                 [f1, '-e', '-o', 'TARGET,SOURCE,UUID'],
+                 [mi, '-o', 'TARGET,SOURCE,LABEL,UUID,SOURCES'],
+                 [f1, '-x', '--verbose'], [f1, '-x', '-S', dev]]
+        for who, pre in (('uid 65534', NOBODY), ('root', [])):
+            for c in cases:
+                args = ['-F'] + c + ([] if '-J' in c or '-x' in c else ['-r'])
+                fstab_same(t, 'tags as %s through the cache' % who, args,
+                           [binary, 'list'] + args, json_out='-J' in c, pre=pre)
+    finally:
+        subprocess.run(['umount', '/run/blkid'], capture_output=True)
+    return [dev]
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again), -p's SOURCES with a
@@ -2246,6 +2314,7 @@ def dup_tags_inner(binary, base):
         devs += printed_row_tag_cases(t, binary, base)
         devs += sources_spelling_cases(t, binary, base)
         devs += verify_tag_filter_cases(t, binary, base)
+        devs += nonroot_tag_cases(t, binary, base)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = []
