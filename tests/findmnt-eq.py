@@ -1222,9 +1222,12 @@ def norm_err(b):
     return re.sub(rb'(?m)^(findmnt|mntsnap): ', b'PROG: ', b)
 
 
-def fstab_same(t, name, fm, ms, env=None, json_out=False):
-    ra, a, ea = run(['findmnt'] + fm, env)
-    rb, b, eb = run(ms, env)
+def fstab_same(t, name, fm, ms, env=None, json_out=False, pre=()):
+    """findmnt FM against the command MS (both after the command prefix
+    PRE, e.g. setpriv's): the same stdout (JSON by value), stderr with the
+    program's name aside, exit status."""
+    ra, a, ea = run(list(pre) + ['findmnt'] + fm, env)
+    rb, b, eb = run(list(pre) + ms, env)
     why = []
     # findmnt's tree exits 0 when nothing matched (its list: 1); mntsnap
     # says 1 in every form, kept (README)
@@ -1567,6 +1570,70 @@ def tag_line_first_cases(t, binary, base):
                         why = same_output(args, ra, oa, rb, ob, ea, eb)
                         t.check('tag line before its image (%s): %s' % (what, ' '.join(args[2:])),
                                 not why, why)
+
+
+NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']
+
+
+def put_file(base, name, data):
+    """DATA written to BASE/NAME, readable by anyone: its path."""
+    path = os.path.join(base, name)
+    with open(path, 'wb') as fh:
+        fh.write(data)
+    os.chmod(path, 0o644)
+    return path
+
+
+def nonroot_env_inner(binary, base):
+    """In a private mount namespace already: libmount reads its file
+    variables ($LIBMOUNT_FSTAB, $LIBMOUNT_UTAB) through util-linux 2.38's
+    safe_getenv(), which gives them to a real root only (euid and egid
+    the real ones, the process dumpable): uid 65534, or root with another
+    effective id, reads /etc/fstab and /run/mount/utab whatever they say.
+    Files of this test are bound over those two here, so a side that
+    honours a variable it should not prints other rows. Prints the tally
+    as JSON on its last line."""
+    t = Tally()
+    os.chmod(base, 0o755)
+    etc = put_file(base, 'etc.fstab', b'tmpfs /srv/from-etc-fstab tmpfs defaults 0 0\n')
+    env_f = put_file(base, 'env.fstab', b'tmpfs /srv/from-env-fstab tmpfs defaults 0 0\n')
+    mi = put_file(base, 'mi', b'20 1 8:1 / / rw - ext4 /dev/sda1 rw\n'
+                              b'21 20 0:5 / /mnt rw - tmpfs t rw\n')
+    env_u = put_file(base, 'env.utab', b'SRC=t TARGET=/mnt ROOT=/ OPTS=x-from-env-utab\n')
+    mounted = []
+    try:
+        if os.path.isfile('/etc/fstab'):
+            subprocess.run(['mount', '--bind', etc, '/etc/fstab'], check=True)
+            mounted.append('/etc/fstab')
+        if os.path.isdir('/run/mount'):
+            subprocess.run(['mount', '-t', 'tmpfs', '-o', 'mode=755', 'fmeq-utab', '/run/mount'],
+                           check=True)
+            mounted.append('/run/mount')
+            put_file('/run/mount', 'utab', b'SRC=t TARGET=/mnt ROOT=/ OPTS=x-from-run-utab\n')
+        whos = [('uid 65534', NOBODY), ('root', []),
+                ('root, egid 65534', ['setpriv', '--egid=65534', '--keep-groups', '--']),
+                ('ruid 65534, euid 0', ['setpriv', '--ruid=65534', '--'])]
+        cases = [('LIBMOUNT_FSTAB', env_f, a) for a in (['-s'], ['-s', '-J'], ['-s', '-r', '-o', 'TARGET'],
+                                                         ['-x'], ['-x', '--verbose'])]
+        cases += [('LIBMOUNT_UTAB', env_u, ['-m', '-F', mi] + a) for a in (['-r'], ['-J'])]
+        for who, pre in whos:
+            for var, path, args in cases:
+                fstab_same(t, 'libmount variable as %s, %s=%s' % (who, var, path), args,
+                           [binary, 'list'] + args, env=dict(os.environ, **{var: path}),
+                           json_out='-J' in args, pre=pre)
+    finally:
+        for m in reversed(mounted):
+            subprocess.run(['umount', m], capture_output=True)
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
+def nonroot_env(t, binary, base):
+    if not shutil.which('setpriv'):
+        print('SKIP libmount variables as another user: no setpriv(1)')
+        t.skipped += 1
+        return
+    private_ns_part(t, '--nonroot-env', binary, base, 'libmount variables as another user')
 
 
 def fstab_dir_unreadable(t, binary, base):
@@ -2253,6 +2320,74 @@ def verify_tag_filter_cases(t, binary, base):
     return [dev]
 
 
+def nonroot_tag_cases(t, binary, base):
+    """uid 65534 may not open a block device, so libblkid answers its tag
+    lookups from the system's cache file (/run/blkid/blkid.tab, here on a
+    tmpfs of this namespace: $BLKID_FILE counts for root only) and trusts
+    it unprobed; libmount, refused the device's own tags (EACCES), then
+    matches a line's tag by the device that tag names through the cache
+    (mnt_fs_match_source(), mnt_table_find_srcpath()'s tag pass). -S DEV,
+    -S TAG, a DEV argument and -f DEV (forward and -d) on an fstab and a
+    mountinfo file whose lines name one ext4 by path, LABEL= and UUID=, as
+    uid 65534 and as root; the tag columns, SOURCES, -e and -x there too
+    (a device the caller cannot probe has no LABEL or UUID of its own).
+    Returns the loop devices attached."""
+    if not os.path.isdir('/run/blkid') or not shutil.which('setpriv') or \
+            not shutil.which('blkid'):
+        print('SKIP tags as uid 65534: needs /run/blkid, setpriv(1) and blkid(8)')
+        t.skipped += 1
+        return []
+    # a UUID no other case of this process gives a device (two devices
+    # with one UUID are dup_uuid_cases' business)
+    label, uuid = 'nr-%d' % os.getpid(), '1a2b3c4d-1111-2222-3333-%012d' % os.getpid()
+    other = '1a2b3c4d-4444-5555-6666-%012d' % os.getpid()
+    dev = image_dev(base, 'nr.img', 4 << 20, ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+    if dev is None:
+        t.skipped += 1
+        return []
+    os.chmod(base, 0o755)
+    d = dev.encode()
+    f1 = put_file(base, 'nr1.fstab', b'%s /srv/by-path ext4 defaults 0 0\n'
+                  b'UUID=%s /srv/other ext4 defaults 0 0\n'
+                  b'UUID=%s /srv/by-uuid ext4 defaults 0 0\n'
+                  b'LABEL=%s /srv/by-label ext4 defaults 0 0\n'
+                  b'LABEL=nr-other /srv/other-label ext4 defaults 0 0\n'
+                  % (d, other.encode(), uuid.encode(), label.encode()))
+    f2 = put_file(base, 'nr2.fstab', b'UUID=%s /srv/other ext4 defaults 0 0\n'
+                  b'LABEL=%s /srv/by-label ext4 defaults 0 0\n'
+                  b'UUID=%s /srv/by-uuid ext4 defaults 0 0\n'
+                  % (other.encode(), label.encode(), uuid.encode()))
+    mi = put_file(base, 'nr.mountinfo', b'20 1 7:99 / / rw - ext4 UUID=%s rw\n'
+                  b'21 20 7:99 / /x rw - ext4 LABEL=%s rw\n'
+                  b'22 20 7:98 / /y rw - ext4 UUID=%s rw\n'
+                  b'23 20 7:99 / /z rw - ext4 %s rw\n'
+                  % (uuid.encode(), label.encode(), other.encode(), d))
+    subprocess.run(['mount', '-t', 'tmpfs', '-o', 'mode=755', 'fmeq-blkid', '/run/blkid'],
+                   check=True)
+    try:
+        # the cache as root's blkid(8) writes it: the device, its LABEL and UUID
+        cache = '/run/blkid/blkid.tab'
+        subprocess.run(['blkid', '-c', cache, dev], capture_output=True, check=True)
+        os.chmod(cache, 0o644)
+        cases = [[f1, '-S', dev], [f1, '-S', 'LABEL=' + label], [f1, '-S', 'UUID=' + uuid],
+                 [f1, dev], [f1, '-J', dev], [f2, '-f', dev], [f2, '-f', '-d', 'backward', dev],
+                 [f2, '-f', '-S', dev], [mi, '-S', dev], [mi, dev], [mi, '-f', dev],
+                 [mi, '-S', 'LABEL=' + label],
+                 [f1, '-S', dev, '-o', 'TARGET,SOURCE,LABEL,UUID'],
+                 [f1, '-o', 'TARGET,SOURCE,LABEL,UUID,SOURCES'],
+                 [f1, '-e', '-o', 'TARGET,SOURCE,UUID'],
+                 [mi, '-o', 'TARGET,SOURCE,LABEL,UUID,SOURCES'],
+                 [f1, '-x', '--verbose'], [f1, '-x', '-S', dev]]
+        for who, pre in (('uid 65534', NOBODY), ('root', [])):
+            for c in cases:
+                args = ['-F'] + c + ([] if '-J' in c or '-x' in c else ['-r'])
+                fstab_same(t, 'tags as %s through the cache' % who, args,
+                           [binary, 'list'] + args, json_out='-J' in c, pre=pre)
+    finally:
+        subprocess.run(['umount', '/run/blkid'], capture_output=True)
+    return [dev]
+
+
 def dup_tags_inner(binary, base):
     """In a private mount namespace already: duplicate tags (an ext4 image
     and its copy, both mounted, one bound again), -p's SOURCES with a
@@ -2291,6 +2426,7 @@ def dup_tags_inner(binary, base):
         devs += sources_spelling_cases(t, binary, base)
         devs += udev_eval_cases(t, binary, base)
         devs += verify_tag_filter_cases(t, binary, base)
+        devs += nonroot_tag_cases(t, binary, base)
         for m in reversed(mounts):
             subprocess.run(['umount', m], capture_output=True)
         mounts = []
@@ -7974,6 +8110,8 @@ def main():
         return live_inner(*sys.argv[2:5])
     if sys.argv[1] == '--blkid':
         return blkid_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--nonroot-env':
+        return nonroot_env_inner(*sys.argv[2:4])
     if sys.argv[1] == '--dup-tags':
         return dup_tags_inner(*sys.argv[2:4])
     if sys.argv[1] == '--cache-spellings':
@@ -8071,6 +8209,7 @@ def compare_all(binary, data):
     if only in 'fstab':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-fstab-') as base:
             fstab(t, binary, data, base)
+            nonroot_env(t, binary, base)
             if blkid_or_skip(t, binary, os.path.join(data, 'fstab', 'util-linux.fstab'),
                              'blkid columns on loop devices'):
                 blkid(t, binary, base)

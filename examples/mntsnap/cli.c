@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -224,4 +225,22 @@ void cli_version(FILE *f)
 		mntsnap_version(), MNTSNAP_HAVE_LIBSECCOMP ? '+' : '-',
 		MNTSNAP_HAVE_LIBCAP ? '+' : '-', MNTSNAP_HAVE_JSON ? '+' : '-',
 		MNTSNAP_HAVE_BLKID ? '+' : '-');
+}
+
+/*
+ * util-linux 2.38's safe_getenv(), through which libmount and libblkid
+ * read every variable that names a file: a real root only (uid 0, the
+ * effective ids the real ones), and only while dumpable. findmnt run by
+ * anyone else reads the default files; so does mntsnap in its name.
+ */
+const char *cli_safe_getenv(const char *name)
+{
+	uid_t ruid = getuid();
+
+	if (ruid != 0 || ruid != geteuid() || getgid() != getegid())
+		return NULL;
+	if (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0)
+		return NULL;
+	/* NULL too where the kernel asked for a secure exec (AT_SECURE) */
+	return secure_getenv(name);
 }

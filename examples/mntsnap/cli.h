@@ -27,6 +27,13 @@ struct cli_cmd {
 	int (*run_loc)(int argc, char **argv, const struct out_locale *loc);
 };
 
+/*
+ * getenv() for the variables findmnt's libraries read (LIBMOUNT_FSTAB,
+ * LIBMOUNT_UTAB): NULL unless the caller is really root, as util-linux's
+ * safe_getenv() decides (see cli.c).
+ */
+const char *cli_safe_getenv(const char *name);
+
 /* Print "mntsnap: <what>: <strerror(-err)>" to stderr and return CLI_EXIT_ERR. */
 int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -228,8 +228,8 @@ static long first_srcpath(const struct fstab_match *mt, const char *p, bool subv
  * written; PATH resolved; the tags PATH's device carries; each entry's
  * own path resolved), so an entry matching an earlier pass wins over an
  * earlier entry matching a later one. (A device the caller may not read:
- * libmount then evaluates every tag of the table through udev's links;
- * here its tags simply do not match.)
+ * libmount then evaluates every tag of the table, through udev's links or
+ * libblkid's cache, against it: tags_cache_has() does.)
  */
 static long find_srcpath(struct fstab_match *mt, const char *path)
 {
@@ -599,11 +599,10 @@ static bool extra_ok(const struct fstab_args *a)
 	return a->kernel_tab && noswap && v->target && !v->mountpoint;
 }
 
-/* libmount's mnt_get_fstab_path(): $LIBMOUNT_FSTAB, unless setuid/setgid */
+/* libmount's mnt_get_fstab_path(): $LIBMOUNT_FSTAB, for root only */
 static const char *fstab_path(void)
 {
-	const char *p = getuid() == geteuid() && getgid() == getegid() ? getenv("LIBMOUNT_FSTAB")
-								       : NULL;
+	const char *p = cli_safe_getenv("LIBMOUNT_FSTAB");
 
 	return p ? p : FSTAB_PATH;
 }

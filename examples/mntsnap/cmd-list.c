@@ -53,8 +53,9 @@ static const char list_help[] =
 	"  -k, --kernel          the kernel's table (the default; with -x: check it)\n"
 	"  -m, --mtab            findmnt's mtab: the kernel's table as a list, with\n"
 	"                        the userspace options of /run/mount/utab\n"
-	"                        ($LIBMOUNT_UTAB) in OPTIONS (VFS flags among them\n"
-	"                        in VFS-OPTIONS, unknown ones in FS-OPTIONS too)\n"
+	"                        ($LIBMOUNT_UTAB for root) in OPTIONS (VFS flags\n"
+	"                        among them in VFS-OPTIONS, unknown ones in\n"
+	"                        FS-OPTIONS too)\n"
 	"  -c, --canonicalize    SOURCE as a path resolved on this file system\n"
 	"  -C, --nocanonicalize  -T, -M, -S, SOURCE|MOUNTPOINT: by the text, nothing\n"
 	"                        resolved, no device probed (LABEL, UUID, PARTLABEL,\n"
@@ -64,7 +65,7 @@ static const char list_help[] =
 	"                        (-N/-k/-m/-s, -c/-C, -C/-e, -p/-s, -p/-x, and -x\n"
 	"                        with -J/-P/-r/-l exclude each other, as in findmnt)\n"
 	"fstab (findmnt's -s, -x, -e):\n"
-	"  -s, --fstab           list /etc/fstab ($LIBMOUNT_FSTAB, or -F FILE)\n"
+	"  -s, --fstab           list /etc/fstab ($LIBMOUNT_FSTAB for root, or -F FILE)\n"
 	"                        instead: findmnt's\n"
 	"                        parsing (\\040 escapes, comments, LABEL=/UUID= tags),\n"
 	"                        a list; FREQ and PASSNO columns; a malformed line is\n"
@@ -534,7 +535,8 @@ static int utab_read(FILE *f, struct utab_entry **ret, size_t *count)
  */
 static int utab_apply(const struct utab_mounts *um, bool *merged, char **user)
 {
-	const char *path = getenv("LIBMOUNT_UTAB");
+	/* mnt_get_utab_path(): $LIBMOUNT_UTAB, for root only */
+	const char *path = cli_safe_getenv("LIBMOUNT_UTAB");
 	struct utab_entry *ent = NULL;
 	size_t nent = 0;
 	FILE *f;

@@ -15,6 +15,10 @@
  *   learned is asked first, as libmount's cache: a tag a lookup resolved
  *   to a device stays that device's value, and a tag read from a probed
  *   device (or image file) names it for a later lookup or -e;
+ * - a device the caller may not open (not root) is matched against a
+ *   tag the other way round, as libmount's mnt_fs_match_source() does:
+ *   by the device the tag names, which libblkid takes from its cache
+ *   file unprobed (it cannot verify what it cannot open);
  * - a run's evaluations share one blkid_cache (libmount's own, put at the
  *   run's end), so a tag that named no device, having libblkid scan and
  *   re-probe stale entries, changes which device a later one names, as
@@ -183,14 +187,19 @@ static const char *probe_name(const char *name)
 /*
  * dev probed for what findmnt's tag columns show (LABEL, UUID, TYPE and
  * the partition entry's), as mnt_cache_read_tags() probes; NULL when it
- * cannot be opened or holds nothing libblkid knows
+ * cannot be opened (*err: open()'s -errno, -EACCES for a caller that may
+ * not read the device) or holds nothing libblkid knows (-ENODATA)
  */
-static blkid_probe probe_tags(const char *dev)
+static blkid_probe probe_tags(const char *dev, int *err)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	blkid_probe pr;
 
-	if (!pr)
+	errno = 0;
+	pr = blkid_new_probe_from_filename(dev);
+	if (!pr) {
+		*err = errno ? -errno : -ENOMEM;
 		return NULL;
+	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
 						      BLKID_SUBLKS_TYPE);
@@ -198,14 +207,17 @@ static blkid_probe probe_tags(const char *dev)
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 	if (blkid_do_safeprobe(pr)) {
 		blkid_free_probe(pr);
+		*err = -ENODATA;
 		return NULL;
 	}
+	*err = 0;
 	return pr;
 }
 
-char *tags_device_value(const char *dev, const char *name)
+/* dev's NAME probed, or NULL (*err as probe_tags() says, 0 if probed) */
+static char *device_value(const char *dev, const char *name, int *err)
 {
-	blkid_probe pr = probe_tags(dev);
+	blkid_probe pr = probe_tags(dev, err);
 	const char *data = NULL;
 	char *v = NULL;
 
@@ -215,6 +227,13 @@ char *tags_device_value(const char *dev, const char *name)
 		v = strdup(data);
 	blkid_free_probe(pr);
 	return v;
+}
+
+char *tags_device_value(const char *dev, const char *name)
+{
+	int err;
+
+	return device_value(dev, name, &err);
 }
 
 /* The devices of cache whose NAME is value, one a line (findmnt's loop). */
@@ -350,9 +369,9 @@ char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *val
 
 /*
  * mnt_cache_read_tags(): 0 when dev's tags are in c (probed before, or
- * now and at least one learned), else nonzero; a name c holds for dev
- * already is not learned again, so a tag a lookup resolved to dev stays
- * dev's value.
+ * now and at least one learned), -EACCES when the caller may not open
+ * dev, else nonzero; a name c holds for dev already is not learned
+ * again, so a tag a lookup resolved to dev stays dev's value.
  */
 static int read_tags(struct tags_cache *c, const char *dev)
 {
@@ -364,9 +383,9 @@ static int read_tags(struct tags_cache *c, const char *dev)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->ent[i].read && !strcmp(c->ent[i].dev, dev))
 			return 0;
-	pr = probe_tags(dev);
+	pr = probe_tags(dev, &r);
 	if (!pr)
-		return -1;
+		return r == -EACCES ? r : -1;
 	for (size_t i = 0; !r && i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *data;
 
@@ -380,19 +399,41 @@ static int read_tags(struct tags_cache *c, const char *dev)
 	return r ? r : learned ? 0 : 1;
 }
 
+/*
+ * A device the caller may not open (not root): libmount's
+ * mnt_fs_match_source() and mnt_table_find_srcpath() ask instead whether
+ * NAME=value names dev, which libblkid answers from udev's links or its
+ * cache file, trusted unprobed (blkid_verify() of a device it cannot
+ * open) - so as findmnt, a tag matches by what that cache says.
+ */
+static bool tag_names(struct tags_cache *c, const char *name, const char *value, const char *dev)
+{
+	char *x = tags_cache_resolve(c, name, value);
+	bool ok = x && !strcmp(x, dev);
+
+	free(x);
+	return ok;
+}
+
 bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, const char *value)
 {
 	const char *d;
 	char *v;
 	bool ok;
+	int r;
 
 	if (c) {
-		if (read_tags(c, dev))
+		r = read_tags(c, dev);
+		if (r == -EACCES)
+			return tag_names(c, name, value, dev);
+		if (r)
 			return false;
 		d = find_tag(c, name, value);
 		return d && !strcmp(d, dev);
 	}
-	v = tags_device_value(dev, name);
+	v = device_value(dev, name, &r);
+	if (r == -EACCES)
+		return tag_names(NULL, name, value, dev);
 	ok = v && !strcmp(v, value);
 	free(v);
 	return ok;

@@ -106,7 +106,10 @@ char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *val
 /*
  * mnt_cache_device_has_tag() after mnt_cache_read_tags(): dev probed once
  * (its tags learned, but a name already learned for it), then is the
- * first NAME=value c learned dev's? c NULL: dev probed.
+ * first NAME=value c learned dev's? c NULL: dev probed. A dev the caller
+ * may not open (EACCES: not root) has the tag when NAME=value resolves
+ * to it (tags_cache_resolve(); libblkid's cache trusted), as libmount's
+ * mnt_fs_match_source() and mnt_table_find_srcpath() then ask.
  */
 bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, const char *value);
 
