@@ -6453,6 +6453,19 @@ def utab_order_inner(binary, base):
     return 0
 
 
+# Shell function for the chroot set-ups below: bind_system_dirs ROOT HOW
+# puts the caller's /usr, /bin, /lib and /lib64 in ROOT (a symlink copied
+# as a symlink, a directory mounted with HOW: --bind or --rbind), so that
+# findmnt, the CLI and sh run there.
+BIND_SYSTEM_DIRS = r"""
+bind_system_dirs() {
+    for d in usr bin lib lib64; do
+        [ -e /$d ] || continue
+        if [ -L /$d ]; then ln -s "$(readlink /$d)" $1/$d; else mkdir $1/$d; mount $2 /$d $1/$d; fi
+    done
+}
+"""
+
 # A task whose slave's master group has no mount where the task looks
 # from, while the master's master does: /proc/PID/mountinfo (what findmnt
 # -N reads) says "master:2 propagate_from:1", the dominating group as seen
@@ -6462,16 +6475,13 @@ def utab_order_inner(binary, base):
 # in a namespace of its own whose copy of y has left its group: z's master
 # group has no mount there, x's has), $3 the directory's name, $4 "sub":
 # cr/x/sub made, for a mount there to propagate to cr/z/sub.
-CHROOT_TASK = r"""
+CHROOT_TASK = BIND_SYSTEM_DIRS + r"""
 set -e
 B=$1/$3-$2
 mkdir -p $B
 mount -t tmpfs $3 $B
 mkdir -p $B/cr/sub $B/cr/m1 $B/cr/m2 $B/cr/x $B/cr/z $B/y $B/out $B/out2
-for d in usr bin lib lib64; do
-    [ -e /$d ] || continue
-    if [ -L /$d ]; then ln -s "$(readlink /$d)" $B/cr/$d; else mkdir $B/cr/$d; mount --bind /$d $B/cr/$d; fi
-done
+bind_system_dirs $B/cr --bind
 mount -t tmpfs X $B/cr/x
 [ "$4" != sub ] || mkdir $B/cr/x/sub
 mount --make-shared $B/cr/x
@@ -6560,16 +6570,13 @@ def task_chroot_pf(t, binary, base, where):
 # readlink of /proc/PID/root then ends in " (deleted)").
 # Run in the namespace (cwd the base): $1 the base, $2 the case; prints
 # the pid of the chroot()ed task, then waits for it.
-LAZY_ROOT_TASK = r"""
+LAZY_ROOT_TASK = BIND_SYSTEM_DIRS + r"""
 set -e
 R=$1/ur-$2
 mkdir -p $R
 mount -t tmpfs urroot $R
 mkdir -p $R/in
-for d in usr bin lib lib64; do
-    [ -e /$d ] || continue
-    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --bind /$d $R/$d; fi
-done
+bind_system_dirs $R --bind
 mount -t tmpfs urin $R/in
 chroot $R sleep 120 &
 pid=$!
@@ -6722,16 +6729,13 @@ def stat_no_task_access(t, binary, base):
 
 # A chroot without a procfs at its /proc (np/root, a tmpfs): a tmpfs with
 # a mount below it, a bind of a subdirectory and the binary's directory (w).
-NO_PROCFS_ROOT = r"""
+NO_PROCFS_ROOT = BIND_SYSTEM_DIRS + r"""
 set -e
 R=$1/np/root
 mkdir -p $R
 mount -t tmpfs nproot $R
 mkdir -p $R/proc $R/w $R/mnt $R/x
-for d in usr bin lib lib64; do
-    [ -e /$d ] || continue
-    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --rbind /$d $R/$d; fi
-done
+bind_system_dirs $R --rbind
 mount --bind $2 $R/w
 mount -t tmpfs npmnt $R/mnt
 mkdir $R/mnt/sub $R/mnt/d
@@ -6941,17 +6945,14 @@ def poll_kept_task_exit(t, binary, base):
 # a mount inside (a), one outside (out, beside sub), a procfs and the
 # binary's directory (w): its table is what its root reaches, as its
 # /proc/self/mountinfo, and a task's (-N) what the task's root reaches.
-CHROOTED_CALLER = r"""
+CHROOTED_CALLER = BIND_SYSTEM_DIRS + r"""
 set -e
 B=$1/cc
 S=$B/sub
 mkdir -p $B
 mount -t tmpfs ccroot $B
 mkdir -p $S/a $S/proc $S/w $B/out
-for d in usr bin lib lib64; do
-    [ -e /$d ] || continue
-    if [ -L /$d ]; then ln -s "$(readlink /$d)" $S/$d; else mkdir $S/$d; mount --rbind /$d $S/$d; fi
-done
+bind_system_dirs $S --rbind
 mount -t proc proc $S/proc
 mount --bind $2 $S/w
 mount -t tmpfs ina $S/a
@@ -7236,17 +7237,14 @@ def poll_chrooted_caller(t, binary, base):
 # under the new root only are never seen, those under the old root (now
 # at /old) are, by their paths from the old root. The new root has /usr
 # (nsenter runs mount(8) from there); the task's shell waits on its stdin.
-PIVOT_TASK = r"""
+PIVOT_TASK = BIND_SYSTEM_DIRS + r"""
 set -e
 R=$1; D=$2
 mkdir -p $R
 mount -t tmpfs pvroot $R
 mkdir -p $R/in $R/old $R/mnt $D/o
 mount -t tmpfs pvin $R/in
-for d in usr bin lib lib64; do
-    [ -e /$d ] || continue
-    if [ -L /$d ]; then ln -s "$(readlink /$d)" $R/$d; else mkdir $R/$d; mount --bind /$d $R/$d; fi
-done
+bind_system_dirs $R --bind
 echo ready
 while [ ! -e $D/GO ]; do sleep 0.05; done
 cd $R
