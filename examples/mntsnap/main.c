@@ -422,19 +422,30 @@ static void hold_closed(int fd)
 static void out_setup(void)
 {
 	static char buf[BUFSIZ];
+#ifdef __GLIBC__
 	static const cookie_io_functions_t io = { .write = out_write };
-	size_t size;
 	FILE *f;
+#endif
+	size_t size;
 	int mode;
 
 	out_buffering(&mode, &size);
 	hold_closed(STDOUT_FILENO);
 	hold_closed(STDERR_FILENO);
+#ifdef __GLIBC__
 	f = fopencookie(NULL, "w", io);
 	if (!f)
 		return; /* glibc's own stdout, its errno lost on a failed write */
 	setvbuf(f, buf, mode, size);
 	stdout = f;
+#else
+	/*
+	 * musl's stdout is a constant: its own stream, buffered the same way;
+	 * a failed write's errno is then the one the last flush sees.
+	 */
+	(void)out_write;
+	setvbuf(stdout, buf, mode, size);
+#endif
 }
 
 int main(int argc, char **argv)
