@@ -6255,6 +6255,145 @@ def stat_detached(t, binary, d):
         subprocess.run(['umount', det], capture_output=True)
 
 
+def stat_top(t, what, binary, path, args=(), fds=(), cwd_fd=None):
+    """stat PATH where findmnt -T PATH prints a stack: stat prints its top
+    mount, findmnt's last row (README, kept), with findmnt's header (-r),
+    JSON (-J) or pairs (-P) for that row."""
+    pre = (lambda: os.fchdir(cwd_fd)) if cwd_fd is not None else None
+    a = subprocess.run(['findmnt'] + list(args) + ['-T', path], capture_output=True,
+                       pass_fds=fds, preexec_fn=pre)
+    b = subprocess.run([binary, 'stat'] + list(args) + [path], capture_output=True,
+                       pass_fds=fds, preexec_fn=pre)
+    if '-J' in args:
+        rows = jload(a.stdout)['filesystems'] if a.stdout else []
+        want, got = rows[-1:], jload(b.stdout)['filesystems'] if b.stdout else []
+    else:
+        la = a.stdout.splitlines()
+        head = la[:0 if '-n' in args or '-P' in args else 1]
+        rows = la[len(head):]
+        want, got = head + rows[-1:], b.stdout.splitlines()
+    t.check('%s: stat %s %s as the top of findmnt -T\'s stack' % (what, ' '.join(args), path),
+            a.returncode == 0 and len(rows) >= 2 and b.returncode == 0 and not b.stderr and
+            got == want,
+            'findmnt rc %d %r %r\nmntsnap rc %d %r %r' % (a.returncode, a.stdout, a.stderr,
+                                                        b.returncode, b.stdout, b.stderr))
+
+
+def stat_text_walk(t, binary, d):
+    """stat PATH where the kernel's lookup of PATH lands on a file that
+    PATH's text, resolved as findmnt resolves it (realpath(3)), no longer
+    names, through no magic link to a file that still has a name: stat
+    answers by the text as findmnt -T does (README). A magic link to a
+    file deleted, replaced by a rename, in a removed directory, to a
+    removed directory and /proc/self/cwd of one (the link's text ends in
+    " (deleted)": walked up to /proc); '.' and '..' in a removed working
+    directory (getcwd() fails: the text walked up to "/"); in one whose
+    mount a later mount covers, '.' and '..' (getcwd()'s text names the
+    covering mount's file or none: that mount's stack, stat its top, or
+    nothing, exit 1). Each on a mount left uncovered and on one covered
+    since. A file renamed and a working directory renamed (their paths
+    still lead to them): the mount they are on, as findmnt. README's kept
+    rule beside them: a magic link to a file still named (renamed), on a
+    covered mount or below a directory mounted over, directly, as a
+    component of PATH or through a symlink: the mount the file is on."""
+    w = os.path.join(d, 'tw')
+    os.makedirs(w)
+    subprocess.run(['mount', '-t', 'tmpfs', 'tw', w], check=True)
+    fds = []
+    forms = ([], ['-r', '-n', '-o', 'TARGET,SOURCE,FSTYPE,ID'],
+             ['-J', '-o', 'TARGET,SOURCE,FSTYPE,ID'])
+    top_forms = (['-r', '-o', 'TARGET,SOURCE,FSTYPE,ID'], ['-P'], ['-J'])
+
+    def fd(path, flags=os.O_RDONLY):
+        fds.append(os.open(path, flags | os.O_CLOEXEC))
+        return fds[-1]
+
+    try:
+        cases, got = [], {}
+        for place in ('u', 'c'):
+            m = os.path.join(w, place)
+            os.makedirs(m)
+            subprocess.run(['mount', '-t', 'tmpfs', 'tw-' + place, m], check=True)
+            p = lambda x: os.path.join(m, x)
+            for x in ('rmd', 'rdir', 'rcwd', 'mcwd', 'cwd', 'dir/sub', 'over'):
+                os.makedirs(p(x))
+            for x in ('del', 'repl', 'other', 'mv', 'rmd/f', 'over/f'):
+                open(p(x), 'w').close()
+            g = got[place] = {x: fd(p(x)) for x in ('del', 'repl', 'mv', 'rmd/f', 'over/f')}
+            g.update({x: fd(p(x), os.O_RDONLY | os.O_DIRECTORY)
+                      for x in ('rdir', 'rcwd', 'mcwd', 'cwd', 'dir', '.')})
+            os.unlink(p('del'))
+            os.rename(p('other'), p('repl'))
+            os.rename(p('mv'), p('mv2'))
+            shutil.rmtree(p('rmd'))
+            os.rmdir(p('rdir'))
+            os.rmdir(p('rcwd'))
+            os.rename(p('mcwd'), p('mcwd2'))
+            if place == 'c':
+                subprocess.run(['mount', '-t', 'tmpfs', 'tw-cover', m], check=True)
+            else:
+                subprocess.run(['mount', '-t', 'tmpfs', 'tw-over', p('over')], check=True)
+            what = 'text walk (%s mount)' % ('covered' if place == 'c' else 'uncovered')
+            named = ('mv',) if place == 'u' else ()
+            for name in ('del', 'repl', 'rmd/f', 'rdir') + named:
+                cases.append((what + ' fd of ' + name, '/proc/self/fd/%d' % g[name],
+                              (g[name],), None))
+            for path in ('.', '..', '/proc/self/cwd'):
+                cases.append((what + ' cwd removed', path, (), g['rcwd']))
+                if place == 'u':
+                    cases.append((what + ' cwd renamed', path, (), g['mcwd']))
+            if place == 'c':
+                cases.append((what + ' cwd', '.', (), g['cwd']))
+                cases.append((what + ' cwd renamed', '.', (), g['mcwd']))
+                cases.append((what + ' cwd its root', '..', (), g['.']))
+        for args in forms:
+            for what, path, pass_fds, cwd_fd in cases:
+                stat_same(t, what, binary, path, args, fds=pass_fds, cwd_fd=cwd_fd)
+        c = got['c']
+        for args in top_forms:
+            # getcwd()'s text names the covering mount's root: the stack there
+            for name in ('cwd', 'mcwd'):
+                stat_top(t, 'text walk (covered mount) cwd ' + name, binary, '..', args,
+                         cwd_fd=c[name])
+            stat_top(t, 'text walk (covered mount) cwd its root', binary, '.', args,
+                     cwd_fd=c['.'])
+        stat_text_walk_kept(t, binary, w, got)
+    finally:
+        for f in fds:
+            os.close(f)
+        subprocess.run(['umount', '-R', w], capture_output=True)
+
+
+def stat_text_walk_kept(t, binary, w, got):
+    """README's kept rule, as stat_text_walk() sets it up at W: a magic
+    link to a file or directory still named, whose text no longer leads
+    to it, prints the mount it is on; findmnt -T walks the text that
+    does not resolve (the link's own: /proc; a plain symlink's: its
+    directory's mount)."""
+    c, u = got['c'], got['u']
+    os.symlink('/proc/self/fd/%d' % c['mv'], os.path.join(w, 'lnk'))
+    low, over = [os.path.join(w, 'c'), 'tw-c'], [os.path.join(w, 'u'), 'tw-u']
+    proc = ['/proc', 'proc']
+    # (path, fd passed, working directory, stat's mount, findmnt's)
+    cases = (('/proc/self/fd/%d' % c['mv'], c['mv'], None, low, proc),
+             ('/proc/self/cwd', None, c['mcwd'], low, proc),
+             ('/proc/self/fd/%d/sub' % c['dir'], c['dir'], None, low, proc),
+             (os.path.join(w, 'lnk'), c['mv'], None, low, [w, 'tw']),
+             ('/proc/self/fd/%d' % u['over/f'], u['over/f'], None, over, proc))
+    cols = ['-r', '-n', '-o', 'TARGET,SOURCE']
+    for path, f, cwd_fd, want_ms, want_fm in cases:
+        pre = (lambda x=cwd_fd: os.fchdir(x)) if cwd_fd is not None else None
+        kw = {'pass_fds': (f,) if f is not None else (), 'preexec_fn': pre,
+              'capture_output': True, 'text': True}
+        ms = subprocess.run([binary, 'stat'] + cols + [path], **kw)
+        fm = subprocess.run(['findmnt'] + cols + ['-T', path], **kw)
+        t.check('kept stat: a link to a file still named, covered: stat %s' % path,
+                ms.returncode == 0 and ms.stdout.split() == want_ms and
+                fm.stdout.split() == want_fm,
+                'stat rc %d %r %r; findmnt %r' % (ms.returncode, ms.stdout, ms.stderr,
+                                                 fm.stdout))
+
+
 def show_kept_paths(t, binary, d, snap, mi):
     """README's kept show difference, held to exactly what it says: show
     takes -M, -T and a MOUNTPOINT as the saved table's text, so a path
@@ -6323,6 +6462,7 @@ def target_lookups_inner(binary, base):
                             cwd=d, ms_cmd=ms)
         stat_kept(t, binary, d)
         stat_detached(t, binary, d)
+        stat_text_walk(t, binary, d)
         # a tmpfs whose source is the empty string (mount(2) takes it)
         e = p('empty')
         os.makedirs(e)

@@ -2,6 +2,7 @@
 /* mntsnap list / mntsnap stat */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1687,6 +1688,151 @@ static bool on_kernel_internal(const char *path)
 }
 
 /*
+ * The file statx finds at path (symlinks followed, AT_NO_AUTOMOUNT as
+ * stat's own lookup): its device, inode and mount. The buffer is the
+ * kernel's struct statx (stx_mask at 0, stx_ino at 32, stx_dev_major and
+ * _minor at 136, stx_mnt_id at 144: libc headers may not name them).
+ * Both mount id kinds are asked for; the kernel fills one (the unique
+ * one from 6.8), the same for every path asked, or none before 5.8.
+ */
+struct file_key {
+	uint32_t dev[2];
+	uint64_t ino, mnt;
+};
+
+static int file_key_at(const char *path, struct file_key *ret)
+{
+	uint64_t buf[32] = { 0 };
+	uint32_t mask;
+
+	if (syscall(SYS_statx, AT_FDCWD, path, AT_NO_AUTOMOUNT, 0x100U | 0x1000U | 0x4000U, buf))
+		return -errno;
+	memcpy(&mask, buf, sizeof(mask));
+	if (!(mask & 0x100U))
+		return -EOPNOTSUPP;
+	memcpy(&ret->ino, (const char *)buf + 32, sizeof(ret->ino));
+	memcpy(ret->dev, (const char *)buf + 136, sizeof(ret->dev));
+	ret->mnt = 0;
+	if (mask & (0x1000U | 0x4000U))
+		memcpy(&ret->mnt, (const char *)buf + 144, sizeof(ret->mnt));
+	return 0;
+}
+
+/*
+ * Does path's text, resolved as findmnt resolves it (realpath(3): the
+ * working directory's path for a relative one, links by their text),
+ * name the file the kernel's lookup of path lands on, through the same
+ * mount? Not when realpath fails (a magic link whose text is "... (deleted)",
+ * a working directory removed: getcwd() fails) or its path leads
+ * elsewhere (the working directory's path once a mount covers it).
+ */
+static bool text_names_file(const char *path)
+{
+	struct file_key a, b;
+	char *rp;
+	bool same;
+
+	if (file_key_at(path, &a))
+		return true; /* nothing to compare: stat's own answer stands */
+	rp = realpath(path, NULL);
+	if (!rp)
+		return false;
+	same = !file_key_at(rp, &b) && a.ino == b.ino && a.dev[0] == b.dev[0] &&
+	       a.dev[1] == b.dev[1] && a.mnt == b.mnt;
+	free(rp);
+	return same;
+}
+
+#define PROC_MAGIC 0x9fa0
+/* the kernel's d_path() of a file no name leads to any more (unlinked) */
+#define DELETED_TAIL " (deleted)"
+/* symlinks followed into another text at most (the kernel's 40, less) */
+#define MAGIC_DEPTH 8
+
+static bool via_named_magic_link(const char *path, int depth);
+
+/*
+ * Is path itself (not followed) a symlink? Then: a magic link of procfs
+ * (/proc/PID/fd/N, cwd, root, exe: its text an absolute path, where
+ * procfs's plain links, /proc/self or /proc/mounts, are relative) to a
+ * file that still has a name (its text not "... (deleted)"), or a plain
+ * link whose text leads through one.
+ */
+static bool named_magic_link(const char *path, int depth)
+{
+	const size_t tail = sizeof(DELETED_TAIL) - 1;
+	char buf[PATH_MAX], *next = NULL, *slash;
+	struct statfs sf;
+	struct stat st;
+	bool proc, r;
+	ssize_t n;
+	int fd;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+		return false;
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	proc = !fstatfs(fd, &sf) && sf.f_type == PROC_MAGIC;
+	close(fd);
+	if (proc && buf[0] == '/')
+		return !((size_t)n >= tail && !strcmp(buf + n - tail, DELETED_TAIL));
+	if (depth >= MAGIC_DEPTH)
+		return false;
+	/* a link's relative text goes on from its own directory */
+	slash = strrchr(path, '/');
+	if (buf[0] == '/' || !slash)
+		next = strdup(buf);
+	else if (asprintf(&next, "%.*s/%s", (int)(slash - path), path, buf) < 0)
+		next = NULL;
+	r = next && via_named_magic_link(next, depth + 1);
+	free(next);
+	return r;
+}
+
+/*
+ * Does the kernel's lookup of path go through a magic link to a file
+ * that still has a name (named_magic_link())? Each component is looked
+ * at where that lookup reaches it: path up to it, not followed.
+ */
+static bool via_named_magic_link(const char *path, int depth)
+{
+	size_t len = strlen(path);
+	char *p = strdup(path);
+	bool found = false;
+
+	for (size_t i = 1; p && i <= len && !found; i++) {
+		char c = p[i];
+
+		if ((c && c != '/') || p[i - 1] == '/')
+			continue;
+		p[i] = '\0';
+		found = named_magic_link(p, depth);
+		p[i] = c;
+	}
+	free(p);
+	return found;
+}
+
+/*
+ * stat PATH found the mount the file PATH reaches: is it findmnt -T's
+ * answer to give instead, by PATH's text? When that text, resolved as
+ * findmnt resolves it, names no file or another (text_names_file()),
+ * except through a magic link to a file still named: stat prints the
+ * mount such a link reaches, where it may be covered (README, kept). A
+ * text that names the file keeps stat's mount too: the top one of a
+ * stack, and the covering one of an a/m/x whose a was mounted over.
+ */
+static bool stat_wants_text(const char *path)
+{
+	return !text_names_file(path) && !via_named_magic_link(path, 0);
+}
+
+/*
  * stat PATH where the mount PATH is on is in no table of ours (a detached
  * mount; one outside our root, a chroot's), or stat -N PID PATH where
  * PATH cannot be opened in the task: findmnt -T PATH's answer, its lookup
@@ -1757,8 +1903,13 @@ static const char stat_help[] =
 	"a chroot into a plain directory: nothing, exit 1); with -N (any PATH, for\n"
 	"a task's root that reaches no mount): nothing, exit 1. With -N and no\n"
 	"right to open /proc/PID/root (no ptrace access): PATH by its text in the\n"
-	"task's mountinfo, as findmnt -N PID -T PATH. A pipe, a socket\n"
-	"or another object of the kernel's own: an error. -N needs a procfs.\n"
+	"task's mountinfo, as findmnt -N PID -T PATH. With no -N, a PATH whose\n"
+	"text, resolved as findmnt resolves it (realpath), no longer names the\n"
+	"file it reaches (a magic link to a deleted file, . or .. in a removed\n"
+	"working directory or one a later mount covers) is answered by its text\n"
+	"too, but a magic link to a file still named gives the mount it is on,\n"
+	"covered or not. A pipe, a socket or another object of the kernel's\n"
+	"own: an error. -N needs a procfs.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
@@ -1973,9 +2124,17 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 			cli_target_close(ns);
 			return stat_other_ns(what, pid);
 		}
-		/* on no mount of our table (the path exists): by its text */
-		if (!ns && (r == -EXDEV || (r == -ENOENT && access(what, F_OK) == 0)))
+		/*
+		 * on no mount of our table (the path exists), or its text leads
+		 * elsewhere through no named magic link: by its text, as findmnt
+		 */
+		if (!ns && !r && stat_wants_text(what)) {
+			mntsnap_snapshot_free(snap);
+			snap = NULL;
 			r = stat_by_text(loc, NULL, what, &snap);
+		} else if (!ns && (r == -EXDEV || (r == -ENOENT && access(what, F_OK) == 0))) {
+			r = stat_by_text(loc, NULL, what, &snap);
+		}
 		/* -N's task's root is closed to us: its mountinfo text, as findmnt -N's */
 		if (ns && r == -EACCES && task_root_denied(t.pid))
 			r = stat_by_text(loc, ns, what, &snap);
