@@ -1604,22 +1604,57 @@ static int stat_old_id(struct mntsnap_ns *ns, uint32_t old, struct mntsnap_snaps
 }
 
 /*
- * The unique id of the mount path is on: statx STATX_MNT_ID_UNIQUE
- * (Linux 6.8), AT_NO_AUTOMOUNT as stat's own lookup. The buffer is the
- * kernel's struct statx (256 bytes, stx_mask at 0, stx_mnt_id at 144):
- * libc headers may not name the field yet.
+ * The file statx finds at path (symlinks followed, AT_NO_AUTOMOUNT as
+ * stat's own lookup): its device, inode and mount. The buffer is the
+ * kernel's struct statx (256 bytes; libc headers may not name the mount
+ * id fields yet). Both mount id kinds are asked for: the kernel fills
+ * one (the unique one from 6.8, its bit in the mask), the same for every
+ * path asked, or none before 5.8.
  */
-static int path_unique_id(const char *path, uint64_t *ret)
+#define STX_INO_BIT 0x100U	     /* STATX_INO */
+#define STX_MNT_ID_BIT 0x1000U	     /* STATX_MNT_ID, Linux 5.8 */
+#define STX_MNT_ID_UNIQUE_BIT 0x4000U /* STATX_MNT_ID_UNIQUE, Linux 6.8 */
+#define STX_OFF_INO 32		     /* stx_ino */
+#define STX_OFF_DEV 136		     /* stx_dev_major, stx_dev_minor */
+#define STX_OFF_MNT_ID 144	     /* stx_mnt_id */
+
+struct file_key {
+	uint32_t dev[2];
+	uint64_t ino, mnt;
+	bool unique; /* mnt is a unique mount id */
+};
+
+static int file_key_at(const char *path, struct file_key *ret)
 {
 	uint64_t buf[32] = { 0 };
 	uint32_t mask;
 
-	if (syscall(SYS_statx, AT_FDCWD, path, AT_NO_AUTOMOUNT, 0x4000U, buf))
+	if (syscall(SYS_statx, AT_FDCWD, path, AT_NO_AUTOMOUNT,
+		    STX_INO_BIT | STX_MNT_ID_BIT | STX_MNT_ID_UNIQUE_BIT, buf))
 		return -errno;
 	memcpy(&mask, buf, sizeof(mask));
-	if (!(mask & 0x4000U))
+	if (!(mask & STX_INO_BIT))
 		return -EOPNOTSUPP;
-	memcpy(ret, (const char *)buf + 144, sizeof(*ret));
+	memcpy(&ret->ino, (const char *)buf + STX_OFF_INO, sizeof(ret->ino));
+	memcpy(ret->dev, (const char *)buf + STX_OFF_DEV, sizeof(ret->dev));
+	ret->mnt = 0;
+	if (mask & (STX_MNT_ID_BIT | STX_MNT_ID_UNIQUE_BIT))
+		memcpy(&ret->mnt, (const char *)buf + STX_OFF_MNT_ID, sizeof(ret->mnt));
+	ret->unique = mask & STX_MNT_ID_UNIQUE_BIT;
+	return 0;
+}
+
+/* The unique id of the mount path is on (statx, Linux 6.8). */
+static int path_unique_id(const char *path, uint64_t *ret)
+{
+	struct file_key k;
+	int r = file_key_at(path, &k);
+
+	if (r)
+		return r;
+	if (!k.unique)
+		return -EOPNOTSUPP;
+	*ret = k.mnt;
 	return 0;
 }
 
@@ -1688,37 +1723,6 @@ static bool on_kernel_internal(const char *path)
 }
 
 /*
- * The file statx finds at path (symlinks followed, AT_NO_AUTOMOUNT as
- * stat's own lookup): its device, inode and mount. The buffer is the
- * kernel's struct statx (stx_mask at 0, stx_ino at 32, stx_dev_major and
- * _minor at 136, stx_mnt_id at 144: libc headers may not name them).
- * Both mount id kinds are asked for; the kernel fills one (the unique
- * one from 6.8), the same for every path asked, or none before 5.8.
- */
-struct file_key {
-	uint32_t dev[2];
-	uint64_t ino, mnt;
-};
-
-static int file_key_at(const char *path, struct file_key *ret)
-{
-	uint64_t buf[32] = { 0 };
-	uint32_t mask;
-
-	if (syscall(SYS_statx, AT_FDCWD, path, AT_NO_AUTOMOUNT, 0x100U | 0x1000U | 0x4000U, buf))
-		return -errno;
-	memcpy(&mask, buf, sizeof(mask));
-	if (!(mask & 0x100U))
-		return -EOPNOTSUPP;
-	memcpy(&ret->ino, (const char *)buf + 32, sizeof(ret->ino));
-	memcpy(ret->dev, (const char *)buf + 136, sizeof(ret->dev));
-	ret->mnt = 0;
-	if (mask & (0x1000U | 0x4000U))
-		memcpy(&ret->mnt, (const char *)buf + 144, sizeof(ret->mnt));
-	return 0;
-}
-
-/*
  * Does path's text, resolved as findmnt resolves it (realpath(3): the
  * working directory's path for a relative one, links by their text),
  * name the file the kernel's lookup of path lands on, through the same
@@ -1743,7 +1747,6 @@ static bool text_names_file(const char *path)
 	return same;
 }
 
-#define PROC_MAGIC 0x9fa0
 /* the kernel's d_path() of a file no name leads to any more (unlinked) */
 #define DELETED_TAIL " (deleted)"
 /* symlinks followed into another text at most (the kernel's 40, less) */
@@ -1777,7 +1780,7 @@ static bool named_magic_link(const char *path, int depth)
 	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	proc = !fstatfs(fd, &sf) && sf.f_type == PROC_MAGIC;
+	proc = !fstatfs(fd, &sf) && sf.f_type == CLI_PROC_SUPER_MAGIC;
 	close(fd);
 	if (proc && buf[0] == '/')
 		return !((size_t)n >= tail && !strcmp(buf + n - tail, DELETED_TAIL));
