@@ -6819,7 +6819,9 @@ def stat_no_task_access(t, binary, base):
     """stat -N PID PATH by a caller that may not open /proc/PID/root:
     findmnt -N PID -T PATH reads the task's mountinfo and looks PATH up
     by its text; stat answers the same (a mount point, a file below it,
-    a plain directory, a missing path, /), in list and JSON form."""
+    a plain directory, a missing path, /), in list and JSON form. Of two
+    mounts stacked on PATH findmnt prints each; stat the top one (kept,
+    README: stat's stack rule), list -N PID -T PATH each."""
     if not shutil.which('setpriv'):
         print('SKIP stat -N without task access: no setpriv(1)')
         t.skipped += 1
@@ -6837,6 +6839,10 @@ def stat_no_task_access(t, binary, base):
         os.chmod(a, 0o755)
         os.makedirs(os.path.join(d, 'plain'))
         open(os.path.join(a, 'f'), 'w').close()
+        st = os.path.join(d, 'st')
+        os.makedirs(st)
+        for name in ('noacc-lower', 'noacc-upper'):
+            subprocess.run(['mount', '-t', 'tmpfs', name, st], check=True)
         sleeper = subprocess.Popen(['sleep', '60'])
         pid = str(sleeper.pid)
         for who, pre in NO_ACCESS_CALLERS:
@@ -6860,6 +6866,14 @@ def stat_no_task_access(t, binary, base):
                     t.check('stat -N PID without task access (%s): %s %s'
                             % (who, ' '.join(args), path), same,
                             'findmnt %r\n  mntsnap %r' % (fm, ms))
+            args = ['-r', '-n', '-o', 'SOURCE']
+            fm = run(pre + ['findmnt', '-N', pid] + args + ['-T', st])
+            ls = run(pre + [binary, 'list', '-N', pid] + args + ['-T', st])
+            ms = run(pre + [binary, 'stat', '-N', pid] + args + [st])
+            t.check('stat -N PID without task access (%s), a stack (kept: the top one)' % who,
+                    fm == ls == (0, b'noacc-lower\nnoacc-upper\n', b'') and
+                    ms == (0, b'noacc-upper\n', b''),
+                    'findmnt %r\n  list %r\n  stat %r' % (fm, ls, ms))
     finally:
         if sleeper:
             sleeper.kill()
@@ -7704,6 +7718,23 @@ def stat_options(t, binary):
         fstab_same(t, 'stat -T %s' % p, ['-T', p], [binary, 'stat', '-T', p])
         stat_first_source(t, binary, p)
     stat_target_and_path(t, binary)
+    stat_two_tasks(t, binary)
+
+
+def stat_two_tasks(t, binary):
+    """findmnt -N A -N B -T PATH reads both tasks' tables, one after the
+    other: stat refuses a second -N (README: another table), exit 2,
+    naming the list that does it, and that list prints findmnt's."""
+    me, parent = str(os.getpid()), str(os.getppid())
+    for pids in ((me, parent), (me, me)):
+        for p in ('/', '/proc'):
+            args = ['-N', pids[0], '-N', pids[1]]
+            r, out, err = run([binary, 'stat'] + args + [p])
+            t.check('stat %s %s (kept: refused)' % (' '.join(args), p),
+                    r == 2 and not out and b'a second -N' in err and
+                    b'mntsnap list -N PID -N PID -T PATH' in err, err.decode(errors='replace'))
+            fstab_same(t, 'list, as stat names it', args + ['-T', p],
+                       [binary, 'list'] + args + ['-T', p])
 
 
 def stat_target_and_path(t, binary):

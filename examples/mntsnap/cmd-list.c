@@ -1906,13 +1906,13 @@ static const char stat_help[] =
 	"a chroot into a plain directory: nothing, exit 1); with -N (any PATH, for\n"
 	"a task's root that reaches no mount): nothing, exit 1. With -N and no\n"
 	"right to open /proc/PID/root (no ptrace access): PATH by its text in the\n"
-	"task's mountinfo, as findmnt -N PID -T PATH. With no -N, a PATH whose\n"
-	"text, resolved as findmnt resolves it (realpath), no longer names the\n"
-	"file it reaches (a magic link to a deleted file, . or .. in a removed\n"
-	"working directory or one a later mount covers) is answered by its text\n"
-	"too, but a magic link to a file still named gives the mount it is on,\n"
-	"covered or not. A pipe, a socket or another object of the kernel's\n"
-	"own: an error. -N needs a procfs.\n"
+	"task's mountinfo, as findmnt -N PID -T PATH (of a stack, the top mount).\n"
+	"With no -N, a PATH whose text, resolved as findmnt resolves it\n"
+	"(realpath), no longer names the file it reaches (a magic link to a\n"
+	"deleted file, . or .. in a removed working directory or one a later\n"
+	"mount covers) is answered by its text too, but a magic link to a file\n"
+	"still named gives the mount it is on, covered or not. A pipe, a socket\n"
+	"or another object of the kernel's own: an error. -N needs a procfs.\n"
 	"Printed as a list by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID (a PATH\n"
 	"        resolves in the target, symlinks included, without leaving its root)\n"
@@ -1923,7 +1923,8 @@ static const char stat_help[] =
 	"-e, --evaluate: SOURCE as list's options print it. Refused (exit 2):\n"
 	"-f with -S NAME and no -t or -O, findmnt's lookup of NAME alone (its\n"
 	"first mount wherever it is, PATH not applied: mntsnap list -f -S NAME);\n"
-	"with -t, -O or -S MAJ:MIN alone, -f applies to PATH's mount.\n";
+	"with -t, -O or -S MAJ:MIN alone, -f applies to PATH's mount. A second\n"
+	"-N: findmnt reads each task's table (mntsnap list -N PID -N PID -T PATH).\n";
 
 /*
  * findmnt -T PATH's options that select other mounts than the one stat
@@ -2066,6 +2067,11 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 			cli_version(stdout);
 			return 0;
 		}
+		if ((c == 'N' || c == OPT_PID) && t.pid)
+			/* findmnt -N A -N B: both tasks' tables, one after the other */
+			return cli_fail(0, "stat: a second -N applies to list only: another "
+					   "table (mntsnap list -N PID -N PID -T PATH) "
+					   "(see mntsnap stat --help)");
 		if (c == 'N' || c == OPT_PID)
 			r = cli_target_set(&t, "--pid", optarg);
 		else if (c == OPT_NS)
