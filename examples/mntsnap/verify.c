@@ -430,8 +430,9 @@ static void check_systemd(struct vfy *v)
 	if (!stat("/run/systemd/systemd-units-load", &a) && !stat(FSTAB_PATH, &b) &&
 	    (a.st_mtim.tv_sec < b.st_mtim.tv_sec ||
 	     (a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec < b.st_mtim.tv_nsec)))
-		warn_(v, ul_gettext("your fstab has been modified, but systemd still uses the old version;\n"
-			 "       use 'systemctl daemon-reload' to reload"));
+		warn_(v, ul_gettext("your fstab has been modified, but systemd still uses "
+				    "the old version;\n"
+				    "       use 'systemctl daemon-reload' to reload"));
 }
 
 int fstab_verify(const struct fstab_args *a, const struct fstab *t)
