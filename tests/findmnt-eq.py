@@ -112,6 +112,16 @@ KOI8-R, ISO-8859-7's holes, EUC-JP's double-width and 3-byte characters,
 BIG5's second byte that is a backslash), the ASCII tree outside UTF-8,
 and findmnt's setlocale(LC_ALL, "") rule for mixed or missing categories.
 
+Translations (gettext): findmnt's words through its catalogue (text domain
+"util-linux": Debian's util-linux-locales, installed or its .deb fetched
+and unpacked here; skipped without it), bound over /usr/share/locale in a
+private namespace, under fr_FR.UTF-8, de_DE.UTF-8, ja_JP.UTF-8 and
+ja_JP.EUC-JP (localedef, a LOCPATH of the test's own) and with LANGUAGE,
+LC_MESSAGES and LANG apart: -x's report (fstabs that print each of its
+messages) and summary, -p's ACTION, --list-columns against findmnt -h's
+descriptions, error messages (bad numbers, unreadable files, unknown
+columns, a poll column without -p, a bad direction, a parse error).
+
 btrfs subvolumes (btrfs_subvols): -f SOURCE, -S, -d backward, a SOURCE
 with a MOUNTPOINT, -C, -J, a UUID= tag, on a btrfs on a loop device
 mounted as a subvolume, the top volume and a nested subvolume (libmount's
@@ -8245,9 +8255,12 @@ def locale_inner(binary, base):
             rb, b, eb = run([binary, 'list'] + args, env)
             if '--output-all' in cols:   # TID is each reader's own pid: the names
                 a, b = a.split(b'\n')[0], b.split(b'\n')[0]
-            if ra == 1 and b'unknown column' in ea:
-                # findmnt's error status is 1, mntsnap's 2 (README's kept list)
-                why = '' if rb == 2 and b'unknown column' in eb and not b else \
+            if ra == 1 and ea and not a:
+                # findmnt's error status is 1, mntsnap's 2 (README's kept list);
+                # its words ("unknown column: id", or its catalogue's) after
+                # mntsnap's "list: "
+                words = ea.rstrip(b'\n').split(b': ', 1)[-1]
+                why = '' if rb == 2 and eb.endswith(b' list: ' + words + b'\n') and not b else \
                     'findmnt refuses %r, mntsnap %d %r %r' % (ea, rb, b, eb)
             else:
                 why = exact('json' if '-J' in cols else 'text', a, b) if ra == rb else (
@@ -8287,6 +8300,224 @@ def locale_inner(binary, base):
     return 0
 
 
+# findmnt's messages through gettext (text domain "util-linux"): both
+# programs under util-linux's catalogue (Debian's util-linux-locales,
+# installed or its .deb unpacked here), bound over /usr/share/locale in
+# this part's private namespace only, so no other part sees a catalogue
+# the machine lacks. (name, locale source, charmap, catalogue's language)
+GETTEXT_LOCALES = [('fr_FR.UTF-8', 'fr_FR', 'UTF-8'), ('de_DE.UTF-8', 'de_DE', 'UTF-8'),
+                   ('ja_JP.UTF-8', 'ja_JP', 'UTF-8'), ('ja_JP.EUC-JP', 'ja_JP', 'EUC-JP')]
+GETTEXT_LANGS = ('fr', 'de', 'ja')
+
+
+def gettext_catalogue(base):
+    """A directory holding LANG/LC_MESSAGES/util-linux.mo for GETTEXT_LANGS
+    (the machine's, else util-linux-locales' .deb fetched and unpacked
+    into base), or None."""
+    have = '/usr/share/locale/%s/LC_MESSAGES/util-linux.mo'
+    if all(os.path.exists(have % l) for l in GETTEXT_LANGS):
+        return '/usr/share/locale'
+    if not shutil.which('apt-get') or not shutil.which('dpkg-deb'):
+        return None
+    d = os.path.join(base, 'deb')
+    os.makedirs(d)
+    subprocess.run(['apt-get', 'download', 'util-linux-locales'], cwd=d, capture_output=True)
+    debs = [f for f in os.listdir(d) if f.endswith('.deb')]
+    if not debs or subprocess.run(['dpkg-deb', '-x', os.path.join(d, debs[0]),
+                                   os.path.join(d, 'x')]).returncode:
+        return None
+    got = os.path.join(d, 'x', 'usr', 'share', 'locale')
+    return got if all(os.path.exists(os.path.join(got, l, 'LC_MESSAGES', 'util-linux.mo'))
+                      for l in GETTEXT_LANGS) else None
+
+
+def gettext_fstabs(base):
+    """fstabs whose -x reports print each of findmnt's verify messages:
+    (name, path, extra -x options)."""
+    d = os.path.join(base, 'vfy')
+    for sub in ('a', 'a/b', 'mnt', 'srcdir'):
+        os.makedirs(os.path.join(d, sub), exist_ok=True)
+    afile = os.path.join(d, 'afile')
+    open(afile, 'w').close()
+    blank = os.path.join(d, 'blank.img')
+    with open(blank, 'wb') as fh:
+        fh.truncate(1 << 20)
+    img = os.path.join(d, 'ext4.img')
+    with open(img, 'wb') as fh:
+        fh.truncate(4 << 20)
+    ext4 = shutil.which('mkfs.ext4') and not subprocess.run(
+        ['mkfs.ext4', '-q', '-F', img], capture_output=True).returncode
+    blk = os.path.join(d, 'blk')
+    made = not subprocess.run(['mknod', blk, 'b', '7', '250'], capture_output=True).returncode
+    m = os.path.join(d, 'mnt')
+    lines = [
+        # the order: twice, and a target before the one it lies under
+        'tmpfs %s tmpfs defaults 0 0' % m, 'tmpfs %s tmpfs noauto 0 0' % m,
+        'tmpfs %s/a/b tmpfs defaults 0 0' % d, 'tmpfs %s/a tmpfs defaults 0 0' % d,
+        # targets: not canonical, missing (with and without noauto), a file
+        'tmpfs %s/a/../mnt tmpfs defaults 0 0' % d,
+        'tmpfs %s/nowhere tmpfs defaults 0 0' % d, 'tmpfs %s/nowhere2 tmpfs noauto 0 0' % d,
+        '%s %s ext4 defaults 0 0' % (blank, afile),
+        # sources: a tag nobody has, an unknown tag, a missing path, a
+        # directory, a character device, a block device with nothing on it
+        'LABEL=mntsnap-no-such-label %s ext4 defaults 0 0' % m,
+        'LABEL=mntsnap-no-such-label2 %s ext4 noauto 0 0' % m,
+        'NOSUCHTAG=x %s ext4 defaults 0 0' % m,
+        '/dev/mntsnap-nonexistent %s ext4 defaults 0 0' % m,
+        '%s/srcdir %s ext4 defaults 0 0' % (d, m),
+        '/dev/null %s ext4 defaults 0 0' % m,
+        # options, and types: none, unknown to the kernel, auto, nothing on disk
+        'tmpfs %s tmpfs ro,noexec,size=1m,user,x-mntsnap=1 0 0' % m,
+        'tmpfs %s none defaults 0 0' % m,
+        '%s %s mntsnapfs defaults 0 0' % (blank, m),
+        '%s %s auto defaults 0 0' % (blank, m),
+        # swap areas: a bad discard policy, a bad priority
+        '%s none swap discard=never,pri=x1 0 0' % blank,
+        '%s none swap discard=once,pri=-3 0 0' % blank,
+        # the root's passno
+        'tmpfs / tmpfs defaults 0 2',
+        'this line is broken',
+    ]
+    if made:
+        lines.append('%s %s ext4 defaults 0 0' % (blk, m))
+    if ext4:   # an ext4 (a regular file): its type, another type
+        lines += ['%s %s ext4 defaults 0 0' % (img, m), '%s %s xfs defaults 0 0' % (img, m)]
+    out = []
+    for name, body in (('all', lines), ('clean', ['tmpfs %s tmpfs defaults 0 0' % m]),
+                       ('one-each', ['tmpfs %s tmpfs defaults 0 0' % m,
+                                     'tmpfs %s tmpfs defaults 0 0' % m, 'broken',
+                                     'tmpfs %s/nowhere tmpfs noauto 0 0' % d])):
+        path = os.path.join(d, name + '.fstab')
+        with open(path, 'w') as fh:
+            fh.write('\n'.join(body) + '\n')
+        out.append((name, path))
+    return out
+
+
+def help_columns(text):
+    """findmnt -h's column list, whatever its heading's language: NAME -> description."""
+    cols = {}
+    for line in text.splitlines():
+        m = re.match(r'^ {0,12}([A-Z][A-Z:%-]*[A-Z%]|ID)  (\S.*)$', line)
+        if m:
+            cols[m.group(1)] = m.group(2)
+    return cols
+
+
+def gettext_inner(binary, base):
+    """In a private mount namespace already: util-linux's catalogue bound
+    over /usr/share/locale (with the machine's libc.mo, strerror()'s
+    words), then findmnt and mntsnap under each of GETTEXT_LOCALES and
+    environments that pick LC_MESSAGES and LANGUAGE apart: -x's report and
+    summary, -p's ACTION, --list-columns' descriptions, error messages.
+    Prints the tally as JSON on its last line."""
+    t = Tally()
+    cat = gettext_catalogue(base)
+    if not cat:
+        print('SKIP gettext: no util-linux catalogue (Debian: util-linux-locales, '
+              'installed or its .deb from apt-get download)')
+        t.skipped += 1
+        print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+        return 0
+    share = os.path.join(base, 'share-locale')
+    for lang in GETTEXT_LANGS:
+        dst = os.path.join(share, lang, 'LC_MESSAGES')
+        os.makedirs(dst)
+        libc = '/usr/share/locale/%s/LC_MESSAGES/libc.mo' % lang
+        if os.path.exists(libc):
+            shutil.copy(libc, dst)
+        shutil.copy(os.path.join(cat, lang, 'LC_MESSAGES', 'util-linux.mo'), dst)
+    loc = os.path.join(base, 'loc')
+    os.makedirs(loc)
+    built = []
+    for name, src, cmap in GETTEXT_LOCALES:
+        subprocess.run(['localedef', '-i', src, '-f', cmap, os.path.join(loc, name)],
+                       capture_output=True)
+        r = subprocess.run(['locale', 'charmap'], capture_output=True, text=True,
+                           env={'LOCPATH': loc, 'LC_ALL': name, 'PATH': os.environ['PATH']})
+        if r.stdout.strip() == cmap:
+            built.append(name)
+        else:
+            print('SKIP gettext %s: localedef, its source or charmap missing here' % name)
+            t.skipped += 1
+    subprocess.run(['mount', '--bind', share, '/usr/share/locale'], check=True)
+    plain = {k: v for k, v in os.environ.items()
+             if not k.startswith('LC_') and k not in ('LANG', 'LANGUAGE')}
+    plain['LOCPATH'] = loc
+    envs = [('LC_ALL=' + n, dict(plain, LC_ALL=n)) for n in built]
+    if 'de_DE.UTF-8' in built and 'fr_FR.UTF-8' in built:
+        # LANGUAGE over LC_MESSAGES (not in C); LC_MESSAGES alone, its
+        # words in LC_CTYPE's ASCII; LC_MESSAGES over LANG
+        envs += [('LANG=de_DE.UTF-8 LANGUAGE=fr', dict(plain, LANG='de_DE.UTF-8', LANGUAGE='fr')),
+                 ('LC_ALL=C LANGUAGE=fr', dict(plain, LC_ALL='C', LANGUAGE='fr')),
+                 ('LANG=C LC_MESSAGES=fr_FR.UTF-8', dict(plain, LANG='C',
+                                                         LC_MESSAGES='fr_FR.UTF-8')),
+                 ('LANG=fr_FR.UTF-8 LC_MESSAGES=de_DE.UTF-8',
+                  dict(plain, LANG='fr_FR.UTF-8', LC_MESSAGES='de_DE.UTF-8'))]
+    # the catalogue loads: findmnt's words are not its English
+    if 'fr_FR.UTF-8' in built:
+        _, o, _ = run(['findmnt', '-h'], dict(plain, LC_ALL='fr_FR.UTF-8'))
+        t.check('gettext: findmnt speaks French here', b'Find a (mounted)' not in o, short(repr(o)))
+    fstabs = gettext_fstabs(base)
+    blk = blkid_or_skip(t, binary, fstabs[0][1], 'gettext -x')
+    _, fh, _ = run(['findmnt', '-h'], dict(plain, LC_ALL='C'))
+    fm_c = help_columns(fh.decode())
+    _, o, _ = run([binary, 'list', '--list-columns'], dict(plain, LC_ALL='C'))
+    ms_c = dict(l.split(None, 1) for l in o.decode().splitlines())
+    for label, env in envs:
+        # -x: every message kind, the summary's plurals, the success line
+        for name, path in fstabs if blk else ():
+            for args in (['-x'], ['-x', '--verbose']):
+                ra, a, ea = run(['findmnt', '-s', '-F', path] + args, env)
+                rb, b, eb = run([binary, 'list', '-s', '-F', path] + args, env)
+                why = '' if (ra, a, norm_err(ea)) == (rb, b, norm_err(eb)) else short(
+                    'exit %d/%d\nfindmnt %r %r\nmntsnap %r %r' % (ra, rb, a, ea, b, eb), 1500)
+                t.check('gettext %s %s %s' % (label, name, ' '.join(args)), not why, why)
+        # --list-columns: findmnt -h's description of each of its columns
+        _, fh, _ = run(['findmnt', '-h'], env)
+        fm = help_columns(fh.decode('utf-8', 'surrogateescape'))
+        rc, o, _ = run([binary, 'list', '--list-columns'], env)
+        ms = dict(l.split(None, 1) if ' ' in l else (l, '')
+                  for l in o.decode('utf-8', 'surrogateescape').splitlines())
+        if fm == fm_c:   # findmnt in English: mntsnap's English (its remarks too)
+            fm = {c: ms_c.get(c) for c in fm}
+        bad = ['%s: findmnt %r, mntsnap %r' % (c, d, ms.get(c)) for c, d in sorted(fm.items())
+               if ms.get(c) != d]
+        t.check('gettext %s --list-columns: findmnt -h\'s descriptions (%d)' % (label, len(fm)),
+                rc == 0 and len(fm) >= 27 and not bad, short('\n'.join(bad), 1500))
+        # errors: the same stderr, the program's name aside ...
+        for args in (['-N', 'abc'], ['-N', '99999999999'], ['-p', '-w', 'x'],
+                     ['-w', '99999999999', '-p'], ['-F', os.path.join(base, 'nonexistent')],
+                     ['-F', base], ['-s', '-F', os.path.join(base, 'nonexistent')]):
+            ra, _, ea = run(['findmnt'] + args, env)
+            rb, _, eb = run([binary, 'list'] + args, env)
+            why = '' if norm_err(ea) == norm_err(eb) and ea else 'findmnt %r\nmntsnap %r' % (ea, eb)
+            t.check('gettext %s error %s' % (label, ' '.join(args)), not why, why)
+        # ... or, after mntsnap's "list: ", findmnt's words
+        for args in (['-o', 'TARGET,NOSUCH'], ['-o', 'TARGET,ACTION'], ['-d', 'upward'],
+                     ['-p', '-w', '0', '-o', 'ACTION,NOSUCH'],
+                     ['-s', '-F', fstabs[2][1], '-o', 'TARGET']):
+            ra, _, ea = run(['findmnt'] + args, env)
+            rb, _, eb = run([binary, 'list'] + args, env)
+            words = ea.split(b'\n')[0].split(b': ', 1)[-1]
+            t.check('gettext %s error %s' % (label, ' '.join(args)),
+                    ea and words in eb, 'findmnt %r\nmntsnap %r' % (ea, eb))
+    # -p: ACTION in findmnt's words, each change's line
+    top = os.path.join(base, 'p')
+    os.makedirs(top)
+    subprocess.run(['mount', '-t', 'tmpfs', 'gt-top', top], check=True)
+    steps = ['mkdir -p a b && mount -t tmpfs gt-a a', 'mount -o remount,ro a',
+             'mount --move a b', 'umount b']
+    for label, env in envs:
+        poll_history(t, 'gettext %s' % label, binary,
+                     [['-p', '-o', 'ACTION,TARGET,SOURCE'], ['-p', '-r', '-o', 'ACTION,TARGET'],
+                      ['-p', '-P', '-o', 'ACTION,TARGET']], steps, env, top)
+    subprocess.run(['umount', '-R', top])
+    subprocess.run(['umount', '/usr/share/locale'])
+    print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
+    return 0
+
+
 def main():
     clear_ul_debug_env()
     if sys.argv[1] == '--live':
@@ -8313,6 +8544,8 @@ def main():
         return utab_order_inner(*sys.argv[2:4])
     if sys.argv[1] == '--locale':
         return locale_inner(*sys.argv[2:4])
+    if sys.argv[1] == '--gettext':
+        return gettext_inner(*sys.argv[2:4])
     if sys.argv[1] == '--tab-uuid':
         return tab_uuid_inner(*sys.argv[2:4])
     if sys.argv[1] == '--target-lookups':
@@ -8450,6 +8683,9 @@ def compare_all(binary, data):
     if only in 'locales':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-locale-') as base:
             private_ns_part(t, '--locale', binary, base, 'locales')
+    if only in 'gettext':
+        with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-gettext-') as base:
+            private_ns_part(t, '--gettext', binary, base, 'gettext')
     if only in 'kernel-tags-types':
         with tempfile.TemporaryDirectory(prefix='mntsnap-fmeq-kt-') as base:
             kernel_tags_types(t, binary, base)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "intl.h"
 #include "mntsnap-config.h"
 
 #ifndef MNTSNAP_HAVE_JSON
@@ -41,7 +42,7 @@ static int set_pid(struct cli_target *t, const char *val)
 	int r = cli_parse_findmnt_num(val, true, 0, UINT32_MAX, &n);
 
 	if (r) {
-		cli_fail(r == -ERANGE ? r : 0, "invalid TID argument: '%s'", val);
+		cli_fail_ul(r == -ERANGE ? r : 0, "%s: '%s'", ul_gettext("invalid TID argument"), val);
 		return -EINVAL;
 	}
 	if (!n || n > 0x7fffffff) {

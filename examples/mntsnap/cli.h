@@ -37,6 +37,20 @@ const char *cli_safe_getenv(const char *name);
 /* Print "mntsnap: <what>: <strerror(-err)>" to stderr and return CLI_EXIT_ERR. */
 int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * cli_fail() for one of findmnt's messages (fmt through ul_gettext(), see
+ * intl.h): the reason in findmnt's LC_MESSAGES, as its err() and warn()
+ * print it, not the process's "C".
+ */
+int cli_fail_ul(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * "mntsnap: CMD: " and fmt (one of findmnt's messages, one %s) with the
+ * len bytes of arg in its %s; CLI_EXIT_ERR
+ */
+int cli_fail_cmd(const char *cmd, const char *fmt, const char *arg, size_t len)
+	__attribute__((format(printf, 2, 0)));
+
 /* TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace). */
 struct cli_target {
 	long pid;

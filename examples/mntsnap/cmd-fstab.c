@@ -18,6 +18,7 @@
 
 #include "btrfs.h"
 #include "cli.h"
+#include "intl.h"
 #include "cmd-fstab.h"
 #include "fstab.h"
 #include "pathcache.h"
@@ -769,7 +770,7 @@ int fstab_list(struct fstab_args *a)
 				   "in the fstab format");
 	r = fstab_read_all(paths, names, a->npaths > 1 ? a->npaths : 1, &t, &failed);
 	if (r)
-		return cli_fail(r, "can't read %s", names[failed]);
+		return cli_fail_ul(r, ul_gettext("can't read %s"), names[failed]);
 	return fstab_list_table(a, &t);
 }
 

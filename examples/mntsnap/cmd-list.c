@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "intl.h"
 #include "cmd-fstab.h"
 #include "mi-clean.h"
 #include "tags.h"
@@ -282,8 +283,8 @@ static int parse_list(int argc, char **argv, struct list_args *a)
 			int e = cli_parse_findmnt_num(optarg, false, INT32_MIN, INT32_MAX, &ms);
 
 			if (e)
-				return cli_fail(e == -ERANGE ? e : 0, "invalid timeout argument: '%s'",
-						optarg),
+				return cli_fail_ul(e == -ERANGE ? e : 0, "%s: '%s'",
+						   ul_gettext("invalid timeout argument"), optarg),
 				       -EINVAL;
 			a->timeout_ms = (long)ms;
 			break;
@@ -664,9 +665,9 @@ static int tab_kind(int fd, const char *name)
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st))
-		return cli_fail(-errno, "can't read %s", name), -1;
+		return cli_fail_ul(-errno, ul_gettext("can't read %s"), name), -1;
 	if (S_ISDIR(st.st_mode))
-		return cli_fail(-EISDIR, "can't read %s", name), -1;
+		return cli_fail_ul(-EISDIR, ul_gettext("can't read %s"), name), -1;
 	/*
 	 * one that reads empty (/dev/null) is spooled, an empty table; any
 	 * other is read as it was, by readers bounded for one that never
@@ -1208,7 +1209,7 @@ static int list_mtab_files(struct list_args *a, struct fstab_args *fa)
 		else if (mi)
 			r = mtab_mountinfo(a, i, &snaps[i], &one);
 		else if ((r = fstab_read_all(&a->paths[i], &a->names[i], 1, &one, NULL)))
-			r = cli_fail(r, "can't read %s", a->names[i]);
+			r = cli_fail_ul(r, ul_gettext("can't read %s"), a->names[i]);
 		/* TID: a task's mountinfo file's rows that task's, none for other text */
 		a->tabtids[i] = mi ? tab_file_tid(a->paths[i]) : 0;
 		a->tabrows[i] = (long)one.n;

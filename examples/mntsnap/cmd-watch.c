@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "intl.h"
 #include "devroot.h"
 #include "columns.h"
 #include "fstab.h"
@@ -698,6 +699,7 @@ struct pcol {
 	unsigned char min_width, flags;
 	bool strict; /* never narrower than min_width (SCOLS_FL_STRICTWIDTH) */
 	const char *help; /* own columns: --list-columns' and list --help's text */
+	const char *fm_help; /* findmnt's description (its msgid) */
 };
 
 /*
@@ -709,11 +711,13 @@ struct pcol {
  */
 static const struct pcol own_cols[] = {
 	{ P_ACTION, NULL, "action", "ACTION", 10, 0, true,
-	  "action detected by -p/--poll (mount, umount, remount, move)" },
+	  "action detected by -p/--poll (mount, umount, remount, move)",
+	  UL_N_("action detected by --poll") },
 	{ P_OLD_TARGET, NULL, "old-target", "OLD-TARGET", 0, 0, false,
-	  "old mountpoint saved by -p/--poll (move, umount)" },
+	  "old mountpoint saved by -p/--poll (move, umount)", UL_N_("old mountpoint saved by --poll") },
 	{ P_OLD_OPTIONS, NULL, "old-options", "OLD-OPTIONS", 0, 0, false,
-	  "old mount options saved by -p/--poll (remount, umount)" },
+	  "old mount options saved by -p/--poll (remount, umount)",
+	  UL_N_("old mount options saved by --poll") },
 };
 
 void cli_poll_columns(FILE *f, bool help)
@@ -722,7 +726,8 @@ void cli_poll_columns(FILE *f, bool help)
 		if (help)
 			fprintf(f, "  %14s  %s\n", own_cols[i].header, own_cols[i].help);
 		else
-			fprintf(f, "%-14s %s\n", own_cols[i].header, own_cols[i].help);
+			fprintf(f, "%-14s %s\n", own_cols[i].header,
+				col_help_text(own_cols[i].help, own_cols[i].fm_help));
 	}
 }
 
@@ -810,7 +815,7 @@ static int pcol_add(struct poll_out *p, const char *name, size_t len)
 	}
 	c = col_find(name, len);
 	if (!c)
-		return cli_fail(0, "list: unknown column: %.*s", (int)len, name), -EINVAL;
+		return cli_fail_cmd("list", ul_gettext("unknown column: %s"), name, len), -EINVAL;
 	p->cols[p->ncols++] = (struct pcol){ P_LIST, c, c->name, c->header, c->min_width,
 					     c->flags };
 	p->need |= c->need;
@@ -926,13 +931,29 @@ static void old_options(struct obuf *b, const struct poll_out *p, const struct p
 	}
 }
 
+/*
+ * findmnt's ACTION in findmnt's words: its four names go through its
+ * catalogue ("montage" in French), anything else as it is
+ */
+static const char *poll_action_word(const char *name)
+{
+	static const char *const words[] = { UL_N_("mount"), UL_N_("umount"), UL_N_("remount"),
+					     UL_N_("move") };
+
+	for (size_t i = 0; name && i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(name, words[i]))
+			return ul_gettext(words[i]);
+	return name;
+}
+
 /* The raw value of column c for line l (nothing when it has none). */
 static void pcol_value(struct obuf *b, const struct poll_out *p, const struct pcol *c,
 		       const struct pline *l)
 {
 	switch (c->own) {
 	case P_ACTION:
-		ob_puts(b, l->e ? action_name(l->e) : mntsnap_watch_kind_name(l->kind));
+		ob_puts(b, poll_action_word(l->e ? action_name(l->e)
+						 : mntsnap_watch_kind_name(l->kind)));
 		break;
 	case P_OLD_TARGET: /* findmnt: for a move and an umount */
 		if (l->kind == MNTSNAP_WATCH_MOVE || l->kind == MNTSNAP_WATCH_UMOUNT)

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "intl.h"
 #include "fstab.h"
 #include "tags.h"
 #include "verscmp.h"
@@ -320,8 +321,10 @@ static int parse_buf(struct fstab *t, const char *name, char *buf, size_t len)
 		if (r < 0)
 			return r;
 		if (r) {
-			fprintf(stderr, "mntsnap: %s: parse error at line %u -- ignored\n", name,
-				lineno);
+			fputs("mntsnap: ", stderr);
+			fprintf(stderr, ul_gettext("%s: parse error at line %d -- ignored"), name,
+				(int)lineno);
+			fputc('\n', stderr);
 			t->nerrors++;
 		}
 		i = nl ? (size_t)(nl - buf) + 1 : len;

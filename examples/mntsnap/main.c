@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "intl.h"
 #include "columns.h"
 
 static const struct cli_cmd cmds[] = {
@@ -29,18 +30,48 @@ static const struct cli_cmd cmds[] = {
 	{ "supervise", "perform the mounts containers ask for, as a policy allows", cmd_supervise },
 };
 
+static int vfail(const char *reason, const char *fmt, va_list ap)
+{
+	fputs("mntsnap: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	if (reason)
+		fprintf(stderr, ": %s", reason);
+	fputc('\n', stderr);
+	return CLI_EXIT_ERR;
+}
+
 int cli_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
-	fputs("mntsnap: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	r = vfail(err ? strerror(err < 0 ? -err : err) : NULL, fmt, ap);
 	va_end(ap);
-	if (err)
-		fprintf(stderr, ": %s", strerror(err < 0 ? -err : err));
-	fputc('\n', stderr);
+	return r;
+}
+
+int cli_fail_cmd(const char *cmd, const char *fmt, const char *arg, size_t len)
+{
+	char *a = strndup(arg, len), *m = NULL;
+
+	if (a && asprintf(&m, fmt, a) < 0)
+		m = NULL;
+	cli_fail(0, "%s: %s", cmd, m ? m : fmt);
+	free(m);
+	free(a);
 	return CLI_EXIT_ERR;
+}
+
+int cli_fail_ul(int err, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(err ? ul_strerror(err < 0 ? -err : err) : NULL, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 /*
@@ -474,6 +505,7 @@ int main(int argc, char **argv)
 		setlocale(LC_CTYPE, ctype);
 	}
 	out_locale_init(&loc, env);
+	ul_text_init(env);
 	rc = dispatch(argc, argv, &loc);
 	if (env)
 		freelocale(env);

@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "cmd-fstab.h"
+#include "intl.h"
 #include "tags.h"
 
 struct vfy {
@@ -161,9 +162,9 @@ static void check_order(struct vfy *v, const struct fstab *t, size_t i)
 
 		if (n && !strncmp(n, tgt, len)) {
 			if (tgt[len] == '\0')
-				warn_(v, "target specified more than once");
+				warn_(v, ul_gettext("target specified more than once"));
 			else if (tgt[len] == '/')
-				err_(v, "wrong order: %s specified before %s", tgt, n);
+				err_(v, ul_gettext("wrong order: %s specified before %s"), tgt, n);
 		}
 	}
 }
@@ -177,30 +178,33 @@ static void check_target(struct vfy *v)
 	if (!cn)
 		return;
 	if (strcmp(cn, v->e->target))
-		warn_(v, "non-canonical target path (real: %s)", cn);
+		warn_(v, ul_gettext("non-canonical target path (real: %s)"), cn);
 	if (stat(cn, &st)) {
 		int e = errno;
 
+		char f[256];
+
 		if (get_option(v->e, "noauto", NULL, NULL) == 1)
-			err_(v, "unreachable on boot required target: %s", errstr(v, e));
+			err_(v, ul_gettext_m(f, sizeof(f), "unreachable on boot required target: %m"),
+			     errstr(v, e));
 		else
-			warn_(v, "unreachable target: %s", errstr(v, e));
+			warn_(v, ul_gettext_m(f, sizeof(f), "unreachable target: %m"), errstr(v, e));
 	} else if (!S_ISDIR(st.st_mode) && get_option(v->e, "bind", NULL, NULL) == 1) {
 		/* findmnt 2.38 says so for a non-directory without "bind" */
-		err_(v, "target is not a directory");
+		err_(v, ul_gettext("target is not a directory"));
 	} else {
-		ok_(v, "target exists");
+		ok_(v, ul_gettext("target exists"));
 	}
 }
 
 static void check_options(struct vfy *v)
 {
 	if (v->e->vfs_opts)
-		ok_(v, "VFS options: %s", v->e->vfs_opts);
+		ok_(v, ul_gettext("VFS options: %s"), v->e->vfs_opts);
 	if (v->e->fs_opts)
-		ok_(v, "FS options: %s", v->e->fs_opts);
+		ok_(v, ul_gettext("FS options: %s"), v->e->fs_opts);
 	if (v->e->user_opts)
-		ok_(v, "userspace options: %s", v->e->user_opts);
+		ok_(v, ul_gettext("userspace options: %s"), v->e->user_opts);
 }
 
 static void check_swaparea(struct vfy *v)
@@ -210,13 +214,13 @@ static void check_swaparea(struct vfy *v)
 
 	if (!get_option(v->e, "discard", &arg, &sz) && arg && strncmp(arg, "once", sz) &&
 	    strncmp(arg, "pages", sz))
-		err_(v, "unsupported swaparea discard policy: %s", arg);
+		err_(v, ul_gettext("unsupported swaparea discard policy: %s"), arg);
 	if (!get_option(v->e, "pri", &arg, &sz) && arg) {
 		const char *p = arg + (*arg == '-');
 
 		for (; p < arg + sz; p++)
 			if (!isdigit((unsigned char)*p)) {
-				err_(v, "failed to parse swaparea priority option");
+				err_(v, ul_gettext("failed to parse swaparea priority option"));
 				break;
 			}
 	}
@@ -230,12 +234,12 @@ static char *check_tag(struct vfy *v)
 
 	if (!src) {
 		if (get_option(v->e, "noauto", NULL, NULL) == 1)
-			err_(v, "unreachable on boot required source: %s=%s", v->e->tagname,
+			err_(v, ul_gettext("unreachable on boot required source: %s=%s"), v->e->tagname,
 			     v->e->tagval);
 		else
-			warn_(v, "unreachable: %s=%s", v->e->tagname, v->e->tagval);
+			warn_(v, ul_gettext("unreachable: %s=%s"), v->e->tagname, v->e->tagval);
 	} else {
-		ok_(v, "%s=%s translated to %s", v->e->tagname, v->e->tagval, src);
+		ok_(v, ul_gettext("%s=%s translated to %s"), v->e->tagname, v->e->tagval, src);
 	}
 	return src;
 }
@@ -258,20 +262,24 @@ static void check_source(struct vfy *v)
 		if (!src)
 			return;
 	} else if (!tags_parse(src, &t, &val) && stat(src, &st)) {
-		err_(v, "unsupported source tag: %s", src);
+		err_(v, ul_gettext("unsupported source tag: %s"), src);
 		goto done;
 	}
 	isbind = get_option(e, "bind", NULL, NULL) == 0;
 	if (pseudo_or_net(e)) {
-		ok_(v, "do not check %s source (pseudo/net)", src);
+		ok_(v, ul_gettext("do not check %s source (pseudo/net)"), src);
 	} else if (stat(src, &st)) {
-		warn_(v, "unreachable source: %s: %s", src, errstr(v, errno));
+		int err = errno;
+		char f[256];
+
+		warn_(v, ul_gettext_m(f, sizeof(f), "unreachable source: %s: %m"), src,
+		      errstr(v, err));
 	} else if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !isbind) {
-		warn_(v, "non-bind mount source %s is a directory or regular file", src);
+		warn_(v, ul_gettext("non-bind mount source %s is a directory or regular file"), src);
 	} else if (!S_ISBLK(st.st_mode) && !isbind) {
-		warn_(v, "source %s is not a block device", src);
+		warn_(v, ul_gettext("source %s is not a block device"), src);
 	} else {
-		ok_(v, "source %s exists", src);
+		ok_(v, ul_gettext("source %s exists"), src);
 	}
 done:
 	free(dev);
@@ -357,7 +365,7 @@ static char *ondisk_type(const struct vfy *v, const char *dev, const char **why)
 	/* mnt_get_fstype() with findmnt's cache: what an earlier probe learned */
 	type = tags_cache_value(v->a->cache->off ? NULL : v->a->cache->tags, dev, "TYPE");
 	if (!type)
-		*why = errno ? errstr(v, errno) : "reason unknown";
+		*why = errno ? errstr(v, errno) : ul_gettext("reason unknown");
 	return type;
 }
 
@@ -371,12 +379,12 @@ static void check_fstype(struct vfy *v)
 	if (!src)
 		return;
 	if (pseudo_or_net(e)) {
-		ok_(v, "do not check %s FS type (pseudo/net)", src);
+		ok_(v, ul_gettext("do not check %s FS type (pseudo/net)"), src);
 		goto done;
 	}
 	if (none && get_option(e, "bind", NULL, NULL) == 1 &&
 	    get_option(e, "move", NULL, NULL) == 1) {
-		warn_(v, "\"none\" FS type is recommended for bind or move oprations only");
+		warn_(v, ul_gettext("\"none\" FS type is recommended for bind or move oprations only"));
 		goto done;
 	}
 	if (!strcmp(type, "auto"))
@@ -386,23 +394,23 @@ static void check_fstype(struct vfy *v)
 	else if (!strcmp(type, "xfs") || !strcmp(type, "btrfs"))
 		v->no_fsck = true;
 	if (!isswap && !isauto && !none && !supported(v, type))
-		warn_(v, "%s seems unsupported by the current kernel", type);
+		warn_(v, ul_gettext("%s seems unsupported by the current kernel"), type);
 	real = ondisk_type(v, src, &why);
 	if (!real) {
 		if (isauto)
-			err_(v, "cannot detect on-disk filesystem type (%s)", why);
+			err_(v, ul_gettext("cannot detect on-disk filesystem type (%s)"), why);
 		else
-			warn_(v, "cannot detect on-disk filesystem type (%s)", why);
+			warn_(v, ul_gettext("cannot detect on-disk filesystem type (%s)"), why);
 		goto done;
 	}
 	isswap = !strcmp(real, "swap");
 	v->no_fsck = !strcmp(real, "xfs") || !strcmp(real, "btrfs");
 	if (!isauto && strcmp(type, real))
-		err_(v, "%s does not match with on-disk %s", type, real);
+		err_(v, ul_gettext("%s does not match with on-disk %s"), type, real);
 	else if (!isswap && !supported(v, real))
-		err_(v, "on-disk %s seems unsupported by the current kernel", real);
+		err_(v, ul_gettext("on-disk %s seems unsupported by the current kernel"), real);
 	else
-		ok_(v, "FS type is %s", real);
+		ok_(v, ul_gettext("FS type is %s"), real);
 done:
 	free(src);
 	free(real);
@@ -411,7 +419,7 @@ done:
 static void check_passno(struct vfy *v)
 {
 	if (!strcmp(v->e->target, "/") && v->e->passno != 1 && !v->no_fsck)
-		warn_(v, "recommended root FS passno is 1 (current is %d)", v->e->passno);
+		warn_(v, ul_gettext("recommended root FS passno is 1 (current is %d)"), v->e->passno);
 }
 
 /* systemd still on an older fstab (findmnt built with systemd checks it) */
@@ -422,8 +430,9 @@ static void check_systemd(struct vfy *v)
 	if (!stat("/run/systemd/systemd-units-load", &a) && !stat(FSTAB_PATH, &b) &&
 	    (a.st_mtim.tv_sec < b.st_mtim.tv_sec ||
 	     (a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec < b.st_mtim.tv_nsec)))
-		warn_(v, "your fstab has been modified, but systemd still uses the old version;\n"
-			 "       use 'systemctl daemon-reload' to reload");
+		warn_(v, ul_gettext("your fstab has been modified, but systemd still uses "
+				    "the old version;\n"
+				    "       use 'systemctl daemon-reload' to reload"));
 }
 
 int fstab_verify(const struct fstab_args *a, const struct fstab *t)
@@ -460,12 +469,18 @@ int fstab_verify(const struct fstab_args *a, const struct fstab *t)
 	 * the entry printed none yet; after the whole loop there is none
 	 */
 	check_systemd(&v);
-	if (v.nerrors || t->nerrors || v.nwarnings)
-		fprintf(stderr, "\n%u parse error%s, %d error%s, %d warning%s\n", t->nerrors,
-			t->nerrors == 1 ? "" : "s", v.nerrors, v.nerrors == 1 ? "" : "s",
-			v.nwarnings, v.nwarnings == 1 ? "" : "s");
-	else
-		printf("Success, no errors or warnings detected\n");
+	if (v.nerrors || t->nerrors || v.nwarnings) {
+		/* findmnt's three plural forms, each in its own words */
+		fputc('\n', stderr);
+		fprintf(stderr, ul_ngettext("%d parse error", "%d parse errors", t->nerrors),
+			(int)t->nerrors);
+		fprintf(stderr, ul_ngettext(", %d error", ", %d errors", v.nerrors), v.nerrors);
+		fprintf(stderr, ul_ngettext(", %d warning", ", %d warnings", v.nwarnings),
+			v.nwarnings);
+		fputc('\n', stderr);
+	} else {
+		printf("%s", ul_gettext("Success, no errors or warnings detected\n"));
+	}
 	for (size_t i = 0; i < v.nfs; i++)
 		free(v.fs[i]);
 	free(v.fs);

@@ -11,6 +11,7 @@
 
 #include "btrfs.h"
 #include "cli.h"
+#include "intl.h"
 #include "fstab.h"
 #include "devroot.h"
 #include "pathcache.h"
@@ -228,7 +229,13 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 		return 1;
 	case 'd':
 		if (strcmp(arg, "forward") && strcmp(arg, "backward")) {
-			cli_fail(0, "%s: unknown direction '%s' (forward or backward)", cmd, arg);
+			/* findmnt's words (its msgid), then mntsnap's hint */
+			char *m = NULL;
+
+			if (asprintf(&m, ul_gettext("unknown direction '%s'"), arg) < 0)
+				m = NULL;
+			cli_fail(0, "%s: %s (forward or backward)", cmd, m ? m : arg);
+			free(m);
 			return -EINVAL;
 		}
 		v->backward = !strcmp(arg, "backward");
@@ -422,17 +429,66 @@ int view_finish(struct view *v, const char *cmd)
 		return 1;
 	/* a column only -p fills: findmnt's words for it (its exit status 1 is 2 here) */
 	if (r && cli_poll_column(bad, badlen))
-		return cli_fail(0, "%s: %s column is requested, but --poll is not enabled", cmd,
-				cli_poll_column(bad, badlen));
+		return cli_fail_cmd(cmd, ul_gettext("%s column is requested, but --poll is not enabled"),
+				    cli_poll_column(bad, badlen), strlen(cli_poll_column(bad, badlen)));
 	if (r)
-		return cli_fail(0, "%s: unknown column: %.*s", cmd, (int)badlen, bad);
+		return cli_fail_cmd(cmd, ul_gettext("unknown column: %s"), bad, badlen);
 	return 0;
+}
+
+/*
+ * findmnt's description (its N_() msgid) of each column it has; mntsnap's
+ * own have none
+ */
+static const struct {
+	const char *header, *msgid;
+} fm_help[] = {
+	{ "TARGET", UL_N_("mountpoint") },
+	{ "SOURCE", UL_N_("source device") },
+	{ "FSTYPE", UL_N_("filesystem type") },
+	{ "OPTIONS", UL_N_("all mount options") },
+	{ "VFS-OPTIONS", UL_N_("VFS specific mount options") },
+	{ "FS-OPTIONS", UL_N_("FS specific mount options") },
+	{ "OPT-FIELDS", UL_N_("optional mount fields") },
+	{ "UUID", UL_N_("filesystem UUID") },
+	{ "FSROOT", UL_N_("filesystem root") },
+	{ "MAJ:MIN", UL_N_("major:minor device number") },
+	{ "ID", UL_N_("mount ID") },
+	{ "PARENT", UL_N_("mount parent ID") },
+	{ "PROPAGATION", UL_N_("VFS propagation flags") },
+	{ "TID", UL_N_("task ID") },
+	{ "FREQ", UL_N_("dump(8) period in days [fstab only]") },
+	{ "SIZE", UL_N_("filesystem size") },
+	{ "AVAIL", UL_N_("filesystem size available") },
+	{ "USED", UL_N_("filesystem size used") },
+	{ "USE%", UL_N_("filesystem use percentage") },
+	{ "PASSNO", UL_N_("pass number on parallel fsck(8) [fstab only]") },
+	{ "SOURCES", UL_N_("all possible source devices") },
+	{ "LABEL", UL_N_("filesystem label") },
+	{ "PARTLABEL", UL_N_("partition label") },
+	{ "PARTUUID", UL_N_("partition UUID") },
+};
+
+const char *col_help_text(const char *help, const char *msgid)
+{
+	/*
+	 * findmnt's catalogue speaks: findmnt's words alone, as findmnt -h
+	 * prints them (an English remark of mntsnap's, "(libblkid)", in a
+	 * line of another language helps no one); else mntsnap's English
+	 */
+	return msgid && ul_catalogue() ? ul_gettext(msgid) : help;
 }
 
 void col_list(FILE *f)
 {
-	for (size_t i = 0; i < cols_all_count; i++)
-		fprintf(f, "%-14s %s\n", cols_all[i].header, cols_all[i].help);
+	for (size_t i = 0; i < cols_all_count; i++) {
+		const char *msgid = NULL;
+
+		for (size_t k = 0; k < sizeof(fm_help) / sizeof(fm_help[0]); k++)
+			if (!strcmp(fm_help[k].header, cols_all[i].header))
+				msgid = fm_help[k].msgid;
+		fprintf(f, "%-14s %s\n", cols_all[i].header, col_help_text(cols_all[i].help, msgid));
+	}
 }
 
 /*

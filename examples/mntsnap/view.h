@@ -212,6 +212,13 @@ int view_finish(struct view *v, const char *cmd);
 /* --list-columns: every column's name and description, one a line. */
 void col_list(FILE *f);
 
+/*
+ * A column's description for --list-columns: findmnt's (msgid, NULL for
+ * a column findmnt lacks) translated by findmnt's catalogue, or help,
+ * mntsnap's English
+ */
+const char *col_help_text(const char *help, const char *msgid);
+
 void view_init(struct view *v, const struct out_locale *loc);
 
 /*
