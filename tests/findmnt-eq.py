@@ -1538,13 +1538,8 @@ def tag_line_first_cases(t, binary, base):
         t.skipped += 1
         return
     label, uuid = 'tlf-%d' % os.getpid(), '0a0a0a0a-1111-2222-3333-%012d' % os.getpid()
-    img = os.path.join(base, 'tlf.img')
-    with open(img, 'wb') as fh:
-        fh.truncate(8 << 20)
-    r = subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid, img],
-                       capture_output=True, text=True)
-    if r.returncode:
-        print('SKIP tag line before its image: %s' % r.stderr.strip())
+    img = image_file(base, 'tlf.img', 8 << 20, ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+    if img is None:
         t.skipped += 1
         return
     env = dict(os.environ, BLKID_FILE=os.path.join(base, 'tlf-blkid.tab'))
@@ -1783,10 +1778,10 @@ def blkid(t, binary, base):
     loop_device_part(t, binary, base, '--blkid', 'blkid tags')
 
 
-def image_dev(base, name, size, mkfs):
+def image_file(base, name, size, mkfs):
     """A SIZE-byte image NAME under BASE made by the MKFS command (the
-    image's path appended) and attached to a free loop device: its path,
-    or None when mkfs or losetup fails (the reason printed)."""
+    image's path appended): its path, or None when mkfs fails (the
+    reason printed)."""
     img = os.path.join(base, name)
     with open(img, 'wb') as fh:
         fh.truncate(size)
@@ -1794,7 +1789,14 @@ def image_dev(base, name, size, mkfs):
     if r.returncode:
         print('SKIP %s: %s' % (' '.join(mkfs), r.stderr.strip()))
         return None
-    return image_attach(img)
+    return img
+
+
+def image_dev(base, name, size, mkfs):
+    """image_file() attached to a free loop device: its path, or None
+    when mkfs or losetup fails (the reason printed)."""
+    img = image_file(base, name, size, mkfs)
+    return image_attach(img) if img else None
 
 
 def image_attach(img):
@@ -2018,13 +2020,8 @@ def probed_source_tag_cases(t, binary, base):
     Tags of an image file are not in libblkid's cache file, so only the
     run's own probes can name it."""
     label, uuid = 'pst-%d' % os.getpid(), '0e0e0e0e-1111-2222-3333-%012d' % os.getpid()
-    img = os.path.join(base, 'pst.img')
-    with open(img, 'wb') as fh:
-        fh.truncate(4 << 20)
-    r = subprocess.run(['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid, img],
-                       capture_output=True, text=True)
-    if r.returncode:
-        print('SKIP probed source tags: %s' % r.stderr.strip())
+    img = image_file(base, 'pst.img', 4 << 20, ['mkfs.ext4', '-q', '-F', '-L', label, '-U', uuid])
+    if img is None:
         t.skipped += 1
         return []
     loop = image_attach(img)
