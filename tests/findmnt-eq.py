@@ -3365,9 +3365,34 @@ POLL_DISCOVERED_STEPS = [
 ]
 
 
+# fspick() + fsconfig(FSCONFIG_SET_STRING size, FSCONFIG_CMD_RECONFIGURE)
+# of u/c in this namespace: a superblock reconfigure, which touches no mount
+# namespace's event counter (util-linux 2.38's mount(8) has no such call)
+FSCONFIG_RECONFIGURE = (
+    '%s -c "import ctypes, os; l = ctypes.CDLL(None, use_errno=True); '
+    'fd = l.syscall(433, ctypes.c_long(-100), b\'u/c\', 1); '
+    'ok = fd >= 0 and l.syscall(431, fd, 1, b\'size\', b\'%%s\', 0) == 0 '
+    'and l.syscall(431, fd, 7, None, None, 0) == 0; '
+    'assert ok, os.strerror(ctypes.get_errno())"' % sys.executable)
+
+# -p wakes only when the kernel bumps the polled namespace's event counter
+# (POLLPRI on its mountinfo): a superblock remount made through another
+# namespace's copy of a mount, and an fsconfig reconfigure here, bump none,
+# so findmnt prints them only in the batch of the next real event, and
+# nothing at all when -w ends first. Each step is one batch, or none.
+POLL_UNREPORTED_STEPS = [
+    'unshare -m --propagation unchanged mount -o remount,size=2m u/a',
+    FSCONFIG_RECONFIGURE % '3m',
+    'mount -t tmpfs ub u/b',
+    # left for -w's end: no batch of their own
+    'unshare -m --propagation unchanged mount -o remount,ro u/a',
+    FSCONFIG_RECONFIGURE % '4m',
+]
+
+
 def poll_discovered_inner(binary, base):
     """In a private mount namespace already: POLL_DISCOVERED_STEPS polled
-    by both programs. Prints the tally as JSON on its last line."""
+    by both programs, then POLL_UNREPORTED_STEPS (-p, -N, -m, -F mountinfo). Prints the tally as JSON on its last line."""
     t = Tally()
     d = os.path.join(base, 'pdisc')
     os.makedirs(d)
@@ -3383,6 +3408,14 @@ def poll_discovered_inner(binary, base):
                 ['--poll=move,mount,umount', '-r'], ['--poll=remount', '-d', 'backward', '-r'],
                 ['-p', '-P', '-o', 'ACTION,TARGET,OLD-TARGET']]
         poll_history(t, 'poll discovered', binary, sets, POLL_DISCOVERED_STEPS, None, d,
+                     wait_open=True)
+        sh('mkdir -p u/a u/b u/c && mount -t tmpfs ua u/a && mount -t tmpfs uc u/c')
+        me = str(os.getpid())
+        cols = ['-o', 'ACTION,TARGET,OPTIONS,OLD-OPTIONS']
+        sets = [['-p'] + cols, ['-p', '-N', me] + cols, ['-m', '-p'] + cols,
+                ['-p', '-F', '/proc/self/mountinfo'] + cols,
+                ['-p', '-F', '/proc/%s/mountinfo' % me] + cols]
+        poll_history(t, 'poll unreported', binary, sets, POLL_UNREPORTED_STEPS, None, d,
                      wait_open=True)
         poll_reader_gone(t, binary, d)
     finally:

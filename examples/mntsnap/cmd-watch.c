@@ -1603,6 +1603,15 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 		r = poll(p, 3, ms);
 		if (r < 0 && errno != EINTR)
 			return cli_fail(-errno, "watch: poll");
+		/*
+		 * Nothing woke us (the wait's bound, or a stray signal): no
+		 * look at the table. -p's sync would find what no event of
+		 * the namespace reported (a superblock remount made through
+		 * another namespace, an fsconfig reconfigure) and print it,
+		 * where findmnt, woken only by POLLPRI, prints nothing
+		 */
+		if (r <= 0)
+			continue;
 		if (p[1].revents && (*sig = caught(sigfd)))
 			return 0; /* SIGINT/SIGTERM: the caller dies of it */
 		if (p[2].revents & POLLNVAL)
