@@ -1881,7 +1881,7 @@ def poll_sources(t, binary, base):
     device attached later is listed once a mount names it (libblkid adds
     the device it is asked about), never before (a clone of a mounted
     image, attached mid-poll: a bind mount's SOURCES is still the one
-    device). The same lines from mntsnap list -p."""
+    device). The same lines from mntsnap list -p, tables too."""
     dev = image_dev(base, 'ps-a.img', 32 << 20, ['mkfs.ext4', '-q', '-F'])
     if dev is None:
         t.skipped += 1
@@ -1894,8 +1894,11 @@ def poll_sources(t, binary, base):
     steps = ['mount %s pa' % dev, 'losetup --find ps-b.img', 'mount --bind pa pb',
              'mount %s pc' % clone, 'umount pc', 'umount pb', 'umount pa']
     # (no -J: findmnt 2.38.1 -p -J aborts on a SOURCES of two devices)
+    # the tables: a SOURCES of two devices on lines of its own
     sets = [['-p', '-r', '-n', '-o', 'ACTION,TARGET,SOURCES'],
-            ['-p', '-P', '-o', 'ACTION,SOURCE,SOURCES']]
+            ['-p', '-P', '-o', 'ACTION,SOURCE,SOURCES'],
+            ['-p', '-o', 'ACTION,TARGET,SOURCES,SOURCE'],
+            ['-p', '-l', '-n', '-o', 'SOURCES,ACTION,TARGET,ID']]
     try:
         poll_history(t, 'poll SOURCES, a clone attached mid-poll', binary, sets, steps, None,
                      base, wait_open=True)
