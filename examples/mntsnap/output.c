@@ -657,7 +657,6 @@ static size_t fill_lines(struct obuf *cells, struct cell *ce, struct cells_more 
 	const char *end = s + n, *nl = memchr(s, '\n', n);
 	size_t widest;
 
-	ce->len = 0;
 	ce->width = enc_table(cells, s, (size_t)((nl ? nl : end) - s), loc);
 	ce->len = cells->len - ce->off;
 	ce->more = more->n;
