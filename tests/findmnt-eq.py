@@ -1464,18 +1464,15 @@ def fstab(t, binary, data, base):
         for form, args in FSTAB_FORMS.items():
             if os.environ.get('FMEQ_QUICK') and form not in ('list-default', 'raw', 'json'):
                 continue   # a sanitizer build: three forms (see compare_options)
-            # a newline in a SOURCES value: findmnt wraps the cell onto a line
-            # of its own in a table, mntsnap writes \x0a (raw, pairs and JSON agree)
-            tcols = [c for c in fcols if c != 'SOURCES'] if name == 'hostile-escapes' and \
-                form not in ('raw', 'raw-noheadings', 'pairs', 'json', 'json-flat') else fcols
-            for o in ([], ['-o', ','.join(tcols)]):
+            # a newline in a SOURCES value: a table wraps the cell onto a
+            # line of its own (hostile-escapes)
+            for o in ([], ['-o', ','.join(fcols)]):
                 fstab_same(t, name, ['-s', '-F', path] + args + o,
                            [binary, 'list', '-s', '-F', path] + args + o,
                            json_out='-J' in args)
         cenv = dict(os.environ, LC_ALL='C')
         for args in ([], ['-r'], ['-P']):
-            ccols = ','.join(c for c in fcols if c != 'SOURCES' or args or
-                             name != 'hostile-escapes')
+            ccols = ','.join(fcols)
             fstab_same(t, name + ' LC_ALL=C', ['-s', '-F', path] + args + ['-o', ccols],
                        [binary, 'list', '-s', '-F', path] + args + ['-o', ccols], env=cenv)
         # -x compares every entry with every later one (findmnt too): not the huge one
@@ -1896,7 +1893,7 @@ def poll_sources(t, binary, base):
     device attached later is listed once a mount names it (libblkid adds
     the device it is asked about), never before (a clone of a mounted
     image, attached mid-poll: a bind mount's SOURCES is still the one
-    device). The same lines from mntsnap list -p."""
+    device). The same lines from mntsnap list -p, tables too."""
     dev = image_dev(base, 'ps-a.img', 32 << 20, ['mkfs.ext4', '-q', '-F'])
     if dev is None:
         t.skipped += 1
@@ -1909,8 +1906,11 @@ def poll_sources(t, binary, base):
     steps = ['mount %s pa' % dev, 'losetup --find ps-b.img', 'mount --bind pa pb',
              'mount %s pc' % clone, 'umount pc', 'umount pb', 'umount pa']
     # (no -J: findmnt 2.38.1 -p -J aborts on a SOURCES of two devices)
+    # the tables: a SOURCES of two devices on lines of its own
     sets = [['-p', '-r', '-n', '-o', 'ACTION,TARGET,SOURCES'],
-            ['-p', '-P', '-o', 'ACTION,SOURCE,SOURCES']]
+            ['-p', '-P', '-o', 'ACTION,SOURCE,SOURCES'],
+            ['-p', '-o', 'ACTION,TARGET,SOURCES,SOURCE'],
+            ['-p', '-l', '-n', '-o', 'SOURCES,ACTION,TARGET,ID']]
     try:
         poll_history(t, 'poll SOURCES, a clone attached mid-poll', binary, sets, steps, None,
                      base, wait_open=True)
@@ -2130,6 +2130,82 @@ def printed_row_tag_cases(t, binary, base):
                     kind, how, ' '.join(args)), not why, why)
     return devs
 
+
+def multiline_sources_cases(t, binary, base):
+    """SOURCES of a tag two devices carry (an ext4 and its copy on loop
+    devices: one LABEL), a cell of two lines: libsmartcols prints the
+    first line in the row and each further one on an output line of its
+    own, the other columns blank (padded) but for the tree column, which
+    shows the tree's continuation (a bar below a row with children while a
+    line is still to come). SOURCES lists every device with a path
+    source's UUID (the copy has it too) and, with -e, every device with a
+    tag source's tag. Mountinfo text with both sources (a tmpfs row's
+    "LABEL=..." too) at nested targets: the root, a row with children, a
+    middle and a last sibling, three levels; SOURCES first, in the middle,
+    last, twice, beside right-aligned columns; and an fstab (-s). Every
+    form, byte for byte (JSON by value)."""
+    label = 'mls-%d' % os.getpid()
+    orig = image_dev(base, 'mls-a.img', 4 << 20, ['mkfs.ext4', '-q', '-F', '-L', label])
+    if orig is None:
+        t.skipped += 1
+        return []
+    shutil.copyfile(os.path.join(base, 'mls-a.img'), os.path.join(base, 'mls-b.img'))
+    clone = image_attach(os.path.join(base, 'mls-b.img'))
+    if clone is None:
+        t.skipped += 1
+        return [orig]
+    tag = 'LABEL=' + label
+    # (id, parent, target, fstype, source): ids in the children's order
+    shape = ((2, 1, '/a', 'ext4', orig), (3, 2, '/a/b', 'ext4', '/dev/mls-none'),
+             (4, 2, '/a/c', 'tmpfs', tag), (5, 4, '/a/c/d', 'ext4', clone),
+             (6, 4, '/a/c/e', 'ext4', '/dev/mls-none'), (7, 1, '/f', 'tmpfs', tag),
+             (8, 1, '/g', 'ext4', '/dev/mls-none'), (9, 1, '/h', 'ext4', orig),
+             (10, 9, '/h/i', 'ext4', orig))
+    files = []
+    for name, root in (('root', ('ext4', orig)), ('plain', ('tmpfs', tag))):
+        path = os.path.join(base, 'mls-%s.mountinfo' % name)
+        with open(path, 'w') as fh:
+            fh.write('1 0 0:90 / / rw - %s %s rw\n' % root)
+            for i, p, tgt, fs, src in shape:
+                fh.write('%d %d 0:%d / %s rw - %s %s rw\n' % (i, p, 90 + i, tgt, fs, src))
+        files.append(['-F', path])
+    fst = os.path.join(base, 'mls.fstab')
+    with open(fst, 'w') as fh:
+        fh.write('%s /x ext4 defaults 0 0\n/dev/mls-none /y ext4 defaults 0 2\n'
+                 '%s /z ext4 defaults 1 2\n' % (orig, tag))
+    files.append(['-s', '-F', fst])
+    cols = ['TARGET,SOURCES', 'SOURCES,TARGET', 'TARGET,SOURCES,FSTYPE', 'SOURCES,ID,TARGET',
+            'FSTYPE,TARGET,SOURCES,ID', 'ID,SOURCES,PARENT', 'SOURCES',
+            'SOURCES,TARGET,SOURCES', 'TARGET,SOURCE,SOURCES,PASSNO']
+    forms = [[], ['-l'], ['-a'], ['-n'], ['-a', '-n', '-l'], ['-r'], ['-P'], ['-J'],
+             ['--tree'], ['--tree', '-r'], ['--tree', '-P'], ['-J', '-l'], ['-e'],
+             ['-e', '-l', '-a'], ['-e', '--tree', '-a'], ['-e', '-J']]
+    if os.environ.get('FMEQ_QUICK'):
+        forms = [[], ['-l'], ['-r'], ['-J'], ['-e']]
+    for f in files:
+        for c in cols:
+            for form in forms:
+                args = f + form + ['-o', c]
+                res = []
+                for cmd in (['findmnt'], [binary, 'list']):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(os.environ['BLKID_FILE'])
+                    res.append(run(cmd + args))
+                (ra, oa, ea), (rb, ob, eb) = res
+                why = same_output(args, ra, oa, rb, ob, ea, eb)
+                t.check('multi-line SOURCES: %s' % ' '.join(args), not why, why)
+    # a filter keeps part of the tree: the rows' art as findmnt draws it
+    for form in ([], ['-a'], ['-l'], ['-e']):
+        args = files[0] + form + ['-t', 'ext4', '-o', 'TARGET,SOURCES,FSTYPE']
+        res = []
+        for cmd in (['findmnt'], [binary, 'list']):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.environ['BLKID_FILE'])
+            res.append(run(cmd + args))
+        (ra, oa, ea), (rb, ob, eb) = res
+        why = same_output(args, ra, oa, rb, ob, ea, eb)
+        t.check('multi-line SOURCES: %s' % ' '.join(args), not why, why)
+    return [orig, clone]
 
 def sources_spelling_cases(t, binary, base):
     """SOURCES of a device named by two spellings, its loop device's path
@@ -2431,6 +2507,7 @@ def dup_tags_inner(binary, base):
         devs += probed_source_tag_cases(t, binary, base)
         devs += printed_row_tag_cases(t, binary, base)
         devs += sources_spelling_cases(t, binary, base)
+        devs += multiline_sources_cases(t, binary, base)
         devs += udev_eval_cases(t, binary, base)
         devs += verify_tag_filter_cases(t, binary, base)
         devs += nonroot_tag_cases(t, binary, base)

@@ -1051,8 +1051,15 @@ static bool poll_filter(struct poll_out *p, const struct ev_at *v, size_t n,
 	return r;
 }
 
+/* a cell as printed; a SOURCES cell's further lines: nmore from more on */
 struct pcell {
 	size_t off, len, width;
+	size_t more, nmore;
+};
+
+struct pcells_more {
+	struct pcell *v;
+	size_t n, cap;
 };
 
 /* Column c's heading: findmnt's, or with -y as a shell variable name. */
@@ -1068,6 +1075,80 @@ static void pad_to(struct obuf *b, size_t n)
 }
 
 /*
+ * One cell of the table; a wrap column's (findmnt's SOURCES) a line a
+ * newline-separated chunk, each escaped, none after a final newline, as
+ * libsmartcols keeps a multi-line cell. Returns the widest line's width.
+ */
+static size_t poll_cell(struct obuf *cells, struct pcell *ce, struct pcells_more *more,
+			const struct obuf *val, bool wraps, const struct out_locale *loc)
+{
+	const char *s = val->len ? val->p : "", *end = s + val->len;
+	const char *nl = wraps ? memchr(s, '\n', val->len) : NULL;
+	size_t widest;
+
+	*ce = (struct pcell){ .off = cells->len, .more = more->n };
+	ce->width = out_enc_cell(cells, s, (size_t)((nl ? nl : end) - s), OUT_LIST, loc);
+	ce->len = cells->len - ce->off;
+	widest = ce->width;
+	while (nl && nl + 1 < end) {
+		struct pcell *x;
+
+		if (more->n == more->cap) {
+			size_t cap = more->cap ? 2 * more->cap : 16;
+			struct pcell *v = realloc(more->v, cap * sizeof(*v));
+
+			if (!v) {
+				cells->err = -ENOMEM;
+				break;
+			}
+			more->v = v;
+			more->cap = cap;
+		}
+		x = &more->v[more->n++];
+		s = nl + 1;
+		nl = memchr(s, '\n', (size_t)(end - s));
+		*x = (struct pcell){ .off = cells->len };
+		x->width = out_enc_cell(cells, s, (size_t)((nl ? nl : end) - s), OUT_LIST, loc);
+		x->len = cells->len - x->off;
+		ce->nmore++;
+		if (x->width > widest)
+			widest = x->width;
+	}
+	return widest;
+}
+
+/*
+ * A row's further lines (libsmartcols' pending data): each a cell's next
+ * line, left-aligned, the other columns blank; all padded but the last.
+ */
+static void poll_more(struct obuf *out, const struct obuf *cells, const struct pcells_more *more,
+		      const struct pcell *row, const size_t *width, int ncols)
+{
+	size_t next[MAX_COLS] = { 0 };
+	bool left = true;
+
+	while (left) {
+		left = false;
+		for (int c = 0; c < ncols; c++) {
+			size_t used = 0;
+
+			if (next[c] < row[c].nmore) {
+				const struct pcell *x = &more->v[row[c].more + next[c]++];
+
+				ob_put(out, cells->p + x->off, x->len);
+				used = x->width;
+				left |= next[c] < row[c].nmore;
+			}
+			if (c + 1 < ncols) {
+				pad_to(out, width[c] > used ? width[c] - used : 0);
+				ob_putc(out, ' ');
+			}
+		}
+		ob_putc(out, '\n');
+	}
+}
+
+/*
  * The tree and list forms: one table per batch, as findmnt prints each
  * read of the table (libsmartcols lays out every batch anew: a column is
  * as wide as its widest value in the batch, its heading, counted even
@@ -1079,6 +1160,7 @@ static int poll_table(struct poll_out *p, const struct pline *ev, size_t n, stru
 	struct pcell *cv = calloc(n * (size_t)p->ncols + 1, sizeof(*cv));
 	size_t width[MAX_COLS] = { 0 };
 	struct obuf cells = { 0 }, val = { 0 };
+	struct pcells_more more = { 0 };
 	char hbuf[80];
 	int r;
 
@@ -1086,16 +1168,15 @@ static int poll_table(struct poll_out *p, const struct pline *ev, size_t n, stru
 		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
 		for (int c = 0; c < p->ncols; c++) {
-			struct pcell *ce = &cv[k * (size_t)p->ncols + (size_t)c];
+			const struct column *col = p->cols[c].col;
+			size_t need;
 
 			val.len = 0;
 			pcol_value(&val, p, &p->cols[c], &ev[k]);
-			ce->off = cells.len;
-			ce->width = out_enc_cell(&cells, val.len ? val.p : "", val.len, OUT_LIST,
-						 &p->cx.loc);
-			ce->len = cells.len - ce->off;
-			if (ce->width > width[c])
-				width[c] = ce->width;
+			need = poll_cell(&cells, &cv[k * (size_t)p->ncols + (size_t)c], &more, &val,
+					 col && col->json == COL_JSON_ARRAY, &p->cx.loc);
+			if (need > width[c])
+				width[c] = need;
 		}
 	}
 	/* widths by findmnt's own heading, also with -y (a longer name sticks out) */
@@ -1121,10 +1202,13 @@ static int poll_table(struct poll_out *p, const struct pline *ev, size_t n, stru
 			pad_to(out, fill);
 		ob_putc(out, lastc ? '\n' : ' ');
 	}
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n && !cells.err; k++) {
+		const struct pcell *row = &cv[k * (size_t)p->ncols];
+		bool lines = false;
+
 		for (int c = 0; c < p->ncols; c++) {
-			struct pcell *ce = &cv[k * (size_t)p->ncols + (size_t)c];
-			size_t fill = width[c] - ce->width;
+			const struct pcell *ce = &row[c];
+			size_t fill = width[c] > ce->width ? width[c] - ce->width : 0;
 			bool right = p->cols[c].flags & COL_RIGHT, lastc = c + 1 == p->ncols;
 
 			/* an empty last cell is not padded at all */
@@ -1134,11 +1218,15 @@ static int poll_table(struct poll_out *p, const struct pline *ev, size_t n, stru
 			if (!right && !lastc)
 				pad_to(out, fill);
 			ob_putc(out, lastc ? '\n' : ' ');
+			lines |= ce->nmore > 0;
 		}
+		if (lines)
+			poll_more(out, &cells, &more, row, width, p->ncols);
 	}
 	r = cells.err ? cells.err : val.err;
 	ob_free(&cells);
 	ob_free(&val);
+	free(more.v);
 	free(cv);
 	return r;
 }

@@ -544,9 +544,35 @@ static int walk_build(const struct recs *rs, const bool *match, bool tree,
 	return 0;
 }
 
+/*
+ * A table cell as printed: its bytes in the cells buffer and its width.
+ * A multi-line cell (a wrap column's) is its first line; its further
+ * lines are cells of their own, nmore of them from index more on.
+ */
 struct cell {
 	size_t off, len, width;
+	size_t more, nmore;
 };
+
+/* the further lines of every multi-line cell of a table */
+struct cells_more {
+	struct cell *v;
+	size_t n, cap;
+};
+
+static struct cell *more_add(struct cells_more *m)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		struct cell *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->v = v;
+		m->cap = cap;
+	}
+	return memset(&m->v[m->n++], 0, sizeof(*m->v));
+}
 
 /* Tree art for entry k of the walk: "│ " / "  " per ancestor, then "├─" / "└─". */
 static size_t put_art(struct obuf *b, const struct walk *w, size_t k, unsigned char *open,
@@ -560,6 +586,23 @@ static size_t put_art(struct obuf *b, const struct walk *w, size_t k, unsigned c
 		ob_puts(b, open[i] ? (ascii ? "| " : "\u2502 ") : "  ");
 	ob_puts(b, w->last[k] ? (ascii ? "`-" : "\u2514\u2500") : (ascii ? "|-" : "\u251c\u2500"));
 	return 2 * (size_t)d;
+}
+
+/*
+ * The tree column of a multi-line cell's further line (libsmartcols'
+ * print_empty_cell()): a bar or blank for entry k and each ancestor below
+ * the root, then a bar when k has children and a line is still to come.
+ */
+static size_t put_art_more(struct obuf *b, const struct walk *w, size_t k,
+			   const unsigned char *open, bool ascii, bool bar)
+{
+	uint32_t d = w->depth[k];
+
+	for (uint32_t i = 1; i <= d; i++)
+		ob_puts(b, open[i] ? (ascii ? "| " : "\u2502 ") : "  ");
+	if (bar)
+		ob_puts(b, ascii ? "| " : "\u2502 ");
+	return 2 * (size_t)d + (bar ? 2 : 0);
 }
 
 static void pad(struct obuf *b, size_t n)
@@ -596,13 +639,150 @@ static void cell_get(struct obuf *val, const struct out_opts *o, size_t c,
 		o->cols[c]->get(val, m, cx);
 }
 
+/* a column whose cells findmnt breaks at each newline (SCOLS_FL_WRAP: SOURCES) */
+static bool col_wraps(const struct column *col)
+{
+	return col->json == COL_JSON_ARRAY;
+}
+
+/*
+ * A wrap column's cell: one line a newline-separated chunk, escaped each
+ * (the newline is its safe character), no last line after a final
+ * newline (libsmartcols' pending data stops when nothing is left).
+ * Returns the widest line's width, the column's need.
+ */
+static size_t fill_lines(struct obuf *cells, struct cell *ce, struct cells_more *more,
+			 const char *s, size_t n, const struct out_locale *loc)
+{
+	const char *end = s + n, *nl = memchr(s, '\n', n);
+	size_t widest;
+
+	ce->width = enc_table(cells, s, (size_t)((nl ? nl : end) - s), loc);
+	ce->len = cells->len - ce->off;
+	ce->more = more->n;
+	widest = ce->width;
+	while (nl && nl + 1 < end) {
+		struct cell *x = more_add(more);
+
+		if (!x) {
+			cells->err = -ENOMEM;
+			break;
+		}
+		s = nl + 1;
+		nl = memchr(s, '\n', (size_t)(end - s));
+		x->off = cells->len;
+		x->width = enc_table(cells, s, (size_t)((nl ? nl : end) - s), loc);
+		x->len = cells->len - x->off;
+		ce->nmore++;
+		if (x->width > widest)
+			widest = x->width;
+	}
+	return widest;
+}
+
+/* One row's cells, each escaped; the widest line of each raises width[]. */
+static void fill_row(struct obuf *cells, struct cell *row, struct cells_more *more,
+		     size_t *width, const struct walk *w, size_t k, unsigned char *open,
+		     const struct out_opts *o, struct obuf *val, const struct mntsnap_mount *mp,
+		     const struct col_ctx *cx)
+{
+	bool ascii = o->ascii || !o->cx.loc.utf8;
+
+	for (size_t c = 0; c < o->ncols; c++) {
+		struct cell *ce = &row[c];
+		size_t need;
+
+		val->len = 0;
+		cell_get(val, o, c, mp, cx);
+		*ce = (struct cell){ .off = cells->len };
+		if (col_wraps(o->cols[c])) {
+			need = fill_lines(cells, ce, more, val->p ? val->p : "", val->len,
+					  &o->cx.loc);
+		} else {
+			/* the tree hangs on TARGET, as in findmnt */
+			if ((o->mode == OUT_TREE || o->tree_lines) &&
+			    o->cols[c]->get == cols_all[0].get)
+				ce->width = put_art(cells, w, k, open, ascii);
+			ce->width += enc_table(cells, val->p ? val->p : "", val->len, &o->cx.loc);
+			ce->len = cells->len - ce->off;
+			need = ce->width;
+		}
+		if (need > width[c])
+			width[c] = need;
+	}
+}
+
+/* a cell's line: right-aligned or padded; the last column is not padded */
+static void put_cell(struct obuf *out, const struct obuf *cells, const struct cell *ce,
+		     size_t width, bool right, bool lastc)
+{
+	size_t fill = width > ce->width ? width - ce->width : 0;
+
+	/* an empty last cell is not padded at all */
+	if (right && !(lastc && !ce->len))
+		pad(out, fill);
+	if (ce->len)
+		ob_put(out, cells->p + ce->off, ce->len);
+	if (!right && !lastc)
+		pad(out, fill);
+	ob_putc(out, lastc ? '\n' : ' ');
+}
+
+/*
+ * The further lines of row k's multi-line cells, as libsmartcols prints
+ * pending data: each line a cell's next chunk, left-aligned in every
+ * column, the other columns blank but for the tree column's art (a bar
+ * below the row when it has children and a chunk of this line is still
+ * to print, so the art may differ before and after the cell). Every
+ * column but the last padded to its width.
+ */
+static void put_more(struct obuf *out, const struct obuf *cells, const struct cells_more *more,
+		     const struct cell *row, const size_t *width, const struct walk *w, size_t k,
+		     const unsigned char *open, const struct out_opts *o, size_t *next)
+{
+	bool ascii = o->ascii || !o->cx.loc.utf8, kids, left = true;
+	size_t nc = o->ncols;
+
+	kids = k + 1 < w->count && w->depth[k + 1] > w->depth[k];
+	for (size_t c = 0; c < nc; c++)
+		next[c] = 0;
+	while (left) {
+		left = false;
+		for (size_t c = 0; c < nc; c++) {
+			bool lastc = c + 1 == nc, tree = (o->mode == OUT_TREE || o->tree_lines) &&
+							 o->cols[c]->get == cols_all[0].get;
+			size_t used = 0;
+
+			if (next[c] < row[c].nmore) {
+				const struct cell *x = &more->v[row[c].more + next[c]++];
+
+				if (x->len)
+					ob_put(out, cells->p + x->off, x->len);
+				used = x->width;
+				left |= next[c] < row[c].nmore;
+			} else if (tree) {
+				bool pending = false;
+
+				for (size_t p = 0; p < nc; p++)
+					pending |= next[p] < row[p].nmore;
+				used = put_art_more(out, w, k, open, ascii, kids && pending);
+			}
+			if (!lastc) {
+				pad(out, width[c] > used ? width[c] - used : 0);
+				ob_putc(out, ' ');
+			}
+		}
+		ob_putc(out, '\n');
+	}
+}
+
 /* tree and list: every cell escaped first, then laid out as findmnt does */
 static int render_table(const struct recs *rs, const struct walk *w,
 			const struct out_opts *o, struct obuf *out)
 {
-	size_t nc = o->ncols, rows = w->count, width[COLS_MAX] = { 0 };
-	bool ascii = o->ascii || !o->cx.loc.utf8;
+	size_t nc = o->ncols, rows = w->count, width[COLS_MAX] = { 0 }, next[COLS_MAX];
 	struct obuf cells = { 0 }, val = { 0 };
+	struct cells_more more = { 0 };
 	unsigned char *open = NULL;
 	struct cell *cv;
 	struct col_ctx cx = o->cx;
@@ -624,25 +804,9 @@ static int render_table(const struct recs *rs, const struct walk *w,
 	}
 
 	for (size_t k = 0; k < rows; k++) {
-		const struct mntsnap_mount *mp = rec_get(rs, (size_t)w->order[k], &m);
-
 		open[w->depth[k]] = !w->last[k];
-		for (size_t c = 0; c < nc; c++) {
-			struct cell *ce = &cv[k * nc + c];
-
-			val.len = 0;
-			cell_get(&val, o, c, mp, &cx);
-			ce->off = cells.len;
-			ce->width = 0;
-			/* the tree hangs on TARGET, as in findmnt */
-			if ((o->mode == OUT_TREE || o->tree_lines) &&
-			    o->cols[c]->get == cols_all[0].get)
-				ce->width = put_art(&cells, w, k, open, ascii);
-			ce->width += enc_table(&cells, val.p ? val.p : "", val.len, &o->cx.loc);
-			ce->len = cells.len - ce->off;
-			if (ce->width > width[c])
-				width[c] = ce->width;
-		}
+		fill_row(&cells, &cv[k * nc], &more, width, w, k, open, o, &val,
+			 rec_get(rs, (size_t)w->order[k], &m), &cx);
 	}
 	/*
 	 * libsmartcols' widths: the header's when the values are narrower
@@ -673,24 +837,23 @@ static int render_table(const struct recs *rs, const struct walk *w,
 		}
 	}
 	for (size_t k = 0; k < rows && !cells.err; k++) {
-		for (size_t c = 0; c < nc; c++) {
-			struct cell *ce = &cv[k * nc + c];
-			size_t fill = width[c] - ce->width;
-			bool right = o->cols[c]->flags & COL_RIGHT, lastc = c + 1 == nc;
+		const struct cell *row = &cv[k * nc];
+		bool lines = false;
 
-			/* an empty last cell is not padded at all */
-			if (right && !(lastc && !ce->len))
-				pad(out, fill);
-			if (ce->len)
-				ob_put(out, cells.p + ce->off, ce->len);
-			if (!right && !lastc)
-				pad(out, fill);
-			ob_putc(out, lastc ? '\n' : ' ');
+		/* the art of a row's further lines: its ancestors' and its own */
+		open[w->depth[k]] = !w->last[k];
+		for (size_t c = 0; c < nc; c++) {
+			put_cell(out, &cells, &row[c], width[c], o->cols[c]->flags & COL_RIGHT,
+				 c + 1 == nc);
+			lines |= row[c].nmore > 0;
 		}
+		if (lines)
+			put_more(out, &cells, &more, row, width, w, k, open, o, next);
 	}
 	r = cells.err ? cells.err : val.err;
 	ob_free(&cells);
 	ob_free(&val);
+	free(more.v);
 	free(cv);
 	free(open);
 	return r;
