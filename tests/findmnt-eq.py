@@ -70,8 +70,11 @@ a task seen whole in another namespace (propagate_from of its remounted and
 propagated slaves as its text shows it); the view fixed when the file is
 opened (poll_task_pivot: a task that pivot_root()s while polled;
 poll_task_thread: -F /proc/PID/task/TID/mountinfo of a thread with a root
-of its own; poll_procfs_elsewhere: a task's mountinfo on a procfs mounted
-elsewhere, polled, not read once); a task's table in /proc/mounts' format
+of its own; poll_zombie_leader: a thread's mountinfo and mounts whose
+leader has exited; poll_procfs_elsewhere: a task's mountinfo and mounts
+on a procfs mounted elsewhere or a bind of /proc, polled, not read once;
+poll_procfs_no_proc: the same with /proc unmounted); a task's table in
+/proc/mounts' format
 (poll_task_mounts, and poll_task_pivot's -F /proc/PID/mounts: rows with no
 ids, libmount's diff pairing them by source and mount point, stacked
 mounts of one source, /proc/self/mounts, /proc/mounts, a thread's); -p's
@@ -863,7 +866,7 @@ GLIBC_HEAP_ABORT = re.compile(rb'(?m)^(double free or corruption|free\(\)|malloc
 
 
 def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_ok=False,
-                 chroot=None, inner=None):
+                 chroot=None, inner=None, wrap=None):
     """Each option set polled by both programs through the same steps
     (each one batch): the same bytes and exit status. wait_open: every
     set polls a mountinfo, wait until each poller has it open (a loaded
@@ -874,9 +877,11 @@ def poll_history(t, name, binary, sets, steps, env, cwd, wait_open=False, segv_o
     tag column over a loop device whose symlink was retargeted) is
     findmnt's crash: its output without glibc's one line is still
     compared, mntsnap's exit status must be 0. chroot: both programs run
-    chroot()ed there, mntsnap as inner (its path inside)."""
+    chroot()ed there, mntsnap as inner (its path inside). wrap: a command
+    both programs run under (it execs them: the pids stay theirs)."""
     procs = []
     pre = ['chroot', chroot] if chroot else []
+    pre = wrap + pre if wrap else pre
     idle = '10000' if wait_open else '3000'
     try:
         for i, opts in enumerate(sets):
@@ -7665,26 +7670,131 @@ def poll_task_thread(t, binary, base):
         p.wait()
 
 
+POLL_ELSEWHERE_STEPS = ['mount -t tmpfs ev mnt', 'mount -o remount,ro mnt', 'umount mnt']
+
+
 def poll_procfs_elsewhere(t, binary, base):
-    """-p -F DIR/PID/mountinfo, DIR a procfs mounted elsewhere than /proc:
-    a task's table, polled and told as findmnt tells it (TID: PID)."""
+    """-p -F DIR/PID/mountinfo, DIR a procfs mounted elsewhere than /proc
+    (or a bind mount of /proc): a task's table, polled and told as findmnt
+    tells it (TID: PID); in /proc/mounts' format too (DIR/PID/mounts,
+    DIR/self/mounts, DIR/mounts, a thread's), a procfs file by its magic
+    and name, not by a path under /proc."""
     d = os.path.join(base, 'pe')
-    os.makedirs(os.path.join(d, 'p'))
-    os.makedirs(os.path.join(d, 'mnt'))
-    subprocess.run(['mount', '-t', 'proc', 'proc', os.path.join(d, 'p')], check=True)
+    p, b = os.path.join(d, 'p'), os.path.join(d, 'b')
+    for x in (p, b, os.path.join(d, 'mnt')):
+        os.makedirs(x)
+    subprocess.run(['mount', '-t', 'proc', 'proc2', p], check=True)
+    subprocess.run(['mount', '--bind', '/proc', b], check=True)
     task = subprocess.Popen(['sleep', '120'])
     try:
-        f = os.path.join(d, 'p', str(task.pid), 'mountinfo')
+        pid = str(task.pid)
+        f = os.path.join(p, pid, 'mountinfo')
+        m = os.path.join(p, pid, 'mounts')
         sets = [['-p', '-F', f], ['-p', '-F', f, '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-OPTIONS,TID'],
-                ['-p', '-F', os.path.join(d, 'p', 'self', 'mountinfo'), '-M', d + '/mnt']]
-        steps = ['mount -t tmpfs ev mnt', 'mount -o remount,ro mnt', 'umount mnt']
+                ['-p', '-F', os.path.join(p, 'self', 'mountinfo'), '-M', d + '/mnt'],
+                ['-p', '-F', m], ['-p', '-F', m, '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-OPTIONS,TID'],
+                ['-p', '-F', os.path.join(p, 'self', 'mounts')],
+                ['-p', '-F', os.path.join(p, 'mounts'), '-o', '+OLD-OPTIONS'],
+                ['-p', '-F', os.path.join(p, pid, 'task', pid, 'mounts'), '-o', '+TID'],
+                ['-p', '-F', os.path.join(b, pid, 'mountinfo'), '-o', '+TID'],
+                ['-p', '-F', os.path.join(b, pid, 'mounts')],
+                ['-p', '-F', os.path.join(b, 'self', 'mounts'), '-r'],
+                ['-p', '-F', os.path.join(b, 'mounts'), '-M', d + '/mnt']]
         # a fixed wait, not wait_open: a poller that reads such a file once
         # and closes it would hold the others' start for a minute
-        poll_history(t, 'poll procfs elsewhere:', binary, sets, steps, None, d)
+        poll_history(t, 'poll procfs elsewhere:', binary, sets, POLL_ELSEWHERE_STEPS, None, d)
     finally:
         task.kill()
         task.wait()
-        subprocess.run(['umount', os.path.join(d, 'p')], capture_output=True)
+        subprocess.run(['umount', p], capture_output=True)
+        subprocess.run(['umount', b], capture_output=True)
+
+
+def poll_procfs_no_proc(t, binary, base):
+    """-p -F DIR/self/mounts (and mountinfo, DIR/mounts) of a procfs at
+    DIR, run in a namespace whose /proc is unmounted: the table polled as
+    findmnt polls it. DIR is a shared mount, so the steps made here reach
+    the pollers' namespace."""
+    d = os.path.join(base, 'np')
+    os.makedirs(d)
+    subprocess.run(['mount', '-t', 'tmpfs', 'npb', d], check=True)
+    subprocess.run(['mount', '--make-shared', d], check=True)
+    p = os.path.join(d, 'p')
+    os.makedirs(p)
+    os.makedirs(os.path.join(d, 'mnt'))
+    subprocess.run(['mount', '-t', 'proc', 'proc3', p], check=True)
+    wrap = ['unshare', '-m', '--propagation', 'unchanged', 'sh', '-c',
+            'umount -l /proc && exec "$@"', 'sh']
+    try:
+        sets = [['-p', '-F', os.path.join(p, 'self', 'mounts')],
+                ['-p', '-F', os.path.join(p, 'mounts'), '-r', '-o', 'ACTION,TARGET,SOURCE,TID'],
+                # (TID of self: each reader's own pid)
+                ['-p', '-F', os.path.join(p, 'self', 'mountinfo'), '-o', '+OLD-OPTIONS']]
+        poll_history(t, 'poll procfs elsewhere, no /proc:', binary, sets, POLL_ELSEWHERE_STEPS,
+                     None, d, wrap=wrap)
+    finally:
+        subprocess.run(['umount', '-R', '-l', d], capture_output=True)
+
+
+# A process whose thread-group leader has exited (pthread_exit(): a
+# zombie) while another thread runs: the leader has no namespace left to
+# open, the thread's /proc/PID/task/TID/ files are its table.
+ZOMBIE_LEADER_TASK = r"""
+import ctypes, threading, time
+libc = ctypes.CDLL(None)
+def t():
+    print(threading.get_native_id(), flush=True)
+    time.sleep(120)
+threading.Thread(target=t).start()
+time.sleep(0.2)
+libc.pthread_exit(None)
+"""
+
+
+def poll_zombie_leader(t, binary, base):
+    """-p -F /proc/PID/task/TID/mountinfo (and mounts) of a live thread
+    whose leader PID is a zombie: polled through the thread's file, as
+    findmnt polls it."""
+    d = os.path.join(base, 'zl')
+    os.makedirs(os.path.join(d, 'mnt'))
+    p = subprocess.Popen([sys.executable, '-c', ZOMBIE_LEADER_TASK], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        tid = p.stdout.readline().strip().decode()
+        time.sleep(0.5)
+        with open('/proc/%d/stat' % p.pid) as f:
+            state = f.read().rpartition(')')[2].split()[0]
+        if not tid.isdigit() or state != 'Z':
+            t.check('poll zombie leader setup', False,
+                    'tid %r, leader state %r' % (tid, state))
+            return
+        td = '/proc/%d/task/%s/' % (p.pid, tid)
+        sets = [['-p', '-F', td + 'mountinfo'],
+                ['-p', '-F', td + 'mountinfo', '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-OPTIONS,TID'],
+                ['-p', '-F', td + 'mounts'],
+                ['-p', '-F', td + 'mounts', '-r', '-o', 'ACTION,TARGET,SOURCE,OLD-OPTIONS,TID']]
+        poll_history(t, 'poll thread of a zombie leader:', binary, sets, POLL_ELSEWHERE_STEPS,
+                     None, d)
+        # kept (README): the thread's exit (the process's here: a signal
+        # cannot end one thread alone) ends the poll, with a message
+        ms = [(f, subprocess.Popen([binary, 'list', '-p', '-F', td + f, '-w', '20000'],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+              for f in ('mountinfo', 'mounts')]
+        polling([m.pid for _, m in ms], timeout=10)
+        p.kill()
+        p.wait()
+        for f, m in ms:
+            try:
+                out, err = m.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                m.kill()
+                out, err = m.communicate()
+            t.check('poll thread of a zombie leader: -F %s stops when the thread exits' % f,
+                    m.returncode == 0 and b'the target process has exited' in err,
+                    'rc %r out %r err %r' % (m.returncode, out, err))
+    finally:
+        p.kill()
+        p.wait()
 
 
 # Run in the base while UNREACHED_CASES' tasks are polled: a mount and an
@@ -7723,6 +7833,8 @@ def poll_task_inner(binary, base):
     poll_task_mounts(t, binary, base)
     poll_task_thread(t, binary, base)
     poll_procfs_elsewhere(t, binary, base)
+    poll_procfs_no_proc(t, binary, base)
+    poll_zombie_leader(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
 

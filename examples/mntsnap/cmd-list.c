@@ -805,24 +805,35 @@ static int list_tabfile(struct list_args *a)
 
 /*
  * The task whose mount table FILE is (/proc/PID/mountinfo or mounts, a
- * task's too, /proc/self/... and /proc/mounts through their links), 0 for
- * any other file.
+ * thread's /proc/PID/task/TID/... too, /proc/self/... and /proc/mounts
+ * through their links), 0 for any other file. thread: a thread's file is
+ * TID's (its leader may have exited while TID runs: a zombie has no
+ * namespace to open), else PID's.
  */
-static long proc_table_pid(const char *file)
+static long proc_table_task(const char *file, bool thread)
 {
 	char *real = realpath(file, NULL);
-	long pid = 0, tid;
+	long pid = 0, tid = 0;
 	int end = 0;
 
 	if (!real)
 		return 0;
-	if (sscanf(real, "/proc/%ld/task/%ld/%n", &pid, &tid, &end) != 2 || !end)
+	if (sscanf(real, "/proc/%ld/task/%ld/%n", &pid, &tid, &end) != 2 || !end) {
+		tid = 0;
 		if (sscanf(real, "/proc/%ld/%n", &pid, &end) != 1 || !end)
 			end = 0;
+	}
 	if (!end || (strcmp(real + end, "mountinfo") && strcmp(real + end, "mounts")))
 		pid = 0;
+	else if (thread && tid > 0)
+		pid = tid;
 	free(real);
 	return pid > 0 ? pid : 0;
+}
+
+static long proc_table_pid(const char *file)
+{
+	return proc_table_task(file, false);
 }
 
 /* FILE is a task's table in /proc/mounts' format (/proc/PID/mounts). */
@@ -1366,8 +1377,11 @@ static int list_poll(struct list_args *a)
 				      a->view.output_all ? 24 : a->view.df ? 7 : 5, COLS_MAX))
 		return 1;
 	if (a->mountinfo_file) {
-		pid = proc_table_pid(a->mountinfo_file);
-		if (!pid && !procfs_mountinfo(a->mountinfo_file)) {
+		/* a thread's file: the thread, whose exit ends the poll */
+		pid = proc_table_task(a->mountinfo_file, true);
+		/* a task's table on any procfs, known by its magic and name */
+		if (!pid && !procfs_mountinfo(a->mountinfo_file) &&
+		    !procfs_table(a->mountinfo_file, "mounts")) {
 			r = poll_read_tab(a);
 			if (r)
 				return r;

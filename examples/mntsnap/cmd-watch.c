@@ -1790,12 +1790,24 @@ static int mounts_batch(struct poll_out *p, const struct tabdiff_change *v, size
 	return r;
 }
 
-/* The target task's exit, as a pollable fd: -1 for none (our own table) */
+/* PIDFD_THREAD (Linux 6.9): a pidfd of a thread, readable at its exit */
+#define CLI_PIDFD_THREAD O_EXCL
+
+/*
+ * The target task's exit, as a pollable fd: -1 for none (our own table).
+ * A thread that leads no group (a thread's file) has a pidfd of its own
+ * only as PIDFD_THREAD; without the flag it ends nothing, as before.
+ */
 static int task_fd(const struct wargs *a)
 {
+	int fd;
+
 	if (!a->t.set || !a->t.pid || a->t.pid == getpid())
 		return -1;
-	return (int)syscall(SYS_pidfd_open, (pid_t)a->t.pid, 0);
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)a->t.pid, 0);
+	if (fd < 0 && (errno == ENOENT || errno == EINVAL))
+		fd = (int)syscall(SYS_pidfd_open, (pid_t)a->t.pid, CLI_PIDFD_THREAD);
+	return fd;
 }
 
 /*
