@@ -360,7 +360,8 @@ struct mntsnap_ns;
  *          through it (a text handle as _pid's without ptrace access);
  *          mntsnap_ns_alive() says -ESRCH once the task is a zombie or
  *          gone. A watch on it has no pidfd to wake it at the task's
- *          exit: it sees the exit at its next event. No procfs at /proc:
+ *          exit: it sees the exit at its next drain (or ask
+ *          mntsnap_ns_alive() from time to time). No procfs at /proc:
  *          _pid. Errors as _pid's; -ESRCH: no such pid in that procfs.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
