@@ -345,6 +345,24 @@ struct mntsnap_ns;
  *          that still has its parent's /proc: -EOPNOTSUPP, as pids
  *          there name other processes); that handle follows no process
  *          (mntsnap_ns_alive() 0, like _path) and has no text fallback.
+ *  _proc_pid: pid as the procfs at /proc numbers it (as ps and
+ *          findmnt -N read it), which is the caller's numbering unless
+ *          that procfs is of another pid namespace: an ancestor's kept
+ *          by a child of clone(CLONE_NEWPID), or a container's seen by a
+ *          caller of an outer namespace that entered the container's
+ *          mount namespace. Where the numberings agree it is _pid. Where
+ *          they do not, the task may have no pid in the caller's
+ *          namespace at all, so the handle holds the task's /proc/PID
+ *          directory instead of a pidfd (opened without crossing a mount
+ *          covering it): it names the task, not the number, so nothing
+ *          read through it is another task's, however soon the number is
+ *          reused. Its namespace, root and mountinfo text are read
+ *          through it (a text handle as _pid's without ptrace access);
+ *          mntsnap_ns_alive() says -ESRCH once the task is a zombie or
+ *          gone. A watch on it has no pidfd to wake it at the task's
+ *          exit: it sees the exit at its next drain (or ask
+ *          mntsnap_ns_alive() from time to time). No procfs at /proc:
+ *          _pid. Errors as _pid's; -ESRCH: no such pid in that procfs.
  *  _pidfd: a pidfd the caller owns (not consumed); checked to be on
  *          pidfs (an anonymous inode before 6.9) before any ioctl.
  *  _path:  /proc/PID/ns/mnt or a bind-mounted namespace file. Opened
@@ -376,6 +394,7 @@ struct mntsnap_ns;
  */
 int mntsnap_ns_open_self(struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
+int mntsnap_ns_open_proc_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns);
 int mntsnap_ns_open_path(const char *path, struct mntsnap_error *err,
 			 struct mntsnap_ns **ret_ns);

@@ -1482,6 +1482,37 @@ static int open_scan_mountinfo(const struct mntsnap_ns *ns, const struct mntsnap
 }
 
 /*
+ * The mountinfo of a handle's task named by its procfs directory: that
+ * directory holds the task itself, not its number, so the text is the
+ * task's or none. Still the handle's namespace after the open (the
+ * kernel fixes it then): the task may have setns()'d since.
+ */
+static int open_piddir_mountinfo(const struct mntsnap_ns *ns, struct mntsnap_error *err)
+{
+	struct stat a, b;
+	int fd, dir;
+
+	fd = openat2_procfs(ns->piddir, "mountinfo");
+	if (fd < 0)
+		return mntsnap__set_error(err, fd == -ENOENT ? -ESRCH : fd, 0,
+					 "mountinfo: the target process: %s", strerror(-fd));
+	if (ns->nsfd < 0)
+		return fd;
+	dir = mntsnap__proc_openat(ns->piddir, "ns", O_PATH | O_DIRECTORY,
+				   MNTSNAP_RESOLVE_NO_SYMLINKS);
+	if (dir < 0 || fstatat(dir, "mnt", &a, 0) || fstat(ns->nsfd, &b) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		if (dir >= 0)
+			close(dir);
+		close(fd);
+		return mntsnap__set_error(err, -ESRCH, 0,
+					 "mountinfo: the target process exited or left the namespace");
+	}
+	close(dir);
+	return fd;
+}
+
+/*
  * Open the mountinfo of the process behind a namespace handle's pidfd.
  * The pid is read from the pidfd and checked again after the open: if the
  * process still lives then, the /proc entry we opened was that process,
@@ -1493,6 +1524,8 @@ static int open_pidfd_mountinfo(const struct mntsnap_ns *ns, int proc,
 	char path[64];
 	int pid, fd, r;
 
+	if (ns->piddir >= 0)
+		return open_piddir_mountinfo(ns, err);
 	pid = mntsnap__pidfd_pid(proc, ns->pidfd);
 	if (pid < 0)
 		return mntsnap__set_error(err, pid, 0, "mountinfo: the target process: %s",
@@ -1621,7 +1654,7 @@ static int open_source(const struct mntsnap_capture_opts *o, const struct mntsna
 		return mntsnap__set_error(o->error, proc, 0,
 					 "mountinfo: no procfs mounted at /proc to read the "
 					 "target's text from (a /proc that is none is not read)");
-	fd = ns->pidfd >= 0 ? open_pidfd_mountinfo(ns, proc, o->error)
+	fd = mntsnap_ns_has_task(ns) ? open_pidfd_mountinfo(ns, proc, o->error)
 			    : open_scan_mountinfo(ns, sys, proc, o->error);
 	close(proc);
 	if (fd >= 0)

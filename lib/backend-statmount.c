@@ -875,7 +875,7 @@ static int mounts_root(const struct mntsnap_ns *ns, bool own_ns, bool *ret_close
 	if (own_ns || !ns || ns->self)
 		return AT_FDCWD;
 	*ret_close = true;
-	return mntsnap__pidfd_root_fd(ns->pidfd);
+	return mntsnap__task_root_fd(ns->pidfd, ns->piddir);
 }
 
 /* The fields read apart from statmount, for s captured through ns. */

@@ -54,7 +54,7 @@ int mntsnap__detector_open(const struct mntsnap_ns *ns)
 		return mntsnap__mountinfo_open_inside(ns);
 	if (!ns || ns->self) /* from a procfs only: see mntsnap__mountinfo_open_own */
 		return mntsnap__mountinfo_open_own();
-	if (ns->pidfd < 0)
+	if (!mntsnap_ns_has_task(ns))
 		return -1;
 	/* the handle's process, its pid reused or the namespace left: none */
 	return mntsnap__mountinfo_open_pid(ns);

@@ -929,7 +929,7 @@ static int open_common(const struct mntsnap_ns *ns, struct open_work *w,
 	h.keep_caps = o.keep_caps;
 	if (w->tree)
 		h.keep_caps |= 1ULL << CAP_SYS_ADMIN_; /* open_tree clones need it */
-	h.rootfd = mntsnap__pidfd_root_fd(ns ? ns->pidfd : -1);
+	h.rootfd = ns ? mntsnap__task_root_fd(ns->pidfd, ns->piddir) : -ENOENT;
 	if (h.rootfd < 0 && h.rootfd != -ENOENT)
 		return mntsnap__ns_explain(h.rootfd, "the target process's root", o.error);
 	r = helper_run(ns, &h, &o, &res);
@@ -1042,7 +1042,7 @@ static int work_stat_id(struct helper *h)
 {
 	struct stat_work *w = h->arg;
 	struct mntsnap_snapshot *s = NULL;
-	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .self = true, .inside = true,
+	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .piddir = -1, .self = true, .inside = true,
 				 .host_proc = -1, .root_fd = -1, .byuuid_fd = h->byuuidfd };
 	int r;
 
@@ -1093,7 +1093,7 @@ static int work_capture(struct helper *h)
 	struct mntsnap_error e = { 0 };
 	/* inside, the target is our own namespace, but its /proc is not ours
 	 * to trust: text and change detector come from h->procfd */
-	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .ns_id = w->ns_id, .self = true,
+	struct mntsnap_ns in = { .nsfd = -1, .pidfd = -1, .piddir = -1, .ns_id = w->ns_id, .self = true,
 				 .inside = true, .host_proc = h->procfd, .root_fd = -1,
 				 .byuuid_fd = h->byuuidfd };
 	int r;

@@ -49,6 +49,7 @@ static int ns_alloc(struct mntsnap_ns **ret)
 		return -ENOMEM;
 	ns->nsfd = -1;
 	ns->pidfd = -1;
+	ns->piddir = -1;
 	ns->host_proc = -1;
 	*ret = ns;
 	return 0;
@@ -65,6 +66,8 @@ void mntsnap__ns_free(struct mntsnap_ns *ns)
 		close(ns->nsfd);
 	if (ns->pidfd >= 0)
 		close(ns->pidfd);
+	if (ns->piddir >= 0)
+		close(ns->piddir);
 	/* a helper stack the handle kept for its next call */
 	st = atomic_exchange(&ns->stack_cache, NULL);
 	if (st)
@@ -465,6 +468,82 @@ int mntsnap__ns_open_pid(int pid, struct mntsnap_ns **ret_ns, struct mntsnap_err
 
 
 /*
+ * A handle of the task whose directory in a procfs is dir (consumed): its
+ * namespace through dir/ns/mnt, or, when the caller may not open that
+ * (no ptrace access) but can read dir/mountinfo, a text handle as
+ * text_only() makes one. dir pins the task, so nothing read through it
+ * is another task's: no check after the open is needed.
+ */
+static int piddir_to_ns(int dir, struct mntsnap_ns **ret_ns)
+{
+	struct mntsnap_ns *ns;
+	int fd, r;
+
+	dir = mntsnap__fd_move_above_stdio(dir);
+	if (dir < 0)
+		return dir;
+	fd = pid_dir_ns_open(dir);
+	if (fd == -EACCES || fd == -EPERM) {
+		r = mntsnap__proc_openat(dir, "mountinfo", O_RDONLY | O_NOCTTY | O_NONBLOCK,
+					 MNTSNAP_RESOLVE_NO_SYMLINKS);
+		if (r < 0 || ns_alloc(&ns)) {
+			if (r >= 0)
+				close(r);
+			close(dir);
+			return r < 0 ? fd : -ENOMEM;
+		}
+		close(r);
+		ns->piddir = dir;
+		ns->text_only = true;
+		*ret_ns = ns;
+		return 0;
+	}
+	if (fd < 0) {
+		close(dir);
+		return fd;
+	}
+	r = ns_from_nsfd(fd, -1, false, ret_ns);
+	if (r)
+		close(dir);
+	else
+		(*ret_ns)->piddir = dir;
+	return r;
+}
+
+/*
+ * pid as the procfs at /proc numbers it (findmnt -N's PID, ps's). A
+ * procfs of the caller's own pid namespace numbers tasks as the caller
+ * does: the pid way, unchanged. One of another namespace (an ancestor's,
+ * kept by a child of clone(CLONE_NEWPID); a container's, seen by a caller
+ * of an outer namespace that entered the container's mount namespace)
+ * may name a task that has no number in the caller's namespace at all:
+ * the handle holds the task's directory there (piddir_to_ns()). No
+ * procfs at /proc: no numbering but the caller's.
+ */
+static int ns_open_proc_pid(int pid, struct mntsnap_ns **ret_ns, struct mntsnap_error *err)
+{
+	int proc, dir, r;
+
+	if (pid <= 0 || !ret_ns)
+		return -EINVAL;
+	proc = mntsnap__procfs_root();
+	if (proc == -EOPNOTSUPP)
+		return mntsnap__ns_open_pid(pid, ret_ns, err);
+	if (proc < 0)
+		return proc;
+	r = mntsnap__procfs_own_pidns(proc);
+	if (r != -EOPNOTSUPP) {
+		close(proc);
+		return r ? r : mntsnap__ns_open_pid(pid, ret_ns, err);
+	}
+	dir = mntsnap__proc_pid_dir(proc, pid);
+	close(proc);
+	if (dir < 0)
+		return dir;
+	return piddir_to_ns(dir, ret_ns);
+}
+
+/*
  * Does a mount namespace with this id exist? One listmount by id answers
  * yes; its ENOENT also means "not yours" (no CAP_SYS_ADMIN over the
  * owner), so then the namespaces the caller can see decide. Kernels that
@@ -521,9 +600,9 @@ int mntsnap__ns_check_alive(const struct mntsnap_ns *ns)
 {
 	int r;
 
-	if (!ns || ns->pidfd < 0)
+	if (!mntsnap_ns_has_task(ns))
 		return 0;
-	r = mntsnap__pidfd_exited(ns->pidfd);
+	r = mntsnap__task_exited(ns->pidfd, ns->piddir);
 	return r > 0 ? -ESRCH : r;
 }
 
@@ -708,6 +787,14 @@ int mntsnap_ns_open_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **
 	struct mntsnap_error inner = { 0 };
 
 	return detail(mntsnap__ns_open_pid(pid, ret_ns, &inner), err, &inner, "ns_open_pid %d", pid);
+}
+
+int mntsnap_ns_open_proc_pid(int pid, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)
+{
+	struct mntsnap_error inner = { 0 };
+
+	return detail(ns_open_proc_pid(pid, ret_ns, &inner), err, &inner, "ns_open_proc_pid %d",
+		      pid);
 }
 
 int mntsnap_ns_open_pidfd(int pidfd, struct mntsnap_error *err, struct mntsnap_ns **ret_ns)

@@ -322,3 +322,79 @@ int mntsnap__pidfd_root_fd(int pidfd)
 	}
 	return mntsnap__fd_move_above_stdio(fd);
 }
+
+int mntsnap__task_dir(int pidfd, int piddir)
+{
+	int pid, proc, dir;
+
+	if (piddir >= 0) {
+		dir = fcntl(piddir, F_DUPFD_CLOEXEC, 3);
+		return dir < 0 ? -errno : dir;
+	}
+	pid = mntsnap__pidfd_pid(-1, pidfd);
+	if (pid < 0)
+		return pid;
+	proc = mntsnap__procfs_root();
+	if (proc < 0)
+		return proc;
+	dir = mntsnap__proc_pid_dir(proc, pid);
+	close(proc);
+	return dir;
+}
+
+/* The state letter of stat (field 3, after the last ')'), or -errno. */
+static int piddir_state(int piddir)
+{
+	char buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	fd = mntsnap__proc_openat(piddir, "stat", O_RDONLY | O_NOCTTY | O_NONBLOCK,
+				  MNTSNAP_RESOLVE_NO_SYMLINKS);
+	if (fd < 0)
+		return fd == -ENOENT ? -ESRCH : fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? (unsigned char)p[2] : -EIO;
+}
+
+int mntsnap__task_exited(int pidfd, int piddir)
+{
+	int st;
+
+	if (pidfd >= 0)
+		return mntsnap__pidfd_exited(pidfd);
+	if (piddir < 0)
+		return 0;
+	st = piddir_state(piddir);
+	if (st == -ESRCH)
+		return 1;
+	if (st < 0)
+		return st;
+	/* Z: a zombie, X: dead; neither has namespaces or a root any more */
+	return st == 'Z' || st == 'X';
+}
+
+int mntsnap__task_root_fd(int pidfd, int piddir)
+{
+	int fd, r;
+
+	if (piddir < 0)
+		return mntsnap__pidfd_root_fd(pidfd);
+	fd = openat(piddir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* a zombie's root link is gone already; still, the task must run */
+	r = mntsnap__task_exited(-1, piddir);
+	if (r) {
+		close(fd);
+		return r > 0 ? -ESRCH : r;
+	}
+	return mntsnap__fd_move_above_stdio(fd);
+}

@@ -80,4 +80,21 @@ int mntsnap__ns_open_own_fd(void);
  */
 int mntsnap__pidfd_root_fd(int pidfd);
 
+/*
+ * A handle's task is named by a pidfd, or by its directory in a procfs of
+ * another pid namespace (piddir, O_PATH; mntsnap_ns_open_proc_pid()): the
+ * directory holds the task's struct pid, not its number, so once the task
+ * has exited every lookup below it fails, and a later task given the
+ * same number has a directory of its own. Either may be -1.
+ *
+ * _dir: an O_PATH fd of the task's procfs directory (a copy of piddir,
+ * or found through the pidfd: mntsnap__pidfd_pid()'s errors).
+ * _exited: 1 once the task has exited (a zombie or reaped: it has no
+ * namespaces left to read), 0 while it runs, -errno.
+ * _root_fd: as mntsnap__pidfd_root_fd(), through piddir when there is one.
+ */
+int mntsnap__task_dir(int pidfd, int piddir);
+int mntsnap__task_exited(int pidfd, int piddir);
+int mntsnap__task_root_fd(int pidfd, int piddir);
+
 #endif

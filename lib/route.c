@@ -126,7 +126,7 @@ static int ns_capture(const struct mntsnap_capture_opts *o, const struct mntsnap
 	}
 	r = mntsnap__helper_capture(ns, o, sys, ret_snap);
 	/* no right to enter: a pid handle may still read the process's text */
-	if ((r == -EPERM || r == -EACCES) && ns->pidfd >= 0 &&
+	if ((r == -EPERM || r == -EACCES) && mntsnap_ns_has_task(ns) &&
 	    o->backend == MNTSNAP_BACKEND_AUTO && !(o->flags & MNTSNAP_CAPTURE_NS_ENTER))
 		return capture_routed(o, sys, MNTSNAP_NS_ROUTE_TEXT, MNTSNAP_BACKEND_MOUNTINFO,
 				      ret_snap);
@@ -202,18 +202,11 @@ static bool mount_gone(const struct mntsnap_ns *ns, const struct mntsnap_sysops 
 static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops *sys,
 			uint64_t *ret_id, char *buf, size_t len)
 {
-	int pid, proc, dir, fd, r;
+	int dir, fd, r;
 	ssize_t n;
 
-	pid = mntsnap__pidfd_pid(-1, ns->pidfd);
-	if (pid <= 0)
-		return pid < 0 ? pid : -ESRCH;
 	/* PID/root of the procfs the pid was read from, never of a cover */
-	proc = mntsnap__procfs_root();
-	if (proc < 0)
-		return proc;
-	dir = mntsnap__proc_pid_dir(proc, pid);
-	close(proc);
+	dir = mntsnap__task_dir(ns->pidfd, ns->piddir);
 	if (dir < 0)
 		return dir;
 	fd = openat(dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -232,7 +225,7 @@ static int process_root(const struct mntsnap_ns *ns, const struct mntsnap_sysops
 		close(fd);
 	if (r)
 		return r;
-	return mntsnap__pidfd_exited(ns->pidfd) ? -ESRCH : 0;
+	return mntsnap__task_exited(ns->pidfd, ns->piddir) ? -ESRCH : 0;
 }
 
 /*
@@ -479,7 +472,7 @@ bool mntsnap__route_caller_reaches_root(const struct mntsnap_ns *ns,
 
 	if (!own_namespace(sys, ns->ns_id) || process_root(ns, sys, &rid, root, sizeof(root)))
 		return true;
-	fd = mntsnap__pidfd_root_fd(ns->pidfd);
+	fd = mntsnap__task_root_fd(ns->pidfd, ns->piddir);
 	if (fd < 0)
 		return true;
 	here = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -519,7 +512,7 @@ int mntsnap__route_capture(const struct mntsnap_capture_opts *o, const struct mn
 {
 	struct mntsnap_capture_opts c = *o;
 	uint32_t want = o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT, extra = 0;
-	bool pid = o->ns->pidfd >= 0 && !o->ns->text_only, rooted = false, moved = false;
+	bool pid = mntsnap_ns_has_task(o->ns) && !o->ns->text_only, rooted = false, moved = false;
 	bool pf = want & MNTSNAP_F_PROPAGATE_FROM, outside;
 	struct mntsnap_snapshot *s = NULL; /* *ret_snap stays as it is on failure */
 	int r;
@@ -694,7 +687,7 @@ static int route_stat_id(const struct mntsnap_sysops *sys, const struct mntsnap_
 			 uint64_t id, uint32_t mask, struct mntsnap_snapshot **ret_snap)
 {
 	uint32_t want = mask ? mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT;
-	bool pid = ns->pidfd >= 0 && !ns->text_only, rooted = false, moved = false;
+	bool pid = mntsnap_ns_has_task(ns) && !ns->text_only, rooted = false, moved = false;
 	bool pf = want & MNTSNAP_F_PROPAGATE_FROM, outside;
 	/* propagate_from and a pid target's mount point from a text are
 	 * matched by /proc id */
@@ -808,7 +801,7 @@ int mntsnap_stat_path(const char *path, uint32_t mask, struct mntsnap_snapshot *
 
 static int open_in_target(const struct mntsnap_ns *ns, const char *path)
 {
-	int root = mntsnap__pidfd_root_fd(ns ? ns->pidfd : -1), fd, r;
+	int root = ns ? mntsnap__task_root_fd(ns->pidfd, ns->piddir) : -ENOENT, fd, r;
 
 	if (root == -ENOENT) {
 		r = mntsnap__ns_open_file(ns, path, O_PATH, 0, NULL, &fd);
@@ -849,7 +842,7 @@ int mntsnap_ns_stat_path(const struct mntsnap_ns *ns, const char *path, uint32_t
 	 * a detached one), so the path is on no mount of the process's
 	 * table, as /proc/PID/mountinfo shows it (empty).
 	 */
-	if (r == -ENOENT && ns->pidfd >= 0 && !ns->text_only)
+	if (r == -ENOENT && mntsnap_ns_has_task(ns) && !ns->text_only)
 		r = -EXDEV;
 	return r;
 }

@@ -29,6 +29,14 @@ enum {
 struct mntsnap_ns {
 	int nsfd;        /* nsfs fd of the mount namespace, -1 for "own" */
 	int pidfd;       /* process the handle came from, -1 if none */
+	/*
+	 * The task's directory (O_PATH) in a procfs of another pid namespace
+	 * than the caller's, when the handle came from a pid as that procfs
+	 * numbers it (mntsnap_ns_open_proc_pid()); -1 if none. Such a task
+	 * may have no number in the caller's namespace at all, so no pidfd:
+	 * everything read of the task goes through this directory (proc.h).
+	 */
+	int piddir;
 	uint64_t ns_id;  /* 64-bit mount namespace id, 0 if unknown */
 	bool self;       /* the caller's own namespace */
 	/*
@@ -99,6 +107,12 @@ static inline void mntsnap_ns_fill_req(const struct mntsnap_ns *ns, int route,
 		req->size = MNTSNAP_K_MNT_ID_REQ_SIZE_VER1;
 		req->mnt_ns_id = ns->ns_id;
 	}
+}
+
+/* Did ns come from a task (a pidfd or a procfs directory of one)? */
+static inline bool mntsnap_ns_has_task(const struct mntsnap_ns *ns)
+{
+	return ns && (ns->pidfd >= 0 || ns->piddir >= 0);
 }
 
 /* A foreign namespace: the router (lib/route.c) picks how to reach it. */

@@ -975,7 +975,7 @@ static int view_update(struct mntsnap_watch *w, size_t from)
 static int view_setup(struct mntsnap_watch *w)
 {
 	/* the text route reads the process's mountinfo: its view already */
-	bool pid = w->tns && w->tns->pidfd >= 0 && !w->tns->text_only &&
+	bool pid = mntsnap_ns_has_task(w->tns) && !w->tns->text_only &&
 		   w->route != MNTSNAP_WATCH_ROUTE_TEXT;
 	uint32_t keep;
 
@@ -1359,7 +1359,7 @@ static int open_mountinfo(const struct mntsnap_watch *w, const char *path)
 		fd = procfs_open(path);
 	else if (!w->tns)
 		fd = mntsnap__mountinfo_open_own();
-	else if (w->tns->pidfd < 0)
+	else if (!mntsnap_ns_has_task(w->tns))
 		return -1;
 	else
 		fd = mntsnap__mountinfo_open_pid(w->tns);
@@ -1408,7 +1408,7 @@ static int route_target(struct mntsnap_watch *w, const struct mntsnap_ns *ns,
 static bool text_fallback(const struct mntsnap_ns *ns, int err)
 {
 	/* -EXDEV: the process's root is out of the caller's reach */
-	return ns->pidfd >= 0 && err != -ESRCH && err != -ENOMEM;
+	return mntsnap_ns_has_task(ns) && err != -ESRCH && err != -ENOMEM;
 }
 
 /* fanotify mount events on the namespace; false: not available here. */
@@ -1521,7 +1521,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	w->want = (o->mask ? o->mask & MNTSNAP_F_ALL : MNTSNAP_MASK_DEFAULT) | MNTSNAP_F_ID;
 	/* a pid target's view (view_setup()) needs mount points, and /proc
 	 * ids to match its text's propagate_from by */
-	if (o->ns && o->ns->pidfd >= 0 && !o->ns->text_only && !o->mountinfo_path)
+	if (mntsnap_ns_has_task(o->ns) && !o->ns->text_only && !o->mountinfo_path)
 		w->extra = (MNTSNAP_F_MOUNT_POINT |
 			    (w->want & MNTSNAP_F_PROPAGATE_FROM ? MNTSNAP_F_ID_OLD : 0)) & ~w->want;
 	w->want |= w->extra;
@@ -1530,7 +1530,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 	 * propagate_from is from the namespace's root, and statmount asked
 	 * from here never names one: absent, not a wrong "none".
 	 */
-	if (o->ns && !o->ns->self && o->ns->pidfd < 0 && !o->mountinfo_path)
+	if (o->ns && !o->ns->self && !mntsnap_ns_has_task(o->ns) && !o->mountinfo_path)
 		w->want &= ~(uint32_t)MNTSNAP_F_PROPAGATE_FROM;
 	w->full_mask = mntsnap__sm_mask_from_fields(w->want);
 	if (o->mountinfo_path) {
@@ -1544,7 +1544,7 @@ static int watch_setup(struct mntsnap_watch *w, const struct mntsnap_watch_opts 
 		 * statmount from here names the caller's view; the process's
 		 * own text is its view (what findmnt -p -N polls).
 		 */
-		if (!r && o->ns->pidfd >= 0 && !o->ns->text_only &&
+		if (!r && mntsnap_ns_has_task(o->ns) && !o->ns->text_only &&
 		    !mntsnap__route_caller_reaches_root(o->ns, &w->sys))
 			r = -EXDEV;
 		if (r && w->tns && text_fallback(o->ns, r)) {

@@ -7375,6 +7375,129 @@ def chrooted_caller_overmounted(t, binary, base):
                 'findmnt rc %s %r\nmntsnap rc %s %r' % (rc_fm, fm, rc_ms.strip(), ms_body))
 
 
+# -N PID where the procfs at /proc is not of the caller's pid namespace:
+# findmnt -N reads /proc/PID/mountinfo, PID as that procfs (and ps)
+# numbers it. (a) a caller in a new pid namespace that kept its parent's
+# /proc (unshare -p without --mount-proc), asking for a task of the
+# parent's (invisible to it by number) and for that /proc's pid 1; (b) a
+# caller of the outer pid namespace in a container's mount namespace with
+# the container's /proc (nsenter -m), asking for the container's pid 1.
+# Each task's mount namespace has a tmpfs of its own name on the same
+# directory (one only: stat prints the top one of a stack), so a wrong
+# task shows another source or none. JSON by value. Blocks "== label",
+# findmnt's output and status, mntsnap's.
+PIDNS_PROC_SH = r'''
+set -u
+MS=$1 D=$2 MODE=$3 B=$2.w
+export MS D MODE B
+cat > $B.fn <<"EOS"
+cmp1() { # label expected-source mntsnap-command findmnt-args...
+  l=$1 want=$2 cmd=$3; shift 3
+  a=$(findmnt "$@" 2>&1); ar=$?
+  b=$($MS $cmd "$@" 2>&1); br=$?
+  printf '== %s (%s) %s %s\n%s\nfindmnt rc=%s\n%s\nmntsnap rc=%s\n' "$l" "$want" "$cmd" "$*" \
+    "$a" "$ar" "$b" "$br"
+}
+pcmp() { # label expected-source pid trigger
+  findmnt -p -N $3 -w 2500 > $B.fp 2>&1 & f=$!
+  $MS list -p -N $3 -w 2500 > $B.mp 2>&1 & m=$!
+  sleep 1; eval "$4"
+  wait $f; fr=$?; wait $m; mr=$?
+  printf '== %s (%s) list -p -N %s\n%s\nfindmnt rc=%s\n%s\nmntsnap rc=%s\n' "$1" "$2" "$3" \
+    "$(cat $B.fp)" "$fr" "$(cat $B.mp)" "$mr"
+}
+# the pid namespace's own procfs, in place of the old one rather than on
+# it: libmount's -p diff pairs two stacked /proc mounts wrongly (a
+# "remount" of the lower one) whoever's pid namespace it is
+newproc() { umount -l /proc && mount -t proc proc /proc; }
+forms() { # label expected-source pid
+  if [ "$MODE" = poll ]; then return; fi
+  cmp1 "$1" "$2" list -N $3 -T $D
+  cmp1 "$1" "$2" list -N $3 -M $D -r -o TARGET,SOURCE,FSTYPE,TID
+  cmp1 "$1" "$2" list --task $3 -M $D -J -o TARGET,SOURCE,PROPAGATION
+  cmp1 "$1" "$2" stat -N $3 -T $D
+  cmp1 "$1" "$2" stat -N $3 -T $D/sub -o TARGET,SOURCE,TID
+}
+EOS
+# (a): P, a pid namespace with its own /proc; Q inside it without one
+unshare -p -m --fork --propagation private bash -c '
+  . $B.fn
+  newproc
+  mount -t tmpfs pa $D; mkdir $D/sub
+  sleep 60 & S=$!
+  sleep 60 & S2=$!
+  export S S2
+  [ $MODE = poll ] && (sleep 1.5; kill $S2) &
+  unshare -p -m --fork --propagation private bash -c "
+    . \$B.fn
+    if [ \$MODE = poll ]; then
+      t0=\$(date +%s%N)
+      \$MS list -p -N \$S2 -w 8000 > \$B.xp 2>&1; xr=\$?
+      echo \"EXIT rc=\$xr ms=\$(( (\$(date +%s%N) - t0) / 1000000 )) \$(cat \$B.xp)\"
+    fi
+    mount -t tmpfs pinner \$D; mkdir \$D/sub
+    forms a-other pa \$S
+    forms a-init pa 1
+    if [ \$MODE = poll ]; then
+      pcmp a-other pnew \$S \"nsenter -t \$S -m mount -t tmpfs pnew \$D/sub\"
+      pcmp a-init pnew2 1 \"nsenter -t \$S -m mount -t tmpfs pnew2 \$D/sub\"
+    fi
+  "
+  kill $S $S2 2>/dev/null
+'
+# (b): a container C with its own /proc; asked from its mount namespace
+rm -f $B.ready
+unshare -p -m --fork --propagation private bash -c \
+  '. $B.fn; newproc; mount -t tmpfs ctr $D; mkdir $D/sub; touch $B.ready; exec sleep 60' & U=$!
+for i in $(seq 100); do [ -e $B.ready ] && break; sleep 0.05; done
+C=$(cat /proc/$U/task/$U/children)
+nsenter -t $C -m bash -c '
+  . $B.fn
+  forms b-init ctr 1
+  if [ $MODE = poll ]; then pcmp b-init cnew 1 "mount -t tmpfs cnew $D/sub"; fi
+'
+kill $U; wait
+rm -f $B.fn $B.fp $B.mp $B.xp $B.ready
+'''
+
+
+def pidns_proc(t, binary, base, poll=False):
+    """-N PID (list, stat; -p with poll) as findmnt -N reads it, PID as the
+    procfs at /proc numbers it, by callers whose pid namespace is not that
+    procfs's (PIDNS_PROC_SH). In a private mount namespace already."""
+    if not shutil.which('nsenter'):
+        print('SKIP -N PID of another pid namespace\'s procfs: needs nsenter')
+        t.skipped += 1
+        return
+    d = os.path.join(base, 'pn')
+    os.makedirs(d, exist_ok=True)
+    r = subprocess.run(['bash', '-c', PIDNS_PROC_SH, 'bash', os.path.abspath(binary), d,
+                        'poll' if poll else 'read'], capture_output=True, timeout=120)
+    out = r.stdout.decode(errors='replace')
+    if poll:
+        # kept (README): the task's exit ends -p, here with no pidfd to say it
+        m = re.search(r'^EXIT rc=(\d+) ms=(\d+) (.*)$', out, re.M)
+        t.check('-N PID of another pid namespace\'s procfs: -p ends at the task\'s exit',
+                m is not None and m.group(1) == '0' and int(m.group(2)) < 5000 and
+                'the target process has exited' in m.group(3), short(out, 600))
+    blocks = out.split('== ')[1:]
+    t.check('-N PID of another pid namespace\'s procfs: all asked (%s)' %
+            ('poll' if poll else 'read'), len(blocks) == (3 if poll else 15),
+            short('%r %r' % (r.stdout, r.stderr), 2000))
+    for b in blocks:
+        head, _, body = b.partition('\n')
+        fm, _, rest = body.partition('\nfindmnt rc=')
+        rc_fm, _, rest = rest.partition('\n')
+        ms, _, rc_ms = rest.rpartition('\nmntsnap rc=')
+        want = head.split('(', 1)[1].split(')', 1)[0]
+        if ' -J ' in head and rc_fm.strip() == rc_ms.strip() == '0':
+            fm, ms = json.dumps(jload(fm.encode())), json.dumps(jload(ms.encode()))
+        t.check('-N PID of another pid namespace\'s procfs: %s' % head,
+                fm == ms and rc_fm.strip() == rc_ms.strip() and rc_fm.strip() == '0' and
+                re.search(r'\b%s\b' % want, fm) is not None,
+                'findmnt rc %s:\n%s\nmntsnap rc %s:\n%s' % (rc_fm, fm, rc_ms.strip(), ms))
+
+
 def task_kept_inner(binary, base):
     """In a private mount namespace already: a chroot()ed task's view, and
     the deliberate stat differences README's kept list states. Prints the
@@ -7390,6 +7513,7 @@ def task_kept_inner(binary, base):
     stat_kept_number(t, binary, base)
     stat_kept_covered(t, binary, base)
     poll_kept_task_exit(t, binary, base)
+    pidns_proc(t, binary, base)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
 
@@ -7835,6 +7959,7 @@ def poll_task_inner(binary, base):
     poll_procfs_elsewhere(t, binary, base)
     poll_procfs_no_proc(t, binary, base)
     poll_zombie_leader(t, binary, base)
+    pidns_proc(t, binary, base, poll=True)
     print(json.dumps({'passed': t.passed, 'failed': t.failed, 'skipped': t.skipped}))
     return 0
 

@@ -2212,3 +2212,104 @@ Test(ns, open_pid_fallback_with_another_pid_namespaces_proc)
 	munmap(res, sizeof(*res));
 	free(stack);
 }
+
+/*
+ * ns_open_proc_pid: pid as the procfs at /proc numbers it. The same
+ * runtime's child (a new pid namespace that kept its parent's /proc) asks
+ * for the test process by its number there, which its own namespace does
+ * not have: the handle is the test's namespace, not -ESRCH, not another
+ * task's. A task it opened that then exits and is reaped leaves the
+ * handle dead: no capture reads anything through it (the directory held
+ * the task, not its number).
+ */
+struct proc_pid_result {
+	int r, alive, gone, cap;
+	uint64_t ns_id;
+	char msg[240];
+};
+
+static pid_t victim_pid;
+static int victim_pipe[2], victim_done[2];
+
+static int open_outer_by_proc(void *arg)
+{
+	struct proc_pid_result *res = arg;
+	struct mntsnap_error err = { 0 };
+	struct mntsnap_ns *ns = NULL, *v = NULL;
+	struct mntsnap_snapshot *s = NULL;
+	char c = 0;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 1;
+	res->r = mntsnap_ns_open_proc_pid(outer_pid, &err, &ns);
+	memcpy(res->msg, err.msg, sizeof(res->msg));
+	res->ns_id = mntsnap_ns_id(ns);
+	res->alive = ns ? mntsnap_ns_alive(ns) : -1;
+	mntsnap_ns_free(ns);
+	if (mntsnap_ns_open_proc_pid(victim_pid, NULL, &v))
+		return 2;
+	/* the parent kills and reaps the victim, then answers */
+	if (write(victim_pipe[1], &c, 1) != 1 || read(victim_done[0], &c, 1) != 1)
+		return 3;
+	res->gone = mntsnap_ns_alive(v);
+	{
+		MNTSNAP_OPTS(mntsnap_capture_opts, o, .ns = v);
+
+		res->cap = mntsnap_capture(&o, &s);
+	}
+	mntsnap_snapshot_free(s);
+	mntsnap_ns_free(v);
+	return 0;
+}
+
+Test(ns, open_proc_pid_with_another_pid_namespaces_proc)
+{
+	struct proc_pid_result *res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+					   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct mntsnap_ns *own;
+	size_t stack_size = 1 << 20;
+	char *stack = malloc(stack_size), c = 0;
+	int st;
+	pid_t child;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root for CLONE_NEWPID");
+	cr_assert_neq(res, MAP_FAILED);
+	cr_assert_not_null(stack);
+	cr_assert_eq(mntsnap_ns_open_self(NULL, &own), 0);
+	cr_assert_eq(pipe2(victim_pipe, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(victim_done, O_CLOEXEC), 0);
+	victim_pid = fork();
+	cr_assert_geq(victim_pid, 0);
+	if (!victim_pid) {
+		pause();
+		_exit(0);
+	}
+	outer_pid = getpid();
+	child = clone(open_outer_by_proc, stack + stack_size, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD,
+		      res);
+	cr_assert_gt(child, 0, "clone: %s", strerror(errno));
+	if (read(victim_pipe[0], &c, 1) == 1) {
+		kill(victim_pid, SIGKILL);
+		waitpid(victim_pid, &st, 0);
+		cr_assert_eq(write(victim_done[1], &c, 1), 1);
+	} else {
+		kill(victim_pid, SIGKILL);
+		waitpid(victim_pid, &st, 0);
+	}
+	cr_assert_eq(waitpid(child, &st, 0), child);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	cr_expect_eq(res->r, 0, "ns_open_proc_pid(%d): %d (%s)", outer_pid, res->r, res->msg);
+	cr_expect_eq(res->alive, 0);
+	if (mntsnap_ns_id(own))
+		cr_expect_eq(res->ns_id, mntsnap_ns_id(own), "the test's own namespace");
+	cr_expect_eq(res->gone, -ESRCH, "a reaped task's handle: %d", res->gone);
+	cr_expect_eq(res->cap, -ESRCH, "capture of a reaped task: %d", res->cap);
+	for (int i = 0; i < 2; i++) {
+		close(victim_pipe[i]);
+		close(victim_done[i]);
+	}
+	mntsnap_ns_free(own);
+	munmap(res, sizeof(*res));
+	free(stack);
+}

@@ -128,7 +128,8 @@ int cli_target_open(const struct cli_target *t, struct mntsnap_ns **ret_ns)
 	if (t->pid) {
 		struct mntsnap_error lib = { 0 };
 
-		r = mntsnap_ns_open_pid((int)t->pid, &lib, ret_ns);
+		/* findmnt -N's PID: as /proc numbers it, whatever our pid namespace */
+		r = mntsnap_ns_open_proc_pid((int)t->pid, &lib, ret_ns);
 		if (r && !strncmp(lib.msg, "pidfd_open(", 11)) {
 			/* no pidfd_open here: the library names both steps */
 			cli_fail(0, "--pid %ld: %s", t->pid, lib.msg);
@@ -167,6 +168,53 @@ void cli_target_close(struct mntsnap_ns *ns)
 long cli_target_tid(const struct cli_target *t)
 {
 	return t->set ? t->pid : getpid();
+}
+
+/* "self" of the procfs at /proc: the caller as it numbers it; -1 if none */
+static long proc_self(void)
+{
+	char buf[32];
+	ssize_t n;
+
+	if (!have_procfs())
+		return -1;
+	n = readlink("/proc/self", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+bool cli_pid_is_self(long pid)
+{
+	/* no procfs: no other numbering than ours */
+	if (!have_procfs())
+		return pid == getpid();
+	return pid == proc_self();
+}
+
+bool cli_proc_numbers_own(void)
+{
+	char buf[4096], *p;
+	FILE *f;
+	size_t n;
+	int k = 0;
+
+	if (!have_procfs())
+		return true;
+	/* NSpid: our pid in each namespace from the procfs's down to ours */
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false; /* no "self": we are in none of its namespaces */
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, "\nNSpid:");
+	if (!p)
+		return proc_self() == getpid(); /* before 4.1 */
+	for (p += 7; *p && *p != '\n'; p++)
+		k += (*p >= '0' && *p <= '9') && (p[-1] == '\t' || p[-1] == ' ');
+	return k == 1;
 }
 
 int cli_under_id(const char *cmd, const struct mntsnap_ns *ns, const char *path,

@@ -51,7 +51,11 @@ int cli_fail_ul(int err, const char *fmt, ...) __attribute__((format(printf, 2, 
 int cli_fail_cmd(const char *cmd, const char *fmt, const char *arg, size_t len)
 	__attribute__((format(printf, 2, 0)));
 
-/* TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace). */
+/*
+ * TARGET: --pid PID | --ns PATH | --ns-id ID (default: own namespace).
+ * PID is findmnt -N's: the task /proc/PID names, as the procfs at /proc
+ * numbers it, whatever the caller's pid namespace.
+ */
 struct cli_target {
 	long pid;
 	const char *ns_path;
@@ -79,6 +83,18 @@ void cli_target_close(struct mntsnap_ns *ns);
 
 /* The TID column's task for a live table read from t (0: none). */
 long cli_target_tid(const struct cli_target *t);
+
+/*
+ * Is pid (as the procfs at /proc numbers it, -N's) the caller itself?
+ * Without a procfs, pid is the caller's own numbering.
+ */
+bool cli_pid_is_self(long pid);
+
+/*
+ * Does the procfs at /proc number tasks as the caller's pid namespace does
+ * (so pidfd_open() of one of its pids opens that task)? true without one.
+ */
+bool cli_proc_numbers_own(void);
 
 /*
  * --under PATH: the unique id of the mount at PATH as the target sees it

@@ -29,7 +29,8 @@ static const char list_help[] =
 	"findmnt does: a tree of TARGET,SOURCE,FSTYPE,OPTIONS by default.\n"
 	"TARGET: --pid PID (-N, --task PID) | --ns PATH | --ns-id ID\n"
 	"                        (-N: the task's view, from its root, as its\n"
-	"                        /proc/PID/mountinfo: needs a procfs at /proc)\n"
+	"                        /proc/PID/mountinfo: needs a procfs at /proc;\n"
+	"                        PID as that /proc numbers it, as findmnt's)\n"
 	"  -F, --tab-file FILE   read a saved table instead (also --mountinfo-file):\n"
 	"                        mountinfo text (blank and '#' lines, CRLF, tabs\n"
 	"                        read past as findmnt does), or the fstab format of\n"
@@ -1339,9 +1340,9 @@ static bool procfs_mountinfo(const char *file)
 static const char *poll_fixed_file(const struct list_args *a, long pid, char *buf, size_t size)
 {
 	if (a->mountinfo_file)
-		return procfs_mountinfo(a->mountinfo_file) && pid != getpid() ? a->mountinfo_file
+		return procfs_mountinfo(a->mountinfo_file) && !cli_pid_is_self(pid) ? a->mountinfo_file
 									  : NULL;
-	if (!a->target.set || a->target.ns_path || a->target.ns_id || a->target.pid == getpid())
+	if (!a->target.set || a->target.ns_path || a->target.ns_id || cli_pid_is_self(a->target.pid))
 		return NULL;
 	snprintf(buf, size, "/proc/%ld/mountinfo", a->target.pid);
 	/* no procfs at /proc: the task's namespace as watched without one */
@@ -1389,7 +1390,7 @@ static int list_poll(struct list_args *a)
 			return 0;
 		}
 		/* a task's in /proc: its exit ends the poll (README) */
-		if (pid && pid != getpid())
+		if (pid && !cli_pid_is_self(pid))
 			a->target.set = true, a->target.pid = pid;
 	}
 	/*

@@ -1664,7 +1664,20 @@ static int poll_end(int werr)
  * Wait for events until a stop condition; 0 or -errno (message printed).
  * A stop signal is 0, with *sig set to it.
  */
-static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *sig)
+/*
+ * A target numbered by a procfs of another pid namespace is held by its
+ * /proc directory, no pidfd (cli.h): nothing wakes us at its exit, so we
+ * ask that often. Such a wake is no change: findmnt -w's idle clock runs on.
+ */
+#define EXIT_CHECK_MS 250
+
+static bool exit_unwatched(const struct wargs *a)
+{
+	return a->t.set && a->t.pid && !cli_pid_is_self(a->t.pid) && !cli_proc_numbers_own();
+}
+
+static int loop(const struct wargs *a, const struct mntsnap_ns *ns, struct mntsnap_watch *w,
+		int sigfd, int *sig)
 {
 	/* watch: stdout too, for nothing but POLLERR/POLLHUP: a pipe whose
 	 * reader went away (mntsnap watch | head -1) ends the watch even when
@@ -1673,6 +1686,7 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 			      {.fd = sigfd, .events = POLLIN},
 			      {.fd = a->poll ? -1 : STDOUT_FILENO, .events = 0}};
 	double end = a->timeout ? now_s() + a->timeout : 0;
+	bool check_exit = ns && exit_unwatched(a);
 	uint64_t seen = 0;
 	int werr = 0;
 
@@ -1688,9 +1702,19 @@ static int loop(const struct wargs *a, struct mntsnap_watch *w, int sigfd, int *
 			 * holds: wait a day at most, then look again */
 			ms = left > 86400 ? 86400 * 1000 : (int)(left * 1000) + 1;
 		}
+		if (check_exit && (ms < 0 || ms > EXIT_CHECK_MS))
+			ms = EXIT_CHECK_MS;
 		r = poll(p, 3, ms);
 		if (r < 0 && errno != EINTR)
 			return cli_fail(-errno, "watch: poll");
+		if (!r && check_exit) {
+			if (mntsnap_ns_alive(ns) == -ESRCH) {
+				fflush(stdout);
+				fprintf(stderr, "mntsnap: watch: the target process has exited\n");
+				return poll_end(werr);
+			}
+			continue; /* the -w clock (end) decides at the loop's top */
+		}
 		/*
 		 * Nothing woke us (the wait's bound, or a stray signal): no
 		 * look at the table. -p's sync would find what no event of
@@ -1802,7 +1826,10 @@ static int task_fd(const struct wargs *a)
 {
 	int fd;
 
-	if (!a->t.set || !a->t.pid || a->t.pid == getpid())
+	if (!a->t.set || !a->t.pid || cli_pid_is_self(a->t.pid))
+		return -1;
+	/* PID is /proc's number: pidfd_open() takes ours (none: no exit seen) */
+	if (!cli_proc_numbers_own())
 		return -1;
 	fd = (int)syscall(SYS_pidfd_open, (pid_t)a->t.pid, 0);
 	if (fd < 0 && (errno == ENOENT || errno == EINVAL))
@@ -1945,7 +1972,7 @@ static int watch_run(const struct wargs *a, const struct mntsnap_ns *ns, int sig
 	}
 	if (!a->json && !a->noheadings)
 		print_header(a);
-	r = out_flush() ? CLI_EXIT_ERR : loop(a, w, sigfd, sig);
+	r = out_flush() ? CLI_EXIT_ERR : loop(a, ns, w, sigfd, sig);
 	if (!r && a->save)
 		r = save_live(a, w);
 	mntsnap_watch_free(w);
