@@ -3795,6 +3795,13 @@ def optparse(t, binary, base):
     for args in OPTPARSE_ARGS + COLCOUNT_ARGS:
         for form in ([], ['-r'], ['-J']):
             optparse_same(t, 'optparse', fm, ms, args + form)
+    # findmnt's own message for a bad -d, after the command's name (README)
+    for val in ('sideways', 'Forward', 'forw', ''):
+        ra, a, ea = run(fm + ['-d', val])
+        rb, b, eb = run(ms + ['-d', val])
+        t.check('optparse -d %r: findmnt\'s message' % val,
+                ra == 1 and rb == 2 and not a and not b and
+                eb.replace(b'mntsnap: list: ', b'findmnt: ') == ea, '%r / %r' % (ea, eb))
     # -F twice, -N PID -F FILE, -N twice: findmnt reads each in turn into one
     # table, a list
     pid = str(os.getpid())
@@ -7498,6 +7505,75 @@ def pidns_proc(t, binary, base, poll=False):
                 'findmnt rc %s:\n%s\nmntsnap rc %s:\n%s' % (rc_fm, fm, rc_ms.strip(), ms))
 
 
+def tid_own_pidns(t, binary):
+    """The live table's TID is the reader's pid as the procfs at /proc
+    numbers it (libmount reads /proc/self): in a pid namespace that kept
+    its parent's /proc (unshare -p without --mount-proc) that is not
+    getpid(). The shell reads its own number from /proc/self/stat and
+    execs the reader, so the two must agree, findmnt's and mntsnap's."""
+    if not shutil.which('unshare'):
+        print('SKIP TID in a child pid namespace: no unshare(1)')
+        t.skipped += 1
+        return
+    sh = 'read p rest < /proc/self/stat; echo "$p"; exec "$@"'
+    for fm, ms in ((['-n', '-o', 'TID', '-M', '/proc'], ['list', '-n', '-o', 'TID', '-M', '/proc']),
+                   (['-n', '-o', 'TID', '-T', '/proc'], ['stat', '-n', '-o', 'TID', '/proc']),
+                   (['-J', '-o', 'TID', '-M', '/proc'], ['list', '-J', '-o', 'TID', '-M', '/proc'])):
+        outs = []
+        args = ms
+        for cmd in (['findmnt'] + fm, [binary] + ms):
+            r = subprocess.run(['unshare', '-p', '-f', 'sh', '-c', sh, 'sh'] + cmd,
+                               capture_output=True, text=True)
+            nums = re.findall(r'\d+', r.stdout)
+            outs.append((r.returncode, nums))
+        ok = all(rc == 0 and len(n) == 2 and n[0] == n[1] and n[0] != '1' for rc, n in outs)
+        t.check('TID in a child pid namespace with the parent\'s /proc: %s' % ' '.join(args),
+                ok, 'findmnt, mntsnap (exit, [/proc/self, TID]): %r' % (outs,))
+
+
+def stat_n_relative(t, binary, base):
+    """stat -N PID PATH with a relative PATH: findmnt -N PID -T PATH
+    takes it after the caller's working directory (realpath here), then
+    looks it up in the task's table; stat prints the same (the path made
+    absolute by the caller's cwd, then resolved in the task's namespace).
+    The task's namespace has a tmpfs on b (and one on a/c) ours lacks."""
+    d = os.path.join(base, 'nrel')
+    for sub in ('b', 'a/c'):
+        os.makedirs(os.path.join(d, sub))
+    subprocess.run(['mount', '-t', 'tmpfs', 'nrel-top', d], check=True)
+    for sub in ('b', 'a/c'):
+        os.makedirs(os.path.join(d, sub))
+    task = subprocess.Popen(['unshare', '-m', 'sh', '-c',
+                             'mount --make-rprivate / && mount -t tmpfs nrel-b %s/b && '
+                             'mount -t tmpfs nrel-c %s/a/c && exec sleep 60' % (d, d)])
+    try:
+        pid = str(task.pid)
+        for _ in range(100):
+            with open('/proc/%s/mountinfo' % pid, 'rb') as fh:
+                if b'nrel-c' in fh.read():
+                    break
+            time.sleep(0.05)
+        cols = ['-o', 'TARGET,SOURCE,FSTYPE']
+        for path in ('b', 'a', '.', './b', 'b/..', 'a/c', 'a/../b', 'missing'):
+            for form in ([], ['-J']):
+                fm = subprocess.run(['findmnt', '-N', pid] + cols + form + ['-T', path],
+                                    capture_output=True, cwd=d)
+                ms = subprocess.run([binary, 'stat', '-N', pid] + cols + form + [path],
+                                    capture_output=True, cwd=d)
+                ra, rb = fm.returncode, ms.returncode
+                if ra == 1 and rb == 2 and not fm.stdout and not ms.stdout:
+                    rb = 1  # an error: 2 for mntsnap (README)
+                same = ra == rb and (jload(fm.stdout) == jload(ms.stdout) if form and fm.stdout
+                                     and ms.stdout else fm.stdout == ms.stdout)
+                t.check('stat -N PID, a relative PATH: %s %s' % (path, ' '.join(form)), same,
+                        'findmnt %r\n  mntsnap %r' % ((ra, fm.stdout, fm.stderr),
+                                                      (ms.returncode, ms.stdout, ms.stderr)))
+    finally:
+        task.kill()
+        task.wait()
+        subprocess.run(['umount', '-R', d], capture_output=True)
+
+
 def task_kept_inner(binary, base):
     """In a private mount namespace already: a chroot()ed task's view, and
     the deliberate stat differences README's kept list states. Prints the
@@ -7507,6 +7583,8 @@ def task_kept_inner(binary, base):
         task_chroot_pf(t, binary, base, where)
     unreached_root(t, binary, base)
     stat_no_task_access(t, binary, base)
+    tid_own_pidns(t, binary)
+    stat_n_relative(t, binary, base)
     no_procfs(t, binary, base)
     chrooted_caller(t, binary, base)
     stat_kept_other_ns(t, binary, base)

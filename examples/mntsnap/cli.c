@@ -160,16 +160,6 @@ void cli_target_close(struct mntsnap_ns *ns)
 	mntsnap_ns_free(ns);
 }
 
-/*
- * findmnt fills TID with the task whose /proc/PID/mountinfo it read: its
- * own for the live table, -N's task. --ns and --ns-id name a namespace,
- * no task: no TID.
- */
-long cli_target_tid(const struct cli_target *t)
-{
-	return t->set ? t->pid : getpid();
-}
-
 /* "self" of the procfs at /proc: the caller as it numbers it; -1 if none */
 static long proc_self(void)
 {
@@ -183,6 +173,23 @@ static long proc_self(void)
 		return -1;
 	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
+}
+
+/*
+ * findmnt fills TID with the task whose /proc/PID/mountinfo it read: its
+ * own for the live table, as /proc numbers it (libmount reads
+ * /proc/self's number: in a pid namespace that kept its parent's /proc,
+ * not getpid()'s), -N's task. --ns and --ns-id name a namespace, no
+ * task: no TID.
+ */
+long cli_target_tid(const struct cli_target *t)
+{
+	long self;
+
+	if (t->set)
+		return t->pid;
+	self = proc_self();
+	return self > 0 ? self : getpid();
 }
 
 bool cli_pid_is_self(long pid)

@@ -2041,6 +2041,23 @@ static int stat_other_ns(const char *what, long pid)
 			   "(pid %ld is in it)", what, pid);
 }
 
+/*
+ * findmnt -N PID -T PATH: a relative PATH is the caller's, its working
+ * directory's path before it; stat then resolves that in the task's
+ * namespace from its root, as an absolute PATH (README). buf holds the
+ * result; what itself if it is absolute or there is no such path.
+ */
+static const char *task_path(const char *what, char *buf, size_t size)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (what[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return what;
+	n = snprintf(buf, size, "%s/%s", strcmp(cwd, "/") ? cwd : "", what);
+	return n > 0 && (size_t)n < size ? buf : what;
+}
+
 static int stat_run(int argc, char **argv, const struct out_locale *loc)
 {
 	struct cli_target t = { 0 };
@@ -2048,7 +2065,7 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 	struct mntsnap_ns *ns = NULL;
 	const char *what = NULL, *target = NULL;
 	struct tags_cache tc = { 0 };
-	char *tagdev = NULL;
+	char *tagdev = NULL, abspath[2 * PATH_MAX];
 	struct view v;
 	uint64_t id;
 	long pid = 0;
@@ -2137,6 +2154,8 @@ static int stat_run(int argc, char **argv, const struct out_locale *loc)
 		return CLI_EXIT_ERR;
 	/* a bare number is an id; "./123" and -T's argument name a path */
 	if (target || cli_parse_u64(what, &id)) {
+		if (t.pid)
+			what = task_path(what, abspath, sizeof(abspath));
 		r = mntsnap_ns_stat_path(ns, what, MNTSNAP_MASK_FULL, &snap);
 		if (r == -ENOENT && !ns && on_kernel_internal(what)) {
 			cli_target_close(ns);

@@ -229,12 +229,12 @@ int view_opt(struct view *v, const char *cmd, int c, const char *arg)
 		return 1;
 	case 'd':
 		if (strcmp(arg, "forward") && strcmp(arg, "backward")) {
-			/* findmnt's words (its msgid), then mntsnap's hint */
+			/* findmnt's words (its msgid), after the command's name */
 			char *m = NULL;
 
 			if (asprintf(&m, ul_gettext("unknown direction '%s'"), arg) < 0)
 				m = NULL;
-			cli_fail(0, "%s: %s (forward or backward)", cmd, m ? m : arg);
+			cli_fail(0, "%s: %s", cmd, m ? m : arg);
 			free(m);
 			return -EINVAL;
 		}
