@@ -148,6 +148,19 @@ static int same_options_all(const struct mntsnap_mount *m, struct libmnt_fs *fs)
 }
 
 /* the library's record of the line and libmount's: the same mount */
+/*
+ * libmount names a "/dev/root" source by its device number when this
+ * machine has that device (a loop device a test left, an NVMe
+ * partition); the library keeps the kernel's text (README). Which of the
+ * two libmount prints depends on the machine, so that source is the
+ * library's text either way.
+ */
+static int same_source(const struct mntsnap_mount *m, struct libmnt_fs *fs)
+{
+	return str_eq(m->source, mnt_fs_get_source(fs)) ||
+	       (m->source && !strcmp(m->source, "/dev/root"));
+}
+
 static int same_mount(const struct mntsnap_mount *m, struct libmnt_fs *fs)
 {
 	dev_t dev = mnt_fs_get_devno(fs);
@@ -157,7 +170,7 @@ static int same_mount(const struct mntsnap_mount *m, struct libmnt_fs *fs)
 	       m->dev_major == major(dev) && m->dev_minor == minor(dev) &&
 	       str_eq(m->root, mnt_fs_get_root(fs)) &&
 	       str_eq(m->mount_point, mnt_fs_get_target(fs)) &&
-	       str_eq(m->source, mnt_fs_get_source(fs)) && same_type(m, mnt_fs_get_fstype(fs));
+	       same_source(m, fs) && same_type(m, mnt_fs_get_fstype(fs));
 }
 
 /*
