@@ -7472,6 +7472,11 @@ def pidns_proc(t, binary, base, poll=False):
     """-N PID (list, stat; -p with poll) as findmnt -N reads it, PID as the
     procfs at /proc numbers it, by callers whose pid namespace is not that
     procfs's (PIDNS_PROC_SH). In a private mount namespace already."""
+    if sanitizer_build(binary):
+        # as no_procfs(): the sanitizers' runtime needs /proc/self
+        print('SKIP pidns_proc: a sanitizer build needs a procfs of its own pid namespace')
+        t.skipped += 1
+        return
     if not shutil.which('nsenter'):
         print('SKIP -N PID of another pid namespace\'s procfs: needs nsenter')
         t.skipped += 1
@@ -7917,6 +7922,11 @@ def poll_procfs_no_proc(t, binary, base):
     DIR, run in a namespace whose /proc is unmounted: the table polled as
     findmnt polls it. DIR is a shared mount, so the steps made here reach
     the pollers' namespace."""
+    if sanitizer_build(binary):
+        # as no_procfs(): the sanitizers' runtime needs /proc/self
+        print('SKIP poll_procfs_no_proc: a sanitizer build needs a procfs of its own pid namespace')
+        t.skipped += 1
+        return
     d = os.path.join(base, 'np')
     os.makedirs(d)
     subprocess.run(['mount', '-t', 'tmpfs', 'npb', d], check=True)
