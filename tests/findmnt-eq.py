@@ -2093,6 +2093,16 @@ def printed_row_tag_cases(t, binary, base):
         for n, (src, tgt, fs) in enumerate(rows):
             fh.write('%d %d 0:%d / %s rw - %s %s rw\n' % (n + 1, 1 if n else 0, 90 + n, tgt, fs, src))
     tables['mountinfo'] = tuple((src, tgt) for src, tgt, _ in rows[1:])
+    # the same rows with their ids falling: findmnt's whole tree (--tree
+    # with a lookup, -J, -P, -d, -f) takes the root's children by id, the
+    # table's last row first, and asks its match_func() of them, and
+    # computes their cells, in that order
+    mit = os.path.join(base, 'prt-tree.mountinfo')
+    with open(mit, 'w') as fh:
+        for n, (src, tgt, fs) in enumerate(rows):
+            fh.write('%d %d 0:%d / %s rw - %s %s rw\n' % (
+                100 - n if n else 1, 1 if n else 0, 90 + n, tgt, fs, src))
+    tables['mountinfo, ids falling'] = tables['mountinfo']
     for kind, lines in tables.items():
         first = lines[0][0]
         sets = [['-i', '-S', tl, '-o', 'SOURCE,TARGET,UUID'],
@@ -2105,6 +2115,7 @@ def printed_row_tag_cases(t, binary, base):
                 ['-i', '-S', tl, '-P', '-o', 'TARGET,UUID,SOURCE'],
                 ['-e', '-i', '-S', orig, '-o', 'TARGET,SOURCE'],
                 ['-e', '-i', orig, '/u1', '-o', 'TARGET,SOURCE'],
+                ['-e', '-i', orig, '/u2', '-o', 'TARGET,SOURCE'],
                 ['-e', '-i', first, '/t1', '-o', 'TARGET,SOURCE'],
                 ['-e', '-i', '-S', first, '-o', 'TARGET,SOURCE'],
                 ['-e', '-i', '-t', 'xfs', '-o', 'TARGET,SOURCE,UUID'],
@@ -2119,6 +2130,15 @@ def printed_row_tag_cases(t, binary, base):
                 ('$LIBMOUNT_FSTAB', ['-s'], dict(os.environ, LIBMOUNT_FSTAB=fst)))
         if kind == 'mountinfo':
             envs = (('-F', ['-F', mi], None),)
+        if kind == 'mountinfo, ids falling':
+            envs = (('-F', ['-F', mit], None),)
+            sets = [['--tree'] + a for a in sets] + [
+                ['--tree', '-i', '-S', tu, '-J', '-o', 'TARGET,LABEL'],
+                ['--tree', '-i', '-S', orig, '-P', '-o', 'TARGET,SOURCES'],
+                ['--tree', '-i', '-d', 'backward', '-S', orig, '-o', 'TARGET,UUID'],
+                ['--tree', '-i', '-f', '-S', orig, '-o', 'TARGET,LABEL'],
+                ['--tree', '-e', '-i', '-S', orig, '-o', 'TARGET,SOURCE,SOURCES'],
+                ['--tree', '-i', '-S', orig, '-T', '/u2', '-o', 'TARGET,LABEL']]
         for how, head, env in envs:
             for a in sets:
                 args = head + a

@@ -439,6 +439,19 @@ bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, con
 	return ok;
 }
 
+bool tags_cache_peek_has(struct tags_cache *c, const char *dev, const char *name,
+			 const char *value)
+{
+	const char *d;
+
+	for (size_t i = 0; c && i < c->n; i++)
+		if (c->ent[i].read && !strcmp(c->ent[i].dev, dev)) {
+			d = find_tag(c, name, value);
+			return d && !strcmp(d, dev);
+		}
+	return tags_cache_has(NULL, dev, name, value);
+}
+
 char *tags_cache_value(struct tags_cache *c, const char *dev, const char *name)
 {
 	const char *v;
@@ -522,6 +535,13 @@ char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *val
 }
 
 bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, const char *value)
+{
+	(void)c, (void)dev, (void)name, (void)value;
+	return false;
+}
+
+bool tags_cache_peek_has(struct tags_cache *c, const char *dev, const char *name,
+			 const char *value)
 {
 	(void)c, (void)dev, (void)name, (void)value;
 	return false;

@@ -114,6 +114,15 @@ char *tags_cache_resolve(struct tags_cache *c, const char *name, const char *val
 bool tags_cache_has(struct tags_cache *c, const char *dev, const char *name, const char *value);
 
 /*
+ * tags_cache_has() for a record findmnt never looks up (its match_func()
+ * turned it away before the source): c's answer when dev was probed
+ * before, else the device's own tags, and c learns nothing (a tag's
+ * later evaluation, -e or SOURCES, then finds what findmnt's would).
+ */
+bool tags_cache_peek_has(struct tags_cache *c, const char *dev, const char *name,
+			 const char *value);
+
+/*
  * mnt_cache_find_tag_value(): dev probed once as above, then the first
  * value of NAME c learned for dev (malloc'd) or NULL. c NULL: dev probed.
  */

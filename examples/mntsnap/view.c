@@ -653,6 +653,7 @@ struct matcher {
 	uint32_t *parent_ids; /* -U: each record's PARENT after it (NULL without -U) */
 	uint32_t *order;     /* the records by the tree, each once */
 	size_t norder;
+	bool tree_walk;      /* findmnt draws its whole tree: it asks in the tree's order */
 	struct obuf ob;
 };
 
@@ -764,8 +765,11 @@ static bool src_tag(const char *src, char **name, char **value)
  * mnt_cache_device_has_tag() after mnt_cache_read_tags(): the device dev
  * probed (once a run: the view's cache) for NAME=value
  */
-static bool dev_has_tag(const struct view *v, const char *dev, const char *name, const char *value)
+static bool dev_has_tag(const struct view *v, const char *dev, const char *name, const char *value,
+			bool peek)
 {
+	if (peek)
+		return tags_cache_peek_has(v->out.cx.tags, dev, name, value);
 	return tags_cache_has(v->out.cx.tags, dev, name, value);
 }
 
@@ -880,7 +884,7 @@ static bool src_match(const struct src_ask *a, const char *src, unsigned fl)
 	else if ((fl & (FS_PSEUDO | FS_NET)) || !(cn = a->spec(a->data)))
 		ok = false;
 	else if (tag)
-		ok = a->pc && dev_has_tag(a->v, cn, tn, tv);
+		ok = a->pc && dev_has_tag(a->v, cn, tn, tv, a->peek);
 	else if (streq_paths(src, cn))
 		ok = true;
 	else if (!a->pc)
@@ -979,58 +983,121 @@ static void prints_resolved(struct matcher *mt, struct printed *p, size_t i)
 }
 
 /*
- * src_match() for the mounts the exact text (mark_source()'s index) did
- * not find, in the -d direction, -U's dropped ones aside.
+ * What each record's visit does while the source and target are resolved
+ * in findmnt's order (resolve_walk()): step(w, i) for record i, at its
+ * turn; match: its answer, for the tree's walk.
  */
-static void mark_source_resolved(struct matcher *mt)
-{
-	/*
-	 * a text that reads as a tag but is none (view_resolve_tag() took it
-	 * not: "LABEL=", an unclosed quote) is a path, resolved as any
-	 */
-	struct mt_spec s = { .mt = mt, .resolve = resolves_source(mt) };
-	struct src_ask a = { .text = mt->source, .spec = mt_spec, .data = &s,
-			     .pc = s.resolve ? &mt->pc : NULL, .v = mt->v };
-	bool track = s.resolve && view_prints_row(mt->v);
-	struct printed p = { 0 };
+struct resolve_walk {
+	struct matcher *mt;
+	void (*step)(struct resolve_walk *w, size_t i);
+	bool *match;
+	/* mark_source_resolved()'s */
+	struct mt_spec s;
+	struct src_ask a;
+	bool track;
+	struct printed p;
+	/* -U's dropped records stepped too: in the table's walk, else after the tree's */
+	bool gone_too;
+};
 
-	if (track && mt->v->submounts) {
-		p.seen = calloc(mt->n + 1, sizeof(*p.seen));
-		p.stack = malloc((mt->n + 1) * sizeof(*p.stack));
-		/* no memory: the order of a list without -R, close enough */
-		if (!p.seen || !p.stack) {
-			free(p.seen), free(p.stack);
-			p = (struct printed){ 0 };
+static int findmnt_walk(const struct matcher *mt, const bool *match,
+			void (*visit)(void *data, uint32_t rec), void *data);
+
+static void tree_visit(void *data, uint32_t i)
+{
+	struct resolve_walk *w = data;
+
+	w->step(w, i);
+	w->match[i] = match_one(w->mt, i);
+}
+
+/*
+ * Each record that is not gone, once, in the order findmnt's match_func()
+ * first sees it: the whole tree's walk when findmnt draws one
+ * (create_treenode(): from the root, children by id, whatever the -d
+ * direction), else the table in the -d direction. No memory for the
+ * tree's walk: the table's order, close enough.
+ */
+static void resolve_walk(struct resolve_walk *w)
+{
+	struct matcher *mt = w->mt;
+
+	if (mt->tree_walk) {
+		int r = -ENOMEM;
+
+		w->match = calloc(mt->n + 1, sizeof(*w->match));
+		if (w->match)
+			r = findmnt_walk(mt, w->match, tree_visit, w);
+		free(w->match);
+		/* an id cycle (-ELOOP) is the tree's own error, later */
+		if (!r) {
+			for (size_t i = 0; w->gone_too && i < mt->n; i++)
+				if (mt->gone[i])
+					w->step(w, i);
+			return;
 		}
 	}
 	for (size_t j = 0; j < mt->n; j++) {
 		size_t i = mt->v->backward ? mt->n - 1 - j : j;
-		unsigned fl;
-		const char *src = src_path(mt, i, &fl);
 
-		if (mt->gone[i])
-			continue;
-		target_step(mt, i);
-		/*
-		 * libmount resolves the source asked for at the first mount
-		 * it cannot tell by text that reaches the source (a target,
-		 * -t or -O decides before: "-S DEV/ -M MNT" resolves
-		 * nothing). A mount turned away still needs its answer here
-		 * (-T's second pass may take it): the cache is peeked at for
-		 * it, not filled. A match by the exact text (the index) asks
-		 * nothing.
-		 */
-		if (mt->source && !mt->source_hit[i]) {
-			s.eval = reaches_source(mt, i);
-			a.peek = !s.eval;
-			mt->source_hit[i] = src_match(&a, src, fl);
-			free(s.peeked);
-			s.peeked = NULL;
-		}
-		if (track)
-			prints_resolved(mt, &p, i);
+		if (w->gone_too || !mt->gone[i])
+			w->step(w, i);
 	}
-	free(p.seen), free(p.stack);
+}
+
+static void resolved_step(struct resolve_walk *w, size_t i)
+{
+	struct matcher *mt = w->mt;
+	unsigned fl;
+	const char *src = src_path(mt, i, &fl);
+
+	target_step(mt, i);
+	/*
+	 * libmount resolves the source asked for at the first mount it
+	 * cannot tell by text that reaches the source (a target, -t or -O
+	 * decides before: "-S DEV/ -M MNT" resolves nothing). A mount turned
+	 * away still needs its answer here (-T's second pass may take it):
+	 * the cache is peeked at for it, not filled. A match by the exact
+	 * text (the index) asks nothing.
+	 */
+	if (mt->source && !mt->source_hit[i]) {
+		w->s.eval = reaches_source(mt, i);
+		w->a.peek = !w->s.eval;
+		mt->source_hit[i] = src_match(&w->a, src, fl);
+		free(w->s.peeked);
+		w->s.peeked = NULL;
+	}
+	if (w->track)
+		prints_resolved(mt, &w->p, i);
+}
+
+/*
+ * src_match() for the mounts the exact text (mark_source()'s index) did
+ * not find, in findmnt's order (resolve_walk()), -U's dropped ones aside.
+ */
+static void mark_source_resolved(struct matcher *mt)
+{
+	struct resolve_walk w = { .mt = mt, .step = resolved_step };
+
+	/*
+	 * a text that reads as a tag but is none (view_resolve_tag() took it
+	 * not: "LABEL=", an unclosed quote) is a path, resolved as any
+	 */
+	w.s = (struct mt_spec){ .mt = mt, .resolve = resolves_source(mt) };
+	w.a = (struct src_ask){ .text = mt->source, .spec = mt_spec, .data = &w.s,
+				.pc = w.s.resolve ? &mt->pc : NULL, .v = mt->v };
+	w.track = w.s.resolve && view_prints_row(mt->v);
+	if (w.track && mt->v->submounts) {
+		w.p.seen = calloc(mt->n + 1, sizeof(*w.p.seen));
+		w.p.stack = malloc((mt->n + 1) * sizeof(*w.p.stack));
+		/* no memory: the order of a list without -R, close enough */
+		if (!w.p.seen || !w.p.stack) {
+			free(w.p.seen), free(w.p.stack);
+			w.p = (struct printed){ 0 };
+		}
+	}
+	resolve_walk(&w);
+	free(w.p.seen), free(w.p.stack);
 }
 
 /* A tag asked for: the device view_resolve_tag() found, if any. */
@@ -1053,31 +1120,40 @@ static const char *tag_dev(void *data)
  * aside, and the ones -U dropped too (kept as it was): only which of two
  * spellings of one path -c then prints could tell the two apart.
  */
+static void tag_step(struct resolve_walk *w, size_t i)
+{
+	struct matcher *mt = w->mt;
+	unsigned fl;
+	const char *src = src_path(mt, i, &fl);
+
+	mt->source_hit[i] = src_match(&w->a, src, fl);
+	if (!w->track || mt->gone[i])
+		return;
+	target_step(mt, i);
+	prints_resolved(mt, &w->p, i);
+}
+
 static void mark_source_tag(struct matcher *mt, const char *tag)
 {
-	struct src_ask a = { .text = tag, .spec = tag_dev, .v = mt->v,
-			     .data = strcmp(mt->source, tag) ? (void *)mt->source : NULL,
-			     .pc = resolves_source(mt) ? &mt->pc : NULL };
+	struct resolve_walk w = { .mt = mt, .step = tag_step, .gone_too = true };
+
+	w.a = (struct src_ask){ .text = tag, .spec = tag_dev, .v = mt->v,
+				.data = strcmp(mt->source, tag) ? (void *)mt->source : NULL,
+				.pc = resolves_source(mt) ? &mt->pc : NULL };
 	/*
 	 * a printed row that teaches the caches (a clone's LABEL column, -e)
 	 * does so before the next record's tag is tested: then the records
-	 * go in the -d direction, each printed (and the target resolved, as
-	 * findmnt's match_func() does) before the next is matched
+	 * go in findmnt's order (resolve_walk()), each printed (and the
+	 * target resolved, as findmnt's match_func() does) before the next
+	 * is matched
 	 */
-	bool track = a.pc && view_prints_row(mt->v);
-	struct printed p = { 0 };
-
-	for (size_t j = 0; j < mt->n; j++) {
-		size_t i = track && mt->v->backward ? mt->n - 1 - j : j;
-		unsigned fl;
-		const char *src = src_path(mt, i, &fl);
-
-		mt->source_hit[i] = src_match(&a, src, fl);
-		if (!track || mt->gone[i])
-			continue;
-		target_step(mt, i);
-		prints_resolved(mt, &p, i);
+	w.track = w.a.pc && view_prints_row(mt->v);
+	if (w.track) {
+		resolve_walk(&w);
+		return;
 	}
+	for (size_t i = 0; i < mt->n; i++)
+		tag_step(&w, i);
 }
 
 static void mark_source(struct matcher *mt)
@@ -1837,7 +1913,7 @@ static long find_srcpath(struct matcher *mt, const char *path)
 			if (pass == 0 && !tag)
 				hit = streq_srcpath(src, fl, cn);
 			else if (pass == 1 && tag)
-				hit = dev_has_tag(mt->v, cn, tn, tv);
+				hit = dev_has_tag(mt->v, cn, tn, tv, false);
 			else if (pass == 2 && !tag && src && !(fl & (FS_PSEUDO | FS_NET)))
 				hit = (rs = pathcache_path(&mt->pc, src)) && !strcmp(rs, cn);
 			free(tn), free(tv);
@@ -2081,6 +2157,13 @@ struct draw {
 	const struct matcher *mt;
 	const bool *match;  /* the lines a mount that matches takes (NULL: -R's, every one) */
 	bool *drawn;
+	/*
+	 * findmnt_walk(): called at a record's first visit, before its match
+	 * is read (it sets it); visited: the records it was called for
+	 */
+	void (*visit)(void *data, uint32_t rec);
+	void *data;
+	bool *visited;
 	struct pending {
 		uint32_t rec, depth; /* the depth its line takes */
 		uint32_t level;      /* below the subtree's top, drawn or not */
@@ -2101,6 +2184,14 @@ static int draw_push(struct draw *dr, size_t *sp, struct pending p)
 	}
 	dr->stack[(*sp)++] = p;
 	return 0;
+}
+
+static void draw_visit(struct draw *dr, uint32_t rec)
+{
+	if (dr->visit && !dr->visited[rec]) {
+		dr->visited[rec] = true;
+		dr->visit(dr->data, rec);
+	}
 }
 
 /*
@@ -2124,6 +2215,7 @@ static int draw_subtree(struct draw *dr, uint32_t root)
 			continue;
 		if (p.level > mt->n)
 			return -ELOOP;
+		draw_visit(dr, p.rec);
 		if (!dr->match || dr->match[p.rec]) {
 			r = lines_add(dr->l, p.rec, p.depth++);
 			dr->drawn[p.rec] = true;
@@ -2146,28 +2238,65 @@ static int draw_init(struct draw *dr, const struct matcher *mt, const bool *matc
 
 static void draw_free(struct draw *dr, int r)
 {
-	free(dr->drawn), free(dr->stack);
+	free(dr->drawn), free(dr->stack), free(dr->visited);
 	if (r) {
 		free(dr->l->rec), free(dr->l->depth);
 		*dr->l = (struct lines){ 0 };
 	}
 }
 
+static int draw_lines(struct draw *dr)
+{
+	const struct matcher *mt = dr->mt;
+	bool rest;
+	int r = 0;
+
+	if (mt->root >= 0)
+		r = draw_subtree(dr, (uint32_t)mt->root);
+	rest = dr->l->n < mt->nbyid;
+	/* asked once, before the loop: the lines it draws twice count too */
+	for (size_t i = 0; !r && rest && i < mt->n; i++) {
+		if (mt->gone[i] || dr->drawn[i])
+			continue;
+		draw_visit(dr, (uint32_t)i);
+		if (dr->match[i])
+			r = draw_subtree(dr, (uint32_t)i);
+	}
+	return r;
+}
+
 static int findmnt_lines(const struct matcher *mt, const bool *match, struct lines *l)
 {
-	size_t n = mt->n;
-	bool rest;
 	struct draw dr;
 	int r = draw_init(&dr, mt, match, l);
 
-	if (!r && mt->root >= 0)
-		r = draw_subtree(&dr, (uint32_t)mt->root);
-	rest = l->n < mt->nbyid;
-	/* asked once, before the loop: the lines it draws twice count too */
-	for (size_t i = 0; !r && rest && i < n; i++)
-		if (!mt->gone[i] && !dr.drawn[i] && match[i])
-			r = draw_subtree(&dr, (uint32_t)i);
+	if (!r)
+		r = draw_lines(&dr);
 	draw_free(&dr, r);
+	return r;
+}
+
+/*
+ * The records in the order findmnt's whole tree asks match_func() of
+ * them for the first time: its lines drawn as findmnt_lines() draws
+ * them, visit(data, i) called at each record's first visit (a record
+ * that does not match is visited too, its children after it), and it
+ * sets match[i]. Its lines are dropped.
+ */
+static int findmnt_walk(const struct matcher *mt, const bool *match,
+			void (*visit)(void *data, uint32_t rec), void *data)
+{
+	struct lines l;
+	struct draw dr;
+	int r = draw_init(&dr, mt, match, &l);
+
+	dr.visit = visit, dr.data = data;
+	if (!r && !(dr.visited = calloc(mt->n + 1, sizeof(*dr.visited))))
+		r = -ENOMEM;
+	if (!r)
+		r = draw_lines(&dr);
+	draw_free(&dr, r);
+	free(l.rec), free(l.depth);
 	return r;
 }
 
@@ -2234,6 +2363,8 @@ static int build_match(struct view *v, struct matcher *mt, bool tree, bool submo
 	 * findmnt -f's lookup (mnt_table_find_source()) resolves nothing
 	 * until the text found nothing, and -c prints through that cache
 	 */
+	/* findmnt's whole tree asks its records in the tree's order */
+	mt->tree_walk = tree && !submounts;
 	if (!(tree && !submounts) && mount_compat(mt))
 		goto lookup;
 	if (mt->target)
