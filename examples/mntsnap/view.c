@@ -278,8 +278,9 @@ static const struct {
 	 * order of their first option and stops at the first row past the
 	 * option: that row comes after -p/-x, so -m never reaches it and
 	 * findmnt 2.38.1 takes -m -p (it polls). -N/-k/-m/-s keeps -m from -s.
+	 * Its message names the whole row.
 	 */
-	{ { 'p', 's' }, "--poll --fstab" },
+	{ { 'p', 's' }, "--mtab --poll --fstab" },
 };
 
 /*
@@ -312,8 +313,9 @@ int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *i
 	 * (exit 2 here); -S MAJ:MIN sets no source, so it takes one
 	 */
 	if (*ind < argc && (v->source || v->mountpoint || v->target))
-		return cli_fail(0, "%s: options --target and --source can't be used together "
-				   "with command line element that is not an option", cmd);
+		return cli_fail(0, "%s: %s", cmd,
+				ul_gettext("options --target and --source can't be used together "
+					   "with command line element that is not an option"));
 	if (*ind < argc)
 		v->match = argv[(*ind)++];
 	/* an argument MAJ:MIN is findmnt's one MAJ:MIN match: it replaces -S's */
@@ -362,6 +364,23 @@ void view_resolve_tag(struct view *v, char **dev)
 		*spec = *dev;
 }
 
+/*
+ * findmnt's err_exclusive_options(): its words, translated, the command
+ * where findmnt names itself ("mntsnap: list: mutually exclusive
+ * arguments: --json --pairs --raw --verify")
+ */
+static int excl_fail(const char *cmd, const char *names)
+{
+	char *head = NULL;
+	int r;
+
+	if (asprintf(&head, ul_gettext("%s: mutually exclusive arguments:"), cmd) < 0)
+		head = NULL;
+	r = cli_fail(0, "%s %s", head ? head : cmd, names);
+	free(head);
+	return r;
+}
+
 int view_excl(struct view *v, const char *cmd, int c)
 {
 	if (c == OPT_PID)
@@ -371,8 +390,7 @@ int view_excl(struct view *v, const char *cmd, int c)
 			if (excl[g].opt[k] != c)
 				continue;
 			if (v->excl[g] && v->excl[g] != c)
-				return cli_fail(0, "%s: mutually exclusive options: %s", cmd,
-						excl[g].names);
+				return excl_fail(cmd, excl[g].names);
 			v->excl[g] = c;
 		}
 	return 0;
