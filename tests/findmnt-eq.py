@@ -6876,7 +6876,12 @@ bind_system_dirs $R --bind
 mount -t tmpfs urin $R/in
 chroot $R sleep 120 &
 pid=$!
-while [ "$(readlink /proc/$pid/root)" != "$R" ]; do sleep 0.02; done
+# chroot(1) has its root at $R before it runs sleep: the lazy umount waits
+# for the exec too, else (a loaded machine) sleep is looked up in the
+# detached tree, where the bound system directories are gone
+while [ "$(readlink /proc/$pid/root)" != "$R" ] || [ "$(cat /proc/$pid/comm)" != sleep ]; do
+	sleep 0.02
+done
 umount -l $R
 echo $pid
 wait
