@@ -3840,6 +3840,16 @@ def optparse(t, binary, base):
                  ['-N', pid, '-N', pid], ['-F', nonl, '-F', table]):
         for form in ([], ['-r'], ['--tree'], ['-J'], ['-t', 'proc,sysfs', '-r']):
             optparse_same(t, 'optparse', ['findmnt'], [binary, 'list'], args + form)
+    # -N of a task that is gone, beside -F: findmnt's "can't read" of its file
+    gone = subprocess.Popen(['true'])
+    gone.wait()
+    for args in (['-F', table, '-N', str(gone.pid)], ['-N', str(gone.pid), '-F', table],
+                 ['-F', table, '-F', '/proc/%d/mountinfo' % gone.pid]):
+        ra, a, ea = run(fm + args)
+        rb, b, eb = run(ms + args)
+        t.check('optparse a gone task beside -F %r' % args,
+                (ra, rb, a, b) == (1, 2, b'', b'') and b"can't read" in ea and
+                norm_err(ea) == norm_err(eb), 'exit %d/%d %r / %r' % (ra, rb, ea, eb))
     # the live table: the empty path is the root; -p -F FILE polls FILE
     # (a plain file never changes: nothing, exit 0 after -w)
     for args in (['-r', '-T', ''], ['-r', '-M', ''], ['-r', ''], ['-J', '-M', ''],

@@ -1025,8 +1025,8 @@ static int tj_spool(const struct list_args *a, struct tab_join *tj, size_t i, bo
 		cli_fail(0, "list: %s: line %u: %s", a->names[i], tj->bad_line, tj->bad_why);
 	else if (r && tj->bad_why)
 		cli_fail(0, "list: line %u: %s", tj->bad_line, tj->bad_why);
-	else if (r)
-		cli_fail(r, "list: %s", a->names[i]);
+	else if (r) /* findmnt's words for a table it could not read (a -N task gone) */
+		cli_fail_ul(r, ul_gettext("can't read %s"), a->names[i]);
 	return r ? CLI_EXIT_ERR : 0;
 }
 
