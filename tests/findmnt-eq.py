@@ -2239,6 +2239,44 @@ def multiline_sources_cases(t, binary, base):
         t.check('multi-line SOURCES: %s' % ' '.join(args), not why, why)
     return [orig, clone]
 
+def blkid_file_devices(path):
+    """The devices libblkid's cache file at PATH holds, each with its tags
+    (TIME aside: when it was probed), sorted; [] when there is no file."""
+    try:
+        with open(path, 'rb') as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        return []
+    return sorted((name, re.sub(rb' TIME="[^"]*"', b'', attrs)) for attrs, name in
+                  re.findall(rb'<device([^>]*)>([^<]*)</device>', text))
+
+
+def sources_cache_file_cases(t, binary, base):
+    """SOURCES of a /dev/ source (its UUID's devices) scans the block
+    devices into libblkid's cache, which findmnt leaves written to
+    $BLKID_FILE as root, also for a path that names no device (a trailing
+    slash, a device gone): the same output and the same cache file."""
+    dev = image_dev(base, 'scf.img', 4 << 20, ['mkfs.ext4', '-q', '-F', '-L', 'scf-%d' % os.getpid()])
+    if dev is None:
+        t.skipped += 1
+        return []
+    for src in (dev, dev + '/', dev + '//', '/dev/fmeq-no-such-device', '/dev/'):
+        fst = os.path.join(base, 'scf.fstab')
+        with open(fst, 'w') as fh:
+            fh.write('%s /scf ext4 defaults 0 0\n' % src)
+        res = []
+        for cmd in (['findmnt'], [binary, 'list']):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.environ['BLKID_FILE'])
+            out = run(cmd + ['-s', '-F', fst, '-o', 'TARGET,SOURCES'])
+            res.append((out, blkid_file_devices(os.environ['BLKID_FILE'])))
+        (fo, fc), (mo, mc) = res
+        why = same_output(['-s'], *fo[:2], *mo[:2], fo[2], mo[2]) or (
+            '' if fc == mc else short('cache file: findmnt %r\nmntsnap %r' % (fc, mc), 900))
+        t.check('SOURCES of %s: the same cache file' % src, not why, why)
+    return [dev]
+
+
 def sources_spelling_cases(t, binary, base):
     """SOURCES of a device named by two spellings, its loop device's path
     and a /dev/ symlink to it: findmnt computes a row's cells when it
@@ -2539,6 +2577,7 @@ def dup_tags_inner(binary, base):
         devs += probed_source_tag_cases(t, binary, base)
         devs += printed_row_tag_cases(t, binary, base)
         devs += sources_spelling_cases(t, binary, base)
+        devs += sources_cache_file_cases(t, binary, base)
         devs += multiline_sources_cases(t, binary, base)
         devs += udev_eval_cases(t, binary, base)
         devs += verify_tag_filter_cases(t, binary, base)

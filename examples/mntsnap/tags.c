@@ -481,15 +481,13 @@ char *tags_uuid_devices(struct tags_cache *c, const char *dev)
 {
 	blkid_cache cache;
 	char *uuid, *out = NULL;
-	struct stat st;
 
 	/*
-	 * libblkid's cache has nothing for a path that names no file (a
-	 * table from another machine): findmnt's scan then finds nothing,
-	 * so none is made (a scan reads every block device)
+	 * findmnt scans the block devices for any /dev/ source, also one
+	 * that names no device (a trailing slash, a table from another
+	 * machine): the scan finds nothing for it, but the cache it leaves
+	 * (root: written to libblkid's file) holds every device
 	 */
-	if (stat(dev, &st))
-		return NULL;
 	cache = sources_cache(c);
 	if (!cache)
 		return NULL;
