@@ -3268,12 +3268,53 @@ def fstab_reader_edges(t, binary, base):
                        [binary, 'list', '-s', '-F', path, '-r'] + flt)
 
 
+def error_order_cases(t, binary, base, verify):
+    """What findmnt says before it refuses: a column only -p fills is
+    refused after the table is read (its parse warnings first) and never
+    with -x, which prints no columns; -F A -F B reads A (its warnings)
+    before B that cannot be read. Refusals: exit 1 and 2 (kept), no
+    stdout, the same stderr, the command's name aside."""
+    bad = os.path.join(base, 'eo-bad.fstab')
+    with open(bad, 'w') as fh:
+        fh.write('/dev/null /tmp ext4 defaults 0 0\nbad line\n'
+                 '/dev/fmeq-none /fmeq-none ext4 defaults 0 1\n')
+    missing, tdir = os.path.join(base, 'eo-missing'), os.path.join(base, 'eo-dir')
+    os.makedirs(tdir, exist_ok=True)
+    if verify:
+        for args in (['-x', '-F', bad, '-o', 'ACTION'], ['-x', '--verbose', '-F', bad, '-o',
+                     'OLD-TARGET'], ['-x', '-m', '-o', 'OLD-OPTIONS'],
+                     ['-x', '-N', str(os.getpid()), '-o', 'ACTION,TARGET']):
+            fstab_same(t, 'error order', args, [binary, 'list'] + args)
+    refused = [['-s', '-F', bad, '-o', 'ACTION'], ['-F', bad, '-o', 'TARGET,ACTION'],
+               ['-m', '-F', bad, '-o', '+OLD-TARGET'], ['-o', 'ACTION'],
+               ['-o', 'ACTION,NOSUCH'], ['-x', '-F', bad, '-o', 'ACTION,NOSUCH']]
+    for b in (missing, tdir):
+        refused += [['-F', bad, '-F', b], ['-m', '-F', bad, '-F', b]]
+        if verify:
+            refused += [['-x', '-k', '-F', bad, '-F', b], ['-x', '-m', '-F', bad, '-F', b]]
+
+    refused.append(['-s', '-F', bad, '-F', missing])
+    # an fstab directory is read for its *.fstab files: listed, not refused
+    fstab_same(t, 'error order', ['-s', '-F', bad, '-F', tdir],
+               [binary, 'list', '-s', '-F', bad, '-F', tdir])
+
+    def norm(e):
+        return norm_err(re.sub(rb'(?m)^mntsnap: list: ', b'mntsnap: ', e))
+    for args in refused:
+        ra, a, ea = run(['findmnt'] + args)
+        rb, b, eb = run([binary, 'list'] + args)
+        t.check('error order refused: %s' % ' '.join(args),
+                (ra, rb, a, b) == (1, 2, b'', b'') and ea and norm(ea) == norm(eb),
+                'exit %d/%d %r %r\nfindmnt %r\nmntsnap %r' % (ra, rb, a[:100], b[:100], ea, eb))
+
+
 def fstab_modes_and_edges(t, binary, base):
     path = os.path.join(base, 'edge.fstab')
     with open(path, 'wb') as fh:
         fh.write(EDGE_FSTAB)
     verify = [['-x'], ['-x', '--verbose']] if blkid_or_skip(t, binary, path, 'edge fstab -x') \
         else []
+    error_order_cases(t, binary, base, verify)
     for opts in EDGE_SETS:
         for form in EDGE_FORMS + verify:
             if form[:1] == ['-x'] and '-o' in opts:

@@ -781,6 +781,14 @@ int fstab_list_table(struct fstab_args *a, struct fstab *tab)
 	int r;
 
 	*tab = (struct fstab){ 0 };
+	/*
+	 * read (its parse warnings said), now refused as findmnt refuses it;
+	 * -x prints no columns, findmnt never asks
+	 */
+	if (a->view->poll_only && !a->verify) {
+		fstab_free(&t);
+		return view_poll_only(a->view, "list");
+	}
 	if (a->view->mountinfo) {
 		fstab_free(&t);
 		return cli_fail(0, "list: --format mountinfo is the kernel's text: not for a table "

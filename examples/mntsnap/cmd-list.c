@@ -698,6 +698,32 @@ static int tab_kind(int fd, const char *name)
  * A seekable FILE (a device such as /dev/zero too) is read as it was.
  * Returns 0, or CLI_EXIT_ERR (said why).
  */
+/* tab_kind() will refuse fd (-1: open() failed): it names no file findmnt reads */
+static bool tab_unreadable(int fd)
+{
+	struct stat st;
+
+	return fd < 0 || fstat(fd, &st) || S_ISDIR(st.st_mode);
+}
+
+/*
+ * findmnt reads the -F files in turn, so the parse warnings of those
+ * before a FILE it cannot read come first: a file in the fstab format
+ * (libmount passes over its bad lines, saying so). Read here for them alone.
+ */
+static void warn_tabs_before(const struct list_args *a, size_t i)
+{
+	for (size_t j = 0; j < i; j++) {
+		struct fstab one = { 0 };
+
+		if (!a->tabs[j] || fstab_guess_told(a->paths[j]) != FSTAB_FMT_FSTAB)
+			continue;
+		(void)fstab_read_all((const char *const *)&a->paths[j],
+				     (const char *const *)&a->names[j], 1, &one, NULL);
+		fstab_free(&one);
+	}
+}
+
 static int spool_tabs(struct list_args *a)
 {
 	for (size_t i = 0; i < a->ntabs; i++) {
@@ -709,6 +735,12 @@ static int spool_tabs(struct list_args *a)
 		fd = open(f, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0 && a->poll)
 			continue; /* the readers say why, as for any FILE */
+		if (!a->poll && tab_unreadable(fd)) {
+			int e = errno;
+
+			warn_tabs_before(a, i);
+			errno = e; /* open()'s, for tab_kind()'s message */
+		}
 		r = a->poll ? lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE
 			    : tab_kind(fd, a->names[i]);
 		if (r <= 0) {

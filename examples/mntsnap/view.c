@@ -420,6 +420,50 @@ int view_refuse(const char *cmd, const struct view_refusal *t, size_t n, int c)
 	return 0;
 }
 
+/*
+ * -o's names as findmnt parses them before it reads a table: an unknown
+ * one refused, a column only -p fills taken (counted against the limit)
+ * and kept aside in v->poll_only, for findmnt refuses it later.
+ */
+struct cols_state {
+	struct view *v;
+	size_t k;
+	const char **bad;
+	size_t *badlen;
+};
+
+static int cols_one(void *arg, const char *name, size_t len)
+{
+	struct cols_state *st = arg;
+	const struct column *c = col_find(name, len);
+
+	*st->bad = name;
+	*st->badlen = len;
+	if (c) {
+		st->v->out.cols[st->k++] = c;
+		return 0;
+	}
+	if (!cli_poll_column(name, len))
+		return -EINVAL;
+	if (!st->v->poll_only)
+		st->v->poll_only = cli_poll_column(name, len);
+	return 0;
+}
+
+static int view_cols_parse(struct view *v, size_t max, const char **bad, size_t *badlen)
+{
+	/* "+LIST" extends the columns already chosen, otherwise it replaces them */
+	bool plus = *v->outarg == '+';
+	struct cols_state st = { .v = v, .k = plus ? v->out.ncols : 0, .bad = bad,
+				 .badlen = badlen };
+	int r = col_walk(v->outarg + plus, st.k, max, cols_one, &st);
+
+	if (r)
+		return r == 1 ? -ENODATA : r;
+	v->out.ncols = st.k;
+	return 0;
+}
+
 int view_finish(struct view *v, const char *cmd)
 {
 	const char *base = v->output_all ? COLS_FINDMNT_ALL : v->df ? COLS_DF : COLS_DEFAULT;
@@ -441,16 +485,21 @@ int view_finish(struct view *v, const char *cmd)
 	}
 	if (!v->outarg)
 		return 0;
-	r = col_parse(v->outarg, v->out.cols, &v->out.ncols, max, &bad, &badlen);
+	r = view_cols_parse(v, max, &bad, &badlen);
 	/* an empty name, or more than findmnt's 54 columns: its silent exit 1 */
 	if (r == -ENODATA || r == -E2BIG)
 		return 1;
-	/* a column only -p fills: findmnt's words for it (its exit status 1 is 2 here) */
-	if (r && cli_poll_column(bad, badlen))
-		return cli_fail_cmd(cmd, ul_gettext("%s column is requested, but --poll is not enabled"),
-				    cli_poll_column(bad, badlen), strlen(cli_poll_column(bad, badlen)));
 	if (r)
 		return cli_fail_cmd(cmd, ul_gettext("unknown column: %s"), bad, badlen);
+	return 0;
+}
+
+int view_poll_only(const struct view *v, const char *cmd)
+{
+	/* findmnt's words (its exit status 1 is 2 here) */
+	if (v->poll_only)
+		return cli_fail_cmd(cmd, ul_gettext("%s column is requested, but --poll is not enabled"),
+				    v->poll_only, strlen(v->poll_only));
 	return 0;
 }
 
@@ -2499,6 +2548,10 @@ int view_print(struct view *v, const char *cmd, const struct mntsnap_snapshot *s
 	char **root_src = NULL;
 	long r;
 
+	if (v->poll_only) {
+		free(match), free(roots);
+		return view_poll_only(v, cmd);
+	}
 	/*
 	 * findmnt's tree: on unless -l, -r, -P, -D, -m, or a lookup or -f
 	 * without -R; --tree turns it back on (a kernel table is a tree).

@@ -154,6 +154,12 @@ struct view {
 	bool output_all;    /* --output-all: findmnt's columns, not mntsnap's own */
 	const char *outarg; /* the last -o (findmnt: only the last one counts) */
 	bool list_columns;  /* --list-columns */
+	/*
+	 * a column only -p fills, asked without it (its header; NULL: none):
+	 * refused once the table is read (view_poll_only()), as findmnt
+	 * refuses it after its table's parse warnings; never with -x
+	 */
+	const char *poll_only;
 	int excl[VIEW_EXCL_GROUPS]; /* the option seen of each exclusive group */
 };
 
@@ -208,6 +214,12 @@ void view_resolve_tag(struct view *v, char **dev);
  * (message printed).
  */
 int view_finish(struct view *v, const char *cmd);
+
+/*
+ * The refusal of v->poll_only in findmnt's words: CLI_EXIT_ERR, said;
+ * 0 when no such column was asked.
+ */
+int view_poll_only(const struct view *v, const char *cmd);
 
 /* --list-columns: every column's name and description, one a line. */
 void col_list(FILE *f);
