@@ -3944,8 +3944,60 @@ def optparse(t, binary, base):
                  ['-p', '-F', table, '-w', '100', '-o', _ids(55)]):
         optparse_same(t, 'optparse live', ['findmnt'], [binary, 'list'], args)
     operand_refusals(t, fm, ms)
+    early_column_cases(t, fm, ms, base)
     show_operands(t, binary, base)
     number_args(t, binary, base)
+
+
+def early_column_cases(t, fm, ms, base):
+    """-o's names are findmnt's first check after its options: an unknown
+    one is refused before the arguments are looked at and before any table
+    is opened (a FIFO as -F is never opened, /dev/stdin never read), the
+    message naming the list from that name on; and $LIBMOUNT_UTAB whose
+    size is 0 (a FIFO) is no utab to -m, never opened."""
+    fifo = os.path.join(base, 'early.fifo')
+    os.mkfifo(fifo)
+
+    def norm(e):
+        return norm_err(re.sub(rb'(?m)^mntsnap: (list|stat|show): ', b'mntsnap: ', e))
+    for args in (['-o', 'FOO,SOURCE'], ['-o', 'TARGET,FOO,SOURCE', '-r'], ['-o', '+NOSUCH,ID'],
+                 ['-o', 'ACTION,FOO'], ['-o', 'FOO', '-T', '/', '/'], ['-o', 'FOO', '-F', fifo],
+                 ['-p', '-w', '0', '-N', '1', '-N', '2', '-o', 'FOO'],
+                 ['-p', '-w', '0', '-o', 'FOO,BAR', '-F', fifo], ['-o', 'FOO', '-F', '/dev/stdin'],
+                 ['--poll=mount,foo,bar', '-w', '0'], ['--poll=umount,,', '-w', '0']):
+        res = []
+        for cmd in (fm, ms):
+            try:
+                r = subprocess.run(cmd + args, input=b'keep\n', capture_output=True, timeout=20)
+                res.append((r.returncode, r.stdout, r.stderr))
+            except subprocess.TimeoutExpired:
+                res.append((-1, b'', b'blocked (20 s)'))
+        (ra, a, ea), (rb, b, eb) = res
+        t.check('optparse -o checked first %r' % args,
+                (ra, rb, a, b) == (1, 2, b'', b'') and ea and norm(ea) == norm(eb),
+                'exit %d/%d %r / %r' % (ra, rb, ea, eb))
+    # stdin left unread: both print nothing of it
+    for cmd in (fm, ms):
+        try:
+            out = subprocess.run(['sh', '-c', '"$@" -o FOO -F /dev/stdin 2>/dev/null; cat', 'sh'] +
+                                 cmd, input=b'keep\n', capture_output=True, timeout=20).stdout
+        except subprocess.TimeoutExpired:
+            out = b'(blocked)'
+        t.check('optparse -o FOO -F /dev/stdin leaves stdin (%s)' % cmd[-1], out == b'keep\n',
+                repr(out))
+    env = dict(os.environ, LIBMOUNT_UTAB=fifo)
+    for args in (['-m', '-r', '-o', 'TARGET,OPTIONS'], ['-m', '-J']):
+        ra, a, ea = run(fm + args, env)
+        try:
+            r = subprocess.run(ms + args, env=env, capture_output=True, timeout=20)
+            b = r.stdout
+            if '-J' in args and a and b:
+                a, b = jload(a), jload(b)
+            why = '' if (ra, a, norm(ea)) == (r.returncode, b, norm(r.stderr)) else \
+                'findmnt %d %r, mntsnap %d %r' % (ra, ea, r.returncode, r.stderr)
+        except subprocess.TimeoutExpired:
+            why = 'mntsnap blocked on the FIFO'
+        t.check('optparse $LIBMOUNT_UTAB a FIFO %r' % args, not why, why)
 
 
 def operand_refusals(t, fm, ms):
@@ -9058,6 +9110,7 @@ def gettext_inner(binary, base):
                         len(b'findmnt: '):]), 'findmnt %r\nmntsnap %r' % (ea, eb))
         # ... or, after mntsnap's "list: ", findmnt's words
         for args in (['-o', 'TARGET,NOSUCH'], ['-o', 'TARGET,ACTION'], ['-d', 'upward'],
+                     ['--poll=mount,foo', '-w', '0'],
                      ['-p', '-w', '0', '-o', 'ACTION,NOSUCH'],
                      ['-s', '-F', fstabs[2][1], '-o', 'TARGET']):
             ra, _, ea = run(['findmnt'] + args, env)

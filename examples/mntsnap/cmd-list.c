@@ -542,10 +542,20 @@ static int utab_apply(const struct utab_mounts *um, bool *merged, char **user)
 	const char *path = cli_safe_getenv("LIBMOUNT_UTAB");
 	struct utab_entry *ent = NULL;
 	size_t nent = 0;
+	struct stat st;
 	FILE *f;
 	int r;
 
-	f = fopen(path ? path : "/run/mount/utab", "re");
+	if (!path)
+		path = "/run/mount/utab";
+	/*
+	 * libmount's is_file_empty(): a utab whose stat() says size 0 is no
+	 * utab, never opened (a FIFO, a pipe, /dev/zero: read, they would
+	 * block or never end)
+	 */
+	if (stat(path, &st) || !st.st_size)
+		return 0;
+	f = fopen(path, "re");
 	if (!f || !um_count(um)) {
 		if (f)
 			fclose(f);

@@ -815,7 +815,9 @@ static int pcol_add(struct poll_out *p, const char *name, size_t len)
 	}
 	c = col_find(name, len);
 	if (!c)
-		return cli_fail_cmd("list", ul_gettext("unknown column: %s"), name, len), -EINVAL;
+		/* the list from the bad name on, as findmnt names it */
+		return cli_fail_cmd("list", ul_gettext("unknown column: %s"), name, strlen(name)),
+		       -EINVAL;
 	p->cols[p->ncols++] = (struct pcol){ P_LIST, c, c->name, c->header, c->min_width,
 					     c->flags };
 	p->need |= c->need;
@@ -882,8 +884,8 @@ static int poll_action_one(void *arg, const char *name, size_t len)
 			*mask |= 1U << acts[i].kind;
 			return 0;
 		}
-	return cli_fail(0, "list: unknown --poll action '%.*s' (mount, umount, remount, move)",
-			(int)len, name), -EINVAL;
+	(void)len; /* findmnt names the list from the bad name on */
+	return cli_fail_cmd("list", ul_gettext("unknown action: %s"), name, strlen(name)), -EINVAL;
 }
 
 int cli_poll_actions(const char *list, unsigned *ret)

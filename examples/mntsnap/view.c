@@ -306,8 +306,48 @@ bool view_is_devno(const char *s)
 	return s && devno_parse(s, &maj, &min);
 }
 
+static int known_col(void *arg, const char *name, size_t len)
+{
+	const char **bad = arg;
+
+	if (col_find(name, len) || cli_poll_column(name, len))
+		return 0;
+	*bad = name;
+	return -EINVAL;
+}
+
+/*
+ * findmnt checks -o's names as soon as its options are read, before its
+ * arguments and before it opens any table (a FIFO given as -F is never
+ * opened): an unknown name is refused then, findmnt's message naming
+ * the list from that name on ("unknown column: FOO,SOURCE"). The rest
+ * of -o (an empty name, too many columns, a column only -p fills) is
+ * view_finish()'s.
+ */
+static int view_check_columns(const struct view *v, const char *cmd)
+{
+	const char *base = v->output_all ? COLS_FINDMNT_ALL : v->df ? COLS_DF : COLS_DEFAULT;
+	const char *bad = NULL;
+	size_t k = 0;
+	bool plus;
+
+	if (!v->outarg)
+		return 0;
+	plus = *v->outarg == '+';
+	/* "+LIST" counts the default columns against findmnt's limit first */
+	if (plus)
+		for (const char *p = base; *p; p++)
+			k += *p == ',' || !p[1];
+	/* an unknown name past the limit, or after an empty one: findmnt's silent exit, later */
+	if (col_walk(v->outarg + plus, k, COLS_MAX, known_col, &bad) == -EINVAL)
+		return cli_fail_cmd(cmd, ul_gettext("unknown column: %s"), bad, strlen(bad));
+	return 0;
+}
+
 int view_operands(struct view *v, const char *cmd, int argc, char **argv, int *ind)
 {
+	if (view_check_columns(v, cmd))
+		return CLI_EXIT_ERR;
 	/*
 	 * findmnt: -S NAME, -T or -M and an argument: an error in its words
 	 * (exit 2 here); -S MAJ:MIN sets no source, so it takes one
@@ -489,8 +529,9 @@ int view_finish(struct view *v, const char *cmd)
 	/* an empty name, or more than findmnt's 54 columns: its silent exit 1 */
 	if (r == -ENODATA || r == -E2BIG)
 		return 1;
+	/* the list from the bad name on, as findmnt names it */
 	if (r)
-		return cli_fail_cmd(cmd, ul_gettext("unknown column: %s"), bad, badlen);
+		return cli_fail_cmd(cmd, ul_gettext("unknown column: %s"), bad, strlen(bad));
 	return 0;
 }
 
