@@ -1244,11 +1244,15 @@ def norm_err(b):
     return re.sub(rb'(?m)^(findmnt|mntsnap): ', b'PROG: ', b)
 
 
-def fstab_same(t, name, fm, ms, env=None, json_out=False, pre=()):
+def fstab_same(t, name, fm, ms, env=None, json_out=False, pre=(), before=None):
     """findmnt FM against the command MS (both after the command prefix
     PRE, e.g. setpriv's): the same stdout (JSON by value), stderr with the
-    program's name aside, exit status."""
+    program's name aside, exit status. BEFORE: called before each run."""
+    if before:
+        before()
     ra, a, ea = run(list(pre) + ['findmnt'] + fm, env)
+    if before:
+        before()
     rb, b, eb = run(list(pre) + ms, env)
     why = []
     # findmnt's tree exits 0 when nothing matched (its list: 1); mntsnap
@@ -1700,6 +1704,14 @@ def blkid_inner(binary, base):
     Prints the tally as JSON on its last line."""
     t = Tally()
     label = 'mntsnap-%d' % os.getpid()
+    # libblkid's cache file of this part's own, removed before each run: a
+    # run must not start from what the other program's run left in the
+    # system's (/run/blkid, where it exists)
+    os.environ['BLKID_FILE'] = os.path.join(base, 'blkid.tab')
+
+    def fresh_cache():
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.environ['BLKID_FILE'])
     dev = loop_image(base, 'ext4.img', 'blkid')
     if dev is None:
         return 0
@@ -1725,7 +1737,7 @@ def blkid_inner(binary, base):
                      ['-S', 'LABEL=no-such-x'], [dev], ['-x'], ['-x', '--verbose'],
                      ['-x', '-e', '--verbose'], ['-x', '-S', dev]):
             fstab_same(t, 'blkid fstab', ['-s', '-F', fst] + args, ms + ['-s', '-F', fst] + args,
-                       json_out='-J' in args)
+                       json_out='-J' in args, before=fresh_cache)
         subprocess.run(['mount', '-t', 'ext4', dev, mnt], check=True)
         for args in (['-S', 'LABEL=' + label], ['-S', 'UUID=' + uuid], ['LABEL=' + label],
                      ['UUID=' + uuid], ['-S', 'LABEL=no-such-x'], ['-S', 'UUID=' + uuid, '-J'],
@@ -1733,7 +1745,7 @@ def blkid_inner(binary, base):
                      ['-M', mnt, '-P', '-o', BLKID_COLS], ['-S', dev, '-o', BLKID_COLS]):
             fstab_same(t, 'blkid mounted', args + ['-o', BLKID_COLS] if '-o' not in args else args,
                        ms + (args + ['-o', BLKID_COLS] if '-o' not in args else args),
-                       json_out='-J' in args)
+                       json_out='-J' in args, before=fresh_cache)
     finally:
         subprocess.run(['umount', mnt], capture_output=True)
         subprocess.run(['losetup', '-d', dev], capture_output=True)
