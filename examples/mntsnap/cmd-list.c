@@ -692,22 +692,6 @@ static int tab_kind(int fd, const char *name)
 	return lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE;
 }
 
-/*
- * -F FILE that can be read only once (a pipe, a FIFO, a socket, a
- * terminal: lseek() fails with ESPIPE, as for "cat x | findmnt -F
- * /dev/stdin" or bash's <(...)). libmount reads any FILE as one stream
- * and guesses its format from its first line; here FILE is opened by
- * name more than once (the format guess, then that format's reader), so
- * such a FILE is read whole once, into a memory file, and is from then on
- * a regular file of the same bytes: FILE becomes /proc/self/fd/N of the
- * memory file, and messages name FILE as given (a->names). The stream
- * itself stays where it was (/dev/stdin stays the pipe): FILE named again
- * (-F /dev/stdin -F /dev/stdin, or /dev/fd/0 after it) is opened again
- * and read from where the first read left it, as libmount reads it again:
- * a pipe whose writer is done reads empty, a FIFO its next writer's text.
- * A seekable FILE (a device such as /dev/zero too) is read as it was.
- * Returns 0, or CLI_EXIT_ERR (said why).
- */
 /* tab_kind() will refuse fd (-1: open() failed): it names no file findmnt reads */
 static bool tab_unreadable(int fd)
 {
@@ -734,6 +718,22 @@ static void warn_tabs_before(const struct list_args *a, size_t i)
 	}
 }
 
+/*
+ * -F FILE that can be read only once (a pipe, a FIFO, a socket, a
+ * terminal: lseek() fails with ESPIPE, as for "cat x | findmnt -F
+ * /dev/stdin" or bash's <(...)). libmount reads any FILE as one stream
+ * and guesses its format from its first line; here FILE is opened by
+ * name more than once (the format guess, then that format's reader), so
+ * such a FILE is read whole once, into a memory file, and is from then on
+ * a regular file of the same bytes: FILE becomes /proc/self/fd/N of the
+ * memory file, and messages name FILE as given (a->names). The stream
+ * itself stays where it was (/dev/stdin stays the pipe): FILE named again
+ * (-F /dev/stdin -F /dev/stdin, or /dev/fd/0 after it) is opened again
+ * and read from where the first read left it, as libmount reads it again:
+ * a pipe whose writer is done reads empty, a FIFO its next writer's text.
+ * A seekable FILE (a device such as /dev/zero too) is read as it was.
+ * Returns 0, or CLI_EXIT_ERR (said why).
+ */
 static int spool_tabs(struct list_args *a)
 {
 	for (size_t i = 0; i < a->ntabs; i++) {

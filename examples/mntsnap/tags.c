@@ -485,8 +485,8 @@ char *tags_uuid_devices(struct tags_cache *c, const char *dev)
 	/*
 	 * findmnt scans the block devices for any /dev/ source, also one
 	 * that names no device (a trailing slash, a table from another
-	 * machine): the scan finds nothing for it, but the cache it leaves
-	 * (root: written to libblkid's file) holds every device
+	 * machine): the scan finds nothing for it, but it is what libblkid's
+	 * cache (root: its file) learns
 	 */
 	cache = sources_cache(c);
 	if (!cache)
